@@ -1,0 +1,23 @@
+#!/bin/sh
+# make demo: start `rafale serve` on a free loopback port, benchmark it for
+# 5 seconds, print the report, stop the server.
+set -e
+cd "$(dirname "$0")/.."
+out=$(mktemp)
+./rafale serve --listen 127.0.0.1:0 -t 1 >"$out" 2>/dev/null &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$out"' EXIT INT TERM
+i=0
+while ! grep -q '^listening on' "$out"; do
+    i=$((i + 1))
+    if [ $i -gt 100 ] || ! kill -0 $pid 2>/dev/null; then
+        echo "demo: rafale serve did not start" >&2
+        exit 1
+    fi
+    sleep 0.05
+done
+addr=$(sed -n 's/^listening on //p' "$out")
+echo "demo: rafale serve is listening on $addr; 5 s of load, 50 keep-alive connections:"
+echo "      ./rafale -t 1 -c 50 -d 5s http://$addr/"
+echo
+./rafale -t 1 -c 50 -d 5s "http://$addr/"

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages rafale needs to build and test, when missing.
+# As root it runs apt-get; otherwise it prints the exact command and fails.
+set -e
+need="gcc make libc6-dev python3"
+missing=""
+for p in $need; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq $missing >/dev/null
+else
+    echo "deps: missing Debian packages:$missing" >&2
+    echo "deps: run: sudo apt-get install -y$missing" >&2
+    exit 1
+fi

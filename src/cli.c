@@ -1,0 +1,403 @@
+/* cli.c - the command line. Flags follow ab and wrk where they agree
+ * (-n, -c, -t, -d, -k, -H, -p, -T) so their users feel at home. */
+#include "cli.h"
+#include "units.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RAFALE_VERSION "0.1.0"
+
+enum {
+    OPT_CLOSE = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_BODY_FILE, OPT_RPC, OPT_JSON, OPT_CSV,
+    OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE,
+};
+
+static const struct option long_opts[] = {
+    { "body", required_argument, NULL, 'b' },
+    { "body-file", required_argument, NULL, OPT_BODY_FILE },
+    { "close", no_argument, NULL, OPT_CLOSE },
+    { "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+    { "connections", required_argument, NULL, 'c' },
+    { "content-type", required_argument, NULL, 'T' },
+    { "csv", required_argument, NULL, OPT_CSV },
+    { "duration", required_argument, NULL, 'd' },
+    { "header", required_argument, NULL, 'H' },
+    { "help", no_argument, NULL, 'h' },
+    { "json", required_argument, NULL, OPT_JSON },
+    { "keepalive", no_argument, NULL, OPT_KEEPALIVE },
+    { "latency", no_argument, NULL, OPT_LATENCY },
+    { "method", required_argument, NULL, 'm' },
+    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "quiet", no_argument, NULL, 'q' },
+    { "requests", required_argument, NULL, 'n' },
+    { "requests-per-connection", required_argument, NULL, OPT_RPC },
+    { "threads", required_argument, NULL, 't' },
+    { "timeout", required_argument, NULL, OPT_TIMEOUT },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+void cli_usage(void)
+{
+    fputs(
+"Usage: rafale [options] URL...          load-test one or more HTTP endpoints\n"
+"       rafale serve [options]           run the built-in target server\n"
+"\n"
+"Load:\n"
+"  -n, --requests N         stop after N requests ended (completed or failed)\n"
+"  -d, --duration D         stop after D (10s, 1m, 500ms); default 10s without -n\n"
+"  -c, --connections N      concurrent connections (default 10)\n"
+"  -t, --threads N          worker threads (default: number of CPUs)\n"
+"  -k, --keepalive          reuse connections (the default; accepted for ab users)\n"
+"      --close              a new connection for every request (ab without -k)\n"
+"      --requests-per-connection N   reconnect after N requests on a connection\n"
+"      --timeout D          give up on a request after D (default 10s)\n"
+"      --connect-timeout D  give up on a TCP handshake after D (default 5s)\n"
+"\n"
+"Request:\n"
+"  -m, --method M           HTTP method (default GET, or POST with a body)\n"
+"  -H, --header 'N: v'      add a header (repeatable)\n"
+"  -b, --body STRING        request body\n"
+"      --body-file FILE     request body from FILE\n"
+"  -p FILE                  POST the body in FILE (as ab does)\n"
+"  -T, --content-type TYPE  Content-Type of the body\n"
+"  Several URLs are used round-robin and reported one by one.\n"
+"\n"
+"Output:\n"
+"      --json FILE          write all results as JSON (- for stdout)\n"
+"      --csv FILE           write the percentile table in ab's -e format\n"
+"  -e FILE                  same as --csv (ab)\n"
+"  -q, --quiet              no progress line on stderr\n"
+"  -h, --help               this help;  -V, --version  the version\n"
+"\n"
+"Serve (rafale serve --help for more):\n"
+"  rafale serve --listen 127.0.0.1:8080 -t 2\n"
+"\n"
+"Examples:\n"
+"  rafale -c 50 -d 10s http://127.0.0.1:8080/          like wrk -c 50 -d 10s\n"
+"  rafale -n 10000 -c 20 --close http://127.0.0.1/     like ab -n 10000 -c 20\n",
+        stdout);
+}
+
+static void serve_usage(void)
+{
+    fputs(
+"Usage: rafale serve [options]\n"
+"  --listen ADDR:PORT    where to listen (default 127.0.0.1:8080; port 0 picks a free one)\n"
+"  -t, --threads N       threads, each with its own SO_REUSEPORT listener (default: CPUs)\n"
+"  --access-log FILE     log every request (- for stdout)\n"
+"  --files DIR           load DIR's files into memory and serve them at /random\n"
+"  --redirect-to URL     default Location of /redirect (http://example.com)\n"
+"Routes: /  /redirect[?to=URL]  /bytes/N  /chunked/N  /delay/MS  /status/CODE  /close  /json  /random\n"
+"The first line on stdout is 'listening on ADDR:PORT'. SIGINT/SIGTERM stop it and\n"
+"print the connections and requests it served on stderr.\n",
+        stdout);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+static int parse_u32(const char *s, uint32_t *out, uint32_t min)
+{
+    uint64_t v;
+    if (units_parse_count(s, &v) != 0 || v < min || v > 10000000)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (f == NULL) {
+        snprintf(err, errlen, "cannot read body file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *nb;
+            cap = cap ? cap * 2 : 4096;
+            nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                snprintf(err, errlen, "body file '%s' is too large", path);
+                return -1;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        snprintf(err, errlen, "cannot read body file '%s'", path);
+        return -1;
+    }
+    fclose(f);
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int valid_header(const char *h)
+{
+    const char *colon = strchr(h, ':');
+    const char *p;
+    if (colon == NULL || colon == h)
+        return 0;
+    for (p = h; p < colon; p++)
+        if (*p <= ' ' || *p >= 0x7f)
+            return 0;
+    for (p = colon; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\t')
+            return 0;
+    return 1;
+}
+
+static int valid_method(const char *m)
+{
+    if (*m == '\0')
+        return 0;
+    for (; *m; m++)
+        if (!((*m >= 'A' && *m <= 'Z') || (*m >= 'a' && *m <= 'z') || *m == '-' || *m == '_'))
+            return 0;
+    return 1;
+}
+
+enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen,
+                          char *notes, size_t noteslen)
+{
+    int opt, i;
+    const char *body_file = NULL;
+    int method_given = 0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+    memset(cfg, 0, sizeof(*cfg));
+    notes[0] = '\0';
+    cfg->connections = 10;
+    cfg->threads = ncpu > 0 ? (uint32_t)ncpu : 1;
+    cfg->keepalive = 1;
+    cfg->timeout_ns = 10 * 1000000000ULL;
+    cfg->connect_timeout_ns = 5 * 1000000000ULL;
+    cfg->method = "GET";
+    cfg->headers = calloc((size_t)argc, sizeof(char *));
+    if (cfg->headers == NULL)
+        return fail(err, errlen, "out of memory");
+
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":n:c:t:d:km:H:b:p:T:e:qhV", long_opts, NULL)) != -1) {
+        switch (opt) {
+        case 'n':
+            if (units_parse_count(optarg, &cfg->requests) != 0 || cfg->requests == 0)
+                return fail(err, errlen, "-n wants a positive number of requests, not '%s'", optarg);
+            break;
+        case 'c':
+            if (parse_u32(optarg, &cfg->connections, 1) != 0)
+                return fail(err, errlen, "-c wants a number of connections from 1 to 10000000, not '%s'", optarg);
+            break;
+        case 't':
+            if (parse_u32(optarg, &cfg->threads, 1) != 0 || cfg->threads > 1024)
+                return fail(err, errlen, "-t wants a number of threads from 1 to 1024, not '%s'", optarg);
+            break;
+        case 'd':
+            if (units_parse_duration(optarg, &cfg->duration_ns) != 0 || cfg->duration_ns == 0)
+                return fail(err, errlen, "-d wants a duration such as 10s, 1m or 500ms, not '%s'", optarg);
+            break;
+        case 'k':
+        case OPT_KEEPALIVE:
+            cfg->keepalive = 1;
+            break;
+        case OPT_CLOSE:
+            cfg->keepalive = 0;
+            break;
+        case OPT_TIMEOUT:
+            if (units_parse_duration(optarg, &cfg->timeout_ns) != 0 || cfg->timeout_ns < 1000000)
+                return fail(err, errlen, "--timeout wants a duration of at least 1ms, not '%s'", optarg);
+            break;
+        case OPT_CONNECT_TIMEOUT:
+            if (units_parse_duration(optarg, &cfg->connect_timeout_ns) != 0 || cfg->connect_timeout_ns < 1000000)
+                return fail(err, errlen, "--connect-timeout wants a duration of at least 1ms, not '%s'", optarg);
+            break;
+        case 'm':
+            if (!valid_method(optarg))
+                return fail(err, errlen, "-m wants an HTTP method such as GET or POST, not '%s'", optarg);
+            cfg->method = optarg;
+            method_given = 1;
+            break;
+        case 'H':
+            if (!valid_header(optarg))
+                return fail(err, errlen, "-H wants 'Name: value', not '%s'", optarg);
+            cfg->headers[cfg->nheaders++] = optarg;
+            break;
+        case 'b':
+            free(cfg->body);
+            cfg->body = strdup(optarg);
+            cfg->body_len = strlen(optarg);
+            cfg->has_body = 1;
+            body_file = NULL;
+            break;
+        case 'p':
+        case OPT_BODY_FILE:
+            body_file = optarg;
+            break;
+        case 'T':
+            cfg->content_type = optarg;
+            break;
+        case OPT_RPC: {
+            uint64_t v;
+            if (units_parse_count(optarg, &v) != 0 || v == 0)
+                return fail(err, errlen, "--requests-per-connection wants a positive number, not '%s'", optarg);
+            cfg->requests_per_conn = v;
+            break;
+        }
+        case OPT_JSON:
+            cfg->json_path = optarg;
+            break;
+        case 'e':
+        case OPT_CSV:
+            cfg->csv_path = optarg;
+            break;
+        case OPT_LATENCY:
+            break; /* wrk's flag: we always print the distribution */
+        case 'q':
+            cfg->quiet = 1;
+            break;
+        case OPT_NO_PROGRESS:
+            cfg->no_progress = 1;
+            break;
+        case 'h':
+            cli_usage();
+            return CLI_EXIT;
+        case 'V':
+            printf("rafale %s\n", RAFALE_VERSION);
+            return CLI_EXIT;
+        case ':':
+            return fail(err, errlen, "option '%s' needs a value (see rafale --help)", argv[optind - 1]);
+        default:
+            if (optopt)
+                return fail(err, errlen, "unknown option '-%c' (see rafale --help)", optopt);
+            return fail(err, errlen, "unknown option '%s' (see rafale --help)", argv[optind - 1]);
+        }
+    }
+
+    if (body_file) {
+        free(cfg->body);
+        cfg->body = NULL;
+        if (read_file(body_file, &cfg->body, &cfg->body_len, err, errlen) != 0)
+            return CLI_ERROR;
+        cfg->has_body = 1;
+    }
+    if (cfg->has_body && !method_given)
+        cfg->method = "POST";
+
+    if (optind >= argc)
+        return fail(err, errlen, "no URL given (try: rafale -c 10 -d 5s http://127.0.0.1:8080/)");
+    cfg->nurls = (uint32_t)(argc - optind);
+    cfg->urls = calloc(cfg->nurls, sizeof(*cfg->urls));
+    cfg->url_text = calloc(cfg->nurls, sizeof(char *));
+    if (cfg->urls == NULL || cfg->url_text == NULL)
+        return fail(err, errlen, "out of memory");
+    for (i = optind; i < argc; i++) {
+        uint32_t k = (uint32_t)(i - optind);
+        cfg->url_text[k] = argv[i];
+        if (url_parse(argv[i], &cfg->urls[k], err, errlen) != 0)
+            return CLI_ERROR;
+    }
+
+    if (cfg->requests == 0 && cfg->duration_ns == 0)
+        cfg->duration_ns = 10 * 1000000000ULL;
+    if (cfg->requests && cfg->requests < cfg->connections) {
+        snprintf(notes, noteslen, "-n %llu is below -c %u: using %llu connections",
+                 (unsigned long long)cfg->requests, cfg->connections, (unsigned long long)cfg->requests);
+        cfg->connections = (uint32_t)cfg->requests;
+    }
+    if (cfg->threads > cfg->connections)
+        cfg->threads = cfg->connections;
+    return CLI_OK;
+}
+
+void cli_free(struct config *cfg)
+{
+    uint32_t i;
+    if (cfg->urls)
+        for (i = 0; i < cfg->nurls; i++)
+            url_free(&cfg->urls[i]);
+    free(cfg->urls);
+    free(cfg->url_text);
+    free(cfg->headers);
+    free(cfg->body);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen)
+{
+    static const struct option opts[] = {
+        { "access-log", required_argument, NULL, 'a' },
+        { "files", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { "listen", required_argument, NULL, 'l' },
+        { "redirect-to", required_argument, NULL, 'r' },
+        { "threads", required_argument, NULL, 't' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+    memset(sc, 0, sizeof(*sc));
+    sc->listen = "127.0.0.1:8080";
+    sc->threads = ncpu > 0 ? (uint32_t)ncpu : 1;
+    sc->redirect_to = "http://example.com";
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":t:l:h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 't':
+            if (parse_u32(optarg, &sc->threads, 1) != 0 || sc->threads > 1024)
+                return fail(err, errlen, "-t wants a number of threads from 1 to 1024, not '%s'", optarg);
+            break;
+        case 'l':
+            sc->listen = optarg;
+            break;
+        case 'a':
+            sc->access_log = optarg;
+            break;
+        case 'f':
+            sc->files_dir = optarg;
+            break;
+        case 'r':
+            sc->redirect_to = optarg;
+            break;
+        case 'h':
+            serve_usage();
+            return CLI_EXIT;
+        case ':':
+            return fail(err, errlen, "option '%s' needs a value (see rafale serve --help)", argv[optind - 1]);
+        default:
+            return fail(err, errlen, "unknown option '%s' for serve (see rafale serve --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return fail(err, errlen, "unexpected argument '%s' for serve", argv[optind]);
+    return CLI_OK;
+}

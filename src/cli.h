@@ -1,0 +1,26 @@
+/* cli.h - the command line: options into a struct config, help text. */
+#ifndef RAFALE_CLI_H
+#define RAFALE_CLI_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+enum cli_result {
+    CLI_OK,       /* run with the config */
+    CLI_EXIT,     /* --help or --version was printed: exit 0 */
+    CLI_ERROR     /* err holds one line for the user: exit 2 */
+};
+
+/* Parses `rafale [options] URL...`. notes receives remarks for the user
+ * (adjustments such as lowering -c), possibly empty. */
+enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen,
+                          char *notes, size_t noteslen);
+void cli_free(struct config *cfg);
+
+/* Parses `rafale serve [options]` (argv[0] is "serve"). */
+enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen);
+
+void cli_usage(void);
+
+#endif

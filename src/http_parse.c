@@ -1,0 +1,468 @@
+/* http_parse.c - strict, incremental HTTP/1.x response parser.
+ *
+ * One explicit state per position in the grammar (RFC 9112), advanced one
+ * byte at a time through the head and in bulk through bodies. Only the three
+ * headers that frame a response are looked at: Content-Length,
+ * Transfer-Encoding and Connection; their values are kept in p->val. */
+#include "http_parse.h"
+
+#include <string.h>
+
+enum {
+    S_VERSION, S_MINOR, S_SP, S_CODE, S_AFTER_CODE, S_REASON, S_STATUS_LF,
+    S_LINE_START, S_NAME, S_OWS, S_VALUE, S_VALUE_LF, S_HEAD_LF,
+    S_BODY_CL, S_BODY_EOF,
+    S_CH_SIZE, S_CH_EXT, S_CH_SIZE_LF, S_CH_DATA, S_CH_DATA_CR, S_CH_DATA_LF,
+    S_TR_START, S_TR_LINE, S_TR_LF, S_TR_END_LF,
+    S_DONE
+};
+
+enum { H_CL, H_TE, H_CONN, H_NONE = 0xff };
+static const char *const hdr_names[] = { "content-length", "transfer-encoding", "connection" };
+static const uint8_t hdr_lens[] = { 14, 17, 10 };
+#define VAL_OVERFLOW 0xff
+
+/* RFC 9110 tchar. */
+static const uint8_t tchar[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1,
+    ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+};
+
+/* Field value and reason phrase bytes: HTAB, SP, VCHAR, obs-text. */
+static inline int text_ok(unsigned char c)
+{
+    return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+static inline int lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (unsigned char)lower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+void hp_reset(struct hp *p, int head_only)
+{
+    memset(p, 0, offsetof(struct hp, val));
+    p->head_only = (uint8_t)(head_only != 0);
+    p->state = S_VERSION;
+    p->hdr = H_NONE;
+}
+
+/* Case-insensitive compare of a token in [s, s+n) with a lower-case word. */
+static int token_is(const char *s, size_t n, const char *word)
+{
+    size_t i;
+    if (strlen(word) != n)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (lower((unsigned char)s[i]) != word[i])
+            return 0;
+    return 1;
+}
+
+static int is_ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* A header of interest is complete: apply it. Returns 0 or -1. */
+static int end_header(struct hp *p)
+{
+    size_t n = p->vlen, i, start;
+
+    if (p->hdr == H_NONE)
+        return 0;
+    if (n == VAL_OVERFLOW) {
+        if (p->hdr == H_CONN)
+            return 0; /* a long Connection list: nothing we act on */
+        p->error = p->hdr == H_CL ? "Content-Length value too long" : "Transfer-Encoding value too long";
+        return -1;
+    }
+    while (n > 0 && is_ows(p->val[n - 1]))
+        n--;
+
+    switch (p->hdr) {
+    case H_CL: {
+        uint64_t v = 0;
+        if (n == 0 || n > 18) {
+            p->error = n ? "Content-Length value too long" : "empty Content-Length";
+            return -1;
+        }
+        for (i = 0; i < n; i++) {
+            if (p->val[i] < '0' || p->val[i] > '9') {
+                p->error = "invalid Content-Length";
+                return -1;
+            }
+            v = v * 10 + (uint64_t)(p->val[i] - '0');
+        }
+        if ((p->flags & HP_F_HAS_CL) && v != p->clen) {
+            p->error = "conflicting Content-Length headers";
+            return -1;
+        }
+        p->flags |= HP_F_HAS_CL;
+        p->clen = v;
+        return 0;
+    }
+    case H_TE:
+        /* Only the last coding decides how the body is framed. */
+        start = n;
+        while (start > 0 && p->val[start - 1] != ',')
+            start--;
+        while (start < n && is_ows(p->val[start]))
+            start++;
+        if (start == n) {
+            p->error = "empty Transfer-Encoding";
+            return -1;
+        }
+        p->flags |= HP_F_HAS_TE;
+        if (token_is(p->val + start, n - start, "chunked"))
+            p->flags |= HP_F_CHUNKED;
+        else
+            p->flags &= (uint16_t)~HP_F_CHUNKED;
+        return 0;
+    case H_CONN:
+        start = 0;
+        while (start < n) {
+            size_t end = start;
+            while (end < n && p->val[end] != ',')
+                end++;
+            {
+                size_t a = start, b = end;
+                while (a < b && is_ows(p->val[a]))
+                    a++;
+                while (b > a && is_ows(p->val[b - 1]))
+                    b--;
+                if (token_is(p->val + a, b - a, "close"))
+                    p->flags |= HP_F_CLOSE;
+                else if (token_is(p->val + a, b - a, "keep-alive"))
+                    p->flags |= HP_F_KEEPALIVE;
+            }
+            start = end + 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* The empty line after the headers. Returns the next state, or -1. */
+static int end_head(struct hp *p)
+{
+    if (p->status < 200) {
+        if (p->status == 101) {
+            /* We never ask to switch protocols; whatever follows is not HTTP. */
+            p->flags |= HP_F_HEAD_DONE | HP_F_CLOSE;
+            return S_DONE;
+        }
+        /* Interim response (100 Continue, 103 Early Hints): the final one follows. */
+        {
+            uint8_t head_only = p->head_only;
+            hp_reset(p, head_only);
+        }
+        return S_VERSION;
+    }
+    p->flags |= HP_F_HEAD_DONE;
+    if (p->head_only || p->status == 204 || p->status == 304)
+        return S_DONE;
+    if (p->flags & HP_F_HAS_TE) {
+        /* RFC 9112 6.3: Transfer-Encoding overrides Content-Length, and the
+         * connection must not be reused after such a response. */
+        if (p->flags & HP_F_HAS_CL)
+            p->flags |= HP_F_CLOSE;
+        if (p->flags & HP_F_CHUNKED) {
+            p->namelen = 0;
+            p->linelen = 0;
+            p->remaining = 0;
+            return S_CH_SIZE;
+        }
+        p->flags |= HP_F_BODY_EOF;
+        return S_BODY_EOF;
+    }
+    if (p->flags & HP_F_HAS_CL) {
+        if (p->clen == 0)
+            return S_DONE;
+        p->remaining = p->clen;
+        return S_BODY_CL;
+    }
+    p->flags |= HP_F_BODY_EOF;
+    return S_BODY_EOF;
+}
+
+#define FAIL(msg) do { p->error = (msg); return -1; } while (0)
+
+ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
+{
+    size_t i = 0;
+    int st = p->state;
+
+    if (st == S_DONE)
+        FAIL("response already complete");
+
+    while (i < len) {
+        unsigned char c = (unsigned char)buf[i];
+
+        switch (st) {
+        case S_BODY_CL: {
+            size_t n = len - i;
+            if (n > p->remaining)
+                n = (size_t)p->remaining;
+            p->remaining -= n;
+            i += n;
+            if (p->remaining == 0) {
+                p->state = S_DONE;
+                return (ssize_t)i;
+            }
+            continue;
+        }
+        case S_BODY_EOF:
+            p->state = (uint8_t)st;
+            return -2;
+        case S_CH_DATA: {
+            size_t n = len - i;
+            if (n > p->remaining)
+                n = (size_t)p->remaining;
+            p->remaining -= n;
+            i += n;
+            if (p->remaining == 0)
+                st = S_CH_DATA_CR;
+            continue;
+        }
+        default:
+            break;
+        }
+
+        /* Head and chunk framing: one byte at a time, lines bounded. */
+        if (++p->linelen > HP_MAX_LINE)
+            FAIL("line too long");
+        i++;
+
+        switch (st) {
+        case S_VERSION:
+            if (c != (unsigned char)"HTTP/1."[p->linelen - 1])
+                FAIL("bad status line (expected HTTP/1.x)");
+            if (p->linelen == 7)
+                st = S_MINOR;
+            break;
+        case S_MINOR:
+            if (c < '0' || c > '9')
+                FAIL("bad HTTP version");
+            p->minor = (uint8_t)(c - '0');
+            st = S_SP;
+            break;
+        case S_SP:
+            if (c != ' ')
+                FAIL("bad status line (expected a space after the version)");
+            st = S_CODE;
+            break;
+        case S_CODE:
+            if (c < '0' || c > '9')
+                FAIL("bad status code");
+            p->status = (uint16_t)(p->status * 10 + (c - '0'));
+            if (p->linelen == 12) {
+                if (p->status < 100 || p->status > 599)
+                    FAIL("status code out of range");
+                st = S_AFTER_CODE;
+            }
+            break;
+        case S_AFTER_CODE:
+            if (c == ' ')
+                st = S_REASON;
+            else if (c == '\r')
+                st = S_STATUS_LF;
+            else
+                FAIL("bad status code");
+            break;
+        case S_REASON:
+            if (c == '\r')
+                st = S_STATUS_LF;
+            else if (!text_ok(c))
+                FAIL("bad character in reason phrase");
+            break;
+        case S_STATUS_LF:
+        case S_VALUE_LF:
+            if (c != '\n')
+                FAIL("bare CR in head");
+            if (st == S_VALUE_LF) {
+                if (end_header(p) < 0)
+                    return -1;
+                if (++p->nheaders > HP_MAX_HEADERS)
+                    FAIL("too many header fields");
+            }
+            p->linelen = 0;
+            st = S_LINE_START;
+            break;
+        case S_LINE_START:
+            if (c == '\r') {
+                st = S_HEAD_LF;
+                break;
+            }
+            if (c == ' ' || c == '\t')
+                FAIL("obsolete line folding in header");
+            if (!tchar[c])
+                FAIL("bad character in header name");
+            p->hdr_cand = 0x7;
+            p->namelen = 0;
+            p->vlen = 0;
+            p->hdr = H_NONE;
+            st = S_NAME;
+            /* fall through */
+        case S_NAME:
+            if (c == ':') {
+                unsigned k;
+                if (p->namelen == 0)
+                    FAIL("empty header name");
+                for (k = 0; k < 3; k++)
+                    if ((p->hdr_cand & (1u << k)) && hdr_lens[k] == p->namelen)
+                        p->hdr = (uint8_t)k;
+                st = S_OWS;
+                break;
+            }
+            if (!tchar[c])
+                FAIL(c == ' ' || c == '\t' ? "whitespace before colon in header" : "bad character in header name");
+            if (p->hdr_cand) {
+                unsigned k, lc = (unsigned)lower(c);
+                for (k = 0; k < 3; k++)
+                    if ((p->hdr_cand & (1u << k)) &&
+                        (p->namelen >= hdr_lens[k] || (unsigned char)hdr_names[k][p->namelen] != lc))
+                        p->hdr_cand &= (uint8_t)~(1u << k);
+            }
+            p->namelen++;
+            break;
+        case S_OWS:
+            if (c == ' ' || c == '\t')
+                break;
+            st = S_VALUE;
+            /* fall through */
+        case S_VALUE:
+            if (c == '\r') {
+                st = S_VALUE_LF;
+                break;
+            }
+            if (!text_ok(c))
+                FAIL("bad character in header value");
+            if (p->hdr != H_NONE && p->vlen != VAL_OVERFLOW) {
+                if (p->vlen < sizeof(p->val))
+                    p->val[p->vlen++] = (char)c;
+                else
+                    p->vlen = VAL_OVERFLOW;
+            }
+            break;
+        case S_HEAD_LF:
+            if (c != '\n')
+                FAIL("bare CR in head");
+            st = end_head(p);
+            if (st == S_DONE) {
+                p->state = S_DONE;
+                return (ssize_t)i;
+            }
+            p->linelen = 0;
+            break;
+        case S_CH_SIZE: {
+            int v = hexval(c);
+            if (v >= 0) {
+                if (++p->namelen > 15)
+                    FAIL("chunk size too large");
+                p->remaining = p->remaining * 16 + (uint64_t)v;
+                break;
+            }
+            if (p->namelen == 0)
+                FAIL("bad chunk size");
+            if (c == ';' || c == ' ' || c == '\t')
+                st = S_CH_EXT;
+            else if (c == '\r')
+                st = S_CH_SIZE_LF;
+            else
+                FAIL("bad chunk size");
+            break;
+        }
+        case S_CH_EXT:
+            if (c == '\r')
+                st = S_CH_SIZE_LF;
+            else if (!text_ok(c))
+                FAIL("bad character in chunk extension");
+            break;
+        case S_CH_SIZE_LF:
+            if (c != '\n')
+                FAIL("bad chunk size line");
+            p->linelen = 0;
+            st = p->remaining == 0 ? S_TR_START : S_CH_DATA;
+            break;
+        case S_CH_DATA_CR:
+            if (c != '\r')
+                FAIL("chunk longer than its size");
+            st = S_CH_DATA_LF;
+            break;
+        case S_CH_DATA_LF:
+            if (c != '\n')
+                FAIL("chunk longer than its size");
+            p->linelen = 0;
+            p->namelen = 0;
+            st = S_CH_SIZE;
+            break;
+        case S_TR_START:
+            if (c == '\r') {
+                st = S_TR_END_LF;
+                break;
+            }
+            if (!tchar[c])
+                FAIL("bad trailer field");
+            if (++p->nheaders > HP_MAX_HEADERS)
+                FAIL("too many header fields");
+            st = S_TR_LINE;
+            break;
+        case S_TR_LINE:
+            if (c == '\r')
+                st = S_TR_LF;
+            else if (!text_ok(c))
+                FAIL("bad character in trailer field");
+            break;
+        case S_TR_LF:
+            if (c != '\n')
+                FAIL("bare CR in trailer");
+            p->linelen = 0;
+            st = S_TR_START;
+            break;
+        case S_TR_END_LF:
+            if (c != '\n')
+                FAIL("bare CR in trailer");
+            p->state = S_DONE;
+            return (ssize_t)i;
+        default:
+            FAIL("internal parser state");
+        }
+    }
+    p->state = (uint8_t)st;
+    return -2;
+}
+
+int hp_eof(const struct hp *p)
+{
+    return p->state == S_BODY_EOF;
+}
+
+int hp_keepalive(const struct hp *p)
+{
+    if (p->flags & (HP_F_CLOSE | HP_F_BODY_EOF))
+        return 0;
+    if (p->minor == 0)
+        return (p->flags & HP_F_KEEPALIVE) != 0;
+    return 1;
+}

@@ -1,0 +1,58 @@
+/* http_parse.h - strict, incremental HTTP/1.x response parser.
+ *
+ * The parser never allocates and never buffers the response: it keeps a few
+ * bytes of state and can be fed any split of the input, down to one byte at a
+ * time, so one read buffer per thread serves every connection. */
+#ifndef RAFALE_HTTP_PARSE_H
+#define RAFALE_HTTP_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HP_MAX_LINE 8192     /* longest status or header line */
+#define HP_MAX_HEADERS 100   /* header fields per response (trailers included) */
+
+struct hp {
+    uint8_t state;
+    uint8_t hdr;         /* which header of interest is being read */
+    uint8_t hdr_cand;    /* candidate headers while reading a name (bit mask) */
+    uint8_t vlen;        /* bytes kept of a value of interest */
+    uint8_t head_only;   /* the request was HEAD: no body follows */
+    uint8_t minor;       /* HTTP/1.<minor> */
+    uint16_t flags;      /* HP_F_* */
+    uint16_t status;
+    uint16_t nheaders;
+    uint32_t linelen;
+    uint32_t namelen;
+    uint64_t clen;       /* Content-Length value */
+    uint64_t remaining;  /* body or chunk bytes still to come */
+    const char *error;   /* static text when hp_feed returned -1 */
+    char val[64];
+};
+
+#define HP_F_CLOSE      0x01  /* Connection: close */
+#define HP_F_KEEPALIVE  0x02  /* Connection: keep-alive */
+#define HP_F_CHUNKED    0x04  /* Transfer-Encoding ends in chunked */
+#define HP_F_HAS_CL     0x08  /* a Content-Length was seen */
+#define HP_F_HAS_TE     0x10  /* a Transfer-Encoding was seen */
+#define HP_F_BODY_EOF   0x20  /* body ends when the server closes */
+#define HP_F_HEAD_DONE  0x40  /* the final status line and headers are complete */
+
+/* Prepares p for a new response; head_only is set for a HEAD request. */
+void hp_reset(struct hp *p, int head_only);
+
+/* Feeds len bytes. Returns the number of bytes that completed the response
+ * (the rest belongs to whatever follows), -2 when all bytes were consumed and
+ * the response is not complete yet, or -1 when the response is malformed
+ * (p->error says why). */
+ssize_t hp_feed(struct hp *p, const char *buf, size_t len);
+
+/* The server closed the connection. Returns 1 when that completes the
+ * response (a body delimited by close), 0 when it came too early. */
+int hp_eof(const struct hp *p);
+
+/* After a complete response: may the connection carry another request? */
+int hp_keepalive(const struct hp *p);
+
+#endif

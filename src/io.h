@@ -1,0 +1,26 @@
+/* io.h - the byte transport under a connection. Plain TCP today; TLS slots
+ * in as another io_ops without touching the connection state machine. */
+#ifndef RAFALE_IO_H
+#define RAFALE_IO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+enum { IO_OK = 0, IO_WANT_READ = -2, IO_WANT_WRITE = -3, IO_ERROR = -1 };
+
+struct io_ops {
+    const char *name;
+    /* After TCP connected: IO_OK when ready for requests, IO_WANT_* to be
+     * called again when the socket is ready, IO_ERROR (errno set) on failure. */
+    int (*handshake)(void *ctx, int fd);
+    /* Like read(2)/write(2): bytes, 0 at end of stream, or -1 with errno
+     * (EAGAIN when the socket is not ready). */
+    ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
+    ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
+    /* Releases the transport's per-connection state and closes fd. */
+    void (*close)(void *ctx, int fd);
+};
+
+extern const struct io_ops io_plain;
+
+#endif

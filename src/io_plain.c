@@ -1,0 +1,37 @@
+/* io_plain.c - plain TCP transport: straight system calls. */
+#include "io.h"
+
+#include <unistd.h>
+
+static int plain_handshake(void *ctx, int fd)
+{
+    (void)ctx;
+    (void)fd;
+    return IO_OK;
+}
+
+static ssize_t plain_read(void *ctx, int fd, void *buf, size_t len)
+{
+    (void)ctx;
+    return read(fd, buf, len);
+}
+
+static ssize_t plain_write(void *ctx, int fd, const void *buf, size_t len)
+{
+    (void)ctx;
+    return write(fd, buf, len);
+}
+
+static void plain_close(void *ctx, int fd)
+{
+    (void)ctx;
+    close(fd);
+}
+
+const struct io_ops io_plain = {
+    .name = "tcp",
+    .handshake = plain_handshake,
+    .read = plain_read,
+    .write = plain_write,
+    .close = plain_close,
+};

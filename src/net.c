@@ -1,0 +1,130 @@
+/* net.c - sockets: name resolution, non-blocking connect, listeners.
+ * Linux specifics (SOCK_NONBLOCK, TCP_NODELAY, SO_REUSEPORT) live here. */
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+int net_resolve(const char *host, uint16_t port, struct net_addr *out, char *err, size_t errlen)
+{
+    struct addrinfo hints, *res = NULL;
+    char ports[8];
+    int rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_ADDRCONFIG;
+    snprintf(ports, sizeof(ports), "%u", (unsigned)port);
+    rc = getaddrinfo(host, ports, &hints, &res);
+    if (rc == EAI_NONAME || rc == EAI_ADDRFAMILY) {
+        /* AI_ADDRCONFIG hides ::1 on hosts with no global IPv6 address. */
+        hints.ai_flags = 0;
+        rc = getaddrinfo(host, ports, &hints, &res);
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot resolve host '%s': %s", host,
+                 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        return -1;
+    }
+    memcpy(&out->ss, res->ai_addr, res->ai_addrlen);
+    out->len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+char *net_addr_str(const struct net_addr *a, char *buf, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (a->ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s = (const void *)&a->ss;
+        inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+        snprintf(buf, len, "[%s]:%u", ip, (unsigned)ntohs(s->sin6_port));
+    } else {
+        const struct sockaddr_in *s = (const void *)&a->ss;
+        inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+        snprintf(buf, len, "%s:%u", ip, (unsigned)ntohs(s->sin_port));
+    }
+    return buf;
+}
+
+int net_connect(const struct net_addr *a)
+{
+    int one = 1, fd, e;
+
+    fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    /* Requests are written whole; Nagle would only delay them. */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(fd, (const struct sockaddr *)&a->ss, a->len) == 0 || errno == EINPROGRESS)
+        return fd;
+    e = errno;
+    close(fd);
+    return -e;
+}
+
+int net_connect_result(int fd)
+{
+    int e = 0;
+    socklen_t l = sizeof(e);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &l) != 0)
+        return errno;
+    return e;
+}
+
+int net_listen(const struct net_addr *a, int backlog, char *err, size_t errlen)
+{
+    int one = 1, fd;
+    char as[80];
+
+    fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    /* One listener per thread, the kernel spreads connections over them. */
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    if (bind(fd, (const struct sockaddr *)&a->ss, a->len) != 0 || listen(fd, backlog) != 0) {
+        snprintf(err, errlen, "cannot listen on %s: %s", net_addr_str(a, as, sizeof(as)), strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+uint16_t net_local_port(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t l = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &l) != 0)
+        return 0;
+    if (ss.ss_family == AF_INET6)
+        return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+uint64_t net_raise_nofile(uint64_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 0;
+    if (rl.rlim_cur < want) {
+        rlim_t target = want;
+        if (rl.rlim_max != RLIM_INFINITY && target > rl.rlim_max)
+            target = rl.rlim_max;
+        rl.rlim_cur = target;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur;
+}

@@ -1,0 +1,20 @@
+/* report.h - the results of a run, for people (text) and machines (JSON,
+ * ab-compatible CSV). Each writer takes a FILE and returns 0 or -1. */
+#ifndef RAFALE_REPORT_H
+#define RAFALE_REPORT_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "engine.h"
+
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r);
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r);
+int report_csv(FILE *f, const struct engine_result *r);
+
+/* The percentiles every report shows, in order. */
+extern const double report_pcts[];
+extern const char *const report_pct_names[];
+#define REPORT_NPCTS 6
+
+#endif

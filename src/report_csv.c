@@ -1,0 +1,12 @@
+/* report_csv.c - the percentile table in ab's -e format, so existing
+ * spreadsheets and scripts keep working: percentage 0..100, time in ms. */
+#include "report.h"
+
+int report_csv(FILE *f, const struct engine_result *r)
+{
+    int i;
+    fprintf(f, "Percentage served,Time in ms\n");
+    for (i = 0; i <= 100; i++)
+        fprintf(f, "%d,%.3f\n", i, hist_percentile(&r->total.latency, (double)i) / 1e6);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,128 @@
+/* report_json.c - the whole result as JSON. The key names are a contract
+ * (see the README): add keys, never rename them. */
+#include "report.h"
+
+#include <string.h>
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static double us(double ns)
+{
+    return ns / 1000.0;
+}
+
+static void jhist(FILE *f, const char *key, const struct hist *h, const char *ind)
+{
+    uint32_t i;
+    int first = 1, k;
+    fprintf(f, "%s\"%s\": {\"count\": %llu, \"min_us\": %.3f, \"mean_us\": %.3f, \"stdev_us\": %.3f, \"max_us\": %.3f,\n",
+            ind, key, (unsigned long long)h->total, h->total ? us((double)h->min) : 0.0, us(hist_mean(h)),
+            us(hist_stdev(h)), us((double)h->max));
+    fprintf(f, "%s  \"percentiles_us\": {", ind);
+    for (k = 0; k < REPORT_NPCTS; k++)
+        fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", report_pct_names[k], us(hist_percentile(h, report_pcts[k])));
+    fprintf(f, "},\n%s  \"histogram\": [", ind);
+    for (i = 0; i < hist_bucket_count(); i++) {
+        uint64_t lo, hi;
+        if (h->counts[i] == 0)
+            continue;
+        hist_bucket_range(i, &lo, &hi);
+        fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", us((double)hi), (unsigned long long)h->counts[i]);
+        first = 0;
+    }
+    fprintf(f, "]}");
+}
+
+/* The parts shared by the totals and each URL. */
+static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double elapsed, const char *ind)
+{
+    int i, first = 1;
+    fprintf(f, "%s\"summary\": {\"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
+               "\"elapsed_s\": %.6f, \"rps\": %.3f, \"connections_opened\": %llu, \"server_closes\": %llu, "
+               "\"bytes_received\": %llu, \"bytes_sent\": %llu},\n",
+            ind, (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)in_flight,
+            (unsigned long long)s->started, elapsed, elapsed > 0 ? (double)s->completed / elapsed : 0.0,
+            (unsigned long long)s->conns_opened, (unsigned long long)s->server_closes,
+            (unsigned long long)s->bytes_recv, (unsigned long long)s->bytes_sent);
+    fprintf(f, "%s\"status\": {", ind);
+    for (i = 0; i < STATUS_MAX; i++) {
+        if (s->status[i] == 0)
+            continue;
+        fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", i, (unsigned long long)s->status[i]);
+        first = 0;
+    }
+    fprintf(f, "},\n%s\"errors\": {", ind);
+    for (i = 0; i < ERR__COUNT; i++)
+        fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_err_name((enum err_kind)i),
+                (unsigned long long)s->errors[i]);
+    fprintf(f, "},\n");
+    jhist(f, "latency", &s->latency, ind);
+    fprintf(f, ",\n");
+    jhist(f, "connect", &s->connect, ind);
+    fprintf(f, ",\n");
+    jhist(f, "ttfb", &s->ttfb, ind);
+}
+
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    uint32_t i;
+    int k;
+
+    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"config\": {\"urls\": [");
+    for (i = 0; i < cfg->nurls; i++) {
+        if (i)
+            fputs(", ", f);
+        jstr(f, cfg->url_text[i]);
+    }
+    fprintf(f, "], \"method\": ");
+    jstr(f, cfg->method);
+    fprintf(f, ", \"connections\": %u, \"threads\": %u, \"keepalive\": %s, \"requests\": %llu, "
+               "\"duration_s\": %.3f, \"requests_per_connection\": %llu, \"timeout_s\": %.3f, "
+               "\"connect_timeout_s\": %.3f, \"body_bytes\": %zu, \"headers\": [",
+            cfg->connections, cfg->threads, cfg->keepalive ? "true" : "false", (unsigned long long)cfg->requests,
+            (double)cfg->duration_ns / 1e9, (unsigned long long)cfg->requests_per_conn, (double)cfg->timeout_ns / 1e9,
+            (double)cfg->connect_timeout_ns / 1e9, cfg->has_body ? cfg->body_len : (size_t)0);
+    for (i = 0; i < cfg->nheaders; i++) {
+        if (i)
+            fputs(", ", f);
+        jstr(f, cfg->headers[i]);
+    }
+    fprintf(f, "]},\n  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
+    jstats(f, &r->total, r->in_flight, r->elapsed_s, "  ");
+    fprintf(f, ",\n  \"error_details\": {");
+    {
+        int first = 1;
+        for (k = 0; k < ERR__COUNT; k++) {
+            const struct stats *s = &r->total;
+            if (s->errors[k] == 0)
+                continue;
+            fprintf(f, "%s\"%s\": ", first ? "" : ", ", stats_err_name((enum err_kind)k));
+            jstr(f, s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k])
+                                                                           : stats_err_explain((enum err_kind)k));
+            first = 0;
+        }
+    }
+    fprintf(f, "},\n  \"per_url\": [");
+    for (i = 0; i < r->nurls; i++) {
+        fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
+        jstr(f, cfg->url_text[i]);
+        fprintf(f, ",\n");
+        jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, "     ");
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,182 @@
+/* report_text.c - the report a person reads at the end of a run. */
+#include "report.h"
+#include "units.h"
+
+#include <math.h>
+#include <string.h>
+
+const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
+const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
+
+static void lat_row(FILE *f, const char *name, const struct hist *h)
+{
+    char b[32];
+    int i;
+    fprintf(f, "  %-8s", name);
+    if (h->total == 0) {
+        fprintf(f, "  (none)\n");
+        return;
+    }
+    fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), (double)h->min));
+    fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_mean(h)));
+    fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_stdev(h)));
+    for (i = 0; i < REPORT_NPCTS; i++)
+        fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_percentile(h, report_pcts[i])));
+    fprintf(f, " %8s\n", units_fmt_ns(b, sizeof(b), (double)h->max));
+}
+
+/* Ten log-spaced bins between the fastest and the slowest request. */
+static void text_histogram(FILE *f, const struct hist *h)
+{
+    enum { NBINS = 10, WIDTH = 40 };
+    uint64_t bins[NBINS] = { 0 }, most = 0;
+    double lo = (double)h->min, hi = (double)h->max, step;
+    uint32_t i;
+    int b;
+
+    if (h->total == 0)
+        return;
+    if (lo < 1)
+        lo = 1;
+    if (hi <= lo * 1.0001) {
+        char s[32];
+        fprintf(f, "\nLatency distribution: all %llu requests took %s\n", (unsigned long long)h->total,
+                units_fmt_ns(s, sizeof(s), hi));
+        return;
+    }
+    step = log(hi / lo) / NBINS;
+    for (i = 0; i < hist_bucket_count(); i++) {
+        uint64_t blo, bhi;
+        double mid;
+        if (h->counts[i] == 0)
+            continue;
+        hist_bucket_range(i, &blo, &bhi);
+        mid = ((double)blo + (double)bhi) / 2;
+        if (mid < lo)
+            mid = lo;
+        b = (int)(log(mid / lo) / step);
+        if (b >= NBINS)
+            b = NBINS - 1;
+        if (b < 0)
+            b = 0;
+        bins[b] += h->counts[i];
+    }
+    for (b = 0; b < NBINS; b++)
+        if (bins[b] > most)
+            most = bins[b];
+    fprintf(f, "\nLatency distribution (total)\n");
+    for (b = 0; b < NBINS; b++) {
+        char s1[32], s2[32], bar[WIDTH + 1];
+        int w = most ? (int)((double)bins[b] * WIDTH / (double)most + 0.5) : 0;
+        if (w == 0 && bins[b] > 0)
+            w = 1;
+        memset(bar, '#', (size_t)w);
+        bar[w] = '\0';
+        fprintf(f, "  %8s - %-8s %-*s %6.2f%%  %llu\n", units_fmt_ns(s1, sizeof(s1), lo * exp(step * b)),
+                units_fmt_ns(s2, sizeof(s2), lo * exp(step * (b + 1))), WIDTH, bar,
+                100.0 * (double)bins[b] / (double)h->total, (unsigned long long)bins[b]);
+    }
+}
+
+static void status_line(FILE *f, const struct stats *s)
+{
+    int i, any = 0;
+    fprintf(f, "Status codes");
+    for (i = 0; i < STATUS_MAX; i++) {
+        if (s->status[i] == 0)
+            continue;
+        fprintf(f, "%s%d: %llu", any ? ", " : "  ", i, (unsigned long long)s->status[i]);
+        any = 1;
+    }
+    fprintf(f, "%s\n", any ? "" : "  none");
+}
+
+static void errors_block(FILE *f, const struct stats *s, uint64_t ended)
+{
+    uint64_t n = stats_errors(s);
+    int k;
+    if (n == 0) {
+        fprintf(f, "Errors        none\n");
+        return;
+    }
+    fprintf(f, "Errors        %llu (%.2f%% of requests ended)\n", (unsigned long long)n,
+            ended ? 100.0 * (double)n / (double)ended : 0.0);
+    for (k = 0; k < ERR__COUNT; k++) {
+        if (s->errors[k] == 0)
+            continue;
+        fprintf(f, "  %-17s %8llu  %s", stats_err_name((enum err_kind)k), (unsigned long long)s->errors[k],
+                stats_err_explain((enum err_kind)k));
+        if (s->err_detail[k])
+            fprintf(f, " (first: %s)", s->err_detail[k]);
+        else if (s->err_errno[k])
+            fprintf(f, " (first: %s)", strerror(s->err_errno[k]));
+        fputc('\n', f);
+    }
+}
+
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
+    char b1[32], b2[32], b3[32];
+    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
+    uint64_t errs = stats_errors(s);
+    uint32_t i;
+
+    fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
+            cfg->threads, cfg->threads == 1 ? "" : "s",
+            !cfg->keepalive ? "a new connection per request" : "keep-alive");
+    if (cfg->keepalive && cfg->requests_per_conn)
+        fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
+    if (cfg->requests)
+        fprintf(f, ", %llu requests", (unsigned long long)cfg->requests);
+    if (cfg->duration_ns)
+        fprintf(f, ", %s at most", units_fmt_ns(b1, sizeof(b1), (double)cfg->duration_ns));
+    fprintf(f, ", %s, timeout %s\n", cfg->method, units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+    for (i = 0; i < cfg->nurls; i++)
+        fprintf(f, "  %s\n", cfg->url_text[i]);
+    if (r->interrupted)
+        fprintf(f, "Interrupted: the figures cover the run until the signal.\n");
+    fputc('\n', f);
+
+    fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
+            (unsigned long long)s->completed, (unsigned long long)errs, (unsigned long long)r->in_flight, r->elapsed_s);
+    fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
+            units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
+            units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
+    fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
+    if (s->server_closes)
+        fprintf(f, ", %llu closed by the server (Connection: close)", (unsigned long long)s->server_closes);
+    fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
+            units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
+
+    fprintf(f, "\nLatency          min     mean    stdev      p50      p75      p90      p95      p99    p99.9      max\n");
+    lat_row(f, "connect", &s->connect);
+    lat_row(f, "ttfb", &s->ttfb);
+    lat_row(f, "total", &s->latency);
+    fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
+    text_histogram(f, &s->latency);
+    fputc('\n', f);
+    status_line(f, s);
+    errors_block(f, s, s->completed + errs);
+
+    if (r->nurls > 1) {
+        size_t w = 10;
+        for (i = 0; i < cfg->nurls; i++)
+            if (strlen(cfg->url_text[i]) > w)
+                w = strlen(cfg->url_text[i]);
+        if (w > 60)
+            w = 60;
+        fprintf(f, "\nPer URL %*s %10s %8s %11s %8s %8s %8s\n", (int)w - 6, "", "requests", "errors", "req/s", "p50",
+                "p99", "max");
+        for (i = 0; i < r->nurls; i++) {
+            const struct stats *u = &r->per_url[i];
+            char p50[32], p99[32], mx[32];
+            fprintf(f, "  %-*.*s %10llu %8llu %11.1f %8s %8s %8s\n", (int)w, (int)w, cfg->url_text[i],
+                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
+                    units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->latency, 50)),
+                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->latency, 99)),
+                    units_fmt_ns(mx, sizeof(mx), (double)u->latency.max));
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}

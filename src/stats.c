@@ -1,0 +1,89 @@
+/* stats.c - per-thread counters and their merge. */
+#include "stats.h"
+
+#include <string.h>
+
+static const char *const names[ERR__COUNT] = {
+    [ERR_CONNECT_REFUSED] = "connect_refused",
+    [ERR_CONNECT_TIMEOUT] = "connect_timeout",
+    [ERR_CONNECT_OTHER] = "connect_other",
+    [ERR_RESET] = "reset",
+    [ERR_TIMEOUT] = "timeout",
+    [ERR_WRITE] = "write",
+    [ERR_MALFORMED] = "malformed",
+    [ERR_CLOSED_EARLY] = "closed_early",
+    [ERR_ADDR_UNAVAILABLE] = "addr_unavailable",
+};
+
+static const char *const explain[ERR__COUNT] = {
+    [ERR_CONNECT_REFUSED] = "nothing accepted the connection (server down, wrong port, or its listen backlog overflowed)",
+    [ERR_CONNECT_TIMEOUT] = "the TCP handshake did not finish within the connect timeout (--connect-timeout)",
+    [ERR_CONNECT_OTHER] = "the connection could not be opened",
+    [ERR_RESET] = "the server reset the connection (TCP RST) while the request was in flight",
+    [ERR_TIMEOUT] = "no complete response within --timeout; counted in the latency percentiles at the time it gave up",
+    [ERR_WRITE] = "sending the request failed (the server closed or reset the connection before reading it)",
+    [ERR_MALFORMED] = "the response was not valid HTTP/1.x; the connection was replaced",
+    [ERR_CLOSED_EARLY] = "the server closed the connection before sending a complete response",
+    [ERR_ADDR_UNAVAILABLE] = "this machine ran out of local ports (too many connections in TIME_WAIT): use keep-alive, "
+                             "fewer connections, or widen net.ipv4.ip_local_port_range",
+};
+
+const char *stats_err_name(enum err_kind k)
+{
+    return names[k];
+}
+
+const char *stats_err_explain(enum err_kind k)
+{
+    return explain[k];
+}
+
+int stats_init(struct stats *s)
+{
+    int e;
+    memset(s, 0, sizeof(*s));
+    if ((e = hist_init(&s->latency)) != 0 || (e = hist_init(&s->ttfb)) != 0 || (e = hist_init(&s->connect)) != 0) {
+        stats_fini(s);
+        return e;
+    }
+    return 0;
+}
+
+void stats_fini(struct stats *s)
+{
+    hist_fini(&s->latency);
+    hist_fini(&s->ttfb);
+    hist_fini(&s->connect);
+}
+
+void stats_merge(struct stats *d, const struct stats *s)
+{
+    int i;
+    d->started += s->started;
+    d->completed += s->completed;
+    for (i = 0; i < ERR__COUNT; i++) {
+        d->errors[i] += s->errors[i];
+        if (d->err_errno[i] == 0)
+            d->err_errno[i] = s->err_errno[i];
+        if (d->err_detail[i] == NULL)
+            d->err_detail[i] = s->err_detail[i];
+    }
+    for (i = 0; i < STATUS_MAX; i++)
+        d->status[i] += s->status[i];
+    d->bytes_sent += s->bytes_sent;
+    d->bytes_recv += s->bytes_recv;
+    d->conns_opened += s->conns_opened;
+    d->server_closes += s->server_closes;
+    hist_merge(&d->latency, &s->latency);
+    hist_merge(&d->ttfb, &s->ttfb);
+    hist_merge(&d->connect, &s->connect);
+}
+
+uint64_t stats_errors(const struct stats *s)
+{
+    uint64_t n = 0;
+    int i;
+    for (i = 0; i < ERR__COUNT; i++)
+        n += s->errors[i];
+    return n;
+}

@@ -1,0 +1,50 @@
+/* stats.h - what a run counts: requests, status codes, bytes, errors by
+ * kind, and three latency histograms. Each worker thread owns its own and
+ * they are merged after join, so nothing is shared on the hot path. */
+#ifndef RAFALE_STATS_H
+#define RAFALE_STATS_H
+
+#include <stdint.h>
+
+#include "hist.h"
+
+enum err_kind {
+    ERR_CONNECT_REFUSED,
+    ERR_CONNECT_TIMEOUT,
+    ERR_CONNECT_OTHER,
+    ERR_RESET,
+    ERR_TIMEOUT,
+    ERR_WRITE,
+    ERR_MALFORMED,
+    ERR_CLOSED_EARLY,
+    ERR_ADDR_UNAVAILABLE,
+    ERR__COUNT
+};
+
+#define STATUS_MAX 600
+
+struct stats {
+    uint64_t started;          /* requests begun (a connect attempt for one counts) */
+    uint64_t completed;        /* full responses received, whatever the status */
+    uint64_t errors[ERR__COUNT];
+    uint64_t status[STATUS_MAX];
+    uint64_t bytes_sent, bytes_recv;
+    uint64_t conns_opened;     /* connections that completed the TCP handshake */
+    uint64_t server_closes;    /* keep-alive connections the server ended (Connection: close) */
+    int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
+    const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
+    struct hist latency, ttfb, connect;
+};
+
+/* Returns 0 or an errno value. */
+int stats_init(struct stats *s);
+void stats_fini(struct stats *s);
+void stats_merge(struct stats *dst, const struct stats *src);
+uint64_t stats_errors(const struct stats *s);
+
+/* JSON key of an error kind ("connect_refused", ...). */
+const char *stats_err_name(enum err_kind k);
+/* One plain-English line saying what the error kind means. */
+const char *stats_err_explain(enum err_kind k);
+
+#endif

@@ -1,0 +1,21 @@
+/* units.h - parsing and printing of durations, counts and byte sizes. */
+#ifndef RAFALE_UNITS_H
+#define RAFALE_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "10s", "1m", "500ms", "250us", "2h", "1.5s"; a bare number is seconds.
+ * Returns 0 and sets *ns, or -1 when the text is not a duration. */
+int units_parse_duration(const char *s, uint64_t *ns);
+
+/* "1000", "10k", "2M" (decimal multipliers). Returns 0 or -1. */
+int units_parse_count(const char *s, uint64_t *out);
+
+/* Writes a latency given in ns as "812us", "12.3ms", "1.25s". Returns buf. */
+char *units_fmt_ns(char *buf, size_t len, double ns);
+
+/* Writes a byte count or rate as "512B", "12.3KiB", "4.20MiB". Returns buf. */
+char *units_fmt_bytes(char *buf, size_t len, double bytes);
+
+#endif

@@ -1,0 +1,146 @@
+/* url.c - parsing of http:// URLs given on the command line.
+ * Strict on purpose: a typo in a benchmark URL should fail loudly at start,
+ * not produce a run full of 404s or connection errors. */
+#include "url.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int host_char_ok(int c)
+{
+    return isalnum(c) || c == '-' || c == '.' || c == '_';
+}
+
+int url_parse(const char *s, struct url *u, char *err, size_t errlen)
+{
+    const char *p, *host, *host_end, *port_s = NULL, *path;
+    size_t hlen;
+
+    memset(u, 0, sizeof(*u));
+    if (s == NULL || *s == '\0') {
+        snprintf(err, errlen, "empty URL");
+        return -1;
+    }
+    for (p = s; *p; p++) {
+        if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
+            snprintf(err, errlen, "URL '%s' contains a space or control character", s);
+            return -1;
+        }
+    }
+    p = strstr(s, "://");
+    if (p != NULL) {
+        size_t slen = (size_t)(p - s);
+        if (slen == 5 && strncasecmp(s, "https", 5) == 0) {
+            snprintf(err, errlen, "https:// is not supported yet (TLS is planned); use http://");
+            return -1;
+        }
+        if (slen != 4 || strncasecmp(s, "http", 4) != 0) {
+            snprintf(err, errlen, "unsupported scheme '%.*s' in '%s' (only http:// is supported)",
+                     (int)(slen > 16 ? 16 : slen), s, s);
+            return -1;
+        }
+        host = p + 3;
+    } else {
+        host = s;
+    }
+    strcpy(u->scheme, "http");
+
+    if (strpbrk(host, "@") != NULL && (strchr(host, '/') == NULL || strchr(host, '@') < strchr(host, '/'))) {
+        snprintf(err, errlen, "user:password@ in URLs is not supported; send an Authorization header with -H");
+        return -1;
+    }
+
+    if (*host == '[') {
+        host++;
+        host_end = strchr(host, ']');
+        if (host_end == NULL) {
+            snprintf(err, errlen, "unterminated IPv6 address in '%s'", s);
+            return -1;
+        }
+        for (p = host; p < host_end; p++) {
+            if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.' && *p != '%') {
+                snprintf(err, errlen, "bad IPv6 address in '%s'", s);
+                return -1;
+            }
+        }
+        u->host_is_ipv6 = 1;
+        p = host_end + 1;
+    } else {
+        for (p = host; *p && *p != ':' && *p != '/' && *p != '?' && *p != '#'; p++) {
+            if (!host_char_ok((unsigned char)*p)) {
+                snprintf(err, errlen, "bad character '%c' in host name of '%s'", *p, s);
+                return -1;
+            }
+        }
+        host_end = p;
+    }
+    hlen = (size_t)(host_end - host);
+    if (hlen == 0) {
+        snprintf(err, errlen, "no host name in '%s'", s);
+        return -1;
+    }
+    if (hlen >= URL_HOST_MAX) {
+        snprintf(err, errlen, "host name too long in '%s'", s);
+        return -1;
+    }
+    memcpy(u->host, host, hlen);
+    u->host[hlen] = '\0';
+
+    u->port = 80;
+    if (*p == ':') {
+        unsigned long port = 0;
+        port_s = ++p;
+        while (isdigit((unsigned char)*p)) {
+            port = port * 10 + (unsigned long)(*p - '0');
+            if (port > 65535)
+                break;
+            p++;
+        }
+        if (p == port_s || port == 0 || port > 65535 || (*p && *p != '/' && *p != '?' && *p != '#')) {
+            snprintf(err, errlen, "bad port in '%s' (want 1-65535)", s);
+            return -1;
+        }
+        u->port = (uint16_t)port;
+        u->port_explicit = 1;
+    } else if (*p && *p != '/' && *p != '?' && *p != '#') {
+        snprintf(err, errlen, "malformed URL '%s'", s);
+        return -1;
+    }
+
+    path = p;
+    {
+        /* The fragment never goes on the wire. */
+        const char *hash = strchr(path, '#');
+        size_t plen = hash ? (size_t)(hash - path) : strlen(path);
+        int need_slash = (plen == 0 || path[0] != '/');
+        u->target = malloc(plen + 2);
+        if (u->target == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        if (need_slash)
+            u->target[0] = '/';
+        memcpy(u->target + need_slash, path, plen);
+        u->target[plen + need_slash] = '\0';
+    }
+    return 0;
+}
+
+void url_free(struct url *u)
+{
+    free(u->target);
+    u->target = NULL;
+}
+
+char *url_host_header(const struct url *u, char *buf, size_t len)
+{
+    const char *l = u->host_is_ipv6 ? "[" : "", *r = u->host_is_ipv6 ? "]" : "";
+    if (u->port_explicit)
+        snprintf(buf, len, "%s%s%s:%u", l, u->host, r, (unsigned)u->port);
+    else
+        snprintf(buf, len, "%s%s%s", l, u->host, r);
+    return buf;
+}

@@ -1,0 +1,92 @@
+/* Histogram tests: precision over the whole range, percentiles, merging. */
+#include "../src/hist.h"
+#include "t.h"
+
+#include <math.h>
+
+int main(void)
+{
+    struct hist a, b;
+    uint64_t v;
+    uint32_t i;
+    double worst = 0;
+
+    CHECK(hist_init(&a) == 0);
+    CHECK(hist_init(&b) == 0);
+
+    /* Every value from 1 us to 1 h is reported within 1%. */
+    for (v = 1000; v <= HIST_MAX_NS; v = v + v / 7 + 1) {
+        hist_reset(&a);
+        hist_record(&a, v);
+        hist_record(&a, 1);            /* so min/max clamping does not hide the bucket value */
+        hist_record(&a, HIST_MAX_NS);
+        {
+            double got = hist_percentile(&a, 50);
+            double err = fabs(got - (double)v) / (double)v;
+            if (err > worst)
+                worst = err;
+        }
+    }
+    CHECKF(worst <= 0.01, "worst relative error %.4f", worst);
+
+    /* Buckets tile the range without gaps or overlap. */
+    {
+        uint64_t lo, hi, prev_hi = 0;
+        int ok = 1;
+        for (i = 0; i < hist_bucket_count(); i++) {
+            hist_bucket_range(i, &lo, &hi);
+            if (lo != prev_hi || hi <= lo)
+                ok = 0;
+            prev_hi = hi;
+        }
+        CHECK(ok);
+        CHECK(prev_hi > HIST_MAX_NS);
+    }
+
+    /* Percentiles of 1..10000 us. */
+    hist_reset(&a);
+    for (v = 1; v <= 10000; v++)
+        hist_record(&a, v * 1000);
+    CHECK(a.total == 10000);
+    CHECK(a.min == 1000 && a.max == 10000000);
+    CHECKF(fabs(hist_percentile(&a, 50) - 5000e3) / 5000e3 < 0.01, "p50 %f", hist_percentile(&a, 50));
+    CHECKF(fabs(hist_percentile(&a, 99) - 9900e3) / 9900e3 < 0.01, "p99 %f", hist_percentile(&a, 99));
+    CHECK(hist_percentile(&a, 100) == 10000e3);
+    CHECK(hist_percentile(&a, 0) == 1000);
+    CHECKF(fabs(hist_mean(&a) - 5000.5e3) < 1, "mean %f", hist_mean(&a));
+    CHECKF(fabs(hist_stdev(&a) - 2886.75e3) / 2886.75e3 < 0.001, "stdev %f", hist_stdev(&a));
+
+    /* Merging two halves equals recording everything in one. */
+    hist_reset(&b);
+    {
+        struct hist c;
+        CHECK(hist_init(&c) == 0);
+        for (v = 1; v <= 10000; v++)
+            hist_record(v % 2 ? &b : &c, v * 1000);
+        hist_merge(&b, &c);
+        hist_fini(&c);
+    }
+    CHECK(b.total == a.total && b.min == a.min && b.max == a.max);
+    {
+        int same = 1;
+        for (i = 0; i < hist_bucket_count(); i++)
+            if (a.counts[i] != b.counts[i])
+                same = 0;
+        CHECK(same);
+    }
+    CHECK(hist_percentile(&a, 99.9) == hist_percentile(&b, 99.9));
+
+    /* Values above 1 h are clamped, not lost. */
+    hist_reset(&a);
+    hist_record(&a, HIST_MAX_NS * 10);
+    CHECK(a.total == 1 && a.max == HIST_MAX_NS);
+
+    /* Empty histogram. */
+    hist_reset(&a);
+    CHECK(hist_percentile(&a, 99) == 0 && hist_mean(&a) == 0 && hist_stdev(&a) == 0);
+
+    hist_fini(&a);
+    hist_fini(&b);
+    hist_fini(&b); /* safe twice */
+    T_END("test_hist");
+}

@@ -1,0 +1,223 @@
+/* Response parser tests: every response is fed whole, split at every byte,
+ * and one byte at a time, each piece placed right before a PROT_NONE page so
+ * that any read past the end of the input crashes. */
+#include "../src/http_parse.h"
+#include "t.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static char *guard_base;
+static size_t page;
+
+/* Copies s to the end of a readable region that is followed by a guard page. */
+static const char *guarded(const char *s, size_t n)
+{
+    char *end = guard_base + 16 * page;
+    memcpy(end - n, s, n);
+    return end - n;
+}
+
+struct expect {
+    ssize_t consumed;  /* expected return when whole (-1 error, -2 partial) */
+    int status;
+    int keepalive;
+    int eof_completes; /* for -2: would EOF complete it? */
+};
+
+/* Feeds s in two pieces split at k; returns what the final call returned and
+ * the total consumed when complete. */
+static ssize_t feed_split(struct hp *p, const char *s, size_t n, size_t k, int head)
+{
+    ssize_t r;
+    hp_reset(p, head);
+    if (k > 0) {
+        r = hp_feed(p, guarded(s, k), k);
+        if (r != -2)
+            return r;
+    }
+    if (n - k == 0)
+        return -2;
+    r = hp_feed(p, guarded(s + k, n - k), n - k);
+    return r >= 0 ? (ssize_t)k + r : r;
+}
+
+static ssize_t feed_bytes(struct hp *p, const char *s, size_t n, int head)
+{
+    size_t i;
+    hp_reset(p, head);
+    for (i = 0; i < n; i++) {
+        ssize_t r = hp_feed(p, guarded(s + i, 1), 1);
+        if (r == -1)
+            return -1;
+        if (r >= 0)
+            return (ssize_t)i + r;
+    }
+    return -2;
+}
+
+static void check_resp(const char *name, const char *s, int head, struct expect e)
+{
+    size_t n = strlen(s), k;
+    struct hp p;
+    ssize_t r;
+
+    for (k = 0; k <= n; k++) {
+        r = feed_split(&p, s, n, k, head);
+        CHECKF(r == e.consumed, "%s split at %zu: got %zd want %zd (%s)", name, k, r, e.consumed,
+               p.error ? p.error : "");
+        if (r >= 0 && e.consumed >= 0) {
+            CHECKF(p.status == e.status, "%s split %zu: status %d", name, k, p.status);
+            CHECKF(hp_keepalive(&p) == e.keepalive, "%s split %zu: keepalive", name, k);
+        }
+        if (r == -2)
+            CHECKF(hp_eof(&p) == e.eof_completes, "%s split %zu: eof", name, k);
+    }
+    r = feed_bytes(&p, s, n, head);
+    CHECKF(r == e.consumed, "%s bytewise: got %zd want %zd (%s)", name, r, e.consumed, p.error ? p.error : "");
+}
+
+#define OK(n, st, ka) ((struct expect){ (ssize_t)(n), st, ka, 0 })
+#define BAD ((struct expect){ -1, 0, 0, 0 })
+
+int main(void)
+{
+    const char *r;
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    guard_base = mmap(NULL, 17 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (guard_base == MAP_FAILED || mprotect(guard_base + 16 * page, page, PROT_NONE) != 0) {
+        perror("mmap");
+        return 1;
+    }
+
+    r = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+    check_resp("content-length", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200 OK\r\ncontent-length:   0  \r\nServer: x\r\n\r\n";
+    check_resp("zero length, OWS", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1A\r\n"
+        "abcdefghijklmnopqrstuvwxyz\r\n0\r\nX-Trailer: yes\r\n\r\n";
+    check_resp("chunked with extension and trailer", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n";
+    check_resp("chunked after gzip", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n";
+    check_resp("HEAD response", r, 1, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n";
+    check_resp("204 has no body", r, 0, OK(strlen(r), 204, 1));
+
+    r = "HTTP/1.1 304 Not Modified\r\nETag: x\r\n\r\n";
+    check_resp("304 has no body", r, 0, OK(strlen(r), 304, 1));
+
+    r = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+        "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok";
+    check_resp("1xx interim then final", r, 0, OK(strlen(r), 201, 1));
+
+    r = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok";
+    check_resp("connection close", r, 0, OK(strlen(r), 200, 0));
+
+    r = "HTTP/1.1 200 OK\r\nConnection: Keep-Alive, CLOSE\r\nContent-Length: 2\r\n\r\nok";
+    check_resp("connection token list", r, 0, OK(strlen(r), 200, 0));
+
+    r = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    check_resp("HTTP/1.0 closes by default", r, 0, OK(strlen(r), 200, 0));
+
+    r = "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok";
+    check_resp("HTTP/1.0 keep-alive", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200\r\nContent-Length: 1\r\n\r\nx";
+    check_resp("no reason phrase", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc";
+    check_resp("repeated equal Content-Length", r, 0, OK(strlen(r), 200, 1));
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n0\r\n\r\n";
+    check_resp("TE overrides CL and forbids reuse", r, 0, OK(strlen(r), 200, 0));
+
+    /* Two pipelined responses: only the first is consumed. */
+    {
+        const char *two = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb";
+        size_t first = strlen("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na");
+        struct hp p;
+        hp_reset(&p, 0);
+        CHECK(hp_feed(&p, two, strlen(two)) == (ssize_t)first);
+        hp_reset(&p, 0);
+        CHECK(hp_feed(&p, two + first, strlen(two) - first) == (ssize_t)(strlen(two) - first));
+        CHECK(hp_feed(&p, "x", 1) == -1); /* fed after completion */
+    }
+
+    /* Body delimited by close: partial until EOF, which completes it. */
+    {
+        struct expect e = { -2, 0, 0, 1 };
+        check_resp("body until close", "HTTP/1.1 200 OK\r\nServer: x\r\n\r\nsome body", 0, e);
+        check_resp("unknown TE means body until close",
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nxx", 0, e);
+    }
+    /* Truncated responses: EOF is premature. */
+    {
+        struct expect e = { -2, 0, 0, 0 };
+        struct hp p;
+        hp_reset(&p, 0);
+        CHECK(hp_feed(&p, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", 42) == -2);
+        CHECK(hp_eof(&p) == 0);
+        hp_reset(&p, 0);
+        CHECK(hp_feed(&p, "HTTP/1.1 200 OK\r\n", 17) == -2);
+        CHECK(hp_eof(&p) == 0);
+        (void)e;
+    }
+
+    check_resp("not HTTP", "<html>hello</html>\r\n\r\n", 0, BAD);
+    check_resp("HTTP/2 text", "HTTP/2 200\r\n\r\n", 0, BAD);
+    check_resp("bad version digit", "HTTP/1.x 200 OK\r\n\r\n", 0, BAD);
+    check_resp("two-digit status", "HTTP/1.1 20 OK\r\n\r\n", 0, BAD);
+    check_resp("status 600", "HTTP/1.1 600 Nope\r\n\r\n", 0, BAD);
+    check_resp("letters in status", "HTTP/1.1 2x0 OK\r\n\r\n", 0, BAD);
+    check_resp("bare LF in status line", "HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n", 0, BAD);
+    check_resp("space before colon", "HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n", 0, BAD);
+    check_resp("obs-fold", "HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 0\r\n\r\n", 0, BAD);
+    check_resp("empty header name", "HTTP/1.1 200 OK\r\n: x\r\n\r\n", 0, BAD);
+    check_resp("NUL in value", "HTTP/1.1 200 OK\r\nX: a\001b\r\n\r\n", 0, BAD);
+    check_resp("negative CL", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0, BAD);
+    check_resp("CL with letters", "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n", 0, BAD);
+    check_resp("conflicting CL", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 0, BAD);
+    check_resp("huge CL", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n", 0, BAD);
+    check_resp("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 0, BAD);
+    check_resp("chunk longer than size",
+               "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", 0, BAD);
+    check_resp("chunk size overflow",
+               "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", 0, BAD);
+
+    /* Limits: line length and header count. */
+    {
+        static char big[HP_MAX_LINE + 200];
+        size_t n;
+        int i;
+        strcpy(big, "HTTP/1.1 200 OK\r\nX: ");
+        n = strlen(big);
+        memset(big + n, 'a', HP_MAX_LINE);
+        strcpy(big + n + HP_MAX_LINE, "\r\n\r\n");
+        {
+            struct hp p;
+            hp_reset(&p, 0);
+            CHECK(hp_feed(&p, big, strlen(big)) == -1);
+            CHECK(p.error && strcmp(p.error, "line too long") == 0);
+        }
+        strcpy(big, "HTTP/1.1 200 OK\r\n");
+        for (i = 0; i < HP_MAX_HEADERS + 1; i++)
+            strcat(big, "X-H: v\r\n");
+        strcat(big, "\r\n");
+        {
+            struct hp p;
+            hp_reset(&p, 0);
+            CHECK(hp_feed(&p, big, strlen(big)) == -1);
+            CHECK(p.error && strcmp(p.error, "too many header fields") == 0);
+        }
+    }
+
+    munmap(guard_base, 17 * page);
+    T_END("test_http_parse");
+}

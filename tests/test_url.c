@@ -1,0 +1,73 @@
+/* URL parsing tests. */
+#include "../src/url.h"
+#include "t.h"
+
+#include <string.h>
+
+static int ok(const char *s, const char *host, unsigned port, const char *target)
+{
+    struct url u;
+    char err[256];
+    int good;
+    if (url_parse(s, &u, err, sizeof(err)) != 0) {
+        fprintf(stderr, "unexpected error for %s: %s\n", s, err);
+        return 0;
+    }
+    good = strcmp(u.host, host) == 0 && u.port == port && strcmp(u.target, target) == 0;
+    if (!good)
+        fprintf(stderr, "%s -> host %s port %u target %s\n", s, u.host, u.port, u.target);
+    url_free(&u);
+    return good;
+}
+
+static int bad(const char *s, const char *needle)
+{
+    struct url u;
+    char err[256] = "";
+    int r = url_parse(s, &u, err, sizeof(err));
+    url_free(&u);
+    if (r == 0)
+        return 0;
+    if (strstr(err, needle) == NULL) {
+        fprintf(stderr, "%s: error '%s' lacks '%s'\n", s, err, needle);
+        return 0;
+    }
+    return 1;
+}
+
+int main(void)
+{
+    struct url u;
+    char err[128], hh[300];
+
+    CHECK(ok("http://127.0.0.1:8080/", "127.0.0.1", 8080, "/"));
+    CHECK(ok("http://localhost", "localhost", 80, "/"));
+    CHECK(ok("HTTP://Example.com/a/b?x=1&y=2", "Example.com", 80, "/a/b?x=1&y=2"));
+    CHECK(ok("http://h?q", "h", 80, "/?q"));
+    CHECK(ok("http://h/p#frag", "h", 80, "/p"));
+    CHECK(ok("localhost:9000/x", "localhost", 9000, "/x"));
+    CHECK(ok("http://[::1]:8080/v6", "::1", 8080, "/v6"));
+    CHECK(ok("http://[::1]", "::1", 80, "/"));
+    CHECK(ok("http://a:65535/", "a", 65535, "/"));
+
+    CHECK(bad("https://127.0.0.1/", "https:// is not supported yet"));
+    CHECK(bad("ftp://h/", "unsupported scheme 'ftp'"));
+    CHECK(bad("http://h:0/", "bad port"));
+    CHECK(bad("http://h:65536/", "bad port"));
+    CHECK(bad("http://h:80x/", "bad port"));
+    CHECK(bad("http://h:/", "bad port"));
+    CHECK(bad("http:///path", "no host"));
+    CHECK(bad("http://[::1/", "unterminated IPv6"));
+    CHECK(bad("http://h o/", "space or control"));
+    CHECK(bad("http://u:p@h/", "user:password@"));
+    CHECK(bad("http://h!x/", "bad character"));
+    CHECK(bad("", "empty URL"));
+
+    CHECK(url_parse("http://[::1]:81/", &u, err, sizeof(err)) == 0);
+    CHECK(strcmp(url_host_header(&u, hh, sizeof(hh)), "[::1]:81") == 0);
+    url_free(&u);
+    CHECK(url_parse("http://example.com/", &u, err, sizeof(err)) == 0);
+    CHECK(strcmp(url_host_header(&u, hh, sizeof(hh)), "example.com") == 0);
+    url_free(&u);
+    T_END("test_url");
+}
