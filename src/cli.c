@@ -189,7 +189,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
 {
     int opt, i;
     const char *body_file = NULL;
-    int method_given = 0;
+    int method_given = 0, conns_given = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
     memset(cfg, 0, sizeof(*cfg));
@@ -215,6 +215,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         case 'c':
             if (parse_u32(optarg, &cfg->connections, 1) != 0)
                 return fail(err, errlen, "-c wants a number of connections from 1 to 10000000, not '%s'", optarg);
+            conns_given = 1;
             break;
         case 't':
             if (parse_u32(optarg, &cfg->threads, 1) != 0 || cfg->threads > 1024)
@@ -328,7 +329,8 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (cfg->requests == 0 && cfg->duration_ns == 0)
         cfg->duration_ns = 10 * 1000000000ULL;
     if (cfg->requests && cfg->requests < cfg->connections) {
-        snprintf(notes, noteslen, "-n %llu is below -c %u: using %llu connections",
+        if (conns_given)
+            snprintf(notes, noteslen, "-n %llu is below -c %u: using %llu connections",
                  (unsigned long long)cfg->requests, cfg->connections, (unsigned long long)cfg->requests);
         cfg->connections = (uint32_t)cfg->requests;
     }

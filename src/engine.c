@@ -210,7 +210,9 @@ static void conn_write(struct conn *c)
     c->state = C_READING;
 }
 
-static void conn_read(struct conn *c)
+/* hup: the event said the peer closed or failed; then read on until the
+ * end of stream, because no further edge will announce it. */
+static void conn_read(struct conn *c, int hup)
 {
     struct worker *w = c->w;
     char *buf = w->rbuf;
@@ -239,7 +241,7 @@ static void conn_read(struct conn *c)
                 conn_done(c, now, r < n);
                 return;
             }
-            if (n < RBUF_SIZE)
+            if (n < RBUF_SIZE && !hup)
                 return; /* drained: the next arrival raises a new edge */
             continue;
         }
@@ -306,13 +308,13 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
             conn_write(c);
         /* A server may answer (413, 400) before it read the whole request. */
         if (c->state == C_WRITING && (ev & LOOP_IN))
-            conn_read(c);
+            conn_read(c, (ev & LOOP_ERR) != 0);
         if (c->state == C_READING && (ev & LOOP_IN))
-            conn_read(c);
+            conn_read(c, (ev & LOOP_ERR) != 0);
         return;
     case C_READING:
         if (ev & LOOP_IN)
-            conn_read(c);
+            conn_read(c, (ev & LOOP_ERR) != 0);
         return;
     default:
         return;

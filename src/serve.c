@@ -610,7 +610,7 @@ static int sc_pending_out(const struct sconn *c)
     return c->out.len > c->out_off;
 }
 
-static void sc_read(struct sconn *c);
+static void sc_read(struct sconn *c, int hup);
 
 /* Output drained or a delay ended: take up buffered requests, then read. */
 static void sc_resume(struct sconn *c)
@@ -630,10 +630,12 @@ static void sc_resume(struct sconn *c)
         sc_drain_start(c);
         return;
     }
-    sc_read(c);
+    sc_read(c, 0);
 }
 
-static void sc_read(struct sconn *c)
+/* hup: the client closed its side; read on to the end of stream, since no
+ * further edge will announce it. */
+static void sc_read(struct sconn *c, int hup)
 {
     struct sthread *t = c->t;
     for (;;) {
@@ -676,7 +678,7 @@ static void sc_read(struct sconn *c)
             sc_drain_start(c);
             return;
         }
-        if (n < RBUF_SIZE)
+        if (n < RBUF_SIZE && !hup)
             return;
     }
 }
@@ -712,7 +714,7 @@ static void sc_on_io(struct loop_io *io, uint32_t ev)
         return;
     }
     if (ev & LOOP_IN)
-        sc_read(c);
+        sc_read(c, (ev & LOOP_ERR) != 0);
 }
 
 static void sc_on_timer(struct timer *tm, uint64_t now)
@@ -779,7 +781,7 @@ static void on_accept(struct loop_io *io, uint32_t ev)
             sc_free(c);
             continue;
         }
-        sc_read(c);
+        sc_read(c, 0);
     }
 }
 

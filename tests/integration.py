@@ -1,0 +1,763 @@
+#!/usr/bin/env python3
+"""Integration tests: the real rafale binary against `rafale serve` and
+against small misbehaving servers, checking rafale's JSON against what the
+servers themselves counted. Only 127.0.0.1 / ::1 are ever contacted, and
+every load run is bounded by -n or -d and by a subprocess timeout.
+
+usage: integration.py [--sanitized] PATH/TO/rafale
+"""
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+RAFALE = None
+SANITIZED = False
+PASSED = 0
+FAILED = 0
+TMP = tempfile.mkdtemp(prefix="rafale-it-")
+RUN_TIMEOUT = 120  # seconds: a run that takes longer is a hang
+
+
+def check(cond, what):
+    global PASSED, FAILED
+    if cond:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print("  FAIL: " + what, flush=True)
+    return cond
+
+
+# --- servers -------------------------------------------------------------
+
+class Serve:
+    """A `rafale serve` instance on a free port; stop() returns its counts."""
+
+    def __init__(self, *args, listen="127.0.0.1:0", threads=1):
+        self.out = open(os.path.join(TMP, "serve.out"), "w+")
+        self.err = open(os.path.join(TMP, "serve.err"), "w+")
+        self.p = subprocess.Popen([RAFALE, "serve", "--listen", listen, "-t", str(threads)] + list(args),
+                                  stdout=self.out, stderr=self.err)
+        self.addr = None
+        for _ in range(200):
+            self.out.seek(0)
+            line = self.out.readline()
+            if line.startswith("listening on "):
+                self.addr = line.split()[-1]
+                break
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.02)
+        if self.addr is None:
+            raise RuntimeError("rafale serve did not start")
+
+    def url(self, path="/"):
+        return "http://%s%s" % (self.addr, path)
+
+    @property
+    def port(self):
+        return int(self.addr.rsplit(":", 1)[1])
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        self.p.wait(timeout=20)
+        self.err.seek(0)
+        text = self.err.read()
+        check("Sanitizer" not in text and "runtime error" not in text, "rafale serve ran clean:\n" + text[:3000])
+        conns = reqs = None
+        for line in text.splitlines():
+            if "connections accepted" in line:
+                words = line.split()
+                conns = int(words[2])
+                reqs = int(words[5])
+        return conns, reqs
+
+
+class BadServer:
+    """A deliberately broken HTTP server. It counts the connections it
+    accepted and the requests it read, the ground truth for the tests."""
+
+    RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+
+    def __init__(self, mode, backlog=128):
+        self.mode = mode
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(backlog)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.requests = 0
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.conns = []
+        if mode != "noaccept":
+            threading.Thread(target=self.accept_loop, daemon=True).start()
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def accept_loop(self):
+        while not self.stopping:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.accepted += 1
+                self.conns.append(c)
+            threading.Thread(target=self.handle, args=(c,), daemon=True).start()
+
+    def read_request(self, c, buf):
+        while b"\r\n\r\n" not in buf:
+            d = c.recv(65536)
+            if not d:
+                return None
+            buf += d
+        with self.lock:
+            self.requests += 1
+        return buf[buf.index(b"\r\n\r\n") + 4:]
+
+    def handle(self, c):
+        m = self.mode
+        buf = b""
+        try:
+            if m == "closenow":
+                c.close()
+                return
+            while True:
+                buf = self.read_request(c, buf)
+                if buf is None:
+                    break
+                if m == "reset":
+                    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                    break
+                if m == "short":
+                    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
+                    break
+                if m == "garbage":
+                    c.sendall(b"garbage, not HTTP\r\n\r\n")
+                    time.sleep(0.05)
+                    break
+                if m == "silent":
+                    while c.recv(65536):
+                        pass
+                    break
+                if m == "drip":
+                    for i in range(len(self.RESPONSE)):
+                        c.sendall(self.RESPONSE[i:i + 1])
+                        time.sleep(0.002)
+                    continue
+                if m == "extra":
+                    c.sendall(self.RESPONSE + b"JUNK")
+                    continue
+                if m == "http10":
+                    c.sendall(b"HTTP/1.0 200 OK\r\n\r\nbody until close")
+                    break
+                if m == "chunked-trailer":
+                    c.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              b"3;x=y\r\nabc\r\n0\r\nX-T: 1\r\n\r\n")
+                    continue
+                if m == "continue":
+                    c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" + self.RESPONSE)
+                    continue
+        except OSError:
+            pass
+        finally:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+    def stop(self):
+        self.stopping = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+def free_port():
+    """A port with nothing listening on it."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# --- running rafale ------------------------------------------------------
+
+class Result:
+    pass
+
+
+def rafale(*args, expect_json=True, preexec=None, timeout=RUN_TIMEOUT):
+    jpath = os.path.join(TMP, "out.json")
+    if os.path.exists(jpath):
+        os.unlink(jpath)
+    cmd = [RAFALE, "-q"] + [str(a) for a in args]
+    if expect_json:
+        cmd += ["--json", jpath]
+    r = Result()
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec)
+    except subprocess.TimeoutExpired:
+        check(False, "rafale hung: " + " ".join(cmd))
+        r.rc, r.out, r.err, r.j = -1, "", "", None
+        return r
+    r.wall = time.monotonic() - t0
+    r.rc, r.out, r.err = p.returncode, p.stdout, p.stderr
+    r.j = None
+    if expect_json and os.path.exists(jpath):
+        with open(jpath) as f:
+            r.j = json.load(f)
+    if "runtime error" in r.err or "AddressSanitizer" in r.err or "LeakSanitizer" in r.err:
+        check(False, "sanitizer report for " + " ".join(cmd) + ":\n" + r.err[:3000])
+    return r
+
+
+def accounted(j):
+    """started = completed + errors + in flight, overall and per URL."""
+    s = j["summary"]
+    ok = s["started"] == s["requests"] + s["errors"] + s["in_flight"]
+    ok = ok and s["errors"] == sum(j["errors"].values())
+    for u in j["per_url"]:
+        us = u["summary"]
+        ok = ok and us["started"] == us["requests"] + us["errors"] + us["in_flight"]
+    return ok
+
+
+def err_total(j):
+    return j["summary"]["errors"]
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+# --- against rafale serve --------------------------------------------------
+
+@test
+def keepalive_count_matches_server():
+    srv = Serve(threads=2)
+    r = rafale("-n", 5000, "-c", 10, "-t", 2, srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(r.rc == 0, "keep-alive run exits 0 (rc=%s, %s)" % (r.rc, r.err.strip()))
+    check(j["summary"]["requests"] == 5000, "keep-alive: 5000 completed")
+    check(err_total(j) == 0 and j["summary"]["in_flight"] == 0, "keep-alive: no errors, nothing in flight")
+    check(reqs == 5000, "keep-alive: the server answered exactly -n requests (got %s)" % reqs)
+    check(conns == 10 and j["summary"]["connections_opened"] == 10,
+          "keep-alive: connections == -c (server %s, rafale %s)" % (conns, j["summary"]["connections_opened"]))
+    check(j["status"] == {"200": 5000}, "keep-alive: all 200")
+    check(j["latency"]["count"] == 5000 and j["ttfb"]["count"] == 5000 and j["connect"]["count"] == 10,
+          "keep-alive: histogram counts")
+    check(accounted(j), "keep-alive: accounting invariant")
+    check(j["summary"]["bytes_received"] > 5000 * 100, "keep-alive: bytes received counted")
+
+
+@test
+def close_mode_one_connection_per_request():
+    srv = Serve()
+    r = rafale("-n", 2000, "-c", 8, "--close", srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 2000 and err_total(j) == 0, "close: 2000 completed, no errors")
+    check(conns == 2000 and reqs == 2000, "close: server accepted %s connections for %s requests" % (conns, reqs))
+    check(j["summary"]["connections_opened"] == 2000, "close: rafale opened 2000 connections")
+    check(j["connect"]["count"] == 2000, "close: 2000 connect samples")
+    check(j["config"]["keepalive"] is False, "close: config says so")
+
+
+@test
+def ab_keepalive_flag_and_exact_n_with_odd_split():
+    srv = Serve(threads=2)
+    r = rafale("-k", "-n", 1001, "-c", 7, "-t", 2, srv.url())
+    conns, reqs = srv.stop()
+    check(reqs == 1001 and r.j["summary"]["requests"] == 1001, "-n 1001 over 7 connections, 2 threads: exactly 1001 (%s)" % reqs)
+    check(conns == 7, "-c 7 connections")
+
+
+@test
+def duration_mode_and_invariant():
+    srv = Serve()
+    r = rafale("-d", "1s", "-c", 4, "-t", 1, srv.url())
+    srv.stop()
+    j = r.j
+    check(0.9 <= j["summary"]["elapsed_s"] <= 1.6, "-d 1s: elapsed %.3f" % j["summary"]["elapsed_s"])
+    check(j["summary"]["requests"] > 0 and err_total(j) == 0, "-d 1s: requests completed")
+    check(accounted(j), "-d: accounting invariant with requests in flight at the end")
+    check(j["summary"]["in_flight"] <= 4, "-d: at most one request in flight per connection")
+
+
+@test
+def several_urls_round_robin():
+    srv = Serve()
+    r = rafale("-n", 3000, "-c", 6, "-t", 2, srv.url("/"), srv.url("/json"), srv.url("/status/404"))
+    srv.stop()
+    j = r.j
+    pu = j["per_url"]
+    check(len(pu) == 3, "three per-URL entries")
+    check(sum(u["summary"]["requests"] for u in pu) == 3000, "per-URL requests add up")
+    check(all(900 <= u["summary"]["requests"] <= 1100 for u in pu), "round-robin spreads evenly: %s" %
+          [u["summary"]["requests"] for u in pu])
+    check(pu[2]["status"] == {"404": pu[2]["summary"]["requests"]}, "per-URL status codes")
+    check(j["status"].get("404") == pu[2]["summary"]["requests"], "total 404s match the URL")
+    check("Per URL" in r.out, "text report has a per-URL table")
+
+
+@test
+def bodies_chunked_and_large():
+    srv = Serve()
+    r = rafale("-n", 200, "-c", 4, srv.url("/chunked/10000"))
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0, "chunked bodies parse")
+    check(r.j["summary"]["bytes_received"] > 200 * 10000, "chunked bytes counted")
+    r = rafale("-n", 50, "-c", 2, srv.url("/bytes/1000000"))
+    check(r.j["summary"]["requests"] == 50 and err_total(r.j) == 0, "1 MB bodies")
+    check(r.j["summary"]["bytes_received"] >= 50 * 1000000, "1 MB bodies counted")
+    r = rafale("-n", 100, "-c", 2, "-m", "HEAD", srv.url("/bytes/5000"))
+    check(r.j["summary"]["requests"] == 100 and err_total(r.j) == 0, "HEAD: no body expected, no hang")
+    check(r.j["summary"]["bytes_received"] < 100 * 1000, "HEAD: no body received")
+    r = rafale("-n", 100, "-c", 2, srv.url("/status/204"), srv.url("/status/304"))
+    check(r.j["status"] == {"204": 50, "304": 50} and err_total(r.j) == 0, "204/304 without body")
+    srv.stop()
+
+
+@test
+def post_body_and_headers_reach_server():
+    log = os.path.join(TMP, "access.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    body = os.path.join(TMP, "body.bin")
+    with open(body, "wb") as f:
+        f.write(b"x" * 3000)
+    srv = Serve("--access-log", log)
+    r1 = rafale("-n", 20, "-c", 2, "-b", "hello=1", "-H", "X-Test: yes", srv.url("/json"))
+    r2 = rafale("-n", 30, "-c", 3, "-p", body, "-T", "application/octet-stream", srv.url("/"))
+    r3 = rafale("-n", 10, "-c", 1, "-m", "PUT", "--body-file", body, srv.url("/"))
+    srv.stop()
+    lines = open(log).read().splitlines()
+    check(r1.j["summary"]["requests"] == 20 and r2.j["summary"]["requests"] == 30 and
+          r3.j["summary"]["requests"] == 10, "bodies sent, responses received")
+    check(len(lines) == 60, "access log has one line per request (%d)" % len(lines))
+    check(sum('"POST /json' in l for l in lines) == 20 and sum('"POST / ' in l for l in lines) == 30 and
+          sum('"PUT / ' in l for l in lines) == 10, "methods as asked (-b and -p imply POST)")
+    check(r2.j["summary"]["bytes_sent"] >= 30 * 3000, "request bodies counted in bytes sent")
+
+
+@test
+def timeouts_are_recorded_in_latency():
+    srv = Serve()
+    r = rafale("-n", 20, "-c", 5, "--timeout", "100ms", srv.url("/delay/1000"))
+    srv.stop()
+    j = r.j
+    check(j["errors"]["timeout"] == 20 and j["summary"]["requests"] == 0, "all 20 time out (%s)" % j["errors"])
+    check(j["latency"]["count"] == 20, "timed-out requests are in the latency histogram")
+    check(100000 <= j["latency"]["percentiles_us"]["50"] <= 130000,
+          "recorded at the timeout: p50 %.0f us" % j["latency"]["percentiles_us"]["50"])
+    check("timeout" in r.out and "--timeout" in r.out, "text report explains the timeout")
+
+
+@test
+def delay_latency():
+    srv = Serve()
+    r = rafale("-n", 40, "-c", 4, srv.url("/delay/20"))
+    srv.stop()
+    p50 = r.j["latency"]["percentiles_us"]["50"]
+    check(r.j["summary"]["requests"] == 40, "/delay/20 completes")
+    check(20000 <= p50 <= 21000 * 1.05, "/delay/20 p50 within 5%% of 20 ms: %.0f us" % p50)
+
+
+@test
+def server_closes_connection():
+    srv = Serve()
+    r = rafale("-n", 300, "-c", 3, srv.url("/close"))
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 300 and err_total(j) == 0, "/close: all complete, no errors")
+    check(j["summary"]["server_closes"] == 300, "/close: counted as closed by the server")
+    check(conns == 300 and j["summary"]["connections_opened"] == 300, "/close: reconnected each time (%s)" % conns)
+
+
+@test
+def requests_per_connection():
+    srv = Serve()
+    r = rafale("-n", 1000, "-c", 5, "--requests-per-connection", 10, srv.url())
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 1000 and err_total(r.j) == 0, "rpc: all complete")
+    # Each connection carries 10, except the last ones cut short when -n runs out.
+    check(100 <= conns <= 105 and r.j["summary"]["connections_opened"] == conns,
+          "rpc 10: about 100 connections, as the server counted (%s)" % conns)
+
+
+@test
+def csv_output():
+    srv = Serve()
+    path = os.path.join(TMP, "out.csv")
+    r = rafale("-n", 500, "-c", 5, "--csv", path, srv.url())
+    srv.stop()
+    lines = open(path).read().splitlines()
+    check(lines[0] == "Percentage served,Time in ms" and len(lines) == 102, "CSV in ab's -e format")
+    vals = [float(l.split(",")[1]) for l in lines[1:]]
+    check(all(a <= b for a, b in zip(vals, vals[1:])), "CSV times never decrease")
+    check([int(l.split(",")[0]) for l in lines[1:]] == list(range(101)), "CSV percentages 0..100")
+    check(abs(vals[100] - r.j["latency"]["max_us"] / 1000) < 0.01, "CSV 100% is the max")
+
+
+@test
+def json_shape():
+    srv = Serve()
+    r = rafale("-n", 100, "-c", 2, srv.url())
+    srv.stop()
+    j = r.j
+    for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
+        check(k in j["summary"], "summary." + k)
+    kinds = ["connect_refused", "connect_timeout", "connect_other", "reset", "timeout", "write", "malformed",
+             "closed_early", "addr_unavailable"]
+    check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
+    for h in ("latency", "connect", "ttfb"):
+        for k in ("min_us", "mean_us", "stdev_us", "max_us", "percentiles_us", "histogram"):
+            check(k in j[h], "%s.%s" % (h, k))
+        check(sorted(j[h]["percentiles_us"]) == sorted(["50", "75", "90", "95", "99", "99.9"]), h + " percentiles")
+        check(sum(c for _, c in j[h]["histogram"]) == j[h]["count"], h + " histogram adds up")
+        p = j[h]["percentiles_us"]
+        check(j[h]["min_us"] <= p["50"] <= p["99"] <= j[h]["max_us"], h + " ordered")
+    check(j["per_url"][0]["url"] == srv.url() and "config" in j, "per_url and config")
+    r2 = rafale("-n", 10, "-c", 1, srv.url(), expect_json=False) if False else None
+    del r2
+
+
+@test
+def json_to_stdout():
+    srv = Serve()
+    p = subprocess.run([RAFALE, "-q", "-n", 50, "-c", 2, "--json", "-", srv.url()] if False else
+                       [RAFALE, "-q", "-n", "50", "-c", "2", "--json", "-", srv.url()],
+                       capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    try:
+        j = json.loads(p.stdout)
+        ok = j["summary"]["requests"] == 50
+    except ValueError:
+        ok = False
+    check(ok, "--json - writes only JSON on stdout")
+    check("Requests" in p.stderr, "and the text report goes to stderr")
+
+
+@test
+def ipv6_loopback():
+    try:
+        s = socket.socket(socket.AF_INET6)
+        s.bind(("::1", 0))
+        s.close()
+    except OSError:
+        print("  (skipped: no IPv6 loopback)")
+        return
+    srv = Serve(listen="[::1]:0")
+    r = rafale("-n", 200, "-c", 2, "http://[::1]:%d/" % srv.port)
+    srv.stop()
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0, "IPv6 loopback")
+
+
+@test
+def localhost_name_resolves():
+    srv = Serve()
+    r = rafale("-n", 100, "-c", 2, "http://localhost:%d/" % srv.port)
+    srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 100, "host name resolved once at start")
+
+
+# --- against broken servers ---------------------------------------------------
+
+@test
+def connection_refused():
+    r = rafale("-n", 50, "-c", 5, "http://127.0.0.1:%d/" % free_port())
+    j = r.j
+    check(j is not None and j["errors"]["connect_refused"] == 50, "refused: 50 connect_refused")
+    check(j is not None and j["summary"]["requests"] == 0 and accounted(j), "refused: accounted")
+    check("connect_refused" in r.out and "nothing accepted" in r.out, "refused: explained")
+    r = rafale("-d", "300ms", "-c", 2, "http://127.0.0.1:%d/" % free_port())
+    check(r.j is not None and r.j["errors"]["connect_refused"] > 0 and accounted(r.j),
+          "refused with -d: ends on time, errors counted")
+
+
+@test
+def server_resets():
+    bad = BadServer("reset")
+    r = rafale("-n", 40, "-c", 4, bad.url())
+    bad.stop()
+    j = r.j
+    check(j["errors"]["reset"] == 40, "reset: 40 resets (%s)" % j["errors"])
+    check(bad.accepted == 40 and bad.requests == 40, "reset: the server saw 40 requests on 40 connections")
+    check(accounted(j), "reset: accounted")
+
+
+@test
+def short_body_then_close():
+    bad = BadServer("short")
+    r = rafale("-n", 30, "-c", 3, bad.url())
+    bad.stop()
+    check(r.j["errors"]["closed_early"] == 30 and r.j["summary"]["requests"] == 0,
+          "short body: 30 closed_early (%s)" % r.j["errors"])
+    check(bad.requests == 30, "short body: server saw 30 requests")
+
+
+@test
+def garbage_response():
+    bad = BadServer("garbage")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    check(r.j["errors"]["malformed"] == 20, "garbage: 20 malformed (%s)" % r.j["errors"])
+    check("malformed" in r.out and "bad status line" in r.out, "garbage: the parser's reason is shown")
+
+
+@test
+def silent_server_times_out():
+    bad = BadServer("silent")
+    r = rafale("-n", 6, "-c", 3, "--timeout", "200ms", bad.url())
+    bad.stop()
+    check(r.j["errors"]["timeout"] == 6 and r.j["latency"]["count"] == 6, "silent: 6 timeouts, in latency")
+    check(r.j["latency"]["min_us"] >= 200000, "silent: recorded at the timeout")
+
+
+@test
+def dripping_server():
+    bad = BadServer("drip")
+    r = rafale("-n", 6, "-c", 2, bad.url())
+    bad.stop()
+    n = len(BadServer.RESPONSE)
+    check(r.j["summary"]["requests"] == 6 and err_total(r.j) == 0, "drip: byte-by-byte responses complete")
+    check(r.j["latency"]["min_us"] >= (n - 1) * 2000, "drip: latency covers the whole response")
+    check(r.j["ttfb"]["max_us"] < r.j["latency"]["min_us"], "drip: first byte well before the last")
+
+
+@test
+def server_closes_at_once():
+    bad = BadServer("closenow")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    e = r.j["errors"]
+    check(e["closed_early"] + e["reset"] + e["write"] == 20 and r.j["summary"]["requests"] == 0,
+          "close at accept: 20 errors as closed_early/reset/write (%s)" % e)
+
+
+@test
+def extra_bytes_http10_trailers_interim():
+    bad = BadServer("extra")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0, "junk after a response: response counts")
+    check(bad.accepted == 20, "junk after a response: connection replaced (%d)" % bad.accepted)
+    bad = BadServer("http10")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0, "HTTP/1.0 body until close")
+    check(bad.accepted == 20, "HTTP/1.0: one connection per request")
+    bad = BadServer("chunked-trailer")
+    r = rafale("-n", 30, "-c", 3, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 30 and err_total(r.j) == 0 and bad.accepted == 3,
+          "chunked with extension and trailer, kept alive")
+    bad = BadServer("continue")
+    r = rafale("-n", 30, "-c", 3, bad.url())
+    bad.stop()
+    check(r.j["status"] == {"200": 30} and bad.accepted == 3, "100 Continue then 200")
+
+
+@test
+def backlog_full_connect_timeout():
+    bad = BadServer("noaccept", backlog=0)
+    r = rafale("-n", 12, "-c", 12, "--connect-timeout", "300ms", "--timeout", "600ms", bad.url())
+    bad.stop()
+    e = r.j["errors"]
+    check(e["connect_timeout"] >= 1 and e["connect_timeout"] + e["timeout"] == 12,
+          "never accepting: connect_timeout and timeout only (%s)" % e)
+    check(r.j["summary"]["requests"] == 0 and accounted(r.j), "never accepting: accounted")
+
+
+@test
+def sigint_gives_partial_report():
+    srv = Serve()
+    jpath = os.path.join(TMP, "sig.json")
+    p = subprocess.Popen([RAFALE, "-q", "-d", "60s", "-c", "4", "--json", jpath, srv.url("/delay/10")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = "", ""
+    srv.stop()
+    check(p.returncode == 130, "SIGINT: exit 130 (%s)" % p.returncode)
+    check("Interrupted" in out and "Requests" in out, "SIGINT: the report is printed")
+    try:
+        j = json.load(open(jpath))
+    except (OSError, ValueError):
+        j = None
+    check(j is not None and j["interrupted"] is True and accounted(j) and j["summary"]["requests"] > 10,
+          "SIGINT: JSON written, accounted")
+    check(j is not None and j["summary"]["elapsed_s"] < 10, "SIGINT: elapsed covers the run until the signal")
+
+
+# --- bad input -------------------------------------------------------------------
+
+@test
+def bad_input_one_line_errors():
+    port = free_port()
+    cases = [
+        (["--bogus", "http://127.0.0.1/"], "unknown option"),
+        (["-c", "0", "http://127.0.0.1/"], "-c wants"),
+        (["-n", "0", "http://127.0.0.1/"], "-n wants"),
+        (["-n", "abc", "http://127.0.0.1/"], "-n wants"),
+        (["-d", "10parsecs", "http://127.0.0.1/"], "-d wants"),
+        (["-t", "0", "http://127.0.0.1/"], "-t wants"),
+        (["--timeout", "0", "http://127.0.0.1/"], "--timeout wants"),
+        (["-H", "NoColon", "http://127.0.0.1/"], "-H wants"),
+        (["-m", "GE T", "http://127.0.0.1/"], "-m wants"),
+        (["http://127.0.0.1:99999/"], "bad port"),
+        (["http://127.0.0.1:0/"], "bad port"),
+        (["https://127.0.0.1/"], "https:// is not supported yet"),
+        (["gopher://127.0.0.1/"], "unsupported scheme"),
+        (["http:///nohost"], "no host"),
+        (["-n", "5"], "no URL"),
+        (["-c"], "needs a value"),
+        (["--body-file", "/nonexistent/file", "http://127.0.0.1/"], "cannot read body file"),
+        (["-n", "1", "http://no-such-host.invalid:%d/" % port], "cannot resolve host"),
+    ]
+    for args, needle in cases:
+        r = rafale(*args, expect_json=False, timeout=30)
+        lines = [l for l in r.err.splitlines() if l.strip()]
+        check(r.rc in (1, 2) and len(lines) == 1 and needle in lines[0] and lines[0].startswith("rafale:"),
+              "bad input %s -> one line with '%s' (rc=%s, stderr=%r)" % (args, needle, r.rc, r.err))
+
+
+@test
+def n_below_c_lowers_c():
+    srv = Serve()
+    r = rafale("-n", 3, "-c", 10, srv.url())
+    conns, _ = srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 3 and r.j["config"]["connections"] == 3,
+          "-n 3 -c 10 runs with 3 connections")
+    check("using 3 connections" in r.err, "and says so")
+    check(conns == 3, "server saw 3 connections")
+
+
+@test
+def fd_limit_too_low():
+    def low():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    r = rafale("-n", 1000, "-c", 500, "http://127.0.0.1:%d/" % free_port(), expect_json=False, preexec=low)
+    lines = [l for l in r.err.splitlines() if l.strip()]
+    check(r.rc == 2 and len(lines) == 1 and "ulimit -n" in lines[0], "fd limit: clear error (%r)" % r.err)
+
+
+@test
+def help_and_version():
+    p = subprocess.run([RAFALE, "--help"], capture_output=True, text=True)
+    check(p.returncode == 0 and "--close" in p.stdout and "-n, --requests" in p.stdout, "--help")
+    p = subprocess.run([RAFALE, "--version"], capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout.startswith("rafale "), "--version")
+    p = subprocess.run([RAFALE, "serve", "--nope"], capture_output=True, text=True)
+    check(p.returncode == 2 and "unknown option" in p.stderr, "serve: unknown option")
+    p = subprocess.run([RAFALE, "serve", "--listen", "nonsense"], capture_output=True, text=True)
+    check(p.returncode == 1 and "--listen wants" in p.stderr, "serve: bad --listen")
+
+
+# --- rafale serve itself, over raw sockets --------------------------------------
+
+def raw(addr, data, want_close=True, timeout=5):
+    host, port = addr.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=timeout)
+    s.sendall(data)
+    out = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            out += d
+            if not want_close and out.count(b"HTTP/1.1") >= want_close:
+                pass
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+@test
+def serve_pipelining_and_protocol():
+    srv = Serve()
+    out = raw(srv.addr, b"GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n"
+                        b"GET /delay/30 HTTP/1.1\r\nHost: x\r\n\r\nGET /status/201 HTTP/1.1\r\nConnection: close\r\n\r\n")
+    check(out.count(b"HTTP/1.1 ") == 4, "serve: four pipelined responses")
+    check(out.index(b"delayed 30 ms") < out.index(b"201 Created"), "serve: responses stay in order after a delay")
+    out = raw(srv.addr, b"GET / HTTP/1.0\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 200 OK") and b"Connection: close" in out and out.endswith(b"Hello, world\n"),
+          "serve: HTTP/1.0 closes")
+    out = raw(srv.addr, b"NONSENSE\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 400"), "serve: 400 on garbage")
+    out = raw(srv.addr, b"HEAD /bytes/100 HTTP/1.1\r\nConnection: close\r\n\r\n")
+    check(b"Content-Length: 100" in out and out.endswith(b"\r\n\r\n"), "serve: HEAD has no body")
+    out = raw(srv.addr, b"GET /redirect?to=http://a.example/x HTTP/1.1\r\nConnection: close\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 302") and b"Location: http://a.example/x\r\n" in out, "serve: redirect ?to=")
+    out = raw(srv.addr, b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabcdeGET /nope HTTP/1.1\r\nConnection: close\r\n\r\n")
+    check(out.count(b"HTTP/1.1 ") == 2 and b"404 Not Found" in out, "serve: request body skipped, next parsed")
+    srv.stop()
+
+
+@test
+def serve_files_random():
+    d = os.path.join(TMP, "files")
+    os.makedirs(d, exist_ok=True)
+    for name, data in (("a.html", b"<p>a</p>"), ("b.json", b"{}"), ("c.bin", b"\x00" * 1000)):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    srv = Serve("--files", d)
+    r = rafale("-n", 300, "-c", 3, srv.url("/random"))
+    srv.stop()
+    check(r.j["summary"]["requests"] == 300 and r.j["status"] == {"200": 300}, "serve --files /random")
+    p = subprocess.run([RAFALE, "serve", "--listen", "127.0.0.1:0", "--files", "/nonexistent"],
+                       capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "cannot open --files" in p.stderr, "serve: bad --files directory")
+
+
+def main():
+    global RAFALE, SANITIZED
+    args = sys.argv[1:]
+    if args and args[0] == "--sanitized":
+        SANITIZED = True
+        args = args[1:]
+    RAFALE = os.path.abspath(args[0] if args else "./rafale")
+    name = "integration" + (" (sanitized)" if SANITIZED else "")
+    only = os.environ.get("ONLY")
+    for t in TESTS:
+        if only and only not in t.__name__:
+            continue
+        before = FAILED
+        t0 = time.monotonic()
+        try:
+            t()
+        except Exception as e:  # a crashing test is a failed test, and the rest still run
+            check(False, "%s raised %r" % (t.__name__, e))
+        print("%-45s %s (%.1fs)" % (t.__name__, "ok" if FAILED == before else "FAILED", time.monotonic() - t0),
+              flush=True)
+    print("%s: %d passed, %d failed" % (name, PASSED, FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
