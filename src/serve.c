@@ -63,6 +63,7 @@ struct sconn {
     struct sbuf out;     /* unsent output */
     size_t out_off;
     struct sconn *next_free;
+    struct sconn *next_all;  /* every connection ever allocated, for shutdown */
     char peer[48];
 };
 
@@ -80,6 +81,7 @@ struct sthread {
     char logdate[40];        /* access log time */
     struct sbuf hello;       /* ready-made keep-alive answer to GET / */
     struct sconn *free;
+    struct sconn *all;
     uint32_t rng;
     const atomic_int *stop;
 };
@@ -756,13 +758,19 @@ static void on_accept(struct loop_io *io, uint32_t ev)
         t->accepted++;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         if (t->free) {
+            struct sconn *keep_all;
             c = t->free;
             t->free = c->next_free;
-        } else if ((c = malloc(sizeof(*c))) == NULL) {
+            keep_all = c->next_all;
+            memset(c, 0, sizeof(*c));
+            c->next_all = keep_all;
+        } else if ((c = calloc(1, sizeof(*c))) == NULL) {
             close(fd);
             continue;
+        } else {
+            c->next_all = t->all;
+            t->all = c;
         }
-        memset(c, 0, sizeof(*c));
         c->t = t;
         c->fd = fd;
         c->io.fn = sc_on_io;
@@ -921,8 +929,12 @@ static void serve_free(struct serve *s)
         struct sconn *c;
         if (t->lfd >= 0)
             close(t->lfd);
-        while ((c = t->free) != NULL) {
-            t->free = c->next_free;
+        while ((c = t->all) != NULL) {
+            t->all = c->next_all;
+            if (c->fd >= 0)
+                close(c->fd);
+            sbuf_free(&c->in);
+            sbuf_free(&c->out);
             free(c);
         }
         loop_fini(&t->loop);
