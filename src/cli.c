@@ -15,10 +15,13 @@
 
 enum {
     OPT_CLOSE = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_BODY_FILE, OPT_RPC, OPT_JSON, OPT_CSV,
-    OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE,
+    OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE, OPT_PIPELINE, OPT_ARRIVAL, OPT_WARMUP, OPT_SOURCE,
 };
 
+#define MAX_SOURCES 256
+
 static const struct option long_opts[] = {
+    { "arrival", required_argument, NULL, OPT_ARRIVAL },
     { "body", required_argument, NULL, 'b' },
     { "body-file", required_argument, NULL, OPT_BODY_FILE },
     { "close", no_argument, NULL, OPT_CLOSE },
@@ -34,12 +37,16 @@ static const struct option long_opts[] = {
     { "latency", no_argument, NULL, OPT_LATENCY },
     { "method", required_argument, NULL, 'm' },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "pipeline", required_argument, NULL, OPT_PIPELINE },
     { "quiet", no_argument, NULL, 'q' },
+    { "rate", required_argument, NULL, 'R' },
     { "requests", required_argument, NULL, 'n' },
     { "requests-per-connection", required_argument, NULL, OPT_RPC },
+    { "source", required_argument, NULL, OPT_SOURCE },
     { "threads", required_argument, NULL, 't' },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "version", no_argument, NULL, 'V' },
+    { "warmup", required_argument, NULL, OPT_WARMUP },
     { NULL, 0, NULL, 0 },
 };
 
@@ -59,6 +66,14 @@ void cli_usage(void)
 "      --requests-per-connection N   reconnect after N requests on a connection\n"
 "      --timeout D          give up on a request after D (default 10s)\n"
 "      --connect-timeout D  give up on a TCP handshake after D (default 5s)\n"
+"      --pipeline N         keep N requests in flight per connection (HTTP/1.1 pipelining)\n"
+"      --source A[-B]       spread connections over local IPv4 addresses A..B\n"
+"\n"
+"Constant rate (open loop):\n"
+"  -R, --rate R             send R requests per second in total, on a fixed schedule;\n"
+"                           latency counts from when each request was due\n"
+"      --arrival uniform|poisson   spacing of the schedule (default uniform)\n"
+"      --warmup D           send load for D before measuring\n"
 "\n"
 "Request:\n"
 "  -m, --method M           HTTP method (default GET, or POST with a body)\n"
@@ -206,7 +221,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
 
     opterr = 0;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, ":n:c:t:d:km:H:b:p:T:e:qhV", long_opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":n:c:t:d:km:H:b:p:T:e:R:qhV", long_opts, NULL)) != -1) {
         switch (opt) {
         case 'n':
             if (units_parse_count(optarg, &cfg->requests) != 0 || cfg->requests == 0)
@@ -279,6 +294,42 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         case OPT_CSV:
             cfg->csv_path = optarg;
             break;
+        case OPT_PIPELINE:
+            if (parse_u32(optarg, &cfg->pipeline, 1) != 0 || cfg->pipeline > 1024)
+                return fail(err, errlen, "--pipeline wants a depth from 1 to 1024, not '%s'", optarg);
+            break;
+        case 'R': {
+            char *end;
+            errno = 0;
+            cfg->rate = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(cfg->rate > 0) || cfg->rate > 1e8)
+                return fail(err, errlen, "-R wants requests per second, a number above 0, not '%s'", optarg);
+            break;
+        }
+        case OPT_ARRIVAL:
+            if (strcmp(optarg, "poisson") == 0)
+                cfg->poisson = 1;
+            else if (strcmp(optarg, "uniform") == 0)
+                cfg->poisson = 0;
+            else
+                return fail(err, errlen, "--arrival wants uniform or poisson, not '%s'", optarg);
+            break;
+        case OPT_WARMUP:
+            if (units_parse_duration(optarg, &cfg->warmup_ns) != 0)
+                return fail(err, errlen, "--warmup wants a duration such as 2s, not '%s'", optarg);
+            break;
+        case OPT_SOURCE: {
+            int n;
+            free(cfg->sources);
+            cfg->sources = calloc(MAX_SOURCES, sizeof(*cfg->sources));
+            if (cfg->sources == NULL)
+                return fail(err, errlen, "out of memory");
+            n = net_parse_sources(optarg, cfg->sources, MAX_SOURCES, err, errlen);
+            if (n < 0)
+                return CLI_ERROR;
+            cfg->nsources = (uint32_t)n;
+            break;
+        }
         case OPT_LATENCY:
             break; /* wrk's flag: we always print the distribution */
         case 'q':
@@ -336,6 +387,10 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     }
     if (cfg->threads > cfg->connections)
         cfg->threads = cfg->connections;
+    if (cfg->pipeline > 1 && !cfg->keepalive)
+        return fail(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
+    if (cfg->nsources && cfg->urls[0].host_is_ipv6)
+        return fail(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
     return CLI_OK;
 }
 
@@ -349,6 +404,7 @@ void cli_free(struct config *cfg)
     free(cfg->url_text);
     free(cfg->headers);
     free(cfg->body);
+    free(cfg->sources);
     memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net.h"
 #include "url.h"
 
 struct config {
@@ -21,6 +22,12 @@ struct config {
     uint64_t requests_per_conn;  /* 0: unlimited */
     uint64_t timeout_ns;
     uint64_t connect_timeout_ns;
+    uint32_t pipeline;           /* requests in flight per connection, 1: no pipelining */
+    double rate;                 /* -R: requests per second in total; 0: closed loop */
+    int poisson;                 /* --arrival poisson */
+    uint64_t warmup_ns;          /* --warmup: load sent before the measured phase */
+    struct net_addr *sources;    /* --source: local addresses, round-robin */
+    uint32_t nsources;
 
     const char *method;
     const char **headers;        /* "Name: value" */

@@ -1,15 +1,23 @@
 /* engine.c - the load generator: worker threads, the connection state
- * machine, and the merge of per-thread results.
+ * machine, the send schedule, and the merge of per-thread results.
  *
  * Each worker owns an event loop, its connections, one read buffer and its
  * own stats; threads share only the read-only plan, so the hot path has no
  * locks and no atomics. A connection goes
  *
- *     IDLE -> CONNECTING -> HANDSHAKE -> WRITING -> READING -+-> WRITING (keep-alive)
- *                                                            +-> IDLE -> CONNECTING ...
+ *     IDLE -> CONNECTING -> HANDSHAKE -> OPEN -> ... -> IDLE
  *
- * and a request is "started" when it is given a slot (with -n, its share of
- * the total), so started = completed + errors + in flight always holds. */
+ * and while OPEN it carries a ring of outstanding requests ("slots", more
+ * than one when pipelining): written in order, answered in order.
+ *
+ * Closed loop (default): a connection sends its next request as soon as a
+ * response arrives. Rate mode (-R): a per-thread schedule says when each
+ * request is due; due requests wait in a backlog for a free connection and
+ * keep their due time, so latency is measured from when the request should
+ * have been sent (no coordinated omission).
+ *
+ * A request is "started" when it gets a slot, and it ends completed or
+ * failed, so started = completed + errors + in flight always holds. */
 #include "engine.h"
 #include "clock.h"
 #include "http_parse.h"
@@ -19,14 +27,18 @@
 #include "request.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define RBUF_SIZE (64 * 1024)
 #define MAX_WAIT_NS (50 * NS_PER_MS) /* how soon a worker notices a stop */
+#define MAX_IOV 64
 #define container_of(p, T, m) ((T *)(void *)((char *)(p) - offsetof(T, m)))
 
 struct plan_url {
@@ -48,11 +60,21 @@ struct plan {
     uint32_t nurls;
     struct plan_target *targets;
     uint32_t ntargets;
-    uint64_t t0;
+    uint32_t nthreads;
+    uint64_t t0;         /* start: warm-up begins */
+    uint64_t t_measure;  /* measured phase begins */
+    uint64_t t_deadline; /* -d ends the measured phase here, or UINT64_MAX */
     const atomic_int *stop;
 };
 
-enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_WRITING, C_READING };
+enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
+
+struct slot {
+    uint64_t t_due;      /* when it should have been sent (== t_sent in closed loop) */
+    uint64_t t_sent;     /* when it started: connect start if a connection was opened for it */
+    uint32_t url;
+    uint8_t measured;    /* started in the measured phase: counts in the results */
+};
 
 struct worker;
 
@@ -64,16 +86,20 @@ struct conn {
     void *io_ctx;
     int fd;
     uint8_t state;
-    uint8_t fresh;        /* a connection was opened for the current request */
-    uint8_t got_byte;
-    uint8_t pending;      /* queued in worker.pending */
+    uint8_t queued;      /* in worker.restart (closed loop) or worker.ready (rate) */
+    uint8_t got_first;   /* a byte of the oldest request's response arrived */
+    uint16_t count;      /* requests outstanding */
+    uint16_t nsent;      /* of those, written whole */
+    uint16_t head;       /* ring index of the oldest */
+    uint16_t cap;        /* pipeline depth */
     uint32_t target;
-    uint32_t url;
-    uint32_t rr;          /* next URL of the target, round-robin */
-    uint64_t nreq;        /* requests begun on this connection */
-    uint64_t t_start, t_first;
-    size_t woff;
+    uint32_t rr;         /* next URL of the target, round-robin */
+    uint64_t nreq;       /* requests begun on this connection */
+    uint64_t t_first;
+    size_t woff;         /* bytes written of the first unsent request */
     struct hp hp;
+    struct slot *slots;  /* cap entries; &one when not pipelining */
+    struct slot one;
 };
 
 struct worker {
@@ -81,20 +107,41 @@ struct worker {
     struct loop loop;
     struct conn *conns;
     uint32_t nconns;
-    uint32_t *pending;     /* connections to (re)start outside their handler */
-    uint32_t npending;
-    uint64_t budget;       /* requests this worker may start */
-    uint64_t ended;        /* completed + failed */
-    uint64_t t_last;       /* when the last request ended */
+    uint32_t id;
+    /* Connections waiting to be given work, processed outside handlers so
+     * that failing connects never recurse. A FIFO: in rate mode requests go
+     * round-robin over the connections, as evenly as the schedule allows. */
+    uint32_t *q;
+    uint32_t qhead, qlen;
+    uint64_t budget;       /* measured requests this worker may start */
+    uint64_t ended;        /* measured requests completed or failed */
+    uint64_t t_last;       /* when the last measured request ended */
     int stopping;
+    /* Rate mode: the schedule and the backlog of due, unsent requests. */
+    struct timer sched;
+    uint64_t next_due;
+    uint64_t scheduled;    /* measured requests put on the schedule */
+    double gap_ns;         /* mean time between this worker's requests */
+    uint64_t rng;
+    uint64_t *backlog;
+    uint32_t bl_head, bl_len, bl_cap;
     struct stats st;
     struct stats *per_url;
     char *rbuf;
+    struct iovec iov[MAX_IOV];
     pthread_t thread;
     char err[160];
 };
 
-static void conn_begin(struct conn *c);
+static int rate_mode(const struct worker *w)
+{
+    return w->plan->cfg->rate > 0;
+}
+
+static struct slot *slot_at(struct conn *c, uint32_t i)
+{
+    return &c->slots[(c->head + i) % c->cap];
+}
 
 static void conn_close(struct conn *c)
 {
@@ -103,15 +150,32 @@ static void conn_close(struct conn *c)
         c->fd = -1;
     }
     c->state = C_IDLE;
+    c->count = c->nsent = 0;
+    c->woff = 0;
 }
 
-static void queue_restart(struct conn *c)
+/* Queues c to be given work by the worker loop (closed loop: its next
+ * request; rate mode: the next due request). */
+static void enqueue(struct conn *c)
 {
     struct worker *w = c->w;
-    if (!c->pending) {
-        c->pending = 1;
-        w->pending[w->npending++] = (uint32_t)(c - w->conns);
-    }
+    if (c->queued)
+        return;
+    c->queued = 1;
+    w->q[(w->qhead + w->qlen) % w->nconns] = (uint32_t)(c - w->conns);
+    w->qlen++;
+}
+
+static struct conn *dequeue(struct worker *w)
+{
+    struct conn *c;
+    if (w->qlen == 0)
+        return NULL;
+    c = &w->conns[w->q[w->qhead]];
+    w->qhead = (w->qhead + 1) % w->nconns;
+    w->qlen--;
+    c->queued = 0;
+    return c;
 }
 
 static enum err_kind connect_kind(int e)
@@ -137,77 +201,228 @@ static void note_error(struct stats *s, enum err_kind k, int e, const char *deta
         s->err_detail[k] = detail;
 }
 
-/* The current request ended in error: count it, drop the connection, and
- * start the next request from the loop (never recursively). */
+static void arm_timer(struct conn *c)
+{
+    const struct config *cfg = c->w->plan->cfg;
+    uint64_t limit = cfg->timeout_ns;
+    if (c->count == 0)
+        return; /* idle connections never time out */
+    if (c->state == C_CONNECTING && cfg->connect_timeout_ns < limit)
+        limit = cfg->connect_timeout_ns;
+    timer_set(&c->w->loop, &c->timer, slot_at(c, 0)->t_sent + limit);
+}
+
+/* The connection is lost: every outstanding request ends with error k. */
 static void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_url[c->url];
+    uint32_t i;
 
-    note_error(&w->st, k, e, detail);
-    note_error(u, k, e, detail);
-    if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
-        /* A slow sample is still a sample: drop it and the tail lies. */
-        hist_record(&w->st.latency, now - c->t_start);
-        hist_record(&u->latency, now - c->t_start);
+    for (i = 0; i < c->count; i++) {
+        struct slot *s = slot_at(c, i);
+        struct stats *u = &w->per_url[s->url];
+        if (!s->measured)
+            continue;
+        note_error(&w->st, k, e, detail);
+        note_error(u, k, e, detail);
+        if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
+            /* A slow sample is still a sample: drop it and the tail lies. */
+            hist_record(&w->st.latency, now - s->t_due);
+            hist_record(&u->latency, now - s->t_due);
+            hist_record(&w->st.latency_unc, now - s->t_sent);
+            hist_record(&u->latency_unc, now - s->t_sent);
+        }
+        w->ended++;
+        w->t_last = now;
     }
-    w->ended++;
-    w->t_last = now;
     conn_close(c);
-    queue_restart(c);
+    enqueue(c);
 }
 
-static void conn_done(struct conn *c, uint64_t now, int force_close)
+/* May another request start? */
+static int may_start(const struct worker *w)
+{
+    return !w->stopping && w->st.started < w->budget;
+}
+
+/* Gives c a request due at t_due. The caller checked the budget. */
+static void slot_add(struct conn *c, uint64_t t_due, uint64_t now)
 {
     struct worker *w = c->w;
-    const struct config *cfg = w->plan->cfg;
-    struct stats *u = &w->per_url[c->url];
-    unsigned status = c->hp.status < STATUS_MAX ? c->hp.status : 0;
-    uint64_t lat = now - c->t_start, ttfb = c->t_first - c->t_start;
-    int server_keeps = hp_keepalive(&c->hp);
+    const struct plan_target *tg = &w->plan->targets[c->target];
+    struct slot *s = &c->slots[(c->head + c->count) % c->cap];
 
-    w->st.completed++;
-    u->completed++;
-    w->st.status[status]++;
-    u->status[status]++;
-    hist_record(&w->st.latency, lat);
-    hist_record(&u->latency, lat);
-    hist_record(&w->st.ttfb, ttfb);
-    hist_record(&u->ttfb, ttfb);
-    w->ended++;
-    w->t_last = now;
-
-    if (cfg->keepalive && !server_keeps) {
-        w->st.server_closes++;
-        u->server_closes++;
+    s->t_due = t_due;
+    s->t_sent = now;
+    s->url = tg->urls[c->rr++ % tg->nurls];
+    s->measured = t_due >= w->plan->t_measure;
+    if (s->measured) {
+        w->st.started++;
+        w->per_url[s->url].started++;
+        if (rate_mode(w)) {
+            hist_record(&w->st.lag, now - t_due);
+            hist_record(&w->per_url[s->url].lag, now - t_due);
+        }
     }
-    if (force_close || !cfg->keepalive || !server_keeps ||
-        (cfg->requests_per_conn && c->nreq >= cfg->requests_per_conn))
-        conn_close(c);
-    conn_begin(c);
+    if (c->count == 0) {
+        hp_reset(&c->hp, w->plan->urls[s->url].head);
+        c->got_first = 0;
+    }
+    c->count++;
+    c->nreq++;
 }
 
 static void conn_write(struct conn *c)
 {
     struct worker *w = c->w;
-    const struct plan_url *pu = &w->plan->urls[c->url];
+    const struct plan *pl = w->plan;
 
-    while (c->woff < pu->len) {
-        ssize_t n = c->ops->write(c->io_ctx, c->fd, pu->req + c->woff, pu->len - c->woff);
-        if (n > 0) {
-            c->woff += (size_t)n;
-            w->st.bytes_sent += (uint64_t)n;
-            w->per_url[c->url].bytes_sent += (uint64_t)n;
-            continue;
+    while (c->nsent < c->count) {
+        int n = 0;
+        uint32_t i;
+        ssize_t r;
+        for (i = c->nsent; i < c->count && n < MAX_IOV; i++, n++) {
+            const struct plan_url *pu = &pl->urls[slot_at(c, i)->url];
+            size_t off = i == c->nsent ? c->woff : 0;
+            w->iov[n].iov_base = pu->req + off;
+            w->iov[n].iov_len = pu->len - off;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return; /* edge-triggered EPOLLOUT will call us back */
-        conn_fail(c, ERR_WRITE, n < 0 ? errno : EPIPE, NULL, clock_ns());
+        r = n == 1 ? c->ops->write(c->io_ctx, c->fd, w->iov[0].iov_base, w->iov[0].iov_len)
+                   : c->ops->writev(c->io_ctx, c->fd, w->iov, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN)
+                return; /* edge-triggered EPOLLOUT will call us back */
+            conn_fail(c, ERR_WRITE, errno, NULL, clock_ns());
+            return;
+        }
+        if (pl->t_measure <= slot_at(c, c->nsent)->t_due) {
+            w->st.bytes_sent += (uint64_t)r;
+            w->per_url[slot_at(c, c->nsent)->url].bytes_sent += (uint64_t)r;
+        }
+        while (r > 0) {
+            size_t left = pl->urls[slot_at(c, c->nsent)->url].len - c->woff;
+            if ((size_t)r >= left) {
+                r -= (ssize_t)left;
+                c->nsent++;
+                c->woff = 0;
+            } else {
+                c->woff += (size_t)r;
+                r = 0;
+            }
+        }
+    }
+}
+
+/* Closed loop: top the connection up to its pipeline depth and send. */
+static void conn_fill(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    uint64_t rpc = w->plan->cfg->requests_per_conn;
+    int was_idle = c->count == 0;
+
+    while (c->count < c->cap && may_start(w) && (rpc == 0 || c->nreq < rpc))
+        slot_add(c, now, now);
+    if (was_idle)
+        arm_timer(c);
+    conn_write(c);
+}
+
+/* Opens a connection for the request just added to an idle connection. */
+static void conn_open(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    const struct config *cfg = w->plan->cfg;
+    const struct net_addr *src = NULL;
+    int fd, e;
+
+    if (cfg->nsources)
+        src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
+    c->nreq = c->count;
+    fd = net_connect(&w->plan->targets[c->target].addr, src);
+    if (fd < 0) {
+        conn_fail(c, connect_kind(-fd), -fd, NULL, now);
         return;
     }
-    c->state = C_READING;
+    c->fd = fd;
+    c->ops = &io_plain;
+    c->io_ctx = NULL;
+    c->state = C_CONNECTING;
+    if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &c->io)) != 0) {
+        conn_fail(c, ERR_CONNECT_OTHER, e, NULL, now);
+        return;
+    }
+    arm_timer(c);
+}
+
+/* A connection in the work queue gets work: its next request (closed loop)
+ * or the oldest due request (rate mode). */
+static void conn_take(struct conn *c, uint64_t t_due, uint64_t now)
+{
+    slot_add(c, t_due, now);
+    if (c->state == C_IDLE) {
+        conn_open(c, now);
+        return;
+    }
+    if (c->count == 1)
+        arm_timer(c);
+    conn_write(c);
+}
+
+/* The oldest outstanding request got its whole response. Returns 0 when
+ * the connection stays open, -1 when it was closed. */
+static int conn_complete(struct conn *c, uint64_t now, int force_close)
+{
+    struct worker *w = c->w;
+    const struct config *cfg = w->plan->cfg;
+    struct slot *s = slot_at(c, 0);
+    int server_keeps = hp_keepalive(&c->hp);
+
+    if (s->measured) {
+        struct stats *u = &w->per_url[s->url];
+        unsigned status = c->hp.status < STATUS_MAX ? c->hp.status : 0;
+        w->st.completed++;
+        u->completed++;
+        w->st.status[status]++;
+        u->status[status]++;
+        hist_record(&w->st.latency, now - s->t_due);
+        hist_record(&u->latency, now - s->t_due);
+        hist_record(&w->st.latency_unc, now - s->t_sent);
+        hist_record(&u->latency_unc, now - s->t_sent);
+        hist_record(&w->st.ttfb, c->t_first - s->t_sent);
+        hist_record(&u->ttfb, c->t_first - s->t_sent);
+        if (cfg->keepalive && !server_keeps) {
+            w->st.server_closes++;
+            u->server_closes++;
+        }
+        w->ended++;
+        w->t_last = now;
+    }
+    if (c->nsent == 0)
+        force_close = 1; /* answered before the request was written whole */
+    else
+        c->nsent--;
+    c->head = (uint16_t)((c->head + 1) % c->cap);
+    c->count--;
+
+    if (force_close || !cfg->keepalive || !server_keeps ||
+        (cfg->requests_per_conn && c->nreq >= cfg->requests_per_conn && c->count == 0)) {
+        if (c->count > 0) {
+            /* The server closes with pipelined requests unanswered. */
+            conn_fail(c, ERR_CLOSED_EARLY, 0, "closed with pipelined requests unanswered", now);
+            return -1;
+        }
+        conn_close(c);
+        enqueue(c);
+        return -1;
+    }
+    if (c->count > 0) {
+        hp_reset(&c->hp, w->plan->urls[slot_at(c, 0)->url].head);
+        c->got_first = 0;
+        arm_timer(c);
+    }
+    return 0;
 }
 
 /* hup: the event said the peer closed or failed; then read on until the
@@ -220,26 +435,48 @@ static void conn_read(struct conn *c, int hup)
     for (;;) {
         ssize_t n = c->ops->read(c->io_ctx, c->fd, buf, RBUF_SIZE);
         uint64_t now;
+        size_t off = 0;
+        int done = 0;
 
         if (n > 0) {
-            ssize_t r;
             now = clock_ns();
-            w->st.bytes_recv += (uint64_t)n;
-            w->per_url[c->url].bytes_recv += (uint64_t)n;
-            if (!c->got_byte) {
-                c->got_byte = 1;
-                c->t_first = now;
+            if (now >= w->plan->t_measure) {
+                w->st.bytes_recv += (uint64_t)n;
+                if (c->count)
+                    w->per_url[slot_at(c, 0)->url].bytes_recv += (uint64_t)n;
             }
-            r = hp_feed(&c->hp, buf, (size_t)n);
-            if (r == -1) {
-                conn_fail(c, ERR_MALFORMED, 0, c->hp.error, now);
-                return;
+            while (off < (size_t)n) {
+                ssize_t r;
+                if (c->count == 0) {
+                    /* Bytes nobody asked for: the responses counted, but the
+                     * connection is not trusted any more. */
+                    conn_close(c);
+                    enqueue(c);
+                    return;
+                }
+                if (!c->got_first) {
+                    c->got_first = 1;
+                    c->t_first = now;
+                }
+                r = hp_feed(&c->hp, buf + off, (size_t)n - off);
+                if (r == -1) {
+                    conn_fail(c, ERR_MALFORMED, 0, c->hp.error, now);
+                    return;
+                }
+                if (r == -2)
+                    break;
+                off += (size_t)r;
+                done++;
+                if (conn_complete(c, now, 0) < 0)
+                    return;
             }
-            if (r >= 0) {
-                /* Bytes past the end of the response were never asked for:
-                 * the response counts, but the connection is not trusted. */
-                conn_done(c, now, r < n);
-                return;
+            if (done && c->count < c->cap) {
+                if (rate_mode(w))
+                    enqueue(c);
+                else
+                    conn_fill(c, now);
+                if (c->state != C_OPEN)
+                    return;
             }
             if (n < RBUF_SIZE && !hup)
                 return; /* drained: the next arrival raises a new edge */
@@ -247,10 +484,14 @@ static void conn_read(struct conn *c, int hup)
         }
         if (n == 0) {
             now = clock_ns();
-            if (hp_eof(&c->hp)) {
-                if (!c->got_byte)
+            if (c->count == 0) {
+                /* An idle keep-alive connection closed by the server. */
+                conn_close(c);
+                enqueue(c);
+            } else if (hp_eof(&c->hp)) {
+                if (!c->got_first)
                     c->t_first = now;
-                conn_done(c, now, 1);
+                conn_complete(c, now, 1);
             } else {
                 conn_fail(c, ERR_CLOSED_EARLY, 0, NULL, now);
             }
@@ -260,20 +501,37 @@ static void conn_read(struct conn *c, int hup)
             continue;
         if (errno == EAGAIN)
             return;
-        conn_fail(c, errno == ETIMEDOUT ? ERR_TIMEOUT : ERR_RESET, errno, NULL, clock_ns());
+        if (c->count == 0) {
+            conn_close(c);
+            enqueue(c);
+            return;
+        }
+        conn_fail(c, ERR_RESET, errno, NULL, clock_ns());
         return;
+    }
+}
+
+static void conn_ready(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    c->state = C_OPEN;
+    if (rate_mode(w)) {
+        arm_timer(c);
+        conn_write(c);
+        if (c->state == C_OPEN && c->count < c->cap)
+            enqueue(c);
+    } else {
+        conn_fill(c, now);
     }
 }
 
 static void conn_handshake(struct conn *c)
 {
     int r = c->ops->handshake(c->io_ctx, c->fd);
-    if (r == IO_OK) {
-        c->state = C_WRITING;
-        conn_write(c);
-    } else if (r == IO_ERROR) {
+    if (r == IO_OK)
+        conn_ready(c, clock_ns());
+    else if (r == IO_ERROR)
         conn_fail(c, ERR_CONNECT_OTHER, errno, NULL, clock_ns());
-    }
     /* IO_WANT_*: both directions are watched, the next edge calls us again. */
 }
 
@@ -286,16 +544,20 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
     case C_CONNECTING: {
         int e = net_connect_result(c->fd);
         uint64_t now = clock_ns();
+        struct slot *s;
         if (e != 0) {
             conn_fail(c, connect_kind(e), e, NULL, now);
             return;
         }
         if (!(ev & (LOOP_OUT | LOOP_ERR)))
             return;
-        w->st.conns_opened++;
-        w->per_url[c->url].conns_opened++;
-        hist_record(&w->st.connect, now - c->t_start);
-        hist_record(&w->per_url[c->url].connect, now - c->t_start);
+        s = slot_at(c, 0);
+        if (s->measured) {
+            w->st.conns_opened++;
+            w->per_url[s->url].conns_opened++;
+            hist_record(&w->st.connect, now - s->t_sent);
+            hist_record(&w->per_url[s->url].connect, now - s->t_sent);
+        }
         c->state = C_HANDSHAKE;
         conn_handshake(c);
         return;
@@ -303,17 +565,10 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
     case C_HANDSHAKE:
         conn_handshake(c);
         return;
-    case C_WRITING:
-        if (ev & LOOP_OUT)
+    case C_OPEN:
+        if ((ev & LOOP_OUT) && c->nsent < c->count)
             conn_write(c);
-        /* A server may answer (413, 400) before it read the whole request. */
-        if (c->state == C_WRITING && (ev & LOOP_IN))
-            conn_read(c, (ev & LOOP_ERR) != 0);
-        if (c->state == C_READING && (ev & LOOP_IN))
-            conn_read(c, (ev & LOOP_ERR) != 0);
-        return;
-    case C_READING:
-        if (ev & LOOP_IN)
+        if (c->state == C_OPEN && (ev & LOOP_IN))
             conn_read(c, (ev & LOOP_ERR) != 0);
         return;
     default:
@@ -324,74 +579,110 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
 static void conn_on_timer(struct timer *t, uint64_t now)
 {
     struct conn *c = container_of(t, struct conn, timer);
-    if (c->state == C_CONNECTING)
-        conn_fail(c, ERR_CONNECT_TIMEOUT, ETIMEDOUT, NULL, now);
-    else if (c->state != C_IDLE)
-        conn_fail(c, ERR_TIMEOUT, 0, NULL, now);
+    if (c->count == 0 || c->state == C_IDLE)
+        return;
+    if (now < slot_at(c, 0)->t_sent + c->w->plan->cfg->timeout_ns && c->state != C_CONNECTING) {
+        arm_timer(c); /* the request that timer was for has been answered */
+        return;
+    }
+    conn_fail(c, c->state == C_CONNECTING ? ERR_CONNECT_TIMEOUT : ERR_TIMEOUT,
+              c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
-/* Gives the connection its next request, opening a socket if it has none. */
-static void conn_begin(struct conn *c)
+/* --- rate mode: the schedule --- */
+
+/* Next gap between requests: fixed, or exponential for Poisson arrivals. */
+static uint64_t next_gap(struct worker *w)
 {
-    struct worker *w = c->w;
+    double u;
+    if (!w->plan->cfg->poisson)
+        return 0; /* uniform: computed from the index, see sched_due() */
+    /* xorshift64*: small, fast, and good enough to draw arrival times. */
+    w->rng ^= w->rng >> 12;
+    w->rng ^= w->rng << 25;
+    w->rng ^= w->rng >> 27;
+    u = (double)((w->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+    return (uint64_t)(-log(1.0 - u) * w->gap_ns);
+}
+
+static int backlog_push(struct worker *w, uint64_t t)
+{
+    if (w->bl_len == w->bl_cap) {
+        uint32_t cap = w->bl_cap ? w->bl_cap * 2 : 1024, i;
+        uint64_t *b = malloc(cap * sizeof(*b));
+        if (b == NULL)
+            return -1;
+        for (i = 0; i < w->bl_len; i++)
+            b[i] = w->backlog[(w->bl_head + i) % w->bl_cap];
+        free(w->backlog);
+        w->backlog = b;
+        w->bl_head = 0;
+        w->bl_cap = cap;
+    }
+    w->backlog[(w->bl_head + w->bl_len) % w->bl_cap] = t;
+    w->bl_len++;
+    return 0;
+}
+
+/* Due requests go to free connections, oldest first. */
+static void dispatch(struct worker *w)
+{
+    uint64_t now = clock_ns();
+    while (w->bl_len > 0 && w->qlen > 0) {
+        struct conn *c = dequeue(w);
+        uint64_t due = w->backlog[w->bl_head];
+        if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap))
+            continue; /* busy again since it was queued */
+        if (due >= w->plan->t_measure && !may_start(w)) {
+            w->bl_len = 0;
+            break;
+        }
+        w->bl_head = (w->bl_head + 1) % w->bl_cap;
+        w->bl_len--;
+        conn_take(c, due, now);
+    }
+}
+
+static void sched_fire(struct timer *t, uint64_t now)
+{
+    struct worker *w = container_of(t, struct worker, sched);
     const struct plan *pl = w->plan;
-    const struct config *cfg = pl->cfg;
-    const struct plan_target *tg = &pl->targets[c->target];
-    uint64_t now;
 
-    if (w->stopping || w->st.started >= w->budget) {
-        conn_close(c);
-        return;
-    }
-    w->st.started++;
-    c->url = tg->urls[c->rr++ % tg->nurls];
-    w->per_url[c->url].started++;
-    hp_reset(&c->hp, pl->urls[c->url].head);
-    c->got_byte = 0;
-    c->woff = 0;
-    now = clock_ns();
-    c->t_start = now;
-
-    if (c->fd < 0) {
-        int fd = net_connect(&tg->addr), e;
-        uint64_t ct = cfg->connect_timeout_ns < cfg->timeout_ns ? cfg->connect_timeout_ns : cfg->timeout_ns;
-        c->fresh = 1;
-        c->nreq = 0;
-        if (fd < 0) {
-            conn_fail(c, connect_kind(-fd), -fd, NULL, now);
+    while (w->next_due <= now && w->next_due < pl->t_deadline && !w->stopping) {
+        if (w->next_due >= pl->t_measure) {
+            if (w->scheduled >= w->budget)
+                break;
+            w->scheduled++;
+        }
+        if (backlog_push(w, w->next_due) != 0) {
+            snprintf(w->err, sizeof(w->err), "out of memory for the backlog of due requests");
+            w->stopping = 1;
             return;
         }
-        c->fd = fd;
-        c->ops = &io_plain;
-        c->io_ctx = NULL;
-        if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &c->io)) != 0) {
-            conn_fail(c, ERR_CONNECT_OTHER, e, NULL, now);
-            return;
-        }
-        c->state = C_CONNECTING;
-        c->nreq++;
-        timer_set(&w->loop, &c->timer, now + ct);
-        return;
+        if (pl->cfg->poisson)
+            w->next_due += next_gap(w);
+        else
+            w->next_due += (uint64_t)w->gap_ns;
     }
-    c->fresh = 0;
-    c->nreq++;
-    c->state = C_WRITING;
-    timer_set(&w->loop, &c->timer, now + cfg->timeout_ns);
-    conn_write(c);
+    dispatch(w);
+    if (w->next_due < pl->t_deadline && (w->next_due < pl->t_measure || w->scheduled < w->budget))
+        timer_set(&w->loop, &w->sched, w->next_due);
 }
 
-static void run_pending(struct worker *w)
+/* --- the worker loop --- */
+
+static void run_queue(struct worker *w)
 {
-    uint32_t n = w->npending, i;
+    uint32_t n = w->qlen;
+    uint64_t now = clock_ns();
     /* Only those queued before this pass: a connection failing again at
      * once waits for the next turn of the loop instead of spinning here. */
-    uint32_t *snap = w->pending + n;
-    memcpy(snap, w->pending, n * sizeof(*snap));
-    w->npending = 0;
-    for (i = 0; i < n; i++) {
-        struct conn *c = &w->conns[snap[i]];
-        c->pending = 0;
-        conn_begin(c);
+    while (n-- > 0) {
+        struct conn *c = dequeue(w);
+        if (c->state == C_IDLE && may_start(w))
+            conn_take(c, now, now);
+        else if (c->state == C_OPEN && c->count < c->cap)
+            conn_fill(c, now);
     }
 }
 
@@ -399,30 +690,41 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     const struct plan *pl = w->plan;
-    const struct config *cfg = pl->cfg;
-    uint64_t deadline = cfg->duration_ns ? pl->t0 + cfg->duration_ns : UINT64_MAX;
     uint32_t i;
 
-    w->t_last = pl->t0;
+    w->t_last = pl->t_measure;
     for (i = 0; i < w->nconns; i++)
-        queue_restart(&w->conns[i]);
+        enqueue(&w->conns[i]);
+    if (rate_mode(w)) {
+        /* Thread i sends requests i, i+n, i+2n... of one evenly spaced
+         * global schedule, so the total is even whatever -t and -R are. */
+        loop_precise_timers();
+        w->next_due = pl->t0 + (uint64_t)((double)w->id * 1e9 / pl->cfg->rate);
+        timer_set(&w->loop, &w->sched, w->next_due);
+    }
 
     for (;;) {
         uint64_t now, wait;
-        if (w->npending)
-            run_pending(w);
+        if (w->qlen && !rate_mode(w))
+            run_queue(w);
+        else if (rate_mode(w) && w->bl_len && w->qlen)
+            dispatch(w);
         if (w->ended >= w->budget)
             break;
-        if (atomic_load_explicit(pl->stop, memory_order_relaxed))
-            break;
-        now = clock_ns();
-        if (now >= deadline) {
-            w->t_last = deadline;
+        if (atomic_load_explicit(pl->stop, memory_order_relaxed)) {
+            w->t_last = clock_ns();
             break;
         }
-        wait = w->npending ? 0 : MAX_WAIT_NS;
-        if (deadline - now < wait)
-            wait = deadline - now;
+        now = clock_ns();
+        if (now >= pl->t_deadline) {
+            w->t_last = pl->t_deadline;
+            break;
+        }
+        if (w->err[0])
+            break;
+        wait = (w->qlen && !rate_mode(w)) ? 0 : MAX_WAIT_NS;
+        if (pl->t_deadline - now < wait)
+            wait = pl->t_deadline - now;
         if (loop_poll(&w->loop, wait) < 0) {
             snprintf(w->err, sizeof(w->err), "epoll_wait: %s", strerror(errno));
             break;
@@ -494,31 +796,42 @@ static void worker_free(struct worker *w)
         for (i = 0; i < w->plan->nurls; i++)
             stats_fini(&w->per_url[i]);
     }
+    if (w->conns)
+        for (i = 0; i < w->nconns; i++)
+            if (w->conns[i].slots != &w->conns[i].one)
+                free(w->conns[i].slots);
     free(w->per_url);
     stats_fini(&w->st);
     free(w->conns);
-    free(w->pending);
+    free(w->q);
+    free(w->backlog);
     free(w->rbuf);
     loop_fini(&w->loop);
 }
 
-static int worker_init(struct worker *w, const struct plan *pl, uint32_t nconns, uint32_t first_conn,
+static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t first_conn,
                        uint64_t budget)
 {
-    uint32_t i;
+    const struct config *cfg = pl->cfg;
+    uint32_t i, depth = cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
+
     memset(w, 0, sizeof(*w));
     w->plan = pl;
+    w->id = id;
     w->loop.epfd = -1;
     w->nconns = nconns;
     w->budget = budget;
+    w->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)id << 32 | 12345u);
+    if (cfg->rate > 0)
+        w->gap_ns = 1e9 * pl->nthreads / cfg->rate;
+    w->sched.fn = sched_fire;
     if (loop_init(&w->loop, nconns < 1024 ? (int)nconns + 16 : 1024) != 0)
         return -1;
     w->conns = calloc(nconns, sizeof(*w->conns));
-    w->pending = calloc(2 * (size_t)nconns, sizeof(uint32_t));
+    w->q = calloc(nconns, sizeof(uint32_t));
     w->rbuf = malloc(RBUF_SIZE);
     w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
-    if (w->conns == NULL || w->pending == NULL || w->rbuf == NULL || w->per_url == NULL ||
-        stats_init(&w->st) != 0)
+    if (w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL || stats_init(&w->st) != 0)
         return -1;
     for (i = 0; i < pl->nurls; i++)
         if (stats_init(&w->per_url[i]) != 0)
@@ -530,11 +843,24 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t nconns,
         c->io.fn = conn_on_io;
         c->timer.fn = conn_on_timer;
         c->ops = &io_plain;
+        c->cap = (uint16_t)depth;
+        c->slots = depth > 1 ? calloc(depth, sizeof(struct slot)) : &c->one;
+        if (c->slots == NULL)
+            return -1;
         c->target = (first_conn + i) % pl->ntargets;
         /* Spread the starting URL so each URL gets its share from the start. */
         c->rr = (first_conn + i) / pl->ntargets;
     }
     return 0;
+}
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_result *res,
@@ -544,6 +870,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
     struct worker *ws = NULL;
     uint32_t t, nt = cfg->threads, first = 0, started_threads = 0, i;
     uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX, t_end = 0;
+    double cpu0;
     int rc = -1;
 
     memset(res, 0, sizeof(*res));
@@ -552,6 +879,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
     pl.stop = stop;
     if (nt > cfg->connections)
         nt = cfg->connections;
+    pl.nthreads = nt;
     ws = calloc(nt, sizeof(*ws));
     if (ws == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -561,12 +889,16 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
         uint32_t nc = cfg->connections / nt + (t < cfg->connections % nt);
         uint64_t budget = UINT64_MAX;
         if (cfg->requests) {
-            /* Each thread's share in proportion to its connections; the
-             * shares add up to exactly -n. */
-            budget = t == nt - 1 ? budget_left : cfg->requests * nc / cfg->connections;
+            if (cfg->rate > 0)
+                /* Rate mode: thread t owns requests t, t+nt, t+2nt... */
+                budget = cfg->requests / nt + (t < cfg->requests % nt);
+            else
+                /* Each thread's share in proportion to its connections; the
+                 * shares add up to exactly -n. */
+                budget = t == nt - 1 ? budget_left : cfg->requests * nc / cfg->connections;
             budget_left -= budget;
         }
-        if (worker_init(&ws[t], &pl, nc, first, budget) != 0) {
+        if (worker_init(&ws[t], &pl, t, nc, first, budget) != 0) {
             snprintf(err, errlen, "cannot set up worker %u: out of memory or file descriptors", t);
             for (i = 0; i <= t; i++)
                 worker_free(&ws[i]);
@@ -575,7 +907,10 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
         first += nc;
     }
 
+    cpu0 = cpu_seconds();
     pl.t0 = clock_ns();
+    pl.t_measure = pl.t0 + cfg->warmup_ns;
+    pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
     for (t = 0; t < nt; t++) {
         if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
             snprintf(err, errlen, "cannot start thread: %s", strerror(errno));
@@ -603,6 +938,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
                     stats_merge(&res->per_url[i], &ws[t].per_url[i]);
                 if (ws[t].t_last > t_end)
                     t_end = ws[t].t_last;
+                res->queued += ws[t].bl_len;
                 if (ws[t].err[0]) {
                     snprintf(err, errlen, "%s", ws[t].err);
                     rc = -1;
@@ -612,8 +948,10 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
             for (i = 0; i < pl.nurls; i++)
                 res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed -
                                         stats_errors(&res->per_url[i]);
-            res->elapsed_s = (double)(t_end - pl.t0) / 1e9;
+            res->elapsed_s = t_end > pl.t_measure ? (double)(t_end - pl.t_measure) / 1e9 : 0;
             res->interrupted = atomic_load(stop) != 0;
+            res->target_rate = cfg->rate;
+            res->client_cpu_s = cpu_seconds() - cpu0;
         }
     }
     for (t = 0; t < nt; t++)

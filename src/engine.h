@@ -16,8 +16,12 @@ struct engine_result {
     uint64_t *url_in_flight;    /* nurls entries */
     uint32_t nurls;
     uint64_t in_flight;         /* started but neither completed nor failed at the end */
-    double elapsed_s;           /* from the start to the end of the last request */
+    double elapsed_s;           /* measured phase: from its start to the end of the last request */
     int interrupted;            /* stopped by a signal */
+    /* Rate mode only. */
+    uint64_t queued;            /* due by the schedule but never sent: no free connection */
+    double target_rate;         /* requests per second asked for */
+    double client_cpu_s;        /* user+sys CPU rafale used during the run */
 };
 
 /* Runs the test described by cfg. `stop` is polled; setting it ends the run

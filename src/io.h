@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 enum { IO_OK = 0, IO_WANT_READ = -2, IO_WANT_WRITE = -3, IO_ERROR = -1 };
 
@@ -17,6 +18,8 @@ struct io_ops {
      * (EAGAIN when the socket is not ready). */
     ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
     ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
+    /* Several buffers at once (pipelined requests): one system call. */
+    ssize_t (*writev)(void *ctx, int fd, const struct iovec *iov, int n);
     /* Releases the transport's per-connection state and closes fd. */
     void (*close)(void *ctx, int fd);
 };

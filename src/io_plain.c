@@ -1,6 +1,7 @@
 /* io_plain.c - plain TCP transport: straight system calls. */
 #include "io.h"
 
+#include <sys/uio.h>
 #include <unistd.h>
 
 static int plain_handshake(void *ctx, int fd)
@@ -22,6 +23,12 @@ static ssize_t plain_write(void *ctx, int fd, const void *buf, size_t len)
     return write(fd, buf, len);
 }
 
+static ssize_t plain_writev(void *ctx, int fd, const struct iovec *iov, int n)
+{
+    (void)ctx;
+    return writev(fd, iov, n);
+}
+
 static void plain_close(void *ctx, int fd)
 {
     (void)ctx;
@@ -33,5 +40,6 @@ const struct io_ops io_plain = {
     .handshake = plain_handshake,
     .read = plain_read,
     .write = plain_write,
+    .writev = plain_writev,
     .close = plain_close,
 };

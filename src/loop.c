@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 int loop_init(struct loop *l, int max_events)
@@ -16,6 +17,7 @@ int loop_init(struct loop *l, int max_events)
     l->nevents = max_events;
     l->events = calloc((size_t)max_events, sizeof(struct epoll_event));
     l->nheap = l->capheap = 0;
+    l->no_pwait2 = 0;
     l->heap = NULL;
     if (l->events == NULL) {
         close(l->epfd);
@@ -144,6 +146,12 @@ void timer_cancel(struct loop *l, struct timer *t)
     }
 }
 
+void loop_precise_timers(void)
+{
+    /* The default 50 us timer slack would blur a schedule of 20 000 req/s. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+}
+
 uint64_t loop_next_deadline(const struct loop *l)
 {
     return l->nheap ? l->heap[0]->when : UINT64_MAX;
@@ -176,7 +184,18 @@ int loop_poll(struct loop *l, uint64_t max_wait_ns)
     /* Round up so a timer is never polled for just before it is due. */
     timeout_ms = (int)((wait_ns + NS_PER_MS - 1) / NS_PER_MS);
 
-    n = epoll_wait(l->epfd, ev, l->nevents, timeout_ms);
+    if (!l->no_pwait2) {
+        /* Nanosecond timeouts: a 1 ms tick would make a constant-rate
+         * schedule send in bursts and every request up to 1 ms late. */
+        struct timespec ts = { (time_t)(wait_ns / NS_PER_S), (long)(wait_ns % NS_PER_S) };
+        n = epoll_pwait2(l->epfd, ev, l->nevents, &ts, NULL);
+        if (n < 0 && errno == ENOSYS) {
+            l->no_pwait2 = 1;
+            n = epoll_wait(l->epfd, ev, l->nevents, timeout_ms);
+        }
+    } else {
+        n = epoll_wait(l->epfd, ev, l->nevents, timeout_ms);
+    }
     if (n < 0) {
         if (errno != EINTR)
             return -1;

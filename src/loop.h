@@ -36,6 +36,7 @@ struct loop {
     void *events;       /* struct epoll_event[nevents] */
     struct timer **heap;
     uint32_t nheap, capheap;
+    int no_pwait2;      /* the kernel lacks epoll_pwait2: millisecond timeouts */
 };
 
 /* Returns 0, or an errno value. */
@@ -57,6 +58,9 @@ static inline int timer_armed(const struct timer *t) { return t->idx != 0; }
 /* Waits up to max_wait_ns for events, dispatches them, then fires due
  * timers. Returns the number of I/O events handled, or -1 with errno set. */
 int loop_poll(struct loop *l, uint64_t max_wait_ns);
+
+/* Asks the kernel to wake this thread without timer slack. */
+void loop_precise_timers(void);
 
 /* Earliest armed deadline, or UINT64_MAX. */
 uint64_t loop_next_deadline(const struct loop *l);

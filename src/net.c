@@ -13,6 +13,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24 /* Linux 4.2; older libc headers lack it */
+#endif
+
 int net_resolve(const char *host, uint16_t port, struct net_addr *out, char *err, size_t errlen)
 {
     struct addrinfo hints, *res = NULL;
@@ -56,7 +60,7 @@ char *net_addr_str(const struct net_addr *a, char *buf, size_t len)
     return buf;
 }
 
-int net_connect(const struct net_addr *a)
+int net_connect(const struct net_addr *a, const struct net_addr *src)
 {
     int one = 1, fd, e;
 
@@ -65,11 +69,60 @@ int net_connect(const struct net_addr *a)
         return -errno;
     /* Requests are written whole; Nagle would only delay them. */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (src) {
+        /* Without IP_BIND_ADDRESS_NO_PORT, bind() would pick a port for the
+         * address alone and exhaust them long before the 4-tuples run out. */
+        setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+        if (bind(fd, (const struct sockaddr *)&src->ss, src->len) != 0) {
+            e = errno;
+            close(fd);
+            return -e;
+        }
+    }
     if (connect(fd, (const struct sockaddr *)&a->ss, a->len) == 0 || errno == EINPROGRESS)
         return fd;
     e = errno;
     close(fd);
     return -e;
+}
+
+int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err, size_t errlen)
+{
+    char a[64], b[64];
+    const char *dash = strchr(spec, '-');
+    struct in_addr lo, hi;
+    uint32_t i, first, last;
+    int n = 0;
+
+    if (strlen(spec) >= sizeof(a))
+        goto bad;
+    if (dash == NULL) {
+        strcpy(a, spec);
+        strcpy(b, spec);
+    } else {
+        memcpy(a, spec, (size_t)(dash - spec));
+        a[dash - spec] = '\0';
+        strcpy(b, dash + 1);
+    }
+    if (inet_pton(AF_INET, a, &lo) != 1 || inet_pton(AF_INET, b, &hi) != 1)
+        goto bad;
+    first = ntohl(lo.s_addr);
+    last = ntohl(hi.s_addr);
+    if (last < first || last - first >= (uint32_t)max)
+        goto bad;
+    for (i = first; i <= last; i++) {
+        struct sockaddr_in *sin = (struct sockaddr_in *)&out[n].ss;
+        memset(&out[n], 0, sizeof(out[n]));
+        sin->sin_family = AF_INET;
+        sin->sin_addr.s_addr = htonl(i);
+        out[n].len = sizeof(*sin);
+        n++;
+    }
+    return n;
+bad:
+    snprintf(err, errlen, "--source wants an IPv4 address or a range such as 127.0.0.2-127.0.0.9 (at most %d), not '%s'",
+             max, spec);
+    return -1;
 }
 
 int net_connect_result(int fd)

@@ -18,9 +18,16 @@ int net_resolve(const char *host, uint16_t port, struct net_addr *out, char *err
 /* Writes "1.2.3.4:80" or "[::1]:80". Returns buf. */
 char *net_addr_str(const struct net_addr *a, char *buf, size_t len);
 
-/* Starts a non-blocking connect. Returns the socket (the connection may
- * still be in progress), or -errno when it failed at once. */
-int net_connect(const struct net_addr *a);
+/* Starts a non-blocking connect, from source address src when not NULL
+ * (its port is left to connect(), so many sources multiply the ports
+ * available). Returns the socket (the connection may still be in
+ * progress), or -errno when it failed at once. */
+int net_connect(const struct net_addr *a, const struct net_addr *src);
+
+/* Parses "ADDR" or "ADDR-ADDR" (IPv4, last octet range, e.g.
+ * 127.0.0.2-127.0.0.9) into up to max addresses. Returns how many, or -1
+ * with a reason in err. */
+int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err, size_t errlen);
 
 /* After the socket became writable: 0 when connected, else the errno. */
 int net_connect_result(int fd);

@@ -74,6 +74,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
     jhist(f, "connect", &s->connect, ind);
     fprintf(f, ",\n");
     jhist(f, "ttfb", &s->ttfb, ind);
+    fprintf(f, ",\n");
+    jhist(f, "latency_uncorrected", &s->latency_unc, ind);
+    fprintf(f, ",\n");
+    jhist(f, "send_lag", &s->lag, ind);
 }
 
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r)
@@ -100,7 +104,13 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
             fputs(", ", f);
         jstr(f, cfg->headers[i]);
     }
-    fprintf(f, "]},\n  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
+    fprintf(f, "], \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f},\n",
+            cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
+    fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
+    fprintf(f, "  \"client\": {\"cpu_s\": %.3f},\n", r->client_cpu_s);
+    if (r->target_rate > 0)
+        fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu},\n", r->target_rate,
+                r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0, (unsigned long long)r->queued);
     jstats(f, &r->total, r->in_flight, r->elapsed_s, "  ");
     fprintf(f, ",\n  \"error_details\": {");
     {

@@ -114,6 +114,36 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended)
     }
 }
 
+/* Rate mode: target against achieved, how late the sender was, and why a
+ * shortfall happened, so a slow server is not mistaken for a slow client. */
+static void rate_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
+    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
+    double achieved = (double)s->started / el, ratio = achieved / r->target_rate;
+    double cpu_share = r->client_cpu_s / (el * cfg->threads);
+    char l50[32], l99[32], lmax[32];
+
+    fprintf(f, "Rate          target %.1f req/s, sent %.1f req/s (%.1f%%)%s\n", r->target_rate, achieved, 100 * ratio,
+            cfg->poisson ? ", Poisson arrivals" : "");
+    if (s->lag.total)
+        fprintf(f, "Send lag      p50 %s, p99 %s, max %s behind the schedule\n", units_fmt_ns(l50, sizeof(l50), hist_percentile(&s->lag, 50)),
+                units_fmt_ns(l99, sizeof(l99), hist_percentile(&s->lag, 99)), units_fmt_ns(lmax, sizeof(lmax), (double)s->lag.max));
+    if (r->queued)
+        fprintf(f, "Not sent      %llu requests were due but found no free connection before the end\n",
+                (unsigned long long)r->queued);
+    if (ratio < 0.99 || hist_percentile(&s->lag, 99) > 10e6) {
+        if (cpu_share > 0.9)
+            fprintf(f, "Why           rafale's own CPU was saturated (%.0f%% of %u thread%s): add threads (-t) or cores;\n"
+                       "              the server was not the limit\n", 100 * cpu_share, cfg->threads,
+                    cfg->threads == 1 ? "" : "s");
+        else
+            fprintf(f, "Why           all %u connections were busy waiting for the server: it answered too slowly\n"
+                       "              for this rate (needs about rate x latency = %.0f connections; raise -c)\n",
+                    cfg->connections, r->target_rate * hist_mean(&s->latency_unc) / 1e9 + 1);
+    }
+}
+
 int report_text(FILE *f, const struct config *cfg, const struct engine_result *r)
 {
     const struct stats *s = &r->total;
@@ -127,6 +157,10 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
     if (cfg->keepalive && cfg->requests_per_conn)
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
+    if (cfg->pipeline > 1)
+        fprintf(f, ", pipelining %u", cfg->pipeline);
+    if (cfg->rate > 0)
+        fprintf(f, ", %.1f req/s", cfg->rate);
     if (cfg->requests)
         fprintf(f, ", %llu requests", (unsigned long long)cfg->requests);
     if (cfg->duration_ns)
@@ -134,6 +168,8 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, ", %s, timeout %s\n", cfg->method, units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
     for (i = 0; i < cfg->nurls; i++)
         fprintf(f, "  %s\n", cfg->url_text[i]);
+    if (cfg->warmup_ns)
+        fprintf(f, "Warm-up of %s not counted.\n", units_fmt_ns(b3, sizeof(b3), (double)cfg->warmup_ns));
     if (r->interrupted)
         fprintf(f, "Interrupted: the figures cover the run until the signal.\n");
     fputc('\n', f);
@@ -149,11 +185,21 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 
+    if (r->target_rate > 0)
+        rate_block(f, cfg, r);
+
     fprintf(f, "\nLatency          min     mean    stdev      p50      p75      p90      p95      p99    p99.9      max\n");
     lat_row(f, "connect", &s->connect);
     lat_row(f, "ttfb", &s->ttfb);
     lat_row(f, "total", &s->latency);
-    fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
+    if (r->target_rate > 0) {
+        lat_row(f, "uncorr.", &s->latency_unc);
+        fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"
+                   "   counts; uncorr.: from when it was actually sent, as closed-loop tools report it;\n"
+                   "   connect: TCP handshakes; ttfb: from the send)\n");
+    } else {
+        fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
+    }
     text_histogram(f, &s->latency);
     fputc('\n', f);
     status_line(f, s);

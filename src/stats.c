@@ -42,7 +42,8 @@ int stats_init(struct stats *s)
 {
     int e;
     memset(s, 0, sizeof(*s));
-    if ((e = hist_init(&s->latency)) != 0 || (e = hist_init(&s->ttfb)) != 0 || (e = hist_init(&s->connect)) != 0) {
+    if ((e = hist_init(&s->latency)) != 0 || (e = hist_init(&s->ttfb)) != 0 || (e = hist_init(&s->connect)) != 0 ||
+        (e = hist_init(&s->latency_unc)) != 0 || (e = hist_init(&s->lag)) != 0) {
         stats_fini(s);
         return e;
     }
@@ -54,6 +55,8 @@ void stats_fini(struct stats *s)
     hist_fini(&s->latency);
     hist_fini(&s->ttfb);
     hist_fini(&s->connect);
+    hist_fini(&s->latency_unc);
+    hist_fini(&s->lag);
 }
 
 void stats_merge(struct stats *d, const struct stats *s)
@@ -77,6 +80,8 @@ void stats_merge(struct stats *d, const struct stats *s)
     hist_merge(&d->latency, &s->latency);
     hist_merge(&d->ttfb, &s->ttfb);
     hist_merge(&d->connect, &s->connect);
+    hist_merge(&d->latency_unc, &s->latency_unc);
+    hist_merge(&d->lag, &s->lag);
 }
 
 uint64_t stats_errors(const struct stats *s)

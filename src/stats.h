@@ -33,7 +33,10 @@ struct stats {
     uint64_t server_closes;    /* keep-alive connections the server ended (Connection: close) */
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
-    struct hist latency, ttfb, connect;
+    /* latency runs from when the request was due: its intended send time in
+     * rate mode (coordinated omission corrected), its start otherwise.
+     * latency_unc runs from when it was actually sent; lag is the gap. */
+    struct hist latency, ttfb, connect, latency_unc, lag;
 };
 
 /* Returns 0 or an errno value. */

@@ -98,6 +98,7 @@ class BadServer:
         self.lock = threading.Lock()
         self.stopping = False
         self.conns = []
+        self.freeze_at = None
         if mode != "noaccept":
             threading.Thread(target=self.accept_loop, daemon=True).start()
 
@@ -164,6 +165,15 @@ class BadServer:
                 if m == "chunked-trailer":
                     c.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                               b"3;x=y\r\nabc\r\n0\r\nX-T: 1\r\n\r\n")
+                    continue
+                if m == "freeze":
+                    # Every answer due inside the frozen second waits until it ends.
+                    now = time.monotonic()
+                    if self.freeze_at is None:
+                        self.freeze_at = now + 1.5
+                    if self.freeze_at <= now < self.freeze_at + 1.0:
+                        time.sleep(self.freeze_at + 1.0 - now)
+                    c.sendall(self.RESPONSE)
                     continue
                 if m == "continue":
                     c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" + self.RESPONSE)
@@ -480,6 +490,92 @@ def localhost_name_resolves():
     check(r.rc == 0 and r.j["summary"]["requests"] == 100, "host name resolved once at start")
 
 
+# --- constant rate ----------------------------------------------------------------
+
+@test
+def rate_is_held():
+    srv = Serve(threads=1)
+    cases = [(1, "3s"), (10, "2s"), (1000, "2s")] + ([] if SANITIZED else [(20000, "2s")])
+    for rate, dur in cases:
+        r = rafale("-R", rate, "-t", 2, "-c", 10, "-d", dur, srv.url())
+        j = r.j
+        secs = float(dur[:-1])
+        sent = j["summary"]["started"]
+        check(abs(sent - rate * secs) <= max(1, rate * secs * 0.01),
+              "-R %d for %s: %d requests sent, want %d within 1%%" % (rate, dur, sent, rate * secs))
+        check(j["rate"]["target_rps"] == rate and err_total(j) == 0 and accounted(j), "-R %d: reported" % rate)
+    srv.stop()
+
+
+@test
+def rate_mode_delay_latency_and_lag():
+    srv = Serve()
+    r = rafale("-R", 100, "-c", 10, "-d", "2s", srv.url("/delay/20"))
+    srv.stop()
+    j = r.j
+    p50 = j["latency"]["percentiles_us"]["50"]
+    check(20000 <= p50 <= 21000, "rate mode /delay/20: p50 within 5%% of 20 ms (%.0f us)" % p50)
+    check(j["send_lag"]["count"] == j["summary"]["started"], "send lag recorded for every request")
+    check(j["latency_uncorrected"]["count"] == j["latency"]["count"], "uncorrected latency alongside")
+    check("Rate " in r.out and "Send lag" in r.out and "uncorr." in r.out, "text report shows rate, lag, both latencies")
+
+
+@test
+def coordinated_omission_corrected():
+    bad = BadServer("freeze")
+    r = rafale("-R", 200, "-c", 4, "-t", 1, "-d", "4s", "--timeout", "5s", bad.url())
+    bad.stop()
+    j = r.j
+    cp99 = j["latency"]["percentiles_us"]["99"]
+    up99 = j["latency_uncorrected"]["percentiles_us"]["99"]
+    sent = j["summary"]["started"] + j["rate"]["queued"]
+    check(cp99 >= 500000, "a 1 s freeze shows in corrected p99 (%.0f us)" % cp99)
+    check(up99 < 100000, "while uncorrected p99 stays low (%.0f us)" % up99)
+    check(abs(sent - 800) <= 8, "requests due = rate x duration within 1%% (%d)" % sent)
+    check(err_total(j) == 0, "no errors during the freeze")
+
+
+@test
+def pipelining():
+    srv = Serve()
+    r = rafale("-n", 10000, "-c", 4, "-t", 2, "--pipeline", 8, srv.url("/"), srv.url("/json"))
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 10000 and err_total(j) == 0, "pipelining: all complete")
+    check(reqs == 10000 and conns == 4, "pipelining: exactly -n reached the server on -c connections (%s, %s)" % (reqs, conns))
+    check(j["per_url"][0]["summary"]["requests"] == 5000, "pipelining: round-robin per URL")
+    bad = BadServer("drip")
+    r = rafale("-n", 8, "-c", 1, "--pipeline", 4, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 8 and err_total(r.j) == 0, "pipelining: responses dripped byte by byte")
+    check(bad.accepted == 1, "pipelining: one connection")
+
+
+@test
+def warmup_not_counted():
+    srv = Serve()
+    r = rafale("--warmup", "500ms", "-d", "1s", "-c", 2, "-t", 1, srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(0.9 <= j["summary"]["elapsed_s"] <= 1.5, "warm-up: measured phase only (%.2f s)" % j["summary"]["elapsed_s"])
+    check(reqs > j["summary"]["requests"] + j["summary"]["in_flight"], "warm-up requests reached the server but are not counted")
+    check(accounted(j) and err_total(j) == 0, "warm-up: accounted")
+    check(j["summary"]["connections_opened"] == 0, "warm-up: connections opened during it are not counted")
+
+
+@test
+def source_addresses():
+    log = os.path.join(TMP, "src.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    srv = Serve("--access-log", log)
+    r = rafale("-n", 300, "-c", 6, "--close", "--source", "127.0.0.2-127.0.0.4", srv.url())
+    srv.stop()
+    peers = set(l.split()[0] for l in open(log))
+    check(r.j["summary"]["requests"] == 300 and err_total(r.j) == 0, "--source: all complete")
+    check(peers == {"127.0.0.2", "127.0.0.3", "127.0.0.4"}, "--source: connections from each address (%s)" % peers)
+
+
 # --- against broken servers ---------------------------------------------------
 
 @test
@@ -637,6 +733,13 @@ def bad_input_one_line_errors():
         (["-c"], "needs a value"),
         (["--body-file", "/nonexistent/file", "http://127.0.0.1/"], "cannot read body file"),
         (["-n", "1", "http://no-such-host.invalid:%d/" % port], "cannot resolve host"),
+        (["-R", "0", "http://127.0.0.1/"], "-R wants"),
+        (["-R", "fast", "http://127.0.0.1/"], "-R wants"),
+        (["--arrival", "bursty", "http://127.0.0.1/"], "--arrival wants"),
+        (["--pipeline", "0", "http://127.0.0.1/"], "--pipeline wants"),
+        (["--pipeline", "4", "--close", "http://127.0.0.1/"], "cannot go with --close"),
+        (["--source", "nonsense", "http://127.0.0.1/"], "--source wants"),
+        (["--warmup", "x", "http://127.0.0.1/"], "--warmup wants"),
     ]
     for args, needle in cases:
         r = rafale(*args, expect_json=False, timeout=30)
