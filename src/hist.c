@@ -6,49 +6,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUB (1u << HIST_SUB_BITS)
-/* Highest bit of HIST_MAX_NS is 41, so ranges 7..41 after the linear start. */
+/* Highest bit of HIST_MAX_NS is 41: ranges B..41 after the linear start. */
 #define TOP_BIT 41
-#define NBUCKETS ((TOP_BIT - HIST_SUB_BITS + 1) * SUB + SUB)
 
-static inline uint32_t bucket_of(uint64_t v)
+static inline uint32_t bucket_of(const struct hist *h, uint64_t v)
 {
-    unsigned m;
-    if (v < SUB)
+    unsigned m, b = h->sub_bits;
+    if (v < (1u << b))
         return (uint32_t)v;
     m = 63u - (unsigned)__builtin_clzll(v);
     /* (m - B) * SUB + (v >> (m - B)): continuous with the linear start. */
-    return (uint32_t)((m - HIST_SUB_BITS) * SUB + (v >> (m - HIST_SUB_BITS)));
+    return (uint32_t)(((m - b) << b) + (v >> (m - b)));
 }
 
-uint32_t hist_bucket_count(void)
+uint32_t hist_bucket_count(const struct hist *h)
 {
-    return NBUCKETS;
+    return h->nbuckets;
 }
 
-void hist_bucket_range(uint32_t i, uint64_t *lo, uint64_t *hi)
+void hist_bucket_range(const struct hist *h, uint32_t i, uint64_t *lo, uint64_t *hi)
 {
-    if (i < 2 * SUB) {
+    uint32_t b = h->sub_bits, sub_n = 1u << b;
+    if (i < 2 * sub_n) {
         *lo = i;
         *hi = (uint64_t)i + 1;
         return;
     }
     {
-        uint32_t shift = i / SUB - 1;       /* m - B */
-        uint64_t sub = i % SUB + SUB;       /* v >> shift */
+        uint32_t shift = (i >> b) - 1;          /* m - B */
+        uint64_t sub = (i & (sub_n - 1)) + sub_n; /* v >> shift */
         *lo = sub << shift;
         *hi = (sub + 1) << shift;
     }
 }
 
-int hist_init(struct hist *h)
+int hist_init_bits(struct hist *h, uint32_t sub_bits)
 {
     memset(h, 0, sizeof(*h));
-    h->counts = calloc(NBUCKETS, sizeof(uint64_t));
+    h->sub_bits = sub_bits;
+    h->nbuckets = (TOP_BIT - sub_bits + 2) << sub_bits;
+    h->counts = calloc(h->nbuckets, sizeof(uint64_t));
     if (h->counts == NULL)
         return ENOMEM;
     h->min = UINT64_MAX;
     return 0;
+}
+
+int hist_init(struct hist *h)
+{
+    return hist_init_bits(h, HIST_SUB_BITS);
 }
 
 void hist_fini(struct hist *h)
@@ -59,7 +65,7 @@ void hist_fini(struct hist *h)
 
 void hist_reset(struct hist *h)
 {
-    memset(h->counts, 0, NBUCKETS * sizeof(uint64_t));
+    memset(h->counts, 0, h->nbuckets * sizeof(uint64_t));
     h->total = 0;
     h->min = UINT64_MAX;
     h->max = 0;
@@ -70,7 +76,7 @@ void hist_record(struct hist *h, uint64_t ns)
 {
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
-    h->counts[bucket_of(ns)]++;
+    h->counts[bucket_of(h, ns)]++;
     h->total++;
     if (ns < h->min)
         h->min = ns;
@@ -85,7 +91,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
     uint32_t i;
     if (src->total == 0)
         return;
-    for (i = 0; i < NBUCKETS; i++)
+    for (i = 0; i < dst->nbuckets && i < src->nbuckets; i++)
         dst->counts[i] += src->counts[i];
     dst->total += src->total;
     if (src->min < dst->min)
@@ -111,12 +117,12 @@ double hist_percentile(const struct hist *h, double p)
     rank = (uint64_t)ceil(p / 100.0 * (double)h->total);
     if (rank == 0)
         rank = 1;
-    for (i = 0; i < NBUCKETS; i++) {
+    for (i = 0; i < h->nbuckets; i++) {
         seen += h->counts[i];
         if (seen >= rank) {
             uint64_t lo, hi;
             double mid;
-            hist_bucket_range(i, &lo, &hi);
+            hist_bucket_range(h, i, &lo, &hi);
             mid = hi - lo <= 1 ? (double)lo : ((double)lo + (double)hi) / 2;
             /* The exact extremes are known: never report outside them. */
             if (mid < (double)h->min)
@@ -142,4 +148,45 @@ double hist_stdev(const struct hist *h)
     mean = h->sum / (double)h->total;
     var = h->sumsq / (double)h->total - mean * mean;
     return var > 0 ? sqrt(var) : 0;
+}
+
+int hist_print_hdr(FILE *f, const struct hist *h)
+{
+    double pct = 0, mean = hist_mean(h) / 1e6, sd = hist_stdev(h) / 1e6;
+    int ticks = 5;
+
+    fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
+    if (h->total > 0) {
+        /* As HdrHistogram does: 5 steps per halving of the distance to 100%. */
+        for (;;) {
+            double v = hist_percentile(h, pct * 100) / 1e6;
+            uint64_t rank = (uint64_t)ceil(pct * (double)h->total), seen = 0;
+            uint32_t i;
+            if (rank == 0)
+                rank = 1;
+            /* TotalCount: samples at or below the value reported. */
+            for (i = 0; i < h->nbuckets; i++) {
+                uint64_t lo, hi;
+                hist_bucket_range(h, i, &lo, &hi);
+                if ((double)lo > v * 1e6)
+                    break;
+                seen += h->counts[i];
+            }
+            if (seen < rank)
+                seen = rank;
+            if (seen >= h->total || pct >= 0.999999999) {
+                fprintf(f, "%12.3f %14.12f %10llu\n", (double)h->max / 1e6, 1.0, (unsigned long long)h->total);
+                break;
+            }
+            fprintf(f, "%12.3f %14.12f %10llu %14.2f\n", v, pct, (unsigned long long)seen, 1.0 / (1.0 - pct));
+            {
+                double half = pow(2.0, floor(log2(1.0 / (1.0 - pct))) + 1);
+                pct += 1.0 / (half * ticks);
+            }
+        }
+    }
+    fprintf(f, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", mean, sd);
+    fprintf(f, "#[Max     = %12.3f, Total count    = %12llu]\n", (double)h->max / 1e6, (unsigned long long)h->total);
+    fprintf(f, "#[Buckets = %12u, SubBuckets     = %12u]\n", TOP_BIT - h->sub_bits + 2, 1u << h->sub_bits);
+    return ferror(f) ? -1 : 0;
 }

@@ -13,21 +13,26 @@
 #define HIST_MAX_NS (3600ULL * 1000000000ULL) /* 1 h: larger values are clamped */
 
 struct hist {
-    uint64_t *counts;   /* HIST_BUCKETS entries */
+    uint64_t *counts;   /* hist_bucket_count(h) entries */
+    uint32_t sub_bits;  /* linear sub-buckets per power of two: 2^sub_bits */
+    uint32_t nbuckets;
     uint64_t total;
     uint64_t min, max;  /* exact, in ns */
     double sum, sumsq;  /* for mean and stdev */
 };
 
-/* Allocates the buckets. Returns 0 or an errno value. */
+/* Allocates the buckets (HIST_SUB_BITS precision). Returns 0 or an errno value. */
 int hist_init(struct hist *h);
+/* Same with 2^sub_bits sub-buckets: 5 bits keep values within 3%, in a
+ * sixth of the memory (the per-second timeline uses it). */
+int hist_init_bits(struct hist *h, uint32_t sub_bits);
 /* Frees the buckets; safe on a zeroed struct. */
 void hist_fini(struct hist *h);
 void hist_reset(struct hist *h);
 
 /* Records one value in ns. */
 void hist_record(struct hist *h, uint64_t ns);
-/* Adds src into dst. */
+/* Adds src into dst; both must have the same precision. */
 void hist_merge(struct hist *dst, const struct hist *src);
 
 /* Value at percentile p (0..100), in ns; 0 when empty. */
@@ -36,7 +41,11 @@ double hist_mean(const struct hist *h);
 double hist_stdev(const struct hist *h);
 
 /* Number of buckets, and the [lo, hi) value range of bucket i, for exporting. */
-uint32_t hist_bucket_count(void);
-void hist_bucket_range(uint32_t i, uint64_t *lo, uint64_t *hi);
+uint32_t hist_bucket_count(const struct hist *h);
+void hist_bucket_range(const struct hist *h, uint32_t i, uint64_t *lo, uint64_t *hi);
+
+/* Writes the HdrHistogram "classic" percentile distribution (values in
+ * ms, 5 ticks per half distance), which HdrHistogram's plotters read. */
+int hist_print_hdr(FILE *f, const struct hist *h);
 
 #endif

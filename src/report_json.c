@@ -35,11 +35,11 @@ static void jhist(FILE *f, const char *key, const struct hist *h, const char *in
     for (k = 0; k < REPORT_NPCTS; k++)
         fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", report_pct_names[k], us(hist_percentile(h, report_pcts[k])));
     fprintf(f, "},\n%s  \"histogram\": [", ind);
-    for (i = 0; i < hist_bucket_count(); i++) {
+    for (i = 0; i < hist_bucket_count(h); i++) {
         uint64_t lo, hi;
         if (h->counts[i] == 0)
             continue;
-        hist_bucket_range(i, &lo, &hi);
+        hist_bucket_range(h, i, &lo, &hi);
         fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", us((double)hi), (unsigned long long)h->counts[i]);
         first = 0;
     }

@@ -45,12 +45,12 @@ static void text_histogram(FILE *f, const struct hist *h)
         return;
     }
     step = log(hi / lo) / NBINS;
-    for (i = 0; i < hist_bucket_count(); i++) {
+    for (i = 0; i < hist_bucket_count(h); i++) {
         uint64_t blo, bhi;
         double mid;
         if (h->counts[i] == 0)
             continue;
-        hist_bucket_range(i, &blo, &bhi);
+        hist_bucket_range(h, i, &blo, &bhi);
         mid = ((double)blo + (double)bhi) / 2;
         if (mid < lo)
             mid = lo;

@@ -3,6 +3,7 @@
 #include "t.h"
 
 #include <math.h>
+#include <string.h>
 
 int main(void)
 {
@@ -33,8 +34,8 @@ int main(void)
     {
         uint64_t lo, hi, prev_hi = 0;
         int ok = 1;
-        for (i = 0; i < hist_bucket_count(); i++) {
-            hist_bucket_range(i, &lo, &hi);
+        for (i = 0; i < hist_bucket_count(&a); i++) {
+            hist_bucket_range(&a, i, &lo, &hi);
             if (lo != prev_hi || hi <= lo)
                 ok = 0;
             prev_hi = hi;
@@ -69,7 +70,7 @@ int main(void)
     CHECK(b.total == a.total && b.min == a.min && b.max == a.max);
     {
         int same = 1;
-        for (i = 0; i < hist_bucket_count(); i++)
+        for (i = 0; i < hist_bucket_count(&a); i++)
             if (a.counts[i] != b.counts[i])
                 same = 0;
         CHECK(same);
@@ -80,6 +81,44 @@ int main(void)
     hist_reset(&a);
     hist_record(&a, HIST_MAX_NS * 10);
     CHECK(a.total == 1 && a.max == HIST_MAX_NS);
+
+    /* The coarse (5-bit) variant keeps every value within 3%. */
+    {
+        struct hist c;
+        double worst5 = 0;
+        CHECK(hist_init_bits(&c, 5) == 0);
+        for (v = 1000; v <= HIST_MAX_NS; v = v + v / 7 + 1) {
+            double got, e;
+            hist_reset(&c);
+            hist_record(&c, 1);
+            hist_record(&c, v);
+            hist_record(&c, HIST_MAX_NS);
+            got = hist_percentile(&c, 50);
+            e = fabs(got - (double)v) / (double)v;
+            if (e > worst5)
+                worst5 = e;
+        }
+        CHECKF(worst5 <= 0.03, "5-bit worst relative error %.4f", worst5);
+        CHECK(hist_bucket_count(&c) < hist_bucket_count(&a) / 3);
+        hist_fini(&c);
+    }
+
+    /* HdrHistogram classic output: header, rows, footer; 100% is the max. */
+    {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        hist_reset(&a);
+        for (v = 1; v <= 1000; v++)
+            hist_record(&a, v * 1000000);
+        CHECK(hist_print_hdr(f, &a) == 0);
+        fclose(f);
+        CHECK(strstr(buf, "Value     Percentile TotalCount 1/(1-Percentile)") != NULL);
+        CHECK(strstr(buf, "    1000.000 1.000000000000       1000\n") != NULL);
+        CHECK(strstr(buf, "#[Max     =     1000.000, Total count    =         1000]") != NULL);
+        CHECK(strstr(buf, " 0.500000000000 ") != NULL);
+        free(buf);
+    }
 
     /* Empty histogram. */
     hist_reset(&a);
