@@ -16,6 +16,7 @@
 enum {
     OPT_CLOSE = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_BODY_FILE, OPT_RPC, OPT_JSON, OPT_CSV,
     OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE, OPT_PIPELINE, OPT_ARRIVAL, OPT_WARMUP, OPT_SOURCE,
+    OPT_HDR, OPT_SLO, OPT_START, OPT_MAX,
 };
 
 #define MAX_SOURCES 256
@@ -30,11 +31,13 @@ static const struct option long_opts[] = {
     { "content-type", required_argument, NULL, 'T' },
     { "csv", required_argument, NULL, OPT_CSV },
     { "duration", required_argument, NULL, 'd' },
+    { "hdr", required_argument, NULL, OPT_HDR },
     { "header", required_argument, NULL, 'H' },
     { "help", no_argument, NULL, 'h' },
     { "json", required_argument, NULL, OPT_JSON },
     { "keepalive", no_argument, NULL, OPT_KEEPALIVE },
     { "latency", no_argument, NULL, OPT_LATENCY },
+    { "max", required_argument, NULL, OPT_MAX },
     { "method", required_argument, NULL, 'm' },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "pipeline", required_argument, NULL, OPT_PIPELINE },
@@ -42,7 +45,9 @@ static const struct option long_opts[] = {
     { "rate", required_argument, NULL, 'R' },
     { "requests", required_argument, NULL, 'n' },
     { "requests-per-connection", required_argument, NULL, OPT_RPC },
+    { "slo", required_argument, NULL, OPT_SLO },
     { "source", required_argument, NULL, OPT_SOURCE },
+    { "start", required_argument, NULL, OPT_START },
     { "threads", required_argument, NULL, 't' },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "version", no_argument, NULL, 'V' },
@@ -87,9 +92,16 @@ void cli_usage(void)
 "Output:\n"
 "      --json FILE          write all results as JSON (- for stdout)\n"
 "      --csv FILE           write the percentile table in ab's -e format\n"
+"      --hdr FILE           write the HdrHistogram percentile distribution (values in ms)\n"
+"      --slo 'p99<50ms,errors<0.1%,rps>1000'   check thresholds; exit 3 when one fails\n"
 "  -e FILE                  same as --csv (ab)\n"
 "  -q, --quiet              no progress line on stderr\n"
 "  -h, --help               this help;  -V, --version  the version\n"
+"\n"
+"Sweep: rafale sweep [options] --slo 'p99<50ms' URL\n"
+"  finds the highest constant rate that meets the SLO: doubles the rate from\n"
+"  --start R (100) up to --max R until a step fails, then bisects; each step\n"
+"  has --warmup (1s) and -d (5s)\n"
 "\n"
 "Serve (rafale serve --help for more):\n"
 "  rafale serve --listen 127.0.0.1:8080 -t 2\n"
@@ -199,7 +211,15 @@ static int valid_method(const char *m)
     return 1;
 }
 
-enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen,
+static int parse_rate(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return (errno || end == s || *end || !(*out > 0) || *out > 1e8) ? -1 : 0;
+}
+
+enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen)
 {
     int opt, i;
@@ -298,14 +318,25 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
             if (parse_u32(optarg, &cfg->pipeline, 1) != 0 || cfg->pipeline > 1024)
                 return fail(err, errlen, "--pipeline wants a depth from 1 to 1024, not '%s'", optarg);
             break;
-        case 'R': {
-            char *end;
-            errno = 0;
-            cfg->rate = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(cfg->rate > 0) || cfg->rate > 1e8)
+        case 'R':
+            if (parse_rate(optarg, &cfg->rate) != 0)
                 return fail(err, errlen, "-R wants requests per second, a number above 0, not '%s'", optarg);
             break;
-        }
+        case OPT_HDR:
+            cfg->hdr_path = optarg;
+            break;
+        case OPT_SLO:
+            if (slo_parse(optarg, &cfg->slo, err, errlen) != 0)
+                return CLI_ERROR;
+            break;
+        case OPT_START:
+        case OPT_MAX:
+            if (!sweep)
+                return fail(err, errlen, "%s is an option of 'rafale sweep'", opt == OPT_START ? "--start" : "--max");
+            if (parse_rate(optarg, opt == OPT_START ? &cfg->sweep_start : &cfg->sweep_max) != 0)
+                return fail(err, errlen, "%s wants requests per second, not '%s'", opt == OPT_START ? "--start" : "--max",
+                            optarg);
+            break;
         case OPT_ARRIVAL:
             if (strcmp(optarg, "poisson") == 0)
                 cfg->poisson = 1;
@@ -377,6 +408,23 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
             return CLI_ERROR;
     }
 
+    if (sweep) {
+        cfg->sweep = 1;
+        if (cfg->slo.n == 0)
+            return fail(err, errlen, "rafale sweep needs --slo, e.g. --slo 'p99<50ms,errors<0.1%%'");
+        if (cfg->rate > 0 || cfg->requests)
+            return fail(err, errlen, "rafale sweep chooses the rates itself: drop -R and -n (use --start/--max, -d per step)");
+        if (cfg->sweep_start == 0)
+            cfg->sweep_start = 100;
+        if (cfg->sweep_max == 0)
+            cfg->sweep_max = 1e7;
+        if (cfg->sweep_max < cfg->sweep_start)
+            return fail(err, errlen, "--max is below --start");
+        if (cfg->duration_ns == 0)
+            cfg->duration_ns = 5 * 1000000000ULL;
+        if (cfg->warmup_ns == 0)
+            cfg->warmup_ns = 1000000000ULL;
+    }
     if (cfg->requests == 0 && cfg->duration_ns == 0)
         cfg->duration_ns = 10 * 1000000000ULL;
     if (cfg->requests && cfg->requests < cfg->connections) {

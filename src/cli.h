@@ -12,9 +12,10 @@ enum cli_result {
     CLI_ERROR     /* err holds one line for the user: exit 2 */
 };
 
-/* Parses `rafale [options] URL...`. notes receives remarks for the user
- * (adjustments such as lowering -c), possibly empty. */
-enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen,
+/* Parses `rafale [options] URL...` (sweep: `rafale sweep [options] URL...`,
+ * argv[0] being "sweep"). notes receives remarks for the user (adjustments
+ * such as lowering -c), possibly empty. */
+enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen);
 void cli_free(struct config *cfg);
 

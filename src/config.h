@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "net.h"
+#include "slo.h"
 #include "url.h"
 
 struct config {
@@ -39,6 +40,10 @@ struct config {
 
     const char *json_path;       /* --json FILE or "-" */
     const char *csv_path;        /* --csv FILE */
+    const char *hdr_path;        /* --hdr FILE: HdrHistogram percentile text */
+    struct slo slo;              /* --slo checks, slo.n == 0 when none */
+    int sweep;                   /* rafale sweep */
+    double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;
     int no_progress;
 };

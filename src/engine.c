@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RBUF_SIZE (64 * 1024)
@@ -102,6 +103,11 @@ struct conn {
     struct slot one;
 };
 
+struct tl_sec {
+    uint64_t requests, errors;
+    struct hist h;              /* 5-bit precision: within 3% */
+};
+
 struct worker {
     const struct plan *plan;
     struct loop loop;
@@ -127,6 +133,15 @@ struct worker {
     uint32_t bl_head, bl_len, bl_cap;
     struct stats st;
     struct stats *per_url;
+    /* Timeline: one entry per second of the measured phase. */
+    struct tl_sec *tl;
+    uint32_t ntl, captl;
+    uint64_t tl_end;        /* end of the newest second, ns */
+    uint32_t open;          /* sockets open now */
+    /* Published for the live view; read by the main thread. */
+    _Atomic uint64_t pub_done, pub_err, pub_p50, pub_p99;
+    _Atomic uint32_t pub_open;
+    atomic_int finished;
     char *rbuf;
     struct iovec iov[MAX_IOV];
     pthread_t thread;
@@ -148,6 +163,7 @@ static void conn_close(struct conn *c)
     if (c->fd >= 0) {
         c->ops->close(c->io_ctx, c->fd);
         c->fd = -1;
+        c->w->open--;
     }
     c->state = C_IDLE;
     c->count = c->nsent = 0;
@@ -192,6 +208,43 @@ static enum err_kind connect_kind(int e)
     }
 }
 
+/* The timeline second that `now` falls in, created on first use. */
+static struct tl_sec *tl_at(struct worker *w, uint64_t now)
+{
+    uint64_t t_measure = w->plan->t_measure;
+    uint32_t sec;
+    if (now < t_measure)
+        now = t_measure;
+    sec = (uint32_t)((now - t_measure) / NS_PER_S);
+    if (sec >= w->ntl) {
+        if (sec >= w->captl) {
+            uint32_t cap = w->captl ? w->captl * 2 : 64;
+            struct tl_sec *n;
+            while (cap <= sec)
+                cap *= 2;
+            n = realloc(w->tl, cap * sizeof(*n));
+            if (n == NULL)
+                return NULL;
+            w->tl = n;
+            w->captl = cap;
+        }
+        while (w->ntl <= sec) {
+            struct tl_sec *t = &w->tl[w->ntl];
+            t->requests = t->errors = 0;
+            if (hist_init_bits(&t->h, 5) != 0)
+                return NULL;
+            w->ntl++;
+            /* Publish the second that just closed for the live view. */
+            if (w->ntl >= 2) {
+                const struct hist *prev = &w->tl[w->ntl - 2].h;
+                atomic_store_explicit(&w->pub_p50, (uint64_t)hist_percentile(prev, 50), memory_order_relaxed);
+                atomic_store_explicit(&w->pub_p99, (uint64_t)hist_percentile(prev, 99), memory_order_relaxed);
+            }
+        }
+    }
+    return &w->tl[sec];
+}
+
 static void note_error(struct stats *s, enum err_kind k, int e, const char *detail)
 {
     s->errors[k]++;
@@ -225,6 +278,14 @@ static void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail
             continue;
         note_error(&w->st, k, e, detail);
         note_error(u, k, e, detail);
+        {
+            struct tl_sec *ts = tl_at(w, now);
+            if (ts) {
+                ts->errors++;
+                if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT)
+                    hist_record(&ts->h, now - s->t_due);
+            }
+        }
         if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
             /* A slow sample is still a sample: drop it and the tail lies. */
             hist_record(&w->st.latency, now - s->t_due);
@@ -349,6 +410,7 @@ static void conn_open(struct conn *c, uint64_t now)
     c->ops = &io_plain;
     c->io_ctx = NULL;
     c->state = C_CONNECTING;
+    w->open++;
     if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &c->io)) != 0) {
         conn_fail(c, ERR_CONNECT_OTHER, e, NULL, now);
         return;
@@ -392,6 +454,13 @@ static int conn_complete(struct conn *c, uint64_t now, int force_close)
         hist_record(&u->latency_unc, now - s->t_sent);
         hist_record(&w->st.ttfb, c->t_first - s->t_sent);
         hist_record(&u->ttfb, c->t_first - s->t_sent);
+        {
+            struct tl_sec *ts = tl_at(w, now);
+            if (ts) {
+                ts->requests++;
+                hist_record(&ts->h, now - s->t_due);
+            }
+        }
         if (cfg->keepalive && !server_keeps) {
             w->st.server_closes++;
             u->server_closes++;
@@ -709,6 +778,9 @@ static void *worker_main(void *arg)
             run_queue(w);
         else if (rate_mode(w) && w->bl_len && w->qlen)
             dispatch(w);
+        atomic_store_explicit(&w->pub_done, w->st.completed, memory_order_relaxed);
+        atomic_store_explicit(&w->pub_err, stats_errors(&w->st), memory_order_relaxed);
+        atomic_store_explicit(&w->pub_open, w->open, memory_order_relaxed);
         if (w->ended >= w->budget)
             break;
         if (atomic_load_explicit(pl->stop, memory_order_relaxed)) {
@@ -733,6 +805,7 @@ static void *worker_main(void *arg)
     w->stopping = 1;
     for (i = 0; i < w->nconns; i++)
         conn_close(&w->conns[i]);
+    atomic_store(&w->finished, 1);
     return NULL;
 }
 
@@ -801,6 +874,9 @@ static void worker_free(struct worker *w)
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
     free(w->per_url);
+    for (i = 0; i < w->ntl; i++)
+        hist_fini(&w->tl[i].h);
+    free(w->tl);
     stats_fini(&w->st);
     free(w->conns);
     free(w->q);
@@ -863,8 +939,59 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_result *res,
-               char *err, size_t errlen)
+/* Sums what the workers published, for the live view. */
+static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t nt, struct engine_progress *p)
+{
+    uint32_t t;
+    memset(p, 0, sizeof(*p));
+    p->elapsed_s = ((double)clock_ns() - (double)pl->t_measure) / 1e9;
+    for (t = 0; t < nt; t++) {
+        double p50 = (double)atomic_load_explicit(&ws[t].pub_p50, memory_order_relaxed);
+        double p99 = (double)atomic_load_explicit(&ws[t].pub_p99, memory_order_relaxed);
+        p->completed += atomic_load_explicit(&ws[t].pub_done, memory_order_relaxed);
+        p->errors += atomic_load_explicit(&ws[t].pub_err, memory_order_relaxed);
+        p->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
+        if (p50 > p->p50_ns)
+            p->p50_ns = p50;
+        if (p99 > p->p99_ns)
+            p->p99_ns = p99;
+    }
+}
+
+/* Merges the workers' timelines second by second. Returns 0 or -1. */
+static int merge_timeline(struct worker *ws, uint32_t nt, struct engine_result *res)
+{
+    uint32_t n = 0, t, s;
+    for (t = 0; t < nt; t++)
+        if (ws[t].ntl > n)
+            n = ws[t].ntl;
+    if (n == 0)
+        return 0;
+    res->timeline = calloc(n, sizeof(*res->timeline));
+    if (res->timeline == NULL)
+        return -1;
+    res->nseconds = n;
+    for (s = 0; s < n; s++) {
+        struct hist h;
+        if (hist_init_bits(&h, 5) != 0)
+            return -1;
+        for (t = 0; t < nt; t++) {
+            if (s >= ws[t].ntl)
+                continue;
+            res->timeline[s].requests += ws[t].tl[s].requests;
+            res->timeline[s].errors += ws[t].tl[s].errors;
+            hist_merge(&h, &ws[t].tl[s].h);
+        }
+        res->timeline[s].p50_ns = hist_percentile(&h, 50);
+        res->timeline[s].p99_ns = hist_percentile(&h, 99);
+        res->timeline[s].max_ns = (double)h.max;
+        hist_fini(&h);
+    }
+    return 0;
+}
+
+int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress_fn progress, void *arg,
+               struct engine_result *res, char *err, size_t errlen)
 {
     struct plan pl;
     struct worker *ws = NULL;
@@ -918,6 +1045,21 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
         }
         started_threads++;
     }
+    if (progress && started_threads == nt) {
+        for (;;) {
+            struct engine_progress p;
+            struct timespec ts = { 0, 250 * 1000000L };
+            int all = 1;
+            nanosleep(&ts, NULL);
+            for (t = 0; t < nt; t++)
+                if (!atomic_load(&ws[t].finished))
+                    all = 0;
+            if (all)
+                break;
+            sample_progress(&pl, ws, nt, &p);
+            progress(&p, arg);
+        }
+    }
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
 
@@ -948,6 +1090,10 @@ int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_r
             for (i = 0; i < pl.nurls; i++)
                 res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed -
                                         stats_errors(&res->per_url[i]);
+            if (rc == 0 && merge_timeline(ws, nt, res) != 0) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+            }
             res->elapsed_s = t_end > pl.t_measure ? (double)(t_end - pl.t_measure) / 1e9 : 0;
             res->interrupted = atomic_load(stop) != 0;
             res->target_rate = cfg->rate;
@@ -970,6 +1116,7 @@ void engine_result_free(struct engine_result *res)
             stats_fini(&res->per_url[i]);
     free(res->per_url);
     free(res->url_in_flight);
+    free(res->timeline);
     stats_fini(&res->total);
     memset(res, 0, sizeof(*res));
 }

@@ -10,6 +10,23 @@
 #include "config.h"
 #include "stats.h"
 
+/* One second of the measured phase, for the timeline. */
+struct engine_second {
+    uint64_t requests;          /* completed in that second */
+    uint64_t errors;            /* failed in that second */
+    double p50_ns, p99_ns, max_ns;
+};
+
+/* What the live view shows, sampled a few times a second. */
+struct engine_progress {
+    double elapsed_s;           /* since the measured phase began; negative during warm-up */
+    uint64_t completed, errors;
+    uint32_t open;              /* connections open now */
+    double p50_ns, p99_ns;      /* over the last complete second (worst thread) */
+};
+
+typedef void (*engine_progress_fn)(const struct engine_progress *p, void *arg);
+
 struct engine_result {
     struct stats total;
     struct stats *per_url;      /* nurls entries */
@@ -22,13 +39,16 @@ struct engine_result {
     uint64_t queued;            /* due by the schedule but never sent: no free connection */
     double target_rate;         /* requests per second asked for */
     double client_cpu_s;        /* user+sys CPU rafale used during the run */
+    struct engine_second *timeline;
+    uint32_t nseconds;
 };
 
 /* Runs the test described by cfg. `stop` is polled; setting it ends the run
- * early with a correct partial result. Returns 0, or -1 with a one-line
+ * early with a correct partial result. progress, when not NULL, is called
+ * from the calling thread about four times a second. Returns 0, or -1 with a one-line
  * reason in err. On success free the result with engine_result_free(). */
-int engine_run(const struct config *cfg, const atomic_int *stop, struct engine_result *res,
-               char *err, size_t errlen);
+int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress_fn progress, void *arg,
+               struct engine_result *res, char *err, size_t errlen);
 
 void engine_result_free(struct engine_result *res);
 

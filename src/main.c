@@ -3,8 +3,11 @@
 #include "cli.h"
 #include "engine.h"
 #include "net.h"
+#include "progress.h"
 #include "report.h"
 #include "serve.h"
+#include "slo.h"
+#include "sweep.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -34,7 +37,8 @@ static void catch_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int write_file(const char *path, const char *what, const struct config *cfg, const struct engine_result *r)
+static int write_file(const char *path, const char *what, const struct config *cfg, const struct engine_result *r,
+                      const struct slo *slo)
 {
     FILE *f;
     int rc;
@@ -44,7 +48,12 @@ static int write_file(const char *path, const char *what, const struct config *c
         fprintf(stderr, "rafale: cannot write %s to '%s': %s\n", what, path, strerror(errno));
         return -1;
     }
-    rc = strcmp(what, "JSON") == 0 ? report_json(f, cfg, r) : report_csv(f, r);
+    if (strcmp(what, "JSON") == 0)
+        rc = report_json(f, cfg, r, slo);
+    else if (strcmp(what, "CSV") == 0)
+        rc = report_csv(f, r);
+    else
+        rc = hist_print_hdr(f, &r->total.latency);
     if (f != stdout)
         rc |= fclose(f);
     else
@@ -87,19 +96,62 @@ static int main_serve(int argc, char **argv)
     return 0;
 }
 
+static void on_sweep_step(const struct sweep_step *s, void *arg)
+{
+    sweep_print_step(arg, s);
+}
+
+static int main_sweep(struct config *cfg)
+{
+    struct sweep_result sr;
+    FILE *out = (cfg->json_path && strcmp(cfg->json_path, "-") == 0) ? stderr : stdout;
+    char err[512];
+    int rc = 0;
+
+    sweep_print_header(out, cfg);
+    if (sweep_run(cfg, &stop_flag, on_sweep_step, out, &sr, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        return 1;
+    }
+    sweep_print_summary(out, &sr);
+    if (cfg->json_path) {
+        FILE *f = strcmp(cfg->json_path, "-") == 0 ? stdout : fopen(cfg->json_path, "w");
+        if (f == NULL) {
+            fprintf(stderr, "rafale: cannot write JSON to '%s': %s\n", cfg->json_path, strerror(errno));
+            return 1;
+        }
+        rc = sweep_json(f, cfg, &sr);
+        if (f != stdout)
+            rc |= fclose(f);
+        if (rc != 0) {
+            fprintf(stderr, "rafale: writing JSON to '%s' failed\n", cfg->json_path);
+            return 1;
+        }
+    }
+    if (sr.interrupted)
+        return 130;
+    return sr.knee > 0 ? 0 : 3;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
     struct engine_result res;
+    struct progress prog;
     char err[512], notes[256];
     uint64_t limit;
-    int rc = 0;
+    int rc = 0, sweep = 0;
     FILE *text;
 
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return main_serve(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
+        sweep = 1;
+        argc--;
+        argv++;
+    }
 
-    switch (cli_parse(argc, argv, &cfg, err, sizeof(err), notes, sizeof(notes))) {
+    switch (cli_parse(argc, argv, sweep, &cfg, err, sizeof(err), notes, sizeof(notes))) {
     case CLI_EXIT:
         cli_free(&cfg);
         return 0;
@@ -123,22 +175,42 @@ int main(int argc, char **argv)
     }
 
     catch_signals();
-    if (engine_run(&cfg, &stop_flag, &res, err, sizeof(err)) != 0) {
+    if (cfg.sweep) {
+        rc = main_sweep(&cfg);
+        cli_free(&cfg);
+        return rc;
+    }
+    progress_init(&prog, stderr, &cfg);
+    if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err)) != 0) {
+        progress_done(&prog);
         fprintf(stderr, "rafale: %s\n", err);
         cli_free(&cfg);
         return 1;
     }
+    progress_done(&prog);
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
     text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
     report_text(text, &cfg, &res);
+    if (cfg.slo.n) {
+        slo_eval(&cfg.slo, &res);
+        slo_print(text, &cfg.slo);
+    }
     fflush(text);
-    if (cfg.json_path && write_file(cfg.json_path, "JSON", &cfg, &res) != 0)
+    if (cfg.json_path && write_file(cfg.json_path, "JSON", &cfg, &res, &cfg.slo) != 0)
         rc = 1;
-    if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &cfg, &res) != 0)
+    if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &cfg, &res, NULL) != 0)
+        rc = 1;
+    if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &cfg, &res, NULL) != 0)
         rc = 1;
     if (rc == 0 && res.interrupted)
         rc = 130;
+    else if (rc == 0 && cfg.slo.n) {
+        int i;
+        for (i = 0; i < cfg.slo.n; i++)
+            if (!cfg.slo.c[i].pass)
+                rc = 3;
+    }
     engine_result_free(&res);
     cli_free(&cfg);
     return rc;

@@ -9,7 +9,10 @@
 #include "engine.h"
 
 int report_text(FILE *f, const struct config *cfg, const struct engine_result *r);
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r);
+/* slo: the evaluated checks, or NULL. */
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo);
+/* Writes s as a JSON string literal. */
+void report_json_str(FILE *f, const char *s);
 int report_csv(FILE *f, const struct engine_result *r);
 
 /* The percentiles every report shows, in order. */

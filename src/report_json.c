@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-static void jstr(FILE *f, const char *s)
+void report_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -80,7 +80,21 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
     jhist(f, "send_lag", &s->lag, ind);
 }
 
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void jtimeline(FILE *f, const struct engine_result *r)
+{
+    uint32_t i;
+    fprintf(f, "  \"timeline\": [");
+    for (i = 0; i < r->nseconds; i++) {
+        const struct engine_second *s = &r->timeline[i];
+        fprintf(f, "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %.3f, \"p99_us\": %.3f, "
+                   "\"max_us\": %.3f}",
+                i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors, s->p50_ns / 1e3,
+                s->p99_ns / 1e3, s->max_ns / 1e3);
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo)
 {
     uint32_t i;
     int k;
@@ -89,10 +103,10 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     for (i = 0; i < cfg->nurls; i++) {
         if (i)
             fputs(", ", f);
-        jstr(f, cfg->url_text[i]);
+        report_json_str(f, cfg->url_text[i]);
     }
     fprintf(f, "], \"method\": ");
-    jstr(f, cfg->method);
+    report_json_str(f, cfg->method);
     fprintf(f, ", \"connections\": %u, \"threads\": %u, \"keepalive\": %s, \"requests\": %llu, "
                "\"duration_s\": %.3f, \"requests_per_connection\": %llu, \"timeout_s\": %.3f, "
                "\"connect_timeout_s\": %.3f, \"body_bytes\": %zu, \"headers\": [",
@@ -102,7 +116,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     for (i = 0; i < cfg->nheaders; i++) {
         if (i)
             fputs(", ", f);
-        jstr(f, cfg->headers[i]);
+        report_json_str(f, cfg->headers[i]);
     }
     fprintf(f, "], \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f},\n",
             cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
@@ -120,15 +134,27 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
             if (s->errors[k] == 0)
                 continue;
             fprintf(f, "%s\"%s\": ", first ? "" : ", ", stats_err_name((enum err_kind)k));
-            jstr(f, s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k])
+            report_json_str(f, s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k])
                                                                            : stats_err_explain((enum err_kind)k));
             first = 0;
         }
     }
-    fprintf(f, "},\n  \"per_url\": [");
+    fprintf(f, "},\n");
+    jtimeline(f, r);
+    if (slo && slo->n) {
+        fprintf(f, "  \"slo\": [");
+        for (k = 0; k < slo->n; k++) {
+            fprintf(f, "%s{\"check\": ", k ? ", " : "");
+            report_json_str(f, slo->c[k].text);
+            fprintf(f, ", \"value\": %.6g, \"threshold\": %.6g, \"pass\": %s}", slo->c[k].value, slo->c[k].threshold,
+                    slo->c[k].pass ? "true" : "false");
+        }
+        fprintf(f, "],\n");
+    }
+    fprintf(f, "  \"per_url\": [");
     for (i = 0; i < r->nurls; i++) {
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
-        jstr(f, cfg->url_text[i]);
+        report_json_str(f, cfg->url_text[i]);
         fprintf(f, ",\n");
         jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, "     ");
         fprintf(f, "}");

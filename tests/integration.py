@@ -576,6 +576,66 @@ def source_addresses():
     check(peers == {"127.0.0.2", "127.0.0.3", "127.0.0.4"}, "--source: connections from each address (%s)" % peers)
 
 
+@test
+def slo_timeline_hdr():
+    srv = Serve()
+    hdr = os.path.join(TMP, "out.hgrm")
+    r = rafale("-R", 500, "-c", 4, "-d", "2s", "--hdr", hdr, "--slo", "p99<1s,errors<1%,rps>450", srv.url())
+    check(r.rc == 0 and "SLO" in r.out and r.out.count(" pass ") == 3, "SLO met: exit 0, three passes")
+    check([c["pass"] for c in r.j["slo"]] == [True, True, True], "SLO in JSON")
+    tl = r.j["timeline"]
+    check(len(tl) in (2, 3) and all(set(e) == {"t_s", "requests", "errors", "p50_us", "p99_us", "max_us"} for e in tl),
+          "timeline: one entry per second (%d)" % len(tl))
+    check(sum(e["requests"] for e in tl) == r.j["summary"]["requests"], "timeline adds up to the total")
+    check(all(abs(e["requests"] - 500) <= 5 for e in tl[:2]), "timeline: 500 per second at -R 500 (%s)" %
+          [e["requests"] for e in tl])
+    lines = open(hdr).read().splitlines()
+    check(lines[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"], "--hdr header")
+    check(lines[-2].startswith("#[Max") and ("Total count    = %12d]" % r.j["latency"]["count"]) in lines[-2],
+          "--hdr footer with the total count")
+    r = rafale("-n", 200, "-c", 2, "--slo", "p99<1us,errors<=0", srv.url("/delay/5"))
+    check(r.rc == 3 and "FAIL" in r.out, "SLO missed: exit 3")
+    check([c["pass"] for c in r.j["slo"]] == [False, True], "SLO failure in JSON")
+    r = rafale("--slo", "p99<50", srv.url(), expect_json=False)
+    check(r.rc == 2 and "needs a duration with a unit" in r.err, "SLO without a unit is refused")
+    srv.stop()
+
+
+@test
+def sweep_finds_the_knee():
+    srv = Serve()
+    jpath = os.path.join(TMP, "sweep.json")
+    p = subprocess.run([RAFALE, "sweep", "-t", "1", "-c", "4", "-d", "500ms", "--warmup", "100ms", "--start", "50",
+                        "--slo", "p99<30ms", "--json", jpath, srv.url("/delay/20")],
+                       capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    j = json.load(open(jpath)) if os.path.exists(jpath) else None
+    # 4 connections at 20 ms each carry at most 200 req/s.
+    check(p.returncode == 0 and j is not None, "sweep: exit 0 and JSON (%s %s)" % (p.returncode, p.stderr[-300:]))
+    if j:
+        knee = j["sweep"]["knee_rps"]
+        check(100 <= knee <= 200, "sweep: knee between 100 and 200 req/s (%s)" % knee)
+        steps = j["sweep"]["steps"]
+        check([s["target_rps"] for s in steps[:3]] == [50, 100, 200], "sweep: ramp doubles")
+        check(any(not s["pass"] for s in steps) and "Knee:" in p.stdout, "sweep: a failing step and the knee shown")
+    p = subprocess.run([RAFALE, "sweep", srv.url()], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 2 and "needs --slo" in p.stderr, "sweep without --slo is refused")
+    p = subprocess.run([RAFALE, "--start", "5", "http://127.0.0.1/"], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 2 and "option of 'rafale sweep'" in p.stderr, "--start outside sweep is refused")
+
+
+@test
+def live_view():
+    srv = Serve()
+    p = subprocess.run([RAFALE, "-d", "6s", "-R", "100", "-c", "2", srv.url()], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    srv.stop()
+    lines = [l for l in p.stderr.splitlines() if "req/s now" in l]
+    check(len(lines) == 1 and "p99" in lines[0] and "open 2" in lines[0],
+          "not a terminal: one plain progress line per 5 s (%r)" % p.stderr)
+    check("req/s now" not in p.stdout, "progress never mixes into the report")
+
+
 # --- against broken servers ---------------------------------------------------
 
 @test

@@ -1,0 +1,177 @@
+/* slo.c - pass/fail thresholds on a run. Latency checks use the reported
+ * latency (corrected for coordinated omission in rate mode). */
+#include "slo.h"
+#include "engine.h"
+#include "units.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_one(const char *t, struct slo_check *c, char *err, size_t errlen)
+{
+    const char *op = strpbrk(t, "<>");
+    char name[24], *end;
+    const char *val;
+    size_t nlen;
+
+    memset(c, 0, sizeof(*c));
+    snprintf(c->text, sizeof(c->text), "%s", t);
+    if (op == NULL || op == t)
+        goto bad;
+    nlen = (size_t)(op - t);
+    if (nlen >= sizeof(name))
+        goto bad;
+    memcpy(name, t, nlen);
+    name[nlen] = '\0';
+    c->less = *op == '<';
+    val = op + 1;
+    if (*val == '=') {
+        c->or_equal = 1;
+        val++;
+    }
+    if (*val == '\0')
+        goto bad;
+
+    if (name[0] == 'p' && (isdigit((unsigned char)name[1]))) {
+        c->metric = SLO_PCT;
+        c->pct = strtod(name + 1, &end);
+        if (*end || c->pct <= 0 || c->pct > 100)
+            goto bad;
+    } else if (strcmp(name, "mean") == 0) {
+        c->metric = SLO_MEAN;
+    } else if (strcmp(name, "max") == 0) {
+        c->metric = SLO_MAX_LAT;
+    } else if (strcmp(name, "errors") == 0) {
+        size_t vl = strlen(val);
+        c->metric = val[vl - 1] == '%' ? SLO_ERRORS_PCT : SLO_ERRORS;
+        c->threshold = strtod(val, &end);
+        if (end == val || (c->metric == SLO_ERRORS_PCT ? *end != '%' || end[1] : *end != '\0') || c->threshold < 0)
+            goto bad;
+        return 0;
+    } else if (strcmp(name, "rps") == 0) {
+        c->metric = SLO_RPS;
+        c->threshold = strtod(val, &end);
+        if (end == val || *end || c->threshold < 0)
+            goto bad;
+        return 0;
+    } else {
+        snprintf(err, errlen, "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, rps)", name);
+        return -1;
+    }
+    /* Latency: a unit is required, "p99<50" is too easy to misread. */
+    {
+        uint64_t ns;
+        if (!isalpha((unsigned char)val[strlen(val) - 1]) || units_parse_duration(val, &ns) != 0) {
+            snprintf(err, errlen, "--slo: '%s' needs a duration with a unit, such as 50ms", t);
+            return -1;
+        }
+        c->threshold = (double)ns;
+    }
+    return 0;
+bad:
+    snprintf(err, errlen, "--slo: cannot read '%s' (expected e.g. p99<50ms, errors<0.1%%, rps>10000)", t);
+    return -1;
+}
+
+int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen)
+{
+    char buf[512], *tok, *save = NULL;
+    memset(s, 0, sizeof(*s));
+    if (strlen(spec) >= sizeof(buf)) {
+        snprintf(err, errlen, "--slo: too long");
+        return -1;
+    }
+    strcpy(buf, spec);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *a = tok, *r, *wp;
+        /* Spaces are allowed anywhere: "p99 < 50ms". */
+        for (r = wp = a; *r; r++)
+            if (!isspace((unsigned char)*r))
+                *wp++ = *r;
+        *wp = '\0';
+        if (*a == '\0')
+            continue;
+        if (s->n == SLO_MAX) {
+            snprintf(err, errlen, "--slo: at most %d checks", SLO_MAX);
+            return -1;
+        }
+        if (parse_one(a, &s->c[s->n], err, errlen) != 0)
+            return -1;
+        s->n++;
+    }
+    if (s->n == 0) {
+        snprintf(err, errlen, "--slo: no check given (e.g. 'p99<50ms,errors<0.1%%')");
+        return -1;
+    }
+    return 0;
+}
+
+int slo_eval(struct slo *s, const struct engine_result *r)
+{
+    const struct stats *t = &r->total;
+    uint64_t errs = stats_errors(t), ended = t->completed + errs;
+    int i, failed = 0;
+
+    for (i = 0; i < s->n; i++) {
+        struct slo_check *c = &s->c[i];
+        switch (c->metric) {
+        case SLO_PCT:
+            c->value = hist_percentile(&t->latency, c->pct);
+            break;
+        case SLO_MEAN:
+            c->value = hist_mean(&t->latency);
+            break;
+        case SLO_MAX_LAT:
+            c->value = (double)t->latency.max;
+            break;
+        case SLO_ERRORS_PCT:
+            c->value = ended ? 100.0 * (double)errs / (double)ended : 0;
+            break;
+        case SLO_ERRORS:
+            c->value = (double)errs;
+            break;
+        case SLO_RPS:
+            c->value = r->elapsed_s > 0 ? (double)t->completed / r->elapsed_s : 0;
+            break;
+        }
+        if (c->less)
+            c->pass = c->or_equal ? c->value <= c->threshold : c->value < c->threshold;
+        else
+            c->pass = c->or_equal ? c->value >= c->threshold : c->value > c->threshold;
+        /* A latency check on a run with no sample proves nothing. */
+        if ((c->metric == SLO_PCT || c->metric == SLO_MEAN || c->metric == SLO_MAX_LAT) && t->latency.total == 0)
+            c->pass = 0;
+        failed += !c->pass;
+    }
+    return failed;
+}
+
+char *slo_value_str(const struct slo_check *c, double v, char *buf, size_t len)
+{
+    switch (c->metric) {
+    case SLO_ERRORS_PCT:
+        snprintf(buf, len, "%.3g%%", v);
+        break;
+    case SLO_ERRORS:
+        snprintf(buf, len, "%.0f", v);
+        break;
+    case SLO_RPS:
+        snprintf(buf, len, "%.1f req/s", v);
+        break;
+    default:
+        units_fmt_ns(buf, len, v);
+    }
+    return buf;
+}
+
+void slo_print(FILE *f, const struct slo *s)
+{
+    int i;
+    fprintf(f, "\nSLO\n");
+    for (i = 0; i < s->n; i++) {
+        char v[32];
+        fprintf(f, "  %-24s %s  (measured %s)\n", s->c[i].text, s->c[i].pass ? "pass" : "FAIL",
+                slo_value_str(&s->c[i], s->c[i].value, v, sizeof(v)));
+    }
+}

@@ -1,0 +1,159 @@
+/* sweep.c - `rafale sweep`: ramp the rate up by doubling until a step
+ * misses the SLO, then bisect between the last pass and the first failure
+ * to within 5%. A step also fails when rafale could not send at the asked
+ * rate (under 98%): a rate that was not offered was not sustained. */
+#include "sweep.h"
+#include "engine.h"
+#include "report.h"
+#include "units.h"
+
+#include <string.h>
+
+static int run_step(const struct config *base, double rate, const atomic_int *stop, struct sweep_step *st,
+                    char *err, size_t errlen)
+{
+    struct config cfg = *base;
+    struct engine_result r;
+    struct slo slo = base->slo;
+    uint64_t errs;
+    int i;
+
+    cfg.rate = rate;
+    cfg.requests = 0;
+    memset(st, 0, sizeof(*st));
+    st->target = rate;
+    if (engine_run(&cfg, stop, NULL, NULL, &r, err, errlen) != 0)
+        return -1;
+    errs = stats_errors(&r.total);
+    st->sent = r.elapsed_s > 0 ? (double)r.total.started / r.elapsed_s : 0;
+    st->p50_ns = hist_percentile(&r.total.latency, 50);
+    st->p99_ns = hist_percentile(&r.total.latency, 99);
+    st->max_ns = (double)r.total.latency.max;
+    st->err_pct = r.total.completed + errs ? 100.0 * (double)errs / (double)(r.total.completed + errs) : 0;
+    st->pass = slo_eval(&slo, &r) == 0;
+    for (i = 0; i < slo.n; i++) {
+        if (!slo.c[i].pass) {
+            char v[32];
+            snprintf(st->why, sizeof(st->why), "%s (measured %s)", slo.c[i].text,
+                     slo_value_str(&slo.c[i], slo.c[i].value, v, sizeof(v)));
+            break;
+        }
+    }
+    if (st->pass && st->sent < 0.98 * rate) {
+        st->pass = 0;
+        snprintf(st->why, sizeof(st->why), "sent only %.0f req/s (%s)", st->sent,
+                 r.client_cpu_s > 0.9 * r.elapsed_s * cfg.threads ? "rafale's CPU was saturated" :
+                                                                       "connections all busy: raise -c");
+    }
+    engine_result_free(&r);
+    return 0;
+}
+
+int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on_step, void *arg,
+              struct sweep_result *out, char *err, size_t errlen)
+{
+    double rate = cfg->sweep_start, pass = 0, fail = 0;
+    struct sweep_step *st;
+
+    memset(out, 0, sizeof(*out));
+    /* Ramp: double until a step fails or --max is reached. */
+    for (;;) {
+        if (out->n == (int)(sizeof(out->steps) / sizeof(out->steps[0])) || atomic_load(stop))
+            break;
+        st = &out->steps[out->n];
+        if (run_step(cfg, rate, stop, st, err, errlen) != 0)
+            return -1;
+        out->n++;
+        if (on_step)
+            on_step(st, arg);
+        if (atomic_load(stop))
+            break;
+        if (!st->pass) {
+            fail = rate;
+            break;
+        }
+        pass = rate;
+        if (rate >= cfg->sweep_max)
+            break;
+        rate = rate * 2 > cfg->sweep_max ? cfg->sweep_max : rate * 2;
+    }
+    /* Bisect between the last pass and the first failure. */
+    while (pass > 0 && fail > 0 && (fail - pass) / pass > 0.05 && !atomic_load(stop) &&
+           out->n < (int)(sizeof(out->steps) / sizeof(out->steps[0]))) {
+        rate = (pass + fail) / 2;
+        st = &out->steps[out->n];
+        if (run_step(cfg, rate, stop, st, err, errlen) != 0)
+            return -1;
+        out->n++;
+        if (on_step)
+            on_step(st, arg);
+        if (atomic_load(stop))
+            break;
+        if (st->pass)
+            pass = rate;
+        else
+            fail = rate;
+    }
+    out->knee = pass;
+    out->interrupted = atomic_load(stop) != 0;
+    return 0;
+}
+
+void sweep_print_header(FILE *f, const struct config *cfg)
+{
+    char w[32], d[32];
+    int i;
+    fprintf(f, "rafale sweep: %s, SLO '", cfg->url_text[0]);
+    for (i = 0; i < cfg->slo.n; i++)
+        fprintf(f, "%s%s", i ? "," : "", cfg->slo.c[i].text);
+    fprintf(f, "'; each step %s warm-up + %s, %u connections, %u threads\n\n",
+            units_fmt_ns(w, sizeof(w), (double)cfg->warmup_ns), units_fmt_ns(d, sizeof(d), (double)cfg->duration_ns),
+            cfg->connections, cfg->threads);
+    fprintf(f, "  %12s %12s %9s %9s %9s %8s  %s\n", "target req/s", "sent req/s", "p50", "p99", "max", "errors", "SLO");
+    fflush(f);
+}
+
+void sweep_print_step(FILE *f, const struct sweep_step *s)
+{
+    char a[32], b[32], c[32];
+    fprintf(f, "  %12.0f %12.1f %9s %9s %9s %7.2f%%  %s%s%s\n", s->target, s->sent,
+            units_fmt_ns(a, sizeof(a), s->p50_ns), units_fmt_ns(b, sizeof(b), s->p99_ns),
+            units_fmt_ns(c, sizeof(c), s->max_ns), s->err_pct, s->pass ? "pass" : "FAIL", s->pass ? "" : ": ",
+            s->pass ? "" : s->why);
+    fflush(f);
+}
+
+void sweep_print_summary(FILE *f, const struct sweep_result *r)
+{
+    if (r->interrupted)
+        fprintf(f, "\nInterrupted.\n");
+    if (r->knee > 0)
+        fprintf(f, "\nKnee: %.0f req/s is the highest rate tried that met the SLO.\n", r->knee);
+    else
+        fprintf(f, "\nNo rate met the SLO: even the first step failed (try a lower --start).\n");
+}
+
+int sweep_json(FILE *f, const struct config *cfg, const struct sweep_result *r)
+{
+    int i;
+    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"sweep\": {\"url\": ");
+    report_json_str(f, cfg->url_text[0]);
+    fprintf(f, ", \"slo\": [");
+    for (i = 0; i < cfg->slo.n; i++) {
+        if (i)
+            fputs(", ", f);
+        report_json_str(f, cfg->slo.c[i].text);
+    }
+    fprintf(f, "], \"connections\": %u, \"threads\": %u, \"step_s\": %.3f, \"warmup_s\": %.3f,\n",
+            cfg->connections, cfg->threads, (double)cfg->duration_ns / 1e9, (double)cfg->warmup_ns / 1e9);
+    fprintf(f, "    \"knee_rps\": %.3f, \"interrupted\": %s,\n    \"steps\": [", r->knee, r->interrupted ? "true" : "false");
+    for (i = 0; i < r->n; i++) {
+        const struct sweep_step *s = &r->steps[i];
+        fprintf(f, "%s\n      {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"p50_us\": %.3f, \"p99_us\": %.3f, "
+                   "\"max_us\": %.3f, \"errors_pct\": %.4f, \"pass\": %s}",
+                i ? "," : "", s->target, s->sent, s->p50_ns / 1e3, s->p99_ns / 1e3, s->max_ns / 1e3, s->err_pct,
+                s->pass ? "true" : "false");
+    }
+    fprintf(f, "\n    ]}\n}\n");
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,41 @@
+/* sweep.h - `rafale sweep`: the highest constant rate a server sustains
+ * within an SLO, found by ramping then bisecting. */
+#ifndef RAFALE_SWEEP_H
+#define RAFALE_SWEEP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config.h"
+
+struct sweep_step {
+    double target;          /* req/s asked */
+    double sent;            /* req/s sent */
+    double p50_ns, p99_ns, max_ns;
+    double err_pct;
+    int pass;
+    char why[96];           /* the first failed check, or the rate shortfall */
+};
+
+struct sweep_result {
+    struct sweep_step steps[64];
+    int n;
+    double knee;            /* highest passing rate, 0 when none passed */
+    int interrupted;
+};
+
+typedef void (*sweep_step_fn)(const struct sweep_step *s, void *arg);
+
+/* Runs the sweep described by cfg (cfg->sweep_start, cfg->sweep_max,
+ * cfg->slo, per-step warm-up and duration). on_step is called after each
+ * step. Returns 0, or -1 with a reason in err. */
+int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on_step, void *arg,
+              struct sweep_result *out, char *err, size_t errlen);
+
+void sweep_print_header(FILE *f, const struct config *cfg);
+void sweep_print_step(FILE *f, const struct sweep_step *s);
+void sweep_print_summary(FILE *f, const struct sweep_result *r);
+int sweep_json(FILE *f, const struct config *cfg, const struct sweep_result *r);
+
+#endif
