@@ -15,7 +15,7 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 
-.PHONY: all deps test unit demo clean install
+.PHONY: all deps test unit demo clean install bench bench-micro
 all: rafale
 
 rafale: $(OBJ)
@@ -52,6 +52,16 @@ test: deps rafale build/asan/rafale unit
 
 demo: deps rafale
 	@sh scripts/demo.sh
+
+# Peers side by side (installs wrk, ab, h2load, nginx): bench/RESULTS.md.
+bench: rafale
+	@sh bench/peers.sh
+
+build/micro: bench/micro.c $(LIBOBJ)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+
+bench-micro: build/micro
+	@./build/micro
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale

@@ -33,6 +33,8 @@ struct engine_result {
     uint64_t *url_in_flight;    /* nurls entries */
     uint32_t nurls;
     uint64_t in_flight;         /* started but neither completed nor failed at the end */
+    double all_connected_s;     /* from the start until all -c connections had been open at once
+                                 * or in turn; -1 when some never connected */
     double elapsed_s;           /* measured phase: from its start to the end of the last request */
     int interrupted;            /* stopped by a signal */
     /* Rate mode only. */

@@ -245,6 +245,22 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 st = S_CH_DATA_CR;
             continue;
         }
+        case S_REASON:
+        case S_VALUE:
+            /* Fast path: skip text nobody looks at in a tight loop. */
+            if (st == S_REASON || p->hdr == H_NONE) {
+                size_t j = i;
+                while (j < len && text_ok((unsigned char)buf[j]))
+                    j++;
+                p->linelen += (uint32_t)(j - i);
+                if (p->linelen > HP_MAX_LINE)
+                    FAIL("line too long");
+                i = j;
+                if (i == len)
+                    continue;
+                c = (unsigned char)buf[i];
+            }
+            break;
         default:
             break;
         }

@@ -180,6 +180,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
     fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
+    if (r->all_connected_s >= 0 && cfg->keepalive)
+        fprintf(f, " (all %u connected within %s)", cfg->connections,
+                units_fmt_ns(b3, sizeof(b3), r->all_connected_s * 1e9));
     if (s->server_closes)
         fprintf(f, ", %llu closed by the server (Connection: close)", (unsigned long long)s->server_closes);
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),

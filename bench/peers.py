@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Benchmarks rafale against its peers (wrk, ab, h2load) on the same
+workloads, and rafale serve against nginx, on this machine.
+
+The server is pinned to CPU 0 and the load tool to CPU 1, so the two do not
+fight over a core; rounds are interleaved (A, B, C, A, B, C...) so drift on a
+shared machine hits every tool alike. For each run it records the requests
+the tool completed, the count nginx itself reports (stub_status), wall time,
+req/s, the tool's user+sys CPU and peak RSS from GNU time (the kernel's
+accounting of the finished process), and errors. It prints a markdown table
+of medians, with each figure's ratio to wrk computed round by round, and
+writes every run as CSV. Only 127.0.0.1 is contacted.
+
+usage: bench/peers.py [--rounds N] [--duration S] [--only WORKLOAD,...] [--md FILE]
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RAFALE = os.path.join(ROOT, "rafale")
+TMP = tempfile.mkdtemp(prefix="rafale-bench-")
+SERVER_CPU, TOOL_CPU = "0", "1"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+class Nginx:
+    def __init__(self):
+        self.port = free_port()
+        self.dir = os.path.join(TMP, "nginx")
+        os.makedirs(self.dir, exist_ok=True)
+        conf = open(os.path.join(ROOT, "bench", "nginx.conf")).read()
+        conf = conf.replace("@PORT@", str(self.port)).replace("@DIR@", self.dir)
+        self.conf = os.path.join(self.dir, "nginx.conf")
+        with open(self.conf, "w") as f:
+            f.write(conf)
+        subprocess.run(["taskset", "-c", SERVER_CPU, "nginx", "-c", self.conf, "-p", self.dir], check=True)
+        for _ in range(100):
+            try:
+                self.count()
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def count(self):
+        """Requests nginx has handled, not counting this status request."""
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+        s.sendall(b"GET /nginx_status HTTP/1.0\r\n\r\n")
+        data = b""
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            data += d
+        s.close()
+        m = re.search(rb"\n\s*(\d+)\s+(\d+)\s+(\d+)", data)
+        return int(m.group(3)) - 1
+
+    def stop(self):
+        try:
+            pid = int(open(os.path.join(self.dir, "nginx.pid")).read())
+            os.kill(pid, signal.SIGQUIT)
+        except (OSError, ValueError):
+            pass
+
+
+class Serve:
+    def __init__(self):
+        out = open(os.path.join(TMP, "serve.out"), "w+")
+        self.p = subprocess.Popen(["taskset", "-c", SERVER_CPU, RAFALE, "serve", "--listen", "127.0.0.1:0", "-t", "1"],
+                                  stdout=out, stderr=subprocess.DEVNULL)
+        self.addr = None
+        for _ in range(200):
+            out.seek(0)
+            line = out.readline()
+            if line.startswith("listening on"):
+                self.addr = line.split()[-1]
+                break
+            time.sleep(0.02)
+
+    def url(self, path="/"):
+        return "http://%s%s" % (self.addr, path)
+
+    def count(self):
+        return None
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        self.p.wait()
+
+
+def timed(cmd):
+    """Runs cmd on the tool CPU; returns (stdout+stderr, wall s, cpu s, peak rss KiB)."""
+    tf = os.path.join(TMP, "time.txt")
+    full = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", tf, "taskset", "-c", TOOL_CPU] + cmd
+    p = subprocess.run(full, capture_output=True, text=True, timeout=600)
+    wall, user, sys_, rss = open(tf).read().split()[-4:]
+    return p.stdout + p.stderr, float(wall), float(user) + float(sys_), int(rss)
+
+
+# --- tools: each returns (completed, errors) from its own output -------------------
+
+def run_rafale(url, conns, dur, close=False, depth=1, threads=1):
+    jf = os.path.join(TMP, "r.json")
+    cmd = [RAFALE, "-q", "-t", str(threads), "-c", str(conns), "-d", "%ds" % dur, "--json", jf]
+    if close:
+        cmd.append("--close")
+    if depth > 1:
+        cmd += ["--pipeline", str(depth)]
+    out, wall, cpu, rss = timed(cmd + [url])
+    j = json.load(open(jf))
+    return j["summary"]["requests"], j["summary"]["errors"], wall, cpu, rss, j
+
+
+def run_wrk(url, conns, dur, close=False, depth=1):
+    cmd = ["wrk", "-t1", "-c%d" % conns, "-d%ds" % dur]
+    if close:
+        cmd += ["-H", "Connection: close"]
+    if depth > 1:
+        cmd += ["-s", os.path.join(ROOT, "bench", "pipeline.lua")]
+    out, wall, cpu, rss = timed(cmd + [url])
+    m = re.search(r"(\d+) requests in", out)
+    done = int(m.group(1)) if m else 0
+    errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return done, errs + (int(m.group(1)) if m else 0), wall, cpu, rss, None
+
+
+def run_ab(url, conns, dur, close=False, depth=1):
+    cmd = ["ab", "-q", "-t", str(dur), "-n", "100000000", "-c", str(conns)]
+    if not close:
+        cmd.append("-k")
+    out, wall, cpu, rss = timed(cmd + [url])
+    m = re.search(r"Complete requests:\s+(\d+)", out)
+    f = re.search(r"Failed requests:\s+(\d+)", out)
+    return int(m.group(1)) if m else 0, int(f.group(1)) if f else 0, wall, cpu, rss, None
+
+
+def run_h2load(url, conns, dur, close=False, depth=1):
+    cmd = ["h2load", "--h1", "-t1", "-c", str(conns), "-D", str(dur)]
+    if depth > 1:
+        cmd += ["-m", str(depth)]
+    out, wall, cpu, rss = timed(cmd + [url])
+    m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, "
+                  r"(\d+) timeout", out)
+    if not m:
+        return 0, 0, wall, cpu, rss, None
+    return int(m.group(3)), int(m.group(5)) + int(m.group(6)) + int(m.group(7)), wall, cpu, rss, None
+
+
+TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load}
+
+# workload: (description, connections, close, pipeline depth, tools)
+WORKLOADS = {
+    "keepalive-50": ("keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "ab", "h2load"]),
+    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["rafale", "wrk", "ab"]),
+    "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["rafale", "wrk", "h2load"]),
+    "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
+}
+
+
+def versions():
+    v = {}
+    for name, cmd in (("wrk", ["wrk", "-v"]), ("ab", ["ab", "-V"]), ("h2load", ["h2load", "--version"]),
+                      ("rafale", [RAFALE, "--version"])):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        v[name] = (p.stdout + p.stderr).strip().splitlines()[0] if (p.stdout + p.stderr).strip() else "?"
+    return v
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--duration", type=int, default=5)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--md", default="")
+    args = ap.parse_args()
+    only = [w for w in args.only.split(",") if w]
+    workloads = [w for w in WORKLOADS if not only or w in only]
+    do_serve = not only or "serve" in only
+    do_checks = not only or "checks" in only
+
+    nginx = Nginx()
+    rows = []
+    out_dir = os.path.join(ROOT, "bench", "out")
+    os.makedirs(out_dir, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    raw = os.path.join(out_dir, "runs-%s.csv" % stamp)
+    md = []
+
+    def emit(line=""):
+        print(line, flush=True)
+        md.append(line)
+
+    try:
+        for rnd in range(args.rounds):
+            for wl in workloads:
+                desc, conns, close, depth, tools = WORKLOADS[wl]
+                for tool in tools:
+                    before = nginx.count()
+                    done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(), conns, args.duration, close, depth)
+                    served = nginx.count() - before - 1  # the status request after
+                    row = dict(round=rnd, workload=wl, tool=tool, completed=done, nginx_count=served, wall_s=wall,
+                               rps=done / wall if wall else 0, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done if done else None,
+                               rss_kb=rss, errors=errs,
+                               all_connected_s=j["client"]["all_connected_s"] if j else None)
+                    rows.append(row)
+                    print("round %d %-14s %-7s %9d done (nginx %9d) %8.0f req/s %6.2f us/req cpu %7d KiB rss %d errors"
+                          % (rnd + 1, wl, tool, done, served, row["rps"], row["cpu_us_per_req"] or 0, rss, errs),
+                          file=sys.stderr, flush=True)
+            if do_serve:
+                # rafale serve against nginx, same client (rafale, 1 thread, 50 connections).
+                for path in ("/", "/redirect"):
+                    for close in (False, True):
+                        for name in ("nginx", "rafale-serve"):
+                            srv = nginx if name == "nginx" else Serve()
+                            done, errs, wall, cpu, rss, j = run_rafale(srv.url(path), 50, args.duration, close)
+                            if srv is not nginx:
+                                srv.stop()
+                            wl = "serve %s %s" % (path, "close" if close else "keep-alive")
+                            rows.append(dict(round=rnd, workload=wl, tool=name, completed=done, nginx_count=None,
+                                             wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
+                                             rss_kb=rss, errors=errs, all_connected_s=None))
+                            print("round %d %-24s %-13s %8.0f req/s" % (rnd + 1, wl, name, done / wall),
+                                  file=sys.stderr, flush=True)
+
+        with open(raw, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+        v = versions()
+        emit("Machine: %s, %d CPUs; server pinned to CPU %s, tool to CPU %s; %d rounds of %d s, interleaved."
+             % (os.uname().release, os.cpu_count(), SERVER_CPU, TOOL_CPU, args.rounds, args.duration))
+        emit("Versions: %s; %s; %s; %s; %s." % (v["rafale"], v["wrk"], v["ab"], v["h2load"], nginx.version))
+        emit("Date: %s. Raw runs: %s" % (time.strftime("%Y-%m-%d"), os.path.relpath(raw, ROOT)))
+        emit()
+        emit("| workload | tool | req/s (median) | req/s vs wrk | CPU us/request | CPU vs wrk | peak RSS | errors | counted by nginx |")
+        emit("|---|---|---:|---:|---:|---:|---:|---:|---|")
+        for wl in workloads:
+            desc, conns, close, depth, tools = WORKLOADS[wl]
+            for tool in tools:
+                mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
+                ratios_rps, ratios_cpu = [], []
+                for r in mine:
+                    ref = [x for x in rows if x["workload"] == wl and x["tool"] == "wrk" and x["round"] == r["round"]]
+                    if ref and ref[0]["rps"] and ref[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
+                        ratios_rps.append(r["rps"] / ref[0]["rps"])
+                        ratios_cpu.append(r["cpu_us_per_req"] / ref[0]["cpu_us_per_req"])
+                # Responses completed vs nginx's own count: equal up to requests in flight at the end.
+                slack = conns * depth
+                ok = all(r["nginx_count"] is not None and r["completed"] <= r["nginx_count"] <= r["completed"] + slack
+                         for r in mine)
+                emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.1f MiB | %d | %s |" % (
+                    desc, tool, median([r["rps"] for r in mine]), median(ratios_rps) or 0,
+                    median([r["cpu_us_per_req"] for r in mine]) or 0, median(ratios_cpu) or 0,
+                    median([r["rss_kb"] for r in mine]) / 1024, sum(r["errors"] for r in mine),
+                    "yes" if ok else "MISMATCH"))
+            if wl == "keepalive-10k":
+                ac = median([r["all_connected_s"] for r in rows if r["workload"] == wl and r["tool"] == "rafale"])
+                if ac is not None:
+                    md.append("")
+                    emit("")
+                    emit("rafale: all 10 000 connections open after %.2f s (median)." % ac)
+                    emit("")
+        if do_serve:
+            emit()
+            emit("rafale serve against nginx (client: rafale -t 1 -c 50; one server core):")
+            emit()
+            emit("| route | mode | nginx req/s | rafale serve req/s | serve / nginx |")
+            emit("|---|---|---:|---:|---:|")
+            for path in ("/", "/redirect"):
+                for mode in ("keep-alive", "close"):
+                    wl = "serve %s %s" % (path, mode)
+                    ng = [r for r in rows if r["workload"] == wl and r["tool"] == "nginx"]
+                    rs = [r for r in rows if r["workload"] == wl and r["tool"] == "rafale-serve"]
+                    ratios = [b["rps"] / a["rps"] for a, b in zip(ng, rs)]
+                    emit("| %s | %s | %.0f | %.0f | %.2f |" % (path, mode, median([r["rps"] for r in ng]),
+                                                              median([r["rps"] for r in rs]), median(ratios)))
+        if do_checks:
+            emit()
+            # Syscalls per request, keep-alive: strace over 20 000 requests.
+            so = os.path.join(TMP, "strace.txt")
+            subprocess.run(["strace", "-c", "-f", "-o", so, RAFALE, "-q", "-t", "1", "-c", "50", "-n", "20000",
+                            nginx.url()], capture_output=True)
+            total = 0
+            calls = {}
+            for line in open(so):
+                parts = line.split()
+                if len(parts) >= 5 and parts[-1] not in ("syscall", "total") and parts[3].isdigit():
+                    calls[parts[-1]] = int(parts[3])
+                    total += int(parts[3])
+            emit("Syscalls per request (keep-alive, strace -c -f, 20 000 requests): %.2f total; read %.2f, write %.2f, "
+                 "epoll_wait %.3f, epoll_ctl %.4f." % (total / 20000, calls.get("read", 0) / 20000,
+                                                       (calls.get("write", 0) + calls.get("writev", 0)) / 20000,
+                                                       calls.get("epoll_wait", 0) / 20000 + calls.get("epoll_pwait2", 0) / 20000,
+                                                       calls.get("epoll_ctl", 0) / 20000))
+            # 200 000 requests each on a new connection: no port exhaustion.
+            done, errs, wall, cpu, rss, j = timed_close_200k(nginx)
+            emit("200 000 requests, each on a new connection (rafale -n 200000 -c 50 --close): %d completed, %d errors, %.1f s."
+                 % (done, errs, wall))
+    finally:
+        nginx.stop()
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write("\n".join(md) + "\n")
+    print("raw runs: %s" % raw, file=sys.stderr)
+
+
+def timed_close_200k(nginx):
+    jf = os.path.join(TMP, "c.json")
+    out, wall, cpu, rss = timed([RAFALE, "-q", "-t", "1", "-c", "50", "-n", "200000", "--close", "--json", jf,
+                                 nginx.url()])
+    j = json.load(open(jf))
+    return j["summary"]["requests"], j["summary"]["errors"], wall, cpu, rss, j
+
+
+if __name__ == "__main__":
+    main()
