@@ -94,7 +94,7 @@ class Serve:
             out.seek(0)
             line = out.readline()
             if line.startswith("listening on"):
-                self.addr = line.split()[-1]
+                self.addr = line.split()[2]
                 break
             time.sleep(0.02)
 

@@ -16,7 +16,7 @@ while ! grep -q '^listening on' "$out"; do
     fi
     sleep 0.05
 done
-addr=$(sed -n 's/^listening on //p' "$out")
+addr=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$out")
 echo "demo: rafale serve is listening on $addr; 5 s of load, 50 keep-alive connections:"
 echo "      ./rafale -t 1 -c 50 -d 5s http://$addr/"
 echo

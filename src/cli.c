@@ -17,6 +17,7 @@ enum {
     OPT_CLOSE = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_BODY_FILE, OPT_RPC, OPT_JSON, OPT_CSV,
     OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE, OPT_PIPELINE, OPT_ARRIVAL, OPT_WARMUP, OPT_SOURCE,
     OPT_HDR, OPT_SLO, OPT_START, OPT_MAX,
+    OPT_INSECURE, OPT_CACERT, OPT_TLS_VERSION, OPT_CIPHERS, OPT_NO_TLS_RESUME,
 };
 
 #define MAX_SOURCES 256
@@ -24,6 +25,8 @@ enum {
 static const struct option long_opts[] = {
     { "arrival", required_argument, NULL, OPT_ARRIVAL },
     { "body", required_argument, NULL, 'b' },
+    { "cacert", required_argument, NULL, OPT_CACERT },
+    { "ciphers", required_argument, NULL, OPT_CIPHERS },
     { "body-file", required_argument, NULL, OPT_BODY_FILE },
     { "close", no_argument, NULL, OPT_CLOSE },
     { "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
@@ -34,12 +37,14 @@ static const struct option long_opts[] = {
     { "hdr", required_argument, NULL, OPT_HDR },
     { "header", required_argument, NULL, 'H' },
     { "help", no_argument, NULL, 'h' },
+    { "insecure", no_argument, NULL, OPT_INSECURE },
     { "json", required_argument, NULL, OPT_JSON },
     { "keepalive", no_argument, NULL, OPT_KEEPALIVE },
     { "latency", no_argument, NULL, OPT_LATENCY },
     { "max", required_argument, NULL, OPT_MAX },
     { "method", required_argument, NULL, 'm' },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "no-tls-resume", no_argument, NULL, OPT_NO_TLS_RESUME },
     { "pipeline", required_argument, NULL, OPT_PIPELINE },
     { "quiet", no_argument, NULL, 'q' },
     { "rate", required_argument, NULL, 'R' },
@@ -50,6 +55,7 @@ static const struct option long_opts[] = {
     { "start", required_argument, NULL, OPT_START },
     { "threads", required_argument, NULL, 't' },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
+    { "tls-version", required_argument, NULL, OPT_TLS_VERSION },
     { "version", no_argument, NULL, 'V' },
     { "warmup", required_argument, NULL, OPT_WARMUP },
     { NULL, 0, NULL, 0 },
@@ -79,6 +85,12 @@ void cli_usage(void)
 "                           latency counts from when each request was due\n"
 "      --arrival uniform|poisson   spacing of the schedule (default uniform)\n"
 "      --warmup D           send load for D before measuring\n"
+"\n"
+"TLS (https:// URLs):\n"
+"      --insecure           do not verify the certificate (-k is ab's keep-alive)\n"
+"      --cacert FILE        trust this CA instead of the system store\n"
+"      --tls-version V      1.2 or 1.3 only;  --ciphers LIST  OpenSSL cipher list\n"
+"      --no-tls-resume      a full handshake on every connection (resumption is on by default)\n"
 "\n"
 "Request:\n"
 "  -m, --method M           HTTP method (default GET, or POST with a body)\n"
@@ -121,6 +133,7 @@ static void serve_usage(void)
 "  --access-log FILE     log every request (- for stdout)\n"
 "  --files DIR           load DIR's files into memory and serve them at /random\n"
 "  --redirect-to URL     default Location of /redirect (http://example.com)\n"
+"  --tls-cert FILE --tls-key FILE   serve the same routes over TLS (https://)\n"
 "Routes: /  /redirect[?to=URL]  /bytes/N  /chunked/N  /delay/MS  /status/CODE  /close  /json  /random\n"
 "The first line on stdout is 'listening on ADDR:PORT'. SIGINT/SIGTERM stop it and\n"
 "print the connections and requests it served on stderr.\n",
@@ -325,6 +338,28 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
         case OPT_HDR:
             cfg->hdr_path = optarg;
             break;
+        case OPT_INSECURE:
+            cfg->tls.insecure = 1;
+            break;
+        case OPT_CACERT:
+            if (access(optarg, R_OK) != 0)
+                return fail(err, errlen, "--cacert: cannot read '%s': %s", optarg, strerror(errno));
+            cfg->tls.cacert = optarg;
+            break;
+        case OPT_TLS_VERSION:
+            if (strcmp(optarg, "1.2") == 0)
+                cfg->tls.version = 12;
+            else if (strcmp(optarg, "1.3") == 0)
+                cfg->tls.version = 13;
+            else
+                return fail(err, errlen, "--tls-version wants 1.2 or 1.3, not '%s'", optarg);
+            break;
+        case OPT_CIPHERS:
+            cfg->tls.ciphers = optarg;
+            break;
+        case OPT_NO_TLS_RESUME:
+            cfg->tls.no_resume = 1;
+            break;
         case OPT_SLO:
             if (slo_parse(optarg, &cfg->slo, err, errlen) != 0)
                 return CLI_ERROR;
@@ -465,6 +500,8 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
         { "listen", required_argument, NULL, 'l' },
         { "redirect-to", required_argument, NULL, 'r' },
         { "threads", required_argument, NULL, 't' },
+        { "tls-cert", required_argument, NULL, 'C' },
+        { "tls-key", required_argument, NULL, 'K' },
         { NULL, 0, NULL, 0 },
     };
     int opt;
@@ -494,6 +531,12 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
         case 'r':
             sc->redirect_to = optarg;
             break;
+        case 'C':
+            sc->tls_cert = optarg;
+            break;
+        case 'K':
+            sc->tls_key = optarg;
+            break;
         case 'h':
             serve_usage();
             return CLI_EXIT;
@@ -505,5 +548,7 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
     }
     if (optind < argc)
         return fail(err, errlen, "unexpected argument '%s' for serve", argv[optind]);
+    if ((sc->tls_cert == NULL) != (sc->tls_key == NULL))
+        return fail(err, errlen, "--tls-cert and --tls-key go together");
     return CLI_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "net.h"
 #include "slo.h"
+#include "tls.h"
 #include "url.h"
 
 struct config {
@@ -29,6 +30,7 @@ struct config {
     uint64_t warmup_ns;          /* --warmup: load sent before the measured phase */
     struct net_addr *sources;    /* --source: local addresses, round-robin */
     uint32_t nsources;
+    struct tls_options tls;      /* for https:// URLs */
 
     const char *method;
     const char **headers;        /* "Name: value" */
@@ -55,6 +57,7 @@ struct serve_config {
     const char *access_log;      /* NULL, "-" or a file */
     const char *files_dir;
     const char *redirect_to;     /* default Location for /redirect */
+    const char *tls_cert, *tls_key; /* serve over TLS */
 };
 
 #endif

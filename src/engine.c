@@ -25,6 +25,7 @@
 #include "loop.h"
 #include "net.h"
 #include "request.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <math.h>
@@ -51,6 +52,8 @@ struct plan_url {
 
 struct plan_target {
     struct net_addr addr;
+    int tls;
+    char host[URL_HOST_MAX];  /* for SNI and the certificate check */
     uint32_t *urls;   /* indexes into plan.urls */
     uint32_t nurls;
 };
@@ -62,6 +65,7 @@ struct plan {
     struct plan_target *targets;
     uint32_t ntargets;
     uint32_t nthreads;
+    struct tls_client *tls; /* when some URL is https:// */
     uint64_t t0;         /* start: warm-up begins */
     uint64_t t_measure;  /* measured phase begins */
     uint64_t t_deadline; /* -d ends the measured phase here, or UINT64_MAX */
@@ -97,6 +101,7 @@ struct conn {
     uint32_t rr;         /* next URL of the target, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_first;
+    uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
     size_t woff;         /* bytes written of the first unsent request */
     struct hp hp;
     struct slot *slots;  /* cap entries; &one when not pipelining */
@@ -133,6 +138,7 @@ struct worker {
     uint32_t bl_head, bl_len, bl_cap;
     struct stats st;
     struct stats *per_url;
+    struct tls_session_slot *sessions; /* one per target, for resumption */
     /* Timeline: one entry per second of the measured phase. */
     struct tl_sec *tl;
     uint32_t ntl, captl;
@@ -167,6 +173,8 @@ static void conn_close(struct conn *c)
         c->fd = -1;
         c->w->open--;
     }
+    c->ops = &io_plain;
+    c->io_ctx = NULL;
     c->state = C_IDLE;
     c->count = c->nsent = 0;
     c->woff = 0;
@@ -357,7 +365,10 @@ static void conn_write(struct conn *c)
                 continue;
             if (errno == EAGAIN)
                 return; /* edge-triggered EPOLLOUT will call us back */
-            conn_fail(c, ERR_WRITE, errno, NULL, clock_ns());
+            if (errno == EPROTO && c->ops->error)
+                conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), clock_ns());
+            else
+                conn_fail(c, ERR_WRITE, errno, NULL, clock_ns());
             return;
         }
         if (pl->t_measure <= slot_at(c, c->nsent)->t_due) {
@@ -577,7 +588,10 @@ static void conn_read(struct conn *c, int hup)
             enqueue(c);
             return;
         }
-        conn_fail(c, ERR_RESET, errno, NULL, clock_ns());
+        if (errno == EPROTO && c->ops->error)
+            conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), clock_ns());
+        else
+            conn_fail(c, ERR_RESET, errno, NULL, clock_ns());
         return;
     }
 }
@@ -599,11 +613,35 @@ static void conn_ready(struct conn *c, uint64_t now)
 static void conn_handshake(struct conn *c)
 {
     int r = c->ops->handshake(c->io_ctx, c->fd);
-    if (r == IO_OK)
-        conn_ready(c, clock_ns());
-    else if (r == IO_ERROR)
-        conn_fail(c, ERR_CONNECT_OTHER, errno, NULL, clock_ns());
-    /* IO_WANT_*: both directions are watched, the next edge calls us again. */
+    uint64_t now;
+    if (r == IO_WANT_READ || r == IO_WANT_WRITE)
+        return; /* both directions are watched: the next edge calls us again */
+    now = clock_ns();
+    if (r == IO_ERROR) {
+        if (c->ops->error)
+            conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
+        else
+            conn_fail(c, ERR_CONNECT_OTHER, errno, NULL, now);
+        return;
+    }
+    if (c->ops == &io_tls) {
+        struct worker *w = c->w;
+        struct slot *s = slot_at(c, 0);
+        if (s->measured) {
+            struct stats *u = &w->per_url[s->url];
+            int resumed = tls_resumed(c->io_ctx);
+            hist_record(&w->st.tls, now - c->t_tcp);
+            hist_record(&u->tls, now - c->t_tcp);
+            if (resumed) {
+                w->st.tls_resumed++;
+                u->tls_resumed++;
+            } else {
+                w->st.tls_full++;
+                u->tls_full++;
+            }
+        }
+    }
+    conn_ready(c, now);
 }
 
 static void conn_on_io(struct loop_io *io, uint32_t ev)
@@ -630,6 +668,18 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
             w->per_url[s->url].conns_opened++;
             hist_record(&w->st.connect, now - s->t_sent);
             hist_record(&w->per_url[s->url].connect, now - s->t_sent);
+        }
+        if (w->plan->targets[c->target].tls) {
+            char e2[128];
+            void *ssl = tls_client_conn(w->plan->tls, c->fd, w->plan->targets[c->target].host,
+                                        &w->sessions[c->target], e2, sizeof(e2));
+            if (ssl == NULL) {
+                conn_fail(c, ERR_TLS, 0, "cannot start TLS", now);
+                return;
+            }
+            c->ops = &io_tls;
+            c->io_ctx = ssl;
+            c->t_tcp = now;
         }
         c->state = C_HANDSHAKE;
         conn_handshake(c);
@@ -827,6 +877,7 @@ static void plan_free(struct plan *pl)
         free(pl->targets[i].urls);
     free(pl->urls);
     free(pl->targets);
+    tls_client_free(pl->tls);
 }
 
 static int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
@@ -850,12 +901,17 @@ static int plan_build(const struct config *cfg, struct plan *pl, char *err, size
         pl->urls[i].head = strcmp(cfg->method, "HEAD") == 0;
         if (net_resolve(u->host, u->port, &a, err, errlen) != 0)
             return -1;
-        /* URLs on the same address share connections. */
+        /* URLs on the same address (and scheme) share connections. */
         for (j = 0; j < pl->ntargets; j++)
-            if (pl->targets[j].addr.len == a.len && memcmp(&pl->targets[j].addr.ss, &a.ss, a.len) == 0)
+            if (pl->targets[j].addr.len == a.len && memcmp(&pl->targets[j].addr.ss, &a.ss, a.len) == 0 &&
+                pl->targets[j].tls == u->tls && strcmp(pl->targets[j].host, u->host) == 0)
                 break;
+        if (u->tls && pl->tls == NULL && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
+            return -1;
         if (j == pl->ntargets) {
             pl->targets[j].addr = a;
+            pl->targets[j].tls = u->tls;
+            snprintf(pl->targets[j].host, sizeof(pl->targets[j].host), "%s", u->host);
             pl->targets[j].urls = calloc(cfg->nurls, sizeof(uint32_t));
             if (pl->targets[j].urls == NULL) {
                 snprintf(err, errlen, "out of memory");
@@ -883,6 +939,10 @@ static void worker_free(struct worker *w)
     free(w->per_url);
     for (i = 0; i < w->ntl; i++)
         hist_fini(&w->tl[i].h);
+    if (w->sessions)
+        for (i = 0; i < w->plan->ntargets; i++)
+            tls_session_free(&w->sessions[i]);
+    free(w->sessions);
     free(w->tl);
     stats_fini(&w->st);
     free(w->conns);
@@ -914,7 +974,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->q = calloc(nconns, sizeof(uint32_t));
     w->rbuf = malloc(RBUF_SIZE);
     w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
-    if (w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL || stats_init(&w->st) != 0)
+    w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));
+    if (w->sessions == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL || stats_init(&w->st) != 0)
         return -1;
     for (i = 0; i < pl->nurls; i++)
         if (stats_init(&w->per_url[i]) != 0)

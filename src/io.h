@@ -22,6 +22,8 @@ struct io_ops {
     ssize_t (*writev)(void *ctx, int fd, const struct iovec *iov, int n);
     /* Releases the transport's per-connection state and closes fd. */
     void (*close)(void *ctx, int fd);
+    /* After a failure with errno EPROTO: a static text naming it, or NULL. */
+    const char *(*error)(void *ctx);
 };
 
 extern const struct io_ops io_plain;

@@ -85,7 +85,7 @@ static int main_serve(int argc, char **argv)
         fprintf(stderr, "rafale serve: %s\n", err);
         return 1;
     }
-    printf("listening on %s\n", serve_address(srv));
+    printf("listening on %s%s\n", serve_address(srv), sc.tls_cert ? " (TLS)" : "");
     fflush(stdout);
     if (serve_wait(srv, &stop_flag, &counts, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale serve: %s\n", err);

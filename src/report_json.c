@@ -78,6 +78,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
     jhist(f, "latency_uncorrected", &s->latency_unc, ind);
     fprintf(f, ",\n");
     jhist(f, "send_lag", &s->lag, ind);
+    fprintf(f, ",\n");
+    jhist(f, "tls_handshake", &s->tls, ind);
+    fprintf(f, ",\n%s\"tls\": {\"full\": %llu, \"resumed\": %llu}", ind, (unsigned long long)s->tls_full,
+            (unsigned long long)s->tls_resumed);
 }
 
 static void jtimeline(FILE *f, const struct engine_result *r)

@@ -185,6 +185,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
                 units_fmt_ns(b3, sizeof(b3), r->all_connected_s * 1e9));
     if (s->server_closes)
         fprintf(f, ", %llu closed by the server (Connection: close)", (unsigned long long)s->server_closes);
+    if (s->tls_full + s->tls_resumed)
+        fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
+                (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 
@@ -193,6 +196,8 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
 
     fprintf(f, "\nLatency          min     mean    stdev      p50      p75      p90      p95      p99    p99.9      max\n");
     lat_row(f, "connect", &s->connect);
+    if (s->tls.total)
+        lat_row(f, "tls", &s->tls);
     lat_row(f, "ttfb", &s->ttfb);
     lat_row(f, "total", &s->latency);
     if (r->target_rate > 0) {

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "loop.h"
 #include "net.h"
+#include "tls.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -58,6 +59,9 @@ struct sconn {
     uint8_t draining;    /* output sent and write side shut: wait for the client's FIN */
     uint8_t waiting;     /* a /delay response is pending */
     uint8_t d_head, d_keep, d_minor;
+    uint8_t handshaking; /* TLS handshake under way */
+    const struct io_ops *ops;
+    void *io_ctx;
     uint32_t d_ms;
     struct sbuf in;      /* unparsed input, only when a request is split */
     struct sbuf out;     /* unsent output */
@@ -96,6 +100,7 @@ struct serve {
     uint32_t nfiles;
     FILE *log;
     int log_owned;
+    struct tls_server *tls;
 };
 
 struct req {
@@ -560,8 +565,9 @@ static void sc_free(struct sconn *c)
     struct sthread *t = c->t;
     timer_cancel(&t->loop, &c->timer);
     if (c->fd >= 0)
-        close(c->fd);
+        c->ops->close(c->io_ctx, c->fd);
     c->fd = -1;
+    c->io_ctx = NULL;
     sbuf_free(&c->in);
     sbuf_free(&c->out);
     c->next_free = t->free;
@@ -572,6 +578,8 @@ static void sc_drain_start(struct sconn *c)
 {
     /* Lingering close: send our FIN, then wait for the client's, so unread
      * request bytes cannot turn our close into a reset that eats the response. */
+    if (c->ops == &io_tls)
+        tls_notify_close(c->io_ctx);
     shutdown(c->fd, SHUT_WR);
     c->draining = 1;
     timer_set(&c->t->loop, &c->timer, clock_ns() + DRAIN_NS);
@@ -590,7 +598,7 @@ static int sc_flush(struct sconn *c)
     if (c->out.len > c->out_off)
         return sbuf_put(&c->out, p, n);
     while (n > 0) {
-        ssize_t w = write(c->fd, p, n);
+        ssize_t w = c->ops->write(c->io_ctx, c->fd, p, n);
         if (w > 0) {
             p += w;
             n -= (size_t)w;
@@ -645,7 +653,7 @@ static void sc_read(struct sconn *c, int hup)
         size_t used;
         if (c->waiting || sc_pending_out(c) || c->closing)
             return;
-        n = read(c->fd, t->rbuf, RBUF_SIZE);
+        n = c->ops->read(c->io_ctx, c->fd, t->rbuf, RBUF_SIZE);
         if (n == 0) {
             sc_free(c);
             return;
@@ -688,10 +696,22 @@ static void sc_read(struct sconn *c, int hup)
 static void sc_on_io(struct loop_io *io, uint32_t ev)
 {
     struct sconn *c = container_of(io, struct sconn, io);
+    if (c->handshaking) {
+        int r = c->ops->handshake(c->io_ctx, c->fd);
+        if (r == IO_ERROR) {
+            sc_free(c);
+            return;
+        }
+        if (r != IO_OK)
+            return;
+        c->handshaking = 0;
+        sc_read(c, (ev & LOOP_ERR) != 0);
+        return;
+    }
     if (c->draining) {
         char buf[4096];
         ssize_t n;
-        while ((n = read(c->fd, buf, sizeof(buf))) > 0)
+        while ((n = c->ops->read(c->io_ctx, c->fd, buf, sizeof(buf))) > 0)
             ;
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
             sc_free(c);
@@ -699,7 +719,7 @@ static void sc_on_io(struct loop_io *io, uint32_t ev)
     }
     if ((ev & LOOP_OUT) && sc_pending_out(c)) {
         while (sc_pending_out(c)) {
-            ssize_t w = write(c->fd, c->out.p + c->out_off, c->out.len - c->out_off);
+            ssize_t w = c->ops->write(c->io_ctx, c->fd, c->out.p + c->out_off, c->out.len - c->out_off);
             if (w > 0) {
                 c->out_off += (size_t)w;
                 continue;
@@ -775,6 +795,16 @@ static void on_accept(struct loop_io *io, uint32_t ev)
         c->fd = fd;
         c->io.fn = sc_on_io;
         c->timer.fn = sc_on_timer;
+        c->ops = &io_plain;
+        if (t->s->tls) {
+            c->io_ctx = tls_server_conn(t->s->tls, fd);
+            if (c->io_ctx == NULL) {
+                sc_free(c);
+                continue;
+            }
+            c->ops = &io_tls;
+            c->handshaking = 1;
+        }
         if (t->s->log) {
             struct net_addr a;
             char *colon;
@@ -789,7 +819,10 @@ static void on_accept(struct loop_io *io, uint32_t ev)
             sc_free(c);
             continue;
         }
-        sc_read(c, 0);
+        if (c->handshaking)
+            sc_on_io(&c->io, LOOP_IN);
+        else
+            sc_read(c, 0);
     }
 }
 
@@ -932,7 +965,7 @@ static void serve_free(struct serve *s)
         while ((c = t->all) != NULL) {
             t->all = c->next_all;
             if (c->fd >= 0)
-                close(c->fd);
+                c->ops->close(c->io_ctx, c->fd);
             sbuf_free(&c->in);
             sbuf_free(&c->out);
             free(c);
@@ -950,6 +983,7 @@ static void serve_free(struct serve *s)
     free(s->threads);
     if (s->log && s->log_owned)
         fclose(s->log);
+    tls_server_free(s->tls);
     free(s);
 }
 
@@ -966,6 +1000,8 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
     if (parse_listen(sc->listen, &s->addr, err, errlen) != 0)
         goto fail;
     if (sc->files_dir && load_files(s, sc->files_dir, err, errlen) != 0)
+        goto fail;
+    if (sc->tls_cert && tls_server_new(sc->tls_cert, sc->tls_key, &s->tls, err, errlen) != 0)
         goto fail;
     if (sc->access_log) {
         if (strcmp(sc->access_log, "-") == 0) {

@@ -13,6 +13,7 @@ static const char *const names[ERR__COUNT] = {
     [ERR_MALFORMED] = "malformed",
     [ERR_CLOSED_EARLY] = "closed_early",
     [ERR_ADDR_UNAVAILABLE] = "addr_unavailable",
+    [ERR_TLS] = "tls",
 };
 
 static const char *const explain[ERR__COUNT] = {
@@ -25,7 +26,10 @@ static const char *const explain[ERR__COUNT] = {
     [ERR_MALFORMED] = "the response was not valid HTTP/1.x; the connection was replaced",
     [ERR_CLOSED_EARLY] = "the server closed the connection before sending a complete response",
     [ERR_ADDR_UNAVAILABLE] = "this machine ran out of local ports (too many connections in TIME_WAIT): use keep-alive, "
-                             "fewer connections, or widen net.ipv4.ip_local_port_range",
+                             "fewer connections, spread them with --source 127.0.0.2-127.0.0.9, or widen "
+                             "net.ipv4.ip_local_port_range",
+    [ERR_TLS] = "TLS failed (certificate not trusted, handshake failure, protocol mismatch, or an alert or "
+                "truncated record mid-response)",
 };
 
 const char *stats_err_name(enum err_kind k)
@@ -43,7 +47,7 @@ int stats_init(struct stats *s)
     int e;
     memset(s, 0, sizeof(*s));
     if ((e = hist_init(&s->latency)) != 0 || (e = hist_init(&s->ttfb)) != 0 || (e = hist_init(&s->connect)) != 0 ||
-        (e = hist_init(&s->latency_unc)) != 0 || (e = hist_init(&s->lag)) != 0) {
+        (e = hist_init(&s->latency_unc)) != 0 || (e = hist_init(&s->lag)) != 0 || (e = hist_init(&s->tls)) != 0) {
         stats_fini(s);
         return e;
     }
@@ -57,6 +61,7 @@ void stats_fini(struct stats *s)
     hist_fini(&s->connect);
     hist_fini(&s->latency_unc);
     hist_fini(&s->lag);
+    hist_fini(&s->tls);
 }
 
 void stats_merge(struct stats *d, const struct stats *s)
@@ -82,6 +87,9 @@ void stats_merge(struct stats *d, const struct stats *s)
     hist_merge(&d->connect, &s->connect);
     hist_merge(&d->latency_unc, &s->latency_unc);
     hist_merge(&d->lag, &s->lag);
+    hist_merge(&d->tls, &s->tls);
+    d->tls_full += s->tls_full;
+    d->tls_resumed += s->tls_resumed;
 }
 
 uint64_t stats_errors(const struct stats *s)

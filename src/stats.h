@@ -18,6 +18,7 @@ enum err_kind {
     ERR_MALFORMED,
     ERR_CLOSED_EARLY,
     ERR_ADDR_UNAVAILABLE,
+    ERR_TLS,
     ERR__COUNT
 };
 
@@ -31,12 +32,14 @@ struct stats {
     uint64_t bytes_sent, bytes_recv;
     uint64_t conns_opened;     /* connections that completed the TCP handshake */
     uint64_t server_closes;    /* keep-alive connections the server ended (Connection: close) */
+    uint64_t tls_full, tls_resumed; /* TLS handshakes */
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     /* latency runs from when the request was due: its intended send time in
      * rate mode (coordinated omission corrected), its start otherwise.
      * latency_unc runs from when it was actually sent; lag is the gap. */
     struct hist latency, ttfb, connect, latency_unc, lag;
+    struct hist tls;           /* TLS handshake, after the TCP connect */
 };
 
 /* Returns 0 or an errno value. */

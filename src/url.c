@@ -34,11 +34,9 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
     if (p != NULL) {
         size_t slen = (size_t)(p - s);
         if (slen == 5 && strncasecmp(s, "https", 5) == 0) {
-            snprintf(err, errlen, "https:// is not supported yet (TLS is planned); use http://");
-            return -1;
-        }
-        if (slen != 4 || strncasecmp(s, "http", 4) != 0) {
-            snprintf(err, errlen, "unsupported scheme '%.*s' in '%s' (only http:// is supported)",
+            u->tls = 1;
+        } else if (slen != 4 || strncasecmp(s, "http", 4) != 0) {
+            snprintf(err, errlen, "unsupported scheme '%.*s' in '%s' (http:// and https:// are)",
                      (int)(slen > 16 ? 16 : slen), s, s);
             return -1;
         }
@@ -46,7 +44,7 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
     } else {
         host = s;
     }
-    strcpy(u->scheme, "http");
+    strcpy(u->scheme, u->tls ? "https" : "http");
 
     if (strpbrk(host, "@") != NULL && (strchr(host, '/') == NULL || strchr(host, '@') < strchr(host, '/'))) {
         snprintf(err, errlen, "user:password@ in URLs is not supported; send an Authorization header with -H");
@@ -89,7 +87,7 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
     memcpy(u->host, host, hlen);
     u->host[hlen] = '\0';
 
-    u->port = 80;
+    u->port = u->tls ? 443 : 80;
     if (*p == ':') {
         unsigned long port = 0;
         port_s = ++p;

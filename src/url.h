@@ -13,6 +13,7 @@ struct url {
     uint16_t port;
     int host_is_ipv6;        /* the Host header needs brackets back */
     int port_explicit;       /* the Host header carries the port only if the user wrote it */
+    int tls;                 /* https:// */
     char *target;            /* path and query, never empty ("/" at least); owned */
 };
 

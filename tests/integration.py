@@ -50,7 +50,7 @@ class Serve:
             self.out.seek(0)
             line = self.out.readline()
             if line.startswith("listening on "):
-                self.addr = line.split()[-1]
+                self.addr = line.split()[2]
                 break
             if self.p.poll() is not None:
                 break
@@ -117,6 +117,9 @@ class BadServer:
             threading.Thread(target=self.handle, args=(c,), daemon=True).start()
 
     def read_request(self, c, buf):
+        if self.mode == "tlsdrop":
+            d = c.recv(65536)
+            return d if d else None
         while b"\r\n\r\n" not in buf:
             d = c.recv(65536)
             if not d:
@@ -175,6 +178,8 @@ class BadServer:
                         time.sleep(self.freeze_at + 1.0 - now)
                     c.sendall(self.RESPONSE)
                     continue
+                if m == "tlsdrop":
+                    break  # the ClientHello was read: hang up mid-handshake
                 if m == "continue":
                     c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" + self.RESPONSE)
                     continue
@@ -437,7 +442,7 @@ def json_shape():
     for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
         check(k in j["summary"], "summary." + k)
     kinds = ["connect_refused", "connect_timeout", "connect_other", "reset", "timeout", "write", "malformed",
-             "closed_early", "addr_unavailable"]
+             "closed_early", "addr_unavailable", "tls"]
     check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
     for h in ("latency", "connect", "ttfb"):
         for k in ("min_us", "mean_us", "stdev_us", "max_us", "percentiles_us", "histogram"):
@@ -636,6 +641,83 @@ def live_view():
     check("req/s now" not in p.stdout, "progress never mixes into the report")
 
 
+# --- TLS ----------------------------------------------------------------------------
+
+def make_certs():
+    """A throw-away CA and a certificate for localhost / 127.0.0.1 / ::1."""
+    d = os.path.join(TMP, "tls")
+    if os.path.exists(os.path.join(d, "srv.pem")):
+        return d
+    os.makedirs(d, exist_ok=True)
+    def ossl(*a):
+        subprocess.run(["openssl"] + list(a), cwd=d, check=True, capture_output=True)
+    ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+         "-subj", "/CN=rafale test CA")
+    ossl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=localhost")
+    with open(os.path.join(d, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\n")
+    ossl("x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "srv.pem",
+         "-days", "2", "-extfile", "ext.cnf")
+    return d
+
+
+@test
+def tls_verified_insecure_and_untrusted():
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    url = "https://localhost:%d/" % srv.port
+    r = rafale("-n", 500, "-c", 4, "-t", 2, "--cacert", ca, url, "https://localhost:%d/json" % srv.port)
+    j = r.j
+    check(j["summary"]["requests"] == 500 and err_total(j) == 0 and j["status"] == {"200": 500},
+          "https with a test CA, verified")
+    check(j["tls"]["full"] + j["tls"]["resumed"] == 4 and j["tls_handshake"]["count"] == 4,
+          "one TLS handshake per keep-alive connection (%s)" % j["tls"])
+    check("tls " in r.out and "TLS " in r.out, "text report shows the TLS handshake")
+    r = rafale("-n", 50, "-c", 2, "--insecure", "https://127.0.0.1:%d/" % srv.port)
+    check(r.j["summary"]["requests"] == 50 and err_total(r.j) == 0, "--insecure against an untrusted certificate")
+    r = rafale("-n", 20, "-c", 2, url)
+    check(r.j["errors"]["tls"] == 20 and r.j["summary"]["requests"] == 0, "untrusted certificate: 20 tls errors")
+    check("unable to get local issuer certificate" in r.out, "the OpenSSL reason is shown (%s)" %
+          r.j.get("error_details"))
+    for v in ("1.2", "1.3"):
+        r = rafale("-n", 100, "-c", 2, "--tls-version", v, "--cacert", ca, url)
+        check(r.j["summary"]["requests"] == 100 and err_total(r.j) == 0, "TLS %s" % v)
+    r = rafale("-n", 200, "-c", 2, "--pipeline", 8, "--cacert", ca, url)
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0, "pipelining over TLS")
+    conns, reqs = srv.stop()
+    check(reqs == 500 + 50 + 100 + 100 + 200, "serve over TLS answered every request (%s)" % reqs)
+
+
+@test
+def tls_resumption():
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    url = "https://localhost:%d/" % srv.port
+    for v in ("1.2", "1.3"):
+        r = rafale("-n", 100, "-c", 2, "--close", "--tls-version", v, "--cacert", ca, url)
+        t = r.j["tls"]
+        check(r.j["summary"]["requests"] == 100 and t["full"] + t["resumed"] == 100 and t["resumed"] > 50,
+              "TLS %s --close: sessions resumed (%s)" % (v, t))
+    r = rafale("-n", 100, "-c", 2, "--close", "--no-tls-resume", "--cacert", ca, url)
+    check(r.j["tls"] == {"full": 100, "resumed": 0}, "--no-tls-resume: every handshake full (%s)" % r.j["tls"])
+    srv.stop()
+
+
+@test
+def tls_server_drops_mid_handshake():
+    bad = BadServer("tlsdrop")
+    r = rafale("-n", 10, "-c", 2, "--insecure", "https://127.0.0.1:%d/" % bad.port)
+    bad.stop()
+    check(r.j["errors"]["tls"] == 10 and err_total(r.j) == 10, "dropped handshake: tls errors (%s)" % r.j["errors"])
+    p = subprocess.run([RAFALE, "--tls-version", "1.1", "https://127.0.0.1/"], capture_output=True, text=True)
+    check(p.returncode == 2 and "--tls-version wants" in p.stderr, "bad --tls-version")
+    p = subprocess.run([RAFALE, "serve", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.key"],
+                       capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "cannot use the certificate" in p.stderr, "serve: bad certificate file")
+
+
 # --- against broken servers ---------------------------------------------------
 
 @test
@@ -786,7 +868,7 @@ def bad_input_one_line_errors():
         (["-m", "GE T", "http://127.0.0.1/"], "-m wants"),
         (["http://127.0.0.1:99999/"], "bad port"),
         (["http://127.0.0.1:0/"], "bad port"),
-        (["https://127.0.0.1/"], "https:// is not supported yet"),
+        (["--cacert", "/nonexistent/ca.pem", "https://127.0.0.1/"], "--cacert: cannot read"),
         (["gopher://127.0.0.1/"], "unsupported scheme"),
         (["http:///nohost"], "no host"),
         (["-n", "5"], "no URL"),

@@ -17,7 +17,9 @@ tally() { # $1: output of a test program
 run() { # $@: command
     out=$("$@" 2>&1)
     rc=$?
-    printf '%s\n' "$out" | tail -n 25
+    # Every failure line, then the summary line.
+    printf '%s\n' "$out" | grep -E 'FAIL|CHECK|Sanitizer|runtime error' | head -n 60
+    printf '%s\n' "$out" | tail -n 1
     tally "$out"
     if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -qE '[1-9][0-9]* failed'; then
         echo "FAILED (exit $rc): $*"

@@ -50,8 +50,17 @@ int main(void)
     CHECK(ok("http://[::1]", "::1", 80, "/"));
     CHECK(ok("http://a:65535/", "a", 65535, "/"));
 
-    CHECK(bad("https://127.0.0.1/", "https:// is not supported yet"));
+    CHECK(ok("https://127.0.0.1/", "127.0.0.1", 443, "/"));
+    CHECK(ok("https://h:8443/x", "h", 8443, "/x"));
     CHECK(bad("ftp://h/", "unsupported scheme 'ftp'"));
+    {
+        struct url t;
+        char e[64];
+        CHECK(url_parse("https://x/", &t, e, sizeof(e)) == 0 && t.tls == 1 && strcmp(t.scheme, "https") == 0);
+        url_free(&t);
+        CHECK(url_parse("http://x/", &t, e, sizeof(e)) == 0 && t.tls == 0);
+        url_free(&t);
+    }
     CHECK(bad("http://h:0/", "bad port"));
     CHECK(bad("http://h:65536/", "bad port"));
     CHECK(bad("http://h:80x/", "bad port"));

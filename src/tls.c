@@ -1,0 +1,359 @@
+/* tls.c - TLS through OpenSSL 3: client and server contexts, session
+ * resumption, and the io_tls transport. Non-blocking throughout: OpenSSL's
+ * WANT_READ / WANT_WRITE become EAGAIN or IO_WANT_*, and the edge-triggered
+ * loop calls back on the next readiness. */
+#include "tls.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <unistd.h>
+
+struct tls_client {
+    SSL_CTX *ctx;
+    int no_resume;
+};
+
+struct tls_server {
+    SSL_CTX *ctx;
+};
+
+static void openssl_reason(char *err, size_t errlen, const char *what)
+{
+    unsigned long e = ERR_peek_last_error();
+    const char *r = e ? ERR_reason_error_string(e) : NULL;
+    snprintf(err, errlen, "%s%s%s", what, r ? ": " : "", r ? r : "");
+    ERR_clear_error();
+}
+
+/* TLS 1.3 tickets arrive after the handshake: keep the newest for the next
+ * connection to the same target. */
+static int new_session(SSL *ssl, SSL_SESSION *sess)
+{
+    struct tls_session_slot *slot = SSL_get_app_data(ssl);
+    if (slot == NULL)
+        return 0;
+    if (slot->session)
+        SSL_SESSION_free(slot->session);
+    slot->session = sess;
+    return 1; /* we keep the reference */
+}
+
+static int set_version(SSL_CTX *ctx, int v)
+{
+    if (v == 12)
+        return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) && SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+    if (v == 13)
+        return SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) && SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
+    return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+int tls_client_new(const struct tls_options *o, struct tls_client **out, char *err, size_t errlen)
+{
+    static const unsigned char alpn[] = "\x08http/1.1";
+    struct tls_client *tc = calloc(1, sizeof(*tc));
+    SSL_CTX *ctx;
+
+    if (tc == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    ctx = SSL_CTX_new(TLS_client_method());
+    if (ctx == NULL) {
+        free(tc);
+        openssl_reason(err, errlen, "cannot create a TLS context");
+        return -1;
+    }
+    tc->ctx = ctx;
+    tc->no_resume = o->no_resume;
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* A TCP close without close_notify reads as end of stream; the HTTP
+     * parser then decides whether the response was complete. */
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
+    if (!set_version(ctx, o->version)) {
+        tls_client_free(tc);
+        openssl_reason(err, errlen, "cannot set the TLS version");
+        return -1;
+    }
+    if (o->ciphers) {
+        /* One list serves both: TLS 1.2 cipher names and 1.3 suites. */
+        int a = SSL_CTX_set_cipher_list(ctx, o->ciphers), b = SSL_CTX_set_ciphersuites(ctx, o->ciphers);
+        ERR_clear_error();
+        if (!a && !b) {
+            tls_client_free(tc);
+            snprintf(err, errlen, "--ciphers: OpenSSL knows none of '%s'", o->ciphers);
+            return -1;
+        }
+    }
+    if (o->insecure) {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    } else {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        if (o->cacert ? !SSL_CTX_load_verify_locations(ctx, o->cacert, NULL) : !SSL_CTX_set_default_verify_paths(ctx)) {
+            char what[300];
+            snprintf(what, sizeof(what), "cannot load the CA certificates%s%s", o->cacert ? " from " : "",
+                     o->cacert ? o->cacert : "");
+            tls_client_free(tc);
+            openssl_reason(err, errlen, what);
+            return -1;
+        }
+    }
+    if (o->no_resume) {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    } else {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+        SSL_CTX_sess_set_new_cb(ctx, new_session);
+    }
+    *out = tc;
+    return 0;
+}
+
+void tls_client_free(struct tls_client *tc)
+{
+    if (tc == NULL)
+        return;
+    SSL_CTX_free(tc->ctx);
+    free(tc);
+}
+
+void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
+                      char *err, size_t errlen)
+{
+    SSL *ssl = SSL_new(tc->ctx);
+    unsigned char ip[16];
+    int is_ip;
+
+    if (ssl == NULL || !SSL_set_fd(ssl, fd)) {
+        SSL_free(ssl);
+        openssl_reason(err, errlen, "cannot start TLS");
+        return NULL;
+    }
+    is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    if (!is_ip)
+        SSL_set_tlsext_host_name(ssl, host); /* SNI never carries an address */
+    if (is_ip)
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host);
+    else
+        SSL_set1_host(ssl, host);
+    if (!tc->no_resume && slot) {
+        SSL_set_app_data(ssl, slot);
+        if (slot->session)
+            SSL_set_session(ssl, slot->session);
+    }
+    SSL_set_connect_state(ssl);
+    return ssl;
+}
+
+int tls_resumed(void *ctx)
+{
+    return SSL_session_reused(ctx);
+}
+
+void tls_session_free(struct tls_session_slot *slot)
+{
+    if (slot->session)
+        SSL_SESSION_free(slot->session);
+    slot->session = NULL;
+}
+
+int tls_server_new(const char *cert, const char *key, struct tls_server **out, char *err, size_t errlen)
+{
+    struct tls_server *ts = calloc(1, sizeof(*ts));
+    if (ts == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    ts->ctx = SSL_CTX_new(TLS_server_method());
+    if (ts->ctx == NULL) {
+        free(ts);
+        openssl_reason(err, errlen, "cannot create a TLS context");
+        return -1;
+    }
+    SSL_CTX_set_mode(ts->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_options(ts->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_min_proto_version(ts->ctx, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(ts->ctx, cert) != 1) {
+        char what[300];
+        snprintf(what, sizeof(what), "cannot use the certificate '%s'", cert);
+        openssl_reason(err, errlen, what);
+        tls_server_free(ts);
+        return -1;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ts->ctx, key, SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ts->ctx) != 1) {
+        char what[300];
+        snprintf(what, sizeof(what), "cannot use the key '%s'", key);
+        openssl_reason(err, errlen, what);
+        tls_server_free(ts);
+        return -1;
+    }
+    *out = ts;
+    return 0;
+}
+
+void tls_server_free(struct tls_server *ts)
+{
+    if (ts == NULL)
+        return;
+    SSL_CTX_free(ts->ctx);
+    free(ts);
+}
+
+void *tls_server_conn(struct tls_server *ts, int fd)
+{
+    SSL *ssl = SSL_new(ts->ctx);
+    if (ssl == NULL || !SSL_set_fd(ssl, fd)) {
+        SSL_free(ssl);
+        ERR_clear_error();
+        return NULL;
+    }
+    SSL_set_accept_state(ssl);
+    return ssl;
+}
+
+void tls_notify_close(void *ctx)
+{
+    SSL_shutdown(ctx);
+    ERR_clear_error();
+}
+
+/* --- the transport --- */
+
+static int tls_handshake(void *ctx, int fd)
+{
+    SSL *ssl = ctx;
+    int r, e;
+    (void)fd;
+    ERR_clear_error();
+    r = SSL_do_handshake(ssl);
+    if (r == 1)
+        return IO_OK;
+    e = SSL_get_error(ssl, r);
+    if (e == SSL_ERROR_WANT_READ)
+        return IO_WANT_READ;
+    if (e == SSL_ERROR_WANT_WRITE)
+        return IO_WANT_WRITE;
+    errno = EPROTO;
+    return IO_ERROR;
+}
+
+static ssize_t tls_read(void *ctx, int fd, void *buf, size_t len)
+{
+    SSL *ssl = ctx;
+    size_t total = 0;
+    (void)fd;
+    /* SSL_read returns one record at a time: keep going until the socket
+     * is drained, or edge-triggered polling would never call us again. */
+    while (total < len) {
+        size_t got = 0;
+        int r, e;
+        ERR_clear_error();
+        r = SSL_read_ex(ssl, (char *)buf + total, len - total, &got);
+        if (r == 1) {
+            total += got;
+            continue;
+        }
+        e = SSL_get_error(ssl, r);
+        if (total > 0 && (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_ZERO_RETURN))
+            return (ssize_t)total; /* the end of stream will be seen on the next call */
+        if (total > 0)
+            return (ssize_t)total; /* report the data; the error comes again next call */
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+            errno = EAGAIN;
+            return -1;
+        }
+        if (e == SSL_ERROR_ZERO_RETURN)
+            return 0;
+        if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) {
+            if (errno == 0)
+                return 0;
+            return -1; /* errno from the socket: ECONNRESET... */
+        }
+        errno = EPROTO;
+        return -1;
+    }
+    return (ssize_t)total;
+}
+
+static ssize_t tls_write(void *ctx, int fd, const void *buf, size_t len)
+{
+    SSL *ssl = ctx;
+    size_t done = 0;
+    int r, e;
+    (void)fd;
+    ERR_clear_error();
+    r = SSL_write_ex(ssl, buf, len, &done);
+    if (r == 1)
+        return (ssize_t)done;
+    e = SSL_get_error(ssl, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno != 0)
+        return -1;
+    errno = EPROTO;
+    return -1;
+}
+
+static ssize_t tls_writev(void *ctx, int fd, const struct iovec *iov, int n)
+{
+    /* Pipelined requests in one record (one system call), as writev does
+     * for plain TCP. The data is rebuilt the same on a retry, as OpenSSL
+     * requires after WANT_WRITE. */
+    char buf[16384];
+    size_t len = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        if (len + iov[i].iov_len > sizeof(buf))
+            break;
+        memcpy(buf + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+    }
+    if (i == 0)
+        return tls_write(ctx, fd, iov[0].iov_base, iov[0].iov_len);
+    return tls_write(ctx, fd, buf, len);
+}
+
+static void tls_close(void *ctx, int fd)
+{
+    /* No close_notify: it would cost a write per connection, and the server
+     * learns of the close from TCP as it does from wrk and h2load. Marked as
+     * shut down all the same, or OpenSSL would make the session
+     * unresumable. */
+    SSL_set_shutdown(ctx, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    SSL_free(ctx);
+    close(fd);
+}
+
+static const char *tls_error(void *ctx)
+{
+    SSL *ssl = ctx;
+    unsigned long e = ERR_peek_last_error();
+    long v = SSL_get_verify_result(ssl);
+    if (v != X509_V_OK)
+        return X509_verify_cert_error_string(v);
+    if (e) {
+        const char *r = ERR_reason_error_string(e);
+        return r ? r : "TLS error";
+    }
+    if (!SSL_is_init_finished(ssl))
+        return "connection closed during the TLS handshake";
+    return "TLS error";
+}
+
+const struct io_ops io_tls = {
+    .name = "tls",
+    .handshake = tls_handshake,
+    .read = tls_read,
+    .write = tls_write,
+    .writev = tls_writev,
+    .close = tls_close,
+    .error = tls_error,
+};

@@ -1,0 +1,54 @@
+/* tls.h - TLS through OpenSSL, as another transport (io_ops) under the
+ * same connection state machines as plain TCP. */
+#ifndef RAFALE_TLS_H
+#define RAFALE_TLS_H
+
+#include <stddef.h>
+
+#include "io.h"
+
+struct tls_options {
+    int insecure;            /* do not verify the server certificate */
+    const char *cacert;      /* trust this CA file instead of the system store */
+    int version;             /* 0: any, 12: TLS 1.2 only, 13: TLS 1.3 only */
+    const char *ciphers;     /* OpenSSL cipher list (1.2) / ciphersuites (1.3) */
+    int no_resume;           /* full handshake every time */
+};
+
+struct tls_client;
+
+/* A session kept for resumption, one per target and thread. */
+struct tls_session_slot {
+    void *session;           /* SSL_SESSION *, or NULL */
+};
+
+/* Returns 0, or -1 with a reason in err. */
+int tls_client_new(const struct tls_options *o, struct tls_client **out, char *err, size_t errlen);
+void tls_client_free(struct tls_client *tc);
+
+/* Starts a client connection on connected socket fd, for host (SNI and
+ * certificate name). slot may hold a session to resume and receives new
+ * ones. Returns the io context for io_tls, or NULL (err set). */
+void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
+                      char *err, size_t errlen);
+
+/* After the handshake: was the session resumed? */
+int tls_resumed(void *ctx);
+/* Releases a session slot. */
+void tls_session_free(struct tls_session_slot *slot);
+
+/* Server side, for rafale serve. */
+struct tls_server;
+int tls_server_new(const char *cert, const char *key, struct tls_server **out, char *err, size_t errlen);
+void tls_server_free(struct tls_server *ts);
+void *tls_server_conn(struct tls_server *ts, int fd);
+/* Sends close_notify (best effort, no waiting). */
+void tls_notify_close(void *ctx);
+
+/* The transport: handshake / read / write / writev / close on an SSL.
+ * read fills the buffer as far as the data allows (not one record), so a
+ * short read means the socket is drained, as with plain TCP. A TLS failure
+ * is errno EPROTO and io_tls.error() names it. */
+extern const struct io_ops io_tls;
+
+#endif
