@@ -43,10 +43,14 @@ def free_port():
 class Nginx:
     def __init__(self):
         self.port = free_port()
+        self.tls_port = free_port()
         self.dir = os.path.join(TMP, "nginx")
         os.makedirs(self.dir, exist_ok=True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", os.path.join(self.dir, "key.pem"), "-out", os.path.join(self.dir, "cert.pem"),
+                        "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
         conf = open(os.path.join(ROOT, "bench", "nginx.conf")).read()
-        conf = conf.replace("@PORT@", str(self.port)).replace("@DIR@", self.dir)
+        conf = conf.replace("@PORT@", str(self.port)).replace("@TLSPORT@", str(self.tls_port)).replace("@DIR@", self.dir)
         self.conf = os.path.join(self.dir, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -59,7 +63,9 @@ class Nginx:
                 time.sleep(0.05)
         self.version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
 
-    def url(self, path="/"):
+    def url(self, path="/", tls=False):
+        if tls:
+            return "https://127.0.0.1:%d%s" % (self.tls_port, path)
         return "http://127.0.0.1:%d%s" % (self.port, path)
 
     def count(self):
@@ -123,6 +129,10 @@ def timed(cmd):
 def run_rafale(url, conns, dur, close=False, depth=1, threads=1):
     jf = os.path.join(TMP, "r.json")
     cmd = [RAFALE, "-q", "-t", str(threads), "-c", str(conns), "-d", "%ds" % dur, "--json", jf]
+    if url.startswith("https"):
+        # Self-signed. Sessions are resumed on reconnect (rafale's default),
+        # as wrk does (nginx's $ssl_session_reused says so).
+        cmd += ["--insecure"]
     if close:
         cmd.append("--close")
     if depth > 1:
@@ -170,12 +180,15 @@ def run_h2load(url, conns, dur, close=False, depth=1):
 
 TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load}
 
-# workload: (description, connections, close, pipeline depth, tools)
+# workload: (description, connections, close, pipeline depth, tools[, tls])
 WORKLOADS = {
     "keepalive-50": ("keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "ab", "h2load"]),
     "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["rafale", "wrk", "ab"]),
     "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["rafale", "wrk", "h2load"]),
     "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
+    "tls-keepalive-50": ("TLS keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "h2load"], True),
+    "tls-close-50": ("TLS, new connection per request (sessions resumed), 50 concurrent", 50, True, 1,
+                     ["rafale", "wrk"], True),
 }
 
 
@@ -220,10 +233,11 @@ def main():
     try:
         for rnd in range(args.rounds):
             for wl in workloads:
-                desc, conns, close, depth, tools = WORKLOADS[wl]
+                desc, conns, close, depth, tools = WORKLOADS[wl][:5]
+                tls = len(WORKLOADS[wl]) > 5
                 for tool in tools:
                     before = nginx.count()
-                    done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(), conns, args.duration, close, depth)
+                    done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(tls=tls), conns, args.duration, close, depth)
                     served = nginx.count() - before - 1  # the status request after
                     row = dict(round=rnd, workload=wl, tool=tool, completed=done, nginx_count=served, wall_s=wall,
                                rps=done / wall if wall else 0, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done if done else None,
@@ -263,7 +277,7 @@ def main():
         emit("| workload | tool | req/s (median) | req/s vs wrk | CPU us/request | CPU vs wrk | peak RSS | errors | counted by nginx |")
         emit("|---|---|---:|---:|---:|---:|---:|---:|---|")
         for wl in workloads:
-            desc, conns, close, depth, tools = WORKLOADS[wl]
+            desc, conns, close, depth, tools = WORKLOADS[wl][:5]
             for tool in tools:
                 mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
                 ratios_rps, ratios_cpu = [], []

@@ -76,6 +76,8 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
      * parser then decides whether the response was complete. */
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
+    /* Whole socket reads instead of a header then a body per record. */
+    SSL_CTX_set_read_ahead(ctx, 1);
     if (!set_version(ctx, o->version)) {
         tls_client_free(tc);
         openssl_reason(err, errlen, "cannot set the TLS version");
