@@ -295,13 +295,11 @@ def main():
                     median([r["cpu_us_per_req"] for r in mine]) or 0, median(ratios_cpu) or 0,
                     median([r["rss_kb"] for r in mine]) / 1024, sum(r["errors"] for r in mine),
                     "yes" if ok else "MISMATCH"))
-            if wl == "keepalive-10k":
-                ac = median([r["all_connected_s"] for r in rows if r["workload"] == wl and r["tool"] == "rafale"])
-                if ac is not None:
-                    md.append("")
-                    emit("")
-                    emit("rafale: all 10 000 connections open after %.2f s (median)." % ac)
-                    emit("")
+        if "keepalive-10k" in workloads:
+            ac = median([r["all_connected_s"] for r in rows if r["workload"] == "keepalive-10k" and r["tool"] == "rafale"])
+            if ac is not None:
+                emit()
+                emit("rafale: all 10 000 connections open after %.2f s (median)." % ac)
         if do_serve:
             emit()
             emit("rafale serve against nginx (client: rafale -t 1 -c 50; one server core):")

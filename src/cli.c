@@ -17,7 +17,7 @@ enum {
     OPT_CLOSE = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_BODY_FILE, OPT_RPC, OPT_JSON, OPT_CSV,
     OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE, OPT_PIPELINE, OPT_ARRIVAL, OPT_WARMUP, OPT_SOURCE,
     OPT_HDR, OPT_SLO, OPT_START, OPT_MAX,
-    OPT_INSECURE, OPT_CACERT, OPT_TLS_VERSION, OPT_CIPHERS, OPT_NO_TLS_RESUME,
+    OPT_INSECURE, OPT_CACERT, OPT_TLS_VERSION, OPT_CIPHERS, OPT_NO_TLS_RESUME, OPT_MAX_CONNS,
 };
 
 #define MAX_SOURCES 256
@@ -42,6 +42,7 @@ static const struct option long_opts[] = {
     { "keepalive", no_argument, NULL, OPT_KEEPALIVE },
     { "latency", no_argument, NULL, OPT_LATENCY },
     { "max", required_argument, NULL, OPT_MAX },
+    { "max-connections", required_argument, NULL, OPT_MAX_CONNS },
     { "method", required_argument, NULL, 'm' },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "no-tls-resume", no_argument, NULL, OPT_NO_TLS_RESUME },
@@ -85,6 +86,7 @@ void cli_usage(void)
 "                           latency counts from when each request was due\n"
 "      --arrival uniform|poisson   spacing of the schedule (default uniform)\n"
 "      --warmup D           send load for D before measuring\n"
+"      --max-connections N  open up to N connections when the schedule falls behind\n"
 "\n"
 "TLS (https:// URLs):\n"
 "      --insecure           do not verify the certificate (-k is ab's keep-alive)\n"
@@ -338,6 +340,10 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
         case OPT_HDR:
             cfg->hdr_path = optarg;
             break;
+        case OPT_MAX_CONNS:
+            if (parse_u32(optarg, &cfg->max_connections, 1) != 0)
+                return fail(err, errlen, "--max-connections wants a number of connections, not '%s'", optarg);
+            break;
         case OPT_INSECURE:
             cfg->tls.insecure = 1;
             break;
@@ -470,6 +476,10 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
     }
     if (cfg->threads > cfg->connections)
         cfg->threads = cfg->connections;
+    if (cfg->max_connections && cfg->rate <= 0)
+        return fail(err, errlen, "--max-connections goes with -R: a closed loop never falls behind a schedule");
+    if (cfg->max_connections && cfg->max_connections < cfg->connections)
+        return fail(err, errlen, "--max-connections %u is below -c %u", cfg->max_connections, cfg->connections);
     if (cfg->pipeline > 1 && !cfg->keepalive)
         return fail(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
     if (cfg->nsources && cfg->urls[0].host_is_ipv6)

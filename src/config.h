@@ -19,6 +19,7 @@ struct config {
     uint64_t requests;           /* -n: total requests to end, 0 for no limit */
     uint64_t duration_ns;        /* -d: 0 when -n alone bounds the run */
     uint32_t connections;        /* -c */
+    uint32_t max_connections;    /* --max-connections (rate mode): 0 or at least -c */
     uint32_t threads;            /* -t */
     int keepalive;               /* 0 with --close */
     uint64_t requests_per_conn;  /* 0: unlimited */

@@ -117,7 +117,8 @@ struct worker {
     const struct plan *plan;
     struct loop loop;
     struct conn *conns;
-    uint32_t nconns;
+    uint32_t nconns;       /* allocated: the share of --max-connections (or -c) */
+    uint32_t nactive;      /* in use: the share of -c, more when the schedule falls behind */
     uint32_t id;
     /* Connections waiting to be given work, processed outside handlers so
      * that failing connects never recurse. A FIFO: in rate mode requests go
@@ -764,6 +765,12 @@ static void dispatch(struct worker *w)
         w->bl_len--;
         conn_take(c, due, now);
     }
+    /* --max-connections: the schedule is behind and every connection is
+     * busy, so bring in another one rather than let requests wait. */
+    if (w->bl_len > 0 && w->qlen == 0 && w->nactive < w->nconns) {
+        enqueue(&w->conns[w->nactive++]);
+        dispatch(w);
+    }
 }
 
 static void sched_fire(struct timer *t, uint64_t now)
@@ -819,7 +826,7 @@ static void *worker_main(void *arg)
     uint32_t i;
 
     w->t_last = pl->t_measure;
-    for (i = 0; i < w->nconns; i++)
+    for (i = 0; i < w->nactive; i++)
         enqueue(&w->conns[i]);
     if (rate_mode(w)) {
         /* Thread i sends requests i, i+n, i+2n... of one evenly spaced
@@ -952,8 +959,8 @@ static void worker_free(struct worker *w)
     loop_fini(&w->loop);
 }
 
-static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t first_conn,
-                       uint64_t budget)
+static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t nmax,
+                       uint32_t first_conn, uint64_t budget)
 {
     const struct config *cfg = pl->cfg;
     uint32_t i, depth = cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
@@ -962,12 +969,14 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->plan = pl;
     w->id = id;
     w->loop.epfd = -1;
-    w->nconns = nconns;
+    w->nconns = nmax > nconns ? nmax : nconns;
+    w->nactive = nconns;
     w->budget = budget;
     w->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)id << 32 | 12345u);
     if (cfg->rate > 0)
         w->gap_ns = 1e9 * pl->nthreads / cfg->rate;
     w->sched.fn = sched_fire;
+    nconns = w->nconns;
     if (loop_init(&w->loop, nconns < 1024 ? (int)nconns + 16 : 1024) != 0)
         return -1;
     w->conns = calloc(nconns, sizeof(*w->conns));
@@ -1082,6 +1091,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
     }
     for (t = 0; t < nt; t++) {
         uint32_t nc = cfg->connections / nt + (t < cfg->connections % nt);
+        uint32_t nmax = cfg->max_connections / nt + (t < cfg->max_connections % nt);
         uint64_t budget = UINT64_MAX;
         if (cfg->requests) {
             if (cfg->rate > 0)
@@ -1093,13 +1103,13 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                 budget = t == nt - 1 ? budget_left : cfg->requests * nc / cfg->connections;
             budget_left -= budget;
         }
-        if (worker_init(&ws[t], &pl, t, nc, first, budget) != 0) {
+        if (worker_init(&ws[t], &pl, t, nc, nmax, first, budget) != 0) {
             snprintf(err, errlen, "cannot set up worker %u: out of memory or file descriptors", t);
             for (i = 0; i <= t; i++)
                 worker_free(&ws[i]);
             goto out;
         }
-        first += nc;
+        first += ws[t].nconns;
     }
 
     cpu0 = cpu_seconds();
@@ -1149,6 +1159,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                 if (ws[t].t_last > t_end)
                     t_end = ws[t].t_last;
                 res->queued += ws[t].bl_len;
+                res->extra_connections += ws[t].nactive - (cfg->connections / nt + (t < cfg->connections % nt));
                 if (ws[t].t_all_connected == 0)
                     res->all_connected_s = -1;
                 else if (res->all_connected_s >= 0 && (double)(ws[t].t_all_connected - pl.t0) / 1e9 > res->all_connected_s)

@@ -39,6 +39,7 @@ struct engine_result {
     int interrupted;            /* stopped by a signal */
     /* Rate mode only. */
     uint64_t queued;            /* due by the schedule but never sent: no free connection */
+    uint32_t extra_connections; /* brought in by --max-connections when the schedule fell behind */
     double target_rate;         /* requests per second asked for */
     double client_cpu_s;        /* user+sys CPU rafale used during the run */
     struct engine_second *timeline;

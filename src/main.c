@@ -166,14 +166,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "rafale: %s\n", notes);
 
     /* Every connection is a descriptor; a few more for epoll and files. */
-    limit = net_raise_nofile((uint64_t)cfg.connections + 64);
-    if (limit < (uint64_t)cfg.connections + 64) {
-        fprintf(stderr, "rafale: -c %u needs %u open files but the limit is %llu: raise it with 'ulimit -n %u'\n",
-                cfg.connections, cfg.connections + 64, (unsigned long long)limit, cfg.connections + 64);
-        cli_free(&cfg);
-        return 2;
+    {
+        uint32_t want = cfg.max_connections > cfg.connections ? cfg.max_connections : cfg.connections;
+        limit = net_raise_nofile((uint64_t)want + 64);
+        if (limit < (uint64_t)want + 64) {
+            fprintf(stderr, "rafale: %u connections need %u open files but the limit is %llu: raise it with 'ulimit -n %u'\n",
+                    want, want + 64, (unsigned long long)limit, want + 64);
+            cli_free(&cfg);
+            return 2;
+        }
     }
-
     catch_signals();
     if (cfg.sweep) {
         rc = main_sweep(&cfg);

@@ -127,8 +127,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(f, "  \"client\": {\"cpu_s\": %.3f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
     if (r->target_rate > 0)
-        fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu},\n", r->target_rate,
-                r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0, (unsigned long long)r->queued);
+        fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu, \"extra_connections\": %u},\n",
+                r->target_rate, r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0,
+                (unsigned long long)r->queued, r->extra_connections);
     jstats(f, &r->total, r->in_flight, r->elapsed_s, "  ");
     fprintf(f, ",\n  \"error_details\": {");
     {

@@ -129,6 +129,9 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
     if (s->lag.total)
         fprintf(f, "Send lag      p50 %s, p99 %s, max %s behind the schedule\n", units_fmt_ns(l50, sizeof(l50), hist_percentile(&s->lag, 50)),
                 units_fmt_ns(l99, sizeof(l99), hist_percentile(&s->lag, 99)), units_fmt_ns(lmax, sizeof(lmax), (double)s->lag.max));
+    if (r->extra_connections)
+        fprintf(f, "Extra         %u connections opened beyond -c %u because the schedule fell behind (--max-connections)\n",
+                r->extra_connections, cfg->connections);
     if (r->queued)
         fprintf(f, "Not sent      %llu requests were due but found no free connection before the end\n",
                 (unsigned long long)r->queued);

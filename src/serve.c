@@ -576,6 +576,11 @@ static void sc_free(struct sconn *c)
 
 static void sc_drain_start(struct sconn *c)
 {
+    /* Nothing unread: a plain close sends FIN, not RST; no need to linger. */
+    if (c->in.len == 0 && c->ops == &io_plain) {
+        sc_free(c);
+        return;
+    }
     /* Lingering close: send our FIN, then wait for the client's, so unread
      * request bytes cannot turn our close into a reset that eats the response. */
     if (c->ops == &io_tls)
@@ -819,10 +824,10 @@ static void on_accept(struct loop_io *io, uint32_t ev)
             sc_free(c);
             continue;
         }
+        /* No read yet: the request has rarely arrived with the handshake, and
+         * epoll reports data that is already there when the socket is added. */
         if (c->handshaking)
             sc_on_io(&c->io, LOOP_IN);
-        else
-            sc_read(c, 0);
     }
 }
 

@@ -541,6 +541,23 @@ def coordinated_omission_corrected():
 
 
 @test
+def max_connections_when_behind():
+    srv = Serve()
+    # 2 connections at 50 ms carry 40 req/s: -R 200 needs about 10.
+    r = rafale("-R", 200, "-c", 2, "-t", 1, "--max-connections", 20, "-d", "2s", srv.url("/delay/50"))
+    j = r.j
+    extra = j["rate"]["extra_connections"]
+    check(8 <= extra <= 18, "--max-connections opened extra connections as needed (%d)" % extra)
+    check(abs(j["summary"]["started"] - 400) <= 4 and j["rate"]["queued"] == 0, "and the schedule was kept (%d sent)" %
+          j["summary"]["started"])
+    check("Extra " in r.out, "text report says so")
+    r = rafale("-R", 200, "-c", 2, "-t", 1, "-d", "1s", srv.url("/delay/50"))
+    check(r.j["rate"]["extra_connections"] == 0 and r.j["latency"]["percentiles_us"]["99"] > 200000,
+          "without it, the backlog shows in corrected latency")
+    srv.stop()
+
+
+@test
 def pipelining():
     srv = Serve()
     r = rafale("-n", 10000, "-c", 4, "-t", 2, "--pipeline", 8, srv.url("/"), srv.url("/json"))
@@ -882,6 +899,8 @@ def bad_input_one_line_errors():
         (["--pipeline", "4", "--close", "http://127.0.0.1/"], "cannot go with --close"),
         (["--source", "nonsense", "http://127.0.0.1/"], "--source wants"),
         (["--warmup", "x", "http://127.0.0.1/"], "--warmup wants"),
+        (["--max-connections", "20", "http://127.0.0.1/"], "--max-connections goes with -R"),
+        (["-R", "10", "-c", "5", "--max-connections", "2", "http://127.0.0.1/"], "is below -c"),
     ]
     for args, needle in cases:
         r = rafale(*args, expect_json=False, timeout=30)
