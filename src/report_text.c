@@ -135,7 +135,11 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
     if (r->queued)
         fprintf(f, "Not sent      %llu requests were due but found no free connection before the end\n",
                 (unsigned long long)r->queued);
-    if (ratio < 0.99 || hist_percentile(&s->lag, 99) > 10e6) {
+    if (ratio >= 0.99 && hist_percentile(&s->lag, 99) > 10e6) {
+        fprintf(f, "Why           the rate was kept overall, but requests waited up to %s for a free connection:\n"
+                   "              the server stalled at times (slowest response %s); 'total' counts the wait\n",
+                lmax, units_fmt_ns(l50, sizeof(l50), (double)s->latency_unc.max));
+    } else if (ratio < 0.99) {
         if (cpu_share > 0.9)
             fprintf(f, "Why           rafale's own CPU was saturated (%.0f%% of %u thread%s): add threads (-t) or cores;\n"
                        "              the server was not the limit\n", 100 * cpu_share, cfg->threads,
