@@ -49,26 +49,40 @@ static int run_step(const struct config *base, double rate, const atomic_int *st
     return 0;
 }
 
+/* Runs and records the next step. Returns 1 when it passed, 0 when it
+ * failed, -1 on error or when there is no room or time for it. */
+static int next_step(const struct config *cfg, double rate, const atomic_int *stop, sweep_step_fn on_step, void *arg,
+                     struct sweep_result *out, char *err, size_t errlen)
+{
+    struct sweep_step *st;
+    if (out->n == (int)(sizeof(out->steps) / sizeof(out->steps[0])) || atomic_load(stop))
+        return -1;
+    st = &out->steps[out->n];
+    if (run_step(cfg, rate, stop, st, err, errlen) != 0)
+        return -2;
+    out->n++;
+    if (on_step)
+        on_step(st, arg);
+    if (atomic_load(stop))
+        return -1;
+    return st->pass;
+}
+
 int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on_step, void *arg,
               struct sweep_result *out, char *err, size_t errlen)
 {
     double rate = cfg->sweep_start, pass = 0, fail = 0;
-    struct sweep_step *st;
+    int r;
 
     memset(out, 0, sizeof(*out));
     /* Ramp: double until a step fails or --max is reached. */
     for (;;) {
-        if (out->n == (int)(sizeof(out->steps) / sizeof(out->steps[0])) || atomic_load(stop))
-            break;
-        st = &out->steps[out->n];
-        if (run_step(cfg, rate, stop, st, err, errlen) != 0)
+        r = next_step(cfg, rate, stop, on_step, arg, out, err, errlen);
+        if (r == -2)
             return -1;
-        out->n++;
-        if (on_step)
-            on_step(st, arg);
-        if (atomic_load(stop))
+        if (r < 0)
             break;
-        if (!st->pass) {
+        if (r == 0) {
             fail = rate;
             break;
         }
@@ -78,18 +92,14 @@ int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on
         rate = rate * 2 > cfg->sweep_max ? cfg->sweep_max : rate * 2;
     }
     /* Bisect between the last pass and the first failure. */
-    while (pass > 0 && fail > 0 && (fail - pass) / pass > 0.05 && !atomic_load(stop) &&
-           out->n < (int)(sizeof(out->steps) / sizeof(out->steps[0]))) {
+    while (pass > 0 && fail > 0 && (fail - pass) / pass > 0.05) {
         rate = (pass + fail) / 2;
-        st = &out->steps[out->n];
-        if (run_step(cfg, rate, stop, st, err, errlen) != 0)
+        r = next_step(cfg, rate, stop, on_step, arg, out, err, errlen);
+        if (r == -2)
             return -1;
-        out->n++;
-        if (on_step)
-            on_step(st, arg);
-        if (atomic_load(stop))
+        if (r < 0)
             break;
-        if (st->pass)
+        if (r)
             pass = rate;
         else
             fail = rate;
