@@ -18,6 +18,7 @@ enum {
     OPT_LATENCY, OPT_NO_PROGRESS, OPT_KEEPALIVE, OPT_PIPELINE, OPT_ARRIVAL, OPT_WARMUP, OPT_SOURCE,
     OPT_HDR, OPT_SLO, OPT_START, OPT_MAX,
     OPT_INSECURE, OPT_CACERT, OPT_TLS_VERSION, OPT_CIPHERS, OPT_NO_TLS_RESUME, OPT_MAX_CONNS,
+    OPT_MONITOR, OPT_HTML,
 };
 
 #define MAX_SOURCES 256
@@ -37,6 +38,7 @@ static const struct option long_opts[] = {
     { "hdr", required_argument, NULL, OPT_HDR },
     { "header", required_argument, NULL, 'H' },
     { "help", no_argument, NULL, 'h' },
+    { "html", required_argument, NULL, OPT_HTML },
     { "insecure", no_argument, NULL, OPT_INSECURE },
     { "json", required_argument, NULL, OPT_JSON },
     { "keepalive", no_argument, NULL, OPT_KEEPALIVE },
@@ -44,6 +46,7 @@ static const struct option long_opts[] = {
     { "max", required_argument, NULL, OPT_MAX },
     { "max-connections", required_argument, NULL, OPT_MAX_CONNS },
     { "method", required_argument, NULL, 'm' },
+    { "monitor", required_argument, NULL, OPT_MONITOR },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "no-tls-resume", no_argument, NULL, OPT_NO_TLS_RESUME },
     { "pipeline", required_argument, NULL, OPT_PIPELINE },
@@ -108,6 +111,8 @@ void cli_usage(void)
 "      --csv FILE           write the percentile table in ab's -e format\n"
 "      --hdr FILE           write the HdrHistogram percentile distribution (values in ms)\n"
 "      --slo 'p99<50ms,errors<0.1%,rps>1000'   check thresholds; exit 3 when one fails\n"
+"      --html FILE          a self-contained HTML report with charts\n"
+"      --monitor PID        sample the server's process tree: CPU per request, memory\n"
 "  -e FILE                  same as --csv (ab)\n"
 "  -q, --quiet              no progress line on stderr\n"
 "  -h, --help               this help;  -V, --version  the version\n"
@@ -155,7 +160,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 static int parse_u32(const char *s, uint32_t *out, uint32_t min)
 {
     uint64_t v;
-    if (units_parse_count(s, &v) != 0 || v < min || v > 10000000)
+    if (units_parse_count(s, &v) != 0 || v < min || v > 0x7fffffff)
         return -1;
     *out = (uint32_t)v;
     return 0;
@@ -339,6 +344,16 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
             break;
         case OPT_HDR:
             cfg->hdr_path = optarg;
+            break;
+        case OPT_MONITOR: {
+            uint32_t pid;
+            if (parse_u32(optarg, &pid, 1) != 0)
+                return fail(err, errlen, "--monitor wants a process id, not '%s'", optarg);
+            cfg->monitor_pid = (int)pid;
+            break;
+        }
+        case OPT_HTML:
+            cfg->html_path = optarg;
             break;
         case OPT_MAX_CONNS:
             if (parse_u32(optarg, &cfg->max_connections, 1) != 0)

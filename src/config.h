@@ -44,6 +44,8 @@ struct config {
     const char *json_path;       /* --json FILE or "-" */
     const char *csv_path;        /* --csv FILE */
     const char *hdr_path;        /* --hdr FILE: HdrHistogram percentile text */
+    const char *html_path;       /* --html FILE: a self-contained report with charts */
+    int monitor_pid;             /* --monitor PID: the server's process tree, 0 when none */
     struct slo slo;              /* --slo checks, slo.n == 0 when none */
     int sweep;                   /* rafale sweep */
     double sweep_start, sweep_max; /* --start, --max req/s */

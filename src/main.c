@@ -2,6 +2,7 @@
  * that prints a fatal error or chooses an exit code. */
 #include "cli.h"
 #include "engine.h"
+#include "monitor.h"
 #include "net.h"
 #include "progress.h"
 #include "report.h"
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
     struct config cfg;
     struct engine_result res;
     struct progress prog;
+    struct monitor *mon = NULL;
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
@@ -183,13 +185,24 @@ int main(int argc, char **argv)
         return rc;
     }
     progress_init(&prog, stderr, &cfg);
+    if (cfg.monitor_pid && monitor_start(cfg.monitor_pid, cfg.warmup_ns, &mon, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        cli_free(&cfg);
+        return 2;
+    }
     if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err)) != 0) {
         progress_done(&prog);
+        if (mon)
+            monitor_stop(mon, &res.server);
         fprintf(stderr, "rafale: %s\n", err);
         cli_free(&cfg);
         return 1;
     }
     progress_done(&prog);
+    if (mon) {
+        monitor_stop(mon, &res.server);
+        res.has_server = 1;
+    }
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
     text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;

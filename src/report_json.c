@@ -126,6 +126,14 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
             cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(f, "  \"client\": {\"cpu_s\": %.3f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
+    if (r->has_server) {
+        const struct monitor_result *m = &r->server;
+        fprintf(f, "  \"server\": {\"pid\": %d, \"cpu_s\": %.3f, \"cpu_us_per_request\": %.3f, \"rss_peak_bytes\": %llu, "
+                   "\"rss_mean_bytes\": %llu, \"processes\": %u, \"threads\": %u, \"exited\": %s},\n",
+                m->pid, m->cpu_s, r->total.completed ? m->cpu_s * 1e6 / (double)r->total.completed : 0.0,
+                (unsigned long long)m->rss_peak_bytes, (unsigned long long)m->rss_mean_bytes, m->processes, m->threads,
+                m->gone ? "true" : "false");
+    }
     if (r->target_rate > 0)
         fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu, \"extra_connections\": %u},\n",
                 r->target_rate, r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0,

@@ -216,6 +216,16 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
     }
     text_histogram(f, &s->latency);
+    if (r->has_server) {
+        const struct monitor_result *m = &r->server;
+        char a[32], b[32], c[32];
+        fprintf(f, "\nServer        pid %d: %.2fs CPU", m->pid, m->cpu_s);
+        if (s->completed)
+            fprintf(f, " (%s per request)", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)s->completed));
+        fprintf(f, ", RSS peak %s (mean %s), %u process%s, %u threads%s\n",
+                units_fmt_bytes(b, sizeof(b), (double)m->rss_peak_bytes), units_fmt_bytes(c, sizeof(c), (double)m->rss_mean_bytes),
+                m->processes, m->processes == 1 ? "" : "es", m->threads, m->gone ? " (it exited during the run)" : "");
+    }
     fputc('\n', f);
     status_line(f, s);
     errors_block(f, s, s->completed + errs);

@@ -658,6 +658,41 @@ def live_view():
     check("req/s now" not in p.stdout, "progress never mixes into the report")
 
 
+# --- monitoring the server ------------------------------------------------------------
+
+@test
+def monitor_process_tree():
+    srv = Serve(threads=2)
+    r = rafale("-n", 20000, "-c", 10, "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    s = r.j["server"]
+    check(s["pid"] == srv.p.pid and s["processes"] == 1 and s["threads"] == 3,
+          "--monitor: one process with 3 threads (%s)" % s)
+    check(s["cpu_s"] > 0 and s["cpu_us_per_request"] > 0 and s["rss_peak_bytes"] > 1000000 and
+          s["rss_mean_bytes"] <= s["rss_peak_bytes"], "--monitor: CPU and memory measured")
+    check("Server        pid" in r.out, "--monitor: in the text report")
+    # A parent with two children, as gunicorn with workers: the whole tree counts.
+    out = os.path.join(TMP, "tree.out")
+    parent = subprocess.Popen(["sh", "-c", "%s serve --listen 127.0.0.1:0 -t 1 > %s 2>/dev/null & "
+                               "%s serve --listen 127.0.0.1:0 -t 1 >/dev/null 2>&1 & wait" % (RAFALE, out, RAFALE)],
+                              start_new_session=True)
+    addr = None
+    for _ in range(200):
+        try:
+            line = open(out).readline()
+        except OSError:
+            line = ""
+        if line.startswith("listening on"):
+            addr = line.split()[2]
+            break
+        time.sleep(0.02)
+    r = rafale("-n", 5000, "-c", 4, "--monitor", parent.pid, "http://%s/" % addr)
+    os.killpg(parent.pid, signal.SIGTERM)
+    parent.wait(timeout=10)
+    check(r.j["server"]["processes"] == 3 and r.j["server"]["cpu_s"] > 0,
+          "--monitor: the parent and both children (%s)" % r.j["server"])
+
+
 # --- TLS ----------------------------------------------------------------------------
 
 def make_certs():
@@ -900,6 +935,7 @@ def bad_input_one_line_errors():
         (["--source", "nonsense", "http://127.0.0.1/"], "--source wants"),
         (["--warmup", "x", "http://127.0.0.1/"], "--warmup wants"),
         (["--max-connections", "20", "http://127.0.0.1/"], "--max-connections goes with -R"),
+        (["--monitor", "abc", "http://127.0.0.1/"], "--monitor wants"),
         (["-R", "10", "-c", "5", "--max-connections", "2", "http://127.0.0.1/"], "is below -c"),
     ]
     for args, needle in cases:
