@@ -53,6 +53,8 @@ static int write_file(const char *path, const char *what, const struct config *c
         rc = report_json(f, cfg, r, slo);
     else if (strcmp(what, "CSV") == 0)
         rc = report_csv(f, r);
+    else if (strcmp(what, "HTML") == 0)
+        rc = report_html(f, cfg, r);
     else
         rc = hist_print_hdr(f, &r->total.latency);
     if (f != stdout)
@@ -215,6 +217,8 @@ int main(int argc, char **argv)
     if (cfg.json_path && write_file(cfg.json_path, "JSON", &cfg, &res, &cfg.slo) != 0)
         rc = 1;
     if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &cfg, &res, NULL) != 0)
+        rc = 1;
+    if (cfg.html_path && write_file(cfg.html_path, "HTML", &cfg, &res, NULL) != 0)
         rc = 1;
     if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &cfg, &res, NULL) != 0)
         rc = 1;

@@ -14,6 +14,8 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
 /* Writes s as a JSON string literal. */
 void report_json_str(FILE *f, const char *s);
 int report_csv(FILE *f, const struct engine_result *r);
+/* A self-contained HTML page with inline SVG charts. */
+int report_html(FILE *f, const struct config *cfg, const struct engine_result *r);
 
 /* The percentiles every report shows, in order. */
 extern const double report_pcts[];

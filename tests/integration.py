@@ -9,6 +9,7 @@ usage: integration.py [--sanitized] PATH/TO/rafale
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -691,6 +692,58 @@ def monitor_process_tree():
     parent.wait(timeout=10)
     check(r.j["server"]["processes"] == 3 and r.j["server"]["cpu_s"] > 0,
           "--monitor: the parent and both children (%s)" % r.j["server"])
+
+
+def png_not_blank(path):
+    """True when the PNG's pixels are not all one colour (stdlib only)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return False
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    return len(set(raw[i] for i in range(0, len(raw), 7))) > 20
+
+
+@test
+def html_report():
+    import xml.etree.ElementTree as ET
+    srv = Serve()
+    html = os.path.join(TMP, "report.html")
+    r = rafale("-R", 500, "-c", 4, "-d", "2s", "--html", html, srv.url(), srv.url("/status/503"))
+    srv.stop()
+    text = open(html).read()
+    try:
+        ET.fromstring(text.split("\n", 1)[1])  # well-formed, past the doctype
+        ok = True
+    except ET.ParseError as e:
+        ok = False
+        print("  parse error:", e)
+    check(ok, "--html: well-formed")
+    check(text.count("<svg") == 4 and "Latency by percentile" in text and "Throughput over time" in text and
+          "Latency over time" in text and "Status codes and errors" in text, "--html: the four charts")
+    check("<script" not in text and " src=" not in text and "href=" not in text and "@import" not in text,
+          "--html: self-contained, no script, nothing fetched")
+    check("percentile" in text and "latency (ms)" in text and "requests per second" in text, "--html: axis labels")
+    chromium = shutil.which("chromium")
+    if not chromium:
+        print("  (chromium not installed: no screenshot check)")
+        return
+    shot = os.path.join(TMP, "shot.png")
+    p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        "--user-data-dir=" + os.path.join(TMP, "chromium"), "--enable-logging=stderr", "--v=0",
+                        "--window-size=800,2000", "--screenshot=" + shot, "file://" + html],
+                       capture_output=True, text=True, timeout=120)
+    check(os.path.exists(shot) and png_not_blank(shot), "--html: Chromium renders a page that is not blank")
+    console = [l for l in p.stderr.splitlines() if "CONSOLE" in l]
+    check(not console, "--html: no console messages (%s)" % console[:3])
 
 
 # --- TLS ----------------------------------------------------------------------------

@@ -1,0 +1,199 @@
+/* report_html.c - one self-contained HTML file for a run: tables and inline
+ * SVG charts, no script and nothing fetched, readable printed. */
+#include "report.h"
+#include "svg.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char STYLE[] =
+    "body{font-family:sans-serif;max-width:780px;margin:24px auto;color:#222}"
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
+    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
+    "svg{display:block;margin:12px 0;max-width:100%;height:auto}"
+    ".fail{color:#b00;font-weight:bold}.pass{color:#070}";
+
+/* Latency against percentile on a "nines" axis, as HdrHistogram plots it. */
+static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
+{
+    static const double ticks[] = { 1, 10, 100, 1000, 10000, 100000 };
+    static const char *const labels[] = { "0%", "90%", "99%", "99.9%", "99.99%", "99.999%" };
+    enum { N = 121 };
+    double x[N], y[3][N];
+    struct svg_series ser[3];
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0 }, ay = { "latency (ms)", 0, NULL, NULL, 0 };
+    const struct hist *h[3] = { &s->latency, &s->ttfb, &s->latency_unc };
+    const char *names[3] = { rate_mode ? "total (from when due)" : "total", "time to first byte", "uncorrected (from send)" };
+    double top = log10((double)(s->latency.total > 10 ? s->latency.total : 10));
+    int i, k, ns = rate_mode ? 3 : 2;
+
+    if (top > 5)
+        top = 5;
+    for (i = 0; i < N; i++) {
+        double nines = top * i / (N - 1), p = 100.0 * (1 - pow(10, -nines));
+        x[i] = pow(10, nines); /* 1/(1-p) */
+        for (k = 0; k < ns; k++)
+            y[k][i] = hist_percentile(h[k], p) / 1e6;
+    }
+    for (k = 0; k < ns; k++) {
+        ser[k].name = names[k];
+        ser[k].x = x;
+        ser[k].y = y[k];
+        ser[k].n = N;
+    }
+    ax.nticks = (int)floor(top) + 1;
+    svg_line_chart(f, "Latency by percentile", &ax, &ay, ser, ns);
+}
+
+static void timeline_charts(FILE *f, const struct engine_result *r)
+{
+    uint32_t n = r->nseconds, i;
+    double *t, *rps, *err, *p50, *p99, *mx;
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0 };
+    if (n == 0)
+        return;
+    t = calloc(n * 6, sizeof(double));
+    if (t == NULL)
+        return;
+    rps = t + n;
+    err = rps + n;
+    p50 = err + n;
+    p99 = p50 + n;
+    mx = p99 + n;
+    for (i = 0; i < n; i++) {
+        t[i] = i + 0.5;
+        rps[i] = (double)r->timeline[i].requests;
+        err[i] = (double)r->timeline[i].errors;
+        p50[i] = r->timeline[i].p50_ns / 1e6;
+        p99[i] = r->timeline[i].p99_ns / 1e6;
+        mx[i] = r->timeline[i].max_ns / 1e6;
+    }
+    {
+        struct svg_series s[2] = { { "completed", t, rps, (int)n }, { "errors", t, err, (int)n } };
+        struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0 };
+        svg_line_chart(f, "Throughput over time", &ax, &ay, s, 2);
+    }
+    {
+        struct svg_series s[3] = { { "p50", t, p50, (int)n }, { "p99", t, p99, (int)n }, { "max", t, mx, (int)n } };
+        struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0 };
+        svg_line_chart(f, "Latency over time", &ax, &ay, s, 3);
+    }
+    free(t);
+}
+
+static void status_chart(FILE *f, const struct stats *s)
+{
+    const char *groups[STATUS_MAX + ERR__COUNT];
+    char names[STATUS_MAX + ERR__COUNT][24];
+    double v[STATUS_MAX + ERR__COUNT];
+    const char *series[1] = { "requests" };
+    int i, n = 0;
+    for (i = 0; i < STATUS_MAX; i++)
+        if (s->status[i]) {
+            snprintf(names[n], sizeof(names[n]), "%d", i);
+            groups[n] = names[n];
+            v[n++] = (double)s->status[i];
+        }
+    for (i = 0; i < ERR__COUNT; i++)
+        if (s->errors[i]) {
+            snprintf(names[n], sizeof(names[n]), "%s", stats_err_name((enum err_kind)i));
+            groups[n] = names[n];
+            v[n++] = (double)s->errors[i];
+        }
+    if (n)
+        svg_bar_chart(f, "Status codes and errors", "requests", groups, n, series, 1, v);
+}
+
+static void lat_tr(FILE *f, const char *name, const struct hist *h)
+{
+    char b[32];
+    int i;
+    if (h->total == 0)
+        return;
+    fprintf(f, "<tr><td>%s</td><td>%s</td>", name, units_fmt_ns(b, sizeof(b), (double)h->min));
+    fprintf(f, "<td>%s</td>", units_fmt_ns(b, sizeof(b), hist_mean(h)));
+    for (i = 0; i < REPORT_NPCTS; i++)
+        fprintf(f, "<td>%s</td>", units_fmt_ns(b, sizeof(b), hist_percentile(h, report_pcts[i])));
+    fprintf(f, "<td>%s</td></tr>\n", units_fmt_ns(b, sizeof(b), (double)h->max));
+}
+
+int report_html(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
+    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
+    uint32_t i;
+    int k;
+    char b1[32], b2[32];
+
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
+               "<style>%s</style></head><body>\n", STYLE);
+    fprintf(f, "<h1>rafale report</h1>\n<p>");
+    for (i = 0; i < cfg->nurls; i++) {
+        svg_text(f, cfg->url_text[i]);
+        fprintf(f, "<br/>");
+    }
+    fprintf(f, "%u connections on %u threads, %s", cfg->connections, cfg->threads,
+            cfg->keepalive ? "keep-alive" : "a new connection per request");
+    if (cfg->rate > 0)
+        fprintf(f, ", %.1f req/s (constant rate)", cfg->rate);
+    fprintf(f, ", %s.</p>\n", cfg->method);
+    if (r->interrupted)
+        fprintf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
+
+    fprintf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>in flight at the end</th>"
+               "<th>elapsed</th><th>req/s</th><th>received</th></tr>\n");
+    fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%.2f s</td><td>%.1f</td><td>%s/s</td></tr></table>\n",
+            (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
+            r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el));
+    if (r->has_server)
+        fprintf(f, "<p>Server (pid %d): %.2f s CPU, %.1f &#181;s per request, RSS peak %s, %u process(es), %u threads.</p>\n",
+                r->server.pid, r->server.cpu_s, s->completed ? r->server.cpu_s * 1e6 / (double)s->completed : 0.0,
+                units_fmt_bytes(b2, sizeof(b2), (double)r->server.rss_peak_bytes), r->server.processes, r->server.threads);
+
+    fprintf(f, "<h2>Latency</h2>\n<table><tr><th></th><th>min</th><th>mean</th>");
+    for (k = 0; k < REPORT_NPCTS; k++)
+        fprintf(f, "<th>p%s</th>", report_pct_names[k]);
+    fprintf(f, "<th>max</th></tr>\n");
+    lat_tr(f, "connect", &s->connect);
+    lat_tr(f, "tls", &s->tls);
+    lat_tr(f, "ttfb", &s->ttfb);
+    lat_tr(f, "total", &s->latency);
+    if (cfg->rate > 0)
+        lat_tr(f, "uncorrected", &s->latency_unc);
+    fprintf(f, "</table>\n");
+    percentile_chart(f, s, cfg->rate > 0);
+    timeline_charts(f, r);
+    status_chart(f, s);
+
+    if (r->nurls > 1) {
+        fprintf(f, "<h2>Per URL</h2>\n<table><tr><th>URL</th><th>requests</th><th>errors</th><th>req/s</th>"
+                   "<th>p50</th><th>p99</th></tr>\n");
+        for (i = 0; i < r->nurls; i++) {
+            const struct stats *u = &r->per_url[i];
+            fprintf(f, "<tr><td>");
+            svg_text(f, cfg->url_text[i]);
+            fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td></tr>\n",
+                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
+                    units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->latency, 50)),
+                    units_fmt_ns(b2, sizeof(b2), hist_percentile(&u->latency, 99)));
+        }
+        fprintf(f, "</table>\n");
+    }
+    if (stats_errors(s)) {
+        fprintf(f, "<h2>Errors</h2>\n<table><tr><th>kind</th><th>count</th><th>meaning</th></tr>\n");
+        for (k = 0; k < ERR__COUNT; k++)
+            if (s->errors[k]) {
+                fprintf(f, "<tr><td>%s</td><td>%llu</td><td style=\"text-align:left\">", stats_err_name((enum err_kind)k),
+                        (unsigned long long)s->errors[k]);
+                svg_text(f, stats_err_explain((enum err_kind)k));
+                fprintf(f, "</td></tr>\n");
+            }
+        fprintf(f, "</table>\n");
+    }
+    fprintf(f, "<p style=\"color:#888\">Made by rafale. Percentiles within 1%%; the timeline within 3%%.</p>\n");
+    fprintf(f, "</body></html>\n");
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,228 @@
+/* svg.c - small inline SVG charts for the HTML report. */
+#include "svg.h"
+
+#include <math.h>
+#include <string.h>
+
+#define W 720
+#define H 360
+#define L 70   /* left margin: y tick labels and axis label */
+#define R 20
+#define T 40   /* top: the title */
+#define B 60   /* bottom: x tick labels and axis label */
+
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+                                       "#7f7f7f" };
+
+void svg_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static double tr(const struct svg_axis *a, double v)
+{
+    return a->log ? log10(v > 1e-12 ? v : 1e-12) : v;
+}
+
+/* Round-number ticks between lo and hi (in axis units). */
+static int nice_ticks(double lo, double hi, double *out, int max)
+{
+    double span = hi - lo, step, mag;
+    int n = 0;
+    if (span <= 0)
+        span = fabs(hi) > 0 ? fabs(hi) : 1;
+    mag = pow(10, floor(log10(span / 5)));
+    step = mag;
+    if (span / step > 10)
+        step = 2 * mag;
+    if (span / step > 10)
+        step = 5 * mag;
+    if (span / step > 10)
+        step = 10 * mag;
+    for (double v = ceil(lo / step) * step; v <= hi + step * 1e-9 && n < max; v += step)
+        out[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+static void fmt_num(char *b, size_t n, double v)
+{
+    double a = fabs(v);
+    if (a >= 1e6)
+        snprintf(b, n, "%.3gM", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(b, n, "%.3gk", v / 1e3);
+    else
+        snprintf(b, n, "%.4g", v);
+}
+
+static void frame(FILE *f, const char *title, int nlegend, const char *const *names)
+{
+    int i;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+               "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", W, H, W, H);
+    fprintf(f, "<title>");
+    svg_text(f, title);
+    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H);
+    fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", W / 2);
+    svg_text(f, title);
+    fprintf(f, "</text>\n");
+    /* Legend, top right inside the plot area. */
+    for (i = 0; i < nlegend; i++) {
+        int y = T + 12 + 16 * i;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>", W - R - 150, y - 9,
+                palette[i % 8]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">", W - R - 134, y);
+        svg_text(f, names[i]);
+        fprintf(f, "</text>\n");
+    }
+}
+
+static void axis_labels(FILE *f, const char *xl, const char *yl)
+{
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", L + (W - L - R) / 2, H - 12);
+    svg_text(f, xl);
+    fprintf(f, "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">",
+            T + (H - T - B) / 2, T + (H - T - B) / 2);
+    svg_text(f, yl);
+    fprintf(f, "</text>\n");
+}
+
+void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const struct svg_axis *y,
+                    const struct svg_series *s, int ns)
+{
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, ticks[32];
+    const char *names[8] = { 0 };
+    int i, j, nt;
+    char b[32];
+
+    for (i = 0; i < ns && i < 8; i++)
+        names[i] = s[i].name;
+    frame(f, title, ns < 8 ? ns : 8, names);
+    for (i = 0; i < ns; i++)
+        for (j = 0; j < s[i].n; j++) {
+            double xv = tr(x, s[i].x[j]), yv = tr(y, s[i].y[j]);
+            if (xv < x0) x0 = xv;
+            if (xv > x1) x1 = xv;
+            if (yv < y0) y0 = yv;
+            if (yv > y1) y1 = yv;
+        }
+    if (!(x0 < x1)) {
+        x0 = isfinite(x0) ? x0 - 1 : 0;
+        x1 = x0 + 2;
+    }
+    if (!y->log && y0 > 0)
+        y0 = 0;
+    if (!(y0 < y1)) {
+        y0 = isfinite(y0) ? y0 - 1 : 0;
+        y1 = y0 + 2;
+    }
+    if (y->log) {
+        y0 = floor(y0);
+        y1 = ceil(y1);
+    } else {
+        y1 += (y1 - y0) * 0.05;
+    }
+    if (x->ticks) {
+        for (i = 0; i < x->nticks; i++)
+            if (tr(x, x->ticks[i]) > x1)
+                x1 = tr(x, x->ticks[i]);
+    }
+#define PX(v) (L + ((v) - x0) / (x1 - x0) * (W - L - R))
+#define PY(v) (H - B - ((v) - y0) / (y1 - y0) * (H - T - B))
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", L, T,
+            W - L - R, H - T - B);
+    /* y ticks and grid */
+    nt = y->log ? 0 : nice_ticks(y0, y1, ticks, 32);
+    if (y->log)
+        for (double v = y0; v <= y1 && nt < 32; v += 1)
+            ticks[nt++] = v;
+    for (i = 0; i < nt; i++) {
+        double py = PY(ticks[i]);
+        fmt_num(b, sizeof(b), y->log ? pow(10, ticks[i]) : ticks[i]);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
+                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, py, W - R, py, L - 6, py + 4, b);
+    }
+    /* x ticks */
+    if (x->ticks) {
+        for (i = 0; i < x->nticks; i++) {
+            double px = PX(tr(x, x->ticks[i]));
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+                       "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", px, T, px, H - B, px, H - B + 16);
+            svg_text(f, x->tick_labels[i]);
+            fprintf(f, "</text>\n");
+        }
+    } else {
+        nt = nice_ticks(x0, x1, ticks, 32);
+        for (i = 0; i < nt; i++) {
+            double px = PX(ticks[i]);
+            fmt_num(b, sizeof(b), x->log ? pow(10, ticks[i]) : ticks[i]);
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+                       "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", px, T, px, H - B, px,
+                    H - B + 16, b);
+        }
+    }
+    axis_labels(f, x->label, y->label);
+    for (i = 0; i < ns; i++) {
+        if (s[i].n == 0)
+            continue;
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[i % 8]);
+        for (j = 0; j < s[i].n; j++)
+            fprintf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])));
+        fprintf(f, "\"/>\n");
+    }
+#undef PX
+#undef PY
+    fprintf(f, "</svg>\n");
+}
+
+void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
+                   const char *const *series, int nseries, const double *values)
+{
+    double top = 0, ticks[32];
+    int g, s, nt, i;
+    double gw, bw;
+    char b[32];
+
+    frame(f, title, nseries > 1 ? (nseries < 8 ? nseries : 8) : 0, series);
+    for (i = 0; i < ngroups * nseries; i++)
+        if (values[i] > top)
+            top = values[i];
+    if (top <= 0)
+        top = 1;
+    top *= 1.1;
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", L, T,
+            W - L - R, H - T - B);
+    nt = nice_ticks(0, top, ticks, 32);
+    for (i = 0; i < nt; i++) {
+        double py = H - B - ticks[i] / top * (H - T - B);
+        fmt_num(b, sizeof(b), ticks[i]);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
+                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, py, W - R, py, L - 6, py + 4, b);
+    }
+    gw = (double)(W - L - R) / (ngroups > 0 ? ngroups : 1);
+    bw = gw * 0.8 / (nseries > 0 ? nseries : 1);
+    for (g = 0; g < ngroups; g++) {
+        for (s = 0; s < nseries; s++) {
+            double v = values[g * nseries + s], h = v / top * (H - T - B);
+            double x = L + g * gw + gw * 0.1 + s * bw;
+            fmt_num(b, sizeof(b), v);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>\n",
+                    x, H - B - h, bw * 0.95, h, palette[s % 8], b);
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
+                    H - B - h - 3, b);
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", L + g * gw + gw / 2, H - B + 16);
+        svg_text(f, groups[g]);
+        fprintf(f, "</text>\n");
+    }
+    axis_labels(f, "", ylabel);
+    fprintf(f, "</svg>\n");
+}
