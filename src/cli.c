@@ -516,6 +516,58 @@ void cli_free(struct config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
+enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
+{
+    static const struct option opts[] = {
+        { "client-cpus", required_argument, NULL, 'c' },
+        { "help", no_argument, NULL, 'h' },
+        { "html", required_argument, NULL, 'H' },
+        { "json", required_argument, NULL, 'j' },
+        { "repeat", required_argument, NULL, 'r' },
+        { "server-cpus", required_argument, NULL, 's' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    memset(a, 0, sizeof(*a));
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'H':
+            a->html_path = optarg;
+            break;
+        case 'j':
+            a->json_path = optarg;
+            break;
+        case 'r':
+            a->repeat = atoi(optarg);
+            if (a->repeat < 1 || a->repeat > 16)
+                return fail(err, errlen, "--repeat wants 1 to 16, not '%s'", optarg);
+            break;
+        case 's':
+            a->server_cpus = optarg;
+            break;
+        case 'c':
+            a->client_cpus = optarg;
+            break;
+        case 'h':
+            fputs("Usage: rafale compare [--html FILE] [--json FILE] [--repeat N] [--server-cpus L] [--client-cpus L] FILE\n"
+                  "Runs the workloads of FILE against each server of FILE, repetitions interleaved, and\n"
+                  "reports req/s, latency, errors, server CPU per request and memory side by side.\n"
+                  "See the README for the file format.\n", stdout);
+            return CLI_EXIT;
+        case ':':
+            return fail(err, errlen, "option '%s' needs a value (see rafale compare --help)", argv[optind - 1]);
+        default:
+            return fail(err, errlen, "unknown option '%s' for compare (see rafale compare --help)", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return fail(err, errlen, "rafale compare wants one plan file (see rafale compare --help)");
+    a->file = argv[optind];
+    return CLI_OK;
+}
+
 enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen)
 {
     static const struct option opts[] = {

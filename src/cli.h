@@ -22,6 +22,16 @@ void cli_free(struct config *cfg);
 /* Parses `rafale serve [options]` (argv[0] is "serve"). */
 enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen);
 
+/* Options of `rafale compare FILE`. */
+struct compare_args {
+    const char *file;
+    const char *html_path, *json_path;
+    int repeat;                 /* 0: as the file says */
+    const char *server_cpus, *client_cpus;
+};
+/* Parses `rafale compare [options] FILE` (argv[0] is "compare"). */
+enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen);
+
 void cli_usage(void);
 
 #endif

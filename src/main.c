@@ -1,6 +1,7 @@
 /* main.c - wires the command line to a run and its reports. The only place
  * that prints a fatal error or chooses an exit code. */
 #include "cli.h"
+#include "compare.h"
 #include "engine.h"
 #include "monitor.h"
 #include "net.h"
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The one global: set by SIGINT/SIGTERM, polled by the worker threads. */
@@ -136,6 +138,108 @@ static int main_sweep(struct config *cfg)
     return sr.knee > 0 ? 0 : 3;
 }
 
+static void on_compare_line(const char *line, void *arg)
+{
+    fprintf(arg, "%s\n", line);
+    fflush(arg);
+}
+
+static int main_compare(int argc, char **argv)
+{
+    struct compare_args a;
+    struct cmp_plan plan;
+    struct cmp_result *res;
+    struct config base;
+    char err[512], notes[8];
+    char *fake[] = { "rafale", "http://127.0.0.1/", NULL };
+    int rc = 0;
+
+    switch (cli_parse_compare(argc, argv, &a, err, sizeof(err))) {
+    case CLI_EXIT:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale compare: %s\n", err);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (cmp_parse(a.file, &plan, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        cmp_plan_free(&plan);
+        return 2;
+    }
+    if (a.repeat)
+        plan.repeat = a.repeat;
+    if ((a.server_cpus && cmp_cpu_list(a.server_cpus, plan.server_cpus, &plan.nserver_cpus) != 0) ||
+        (a.client_cpus && cmp_cpu_list(a.client_cpus, plan.client_cpus, &plan.nclient_cpus) != 0)) {
+        fprintf(stderr, "rafale compare: --server-cpus and --client-cpus want CPU lists such as 0 or 1-3\n");
+        cmp_plan_free(&plan);
+        return 2;
+    }
+    if (plan.nserver_cpus == 0 || plan.nclient_cpus == 0) {
+        fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (server-cpus, client-cpus):"
+                        " they compete for the same cores\n");
+    } else {
+        int i, j;
+        for (i = 0; i < plan.nserver_cpus; i++)
+            for (j = 0; j < plan.nclient_cpus; j++)
+                if (plan.server_cpus[i] == plan.client_cpus[j]) {
+                    fprintf(stderr, "rafale compare: warning: CPU %d is given to both the servers and rafale\n",
+                            plan.server_cpus[i]);
+                    i = plan.nserver_cpus;
+                    break;
+                }
+    }
+    /* Defaults for every run: the same as a plain `rafale URL`. */
+    if (cli_parse(2, fake, 0, &base, err, sizeof(err), notes, sizeof(notes)) != CLI_OK) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        cmp_plan_free(&plan);
+        return 1;
+    }
+    net_raise_nofile(1 << 20);
+    catch_signals();
+    res = calloc(1, sizeof(*res));
+    if (res == NULL) {
+        fprintf(stderr, "rafale compare: out of memory\n");
+        cli_free(&base);
+        cmp_plan_free(&plan);
+        return 1;
+    }
+    printf("rafale compare: %s, %d servers, %d workloads, %d repetitions\n", a.file, plan.nservers, plan.nworkloads,
+           plan.repeat);
+    fflush(stdout);
+    if (cmp_run(&plan, &base, &stop_flag, on_compare_line, stdout, res, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        rc = 1;
+    } else {
+        FILE *f;
+        cmp_print(stdout, &plan, res);
+        if (a.json_path) {
+            if ((f = fopen(a.json_path, "w")) == NULL || cmp_json(f, &plan, res) != 0) {
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.json_path);
+                rc = 1;
+            }
+            if (f)
+                fclose(f);
+        }
+        if (a.html_path) {
+            if ((f = fopen(a.html_path, "w")) == NULL || cmp_html(f, &plan, res) != 0) {
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.html_path);
+                rc = 1;
+            }
+            if (f)
+                fclose(f);
+        }
+        if (rc == 0 && res->interrupted)
+            rc = 130;
+    }
+    cmp_result_free(res, &plan);
+    free(res);
+    cli_free(&base);
+    cmp_plan_free(&plan);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
@@ -149,6 +253,8 @@ int main(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return main_serve(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return main_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep = 1;
         argc--;

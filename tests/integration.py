@@ -746,6 +746,107 @@ def html_report():
     check(not console, "--html: no console messages (%s)" % console[:3])
 
 
+# --- rafale compare --------------------------------------------------------------------
+
+def serve_pids(marker):
+    p = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return [l for l in p.stdout.split()]
+
+
+@test
+def compare_servers():
+    ports = [free_port() for _ in range(4)]
+    plan = os.path.join(TMP, "plan.conf")
+    with open(plan, "w") as f:
+        f.write("""# rafale serve twice, and three broken servers
+[settings]
+repeat = 2
+warmup = 100ms
+ready-timeout = 1s
+grace = 1s
+
+[server alpha]
+start = %(r)s serve --listen 127.0.0.1:%(p0)d -t 1
+url = http://127.0.0.1:%(p0)d
+
+[server beta]
+start = exec %(r)s serve --listen 127.0.0.1:%(p1)d -t 1
+url = http://127.0.0.1:%(p1)d/
+env = RAFALE_TEST=1
+
+[server exits]
+start = echo "cannot bind: address in use" >&2; exit 3
+url = http://127.0.0.1:%(p2)d
+
+[server silent]
+start = sleep 30
+url = http://127.0.0.1:%(p2)d
+
+[server crashes]
+start = %(r)s serve --listen 127.0.0.1:%(p3)d -t 1 & sleep 0.8; kill -9 $!; echo crashed >&2
+url = http://127.0.0.1:%(p3)d
+
+[workload hello]
+path = /
+connections = 4
+requests = 2000
+
+[workload redirect close]
+path = /redirect
+connections = 2
+duration = 300ms
+close = yes
+""" % dict(r=RAFALE, p0=ports[0], p1=ports[1], p2=ports[2], p3=ports[3]))
+    jpath, hpath = os.path.join(TMP, "cmp.json"), os.path.join(TMP, "cmp.html")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    check(p.returncode == 0, "compare: exit 0 (%s %s)" % (p.returncode, p.stderr[-400:]))
+    j = json.load(open(jpath))["compare"]
+    hello = {s["name"]: s for s in j["workloads"][0]["servers"]}
+    check(hello["alpha"]["runs"] == 2 and hello["alpha"]["requests"] == 4000 and hello["beta"]["requests"] == 4000,
+          "compare: each good server ran each workload twice, exactly -n each")
+    check(hello["alpha"]["server_cpu_us_per_request"] > 0 and hello["beta"]["rss_peak_bytes"] > 1000000,
+          "compare: server CPU and memory measured")
+    check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
+    failed = {f["name"]: f["reason"] for f in j["failed"]}
+    check(set(failed) == {"exits", "silent", "crashes"}, "compare: the three broken servers failed (%s)" % failed)
+    check("exited with status 3" in failed.get("exits", "") and "address in use" in failed.get("exits", ""),
+          "compare: exit status and last stderr lines shown")
+    check("never answered" in failed.get("silent", ""), "compare: a server that never listens")
+    check("during the runs" in failed.get("crashes", "") and "crashed" in failed.get("crashes", ""),
+          "compare: a server that dies mid-run (%s)" % failed.get("crashes"))
+    check("Workload 'hello'" in p.stdout and "vs best" in p.stdout and "Failed: exits" in p.stdout,
+          "compare: the text tables")
+    html = open(hpath).read()
+    check(html.count("<svg") == 6 and "<script" not in html, "compare: HTML with bars and percentile curves")
+    left = serve_pids("127.0.0.1:%d" % ports[0]) + serve_pids("127.0.0.1:%d" % ports[1]) + serve_pids("sleep 30")
+    check(not left, "compare: no child process left behind (%s)" % left)
+
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 2\n\n[server a]\nstart = true\nurl = http://127.0.0.1:1\nport = 80\n")
+    p = subprocess.run([RAFALE, "compare", plan], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and ":7: unknown key 'port'" in p.stderr, "compare: unknown key with its line (%r)" % p.stderr)
+
+
+@test
+def compare_interrupted():
+    port = free_port()
+    plan = os.path.join(TMP, "plan2.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 5\nwarmup = 0s\n[server a]\nstart = %s serve --listen 127.0.0.1:%d -t 1\n"
+                "url = http://127.0.0.1:%d\n[workload w]\nduration = 30s\nconnections = 2\n" % (RAFALE, port, port))
+    p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = "", ""
+    check(p.returncode == 130 and "Interrupted" in out, "compare: Ctrl-C ends with a report (%s)" % p.returncode)
+    check(not serve_pids("127.0.0.1:%d" % port), "compare: Ctrl-C leaves no server behind")
+
+
 # --- TLS ----------------------------------------------------------------------------
 
 def make_certs():
