@@ -5,7 +5,7 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
-LDLIBS   = -lssl -lcrypto -lm -pthread
+LDLIBS   = -ljansson -lssl -lcrypto -lm -pthread
 SAN      = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC      = $(wildcard src/*.c)

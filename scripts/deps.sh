@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -e
 # chromium: the HTML report is checked in a headless browser by make test.
-need="gcc make libc6-dev libssl-dev openssl python3 chromium"
+need="gcc make libc6-dev libssl-dev libjansson-dev openssl python3 chromium"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -86,6 +86,22 @@ void hist_record(struct hist *h, uint64_t ns)
     h->sumsq += (double)ns * (double)ns;
 }
 
+void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
+{
+    if (n == 0)
+        return;
+    if (ns > HIST_MAX_NS)
+        ns = HIST_MAX_NS;
+    h->counts[bucket_of(h, ns)] += n;
+    h->total += n;
+    if (ns < h->min)
+        h->min = ns;
+    if (ns > h->max)
+        h->max = ns;
+    h->sum += (double)ns * (double)n;
+    h->sumsq += (double)ns * (double)ns * (double)n;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
     uint32_t i;

@@ -32,6 +32,8 @@ void hist_reset(struct hist *h);
 
 /* Records one value in ns. */
 void hist_record(struct hist *h, uint64_t ns);
+/* Records the same value n times. */
+void hist_record_n(struct hist *h, uint64_t ns, uint64_t n);
 /* Adds src into dst; both must have the same precision. */
 void hist_merge(struct hist *dst, const struct hist *src);
 

@@ -7,6 +7,7 @@
 #include "net.h"
 #include "progress.h"
 #include "report.h"
+#include "report_load.h"
 #include "serve.h"
 #include "slo.h"
 #include "sweep.h"
@@ -138,6 +139,109 @@ static int main_sweep(struct config *cfg)
     return sr.knee > 0 ? 0 : 3;
 }
 
+/* rafale report [--html OUT] FILE.json...: the reports again, from saved
+ * results; several files are laid side by side as a comparison. */
+static int main_report(int argc, char **argv)
+{
+    const char *html = NULL;
+    struct loaded_run *runs;
+    const char **names;
+    char err[512];
+    int i, n = 0, rc = 0;
+
+    runs = calloc((size_t)argc, sizeof(*runs));
+    names = calloc((size_t)argc, sizeof(*names));
+    if (runs == NULL || names == NULL) {
+        free(runs);
+        free(names);
+        return 1;
+    }
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--html") == 0 && i + 1 < argc) {
+            html = argv[++i];
+            continue;
+        }
+        if (argv[i][0] == '-') {
+            fprintf(stderr, "rafale report: unknown option '%s' (rafale report [--html OUT] FILE.json...)\n", argv[i]);
+            rc = 2;
+            goto out;
+        }
+        if (report_load(argv[i], &runs[n], err, sizeof(err)) != 0) {
+            fprintf(stderr, "rafale report: %s\n", err);
+            rc = 1;
+            goto out;
+        }
+        names[n++] = argv[i];
+    }
+    if (n == 0) {
+        fprintf(stderr, "rafale report: no result file given (rafale report [--html OUT] FILE.json...)\n");
+        rc = 2;
+        goto out;
+    }
+    for (i = 0; i < n; i++) {
+        if (n > 1)
+            printf("%s== %s\n", i ? "\n" : "", names[i]);
+        report_text(stdout, &runs[i].cfg, &runs[i].res);
+    }
+    if (html) {
+        FILE *f = fopen(html, "w");
+        if (f == NULL) {
+            fprintf(stderr, "rafale report: cannot write '%s': %s\n", html, strerror(errno));
+            rc = 1;
+            goto out;
+        }
+        if (n == 1) {
+            rc = report_html(f, &runs[0].cfg, &runs[0].res) != 0;
+        } else {
+            /* Side by side: one workload, each file a "server". */
+            struct cmp_plan *plan = calloc(1, sizeof(*plan));
+            struct cmp_result *cr = calloc(1, sizeof(*cr));
+            int k = 0;
+            if (plan && cr) {
+                plan->repeat = 1;
+                plan->nworkloads = 1;
+                snprintf(plan->workloads[0].name, sizeof(plan->workloads[0].name), "saved runs");
+                plan->workloads[0].path = (char *)"/";
+                for (k = 0; k < n && k < CMP_MAX; k++) {
+                    struct cmp_cell *c = &cr->cells[0][k];
+                    const struct engine_result *r = &runs[k].res;
+                    snprintf(plan->servers[k].name, sizeof(plan->servers[k].name), "%s",
+                             strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k]);
+                    hist_init(&c->lat);
+                    hist_merge(&c->lat, &r->total.latency);
+                    c->runs = 1;
+                    c->rps[0] = c->rps_median = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
+                    c->p50_ns = hist_percentile(&r->total.latency, 50);
+                    c->p99_ns = hist_percentile(&r->total.latency, 99);
+                    c->errors = stats_errors(&r->total);
+                    c->completed = r->total.completed;
+                    c->server_cpu_us = r->has_server && r->total.completed
+                                           ? r->server.cpu_s * 1e6 / (double)r->total.completed : -1;
+                    c->rss_peak = r->has_server ? r->server.rss_peak_bytes : 0;
+                }
+                plan->nservers = k;
+                rc = cmp_html(f, plan, cr) != 0;
+                for (i = 0; i < k; i++)
+                    hist_fini(&cr->cells[0][i].lat);
+            } else {
+                rc = 1;
+            }
+            free(plan);
+            free(cr);
+        }
+        if (fclose(f) != 0 || rc) {
+            fprintf(stderr, "rafale report: writing '%s' failed\n", html);
+            rc = 1;
+        }
+    }
+out:
+    for (i = 0; i < n; i++)
+        report_load_free(&runs[i]);
+    free(runs);
+    free(names);
+    return rc;
+}
+
 static void on_compare_line(const char *line, void *arg)
 {
     fprintf(arg, "%s\n", line);
@@ -255,6 +359,8 @@ int main(int argc, char **argv)
         return main_serve(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return main_compare(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return main_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep = 1;
         argc--;

@@ -746,6 +746,37 @@ def html_report():
     check(not console, "--html: no console messages (%s)" % console[:3])
 
 
+@test
+def report_from_saved_json():
+    srv = Serve()
+    j1, j2 = os.path.join(TMP, "a.json"), os.path.join(TMP, "b.json")
+    r1 = rafale("-n", 3000, "-c", 4, "--json", j1, srv.url(), expect_json=False)
+    r2 = rafale("-R", 300, "-d", "2s", "-c", 4, "--json", j2, srv.url("/delay/2"), expect_json=False)
+    srv.stop()
+    html = os.path.join(TMP, "again.html")
+    p = subprocess.run([RAFALE, "report", "--html", html, j1], capture_output=True, text=True, timeout=60)
+    a = json.load(open(j1))
+    check(p.returncode == 0 and "Requests      3000 completed" in p.stdout, "report: the text report again")
+    line = lambda out: [l for l in out.splitlines() if l.strip().startswith("total")]
+    check(line(p.stdout) == line(r1.out), "report: the same latency row as the run printed (%s / %s)" %
+          (line(p.stdout), line(r1.out)))
+    t = open(html).read()
+    check(t.count("<svg") == 4 and "Latency by percentile" in t, "report: the HTML rebuilt")
+    p = subprocess.run([RAFALE, "report", "--html", html, j1, j2], capture_output=True, text=True, timeout=60)
+    t = open(html).read()
+    check(p.returncode == 0 and "== " + j2 in p.stdout and "Rate " in p.stdout, "report: two files, both reports")
+    check(t.count("<svg") == 5 and "a.json" in t and "b.json" in t, "report: two files side by side in HTML")
+    bad = os.path.join(TMP, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"hello": 1}')
+    p = subprocess.run([RAFALE, "report", bad], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "not a rafale run result" in p.stderr, "report: a file that is not a result")
+    with open(bad, "w") as f:
+        f.write('{"hello": ')
+    p = subprocess.run([RAFALE, "report", bad], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "not JSON" in p.stderr, "report: a file that is not JSON")
+
+
 # --- rafale compare --------------------------------------------------------------------
 
 def serve_pids(marker):
