@@ -63,9 +63,26 @@ static void fmt_num(char *b, size_t n, double v)
         snprintf(b, n, "%.4g", v);
 }
 
-static void frame(FILE *f, const char *title, int nlegend, const char *const *names)
+/* Legend, top right, drawn last on a white box so nothing hides it. */
+static void legend(FILE *f, int n, const char *const *names)
 {
     int i;
+    if (n == 0)
+        return;
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"156\" height=\"%d\" fill=\"#fff\" fill-opacity=\"0.9\" "
+               "stroke=\"#ccc\"/>\n", W - R - 158, T + 2, 16 * n + 6);
+    for (i = 0; i < n; i++) {
+        int y = T + 16 + 16 * i;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>", W - R - 150, y - 9,
+                palette[i % 8]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">", W - R - 134, y);
+        svg_text(f, names[i]);
+        fprintf(f, "</text>\n");
+    }
+}
+
+static void frame(FILE *f, const char *title)
+{
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", W, H, W, H);
     fprintf(f, "<title>");
@@ -74,15 +91,6 @@ static void frame(FILE *f, const char *title, int nlegend, const char *const *na
     fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", W / 2);
     svg_text(f, title);
     fprintf(f, "</text>\n");
-    /* Legend, top right inside the plot area. */
-    for (i = 0; i < nlegend; i++) {
-        int y = T + 12 + 16 * i;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>", W - R - 150, y - 9,
-                palette[i % 8]);
-        fprintf(f, "<text x=\"%d\" y=\"%d\">", W - R - 134, y);
-        svg_text(f, names[i]);
-        fprintf(f, "</text>\n");
-    }
 }
 
 static void axis_labels(FILE *f, const char *xl, const char *yl)
@@ -105,7 +113,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
 
     for (i = 0; i < ns && i < 8; i++)
         names[i] = s[i].name;
-    frame(f, title, ns < 8 ? ns : 8, names);
+    frame(f, title);
     for (i = 0; i < ns; i++)
         for (j = 0; j < s[i].n; j++) {
             double xv = tr(x, s[i].x[j]), yv = tr(y, s[i].y[j]);
@@ -180,6 +188,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     }
 #undef PX
 #undef PY
+    legend(f, ns < 8 ? ns : 8, names);
     fprintf(f, "</svg>\n");
 }
 
@@ -191,7 +200,7 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     double gw, bw;
     char b[32];
 
-    frame(f, title, nseries > 1 ? (nseries < 8 ? nseries : 8) : 0, series);
+    frame(f, title);
     for (i = 0; i < ngroups * nseries; i++)
         if (values[i] > top)
             top = values[i];
@@ -224,5 +233,6 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
         fprintf(f, "</text>\n");
     }
     axis_labels(f, "", ylabel);
+    legend(f, nseries > 1 ? (nseries < 8 ? nseries : 8) : 0, series);
     fprintf(f, "</svg>\n");
 }
