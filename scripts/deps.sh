@@ -1,9 +1,11 @@
 #!/bin/sh
-# Installs the Debian packages rafale needs to build and test, when missing.
-# As root it runs apt-get; otherwise it prints the exact command and fails.
+# Installs Debian packages when missing: the ones given as arguments, or by
+# default those rafale needs to build and test. As root it runs apt-get;
+# otherwise it prints the exact command and fails.
+# (chromium: make test renders the HTML report in a headless browser.)
 set -e
-# chromium: the HTML report is checked in a headless browser by make test.
-need="gcc make libc6-dev libssl-dev libjansson-dev openssl python3 chromium"
+need="$*"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev openssl python3 chromium"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -12,20 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=$(pwd)
 
-missing=""
-for p in nginx-light lighttpd python3 make gcc libssl-dev; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    if [ "$(id -u)" = 0 ]; then
-        echo "taptempo: installing$missing"
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-    else
-        echo "taptempo: run: sudo apt-get install -y$missing" >&2
-        exit 1
-    fi
-fi
+sh "$root/scripts/deps.sh" nginx-light lighttpd python3 make gcc libssl-dev libjansson-dev
 make -s -C "$root" rafale
 
 dir=$(mktemp -d /tmp/taptempo.XXXXXX)
