@@ -15,7 +15,7 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 
-.PHONY: all deps test unit demo clean install bench bench-micro
+.PHONY: all deps test unit demo clean install bench bench-micro fuzz
 all: rafale
 
 rafale: $(OBJ)
@@ -62,6 +62,15 @@ build/micro: bench/micro.c $(LIBOBJ)
 
 bench-micro: build/micro
 	@./build/micro
+
+# Fuzz the response parser for FUZZ_SECONDS (clang's libFuzzer, ASan+UBSan).
+FUZZ_SECONDS ?= 60
+build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/http_parse.c src/http_parse.h | build
+	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_http_parse.c src/http_parse.c
+
+fuzz: build/fuzz_http_parse
+	mkdir -p build/fuzz-corpus
+	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale
