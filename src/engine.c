@@ -553,7 +553,9 @@ static void conn_read(struct conn *c, int hup)
                 if (conn_complete(c, now, 0) < 0)
                     return;
             }
-            if (done && c->count < c->cap) {
+            /* Pipelining: top up once half the window has drained, so each
+             * write carries several requests instead of one per response. */
+            if (done && c->count < c->cap && (c->cap <= 2 || c->count <= c->cap / 2 || rate_mode(w))) {
                 if (rate_mode(w))
                     enqueue(c);
                 else
