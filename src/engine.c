@@ -137,7 +137,7 @@ struct worker {
     uint64_t rng;
     uint64_t *backlog;
     uint32_t bl_head, bl_len, bl_cap;
-    struct stats st;
+    struct stats st;       /* counters; histograms are kept per URL only */
     struct stats *per_url;
     struct tls_session_slot *sessions; /* one per target, for resumption */
     /* Timeline: one entry per second of the measured phase. */
@@ -299,9 +299,7 @@ static void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail
         }
         if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
             /* A slow sample is still a sample: drop it and the tail lies. */
-            hist_record(&w->st.latency, now - s->t_due);
             hist_record(&u->latency, now - s->t_due);
-            hist_record(&w->st.latency_unc, now - s->t_sent);
             hist_record(&u->latency_unc, now - s->t_sent);
         }
         w->ended++;
@@ -332,7 +330,6 @@ static void slot_add(struct conn *c, uint64_t t_due, uint64_t now)
         w->st.started++;
         w->per_url[s->url].started++;
         if (rate_mode(w)) {
-            hist_record(&w->st.lag, now - t_due);
             hist_record(&w->per_url[s->url].lag, now - t_due);
         }
     }
@@ -462,11 +459,8 @@ static int conn_complete(struct conn *c, uint64_t now, int force_close)
         u->completed++;
         w->st.status[status]++;
         u->status[status]++;
-        hist_record(&w->st.latency, now - s->t_due);
         hist_record(&u->latency, now - s->t_due);
-        hist_record(&w->st.latency_unc, now - s->t_sent);
         hist_record(&u->latency_unc, now - s->t_sent);
-        hist_record(&w->st.ttfb, c->t_first - s->t_sent);
         hist_record(&u->ttfb, c->t_first - s->t_sent);
         {
             struct tl_sec *ts = tl_at(w, now);
@@ -633,7 +627,6 @@ static void conn_handshake(struct conn *c)
         if (s->measured) {
             struct stats *u = &w->per_url[s->url];
             int resumed = tls_resumed(c->io_ctx);
-            hist_record(&w->st.tls, now - c->t_tcp);
             hist_record(&u->tls, now - c->t_tcp);
             if (resumed) {
                 w->st.tls_resumed++;
@@ -669,7 +662,6 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
         if (s->measured) {
             w->st.conns_opened++;
             w->per_url[s->url].conns_opened++;
-            hist_record(&w->st.connect, now - s->t_sent);
             hist_record(&w->per_url[s->url].connect, now - s->t_sent);
         }
         if (w->plan->targets[c->target].tls) {
@@ -1156,9 +1148,19 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                 if (stats_init(&res->per_url[i]) != 0)
                     rc = -1;
             for (t = 0; t < nt && rc == 0; t++) {
+                /* Counters come from the totals; histograms are recorded
+                 * per URL only (half the work per response) and summed here. */
                 stats_merge(&res->total, &ws[t].st);
-                for (i = 0; i < pl.nurls; i++)
-                    stats_merge(&res->per_url[i], &ws[t].per_url[i]);
+                for (i = 0; i < pl.nurls; i++) {
+                    const struct stats *u = &ws[t].per_url[i];
+                    stats_merge(&res->per_url[i], u);
+                    hist_merge(&res->total.latency, &u->latency);
+                    hist_merge(&res->total.ttfb, &u->ttfb);
+                    hist_merge(&res->total.connect, &u->connect);
+                    hist_merge(&res->total.latency_unc, &u->latency_unc);
+                    hist_merge(&res->total.lag, &u->lag);
+                    hist_merge(&res->total.tls, &u->tls);
+                }
                 if (ws[t].t_last > t_end)
                     t_end = ws[t].t_last;
                 res->queued += ws[t].bl_len;
