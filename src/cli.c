@@ -243,22 +243,27 @@ static int parse_rate(const char *s, double *out)
     return (errno || end == s || *end || !(*out > 0) || *out > 1e8) ? -1 : 0;
 }
 
-enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
-                          char *notes, size_t noteslen)
+void cli_defaults(struct config *cfg)
 {
-    int opt, i;
-    const char *body_file = NULL;
-    int method_given = 0, conns_given = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
     memset(cfg, 0, sizeof(*cfg));
-    notes[0] = '\0';
     cfg->connections = 10;
     cfg->threads = ncpu > 0 ? (uint32_t)ncpu : 1;
     cfg->keepalive = 1;
     cfg->timeout_ns = 10 * 1000000000ULL;
     cfg->connect_timeout_ns = 5 * 1000000000ULL;
     cfg->method = "GET";
+}
+
+enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
+                          char *notes, size_t noteslen)
+{
+    int opt, i;
+    const char *body_file = NULL;
+    int method_given = 0, conns_given = 0;
+
+    cli_defaults(cfg);
+    notes[0] = '\0';
     cfg->headers = calloc((size_t)argc, sizeof(char *));
     if (cfg->headers == NULL)
         return fail(err, errlen, "out of memory");

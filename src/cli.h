@@ -18,6 +18,8 @@ enum cli_result {
 enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen);
 void cli_free(struct config *cfg);
+/* The defaults of a plain `rafale URL` run, without URLs. */
+void cli_defaults(struct config *cfg);
 
 /* Parses `rafale serve [options]` (argv[0] is "serve"). */
 enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen);

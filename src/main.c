@@ -254,8 +254,7 @@ static int main_compare(int argc, char **argv)
     struct cmp_plan plan;
     struct cmp_result *res;
     struct config base;
-    char err[512], notes[8];
-    char *fake[] = { "rafale", "http://127.0.0.1/", NULL };
+    char err[512];
     int rc = 0;
 
     switch (cli_parse_compare(argc, argv, &a, err, sizeof(err))) {
@@ -295,17 +294,12 @@ static int main_compare(int argc, char **argv)
                 }
     }
     /* Defaults for every run: the same as a plain `rafale URL`. */
-    if (cli_parse(2, fake, 0, &base, err, sizeof(err), notes, sizeof(notes)) != CLI_OK) {
-        fprintf(stderr, "rafale compare: %s\n", err);
-        cmp_plan_free(&plan);
-        return 1;
-    }
+    cli_defaults(&base);
     net_raise_nofile(1 << 20);
     catch_signals();
     res = calloc(1, sizeof(*res));
     if (res == NULL) {
         fprintf(stderr, "rafale compare: out of memory\n");
-        cli_free(&base);
         cmp_plan_free(&plan);
         return 1;
     }
@@ -339,7 +333,6 @@ static int main_compare(int argc, char **argv)
     }
     cmp_result_free(res, &plan);
     free(res);
-    cli_free(&base);
     cmp_plan_free(&plan);
     return rc;
 }

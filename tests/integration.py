@@ -201,6 +201,18 @@ class BadServer:
         self.sock.close()
 
 
+def interrupt_after(p, seconds, timeout=30):
+    """Sends SIGINT to a running process after `seconds`; returns its output."""
+    time.sleep(seconds)
+    p.send_signal(signal.SIGINT)
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return "", ""
+
+
 def free_port():
     """A port with nothing listening on it."""
     s = socket.socket()
@@ -867,13 +879,7 @@ def compare_interrupted():
         f.write("[settings]\nrepeat = 5\nwarmup = 0s\n[server a]\nstart = %s serve --listen 127.0.0.1:%d -t 1\n"
                 "url = http://127.0.0.1:%d\n[workload w]\nduration = 30s\nconnections = 2\n" % (RAFALE, port, port))
     p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    p.send_signal(signal.SIGINT)
-    try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = "", ""
+    out, err = interrupt_after(p, 1.5)
     check(p.returncode == 130 and "Interrupted" in out, "compare: Ctrl-C ends with a report (%s)" % p.returncode)
     check(not serve_pids("127.0.0.1:%d" % port), "compare: Ctrl-C leaves no server behind")
 
@@ -1069,13 +1075,7 @@ def sigint_gives_partial_report():
     jpath = os.path.join(TMP, "sig.json")
     p = subprocess.Popen([RAFALE, "-q", "-d", "60s", "-c", "4", "--json", jpath, srv.url("/delay/10")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    try:
-        out, err = p.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = "", ""
+    out, err = interrupt_after(p, 1.0, timeout=20)
     srv.stop()
     check(p.returncode == 130, "SIGINT: exit 130 (%s)" % p.returncode)
     check("Interrupted" in out and "Requests" in out, "SIGINT: the report is printed")
