@@ -1,4 +1,5 @@
-/* config.h - what the user asked for, as plain data. Filled by cli.c, read
+/* config.h - what the user asked for, as plain data. Filled from the
+ * command line or a compare plan through the option table (opt.c), read
  * (const) by everything else. */
 #ifndef RAFALE_CONFIG_H
 #define RAFALE_CONFIG_H
@@ -8,6 +9,7 @@
 
 #include "net.h"
 #include "slo.h"
+#include "status.h"
 #include "tls.h"
 #include "url.h"
 
@@ -19,6 +21,7 @@ struct config {
     uint64_t requests;           /* -n: total requests to end, 0 for no limit */
     uint64_t duration_ns;        /* -d: 0 when -n alone bounds the run */
     uint32_t connections;        /* -c */
+    int connections_given;       /* -c was given (a note when -n lowers it) */
     uint32_t max_connections;    /* --max-connections (rate mode): 0 or at least -c */
     uint32_t threads;            /* -t */
     int keepalive;               /* 0 with --close */
@@ -29,12 +32,14 @@ struct config {
     double rate;                 /* -R: requests per second in total; 0: closed loop */
     int poisson;                 /* --arrival poisson */
     uint64_t warmup_ns;          /* --warmup: load sent before the measured phase */
-    struct net_addr *sources;    /* --source: local addresses, round-robin */
+    struct net_addr *sources;    /* --source: local addresses, round-robin; owned */
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
+    struct status_set expect;    /* --expect: statuses that count as good answers */
 
     const char *method;
-    const char **headers;        /* "Name: value" */
+    int method_given;            /* -m was given: a body does not turn GET into POST */
+    const char **headers;        /* "Name: value"; the array is owned */
     uint32_t nheaders;
     char *body;                  /* owned, may hold NUL bytes */
     size_t body_len;
@@ -46,11 +51,15 @@ struct config {
     const char *hdr_path;        /* --hdr FILE: HdrHistogram percentile text */
     const char *html_path;       /* --html FILE: a self-contained report with charts */
     int monitor_pid;             /* --monitor PID: the server's process tree, 0 when none */
+    const char *monitor_cgroup;  /* --monitor-cgroup PATH: every process of a cgroup v2 */
     struct slo slo;              /* --slo checks, slo.n == 0 when none */
     int sweep;                   /* rafale sweep */
     double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;
     int no_progress;
+
+    char **owned;                /* copies of option values the config keeps alive */
+    uint32_t nowned;
 };
 
 /* Options of `rafale serve`. */
@@ -62,5 +71,35 @@ struct serve_config {
     const char *redirect_to;     /* default Location for /redirect */
     const char *tls_cert, *tls_key; /* serve over TLS */
 };
+
+/* Settings of `rafale compare` that are not about one run: from the plan's
+ * [settings] or the command line. */
+#define CMP_MAX_CPUS 64
+struct cmp_settings {
+    int repeat;                  /* runs of each workload on each server */
+    uint64_t grace_ns;           /* SIGTERM, then this long before SIGKILL */
+    uint64_t ready_ns;           /* how long a server may take to answer after start */
+    int server_cpus[CMP_MAX_CPUS], nserver_cpus;
+    int client_cpus[CMP_MAX_CPUS], nclient_cpus;
+    const char *html_path, *json_path;
+};
+
+/* The defaults of a plain `rafale URL` run, without URLs. */
+void config_defaults(struct config *cfg);
+/* Keeps a copy of s for as long as cfg lives. Returns it, or NULL when out
+ * of memory. */
+const char *config_keep(struct config *cfg, const char *s);
+/* Appends a header line ("Name: value", kept). Returns 0 or -1 (memory). */
+int config_add_header(struct config *cfg, const char *h);
+/* A deep copy of src, which must have no URLs yet. Returns 0 or -1. */
+int config_copy(struct config *dst, const struct config *src);
+/* Checks that the options go together and settles what follows from them
+ * (POST with a body, -c lowered to -n, threads to connections). Returns 0,
+ * or -1 with a reason in err. notes receives remarks for the user. */
+int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen);
+/* Releases what the config owns; safe on a zeroed struct. */
+void config_free(struct config *cfg);
+
+void cmp_settings_defaults(struct cmp_settings *cs);
 
 #endif

@@ -271,13 +271,15 @@ static int main_compare(int argc, char **argv)
         cmp_plan_free(&plan);
         return 2;
     }
-    if (a.repeat)
-        plan.repeat = a.repeat;
-    if ((a.server_cpus && cmp_cpu_list(a.server_cpus, plan.server_cpus, &plan.nserver_cpus) != 0) ||
-        (a.client_cpus && cmp_cpu_list(a.client_cpus, plan.client_cpus, &plan.nclient_cpus) != 0)) {
-        fprintf(stderr, "rafale compare: --server-cpus and --client-cpus want CPU lists such as 0 or 1-3\n");
-        cmp_plan_free(&plan);
-        return 2;
+    if (a.set.repeat)
+        plan.repeat = a.set.repeat > 16 ? 16 : a.set.repeat;
+    if (a.set.nserver_cpus) {
+        memcpy(plan.server_cpus, a.set.server_cpus, sizeof(plan.server_cpus));
+        plan.nserver_cpus = a.set.nserver_cpus;
+    }
+    if (a.set.nclient_cpus) {
+        memcpy(plan.client_cpus, a.set.client_cpus, sizeof(plan.client_cpus));
+        plan.nclient_cpus = a.set.nclient_cpus;
     }
     if (plan.nserver_cpus == 0 || plan.nclient_cpus == 0) {
         fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (server-cpus, client-cpus):"
@@ -294,7 +296,7 @@ static int main_compare(int argc, char **argv)
                 }
     }
     /* Defaults for every run: the same as a plain `rafale URL`. */
-    cli_defaults(&base);
+    config_defaults(&base);
     net_raise_nofile(1 << 20);
     catch_signals();
     res = calloc(1, sizeof(*res));
@@ -312,17 +314,17 @@ static int main_compare(int argc, char **argv)
     } else {
         FILE *f;
         cmp_print(stdout, &plan, res);
-        if (a.json_path) {
-            if ((f = fopen(a.json_path, "w")) == NULL || cmp_json(f, &plan, res) != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.json_path);
+        if (a.set.json_path) {
+            if ((f = fopen(a.set.json_path, "w")) == NULL || cmp_json(f, &plan, res) != 0) {
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.set.json_path);
                 rc = 1;
             }
             if (f)
                 fclose(f);
         }
-        if (a.html_path) {
-            if ((f = fopen(a.html_path, "w")) == NULL || cmp_html(f, &plan, res) != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.html_path);
+        if (a.set.html_path) {
+            if ((f = fopen(a.set.html_path, "w")) == NULL || cmp_html(f, &plan, res) != 0) {
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.set.html_path);
                 rc = 1;
             }
             if (f)
@@ -362,11 +364,11 @@ int main(int argc, char **argv)
 
     switch (cli_parse(argc, argv, sweep, &cfg, err, sizeof(err), notes, sizeof(notes))) {
     case CLI_EXIT:
-        cli_free(&cfg);
+        config_free(&cfg);
         return 0;
     case CLI_ERROR:
         fprintf(stderr, "rafale: %s\n", err);
-        cli_free(&cfg);
+        config_free(&cfg);
         return 2;
     case CLI_OK:
         break;
@@ -381,20 +383,20 @@ int main(int argc, char **argv)
         if (limit < (uint64_t)want + 64) {
             fprintf(stderr, "rafale: %u connections need %u open files but the limit is %llu: raise it with 'ulimit -n %u'\n",
                     want, want + 64, (unsigned long long)limit, want + 64);
-            cli_free(&cfg);
+            config_free(&cfg);
             return 2;
         }
     }
     catch_signals();
     if (cfg.sweep) {
         rc = main_sweep(&cfg);
-        cli_free(&cfg);
+        config_free(&cfg);
         return rc;
     }
     progress_init(&prog, stderr, &cfg);
     if (cfg.monitor_pid && monitor_start(cfg.monitor_pid, cfg.warmup_ns, &mon, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
-        cli_free(&cfg);
+        config_free(&cfg);
         return 2;
     }
     if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err)) != 0) {
@@ -402,7 +404,7 @@ int main(int argc, char **argv)
         if (mon)
             monitor_stop(mon, &res.server);
         fprintf(stderr, "rafale: %s\n", err);
-        cli_free(&cfg);
+        config_free(&cfg);
         return 1;
     }
     progress_done(&prog);
@@ -436,6 +438,6 @@ int main(int argc, char **argv)
                 rc = 3;
     }
     engine_result_free(&res);
-    cli_free(&cfg);
+    config_free(&cfg);
     return rc;
 }

@@ -120,8 +120,7 @@ int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err
     }
     return n;
 bad:
-    snprintf(err, errlen, "--source wants an IPv4 address or a range such as 127.0.0.2-127.0.0.9 (at most %d), not '%s'",
-             max, spec);
+    snprintf(err, errlen, "an IPv4 address or a range such as 127.0.0.2-127.0.0.9 (at most %d)", max);
     return -1;
 }
 

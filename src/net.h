@@ -26,7 +26,7 @@ int net_connect(const struct net_addr *a, const struct net_addr *src);
 
 /* Parses "ADDR" or "ADDR-ADDR" (IPv4, last octet range, e.g.
  * 127.0.0.2-127.0.0.9) into up to max addresses. Returns how many, or -1
- * with a reason in err. */
+ * with what was expected in err ("an IPv4 address or a range ..."). */
 int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err, size_t errlen);
 
 /* After the socket became writable: 0 when connected, else the errno. */

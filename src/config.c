@@ -1,0 +1,164 @@
+/* config.c - defaults, copies and the cross-option rules of a run's
+ * configuration, shared by the command line and the compare plan. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void config_defaults(struct config *cfg)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->connections = 10;
+    cfg->threads = ncpu > 0 ? (uint32_t)ncpu : 1;
+    cfg->keepalive = 1;
+    cfg->timeout_ns = 10 * 1000000000ULL;
+    cfg->connect_timeout_ns = 5 * 1000000000ULL;
+    cfg->method = "GET";
+    status_set_default(&cfg->expect);
+}
+
+const char *config_keep(struct config *cfg, const char *s)
+{
+    char **n, *copy;
+    if (s == NULL)
+        return NULL;
+    n = realloc(cfg->owned, (cfg->nowned + 1) * sizeof(char *));
+    if (n == NULL)
+        return NULL;
+    cfg->owned = n;
+    if ((copy = strdup(s)) == NULL)
+        return NULL;
+    cfg->owned[cfg->nowned++] = copy;
+    return copy;
+}
+
+int config_add_header(struct config *cfg, const char *h)
+{
+    const char **n;
+    const char *kept = config_keep(cfg, h);
+    if (kept == NULL)
+        return -1;
+    /* Grown one at a time: a handful of headers, read once per run. */
+    n = realloc(cfg->headers, (cfg->nheaders + 1) * sizeof(char *));
+    if (n == NULL)
+        return -1;
+    cfg->headers = n;
+    cfg->headers[cfg->nheaders++] = kept;
+    return 0;
+}
+
+/* Re-points a borrowed string of src at a copy kept by dst. */
+static int rekeep(struct config *dst, const char **field)
+{
+    if (*field == NULL)
+        return 0;
+    *field = config_keep(dst, *field);
+    return *field ? 0 : -1;
+}
+
+int config_copy(struct config *dst, const struct config *src)
+{
+    uint32_t i;
+    int rc = 0;
+
+    *dst = *src;
+    dst->urls = NULL;
+    dst->url_text = NULL;
+    dst->nurls = 0;
+    dst->owned = NULL;
+    dst->nowned = 0;
+    dst->headers = NULL;
+    dst->nheaders = 0;
+    dst->body = NULL;
+    dst->sources = NULL;
+    for (i = 0; i < src->nheaders; i++)
+        rc |= config_add_header(dst, src->headers[i]);
+    if (src->body) {
+        dst->body = malloc(src->body_len ? src->body_len : 1);
+        if (dst->body)
+            memcpy(dst->body, src->body, src->body_len);
+        else
+            rc = -1;
+    }
+    if (src->nsources) {
+        dst->sources = malloc(src->nsources * sizeof(*src->sources));
+        if (dst->sources)
+            memcpy(dst->sources, src->sources, src->nsources * sizeof(*src->sources));
+        else
+            rc = -1;
+    }
+    if (src->method && strcmp(src->method, "GET") != 0)
+        rc |= rekeep(dst, &dst->method);
+    rc |= rekeep(dst, &dst->content_type);
+    rc |= rekeep(dst, &dst->json_path);
+    rc |= rekeep(dst, &dst->csv_path);
+    rc |= rekeep(dst, &dst->hdr_path);
+    rc |= rekeep(dst, &dst->html_path);
+    rc |= rekeep(dst, &dst->monitor_cgroup);
+    rc |= rekeep(dst, &dst->tls.cacert);
+    rc |= rekeep(dst, &dst->tls.ciphers);
+    return rc ? -1 : 0;
+}
+
+int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen)
+{
+    if (notes && noteslen)
+        notes[0] = '\0';
+    if (cfg->has_body && !cfg->method_given)
+        cfg->method = "POST";
+    if (cfg->requests == 0 && cfg->duration_ns == 0)
+        cfg->duration_ns = 10 * 1000000000ULL;
+    if (cfg->requests && cfg->requests < cfg->connections) {
+        if (cfg->connections_given && notes)
+            snprintf(notes, noteslen, "-n %llu is below -c %u: using %llu connections",
+                     (unsigned long long)cfg->requests, cfg->connections, (unsigned long long)cfg->requests);
+        cfg->connections = (uint32_t)cfg->requests;
+    }
+    if (cfg->threads > cfg->connections)
+        cfg->threads = cfg->connections;
+    if (cfg->max_connections && cfg->rate <= 0) {
+        snprintf(err, errlen, "--max-connections goes with -R: a closed loop never falls behind a schedule");
+        return -1;
+    }
+    if (cfg->max_connections && cfg->max_connections < cfg->connections) {
+        snprintf(err, errlen, "--max-connections %u is below -c %u", cfg->max_connections, cfg->connections);
+        return -1;
+    }
+    if (cfg->pipeline > 1 && !cfg->keepalive) {
+        snprintf(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
+        return -1;
+    }
+    if (cfg->nsources && cfg->nurls && cfg->urls[0].host_is_ipv6) {
+        snprintf(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
+        return -1;
+    }
+    return 0;
+}
+
+void config_free(struct config *cfg)
+{
+    uint32_t i;
+    if (cfg->urls)
+        for (i = 0; i < cfg->nurls; i++)
+            url_free(&cfg->urls[i]);
+    free(cfg->urls);
+    free(cfg->url_text);
+    free(cfg->headers);
+    free(cfg->body);
+    free(cfg->sources);
+    for (i = 0; i < cfg->nowned; i++)
+        free(cfg->owned[i]);
+    free(cfg->owned);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+void cmp_settings_defaults(struct cmp_settings *cs)
+{
+    memset(cs, 0, sizeof(*cs));
+    cs->repeat = 3;
+    cs->grace_ns = 3 * 1000000000ULL;
+    cs->ready_ns = 15 * 1000000000ULL;
+}

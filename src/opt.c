@@ -1,0 +1,630 @@
+/* opt.c - the option table and what reads it: getopt for the command line,
+ * the help text, and single options for the compare plan. Flags follow ab
+ * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
+ * feel at home. */
+#include "opt.h"
+#include "units.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+enum kind {
+    K_FLAG,     /* int: set to fval ("yes") or !fval ("no") */
+    K_U32,      /* uint32_t count in [min, max] */
+    K_U64,      /* uint64_t count in [min, max] */
+    K_DUR,      /* uint64_t ns, at least min ns */
+    K_RATE,     /* double in (0, max] */
+    K_TEXT,     /* const char *, any text */
+    K_CUSTOM,   /* handled by id in set_custom() */
+};
+
+enum dst { D_RUN, D_SERVE, D_CMP };
+
+enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_REQUEST, S_OUTPUT, S_SWEEP, S_MISC };
+
+enum id {
+    I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
+    I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS,
+};
+
+struct opt_def {
+    const char *name;
+    char short_name;
+    uint8_t kind;
+    uint8_t dst;
+    uint8_t section;
+    unsigned where;
+    const char *arg;        /* placeholder in the help ("N"); NULL for flags */
+    const char *help;       /* one line; NULL hides the option from --help */
+    const char *wants;      /* "<name> wants <wants>, not '<value>'" */
+    double min, max;
+    size_t off;             /* field in the destination struct */
+    int fval;               /* what a flag stores */
+    int id;
+};
+
+#define RUN(f) offsetof(struct config, f)
+#define SRV(f) offsetof(struct serve_config, f)
+#define CMP(f) offsetof(struct cmp_settings, f)
+
+/* Options of a run that a compare workload may set too. */
+#define LOADW (OPT_RUN | OPT_SWEEP | OPT_WORKLOAD)
+#define LOAD (OPT_RUN | OPT_SWEEP)
+
+static const struct opt_def table[] = {
+    /* Load */
+    { "requests", 'n', K_U64, D_RUN, S_LOAD, LOADW, "N", "stop after N requests ended (completed or failed)",
+      "a positive number of requests", 1, 1e15, RUN(requests), 0, 0 },
+    { "duration", 'd', K_DUR, D_RUN, S_LOAD, LOADW, "D", "stop after D (10s, 1m, 500ms); default 10s without -n",
+      "a duration such as 10s, 1m or 500ms", 1, 0, RUN(duration_ns), 0, 0 },
+    { "connections", 'c', K_U32, D_RUN, S_LOAD, LOADW, "N", "concurrent connections (default 10)",
+      "a number of connections from 1 to 10000000", 1, 10000000, RUN(connections), 0, I_CONNECTIONS },
+    { "threads", 't', K_U32, D_RUN, S_LOAD, LOADW, "N", "worker threads (default: number of CPUs)",
+      "a number of threads from 1 to 1024", 1, 1024, RUN(threads), 0, 0 },
+    { "keepalive", 'k', K_FLAG, D_RUN, S_LOAD, LOADW, NULL, "reuse connections (the default; accepted for ab users)",
+      "yes or no", 0, 0, RUN(keepalive), 1, 0 },
+    { "close", 0, K_FLAG, D_RUN, S_LOAD, LOADW, NULL, "a new connection for every request (ab without -k)",
+      "yes or no", 0, 0, RUN(keepalive), 0, 0 },
+    { "requests-per-connection", 0, K_U64, D_RUN, S_LOAD, LOADW, "N", "reconnect after N requests on a connection",
+      "a positive number", 1, 1e15, RUN(requests_per_conn), 0, 0 },
+    { "timeout", 0, K_DUR, D_RUN, S_LOAD, LOADW, "D", "give up on a request after D (default 10s)",
+      "a duration of at least 1ms", 1e6, 0, RUN(timeout_ns), 0, 0 },
+    { "connect-timeout", 0, K_DUR, D_RUN, S_LOAD, LOADW, "D", "give up on a TCP handshake after D (default 5s)",
+      "a duration of at least 1ms", 1e6, 0, RUN(connect_timeout_ns), 0, 0 },
+    { "pipeline", 0, K_U32, D_RUN, S_LOAD, LOADW, "N", "keep N requests in flight per connection (HTTP/1.1 pipelining)",
+      "a depth from 1 to 1024", 1, 1024, RUN(pipeline), 0, 0 },
+    { "source", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "A[-B]", "spread connections over local IPv4 addresses A..B",
+      NULL, 0, 0, 0, 0, I_SOURCE },
+    { "expect", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "LIST",
+      "statuses that count as good answers (default 2xx,3xx); others are 'bad status'", NULL, 0, 0, 0, 0, I_EXPECT },
+
+    /* Constant rate */
+    { "rate", 'R', K_RATE, D_RUN, S_RATE, LOADW, "R",
+      "send R requests per second in total, on a fixed schedule;\n"
+      "latency counts from when each request was due",
+      "requests per second, a number above 0", 0, 1e8, RUN(rate), 0, 0 },
+    { "arrival", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "uniform|poisson", "spacing of the schedule (default uniform)",
+      "uniform or poisson", 0, 0, 0, 0, I_ARRIVAL },
+    { "warmup", 0, K_DUR, D_RUN, S_RATE, LOADW, "D", "send load for D before measuring",
+      "a duration such as 2s", 0, 0, RUN(warmup_ns), 0, 0 },
+    { "max-connections", 0, K_U32, D_RUN, S_RATE, LOADW, "N", "open up to N connections when the schedule falls behind",
+      "a number of connections", 1, 10000000, RUN(max_connections), 0, 0 },
+
+    /* TLS */
+    { "insecure", 0, K_FLAG, D_RUN, S_TLS, LOADW, NULL, "do not verify the certificate (-k is ab's keep-alive)",
+      "yes or no", 0, 0, RUN(tls.insecure), 1, 0 },
+    { "cacert", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "FILE", "trust this CA instead of the system store", NULL, 0, 0, 0, 0,
+      I_CACERT },
+    { "tls-version", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "V", "1.2 or 1.3 only", "1.2 or 1.3", 0, 0, 0, 0, I_TLS_VERSION },
+    { "ciphers", 0, K_TEXT, D_RUN, S_TLS, LOADW, "LIST", "OpenSSL cipher list", "a cipher list", 0, 0, RUN(tls.ciphers),
+      0, 0 },
+    { "no-tls-resume", 0, K_FLAG, D_RUN, S_TLS, LOADW, NULL,
+      "a full handshake on every connection (resumption is on by default)", "yes or no", 0, 0, RUN(tls.no_resume), 1, 0 },
+
+    /* Request */
+    { "method", 'm', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "M", "HTTP method (default GET, or POST with a body)",
+      "an HTTP method such as GET or POST", 0, 0, 0, 0, I_METHOD },
+    { "header", 'H', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "'N: v'", "add a header (repeatable)", "'Name: value'", 0, 0, 0,
+      0, I_HEADER },
+    { "body", 'b', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "STRING", "request body", NULL, 0, 0, 0, 0, I_BODY },
+    { "body-file", 'p', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "FILE", "request body from FILE (-p: as ab does)", NULL, 0,
+      0, 0, 0, I_BODY_FILE },
+    { "content-type", 'T', K_TEXT, D_RUN, S_REQUEST, LOADW, "TYPE", "Content-Type of the body", "a media type", 0, 0,
+      RUN(content_type), 0, 0 },
+
+    /* Output */
+    { "json", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE", "write all results as JSON (- for stdout)", "a file name", 0,
+      0, RUN(json_path), 0, 0 },
+    { "csv", 'e', K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the percentile table in ab's -e format",
+      "a file name", 0, 0, RUN(csv_path), 0, 0 },
+    { "hdr", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the HdrHistogram percentile distribution (ms)",
+      "a file name", 0, 0, RUN(hdr_path), 0, 0 },
+    { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "a self-contained HTML report with charts", "a file name",
+      0, 0, RUN(html_path), 0, 0 },
+    { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, "SPEC",
+      "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
+      0, I_SLO },
+    { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "PID",
+      "sample the server's process tree: CPU per request, memory (PSS)", "a process id", 1, 2147483647.0,
+      RUN(monitor_pid), 0, 0 },
+    { "monitor-cgroup", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "PATH",
+      "the same for every process of a cgroup v2 (e.g. a systemd service)", "a cgroup directory", 0, 0,
+      RUN(monitor_cgroup), 0, 0 },
+    { "quiet", 'q', K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, "no progress line on stderr", "yes or no", 0, 0, RUN(quiet),
+      1, 0 },
+    { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0 },
+    { "latency", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, NULL, NULL, NULL, 0, 0, 0, 0, I_LATENCY },
+
+    /* rafale sweep */
+    { "start", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "first rate of the sweep (default 100)",
+      "requests per second", 0, 1e8, RUN(sweep_start), 0, 0 },
+    { "max", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "highest rate the sweep tries", "requests per second", 0, 1e8,
+      RUN(sweep_max), 0, 0 },
+
+    /* rafale compare: [settings] keys and command-line flags */
+    { "repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
+      "runs of each workload on each server, interleaved (default 3)", "a number of runs from 1 to 1000", 1, 1000,
+      CMP(repeat), 0, 0 },
+    { "grace", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "SIGTERM, then SIGKILL after D (default 3s)",
+      "a duration such as 3s", 0, 0, CMP(grace_ns), 0, 0 },
+    { "ready-timeout", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "how long a server may take to answer (default 15s)",
+      "a duration such as 15s", 1, 0, CMP(ready_ns), 0, 0 },
+    { "server-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin the servers to these CPUs",
+      "CPU numbers such as 0 or 0-1", 0, 0, 0, 0, I_SERVER_CPUS },
+    { "client-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin rafale to these CPUs",
+      "CPU numbers such as 1 or 2-3", 0, 0, 0, 0, I_CLIENT_CPUS },
+    { "html", 0, K_TEXT, D_CMP, S_MISC, OPT_COMPARE, "FILE", "a self-contained HTML report with charts",
+      "a file name", 0, 0, CMP(html_path), 0, 0 },
+    { "json", 0, K_TEXT, D_CMP, S_MISC, OPT_COMPARE, "FILE", "every run's full result as JSON (rafale report reads it)",
+      "a file name", 0, 0, CMP(json_path), 0, 0 },
+
+    /* rafale serve */
+    { "listen", 'l', K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "ADDR:PORT",
+      "where to listen (default 127.0.0.1:8080; port 0 picks a free one)", "an address", 0, 0, SRV(listen), 0, 0 },
+    { "threads", 't', K_U32, D_SERVE, S_MISC, OPT_SERVE, "N", "threads, each with its own SO_REUSEPORT listener",
+      "a number of threads from 1 to 1024", 1, 1024, SRV(threads), 0, 0 },
+    { "access-log", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "log every request (- for stdout)", "a file name",
+      0, 0, SRV(access_log), 0, 0 },
+    { "files", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "DIR", "load DIR's files into memory and serve them at /random",
+      "a directory", 0, 0, SRV(files_dir), 0, 0 },
+    { "redirect-to", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "URL", "default Location of /redirect (http://example.com)",
+      "a URL", 0, 0, SRV(redirect_to), 0, 0 },
+    { "tls-cert", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "serve over TLS with this certificate (with --tls-key)",
+      "a file name", 0, 0, SRV(tls_cert), 0, 0 },
+    { "tls-key", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "the certificate's private key", "a file name", 0, 0,
+      SRV(tls_key), 0, 0 },
+
+    /* Everywhere on the command line */
+    { "help", 'h', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE, NULL,
+      "this help", NULL, 0, 0, 0, 0, I_HELP },
+    { "version", 'V', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP, NULL, "the version", NULL, 0, 0, 0, 0, I_VERSION },
+};
+
+#define NOPTS (sizeof(table) / sizeof(table[0]))
+
+static const char *const section_names[] = {
+    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)",
+    [S_REQUEST] = "Request", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const struct opt_def *opt_find(const char *name, unsigned where)
+{
+    size_t i;
+    for (i = 0; i < NOPTS; i++)
+        if ((table[i].where & where) && strcmp(table[i].name, name) == 0)
+            return &table[i];
+    return NULL;
+}
+
+const char *opt_name(const struct opt_def *o)
+{
+    return o->name;
+}
+
+int opt_is_flag(const struct opt_def *o)
+{
+    return o->kind == K_FLAG;
+}
+
+static int yesno(const char *v, int *out)
+{
+    if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+        *out = 1;
+    else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+static int valid_header(const char *h)
+{
+    const char *colon = strchr(h, ':');
+    const char *p;
+    if (colon == NULL || colon == h)
+        return 0;
+    /* RFC 9110 §5.1: a field name is a token, no space before the colon. */
+    for (p = h; p < colon; p++)
+        if (*p <= ' ' || *p >= 0x7f)
+            return 0;
+    for (p = colon; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\t')
+            return 0;
+    return 1;
+}
+
+static int valid_method(const char *m)
+{
+    /* RFC 9110 §9.1: a method is a token; letters, '-' and '_' in practice. */
+    if (*m == '\0' || strlen(m) > 32)
+        return 0;
+    for (; *m; m++)
+        if (!((*m >= 'A' && *m <= 'Z') || (*m >= 'a' && *m <= 'z') || *m == '-' || *m == '_'))
+            return 0;
+    return 1;
+}
+
+static int read_body_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (f == NULL)
+        return fail(err, errlen, "cannot read body file '%s': %s", path, strerror(errno));
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *nb;
+            cap = cap ? cap * 2 : 4096;
+            nb = cap > ((size_t)1 << 31) ? NULL : realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return fail(err, errlen, "body file '%s' is too large", path);
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        return fail(err, errlen, "cannot read body file '%s'", path);
+    }
+    fclose(f);
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* "0", "0,2", "1-3" into out (at most CMP_MAX_CPUS). Returns 0 or -1. */
+static int cpu_list(const char *v, int *out, int *n)
+{
+    const char *p = v;
+    *n = 0;
+    while (*p) {
+        char *end;
+        long a, b;
+        a = strtol(p, &end, 10);
+        if (end == p || a < 0)
+            return -1;
+        b = a;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a)
+                return -1;
+        }
+        if (b > 1023 || (*end != ',' && *end != '\0'))
+            return -1;
+        for (; a <= b && *n < CMP_MAX_CPUS; a++)
+            out[(*n)++] = (int)a;
+        p = *end == ',' ? end + 1 : end;
+        if (*end == ',' && *p == '\0')
+            return -1;
+    }
+    return *n > 0 ? 0 : -1;
+}
+
+static int set_custom(const struct opt_def *o, const struct opt_dst *d, const char *v, const char *shown, char *err,
+                      size_t errlen)
+{
+    struct config *cfg = d->run;
+    char why[200];
+
+    switch (o->id) {
+    case I_METHOD:
+        if (!valid_method(v))
+            break;
+        if ((cfg->method = config_keep(cfg, v)) == NULL)
+            return fail(err, errlen, "out of memory");
+        cfg->method_given = 1;
+        return 0;
+    case I_HEADER:
+        if (!valid_header(v))
+            break;
+        if (config_add_header(cfg, v) != 0)
+            return fail(err, errlen, "out of memory");
+        return 0;
+    case I_BODY:
+        free(cfg->body);
+        cfg->body_len = strlen(v);
+        cfg->body = malloc(cfg->body_len + 1);
+        if (cfg->body == NULL)
+            return fail(err, errlen, "out of memory");
+        memcpy(cfg->body, v, cfg->body_len + 1);
+        cfg->has_body = 1;
+        return 0;
+    case I_BODY_FILE: {
+        char *b = NULL;
+        size_t n = 0;
+        if (read_body_file(v, &b, &n, err, errlen) != 0)
+            return -1;
+        free(cfg->body);
+        cfg->body = b;
+        cfg->body_len = n;
+        cfg->has_body = 1;
+        return 0;
+    }
+    case I_SOURCE: {
+        enum { MAX_SOURCES = 256 };
+        struct net_addr *a = calloc(MAX_SOURCES, sizeof(*a));
+        int n;
+        if (a == NULL)
+            return fail(err, errlen, "out of memory");
+        n = net_parse_sources(v, a, MAX_SOURCES, why, sizeof(why));
+        if (n < 0) {
+            free(a);
+            return fail(err, errlen, "%s wants %s, not '%s'", shown, why, v);
+        }
+        free(cfg->sources);
+        cfg->sources = a;
+        cfg->nsources = (uint32_t)n;
+        return 0;
+    }
+    case I_ARRIVAL:
+        if (strcmp(v, "poisson") == 0)
+            cfg->poisson = 1;
+        else if (strcmp(v, "uniform") == 0)
+            cfg->poisson = 0;
+        else
+            break;
+        return 0;
+    case I_TLS_VERSION:
+        if (strcmp(v, "1.2") == 0)
+            cfg->tls.version = 12;
+        else if (strcmp(v, "1.3") == 0)
+            cfg->tls.version = 13;
+        else
+            break;
+        return 0;
+    case I_CACERT:
+        if (access(v, R_OK) != 0)
+            return fail(err, errlen, "%s: cannot read '%s': %s", shown, v, strerror(errno));
+        if ((cfg->tls.cacert = config_keep(cfg, v)) == NULL)
+            return fail(err, errlen, "out of memory");
+        return 0;
+    case I_SLO:
+        return slo_parse(v, &cfg->slo, err, errlen);
+    case I_EXPECT:
+        if (status_set_parse(v, &cfg->expect, why, sizeof(why)) != 0)
+            return fail(err, errlen, "%s wants %s, not '%s'", shown, why, v);
+        return 0;
+    case I_SERVER_CPUS:
+        if (cpu_list(v, d->cmp->server_cpus, &d->cmp->nserver_cpus) != 0)
+            break;
+        return 0;
+    case I_CLIENT_CPUS:
+        if (cpu_list(v, d->cmp->client_cpus, &d->cmp->nclient_cpus) != 0)
+            break;
+        return 0;
+    case I_LATENCY:
+        return 0; /* wrk's flag: the distribution is always printed */
+    default:
+        return fail(err, errlen, "%s cannot be set here", shown);
+    }
+    return fail(err, errlen, "%s wants %s, not '%s'", shown, o->wants, v);
+}
+
+int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
+            size_t errlen)
+{
+    void *base = o->dst == D_RUN ? (void *)d->run : o->dst == D_SERVE ? (void *)d->serve : (void *)d->cmp;
+    char *field = (char *)base + o->off;
+    uint64_t u;
+
+    if (base == NULL)
+        return fail(err, errlen, "%s cannot be set here", shown);
+    if (o->kind != K_FLAG && o->arg && value == NULL)
+        return fail(err, errlen, "%s needs a value", shown);
+    switch (o->kind) {
+    case K_FLAG: {
+        int yes = 1;
+        if (value && yesno(value, &yes) != 0)
+            return fail(err, errlen, "%s wants yes or no, not '%s'", shown, value);
+        *(int *)(void *)field = yes ? o->fval : !o->fval;
+        return 0;
+    }
+    case K_U32:
+    case K_U64:
+        if (units_parse_count(value, &u) != 0 || (double)u < o->min || (double)u > o->max)
+            break;
+        if (o->kind == K_U32)
+            *(uint32_t *)(void *)field = (uint32_t)u;
+        else
+            *(uint64_t *)(void *)field = u;
+        if (o->id == I_CONNECTIONS)
+            d->run->connections_given = 1;
+        return 0;
+    case K_DUR:
+        if (units_parse_duration(value, &u) != 0 || (double)u < o->min)
+            break;
+        *(uint64_t *)(void *)field = u;
+        return 0;
+    case K_RATE: {
+        char *end;
+        double r;
+        errno = 0;
+        r = strtod(value, &end);
+        if (errno || end == value || *end || !(r > 0) || r > o->max)
+            break;
+        *(double *)(void *)field = r;
+        return 0;
+    }
+    case K_TEXT: {
+        const char *kept = value;
+        if (o->dst == D_RUN && (kept = config_keep(d->run, value)) == NULL)
+            return fail(err, errlen, "out of memory");
+        *(const char **)(void *)field = kept;
+        return 0;
+    }
+    default:
+        return set_custom(o, d, value, shown, err, errlen);
+    }
+    return fail(err, errlen, "%s wants %s, not '%s'", shown, o->wants, value);
+}
+
+/* An unknown --name: say which command has it, if one does. */
+static void unknown_long(const char *arg, char *err, size_t errlen)
+{
+    static const struct { unsigned where; const char *cmd; } cmds[] = {
+        { OPT_RUN, "rafale URL" }, { OPT_SWEEP, "rafale sweep" }, { OPT_COMPARE, "rafale compare" },
+        { OPT_SERVE, "rafale serve" }, { OPT_SETTINGS, "a compare plan's [settings]" },
+    };
+    char name[64];
+    size_t i, k;
+    snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
+    name[strcspn(name, "=")] = '\0';
+    for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+        for (i = 0; i < NOPTS; i++)
+            if ((table[i].where & cmds[k].where) && strcmp(table[i].name, name) == 0) {
+                fail(err, errlen, "--%s is an option of '%s'", name, cmds[k].cmd);
+                return;
+            }
+    fail(err, errlen, "unknown option '%s' (see --help)", arg);
+}
+
+enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
+                               char *err, size_t errlen)
+{
+    struct option longs[NOPTS + 1];
+    const struct opt_def *byidx[NOPTS];
+    char shorts[2 * NOPTS + 2], shown[64];
+    size_t i, nl = 0, ns = 0;
+    int opt, li;
+
+    /* ':' first: a missing value is reported as ':' rather than printed. */
+    shorts[ns++] = ':';
+    for (i = 0; i < NOPTS; i++) {
+        const struct opt_def *o = &table[i];
+        int has_arg = o->kind == K_FLAG || o->arg == NULL ? no_argument : required_argument;
+        if (!(o->where & where))
+            continue;
+        longs[nl].name = o->name;
+        longs[nl].has_arg = has_arg;
+        longs[nl].flag = NULL;
+        longs[nl].val = 0x1000 + (int)nl;
+        byidx[nl++] = o;
+        if (o->short_name) {
+            shorts[ns++] = o->short_name;
+            if (has_arg == required_argument)
+                shorts[ns++] = ':';
+        }
+    }
+    memset(&longs[nl], 0, sizeof(longs[nl]));
+    shorts[ns] = '\0';
+
+    opterr = 0;
+    optind = 1;
+    for (;;) {
+        const struct opt_def *o = NULL;
+        li = -1;
+        opt = getopt_long(argc, argv, shorts, longs, &li);
+        if (opt == -1)
+            break;
+        if (opt == ':') {
+            fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
+            return OPT_ERROR;
+        }
+        if (opt == '?') {
+            if (optopt && optopt < 0x1000)
+                fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+            else
+                unknown_long(argv[optind - 1], err, errlen);
+            return OPT_ERROR;
+        }
+        if (opt >= 0x1000) {
+            o = byidx[opt - 0x1000];
+            snprintf(shown, sizeof(shown), "--%s", o->name);
+        } else {
+            for (i = 0; i < nl; i++)
+                if (byidx[i]->short_name == opt)
+                    o = byidx[i];
+            if (o == NULL) {
+                fail(err, errlen, "unknown option '-%c' (see --help)", opt);
+                return OPT_ERROR;
+            }
+            snprintf(shown, sizeof(shown), "-%c", opt);
+        }
+        if (o->kind == K_CUSTOM && o->id == I_HELP)
+            return OPT_HELP;
+        if (o->kind == K_CUSTOM && o->id == I_VERSION)
+            return OPT_VERSION;
+        if (opt_set(o, d, o->kind == K_FLAG ? NULL : optarg, shown, err, errlen) != 0)
+            return OPT_ERROR;
+    }
+    *first_arg = optind;
+    return OPT_OK;
+}
+
+void opt_help(FILE *f, unsigned where)
+{
+    int s;
+    for (s = S_NONE; s <= S_MISC; s++) {
+        size_t i;
+        int any = 0;
+        for (i = 0; i < NOPTS; i++) {
+            const struct opt_def *o = &table[i];
+            char left[80];
+            const char *h, *nl;
+            if (!(o->where & where) || o->section != s || o->help == NULL)
+                continue;
+            if (!any && s < S_MISC && section_names[s])
+                fprintf(f, "\n%s:\n", section_names[s]);
+            else if (!any && s == S_MISC && (where & (OPT_RUN | OPT_SWEEP)))
+                fputc('\n', f);
+            any = 1;
+            if (o->short_name)
+                snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+                         o->arg ? o->arg : "");
+            else
+                snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+            /* Continuation lines of the help align under its first line. */
+            for (h = o->help; h; h = nl ? nl + 1 : NULL) {
+                nl = strchr(h, '\n');
+                if (h == o->help && strlen(left) <= 25)
+                    fprintf(f, "  %-25s %.*s\n", left, nl ? (int)(nl - h) : (int)strlen(h), h);
+                else if (h == o->help)
+                    fprintf(f, "  %s\n  %-25s %.*s\n", left, "", nl ? (int)(nl - h) : (int)strlen(h), h);
+                else
+                    fprintf(f, "  %-25s %.*s\n", "", nl ? (int)(nl - h) : (int)strlen(h), h);
+            }
+        }
+    }
+}
+
+void opt_keys(unsigned where, char *buf, size_t len)
+{
+    size_t i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < NOPTS && used + 1 < len; i++) {
+        int w;
+        if (!(table[i].where & where) || table[i].help == NULL)
+            continue;
+        w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", table[i].name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (used >= len && len > 4)
+        strcpy(buf + len - 4, "...");
+}

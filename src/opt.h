@@ -1,0 +1,61 @@
+/* opt.h - every option in one table: its long name (also its key in a
+ * compare plan), short flag, type, range, help line and where it applies.
+ * The command line, `--help` and the compare plan are all driven from it, so
+ * a value is checked the same way and refused with the same words wherever
+ * it is written. */
+#ifndef RAFALE_OPT_H
+#define RAFALE_OPT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/* Where an option applies (a bit mask). */
+enum {
+    OPT_RUN = 1 << 0,      /* rafale [options] URL... */
+    OPT_SWEEP = 1 << 1,    /* rafale sweep [options] URL */
+    OPT_WORKLOAD = 1 << 2, /* a key of a compare plan's [workload], or its default in [settings] */
+    OPT_SETTINGS = 1 << 3, /* a key of a compare plan's [settings] only */
+    OPT_COMPARE = 1 << 4,  /* rafale compare [options] PLAN */
+    OPT_SERVE = 1 << 5,    /* rafale serve [options] */
+};
+
+/* What the options write into; only the member for the command at hand
+ * needs to be set. */
+struct opt_dst {
+    struct config *run;
+    struct serve_config *serve;
+    struct cmp_settings *cmp;
+};
+
+struct opt_def;
+
+/* The option called name (its long name) among those of `where`, or NULL. */
+const struct opt_def *opt_find(const char *name, unsigned where);
+/* Its long name. */
+const char *opt_name(const struct opt_def *o);
+/* 1 when it is a yes/no switch (a flag on the command line). */
+int opt_is_flag(const struct opt_def *o);
+
+/* Applies one option. value is NULL for a flag given on the command line,
+ * "yes"/"no" for a flag written in a plan. shown is how the user named it
+ * ("-c", "--connections", "connections"), for the error. Returns 0, or -1
+ * with "SHOWN wants WHAT, not 'VALUE'" (or a like sentence) in err. */
+int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
+            size_t errlen);
+
+enum opt_result { OPT_OK, OPT_HELP, OPT_VERSION, OPT_ERROR };
+
+/* Parses argv[1..] with getopt_long against the options of `where`, applying
+ * each. *first_arg receives the index of the first operand. */
+enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
+                               char *err, size_t errlen);
+
+/* Writes the help lines of the options of `where`, grouped in sections. */
+void opt_help(FILE *f, unsigned where);
+
+/* The plan keys of `where`, comma-separated, for an error message. */
+void opt_keys(unsigned where, char *buf, size_t len);
+
+#endif
