@@ -450,7 +450,8 @@ static int conn_complete(struct conn *c, uint64_t now, int force_close)
     struct worker *w = c->w;
     const struct config *cfg = w->plan->cfg;
     struct slot *s = slot_at(c, 0);
-    int server_keeps = hp_keepalive(&c->hp);
+    enum hp_close why = hp_close_reason(&c->hp);
+    int server_keeps = why == HP_KEEP;
 
     if (s->measured) {
         struct stats *u = &w->per_url[s->url];
@@ -470,8 +471,11 @@ static int conn_complete(struct conn *c, uint64_t now, int force_close)
             }
         }
         if (cfg->keepalive && !server_keeps) {
-            w->st.server_closes++;
-            u->server_closes++;
+            /* hp_close and close_kind list the reasons in the same order. */
+            enum close_kind k = why == HP_CLOSE_HEADER ? CLOSE_HEADER
+                              : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;
+            w->st.closes[k]++;
+            u->closes[k]++;
         }
         w->ended++;
         w->t_last = now;
@@ -565,6 +569,8 @@ static void conn_read(struct conn *c, int hup)
             now = clock_ns();
             if (c->count == 0) {
                 /* An idle keep-alive connection closed by the server. */
+                if (w->plan->cfg->keepalive && now >= w->plan->t_measure)
+                    w->st.closes[CLOSE_IDLE]++;
                 conn_close(c);
                 enqueue(c);
             } else if (hp_eof(&c->hp)) {
@@ -1175,9 +1181,12 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                 }
             }
             res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
-            for (i = 0; i < pl.nurls; i++)
+            stats_count_bad(&res->total, &cfg->expect);
+            for (i = 0; i < pl.nurls; i++) {
                 res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed -
                                         stats_errors(&res->per_url[i]);
+                stats_count_bad(&res->per_url[i], &cfg->expect);
+            }
             if (rc == 0 && merge_timeline(ws, nt, res) != 0) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;

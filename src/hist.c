@@ -40,14 +40,33 @@ void hist_bucket_range(const struct hist *h, uint32_t i, uint64_t *lo, uint64_t 
     }
 }
 
+/* Buckets a histogram of this precision can ever need. */
+static uint32_t full_size(uint32_t sub_bits)
+{
+    return (TOP_BIT - sub_bits + 2) << sub_bits;
+}
+
+/* Makes room for bucket index `need`: up to the end of its block of
+ * 2^sub_bits, plus one block, so a slowly growing tail reallocates rarely. */
+static int grow(struct hist *h, uint32_t need)
+{
+    uint32_t block = 1u << h->sub_bits, n = (need / block + 2) * block, full = full_size(h->sub_bits);
+    uint64_t *c;
+    if (n > full)
+        n = full;
+    c = realloc(h->counts, n * sizeof(uint64_t));
+    if (c == NULL)
+        return ENOMEM;
+    memset(c + h->nbuckets, 0, (n - h->nbuckets) * sizeof(uint64_t));
+    h->counts = c;
+    h->nbuckets = n;
+    return 0;
+}
+
 int hist_init_bits(struct hist *h, uint32_t sub_bits)
 {
     memset(h, 0, sizeof(*h));
     h->sub_bits = sub_bits;
-    h->nbuckets = (TOP_BIT - sub_bits + 2) << sub_bits;
-    h->counts = calloc(h->nbuckets, sizeof(uint64_t));
-    if (h->counts == NULL)
-        return ENOMEM;
     h->min = UINT64_MAX;
     return 0;
 }
@@ -61,11 +80,13 @@ void hist_fini(struct hist *h)
 {
     free(h->counts);
     h->counts = NULL;
+    h->nbuckets = 0;
 }
 
 void hist_reset(struct hist *h)
 {
-    memset(h->counts, 0, h->nbuckets * sizeof(uint64_t));
+    if (h->nbuckets)
+        memset(h->counts, 0, h->nbuckets * sizeof(uint64_t));
     h->total = 0;
     h->min = UINT64_MAX;
     h->max = 0;
@@ -74,9 +95,12 @@ void hist_reset(struct hist *h)
 
 void hist_record(struct hist *h, uint64_t ns)
 {
+    uint32_t b;
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
-    h->counts[bucket_of(h, ns)]++;
+    b = bucket_of(h, ns);
+    if (__builtin_expect(b < h->nbuckets, 1) || grow(h, b) == 0)
+        h->counts[b]++;
     h->total++;
     if (ns < h->min)
         h->min = ns;
@@ -88,11 +112,14 @@ void hist_record(struct hist *h, uint64_t ns)
 
 void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
 {
+    uint32_t b;
     if (n == 0)
         return;
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
-    h->counts[bucket_of(h, ns)] += n;
+    b = bucket_of(h, ns);
+    if (b < h->nbuckets || grow(h, b) == 0)
+        h->counts[b] += n;
     h->total += n;
     if (ns < h->min)
         h->min = ns;
@@ -102,12 +129,16 @@ void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
     h->sumsq += (double)ns * (double)ns * (double)n;
 }
 
-void hist_merge(struct hist *dst, const struct hist *src)
+int hist_merge(struct hist *dst, const struct hist *src)
 {
-    uint32_t i;
+    uint32_t i, top = src->nbuckets;
     if (src->total == 0)
-        return;
-    for (i = 0; i < dst->nbuckets && i < src->nbuckets; i++)
+        return 0;
+    while (top > 0 && src->counts[top - 1] == 0)
+        top--;
+    if (top > dst->nbuckets && grow(dst, top - 1) != 0)
+        return ENOMEM;
+    for (i = 0; i < top; i++)
         dst->counts[i] += src->counts[i];
     dst->total += src->total;
     if (src->min < dst->min)
@@ -116,6 +147,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
         dst->max = src->max;
     dst->sum += src->sum;
     dst->sumsq += src->sumsq;
+    return 0;
 }
 
 double hist_percentile(const struct hist *h, double p)

@@ -13,29 +13,34 @@
 #define HIST_MAX_NS (3600ULL * 1000000000ULL) /* 1 h: larger values are clamped */
 
 struct hist {
-    uint64_t *counts;   /* hist_bucket_count(h) entries */
+    uint64_t *counts;   /* hist_bucket_count(h) entries, grown as values come */
     uint32_t sub_bits;  /* linear sub-buckets per power of two: 2^sub_bits */
-    uint32_t nbuckets;
+    uint32_t nbuckets;  /* allocated; every bucket past them is empty */
     uint64_t total;
     uint64_t min, max;  /* exact, in ns */
     double sum, sumsq;  /* for mean and stdev */
 };
 
-/* Allocates the buckets (HIST_SUB_BITS precision). Returns 0 or an errno value. */
+/* An empty histogram of HIST_SUB_BITS precision. Buckets are allocated up
+ * to the largest value recorded, a block of 2^sub_bits at a time (at most 36
+ * times over its life, never per value), so an unused histogram costs
+ * nothing and a 10 ms tail about 24 KiB. Returns 0 or an errno value. */
 int hist_init(struct hist *h);
 /* Same with 2^sub_bits sub-buckets: 5 bits keep values within 3%, in a
- * sixth of the memory (the per-second timeline uses it). */
+ * quarter of the memory (the per-second timeline uses it). */
 int hist_init_bits(struct hist *h, uint32_t sub_bits);
 /* Frees the buckets; safe on a zeroed struct. */
 void hist_fini(struct hist *h);
 void hist_reset(struct hist *h);
 
-/* Records one value in ns. */
+/* Records one value in ns. (Out of memory when growing: the value counts
+ * in total, min, max and mean, but in no bucket.) */
 void hist_record(struct hist *h, uint64_t ns);
 /* Records the same value n times. */
 void hist_record_n(struct hist *h, uint64_t ns, uint64_t n);
-/* Adds src into dst; both must have the same precision. */
-void hist_merge(struct hist *dst, const struct hist *src);
+/* Adds src into dst; both must have the same precision. Returns 0, or
+ * ENOMEM when dst could not grow (then nothing was added). */
+int hist_merge(struct hist *dst, const struct hist *src);
 
 /* Value at percentile p (0..100), in ns; 0 when empty. */
 double hist_percentile(const struct hist *h, double p);

@@ -474,11 +474,19 @@ int hp_eof(const struct hp *p)
     return p->state == S_BODY_EOF;
 }
 
+enum hp_close hp_close_reason(const struct hp *p)
+{
+    if (p->flags & HP_F_CLOSE)
+        return HP_CLOSE_HEADER;
+    /* RFC 9112 §9.3: HTTP/1.0 persists only with "keep-alive". */
+    if (p->minor == 0 && !(p->flags & HP_F_KEEPALIVE))
+        return HP_CLOSE_HTTP10;
+    if (p->flags & HP_F_BODY_EOF)
+        return HP_CLOSE_BODY_EOF;
+    return HP_KEEP;
+}
+
 int hp_keepalive(const struct hp *p)
 {
-    if (p->flags & (HP_F_CLOSE | HP_F_BODY_EOF))
-        return 0;
-    if (p->minor == 0)
-        return (p->flags & HP_F_KEEPALIVE) != 0;
-    return 1;
+    return hp_close_reason(p) == HP_KEEP;
 }

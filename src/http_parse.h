@@ -55,4 +55,13 @@ int hp_eof(const struct hp *p);
 /* After a complete response: may the connection carry another request? */
 int hp_keepalive(const struct hp *p);
 
+/* Why it may not (RFC 9112 §9.3 and §6.3). */
+enum hp_close {
+    HP_KEEP,            /* it may */
+    HP_CLOSE_HEADER,    /* "Connection: close" */
+    HP_CLOSE_HTTP10,    /* an HTTP/1.0 response without "Connection: keep-alive" */
+    HP_CLOSE_BODY_EOF,  /* no length: the body ended with the connection */
+};
+enum hp_close hp_close_reason(const struct hp *p);
+
 #endif

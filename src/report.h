@@ -11,6 +11,8 @@
 int report_text(FILE *f, const struct config *cfg, const struct engine_result *r);
 /* slo: the evaluated checks, or NULL. */
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo);
+/* The "config" object of a result, as report_json writes it. */
+void report_json_config(FILE *f, const struct config *cfg);
 /* Writes s as a JSON string literal. */
 void report_json_str(FILE *f, const char *s);
 int report_csv(FILE *f, const struct engine_result *r);

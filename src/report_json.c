@@ -51,12 +51,18 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
 {
     int i, first = 1;
     fprintf(f, "%s\"summary\": {\"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
-               "\"elapsed_s\": %.6f, \"rps\": %.3f, \"connections_opened\": %llu, \"server_closes\": %llu, "
-               "\"bytes_received\": %llu, \"bytes_sent\": %llu},\n",
+               "\"elapsed_s\": %.6f, \"rps\": %.3f, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
+               "\"connections_per_request\": %.4f, \"server_closes\": %llu, \"server_close_reasons\": {",
             ind, (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)in_flight,
             (unsigned long long)s->started, elapsed, elapsed > 0 ? (double)s->completed / elapsed : 0.0,
-            (unsigned long long)s->conns_opened, (unsigned long long)s->server_closes,
-            (unsigned long long)s->bytes_recv, (unsigned long long)s->bytes_sent);
+            (unsigned long long)s->bad_status, (unsigned long long)s->conns_opened,
+            s->completed ? (double)s->conns_opened / (double)s->completed : 0.0,
+            (unsigned long long)stats_server_closes(s));
+    for (i = 0; i < CLOSE__COUNT; i++)
+        fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
+                (unsigned long long)s->closes[i]);
+    fprintf(f, "}, \"bytes_received\": %llu, \"bytes_sent\": %llu},\n", (unsigned long long)s->bytes_recv,
+            (unsigned long long)s->bytes_sent);
     fprintf(f, "%s\"status\": {", ind);
     for (i = 0; i < STATUS_MAX; i++) {
         if (s->status[i] == 0)
@@ -98,12 +104,11 @@ static void jtimeline(FILE *f, const struct engine_result *r)
     fprintf(f, "\n  ],\n");
 }
 
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo)
+void report_json_config(FILE *f, const struct config *cfg)
 {
     uint32_t i;
-    int k;
 
-    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"config\": {\"urls\": [");
+    fprintf(f, "{\"urls\": [");
     for (i = 0; i < cfg->nurls; i++) {
         if (i)
             fputs(", ", f);
@@ -122,8 +127,24 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
             fputs(", ", f);
         report_json_str(f, cfg->headers[i]);
     }
-    fprintf(f, "], \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f},\n",
+    fprintf(f, "], \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f, \"expect\": ",
             cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
+    report_json_str(f, cfg->expect.text);
+    if (cfg->content_type) {
+        fprintf(f, ", \"content_type\": ");
+        report_json_str(f, cfg->content_type);
+    }
+    fprintf(f, "}");
+}
+
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo)
+{
+    uint32_t i;
+    int k;
+
+    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"config\": ");
+    report_json_config(f, cfg);
+    fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(f, "  \"client\": {\"cpu_s\": %.3f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
     if (r->has_server) {

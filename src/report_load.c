@@ -56,7 +56,17 @@ static void load_stats(struct stats *s, json_t *o)
     s->completed = (uint64_t)num(sum, "requests");
     s->started = (uint64_t)num(sum, "started");
     s->conns_opened = (uint64_t)num(sum, "connections_opened");
-    s->server_closes = (uint64_t)num(sum, "server_closes");
+    s->bad_status = (uint64_t)num(sum, "unexpected_status");
+    {
+        json_t *why = json_object_get(sum, "server_close_reasons");
+        if (json_is_object(why)) {
+            for (i = 0; i < CLOSE__COUNT; i++)
+                s->closes[i] = (uint64_t)num(why, stats_close_name((enum close_kind)i));
+        } else {
+            /* Results saved before the reasons were told apart. */
+            s->closes[CLOSE_HEADER] = (uint64_t)num(sum, "server_closes");
+        }
+    }
     s->bytes_recv = (uint64_t)num(sum, "bytes_received");
     s->bytes_sent = (uint64_t)num(sum, "bytes_sent");
     json_object_foreach(st, k, v) {
@@ -133,6 +143,12 @@ int report_load(const char *path, struct loaded_run *run, char *err, size_t errl
     c->pipeline = (uint32_t)num(cfg, "pipeline");
     c->warmup_ns = (uint64_t)(num(cfg, "warmup_s") * 1e9);
     c->requests_per_conn = (uint64_t)num(cfg, "requests_per_connection");
+    {
+        const char *ex = json_string_value(json_object_get(cfg, "expect"));
+        char why[128];
+        if (ex == NULL || status_set_parse(ex, &c->expect, why, sizeof(why)) != 0)
+            status_set_default(&c->expect);
+    }
     c->poisson = json_string_value(json_object_get(cfg, "arrival")) &&
                  !strcmp(json_string_value(json_object_get(cfg, "arrival")), "poisson");
 

@@ -78,6 +78,32 @@ static void text_histogram(FILE *f, const struct hist *h)
     }
 }
 
+/* Why the server ended keep-alive connections, when it did: a server that
+ * closes after every response measures new connections, not keep-alive. */
+static void closes_line(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    uint64_t after = stats_server_closes(s);
+    int k, any = 0;
+    if (!cfg->keepalive || (after == 0 && s->closes[CLOSE_IDLE] == 0))
+        return;
+    fprintf(f, "\n              closed by the server: ");
+    if (after)
+        fprintf(f, "%llu after a response (", (unsigned long long)after);
+    for (k = 0; k < CLOSE_IDLE; k++)
+        if (s->closes[k]) {
+            fprintf(f, "%s%llu: %s", any ? ", " : "", (unsigned long long)s->closes[k],
+                    stats_close_explain((enum close_kind)k));
+            any = 1;
+        }
+    if (after)
+        fprintf(f, ")");
+    if (s->closes[CLOSE_IDLE])
+        fprintf(f, "%s%llu while idle, without a word", after ? "; " : "", (unsigned long long)s->closes[CLOSE_IDLE]);
+    if (s->completed >= 10 && after * 10 >= s->completed * 9)
+        fprintf(f, "\nKeep-alive    refused by the server: nearly every request went on a new connection,\n"
+                   "              so this measured new connections, not keep-alive");
+}
+
 static void status_line(FILE *f, const struct stats *s)
 {
     int i, any = 0;
@@ -89,6 +115,22 @@ static void status_line(FILE *f, const struct stats *s)
         any = 1;
     }
     fprintf(f, "%s\n", any ? "" : "  none");
+}
+
+static void bad_status_line(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    unsigned i;
+    int n = 0;
+    if (s->bad_status == 0)
+        return;
+    fprintf(f, "Bad status    %llu (%.2f%% of responses) outside the expected %s:", (unsigned long long)s->bad_status,
+            s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, cfg->expect.text);
+    for (i = 0; i < STATUS_MAX && n < 8; i++)
+        if (s->status[i] && !status_set_has(&cfg->expect, i))
+            fprintf(f, "%s %u", n++ ? "," : "", i);
+    fprintf(f, "%s\n", s->completed && s->bad_status * 2 > s->completed
+                           ? "\n              most answers were failures: the throughput above is not a valid result"
+                           : "");
 }
 
 static void errors_block(FILE *f, const struct stats *s, uint64_t ended)
@@ -187,11 +229,12 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
     fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
+    if (s->completed && (!cfg->keepalive || s->conns_opened * 100 > s->completed))
+        fprintf(f, ", %.2f per request", (double)s->conns_opened / (double)s->completed);
     if (r->all_connected_s >= 0 && cfg->keepalive)
         fprintf(f, " (all %u connected within %s)", cfg->connections,
                 units_fmt_ns(b3, sizeof(b3), r->all_connected_s * 1e9));
-    if (s->server_closes)
-        fprintf(f, ", %llu closed by the server (Connection: close)", (unsigned long long)s->server_closes);
+    closes_line(f, cfg, s);
     if (s->tls_full + s->tls_resumed)
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
@@ -228,6 +271,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     }
     fputc('\n', f);
     status_line(f, s);
+    bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + errs);
 
     if (r->nurls > 1) {

@@ -42,11 +42,17 @@ static int parse_one(const char *t, struct slo_check *c, char *err, size_t errle
         c->metric = SLO_MEAN;
     } else if (strcmp(name, "max") == 0) {
         c->metric = SLO_MAX_LAT;
-    } else if (strcmp(name, "errors") == 0) {
+    } else if (strcmp(name, "errors") == 0 || strcmp(name, "bad_status") == 0) {
+        /* A count, or a share of the requests ended (errors) or of the
+         * responses (bad_status: statuses outside --expect). */
         size_t vl = strlen(val);
-        c->metric = val[vl - 1] == '%' ? SLO_ERRORS_PCT : SLO_ERRORS;
+        int pct = val[vl - 1] == '%';
+        if (name[0] == 'e')
+            c->metric = pct ? SLO_ERRORS_PCT : SLO_ERRORS;
+        else
+            c->metric = pct ? SLO_BAD_PCT : SLO_BAD;
         c->threshold = strtod(val, &end);
-        if (end == val || (c->metric == SLO_ERRORS_PCT ? *end != '%' || end[1] : *end != '\0') || c->threshold < 0)
+        if (end == val || (pct ? *end != '%' || end[1] : *end != '\0') || c->threshold < 0)
             goto bad;
         return 0;
     } else if (strcmp(name, "rps") == 0) {
@@ -56,7 +62,7 @@ static int parse_one(const char *t, struct slo_check *c, char *err, size_t errle
             goto bad;
         return 0;
     } else {
-        snprintf(err, errlen, "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, rps)", name);
+        snprintf(err, errlen, "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, bad_status, rps)", name);
         return -1;
     }
     /* Latency: a unit is required, "p99<50" is too easy to misread. */
@@ -134,6 +140,12 @@ int slo_eval(struct slo *s, const struct engine_result *r)
         case SLO_RPS:
             c->value = r->elapsed_s > 0 ? (double)t->completed / r->elapsed_s : 0;
             break;
+        case SLO_BAD_PCT:
+            c->value = t->completed ? 100.0 * (double)t->bad_status / (double)t->completed : 0;
+            break;
+        case SLO_BAD:
+            c->value = (double)t->bad_status;
+            break;
         }
         if (c->less)
             c->pass = c->or_equal ? c->value <= c->threshold : c->value < c->threshold;
@@ -151,9 +163,11 @@ char *slo_value_str(const struct slo_check *c, double v, char *buf, size_t len)
 {
     switch (c->metric) {
     case SLO_ERRORS_PCT:
+    case SLO_BAD_PCT:
         snprintf(buf, len, "%.3g%%", v);
         break;
     case SLO_ERRORS:
+    case SLO_BAD:
         snprintf(buf, len, "%.0f", v);
         break;
     case SLO_RPS:

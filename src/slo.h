@@ -1,5 +1,5 @@
 /* slo.h - pass/fail thresholds on a run (k6-style), e.g.
- * "p99<50ms,errors<0.1%,rps>10000". */
+ * "p99<50ms,errors<0.1%,bad_status<1%,rps>10000". */
 #ifndef RAFALE_SLO_H
 #define RAFALE_SLO_H
 
@@ -10,7 +10,7 @@
 
 struct engine_result;
 
-enum slo_metric { SLO_PCT, SLO_MEAN, SLO_MAX_LAT, SLO_ERRORS_PCT, SLO_ERRORS, SLO_RPS };
+enum slo_metric { SLO_PCT, SLO_MEAN, SLO_MAX_LAT, SLO_ERRORS_PCT, SLO_ERRORS, SLO_RPS, SLO_BAD_PCT, SLO_BAD };
 
 struct slo_check {
     char text[48];         /* as the user wrote it */

@@ -81,7 +81,9 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->bytes_sent += s->bytes_sent;
     d->bytes_recv += s->bytes_recv;
     d->conns_opened += s->conns_opened;
-    d->server_closes += s->server_closes;
+    for (i = 0; i < CLOSE__COUNT; i++)
+        d->closes[i] += s->closes[i];
+    d->bad_status += s->bad_status;
     hist_merge(&d->latency, &s->latency);
     hist_merge(&d->ttfb, &s->ttfb);
     hist_merge(&d->connect, &s->connect);
@@ -99,4 +101,42 @@ uint64_t stats_errors(const struct stats *s)
     for (i = 0; i < ERR__COUNT; i++)
         n += s->errors[i];
     return n;
+}
+
+uint64_t stats_server_closes(const struct stats *s)
+{
+    return s->closes[CLOSE_HEADER] + s->closes[CLOSE_HTTP10] + s->closes[CLOSE_BODY_EOF];
+}
+
+void stats_count_bad(struct stats *s, const struct status_set *expect)
+{
+    unsigned i;
+    s->bad_status = 0;
+    for (i = 0; i < STATUS_MAX; i++)
+        if (s->status[i] && !status_set_has(expect, i))
+            s->bad_status += s->status[i];
+}
+
+static const char *const close_names[CLOSE__COUNT] = {
+    [CLOSE_HEADER] = "connection_close",
+    [CLOSE_HTTP10] = "http10",
+    [CLOSE_BODY_EOF] = "body_until_close",
+    [CLOSE_IDLE] = "idle",
+};
+
+static const char *const close_explain[CLOSE__COUNT] = {
+    [CLOSE_HEADER] = "'Connection: close' header",
+    [CLOSE_HTTP10] = "HTTP/1.0 without keep-alive",
+    [CLOSE_BODY_EOF] = "body delimited by the close",
+    [CLOSE_IDLE] = "closed while idle, without a word",
+};
+
+const char *stats_close_name(enum close_kind k)
+{
+    return close_names[k];
+}
+
+const char *stats_close_explain(enum close_kind k)
+{
+    return close_explain[k];
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "status.h"
 
 enum err_kind {
     ERR_CONNECT_REFUSED,
@@ -22,7 +23,15 @@ enum err_kind {
     ERR__COUNT
 };
 
-#define STATUS_MAX 600
+/* How the server ended a keep-alive connection (it is told in the report,
+ * so a server that refuses keep-alive cannot pass for one that keeps it). */
+enum close_kind {
+    CLOSE_HEADER,        /* after a response with "Connection: close" */
+    CLOSE_HTTP10,        /* after an HTTP/1.0 response without keep-alive */
+    CLOSE_BODY_EOF,      /* after a response whose body ran until the close */
+    CLOSE_IDLE,          /* an idle connection, between requests, without a word */
+    CLOSE__COUNT
+};
 
 struct stats {
     uint64_t started;          /* requests begun (a connect attempt for one counts) */
@@ -31,7 +40,8 @@ struct stats {
     uint64_t status[STATUS_MAX];
     uint64_t bytes_sent, bytes_recv;
     uint64_t conns_opened;     /* connections that completed the TCP handshake */
-    uint64_t server_closes;    /* keep-alive connections the server ended (Connection: close) */
+    uint64_t closes[CLOSE__COUNT]; /* keep-alive connections the server ended, by how */
+    uint64_t bad_status;       /* completed with a status outside --expect (set after the run) */
     uint64_t tls_full, tls_resumed; /* TLS handshakes */
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
@@ -47,6 +57,13 @@ int stats_init(struct stats *s);
 void stats_fini(struct stats *s);
 void stats_merge(struct stats *dst, const struct stats *src);
 uint64_t stats_errors(const struct stats *s);
+/* Keep-alive connections the server ended after a response (not idle ones). */
+uint64_t stats_server_closes(const struct stats *s);
+/* Sets s->bad_status: the responses whose status is not in expect. */
+void stats_count_bad(struct stats *s, const struct status_set *expect);
+/* JSON key and plain words of a close kind. */
+const char *stats_close_name(enum close_kind k);
+const char *stats_close_explain(enum close_kind k);
 
 /* JSON key of an error kind ("connect_refused", ...). */
 const char *stats_err_name(enum err_kind k);

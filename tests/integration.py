@@ -166,6 +166,16 @@ class BadServer:
                 if m == "http10":
                     c.sendall(b"HTTP/1.0 200 OK\r\n\r\nbody until close")
                     break
+                if m == "http10len":  # as Python's wsgiref: HTTP/1.0, a length, then close
+                    c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+                    break
+                if m == "eofbody":  # HTTP/1.1 without a length: the body ends with the connection
+                    c.sendall(b"HTTP/1.1 200 OK\r\n\r\nbody until close")
+                    break
+                if m == "idleclose":  # keep-alive in words, then a silent close once idle
+                    c.sendall(self.RESPONSE)
+                    time.sleep(0.02)
+                    break
                 if m == "chunked-trailer":
                     c.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                               b"3;x=y\r\nabc\r\n0\r\nX-T: 1\r\n\r\n")
@@ -419,6 +429,64 @@ def server_closes_connection():
     check(j["summary"]["requests"] == 300 and err_total(j) == 0, "/close: all complete, no errors")
     check(j["summary"]["server_closes"] == 300, "/close: counted as closed by the server")
     check(conns == 300 and j["summary"]["connections_opened"] == 300, "/close: reconnected each time (%s)" % conns)
+
+
+@test
+def expected_statuses():
+    srv = Serve()
+    r = rafale("-n", 400, "-c", 4, "--slo", "bad_status<1%", srv.url("/status/502"), srv.url())
+    check(r.j["summary"]["unexpected_status"] == 200 and r.j["per_url"][0]["summary"]["unexpected_status"] == 200 and
+          r.j["per_url"][1]["summary"]["unexpected_status"] == 0, "default --expect 2xx,3xx: 502 is a bad status")
+    check(r.j["config"]["expect"] == "2xx,3xx" and "Bad status    200 (50.00% of responses)" in r.out and
+          ": 502" in r.out, "the text report says so (%s)" % r.out[-600:])
+    check(r.rc == 3 and r.j["slo"][0]["pass"] is False and r.j["slo"][0]["value"] == 50,
+          "--slo bad_status<1%% fails (rc %s)" % r.rc)
+    r = rafale("-n", 100, "-c", 2, "--expect", "200,502", srv.url("/status/502"))
+    check(r.j["summary"]["unexpected_status"] == 0 and "Bad status" not in r.out, "--expect 200,502 accepts 502")
+    r = rafale("-n", 100, "-c", 2, "--expect", "2xx", srv.url("/redirect"))
+    check(r.j["summary"]["unexpected_status"] == 100, "--expect 2xx: a 302 is a bad status")
+    r = rafale("-n", 200, "-c", 2, "--expect", "200-299,404", srv.url("/status/404"), srv.url("/status/500"))
+    check(r.j["summary"]["unexpected_status"] == 100 and "most answers" not in r.out, "--expect with a range")
+    r = rafale("-n", 100, "-c", 2, srv.url("/status/503"))
+    check("not a valid result" in r.out, "mostly bad statuses: the report says the throughput is not valid")
+    srv.stop()
+    for bad in ("99x", "2xx,", "600", "abc", "300-200", ""):
+        r = rafale("--expect", bad, "http://127.0.0.1:1/", expect_json=False)
+        check(r.rc == 2 and "--expect wants status codes such as" in r.err and len(r.err.splitlines()) == 1,
+              "--expect %r refused in one line (%r)" % (bad, r.err))
+
+
+@test
+def why_connections_ended():
+    srv = Serve()
+    r = rafale("-n", 300, "-c", 3, srv.url("/close"))
+    srv.stop()
+    why = r.j["summary"]["server_close_reasons"]
+    check(why["connection_close"] == 300 and why["http10"] == 0 and r.j["summary"]["connections_per_request"] == 1.0,
+          "/close: 300 closed with 'Connection: close' (%s)" % why)
+    check("'Connection: close' header" in r.out and "Keep-alive    refused by the server" in r.out,
+          "/close: the report names the header and says keep-alive was refused")
+    for mode, key, words in (("http10len", "http10", "HTTP/1.0 without keep-alive"),
+                             ("eofbody", "body_until_close", "body delimited by the close")):
+        bad = BadServer(mode)
+        r = rafale("-n", 30, "-c", 2, bad.url())
+        bad.stop()
+        why = r.j["summary"]["server_close_reasons"]
+        check(r.j["summary"]["requests"] == 30 and err_total(r.j) == 0 and why[key] == 30 and
+              r.j["summary"]["server_closes"] == 30, "%s: 30 closes counted as %s (%s)" % (mode, key, why))
+        check(words in r.out and "Connection: close" not in r.out, "%s: the report says '%s', not 'Connection: close'"
+              % (mode, words))
+    bad = BadServer("idleclose")
+    r = rafale("-R", 20, "-d", "1s", "-c", 1, bad.url())
+    bad.stop()
+    why = r.j["summary"]["server_close_reasons"]
+    check(err_total(r.j) == 0 and 15 <= why["idle"] <= 21 and r.j["summary"]["server_closes"] == 0,
+          "a server closing idle connections: counted as idle (%s)" % why)
+    srv = Serve()
+    r = rafale("-n", 50, "-c", 2, "--close", srv.url("/close"))
+    srv.stop()
+    check(sum(r.j["summary"]["server_close_reasons"].values()) == 0 and "refused" not in r.out,
+          "--close: the server closing is what was asked, nothing is flagged")
 
 
 @test

@@ -70,12 +70,31 @@ int main(void)
     CHECK(b.total == a.total && b.min == a.min && b.max == a.max);
     {
         int same = 1;
-        for (i = 0; i < hist_bucket_count(&a); i++)
-            if (a.counts[i] != b.counts[i])
+        uint32_t n = hist_bucket_count(&a) > hist_bucket_count(&b) ? hist_bucket_count(&a) : hist_bucket_count(&b);
+        for (i = 0; i < n; i++)
+            if ((i < a.nbuckets ? a.counts[i] : 0) != (i < b.nbuckets ? b.counts[i] : 0))
                 same = 0;
         CHECK(same);
     }
     CHECK(hist_percentile(&a, 99.9) == hist_percentile(&b, 99.9));
+
+    /* Buckets are allocated as far as the values reach: an unused histogram
+     * holds none, a 10 ms tail a few thousand, a merge grows its target. */
+    {
+        struct hist e, m;
+        CHECK(hist_init(&e) == 0 && hist_init(&m) == 0);
+        CHECK(hist_bucket_count(&e) == 0 && hist_percentile(&e, 99) == 0);
+        hist_record(&e, 10 * 1000000);
+        CHECKF(hist_bucket_count(&e) > 0 && hist_bucket_count(&e) * sizeof(uint64_t) < 32 * 1024, "%u buckets",
+               hist_bucket_count(&e));
+        CHECK(hist_percentile(&e, 50) >= 9.9e6 && hist_percentile(&e, 50) <= 10.1e6);
+        hist_record(&e, 2 * 3600ULL * 1000000000ULL);
+        CHECK(e.max == HIST_MAX_NS && hist_percentile(&e, 100) == (double)HIST_MAX_NS);
+        CHECK(hist_merge(&m, &e) == 0 && m.total == 2 && hist_bucket_count(&m) >= hist_bucket_count(&e) - 128);
+        CHECK(hist_percentile(&m, 50) == hist_percentile(&e, 50) && hist_percentile(&m, 99) == hist_percentile(&e, 99));
+        hist_fini(&e);
+        hist_fini(&m);
+    }
 
     /* Values above 1 h are clamped, not lost. */
     hist_reset(&a);
