@@ -1,16 +1,19 @@
-/* compare.c - `rafale compare`: start the servers, wait until each answers,
- * run every workload against every server, repetitions interleaved (server
- * A, B, C, then A, B, C again) so machine drift hits all alike, watch each
- * server's process tree, and stop everything at the end. */
+/* compare.c - `rafale compare`: start the servers (each in a cgroup of its
+ * own), wait until each answers with a good status, run every workload
+ * against every server, repetitions interleaved (server A, B, C, then A, B,
+ * C again) so machine drift hits all alike, watch each server, and stop
+ * everything at the end. Each run keeps its full result; the summaries are
+ * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
 #include "clock.h"
-#include "monitor.h"
 #include "net.h"
 #include "proc.h"
+#include "units.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,6 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-
 
 /* snprintf for messages that may be cut short, and that is fine. */
 static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -30,31 +32,174 @@ static void say(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s)
+{
+    return &r->cells[w * r->nservers + s];
+}
+
+int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p)
+{
+    int i;
+    memset(r, 0, sizeof(*r));
+    r->nworkloads = p->nworkloads;
+    r->nservers = p->nservers;
+    r->cells = calloc((size_t)(p->nworkloads * p->nservers), sizeof(*r->cells));
+    r->failed = calloc((size_t)p->nservers, sizeof(int));
+    r->failure = calloc((size_t)p->nservers, sizeof(char *));
+    if (r->cells == NULL || r->failed == NULL || r->failure == NULL)
+        return -1;
+    for (i = 0; i < p->nworkloads * p->nservers; i++)
+        if (stats_init(&r->cells[i].total) != 0)
+            return -1;
+    for (i = 0; i < p->nservers; i++)
+        if ((r->failure[i] = calloc(1, 512)) == NULL)
+            return -1;
+    return 0;
+}
+
+void cmp_result_free(struct cmp_result *r)
+{
+    int i, k;
+    for (i = 0; r->cells && i < r->nworkloads * r->nservers; i++) {
+        struct cmp_cell *c = &r->cells[i];
+        for (k = 0; k < c->nruns; k++) {
+            engine_result_free(&c->runs[k].res);
+            monitor_result_free(&c->runs[k].server);
+        }
+        free(c->runs);
+        free(c->url);
+        stats_fini(&c->total);
+    }
+    for (i = 0; r->failure && i < r->nservers; i++)
+        free(r->failure[i]);
+    free(r->cells);
+    free(r->failed);
+    free(r->failure);
+    memset(r, 0, sizeof(*r));
+}
+
+int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_result *server)
+{
+    struct cmp_run *run;
+    if (c->nruns == c->caprun) {
+        int cap = c->caprun ? c->caprun * 2 : 4;
+        struct cmp_run *n = realloc(c->runs, (size_t)cap * sizeof(*n));
+        if (n == NULL)
+            return -1;
+        c->runs = n;
+        c->caprun = cap;
+    }
+    run = &c->runs[c->nruns++];
+    memset(run, 0, sizeof(*run));
+    run->res = *res;
+    memset(res, 0, sizeof(*res));
+    if (server) {
+        run->server = *server;
+        run->has_server = 1;
+        memset(server, 0, sizeof(*server));
+    }
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static double median(const double *v, int n)
+/* Sorts v in place and returns its median. */
+static double median(double *v, int n)
 {
-    double s[16];
     if (n <= 0)
         return 0;
-    memcpy(s, v, (size_t)n * sizeof(double));
-    qsort(s, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Does the server answer? A TCP connect, or a GET of `ready` that gets any
- * HTTP response. */
-static int probe(const struct url *u, const char *ready)
+static double run_rps(const struct cmp_run *run)
+{
+    return run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
+}
+
+void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r)
+{
+    int w, s, k;
+    for (w = 0; w < r->nworkloads; w++)
+        for (s = 0; s < r->nservers; s++) {
+            const struct config *cfg = &p->workloads[w].cfg;
+            struct cmp_cell *c = cmp_cell(r, w, s);
+            double *rps = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
+            double *cpu = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
+            int ncpu = 0, all_pss = 1;
+
+            stats_fini(&c->total);
+            stats_init(&c->total);
+            c->rps_min = INFINITY;
+            c->rps_max = 0;
+            c->mem_peak = 0;
+            c->best_run = -1;
+            c->client_bound = 0;
+            for (k = 0; k < c->nruns; k++) {
+                const struct cmp_run *run = &c->runs[k];
+                double v = run_rps(run);
+                uint64_t mem;
+                stats_merge(&c->total, &run->res.total);
+                if (rps)
+                    rps[k] = v;
+                if (v < c->rps_min)
+                    c->rps_min = v;
+                if (v > c->rps_max)
+                    c->rps_max = v;
+                if (run->has_server) {
+                    /* No tick counted by /proc is no measurement, not zero. */
+                    if (run->res.total.completed && cpu && (run->server.cpu_s > 0 || run->server.cpu_exact))
+                        cpu[ncpu++] = run->server.cpu_s * 1e6 / (double)run->res.total.completed;
+                    all_pss &= run->server.has_pss;
+                    mem = run->server.has_pss ? run->server.pss_peak_bytes : run->server.rss_peak_bytes;
+                    if (c->best_run < 0 || mem > c->mem_peak) {
+                        c->mem_peak = mem;
+                        c->best_run = k;
+                    }
+                }
+                /* Its CPU time against the time it had: saturated means it,
+                 * not the server, set the pace. */
+                if (run->res.client_cpu_s >
+                    0.9 * (run->res.elapsed_s + (double)cfg->warmup_ns / 1e9) * (cfg->threads ? cfg->threads : 1))
+                    c->client_bound = 1;
+            }
+            c->mem_is_pss = c->best_run >= 0 && all_pss;
+            if (c->best_run >= 0 && !all_pss) {
+                /* Mixed runs: compare like with like, RSS everywhere. */
+                c->mem_peak = 0;
+                for (k = 0; k < c->nruns; k++)
+                    if (c->runs[k].has_server && c->runs[k].server.rss_peak_bytes > c->mem_peak)
+                        c->mem_peak = c->runs[k].server.rss_peak_bytes;
+            }
+            if (c->nruns == 0)
+                c->rps_min = 0;
+            c->rps_median = rps ? median(rps, c->nruns) : 0;
+            c->server_cpu_us = ncpu && cpu ? median(cpu, ncpu) : -1;
+            c->unstable = c->nruns > 1 && c->rps_median > 0 && (c->rps_max - c->rps_min) / c->rps_median > 0.10;
+            c->bad_pct = c->total.completed ? 100.0 * (double)c->total.bad_status / (double)c->total.completed : 0;
+            c->invalid = c->nruns > 0 && (c->total.completed == 0 || c->bad_pct > 50);
+            c->conns_per_req = c->total.completed ? (double)c->total.conns_opened / (double)c->total.completed : 0;
+            c->keepalive_refused = cfg->keepalive && c->total.completed >= 10 && c->conns_per_req > 0.9;
+            free(rps);
+            free(cpu);
+        }
+}
+
+/* Does the server answer? A TCP connect, or a GET of `ready` that gets a
+ * status in the expected set. Writes what it got into got. */
+static int probe(const struct url *u, const struct cmp_server *s, char *got, size_t gotlen)
 {
     struct net_addr a;
     char err[128], buf[64];
     struct timeval tv = { 1, 0 };
     int fd, ok = 0;
+    ssize_t n;
 
+    got[0] = '\0';
     if (net_resolve(u->host, u->port, &a, err, sizeof(err)) != 0)
         return 0;
     fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -63,13 +208,19 @@ static int probe(const struct url *u, const char *ready)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     if (connect(fd, (struct sockaddr *)&a.ss, a.len) == 0) {
-        if (ready == NULL) {
+        if (s->ready == NULL) {
             ok = 1;
         } else {
-            char req[1024];
-            int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", ready, u->host);
-            if (write(fd, req, (size_t)n) == n && read(fd, buf, sizeof(buf)) >= 8 && memcmp(buf, "HTTP/1.", 7) == 0)
-                ok = 1;
+            char req[1024], host[URL_HOST_MAX + 16];
+            int len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", s->ready,
+                               url_host_header(u, host, sizeof(host)));
+            /* "HTTP/1.x NNN" (RFC 9112 §4). */
+            if (len > 0 && (size_t)len < sizeof(req) && write(fd, req, (size_t)len) == len &&
+                (n = read(fd, buf, sizeof(buf) - 1)) >= 12 && memcmp(buf, "HTTP/1.", 7) == 0) {
+                unsigned code = (unsigned)atoi(buf + 9);
+                say(got, gotlen, "status %u", code);
+                ok = status_set_has(&s->ready_status, code);
+            }
         }
     }
     close(fd);
@@ -82,47 +233,77 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* How a server is run and watched during the compare. */
+struct srv {
+    struct proc proc;        /* started by us */
+    int started;
+    char log[64];
+    int monitor_pid;         /* what the monitor follows: a pid, */
+    const char *monitor_cg;  /* or a cgroup */
+};
+
 /* Starts (or finds) server i and waits until it answers. */
-static int bring_up(const struct cmp_plan *p, int i, int *pid, const char *log, const atomic_int *stop, char *why,
-                    size_t whylen)
+static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_result *r, const atomic_int *stop,
+                    char *why, size_t whylen, char *warn, size_t warnlen)
 {
     const struct cmp_server *s = &p->servers[i];
     struct url u;
-    char err[256], how[128], tail[400];
+    char err[300], how[128], tail[400], got[64], cgname[64];
     uint64_t until;
 
+    warn[0] = '\0';
     if (url_parse(s->url, &u, err, sizeof(err)) != 0) {
-        snprintf(why, whylen, "bad url: %s", err);
+        say(why, whylen, "bad url: %s", err);
         return -1;
     }
     if (s->pid) {
-        *pid = s->pid;
         if (kill(s->pid, 0) != 0) {
-            snprintf(why, whylen, "no process %d to attach to", s->pid);
+            say(why, whylen, "no process %d to attach to", s->pid);
             url_free(&u);
             return -1;
         }
+        sv->monitor_pid = s->pid;
+    } else if (s->cgroup) {
+        sv->monitor_cg = s->cgroup;
     } else {
-        *pid = proc_spawn(s->start, s->dir, s->env, s->nenv, p->server_cpus, p->nserver_cpus, log, err, sizeof(err));
-        if (*pid < 0) {
-            snprintf(why, whylen, "%s", err);
+        snprintf(cgname, sizeof(cgname), "rafale-%d-%d", (int)getpid(), i);
+        if (proc_start(&sv->proc, s->start, s->dir, s->env, s->nenv, p->set.server_cpus, p->set.nserver_cpus, sv->log,
+                       p->set.cgroups ? cgname : NULL, warn, warnlen, err, sizeof(err)) != 0) {
+            say(why, whylen, "%s", err);
             url_free(&u);
             return -1;
+        }
+        sv->started = 1;
+        if (sv->proc.in_cgroup) {
+            sv->monitor_cg = sv->proc.cg.path;
+            r->cgroups = 1;
+        } else {
+            sv->monitor_pid = sv->proc.pid;
+            say(r->note, sizeof(r->note), "%s", p->set.cgroups ? warn : "cgroups = no in the plan");
         }
     }
-    until = clock_ns() + p->ready_ns;
-    while (!probe(&u, s->ready)) {
-        if (s->start && !proc_alive(*pid, how, sizeof(how))) {
-            proc_tail(log, 3, tail, sizeof(tail));
+    until = clock_ns() + p->set.ready_ns;
+    while (!probe(&u, s, got, sizeof(got))) {
+        if (sv->started && !proc_alive(&sv->proc, how, sizeof(how))) {
+            proc_tail(sv->log, 3, tail, sizeof(tail));
             say(why, whylen, "%s before answering%s%s", how, tail[0] ? "; last output: " : "", tail);
-            *pid = -1;
             url_free(&u);
             return -1;
         }
-        if (clock_ns() > until || atomic_load(stop)) {
-            proc_tail(log, 3, tail, sizeof(tail));
-            say(why, whylen, "never answered on %s within %.1f s%s%s", s->url, (double)p->ready_ns / 1e9,
-                tail[0] ? "; last output: " : "", tail);
+        if (atomic_load(stop)) {
+            say(why, whylen, "interrupted while waiting for it to answer on %s", s->url);
+            url_free(&u);
+            return -1;
+        }
+        if (clock_ns() > until) {
+            proc_tail(sv->log, 3, tail, sizeof(tail));
+            if (got[0])
+                say(why, whylen, "never answered GET %s with an expected status (got %s; ready-status %s) within %.1f s%s%s",
+                    s->ready, got, s->ready_status.text, (double)p->set.ready_ns / 1e9, tail[0] ? "; last output: " : "",
+                    tail);
+            else
+                say(why, whylen, "never answered on %s within %.1f s%s%s", s->url, (double)p->set.ready_ns / 1e9,
+                    tail[0] ? "; last output: " : "", tail);
             url_free(&u);
             return -1;
         }
@@ -134,128 +315,142 @@ static int bring_up(const struct cmp_plan *p, int i, int *pid, const char *log, 
 
 /* One run of workload w against server s. Returns 0, or -1 when the run
  * could not be made (the reason in why). */
-static int one_run(const struct cmp_plan *p, const struct config *base, int w, int s, int pid, int rep,
-                   const atomic_int *stop, struct cmp_result *out, char *why, size_t whylen, char *line, size_t linelen)
+static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv, int rep, const atomic_int *stop,
+                   struct cmp_result *out, char *why, size_t whylen, char *line, size_t linelen)
 {
     const struct cmp_workload *wl = &p->workloads[w];
-    const struct cmp_server *sv = &p->servers[s];
-    struct cmp_cell *cell = &out->cells[w][s];
-    struct config cfg = *base;
+    const struct cmp_server *server = &p->servers[s];
+    struct cmp_cell *cell = cmp_cell(out, w, s);
+    struct config cfg = wl->cfg;
     struct engine_result res;
     struct monitor *mon = NULL;
     struct monitor_result mr;
     struct url u;
-    char text[2048], err[512];
+    char text[2048], err[512], p99[32];
     const char *ut[1];
-    double rps;
-    size_t bl = strlen(sv->url);
+    size_t bl = strlen(server->url);
     int rc;
 
-    say(text, sizeof(text), "%.*s%s", (int)(bl && sv->url[bl - 1] == '/' ? bl - 1 : bl), sv->url, wl->path);
+    say(text, sizeof(text), "%.*s%s", (int)(bl && server->url[bl - 1] == '/' ? bl - 1 : bl), server->url, wl->path);
     if (url_parse(text, &u, err, sizeof(err)) != 0) {
         say(why, whylen, "bad url: %s", err);
         return -1;
     }
+    if (cell->url == NULL)
+        cell->url = strdup(text);
     ut[0] = text;
     cfg.urls = &u;
     cfg.url_text = ut;
     cfg.nurls = 1;
-    cfg.connections = wl->connections;
-    cfg.threads = p->threads < wl->connections ? p->threads : wl->connections;
-    cfg.duration_ns = wl->duration_ns;
-    cfg.requests = wl->requests;
-    if (cfg.requests && cfg.requests < cfg.connections)
-        cfg.connections = (uint32_t)cfg.requests;
-    if (!cfg.duration_ns && !cfg.requests)
-        cfg.duration_ns = 5 * NS_PER_S;
-    cfg.keepalive = !wl->close;
-    cfg.rate = wl->rate;
-    cfg.warmup_ns = p->warmup_ns;
-    if (pid > 0 && monitor_start(pid, p->warmup_ns, &mon, err, sizeof(err)) != 0)
+    if (cfg.threads == 0)
+        cfg.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;
+    if (cfg.threads > cfg.connections)
+        cfg.threads = cfg.connections;
+    memset(&mr, 0, sizeof(mr));
+    if ((sv->monitor_pid > 0 || sv->monitor_cg) &&
+        monitor_start(sv->monitor_pid, sv->monitor_cg, cfg.warmup_ns, &mon, err, sizeof(err)) != 0)
         mon = NULL;
     rc = engine_run(&cfg, stop, NULL, NULL, &res, err, sizeof(err));
     if (mon)
         monitor_stop(mon, &mr);
     url_free(&u);
     if (rc != 0) {
+        monitor_result_free(&mr);
         say(why, whylen, "%s", err);
         return -1;
     }
-    rps = res.elapsed_s > 0 ? (double)res.total.completed / res.elapsed_s : 0;
-    if (cell->runs < 16)
-        cell->rps[cell->runs] = rps;
-    hist_merge(&cell->lat, &res.total.latency);
-    cell->errors += stats_errors(&res.total);
-    cell->completed += res.total.completed;
-    if (mon && res.total.completed && cell->runs < 16) {
-        /* Kept per run in rps' shadow: the median is taken at the end. */
-        cell->cpu_runs[cell->runs] = mr.cpu_s * 1e6 / (double)res.total.completed;
-        if (mr.rss_peak_bytes > cell->rss_peak)
-            cell->rss_peak = mr.rss_peak_bytes;
+    snprintf(line, linelen, "  run %d: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", rep + 1, wl->name,
+             server->name, res.elapsed_s > 0 ? (double)res.total.completed / res.elapsed_s : 0,
+             units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.total.latency, 99)),
+             (unsigned long long)stats_errors(&res.total),
+             res.total.completed && res.total.bad_status * 2 > res.total.completed ? "  (mostly bad statuses)" : "");
+    if (cmp_add_run(cell, &res, mon ? &mr : NULL) != 0) {
+        engine_result_free(&res);
+        monitor_result_free(&mr);
+        say(why, whylen, "out of memory");
+        return -1;
     }
-    if (res.client_cpu_s > 0.9 * (res.elapsed_s + (double)p->warmup_ns / 1e9) * cfg.threads)
-        cell->client_bound = 1;
-    cell->runs++;
-    snprintf(line, linelen, "  run %d: %-24s %-16s %10.1f req/s  p99 %8.3f ms  %llu errors", rep + 1, wl->name, sv->name,
-             rps, hist_percentile(&res.total.latency, 99) / 1e6, (unsigned long long)stats_errors(&res.total));
-    engine_result_free(&res);
     return 0;
 }
 
-int cmp_run(const struct cmp_plan *p, const struct config *base, const atomic_int *stop, cmp_log_fn log, void *arg,
-            struct cmp_result *out, char *err, size_t errlen)
+/* The version line of each server, when the plan gives a command for it. */
+static void versions(struct cmp_plan *p)
 {
-    int pids[CMP_MAX], i, w, rep, k;
-    char logs[CMP_MAX][64], line[1024];
+    int i;
+    for (i = 0; i < p->nservers; i++) {
+        char line[160];
+        if (p->servers[i].version_cmd == NULL)
+            continue;
+        proc_capture(p->servers[i].version_cmd, line, sizeof(line), 5 * 1000000000ULL);
+        free(p->servers[i].version);
+        p->servers[i].version = strdup(line);
+    }
+}
 
-    memset(out, 0, sizeof(*out));
-    for (w = 0; w < p->nworkloads; w++)
-        for (i = 0; i < p->nservers; i++) {
-            out->cells[w][i].server_cpu_us = -1;
-            if (hist_init(&out->cells[w][i].lat) != 0) {
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-        }
-    if (p->nclient_cpus && proc_pin_self(p->client_cpus, p->nclient_cpus) != 0) {
-        snprintf(err, errlen, "cannot pin rafale to client-cpus: %s", strerror(errno));
+int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
+            char *err, size_t errlen)
+{
+    struct srv *svs;
+    char line[1200], warn[300];
+    int i, w, rep, rc = 0;
+
+    if (cmp_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
+    /* Nothing started yet: every stop below is safe. */
     for (i = 0; i < p->nservers; i++) {
-        snprintf(logs[i], sizeof(logs[i]), "/tmp/rafale-compare-%d-%d.log", (int)getpid(), i);
-        unlink(logs[i]);
-        pids[i] = -1;
-        if (atomic_load(stop))
-            break;
-        if (bring_up(p, i, &pids[i], logs[i], stop, out->failure[i], sizeof(out->failure[i])) != 0) {
+        svs[i].proc.pid = -1;
+        snprintf(svs[i].log, sizeof(svs[i].log), "/tmp/rafale-compare-%d-%d.log", (int)getpid(), i);
+    }
+    if (p->set.nclient_cpus && proc_pin_self(p->set.client_cpus, p->set.nclient_cpus) != 0) {
+        snprintf(err, errlen, "cannot pin rafale to client-cpus: %s", strerror(errno));
+        free(svs);
+        return -1;
+    }
+    versions(p);
+    proc_become_subreaper();
+    for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
+        unlink(svs[i].log);
+        if (bring_up(p, i, &svs[i], out, stop, out->failure[i], 512, warn, sizeof(warn)) != 0) {
             out->failed[i] = 1;
             snprintf(line, sizeof(line), "  %s: %s", p->servers[i].name, out->failure[i]);
             if (log)
                 log(line, arg);
+            if (svs[i].started)
+                proc_stop(&svs[i].proc, p->set.grace_ns);
+        }
+        if (warn[0] && log) {
+            snprintf(line, sizeof(line), "  %s: warning: %s: it runs in a process group only, and a server that "
+                                         "daemonizes will escape it", p->servers[i].name, warn);
+            log(line, arg);
         }
     }
-    for (rep = 0; rep < p->repeat && !atomic_load(stop); rep++) {
+    for (rep = 0; rep < p->set.repeat && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
             for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
                 char how[100], tail[300];
                 if (out->failed[i])
                     continue;
-                if (one_run(p, base, w, i, pids[i], rep, stop, out, out->failure[i], sizeof(out->failure[i]), line,
-                            sizeof(line)) != 0) {
+                if (one_run(p, w, i, &svs[i], rep, stop, out, out->failure[i], 512, line, sizeof(line)) != 0) {
                     out->failed[i] = 1;
                 } else if (log) {
                     log(line, arg);
                 }
-                if (p->servers[i].start && !out->failed[i] && !proc_alive(pids[i], how, sizeof(how))) {
-                    proc_tail(logs[i], 3, tail, sizeof(tail));
-                    snprintf(out->failure[i], sizeof(out->failure[i]), "%s during the runs%s%s", how,
-                             tail[0] ? "; last output: " : "", tail);
+                if (svs[i].started && !out->failed[i] && !proc_alive(&svs[i].proc, how, sizeof(how))) {
+                    proc_tail(svs[i].log, 3, tail, sizeof(tail));
+                    snprintf(out->failure[i], 512, "%s during the runs%s%s", how, tail[0] ? "; last output: " : "",
+                             tail);
                     out->failed[i] = 1;
-                    pids[i] = -1;
                 }
-                if (out->failed[i] && log) {
-                    snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
-                    log(line, arg);
+                if (out->failed[i]) {
+                    /* Whatever is left of it goes now, not at the end. */
+                    if (svs[i].started)
+                        proc_stop(&svs[i].proc, p->set.grace_ns);
+                    if (log) {
+                        snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
+                        log(line, arg);
+                    }
                 }
             }
         }
@@ -263,30 +458,12 @@ int cmp_run(const struct cmp_plan *p, const struct config *base, const atomic_in
     out->interrupted = atomic_load(stop) != 0;
     /* Stop what we started, interrupted or not. */
     for (i = 0; i < p->nservers; i++) {
-        if (p->servers[i].start && pids[i] > 0)
-            proc_stop(pids[i], p->grace_ns);
-        unlink(logs[i]);
+        if (svs[i].started)
+            proc_stop(&svs[i].proc, p->set.grace_ns);
+        unlink(svs[i].log);
     }
-    for (w = 0; w < p->nworkloads; w++)
-        for (i = 0; i < p->nservers; i++) {
-            struct cmp_cell *c = &out->cells[w][i];
-            int n = c->runs < 16 ? c->runs : 16, m = 0;
-            double cpu[16];
-            c->p50_ns = hist_percentile(&c->lat, 50);
-            c->p99_ns = hist_percentile(&c->lat, 99);
-            for (k = 0; k < n; k++)
-                if (c->cpu_runs[k] > 0)
-                    cpu[m++] = c->cpu_runs[k];
-            c->server_cpu_us = m ? median(cpu, m) : -1;
-            c->rps_median = median(c->rps, n);
-        }
-    return 0;
-}
-
-void cmp_result_free(struct cmp_result *r, const struct cmp_plan *p)
-{
-    int w, i;
-    for (w = 0; w < p->nworkloads; w++)
-        for (i = 0; i < p->nservers; i++)
-            hist_fini(&r->cells[w][i].lat);
+    proc_reap_orphans(2 * 1000000000ULL);
+    free(svs);
+    cmp_summarize(p, out);
+    return rc;
 }

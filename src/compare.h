@@ -1,100 +1,127 @@
 /* compare.h - `rafale compare`: several servers, the same workloads, runs
- * interleaved, each server's CPU and memory watched, one table and one HTML
- * report. The plan comes from a small hand-editable file:
+ * interleaved, each server followed in a cgroup of its own (CPU, memory as
+ * PSS, per process), one table and one HTML report. The plan comes from a
+ * small hand-editable file (compare_file.c):
  *
- *   [settings]            repeat = 3, warmup = 1s, grace = 3s, ready-timeout = 15s,
- *                         server-cpus = 0, client-cpus = 1, threads = 1
- *   [server NAME]         start = COMMAND (run by sh) | pid = PID,
- *                         url = http://127.0.0.1:8080, dir = DIR,
- *                         env = NAME=VALUE (repeatable), ready = /path
- *   [workload NAME]       path = /, connections = 50, duration = 5s,
- *                         requests = N, close = yes|no, rate = R
+ *   [settings]            repeat, grace, ready-timeout, server-cpus,
+ *                         client-cpus, and the default of any workload key
+ *   [server NAME]         start = COMMAND (run by /bin/sh -c) | pid = PID |
+ *                         cgroup = PATH; url = http://127.0.0.1:8080; dir,
+ *                         env = NAME=VALUE (repeatable), ready = /path,
+ *                         ready-status = 2xx, version = COMMAND
+ *   [workload NAME]       path = /, and any run option by its long name:
+ *                         connections, requests, duration, close, rate,
+ *                         method, header (repeatable), body, body-file,
+ *                         content-type, expect, timeout, pipeline, ...
  *
- * '#' starts a comment; unknown sections or keys are errors with their line. */
+ * A line whose first non-blank character is '#' is a comment; '#' anywhere
+ * else is part of the value. */
 #ifndef RAFALE_COMPARE_H
 #define RAFALE_COMPARE_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "config.h"
 #include "engine.h"
-
-#define CMP_MAX 16
-#define CMP_ENV 16
+#include "monitor.h"
 
 struct cmp_server {
-    char name[64];
-    char *start;            /* shell command, or NULL with pid */
-    int pid;                /* attach to this process instead of starting one */
+    char *name;
+    char *start;            /* shell command; NULL when attaching */
+    int pid;                /* attach: this process and its children */
+    char *cgroup;           /* attach: every process of this cgroup v2 */
     char *url;              /* base URL, e.g. http://127.0.0.1:8080 */
     char *dir;
-    char *env[CMP_ENV];
+    char **env;             /* "NAME=VALUE" */
     int nenv;
-    char *ready;            /* path to GET until it answers, or NULL: TCP connect */
+    char *ready;            /* path to GET until it answers, or NULL: a TCP connect */
+    struct status_set ready_status; /* what counts as an answer (default 2xx,3xx) */
+    char *version_cmd;      /* run once before the runs; its first line is shown */
+    char *version;          /* that line, or NULL */
 };
 
 struct cmp_workload {
-    char name[64];
-    char *path;
-    uint32_t connections;
-    uint64_t duration_ns;
-    uint64_t requests;
-    int close;
-    double rate;
+    char *name;
+    char *path;             /* appended to each server's url */
+    struct config cfg;      /* every run option; the URL is set per run */
 };
 
 struct cmp_plan {
-    struct cmp_server servers[CMP_MAX];
+    char *file;
+    struct cmp_server *servers;
     int nservers;
-    struct cmp_workload workloads[CMP_MAX];
+    struct cmp_workload *workloads;
     int nworkloads;
-    int repeat;
-    uint64_t warmup_ns;
-    uint64_t grace_ns;
-    uint64_t ready_ns;      /* how long a server may take to answer after start */
-    int server_cpus[64], nserver_cpus;
-    int client_cpus[64], nclient_cpus;
-    uint32_t threads;
+    struct cmp_settings set;
 };
 
-/* Parses the compare file. Returns 0, or -1 with "FILE:LINE: reason" in err. */
-int cmp_parse(const char *path, struct cmp_plan *p, char *err, size_t errlen);
+/* Parses the plan file; the settings given on the command line (over: its
+ * non-zero fields, or NULL) take precedence over the file's. Returns 0, or
+ * -1 with "FILE:LINE: reason" in err. */
+int cmp_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen);
 void cmp_plan_free(struct cmp_plan *p);
-/* Parses a CPU list ("0", "0,2", "1-3") into out (at most 64). Returns 0 or -1. */
-int cmp_cpu_list(const char *v, int *out, int *n);
 
-/* One (workload, server) cell of the results. */
+/* One run of a workload on a server: its full result. */
+struct cmp_run {
+    struct engine_result res;
+    struct monitor_result server;
+    int has_server;
+};
+
+/* One workload on one server: its runs and what they add up to. */
 struct cmp_cell {
-    double rps[16];          /* per repetition */
-    double cpu_runs[16];     /* server CPU us per request, per repetition */
-    double rps_median;
-    int runs;
-    double p50_ns, p99_ns;   /* of the merged repetitions */
-    uint64_t errors, completed;
-    double server_cpu_us;    /* per request, median over repetitions; <0 unknown */
-    uint64_t rss_peak;
-    int client_bound;        /* rafale's own CPU was saturated in some run */
-    struct hist lat;         /* merged latency of all repetitions */
+    char *url;                   /* what the runs were sent to */
+    struct cmp_run *runs;
+    int nruns, caprun;
+    /* Filled by cmp_summarize(): */
+    struct stats total;          /* every run merged: histograms, statuses, counters */
+    double rps_median, rps_min, rps_max;
+    double server_cpu_us;        /* per request, median over runs; < 0 unknown */
+    uint64_t mem_peak;           /* highest PSS (or RSS when PSS was not readable) of its runs */
+    int mem_is_pss;
+    int best_run;                /* the run with the highest memory, for the process table */
+    double bad_pct;              /* responses with a status outside --expect, in % */
+    double conns_per_req;
+    int keepalive_refused;       /* keep-alive asked, a new connection nearly every time */
+    int invalid;                 /* most responses were bad statuses: not a result */
+    int unstable;                /* repetitions differ by more than 10% */
+    int client_bound;            /* rafale's own CPU was saturated in some run */
 };
 
 struct cmp_result {
-    struct cmp_cell cells[CMP_MAX][CMP_MAX];   /* [workload][server] */
-    int failed[CMP_MAX];                       /* server could not be used */
-    char failure[CMP_MAX][512];                /* why, with its last stderr lines */
+    int nworkloads, nservers;
+    struct cmp_cell *cells;      /* [w * nservers + s] */
+    int *failed;                 /* server could not be used */
+    char **failure;              /* why, with its last output lines */
     int interrupted;
+    int cgroups;                 /* servers ran in cgroups of their own */
+    char note[256];              /* why not, when started servers did not */
 };
+
+struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s);
 
 typedef void (*cmp_log_fn)(const char *line, void *arg);
 
-/* Runs the plan. log receives one line per run as it ends. Returns 0 (the
- * result may hold failed servers), or -1 with a reason in err. Every server
- * started is stopped before it returns, even when *stop was set. */
-int cmp_run(const struct cmp_plan *p, const struct config *base, const atomic_int *stop, cmp_log_fn log, void *arg,
-            struct cmp_result *out, char *err, size_t errlen);
-void cmp_result_free(struct cmp_result *r, const struct cmp_plan *p);
+/* Allocates an empty result for p. Returns 0 or -1. */
+int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p);
+/* Adds a run to a cell (taking res and server over). Returns 0 or -1. */
+int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_result *server);
+/* Computes the summary of every cell from its runs. */
+void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r);
 
-/* Text tables, a self-contained HTML page, JSON. */
+/* Runs the plan: starts the servers, runs every workload against every
+ * server, repetitions interleaved, stops everything. log receives one line
+ * per event. Returns 0 (the result may hold failed servers), or -1 with a
+ * reason in err. Every process started is gone before it returns, even when
+ * *stop was set. */
+int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
+            char *err, size_t errlen);
+void cmp_result_free(struct cmp_result *r);
+
+/* Text tables, a self-contained HTML page, JSON with every run in full. */
 void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
 int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
 int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);

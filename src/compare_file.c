@@ -1,5 +1,8 @@
-/* compare_file.c - the compare plan file: INI-like sections and keys. */
+/* compare_file.c - the compare plan: INI-like sections whose keys are the
+ * option table's (opt.c), so a plan is checked exactly as a command line is
+ * and a bad value gets the flag's own words, with FILE:LINE in front. */
 #include "compare.h"
+#include "opt.h"
 #include "units.h"
 
 #include <ctype.h>
@@ -8,7 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+struct kv {
+    char *key, *value;
+    int line;
+};
+
+enum sec_kind { SEC_SETTINGS, SEC_SERVER, SEC_WORKLOAD };
+
+struct section {
+    enum sec_kind kind;
+    char *name;
+    int line;
+    struct kv *kv;
+    int nkv, capkv;
+};
+
+struct sections {
+    struct section *s;
+    int n, cap;
+};
 
 static char *trim(char *s)
 {
@@ -21,214 +43,406 @@ static char *trim(char *s)
     return s;
 }
 
-static int yesno(const char *v, int *out)
+static void sections_free(struct sections *ss)
 {
-    if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"))
-        *out = 1;
-    else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0"))
-        *out = 0;
+    int i, k;
+    for (i = 0; i < ss->n; i++) {
+        for (k = 0; k < ss->s[i].nkv; k++) {
+            free(ss->s[i].kv[k].key);
+            free(ss->s[i].kv[k].value);
+        }
+        free(ss->s[i].kv);
+        free(ss->s[i].name);
+    }
+    free(ss->s);
+}
+
+static int bad(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int bad(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
+{
+    char m[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof(m), fmt, ap);
+    va_end(ap);
+    if (line > 0)
+        snprintf(err, errlen, "%s:%d: %s", path, line, m);
     else
-        return -1;
+        snprintf(err, errlen, "%s: %s", path, m);
+    return -1;
+}
+
+/* Reads the file into sections of key = value lines. */
+static int read_sections(const char *path, struct sections *ss, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    int ln = 0, rc = 0;
+
+    memset(ss, 0, sizeof(*ss));
+    if (f == NULL)
+        return bad(err, errlen, path, 0, "cannot read the plan: %s", strerror(errno));
+    while (getline(&line, &cap, f) >= 0) {
+        char *s = trim(line), *eq;
+        struct section *sec;
+        ln++;
+        /* Only a whole line is a comment: '#' inside a value (a shell
+         * command, a URL fragment, a header) is kept. */
+        if (*s == '\0' || *s == '#')
+            continue;
+        if (*s == '[') {
+            char *end = strchr(s, ']'), *name;
+            enum sec_kind kind;
+            if (end == NULL || end[1] != '\0') {
+                rc = bad(err, errlen, path, ln, "a section is written [settings], [server NAME] or [workload NAME]");
+                break;
+            }
+            *end = '\0';
+            name = trim(s + 1);
+            if (strcmp(name, "settings") == 0) {
+                kind = SEC_SETTINGS;
+                name = "settings";
+            } else if (strncmp(name, "server", 6) == 0 && isspace((unsigned char)name[6])) {
+                kind = SEC_SERVER;
+                name = trim(name + 6);
+            } else if (strncmp(name, "workload", 8) == 0 && isspace((unsigned char)name[8])) {
+                kind = SEC_WORKLOAD;
+                name = trim(name + 8);
+            } else {
+                rc = bad(err, errlen, path, ln, "unknown section [%s] (use [settings], [server NAME], [workload NAME])",
+                         name);
+                break;
+            }
+            if (ss->n == ss->cap) {
+                int c = ss->cap ? ss->cap * 2 : 8;
+                struct section *n = realloc(ss->s, (size_t)c * sizeof(*n));
+                if (n == NULL) {
+                    rc = bad(err, errlen, path, ln, "out of memory");
+                    break;
+                }
+                ss->s = n;
+                ss->cap = c;
+            }
+            sec = &ss->s[ss->n++];
+            memset(sec, 0, sizeof(*sec));
+            sec->kind = kind;
+            sec->line = ln;
+            if ((sec->name = strdup(name)) == NULL) {
+                rc = bad(err, errlen, path, ln, "out of memory");
+                break;
+            }
+            continue;
+        }
+        eq = strchr(s, '=');
+        if (eq == NULL) {
+            rc = bad(err, errlen, path, ln, "expected 'key = value'");
+            break;
+        }
+        *eq = '\0';
+        if (ss->n == 0) {
+            rc = bad(err, errlen, path, ln, "'%s' comes before any section", trim(s));
+            break;
+        }
+        sec = &ss->s[ss->n - 1];
+        if (sec->nkv == sec->capkv) {
+            int c = sec->capkv ? sec->capkv * 2 : 8;
+            struct kv *n = realloc(sec->kv, (size_t)c * sizeof(*n));
+            if (n == NULL) {
+                rc = bad(err, errlen, path, ln, "out of memory");
+                break;
+            }
+            sec->kv = n;
+            sec->capkv = c;
+        }
+        sec->kv[sec->nkv].key = strdup(trim(s));
+        sec->kv[sec->nkv].value = strdup(trim(eq + 1));
+        sec->kv[sec->nkv].line = ln;
+        sec->nkv++;
+        if (sec->kv[sec->nkv - 1].key == NULL || sec->kv[sec->nkv - 1].value == NULL) {
+            rc = bad(err, errlen, path, ln, "out of memory");
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* One key of a workload (or a default in [settings]) through the option
+ * table. Returns 0, 1 when the key is not a workload key, or -1. */
+static int workload_key(struct config *cfg, const struct kv *kv, const char *path, char *err, size_t errlen)
+{
+    const struct opt_def *o = opt_find(kv->key, OPT_WORKLOAD);
+    struct opt_dst d = { cfg, NULL, NULL };
+    char why[400];
+    if (o == NULL)
+        return 1;
+    if (opt_set(o, &d, kv->value, kv->key, why, sizeof(why)) != 0)
+        return bad(err, errlen, path, kv->line, "%s", why);
     return 0;
 }
 
-int cmp_cpu_list(const char *v, int *out, int *n)
+static int parse_settings(struct cmp_plan *p, struct config *defaults, const struct section *sec, const char *path,
+                          char *err, size_t errlen)
 {
-    /* "0", "0,2", "0-3" */
-    char buf[256], *tok, *save = NULL;
-    snprintf(buf, sizeof(buf), "%s", v);
-    *n = 0;
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int a, b;
-        if (sscanf(tok, "%d-%d", &a, &b) == 2) {
-        } else if (sscanf(tok, "%d", &a) == 1) {
-            b = a;
-        } else {
-            return -1;
+    int k;
+    for (k = 0; k < sec->nkv; k++) {
+        const struct kv *kv = &sec->kv[k];
+        const struct opt_def *o = opt_find(kv->key, OPT_SETTINGS);
+        int r;
+        if (o) {
+            struct opt_dst d = { NULL, NULL, &p->set };
+            char why[400];
+            if (opt_set(o, &d, kv->value, kv->key, why, sizeof(why)) != 0)
+                return bad(err, errlen, path, kv->line, "%s", why);
+            continue;
         }
-        if (a < 0 || b < a || b > 1023)
+        if (strcmp(kv->key, "path") == 0)
+            return bad(err, errlen, path, kv->line, "path belongs to a [workload]");
+        r = workload_key(defaults, kv, path, err, errlen);
+        if (r < 0)
             return -1;
-        for (; a <= b && *n < 64; a++)
-            out[(*n)++] = a;
+        if (r > 0)
+            return bad(err, errlen, path, kv->line,
+                       "unknown key '%s' in [settings] (repeat, grace, ready-timeout, server-cpus, client-cpus, "
+                       "or the default of any workload key)",
+                       kv->key);
     }
-    return *n > 0 ? 0 : -1;
+    return 0;
+}
+
+static int keep_str(char **field, const char *v)
+{
+    free(*field);
+    *field = strdup(v);
+    return *field ? 0 : -1;
+}
+
+static int parse_server(struct cmp_server *sv, const struct section *sec, const char *path, char *err, size_t errlen)
+{
+    int k;
+    status_set_default(&sv->ready_status);
+    for (k = 0; k < sec->nkv; k++) {
+        const struct kv *kv = &sec->kv[k];
+        const char *key = kv->key, *v = kv->value;
+        int rc = 0;
+        if (!strcmp(key, "start"))
+            rc = keep_str(&sv->start, v);
+        else if (!strcmp(key, "url"))
+            rc = keep_str(&sv->url, v);
+        else if (!strcmp(key, "dir"))
+            rc = keep_str(&sv->dir, v);
+        else if (!strcmp(key, "ready")) {
+            if (v[0] != '/')
+                return bad(err, errlen, path, kv->line, "ready wants a path such as /health, not '%s'", v);
+            rc = keep_str(&sv->ready, v);
+        } else if (!strcmp(key, "cgroup"))
+            rc = keep_str(&sv->cgroup, v);
+        else if (!strcmp(key, "version"))
+            rc = keep_str(&sv->version_cmd, v);
+        else if (!strcmp(key, "ready-status")) {
+            char why[200];
+            if (status_set_parse(v, &sv->ready_status, why, sizeof(why)) != 0)
+                return bad(err, errlen, path, kv->line, "ready-status wants %s, not '%s'", why, v);
+        } else if (!strcmp(key, "pid")) {
+            uint64_t pid;
+            if (units_parse_count(v, &pid) != 0 || pid == 0 || pid > 0x7fffffff)
+                return bad(err, errlen, path, kv->line, "pid wants a process id, not '%s'", v);
+            sv->pid = (int)pid;
+        } else if (!strcmp(key, "env")) {
+            char **n;
+            if (strchr(v, '=') == NULL || v[0] == '=')
+                return bad(err, errlen, path, kv->line, "env wants NAME=VALUE, not '%s'", v);
+            n = realloc(sv->env, (size_t)(sv->nenv + 1) * sizeof(char *));
+            if (n == NULL)
+                return bad(err, errlen, path, kv->line, "out of memory");
+            sv->env = n;
+            if ((sv->env[sv->nenv] = strdup(v)) == NULL)
+                rc = -1;
+            else
+                sv->nenv++;
+        } else {
+            return bad(err, errlen, path, kv->line,
+                       "unknown key '%s' in [server %s] (start, pid, cgroup, url, dir, env, ready, ready-status, version)",
+                       key, sv->name);
+        }
+        if (rc != 0)
+            return bad(err, errlen, path, kv->line, "out of memory");
+    }
+    if (sv->url == NULL)
+        return bad(err, errlen, path, sec->line, "[server %s] has no url", sv->name);
+    if ((sv->start != NULL) + (sv->pid != 0) + (sv->cgroup != NULL) != 1)
+        return bad(err, errlen, path, sec->line, "[server %s] needs one of start (a command), pid or cgroup",
+                   sv->name);
+    return 0;
+}
+
+static int parse_workload(struct cmp_workload *wl, const struct config *defaults, const struct section *sec,
+                          const char *path, char *err, size_t errlen)
+{
+    char why[400], notes[8];
+    int k;
+    if (config_copy(&wl->cfg, defaults) != 0)
+        return bad(err, errlen, path, sec->line, "out of memory");
+    for (k = 0; k < sec->nkv; k++) {
+        const struct kv *kv = &sec->kv[k];
+        int r;
+        if (strcmp(kv->key, "path") == 0) {
+            if (kv->value[0] != '/')
+                return bad(err, errlen, path, kv->line, "path wants a path starting with /, not '%s'", kv->value);
+            if (keep_str(&wl->path, kv->value) != 0)
+                return bad(err, errlen, path, kv->line, "out of memory");
+            continue;
+        }
+        r = workload_key(&wl->cfg, kv, path, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            return bad(err, errlen, path, kv->line,
+                       "unknown key '%s' in [workload %s] (path, or a run option by its long name: connections, "
+                       "requests, duration, close, rate, method, header, body, body-file, content-type, expect, "
+                       "timeout, ...; see rafale --help)",
+                       kv->key, wl->name);
+    }
+    if (wl->path == NULL && keep_str(&wl->path, "/") != 0)
+        return bad(err, errlen, path, sec->line, "out of memory");
+    /* Neither a count nor a duration: 5 s, not the 10 s of a plain run. */
+    if (wl->cfg.requests == 0 && wl->cfg.duration_ns == 0)
+        wl->cfg.duration_ns = 5 * 1000000000ULL;
+    if (config_finish(&wl->cfg, why, sizeof(why), notes, sizeof(notes)) != 0)
+        return bad(err, errlen, path, sec->line, "[workload %s]: %s", wl->name, why);
+    return 0;
+}
+
+/* The command line's settings over the file's. */
+static void override(struct cmp_settings *set, const struct cmp_settings *over)
+{
+    if (over == NULL)
+        return;
+    if (over->repeat)
+        set->repeat = over->repeat;
+    if (over->nserver_cpus) {
+        memcpy(set->server_cpus, over->server_cpus, sizeof(set->server_cpus));
+        set->nserver_cpus = over->nserver_cpus;
+    }
+    if (over->nclient_cpus) {
+        memcpy(set->client_cpus, over->client_cpus, sizeof(set->client_cpus));
+        set->nclient_cpus = over->nclient_cpus;
+    }
+    if (over->html_path)
+        set->html_path = over->html_path;
+    if (over->json_path)
+        set->json_path = over->json_path;
+}
+
+int cmp_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen)
+{
+    struct sections ss;
+    struct config defaults;
+    int i, j, rc = -1;
+
+    memset(p, 0, sizeof(*p));
+    cmp_settings_defaults(&p->set);
+    /* Compare's own defaults for a workload: 50 connections, 1 s of warm-up,
+     * threads to match the client CPUs (0 until the settings are known). */
+    config_defaults(&defaults);
+    defaults.connections = 50;
+    defaults.warmup_ns = 1000000000ULL;
+    defaults.threads = 0;
+    memset(&ss, 0, sizeof(ss));
+    if ((p->file = strdup(path)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (read_sections(path, &ss, err, errlen) != 0)
+        goto out;
+    for (i = 0; i < ss.n; i++) {
+        const struct section *sec = &ss.s[i];
+        if (sec->kind == SEC_SETTINGS && parse_settings(p, &defaults, sec, path, err, errlen) != 0)
+            goto out;
+        if (sec->kind == SEC_SERVER)
+            p->nservers++;
+        if (sec->kind == SEC_WORKLOAD)
+            p->nworkloads++;
+    }
+    override(&p->set, over);
+    /* Threads not given: one per CPU rafale is pinned to, or one. */
+    if (defaults.threads == 0)
+        defaults.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;
+    p->servers = calloc((size_t)p->nservers + 1, sizeof(*p->servers));
+    p->workloads = calloc((size_t)p->nworkloads + 1, sizeof(*p->workloads));
+    if (p->servers == NULL || p->workloads == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    p->nservers = p->nworkloads = 0;
+    /* [settings] apply to every workload, wherever they stand in the file. */
+    for (i = 0; i < ss.n; i++) {
+        const struct section *sec = &ss.s[i];
+        if (sec->kind == SEC_SETTINGS)
+            continue;
+        if (sec->name[0] == '\0') {
+            bad(err, errlen, path, sec->line, "a [%s] needs a name", sec->kind == SEC_SERVER ? "server" : "workload");
+            goto out;
+        }
+        if (sec->kind == SEC_SERVER) {
+            struct cmp_server *sv = &p->servers[p->nservers++];
+            for (j = 0; j < p->nservers - 1; j++)
+                if (strcmp(p->servers[j].name, sec->name) == 0) {
+                    bad(err, errlen, path, sec->line, "a second [server %s]", sec->name);
+                    goto out;
+                }
+            if ((sv->name = strdup(sec->name)) == NULL || parse_server(sv, sec, path, err, errlen) != 0)
+                goto out;
+        } else {
+            struct cmp_workload *wl = &p->workloads[p->nworkloads++];
+            for (j = 0; j < p->nworkloads - 1; j++)
+                if (strcmp(p->workloads[j].name, sec->name) == 0) {
+                    bad(err, errlen, path, sec->line, "a second [workload %s]", sec->name);
+                    goto out;
+                }
+            if ((wl->name = strdup(sec->name)) == NULL || parse_workload(wl, &defaults, sec, path, err, errlen) != 0)
+                goto out;
+        }
+    }
+    /* Checked last, so a mistake earlier in the file is the one told. */
+    if (p->nservers == 0 || p->nworkloads == 0) {
+        bad(err, errlen, path, 0, "needs at least one [server NAME] and one [workload NAME]");
+        goto out;
+    }
+    rc = 0;
+out:
+    sections_free(&ss);
+    config_free(&defaults);
+    return rc;
 }
 
 void cmp_plan_free(struct cmp_plan *p)
 {
     int i, k;
-    for (i = 0; i < p->nservers; i++) {
-        free(p->servers[i].start);
-        free(p->servers[i].url);
-        free(p->servers[i].dir);
-        free(p->servers[i].ready);
-        for (k = 0; k < p->servers[i].nenv; k++)
-            free(p->servers[i].env[k]);
+    for (i = 0; p->servers && i < p->nservers; i++) {
+        struct cmp_server *s = &p->servers[i];
+        free(s->name);
+        free(s->start);
+        free(s->cgroup);
+        free(s->url);
+        free(s->dir);
+        free(s->ready);
+        free(s->version_cmd);
+        free(s->version);
+        for (k = 0; k < s->nenv; k++)
+            free(s->env[k]);
+        free(s->env);
     }
-    for (i = 0; i < p->nworkloads; i++)
+    for (i = 0; p->workloads && i < p->nworkloads; i++) {
+        free(p->workloads[i].name);
         free(p->workloads[i].path);
+        config_free(&p->workloads[i].cfg);
+    }
+    free(p->servers);
+    free(p->workloads);
+    free(p->file);
     memset(p, 0, sizeof(*p));
-}
-
-int cmp_parse(const char *path, struct cmp_plan *p, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "r");
-    char line[4096];
-    int ln = 0, i;
-    enum { NONE, SETTINGS, SERVER, WORKLOAD } sec = NONE;
-    struct cmp_server *sv = NULL;
-    struct cmp_workload *wl = NULL;
-
-    memset(p, 0, sizeof(*p));
-    p->repeat = 3;
-    p->warmup_ns = 1000000000ULL;
-    p->grace_ns = 3000000000ULL;
-    p->ready_ns = 15000000000ULL;
-    p->threads = 1;
-    if (f == NULL) {
-        snprintf(err, errlen, "cannot read compare file '%s': %s", path, strerror(errno));
-        return -1;
-    }
-#define BAD(...) do { char m_[256]; snprintf(m_, sizeof(m_), __VA_ARGS__); \
-        snprintf(err, errlen, "%s:%d: %s", path, ln, m_); fclose(f); return -1; } while (0)
-    while (fgets(line, sizeof(line), f)) {
-        char *s, *eq, *k, *v, *hash;
-        ln++;
-        hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        s = trim(line);
-        if (*s == '\0')
-            continue;
-        if (*s == '[') {
-            char *end = strchr(s, ']'), *name;
-            if (end == NULL || end[1] != '\0')
-                BAD("a section is written [settings], [server NAME] or [workload NAME]");
-            *end = '\0';
-            name = trim(s + 1);
-            if (!strcmp(name, "settings")) {
-                sec = SETTINGS;
-            } else if (!strncmp(name, "server", 6) && isspace((unsigned char)name[6])) {
-                if (p->nservers == CMP_MAX)
-                    BAD("at most %d servers", CMP_MAX);
-                sv = &p->servers[p->nservers++];
-                snprintf(sv->name, sizeof(sv->name), "%s", trim(name + 6));
-                sec = SERVER;
-            } else if (!strncmp(name, "workload", 8) && isspace((unsigned char)name[8])) {
-                if (p->nworkloads == CMP_MAX)
-                    BAD("at most %d workloads", CMP_MAX);
-                wl = &p->workloads[p->nworkloads++];
-                snprintf(wl->name, sizeof(wl->name), "%s", trim(name + 8));
-                wl->connections = 50;
-                wl->duration_ns = 5000000000ULL;
-                sec = WORKLOAD;
-            } else {
-                BAD("unknown section [%s] (use [settings], [server NAME], [workload NAME])", name);
-            }
-            continue;
-        }
-        eq = strchr(s, '=');
-        if (eq == NULL)
-            BAD("expected 'key = value'");
-        *eq = '\0';
-        k = trim(s);
-        v = trim(eq + 1);
-        if (sec == NONE)
-            BAD("'%s' comes before any section", k);
-        if (sec == SETTINGS) {
-            if (!strcmp(k, "repeat")) {
-                p->repeat = atoi(v);
-                if (p->repeat < 1 || p->repeat > 16)
-                    BAD("repeat wants 1 to 16");
-            } else if (!strcmp(k, "warmup")) {
-                if (units_parse_duration(v, &p->warmup_ns) != 0)
-                    BAD("warmup wants a duration such as 1s");
-            } else if (!strcmp(k, "grace")) {
-                if (units_parse_duration(v, &p->grace_ns) != 0)
-                    BAD("grace wants a duration such as 3s");
-            } else if (!strcmp(k, "ready-timeout")) {
-                if (units_parse_duration(v, &p->ready_ns) != 0 || p->ready_ns == 0)
-                    BAD("ready-timeout wants a duration such as 15s");
-            } else if (!strcmp(k, "server-cpus")) {
-                if (cmp_cpu_list(v, p->server_cpus, &p->nserver_cpus) != 0)
-                    BAD("server-cpus wants CPU numbers such as 0 or 0-1");
-            } else if (!strcmp(k, "client-cpus")) {
-                if (cmp_cpu_list(v, p->client_cpus, &p->nclient_cpus) != 0)
-                    BAD("client-cpus wants CPU numbers such as 1 or 2-3");
-            } else if (!strcmp(k, "threads")) {
-                p->threads = (uint32_t)atoi(v);
-                if (p->threads < 1 || p->threads > 256)
-                    BAD("threads wants 1 to 256");
-            } else {
-                BAD("unknown key '%s' in [settings] (repeat, warmup, grace, ready-timeout, server-cpus, client-cpus, threads)", k);
-            }
-        } else if (sec == SERVER) {
-            if (!strcmp(k, "start"))
-                free(sv->start), sv->start = strdup(v);
-            else if (!strcmp(k, "pid")) {
-                sv->pid = atoi(v);
-                if (sv->pid <= 0)
-                    BAD("pid wants a process id");
-            } else if (!strcmp(k, "url"))
-                free(sv->url), sv->url = strdup(v);
-            else if (!strcmp(k, "dir"))
-                free(sv->dir), sv->dir = strdup(v);
-            else if (!strcmp(k, "ready"))
-                free(sv->ready), sv->ready = strdup(v);
-            else if (!strcmp(k, "env")) {
-                if (sv->nenv == CMP_ENV || strchr(v, '=') == NULL)
-                    BAD("env wants NAME=VALUE (at most %d)", CMP_ENV);
-                sv->env[sv->nenv++] = strdup(v);
-            } else {
-                BAD("unknown key '%s' in [server %s] (start, pid, url, dir, env, ready)", k, sv->name);
-            }
-        } else {
-            if (!strcmp(k, "path")) {
-                free(wl->path);
-                wl->path = strdup(v);
-                if (v[0] != '/')
-                    BAD("path starts with /");
-            } else if (!strcmp(k, "connections")) {
-                wl->connections = (uint32_t)atoi(v);
-                if (wl->connections < 1 || wl->connections > 100000)
-                    BAD("connections wants 1 to 100000");
-            } else if (!strcmp(k, "duration")) {
-                if (units_parse_duration(v, &wl->duration_ns) != 0 || wl->duration_ns == 0)
-                    BAD("duration wants a duration such as 5s");
-            } else if (!strcmp(k, "requests")) {
-                if (units_parse_count(v, &wl->requests) != 0 || wl->requests == 0)
-                    BAD("requests wants a positive number");
-            } else if (!strcmp(k, "close")) {
-                if (yesno(v, &wl->close) != 0)
-                    BAD("close wants yes or no");
-            } else if (!strcmp(k, "rate")) {
-                wl->rate = atof(v);
-                if (wl->rate < 0)
-                    BAD("rate wants requests per second");
-            } else {
-                BAD("unknown key '%s' in [workload %s] (path, connections, duration, requests, close, rate)", k,
-                    wl->name);
-            }
-        }
-    }
-    fclose(f);
-#undef BAD
-    if (p->nservers == 0 || p->nworkloads == 0) {
-        snprintf(err, errlen, "%s: needs at least one [server NAME] and one [workload NAME]", path);
-        return -1;
-    }
-    for (i = 0; i < p->nservers; i++) {
-        if (p->servers[i].url == NULL) {
-            snprintf(err, errlen, "%s: [server %s] has no url", path, p->servers[i].name);
-            return -1;
-        }
-        if ((p->servers[i].start == NULL) == (p->servers[i].pid == 0)) {
-            snprintf(err, errlen, "%s: [server %s] needs either start or pid", path, p->servers[i].name);
-            return -1;
-        }
-    }
-    for (i = 0; i < p->nworkloads; i++)
-        if (p->workloads[i].path == NULL)
-            p->workloads[i].path = strdup("/");
-    return 0;
 }

@@ -161,4 +161,5 @@ void cmp_settings_defaults(struct cmp_settings *cs)
     cs->repeat = 3;
     cs->grace_ns = 3 * 1000000000ULL;
     cs->ready_ns = 15 * 1000000000ULL;
+    cs->cgroups = 1;
 }

@@ -79,6 +79,7 @@ struct cmp_settings {
     int repeat;                  /* runs of each workload on each server */
     uint64_t grace_ns;           /* SIGTERM, then this long before SIGKILL */
     uint64_t ready_ns;           /* how long a server may take to answer after start */
+    int cgroups;                 /* run each server in a cgroup of its own (when the machine allows) */
     int server_cpus[CMP_MAX_CPUS], nserver_cpus;
     int client_cpus[CMP_MAX_CPUS], nclient_cpus;
     const char *html_path, *json_path;

@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "monitor.h"
 #include "stats.h"
 
 /* One second of the measured phase, for the timeline. */
@@ -45,8 +44,6 @@ struct engine_result {
     double client_cpu_s;        /* user+sys CPU rafale used during the run */
     struct engine_second *timeline;
     uint32_t nseconds;
-    int has_server;             /* --monitor: filled by the caller */
-    struct monitor_result server;
 };
 
 /* Runs the test described by cfg. `stop` is polled; setting it ends the run

@@ -42,7 +42,7 @@ static void catch_signals(void)
 }
 
 static int write_file(const char *path, const char *what, const struct config *cfg, const struct engine_result *r,
-                      const struct slo *slo)
+                      const struct monitor_result *server, const struct slo *slo)
 {
     FILE *f;
     int rc;
@@ -53,11 +53,11 @@ static int write_file(const char *path, const char *what, const struct config *c
         return -1;
     }
     if (strcmp(what, "JSON") == 0)
-        rc = report_json(f, cfg, r, slo);
+        rc = report_json(f, cfg, r, server, slo);
     else if (strcmp(what, "CSV") == 0)
         rc = report_csv(f, r);
     else if (strcmp(what, "HTML") == 0)
-        rc = report_html(f, cfg, r);
+        rc = report_html(f, cfg, r, server);
     else
         rc = hist_print_hdr(f, &r->total.latency);
     if (f != stdout)
@@ -139,21 +139,79 @@ static int main_sweep(struct config *cfg)
     return sr.knee > 0 ? 0 : 3;
 }
 
+/* Writes a compare's HTML page to path. Returns 0 or -1 (said). */
+static int write_compare_html(const char *cmd, const char *path, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    FILE *f = fopen(path, "w");
+    int rc;
+    if (f == NULL) {
+        fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, path, strerror(errno));
+        return -1;
+    }
+    rc = cmp_html(f, p, r);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "%s: writing '%s' failed\n", cmd, path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Several saved runs side by side, as one workload of a compare whose
+ * "servers" are the files. */
+static int side_by_side(const char *html, struct loaded *runs, const char **names, int n)
+{
+    struct cmp_plan plan;
+    struct cmp_result cr;
+    int k, rc = 1;
+
+    memset(&plan, 0, sizeof(plan));
+    cmp_settings_defaults(&plan.set);
+    plan.set.repeat = 1;
+    plan.nworkloads = 1;
+    plan.nservers = n;
+    plan.workloads = calloc(1, sizeof(*plan.workloads));
+    plan.servers = calloc((size_t)n, sizeof(*plan.servers));
+    if (plan.workloads == NULL || plan.servers == NULL || cmp_result_init(&cr, &plan) != 0)
+        goto out;
+    plan.workloads[0].name = strdup("saved runs");
+    plan.workloads[0].path = strdup("/");
+    if (plan.workloads[0].name == NULL || plan.workloads[0].path == NULL ||
+        config_copy(&plan.workloads[0].cfg, &runs[0].run.cfg) != 0)
+        goto out;
+    for (k = 0; k < n; k++) {
+        const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
+        struct loaded_run *lr = &runs[k].run;
+        plan.servers[k].name = strdup(base);
+        plan.servers[k].url = strdup(lr->cfg.nurls ? lr->cfg.url_text[0] : "");
+        if (plan.servers[k].name == NULL || plan.servers[k].url == NULL ||
+            cmp_add_run(cmp_cell(&cr, 0, k), &lr->res, lr->has_server ? &lr->server : NULL) != 0)
+            goto out;
+        lr->has_server = 0;
+    }
+    cmp_summarize(&plan, &cr);
+    rc = write_compare_html("rafale report", html, &plan, &cr) != 0;
+out:
+    cmp_result_free(&cr);
+    cmp_plan_free(&plan);
+    return rc;
+}
+
 /* rafale report [--html OUT] FILE.json...: the reports again, from saved
- * results; several files are laid side by side as a comparison. */
+ * results (runs, or a whole compare); several runs are laid side by side. */
 static int main_report(int argc, char **argv)
 {
     const char *html = NULL;
-    struct loaded_run *runs;
+    struct loaded *runs;
     const char **names;
     char err[512];
-    int i, n = 0, rc = 0;
+    int i, n = 0, rc = 0, compares = 0;
 
     runs = calloc((size_t)argc, sizeof(*runs));
     names = calloc((size_t)argc, sizeof(*names));
     if (runs == NULL || names == NULL) {
         free(runs);
         free(names);
+        fprintf(stderr, "rafale report: out of memory\n");
         return 1;
     }
     for (i = 1; i < argc; i++) {
@@ -166,73 +224,42 @@ static int main_report(int argc, char **argv)
             rc = 2;
             goto out;
         }
+        names[n] = argv[i];
         if (report_load(argv[i], &runs[n], err, sizeof(err)) != 0) {
             fprintf(stderr, "rafale report: %s\n", err);
+            report_load_free(&runs[n]);
             rc = 1;
             goto out;
         }
-        names[n++] = argv[i];
+        compares += runs[n].is_compare;
+        n++;
     }
     if (n == 0) {
         fprintf(stderr, "rafale report: no result file given (rafale report [--html OUT] FILE.json...)\n");
         rc = 2;
         goto out;
     }
+    if (compares && n > 1) {
+        fprintf(stderr, "rafale report: a compare result is reported on its own: give one file\n");
+        rc = 2;
+        goto out;
+    }
     for (i = 0; i < n; i++) {
         if (n > 1)
             printf("%s== %s\n", i ? "\n" : "", names[i]);
-        report_text(stdout, &runs[i].cfg, &runs[i].res);
+        if (runs[i].is_compare)
+            cmp_print(stdout, &runs[i].plan, &runs[i].cmp);
+        else
+            report_text(stdout, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL);
     }
     if (html) {
-        FILE *f = fopen(html, "w");
-        if (f == NULL) {
-            fprintf(stderr, "rafale report: cannot write '%s': %s\n", html, strerror(errno));
-            rc = 1;
-            goto out;
-        }
-        if (n == 1) {
-            rc = report_html(f, &runs[0].cfg, &runs[0].res) != 0;
-        } else {
-            /* Side by side: one workload, each file a "server". */
-            struct cmp_plan *plan = calloc(1, sizeof(*plan));
-            struct cmp_result *cr = calloc(1, sizeof(*cr));
-            int k = 0;
-            if (plan && cr) {
-                plan->repeat = 1;
-                plan->nworkloads = 1;
-                snprintf(plan->workloads[0].name, sizeof(plan->workloads[0].name), "saved runs");
-                plan->workloads[0].path = (char *)"/";
-                for (k = 0; k < n && k < CMP_MAX; k++) {
-                    struct cmp_cell *c = &cr->cells[0][k];
-                    const struct engine_result *r = &runs[k].res;
-                    snprintf(plan->servers[k].name, sizeof(plan->servers[k].name), "%s",
-                             strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k]);
-                    hist_init(&c->lat);
-                    hist_merge(&c->lat, &r->total.latency);
-                    c->runs = 1;
-                    c->rps[0] = c->rps_median = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
-                    c->p50_ns = hist_percentile(&r->total.latency, 50);
-                    c->p99_ns = hist_percentile(&r->total.latency, 99);
-                    c->errors = stats_errors(&r->total);
-                    c->completed = r->total.completed;
-                    c->server_cpu_us = r->has_server && r->total.completed
-                                           ? r->server.cpu_s * 1e6 / (double)r->total.completed : -1;
-                    c->rss_peak = r->has_server ? r->server.rss_peak_bytes : 0;
-                }
-                plan->nservers = k;
-                rc = cmp_html(f, plan, cr) != 0;
-                for (i = 0; i < k; i++)
-                    hist_fini(&cr->cells[0][i].lat);
-            } else {
-                rc = 1;
-            }
-            free(plan);
-            free(cr);
-        }
-        if (fclose(f) != 0 || rc) {
-            fprintf(stderr, "rafale report: writing '%s' failed\n", html);
-            rc = 1;
-        }
+        if (compares)
+            rc = write_compare_html("rafale report", html, &runs[0].plan, &runs[0].cmp) != 0;
+        else if (n > 1)
+            rc = side_by_side(html, runs, names, n);
+        else
+            rc = write_file(html, "HTML", &runs[0].run.cfg, &runs[0].run.res,
+                            runs[0].run.has_server ? &runs[0].run.server : NULL, NULL) != 0;
     }
 out:
     for (i = 0; i < n; i++)
@@ -252,8 +279,7 @@ static int main_compare(int argc, char **argv)
 {
     struct compare_args a;
     struct cmp_plan plan;
-    struct cmp_result *res;
-    struct config base;
+    struct cmp_result res;
     char err[512];
     int rc = 0;
 
@@ -266,75 +292,52 @@ static int main_compare(int argc, char **argv)
     case CLI_OK:
         break;
     }
-    if (cmp_parse(a.file, &plan, err, sizeof(err)) != 0) {
+    if (cmp_parse(a.file, &a.set, &plan, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         cmp_plan_free(&plan);
         return 2;
     }
-    if (a.set.repeat)
-        plan.repeat = a.set.repeat > 16 ? 16 : a.set.repeat;
-    if (a.set.nserver_cpus) {
-        memcpy(plan.server_cpus, a.set.server_cpus, sizeof(plan.server_cpus));
-        plan.nserver_cpus = a.set.nserver_cpus;
-    }
-    if (a.set.nclient_cpus) {
-        memcpy(plan.client_cpus, a.set.client_cpus, sizeof(plan.client_cpus));
-        plan.nclient_cpus = a.set.nclient_cpus;
-    }
-    if (plan.nserver_cpus == 0 || plan.nclient_cpus == 0) {
+    if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
         fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (server-cpus, client-cpus):"
                         " they compete for the same cores\n");
     } else {
         int i, j;
-        for (i = 0; i < plan.nserver_cpus; i++)
-            for (j = 0; j < plan.nclient_cpus; j++)
-                if (plan.server_cpus[i] == plan.client_cpus[j]) {
+        for (i = 0; i < plan.set.nserver_cpus; i++)
+            for (j = 0; j < plan.set.nclient_cpus; j++)
+                if (plan.set.server_cpus[i] == plan.set.client_cpus[j]) {
                     fprintf(stderr, "rafale compare: warning: CPU %d is given to both the servers and rafale\n",
-                            plan.server_cpus[i]);
-                    i = plan.nserver_cpus;
+                            plan.set.server_cpus[i]);
+                    i = plan.set.nserver_cpus;
                     break;
                 }
     }
-    /* Defaults for every run: the same as a plain `rafale URL`. */
-    config_defaults(&base);
     net_raise_nofile(1 << 20);
     catch_signals();
-    res = calloc(1, sizeof(*res));
-    if (res == NULL) {
-        fprintf(stderr, "rafale compare: out of memory\n");
-        cmp_plan_free(&plan);
-        return 1;
-    }
-    printf("rafale compare: %s, %d servers, %d workloads, %d repetitions\n", a.file, plan.nservers, plan.nworkloads,
-           plan.repeat);
+    printf("rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
+           plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
+           plan.set.repeat == 1 ? "" : "s");
     fflush(stdout);
-    if (cmp_run(&plan, &base, &stop_flag, on_compare_line, stdout, res, err, sizeof(err)) != 0) {
+    if (cmp_run(&plan, &stop_flag, on_compare_line, stdout, &res, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         rc = 1;
     } else {
-        FILE *f;
-        cmp_print(stdout, &plan, res);
-        if (a.set.json_path) {
-            if ((f = fopen(a.set.json_path, "w")) == NULL || cmp_json(f, &plan, res) != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.set.json_path);
+        cmp_print(stdout, &plan, &res);
+        if (plan.set.json_path) {
+            FILE *f = fopen(plan.set.json_path, "w");
+            int wrc = f ? cmp_json(f, &plan, &res) : -1;
+            if (f && fclose(f) != 0)
+                wrc = -1;
+            if (wrc != 0) {
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", plan.set.json_path);
                 rc = 1;
             }
-            if (f)
-                fclose(f);
         }
-        if (a.set.html_path) {
-            if ((f = fopen(a.set.html_path, "w")) == NULL || cmp_html(f, &plan, res) != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", a.set.html_path);
-                rc = 1;
-            }
-            if (f)
-                fclose(f);
-        }
-        if (rc == 0 && res->interrupted)
+        if (plan.set.html_path && write_compare_html("rafale compare", plan.set.html_path, &plan, &res) != 0)
+            rc = 1;
+        if (rc == 0 && res.interrupted)
             rc = 130;
     }
-    cmp_result_free(res, &plan);
-    free(res);
+    cmp_result_free(&res);
     cmp_plan_free(&plan);
     return rc;
 }
@@ -345,6 +348,7 @@ int main(int argc, char **argv)
     struct engine_result res;
     struct progress prog;
     struct monitor *mon = NULL;
+    struct monitor_result server = { 0 };
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
@@ -394,40 +398,41 @@ int main(int argc, char **argv)
         return rc;
     }
     progress_init(&prog, stderr, &cfg);
-    if (cfg.monitor_pid && monitor_start(cfg.monitor_pid, cfg.warmup_ns, &mon, err, sizeof(err)) != 0) {
+    if ((cfg.monitor_pid || cfg.monitor_cgroup) &&
+        monitor_start(cfg.monitor_pid, cfg.monitor_cgroup, cfg.warmup_ns, &mon, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
         return 2;
     }
     if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err)) != 0) {
         progress_done(&prog);
-        if (mon)
-            monitor_stop(mon, &res.server);
+        if (mon) {
+            monitor_stop(mon, &server);
+            monitor_result_free(&server);
+        }
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
         return 1;
     }
     progress_done(&prog);
-    if (mon) {
-        monitor_stop(mon, &res.server);
-        res.has_server = 1;
-    }
+    if (mon)
+        monitor_stop(mon, &server);
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
     text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
-    report_text(text, &cfg, &res);
+    report_text(text, &cfg, &res, mon ? &server : NULL);
     if (cfg.slo.n) {
         slo_eval(&cfg.slo, &res);
         slo_print(text, &cfg.slo);
     }
     fflush(text);
-    if (cfg.json_path && write_file(cfg.json_path, "JSON", &cfg, &res, &cfg.slo) != 0)
+    if (cfg.json_path && write_file(cfg.json_path, "JSON", &cfg, &res, mon ? &server : NULL, &cfg.slo) != 0)
         rc = 1;
-    if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &cfg, &res, NULL) != 0)
+    if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &cfg, &res, mon ? &server : NULL, NULL) != 0)
         rc = 1;
-    if (cfg.html_path && write_file(cfg.html_path, "HTML", &cfg, &res, NULL) != 0)
+    if (cfg.html_path && write_file(cfg.html_path, "HTML", &cfg, &res, mon ? &server : NULL, NULL) != 0)
         rc = 1;
-    if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &cfg, &res, NULL) != 0)
+    if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &cfg, &res, mon ? &server : NULL, NULL) != 0)
         rc = 1;
     if (rc == 0 && res.interrupted)
         rc = 130;
@@ -438,6 +443,7 @@ int main(int argc, char **argv)
                 rc = 3;
     }
     engine_result_free(&res);
+    monitor_result_free(&server);
     config_free(&cfg);
     return rc;
 }

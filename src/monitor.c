@@ -1,13 +1,27 @@
-/* monitor.c - samples a process tree from /proc every 100 ms in a thread
- * of its own. CPU is summed per process as the growth of utime+stime since
- * the process was first seen, so children that start or exit mid-run (a
- * gunicorn worker recycled) count for the time they lived. */
+/* monitor.c - watches a server's processes from /proc in a thread of its
+ * own. Which processes: a root and its descendants (a linear walk of every
+ * process's parent), or every process of a cgroup v2 (cgroup.procs), which
+ * also holds the ones that left the process tree (daemons, setsid).
+ *
+ * CPU: per process, the growth of utime+stime since it was first seen, so
+ * workers born or recycled mid-run count for the time they lived; with a
+ * cgroup, the total comes from cpu.stat instead, exact and including what
+ * exited between two samples.
+ *
+ * Memory: RSS counts a page shared by N processes N times, so summed over a
+ * prefork pool it overstates the server several times over. PSS
+ * (/proc/PID/smaps_rollup, Linux 4.14) divides each shared page among its
+ * sharers and sums to the memory really used; USS is the private part.
+ * Reading smaps_rollup walks the page tables, so it is read about once a
+ * second while the cheap RSS of /proc/PID/stat is read ten times a second. */
 #include "monitor.h"
+#include "cgroup.h"
 #include "clock.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,180 +30,379 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PROCS 65536
-#define TABLE 8192          /* pid -> last CPU ticks, open addressing */
+#define MAX_ENTRIES 4096     /* processes kept one by one; more still count in the sums */
+#define TABLE 8192           /* pid -> entry, open addressing (twice MAX_ENTRIES) */
+#define SMAPS_EVERY 10       /* rounds of 100 ms between two PSS reads */
 
 struct pstat {
     int pid, ppid;
-    uint64_t ticks;         /* utime + stime */
+    uint64_t ticks;          /* utime + stime */
+    uint64_t start;          /* starttime: tells a reused pid apart */
     uint64_t rss_pages;
     uint32_t threads;
+    char comm[32];
 };
 
-struct seen {
-    int pid;                /* 0: empty */
-    uint64_t ticks;
+struct entry {
+    int pid, ppid;
+    uint64_t start;
+    uint64_t base_ticks, last_ticks;
+    uint64_t rss_peak, pss_peak, uss_peak;
+    double first_seen_s;
+    uint32_t round_seen;     /* last round it was seen in */
+    char command[96];
 };
 
 struct monitor {
     int root;
+    struct cgroup cg;
+    int use_cg;
     uint64_t delay_ns;
+    uint64_t t0;             /* when sampling began (after the delay) */
     pthread_t thread;
     atomic_int stop;
-    struct pstat *ps;       /* scratch: every process on the system */
-    struct seen *table;
-    uint64_t cpu_ticks;
-    int started;            /* the first sample set the baselines */
+    struct pstat *ps;        /* scratch: the processes of one round */
+    uint32_t nps, capps;
+    struct entry *e;
+    uint32_t ne;
+    int32_t table[TABLE];    /* entry index + 1, 0 when free */
+    uint32_t round;
+    uint64_t cg_cpu0;
+    int cg_cpu_ok;
+    double rss_sum, pss_sum;
+    uint32_t pss_rounds, smaps_ok, smaps_failed;
+    int smaps_errno;
+    struct monitor_point *series;
+    uint32_t npoints, cappoints;
     struct monitor_result r;
-    double rss_sum;
 };
 
 /* Parses /proc/PID/stat; the command name may hold spaces and parentheses. */
 static int read_stat(int pid, struct pstat *p)
 {
-    char path[64], buf[1024], *s;
-    unsigned long long ut, st;
+    char path[64], buf[1024], *s, *open_paren;
+    unsigned long long ut, st, start;
     long rss, threads;
-    int ppid;
-    FILE *f;
-    size_t n;
+    int ppid, fd;
+    ssize_t n;
+    size_t cl;
 
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    if ((f = fopen(path, "r")) == NULL)
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return -1;
-    n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
     buf[n] = '\0';
+    open_paren = strchr(buf, '(');
     s = strrchr(buf, ')');
-    if (s == NULL)
+    if (s == NULL || open_paren == NULL || s < open_paren)
         return -1;
     /* After ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
      * cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
-     * starttime vsize rss */
-    if (sscanf(s + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %ld %*d %*u %*u %ld",
-               &ppid, &ut, &st, &threads, &rss) != 5)
+     * starttime vsize rss (proc(5)) */
+    if (sscanf(s + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %ld %*d %llu %*u %ld",
+               &ppid, &ut, &st, &threads, &start, &rss) != 6)
         return -1;
     p->pid = pid;
     p->ppid = ppid;
     p->ticks = ut + st;
+    p->start = start;
     p->rss_pages = rss > 0 ? (uint64_t)rss : 0;
     p->threads = threads > 0 ? (uint32_t)threads : 0;
+    cl = (size_t)(s - open_paren - 1);
+    if (cl >= sizeof(p->comm))
+        cl = sizeof(p->comm) - 1;
+    memcpy(p->comm, open_paren + 1, cl);
+    p->comm[cl] = '\0';
     return 0;
 }
 
-static struct seen *lookup(struct monitor *m, int pid)
+/* The command line, arguments joined by spaces; the name in stat when it
+ * has none (a zombie, a kernel thread). */
+static void read_command(const struct pstat *p, char *out, size_t len)
 {
-    uint32_t h = (uint32_t)pid * 2654435761u % TABLE, i;
-    for (i = 0; i < TABLE; i++) {
-        struct seen *e = &m->table[(h + i) % TABLE];
-        if (e->pid == pid || e->pid == 0)
-            return e;
+    char path[64];
+    ssize_t n = -1, i;
+    int fd;
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", p->pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+        n = read(fd, out, len - 1);
+        close(fd);
     }
-    return NULL;
+    if (n <= 0) {
+        snprintf(out, len, "[%s]", p->comm);
+        return;
+    }
+    while (n > 0 && out[n - 1] == '\0')
+        n--;
+    for (i = 0; i < n; i++)
+        if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
+            out[i] = ' ';
+    out[n] = '\0';
 }
 
-static void sample(struct monitor *m)
+/* PSS, USS (Private_Clean + Private_Dirty) and RSS of one process, in
+ * bytes. Returns 0, or an errno value. */
+static int read_smaps(int pid, uint64_t *pss, uint64_t *uss, uint64_t *rss)
+{
+    char path[64], buf[4096], *p;
+    int fd;
+    ssize_t n;
+    uint64_t pc = 0, pd = 0;
+
+    snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return errno;
+    n = read(fd, buf, sizeof(buf) - 1);
+    if (n < 0) {
+        int e = errno;
+        close(fd);
+        return e;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *pss = *uss = *rss = 0;
+    if ((p = strstr(buf, "\nRss:")) != NULL)
+        *rss = strtoull(p + 5, NULL, 10) * 1024;
+    if ((p = strstr(buf, "\nPss:")) == NULL)
+        return n == 0 ? ESRCH : EINVAL; /* empty for a zombie */
+    *pss = strtoull(p + 5, NULL, 10) * 1024;
+    if ((p = strstr(buf, "\nPrivate_Clean:")) != NULL)
+        pc = strtoull(p + 15, NULL, 10) * 1024;
+    if ((p = strstr(buf, "\nPrivate_Dirty:")) != NULL)
+        pd = strtoull(p + 15, NULL, 10) * 1024;
+    *uss = pc + pd;
+    return 0;
+}
+
+static int push_ps(struct monitor *m, const struct pstat *p)
+{
+    if (m->nps == m->capps) {
+        uint32_t c = m->capps ? m->capps * 2 : 256;
+        struct pstat *n = realloc(m->ps, c * sizeof(*n));
+        if (n == NULL)
+            return -1;
+        m->ps = n;
+        m->capps = c;
+    }
+    m->ps[m->nps++] = *p;
+    return 0;
+}
+
+/* The processes of the cgroup, into m->ps. */
+static void list_cgroup(struct monitor *m)
+{
+    int *pids, n, i;
+    struct pstat p;
+    m->nps = 0;
+    n = cg_pids(&m->cg, &pids);
+    for (i = 0; i < n; i++)
+        if (read_stat(pids[i], &p) == 0)
+            push_ps(m, &p);
+    free(pids);
+}
+
+/* The root and its descendants, into m->ps: every process of the system is
+ * read, then each one's parents are walked up, remembering the answers (1
+ * in, 2 out) so the whole pass stays linear. */
+static void list_tree(struct monitor *m)
 {
     DIR *d = opendir("/proc");
     struct dirent *de;
-    int n = 0, i;
-    uint64_t rss = 0;
-    uint32_t procs = 0, threads = 0;
-    char *in_tree;
+    struct pstat *all = NULL;
+    uint32_t n = 0, cap = 0, i, hcap;
+    char *verdict;
+    int *idx;
 
+    m->nps = 0;
     if (d == NULL)
         return;
-    while ((de = readdir(d)) != NULL && n < MAX_PROCS) {
-        if (!isdigit((unsigned char)de->d_name[0]))
+    while ((de = readdir(d)) != NULL) {
+        struct pstat p;
+        if (!isdigit((unsigned char)de->d_name[0]) || read_stat(atoi(de->d_name), &p) != 0)
             continue;
-        if (read_stat(atoi(de->d_name), &m->ps[n]) == 0)
-            n++;
+        if (n == cap) {
+            struct pstat *a;
+            cap = cap ? cap * 2 : 1024;
+            if ((a = realloc(all, cap * sizeof(*a))) == NULL)
+                break;
+            all = a;
+        }
+        all[n++] = p;
     }
     closedir(d);
-    in_tree = calloc((size_t)n + 1, 1);
-    if (in_tree == NULL)
-        return;
-    /* Is each process under the root? Walk up its parents, remembering the
-     * answers (1 in, 2 out), so the whole pass stays linear. */
-    {
-        int *idx = malloc(sizeof(int) * (size_t)(2 * n + 1)), cap = 2 * n + 1;
-        if (idx == NULL) {
-            free(in_tree);
-            return;
-        }
-        for (i = 0; i < cap; i++)
-            idx[i] = -1;
-        for (i = 0; i < n; i++) {
-            int h = (int)((uint32_t)m->ps[i].pid * 2654435761u % (uint32_t)cap);
-            while (idx[h] >= 0)
-                h = (h + 1) % cap;
-            idx[h] = i;
-        }
-        for (i = 0; i < n; i++) {
-            int path[64], depth = 0, cur = i, verdict = 2, k;
-            while (depth < 64) {
-                int pid = m->ps[cur].pid, ppid, h, found = -1;
-                if (in_tree[cur]) {
-                    verdict = in_tree[cur];
-                    break;
-                }
-                path[depth++] = cur;
-                if (pid == m->root) {
-                    verdict = 1;
-                    break;
-                }
-                ppid = m->ps[cur].ppid;
-                if (ppid <= 1)
-                    break;
-                for (h = (int)((uint32_t)ppid * 2654435761u % (uint32_t)cap); idx[h] >= 0; h = (h + 1) % cap)
-                    if (m->ps[idx[h]].pid == ppid) {
-                        found = idx[h];
-                        break;
-                    }
-                if (found < 0)
-                    break;
-                cur = found;
-            }
-            for (k = 0; k < depth; k++)
-                in_tree[path[k]] = (char)verdict;
-        }
-        free(idx);
-    }
-
+    hcap = 2 * n + 1;
+    verdict = calloc(n + 1, 1);
+    idx = malloc(sizeof(int) * hcap);
+    if (verdict == NULL || idx == NULL)
+        goto out;
+    for (i = 0; i < hcap; i++)
+        idx[i] = -1;
     for (i = 0; i < n; i++) {
-        struct seen *e;
-        if (in_tree[i] != 1)
-            continue;
-        procs++;
-        threads += m->ps[i].threads;
-        rss += m->ps[i].rss_pages;
-        e = lookup(m, m->ps[i].pid);
+        uint32_t h = (uint32_t)all[i].pid * 2654435761u % hcap;
+        while (idx[h] >= 0)
+            h = (h + 1) % hcap;
+        idx[h] = (int)i;
+    }
+    for (i = 0; i < n; i++) {
+        int path[64], depth = 0, cur = (int)i, v = 2, k;
+        while (depth < 64) {
+            int ppid, found = -1;
+            uint32_t h;
+            if (verdict[cur]) {
+                v = verdict[cur];
+                break;
+            }
+            path[depth++] = cur;
+            if (all[cur].pid == m->root) {
+                v = 1;
+                break;
+            }
+            ppid = all[cur].ppid;
+            if (ppid <= 1)
+                break;
+            for (h = (uint32_t)ppid * 2654435761u % hcap; idx[h] >= 0; h = (h + 1) % hcap)
+                if (all[idx[h]].pid == ppid) {
+                    found = idx[h];
+                    break;
+                }
+            if (found < 0)
+                break;
+            cur = found;
+        }
+        for (k = 0; k < depth; k++)
+            verdict[path[k]] = (char)v;
+    }
+    for (i = 0; i < n; i++)
+        if (verdict[i] == 1)
+            push_ps(m, &all[i]);
+out:
+    free(verdict);
+    free(idx);
+    free(all);
+}
+
+/* The entry of process p, made on first sight; NULL when the table is full. */
+static struct entry *entry_for(struct monitor *m, const struct pstat *p)
+{
+    uint32_t h = (uint32_t)p->pid * 2654435761u % TABLE, i;
+    struct entry *e;
+    for (i = 0; i < TABLE; i++, h = (h + 1) % TABLE) {
+        if (m->table[h] == 0)
+            break;
+        e = &m->e[m->table[h] - 1];
+        if (e->pid == p->pid) {
+            if (e->start == p->start)
+                return e;
+            break; /* the pid was reused: a new process takes the slot */
+        }
+    }
+    if (i == TABLE || m->ne == MAX_ENTRIES)
+        return NULL;
+    e = &m->e[m->ne];
+    memset(e, 0, sizeof(*e));
+    e->pid = p->pid;
+    e->ppid = p->ppid;
+    e->start = p->start;
+    /* Seen in the first round: a baseline; born later: from zero. */
+    e->base_ticks = m->round > 1 ? 0 : p->ticks;
+    e->last_ticks = e->base_ticks;
+    e->first_seen_s = (double)(clock_ns() - m->t0) / 1e9;
+    read_command(p, e->command, sizeof(e->command));
+    m->table[h] = (int32_t)++m->ne;
+    return e;
+}
+
+static void push_point(struct monitor *m, uint64_t pss, uint64_t rss)
+{
+    if (m->npoints == m->cappoints) {
+        uint32_t c = m->cappoints ? m->cappoints * 2 : 64;
+        struct monitor_point *n = realloc(m->series, c * sizeof(*n));
+        if (n == NULL)
+            return;
+        m->series = n;
+        m->cappoints = c;
+    }
+    m->series[m->npoints].t_s = (double)(clock_ns() - m->t0) / 1e9;
+    m->series[m->npoints].pss_bytes = pss;
+    m->series[m->npoints].rss_bytes = rss;
+    m->npoints++;
+}
+
+static void sample(struct monitor *m, int want_smaps)
+{
+    uint64_t rss = 0, pss = 0, uss = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint32_t threads = 0, i;
+
+    if (m->use_cg)
+        list_cgroup(m);
+    else
+        list_tree(m);
+    m->round++;
+    for (i = 0; i < m->nps; i++) {
+        const struct pstat *p = &m->ps[i];
+        struct entry *e = entry_for(m, p);
+        uint64_t prss = p->rss_pages * page;
+        threads += p->threads;
+        rss += prss;
+        if (want_smaps) {
+            uint64_t a, b, c;
+            int r = read_smaps(p->pid, &a, &b, &c);
+            if (r == 0) {
+                pss += a;
+                uss += b;
+                m->smaps_ok++;
+                if (e && a > e->pss_peak)
+                    e->pss_peak = a;
+                if (e && b > e->uss_peak)
+                    e->uss_peak = b;
+            } else if (r != ENOENT && r != ESRCH) {
+                m->smaps_failed++;
+                if (m->smaps_errno == 0)
+                    m->smaps_errno = r;
+            }
+        }
         if (e == NULL)
             continue;
-        if (e->pid == 0) {
-            /* New: from zero if it was born during the run, else a baseline. */
-            e->pid = m->ps[i].pid;
-            e->ticks = m->started ? 0 : m->ps[i].ticks;
-        }
-        if (m->ps[i].ticks > e->ticks)
-            m->cpu_ticks += m->ps[i].ticks - e->ticks;
-        e->ticks = m->ps[i].ticks;
+        e->round_seen = m->round;
+        e->ppid = p->ppid;
+        if (p->ticks > e->last_ticks)
+            e->last_ticks = p->ticks;
+        if (prss > e->rss_peak)
+            e->rss_peak = prss;
     }
-    free(in_tree);
-    m->started = 1;
-    if (procs == 0) {
+    if (m->nps == 0) {
         m->r.gone = 1;
         return;
     }
-    rss *= (uint64_t)sysconf(_SC_PAGESIZE);
     m->r.samples++;
     m->rss_sum += (double)rss;
     if (rss > m->r.rss_peak_bytes)
         m->r.rss_peak_bytes = rss;
-    if (procs > m->r.processes)
-        m->r.processes = procs;
+    if (m->nps > m->r.processes)
+        m->r.processes = m->nps;
     if (threads > m->r.threads)
         m->r.threads = threads;
+    if (want_smaps) {
+        m->pss_rounds++;
+        m->pss_sum += (double)pss;
+        if (pss > m->r.pss_peak_bytes)
+            m->r.pss_peak_bytes = pss;
+        if (uss > m->r.uss_peak_bytes)
+            m->r.uss_peak_bytes = uss;
+        push_point(m, pss, rss);
+    }
+    if (m->use_cg) {
+        uint64_t cur, peak;
+        if (cg_memory(&m->cg, &cur, &peak) == 0) {
+            if (peak > m->r.cg_memory_peak_bytes)
+                m->r.cg_memory_peak_bytes = peak;
+            if (cur > m->r.cg_memory_peak_bytes)
+                m->r.cg_memory_peak_bytes = cur;
+        }
+    }
 }
 
 static void *monitor_main(void *arg)
@@ -200,41 +413,58 @@ static void *monitor_main(void *arg)
         struct timespec ts = { 0, 20 * 1000000L };
         nanosleep(&ts, NULL);
     }
+    if (m->round == 0 && !atomic_load(&m->stop)) {
+        m->t0 = clock_ns();
+        if (m->use_cg)
+            m->cg_cpu_ok = cg_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+        sample(m, 1); /* the baselines, after the warm-up */
+    }
     while (!atomic_load(&m->stop)) {
         struct timespec ts = { 0, 100 * 1000000L };
-        sample(m);
         nanosleep(&ts, NULL);
+        if (!atomic_load(&m->stop))
+            sample(m, m->round % SMAPS_EVERY == 0);
     }
     return NULL;
 }
 
-int monitor_start(int pid, uint64_t delay_ns, struct monitor **out, char *err, size_t errlen)
+int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor **out, char *err, size_t errlen)
 {
     struct monitor *m;
     struct pstat p;
 
-    if (pid <= 0 || read_stat(pid, &p) != 0) {
+    if (cgroup == NULL && (pid <= 0 || read_stat(pid, &p) != 0)) {
         snprintf(err, errlen, "--monitor: no process %d", pid);
         return -1;
     }
     m = calloc(1, sizeof(*m));
-    if (m == NULL || (m->ps = calloc(MAX_PROCS, sizeof(*m->ps))) == NULL ||
-        (m->table = calloc(TABLE, sizeof(*m->table))) == NULL) {
-        if (m) {
-            free(m->ps);
-            free(m);
-        }
+    if (m == NULL || (m->e = calloc(MAX_ENTRIES, sizeof(*m->e))) == NULL) {
+        free(m);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    m->root = pid;
+    if (cgroup) {
+        if (cg_open(&m->cg, cgroup, err, errlen) != 0) {
+            free(m->e);
+            free(m);
+            return -1;
+        }
+        m->use_cg = 1;
+        snprintf(m->r.cgroup, sizeof(m->r.cgroup), "%s", m->cg.path);
+    }
+    m->root = cgroup ? 0 : pid;
     m->delay_ns = delay_ns;
-    m->r.pid = pid;
-    if (delay_ns == 0)
-        sample(m); /* the baseline, before any load */
+    m->r.pid = m->root;
+    if (delay_ns == 0) {
+        m->t0 = clock_ns();
+        if (m->use_cg)
+            m->cg_cpu_ok = cg_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+        sample(m, 1); /* the baseline, before any load */
+    }
     if (pthread_create(&m->thread, NULL, monitor_main, m) != 0) {
         free(m->ps);
-        free(m->table);
+        free(m->e);
+        free(m->series);
         free(m);
         snprintf(err, errlen, "cannot start the monitor thread");
         return -1;
@@ -245,13 +475,125 @@ int monitor_start(int pid, uint64_t delay_ns, struct monitor **out, char *err, s
 
 void monitor_stop(struct monitor *m, struct monitor_result *r)
 {
+    uint32_t i;
+    uint64_t ticks = 0, usec;
+    long hz = sysconf(_SC_CLK_TCK);
+
     atomic_store(&m->stop, 1);
     pthread_join(m->thread, NULL);
-    sample(m);
-    m->r.cpu_s = (double)m->cpu_ticks / (double)sysconf(_SC_CLK_TCK);
+    if (m->round > 0)
+        sample(m, 1);
+    for (i = 0; i < m->ne; i++)
+        ticks += m->e[i].last_ticks - m->e[i].base_ticks;
+    m->r.cpu_s = (double)ticks / (double)hz;
+    if (m->use_cg && m->cg_cpu_ok && cg_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
+        m->r.cpu_s = (double)(usec - m->cg_cpu0) / 1e6;
+        m->r.cpu_exact = 1;
+    }
     m->r.rss_mean_bytes = m->r.samples ? (uint64_t)(m->rss_sum / m->r.samples) : 0;
+    m->r.pss_mean_bytes = m->pss_rounds ? (uint64_t)(m->pss_sum / m->pss_rounds) : 0;
+    m->r.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
+    if (!m->r.has_pss)
+        snprintf(m->r.pss_note, sizeof(m->r.pss_note), "PSS unavailable (/proc/PID/smaps_rollup: %s): RSS shown",
+                 m->smaps_errno ? strerror(m->smaps_errno) : "not read");
+    m->r.procs = calloc(m->ne ? m->ne : 1, sizeof(*m->r.procs));
+    if (m->r.procs) {
+        for (i = 0; i < m->ne; i++) {
+            const struct entry *e = &m->e[i];
+            struct monitor_proc *p = &m->r.procs[i];
+            p->pid = e->pid;
+            p->ppid = e->ppid;
+            snprintf(p->command, sizeof(p->command), "%s", e->command);
+            p->cpu_s = (double)(e->last_ticks - e->base_ticks) / (double)hz;
+            p->rss_peak_bytes = e->rss_peak;
+            p->pss_peak_bytes = e->pss_peak;
+            p->uss_peak_bytes = e->uss_peak;
+            p->first_seen_s = e->first_seen_s;
+            p->exited = e->round_seen != m->round;
+        }
+        m->r.nprocs = m->ne;
+    }
+    m->r.series = m->series;
+    m->r.npoints = m->npoints;
     *r = m->r;
     free(m->ps);
-    free(m->table);
+    free(m->e);
     free(m);
+}
+
+void monitor_result_free(struct monitor_result *r)
+{
+    free(r->procs);
+    free(r->series);
+    memset(r, 0, sizeof(*r));
+}
+
+int monitor_result_copy(struct monitor_result *dst, const struct monitor_result *src)
+{
+    *dst = *src;
+    dst->procs = NULL;
+    dst->series = NULL;
+    if (src->nprocs && (dst->procs = malloc(src->nprocs * sizeof(*src->procs))) == NULL)
+        return -1;
+    if (src->npoints && (dst->series = malloc(src->npoints * sizeof(*src->series))) == NULL) {
+        free(dst->procs);
+        dst->procs = NULL;
+        return -1;
+    }
+    if (src->nprocs)
+        memcpy(dst->procs, src->procs, src->nprocs * sizeof(*src->procs));
+    if (src->npoints)
+        memcpy(dst->series, src->series, src->npoints * sizeof(*src->series));
+    return 0;
+}
+
+static const char *parent_command(const struct monitor_result *r, uint32_t i)
+{
+    uint32_t k;
+    for (k = 0; k < r->nprocs; k++)
+        if (r->procs[k].pid == r->procs[i].ppid && k != i)
+            return r->procs[k].command;
+    return "";
+}
+
+uint32_t monitor_groups(const struct monitor_result *r, struct monitor_group *out, uint32_t max)
+{
+    uint32_t n = 0, i, g, *of = calloc(r->nprocs ? r->nprocs : 1, sizeof(uint32_t));
+    if (of == NULL)
+        return 0;
+    for (i = 0; i < r->nprocs; i++) {
+        const struct monitor_proc *p = &r->procs[i];
+        const char *pc = parent_command(r, i);
+        for (g = 0; g < n; g++) {
+            uint32_t k = of[g];
+            if (strcmp(r->procs[k].command, p->command) == 0 && strcmp(parent_command(r, k), pc) == 0)
+                break;
+        }
+        if (g == n) {
+            const char *sp = strchr(p->command, ' '), *sl;
+            if (n == max)
+                continue;
+            memset(&out[n], 0, sizeof(out[n]));
+            /* "/usr/sbin/nginx -g ..." reads "nginx -g ...": the program's
+             * directory says little and takes the room of its arguments. */
+            for (out[n].command = p->command, sl = p->command; *sl && (sp == NULL || sl < sp); sl++)
+                if (*sl == '/')
+                    out[n].command = sl + 1;
+            of[n++] = i;
+        }
+        out[g].count++;
+        out[g].exited += p->exited != 0;
+        out[g].cpu_s += p->cpu_s;
+        /* Sums for now; divided into means below. */
+        out[g].pss_each += p->pss_peak_bytes;
+        out[g].uss_each += p->uss_peak_bytes;
+        out[g].rss_each += p->rss_peak_bytes;
+    }
+    for (g = 0; g < n; g++) {
+        out[g].pss_each /= out[g].count;
+        out[g].uss_each /= out[g].count;
+        out[g].rss_each /= out[g].count;
+    }
+    free(of);
+    return n;
 }

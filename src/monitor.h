@@ -1,5 +1,8 @@
-/* monitor.h - samples a server process and all its descendants from /proc
- * while a run goes on: CPU time, resident memory, processes, threads. */
+/* monitor.h - watches a server while a run goes on: a process and all its
+ * descendants, or every process of a cgroup v2. CPU time; memory as PSS
+ * (each shared page divided among the processes sharing it, so a prefork
+ * pool is not counted five times over), USS (private) and RSS; and every
+ * process seen, for a per-process table. */
 #ifndef RAFALE_MONITOR_H
 #define RAFALE_MONITOR_H
 
@@ -7,24 +10,69 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* One process seen during the run. */
+struct monitor_proc {
+    int pid, ppid;
+    char command[96];         /* its command line, arguments joined by spaces */
+    double cpu_s;             /* user+sys while it was watched */
+    uint64_t rss_peak_bytes, pss_peak_bytes, uss_peak_bytes;
+    double first_seen_s;      /* since the monitor began */
+    int exited;               /* gone before the end */
+};
+
+/* Memory about once a second. */
+struct monitor_point {
+    double t_s;
+    uint64_t pss_bytes, rss_bytes;
+};
+
 struct monitor_result {
-    int pid;
-    double cpu_s;            /* user+sys of the process tree during the run */
-    uint64_t rss_peak_bytes; /* largest sum of RSS over the tree */
-    uint64_t rss_mean_bytes;
-    uint32_t processes;      /* most seen at once */
-    uint32_t threads;        /* most seen at once */
+    int pid;                  /* the root process, 0 when watching a cgroup */
+    char cgroup[512];         /* the cgroup watched, or "" */
+    double cpu_s;             /* user+sys of all of it during the run */
+    int cpu_exact;            /* from the cgroup's cpu.stat (exited processes included) */
+    uint64_t pss_peak_bytes, pss_mean_bytes, uss_peak_bytes; /* sums over the processes */
+    uint64_t rss_peak_bytes, rss_mean_bytes;
+    int has_pss;              /* smaps_rollup was readable: PSS/USS are meaningful */
+    char pss_note[128];       /* why not, when not */
+    uint64_t cg_memory_peak_bytes; /* the cgroup's memory.peak (or highest memory.current), 0 unknown */
+    uint32_t processes;       /* most seen at once */
+    uint32_t threads;         /* most seen at once */
     uint32_t samples;
-    int gone;                /* the root process vanished during the run */
+    int gone;                 /* nothing was left to watch before the end */
+    struct monitor_proc *procs;   /* every process seen, in order of first sight */
+    uint32_t nprocs;
+    struct monitor_point *series; /* memory over time */
+    uint32_t npoints;
 };
 
 struct monitor;
 
-/* Starts sampling pid's tree every 100 ms, after delay_ns (the warm-up).
- * Returns 0, or -1 with a reason in err (no such process). */
-int monitor_start(int pid, uint64_t delay_ns, struct monitor **out, char *err, size_t errlen);
+/* Starts watching pid's tree (cgroup NULL) or every process of the cgroup
+ * directory (pid 0), after delay_ns (the warm-up): /proc/PID/stat every
+ * 100 ms, /proc/PID/smaps_rollup about once a second (it walks page
+ * tables). Returns 0, or -1 with a reason in err. */
+int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor **out, char *err, size_t errlen);
 
-/* Takes a last sample, stops, fills r and frees m. */
+/* Takes a last sample, stops, fills r (free it with monitor_result_free)
+ * and frees m. */
 void monitor_stop(struct monitor *m, struct monitor_result *r);
+
+void monitor_result_free(struct monitor_result *r);
+/* A deep copy. Returns 0 or -1. */
+int monitor_result_copy(struct monitor_result *dst, const struct monitor_result *src);
+
+/* Per-process table: processes of the same command and the same parent
+ * command are one group ("4 x gunicorn", the workers, beside "1 x
+ * gunicorn", the master). */
+struct monitor_group {
+    const char *command;      /* points into the result, past argv[0]'s directory */
+    uint32_t count;           /* processes in the group */
+    uint32_t exited;          /* of which exited before the end */
+    double cpu_s;             /* summed */
+    uint64_t pss_each, uss_each, rss_each; /* mean of the processes' peaks */
+};
+/* Groups r's processes into out (at most max). Returns how many groups. */
+uint32_t monitor_groups(const struct monitor_result *r, struct monitor_group *out, uint32_t max);
 
 #endif

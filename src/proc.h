@@ -1,22 +1,55 @@
-/* proc.h - starting and stopping the servers `rafale compare` measures. */
+/* proc.h - starting, following and stopping the servers `rafale compare`
+ * measures. A server runs in a cgroup v2 of its own when the machine allows
+ * it, so every process it spawns is followed and stopped whatever it does
+ * (setsid, double fork, daemonize); otherwise in a process group of its own,
+ * which a daemonizing server escapes. */
 #ifndef RAFALE_PROC_H
 #define RAFALE_PROC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Runs `sh -c cmd` in a new process group (its own session), in dir, with
- * extra env ("NAME=VALUE"), pinned to cpus when ncpus > 0, its stdout and
- * stderr appended to logfile. Returns the pid, or -1 with a reason in err. */
-int proc_spawn(const char *cmd, const char *dir, char *const *env, int nenv, const int *cpus, int ncpus,
-               const char *logfile, char *err, size_t errlen);
+#include "cgroup.h"
 
-/* 1 while the child runs; 0 once it exited (reaped), with a description of
- * how in how (optional). */
-int proc_alive(int pid, char *how, size_t howlen);
+struct proc {
+    int pid;              /* the start command's shell, -1 when none */
+    int reaped;           /* it exited, and this is how: */
+    int status;           /* wait status */
+    struct cgroup cg;
+    int in_cgroup;        /* started inside cg */
+};
 
-/* SIGTERM to the whole group, SIGKILL after grace_ns; reaps the child. */
-void proc_stop(int pid, uint64_t grace_ns);
+/* Runs `/bin/sh -c cmd` in its own session and process group, and in a new
+ * cgroup named cgname when cgname is not NULL (moved there before it runs
+ * anything), in dir, with extra env ("NAME=VALUE"), pinned to cpus when
+ * ncpus > 0, its stdout and stderr appended to logfile. When the cgroup
+ * cannot be made, the server still starts, in its process group only, and
+ * warn says why. Returns 0, or -1 with a reason in err. */
+int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *env, int nenv, const int *cpus,
+               int ncpus, const char *logfile, const char *cgname, char *warn, size_t warnlen, char *err,
+               size_t errlen);
+
+/* 1 while the server is up: its start command runs, or, in a cgroup, the
+ * command exited with status 0 and left processes behind (a daemon). 0 when
+ * it is gone or its command failed, with how in how. */
+int proc_alive(struct proc *p, char *how, size_t howlen);
+
+/* Stops all of it: SIGTERM to every process (the cgroup, or the group),
+ * SIGKILL after grace_ns (cgroup.kill), reaps the command, removes the
+ * cgroup. Safe to call twice and on a proc that never started. */
+void proc_stop(struct proc *p, uint64_t grace_ns);
+
+/* Runs `sh -c cmd` with stdout and stderr captured, for at most timeout_ns;
+ * its first non-empty line goes into out. Returns 0, or -1 (out says why). */
+int proc_capture(const char *cmd, char *out, size_t len, uint64_t timeout_ns);
+
+/* Makes orphans of the servers (a daemon's abandoned parent, workers left
+ * behind) children of this process rather than of init, so that
+ * proc_reap_orphans() can collect them: no zombie outlives a compare. */
+void proc_become_subreaper(void);
+/* Reaps every child that has ended or ends within timeout_ns; returns once
+ * no child is left or the time is up. Call it when every server is stopped. */
+void proc_reap_orphans(uint64_t timeout_ns);
 
 /* Pins the calling process (and the threads it starts) to cpus. */
 int proc_pin_self(const int *cpus, int ncpus);

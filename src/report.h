@@ -7,17 +7,31 @@
 
 #include "config.h"
 #include "engine.h"
+#include "monitor.h"
 
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r);
+/* server: what the monitor saw of the server during the run, or NULL. */
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server);
 /* slo: the evaluated checks, or NULL. */
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo);
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+                const struct slo *slo);
 /* The "config" object of a result, as report_json writes it. */
 void report_json_config(FILE *f, const struct config *cfg);
+/* The "server" object of a result; completed: the run's responses. */
+void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed);
 /* Writes s as a JSON string literal. */
 void report_json_str(FILE *f, const char *s);
 int report_csv(FILE *f, const struct engine_result *r);
 /* A self-contained HTML page with inline SVG charts. */
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r);
+int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server);
+
+/* The server block of the HTML report: a paragraph and the process table. */
+void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed);
+/* The server block of the text report: CPU, memory (PSS, USS, RSS) and the
+ * processes grouped by command; each line starts with indent. */
+void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *indent);
+/* The memory figure a report leads with: PSS, or RSS when PSS could not
+ * be read; *label receives "PSS" or "RSS". */
+uint64_t report_server_memory(const struct monitor_result *m, const char **label);
 
 /* The percentiles every report shows, in order. */
 extern const double report_pcts[];

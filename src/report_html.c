@@ -45,12 +45,22 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
         ser[k].n = N;
     }
     ax.nticks = (int)floor(top) + 1;
+    /* One slow tail would flatten the rest on a linear axis. */
+    if ((double)s->latency.max > 20 * hist_percentile(&s->latency, 50)) {
+        ay.log = 1;
+        ay.label = "latency (ms, log scale)";
+        for (k = 0; k < ns; k++)
+            for (i = 0; i < N; i++)
+                if (y[k][i] <= 0)
+                    y[k][i] = 1e-6;
+    }
     svg_line_chart(f, "Latency by percentile", &ax, &ay, ser, ns);
 }
 
 static void timeline_charts(FILE *f, const struct engine_result *r)
 {
     uint32_t n = r->nseconds, i;
+    double last = r->elapsed_s - (double)(n ? n - 1 : 0); /* how much of its last second the run lived */
     double *t, *rps, *err, *p50, *p99, *mx;
     struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0 };
     if (n == 0)
@@ -67,6 +77,17 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
         t[i] = i + 0.5;
         rps[i] = (double)r->timeline[i].requests;
         err[i] = (double)r->timeline[i].errors;
+        /* A last second the run only began is no drop in throughput:
+         * scaled to a whole second when it lasted half of one, else left out. */
+        if (i == n - 1 && n > 1 && last < 0.999) {
+            if (last >= 0.5) {
+                rps[i] /= last;
+                err[i] /= last;
+            } else {
+                n--;
+                break;
+            }
+        }
         p50[i] = r->timeline[i].p50_ns / 1e6;
         p99[i] = r->timeline[i].p99_ns / 1e6;
         mx[i] = r->timeline[i].max_ns / 1e6;
@@ -120,7 +141,74 @@ static void lat_tr(FILE *f, const char *name, const struct hist *h)
     fprintf(f, "<td>%s</td></tr>\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r)
+void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed)
+{
+    struct monitor_group g[32];
+    uint32_t ng = monitor_groups(m, g, 32), i;
+    char a[32], b[32], c[32], d[32];
+
+    fprintf(f, "<h3>Server: ");
+    if (m->cgroup[0]) {
+        fprintf(f, "cgroup ");
+        svg_text(f, m->cgroup);
+    } else {
+        fprintf(f, "pid %d and its children", m->pid);
+    }
+    fprintf(f, "</h3>\n<p>%u process%s, %u threads at most. CPU %.2f s", m->processes, m->processes == 1 ? "" : "es",
+            m->threads, m->cpu_s);
+    if (completed)
+        fprintf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
+    if (m->has_pss)
+        fprintf(f, ". Memory: PSS %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
+                units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+                units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
+                units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
+                units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
+    else {
+        fprintf(f, ". Memory: RSS summed %s peak (it counts shared pages in each process); ",
+                units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes));
+        svg_text(f, m->pss_note);
+        fprintf(f, ".");
+    }
+    fprintf(f, "%s</p>\n", m->gone ? " <span class=\"fail\">Nothing was left of it before the end.</span>" : "");
+    if (ng == 0)
+        return;
+    fprintf(f, "<table><tr><th>processes</th><th>PSS each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
+               "<th>command</th></tr>\n");
+    for (i = 0; i < ng; i++) {
+        fprintf(f, "<tr><td>%u%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f</td><td style=\"text-align:left\">",
+                g[i].count, g[i].exited ? " (exited)" : "",
+                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)g[i].pss_each) : "-",
+                m->has_pss ? units_fmt_bytes(b, sizeof(b), (double)g[i].uss_each) : "-",
+                units_fmt_bytes(c, sizeof(c), (double)g[i].rss_each), g[i].cpu_s);
+        svg_text(f, g[i].command);
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+}
+
+/* The server's memory (PSS, or RSS) through the run. */
+static void memory_chart(FILE *f, const struct monitor_result *m)
+{
+    double *x, *y;
+    uint32_t i;
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0 };
+    struct svg_axis ay = { m->has_pss ? "memory (MiB, PSS)" : "memory (MiB, RSS summed)", 0, NULL, NULL, 0 };
+    if (m->npoints < 2 || (x = calloc(2 * m->npoints, sizeof(double))) == NULL)
+        return;
+    y = x + m->npoints;
+    for (i = 0; i < m->npoints; i++) {
+        x[i] = m->series[i].t_s;
+        y[i] = (double)(m->has_pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
+    }
+    {
+        struct svg_series s = { "server", x, y, (int)m->npoints };
+        svg_line_chart(f, "Server memory over time", &ax, &ay, &s, 1);
+    }
+    free(x);
+}
+
+int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
@@ -148,10 +236,8 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%.2f s</td><td>%.1f</td><td>%s/s</td></tr></table>\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
             r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el));
-    if (r->has_server)
-        fprintf(f, "<p>Server (pid %d): %.2f s CPU, %.1f &#181;s per request, RSS peak %s, %u process(es), %u threads.</p>\n",
-                r->server.pid, r->server.cpu_s, s->completed ? r->server.cpu_s * 1e6 / (double)s->completed : 0.0,
-                units_fmt_bytes(b2, sizeof(b2), (double)r->server.rss_peak_bytes), r->server.processes, r->server.threads);
+    if (server)
+        report_html_server(f, server, s->completed);
 
     fprintf(f, "<h2>Latency</h2>\n<table><tr><th></th><th>min</th><th>mean</th>");
     for (k = 0; k < REPORT_NPCTS; k++)
@@ -166,6 +252,8 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "</table>\n");
     percentile_chart(f, s, cfg->rate > 0);
     timeline_charts(f, r);
+    if (server)
+        memory_chart(f, server);
     status_chart(f, s);
 
     if (r->nurls > 1) {

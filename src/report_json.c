@@ -51,7 +51,7 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
 {
     int i, first = 1;
     fprintf(f, "%s\"summary\": {\"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
-               "\"elapsed_s\": %.6f, \"rps\": %.3f, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
+               "\"elapsed_s\": %.9f, \"rps\": %.3f, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
                "\"connections_per_request\": %.4f, \"server_closes\": %llu, \"server_close_reasons\": {",
             ind, (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)in_flight,
             (unsigned long long)s->started, elapsed, elapsed > 0 ? (double)s->completed / elapsed : 0.0,
@@ -137,7 +137,40 @@ void report_json_config(FILE *f, const struct config *cfg)
     fprintf(f, "}");
 }
 
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct slo *slo)
+void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed)
+{
+    uint32_t i;
+    fprintf(f, "{\"pid\": %d, \"cgroup\": ", m->pid);
+    report_json_str(f, m->cgroup);
+    fprintf(f, ", \"cpu_s\": %.6f, \"cpu_exact\": %s, \"cpu_us_per_request\": %.3f, \"has_pss\": %s, "
+               "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
+               "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
+               "\"samples\": %u, \"exited\": %s, \"pss_note\": ",
+            m->cpu_s, m->cpu_exact ? "true" : "false", completed ? m->cpu_s * 1e6 / (double)completed : 0.0,
+            m->has_pss ? "true" : "false", (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
+            (unsigned long long)m->uss_peak_bytes, (unsigned long long)m->rss_peak_bytes,
+            (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes, m->threads,
+            m->samples, m->gone ? "true" : "false");
+    report_json_str(f, m->pss_note);
+    fprintf(f, ",\n    \"tree\": [");
+    for (i = 0; i < m->nprocs; i++) {
+        const struct monitor_proc *p = &m->procs[i];
+        fprintf(f, "%s\n      {\"pid\": %d, \"ppid\": %d, \"command\": ", i ? "," : "", p->pid, p->ppid);
+        report_json_str(f, p->command);
+        fprintf(f, ", \"cpu_s\": %.6f, \"rss_peak_bytes\": %llu, \"pss_peak_bytes\": %llu, \"uss_peak_bytes\": %llu, "
+                   "\"first_seen_s\": %.3f, \"exited\": %s}",
+                p->cpu_s, (unsigned long long)p->rss_peak_bytes, (unsigned long long)p->pss_peak_bytes,
+                (unsigned long long)p->uss_peak_bytes, p->first_seen_s, p->exited ? "true" : "false");
+    }
+    fprintf(f, "],\n    \"memory_timeline\": [");
+    for (i = 0; i < m->npoints; i++)
+        fprintf(f, "%s{\"t_s\": %.3f, \"pss_bytes\": %llu, \"rss_bytes\": %llu}", i ? ", " : "", m->series[i].t_s,
+                (unsigned long long)m->series[i].pss_bytes, (unsigned long long)m->series[i].rss_bytes);
+    fprintf(f, "]}");
+}
+
+int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+                const struct slo *slo)
 {
     uint32_t i;
     int k;
@@ -146,14 +179,11 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     report_json_config(f, cfg);
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
-    fprintf(f, "  \"client\": {\"cpu_s\": %.3f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
-    if (r->has_server) {
-        const struct monitor_result *m = &r->server;
-        fprintf(f, "  \"server\": {\"pid\": %d, \"cpu_s\": %.3f, \"cpu_us_per_request\": %.3f, \"rss_peak_bytes\": %llu, "
-                   "\"rss_mean_bytes\": %llu, \"processes\": %u, \"threads\": %u, \"exited\": %s},\n",
-                m->pid, m->cpu_s, r->total.completed ? m->cpu_s * 1e6 / (double)r->total.completed : 0.0,
-                (unsigned long long)m->rss_peak_bytes, (unsigned long long)m->rss_mean_bytes, m->processes, m->threads,
-                m->gone ? "true" : "false");
+    fprintf(f, "  \"client\": {\"cpu_s\": %.6f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
+    if (server) {
+        fprintf(f, "  \"server\": ");
+        report_json_server(f, server, r->total.completed);
+        fprintf(f, ",\n");
     }
     if (r->target_rate > 0)
         fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu, \"extra_connections\": %u},\n",

@@ -5,19 +5,29 @@
 
 #include <stddef.h>
 
+#include "compare.h"
 #include "config.h"
 #include "engine.h"
+#include "monitor.h"
 
 /* A loaded run: its configuration (as far as the reports need it) and result. */
 struct loaded_run {
     struct config cfg;
     struct engine_result res;
-    char **strings;          /* owned copies behind cfg's pointers */
-    int nstrings;
+    struct monitor_result server;
+    int has_server;
+};
+
+/* What a saved file holds: one run (--json), or a whole compare. */
+struct loaded {
+    int is_compare;
+    struct loaded_run run;       /* !is_compare */
+    struct cmp_plan plan;        /* is_compare: as far as the reports need it */
+    struct cmp_result cmp;       /* is_compare: every run, summarized */
 };
 
 /* Reads path. Returns 0, or -1 with a one-line reason in err. */
-int report_load(const char *path, struct loaded_run *run, char *err, size_t errlen);
-void report_load_free(struct loaded_run *run);
+int report_load(const char *path, struct loaded *out, char *err, size_t errlen);
+void report_load_free(struct loaded *l);
 
 #endif

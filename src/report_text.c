@@ -193,7 +193,60 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
     }
 }
 
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r)
+uint64_t report_server_memory(const struct monitor_result *m, const char **label)
+{
+    *label = m->has_pss ? "PSS" : "RSS";
+    return m->has_pss ? m->pss_peak_bytes : m->rss_peak_bytes;
+}
+
+void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *in)
+{
+    struct monitor_group g[32];
+    uint32_t ng = monitor_groups(m, g, 32), i;
+    char a[32], b[32], c[32], d[32];
+
+    fprintf(f, "%sServer        ", in);
+    if (m->cgroup[0])
+        fprintf(f, "cgroup %s", m->cgroup);
+    else
+        fprintf(f, "pid %d and its children", m->pid);
+    fprintf(f, ": %u process%s, %u thread%s at most%s\n", m->processes, m->processes == 1 ? "" : "es", m->threads,
+            m->threads == 1 ? "" : "s", m->gone ? " (nothing was left of it before the end)" : "");
+    fprintf(f, "%s  CPU         %.2fs", in, m->cpu_s);
+    if (completed && (m->cpu_s > 0 || m->cpu_exact))
+        fprintf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
+    else if (!m->cpu_exact)
+        fprintf(f, " (the run was shorter than what /proc counts, 10ms ticks)");
+    fprintf(f, "%s\n", m->cpu_exact ? " (the cgroup's own count, exited processes included)" : "");
+    if (m->has_pss)
+        fprintf(f, "%s  memory      PSS %s peak (mean %s), USS %s; RSS summed %s (shared pages counted in each process)\n",
+                in, units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+                units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
+                units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
+                units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
+    else
+        fprintf(f, "%s  memory      RSS summed %s peak (mean %s): shared pages counted in each process; %s\n", in,
+                units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes),
+                units_fmt_bytes(b, sizeof(b), (double)m->rss_mean_bytes), m->pss_note);
+    if (m->cg_memory_peak_bytes)
+        fprintf(f, "%s              the cgroup's own memory peak: %s\n", in,
+                units_fmt_bytes(a, sizeof(a), (double)m->cg_memory_peak_bytes));
+    if (ng == 0)
+        return;
+    fprintf(f, "%s  processes   %5s %10s %10s %10s %9s  command\n", in, "count", m->has_pss ? "PSS each" : "",
+            m->has_pss ? "USS each" : "", "RSS each", "CPU");
+    for (i = 0; i < ng; i++) {
+        char cnt[16];
+        snprintf(cnt, sizeof(cnt), "%u", g[i].count);
+        fprintf(f, "%s              %5s %10s %10s %10s %8.2fs  %.60s%s\n", in, cnt,
+                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)g[i].pss_each) : "",
+                m->has_pss ? units_fmt_bytes(b, sizeof(b), (double)g[i].uss_each) : "",
+                units_fmt_bytes(c, sizeof(c), (double)g[i].rss_each), g[i].cpu_s, g[i].command,
+                g[i].exited == g[i].count ? "  (exited)" : g[i].exited ? "  (some exited)" : "");
+    }
+}
+
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
 {
     const struct stats *s = &r->total;
     char b1[32], b2[32], b3[32];
@@ -259,15 +312,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
     }
     text_histogram(f, &s->latency);
-    if (r->has_server) {
-        const struct monitor_result *m = &r->server;
-        char a[32], b[32], c[32];
-        fprintf(f, "\nServer        pid %d: %.2fs CPU", m->pid, m->cpu_s);
-        if (s->completed)
-            fprintf(f, " (%s per request)", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)s->completed));
-        fprintf(f, ", RSS peak %s (mean %s), %u process%s, %u threads%s\n",
-                units_fmt_bytes(b, sizeof(b), (double)m->rss_peak_bytes), units_fmt_bytes(c, sizeof(c), (double)m->rss_mean_bytes),
-                m->processes, m->processes == 1 ? "" : "es", m->threads, m->gone ? " (it exited during the run)" : "");
+    if (server) {
+        fprintf(f, "\n");
+        report_server_text(f, server, s->completed, "");
     }
     fputc('\n', f);
     status_line(f, s);

@@ -2,6 +2,7 @@
 #include "svg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define W 720
@@ -11,8 +12,11 @@
 #define T 40   /* top: the title */
 #define B 60   /* bottom: x tick labels and axis label */
 
-static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-                                       "#7f7f7f" };
+/* Ten colours told apart also by most colour-blind readers (Tableau 10);
+ * past ten, curves repeat them dashed. */
+#define NCOLORS 10
+static const char *const palette[NCOLORS] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                                              "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
 
 void svg_text(FILE *f, const char *s)
 {
@@ -52,6 +56,18 @@ static int nice_ticks(double lo, double hi, double *out, int max)
     return n;
 }
 
+/* Three significant digits, for the value over a bar. */
+static void fmt_short(char *b, size_t n, double v)
+{
+    double a = fabs(v);
+    if (a >= 1e6)
+        snprintf(b, n, "%.3gM", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(b, n, "%.3gk", v / 1e3);
+    else
+        snprintf(b, n, "%.3g", v);
+}
+
 static void fmt_num(char *b, size_t n, double v)
 {
     double a = fabs(v);
@@ -63,31 +79,105 @@ static void fmt_num(char *b, size_t n, double v)
         snprintf(b, n, "%.4g", v);
 }
 
-/* Legend, top right, drawn last on a white box so nothing hides it. */
-static void legend(FILE *f, int n, const char *const *names)
+/* Names are cut to this many characters in legends and under bars; the
+ * whole name stays in a tooltip. */
+#define NAME_MAX_CHARS 36
+#define CHAR_W 7        /* average width of a 12 px sans-serif character */
+#define LEG_ROW 18
+
+/* UTF-8 characters of s, up to max; *bytes receives their length. */
+static size_t chars_of(const char *s, size_t max, size_t *bytes)
 {
-    int i;
-    if (n == 0)
-        return;
-    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"156\" height=\"%d\" fill=\"#fff\" fill-opacity=\"0.9\" "
-               "stroke=\"#ccc\"/>\n", W - R - 158, T + 2, 16 * n + 6);
-    for (i = 0; i < n; i++) {
-        int y = T + 16 + 16 * i;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"%s\"/>", W - R - 150, y - 9,
-                palette[i % 8]);
-        fprintf(f, "<text x=\"%d\" y=\"%d\">", W - R - 134, y);
-        svg_text(f, names[i]);
-        fprintf(f, "</text>\n");
+    size_t n = 0, i = 0;
+    while (s[i] && n < max) {
+        i++;
+        while ((s[i] & 0xC0) == 0x80)
+            i++;
+        n++;
     }
+    *bytes = i;
+    return n;
 }
 
-static void frame(FILE *f, const char *title)
+/* Writes s cut to max characters, with an ellipsis when cut. */
+static void short_text(FILE *f, const char *s, size_t max)
+{
+    size_t bytes;
+    char *cut;
+    chars_of(s, max, &bytes);
+    if (s[bytes] == '\0') {
+        svg_text(f, s);
+        return;
+    }
+    chars_of(s, max > 1 ? max - 1 : 1, &bytes);
+    cut = strndup(s, bytes);
+    if (cut) {
+        svg_text(f, cut);
+        free(cut);
+    }
+    fputs("\xe2\x80\xa6", f); /* U+2026 HORIZONTAL ELLIPSIS */
+}
+
+static int item_width(const char *name)
+{
+    size_t bytes, n = chars_of(name, NAME_MAX_CHARS, &bytes);
+    return 22 + (int)n * CHAR_W + 14;
+}
+
+/* Rows the legend needs below the plot: items flow left to right. */
+static int legend_rows(int n, const char *const *names)
+{
+    int i, rows = n ? 1 : 0, x = 0;
+    for (i = 0; i < n; i++) {
+        int w = item_width(names[i]);
+        if (x > 0 && x + w > W - L - R) {
+            rows++;
+            x = 0;
+        }
+        x += w;
+    }
+    return rows;
+}
+
+static int legend_height(int n, const char *const *names)
+{
+    return n ? legend_rows(n, names) * LEG_ROW + 10 : 0;
+}
+
+/* The legend, below the plot area and its axis label, so it never covers a
+ * bar or a curve. */
+static void legend(FILE *f, int n, const char *const *names)
+{
+    int i, x = 0, row = 0, top = H + 2;
+    if (n == 0)
+        return;
+    fprintf(f, "<g class=\"legend\">\n");
+    for (i = 0; i < n; i++) {
+        int w = item_width(names[i]), y;
+        if (x > 0 && x + w > W - L - R) {
+            row++;
+            x = 0;
+        }
+        y = top + row * LEG_ROW;
+        fprintf(f, "<g><title>");
+        svg_text(f, names[i]);
+        fprintf(f, "</title><rect class=\"legend-key\" x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>",
+                L + x, y + 3, palette[i % NCOLORS]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">", L + x + 20, y + 12);
+        short_text(f, names[i], NAME_MAX_CHARS);
+        fprintf(f, "</text></g>\n");
+        x += w;
+    }
+    fprintf(f, "</g>\n");
+}
+
+static void frame(FILE *f, const char *title, int extra)
 {
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-               "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", W, H, W, H);
+               "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", W, H + extra, W, H + extra);
     fprintf(f, "<title>");
     svg_text(f, title);
-    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H);
+    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H + extra);
     fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", W / 2);
     svg_text(f, title);
     fprintf(f, "</text>\n");
@@ -107,13 +197,15 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
                     const struct svg_series *s, int ns)
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, ticks[32];
-    const char *names[8] = { 0 };
+    const char **names = calloc((size_t)(ns > 0 ? ns : 1), sizeof(char *));
     int i, j, nt;
     char b[32];
 
-    for (i = 0; i < ns && i < 8; i++)
+    if (names == NULL)
+        return;
+    for (i = 0; i < ns; i++)
         names[i] = s[i].name;
-    frame(f, title);
+    frame(f, title, legend_height(ns, names));
     for (i = 0; i < ns; i++)
         for (j = 0; j < s[i].n; j++) {
             double xv = tr(x, s[i].x[j]), yv = tr(y, s[i].y[j]);
@@ -145,8 +237,8 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     }
 #define PX(v) (L + ((v) - x0) / (x1 - x0) * (W - L - R))
 #define PY(v) (H - B - ((v) - y0) / (y1 - y0) * (H - T - B))
-    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", L, T,
-            W - L - R, H - T - B);
+    fprintf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
+            L, T, W - L - R, H - T - B);
     /* y ticks and grid */
     nt = y->log ? 0 : nice_ticks(y0, y1, ticks, 32);
     if (y->log)
@@ -181,15 +273,17 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     for (i = 0; i < ns; i++) {
         if (s[i].n == 0)
             continue;
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[i % 8]);
+        fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                palette[i % NCOLORS], i >= NCOLORS ? " stroke-dasharray=\"6 3\"" : "");
         for (j = 0; j < s[i].n; j++)
             fprintf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])));
         fprintf(f, "\"/>\n");
     }
 #undef PX
 #undef PY
-    legend(f, ns < 8 ? ns : 8, names);
+    legend(f, ns, names);
     fprintf(f, "</svg>\n");
+    free(names);
 }
 
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
@@ -200,15 +294,15 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     double gw, bw;
     char b[32];
 
-    frame(f, title);
+    frame(f, title, nseries > 1 ? legend_height(nseries, series) : 0);
     for (i = 0; i < ngroups * nseries; i++)
         if (values[i] > top)
             top = values[i];
     if (top <= 0)
         top = 1;
     top *= 1.1;
-    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", L, T,
-            W - L - R, H - T - B);
+    fprintf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
+            L, T, W - L - R, H - T - B);
     nt = nice_ticks(0, top, ticks, 32);
     for (i = 0; i < nt; i++) {
         double py = H - B - ticks[i] / top * (H - T - B);
@@ -220,19 +314,34 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     bw = gw * 0.8 / (nseries > 0 ? nseries : 1);
     for (g = 0; g < ngroups; g++) {
         for (s = 0; s < nseries; s++) {
-            double v = values[g * nseries + s], h = v / top * (H - T - B);
+            double v = values[g * nseries + s], h = isnan(v) ? 0 : v / top * (H - T - B);
             double x = L + g * gw + gw * 0.1 + s * bw;
-            fmt_num(b, sizeof(b), v);
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>\n",
-                    x, H - B - h, bw * 0.95, h, palette[s % 8], b);
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
-                    H - B - h - 3, b);
+            if (isnan(v)) {
+                /* No value to draw: say so where the bar would stand. */
+                fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\" fill=\"#b00\" "
+                           "transform=\"rotate(-90 %.1f %d)\">not valid</text>\n", x + bw / 2 + 3, H - B - 4, x + bw / 2 + 3,
+                        H - B - 4);
+                continue;
+            }
+            fmt_short(b, sizeof(b), v);
+            fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+                    x, H - B - h, bw * 0.95, h, palette[s % NCOLORS]);
+            svg_text(f, series[s]);
+            fprintf(f, ": %s</title></rect>\n", b);
+            /* A value over its bar when there is room for it; the tooltip
+             * has it always. */
+            if (bw * 0.95 >= 6.0 * (double)strlen(b))
+                fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
+                        H - B - h - 3, b);
         }
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", L + g * gw + gw / 2, H - B + 16);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"><title>", L + g * gw + gw / 2, H - B + 16);
         svg_text(f, groups[g]);
+        fprintf(f, "</title>");
+        /* The group's name fits its slot. */
+        short_text(f, groups[g], gw / CHAR_W > 4 ? (size_t)(gw / CHAR_W) : 4);
         fprintf(f, "</text>\n");
     }
     axis_labels(f, "", ylabel);
-    legend(f, nseries > 1 ? (nseries < 8 ? nseries : 8) : 0, series);
+    legend(f, nseries > 1 ? nseries : 0, series);
     fprintf(f, "</svg>\n");
 }

@@ -25,7 +25,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
                     const struct svg_series *s, int ns);
 
 /* Writes an <svg> bar chart: ngroups groups of nseries bars;
- * values[g * nseries + s]. */
+ * values[g * nseries + s]; NAN draws "not valid" instead of a bar. */
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
                    const char *const *series, int nseries, const double *values);
 

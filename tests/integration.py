@@ -810,7 +810,20 @@ def html_report():
           "Latency over time" in text and "Status codes and errors" in text, "--html: the four charts")
     check("<script" not in text and " src=" not in text and "href=" not in text and "@import" not in text,
           "--html: self-contained, no script, nothing fetched")
-    check("percentile" in text and "latency (ms)" in text and "requests per second" in text, "--html: axis labels")
+    check("percentile" in text and "latency (ms" in text and "requests per second" in text, "--html: axis labels")
+    check(not svg_geometry_ok(text), "--html: legends below the plots (%s)" % svg_geometry_ok(text)[:2])
+    # A run that ends 0.6 s into its last second: that second is scaled, not drawn as a drop.
+    srv2 = Serve()
+    h2 = os.path.join(TMP, "partial.html")
+    rafale("-R", 200, "-c", 2, "-d", "1.6s", "--html", h2, srv2.url())
+    srv2.stop()
+    import re
+    svg = [x for x in re.findall(r"<svg.*?</svg>", open(h2).read(), re.S) if "Throughput over time" in x][0]
+    pts = [tuple(map(float, q.split(","))) for q in re.search(r'class="series"[^>]*points="([^"]*)"', svg).group(1).split()]
+    plot = re.search(r'class="plot" x="\d+" y="(\d+)" width="\d+" height="(\d+)"', svg)
+    bottom = float(plot.group(1)) + float(plot.group(2))
+    check(len(pts) == 2 and abs((bottom - pts[1][1]) - (bottom - pts[0][1])) < 0.15 * (bottom - pts[0][1]),
+          "--html: the last partial second is scaled, no false drop (%s)" % pts)
     chromium = shutil.which("chromium")
     if not chromium:
         print("  (chromium not installed: no screenshot check)")
@@ -845,12 +858,13 @@ def report_from_saved_json():
     p = subprocess.run([RAFALE, "report", "--html", html, j1, j2], capture_output=True, text=True, timeout=60)
     t = open(html).read()
     check(p.returncode == 0 and "== " + j2 in p.stdout and "Rate " in p.stdout, "report: two files, both reports")
-    check(t.count("<svg") == 5 and "a.json" in t and "b.json" in t, "report: two files side by side in HTML")
+    check(t.count("<svg") >= 5 and "a.json" in t and "b.json" in t and "Latency by percentile" in t,
+          "report: two files side by side in HTML")
     bad = os.path.join(TMP, "bad.json")
     with open(bad, "w") as f:
         f.write('{"hello": 1}')
     p = subprocess.run([RAFALE, "report", bad], capture_output=True, text=True, timeout=10)
-    check(p.returncode == 1 and "not a rafale run result" in p.stderr, "report: a file that is not a result")
+    check(p.returncode == 1 and "not a rafale result" in p.stderr, "report: a file that is not a result")
     with open(bad, "w") as f:
         f.write('{"hello": ')
     p = subprocess.run([RAFALE, "report", bad], capture_output=True, text=True, timeout=10)
@@ -916,7 +930,7 @@ close = yes
     hello = {s["name"]: s for s in j["workloads"][0]["servers"]}
     check(hello["alpha"]["runs"] == 2 and hello["alpha"]["requests"] == 4000 and hello["beta"]["requests"] == 4000,
           "compare: each good server ran each workload twice, exactly -n each")
-    check(hello["alpha"]["server_cpu_us_per_request"] > 0 and hello["beta"]["rss_peak_bytes"] > 1000000,
+    check(hello["alpha"]["server_cpu_us_per_request"] > 0 and hello["beta"]["memory_peak_bytes"] > 1000000,
           "compare: server CPU and memory measured")
     check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
     failed = {f["name"]: f["reason"] for f in j["failed"]}
@@ -929,7 +943,8 @@ close = yes
     check("Workload 'hello'" in p.stdout and "vs best" in p.stdout and "Failed: exits" in p.stdout,
           "compare: the text tables")
     html = open(hpath).read()
-    check(html.count("<svg") == 6 and "<script" not in html, "compare: HTML with bars and percentile curves")
+    check(html.count("<svg") >= 8 and "Latency by percentile" in html and "<script" not in html,
+          "compare: HTML with bars and percentile curves")
     left = serve_pids("127.0.0.1:%d" % ports[0]) + serve_pids("127.0.0.1:%d" % ports[1]) + serve_pids("sleep 30")
     check(not left, "compare: no child process left behind (%s)" % left)
 
@@ -937,6 +952,309 @@ close = yes
         f.write("[settings]\nrepeat = 2\n\n[server a]\nstart = true\nurl = http://127.0.0.1:1\nport = 80\n")
     p = subprocess.run([RAFALE, "compare", plan], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and ":7: unknown key 'port'" in p.stderr, "compare: unknown key with its line (%r)" % p.stderr)
+
+
+PREFORK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefork_server.py")
+
+
+def cgroup2_root():
+    for line in open("/proc/self/mountinfo"):
+        if " - cgroup2 " in line:
+            return line.split()[4]
+    return None
+
+
+def wait_port(port, timeout=10):
+    until = time.monotonic() + timeout
+    while time.monotonic() < until:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def proc_tree(root):
+    """root and its descendants, from /proc."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open("/proc/%s/stat" % d).read()
+                parent[int(d)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError):
+                pass
+    tree, changed = {root}, True
+    while changed:
+        changed = False
+        for pid, pp in parent.items():
+            if pp in tree and pid not in tree:
+                tree.add(pid)
+                changed = True
+    return sorted(tree)
+
+
+def smaps(pid, key):
+    for line in open("/proc/%d/smaps_rollup" % pid):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@test
+def monitor_pss_of_a_prefork_server():
+    port = free_port()
+    p = subprocess.Popen([sys.executable, PREFORK, "--port", str(port), "--mb", "48", "--workers", "4"],
+                         start_new_session=True)
+    try:
+        check(wait_port(port), "the prefork test server listens")
+        r = rafale("-n", 4000, "-c", 4, "--monitor", p.pid, "http://127.0.0.1:%d/" % port)
+        # Ground truth, read now: the block is written once at start and never again.
+        pids = proc_tree(p.pid)
+        pss = sum(smaps(q, "Pss") for q in pids)
+        rss = sum(smaps(q, "Rss") for q in pids)
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(timeout=10)
+    s = r.j["server"]
+    check(len(pids) == 5 and s["has_pss"] is True, "--monitor: a master and 4 workers (%s)" % pids)
+    check(abs(s["pss_peak_bytes"] - pss) < 0.15 * pss,
+          "--monitor: PSS summed %d within 15%% of smaps_rollup's own sum %d" % (s["pss_peak_bytes"], pss))
+    check(s["rss_peak_bytes"] > 3 * s["pss_peak_bytes"] and abs(s["rss_peak_bytes"] - rss) < 0.15 * rss,
+          "--monitor: summed RSS (%d) is several times PSS (%d)" % (s["rss_peak_bytes"], s["pss_peak_bytes"]))
+    check(s["pss_peak_bytes"] >= 48 << 20 and s["uss_peak_bytes"] < s["pss_peak_bytes"] / 2,
+          "--monitor: the 48 MiB block counted once, and it is not private to anyone")
+    tree = s["tree"]
+    check(len(tree) == 5 and {e["ppid"] for e in tree if e["pid"] != p.pid} == {p.pid} and
+          all(e["pss_peak_bytes"] > 0 and e["rss_peak_bytes"] >= 48 << 20 for e in tree),
+          "--monitor: one entry per process with its own PSS and RSS (%s)" % tree)
+    check(sum(e["cpu_s"] for e in tree) > 0 and s["cpu_s"] > 0, "--monitor: CPU per process")
+    rows = [l.split() for l in r.out.splitlines() if "prefork_server.py" in l]
+    check(sorted(row[0] for row in rows) == ["1", "4"] and "PSS" in r.out and "RSS summed" in r.out,
+          "--monitor: the text groups the master and the 4 workers (%s)" % rows)
+    check(s["memory_timeline"] and s["memory_timeline"][0]["pss_bytes"] > 0, "--monitor: memory over time")
+
+
+@test
+def monitor_a_cgroup():
+    root = cgroup2_root()
+    if root is None or not os.access(root, os.W_OK):
+        print("  (no writable cgroup2: --monitor-cgroup not tested)")
+        return
+    cg = os.path.join(root, "rafale-it-%d" % os.getpid())
+    os.makedirs(cg, exist_ok=True)
+    port = free_port()
+    # The server joins the cgroup before it starts, then leaves its parent's tree (setsid, daemonized).
+    p = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs && exec %s %s --port %d --daemonize --workers 3" %
+                          (cg, sys.executable, PREFORK, port)])
+    p.wait(timeout=10)
+    try:
+        check(wait_port(port), "the daemon listens")
+        r = rafale("-n", 3000, "-c", 3, "--monitor-cgroup", cg, "http://127.0.0.1:%d/" % port)
+        s = r.j["server"]
+        check(s["cgroup"] == cg and s["processes"] == 4 and s["cpu_exact"] is True and s["cpu_s"] > 0 and
+              s["pss_peak_bytes"] > 0, "--monitor-cgroup: every process of the cgroup, exact CPU (%s)" %
+              {k: s[k] for k in ("processes", "cpu_s", "cpu_exact")})
+        check("cgroup " + cg in r.out, "--monitor-cgroup: in the text report")
+        bad = rafale("-n", 10, "--monitor-cgroup", "/nonexistent", "http://127.0.0.1:%d/" % port, expect_json=False)
+        check(bad.rc == 2 and "is not a readable cgroup v2 directory" in bad.err, "--monitor-cgroup: a bad path")
+    finally:
+        for pid in open(os.path.join(cg, "cgroup.procs")).read().split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for _ in range(100):
+            if not open(os.path.join(cg, "cgroup.procs")).read().strip():
+                break
+            time.sleep(0.02)
+        os.rmdir(cg)
+
+
+def compare_plan(ports, rec, mark):
+    return """# servers that misbehave the ways real ones do
+[settings]
+repeat = 1
+warmup = 0s
+ready-timeout = 3s
+grace = 1s
+connections = 2
+requests = 400
+
+[server prefork]
+start = exec %(py)s %(pf)s --port %(p0)d --mb 32 --record %(rec)s --marker "%(mark)s-prefork #1"
+url = http://127.0.0.1:%(p0)d
+ready = /
+version = echo prefork v1.2
+
+[server daemon]
+start = %(py)s %(pf)s --port %(p1)d --daemonize --workers 2 --marker %(mark)s-daemon
+url = http://127.0.0.1:%(p1)d
+
+[server setsid]
+start = %(py)s %(pf)s --port %(p2)d --setsid --workers 2 --marker %(mark)s-setsid
+url = http://127.0.0.1:%(p2)d
+
+[server broken]
+start = %(py)s %(pf)s --port %(p3)d --status 502 --workers 2 --marker %(mark)s-broken
+url = http://127.0.0.1:%(p3)d
+
+[server an HTTP/1.0 server whose name is long]
+start = %(py)s %(pf)s --port %(p4)d --http10 --workers 2 --marker %(mark)s-http10
+url = http://127.0.0.1:%(p4)d
+
+[server leftover]
+start = sleep 91.%(p5)d & exit 3
+url = http://127.0.0.1:%(p5)d
+
+[server unready]
+start = %(py)s %(pf)s --port %(p6)d --status 503 --workers 1 --marker %(mark)s-unready
+url = http://127.0.0.1:%(p6)d
+ready = /health
+
+[workload hello]
+path = /
+
+[workload form]
+path = /login
+method = POST
+header = X-Test: two
+content-type = application/x-www-form-urlencoded
+body = user=a&pass=b
+""" % dict(py=sys.executable, pf=PREFORK, rec=rec, mark=mark, p0=ports[0], p1=ports[1], p2=ports[2], p3=ports[3],
+           p4=ports[4], p5=ports[5], p6=ports[6])
+
+
+def svg_geometry_ok(html):
+    """Legends below every plot area, never over a bar or a curve."""
+    import re
+    bad = []
+    for svg in re.findall(r"<svg.*?</svg>", html, re.S):
+        plot = re.search(r'class="plot" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', svg)
+        if not plot:
+            continue
+        x0, y0, w, h = map(float, plot.groups())
+        bottom = y0 + h
+        keys = [tuple(map(float, m)) for m in re.findall(r'class="legend-key" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
+        bars = [tuple(map(float, m)) for m in re.findall(r'class="bar" x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
+        pts = [tuple(map(float, p.split(","))) for pl in re.findall(r'class="series"[^>]*points="([^"]*)"', svg)
+               for p in pl.split()]
+        for kx, ky, kw, kh in keys:
+            if ky < bottom + 20:
+                bad.append("legend key at y=%s inside or just under the plot (bottom %s)" % (ky, bottom))
+            for bx, by, bw, bh in bars:
+                if kx < bx + bw and bx < kx + kw and ky < by + bh and by < ky + kh:
+                    bad.append("legend key over a bar")
+            for px, py in pts:
+                if kx <= px <= kx + kw and ky <= py <= ky + kh:
+                    bad.append("legend key over a curve")
+        for px, py in pts:
+            if not (x0 - 1 <= px <= x0 + w + 1 and y0 - 1 <= py <= bottom + 1):
+                bad.append("curve point %s,%s outside the plot" % (px, py))
+                break
+    return bad
+
+
+@test
+def compare_tells_the_truth():
+    ports = [free_port() for _ in range(7)]
+    rec = os.path.join(TMP, "record.txt")
+    mark = "rafale-it-%d" % os.getpid()
+    if os.path.exists(rec):
+        os.unlink(rec)
+    plan = os.path.join(TMP, "truth.conf")
+    with open(plan, "w") as f:
+        f.write(compare_plan(ports, rec, mark))
+    jpath, hpath = os.path.join(TMP, "truth.json"), os.path.join(TMP, "truth.html")
+    p = subprocess.Popen([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=RUN_TIMEOUT)
+    check(p.returncode == 0 and "Sanitizer" not in err, "truth: exit 0 (%s %s)" % (p.returncode, err[-600:]))
+    cg = cgroup2_root()
+    left = serve_pids(mark) + serve_pids("sleep 91.%d" % ports[5])
+    check(not left, "truth: nothing left running, daemons and setsid'd servers included (%s)" % left)
+    if cg:
+        mine = [d for d in os.listdir(cg) if d.startswith("rafale-%d-" % p.pid)]
+        check(not mine, "truth: every cgroup removed (%s)" % mine)
+    j = json.load(open(jpath))["compare"]
+    check(j["cgroups"] is (cg is not None), "truth: servers ran in cgroups where cgroup2 exists")
+    cells = {w["name"]: {s["name"]: s for s in w["servers"]} for w in j["workloads"]}
+    hello, form = cells["hello"], cells["form"]
+    for name in ("prefork", "daemon", "setsid"):
+        c = hello[name]
+        check(c["valid"] and c["requests"] == 400 and c["status"] == {"200": 400} and len(c["run_results"]) == 1,
+              "truth: %s ran and is valid (%s)" % (name, {k: c[k] for k in ("valid", "requests", "status")}))
+        srv = c["run_results"][0].get("server", {})
+        check(srv.get("processes", 0) >= 3 and srv.get("cpu_s", 0) > 0 and c["server_cpu_us_per_request"] > 0,
+              "truth: %s monitored, all its processes (%s)" % (name, {k: srv.get(k) for k in ("processes", "cpu_s")}))
+        if cg:
+            check(srv.get("cgroup", "").startswith(cg) and srv.get("cpu_exact") is True,
+                  "truth: %s followed through its cgroup" % name)
+    b = hello["broken"]
+    check(b["valid"] is False and b["ratio_to_best"] == 0 and b["bad_status_pct"] == 100 and b["status"] == {"502": 400},
+          "truth: a server answering 502 is not a valid result (%s)" % {k: b[k] for k in ("valid", "ratio_to_best")})
+    best = max(c["rps_median"] for n, c in hello.items() if c["valid"])
+    check(all(c["ratio_to_best"] == 0 or abs(c["ratio_to_best"] - best / c["rps_median"]) < 0.01
+              for c in hello.values() if c["runs"]), "truth: 'vs best' among valid results only")
+    h = hello["an HTTP/1.0 server whose name is long"]
+    check(h["keepalive_refused"] is True and h["connections_per_request"] > 0.95 and h["valid"],
+          "truth: HTTP/1.0 on a keep-alive workload is flagged (%s)" % h["connections_per_request"])
+    check(hello["prefork"]["memory_kind"] == "pss" and hello["prefork"]["memory_peak_bytes"] >= 32 << 20,
+          "truth: memory is PSS, the shared block counted once")
+    rs = hello["prefork"]["run_results"][0]["server"]
+    check(rs["rss_peak_bytes"] > 2 * rs["pss_peak_bytes"] and len(rs["tree"]) == 5, "truth: per-process entries, RSS overstates")
+    failed = {f["name"]: f["reason"] for f in j["failed"]}
+    check(set(failed) == {"leftover", "unready"}, "truth: two servers failed (%s)" % failed)
+    check("exited with status 3" in failed.get("leftover", ""), "truth: the leftover's status")
+    check("never answered GET /health with an expected status (got status 503" in failed.get("unready", ""),
+          "truth: the ready probe wants a good status (%s)" % failed.get("unready"))
+    check([s["version"] for s in j["servers"]][0] == "prefork v1.2" and "prefork v1.2" in out, "truth: version line")
+    lines = open(rec).read().splitlines()
+    check(lines.count("POST /login two user=a&pass=b") == 400 and lines.count("GET / - -") >= 401,
+          "truth: the POST workload reached the server with its method, header and body (%d)" %
+          lines.count("POST /login two user=a&pass=b"))
+    check(form["prefork"]["run_results"][0]["config"]["method"] == "POST", "truth: run config in JSON")
+    check("not a valid result" in out and "keep-alive refused by the server (HTTP/1.0 without keep-alive)" in out,
+          "truth: the text says so")
+    hdr = [l for l in out.splitlines() if l.startswith("  server ")]
+    row = [l for l in out.splitlines() if l.startswith("  an HTTP/1.0 server whose name is long ")]
+    if check(hdr and row, "truth: the table has the long name whole"):
+        i, k = hdr[0].index("vs best"), hdr[0].index("req/s") + 4
+        check(row[0][i - 2:i] == "  " and row[0][i] != " " and row[0][k].isdigit() and row[0][k + 1] == " ",
+              "truth: a long name keeps the columns aligned:\n%s\n%s" % (hdr[0], row[0]))
+    # rafale report: the same tables from the saved JSON, and the HTML again.
+    again = os.path.join(TMP, "truth-again.html")
+    p2 = subprocess.run([RAFALE, "report", "--html", again, jpath], capture_output=True, text=True, timeout=60)
+    tabl = lambda text: [l for l in text.splitlines() if l.startswith("  ") and ("x slower" in l or "1.00" in l or
+                                                                                "not valid" in l)]
+    check(p2.returncode == 0 and tabl(p2.stdout) == tabl(out) and tabl(out),
+          "report: a compare JSON gives the same tables (%s / %s)" % (tabl(p2.stdout)[:2], tabl(out)[:2]))
+    html = open(hpath).read()
+    check("Workloads" in html and "user=a" not in html and "X-Test: two" in html and "prefork v1.2" in html and
+          "--port %d" % ports[0] in html, "truth: the HTML states the workloads and start commands")
+    check("Server memory (PSS) over time" in html and "Latency: hello" in html and html.count("<svg") >= 9,
+          "truth: memory over time and per-workload latency charts")
+    bad = svg_geometry_ok(html) + svg_geometry_ok(open(again).read())
+    check(not bad, "truth: legends never cover bars or curves (%s)" % bad[:3])
+
+
+@test
+def compare_without_cgroups_stops_the_group():
+    port = free_port()
+    plan = os.path.join(TMP, "nocg.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\ncgroups = no\nrepeat = 1\nready-timeout = 2s\ngrace = 1s\n[server leftover]\n"
+                "start = sleep 92.%d & exit 3\nurl = http://127.0.0.1:%d\n[server ok]\n"
+                "start = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 200\nconnections = 2\nwarmup = 0s\n" % (port, port, RAFALE, port, port))
+    p = subprocess.run([RAFALE, "compare", "--json", os.path.join(TMP, "nocg.json"), plan], capture_output=True,
+                       text=True, timeout=RUN_TIMEOUT)
+    j = json.load(open(os.path.join(TMP, "nocg.json")))["compare"]
+    check(p.returncode == 0 and j["cgroups"] is False and "process groups" in p.stdout,
+          "cgroups = no: process groups, and the report says what that means (%s)" % p.stdout[-300:])
+    check(not serve_pids("sleep 92.%d" % port), "cgroups = no: a leader that exits does not leave its group behind")
+    check(j["workloads"][0]["servers"][1]["requests"] == 200, "cgroups = no: the other server ran")
 
 
 @test

@@ -1,0 +1,191 @@
+/* The compare plan: keys from the option table, defaults from [settings],
+ * comments, no cap on servers or workloads, and every mistake named with
+ * its line and the flag's own words. */
+#include "../src/compare.h"
+#include "t.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[64];
+
+static void write_plan(const char *fmt, ...)
+{
+    FILE *f = fopen(path, "w");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+}
+
+/* Parses the plan now in path; returns the error text ("" when it parsed). */
+static const char *parse(struct cmp_plan *p, const struct cmp_settings *over)
+{
+    static char err[512];
+    err[0] = '\0';
+    if (cmp_parse(path, over, p, err, sizeof(err)) != 0 && err[0] == '\0')
+        strcpy(err, "(failed without a reason)");
+    return err;
+}
+
+static void check_error(const char *plan, const char *want)
+{
+    struct cmp_plan p;
+    const char *e;
+    write_plan("%s", plan);
+    e = parse(&p, NULL);
+    CHECKF(strstr(e, want) != NULL, "plan:\n%s\nwanted '%s', got '%s'", plan, want, e);
+    cmp_plan_free(&p);
+}
+
+static void settings_are_defaults(void)
+{
+    struct cmp_plan p;
+    const char *e;
+    write_plan("# a comment\n"
+               "[settings]\n"
+               "repeat = 2\n"
+               "connections = 20\n"
+               "header = X-All: 1\n"
+               "expect = 200\n"
+               "warmup = 0s\n"
+               "\n"
+               "[server a]\n"
+               "start = echo \"color #1\" && exec sleep 1   # the shell sees this too\n"
+               "url = http://127.0.0.1:1\n"
+               "env = A=1\n"
+               "env = B=2\n"
+               "ready = /health\n"
+               "ready-status = 200,204\n"
+               "version = echo v1\n"
+               "\n"
+               "[workload plain]\n"
+               "requests = 10000\n"
+               "\n"
+               "[workload form]\n"
+               "path = /login\n"
+               "method = POST\n"
+               "header = Content-Type: application/x-www-form-urlencoded\n"
+               "header = X-Test: two\n"
+               "body = user=a&pass=b#c\n"
+               "close = yes\n"
+               "connections = 3\n"
+               "expect = 2xx,3xx\n");
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0', "%s", e);
+    CHECK(p.set.repeat == 2 && p.nservers == 1 && p.nworkloads == 2);
+    CHECK(strcmp(p.servers[0].start, "echo \"color #1\" && exec sleep 1   # the shell sees this too") == 0);
+    CHECK(p.servers[0].nenv == 2 && strcmp(p.servers[0].env[1], "B=2") == 0);
+    CHECK(strcmp(p.servers[0].ready, "/health") == 0 && status_set_has(&p.servers[0].ready_status, 204) &&
+          !status_set_has(&p.servers[0].ready_status, 302));
+    CHECK(strcmp(p.servers[0].version_cmd, "echo v1") == 0);
+    /* [settings] values are the workloads' defaults. */
+    CHECK(p.workloads[0].cfg.connections == 20 && p.workloads[0].cfg.requests == 10000);
+    CHECK(p.workloads[0].cfg.nheaders == 1 && strcmp(p.workloads[0].cfg.headers[0], "X-All: 1") == 0);
+    CHECK(status_set_has(&p.workloads[0].cfg.expect, 200) && !status_set_has(&p.workloads[0].cfg.expect, 204));
+    CHECK(p.workloads[0].cfg.warmup_ns == 0 && p.workloads[0].cfg.keepalive == 1);
+    CHECK(strcmp(p.workloads[0].path, "/") == 0 && strcmp(p.workloads[0].cfg.method, "GET") == 0);
+    /* A requests count alone: no duration sneaks in to cut it short. */
+    CHECK(p.workloads[0].cfg.duration_ns == 0);
+    /* The second workload: its own keys over the defaults. */
+    CHECK(strcmp(p.workloads[1].path, "/login") == 0 && strcmp(p.workloads[1].cfg.method, "POST") == 0);
+    CHECK(p.workloads[1].cfg.nheaders == 3 && strcmp(p.workloads[1].cfg.headers[2], "X-Test: two") == 0);
+    CHECK(p.workloads[1].cfg.has_body && p.workloads[1].cfg.body_len == 15 &&
+          memcmp(p.workloads[1].cfg.body, "user=a&pass=b#c", 15) == 0);
+    CHECK(p.workloads[1].cfg.keepalive == 0 && p.workloads[1].cfg.connections == 3);
+    CHECK(status_set_has(&p.workloads[1].cfg.expect, 302));
+    /* Neither requests nor duration: 5 s. Threads: one without client-cpus. */
+    CHECK(p.workloads[1].cfg.duration_ns == 5000000000ULL && p.workloads[1].cfg.threads == 1);
+    cmp_plan_free(&p);
+}
+
+static void no_cap_and_threads_follow_the_client_cpus(void)
+{
+    struct cmp_plan p;
+    struct cmp_settings over;
+    FILE *f = fopen(path, "w");
+    const char *e;
+    int i;
+    fprintf(f, "[settings]\nclient-cpus = 0-3\nserver-cpus = 4\n");
+    for (i = 0; i < 40; i++)
+        fprintf(f, "[server s%d]\nstart = true\nurl = http://127.0.0.1:%d\n", i, 1000 + i);
+    for (i = 0; i < 30; i++)
+        fprintf(f, "[workload w%d]\nconnections = %d\n", i, 8 + i);
+    fclose(f);
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0', "%s", e);
+    CHECK(p.nservers == 40 && p.nworkloads == 30 && strcmp(p.servers[39].name, "s39") == 0);
+    CHECK(p.set.nclient_cpus == 4 && p.workloads[29].cfg.threads == 4 && p.workloads[29].cfg.connections == 37);
+    cmp_plan_free(&p);
+    /* The command line wins over the file. */
+    memset(&over, 0, sizeof(over));
+    over.repeat = 7;
+    over.client_cpus[0] = 1;
+    over.nclient_cpus = 1;
+    e = parse(&p, &over);
+    CHECKF(e[0] == '\0', "%s", e);
+    CHECK(p.set.repeat == 7 && p.set.nclient_cpus == 1 && p.set.client_cpus[0] == 1 && p.workloads[0].cfg.threads == 1);
+    CHECK(p.set.nserver_cpus == 1 && p.set.server_cpus[0] == 4);
+    cmp_plan_free(&p);
+}
+
+static void errors_name_their_line(void)
+{
+    const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
+    char plan[512];
+
+    snprintf(plan, sizeof(plan), "%s[workload w]\nconnections = many\n", srv);
+    check_error(plan, ":5: connections wants a number of connections from 1 to 10000000, not 'many'");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nduration = 10parsecs\n", srv);
+    check_error(plan, ":5: duration wants a duration such as 10s, 1m or 500ms, not '10parsecs'");
+    snprintf(plan, sizeof(plan), "[settings]\nconnections = 0\n%s[workload w]\n", srv);
+    check_error(plan, ":2: connections wants");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nmethod = GE T\n", srv);
+    check_error(plan, ":5: method wants an HTTP method");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nheader = NoColon\n", srv);
+    check_error(plan, ":5: header wants 'Name: value'");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nexpect = 2xx,\n", srv);
+    check_error(plan, ":5: expect wants status codes");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nclose = maybe\n", srv);
+    check_error(plan, ":5: close wants yes or no, not 'maybe'");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nbody-file = /nonexistent/body\n", srv);
+    check_error(plan, ":5: cannot read body file '/nonexistent/body'");
+    snprintf(plan, sizeof(plan), "%s[workload w]\npipeline = 4\nclose = yes\n", srv);
+    check_error(plan, ":4: [workload w]: --pipeline needs keep-alive");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nport = 80\n", srv);
+    check_error(plan, ":5: unknown key 'port' in [workload w]");
+    snprintf(plan, sizeof(plan), "%s[workload w]\njson = out.json\n", srv);
+    check_error(plan, ":5: unknown key 'json' in [workload w]");
+    snprintf(plan, sizeof(plan), "[settings]\nrepeat = 0\n%s[workload w]\n", srv);
+    check_error(plan, ":2: repeat wants a number of runs from 1 to 1000, not '0'");
+    snprintf(plan, sizeof(plan), "[settings]\nserver-cpus = 0-\n%s[workload w]\n", srv);
+    check_error(plan, ":2: server-cpus wants CPU numbers");
+    snprintf(plan, sizeof(plan), "[settings]\npath = /x\n%s[workload w]\n", srv);
+    check_error(plan, ":2: path belongs to a [workload]");
+    check_error("[server a]\nurl = http://127.0.0.1:1\n[workload w]\n", ":1: [server a] needs one of start");
+    check_error("[server a]\nstart = true\npid = 12\nurl = http://x\n[workload w]\n", ":1: [server a] needs one of");
+    check_error("[server a]\nstart = true\n[workload w]\n", ":1: [server a] has no url");
+    check_error("[server a]\nstart = true\nurl = u\nready = health\n[workload w]\n", ":4: ready wants a path");
+    check_error("[server a]\nstart = true\nurl = u\nready-status = 9xx\n[workload w]\n", ":4: ready-status wants");
+    check_error("[server a]\nstart = true\nurl = u\nenv = NOEQUALS\n[workload w]\n", ":4: env wants NAME=VALUE");
+    snprintf(plan, sizeof(plan), "%s%s[workload w]\n", srv, srv);
+    check_error(plan, ":4: a second [server a]");
+    check_error("[server]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [server]");
+    check_error("[server a]\nstart = true\nurl = u\n", "needs at least one [server NAME] and one [workload NAME]");
+    check_error("start = true\n", ":1: 'start' comes before any section");
+    check_error("[server a]\nstart true\n", ":2: expected 'key = value'");
+    check_error("[server a\n", ":1: a section is written");
+}
+
+int main(void)
+{
+    snprintf(path, sizeof(path), "/tmp/rafale-plan-%d.conf", (int)getpid());
+    settings_are_defaults();
+    no_cap_and_threads_follow_the_client_cpus();
+    errors_name_their_line();
+    unlink(path);
+    T_END("test_compare_file");
+}
