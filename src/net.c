@@ -110,11 +110,13 @@ int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err
     last = ntohl(hi.s_addr);
     if (last < first || last - first >= (uint32_t)max)
         goto bad;
-    for (i = first; i <= last; i++) {
+    /* Counted, not compared against last: a range ending at 255.255.255.255
+     * would wrap a counter that runs to last inclusive. */
+    for (i = 0; i <= last - first; i++) {
         struct sockaddr_in *sin = (struct sockaddr_in *)&out[n].ss;
         memset(&out[n], 0, sizeof(out[n]));
         sin->sin_family = AF_INET;
-        sin->sin_addr.s_addr = htonl(i);
+        sin->sin_addr.s_addr = htonl(first + i);
         out[n].len = sizeof(*sin);
         n++;
     }
