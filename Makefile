@@ -6,7 +6,12 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 LDLIBS   = -ljansson -lssl -lcrypto -lm -pthread
-SAN      = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# float-cast-overflow: a double read from a file and cast to an integer it
+# cannot hold is undefined; UBSan does not check it unless asked.
+SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The parsers of untrusted bytes again under clang's integer checks (unsigned
+# wrap and lossy conversions too, which C allows but a parser should not do).
+INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=integer,undefined -fno-sanitize-recover=all
 
 SRC      = $(wildcard src/*.c)
 OBJ      = $(SRC:src/%.c=build/%.o)
@@ -36,7 +41,13 @@ build/test_%: tests/test_%.c tests/t.h $(LIBOBJ)
 build/asan/test_%: tests/test_%.c tests/t.h $(ASANLIB)
 	$(CC) $(WARN) $(SAN) -o $@ $< $(ASANLIB) $(LDLIBS)
 
-build build/asan:
+build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/http_parse.c src/http_parse.h src/http_lex.h | build/int
+	$(INTSAN) -o $@ tests/test_http_parse.c src/http_parse.c
+
+build/int/test_http_req: tests/test_http_req.c tests/t.h src/http_req.c src/http_req.h src/http_lex.h | build/int
+	$(INTSAN) -o $@ tests/test_http_req.c src/http_req.c
+
+build build/asan build/int:
 	mkdir -p $@
 
 -include $(OBJ:.o=.d) $(ASANOBJ:.o=.d)
@@ -45,7 +56,7 @@ build build/asan:
 deps:
 	@sh scripts/deps.sh
 
-unit: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%)
+unit: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_parse build/int/test_http_req
 
 test: deps rafale build/asan/rafale unit
 	@sh tests/run.sh
@@ -63,14 +74,22 @@ build/micro: bench/micro.c $(LIBOBJ)
 bench-micro: build/micro
 	@./build/micro
 
-# Fuzz the response parser for FUZZ_SECONDS (clang's libFuzzer, ASan+UBSan).
+# Fuzz the parsers of untrusted bytes for FUZZ_SECONDS each (clang's
+# libFuzzer, ASan+UBSan): the response parser and serve's request parser.
 FUZZ_SECONDS ?= 60
-build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/http_parse.c src/http_parse.h | build
-	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_http_parse.c src/http_parse.c
+FUZZ_CC = clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined
+build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/http_parse.c src/http_parse.h src/http_lex.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_http_parse.c src/http_parse.c
 
-fuzz: build/fuzz_http_parse
-	mkdir -p build/fuzz-corpus
+build/fuzz_http_req: fuzz/fuzz_http_req.c src/http_req.c src/http_req.h src/http_lex.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/http_req.c
+
+fuzz:
+	@sh scripts/deps.sh clang
+	$(MAKE) build/fuzz_http_parse build/fuzz_http_req
+	mkdir -p build/fuzz-corpus build/fuzz-corpus-req
 	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
+	./build/fuzz_http_req -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-req fuzz/corpus_req
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale

@@ -2,10 +2,11 @@
 # Installs Debian packages when missing: the ones given as arguments, or by
 # default those rafale needs to build and test. As root it runs apt-get;
 # otherwise it prints the exact command and fails.
-# (chromium: make test renders the HTML report in a headless browser.)
+# (chromium: make test renders the HTML report in a headless browser;
+# clang: make test runs the parsers' tests under its integer sanitizer.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev openssl python3 chromium"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev openssl python3 chromium clang"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -162,6 +162,9 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
     sc->listen = "127.0.0.1:8080";
     sc->threads = ncpu > 0 ? (uint32_t)ncpu : 1;
     sc->redirect_to = "http://example.com";
+    /* nginx's client_header_timeout and keepalive_timeout. */
+    sc->header_timeout_ns = 60 * 1000000000ULL;
+    sc->idle_timeout_ns = 75 * 1000000000ULL;
     r = from_opt(opt_parse_argv(argc, argv, OPT_SERVE, &d, &first, err, errlen), serve_usage);
     if (r != CLI_OK)
         return r;

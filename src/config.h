@@ -70,6 +70,8 @@ struct serve_config {
     const char *files_dir;
     const char *redirect_to;     /* default Location for /redirect */
     const char *tls_cert, *tls_key; /* serve over TLS */
+    uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
+    uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
 };
 
 /* Settings of `rafale compare` that are not about one run: from the plan's

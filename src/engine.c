@@ -70,6 +70,7 @@ struct plan {
     uint64_t t_measure;  /* measured phase begins */
     uint64_t t_deadline; /* -d ends the measured phase here, or UINT64_MAX */
     const atomic_int *stop;
+    struct timeline *tl; /* shared: each worker merges its seconds into it */
 };
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
@@ -108,11 +109,6 @@ struct conn {
     struct slot one;
 };
 
-struct tl_sec {
-    uint64_t requests, errors;
-    struct hist h;              /* 5-bit precision: within 3% */
-};
-
 struct worker {
     const struct plan *plan;
     struct loop loop;
@@ -140,15 +136,17 @@ struct worker {
     struct stats st;       /* counters; histograms are kept per URL only */
     struct stats *per_url;
     struct tls_session_slot *sessions; /* one per target, for resumption */
-    /* Timeline: one entry per second of the measured phase. */
-    struct tl_sec *tl;
-    uint32_t ntl, captl;
-    uint64_t tl_end;        /* end of the newest second, ns */
+    /* Timeline: this worker's current second, merged into the shared
+     * timeline as it ends. */
+    uint32_t tl_sec;
+    uint64_t tl_end;        /* end of that second, ns */
+    uint64_t tl_req, tl_err;
+    struct hist tl_h;       /* TL_SUB_BITS precision: within 3% */
     uint32_t open;          /* sockets open now */
     uint32_t connected;     /* connections that completed a handshake, up to nconns */
     uint64_t t_all_connected; /* when all nconns first were, 0 if never */
     /* Published for the live view; read by the main thread. */
-    _Atomic uint64_t pub_done, pub_err, pub_p50, pub_p99;
+    _Atomic uint64_t pub_done, pub_err;
     _Atomic uint32_t pub_open;
     atomic_int finished;
     char *rbuf;
@@ -219,41 +217,18 @@ static enum err_kind connect_kind(int e)
     }
 }
 
-/* The timeline second that `now` falls in, created on first use. */
-static struct tl_sec *tl_at(struct worker *w, uint64_t now)
+/* Brings the worker's timeline second up to `now`: the seconds that ended
+ * are merged into the shared timeline (empty ones too, so no second waits
+ * on an idle thread). One division-free compare on the per-request path. */
+static void tl_roll(struct worker *w, uint64_t now)
 {
-    uint64_t t_measure = w->plan->t_measure;
-    uint32_t sec;
-    if (now < t_measure)
-        now = t_measure;
-    sec = (uint32_t)((now - t_measure) / NS_PER_S);
-    if (sec >= w->ntl) {
-        if (sec >= w->captl) {
-            uint32_t cap = w->captl ? w->captl * 2 : 64;
-            struct tl_sec *n;
-            while (cap <= sec)
-                cap *= 2;
-            n = realloc(w->tl, cap * sizeof(*n));
-            if (n == NULL)
-                return NULL;
-            w->tl = n;
-            w->captl = cap;
-        }
-        while (w->ntl <= sec) {
-            struct tl_sec *t = &w->tl[w->ntl];
-            t->requests = t->errors = 0;
-            if (hist_init_bits(&t->h, 5) != 0)
-                return NULL;
-            w->ntl++;
-            /* Publish the second that just closed for the live view. */
-            if (w->ntl >= 2) {
-                const struct hist *prev = &w->tl[w->ntl - 2].h;
-                atomic_store_explicit(&w->pub_p50, (uint64_t)hist_percentile(prev, 50), memory_order_relaxed);
-                atomic_store_explicit(&w->pub_p99, (uint64_t)hist_percentile(prev, 99), memory_order_relaxed);
-            }
-        }
+    while (now >= w->tl_end) {
+        tl_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
+        hist_reset(&w->tl_h);
+        w->tl_req = w->tl_err = 0;
+        w->tl_sec++;
+        w->tl_end += NS_PER_S;
     }
-    return &w->tl[sec];
 }
 
 static void note_error(struct stats *s, enum err_kind k, int e, const char *detail)
@@ -289,14 +264,10 @@ static void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail
             continue;
         note_error(&w->st, k, e, detail);
         note_error(u, k, e, detail);
-        {
-            struct tl_sec *ts = tl_at(w, now);
-            if (ts) {
-                ts->errors++;
-                if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT)
-                    hist_record(&ts->h, now - s->t_due);
-            }
-        }
+        tl_roll(w, now);
+        w->tl_err++;
+        if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT)
+            hist_record(&w->tl_h, now - s->t_due);
         if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
             /* A slow sample is still a sample: drop it and the tail lies. */
             hist_record(&u->latency, now - s->t_due);
@@ -463,13 +434,9 @@ static int conn_complete(struct conn *c, uint64_t now, int force_close)
         hist_record(&u->latency, now - s->t_due);
         hist_record(&u->latency_unc, now - s->t_sent);
         hist_record(&u->ttfb, c->t_first - s->t_sent);
-        {
-            struct tl_sec *ts = tl_at(w, now);
-            if (ts) {
-                ts->requests++;
-                hist_record(&ts->h, now - s->t_due);
-            }
-        }
+        tl_roll(w, now);
+        w->tl_req++;
+        hist_record(&w->tl_h, now - s->t_due);
         if (cfg->keepalive && !server_keeps) {
             /* hp_close and close_kind list the reasons in the same order. */
             enum close_kind k = why == HP_CLOSE_HEADER ? CLOSE_HEADER
@@ -827,6 +794,7 @@ static void *worker_main(void *arg)
     uint32_t i;
 
     w->t_last = pl->t_measure;
+    w->tl_end = pl->t_measure + NS_PER_S;
     for (i = 0; i < w->nactive; i++)
         enqueue(&w->conns[i]);
     if (rate_mode(w)) {
@@ -857,6 +825,7 @@ static void *worker_main(void *arg)
             w->t_last = pl->t_deadline;
             break;
         }
+        tl_roll(w, now);
         if (w->err[0])
             break;
         wait = (w->qlen && !rate_mode(w)) ? 0 : MAX_WAIT_NS;
@@ -870,6 +839,9 @@ static void *worker_main(void *arg)
     w->stopping = 1;
     for (i = 0; i < w->nconns; i++)
         conn_close(&w->conns[i]);
+    /* The last, partial second, when this thread saw something in it. */
+    if (w->tl_req || w->tl_err)
+        tl_close(pl->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
     atomic_store(&w->finished, 1);
     return NULL;
 }
@@ -945,13 +917,11 @@ static void worker_free(struct worker *w)
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
     free(w->per_url);
-    for (i = 0; i < w->ntl; i++)
-        hist_fini(&w->tl[i].h);
+    hist_fini(&w->tl_h);
     if (w->sessions)
         for (i = 0; i < w->plan->ntargets; i++)
             tls_session_free(&w->sessions[i]);
     free(w->sessions);
-    free(w->tl);
     stats_fini(&w->st);
     free(w->conns);
     free(w->q);
@@ -985,6 +955,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->rbuf = malloc(RBUF_SIZE);
     w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
     w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));
+    hist_init_bits(&w->tl_h, TL_SUB_BITS);
     if (w->sessions == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL || stats_init(&w->st) != 0)
         return -1;
     for (i = 0; i < pl->nurls; i++)
@@ -1017,61 +988,44 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* Sums what the workers published, for the live view. */
+/* Sums what the workers published, for the live view; the latencies are
+ * those of the last complete second over all threads. */
 static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t nt, struct engine_progress *p)
 {
+    struct tl_second last;
     uint32_t t;
     memset(p, 0, sizeof(*p));
     p->elapsed_s = ((double)clock_ns() - (double)pl->t_measure) / 1e9;
     for (t = 0; t < nt; t++) {
-        double p50 = (double)atomic_load_explicit(&ws[t].pub_p50, memory_order_relaxed);
-        double p99 = (double)atomic_load_explicit(&ws[t].pub_p99, memory_order_relaxed);
         p->completed += atomic_load_explicit(&ws[t].pub_done, memory_order_relaxed);
         p->errors += atomic_load_explicit(&ws[t].pub_err, memory_order_relaxed);
         p->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
-        if (p50 > p->p50_ns)
-            p->p50_ns = p50;
-        if (p99 > p->p99_ns)
-            p->p99_ns = p99;
+    }
+    if (tl_latest(pl->tl, &last)) {
+        p->p50_ns = last.p50_ns;
+        p->p99_ns = last.p99_ns;
     }
 }
 
-/* Merges the workers' timelines second by second. Returns 0 or -1. */
-static int merge_timeline(struct worker *ws, uint32_t nt, struct engine_result *res)
+/* The timeline, once every worker is done. Returns 0 or -1. */
+static int take_timeline(struct timeline *tl, struct engine_result *res)
 {
-    uint32_t n = 0, t, s;
-    for (t = 0; t < nt; t++)
-        if (ws[t].ntl > n)
-            n = ws[t].ntl;
-    if (n == 0)
+    tl_finish(tl);
+    if (tl->ndone == 0)
         return 0;
-    res->timeline = calloc(n, sizeof(*res->timeline));
+    res->timeline = malloc(tl->ndone * sizeof(*res->timeline));
     if (res->timeline == NULL)
         return -1;
-    res->nseconds = n;
-    for (s = 0; s < n; s++) {
-        struct hist h;
-        if (hist_init_bits(&h, 5) != 0)
-            return -1;
-        for (t = 0; t < nt; t++) {
-            if (s >= ws[t].ntl)
-                continue;
-            res->timeline[s].requests += ws[t].tl[s].requests;
-            res->timeline[s].errors += ws[t].tl[s].errors;
-            hist_merge(&h, &ws[t].tl[s].h);
-        }
-        res->timeline[s].p50_ns = hist_percentile(&h, 50);
-        res->timeline[s].p99_ns = hist_percentile(&h, 99);
-        res->timeline[s].max_ns = (double)h.max;
-        hist_fini(&h);
-    }
-    return 0;
+    memcpy(res->timeline, tl->done, tl->ndone * sizeof(*res->timeline));
+    res->nseconds = tl->ndone;
+    return tl->oom ? -1 : 0;
 }
 
 int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct engine_result *res, char *err, size_t errlen)
 {
     struct plan pl;
+    struct timeline tl;
     struct worker *ws = NULL;
     uint32_t t, nt = cfg->threads, first = 0, started_threads = 0, i;
     uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX, t_end = 0;
@@ -1079,12 +1033,17 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
     int rc = -1;
 
     memset(res, 0, sizeof(*res));
+    if (nt > cfg->connections)
+        nt = cfg->connections;
+    if (tl_init(&tl, nt) != 0) {
+        snprintf(err, errlen, "cannot set up the timeline");
+        return -1;
+    }
     if (plan_build(cfg, &pl, err, errlen) != 0)
         goto out;
     pl.stop = stop;
-    if (nt > cfg->connections)
-        nt = cfg->connections;
     pl.nthreads = nt;
+    pl.tl = &tl;
     ws = calloc(nt, sizeof(*ws));
     if (ws == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -1187,7 +1146,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                                         stats_errors(&res->per_url[i]);
                 stats_count_bad(&res->per_url[i], &cfg->expect);
             }
-            if (rc == 0 && merge_timeline(ws, nt, res) != 0) {
+            if (rc == 0 && take_timeline(&tl, res) != 0) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;
             }
@@ -1202,6 +1161,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
 out:
     free(ws);
     plan_free(&pl);
+    tl_fini(&tl);
     return rc;
 }
 

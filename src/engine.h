@@ -9,20 +9,14 @@
 
 #include "config.h"
 #include "stats.h"
-
-/* One second of the measured phase, for the timeline. */
-struct engine_second {
-    uint64_t requests;          /* completed in that second */
-    uint64_t errors;            /* failed in that second */
-    double p50_ns, p99_ns, max_ns;
-};
+#include "timeline.h"
 
 /* What the live view shows, sampled a few times a second. */
 struct engine_progress {
     double elapsed_s;           /* since the measured phase began; negative during warm-up */
     uint64_t completed, errors;
     uint32_t open;              /* connections open now */
-    double p50_ns, p99_ns;      /* over the last complete second (worst thread) */
+    double p50_ns, p99_ns;      /* over the last complete second, all threads */
 };
 
 typedef void (*engine_progress_fn)(const struct engine_progress *p, void *arg);
@@ -42,7 +36,7 @@ struct engine_result {
     uint32_t extra_connections; /* brought in by --max-connections when the schedule fell behind */
     double target_rate;         /* requests per second asked for */
     double client_cpu_s;        /* user+sys CPU rafale used during the run */
-    struct engine_second *timeline;
+    struct tl_second *timeline; /* one entry per second of the measured phase */
     uint32_t nseconds;
 };
 

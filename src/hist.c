@@ -24,6 +24,11 @@ uint32_t hist_bucket_count(const struct hist *h)
     return h->nbuckets;
 }
 
+uint32_t hist_index_count(const struct hist *h)
+{
+    return (TOP_BIT - h->sub_bits + 2) << h->sub_bits;
+}
+
 void hist_bucket_range(const struct hist *h, uint32_t i, uint64_t *lo, uint64_t *hi)
 {
     uint32_t b = h->sub_bits, sub_n = 1u << b;
@@ -46,20 +51,50 @@ static uint32_t full_size(uint32_t sub_bits)
     return (TOP_BIT - sub_bits + 2) << sub_bits;
 }
 
-/* Makes room for bucket index `need`: up to the end of its block of
- * 2^sub_bits, plus one block, so a slowly growing tail reallocates rarely. */
+/* Makes room for bucket index `need`: the held band grows to whole blocks of
+ * 2^sub_bits around it, one block more on the side it grew, so a slowly
+ * widening band reallocates rarely. */
 static int grow(struct hist *h, uint32_t need)
 {
-    uint32_t block = 1u << h->sub_bits, n = (need / block + 2) * block, full = full_size(h->sub_bits);
+    uint32_t block = 1u << h->sub_bits, full = full_size(h->sub_bits);
+    uint32_t lo = h->nbuckets ? h->base : need / block * block, hi = h->nbuckets ? h->base + h->nbuckets : lo;
     uint64_t *c;
-    if (n > full)
-        n = full;
-    c = realloc(h->counts, n * sizeof(uint64_t));
+    if (need < lo)
+        lo = need / block > 0 ? (need / block - 1) * block : 0;
+    if (need >= hi)
+        hi = (need / block + 2) * block;
+    if (hi > full)
+        hi = full;
+    c = malloc((size_t)(hi - lo) * sizeof(uint64_t));
     if (c == NULL)
         return ENOMEM;
-    memset(c + h->nbuckets, 0, (n - h->nbuckets) * sizeof(uint64_t));
+    memset(c, 0, (size_t)(hi - lo) * sizeof(uint64_t));
+    if (h->nbuckets)
+        memcpy(c + (h->base - lo), h->counts, h->nbuckets * sizeof(uint64_t));
+    free(h->counts);
     h->counts = c;
-    h->nbuckets = n;
+    h->base = lo;
+    h->nbuckets = hi - lo;
+    return 0;
+}
+
+void hist_iter_init(struct hist_iter *it, const struct hist *h)
+{
+    memset(it, 0, sizeof(*it));
+    it->h = h;
+}
+
+int hist_iter_next(struct hist_iter *it)
+{
+    const struct hist *h = it->h;
+    while (it->next < h->nbuckets) {
+        uint32_t i = it->next++;
+        if (h->counts[i]) {
+            hist_bucket_range(h, h->base + i, &it->lo, &it->hi);
+            it->count = h->counts[i];
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -80,7 +115,7 @@ void hist_fini(struct hist *h)
 {
     free(h->counts);
     h->counts = NULL;
-    h->nbuckets = 0;
+    h->nbuckets = h->base = 0;
 }
 
 void hist_reset(struct hist *h)
@@ -99,8 +134,9 @@ void hist_record(struct hist *h, uint64_t ns)
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
     b = bucket_of(h, ns);
-    if (__builtin_expect(b < h->nbuckets, 1) || grow(h, b) == 0)
-        h->counts[b]++;
+    /* Unsigned: below the band wraps around and is out of range too. */
+    if (__builtin_expect(b - h->base < h->nbuckets, 1) || grow(h, b) == 0)
+        h->counts[b - h->base]++;
     h->total++;
     if (ns < h->min)
         h->min = ns;
@@ -118,8 +154,8 @@ void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
     b = bucket_of(h, ns);
-    if (b < h->nbuckets || grow(h, b) == 0)
-        h->counts[b] += n;
+    if (b - h->base < h->nbuckets || grow(h, b) == 0)
+        h->counts[b - h->base] += n;
     h->total += n;
     if (ns < h->min)
         h->min = ns;
@@ -131,15 +167,21 @@ void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
 
 int hist_merge(struct hist *dst, const struct hist *src)
 {
-    uint32_t i, top = src->nbuckets;
+    uint32_t lo = 0, hi = src->nbuckets, i;
     if (src->total == 0)
         return 0;
-    while (top > 0 && src->counts[top - 1] == 0)
-        top--;
-    if (top > dst->nbuckets && grow(dst, top - 1) != 0)
-        return ENOMEM;
-    for (i = 0; i < top; i++)
-        dst->counts[i] += src->counts[i];
+    /* The band src really used, then room for it in dst. */
+    while (lo < hi && src->counts[lo] == 0)
+        lo++;
+    while (hi > lo && src->counts[hi - 1] == 0)
+        hi--;
+    if (lo < hi) {
+        if ((src->base + lo - dst->base >= dst->nbuckets && grow(dst, src->base + lo) != 0) ||
+            (src->base + hi - 1 - dst->base >= dst->nbuckets && grow(dst, src->base + hi - 1) != 0))
+            return ENOMEM;
+        for (i = lo; i < hi; i++)
+            dst->counts[src->base + i - dst->base] += src->counts[i];
+    }
     dst->total += src->total;
     if (src->min < dst->min)
         dst->min = src->min;
@@ -153,7 +195,7 @@ int hist_merge(struct hist *dst, const struct hist *src)
 double hist_percentile(const struct hist *h, double p)
 {
     uint64_t rank, seen = 0;
-    uint32_t i;
+    struct hist_iter it;
 
     if (h->total == 0)
         return 0;
@@ -165,13 +207,10 @@ double hist_percentile(const struct hist *h, double p)
     rank = (uint64_t)ceil(p / 100.0 * (double)h->total);
     if (rank == 0)
         rank = 1;
-    for (i = 0; i < h->nbuckets; i++) {
-        seen += h->counts[i];
+    for (hist_iter_init(&it, h); hist_iter_next(&it);) {
+        seen += it.count;
         if (seen >= rank) {
-            uint64_t lo, hi;
-            double mid;
-            hist_bucket_range(h, i, &lo, &hi);
-            mid = hi - lo <= 1 ? (double)lo : ((double)lo + (double)hi) / 2;
+            double mid = it.hi - it.lo <= 1 ? (double)it.lo : ((double)it.lo + (double)it.hi) / 2;
             /* The exact extremes are known: never report outside them. */
             if (mid < (double)h->min)
                 mid = (double)h->min;
@@ -209,16 +248,14 @@ int hist_print_hdr(FILE *f, const struct hist *h)
         for (;;) {
             double v = hist_percentile(h, pct * 100) / 1e6;
             uint64_t rank = (uint64_t)ceil(pct * (double)h->total), seen = 0;
-            uint32_t i;
+            struct hist_iter it;
             if (rank == 0)
                 rank = 1;
             /* TotalCount: samples at or below the value reported. */
-            for (i = 0; i < h->nbuckets; i++) {
-                uint64_t lo, hi;
-                hist_bucket_range(h, i, &lo, &hi);
-                if ((double)lo > v * 1e6)
+            for (hist_iter_init(&it, h); hist_iter_next(&it);) {
+                if ((double)it.lo > v * 1e6)
                     break;
-                seen += h->counts[i];
+                seen += it.count;
             }
             if (seen < rank)
                 seen = rank;

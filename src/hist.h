@@ -13,18 +13,20 @@
 #define HIST_MAX_NS (3600ULL * 1000000000ULL) /* 1 h: larger values are clamped */
 
 struct hist {
-    uint64_t *counts;   /* hist_bucket_count(h) entries, grown as values come */
+    uint64_t *counts;   /* buckets [base, base + nbuckets): the band the values fell in */
+    uint32_t base;      /* index of counts[0] */
+    uint32_t nbuckets;  /* held; every bucket outside them is empty */
     uint32_t sub_bits;  /* linear sub-buckets per power of two: 2^sub_bits */
-    uint32_t nbuckets;  /* allocated; every bucket past them is empty */
     uint64_t total;
     uint64_t min, max;  /* exact, in ns */
     double sum, sumsq;  /* for mean and stdev */
 };
 
-/* An empty histogram of HIST_SUB_BITS precision. Buckets are allocated up
- * to the largest value recorded, a block of 2^sub_bits at a time (at most 36
- * times over its life, never per value), so an unused histogram costs
- * nothing and a 10 ms tail about 24 KiB. Returns 0 or an errno value. */
+/* An empty histogram of HIST_SUB_BITS precision. Buckets are held only for
+ * the band of values recorded, grown a block of 2^sub_bits at a time (at
+ * most 36 times over its life, never per value), so an unused histogram
+ * costs nothing and latencies between 100 us and 10 ms about 9 KiB. Returns
+ * 0 or an errno value. */
 int hist_init(struct hist *h);
 /* Same with 2^sub_bits sub-buckets: 5 bits keep values within 3%, in a
  * quarter of the memory (the per-second timeline uses it). */
@@ -47,9 +49,26 @@ double hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 double hist_stdev(const struct hist *h);
 
-/* Number of buckets, and the [lo, hi) value range of bucket i, for exporting. */
+/* Buckets held in memory (for memory checks). */
 uint32_t hist_bucket_count(const struct hist *h);
+/* Buckets a histogram of h's precision spans, and the [lo, hi) value range
+ * of bucket index i (0 <= i < hist_index_count(h)). */
+uint32_t hist_index_count(const struct hist *h);
 void hist_bucket_range(const struct hist *h, uint32_t i, uint64_t *lo, uint64_t *hi);
+
+/* Walks the non-empty buckets in increasing order: every printer, the JSON
+ * writer and the merge read buckets through it.
+ *     struct hist_iter it;
+ *     for (hist_iter_init(&it, h); hist_iter_next(&it);) use(it.lo, it.hi, it.count); */
+struct hist_iter {
+    const struct hist *h;
+    uint32_t next;      /* position in h->counts */
+    uint64_t lo, hi;    /* the bucket's value range, [lo, hi) ns */
+    uint64_t count;
+};
+void hist_iter_init(struct hist_iter *it, const struct hist *h);
+/* 1 with the next non-empty bucket in it, 0 when there is none. */
+int hist_iter_next(struct hist_iter *it);
 
 /* Writes the HdrHistogram "classic" percentile distribution (values in
  * ms, 5 ticks per half distance), which HdrHistogram's plotters read. */

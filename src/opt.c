@@ -182,6 +182,12 @@ static const struct opt_def table[] = {
       "a file name", 0, 0, SRV(tls_cert), 0, 0 },
     { "tls-key", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "the certificate's private key", "a file name", 0, 0,
       SRV(tls_key), 0, 0 },
+    { "header-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
+      "close a connection whose request does not arrive within D (default 60s; 408)", "a duration of at least 1ms",
+      1e6, 0, SRV(header_timeout_ns), 0, 0 },
+    { "idle-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
+      "close an idle keep-alive connection, or one that stops reading, after D (default 75s)",
+      "a duration of at least 1ms", 1e6, 0, SRV(idle_timeout_ns), 0, 0 },
 
     /* Everywhere on the command line */
     { "help", 'h', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE, NULL,

@@ -1,6 +1,7 @@
 /* report_html.c - one self-contained HTML file for a run: tables and inline
  * SVG charts, no script and nothing fetched, readable printed. */
 #include "report.h"
+#include "html.h"
 #include "svg.h"
 #include "units.h"
 
@@ -8,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char STYLE[] =
-    "body{font-family:sans-serif;max-width:780px;margin:24px auto;color:#222}"
-    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
-    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-    "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
-    "svg{display:block;margin:12px 0;max-width:100%;height:auto}"
-    ".fail{color:#b00;font-weight:bold}.pass{color:#070}";
+/* Inside html_printf formats, so a percent sign is written %%. */
+#define STYLE \
+    "body{font-family:sans-serif;max-width:780px;margin:24px auto;color:#222}" \
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}" \
+    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}" \
+    "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}" \
+    "svg{display:block;margin:12px 0;max-width:100%%;height:auto}" \
+    ".fail{color:#b00;font-weight:bold}.pass{color:#070}"
 
 /* Latency against percentile on a "nines" axis, as HdrHistogram plots it. */
 static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
@@ -134,11 +136,11 @@ static void lat_tr(FILE *f, const char *name, const struct hist *h)
     int i;
     if (h->total == 0)
         return;
-    fprintf(f, "<tr><td>%s</td><td>%s</td>", name, units_fmt_ns(b, sizeof(b), (double)h->min));
-    fprintf(f, "<td>%s</td>", units_fmt_ns(b, sizeof(b), hist_mean(h)));
+    html_printf(f, "<tr><td>%s</td><td>%s</td>", name, units_fmt_ns(b, sizeof(b), (double)h->min));
+    html_printf(f, "<td>%s</td>", units_fmt_ns(b, sizeof(b), hist_mean(h)));
     for (i = 0; i < REPORT_NPCTS; i++)
-        fprintf(f, "<td>%s</td>", units_fmt_ns(b, sizeof(b), hist_percentile(h, report_pcts[i])));
-    fprintf(f, "<td>%s</td></tr>\n", units_fmt_ns(b, sizeof(b), (double)h->max));
+        html_printf(f, "<td>%s</td>", units_fmt_ns(b, sizeof(b), hist_percentile(h, report_pcts[i])));
+    html_printf(f, "<td>%s</td></tr>\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 
 void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed)
@@ -147,44 +149,46 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     uint32_t ng = monitor_groups(m, g, 32), i;
     char a[32], b[32], c[32], d[32];
 
-    fprintf(f, "<h3>Server: ");
+    html_printf(f, "<h3>Server: ");
     if (m->cgroup[0]) {
-        fprintf(f, "cgroup ");
-        svg_text(f, m->cgroup);
+        html_printf(f, "cgroup ");
+        html_text(f, m->cgroup);
     } else {
-        fprintf(f, "pid %d and its children", m->pid);
+        html_printf(f, "pid %d and its children", m->pid);
     }
-    fprintf(f, "</h3>\n<p>%u process%s, %u threads at most. CPU %.2f s", m->processes, m->processes == 1 ? "" : "es",
+    html_printf(f, "</h3>\n<p>%u process%s, %u threads at most. CPU %.2f s", m->processes, m->processes == 1 ? "" : "es",
             m->threads, m->cpu_s);
     if (completed)
-        fprintf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
+        html_printf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
     if (m->has_pss)
-        fprintf(f, ". Memory: PSS %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
+        html_printf(f, ". Memory: PSS %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
                 units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
                 units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
                 units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
                 units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
     else {
-        fprintf(f, ". Memory: RSS summed %s peak (it counts shared pages in each process); ",
+        html_printf(f, ". Memory: RSS summed %s peak (it counts shared pages in each process); ",
                 units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes));
-        svg_text(f, m->pss_note);
-        fprintf(f, ".");
+        html_text(f, m->pss_note);
+        html_printf(f, ".");
     }
-    fprintf(f, "%s</p>\n", m->gone ? " <span class=\"fail\">Nothing was left of it before the end.</span>" : "");
+    if (m->gone)
+        html_printf(f, " <span class=\"fail\">Nothing was left of it before the end.</span>");
+    html_printf(f, "</p>\n");
     if (ng == 0)
         return;
-    fprintf(f, "<table><tr><th>processes</th><th>PSS each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
+    html_printf(f, "<table><tr><th>processes</th><th>PSS each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
                "<th>command</th></tr>\n");
     for (i = 0; i < ng; i++) {
-        fprintf(f, "<tr><td>%u%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f</td><td style=\"text-align:left\">",
+        html_printf(f, "<tr><td>%u%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f</td><td style=\"text-align:left\">",
                 g[i].count, g[i].exited ? " (exited)" : "",
                 m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)g[i].pss_each) : "-",
                 m->has_pss ? units_fmt_bytes(b, sizeof(b), (double)g[i].uss_each) : "-",
                 units_fmt_bytes(c, sizeof(c), (double)g[i].rss_each), g[i].cpu_s);
-        svg_text(f, g[i].command);
-        fprintf(f, "</td></tr>\n");
+        html_text(f, g[i].command);
+        html_printf(f, "</td></tr>\n");
     }
-    fprintf(f, "</table>\n");
+    html_printf(f, "</table>\n");
 }
 
 /* The server's memory (PSS, or RSS) through the run. */
@@ -216,40 +220,40 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     int k;
     char b1[32], b2[32];
 
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
-               "<style>%s</style></head><body>\n", STYLE);
-    fprintf(f, "<h1>rafale report</h1>\n<p>");
+    html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
+               "<style>" STYLE "</style></head><body>\n");
+    html_printf(f, "<h1>rafale report</h1>\n<p>");
     for (i = 0; i < cfg->nurls; i++) {
-        svg_text(f, cfg->url_text[i]);
-        fprintf(f, "<br/>");
+        html_text(f, cfg->url_text[i]);
+        html_printf(f, "<br/>");
     }
-    fprintf(f, "%u connections on %u threads, %s", cfg->connections, cfg->threads,
+    html_printf(f, "%u connections on %u threads, %s", cfg->connections, cfg->threads,
             cfg->keepalive ? "keep-alive" : "a new connection per request");
     if (cfg->rate > 0)
-        fprintf(f, ", %.1f req/s (constant rate)", cfg->rate);
-    fprintf(f, ", %s.</p>\n", cfg->method);
+        html_printf(f, ", %.1f req/s (constant rate)", cfg->rate);
+    html_printf(f, ", %s.</p>\n", cfg->method);
     if (r->interrupted)
-        fprintf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
+        html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
 
-    fprintf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>in flight at the end</th>"
+    html_printf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>in flight at the end</th>"
                "<th>elapsed</th><th>req/s</th><th>received</th></tr>\n");
-    fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%.2f s</td><td>%.1f</td><td>%s/s</td></tr></table>\n",
+    html_printf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%.2f s</td><td>%.1f</td><td>%s/s</td></tr></table>\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
             r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el));
     if (server)
         report_html_server(f, server, s->completed);
 
-    fprintf(f, "<h2>Latency</h2>\n<table><tr><th></th><th>min</th><th>mean</th>");
+    html_printf(f, "<h2>Latency</h2>\n<table><tr><th></th><th>min</th><th>mean</th>");
     for (k = 0; k < REPORT_NPCTS; k++)
-        fprintf(f, "<th>p%s</th>", report_pct_names[k]);
-    fprintf(f, "<th>max</th></tr>\n");
+        html_printf(f, "<th>p%s</th>", report_pct_names[k]);
+    html_printf(f, "<th>max</th></tr>\n");
     lat_tr(f, "connect", &s->connect);
     lat_tr(f, "tls", &s->tls);
     lat_tr(f, "ttfb", &s->ttfb);
     lat_tr(f, "total", &s->latency);
     if (cfg->rate > 0)
         lat_tr(f, "uncorrected", &s->latency_unc);
-    fprintf(f, "</table>\n");
+    html_printf(f, "</table>\n");
     percentile_chart(f, s, cfg->rate > 0);
     timeline_charts(f, r);
     if (server)
@@ -257,31 +261,31 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     status_chart(f, s);
 
     if (r->nurls > 1) {
-        fprintf(f, "<h2>Per URL</h2>\n<table><tr><th>URL</th><th>requests</th><th>errors</th><th>req/s</th>"
+        html_printf(f, "<h2>Per URL</h2>\n<table><tr><th>URL</th><th>requests</th><th>errors</th><th>req/s</th>"
                    "<th>p50</th><th>p99</th></tr>\n");
         for (i = 0; i < r->nurls; i++) {
             const struct stats *u = &r->per_url[i];
-            fprintf(f, "<tr><td>");
-            svg_text(f, cfg->url_text[i]);
-            fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td></tr>\n",
+            html_printf(f, "<tr><td>");
+            html_text(f, cfg->url_text[i]);
+            html_printf(f, "</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td></tr>\n",
                     (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
                     units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->latency, 50)),
                     units_fmt_ns(b2, sizeof(b2), hist_percentile(&u->latency, 99)));
         }
-        fprintf(f, "</table>\n");
+        html_printf(f, "</table>\n");
     }
     if (stats_errors(s)) {
-        fprintf(f, "<h2>Errors</h2>\n<table><tr><th>kind</th><th>count</th><th>meaning</th></tr>\n");
+        html_printf(f, "<h2>Errors</h2>\n<table><tr><th>kind</th><th>count</th><th>meaning</th></tr>\n");
         for (k = 0; k < ERR__COUNT; k++)
             if (s->errors[k]) {
-                fprintf(f, "<tr><td>%s</td><td>%llu</td><td style=\"text-align:left\">", stats_err_name((enum err_kind)k),
+                html_printf(f, "<tr><td>%s</td><td>%llu</td><td style=\"text-align:left\">", stats_err_name((enum err_kind)k),
                         (unsigned long long)s->errors[k]);
-                svg_text(f, stats_err_explain((enum err_kind)k));
-                fprintf(f, "</td></tr>\n");
+                html_text(f, stats_err_explain((enum err_kind)k));
+                html_printf(f, "</td></tr>\n");
             }
-        fprintf(f, "</table>\n");
+        html_printf(f, "</table>\n");
     }
-    fprintf(f, "<p style=\"color:#888\">Made by rafale. Percentiles within 1%%; the timeline within 3%%.</p>\n");
-    fprintf(f, "</body></html>\n");
+    html_printf(f, "<p style=\"color:#888\">Made by rafale. Percentiles within 1%%; the timeline within 3%%.</p>\n");
+    html_printf(f, "</body></html>\n");
     return ferror(f) ? -1 : 0;
 }

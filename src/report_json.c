@@ -26,7 +26,7 @@ static double us(double ns)
 
 static void jhist(FILE *f, const char *key, const struct hist *h, const char *ind)
 {
-    uint32_t i;
+    struct hist_iter it;
     int first = 1, k;
     fprintf(f, "%s\"%s\": {\"count\": %llu, \"min_us\": %.3f, \"mean_us\": %.3f, \"stdev_us\": %.3f, \"max_us\": %.3f,\n",
             ind, key, (unsigned long long)h->total, h->total ? us((double)h->min) : 0.0, us(hist_mean(h)),
@@ -35,12 +35,8 @@ static void jhist(FILE *f, const char *key, const struct hist *h, const char *in
     for (k = 0; k < REPORT_NPCTS; k++)
         fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", report_pct_names[k], us(hist_percentile(h, report_pcts[k])));
     fprintf(f, "},\n%s  \"histogram\": [", ind);
-    for (i = 0; i < hist_bucket_count(h); i++) {
-        uint64_t lo, hi;
-        if (h->counts[i] == 0)
-            continue;
-        hist_bucket_range(h, i, &lo, &hi);
-        fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", us((double)hi), (unsigned long long)h->counts[i]);
+    for (hist_iter_init(&it, h); hist_iter_next(&it);) {
+        fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", us((double)it.hi), (unsigned long long)it.count);
         first = 0;
     }
     fprintf(f, "]}");
@@ -95,7 +91,7 @@ static void jtimeline(FILE *f, const struct engine_result *r)
     uint32_t i;
     fprintf(f, "  \"timeline\": [");
     for (i = 0; i < r->nseconds; i++) {
-        const struct engine_second *s = &r->timeline[i];
+        const struct tl_second *s = &r->timeline[i];
         fprintf(f, "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %.3f, \"p99_us\": %.3f, "
                    "\"max_us\": %.3f}",
                 i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors, s->p50_ns / 1e3,

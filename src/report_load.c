@@ -1,243 +1,509 @@
-/* report_load.c - reads a result saved with --json back (through jansson,
- * Debian's libjansson). Histograms come back from their buckets, so the
- * percentiles are those of the original run; min, max, mean and stdev are
- * the saved exact values. */
+/* report_load.c - reads a result saved with --json (or by rafale compare
+ * --json) back, through jansson (Debian's libjansson). Histograms come back
+ * from their buckets, so the percentiles are those of the original run; min,
+ * max, mean and stdev are the saved exact values.
+ *
+ * A saved file is input like any other: it may be hand-edited, truncated or
+ * hostile. Every field is checked before it is used: its type, that numbers
+ * are finite and in range (never a double cast to an integer it cannot
+ * hold), that histograms are sorted with non-negative counts adding up to
+ * their totals, that the counters agree (started = completed + errors + in
+ * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static double num(json_t *o, const char *k)
+#define MAX_COUNT 9007199254740992.0  /* 2^53: every count up to it is exact in a double */
+#define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
+#define MAX_SECONDS 1e9               /* about 31 years */
+#define MAX_URLS 1000000
+
+/* Where the reader is, for error messages: "per_url[3].latency". */
+struct jc {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+    char at[160];
+};
+
+static int fail(struct jc *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct jc *c, const char *key, const char *fmt, ...)
 {
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : 0;
+    char what[200];
+    va_list ap;
+    if (c->failed)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->errlen, "%s: %s%s%s: %s", c->path, c->at, c->at[0] && key[0] ? "." : "", key, what);
+    c->failed = 1;
+    return -1;
 }
 
-static void load_hist(struct hist *h, json_t *o)
+/* Enters a sub-object for messages; returns the previous length to restore. */
+static size_t enter(struct jc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t enter(struct jc *c, const char *fmt, ...)
 {
-    json_t *list = json_object_get(o, "histogram"), *e;
-    size_t i;
-    double mean = num(o, "mean_us") * 1e3, sd = num(o, "stdev_us") * 1e3;
-    if (!json_is_array(list))
+    size_t n = strlen(c->at);
+    va_list ap;
+    if (n && n < sizeof(c->at) - 1 && fmt[0] != '[')
+        c->at[n] = '.', c->at[n + 1] = '\0';
+    va_start(ap, fmt);
+    vsnprintf(c->at + strlen(c->at), sizeof(c->at) - strlen(c->at), fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+static void leave(struct jc *c, size_t n)
+{
+    c->at[n] = '\0';
+}
+
+/* A number in [lo, hi]; absent is 0 (or an error when required). */
+static double get_num(struct jc *c, json_t *o, const char *key, double lo, double hi, int required)
+{
+    json_t *v = json_object_get(o, key);
+    double d;
+    if (v == NULL || json_is_null(v)) {
+        if (required)
+            fail(c, key, "missing");
+        return 0;
+    }
+    if (!json_is_number(v)) {
+        fail(c, key, "not a number");
+        return 0;
+    }
+    d = json_number_value(v);
+    if (!isfinite(d) || d < lo || d > hi) {
+        fail(c, key, "%g is out of range (%g to %g)", d, lo, hi);
+        return 0;
+    }
+    return d;
+}
+
+/* A count: a whole number from 0 to 2^53. */
+static uint64_t get_count(struct jc *c, json_t *o, const char *key, int required)
+{
+    double d = get_num(c, o, key, 0, MAX_COUNT, required);
+    if (d != floor(d)) {
+        fail(c, key, "%g is not a whole number", d);
+        return 0;
+    }
+    return (uint64_t)d;
+}
+
+/* Seconds in ns. */
+static uint64_t get_ns(struct jc *c, json_t *o, const char *key, int required)
+{
+    return (uint64_t)(get_num(c, o, key, 0, MAX_SECONDS, required) * 1e9 + 0.5);
+}
+
+static const char *get_str(struct jc *c, json_t *o, const char *key, int required)
+{
+    json_t *v = json_object_get(o, key);
+    if (v == NULL || json_is_null(v)) {
+        if (required)
+            fail(c, key, "missing");
+        return NULL;
+    }
+    if (!json_is_string(v)) {
+        fail(c, key, "not a string");
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+static int get_bool(struct jc *c, json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (v && !json_is_boolean(v) && !json_is_null(v))
+        fail(c, key, "not true or false");
+    return json_is_true(v);
+}
+
+static json_t *get_obj(struct jc *c, json_t *o, const char *key, int required)
+{
+    json_t *v = json_object_get(o, key);
+    if ((v == NULL || json_is_null(v)) && !required)
+        return NULL;
+    if (!json_is_object(v)) {
+        fail(c, key, v ? "not an object" : "missing");
+        return NULL;
+    }
+    return v;
+}
+
+static json_t *get_arr(struct jc *c, json_t *o, const char *key, int required)
+{
+    json_t *v = json_object_get(o, key);
+    if ((v == NULL || json_is_null(v)) && !required)
+        return NULL;
+    if (!json_is_array(v)) {
+        fail(c, key, v ? "not a list" : "missing");
+        return NULL;
+    }
+    return v;
+}
+
+/* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
+ * adding up to "count"; min <= max within the clamp. */
+static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
+{
+    json_t *o = get_obj(c, parent, key, 0), *list, *e;
+    size_t i, at;
+    double prev = 0, mean, sd, mn, mx;
+    uint64_t total, sum = 0;
+    if (o == NULL)
         return;
+    at = enter(c, "%s", key);
+    total = get_count(c, o, "count", 1);
+    mn = get_num(c, o, "min_us", 0, MAX_US, 0);
+    mx = get_num(c, o, "max_us", 0, MAX_US, 0);
+    mean = get_num(c, o, "mean_us", 0, MAX_US, 0);
+    sd = get_num(c, o, "stdev_us", 0, MAX_US, 0);
+    list = get_arr(c, o, "histogram", 1);
+    if (c->failed) {
+        leave(c, at);
+        return;
+    }
+    if (mn > mx)
+        fail(c, "min_us", "above max_us");
     json_array_foreach(list, i, e) {
-        double ub = json_number_value(json_array_get(e, 0)) * 1e3;
-        uint64_t n = (uint64_t)json_number_value(json_array_get(e, 1));
+        double ub = json_number_value(json_array_get(e, 0)), n = json_number_value(json_array_get(e, 1));
+        char idx[32];
+        snprintf(idx, sizeof(idx), "histogram[%zu]", i);
+        if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_number(json_array_get(e, 0)) ||
+            !json_is_number(json_array_get(e, 1))) {
+            fail(c, idx, "not a [upper_bound_us, count] pair");
+            break;
+        }
+        if (!isfinite(ub) || ub <= prev || ub > MAX_US) {
+            fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
+            break;
+        }
+        if (!isfinite(n) || n < 0 || n > MAX_COUNT || n != floor(n)) {
+            fail(c, idx, "count %g is not a whole number from 0", n);
+            break;
+        }
+        prev = ub;
+        sum += (uint64_t)n;
         /* The bucket's upper bound is exclusive: one below it falls inside. */
-        hist_record_n(h, ub >= 1 ? (uint64_t)ub - 1 : 0, n);
+        hist_record_n(h, ub * 1e3 >= 1 ? (uint64_t)(ub * 1e3) - 1 : 0, (uint64_t)n);
     }
-    if (h->total) {
-        h->min = (uint64_t)(num(o, "min_us") * 1e3 + 0.5);
-        h->max = (uint64_t)(num(o, "max_us") * 1e3 + 0.5);
-        h->sum = mean * (double)h->total;
-        h->sumsq = (double)h->total * (sd * sd + mean * mean);
+    if (!c->failed && sum != total)
+        fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
+    if (!c->failed && h->total) {
+        h->min = (uint64_t)(mn * 1e3 + 0.5);
+        h->max = (uint64_t)(mx * 1e3 + 0.5);
+        h->sum = mean * 1e3 * (double)h->total;
+        h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
+    leave(c, at);
 }
 
-static void load_stats(struct stats *s, json_t *o)
+/* The counters, statuses, errors and histograms of the totals or one URL. */
+static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
-    json_t *sum = json_object_get(o, "summary"), *st = json_object_get(o, "status"),
-           *er = json_object_get(o, "errors"), *v, *tls = json_object_get(o, "tls");
+    json_t *sum = get_obj(c, o, "summary", 1), *st = get_obj(c, o, "status", 0), *er = get_obj(c, o, "errors", 1), *v;
+    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = get_obj(c, o, "tls", 0);
     const char *k;
+    uint64_t errs = 0, nerr;
+    size_t at;
     int i;
 
-    s->completed = (uint64_t)num(sum, "requests");
-    s->started = (uint64_t)num(sum, "started");
-    s->conns_opened = (uint64_t)num(sum, "connections_opened");
-    s->bad_status = (uint64_t)num(sum, "unexpected_status");
-    {
-        json_t *why = json_object_get(sum, "server_close_reasons");
-        if (json_is_object(why)) {
-            for (i = 0; i < CLOSE__COUNT; i++)
-                s->closes[i] = (uint64_t)num(why, stats_close_name((enum close_kind)i));
-        } else {
-            /* Results saved before the reasons were told apart. */
-            s->closes[CLOSE_HEADER] = (uint64_t)num(sum, "server_closes");
+    if (c->failed)
+        return;
+    at = enter(c, "summary");
+    s->completed = get_count(c, sum, "requests", 1);
+    s->started = get_count(c, sum, "started", 0);
+    nerr = get_count(c, sum, "errors", 1);
+    *in_flight = get_count(c, sum, "in_flight", 0);
+    s->conns_opened = get_count(c, sum, "connections_opened", 0);
+    s->bad_status = get_count(c, sum, "unexpected_status", 0);
+    s->bytes_recv = get_count(c, sum, "bytes_received", 0);
+    s->bytes_sent = get_count(c, sum, "bytes_sent", 0);
+    if (json_is_object(why)) {
+        size_t a2 = enter(c, "server_close_reasons");
+        for (i = 0; i < CLOSE__COUNT; i++)
+            s->closes[i] = get_count(c, why, stats_close_name((enum close_kind)i), 0);
+        leave(c, a2);
+    } else {
+        /* Results saved before the reasons were told apart. */
+        s->closes[CLOSE_HEADER] = get_count(c, sum, "server_closes", 0);
+    }
+    if (s->bad_status > s->completed)
+        fail(c, "unexpected_status", "more than the completed requests");
+    leave(c, at);
+    if (st) {
+        at = enter(c, "status");
+        json_object_foreach(st, k, v) {
+            char *end;
+            long code = strtol(k, &end, 10);
+            if (*k == '\0' || *end || code < 0 || code >= STATUS_MAX) {
+                fail(c, k, "not a status code (0 to 599)");
+                break;
+            }
+            s->status[code] = get_count(c, st, k, 1);
         }
+        leave(c, at);
     }
-    s->bytes_recv = (uint64_t)num(sum, "bytes_received");
-    s->bytes_sent = (uint64_t)num(sum, "bytes_sent");
-    json_object_foreach(st, k, v) {
-        int code = atoi(k);
-        if (code >= 0 && code < STATUS_MAX)
-            s->status[code] = (uint64_t)json_number_value(v);
+    if (er) {
+        at = enter(c, "errors");
+        for (i = 0; i < ERR__COUNT; i++)
+            errs += s->errors[i] = get_count(c, er, stats_err_name((enum err_kind)i), 0);
+        leave(c, at);
     }
-    for (i = 0; i < ERR__COUNT; i++)
-        s->errors[i] = (uint64_t)num(er, stats_err_name((enum err_kind)i));
-    s->tls_full = (uint64_t)num(tls, "full");
-    s->tls_resumed = (uint64_t)num(tls, "resumed");
-    load_hist(&s->latency, json_object_get(o, "latency"));
-    load_hist(&s->connect, json_object_get(o, "connect"));
-    load_hist(&s->ttfb, json_object_get(o, "ttfb"));
-    load_hist(&s->latency_unc, json_object_get(o, "latency_uncorrected"));
-    load_hist(&s->lag, json_object_get(o, "send_lag"));
-    load_hist(&s->tls, json_object_get(o, "tls_handshake"));
+    if (!c->failed && er && errs != nerr)
+        fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
+             (unsigned long long)errs);
+    if (!c->failed && s->started && s->started != s->completed + nerr + *in_flight)
+        fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
+             (unsigned long long)(s->completed + nerr + *in_flight));
+    if (tls) {
+        at = enter(c, "tls");
+        s->tls_full = get_count(c, tls, "full", 0);
+        s->tls_resumed = get_count(c, tls, "resumed", 0);
+        leave(c, at);
+    }
+    load_hist(c, &s->latency, o, "latency");
+    load_hist(c, &s->connect, o, "connect");
+    load_hist(c, &s->ttfb, o, "ttfb");
+    load_hist(c, &s->latency_unc, o, "latency_uncorrected");
+    load_hist(c, &s->lag, o, "send_lag");
+    load_hist(c, &s->tls, o, "tls_handshake");
 }
 
-static void load_server(struct monitor_result *m, json_t *sv)
+static void copy_text(char *dst, size_t len, const char *s)
 {
-    json_t *tree = json_object_get(sv, "tree"), *mt = json_object_get(sv, "memory_timeline"), *e;
-    const char *cg = json_string_value(json_object_get(sv, "cgroup"));
-    const char *note = json_string_value(json_object_get(sv, "pss_note"));
-    size_t i;
+    snprintf(dst, len, "%s", s ? s : "");
+}
 
-    m->pid = (int)num(sv, "pid");
-    snprintf(m->cgroup, sizeof(m->cgroup), "%s", cg ? cg : "");
-    snprintf(m->pss_note, sizeof(m->pss_note), "%s", note ? note : "PSS not recorded");
-    m->cpu_s = num(sv, "cpu_s");
-    m->cpu_exact = json_is_true(json_object_get(sv, "cpu_exact"));
-    m->has_pss = json_is_true(json_object_get(sv, "has_pss"));
-    m->pss_peak_bytes = (uint64_t)num(sv, "pss_peak_bytes");
-    m->pss_mean_bytes = (uint64_t)num(sv, "pss_mean_bytes");
-    m->uss_peak_bytes = (uint64_t)num(sv, "uss_peak_bytes");
-    m->rss_peak_bytes = (uint64_t)num(sv, "rss_peak_bytes");
-    m->rss_mean_bytes = (uint64_t)num(sv, "rss_mean_bytes");
-    m->cg_memory_peak_bytes = (uint64_t)num(sv, "cgroup_memory_peak_bytes");
-    m->processes = (uint32_t)num(sv, "processes");
-    m->threads = (uint32_t)num(sv, "threads");
-    m->samples = (uint32_t)num(sv, "samples");
-    m->gone = json_is_true(json_object_get(sv, "exited"));
-    if (json_is_array(tree) && json_array_size(tree) &&
+static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
+{
+    json_t *tree = get_arr(c, sv, "tree", 0), *mt = get_arr(c, sv, "memory_timeline", 0), *e;
+    size_t i, at = enter(c, "server");
+
+    m->pid = (int)get_num(c, sv, "pid", 0, 2147483647.0, 0);
+    copy_text(m->cgroup, sizeof(m->cgroup), get_str(c, sv, "cgroup", 0));
+    copy_text(m->pss_note, sizeof(m->pss_note), get_str(c, sv, "pss_note", 0));
+    if (m->pss_note[0] == '\0')
+        copy_text(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
+    m->cpu_s = get_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
+    m->cpu_exact = get_bool(c, sv, "cpu_exact");
+    m->has_pss = get_bool(c, sv, "has_pss");
+    m->pss_peak_bytes = get_count(c, sv, "pss_peak_bytes", 0);
+    m->pss_mean_bytes = get_count(c, sv, "pss_mean_bytes", 0);
+    m->uss_peak_bytes = get_count(c, sv, "uss_peak_bytes", 0);
+    m->rss_peak_bytes = get_count(c, sv, "rss_peak_bytes", 0);
+    m->rss_mean_bytes = get_count(c, sv, "rss_mean_bytes", 0);
+    m->cg_memory_peak_bytes = get_count(c, sv, "cgroup_memory_peak_bytes", 0);
+    m->processes = (uint32_t)get_num(c, sv, "processes", 0, 4294967295.0, 0);
+    m->threads = (uint32_t)get_num(c, sv, "threads", 0, 4294967295.0, 0);
+    m->samples = (uint32_t)get_num(c, sv, "samples", 0, 4294967295.0, 0);
+    m->gone = get_bool(c, sv, "exited");
+    if (!c->failed && tree && json_array_size(tree) &&
         (m->procs = calloc(json_array_size(tree), sizeof(*m->procs))) != NULL) {
         json_array_foreach(tree, i, e) {
             struct monitor_proc *p = &m->procs[m->nprocs++];
-            const char *cmd = json_string_value(json_object_get(e, "command"));
-            p->pid = (int)num(e, "pid");
-            p->ppid = (int)num(e, "ppid");
-            snprintf(p->command, sizeof(p->command), "%s", cmd ? cmd : "");
-            p->cpu_s = num(e, "cpu_s");
-            p->rss_peak_bytes = (uint64_t)num(e, "rss_peak_bytes");
-            p->pss_peak_bytes = (uint64_t)num(e, "pss_peak_bytes");
-            p->uss_peak_bytes = (uint64_t)num(e, "uss_peak_bytes");
-            p->first_seen_s = num(e, "first_seen_s");
-            p->exited = json_is_true(json_object_get(e, "exited"));
+            size_t a2 = enter(c, "tree[%zu]", i);
+            if (!json_is_object(e)) {
+                fail(c, "", "not an object");
+                break;
+            }
+            p->pid = (int)get_num(c, e, "pid", 0, 2147483647.0, 0);
+            p->ppid = (int)get_num(c, e, "ppid", 0, 2147483647.0, 0);
+            copy_text(p->command, sizeof(p->command), get_str(c, e, "command", 0));
+            p->cpu_s = get_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
+            p->rss_peak_bytes = get_count(c, e, "rss_peak_bytes", 0);
+            p->pss_peak_bytes = get_count(c, e, "pss_peak_bytes", 0);
+            p->uss_peak_bytes = get_count(c, e, "uss_peak_bytes", 0);
+            p->first_seen_s = get_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
+            p->exited = get_bool(c, e, "exited");
+            leave(c, a2);
         }
     }
-    if (json_is_array(mt) && json_array_size(mt) &&
+    if (!c->failed && mt && json_array_size(mt) &&
         (m->series = calloc(json_array_size(mt), sizeof(*m->series))) != NULL) {
         json_array_foreach(mt, i, e) {
             struct monitor_point *p = &m->series[m->npoints++];
-            p->t_s = num(e, "t_s");
-            p->pss_bytes = (uint64_t)num(e, "pss_bytes");
-            p->rss_bytes = (uint64_t)num(e, "rss_bytes");
+            size_t a2 = enter(c, "memory_timeline[%zu]", i);
+            p->t_s = get_num(c, e, "t_s", 0, MAX_SECONDS, 1);
+            p->pss_bytes = get_count(c, e, "pss_bytes", 0);
+            p->rss_bytes = get_count(c, e, "rss_bytes", 0);
+            leave(c, a2);
         }
     }
+    leave(c, at);
 }
 
-/* The "config" object of a result into c (defaults where keys are missing);
- * its strings are kept by c. */
-static int load_config(json_t *cfg, struct config *c)
+/* The "config" object of a result into cfg; its strings are kept by cfg. */
+static int load_config(struct jc *c, json_t *o, struct config *cfg)
 {
-    json_t *urls = json_object_get(cfg, "urls"), *hs = json_object_get(cfg, "headers"), *e;
-    const char *ex = json_string_value(json_object_get(cfg, "expect"));
-    const char *arr = json_string_value(json_object_get(cfg, "arrival"));
-    const char *m = json_string_value(json_object_get(cfg, "method"));
-    const char *ct = json_string_value(json_object_get(cfg, "content_type"));
+    json_t *urls, *hs, *e;
+    const char *ex, *arr, *m, *ct;
     char why[128];
-    size_t i, n = json_array_size(urls);
+    size_t i, n, at = enter(c, "config");
 
-    config_defaults(c);
-    c->url_text = calloc(n ? n : 1, sizeof(char *));
-    if (c->url_text == NULL)
-        return -1;
-    c->nurls = (uint32_t)n;
+    config_defaults(cfg);
+    urls = get_arr(c, o, "urls", 1);
+    hs = get_arr(c, o, "headers", 0);
+    ex = get_str(c, o, "expect", 0);
+    arr = get_str(c, o, "arrival", 0);
+    m = get_str(c, o, "method", 1);
+    ct = get_str(c, o, "content_type", 0);
+    if (c->failed)
+        goto out;
+    n = json_array_size(urls);
+    if (n > MAX_URLS) {
+        fail(c, "urls", "more than %d", MAX_URLS);
+        goto out;
+    }
+    if ((cfg->url_text = calloc(n ? n : 1, sizeof(char *))) == NULL)
+        goto oom;
+    cfg->nurls = (uint32_t)n;
     for (i = 0; i < n; i++) {
         const char *u = json_string_value(json_array_get(urls, i));
-        if ((c->url_text[i] = config_keep(c, u ? u : "")) == NULL)
-            return -1;
+        if (u == NULL) {
+            fail(c, "urls", "entry %zu is not a string", i);
+            goto out;
+        }
+        if ((cfg->url_text[i] = config_keep(cfg, u)) == NULL)
+            goto oom;
     }
-    json_array_foreach(hs, i, e)
-        if (json_is_string(e) && config_add_header(c, json_string_value(e)) != 0)
-            return -1;
-    if (m && (c->method = config_keep(c, m)) == NULL)
-        return -1;
-    if (ct && (c->content_type = config_keep(c, ct)) == NULL)
-        return -1;
-    c->connections = (uint32_t)num(cfg, "connections");
-    c->threads = (uint32_t)num(cfg, "threads");
-    c->keepalive = json_is_true(json_object_get(cfg, "keepalive"));
-    c->requests = (uint64_t)num(cfg, "requests");
-    c->duration_ns = (uint64_t)(num(cfg, "duration_s") * 1e9);
-    c->timeout_ns = (uint64_t)(num(cfg, "timeout_s") * 1e9);
-    c->connect_timeout_ns = (uint64_t)(num(cfg, "connect_timeout_s") * 1e9);
-    c->rate = num(cfg, "rate");
-    c->pipeline = (uint32_t)num(cfg, "pipeline");
-    c->warmup_ns = (uint64_t)(num(cfg, "warmup_s") * 1e9);
-    c->requests_per_conn = (uint64_t)num(cfg, "requests_per_connection");
-    c->body_len = (size_t)num(cfg, "body_bytes");
-    c->has_body = c->body_len > 0;
-    if (ex == NULL || status_set_parse(ex, &c->expect, why, sizeof(why)) != 0)
-        status_set_default(&c->expect);
-    c->poisson = arr && strcmp(arr, "poisson") == 0;
-    return 0;
+    json_array_foreach(hs, i, e) {
+        if (!json_is_string(e)) {
+            fail(c, "headers", "entry %zu is not a string", i);
+            goto out;
+        }
+        if (config_add_header(cfg, json_string_value(e)) != 0)
+            goto oom;
+    }
+    /* What rafale writes there is a token: anything else did not come from it. */
+    for (i = 0; m[i]; i++)
+        if (!((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z') || m[i] == '-' || m[i] == '_') || i > 32) {
+            fail(c, "method", "not an HTTP method");
+            goto out;
+        }
+    if (i == 0 || (cfg->method = config_keep(cfg, m)) == NULL) {
+        if (i == 0)
+            fail(c, "method", "empty");
+        goto out;
+    }
+    if (ct && (cfg->content_type = config_keep(cfg, ct)) == NULL)
+        goto oom;
+    cfg->connections = (uint32_t)get_num(c, o, "connections", 0, 10000000, 0);
+    cfg->threads = (uint32_t)get_num(c, o, "threads", 0, 1024, 0);
+    cfg->keepalive = !json_is_false(json_object_get(o, "keepalive"));
+    cfg->requests = get_count(c, o, "requests", 0);
+    cfg->duration_ns = get_ns(c, o, "duration_s", 0);
+    cfg->timeout_ns = get_ns(c, o, "timeout_s", 0);
+    cfg->connect_timeout_ns = get_ns(c, o, "connect_timeout_s", 0);
+    cfg->rate = get_num(c, o, "rate", 0, 1e8, 0);
+    cfg->pipeline = (uint32_t)get_num(c, o, "pipeline", 0, 1024, 0);
+    cfg->warmup_ns = get_ns(c, o, "warmup_s", 0);
+    cfg->requests_per_conn = get_count(c, o, "requests_per_connection", 0);
+    cfg->body_len = (size_t)get_count(c, o, "body_bytes", 0);
+    cfg->has_body = cfg->body_len > 0;
+    if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
+        fail(c, "expect", "not a status list: %s", why);
+    cfg->poisson = arr && strcmp(arr, "poisson") == 0;
+out:
+    leave(c, at);
+    return c->failed ? -1 : 0;
+oom:
+    leave(c, at);
+    fail(c, "", "out of memory");
+    return -1;
 }
 
 /* One run result object (what --json writes). */
-static int load_run(json_t *root, struct loaded_run *run, const char *path, char *err, size_t errlen)
+static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
-    json_t *cfg = json_object_get(root, "config"), *pu = json_object_get(root, "per_url"), *tl, *e, *sv;
-    struct config *c = &run->cfg;
+    json_t *cfg = get_obj(c, root, "config", 1), *pu = get_arr(c, root, "per_url", 1), *tl, *e, *sv, *cl, *rt;
+    struct config *conf = &run->cfg;
     struct engine_result *r = &run->res;
-    size_t i, n;
+    size_t i, n, at;
 
     memset(run, 0, sizeof(*run));
-    if (!json_is_object(cfg) || !json_is_array(json_object_get(cfg, "urls")) || !json_is_array(pu) ||
-        !json_object_get(root, "summary")) {
-        snprintf(err, errlen, "%s: not a rafale result (saved with --json or by rafale compare --json)", path);
+    if (c->failed || !json_object_get(root, "summary")) {
+        if (!c->failed)
+            fail(c, "summary", "missing");
+        snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
-    if (load_config(cfg, c) != 0 || stats_init(&r->total) != 0)
-        goto oom;
-    n = c->nurls;
+    if (load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
+        return -1;
+    n = conf->nurls;
+    if (json_array_size(pu) != n)
+        return fail(c, "per_url", "%zu entries for %zu URLs", json_array_size(pu), n);
     r->per_url = calloc(n ? n : 1, sizeof(struct stats));
     r->url_in_flight = calloc(n ? n : 1, sizeof(uint64_t));
     if (r->per_url == NULL || r->url_in_flight == NULL)
-        goto oom;
+        return fail(c, "", "out of memory");
     r->nurls = (uint32_t)n;
-    for (i = 0; i < n; i++) {
-        if (stats_init(&r->per_url[i]) != 0)
-            goto oom;
+    for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
-        if (e) {
-            load_stats(&r->per_url[i], e);
-            r->url_in_flight[i] = (uint64_t)num(json_object_get(e, "summary"), "in_flight");
-        }
+        at = enter(c, "per_url[%zu]", i);
+        stats_init(&r->per_url[i]);
+        if (!json_is_object(e))
+            fail(c, "", "not an object");
+        else
+            load_stats(c, &r->per_url[i], e, &r->url_in_flight[i]);
+        leave(c, at);
     }
-    load_stats(&r->total, root);
-    r->in_flight = (uint64_t)num(json_object_get(root, "summary"), "in_flight");
-    r->elapsed_s = num(json_object_get(root, "summary"), "elapsed_s");
-    r->interrupted = json_is_true(json_object_get(root, "interrupted"));
-    r->client_cpu_s = num(json_object_get(root, "client"), "cpu_s");
-    r->all_connected_s = json_object_get(json_object_get(root, "client"), "all_connected_s")
-                             ? num(json_object_get(root, "client"), "all_connected_s") : -1;
-    r->target_rate = num(json_object_get(root, "rate"), "target_rps");
-    r->queued = (uint64_t)num(json_object_get(root, "rate"), "queued");
-    r->extra_connections = (uint32_t)num(json_object_get(root, "rate"), "extra_connections");
-    sv = json_object_get(root, "server");
-    if (json_is_object(sv)) {
+    load_stats(c, &r->total, root, &r->in_flight);
+    at = enter(c, "summary");
+    r->elapsed_s = get_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);
+    leave(c, at);
+    r->interrupted = get_bool(c, root, "interrupted");
+    cl = get_obj(c, root, "client", 0);
+    r->all_connected_s = -1;
+    if (cl) {
+        at = enter(c, "client");
+        r->client_cpu_s = get_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
+        if (json_object_get(cl, "all_connected_s"))
+            r->all_connected_s = get_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
+        leave(c, at);
+    }
+    rt = get_obj(c, root, "rate", 0);
+    if (rt) {
+        at = enter(c, "rate");
+        r->target_rate = get_num(c, rt, "target_rps", 0, 1e8, 0);
+        r->queued = get_count(c, rt, "queued", 0);
+        r->extra_connections = (uint32_t)get_num(c, rt, "extra_connections", 0, 10000000, 0);
+        leave(c, at);
+    }
+    sv = get_obj(c, root, "server", 0);
+    if (sv && !c->failed) {
         run->has_server = 1;
-        load_server(&run->server, sv);
+        load_server(c, &run->server, sv);
     }
-    tl = json_object_get(root, "timeline");
-    if (json_is_array(tl) && json_array_size(tl)) {
+    tl = get_arr(c, root, "timeline", 0);
+    if (tl && json_array_size(tl) && !c->failed) {
         r->nseconds = (uint32_t)json_array_size(tl);
         r->timeline = calloc(r->nseconds, sizeof(*r->timeline));
         if (r->timeline == NULL)
-            goto oom;
+            return fail(c, "", "out of memory");
         json_array_foreach(tl, i, e) {
-            r->timeline[i].requests = (uint64_t)num(e, "requests");
-            r->timeline[i].errors = (uint64_t)num(e, "errors");
-            r->timeline[i].p50_ns = num(e, "p50_us") * 1e3;
-            r->timeline[i].p99_ns = num(e, "p99_us") * 1e3;
-            r->timeline[i].max_ns = num(e, "max_us") * 1e3;
+            at = enter(c, "timeline[%zu]", i);
+            r->timeline[i].requests = get_count(c, e, "requests", 1);
+            r->timeline[i].errors = get_count(c, e, "errors", 0);
+            r->timeline[i].p50_ns = get_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].p99_ns = get_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].max_ns = get_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
+            leave(c, at);
+            if (c->failed)
+                break;
         }
     }
-    return 0;
-oom:
-    snprintf(err, errlen, "%s: out of memory", path);
-    return -1;
+    return c->failed ? -1 : 0;
 }
 
 static void loaded_run_free(struct loaded_run *run)
@@ -247,116 +513,142 @@ static void loaded_run_free(struct loaded_run *run)
     config_free(&run->cfg);
 }
 
-static char *dup_or_null(json_t *o, const char *k)
+static char *dup_str(struct jc *c, json_t *o, const char *k, const char *dflt)
 {
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? strdup(s) : NULL;
+    const char *s = get_str(c, o, k, 0);
+    if (s == NULL && dflt == NULL)
+        return NULL;
+    return strdup(s ? s : dflt);
+}
+
+static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
+{
+    json_t *list = get_arr(c, o, key, 0), *e;
+    size_t i;
+    json_array_foreach(list, i, e) {
+        if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 1023) {
+            fail(c, key, "entry %zu is not a CPU number", i);
+            return;
+        }
+        if (*n < CMP_MAX_CPUS)
+            out[(*n)++] = (int)json_integer_value(e);
+    }
 }
 
 /* A compare result: the plan as far as the reports need it, and every run. */
-static int load_compare(json_t *cmp, struct loaded *out, const char *path, char *err, size_t errlen)
+static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
 {
     struct cmp_plan *p = &out->plan;
     struct cmp_result *r = &out->cmp;
-    json_t *svs = json_object_get(cmp, "servers"), *wls = json_object_get(cmp, "workloads"), *e, *cpus;
-    const char *note = json_string_value(json_object_get(cmp, "note"));
-    size_t i, k;
+    json_t *svs, *wls, *e;
+    const char *note;
+    size_t k, at;
     int s, w;
 
-    if (!json_is_array(svs) || !json_is_array(wls) || json_array_size(svs) == 0 || json_array_size(wls) == 0) {
-        snprintf(err, errlen, "%s: not a rafale compare result (servers or workloads missing)", path);
+    enter(c, "compare");
+    svs = get_arr(c, cmp, "servers", 1);
+    wls = get_arr(c, cmp, "workloads", 1);
+    note = get_str(c, cmp, "note", 0);
+    if (c->failed)
         return -1;
-    }
+    if (json_array_size(svs) == 0 || json_array_size(wls) == 0 || json_array_size(svs) > 10000 ||
+        json_array_size(wls) > 10000)
+        return fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
     cmp_settings_defaults(&p->set);
-    p->file = dup_or_null(cmp, "plan");
-    p->set.repeat = (int)num(cmp, "repeat");
-    p->set.grace_ns = (uint64_t)(num(cmp, "grace_s") * 1e9);
-    p->set.ready_ns = (uint64_t)(num(cmp, "ready_timeout_s") * 1e9);
-    cpus = json_object_get(cmp, "server_cpus");
-    json_array_foreach(cpus, i, e)
-        if (p->set.nserver_cpus < CMP_MAX_CPUS)
-            p->set.server_cpus[p->set.nserver_cpus++] = (int)json_integer_value(e);
-    cpus = json_object_get(cmp, "client_cpus");
-    json_array_foreach(cpus, i, e)
-        if (p->set.nclient_cpus < CMP_MAX_CPUS)
-            p->set.client_cpus[p->set.nclient_cpus++] = (int)json_integer_value(e);
+    p->file = dup_str(c, cmp, "plan", NULL);
+    p->set.repeat = (int)get_num(c, cmp, "repeat", 0, 1000, 0);
+    p->set.grace_ns = get_ns(c, cmp, "grace_s", 0);
+    p->set.ready_ns = get_ns(c, cmp, "ready_timeout_s", 0);
+    cpu_list(c, cmp, "server_cpus", p->set.server_cpus, &p->set.nserver_cpus);
+    cpu_list(c, cmp, "client_cpus", p->set.client_cpus, &p->set.nclient_cpus);
     p->nservers = (int)json_array_size(svs);
     p->nworkloads = (int)json_array_size(wls);
     p->servers = calloc((size_t)p->nservers, sizeof(*p->servers));
     p->workloads = calloc((size_t)p->nworkloads, sizeof(*p->workloads));
     if (p->servers == NULL || p->workloads == NULL)
-        goto oom;
-    for (s = 0; s < p->nservers; s++) {
+        return fail(c, "", "out of memory");
+    for (s = 0; s < p->nservers && !c->failed; s++) {
         struct cmp_server *sv = &p->servers[s];
         e = json_array_get(svs, (size_t)s);
-        sv->name = dup_or_null(e, "name");
-        sv->url = dup_or_null(e, "url");
-        sv->start = dup_or_null(e, "start");
-        sv->cgroup = dup_or_null(e, "cgroup");
-        sv->version = dup_or_null(e, "version");
-        sv->pid = (int)num(e, "pid");
-        if (sv->name == NULL)
-            sv->name = strdup("?");
-        if (sv->url == NULL)
-            sv->url = strdup("");
-        if (sv->name == NULL || sv->url == NULL)
-            goto oom;
+        at = enter(c, "servers[%d]", s);
+        if (!json_is_object(e)) {
+            fail(c, "", "not an object");
+            break;
+        }
+        sv->name = dup_str(c, e, "name", "?");
+        sv->url = dup_str(c, e, "url", "");
+        sv->start = dup_str(c, e, "start", NULL);
+        sv->cgroup = dup_str(c, e, "cgroup", NULL);
+        sv->version = dup_str(c, e, "version", NULL);
+        sv->pid = (int)get_num(c, e, "pid", 0, 2147483647.0, 0);
+        leave(c, at);
     }
-    for (w = 0; w < p->nworkloads; w++) {
+    for (w = 0; w < p->nworkloads && !c->failed; w++) {
         struct cmp_workload *wl = &p->workloads[w];
         e = json_array_get(wls, (size_t)w);
-        wl->name = dup_or_null(e, "name");
-        wl->path = dup_or_null(e, "path");
-        if (wl->name == NULL)
-            wl->name = strdup("?");
-        if (wl->path == NULL)
-            wl->path = strdup("/");
-        if (wl->name == NULL || wl->path == NULL || load_config(json_object_get(e, "config"), &wl->cfg) != 0)
-            goto oom;
+        at = enter(c, "workloads[%d]", w);
+        if (!json_is_object(e)) {
+            fail(c, "", "not an object");
+            break;
+        }
+        wl->name = dup_str(c, e, "name", "?");
+        wl->path = dup_str(c, e, "path", "/");
+        if (load_config(c, get_obj(c, e, "config", 1), &wl->cfg) != 0)
+            break;
         /* The workload itself has no URL: each server has its own. */
         free(wl->cfg.url_text);
         wl->cfg.url_text = NULL;
         wl->cfg.nurls = 0;
+        leave(c, at);
     }
+    if (c->failed)
+        return -1;
     if (cmp_result_init(r, p) != 0)
-        goto oom;
-    r->interrupted = json_is_true(json_object_get(cmp, "interrupted"));
-    r->cgroups = json_is_true(json_object_get(cmp, "cgroups"));
-    snprintf(r->note, sizeof(r->note), "%s", note ? note : "");
+        return fail(c, "", "out of memory");
+    r->interrupted = get_bool(c, cmp, "interrupted");
+    r->cgroups = get_bool(c, cmp, "cgroups");
+    copy_text(r->note, sizeof(r->note), note);
     for (s = 0; s < p->nservers; s++) {
-        const char *why = json_string_value(json_object_get(json_array_get(svs, (size_t)s), "reason"));
-        r->failed[s] = json_is_true(json_object_get(json_array_get(svs, (size_t)s), "failed"));
-        snprintf(r->failure[s], 512, "%s", why ? why : "");
+        json_t *sv = json_array_get(svs, (size_t)s);
+        r->failed[s] = get_bool(c, sv, "failed");
+        copy_text(r->failure[s], 512, get_str(c, sv, "reason", 0));
     }
-    for (w = 0; w < p->nworkloads; w++) {
-        json_t *cells = json_object_get(json_array_get(wls, (size_t)w), "servers");
-        for (s = 0; s < p->nservers && s < (int)json_array_size(cells); s++) {
-            json_t *cell = json_array_get(cells, (size_t)s), *runs = json_object_get(cell, "run_results"), *ro;
-            struct cmp_cell *c = cmp_cell(r, w, s);
-            c->url = dup_or_null(cell, "url");
+    for (w = 0; w < p->nworkloads && !c->failed; w++) {
+        json_t *cells = get_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
+        if (cells && json_array_size(cells) != (size_t)p->nservers) {
+            fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
+            break;
+        }
+        for (s = 0; s < p->nservers && !c->failed; s++) {
+            json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
+            struct cmp_cell *cc = cmp_cell(r, w, s);
+            at = enter(c, "workloads[%d].servers[%d]", w, s);
+            runs = get_arr(c, cell, "run_results", 0);
+            cc->url = dup_str(c, cell, "url", NULL);
             json_array_foreach(runs, k, ro) {
                 struct loaded_run lr;
-                if (load_run(ro, &lr, path, err, errlen) != 0) {
+                size_t a2 = enter(c, "run_results[%zu]", k);
+                if (load_run(c, ro, &lr) != 0 || cmp_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
+                    if (!c->failed)
+                        fail(c, "", "out of memory");
                     loaded_run_free(&lr);
-                    return -1;
-                }
-                if (cmp_add_run(c, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
-                    loaded_run_free(&lr);
-                    goto oom;
+                    break;
                 }
                 loaded_run_free(&lr);
+                leave(c, a2);
             }
+            leave(c, at);
         }
     }
+    if (c->failed)
+        return -1;
     cmp_summarize(p, r);
     return 0;
-oom:
-    snprintf(err, errlen, "%s: out of memory", path);
-    return -1;
 }
 
 int report_load(const char *path, struct loaded *out, char *err, size_t errlen)
 {
+    struct jc c = { path, err, errlen, 0, "" };
     json_error_t je;
     json_t *root, *cmp;
     int rc;
@@ -367,12 +659,17 @@ int report_load(const char *path, struct loaded *out, char *err, size_t errlen)
         snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
         return -1;
     }
+    if (!json_is_object(root)) {
+        json_decref(root);
+        snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
+        return -1;
+    }
     cmp = json_object_get(root, "compare");
     if (json_is_object(cmp)) {
         out->is_compare = 1;
-        rc = load_compare(cmp, out, path, err, errlen);
+        rc = load_compare(&c, cmp, out);
     } else {
-        rc = load_run(root, &out->run, path, err, errlen);
+        rc = load_run(&c, root, &out->run);
     }
     json_decref(root);
     return rc;

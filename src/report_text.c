@@ -31,7 +31,7 @@ static void text_histogram(FILE *f, const struct hist *h)
     enum { NBINS = 10, WIDTH = 40 };
     uint64_t bins[NBINS] = { 0 }, most = 0;
     double lo = (double)h->min, hi = (double)h->max, step;
-    uint32_t i;
+    struct hist_iter it;
     int b;
 
     if (h->total == 0)
@@ -45,13 +45,8 @@ static void text_histogram(FILE *f, const struct hist *h)
         return;
     }
     step = log(hi / lo) / NBINS;
-    for (i = 0; i < hist_bucket_count(h); i++) {
-        uint64_t blo, bhi;
-        double mid;
-        if (h->counts[i] == 0)
-            continue;
-        hist_bucket_range(h, i, &blo, &bhi);
-        mid = ((double)blo + (double)bhi) / 2;
+    for (hist_iter_init(&it, h); hist_iter_next(&it);) {
+        double mid = ((double)it.lo + (double)it.hi) / 2;
         if (mid < lo)
             mid = lo;
         b = (int)(log(mid / lo) / step);
@@ -59,7 +54,7 @@ static void text_histogram(FILE *f, const struct hist *h)
             b = NBINS - 1;
         if (b < 0)
             b = 0;
-        bins[b] += h->counts[i];
+        bins[b] += it.count;
     }
     for (b = 0; b < NBINS; b++)
         if (bins[b] > most)

@@ -1,12 +1,23 @@
 /* serve.c - `rafale serve`: a small, fast HTTP/1.1 target server.
  *
  * One thread per core, each with its own SO_REUSEPORT listener and event
- * loop, sharing nothing but read-only files. Requests are parsed straight
- * from a per-thread read buffer; only a partial request or unsent output is
- * copied into the connection, so idle keep-alive connections cost ~200 bytes.
- * Responses to pipelined requests are batched into one write. */
+ * loop, sharing nothing but read-only files. Requests are parsed (http_req.c)
+ * straight from a per-thread read buffer; only a partial request head or
+ * unsent output is kept in the connection, so idle keep-alive connections
+ * cost a few hundred bytes. Responses to pipelined requests are batched into
+ * one write.
+ *
+ * It is a reference target, and it may end up facing the internet by
+ * mistake, so it is a well-behaved server: request bodies are skipped as they
+ * come, never buffered; large responses (/bytes, /chunked, big files) are
+ * generated as the socket takes them, and pipelined requests are not taken
+ * up while output waits (backpressure, not buffering); buffers shrink back;
+ * a request head must arrive within --header-timeout and an idle connection
+ * is closed after --idle-timeout, as a connection whose client stops reading. */
 #include "serve.h"
 #include "clock.h"
+#include "http_lex.h"
+#include "http_req.h"
 #include "loop.h"
 #include "net.h"
 #include "tls.h"
@@ -29,11 +40,14 @@
 #include <netinet/tcp.h>
 
 #define RBUF_SIZE (64 * 1024)
-#define MAX_HEAD 16384
-#define MAX_IN (1u << 20)
+#define MAX_REQ_BODY (1u << 20)    /* largest request body accepted (skipped, never kept) */
 #define MAX_BODY (64u << 20)       /* largest /bytes/N */
 #define MAX_DELAY_MS 600000
 #define DRAIN_NS (2 * NS_PER_S)    /* lingering close: how long to wait for the client's FIN */
+#define OUT_HIGH (256 * 1024)      /* no more pipelined requests taken while this much output waits */
+#define GEN_BLOCK (64 * 1024)      /* a generated body goes out this much at a time */
+#define INLINE_BODY (64 * 1024)    /* larger bodies are generated as they are sent */
+#define KEEP_CAP (256 * 1024)      /* a buffer grown past this is freed once empty */
 #define container_of(p, T, m) ((T *)(void *)((char *)(p) - offsetof(T, m)))
 
 struct sbuf {
@@ -48,6 +62,9 @@ struct file_ent {
     const char *ctype;
 };
 
+/* A response body produced as the socket takes it. */
+enum gen_kind { GEN_NONE, GEN_BYTES, GEN_CHUNKED, GEN_MEM };
+
 struct sthread;
 
 struct sconn {
@@ -60,10 +77,20 @@ struct sconn {
     uint8_t waiting;     /* a /delay response is pending */
     uint8_t d_head, d_keep, d_minor;
     uint8_t handshaking; /* TLS handshake under way */
+    uint8_t fresh;       /* no request yet: the header timeout applies while idle */
+    uint8_t gen;         /* enum gen_kind */
     const struct io_ops *ops;
     void *io_ctx;
     uint32_t d_ms;
-    struct sbuf in;      /* unparsed input, only when a request is split */
+    uint64_t skip;       /* bytes of a request body still to discard */
+    uint64_t gen_left;   /* bytes of the generated body still to produce */
+    uint64_t gen_off;    /* produced so far */
+    const char *gen_mem; /* GEN_MEM: the bytes */
+    uint64_t t_req;      /* when the head being read began */
+    uint64_t t_idle;     /* when the connection last became idle (or was accepted) */
+    uint64_t t_out;      /* when output last made progress */
+    struct http_req req; /* parser state of a partial head */
+    struct sbuf in;      /* unparsed input, only when a head is split */
     struct sbuf out;     /* unsent output */
     size_t out_off;
     struct sconn *next_free;
@@ -81,6 +108,7 @@ struct sthread {
     uint64_t accepted, requests;
     char *rbuf;
     struct sbuf wb;          /* responses being built, flushed once per read */
+    int last_status;         /* of the response just queued, for the access log */
     char date[40];           /* Date header value */
     char logdate[40];        /* access log time */
     struct sbuf hello;       /* ready-made keep-alive answer to GET / */
@@ -103,9 +131,8 @@ struct serve {
     struct tls_server *tls;
 };
 
+/* What a response needs to know of its request. */
 struct req {
-    const char *method, *target;
-    size_t mlen, tlen;
     int minor;
     int keep;
     int head;
@@ -168,6 +195,13 @@ static void sbuf_free(struct sbuf *b)
     b->len = b->cap = 0;
 }
 
+/* Gives back a buffer that grew large once it is empty again. */
+static void sbuf_shrink(struct sbuf *b)
+{
+    if (b->len == 0 && b->cap > KEEP_CAP)
+        sbuf_free(b);
+}
+
 /* --- responses --- */
 
 static const char *reason(int code)
@@ -195,35 +229,39 @@ static const char *reason(int code)
     case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
     case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
     default: return "Status";
     }
 }
 
-static void head_common(struct sthread *t, const struct req *r, int status, const char *ctype)
+/* Queues the status line and common headers. Returns -1 when out of memory
+ * (the connection is then closed by the caller's flush failing). */
+static int head_common(struct sthread *t, const struct req *r, int status, const char *ctype)
 {
-    sbuf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, reason(status), t->date);
+    int rc = sbuf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, reason(status), t->date);
+    t->last_status = status;
     if (ctype)
-        sbuf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
+        rc |= sbuf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
     if (!r->keep)
-        sbuf_put(&t->wb, "Connection: close\r\n", 19);
+        rc |= sbuf_put(&t->wb, "Connection: close\r\n", 19);
     else if (r->minor == 0)
-        sbuf_put(&t->wb, "Connection: keep-alive\r\n", 24);
+        rc |= sbuf_put(&t->wb, "Connection: keep-alive\r\n", 24);
+    return rc ? -1 : 0;
 }
 
-/* A complete response with a body from memory. */
-static void respond(struct sthread *t, const struct req *r, int status, const char *ctype, const char *extra,
-                    const char *body, size_t blen)
+/* A complete response with a body from memory. Returns 0 or -1. */
+static int respond(struct sthread *t, const struct req *r, int status, const char *ctype, const char *extra,
+                   const char *body, size_t blen)
 {
-    head_common(t, r, status, ctype);
+    int rc = head_common(t, r, status, ctype);
     if (extra)
-        sbuf_put(&t->wb, extra, strlen(extra));
-    if (status == 204 || status == 304) {
-        sbuf_put(&t->wb, "\r\n", 2);
-        return;
-    }
-    sbuf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", blen);
+        rc |= sbuf_put(&t->wb, extra, strlen(extra));
+    if (status == 204 || status == 304)
+        return rc | sbuf_put(&t->wb, "\r\n", 2);
+    rc |= sbuf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", blen);
     if (!r->head)
-        sbuf_put(&t->wb, body, blen);
+        rc |= sbuf_put(&t->wb, body, blen);
+    return rc ? -1 : 0;
 }
 
 static const char HELLO[] = "Hello, world\n";
@@ -234,7 +272,8 @@ static void build_hello(struct sthread *t)
     struct req r = { .minor = 1, .keep = 1 };
     t->wb = t->hello;
     t->wb.len = 0;
-    respond(t, &r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
+    if (respond(t, &r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1) != 0)
+        t->wb.len = 0; /* no ready-made answer: GET / is answered the long way */
     t->hello = t->wb;
     t->wb = saved;
 }
@@ -251,29 +290,10 @@ static void on_tick(struct timer *tm, uint64_t now)
     timer_set(&t->loop, &t->tick, now + NS_PER_S);
 }
 
-static int path_is(const struct req *r, const char *p, size_t plen, const char *want)
+static int path_is(const char *p, size_t plen, const char *want)
 {
     size_t n = strlen(want);
-    (void)r;
     return plen == n && memcmp(p, want, n) == 0;
-}
-
-/* Parses a decimal number that must fill [s, s+n). */
-static int parse_num(const char *s, size_t n, uint64_t max, uint64_t *out)
-{
-    uint64_t v = 0;
-    size_t i;
-    if (n == 0 || n > 12)
-        return -1;
-    for (i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > max)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int prefix(const char *p, size_t plen, const char *pre, const char **rest, size_t *rlen)
@@ -286,43 +306,79 @@ static int prefix(const char *p, size_t plen, const char *pre, const char **rest
     return 1;
 }
 
-static void respond_bytes(struct sthread *t, const struct req *r, uint64_t n, int chunked)
-{
-    static const char pattern[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\n";
-    uint64_t left = n;
+static const char PATTERN[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\n";
+#define PATTERN_LEN (sizeof(PATTERN) - 1)
 
-    if (!chunked || r->minor == 0) {
-        head_common(t, r, 200, "application/octet-stream");
-        sbuf_printf(&t->wb, "Content-Length: %llu\r\n\r\n", (unsigned long long)n);
-        if (r->head)
-            return;
-        if (sbuf_reserve(&t->wb, n) != 0)
-            return;
-        while (left > 0) {
-            size_t k = left < sizeof(pattern) - 1 ? (size_t)left : sizeof(pattern) - 1;
-            memcpy(t->wb.p + t->wb.len, pattern, k);
-            t->wb.len += k;
-            left -= k;
-        }
-        return;
+/* A body of n pattern bytes (or chunks of them): small ones inline, larger
+ * ones generated as the socket takes them. Returns 0, or -1. */
+static int respond_bytes(struct sconn *c, const struct req *r, uint64_t n, int chunked)
+{
+    struct sthread *t = c->t;
+    int rc = head_common(t, r, 200, "application/octet-stream");
+    chunked = chunked && r->minor == 1;
+    if (chunked)
+        rc |= sbuf_put(&t->wb, "Transfer-Encoding: chunked\r\n\r\n", 30);
+    else
+        rc |= sbuf_printf(&t->wb, "Content-Length: %llu\r\n\r\n", (unsigned long long)n);
+    if (rc || r->head)
+        return rc ? -1 : 0;
+    c->gen = chunked ? GEN_CHUNKED : GEN_BYTES;
+    c->gen_left = n;
+    c->gen_off = 0;
+    return 0;
+}
+
+/* A file's bytes: small ones inline, others sent straight from memory. */
+static int respond_file(struct sconn *c, const struct req *r, const struct file_ent *f)
+{
+    struct sthread *t = c->t;
+    if (f->len <= INLINE_BODY)
+        return respond(t, r, 200, f->ctype, NULL, f->data, f->len);
+    if (head_common(t, r, 200, f->ctype) != 0 || sbuf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", f->len) != 0)
+        return -1;
+    if (!r->head) {
+        c->gen = GEN_MEM;
+        c->gen_mem = f->data;
+        c->gen_left = f->len;
+        c->gen_off = 0;
     }
-    head_common(t, r, 200, "application/octet-stream");
-    sbuf_put(&t->wb, "Transfer-Encoding: chunked\r\n\r\n", 30);
-    if (r->head)
-        return;
-    /* Chunks of up to 1000 bytes, so the client's chunk parser is exercised. */
-    while (left > 0) {
-        size_t k = left < 1000 ? (size_t)left : 1000, i;
-        sbuf_printf(&t->wb, "%zx\r\n", k);
-        if (sbuf_reserve(&t->wb, k + 2) != 0)
-            return;
+    return 0;
+}
+
+/* Appends the next part of a generated body to out, about GEN_BLOCK bytes. */
+static int gen_fill(struct sconn *c, struct sbuf *out)
+{
+    size_t room = GEN_BLOCK;
+    if (c->gen == GEN_BYTES) {
+        size_t k = c->gen_left < room ? (size_t)c->gen_left : room, i;
+        if (sbuf_reserve(out, k) != 0)
+            return -1;
+        /* Byte i of the body is PATTERN[i % PATTERN_LEN]. */
         for (i = 0; i < k; i++)
-            t->wb.p[t->wb.len + i] = pattern[i % (sizeof(pattern) - 1)];
-        t->wb.len += k;
-        sbuf_put(&t->wb, "\r\n", 2);
-        left -= k;
+            out->p[out->len + i] = PATTERN[(c->gen_off + i) % PATTERN_LEN];
+        out->len += k;
+        c->gen_off += k;
+        c->gen_left -= k;
+    } else {
+        /* Chunks of up to 1000 bytes, so a client's chunk parser is exercised. */
+        while (c->gen_left > 0 && room > 1100) {
+            size_t k = c->gen_left < 1000 ? (size_t)c->gen_left : 1000, i;
+            if (sbuf_printf(out, "%zx\r\n", k) != 0 || sbuf_reserve(out, k + 2) != 0)
+                return -1;
+            for (i = 0; i < k; i++)
+                out->p[out->len + i] = PATTERN[i % PATTERN_LEN];
+            out->len += k;
+            memcpy(out->p + out->len, "\r\n", 2);
+            out->len += 2;
+            c->gen_left -= k;
+            room -= k + 8;
+        }
+        if (c->gen_left == 0 && sbuf_put(out, "0\r\n\r\n", 5) != 0)
+            return -1;
     }
-    sbuf_put(&t->wb, "0\r\n\r\n", 5);
+    if (c->gen_left == 0)
+        c->gen = GEN_NONE;
+    return 0;
 }
 
 static uint32_t xorshift(uint32_t *s)
@@ -334,27 +390,29 @@ static uint32_t xorshift(uint32_t *s)
     return *s = x;
 }
 
-/* Routes one request. Returns 1 when the response is deferred (/delay). */
-static int route(struct sconn *c, struct req *r)
+/* Routes one request. Returns 1 when the response is deferred (/delay), 0
+ * when it is queued, -1 when out of memory. */
+static int route(struct sconn *c, const struct http_req *hr, struct req *r)
 {
     struct sthread *t = c->t;
     const struct serve *s = t->s;
-    const char *path = r->target, *q = memchr(r->target, '?', r->tlen), *rest;
-    size_t plen = q ? (size_t)(q - path) : r->tlen, rlen;
+    const char *path = hr->path, *q = memchr(hr->path, '?', hr->plen), *rest;
+    size_t plen = q ? (size_t)(q - path) : hr->plen, rlen;
     uint64_t n;
 
-    if (path_is(r, path, plen, "/")) {
-        if (r->keep && r->minor == 1 && !r->head) {
-            sbuf_put(&t->wb, t->hello.p, t->hello.len);
-            return 0;
+    if (path_is(path, plen, "/")) {
+        if (r->keep && r->minor == 1 && !r->head && t->hello.len) {
+            t->last_status = 200;
+            return sbuf_put(&t->wb, t->hello.p, t->hello.len);
         }
-        respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
-    } else if (path_is(r, path, plen, "/redirect")) {
+        return respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
+    }
+    if (path_is(path, plen, "/redirect")) {
         char loc[2300];
         const char *to = s->cfg.redirect_to;
         size_t tolen = strlen(to);
         if (q) {
-            const char *qs = q + 1, *end = r->target + r->tlen;
+            const char *qs = q + 1, *end = hr->path + hr->plen;
             while (qs < end) {
                 const char *amp = memchr(qs, '&', (size_t)(end - qs));
                 const char *e = amp ? amp : end;
@@ -368,192 +426,114 @@ static int route(struct sconn *c, struct req *r)
         if (tolen > 2048)
             tolen = 2048;
         snprintf(loc, sizeof(loc), "Location: %.*s\r\n", (int)tolen, to);
-        respond(t, r, 302, NULL, loc, "", 0);
-    } else if (prefix(path, plen, "/bytes/", &rest, &rlen)) {
-        if (parse_num(rest, rlen, MAX_BODY, &n) != 0)
-            respond(t, r, 400, "text/plain", NULL, "bad size (0..67108864)\n", 23);
-        else
-            respond_bytes(t, r, n, 0);
-    } else if (prefix(path, plen, "/chunked/", &rest, &rlen)) {
-        if (parse_num(rest, rlen, MAX_BODY, &n) != 0)
-            respond(t, r, 400, "text/plain", NULL, "bad size (0..67108864)\n", 23);
-        else
-            respond_bytes(t, r, n, 1);
-    } else if (prefix(path, plen, "/delay/", &rest, &rlen)) {
-        if (parse_num(rest, rlen, MAX_DELAY_MS, &n) != 0) {
-            respond(t, r, 400, "text/plain", NULL, "bad delay (0..600000 ms)\n", 25);
-        } else {
-            c->waiting = 1;
-            c->d_head = (uint8_t)r->head;
-            c->d_keep = (uint8_t)r->keep;
-            c->d_minor = (uint8_t)r->minor;
-            c->d_ms = (uint32_t)n;
-            timer_set(&t->loop, &c->timer, clock_ns() + n * NS_PER_MS);
-            return 1;
-        }
-    } else if (prefix(path, plen, "/status/", &rest, &rlen)) {
-        if (parse_num(rest, rlen, 599, &n) != 0 || n < 200) {
-            respond(t, r, 400, "text/plain", NULL, "bad status (200..599)\n", 22);
-        } else {
-            char body[64];
-            int bl = snprintf(body, sizeof(body), "%d %s\n", (int)n, reason((int)n));
-            respond(t, r, (int)n, "text/plain", NULL, body, (size_t)bl);
-        }
-    } else if (path_is(r, path, plen, "/close")) {
-        r->keep = 0;
-        respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
-    } else if (path_is(r, path, plen, "/json")) {
-        static const char J[] = "{\"message\":\"Hello, world\",\"server\":\"rafale\",\"items\":[1,2,3]}\n";
-        respond(t, r, 200, "application/json", NULL, J, sizeof(J) - 1);
-    } else if (path_is(r, path, plen, "/random") && s->nfiles > 0) {
-        const struct file_ent *f = &s->files[xorshift(&t->rng) % s->nfiles];
-        respond(t, r, 200, f->ctype, NULL, f->data, f->len);
-    } else {
-        respond(t, r, 404, "text/plain", NULL, "Not Found\n", 10);
+        return respond(t, r, 302, NULL, loc, "", 0);
     }
-    return 0;
-}
-
-static void access_log(struct sconn *c, const struct req *r, size_t before)
-{
-    struct sthread *t = c->t;
-    int status = 0;
-    /* The status is the second field of what was just appended. */
-    if (t->wb.len >= before + 12)
-        status = atoi(t->wb.p + before + 9);
-    fprintf(t->s->log, "%s - - [%s] \"%.*s %.*s HTTP/1.%d\" %d %zu\n", c->peer, t->logdate, (int)r->mlen, r->method,
-            (int)r->tlen, r->target, r->minor, status, t->wb.len - before);
-}
-
-static int tok_eq(const char *s, size_t n, const char *w)
-{
-    return strlen(w) == n && strncasecmp(s, w, n) == 0;
-}
-
-/* Parses and answers one request at the start of data. Returns the bytes it
- * took, 0 when the request is not complete yet, or -1 when the request was
- * bad (an error response is queued and the connection will close). */
-static ssize_t handle_one(struct sconn *c, const char *data, size_t len)
-{
-    struct sthread *t = c->t;
-    const char *end, *p, *line_end, *sp1, *sp2;
-    size_t head_len, skip = 0, before;
-    uint64_t clen = 0;
-    int conn_close = 0, conn_keep = 0;
-    struct req r;
-
-    /* RFC 9112 2.2: ignore empty lines before a request. */
-    while (skip + 1 < len && data[skip] == '\r' && data[skip + 1] == '\n')
-        skip += 2;
-    data += skip;
-    len -= skip;
-    end = memmem(data, len < MAX_HEAD ? len : MAX_HEAD, "\r\n\r\n", 4);
-    memset(&r, 0, sizeof(r));
-    r.keep = 0;
-    if (end == NULL) {
-        if (len < MAX_HEAD)
-            return 0;
-        respond(t, &r, 431, "text/plain", NULL, "request head too large\n", 23);
-        c->closing = 1;
-        return -1;
+    if (prefix(path, plen, "/bytes/", &rest, &rlen) || prefix(path, plen, "/chunked/", &rest, &rlen)) {
+        if (lex_number(rest, rlen, MAX_BODY, &n) != 0)
+            return respond(t, r, 400, "text/plain", NULL, "bad size (0..67108864)\n", 23);
+        return respond_bytes(c, r, n, path[1] == 'c');
     }
-    head_len = (size_t)(end - data) + 4;
-
-    line_end = memchr(data, '\r', head_len);
-    sp1 = memchr(data, ' ', (size_t)(line_end - data));
-    sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(line_end - sp1 - 1)) : NULL;
-    if (sp1 == NULL || sp2 == NULL || sp1 == data || sp2 == sp1 + 1 || line_end - sp2 != 9 ||
-        memcmp(sp2 + 1, "HTTP/1.", 7) != 0 || (sp2[8] != '0' && sp2[8] != '1') || line_end[1] != '\n')
-        goto bad;
-    r.method = data;
-    r.mlen = (size_t)(sp1 - data);
-    r.target = sp1 + 1;
-    r.tlen = (size_t)(sp2 - sp1 - 1);
-    r.minor = sp2[8] - '0';
-    for (p = r.method; p < sp1; p++)
-        if (!isupper((unsigned char)*p) && *p != '-' && *p != '_')
-            goto bad;
-    for (p = r.target; p < sp2; p++)
-        if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-            goto bad;
-    r.head = r.mlen == 4 && memcmp(r.method, "HEAD", 4) == 0;
-
-    /* Header fields: only the ones that frame the request matter here. */
-    p = line_end + 2;
-    while (p < end + 2) {
-        const char *le = memchr(p, '\r', (size_t)(end + 2 - p)), *colon, *v, *ve;
-        if (le == NULL || le[1] != '\n')
-            goto bad;
-        colon = memchr(p, ':', (size_t)(le - p));
-        if (colon == NULL || colon == p)
-            goto bad;
-        v = colon + 1;
-        while (v < le && (*v == ' ' || *v == '\t'))
-            v++;
-        ve = le;
-        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-            ve--;
-        if (tok_eq(p, (size_t)(colon - p), "content-length")) {
-            if (parse_num(v, (size_t)(ve - v), UINT64_MAX / 16, &clen) != 0)
-                goto bad;
-        } else if (tok_eq(p, (size_t)(colon - p), "transfer-encoding")) {
-            respond(t, &r, 501, "text/plain", NULL, "chunked request bodies are not supported\n", 41);
-            c->closing = 1;
+    if (prefix(path, plen, "/delay/", &rest, &rlen)) {
+        if (lex_number(rest, rlen, MAX_DELAY_MS, &n) != 0)
+            return respond(t, r, 400, "text/plain", NULL, "bad delay (0..600000 ms)\n", 25);
+        c->waiting = 1;
+        c->d_head = (uint8_t)r->head;
+        c->d_keep = (uint8_t)r->keep;
+        c->d_minor = (uint8_t)r->minor;
+        c->d_ms = (uint32_t)n;
+        if (timer_set(&t->loop, &c->timer, clock_ns() + n * NS_PER_MS) != 0)
             return -1;
-        } else if (tok_eq(p, (size_t)(colon - p), "connection")) {
-            const char *a = v;
-            while (a < ve) {
-                const char *b = memchr(a, ',', (size_t)(ve - a)), *e2;
-                if (b == NULL)
-                    b = ve;
-                e2 = b;
-                while (a < e2 && (*a == ' ' || *a == '\t'))
-                    a++;
-                while (e2 > a && (e2[-1] == ' ' || e2[-1] == '\t'))
-                    e2--;
-                if (tok_eq(a, (size_t)(e2 - a), "close"))
-                    conn_close = 1;
-                else if (tok_eq(a, (size_t)(e2 - a), "keep-alive"))
-                    conn_keep = 1;
-                a = b + 1;
-            }
-        }
-        p = le + 2;
+        return 1;
     }
-    if (clen > MAX_IN) {
-        respond(t, &r, 413, "text/plain", NULL, "request body too large\n", 23);
-        c->closing = 1;
-        return -1;
+    if (prefix(path, plen, "/status/", &rest, &rlen)) {
+        char body[64];
+        int bl;
+        if (lex_number(rest, rlen, 599, &n) != 0 || n < 200)
+            return respond(t, r, 400, "text/plain", NULL, "bad status (200..599)\n", 22);
+        bl = snprintf(body, sizeof(body), "%d %s\n", (int)n, reason((int)n));
+        return respond(t, r, (int)n, "text/plain", NULL, body, (size_t)bl);
     }
-    if (len < head_len + clen)
-        return 0;
-    r.keep = conn_close ? 0 : (r.minor == 1 ? 1 : conn_keep);
-
-    t->requests++;
-    before = t->wb.len;
-    if (route(c, &r) == 0) {
-        if (!r.keep)
-            c->closing = 1;
-        if (t->s->log)
-            access_log(c, &r, before);
+    if (path_is(path, plen, "/close")) {
+        r->keep = 0;
+        return respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
     }
-    return (ssize_t)(skip + head_len + clen);
-
-bad:
-    respond(t, &r, 400, "text/plain", NULL, "bad request\n", 12);
-    c->closing = 1;
-    return -1;
+    if (path_is(path, plen, "/json")) {
+        static const char J[] = "{\"message\":\"Hello, world\",\"server\":\"rafale\",\"items\":[1,2,3]}\n";
+        return respond(t, r, 200, "application/json", NULL, J, sizeof(J) - 1);
+    }
+    if (path_is(path, plen, "/random") && s->nfiles > 0)
+        return respond_file(c, r, &s->files[xorshift(&t->rng) % s->nfiles]);
+    return respond(t, r, 404, "text/plain", NULL, "Not Found\n", 10);
 }
 
-/* Answers every complete request in data, stopping at a deferred one. */
+static void access_log(struct sconn *c, const struct http_req *hr, size_t before)
+{
+    struct sthread *t = c->t;
+    fprintf(t->s->log, "%s - - [%s] \"%.*s %.*s HTTP/1.%d\" %d %zu\n", c->peer, t->logdate, (int)hr->mlen, hr->method,
+            (int)hr->plen, hr->path, hr->minor, t->last_status, t->wb.len - before);
+}
+
+/* May the connection take up another request now? Not while a response
+ * is pending, and not while output waits (backpressure). */
+static int sc_may_take(const struct sconn *c)
+{
+    return !c->closing && !c->waiting && c->gen == GEN_NONE && c->t->wb.len < OUT_HIGH &&
+           c->out.len - c->out_off < OUT_HIGH;
+}
+
+/* Answers every complete request at the start of data, as far as it may.
+ * Returns the bytes used (a request body being skipped counts). */
 static size_t handle_all(struct sconn *c, const char *data, size_t len)
 {
+    struct sthread *t = c->t;
     size_t used = 0;
-    while (used < len && !c->closing && !c->waiting) {
-        ssize_t r = handle_one(c, data + used, len - used);
-        if (r <= 0)
+
+    while (used < len && sc_may_take(c)) {
+        struct req r;
+        const char *why;
+        size_t before;
+        int status, rc;
+        ssize_t n;
+
+        if (c->skip) {
+            /* The rest of a request body: read and dropped, never kept. */
+            size_t k = len - used < c->skip ? len - used : (size_t)c->skip;
+            used += k;
+            c->skip -= k;
+            continue;
+        }
+        n = http_req_parse(data + used, len - used, MAX_REQ_BODY, &c->req, &status, &why);
+        if (n == -2)
             break;
-        used += (size_t)r;
+        memset(&r, 0, sizeof(r));
+        if (n < 0) {
+            char body[160];
+            int bl = snprintf(body, sizeof(body), "%s\n", why);
+            r.minor = 1;
+            respond(t, &r, status, "text/plain", NULL, body, (size_t)bl);
+            c->closing = 1;
+            used = len; /* nothing after a refused request is read */
+            break;
+        }
+        used += (size_t)n;
+        c->skip = c->req.clen;
+        c->fresh = 0;
+        r.minor = c->req.minor;
+        r.keep = c->req.keep;
+        r.head = c->req.head;
+        t->requests++;
+        before = t->wb.len;
+        rc = route(c, &c->req, &r);
+        if (rc < 0) {
+            c->closing = 1;
+            break;
+        }
+        if (rc == 0) {
+            if (!r.keep)
+                c->closing = 1;
+            if (t->s->log)
+                access_log(c, &c->req, before);
+        }
     }
     return used;
 }
@@ -574,10 +554,33 @@ static void sc_free(struct sconn *c)
     t->free = c;
 }
 
+static int sc_pending_out(const struct sconn *c)
+{
+    return c->out.len > c->out_off || c->gen != GEN_NONE;
+}
+
+/* The deadline of whatever the connection waits for now: the client to
+ * read what it was sent, the rest of a request, or its next request. Not
+ * while a /delay response or a lingering close owns the timer. */
+static void sc_arm(struct sconn *c)
+{
+    const struct serve_config *cfg = &c->t->s->cfg;
+    uint64_t d;
+    if (c->waiting || c->draining)
+        return;
+    if (sc_pending_out(c))
+        d = c->t_out + cfg->idle_timeout_ns;
+    else if (c->in.len || c->skip || c->handshaking)
+        d = c->t_req + cfg->header_timeout_ns;
+    else
+        d = c->t_idle + (c->fresh ? cfg->header_timeout_ns : cfg->idle_timeout_ns);
+    timer_set(&c->t->loop, &c->timer, d);
+}
+
 static void sc_drain_start(struct sconn *c)
 {
     /* Nothing unread: a plain close sends FIN, not RST; no need to linger. */
-    if (c->in.len == 0 && c->ops == &io_plain) {
+    if (c->in.len == 0 && c->skip == 0 && c->ops == &io_plain) {
         sc_free(c);
         return;
     }
@@ -590,39 +593,88 @@ static void sc_drain_start(struct sconn *c)
     timer_set(&c->t->loop, &c->timer, clock_ns() + DRAIN_NS);
 }
 
-/* Sends what the thread buffered for c, keeping what the socket refuses. */
-static int sc_flush(struct sconn *c)
+/* Writes what c->out holds, refilling it from the body generator, until the
+ * socket refuses more. Returns 0 when everything is sent, 1 when the socket
+ * is full (EPOLLOUT will call again), -1 when the connection failed. */
+static int sc_pump(struct sconn *c)
 {
-    struct sthread *t = c->t;
-    const char *p = t->wb.p;
-    size_t n = t->wb.len;
-
-    if (n == 0)
-        return 0;
-    t->wb.len = 0;
-    if (c->out.len > c->out_off)
-        return sbuf_put(&c->out, p, n);
-    while (n > 0) {
-        ssize_t w = c->ops->write(c->io_ctx, c->fd, p, n);
-        if (w > 0) {
-            p += w;
-            n -= (size_t)w;
+    for (;;) {
+        ssize_t w;
+        if (c->out.len == c->out_off) {
+            c->out.len = c->out_off = 0;
+            if (c->gen == GEN_NONE) {
+                sbuf_shrink(&c->out);
+                return 0;
+            }
+            if (c->gen == GEN_MEM) {
+                /* A file: straight from memory, nothing copied. */
+                w = c->ops->write(c->io_ctx, c->fd, c->gen_mem + c->gen_off, (size_t)c->gen_left);
+                if (w > 0) {
+                    c->gen_off += (uint64_t)w;
+                    c->gen_left -= (uint64_t)w;
+                    c->t_out = clock_ns();
+                    if (c->gen_left == 0)
+                        c->gen = GEN_NONE;
+                    continue;
+                }
+                goto failed;
+            }
+            if (gen_fill(c, &c->out) != 0)
+                return -1;
             continue;
         }
+        w = c->ops->write(c->io_ctx, c->fd, c->out.p + c->out_off, c->out.len - c->out_off);
+        if (w > 0) {
+            c->out_off += (size_t)w;
+            c->t_out = clock_ns();
+            continue;
+        }
+    failed:
         if (w < 0 && errno == EINTR)
             continue;
-        if (w < 0 && errno == EAGAIN) {
-            c->out.len = c->out_off = 0;
-            return sbuf_put(&c->out, p, n);
-        }
+        if (w < 0 && errno == EAGAIN)
+            return 1;
         return -1;
     }
-    return 0;
 }
 
-static int sc_pending_out(const struct sconn *c)
+/* Sends what the thread buffered for c (behind anything already waiting),
+ * then the generated body if there is one. Returns as sc_pump. */
+static int sc_send(struct sconn *c)
 {
-    return c->out.len > c->out_off;
+    struct sthread *t = c->t;
+    int rc = 0;
+    if (t->wb.len) {
+        if (c->out.len > c->out_off) {
+            rc = sbuf_put(&c->out, t->wb.p, t->wb.len);
+        } else {
+            const char *p = t->wb.p;
+            size_t n = t->wb.len;
+            while (n > 0) {
+                ssize_t w = c->ops->write(c->io_ctx, c->fd, p, n);
+                if (w > 0) {
+                    p += w;
+                    n -= (size_t)w;
+                    c->t_out = clock_ns();
+                    continue;
+                }
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w < 0 && errno == EAGAIN) {
+                    c->out.len = c->out_off = 0;
+                    rc = sbuf_put(&c->out, p, n);
+                    break;
+                }
+                rc = -1;
+                break;
+            }
+        }
+        t->wb.len = 0;
+        sbuf_shrink(&t->wb);
+        if (rc != 0)
+            return -1;
+    }
+    return sc_pump(c);
 }
 
 static void sc_read(struct sconn *c, int hup);
@@ -630,19 +682,30 @@ static void sc_read(struct sconn *c, int hup);
 /* Output drained or a delay ended: take up buffered requests, then read. */
 static void sc_resume(struct sconn *c)
 {
-    if (c->in.len && !c->waiting && !c->closing) {
+    int rc;
+    if (c->in.len && sc_may_take(c)) {
         size_t used = handle_all(c, c->in.p, c->in.len);
         memmove(c->in.p, c->in.p + used, c->in.len - used);
         c->in.len -= used;
+        sbuf_shrink(&c->in);
+        if (used)
+            c->t_idle = c->t_req = clock_ns();
     }
-    if (sc_flush(c) != 0) {
+    rc = sc_send(c);
+    if (rc < 0) {
         sc_free(c);
         return;
     }
-    if (sc_pending_out(c) || c->waiting)
+    if (rc > 0 || c->waiting) {
+        sc_arm(c);
         return;
+    }
     if (c->closing) {
         sc_drain_start(c);
+        return;
+    }
+    if (c->in.len && sc_may_take(c)) {
+        sc_resume(c); /* more requests were waiting behind the output */
         return;
     }
     sc_read(c, 0);
@@ -656,8 +719,12 @@ static void sc_read(struct sconn *c, int hup)
     for (;;) {
         ssize_t n;
         size_t used;
-        if (c->waiting || sc_pending_out(c) || c->closing)
+        uint64_t now;
+        int rc, was_idle = c->in.len == 0 && c->skip == 0;
+        if (!sc_may_take(c) || sc_pending_out(c)) {
+            sc_arm(c);
             return;
+        }
         n = c->ops->read(c->io_ctx, c->fd, t->rbuf, RBUF_SIZE);
         if (n == 0) {
             sc_free(c);
@@ -666,18 +733,27 @@ static void sc_read(struct sconn *c, int hup)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno != EAGAIN)
+            if (errno != EAGAIN) {
                 sc_free(c);
+                return;
+            }
+            sc_arm(c);
             return;
         }
+        now = clock_ns();
+        if (was_idle)
+            c->t_req = now; /* a new request begins: its head has header-timeout to arrive */
         if (c->in.len) {
-            if (c->in.len + (size_t)n > MAX_IN || sbuf_put(&c->in, t->rbuf, (size_t)n) != 0) {
+            /* A split head: the parser refuses one over HR_MAX_HEAD, so the
+             * buffer stays within a head and one read. */
+            if (sbuf_put(&c->in, t->rbuf, (size_t)n) != 0) {
                 sc_free(c);
                 return;
             }
             used = handle_all(c, c->in.p, c->in.len);
             memmove(c->in.p, c->in.p + used, c->in.len - used);
             c->in.len -= used;
+            sbuf_shrink(&c->in);
         } else {
             used = handle_all(c, t->rbuf, (size_t)n);
             if (used < (size_t)n && sbuf_put(&c->in, t->rbuf + used, (size_t)n - used) != 0) {
@@ -685,16 +761,24 @@ static void sc_read(struct sconn *c, int hup)
                 return;
             }
         }
-        if (sc_flush(c) != 0) {
+        if (used && c->skip == 0) {
+            /* Something was answered: what is left began now. */
+            c->t_idle = now;
+            c->t_req = now;
+        }
+        rc = sc_send(c);
+        if (rc < 0) {
             sc_free(c);
             return;
         }
-        if (c->closing && !sc_pending_out(c)) {
+        if (c->closing && rc == 0) {
             sc_drain_start(c);
             return;
         }
-        if (n < RBUF_SIZE && !hup)
+        if (n < RBUF_SIZE && !hup) {
+            sc_arm(c);
             return;
+        }
     }
 }
 
@@ -710,6 +794,7 @@ static void sc_on_io(struct loop_io *io, uint32_t ev)
         if (r != IO_OK)
             return;
         c->handshaking = 0;
+        c->t_idle = clock_ns();
         sc_read(c, (ev & LOOP_ERR) != 0);
         return;
     }
@@ -723,20 +808,15 @@ static void sc_on_io(struct loop_io *io, uint32_t ev)
         return;
     }
     if ((ev & LOOP_OUT) && sc_pending_out(c)) {
-        while (sc_pending_out(c)) {
-            ssize_t w = c->ops->write(c->io_ctx, c->fd, c->out.p + c->out_off, c->out.len - c->out_off);
-            if (w > 0) {
-                c->out_off += (size_t)w;
-                continue;
-            }
-            if (w < 0 && (errno == EAGAIN || errno == EINTR))
-                break;
+        int rc = sc_pump(c);
+        if (rc < 0) {
             sc_free(c);
             return;
         }
-        if (sc_pending_out(c))
+        if (rc > 0) {
+            sc_arm(c);
             return;
-        c->out.len = c->out_off = 0;
+        }
         sc_resume(c);
         return;
     }
@@ -748,7 +828,7 @@ static void sc_on_timer(struct timer *tm, uint64_t now)
 {
     struct sconn *c = container_of(tm, struct sconn, timer);
     struct sthread *t = c->t;
-    (void)now;
+    const struct serve_config *cfg = &t->s->cfg;
     if (c->draining) {
         sc_free(c);
         return;
@@ -758,11 +838,48 @@ static void sc_on_timer(struct timer *tm, uint64_t now)
         char body[48];
         int bl = snprintf(body, sizeof(body), "delayed %u ms\n", c->d_ms);
         c->waiting = 0;
-        respond(t, &r, 200, "text/plain", NULL, body, (size_t)bl);
-        if (!r.keep)
+        if (respond(t, &r, 200, "text/plain", NULL, body, (size_t)bl) != 0 || !r.keep)
             c->closing = 1;
+        c->t_idle = now;
         sc_resume(c);
+        return;
     }
+    /* A timeout: a client that stopped reading, a request head (or body)
+     * that did not come in time, or an idle connection. */
+    if (sc_pending_out(c)) {
+        if (now < c->t_out + cfg->idle_timeout_ns) {
+            sc_arm(c);
+            return;
+        }
+        sc_free(c);
+        return;
+    }
+    if (c->in.len || c->skip || c->handshaking) {
+        struct req r = { .minor = 1, .keep = 0, .head = 0 };
+        if (now < c->t_req + cfg->header_timeout_ns) {
+            sc_arm(c);
+            return;
+        }
+        if (c->handshaking) {
+            sc_free(c);
+            return;
+        }
+        /* RFC 9110 §15.5.9: 408, then close. */
+        respond(t, &r, 408, "text/plain", NULL, "request not received in time\n", 29);
+        c->closing = 1;
+        c->in.len = 0;
+        c->skip = 0;
+        if (sc_send(c) == 0)
+            sc_drain_start(c);
+        else
+            sc_free(c);
+        return;
+    }
+    if (now < c->t_idle + (c->fresh ? cfg->header_timeout_ns : cfg->idle_timeout_ns)) {
+        sc_arm(c);
+        return;
+    }
+    sc_free(c);
 }
 
 static void on_accept(struct loop_io *io, uint32_t ev)
@@ -801,6 +918,8 @@ static void on_accept(struct loop_io *io, uint32_t ev)
         c->io.fn = sc_on_io;
         c->timer.fn = sc_on_timer;
         c->ops = &io_plain;
+        c->fresh = 1;
+        c->t_idle = c->t_req = c->t_out = clock_ns();
         if (t->s->tls) {
             c->io_ctx = tls_server_conn(t->s->tls, fd);
             if (c->io_ctx == NULL) {
@@ -824,6 +943,7 @@ static void on_accept(struct loop_io *io, uint32_t ev)
             sc_free(c);
             continue;
         }
+        sc_arm(c);
         /* No read yet: the request has rarely arrived with the handshake, and
          * epoll reports data that is already there when the socket is added. */
         if (c->handshaking)
@@ -939,7 +1059,7 @@ static int parse_listen(const char *spec, struct net_addr *a, char *err, size_t 
             goto bad;
         he = colon;
     }
-    if ((size_t)(he - hs) >= sizeof(host) || parse_num(colon + 1, strlen(colon + 1), 65535, &port) != 0)
+    if ((size_t)(he - hs) >= sizeof(host) || lex_number(colon + 1, strlen(colon + 1), 65535, &port) != 0)
         goto bad;
     memcpy(host, hs, (size_t)(he - hs));
     host[he - hs] = '\0';

@@ -1,5 +1,6 @@
 /* svg.c - small inline SVG charts for the HTML report. */
 #include "svg.h"
+#include "html.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,19 +18,6 @@
 #define NCOLORS 10
 static const char *const palette[NCOLORS] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                                               "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
-
-void svg_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
 
 static double tr(const struct svg_axis *a, double v)
 {
@@ -106,16 +94,16 @@ static void short_text(FILE *f, const char *s, size_t max)
     char *cut;
     chars_of(s, max, &bytes);
     if (s[bytes] == '\0') {
-        svg_text(f, s);
+        html_text(f, s);
         return;
     }
     chars_of(s, max > 1 ? max - 1 : 1, &bytes);
     cut = strndup(s, bytes);
     if (cut) {
-        svg_text(f, cut);
+        html_text(f, cut);
         free(cut);
     }
-    fputs("\xe2\x80\xa6", f); /* U+2026 HORIZONTAL ELLIPSIS */
+    html_printf(f, "\xe2\x80\xa6"); /* U+2026 HORIZONTAL ELLIPSIS */
 }
 
 static int item_width(const char *name)
@@ -151,7 +139,7 @@ static void legend(FILE *f, int n, const char *const *names)
     int i, x = 0, row = 0, top = H + 2;
     if (n == 0)
         return;
-    fprintf(f, "<g class=\"legend\">\n");
+    html_printf(f, "<g class=\"legend\">\n");
     for (i = 0; i < n; i++) {
         int w = item_width(names[i]), y;
         if (x > 0 && x + w > W - L - R) {
@@ -159,38 +147,38 @@ static void legend(FILE *f, int n, const char *const *names)
             x = 0;
         }
         y = top + row * LEG_ROW;
-        fprintf(f, "<g><title>");
-        svg_text(f, names[i]);
-        fprintf(f, "</title><rect class=\"legend-key\" x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>",
+        html_printf(f, "<g><title>");
+        html_text(f, names[i]);
+        html_printf(f, "</title><rect class=\"legend-key\" x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>",
                 L + x, y + 3, palette[i % NCOLORS]);
-        fprintf(f, "<text x=\"%d\" y=\"%d\">", L + x + 20, y + 12);
+        html_printf(f, "<text x=\"%d\" y=\"%d\">", L + x + 20, y + 12);
         short_text(f, names[i], NAME_MAX_CHARS);
-        fprintf(f, "</text></g>\n");
+        html_printf(f, "</text></g>\n");
         x += w;
     }
-    fprintf(f, "</g>\n");
+    html_printf(f, "</g>\n");
 }
 
 static void frame(FILE *f, const char *title, int extra)
 {
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+    html_printf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", W, H + extra, W, H + extra);
-    fprintf(f, "<title>");
-    svg_text(f, title);
-    fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H + extra);
-    fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", W / 2);
-    svg_text(f, title);
-    fprintf(f, "</text>\n");
+    html_printf(f, "<title>");
+    html_text(f, title);
+    html_printf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H + extra);
+    html_printf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", W / 2);
+    html_text(f, title);
+    html_printf(f, "</text>\n");
 }
 
 static void axis_labels(FILE *f, const char *xl, const char *yl)
 {
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", L + (W - L - R) / 2, H - 12);
-    svg_text(f, xl);
-    fprintf(f, "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">",
+    html_printf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", L + (W - L - R) / 2, H - 12);
+    html_text(f, xl);
+    html_printf(f, "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">",
             T + (H - T - B) / 2, T + (H - T - B) / 2);
-    svg_text(f, yl);
-    fprintf(f, "</text>\n");
+    html_text(f, yl);
+    html_printf(f, "</text>\n");
 }
 
 void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const struct svg_axis *y,
@@ -237,7 +225,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     }
 #define PX(v) (L + ((v) - x0) / (x1 - x0) * (W - L - R))
 #define PY(v) (H - B - ((v) - y0) / (y1 - y0) * (H - T - B))
-    fprintf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
+    html_printf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
             L, T, W - L - R, H - T - B);
     /* y ticks and grid */
     nt = y->log ? 0 : nice_ticks(y0, y1, ticks, 32);
@@ -247,24 +235,24 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     for (i = 0; i < nt; i++) {
         double py = PY(ticks[i]);
         fmt_num(b, sizeof(b), y->log ? pow(10, ticks[i]) : ticks[i]);
-        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
+        html_printf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, py, W - R, py, L - 6, py + 4, b);
     }
     /* x ticks */
     if (x->ticks) {
         for (i = 0; i < x->nticks; i++) {
             double px = PX(tr(x, x->ticks[i]));
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+            html_printf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
                        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", px, T, px, H - B, px, H - B + 16);
-            svg_text(f, x->tick_labels[i]);
-            fprintf(f, "</text>\n");
+            html_text(f, x->tick_labels[i]);
+            html_printf(f, "</text>\n");
         }
     } else {
         nt = nice_ticks(x0, x1, ticks, 32);
         for (i = 0; i < nt; i++) {
             double px = PX(ticks[i]);
             fmt_num(b, sizeof(b), x->log ? pow(10, ticks[i]) : ticks[i]);
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+            html_printf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
                        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", px, T, px, H - B, px,
                     H - B + 16, b);
         }
@@ -273,16 +261,16 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     for (i = 0; i < ns; i++) {
         if (s[i].n == 0)
             continue;
-        fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
-                palette[i % NCOLORS], i >= NCOLORS ? " stroke-dasharray=\"6 3\"" : "");
+        html_printf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\" "
+                       "points=\"", palette[i % NCOLORS], i >= NCOLORS ? "6 3" : "none");
         for (j = 0; j < s[i].n; j++)
-            fprintf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])));
-        fprintf(f, "\"/>\n");
+            html_printf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])));
+        html_printf(f, "\"/>\n");
     }
 #undef PX
 #undef PY
     legend(f, ns, names);
-    fprintf(f, "</svg>\n");
+    html_printf(f, "</svg>\n");
     free(names);
 }
 
@@ -301,13 +289,13 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     if (top <= 0)
         top = 1;
     top *= 1.1;
-    fprintf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
+    html_printf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
             L, T, W - L - R, H - T - B);
     nt = nice_ticks(0, top, ticks, 32);
     for (i = 0; i < nt; i++) {
         double py = H - B - ticks[i] / top * (H - T - B);
         fmt_num(b, sizeof(b), ticks[i]);
-        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
+        html_printf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, py, W - R, py, L - 6, py + 4, b);
     }
     gw = (double)(W - L - R) / (ngroups > 0 ? ngroups : 1);
@@ -318,30 +306,30 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
             double x = L + g * gw + gw * 0.1 + s * bw;
             if (isnan(v)) {
                 /* No value to draw: say so where the bar would stand. */
-                fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\" fill=\"#b00\" "
+                html_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\" fill=\"#b00\" "
                            "transform=\"rotate(-90 %.1f %d)\">not valid</text>\n", x + bw / 2 + 3, H - B - 4, x + bw / 2 + 3,
                         H - B - 4);
                 continue;
             }
             fmt_short(b, sizeof(b), v);
-            fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+            html_printf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
                     x, H - B - h, bw * 0.95, h, palette[s % NCOLORS]);
-            svg_text(f, series[s]);
-            fprintf(f, ": %s</title></rect>\n", b);
+            html_text(f, series[s]);
+            html_printf(f, ": %s</title></rect>\n", b);
             /* A value over its bar when there is room for it; the tooltip
              * has it always. */
             if (bw * 0.95 >= 6.0 * (double)strlen(b))
-                fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
+                html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
                         H - B - h - 3, b);
         }
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"><title>", L + g * gw + gw / 2, H - B + 16);
-        svg_text(f, groups[g]);
-        fprintf(f, "</title>");
+        html_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"><title>", L + g * gw + gw / 2, H - B + 16);
+        html_text(f, groups[g]);
+        html_printf(f, "</title>");
         /* The group's name fits its slot. */
         short_text(f, groups[g], gw / CHAR_W > 4 ? (size_t)(gw / CHAR_W) : 4);
-        fprintf(f, "</text>\n");
+        html_printf(f, "</text>\n");
     }
     axis_labels(f, "", ylabel);
     legend(f, nseries > 1 ? nseries : 0, series);
-    fprintf(f, "</svg>\n");
+    html_printf(f, "</svg>\n");
 }

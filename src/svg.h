@@ -29,7 +29,4 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
                    const char *const *series, int nseries, const double *values);
 
-/* Writes s with &, <, >, " escaped. */
-void svg_text(FILE *f, const char *s);
-
 #endif

@@ -871,6 +871,152 @@ def report_from_saved_json():
     check(p.returncode == 1 and "not JSON" in p.stderr, "report: a file that is not JSON")
 
 
+def report_of(path, html=None):
+    cmd = [RAFALE, "report"] + (["--html", html] if html else []) + [path]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@test
+def saved_results_are_checked():
+    srv = Serve()
+    good = os.path.join(TMP, "good.json")
+    rafale("-n", 500, "-c", 2, "--json", good, srv.url(), srv.url("/json"), expect_json=False)
+    srv.stop()
+    base = json.load(open(good))
+    bad = os.path.join(TMP, "edited.json")
+
+    def edited(change, field, words):
+        j = json.loads(json.dumps(base))
+        change(j)
+        with open(bad, "w") as f:
+            json.dump(j, f)
+        p = report_of(bad)
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        check(p.returncode == 1 and len(lines) == 1 and lines[0].startswith("rafale report: %s: %s" % (bad, field))
+              and words in lines[0] and "Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+              "report: %s refused (%r)" % (field, p.stderr[-300:]))
+
+    def setp(path, value):
+        def f(j):
+            o = j
+            for k in path[:-1]:
+                o = o[k]
+            o[path[-1]] = value
+        return f
+
+    edited(setp(["summary", "requests"], -1), "summary.requests", "out of range")
+    edited(setp(["summary", "elapsed_s"], 1e308), "summary.elapsed_s", "out of range")
+    edited(setp(["latency", "max_us"], 1e308), "latency.max_us", "out of range")
+    edited(setp(["status", "200"], -1), "status.200", "out of range")
+    edited(setp(["status", "200"], 2.5), "status.200", "not a whole number")
+    edited(setp(["status", "abc"], 1), "status.abc", "not a status code")
+    edited(setp(["summary", "requests"], "many"), "summary.requests", "not a number")
+    edited(setp(["config", "method"], "<script>alert(4)</script>"), "config.method", "not an HTTP method")
+    edited(setp(["config", "urls"], "http://x/"), "config.urls", "not a list")
+    edited(lambda j: j["latency"]["histogram"].reverse(), "latency.histogram[1]", "not above the previous one")
+    edited(setp(["latency", "count"], 1), "latency.count", "the buckets add up to")
+    edited(setp(["summary", "started"], 7), "summary.started", "not completed + errors + in flight")
+    edited(setp(["errors", "reset"], 3), "summary.errors", "the kinds add up to 3")
+    edited(lambda j: j["per_url"].pop(), "per_url", "1 entries for 2 URLs")
+    edited(setp(["per_url", 1, "summary", "requests"], -5), "per_url[1].summary.requests", "out of range")
+    edited(setp(["timeline", 0, "p99_us"], float("inf")) if False else setp(["timeline", 0, "p99_us"], 1e300),
+           "timeline[0].p99_us", "out of range")
+    p = report_of(good)
+    check(p.returncode == 0 and "Requests      500 completed" in p.stdout, "report: the unedited file still loads")
+
+
+@test
+def nothing_reaches_html_unescaped():
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("report_html.c", "report_compare_html.c", "svg.c"):
+        src = open(os.path.join(here, "..", "src", name)).read()
+        raw = re.findall(r"\b(fprintf|fputs|fputc|fwrite|putc|vfprintf)\s*\(", src)
+        check(not raw, "html: %s writes only through html.h (%s)" % (name, raw))
+    XSS = '<script>alert(1)</script>'
+    srv = Serve()
+    js = os.path.join(TMP, "xss.json")
+    rafale("-n", 200, "-c", 2, "-H", "X-Evil: " + XSS, "--monitor", srv.p.pid, "--json", js,
+           srv.url("/%3Cscript%3E"), expect_json=False)
+    srv.stop()
+    j = json.load(open(js))
+    j["config"]["urls"][0] = "http://127.0.0.1/" + XSS
+    j["per_url"][0]["url"] = j["config"]["urls"][0]
+    j["config"]["content_type"] = XSS
+    j["server"]["cgroup"] = XSS
+    j["server"]["pss_note"] = XSS
+    j["server"]["has_pss"] = False
+    for e in j["server"]["tree"]:
+        e["command"] = "<img src=x onerror=alert(2)>"
+    with open(js, "w") as f:
+        json.dump(j, f)
+    page = os.path.join(TMP, "xss.html")
+    p = report_of(js, page)
+    html = open(page).read() if os.path.exists(page) else ""
+    check(p.returncode == 0 and "&lt;script&gt;" in html and "&lt;img" in html, "html: hostile fields are shown, escaped")
+    check(not re.search(r"<script|<img", html, re.I), "html: no markup from a saved run reaches the page")
+    # A compare whose names, commands, versions and failures all carry markup.
+    port = free_port()
+    plan = os.path.join(TMP, "xss.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nready-timeout = 2s\n"
+                "[server <script>alert(3)</script>]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\n"
+                "url = http://127.0.0.1:%d\nversion = echo '<script>alert(4)</script>'\n"
+                "[server <img src=x onerror=alert(5)>]\nstart = echo '<script>alert(6)</script>' >&2; exit 1\n"
+                "url = http://127.0.0.1:1\n"
+                "[workload <script>alert(7)</script>]\nrequests = 100\nconnections = 2\n"
+                "header = X-A: <script>alert(8)</script>\n" % (RAFALE, port, port))
+    cj, ch = os.path.join(TMP, "xss-cmp.json"), os.path.join(TMP, "xss-cmp.html")
+    p = subprocess.run([RAFALE, "compare", "--json", cj, "--html", ch, plan], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    again = os.path.join(TMP, "xss-cmp-again.html")
+    p2 = report_of(cj, again)
+    for page in (ch, again):
+        html = open(page).read() if os.path.exists(page) else ""
+        check(p.returncode == 0 and p2.returncode == 0 and "alert(6)" in html and "alert(4)" in html,
+              "html: the compare page shows the hostile names and output, escaped (%s)" % page)
+        check(not re.search(r"<script|<img", html, re.I), "html: no markup from a plan or a server reaches %s" % page)
+        try:
+            import xml.etree.ElementTree as ET
+            ET.fromstring(html.split("\n", 1)[1])
+            ok = True
+        except Exception as e:
+            ok = False
+            print("  parse error:", e)
+        check(ok, "html: %s is well-formed" % page)
+
+
+@test
+def report_of_many_urls_stays_small():
+    # 10 000 URLs, a few buckets each: the reader sizes histograms to their data.
+    urls = ["http://127.0.0.1:1/u%d" % i for i in range(10000)]
+
+    def stats(n):
+        hist = {"count": n, "min_us": 100.0, "mean_us": 150.0, "stdev_us": 10.0, "max_us": 200.0,
+                "percentiles_us": {}, "histogram": [[101.0, n // 2], [201.0, n - n // 2]]}
+        empty = {"count": 0, "min_us": 0, "mean_us": 0, "stdev_us": 0, "max_us": 0, "percentiles_us": {},
+                 "histogram": []}
+        return {"summary": {"requests": n, "errors": 0, "in_flight": 0, "started": n, "elapsed_s": 1.0},
+                "status": {"200": n}, "errors": {}, "latency": hist, "ttfb": hist, "connect": empty}
+    j = {"tool": "rafale", "config": {"urls": urls, "method": "GET", "connections": 10, "threads": 1},
+         "per_url": [dict(stats(10), url=u) for u in urls]}
+    j.update(stats(100000))
+    path = os.path.join(TMP, "many.json")
+    with open(path, "w") as f:
+        json.dump(j, f)
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+             "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.stderr[-200:])")
+    out = subprocess.run([sys.executable, "-c", probe, RAFALE, "report", path], capture_output=True, text=True,
+                         timeout=300).stdout.split(" ", 2)
+    rc, kib = int(out[0]), int(out[1])
+    if SANITIZED:
+        # ASan's shadow memory and quarantine make RSS meaningless here: clean is what counts.
+        check(rc == 0, "report: 10 000 URLs read cleanly (%s)" % out[2:])
+        return
+    check(rc == 0 and kib < 200 * 1024, "report: 10 000 URLs read in %d MiB (under 200 MiB; was 2.18 GB)" % (kib // 1024))
+
+
 # --- rafale compare --------------------------------------------------------------------
 
 def serve_pids(marker):
@@ -1268,6 +1414,15 @@ def compare_interrupted():
     out, err = interrupt_after(p, 1.5)
     check(p.returncode == 130 and "Interrupted" in out, "compare: Ctrl-C ends with a report (%s)" % p.returncode)
     check(not serve_pids("127.0.0.1:%d" % port), "compare: Ctrl-C leaves no server behind")
+    # Interrupted while a server is still starting: said as such, not "never answered within 15 s".
+    with open(plan, "w") as f:
+        f.write("[settings]\nready-timeout = 15s\n[server slow]\nstart = sleep 95.%d\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 10\n" % (port, port))
+    p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = interrupt_after(p, 0.7)
+    check(p.returncode == 130 and "interrupted while waiting for it to answer" in out and "never answered" not in out,
+          "compare: interrupted during start-up says so (%r)" % out[-300:])
+    check(not serve_pids("sleep 95.%d" % port), "compare: and stops the server it was waiting for")
 
 
 # --- TLS ----------------------------------------------------------------------------
@@ -1573,7 +1728,7 @@ def raw(addr, data, want_close=True, timeout=5):
 def serve_pipelining_and_protocol():
     srv = Serve()
     out = raw(srv.addr, b"GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n"
-                        b"GET /delay/30 HTTP/1.1\r\nHost: x\r\n\r\nGET /status/201 HTTP/1.1\r\nConnection: close\r\n\r\n")
+                        b"GET /delay/30 HTTP/1.1\r\nHost: x\r\n\r\nGET /status/201 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     check(out.count(b"HTTP/1.1 ") == 4, "serve: four pipelined responses")
     check(out.index(b"delayed 30 ms") < out.index(b"201 Created"), "serve: responses stay in order after a delay")
     out = raw(srv.addr, b"GET / HTTP/1.0\r\n\r\n")
@@ -1581,12 +1736,165 @@ def serve_pipelining_and_protocol():
           "serve: HTTP/1.0 closes")
     out = raw(srv.addr, b"NONSENSE\r\n\r\n")
     check(out.startswith(b"HTTP/1.1 400"), "serve: 400 on garbage")
-    out = raw(srv.addr, b"HEAD /bytes/100 HTTP/1.1\r\nConnection: close\r\n\r\n")
+    out = raw(srv.addr, b"HEAD /bytes/100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     check(b"Content-Length: 100" in out and out.endswith(b"\r\n\r\n"), "serve: HEAD has no body")
-    out = raw(srv.addr, b"GET /redirect?to=http://a.example/x HTTP/1.1\r\nConnection: close\r\n\r\n")
+    out = raw(srv.addr, b"GET /redirect?to=http://a.example/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     check(out.startswith(b"HTTP/1.1 302") and b"Location: http://a.example/x\r\n" in out, "serve: redirect ?to=")
-    out = raw(srv.addr, b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabcdeGET /nope HTTP/1.1\r\nConnection: close\r\n\r\n")
+    out = raw(srv.addr, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nabcdeGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     check(out.count(b"HTTP/1.1 ") == 2 and b"404 Not Found" in out, "serve: request body skipped, next parsed")
+    srv.stop()
+
+
+def exchange(addr, data, timeout=5):
+    """Sends data, reads until the server closes (or timeout). Returns
+    (bytes received, closed by the server)."""
+    host, port = addr.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=timeout)
+    s.sendall(data)
+    out, closed = b"", False
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                closed = True
+                break
+            out += d
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+    return out, closed
+
+
+@test
+def serve_refuses_smuggling_shapes():
+    srv = Serve()
+    H = b"Host: x\r\n"
+    cases = [
+        (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef", b"400",
+         "two different Content-Length values"),
+        (b"POST / HTTP/1.1\r\n" + H + b"Content-Length : 34\r\n\r\n" + b"x" * 34, b"400", "space before the colon"),
+        (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", b"400",
+         "Content-Length with Transfer-Encoding"),
+        (b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", b"501", "chunked request body"),
+        (b"GET / HTTP/1.1\r\n" + H + b"X-A: 1\r\n folded\r\n\r\n", b"400", "obsolete line folding"),
+        (b"GET / HTTP/1.1\r\n" + H + b"Content-Length: 5, 5\r\n\r\nabcde", b"400", "a Content-Length list"),
+        (b"GET / HTTP/1.1\r\n" + H + b"Content-Length: -1\r\n\r\n", b"400", "a negative Content-Length"),
+        (b"GET / HTTP/1.1\r\n\r\n", b"400", "no Host"),
+        (b"GET / HTTP/1.1\r\n" + H + H + b"\r\n", b"400", "two Host headers"),
+        (b"GET / HTTP/1.1\r\n" + H + b"X-Big: " + b"a" * 20000 + b"\r\n\r\n", b"431", "a head over 16 KiB"),
+        (b"GET / HTTP/1.1\r\n" + H + b"".join(b"X-%d: 1\r\n" % i for i in range(120)) + b"\r\n", b"431",
+         "too many header fields"),
+        (b"GET / HTTP/2.0\r\n" + H + b"\r\n", b"505", "HTTP/2.0 in an HTTP/1 request line"),
+        (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 1048577\r\n\r\n", b"413", "a body over the 1 MiB limit"),
+    ]
+    for data, code, what in cases:
+        out, closed = exchange(srv.addr, data)
+        check(out.startswith(b"HTTP/1.1 " + code) and out.count(b"HTTP/1.1 ") == 1 and closed,
+              "serve: %s -> %s and close (%r)" % (what, code.decode(), out[:80]))
+    # The limit itself is accepted, answered, and the connection kept.
+    body = b"b" * (1 << 20)
+    out, closed = exchange(srv.addr, b"POST /json HTTP/1.1\r\n" + H + b"Content-Length: %d\r\n\r\n" % len(body) + body +
+                           b"GET /status/201 HTTP/1.1\r\n" + H + b"Connection: close\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 200") and b"201 Created" in out, "serve: a body of exactly 1 MiB is accepted")
+    # RFC 9112 §3.2.2: the absolute form is accepted and routed on its path.
+    out, _ = exchange(srv.addr, b"GET http://example.test:80/json?x=1 HTTP/1.1\r\n" + H + b"Connection: close\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 200") and b'"message"' in out, "serve: absolute-form target (%r)" % out[:60])
+    out, _ = exchange(srv.addr, b"GET http://example.test HTTP/1.1\r\n" + H + b"Connection: close\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 200") and out.endswith(b"Hello, world\n"), "serve: absolute form, no path: /")
+    conns, reqs = srv.stop()
+    check(reqs == 4, "serve: refused requests are not counted as served (%s)" % reqs)
+
+
+@test
+def serve_answers_garbage_at_once_and_times_out():
+    srv = Serve("--header-timeout", "1s", "--idle-timeout", "1s")
+    t0 = time.monotonic()
+    for data, what in ((b"GET / HTTP/1.1\nHost: x\n\n", "bare LF line ends"),
+                       (b"GET /\r\n", "an HTTP/0.9 request"),
+                       (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", "a TLS ClientHello on the plain port")):
+        out, closed = exchange(srv.addr, data)
+        check(out.startswith(b"HTTP/1.1 400") and closed, "serve: %s -> 400 and close (%r)" % (what, out[:60]))
+    check(time.monotonic() - t0 < 3, "serve: garbage is refused on its first bytes, not after a timeout")
+    # Slowloris: a byte a while, never a whole head: 408 and close after the header timeout.
+    host, port = srv.addr.rsplit(":", 1)
+    slow = socket.create_connection((host, int(port)), timeout=10)
+    slow.sendall(b"GET / HTTP/1.1\r\n")
+    silent = socket.create_connection((host, int(port)), timeout=10)
+    idle = socket.create_connection((host, int(port)), timeout=10)
+    idle.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    first = idle.recv(65536)
+    got, t0 = b"", time.monotonic()
+    try:
+        for i in range(40):
+            slow.sendall(b"X")
+            time.sleep(0.1)
+    except OSError:
+        pass
+    slow.settimeout(5)
+    try:
+        while True:
+            d = slow.recv(65536)
+            if not d:
+                break
+            got += d
+    except OSError:
+        pass
+    check(got.startswith(b"HTTP/1.1 408") and time.monotonic() - t0 < 8,
+          "serve: a slowloris head gets 408 and a close (%r)" % got[:60])
+    for sock, what in ((silent, "a silent connection"), (idle, "an idle keep-alive connection")):
+        sock.settimeout(8)
+        try:
+            rest = sock.recv(65536)
+        except OSError:
+            rest = None
+        check(rest == b"", "serve: %s is closed after its timeout (%r)" % (what, rest))
+        sock.close()
+    slow.close()
+    check(first.startswith(b"HTTP/1.1 200"), "serve: the idle connection had been served")
+    # And the server still serves.
+    out, _ = exchange(srv.addr, b"GET /json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 200"), "serve: still serving after all that")
+    srv.stop()
+
+
+def rss_of(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@test
+def serve_backpressure_not_buffering():
+    srv = Serve()
+    host, port = srv.addr.rsplit(":", 1)
+    base = rss_of(srv.p.pid)
+    # 246 bytes that ask for 6 x 64 MiB, from a client that never reads.
+    greedy = socket.create_connection((host, int(port)), timeout=10)
+    greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    greedy.sendall(b"GET /bytes/67108864 HTTP/1.1\r\nHost: x\r\n\r\n" * 6)
+    peak = 0
+    for _ in range(20):
+        time.sleep(0.05)
+        peak = max(peak, rss_of(srv.p.pid))
+    # Others on the same thread are served meanwhile.
+    out, _ = exchange(srv.addr, b"GET /json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    check(out.startswith(b"HTTP/1.1 200"), "serve: other clients are served while one does not read")
+    greedy.close()
+    time.sleep(0.3)
+    after = rss_of(srv.p.pid)
+    check(peak - base < 16 << 20, "serve: a client that does not read costs little memory (%d MiB more)" %
+          ((peak - base) >> 20))
+    check(after - base < 16 << 20, "serve: and it is given back (%d MiB more)" % ((after - base) >> 20))
+    # The generated bodies are exactly what was asked, inline and streamed, plain and chunked.
+    for path, n in (("/bytes/1000", 1000), ("/bytes/300000", 300000), ("/chunked/300000", 300000)):
+        r = rafale("-n", 20, "-c", 2, srv.url(path))
+        check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0, "serve: %s, 20 complete" % path)
+    out, _ = exchange(srv.addr, b"GET /bytes/200000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    body = out.split(b"\r\n\r\n", 1)[1]
+    pattern = b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\n"
+    check(len(body) == 200000 and body == (pattern * (200000 // len(pattern) + 1))[:200000],
+          "serve: a streamed body has the bytes of an inline one")
     srv.stop()
 
 

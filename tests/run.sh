@@ -33,6 +33,9 @@ done
 for t in build/asan/test_*; do
     [ -x "$t" ] && run "$t"
 done
+for t in build/int/test_*; do
+    [ -x "$t" ] && run "$t"
+done
 if [ -f tests/integration.py ]; then
     run python3 tests/integration.py ./rafale
     run python3 tests/integration.py --sanitized ./build/asan/rafale

@@ -1,0 +1,112 @@
+/* http_lex.h - the character classes and small lexers of HTTP/1.x (RFC 9110
+ * §5.6, RFC 9112), shared by the response parser and serve's request
+ * parser so both read tokens, numbers and Connection lists the same way. */
+#ifndef RAFALE_HTTP_LEX_H
+#define RAFALE_HTTP_LEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* RFC 9110 §5.6.2 tchar: a token's characters. */
+static inline int lex_tchar(char c)
+{
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+    unsigned char u = (unsigned char)c;
+    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z'))
+        return 1;
+    for (const char *p = extra; *p; p++)
+        if (c == *p)
+            return 1;
+    return 0;
+}
+
+static inline int lex_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Visible ASCII, no space: a request target's characters. */
+static inline int lex_vchar(char c)
+{
+    return (unsigned char)c > 0x20 && (unsigned char)c < 0x7f;
+}
+
+/* OWS: space or horizontal tab. */
+static inline int lex_ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* A field value's or reason phrase's characters: HTAB, SP, VCHAR, obs-text. */
+static inline int lex_field_char(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+
+static inline int lex_lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
+
+/* Does [s, s+n) equal word (lower case), ignoring case? */
+static inline int lex_eq_ci(const char *s, size_t n, const char *word)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (word[i] == '\0' || lex_lower((unsigned char)s[i]) != word[i])
+            return 0;
+    return word[n] == '\0';
+}
+
+/* Does [s, s+n) start with word (lower case), ignoring case? */
+static inline int lex_prefix_ci(const char *s, size_t n, const char *word)
+{
+    size_t i;
+    for (i = 0; word[i]; i++)
+        if (i >= n || lex_lower((unsigned char)s[i]) != word[i])
+            return 0;
+    return 1;
+}
+
+/* 1*DIGIT filling [s, s+n), at most max. Returns 0, or -1. */
+static inline int lex_number(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+    if (n == 0 || n > 19)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (!lex_digit(s[i]))
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A Connection value (RFC 9110 §7.6.1): a comma list of tokens; sets *close
+ * and *keep when "close" or "keep-alive" is among them. */
+static inline void lex_connection(const char *v, size_t n, int *close, int *keep)
+{
+    const char *a = v, *end = v + n;
+    while (a < end) {
+        const char *b = a, *e;
+        while (b < end && *b != ',')
+            b++;
+        e = b;
+        while (a < e && lex_ows(*a))
+            a++;
+        while (e > a && lex_ows(e[-1]))
+            e--;
+        if (lex_eq_ci(a, (size_t)(e - a), "close"))
+            *close = 1;
+        else if (lex_eq_ci(a, (size_t)(e - a), "keep-alive"))
+            *keep = 1;
+        a = b + 1;
+    }
+}
+
+#endif

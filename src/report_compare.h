@@ -1,0 +1,25 @@
+/* report_compare.h - what the text, JSON and HTML reports of a compare
+ * share (internal to report_compare*.c). */
+#ifndef RAFALE_REPORT_COMPARE_H
+#define RAFALE_REPORT_COMPARE_H
+
+#include <stddef.h>
+
+#include "compare.h"
+
+/* The best median req/s of workload w among the valid results. */
+double cmpr_best_rps(const struct cmp_result *r, int w);
+/* "1.00", "1.35x slower", "not valid" or "-". Returns b. */
+const char *cmpr_ratio_text(char *b, size_t n, const struct cmp_cell *c, double best);
+/* "GET /, 50 connections, keep-alive, 10000 requests, ..." */
+void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl);
+/* The statuses outside the expected set, "502: 9000, 500: 12". */
+void cmpr_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect);
+/* Why the server closed keep-alive connections, in words. */
+const char *cmpr_close_why(const struct stats *t);
+/* "PSS peak", or "RSS peak" when some server's PSS could not be read. */
+const char *cmpr_mem_label(const struct cmp_result *r, int w);
+/* Width of the server name column. */
+int cmpr_name_width(const struct cmp_plan *p);
+
+#endif

@@ -1,0 +1,390 @@
+/* report_compare_html.c - the results of `rafale compare` as one
+ * self-contained HTML page: the settings, charts and tables. Every string
+ * goes out through html.h, escaped. */
+#include "compare.h"
+#include "html.h"
+#include "report.h"
+#include "report_compare.h"
+#include "svg.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum what { BAR_RPS, BAR_P99, BAR_CPU, BAR_MEM };
+
+static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, const char *title, const char *ylabel,
+                 enum what what)
+{
+    const char **groups = calloc((size_t)p->nworkloads, sizeof(char *));
+    const char **series = calloc((size_t)p->nservers, sizeof(char *));
+    double *v = calloc((size_t)(p->nworkloads * p->nservers), sizeof(double));
+    int w, s;
+    if (groups && series && v) {
+        for (w = 0; w < p->nworkloads; w++)
+            groups[w] = p->workloads[w].name;
+        for (s = 0; s < p->nservers; s++)
+            series[s] = p->servers[s].name;
+        for (w = 0; w < p->nworkloads; w++)
+            for (s = 0; s < p->nservers; s++) {
+                const struct cmp_cell *c = cmp_cell(r, w, s);
+                double x = c->invalid ? NAN : 0;
+                /* A result made of failures draws no bar: it would win. */
+                if (c->nruns && !c->invalid) {
+                    if (what == BAR_RPS)
+                        x = c->rps_median;
+                    else if (what == BAR_P99)
+                        x = hist_percentile(&c->total.latency, 99) / 1e6;
+                    else if (what == BAR_CPU)
+                        x = c->server_cpu_us > 0 ? c->server_cpu_us : 0;
+                    else
+                        x = (double)c->mem_peak / (1024.0 * 1024.0);
+                }
+                v[w * p->nservers + s] = x;
+            }
+        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v);
+    }
+    free(groups);
+    free(series);
+    free(v);
+}
+
+/* Mean, p50 and p99 of one workload, a group each, a bar per server. */
+static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    static const char *const groups[3] = { "mean", "p50", "p99" };
+    const char **series = calloc((size_t)p->nservers, sizeof(char *));
+    double *v = calloc((size_t)(3 * p->nservers), sizeof(double));
+    char title[200];
+    int s;
+    if (series && v) {
+        for (s = 0; s < p->nservers; s++) {
+            const struct cmp_cell *c = cmp_cell(r, w, s);
+            series[s] = p->servers[s].name;
+            if (c->invalid)
+                v[s] = v[p->nservers + s] = v[2 * p->nservers + s] = NAN;
+            if (c->nruns == 0 || c->invalid)
+                continue;
+            v[0 * p->nservers + s] = hist_mean(&c->total.latency) / 1e6;
+            v[1 * p->nservers + s] = hist_percentile(&c->total.latency, 50) / 1e6;
+            v[2 * p->nservers + s] = hist_percentile(&c->total.latency, 99) / 1e6;
+        }
+        snprintf(title, sizeof(title), "Latency: %s", p->workloads[w].name);
+        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, p->nservers, v);
+    }
+    free(series);
+    free(v);
+}
+
+/* Percentile curves of one workload; a log latency axis when one server's
+ * tail would flatten every other curve. */
+static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    static const double ticks[] = { 1, 10, 100, 1000, 10000, 100000 };
+    static const char *const labels[] = { "0%", "90%", "99%", "99.9%", "99.99%", "99.999%" };
+    enum { N = 121 };
+    struct svg_series *ser = calloc((size_t)p->nservers, sizeof(*ser));
+    double x[N], *y = calloc((size_t)(p->nservers * N), sizeof(double)), top, lo_p50 = INFINITY, hi = 0;
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0 }, ay = { "latency (ms)", 0, NULL, NULL, 0 };
+    uint64_t most = 10;
+    char title[200];
+    int s, i, ns = 0;
+
+    if (ser == NULL || y == NULL)
+        goto out;
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_cell *c = cmp_cell(r, w, s);
+        if (c->nruns && c->total.latency.total > most)
+            most = c->total.latency.total;
+    }
+    top = log10((double)most);
+    if (top > 5)
+        top = 5;
+    for (i = 0; i < N; i++)
+        x[i] = pow(10, top * i / (N - 1));
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_cell *c = cmp_cell(r, w, s);
+        double *ys = y + ns * N;
+        if (c->nruns == 0 || c->total.latency.total == 0 || c->invalid)
+            continue;
+        for (i = 0; i < N; i++)
+            ys[i] = hist_percentile(&c->total.latency, 100.0 * (1 - 1 / x[i])) / 1e6;
+        if (ys[0] <= 0)
+            ys[0] = 1e-6;
+        if (hist_percentile(&c->total.latency, 50) / 1e6 < lo_p50)
+            lo_p50 = hist_percentile(&c->total.latency, 50) / 1e6;
+        if (ys[N - 1] > hi)
+            hi = ys[N - 1];
+        ser[ns].name = p->servers[s].name;
+        ser[ns].x = x;
+        ser[ns].y = ys;
+        ser[ns].n = N;
+        ns++;
+    }
+    ax.nticks = (int)floor(top) + 1;
+    if (hi > 20 * lo_p50) {
+        ay.log = 1;
+        ay.label = "latency (ms, log scale)";
+    }
+    snprintf(title, sizeof(title), "Latency by percentile: %s", p->workloads[w].name);
+    if (ns)
+        svg_line_chart(f, title, &ax, &ay, ser, ns);
+out:
+    free(ser);
+    free(y);
+}
+
+/* Memory (PSS, or RSS) of each server over its time under load, its runs
+ * laid end to end. */
+static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    struct svg_series *ser = calloc((size_t)p->nservers, sizeof(*ser));
+    double **xs = calloc((size_t)p->nservers, sizeof(double *)), **ys = calloc((size_t)p->nservers, sizeof(double *));
+    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0 };
+    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0 };
+    int s, w, k, ns = 0, pss = 1;
+
+    if (ser == NULL || xs == NULL || ys == NULL)
+        goto out;
+    for (s = 0; s < p->nservers; s++) {
+        uint32_t n = 0, i;
+        double off = 0;
+        for (w = 0; w < p->nworkloads; w++)
+            for (k = 0; k < cmp_cell(r, w, s)->nruns; k++) {
+                n += cmp_cell(r, w, s)->runs[k].server.npoints;
+                pss &= !cmp_cell(r, w, s)->runs[k].has_server || cmp_cell(r, w, s)->runs[k].server.has_pss;
+            }
+        if (n == 0)
+            continue;
+        xs[ns] = calloc(n, sizeof(double));
+        ys[ns] = calloc(n, sizeof(double));
+        if (xs[ns] == NULL || ys[ns] == NULL)
+            goto out;
+        n = 0;
+        for (w = 0; w < p->nworkloads; w++)
+            for (k = 0; k < cmp_cell(r, w, s)->nruns; k++) {
+                const struct monitor_result *m = &cmp_cell(r, w, s)->runs[k].server;
+                double last = 0;
+                for (i = 0; i < m->npoints; i++) {
+                    xs[ns][n] = off + m->series[i].t_s;
+                    ys[ns][n++] = (double)(pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
+                    last = m->series[i].t_s;
+                }
+                off += last;
+            }
+        ser[ns].name = p->servers[s].name;
+        ser[ns].x = xs[ns];
+        ser[ns].y = ys[ns];
+        ser[ns].n = (int)n;
+        ns++;
+    }
+    if (!pss)
+        ay.label = "memory (MiB, RSS summed: PSS was not readable)";
+    if (ns)
+        svg_line_chart(f, pss ? "Server memory (PSS) over time" : "Server memory (RSS) over time", &ax, &ay, ser, ns);
+out:
+    for (s = 0; xs && ys && s < p->nservers; s++) {
+        free(xs[s]);
+        free(ys[s]);
+    }
+    free(xs);
+    free(ys);
+    free(ser);
+}
+
+int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    int w, s;
+    char a[32], b[32], c2[32], d[32];
+
+    html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale compare</title><style>"
+               "body{font-family:sans-serif;max-width:960px;margin:24px auto;color:#222}h1{font-size:22px}"
+               "h2{font-size:17px;margin-top:28px}h3{font-size:15px}table{border-collapse:collapse;margin:8px 0}"
+               "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}"
+               "td:first-child,th:first-child{text-align:left}td.l,th.l{text-align:left}code{font-size:12px}"
+               "table.cells{font-size:13px}table.cells th{font-weight:normal}"
+               "svg{display:block;margin:12px 0;max-width:100%%;height:auto}.warn{color:#b00}</style></head><body>\n"
+               "<h1>rafale compare</h1>\n");
+    html_printf(f, "<p>%d server%s, %d workload%s, %d repetition%s interleaved", p->nservers, p->nservers == 1 ? "" : "s",
+            p->nworkloads, p->nworkloads == 1 ? "" : "s", p->set.repeat, p->set.repeat == 1 ? "" : "s");
+    if (p->set.nserver_cpus && p->set.nclient_cpus)
+        html_printf(f, "; servers pinned to CPU %d%s, rafale to CPU %d%s", p->set.server_cpus[0],
+                p->set.nserver_cpus > 1 ? "..." : "", p->set.client_cpus[0], p->set.nclient_cpus > 1 ? "..." : "");
+    html_printf(f, ".%s</p>\n", r->cgroups ? " Each server ran in a cgroup of its own: every process it started was "
+                                          "measured and stopped." : "");
+    if (r->note[0]) {
+        html_printf(f, "<p class=\"warn\">Servers ran in process groups only: ");
+        html_text(f, r->note);
+        html_printf(f, ".</p>\n");
+    }
+    if (r->interrupted)
+        html_printf(f, "<p class=\"warn\">Interrupted: the figures cover the runs made before the signal.</p>\n");
+
+    html_printf(f, "<h2>Servers</h2>\n<table><tr><th>server</th><th class=\"l\">url</th><th class=\"l\">started with</th>"
+               "<th class=\"l\">version</th></tr>\n");
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_server *sv = &p->servers[s];
+        html_printf(f, "<tr><td>");
+        html_text(f, sv->name);
+        html_printf(f, "</td><td class=\"l\">");
+        html_text(f, sv->url);
+        html_printf(f, "</td><td class=\"l\"><code>");
+        if (sv->start)
+            html_text(f, sv->start);
+        else if (sv->pid)
+            html_printf(f, "pid %d (attached)", sv->pid);
+        else
+            html_text(f, sv->cgroup);
+        html_printf(f, "</code></td><td class=\"l\">");
+        html_text(f, sv->version ? sv->version : "-");
+        html_printf(f, "</td></tr>\n");
+    }
+    html_printf(f, "</table>\n<h2>Workloads</h2>\n<table><tr><th>workload</th><th class=\"l\">request</th><th>connections</th>"
+               "<th class=\"l\">mode</th><th>length</th><th>rate (req/s)</th><th>warm-up</th><th>good statuses</th></tr>\n");
+    for (w = 0; w < p->nworkloads; w++) {
+        const struct cmp_workload *wl = &p->workloads[w];
+        const struct config *c = &wl->cfg;
+        uint32_t h;
+        html_printf(f, "<tr><td>");
+        html_text(f, wl->name);
+        html_printf(f, "</td><td class=\"l\"><code>");
+        html_text(f, c->method);
+        html_printf(f, " ");
+        html_text(f, wl->path);
+        for (h = 0; h < c->nheaders; h++) {
+            html_printf(f, "<br/>");
+            html_text(f, c->headers[h]);
+        }
+        if (c->has_body)
+            html_printf(f, "<br/>(body: %zu bytes)", c->body_len);
+        html_printf(f, "</code></td><td>%u</td><td class=\"l\">%s</td><td>", c->connections,
+                c->keepalive ? "keep-alive" : "new connection per request");
+        if (c->requests)
+            html_printf(f, "%llu requests", (unsigned long long)c->requests);
+        if (c->duration_ns && (!c->requests || c->duration_ns != 5000000000ULL))
+            html_printf(f, "%s%s", c->requests ? ", at most " : "", units_fmt_ns(a, sizeof(a), (double)c->duration_ns));
+        if (c->rate > 0)
+            snprintf(b, sizeof(b), "%.0f", c->rate);
+        html_printf(f, "</td><td>%s</td><td>%s</td><td>", c->rate > 0 ? b : "closed loop",
+                units_fmt_ns(c2, sizeof(c2), (double)c->warmup_ns));
+        html_text(f, c->expect.text);
+        html_printf(f, "</td></tr>\n");
+    }
+    html_printf(f, "</table>\n");
+
+    bars(f, p, r, "Throughput (median of repetitions)", "requests per second", BAR_RPS);
+    bars(f, p, r, "p99 latency", "latency (ms)", BAR_P99);
+    bars(f, p, r, "Server CPU per request", "CPU (microseconds per request)", BAR_CPU);
+    bars(f, p, r, "Server memory (peak PSS; RSS where PSS was not readable)", "memory (MiB)", BAR_MEM);
+    memory_chart(f, p, r);
+
+    for (w = 0; w < p->nworkloads; w++) {
+        const struct cmp_workload *wl = &p->workloads[w];
+        double best = cmpr_best_rps(r, w);
+        char desc[400];
+        cmpr_describe(desc, sizeof(desc), wl);
+        html_printf(f, "<h2>");
+        html_text(f, wl->name);
+        html_printf(f, "</h2>\n<p>");
+        html_text(f, desc);
+        html_printf(f, ".</p>\n<table class=\"cells\"><tr><th rowspan=\"2\">server</th>"
+                   "<th colspan=\"3\">throughput (req/s)</th><th colspan=\"4\">latency</th>"
+                   "<th rowspan=\"2\">errors</th><th rowspan=\"2\">bad status (%% of responses)</th>"
+                   "<th rowspan=\"2\">connections per request</th><th rowspan=\"2\">server CPU per request</th>"
+                   "<th rowspan=\"2\">server memory (%s)</th><th rowspan=\"2\">vs best</th></tr>\n"
+                   "<tr><th>median</th><th>min</th><th>max</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
+                cmpr_mem_label(r, w));
+        for (s = 0; s < p->nservers; s++) {
+            const struct cmp_cell *c = cmp_cell(r, w, s);
+            char cpu[32], mem[32], ratio[32];
+            html_printf(f, "<tr><td>");
+            html_text(f, p->servers[s].name);
+            if (c->nruns == 0) {
+                html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");
+                continue;
+            }
+            if (c->server_cpu_us >= 0)
+                units_fmt_ns(cpu, sizeof(cpu), c->server_cpu_us * 1e3);
+            else
+                snprintf(cpu, sizeof(cpu), "-");
+            if (c->best_run >= 0)
+                units_fmt_bytes(mem, sizeof(mem), (double)c->mem_peak);
+            else
+                snprintf(mem, sizeof(mem), "-");
+            html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                       "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
+                       "<td class=\"%s\">%s</td></tr>\n",
+                    c->rps_median, c->rps_min, c->rps_max, units_fmt_ns(a, sizeof(a), hist_mean(&c->total.latency)),
+                    units_fmt_ns(b, sizeof(b), hist_percentile(&c->total.latency, 50)),
+                    units_fmt_ns(c2, sizeof(c2), hist_percentile(&c->total.latency, 99)),
+                    units_fmt_ns(d, sizeof(d), (double)c->total.latency.max), (unsigned long long)stats_errors(&c->total),
+                    c->bad_pct > 0 ? "warn" : "", c->bad_pct, c->keepalive_refused ? "warn" : "", c->conns_per_req, cpu,
+                    mem, c->invalid ? "warn" : "", cmpr_ratio_text(ratio, sizeof(ratio), c, best));
+        }
+        html_printf(f, "</table>\n");
+        for (s = 0; s < p->nservers; s++) {
+            const struct cmp_cell *c = cmp_cell(r, w, s);
+            char codes[128];
+            if (c->nruns == 0)
+                continue;
+            if (c->invalid) {
+                cmpr_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+                html_printf(f, "<p class=\"warn\">");
+                html_text(f, p->servers[s].name);
+                html_printf(f, ": %.1f%% of responses had a status outside ", c->bad_pct);
+                html_text(f, wl->cfg.expect.text);
+                html_printf(f, " (");
+                html_text(f, c->total.completed ? codes : "no response at all");
+                html_printf(f, "): not a valid result, left out of the charts and of 'vs best'.</p>\n");
+            }
+            if (c->keepalive_refused) {
+                html_printf(f, "<p class=\"warn\">");
+                html_text(f, p->servers[s].name);
+                html_printf(f, ": keep-alive refused by the server (");
+                html_text(f, cmpr_close_why(&c->total));
+                html_printf(f, "): %.2f connections per request, so this measured new connections.</p>\n", c->conns_per_req);
+            }
+            if (c->unstable || c->client_bound) {
+                html_printf(f, "<p class=\"warn\">");
+                html_text(f, p->servers[s].name);
+                html_printf(f, ":%s%s</p>\n", c->unstable ? " repetitions differ by more than 10%." : "",
+                        c->client_bound ? " rafale's own CPU was saturated: the server was not measured at its limit."
+                                        : "");
+            }
+        }
+        latency_bars(f, p, r, w);
+        percentile_curves(f, p, r, w);
+    }
+
+    html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. PSS divides each shared page "
+               "among the processes sharing it, so it adds up to the memory really used; RSS counts a shared page "
+               "in every process.</p>\n");
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_run *top = NULL;
+        uint64_t most = 0;
+        for (w = 0; w < p->nworkloads; w++) {
+            const struct cmp_cell *c = cmp_cell(r, w, s);
+            if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
+                top = &c->runs[c->best_run];
+                most = c->mem_peak;
+            }
+        }
+        if (top == NULL)
+            continue;
+        html_printf(f, "<h3>");
+        html_text(f, p->servers[s].name);
+        html_printf(f, "</h3>\n");
+        report_html_server(f, &top->server, top->res.total.completed);
+    }
+    for (s = 0; s < p->nservers; s++)
+        if (r->failed[s]) {
+            html_printf(f, "<p class=\"warn\">Failed: ");
+            html_text(f, p->servers[s].name);
+            html_printf(f, ": ");
+            html_text(f, r->failure[s]);
+            html_printf(f, "</p>\n");
+        }
+    html_printf(f, "<p style=\"color:#888\">Made by rafale compare. Percentiles within 1%%.</p>\n</body></html>\n");
+    return ferror(f) ? -1 : 0;
+}
