@@ -361,7 +361,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     }
     snprintf(line, linelen, "  run %d: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", rep + 1, wl->name,
              server->name, res.elapsed_s > 0 ? (double)res.total.completed / res.elapsed_s : 0,
-             units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.total.latency, 99)),
+             units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.total.h[H_LATENCY], 99)),
              (unsigned long long)stats_errors(&res.total),
              res.total.completed && res.total.bad_status * 2 > res.total.completed ? "  (mostly bad statuses)" : "");
     if (cmp_add_run(cell, &res, mon ? &mr : NULL) != 0) {

@@ -38,10 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RBUF_SIZE (64 * 1024)
 #define MAX_WAIT_NS (50 * NS_PER_MS) /* how soon a worker notices a stop */
 #define MAX_IOV 64
-#define container_of(p, T, m) ((T *)(void *)((char *)(p) - offsetof(T, m)))
 
 struct plan_url {
     char *req;
@@ -270,8 +268,8 @@ static void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail
             hist_record(&w->tl_h, now - s->t_due);
         if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
             /* A slow sample is still a sample: drop it and the tail lies. */
-            hist_record(&u->latency, now - s->t_due);
-            hist_record(&u->latency_unc, now - s->t_sent);
+            hist_record(&u->h[H_LATENCY], now - s->t_due);
+            hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
         }
         w->ended++;
         w->t_last = now;
@@ -301,7 +299,7 @@ static void slot_add(struct conn *c, uint64_t t_due, uint64_t now)
         w->st.started++;
         w->per_url[s->url].started++;
         if (rate_mode(w)) {
-            hist_record(&w->per_url[s->url].lag, now - t_due);
+            hist_record(&w->per_url[s->url].h[H_LAG], now - t_due);
         }
     }
     if (c->count == 0) {
@@ -431,9 +429,9 @@ static int conn_complete(struct conn *c, uint64_t now, int force_close)
         u->completed++;
         w->st.status[status]++;
         u->status[status]++;
-        hist_record(&u->latency, now - s->t_due);
-        hist_record(&u->latency_unc, now - s->t_sent);
-        hist_record(&u->ttfb, c->t_first - s->t_sent);
+        hist_record(&u->h[H_LATENCY], now - s->t_due);
+        hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
+        hist_record(&u->h[H_TTFB], c->t_first - s->t_sent);
         tl_roll(w, now);
         w->tl_req++;
         hist_record(&w->tl_h, now - s->t_due);
@@ -481,7 +479,7 @@ static void conn_read(struct conn *c, int hup)
     char *buf = w->rbuf;
 
     for (;;) {
-        ssize_t n = c->ops->read(c->io_ctx, c->fd, buf, RBUF_SIZE);
+        ssize_t n = c->ops->read(c->io_ctx, c->fd, buf, IO_RBUF_SIZE);
         uint64_t now;
         size_t off = 0;
         int done = 0;
@@ -528,7 +526,7 @@ static void conn_read(struct conn *c, int hup)
                 if (c->state != C_OPEN)
                     return;
             }
-            if (n < RBUF_SIZE && !hup)
+            if (n < IO_RBUF_SIZE && !hup)
                 return; /* drained: the next arrival raises a new edge */
             continue;
         }
@@ -582,7 +580,7 @@ static void conn_ready(struct conn *c, uint64_t now)
 
 static void conn_handshake(struct conn *c)
 {
-    int r = c->ops->handshake(c->io_ctx, c->fd);
+    int r = c->ops->handshake(c->io_ctx, c->fd), kind;
     uint64_t now;
     if (r == IO_WANT_READ || r == IO_WANT_WRITE)
         return; /* both directions are watched: the next edge calls us again */
@@ -594,13 +592,14 @@ static void conn_handshake(struct conn *c)
             conn_fail(c, ERR_CONNECT_OTHER, errno, NULL, now);
         return;
     }
-    if (c->ops == &io_tls) {
+    kind = c->ops->handshake_kind(c->io_ctx);
+    if (kind != IO_HS_NONE) {
         struct worker *w = c->w;
         struct slot *s = slot_at(c, 0);
         if (s->measured) {
             struct stats *u = &w->per_url[s->url];
-            int resumed = tls_resumed(c->io_ctx);
-            hist_record(&u->tls, now - c->t_tcp);
+            int resumed = kind == IO_HS_RESUMED;
+            hist_record(&u->h[H_TLS], now - c->t_tcp);
             if (resumed) {
                 w->st.tls_resumed++;
                 u->tls_resumed++;
@@ -635,7 +634,7 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
         if (s->measured) {
             w->st.conns_opened++;
             w->per_url[s->url].conns_opened++;
-            hist_record(&w->per_url[s->url].connect, now - s->t_sent);
+            hist_record(&w->per_url[s->url].h[H_CONNECT], now - s->t_sent);
         }
         if (w->plan->targets[c->target].tls) {
             char e2[128];
@@ -952,7 +951,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->q = calloc(nconns, sizeof(uint32_t));
-    w->rbuf = malloc(RBUF_SIZE);
+    w->rbuf = malloc(IO_RBUF_SIZE);
     w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
     w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
@@ -1028,6 +1027,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
     struct timeline tl;
     struct worker *ws = NULL;
     uint32_t t, nt = cfg->threads, first = 0, started_threads = 0, i;
+    int k;
     uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX, t_end = 0;
     double cpu0;
     int rc = -1;
@@ -1119,12 +1119,8 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                 for (i = 0; i < pl.nurls; i++) {
                     const struct stats *u = &ws[t].per_url[i];
                     stats_merge(&res->per_url[i], u);
-                    hist_merge(&res->total.latency, &u->latency);
-                    hist_merge(&res->total.ttfb, &u->ttfb);
-                    hist_merge(&res->total.connect, &u->connect);
-                    hist_merge(&res->total.latency_unc, &u->latency_unc);
-                    hist_merge(&res->total.lag, &u->lag);
-                    hist_merge(&res->total.tls, &u->tls);
+                    for (k = 0; k < H__COUNT; k++)
+                        hist_merge(&res->total.h[k], &u->h[k]);
                 }
                 if (ws[t].t_last > t_end)
                     t_end = ws[t].t_last;

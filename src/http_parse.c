@@ -5,6 +5,7 @@
  * headers that frame a response are looked at: Content-Length,
  * Transfer-Encoding and Connection; their values are kept in p->val. */
 #include "http_parse.h"
+#include "http_lex.h"
 
 #include <string.h>
 
@@ -22,38 +23,11 @@ static const char *const hdr_names[] = { "content-length", "transfer-encoding", 
 static const uint8_t hdr_lens[] = { 14, 17, 10 };
 #define VAL_OVERFLOW 0xff
 
-/* RFC 9110 tchar. */
-static const uint8_t tchar[256] = {
-    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1,
-    ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
-    ['8'] = 1, ['9'] = 1,
-    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
-    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
-    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-    ['Y'] = 1, ['Z'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
-    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
-    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-    ['y'] = 1, ['z'] = 1,
-};
-
-/* Field value and reason phrase bytes: HTAB, SP, VCHAR, obs-text. */
-static inline int text_ok(unsigned char c)
-{
-    return c == '\t' || (c >= 0x20 && c != 0x7f);
-}
-
-static inline int lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-}
-
 static int hexval(unsigned char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
-    c = (unsigned char)lower(c);
+    c = (unsigned char)lex_lower(c);
     if (c >= 'a' && c <= 'f')
         return c - 'a' + 10;
     return -1;
@@ -65,23 +39,6 @@ void hp_reset(struct hp *p, int head_only)
     p->head_only = (uint8_t)(head_only != 0);
     p->state = S_VERSION;
     p->hdr = H_NONE;
-}
-
-/* Case-insensitive compare of a token in [s, s+n) with a lower-case word. */
-static int token_is(const char *s, size_t n, const char *word)
-{
-    size_t i;
-    if (strlen(word) != n)
-        return 0;
-    for (i = 0; i < n; i++)
-        if (lower((unsigned char)s[i]) != word[i])
-            return 0;
-    return 1;
-}
-
-static int is_ows(char c)
-{
-    return c == ' ' || c == '\t';
 }
 
 /* A header of interest is complete: apply it. Returns 0 or -1. */
@@ -97,7 +54,7 @@ static int end_header(struct hp *p)
         p->error = p->hdr == H_CL ? "Content-Length value too long" : "Transfer-Encoding value too long";
         return -1;
     }
-    while (n > 0 && is_ows(p->val[n - 1]))
+    while (n > 0 && lex_ows(p->val[n - 1]))
         n--;
 
     switch (p->hdr) {
@@ -127,38 +84,27 @@ static int end_header(struct hp *p)
         start = n;
         while (start > 0 && p->val[start - 1] != ',')
             start--;
-        while (start < n && is_ows(p->val[start]))
+        while (start < n && lex_ows(p->val[start]))
             start++;
         if (start == n) {
             p->error = "empty Transfer-Encoding";
             return -1;
         }
         p->flags |= HP_F_HAS_TE;
-        if (token_is(p->val + start, n - start, "chunked"))
+        if (lex_eq_ci(p->val + start, n - start, "chunked"))
             p->flags |= HP_F_CHUNKED;
         else
             p->flags &= (uint16_t)~HP_F_CHUNKED;
         return 0;
-    case H_CONN:
-        start = 0;
-        while (start < n) {
-            size_t end = start;
-            while (end < n && p->val[end] != ',')
-                end++;
-            {
-                size_t a = start, b = end;
-                while (a < b && is_ows(p->val[a]))
-                    a++;
-                while (b > a && is_ows(p->val[b - 1]))
-                    b--;
-                if (token_is(p->val + a, b - a, "close"))
-                    p->flags |= HP_F_CLOSE;
-                else if (token_is(p->val + a, b - a, "keep-alive"))
-                    p->flags |= HP_F_KEEPALIVE;
-            }
-            start = end + 1;
-        }
+    case H_CONN: {
+        int close = 0, keep = 0;
+        lex_connection(p->val, n, &close, &keep);
+        if (close)
+            p->flags |= HP_F_CLOSE;
+        if (keep)
+            p->flags |= HP_F_KEEPALIVE;
         return 0;
+    }
     }
     return 0;
 }
@@ -250,7 +196,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
             /* Fast path: skip text nobody looks at in a tight loop. */
             if (st == S_REASON || p->hdr == H_NONE) {
                 size_t j = i;
-                while (j < len && text_ok((unsigned char)buf[j]))
+                while (j < len && lex_field_char(buf[j]))
                     j++;
                 p->linelen += (uint32_t)(j - i);
                 if (p->linelen > HP_MAX_LINE)
@@ -309,7 +255,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
         case S_REASON:
             if (c == '\r')
                 st = S_STATUS_LF;
-            else if (!text_ok(c))
+            else if (!lex_field_char((char)c))
                 FAIL("bad character in reason phrase");
             break;
         case S_STATUS_LF:
@@ -332,7 +278,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
             }
             if (c == ' ' || c == '\t')
                 FAIL("obsolete line folding in header");
-            if (!tchar[c])
+            if (!lex_tchar((char)c))
                 FAIL("bad character in header name");
             p->hdr_cand = 0x7;
             p->namelen = 0;
@@ -351,10 +297,10 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 st = S_OWS;
                 break;
             }
-            if (!tchar[c])
+            if (!lex_tchar((char)c))
                 FAIL(c == ' ' || c == '\t' ? "whitespace before colon in header" : "bad character in header name");
             if (p->hdr_cand) {
-                unsigned k, lc = (unsigned)lower(c);
+                unsigned k, lc = (unsigned)lex_lower(c);
                 for (k = 0; k < 3; k++)
                     if ((p->hdr_cand & (1u << k)) &&
                         (p->namelen >= hdr_lens[k] || (unsigned char)hdr_names[k][p->namelen] != lc))
@@ -372,7 +318,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 st = S_VALUE_LF;
                 break;
             }
-            if (!text_ok(c))
+            if (!lex_field_char((char)c))
                 FAIL("bad character in header value");
             if (p->hdr != H_NONE && p->vlen != VAL_OVERFLOW) {
                 if (p->vlen < sizeof(p->val))
@@ -412,7 +358,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
         case S_CH_EXT:
             if (c == '\r')
                 st = S_CH_SIZE_LF;
-            else if (!text_ok(c))
+            else if (!lex_field_char((char)c))
                 FAIL("bad character in chunk extension");
             break;
         case S_CH_SIZE_LF:
@@ -438,7 +384,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 st = S_TR_END_LF;
                 break;
             }
-            if (!tchar[c])
+            if (!lex_tchar((char)c))
                 FAIL("bad trailer field");
             if (++p->nheaders > HP_MAX_HEADERS)
                 FAIL("too many header fields");
@@ -447,7 +393,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
         case S_TR_LINE:
             if (c == '\r')
                 st = S_TR_LF;
-            else if (!text_ok(c))
+            else if (!lex_field_char((char)c))
                 FAIL("bad character in trailer field");
             break;
         case S_TR_LF:

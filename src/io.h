@@ -9,6 +9,13 @@
 
 enum { IO_OK = 0, IO_WANT_READ = -2, IO_WANT_WRITE = -3, IO_ERROR = -1 };
 
+/* The read buffer of a thread (rafale's workers, serve's threads): a read
+ * shorter than this means the socket is drained. */
+#define IO_RBUF_SIZE (64 * 1024)
+
+/* What the handshake of a transport was. */
+enum { IO_HS_NONE = -1, IO_HS_FULL = 0, IO_HS_RESUMED = 1 };
+
 struct io_ops {
     const char *name;
     /* After TCP connected: IO_OK when ready for requests, IO_WANT_* to be
@@ -24,6 +31,15 @@ struct io_ops {
     void (*close)(void *ctx, int fd);
     /* After a failure with errno EPROTO: a static text naming it, or NULL. */
     const char *(*error)(void *ctx);
+    /* After handshake() returned IO_OK: IO_HS_NONE when the transport has
+     * no handshake of its own, else whether it was full or resumed. */
+    int (*handshake_kind)(void *ctx);
+    /* We will send no more: says so to the peer (TLS close_notify) and
+     * shuts the socket's write side. */
+    void (*shutdown)(void *ctx, int fd);
+    /* A close should wait for the peer's (lingering): TLS always, since its
+     * own buffers may hold what the socket no longer shows. */
+    int lingers;
 };
 
 extern const struct io_ops io_plain;

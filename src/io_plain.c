@@ -2,6 +2,7 @@
 #include "io.h"
 
 #include <sys/uio.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static int plain_handshake(void *ctx, int fd)
@@ -35,6 +36,18 @@ static void plain_close(void *ctx, int fd)
     close(fd);
 }
 
+static int plain_handshake_kind(void *ctx)
+{
+    (void)ctx;
+    return IO_HS_NONE;
+}
+
+static void plain_shutdown(void *ctx, int fd)
+{
+    (void)ctx;
+    shutdown(fd, SHUT_WR);
+}
+
 const struct io_ops io_plain = {
     .name = "tcp",
     .handshake = plain_handshake,
@@ -42,4 +55,7 @@ const struct io_ops io_plain = {
     .write = plain_write,
     .writev = plain_writev,
     .close = plain_close,
+    .handshake_kind = plain_handshake_kind,
+    .shutdown = plain_shutdown,
+    .lingers = 0,
 };

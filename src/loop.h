@@ -15,6 +15,10 @@
 #define LOOP_OUT  0x02u
 #define LOOP_ERR  0x04u  /* error or hang-up on the socket */
 
+/* The struct of type T whose member m is at p: handlers are embedded in
+ * their owners, and get back to them with this. */
+#define container_of(p, T, m) ((T *)(void *)((char *)(p) - offsetof(T, m)))
+
 struct loop_io;
 typedef void (*loop_io_fn)(struct loop_io *io, uint32_t events);
 struct loop_io {

@@ -59,7 +59,7 @@ static int write_file(const char *path, const char *what, const struct config *c
     else if (strcmp(what, "HTML") == 0)
         rc = report_html(f, cfg, r, server);
     else
-        rc = hist_print_hdr(f, &r->total.latency);
+        rc = hist_print_hdr(f, &r->total.h[H_LATENCY]);
     if (f != stdout)
         rc |= fclose(f);
     else
@@ -422,7 +422,7 @@ int main(int argc, char **argv)
     text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
     report_text(text, &cfg, &res, mon ? &server : NULL);
     if (cfg.slo.n) {
-        slo_eval(&cfg.slo, &res);
+        slo_eval(&cfg.slo, &res.total, res.elapsed_s);
         slo_print(text, &cfg.slo);
     }
     fflush(text);

@@ -3,6 +3,7 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "buf.h"
 #include "units.h"
 
 #include <errno.h>
@@ -271,38 +272,17 @@ static int valid_method(const char *m)
 
 static int read_body_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    if (f == NULL)
-        return fail(err, errlen, "cannot read body file '%s': %s", path, strerror(errno));
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            char *nb;
-            cap = cap ? cap * 2 : 4096;
-            nb = cap > ((size_t)1 << 31) ? NULL : realloc(buf, cap);
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                return fail(err, errlen, "body file '%s' is too large", path);
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
+    struct buf b = { 0 };
+    if (buf_read_file(&b, path, (size_t)1 << 31) != 0) {
+        int e = errno;
+        buf_free(&b);
+        if (e == EFBIG || e == ENOMEM)
+            return fail(err, errlen, "body file '%s' is too large", path);
+        return fail(err, errlen, "cannot read body file '%s': %s", path, strerror(e));
     }
-    if (ferror(f)) {
-        free(buf);
-        fclose(f);
-        return fail(err, errlen, "cannot read body file '%s'", path);
-    }
-    fclose(f);
-    *out = buf;
-    *len = n;
-    return 0;
+    *out = b.p ? b.p : malloc(1);
+    *len = b.len;
+    return *out ? 0 : fail(err, errlen, "out of memory");
 }
 
 /* "0", "0,2", "1-3" into out (at most CMP_MAX_CPUS). Returns 0 or -1. */

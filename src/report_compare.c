@@ -141,8 +141,8 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 snprintf(mem, sizeof(mem), "-");
             snprintf(bad, sizeof(bad), "%.1f%%", c->bad_pct);
             fprintf(f, "  %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %10s  %s\n", nw, nw, p->servers[s].name,
-                    c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.latency, 50)),
-                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&c->total.latency, 99)),
+                    c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.h[H_LATENCY], 50)),
+                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&c->total.h[H_LATENCY], 99)),
                     (unsigned long long)stats_errors(&c->total), bad, c->conns_per_req, cpu, mem,
                     cmpr_ratio_text(ratio, sizeof(ratio), c, best));
         }
@@ -287,9 +287,9 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                        "\"keepalive_refused\": %s, \"server_cpu_us_per_request\": %.3f, \"memory_peak_bytes\": %llu, "
                        "\"memory_kind\": \"%s\", \"ratio_to_best\": %.4f, \"valid\": %s, \"unstable\": %s, "
                        "\"client_bound\": %s, \"failed\": %s, \"status\": {",
-                    c->rps_median, c->rps_min, c->rps_max, hist_mean(&t->latency) / 1e3,
-                    hist_percentile(&t->latency, 50) / 1e3, hist_percentile(&t->latency, 99) / 1e3,
-                    (double)t->latency.max / 1e3, (unsigned long long)t->completed,
+                    c->rps_median, c->rps_min, c->rps_max, hist_mean(&t->h[H_LATENCY]) / 1e3,
+                    hist_percentile(&t->h[H_LATENCY], 50) / 1e3, hist_percentile(&t->h[H_LATENCY], 99) / 1e3,
+                    (double)t->h[H_LATENCY].max / 1e3, (unsigned long long)t->completed,
                     (unsigned long long)stats_errors(t), (unsigned long long)t->bad_status, c->bad_pct,
                     (unsigned long long)t->conns_opened, c->conns_per_req, c->keepalive_refused ? "true" : "false",
                     c->server_cpu_us, (unsigned long long)c->mem_peak, c->mem_is_pss ? "pss" : "rss",

@@ -35,7 +35,7 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
                     if (what == BAR_RPS)
                         x = c->rps_median;
                     else if (what == BAR_P99)
-                        x = hist_percentile(&c->total.latency, 99) / 1e6;
+                        x = hist_percentile(&c->total.h[H_LATENCY], 99) / 1e6;
                     else if (what == BAR_CPU)
                         x = c->server_cpu_us > 0 ? c->server_cpu_us : 0;
                     else
@@ -66,9 +66,9 @@ static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_res
                 v[s] = v[p->nservers + s] = v[2 * p->nservers + s] = NAN;
             if (c->nruns == 0 || c->invalid)
                 continue;
-            v[0 * p->nservers + s] = hist_mean(&c->total.latency) / 1e6;
-            v[1 * p->nservers + s] = hist_percentile(&c->total.latency, 50) / 1e6;
-            v[2 * p->nservers + s] = hist_percentile(&c->total.latency, 99) / 1e6;
+            v[0 * p->nservers + s] = hist_mean(&c->total.h[H_LATENCY]) / 1e6;
+            v[1 * p->nservers + s] = hist_percentile(&c->total.h[H_LATENCY], 50) / 1e6;
+            v[2 * p->nservers + s] = hist_percentile(&c->total.h[H_LATENCY], 99) / 1e6;
         }
         snprintf(title, sizeof(title), "Latency: %s", p->workloads[w].name);
         svg_bar_chart(f, title, "latency (ms)", groups, 3, series, p->nservers, v);
@@ -95,8 +95,8 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
         goto out;
     for (s = 0; s < p->nservers; s++) {
         const struct cmp_cell *c = cmp_cell(r, w, s);
-        if (c->nruns && c->total.latency.total > most)
-            most = c->total.latency.total;
+        if (c->nruns && c->total.h[H_LATENCY].total > most)
+            most = c->total.h[H_LATENCY].total;
     }
     top = log10((double)most);
     if (top > 5)
@@ -106,14 +106,14 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     for (s = 0; s < p->nservers; s++) {
         const struct cmp_cell *c = cmp_cell(r, w, s);
         double *ys = y + ns * N;
-        if (c->nruns == 0 || c->total.latency.total == 0 || c->invalid)
+        if (c->nruns == 0 || c->total.h[H_LATENCY].total == 0 || c->invalid)
             continue;
         for (i = 0; i < N; i++)
-            ys[i] = hist_percentile(&c->total.latency, 100.0 * (1 - 1 / x[i])) / 1e6;
+            ys[i] = hist_percentile(&c->total.h[H_LATENCY], 100.0 * (1 - 1 / x[i])) / 1e6;
         if (ys[0] <= 0)
             ys[0] = 1e-6;
-        if (hist_percentile(&c->total.latency, 50) / 1e6 < lo_p50)
-            lo_p50 = hist_percentile(&c->total.latency, 50) / 1e6;
+        if (hist_percentile(&c->total.h[H_LATENCY], 50) / 1e6 < lo_p50)
+            lo_p50 = hist_percentile(&c->total.h[H_LATENCY], 50) / 1e6;
         if (ys[N - 1] > hi)
             hi = ys[N - 1];
         ser[ns].name = p->servers[s].name;
@@ -315,10 +315,10 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
             html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                        "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
                        "<td class=\"%s\">%s</td></tr>\n",
-                    c->rps_median, c->rps_min, c->rps_max, units_fmt_ns(a, sizeof(a), hist_mean(&c->total.latency)),
-                    units_fmt_ns(b, sizeof(b), hist_percentile(&c->total.latency, 50)),
-                    units_fmt_ns(c2, sizeof(c2), hist_percentile(&c->total.latency, 99)),
-                    units_fmt_ns(d, sizeof(d), (double)c->total.latency.max), (unsigned long long)stats_errors(&c->total),
+                    c->rps_median, c->rps_min, c->rps_max, units_fmt_ns(a, sizeof(a), hist_mean(&c->total.h[H_LATENCY])),
+                    units_fmt_ns(b, sizeof(b), hist_percentile(&c->total.h[H_LATENCY], 50)),
+                    units_fmt_ns(c2, sizeof(c2), hist_percentile(&c->total.h[H_LATENCY], 99)),
+                    units_fmt_ns(d, sizeof(d), (double)c->total.h[H_LATENCY].max), (unsigned long long)stats_errors(&c->total),
                     c->bad_pct > 0 ? "warn" : "", c->bad_pct, c->keepalive_refused ? "warn" : "", c->conns_per_req, cpu,
                     mem, c->invalid ? "warn" : "", cmpr_ratio_text(ratio, sizeof(ratio), c, best));
         }

@@ -7,6 +7,6 @@ int report_csv(FILE *f, const struct engine_result *r)
     int i;
     fprintf(f, "Percentage served,Time in ms\n");
     for (i = 0; i <= 100; i++)
-        fprintf(f, "%d,%.3f\n", i, hist_percentile(&r->total.latency, (double)i) / 1e6);
+        fprintf(f, "%d,%.3f\n", i, hist_percentile(&r->total.h[H_LATENCY], (double)i) / 1e6);
     return ferror(f) ? -1 : 0;
 }

@@ -27,9 +27,9 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     double x[N], y[3][N];
     struct svg_series ser[3];
     struct svg_axis ax = { "percentile", 1, ticks, labels, 0 }, ay = { "latency (ms)", 0, NULL, NULL, 0 };
-    const struct hist *h[3] = { &s->latency, &s->ttfb, &s->latency_unc };
+    const struct hist *h[3] = { &s->h[H_LATENCY], &s->h[H_TTFB], &s->h[H_LATENCY_UNC] };
     const char *names[3] = { rate_mode ? "total (from when due)" : "total", "time to first byte", "uncorrected (from send)" };
-    double top = log10((double)(s->latency.total > 10 ? s->latency.total : 10));
+    double top = log10((double)(s->h[H_LATENCY].total > 10 ? s->h[H_LATENCY].total : 10));
     int i, k, ns = rate_mode ? 3 : 2;
 
     if (top > 5)
@@ -48,7 +48,7 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     }
     ax.nticks = (int)floor(top) + 1;
     /* One slow tail would flatten the rest on a linear axis. */
-    if ((double)s->latency.max > 20 * hist_percentile(&s->latency, 50)) {
+    if ((double)s->h[H_LATENCY].max > 20 * hist_percentile(&s->h[H_LATENCY], 50)) {
         ay.log = 1;
         ay.label = "latency (ms, log scale)";
         for (k = 0; k < ns; k++)
@@ -247,12 +247,12 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     for (k = 0; k < REPORT_NPCTS; k++)
         html_printf(f, "<th>p%s</th>", report_pct_names[k]);
     html_printf(f, "<th>max</th></tr>\n");
-    lat_tr(f, "connect", &s->connect);
-    lat_tr(f, "tls", &s->tls);
-    lat_tr(f, "ttfb", &s->ttfb);
-    lat_tr(f, "total", &s->latency);
+    lat_tr(f, "connect", &s->h[H_CONNECT]);
+    lat_tr(f, "tls", &s->h[H_TLS]);
+    lat_tr(f, "ttfb", &s->h[H_TTFB]);
+    lat_tr(f, "total", &s->h[H_LATENCY]);
     if (cfg->rate > 0)
-        lat_tr(f, "uncorrected", &s->latency_unc);
+        lat_tr(f, "uncorrected", &s->h[H_LATENCY_UNC]);
     html_printf(f, "</table>\n");
     percentile_chart(f, s, cfg->rate > 0);
     timeline_charts(f, r);
@@ -269,8 +269,8 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
             html_text(f, cfg->url_text[i]);
             html_printf(f, "</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td></tr>\n",
                     (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
-                    units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->latency, 50)),
-                    units_fmt_ns(b2, sizeof(b2), hist_percentile(&u->latency, 99)));
+                    units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->h[H_LATENCY], 50)),
+                    units_fmt_ns(b2, sizeof(b2), hist_percentile(&u->h[H_LATENCY], 99)));
         }
         html_printf(f, "</table>\n");
     }

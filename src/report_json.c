@@ -71,18 +71,11 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_err_name((enum err_kind)i),
                 (unsigned long long)s->errors[i]);
     fprintf(f, "},\n");
-    jhist(f, "latency", &s->latency, ind);
-    fprintf(f, ",\n");
-    jhist(f, "connect", &s->connect, ind);
-    fprintf(f, ",\n");
-    jhist(f, "ttfb", &s->ttfb, ind);
-    fprintf(f, ",\n");
-    jhist(f, "latency_uncorrected", &s->latency_unc, ind);
-    fprintf(f, ",\n");
-    jhist(f, "send_lag", &s->lag, ind);
-    fprintf(f, ",\n");
-    jhist(f, "tls_handshake", &s->tls, ind);
-    fprintf(f, ",\n%s\"tls\": {\"full\": %llu, \"resumed\": %llu}", ind, (unsigned long long)s->tls_full,
+    for (i = 0; i < H__COUNT; i++) {
+        jhist(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind);
+        fprintf(f, ",\n");
+    }
+    fprintf(f, "%s\"tls\": {\"full\": %llu, \"resumed\": %llu}", ind, (unsigned long long)s->tls_full,
             (unsigned long long)s->tls_resumed);
 }
 

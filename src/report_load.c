@@ -272,12 +272,8 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         s->tls_resumed = get_count(c, tls, "resumed", 0);
         leave(c, at);
     }
-    load_hist(c, &s->latency, o, "latency");
-    load_hist(c, &s->connect, o, "connect");
-    load_hist(c, &s->ttfb, o, "ttfb");
-    load_hist(c, &s->latency_unc, o, "latency_uncorrected");
-    load_hist(c, &s->lag, o, "send_lag");
-    load_hist(c, &s->tls, o, "tls_handshake");
+    for (i = 0; i < H__COUNT; i++)
+        load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
 }
 
 static void copy_text(char *dst, size_t len, const char *s)

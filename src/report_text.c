@@ -163,19 +163,19 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
 
     fprintf(f, "Rate          target %.1f req/s, sent %.1f req/s (%.1f%%)%s\n", r->target_rate, achieved, 100 * ratio,
             cfg->poisson ? ", Poisson arrivals" : "");
-    if (s->lag.total)
-        fprintf(f, "Send lag      p50 %s, p99 %s, max %s behind the schedule\n", units_fmt_ns(l50, sizeof(l50), hist_percentile(&s->lag, 50)),
-                units_fmt_ns(l99, sizeof(l99), hist_percentile(&s->lag, 99)), units_fmt_ns(lmax, sizeof(lmax), (double)s->lag.max));
+    if (s->h[H_LAG].total)
+        fprintf(f, "Send lag      p50 %s, p99 %s, max %s behind the schedule\n", units_fmt_ns(l50, sizeof(l50), hist_percentile(&s->h[H_LAG], 50)),
+                units_fmt_ns(l99, sizeof(l99), hist_percentile(&s->h[H_LAG], 99)), units_fmt_ns(lmax, sizeof(lmax), (double)s->h[H_LAG].max));
     if (r->extra_connections)
         fprintf(f, "Extra         %u connections opened beyond -c %u because the schedule fell behind (--max-connections)\n",
                 r->extra_connections, cfg->connections);
     if (r->queued)
         fprintf(f, "Not sent      %llu requests were due but found no free connection before the end\n",
                 (unsigned long long)r->queued);
-    if (ratio >= 0.99 && hist_percentile(&s->lag, 99) > 10e6) {
+    if (ratio >= 0.99 && hist_percentile(&s->h[H_LAG], 99) > 10e6) {
         fprintf(f, "Why           the rate was kept overall, but requests waited up to %s for a free connection:\n"
                    "              the server stalled at times (slowest response %s); 'total' counts the wait\n",
-                lmax, units_fmt_ns(l50, sizeof(l50), (double)s->latency_unc.max));
+                lmax, units_fmt_ns(l50, sizeof(l50), (double)s->h[H_LATENCY_UNC].max));
     } else if (ratio < 0.99) {
         if (cpu_share > 0.9)
             fprintf(f, "Why           rafale's own CPU was saturated (%.0f%% of %u thread%s): add threads (-t) or cores;\n"
@@ -184,7 +184,7 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
         else
             fprintf(f, "Why           all %u connections were busy waiting for the server: it answered too slowly\n"
                        "              for this rate (needs about rate x latency = %.0f connections; raise -c)\n",
-                    cfg->connections, r->target_rate * hist_mean(&s->latency_unc) / 1e9 + 1);
+                    cfg->connections, r->target_rate * hist_mean(&s->h[H_LATENCY_UNC]) / 1e9 + 1);
     }
 }
 
@@ -293,20 +293,20 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         rate_block(f, cfg, r);
 
     fprintf(f, "\nLatency          min     mean    stdev      p50      p75      p90      p95      p99    p99.9      max\n");
-    lat_row(f, "connect", &s->connect);
-    if (s->tls.total)
-        lat_row(f, "tls", &s->tls);
-    lat_row(f, "ttfb", &s->ttfb);
-    lat_row(f, "total", &s->latency);
+    lat_row(f, "connect", &s->h[H_CONNECT]);
+    if (s->h[H_TLS].total)
+        lat_row(f, "tls", &s->h[H_TLS]);
+    lat_row(f, "ttfb", &s->h[H_TTFB]);
+    lat_row(f, "total", &s->h[H_LATENCY]);
     if (r->target_rate > 0) {
-        lat_row(f, "uncorr.", &s->latency_unc);
+        lat_row(f, "uncorr.", &s->h[H_LATENCY_UNC]);
         fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"
                    "   counts; uncorr.: from when it was actually sent, as closed-loop tools report it;\n"
                    "   connect: TCP handshakes; ttfb: from the send)\n");
     } else {
         fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
     }
-    text_histogram(f, &s->latency);
+    text_histogram(f, &s->h[H_LATENCY]);
     if (server) {
         fprintf(f, "\n");
         report_server_text(f, server, s->completed, "");
@@ -330,9 +330,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
             char p50[32], p99[32], mx[32];
             fprintf(f, "  %-*.*s %10llu %8llu %11.1f %8s %8s %8s\n", (int)w, (int)w, cfg->url_text[i],
                     (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
-                    units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->latency, 50)),
-                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->latency, 99)),
-                    units_fmt_ns(mx, sizeof(mx), (double)u->latency.max));
+                    units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
+                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),
+                    units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));
         }
     }
     return ferror(f) ? -1 : 0;

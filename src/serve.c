@@ -15,6 +15,7 @@
  * a request head must arrive within --header-timeout and an idle connection
  * is closed after --idle-timeout, as a connection whose client stops reading. */
 #include "serve.h"
+#include "buf.h"
 #include "clock.h"
 #include "http_lex.h"
 #include "http_req.h"
@@ -39,7 +40,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#define RBUF_SIZE (64 * 1024)
 #define MAX_REQ_BODY (1u << 20)    /* largest request body accepted (skipped, never kept) */
 #define MAX_BODY (64u << 20)       /* largest /bytes/N */
 #define MAX_DELAY_MS 600000
@@ -48,12 +48,6 @@
 #define GEN_BLOCK (64 * 1024)      /* a generated body goes out this much at a time */
 #define INLINE_BODY (64 * 1024)    /* larger bodies are generated as they are sent */
 #define KEEP_CAP (256 * 1024)      /* a buffer grown past this is freed once empty */
-#define container_of(p, T, m) ((T *)(void *)((char *)(p) - offsetof(T, m)))
-
-struct sbuf {
-    char *p;
-    size_t len, cap;
-};
 
 struct file_ent {
     char *name;
@@ -90,8 +84,8 @@ struct sconn {
     uint64_t t_idle;     /* when the connection last became idle (or was accepted) */
     uint64_t t_out;      /* when output last made progress */
     struct http_req req; /* parser state of a partial head */
-    struct sbuf in;      /* unparsed input, only when a head is split */
-    struct sbuf out;     /* unsent output */
+    struct buf in;      /* unparsed input, only when a head is split */
+    struct buf out;     /* unsent output */
     size_t out_off;
     struct sconn *next_free;
     struct sconn *next_all;  /* every connection ever allocated, for shutdown */
@@ -107,11 +101,11 @@ struct sthread {
     pthread_t th;
     uint64_t accepted, requests;
     char *rbuf;
-    struct sbuf wb;          /* responses being built, flushed once per read */
+    struct buf wb;          /* responses being built, flushed once per read */
     int last_status;         /* of the response just queued, for the access log */
     char date[40];           /* Date header value */
     char logdate[40];        /* access log time */
-    struct sbuf hello;       /* ready-made keep-alive answer to GET / */
+    struct buf hello;       /* ready-made keep-alive answer to GET / */
     struct sconn *free;
     struct sconn *all;
     uint32_t rng;
@@ -137,70 +131,6 @@ struct req {
     int keep;
     int head;
 };
-
-/* --- small buffers --- */
-
-static int sbuf_reserve(struct sbuf *b, size_t more)
-{
-    if (b->len + more > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *p;
-        while (cap < b->len + more)
-            cap *= 2;
-        p = realloc(b->p, cap);
-        if (p == NULL)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    return 0;
-}
-
-static int sbuf_put(struct sbuf *b, const void *s, size_t n)
-{
-    if (sbuf_reserve(b, n) != 0)
-        return -1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-static int sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sbuf_printf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (sbuf_reserve(b, 512) != 0)
-        return -1;
-    va_start(ap, fmt);
-    n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return -1;
-    if ((size_t)n >= b->cap - b->len) {
-        if (sbuf_reserve(b, (size_t)n + 1) != 0)
-            return -1;
-        va_start(ap, fmt);
-        vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-    }
-    b->len += (size_t)n;
-    return 0;
-}
-
-static void sbuf_free(struct sbuf *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
-
-/* Gives back a buffer that grew large once it is empty again. */
-static void sbuf_shrink(struct sbuf *b)
-{
-    if (b->len == 0 && b->cap > KEEP_CAP)
-        sbuf_free(b);
-}
 
 /* --- responses --- */
 
@@ -238,14 +168,14 @@ static const char *reason(int code)
  * (the connection is then closed by the caller's flush failing). */
 static int head_common(struct sthread *t, const struct req *r, int status, const char *ctype)
 {
-    int rc = sbuf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, reason(status), t->date);
+    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, reason(status), t->date);
     t->last_status = status;
     if (ctype)
-        rc |= sbuf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
+        rc |= buf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
     if (!r->keep)
-        rc |= sbuf_put(&t->wb, "Connection: close\r\n", 19);
+        rc |= buf_put(&t->wb, "Connection: close\r\n", 19);
     else if (r->minor == 0)
-        rc |= sbuf_put(&t->wb, "Connection: keep-alive\r\n", 24);
+        rc |= buf_put(&t->wb, "Connection: keep-alive\r\n", 24);
     return rc ? -1 : 0;
 }
 
@@ -255,12 +185,12 @@ static int respond(struct sthread *t, const struct req *r, int status, const cha
 {
     int rc = head_common(t, r, status, ctype);
     if (extra)
-        rc |= sbuf_put(&t->wb, extra, strlen(extra));
+        rc |= buf_put(&t->wb, extra, strlen(extra));
     if (status == 204 || status == 304)
-        return rc | sbuf_put(&t->wb, "\r\n", 2);
-    rc |= sbuf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", blen);
+        return rc | buf_put(&t->wb, "\r\n", 2);
+    rc |= buf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", blen);
     if (!r->head)
-        rc |= sbuf_put(&t->wb, body, blen);
+        rc |= buf_put(&t->wb, body, blen);
     return rc ? -1 : 0;
 }
 
@@ -268,7 +198,7 @@ static const char HELLO[] = "Hello, world\n";
 
 static void build_hello(struct sthread *t)
 {
-    struct sbuf saved = t->wb;
+    struct buf saved = t->wb;
     struct req r = { .minor = 1, .keep = 1 };
     t->wb = t->hello;
     t->wb.len = 0;
@@ -317,9 +247,9 @@ static int respond_bytes(struct sconn *c, const struct req *r, uint64_t n, int c
     int rc = head_common(t, r, 200, "application/octet-stream");
     chunked = chunked && r->minor == 1;
     if (chunked)
-        rc |= sbuf_put(&t->wb, "Transfer-Encoding: chunked\r\n\r\n", 30);
+        rc |= buf_put(&t->wb, "Transfer-Encoding: chunked\r\n\r\n", 30);
     else
-        rc |= sbuf_printf(&t->wb, "Content-Length: %llu\r\n\r\n", (unsigned long long)n);
+        rc |= buf_printf(&t->wb, "Content-Length: %llu\r\n\r\n", (unsigned long long)n);
     if (rc || r->head)
         return rc ? -1 : 0;
     c->gen = chunked ? GEN_CHUNKED : GEN_BYTES;
@@ -334,7 +264,7 @@ static int respond_file(struct sconn *c, const struct req *r, const struct file_
     struct sthread *t = c->t;
     if (f->len <= INLINE_BODY)
         return respond(t, r, 200, f->ctype, NULL, f->data, f->len);
-    if (head_common(t, r, 200, f->ctype) != 0 || sbuf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", f->len) != 0)
+    if (head_common(t, r, 200, f->ctype) != 0 || buf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", f->len) != 0)
         return -1;
     if (!r->head) {
         c->gen = GEN_MEM;
@@ -346,12 +276,12 @@ static int respond_file(struct sconn *c, const struct req *r, const struct file_
 }
 
 /* Appends the next part of a generated body to out, about GEN_BLOCK bytes. */
-static int gen_fill(struct sconn *c, struct sbuf *out)
+static int gen_fill(struct sconn *c, struct buf *out)
 {
     size_t room = GEN_BLOCK;
     if (c->gen == GEN_BYTES) {
         size_t k = c->gen_left < room ? (size_t)c->gen_left : room, i;
-        if (sbuf_reserve(out, k) != 0)
+        if (buf_reserve(out, k) != 0)
             return -1;
         /* Byte i of the body is PATTERN[i % PATTERN_LEN]. */
         for (i = 0; i < k; i++)
@@ -363,7 +293,7 @@ static int gen_fill(struct sconn *c, struct sbuf *out)
         /* Chunks of up to 1000 bytes, so a client's chunk parser is exercised. */
         while (c->gen_left > 0 && room > 1100) {
             size_t k = c->gen_left < 1000 ? (size_t)c->gen_left : 1000, i;
-            if (sbuf_printf(out, "%zx\r\n", k) != 0 || sbuf_reserve(out, k + 2) != 0)
+            if (buf_printf(out, "%zx\r\n", k) != 0 || buf_reserve(out, k + 2) != 0)
                 return -1;
             for (i = 0; i < k; i++)
                 out->p[out->len + i] = PATTERN[i % PATTERN_LEN];
@@ -373,7 +303,7 @@ static int gen_fill(struct sconn *c, struct sbuf *out)
             c->gen_left -= k;
             room -= k + 8;
         }
-        if (c->gen_left == 0 && sbuf_put(out, "0\r\n\r\n", 5) != 0)
+        if (c->gen_left == 0 && buf_put(out, "0\r\n\r\n", 5) != 0)
             return -1;
     }
     if (c->gen_left == 0)
@@ -403,7 +333,7 @@ static int route(struct sconn *c, const struct http_req *hr, struct req *r)
     if (path_is(path, plen, "/")) {
         if (r->keep && r->minor == 1 && !r->head && t->hello.len) {
             t->last_status = 200;
-            return sbuf_put(&t->wb, t->hello.p, t->hello.len);
+            return buf_put(&t->wb, t->hello.p, t->hello.len);
         }
         return respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
     }
@@ -548,8 +478,8 @@ static void sc_free(struct sconn *c)
         c->ops->close(c->io_ctx, c->fd);
     c->fd = -1;
     c->io_ctx = NULL;
-    sbuf_free(&c->in);
-    sbuf_free(&c->out);
+    buf_free(&c->in);
+    buf_free(&c->out);
     c->next_free = t->free;
     t->free = c;
 }
@@ -580,15 +510,13 @@ static void sc_arm(struct sconn *c)
 static void sc_drain_start(struct sconn *c)
 {
     /* Nothing unread: a plain close sends FIN, not RST; no need to linger. */
-    if (c->in.len == 0 && c->skip == 0 && c->ops == &io_plain) {
+    if (c->in.len == 0 && c->skip == 0 && !c->ops->lingers) {
         sc_free(c);
         return;
     }
     /* Lingering close: send our FIN, then wait for the client's, so unread
      * request bytes cannot turn our close into a reset that eats the response. */
-    if (c->ops == &io_tls)
-        tls_notify_close(c->io_ctx);
-    shutdown(c->fd, SHUT_WR);
+    c->ops->shutdown(c->io_ctx, c->fd);
     c->draining = 1;
     timer_set(&c->t->loop, &c->timer, clock_ns() + DRAIN_NS);
 }
@@ -603,7 +531,7 @@ static int sc_pump(struct sconn *c)
         if (c->out.len == c->out_off) {
             c->out.len = c->out_off = 0;
             if (c->gen == GEN_NONE) {
-                sbuf_shrink(&c->out);
+                buf_shrink(&c->out, KEEP_CAP);
                 return 0;
             }
             if (c->gen == GEN_MEM) {
@@ -646,7 +574,7 @@ static int sc_send(struct sconn *c)
     int rc = 0;
     if (t->wb.len) {
         if (c->out.len > c->out_off) {
-            rc = sbuf_put(&c->out, t->wb.p, t->wb.len);
+            rc = buf_put(&c->out, t->wb.p, t->wb.len);
         } else {
             const char *p = t->wb.p;
             size_t n = t->wb.len;
@@ -662,7 +590,7 @@ static int sc_send(struct sconn *c)
                     continue;
                 if (w < 0 && errno == EAGAIN) {
                     c->out.len = c->out_off = 0;
-                    rc = sbuf_put(&c->out, p, n);
+                    rc = buf_put(&c->out, p, n);
                     break;
                 }
                 rc = -1;
@@ -670,7 +598,7 @@ static int sc_send(struct sconn *c)
             }
         }
         t->wb.len = 0;
-        sbuf_shrink(&t->wb);
+        buf_shrink(&t->wb, KEEP_CAP);
         if (rc != 0)
             return -1;
     }
@@ -687,7 +615,7 @@ static void sc_resume(struct sconn *c)
         size_t used = handle_all(c, c->in.p, c->in.len);
         memmove(c->in.p, c->in.p + used, c->in.len - used);
         c->in.len -= used;
-        sbuf_shrink(&c->in);
+        buf_shrink(&c->in, KEEP_CAP);
         if (used)
             c->t_idle = c->t_req = clock_ns();
     }
@@ -725,7 +653,7 @@ static void sc_read(struct sconn *c, int hup)
             sc_arm(c);
             return;
         }
-        n = c->ops->read(c->io_ctx, c->fd, t->rbuf, RBUF_SIZE);
+        n = c->ops->read(c->io_ctx, c->fd, t->rbuf, IO_RBUF_SIZE);
         if (n == 0) {
             sc_free(c);
             return;
@@ -746,17 +674,17 @@ static void sc_read(struct sconn *c, int hup)
         if (c->in.len) {
             /* A split head: the parser refuses one over HR_MAX_HEAD, so the
              * buffer stays within a head and one read. */
-            if (sbuf_put(&c->in, t->rbuf, (size_t)n) != 0) {
+            if (buf_put(&c->in, t->rbuf, (size_t)n) != 0) {
                 sc_free(c);
                 return;
             }
             used = handle_all(c, c->in.p, c->in.len);
             memmove(c->in.p, c->in.p + used, c->in.len - used);
             c->in.len -= used;
-            sbuf_shrink(&c->in);
+            buf_shrink(&c->in, KEEP_CAP);
         } else {
             used = handle_all(c, t->rbuf, (size_t)n);
-            if (used < (size_t)n && sbuf_put(&c->in, t->rbuf + used, (size_t)n - used) != 0) {
+            if (used < (size_t)n && buf_put(&c->in, t->rbuf + used, (size_t)n - used) != 0) {
                 sc_free(c);
                 return;
             }
@@ -775,7 +703,7 @@ static void sc_read(struct sconn *c, int hup)
             sc_drain_start(c);
             return;
         }
-        if (n < RBUF_SIZE && !hup) {
+        if (n < IO_RBUF_SIZE && !hup) {
             sc_arm(c);
             return;
         }
@@ -1091,14 +1019,14 @@ static void serve_free(struct serve *s)
             t->all = c->next_all;
             if (c->fd >= 0)
                 c->ops->close(c->io_ctx, c->fd);
-            sbuf_free(&c->in);
-            sbuf_free(&c->out);
+            buf_free(&c->in);
+            buf_free(&c->out);
             free(c);
         }
         loop_fini(&t->loop);
         free(t->rbuf);
-        sbuf_free(&t->wb);
-        sbuf_free(&t->hello);
+        buf_free(&t->wb);
+        buf_free(&t->hello);
     }
     for (i = 0; i < s->nfiles; i++) {
         free(s->files[i].data);
@@ -1150,7 +1078,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         s->nthreads++;
         t->s = s;
         t->rng = 2463534242u + i * 7919u;
-        if (loop_init(&t->loop, 512) != 0 || (t->rbuf = malloc(RBUF_SIZE)) == NULL) {
+        if (loop_init(&t->loop, 512) != 0 || (t->rbuf = malloc(IO_RBUF_SIZE)) == NULL) {
             snprintf(err, errlen, "out of memory");
             goto fail;
         }

@@ -1,7 +1,7 @@
 /* slo.c - pass/fail thresholds on a run. Latency checks use the reported
  * latency (corrected for coordinated omission in rate mode). */
 #include "slo.h"
-#include "engine.h"
+#include "stats.h"
 #include "units.h"
 
 #include <ctype.h>
@@ -113,9 +113,8 @@ int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen)
     return 0;
 }
 
-int slo_eval(struct slo *s, const struct engine_result *r)
+int slo_eval(struct slo *s, const struct stats *t, double elapsed_s)
 {
-    const struct stats *t = &r->total;
     uint64_t errs = stats_errors(t), ended = t->completed + errs;
     int i, failed = 0;
 
@@ -123,13 +122,13 @@ int slo_eval(struct slo *s, const struct engine_result *r)
         struct slo_check *c = &s->c[i];
         switch (c->metric) {
         case SLO_PCT:
-            c->value = hist_percentile(&t->latency, c->pct);
+            c->value = hist_percentile(&t->h[H_LATENCY], c->pct);
             break;
         case SLO_MEAN:
-            c->value = hist_mean(&t->latency);
+            c->value = hist_mean(&t->h[H_LATENCY]);
             break;
         case SLO_MAX_LAT:
-            c->value = (double)t->latency.max;
+            c->value = (double)t->h[H_LATENCY].max;
             break;
         case SLO_ERRORS_PCT:
             c->value = ended ? 100.0 * (double)errs / (double)ended : 0;
@@ -138,7 +137,7 @@ int slo_eval(struct slo *s, const struct engine_result *r)
             c->value = (double)errs;
             break;
         case SLO_RPS:
-            c->value = r->elapsed_s > 0 ? (double)t->completed / r->elapsed_s : 0;
+            c->value = elapsed_s > 0 ? (double)t->completed / elapsed_s : 0;
             break;
         case SLO_BAD_PCT:
             c->value = t->completed ? 100.0 * (double)t->bad_status / (double)t->completed : 0;
@@ -152,7 +151,7 @@ int slo_eval(struct slo *s, const struct engine_result *r)
         else
             c->pass = c->or_equal ? c->value >= c->threshold : c->value > c->threshold;
         /* A latency check on a run with no sample proves nothing. */
-        if ((c->metric == SLO_PCT || c->metric == SLO_MEAN || c->metric == SLO_MAX_LAT) && t->latency.total == 0)
+        if ((c->metric == SLO_PCT || c->metric == SLO_MEAN || c->metric == SLO_MAX_LAT) && t->h[H_LATENCY].total == 0)
             c->pass = 0;
         failed += !c->pass;
     }

@@ -8,7 +8,7 @@
 
 #define SLO_MAX 16
 
-struct engine_result;
+struct stats;
 
 enum slo_metric { SLO_PCT, SLO_MEAN, SLO_MAX_LAT, SLO_ERRORS_PCT, SLO_ERRORS, SLO_RPS, SLO_BAD_PCT, SLO_BAD };
 
@@ -30,8 +30,9 @@ struct slo {
 
 /* Parses spec. Returns 0, or -1 with a one-line reason in err. */
 int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen);
-/* Measures each check against r. Returns the number of failed checks. */
-int slo_eval(struct slo *s, const struct engine_result *r);
+/* Measures each check against a run's totals and its elapsed time.
+ * Returns the number of failed checks. */
+int slo_eval(struct slo *s, const struct stats *t, double elapsed_s);
 /* Prints "SLO" and a pass/fail line per check. */
 void slo_print(FILE *f, const struct slo *s);
 /* The value of a check in words ("12.3ms", "0.35%", "9876 req/s"). */

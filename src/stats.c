@@ -42,26 +42,34 @@ const char *stats_err_explain(enum err_kind k)
     return explain[k];
 }
 
+static const char *const hist_names[H__COUNT] = {
+    [H_LATENCY] = "latency",
+    [H_CONNECT] = "connect",
+    [H_TTFB] = "ttfb",
+    [H_LATENCY_UNC] = "latency_uncorrected",
+    [H_LAG] = "send_lag",
+    [H_TLS] = "tls_handshake",
+};
+
+const char *stats_hist_name(enum hist_kind k)
+{
+    return hist_names[k];
+}
+
 int stats_init(struct stats *s)
 {
-    int e;
+    int k;
     memset(s, 0, sizeof(*s));
-    if ((e = hist_init(&s->latency)) != 0 || (e = hist_init(&s->ttfb)) != 0 || (e = hist_init(&s->connect)) != 0 ||
-        (e = hist_init(&s->latency_unc)) != 0 || (e = hist_init(&s->lag)) != 0 || (e = hist_init(&s->tls)) != 0) {
-        stats_fini(s);
-        return e;
-    }
+    for (k = 0; k < H__COUNT; k++)
+        hist_init(&s->h[k]);
     return 0;
 }
 
 void stats_fini(struct stats *s)
 {
-    hist_fini(&s->latency);
-    hist_fini(&s->ttfb);
-    hist_fini(&s->connect);
-    hist_fini(&s->latency_unc);
-    hist_fini(&s->lag);
-    hist_fini(&s->tls);
+    int k;
+    for (k = 0; k < H__COUNT; k++)
+        hist_fini(&s->h[k]);
 }
 
 void stats_merge(struct stats *d, const struct stats *s)
@@ -84,12 +92,8 @@ void stats_merge(struct stats *d, const struct stats *s)
     for (i = 0; i < CLOSE__COUNT; i++)
         d->closes[i] += s->closes[i];
     d->bad_status += s->bad_status;
-    hist_merge(&d->latency, &s->latency);
-    hist_merge(&d->ttfb, &s->ttfb);
-    hist_merge(&d->connect, &s->connect);
-    hist_merge(&d->latency_unc, &s->latency_unc);
-    hist_merge(&d->lag, &s->lag);
-    hist_merge(&d->tls, &s->tls);
+    for (i = 0; i < H__COUNT; i++)
+        hist_merge(&d->h[i], &s->h[i]);
     d->tls_full += s->tls_full;
     d->tls_resumed += s->tls_resumed;
 }

@@ -23,6 +23,18 @@ enum err_kind {
     ERR__COUNT
 };
 
+/* The latency histograms of a run, in the order reports list them. */
+enum hist_kind {
+    H_LATENCY,      /* total: from when the request was due (its intended send time in rate
+                     * mode, coordinated omission corrected; its start otherwise) */
+    H_CONNECT,      /* TCP handshake */
+    H_TTFB,         /* time to the first byte of the response */
+    H_LATENCY_UNC,  /* total from when the request was actually sent */
+    H_LAG,          /* rate mode: how late a request was sent against the schedule */
+    H_TLS,          /* TLS handshake, after the TCP connect */
+    H__COUNT
+};
+
 /* How the server ended a keep-alive connection (it is told in the report,
  * so a server that refuses keep-alive cannot pass for one that keeps it). */
 enum close_kind {
@@ -45,11 +57,7 @@ struct stats {
     uint64_t tls_full, tls_resumed; /* TLS handshakes */
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
-    /* latency runs from when the request was due: its intended send time in
-     * rate mode (coordinated omission corrected), its start otherwise.
-     * latency_unc runs from when it was actually sent; lag is the gap. */
-    struct hist latency, ttfb, connect, latency_unc, lag;
-    struct hist tls;           /* TLS handshake, after the TCP connect */
+    struct hist h[H__COUNT];   /* see enum hist_kind */
 };
 
 /* Returns 0 or an errno value. */
@@ -65,6 +73,9 @@ void stats_count_bad(struct stats *s, const struct status_set *expect);
 const char *stats_close_name(enum close_kind k);
 const char *stats_close_explain(enum close_kind k);
 
+/* JSON key of a histogram ("latency", "connect", "ttfb", "latency_uncorrected",
+ * "send_lag", "tls_handshake"). */
+const char *stats_hist_name(enum hist_kind k);
 /* JSON key of an error kind ("connect_refused", ...). */
 const char *stats_err_name(enum err_kind k);
 /* One plain-English line saying what the error kind means. */

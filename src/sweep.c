@@ -26,11 +26,11 @@ static int run_step(const struct config *base, double rate, const atomic_int *st
         return -1;
     errs = stats_errors(&r.total);
     st->sent = r.elapsed_s > 0 ? (double)r.total.started / r.elapsed_s : 0;
-    st->p50_ns = hist_percentile(&r.total.latency, 50);
-    st->p99_ns = hist_percentile(&r.total.latency, 99);
-    st->max_ns = (double)r.total.latency.max;
+    st->p50_ns = hist_percentile(&r.total.h[H_LATENCY], 50);
+    st->p99_ns = hist_percentile(&r.total.h[H_LATENCY], 99);
+    st->max_ns = (double)r.total.h[H_LATENCY].max;
     st->err_pct = r.total.completed + errs ? 100.0 * (double)errs / (double)(r.total.completed + errs) : 0;
-    st->pass = slo_eval(&slo, &r) == 0;
+    st->pass = slo_eval(&slo, &r.total, r.elapsed_s) == 0;
     for (i = 0; i < slo.n; i++) {
         if (!slo.c[i].pass) {
             char v[32];

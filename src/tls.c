@@ -153,9 +153,9 @@ void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tl
     return ssl;
 }
 
-int tls_resumed(void *ctx)
+static int tls_handshake_kind(void *ctx)
 {
-    return SSL_session_reused(ctx);
+    return SSL_session_reused(ctx) ? IO_HS_RESUMED : IO_HS_FULL;
 }
 
 void tls_session_free(struct tls_session_slot *slot)
@@ -219,10 +219,12 @@ void *tls_server_conn(struct tls_server *ts, int fd)
     return ssl;
 }
 
-void tls_notify_close(void *ctx)
+/* Sends close_notify (best effort, no waiting), then shuts the write side. */
+static void tls_shutdown(void *ctx, int fd)
 {
     SSL_shutdown(ctx);
     ERR_clear_error();
+    shutdown(fd, SHUT_WR);
 }
 
 /* --- the transport --- */
@@ -358,4 +360,7 @@ const struct io_ops io_tls = {
     .writev = tls_writev,
     .close = tls_close,
     .error = tls_error,
+    .handshake_kind = tls_handshake_kind,
+    .shutdown = tls_shutdown,
+    .lingers = 1,
 };

@@ -32,8 +32,6 @@ void tls_client_free(struct tls_client *tc);
 void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
                       char *err, size_t errlen);
 
-/* After the handshake: was the session resumed? */
-int tls_resumed(void *ctx);
 /* Releases a session slot. */
 void tls_session_free(struct tls_session_slot *slot);
 
@@ -42,8 +40,6 @@ struct tls_server;
 int tls_server_new(const char *cert, const char *key, struct tls_server **out, char *err, size_t errlen);
 void tls_server_free(struct tls_server *ts);
 void *tls_server_conn(struct tls_server *ts, int fd);
-/* Sends close_notify (best effort, no waiting). */
-void tls_notify_close(void *ctx);
 
 /* The transport: handshake / read / write / writev / close on an SSL.
  * read fills the buffer as far as the data allows (not one record), so a
