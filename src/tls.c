@@ -126,15 +126,18 @@ void tls_client_free(struct tls_client *tc)
 }
 
 void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
-                      char *err, size_t errlen)
+                      const char **why)
 {
     SSL *ssl = SSL_new(tc->ctx);
     unsigned char ip[16];
     int is_ip;
 
     if (ssl == NULL || !SSL_set_fd(ssl, fd)) {
+        /* OpenSSL's reason, from its static tables, so it can be kept. */
+        const char *r = ERR_reason_error_string(ERR_peek_last_error());
         SSL_free(ssl);
-        openssl_reason(err, errlen, "cannot start TLS");
+        ERR_clear_error();
+        *why = r ? r : "cannot start TLS";
         return NULL;
     }
     is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;

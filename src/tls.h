@@ -28,9 +28,10 @@ void tls_client_free(struct tls_client *tc);
 
 /* Starts a client connection on connected socket fd, for host (SNI and
  * certificate name). slot may hold a session to resume and receives new
- * ones. Returns the io context for io_tls, or NULL (err set). */
+ * ones. Returns the io context for io_tls, or NULL with OpenSSL's reason
+ * (a static string) in *why. */
 void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
-                      char *err, size_t errlen);
+                      const char **why);
 
 /* Releases a session slot. */
 void tls_session_free(struct tls_session_slot *slot);

@@ -1,0 +1,310 @@
+/* conn.c - a client connection: its socket, its transport (plain or TLS,
+ * io_ops), its request timeout, and the states
+ *
+ *     IDLE -> CONNECTING -> HANDSHAKE -> OPEN -> ... -> IDLE
+ *
+ * What goes over it is the session's business (http1.c): the connection asks
+ * the session to write the requests it was given and hands it the bytes it
+ * reads. Every figure goes through record.c. */
+#include "engine_int.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <string.h>
+
+static enum err_kind connect_kind(int e)
+{
+    switch (e) {
+    case ECONNREFUSED:
+        return ERR_CONNECT_REFUSED;
+    case ETIMEDOUT:
+        return ERR_CONNECT_TIMEOUT;
+    case EADDRNOTAVAIL:
+        return ERR_ADDR_UNAVAILABLE;
+    default:
+        return ERR_CONNECT_OTHER;
+    }
+}
+
+void conn_close(struct conn *c)
+{
+    if (c->fd >= 0) {
+        c->ops->close(c->io_ctx, c->fd);
+        c->fd = -1;
+        c->w->open--;
+    }
+    c->ops = &io_plain;
+    c->io_ctx = NULL;
+    c->state = C_IDLE;
+    c->count = 0;
+    c->h1.nsent = 0;
+    c->h1.woff = 0;
+}
+
+void conn_arm(struct conn *c)
+{
+    const struct config *cfg = c->w->plan->cfg;
+    uint64_t limit = cfg->timeout_ns;
+    if (c->count == 0)
+        return; /* idle connections never time out */
+    if (c->state == C_CONNECTING && cfg->connect_timeout_ns < limit)
+        limit = cfg->connect_timeout_ns;
+    if (timer_set(&c->w->loop, &c->timer, slot_at(c, 0)->t_sent + limit) != 0)
+        /* No room in the timer heap: without a timeout the request could
+         * wait forever, so it ends now, said as such. */
+        conn_fail(c, ERR_TIMEOUT, ENOMEM, "no memory for the request's timer", clock_ns());
+}
+
+void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now)
+{
+    uint32_t i;
+    for (i = 0; i < c->count; i++)
+        record_error(c->w, slot_at(c, i), k, e, detail, now);
+    conn_close(c);
+    worker_enqueue(c);
+}
+
+void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
+{
+    /* EPROTO from a transport that can name it: a TLS failure (an alert, a
+     * truncated record), not a reset or a write error. */
+    if (errno == EPROTO && c->ops->error)
+        conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
+    else
+        conn_fail(c, plain_kind, errno, NULL, now);
+}
+
+/* Gives c a request due at t_due. The caller checked the budget. */
+static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
+{
+    struct worker *w = c->w;
+    const struct plan_target *tg = &w->plan->targets[c->target];
+    struct slot *s = &c->slots[(c->head + c->count) % c->cap];
+
+    s->t_due = t_due;
+    s->t_sent = now;
+    s->url = tg->urls[c->rr++ % tg->nurls];
+    s->measured = t_due >= w->plan->t_measure;
+    record_start(w, s, now);
+    c->sess->added(c, s);
+    c->count++;
+    c->nreq++;
+}
+
+void conn_fill(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    uint64_t rpc = w->plan->cfg->requests_per_conn;
+    int was_idle = c->count == 0;
+
+    while (c->count < c->cap && worker_may_start(w) && (rpc == 0 || c->nreq < rpc))
+        conn_add(c, now, now);
+    if (was_idle)
+        conn_arm(c);
+    if (c->state == C_OPEN)
+        c->sess->write(c);
+}
+
+/* Opens a connection for the request just added to an idle connection. */
+static void conn_open(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    const struct config *cfg = w->plan->cfg;
+    const struct net_addr *src = NULL;
+    int fd, e;
+
+    if (cfg->nsources)
+        src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
+    c->nreq = c->count;
+    fd = net_connect(&w->plan->targets[c->target].addr, src);
+    if (fd < 0) {
+        conn_fail(c, connect_kind(-fd), -fd, NULL, now);
+        return;
+    }
+    c->fd = fd;
+    c->ops = &io_plain;
+    c->io_ctx = NULL;
+    c->state = C_CONNECTING;
+    w->open++;
+    if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &c->io)) != 0) {
+        conn_fail(c, ERR_CONNECT_OTHER, e, NULL, now);
+        return;
+    }
+    conn_arm(c);
+}
+
+void conn_take(struct conn *c, uint64_t t_due, uint64_t now)
+{
+    conn_add(c, t_due, now);
+    if (c->state == C_IDLE) {
+        conn_open(c, now);
+        return;
+    }
+    if (c->count == 1)
+        conn_arm(c);
+    c->sess->write(c);
+}
+
+/* hup: the event said the peer closed or failed; then read on until the
+ * end of stream, because no further edge will announce it. */
+static void conn_read(struct conn *c, int hup)
+{
+    struct worker *w = c->w;
+
+    for (;;) {
+        ssize_t n = c->ops->read(c->io_ctx, c->fd, w->rbuf, IO_RBUF_SIZE);
+        uint64_t now;
+
+        if (n > 0) {
+            int done;
+            now = clock_ns();
+            record_received(w, c->count ? slot_at(c, 0) : NULL, (uint64_t)n, now);
+            done = c->sess->read(c, w->rbuf, (size_t)n, now);
+            if (done < 0)
+                return;
+            /* Pipelining: top up once half the window has drained, so each
+             * write carries several requests instead of one per response. */
+            if (done && c->count < c->cap && (c->cap <= 2 || c->count <= c->cap / 2 || rate_mode(w))) {
+                if (rate_mode(w))
+                    worker_enqueue(c);
+                else
+                    conn_fill(c, now);
+                if (c->state != C_OPEN)
+                    return;
+            }
+            if (n < IO_RBUF_SIZE && !hup)
+                return; /* drained: the next arrival raises a new edge */
+            continue;
+        }
+        if (n == 0) {
+            now = clock_ns();
+            if (c->count == 0) {
+                /* An idle keep-alive connection closed by the server. */
+                record_idle_close(w, now);
+                conn_close(c);
+                worker_enqueue(c);
+            } else {
+                c->sess->eof(c, now);
+            }
+            return;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN)
+            return;
+        if (c->count == 0) {
+            conn_close(c);
+            worker_enqueue(c);
+            return;
+        }
+        conn_io_error(c, ERR_RESET, clock_ns());
+        return;
+    }
+}
+
+static void conn_ready(struct conn *c, uint64_t now)
+{
+    c->state = C_OPEN;
+    if (rate_mode(c->w)) {
+        conn_arm(c);
+        c->sess->write(c);
+        if (c->state == C_OPEN && c->count < c->cap)
+            worker_enqueue(c);
+    } else {
+        conn_fill(c, now);
+    }
+}
+
+static void conn_handshake(struct conn *c)
+{
+    int r = c->ops->handshake(c->io_ctx, c->fd), kind;
+    uint64_t now;
+    if (r == IO_WANT_READ || r == IO_WANT_WRITE)
+        return; /* both directions are watched: the next edge calls us again */
+    now = clock_ns();
+    if (r == IO_ERROR) {
+        if (c->ops->error)
+            conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
+        else
+            conn_fail(c, ERR_CONNECT_OTHER, errno, NULL, now);
+        return;
+    }
+    kind = c->ops->handshake_kind(c->io_ctx);
+    if (kind != IO_HS_NONE)
+        record_tls(c->w, slot_at(c, 0), now - c->t_tcp, kind == IO_HS_RESUMED);
+    conn_ready(c, now);
+}
+
+static void conn_on_io(struct loop_io *io, uint32_t ev)
+{
+    struct conn *c = container_of(io, struct conn, io);
+    struct worker *w = c->w;
+
+    switch (c->state) {
+    case C_CONNECTING: {
+        int e = net_connect_result(c->fd);
+        uint64_t now = clock_ns();
+        if (e != 0) {
+            conn_fail(c, connect_kind(e), e, NULL, now);
+            return;
+        }
+        if (!(ev & (LOOP_OUT | LOOP_ERR)))
+            return;
+        record_connect(w, slot_at(c, 0), now);
+        if (w->plan->targets[c->target].tls) {
+            const char *why = NULL;
+            void *ssl = tls_client_conn(w->plan->tls, c->fd, w->plan->targets[c->target].host,
+                                        &w->sessions[c->target], &why);
+            if (ssl == NULL) {
+                conn_fail(c, ERR_TLS, 0, why, now);
+                return;
+            }
+            c->ops = &io_tls;
+            c->io_ctx = ssl;
+            c->t_tcp = now;
+        }
+        c->state = C_HANDSHAKE;
+        conn_handshake(c);
+        return;
+    }
+    case C_HANDSHAKE:
+        conn_handshake(c);
+        return;
+    case C_OPEN:
+        if ((ev & LOOP_OUT) && c->sess->want_write(c))
+            c->sess->write(c);
+        if (c->state == C_OPEN && (ev & LOOP_IN))
+            conn_read(c, (ev & LOOP_ERR) != 0);
+        return;
+    default:
+        return;
+    }
+}
+
+static void conn_on_timer(struct timer *t, uint64_t now)
+{
+    struct conn *c = container_of(t, struct conn, timer);
+    if (c->count == 0 || c->state == C_IDLE)
+        return;
+    if (now < slot_at(c, 0)->t_sent + c->w->plan->cfg->timeout_ns && c->state != C_CONNECTING) {
+        conn_arm(c); /* the request that timer was for has been answered */
+        return;
+    }
+    conn_fail(c, c->state == C_CONNECTING ? ERR_CONNECT_TIMEOUT : ERR_TIMEOUT,
+              c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
+}
+
+void conn_init(struct conn *c, struct worker *w, uint32_t target, uint32_t rr, uint16_t depth, struct slot *slots)
+{
+    memset(c, 0, sizeof(*c));
+    c->w = w;
+    c->fd = -1;
+    c->io.fn = conn_on_io;
+    c->timer.fn = conn_on_timer;
+    c->ops = &io_plain;
+    c->sess = &session_http1;
+    c->cap = depth;
+    c->slots = slots ? slots : &c->one;
+    c->target = target;
+    c->rr = rr;
+}

@@ -1,0 +1,140 @@
+/* record.c - every figure a request adds to the results, in one place: the
+ * counters of all URLs and of its own URL, its URL's histograms (the totals'
+ * are summed after join), and the timeline. A new statistic is one edit
+ * here. Only requests of the measured phase count. */
+#include "engine_int.h"
+#include "clock.h"
+
+void record_start(struct worker *w, const struct slot *s, uint64_t now)
+{
+    if (!s->measured)
+        return;
+    w->st.started++;
+    w->per_url[s->url].started++;
+    if (rate_mode(w))
+        hist_record(&w->per_url[s->url].h[H_LAG], now - s->t_due);
+}
+
+void record_connect(struct worker *w, const struct slot *s, uint64_t now)
+{
+    if (w->connected < w->nconns && ++w->connected == w->nconns)
+        w->t_all_connected = now;
+    if (!s->measured)
+        return;
+    w->st.conns_opened++;
+    w->per_url[s->url].conns_opened++;
+    hist_record(&w->per_url[s->url].h[H_CONNECT], now - s->t_sent);
+}
+
+void record_tls(struct worker *w, const struct slot *s, uint64_t ns, int resumed)
+{
+    struct stats *u = &w->per_url[s->url];
+    if (!s->measured)
+        return;
+    hist_record(&u->h[H_TLS], ns);
+    if (resumed) {
+        w->st.tls_resumed++;
+        u->tls_resumed++;
+    } else {
+        w->st.tls_full++;
+        u->tls_full++;
+    }
+}
+
+void record_sent(struct worker *w, const struct slot *s, uint64_t bytes)
+{
+    if (!s->measured)
+        return;
+    w->st.bytes_sent += bytes;
+    w->per_url[s->url].bytes_sent += bytes;
+}
+
+void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
+{
+    if (now < w->plan->t_measure)
+        return;
+    w->st.bytes_recv += bytes;
+    if (s)
+        w->per_url[s->url].bytes_recv += bytes;
+}
+
+void record_roll(struct worker *w, uint64_t now)
+{
+    /* The seconds that ended are merged into the shared timeline, empty
+     * ones too, so no second waits on an idle thread. One division-free
+     * compare on the per-request path. */
+    while (now >= w->tl_end) {
+        tl_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
+        hist_reset(&w->tl_h);
+        w->tl_req = w->tl_err = 0;
+        w->tl_sec++;
+        w->tl_end += NS_PER_S;
+    }
+}
+
+void record_last_second(struct worker *w)
+{
+    /* The last, partial second, when this thread saw something in it. */
+    if (w->tl_req || w->tl_err)
+        tl_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
+}
+
+void record_response(struct worker *w, const struct slot *s, unsigned status, uint64_t t_first,
+                     enum close_kind closed, uint64_t now)
+{
+    struct stats *u = &w->per_url[s->url];
+    if (!s->measured)
+        return;
+    if (status >= STATUS_MAX)
+        status = 0;
+    w->st.completed++;
+    u->completed++;
+    w->st.status[status]++;
+    u->status[status]++;
+    hist_record(&u->h[H_LATENCY], now - s->t_due);
+    hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
+    hist_record(&u->h[H_TTFB], t_first - s->t_sent);
+    if (closed != CLOSE__COUNT) {
+        w->st.closes[closed]++;
+        u->closes[closed]++;
+    }
+    record_roll(w, now);
+    w->tl_req++;
+    hist_record(&w->tl_h, now - s->t_due);
+    w->ended++;
+    w->t_last = now;
+}
+
+static void note_error(struct stats *st, enum err_kind k, int e, const char *detail)
+{
+    st->errors[k]++;
+    if (st->err_errno[k] == 0)
+        st->err_errno[k] = e;
+    if (st->err_detail[k] == NULL)
+        st->err_detail[k] = detail;
+}
+
+void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
+{
+    struct stats *u = &w->per_url[s->url];
+    if (!s->measured)
+        return;
+    note_error(&w->st, k, e, detail);
+    note_error(u, k, e, detail);
+    record_roll(w, now);
+    w->tl_err++;
+    if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
+        /* A slow sample is still a sample: drop it and the tail lies. */
+        hist_record(&u->h[H_LATENCY], now - s->t_due);
+        hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
+        hist_record(&w->tl_h, now - s->t_due);
+    }
+    w->ended++;
+    w->t_last = now;
+}
+
+void record_idle_close(struct worker *w, uint64_t now)
+{
+    if (w->plan->cfg->keepalive && now >= w->plan->t_measure)
+        w->st.closes[CLOSE_IDLE]++;
+}
