@@ -57,16 +57,7 @@ int loop_add(struct loop *l, int fd, uint32_t events, struct loop_io *io)
     return epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &e) == 0 ? 0 : errno;
 }
 
-int loop_mod(struct loop *l, int fd, uint32_t events, struct loop_io *io)
-{
-    struct epoll_event e = { .events = to_epoll(events), .data.ptr = io };
-    return epoll_ctl(l->epfd, EPOLL_CTL_MOD, fd, &e) == 0 ? 0 : errno;
-}
 
-void loop_del(struct loop *l, int fd)
-{
-    epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
-}
 
 /* --- timer heap (1-based positions stored in idx) --- */
 

@@ -51,13 +51,10 @@ void loop_fini(struct loop *l);
  * consume what it was told about or it will not be told again. Returns 0 or
  * an errno value. Closing fd removes it. */
 int loop_add(struct loop *l, int fd, uint32_t events, struct loop_io *io);
-int loop_mod(struct loop *l, int fd, uint32_t events, struct loop_io *io);
-void loop_del(struct loop *l, int fd);
 
 /* Arms t to fire at time `when` (ns, clock_ns()). Returns 0 or ENOMEM. */
 int timer_set(struct loop *l, struct timer *t, uint64_t when);
 void timer_cancel(struct loop *l, struct timer *t);
-static inline int timer_armed(const struct timer *t) { return t->idx != 0; }
 
 /* Waits up to max_wait_ns for events, dispatches them, then fires due
  * timers. Returns the number of I/O events handled, or -1 with errno set. */

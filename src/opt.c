@@ -523,7 +523,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
     shorts[ns] = '\0';
 
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc starts afresh, forgetting a previous parse half done */
     for (;;) {
         const struct opt_def *o = NULL;
         li = -1;

@@ -9,9 +9,17 @@
 
 #include <string.h>
 
-static int run_step(const struct config *base, double rate, const atomic_int *stop, struct sweep_step *st,
-                    char *err, size_t errlen)
+struct engine_step {
+    const struct config *cfg;
+    const atomic_int *stop;
+};
+
+/* A step through the engine: a constant-rate run of cfg at rate. */
+static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, size_t errlen)
 {
+    const struct engine_step *es = ctx;
+    const struct config *base = es->cfg;
+    const atomic_int *stop = es->stop;
     struct config cfg = *base;
     struct engine_result r;
     struct slo slo = base->slo;
@@ -51,14 +59,15 @@ static int run_step(const struct config *base, double rate, const atomic_int *st
 
 /* Runs and records the next step. Returns 1 when it passed, 0 when it
  * failed, -1 on error or when there is no room or time for it. */
-static int next_step(const struct config *cfg, double rate, const atomic_int *stop, sweep_step_fn on_step, void *arg,
-                     struct sweep_result *out, char *err, size_t errlen)
+static int next_step(double rate, const atomic_int *stop, sweep_runner_fn run, void *ctx, sweep_step_fn on_step,
+                     void *arg, struct sweep_result *out, char *err, size_t errlen)
 {
     struct sweep_step *st;
     if (out->n == (int)(sizeof(out->steps) / sizeof(out->steps[0])) || atomic_load(stop))
         return -1;
     st = &out->steps[out->n];
-    if (run_step(cfg, rate, stop, st, err, errlen) != 0)
+    memset(st, 0, sizeof(*st));
+    if (run(rate, st, ctx, err, errlen) != 0)
         return -2;
     out->n++;
     if (on_step)
@@ -71,13 +80,20 @@ static int next_step(const struct config *cfg, double rate, const atomic_int *st
 int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on_step, void *arg,
               struct sweep_result *out, char *err, size_t errlen)
 {
-    double rate = cfg->sweep_start, pass = 0, fail = 0;
+    struct engine_step es = { cfg, stop };
+    return sweep_search(cfg->sweep_start, cfg->sweep_max, stop, run_step, &es, on_step, arg, out, err, errlen);
+}
+
+int sweep_search(double start, double max, const atomic_int *stop, sweep_runner_fn run, void *ctx,
+                 sweep_step_fn on_step, void *arg, struct sweep_result *out, char *err, size_t errlen)
+{
+    double rate = start, pass = 0, fail = 0;
     int r;
 
     memset(out, 0, sizeof(*out));
     /* Ramp: double until a step fails or --max is reached. */
     for (;;) {
-        r = next_step(cfg, rate, stop, on_step, arg, out, err, errlen);
+        r = next_step(rate, stop, run, ctx, on_step, arg, out, err, errlen);
         if (r == -2)
             return -1;
         if (r < 0)
@@ -87,14 +103,14 @@ int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on
             break;
         }
         pass = rate;
-        if (rate >= cfg->sweep_max)
+        if (rate >= max)
             break;
-        rate = rate * 2 > cfg->sweep_max ? cfg->sweep_max : rate * 2;
+        rate = rate * 2 > max ? max : rate * 2;
     }
     /* Bisect between the last pass and the first failure. */
     while (pass > 0 && fail > 0 && (fail - pass) / pass > 0.05) {
         rate = (pass + fail) / 2;
-        r = next_step(cfg, rate, stop, on_step, arg, out, err, errlen);
+        r = next_step(rate, stop, run, ctx, on_step, arg, out, err, errlen);
         if (r == -2)
             return -1;
         if (r < 0)

@@ -27,6 +27,17 @@ struct sweep_result {
 
 typedef void (*sweep_step_fn)(const struct sweep_step *s, void *arg);
 
+/* Runs one step at rate req/s and fills st (target, sent, latencies,
+ * pass, why). Returns 0, or -1 with a reason in err. */
+typedef int (*sweep_runner_fn)(double rate, struct sweep_step *st, void *ctx, char *err, size_t errlen);
+
+/* The search alone, whatever runs the steps: doubles the rate from start
+ * (up to max) until a step fails, then bisects between the last pass and
+ * the first failure to within 5%. Returns 0, or -1 when a step could not
+ * be run (the reason in err). */
+int sweep_search(double start, double max, const atomic_int *stop, sweep_runner_fn run, void *ctx,
+                 sweep_step_fn on_step, void *arg, struct sweep_result *out, char *err, size_t errlen);
+
 /* Runs the sweep described by cfg (cfg->sweep_start, cfg->sweep_max,
  * cfg->slo, per-step warm-up and duration). on_step is called after each
  * step. Returns 0, or -1 with a reason in err. */

@@ -5,16 +5,16 @@
 #include <math.h>
 #include <string.h>
 
-int main(void)
+/* Shared by the cases, which run in order. */
+static struct hist a, b;
+
+static void within_one_percent(void)
 {
-    struct hist a, b;
     uint64_t v;
-    uint32_t i;
     double worst = 0;
 
     CHECK(hist_init(&a) == 0);
     CHECK(hist_init(&b) == 0);
-
     /* Every value from 1 us to 1 h is reported within 1%. */
     for (v = 1000; v <= HIST_MAX_NS; v = v + v / 7 + 1) {
         hist_reset(&a);
@@ -30,6 +30,11 @@ int main(void)
     }
     CHECKF(worst <= 0.01, "worst relative error %.4f", worst);
 
+}
+
+static void buckets_tile_the_range(void)
+{
+    uint32_t i;
     /* Buckets tile the range without gaps or overlap. */
     {
         uint64_t lo, hi, prev_hi = 0;
@@ -44,6 +49,11 @@ int main(void)
         CHECK(prev_hi > HIST_MAX_NS);
     }
 
+}
+
+static void percentiles(void)
+{
+    uint64_t v;
     /* Percentiles of 1..10000 us. */
     hist_reset(&a);
     for (v = 1; v <= 10000; v++)
@@ -57,6 +67,11 @@ int main(void)
     CHECKF(fabs(hist_mean(&a) - 5000.5e3) < 1, "mean %f", hist_mean(&a));
     CHECKF(fabs(hist_stdev(&a) - 2886.75e3) / 2886.75e3 < 0.001, "stdev %f", hist_stdev(&a));
 
+}
+
+static void merge(void)
+{
+    uint64_t v;
     /* Merging two halves equals recording everything in one. */
     hist_reset(&b);
     {
@@ -84,6 +99,11 @@ int main(void)
     }
     CHECK(hist_percentile(&a, 99.9) == hist_percentile(&b, 99.9));
 
+}
+
+static void held_band(void)
+{
+    uint32_t i;
     /* Buckets are allocated as far as the values reach: an unused histogram
      * holds none, a 10 ms tail a few thousand, a merge grows its target. */
     {
@@ -113,11 +133,20 @@ int main(void)
         hist_fini(&e);
     }
 
+}
+
+static void clamped(void)
+{
     /* Values above 1 h are clamped, not lost. */
     hist_reset(&a);
     hist_record(&a, HIST_MAX_NS * 10);
     CHECK(a.total == 1 && a.max == HIST_MAX_NS);
 
+}
+
+static void coarse(void)
+{
+    uint64_t v;
     /* The coarse (5-bit) variant keeps every value within 3%. */
     {
         struct hist c;
@@ -139,6 +168,11 @@ int main(void)
         hist_fini(&c);
     }
 
+}
+
+static void hdr_output(void)
+{
+    uint64_t v;
     /* HdrHistogram classic output: header, rows, footer; 100% is the max. */
     {
         char *buf = NULL;
@@ -156,6 +190,10 @@ int main(void)
         free(buf);
     }
 
+}
+
+static void empty_and_fini(void)
+{
     /* Empty histogram. */
     hist_reset(&a);
     CHECK(hist_percentile(&a, 99) == 0 && hist_mean(&a) == 0 && hist_stdev(&a) == 0);
@@ -163,5 +201,18 @@ int main(void)
     hist_fini(&a);
     hist_fini(&b);
     hist_fini(&b); /* safe twice */
+}
+
+int main(void)
+{
+    T_RUN(within_one_percent);
+    T_RUN(buckets_tile_the_range);
+    T_RUN(percentiles);
+    T_RUN(merge);
+    T_RUN(held_band);
+    T_RUN(clamped);
+    T_RUN(coarse);
+    T_RUN(hdr_output);
+    T_RUN(empty_and_fini);
     T_END("test_hist");
 }

@@ -1,40 +1,63 @@
 /* SLO parsing and evaluation tests. */
-#include "../src/engine.h"
 #include "../src/slo.h"
+#include "../src/stats.h"
 #include "t.h"
 
 #include <string.h>
 
-int main(void)
+static void parses(void)
 {
     struct slo s;
-    struct engine_result r;
     char err[256];
-    uint64_t v;
-
     CHECK(slo_parse("p99<50ms,errors<0.1%,rps>10000", &s, err, sizeof(err)) == 0);
     CHECK(s.n == 3 && s.c[0].metric == SLO_PCT && s.c[0].pct == 99 && s.c[0].threshold == 50e6 && s.c[0].less);
     CHECK(s.c[1].metric == SLO_ERRORS_PCT && s.c[1].threshold == 0.1);
     CHECK(s.c[2].metric == SLO_RPS && s.c[2].threshold == 10000 && !s.c[2].less);
     CHECK(slo_parse(" p99.9 <= 1s , max<2s, mean<1ms, errors<=5 ", &s, err, sizeof(err)) == 0 && s.n == 4);
     CHECK(s.c[0].pct == 99.9 && s.c[0].or_equal && s.c[3].metric == SLO_ERRORS && s.c[3].threshold == 5);
+    CHECK(slo_parse("bad_status<1%,bad_status<=3", &s, err, sizeof(err)) == 0 && s.c[0].metric == SLO_BAD_PCT &&
+          s.c[1].metric == SLO_BAD && s.c[1].threshold == 3);
+}
+
+static void refuses(void)
+{
+    struct slo s;
+    char err[256];
     CHECK(slo_parse("p99<50", &s, err, sizeof(err)) == -1 && strstr(err, "with a unit") != NULL);
     CHECK(slo_parse("latency<5ms", &s, err, sizeof(err)) == -1 && strstr(err, "unknown measure") != NULL);
     CHECK(slo_parse("p99", &s, err, sizeof(err)) == -1);
     CHECK(slo_parse("errors<x%", &s, err, sizeof(err)) == -1);
+    CHECK(slo_parse("bad_status<1%%", &s, err, sizeof(err)) == -1);
     CHECK(slo_parse("", &s, err, sizeof(err)) == -1);
+}
 
-    memset(&r, 0, sizeof(r));
-    CHECK(stats_init(&r.total) == 0);
+static void evaluates(void)
+{
+    struct slo s;
+    struct stats t;
+    char err[256];
+    uint64_t v;
+    CHECK(stats_init(&t) == 0);
     for (v = 1; v <= 1000; v++)
-        hist_record(&r.total.h[H_LATENCY], v * 100000); /* 0.1 .. 100 ms */
-    r.total.completed = 990;
-    r.total.errors[ERR_TIMEOUT] = 10;
-    r.elapsed_s = 1;
-    CHECK(slo_parse("p50<60ms,p99<50ms,errors<2%,errors<1%,rps>=990", &s, err, sizeof(err)) == 0);
-    CHECK(slo_eval(&s, &r.total, r.elapsed_s) == 2);
-    CHECK(s.c[0].pass && !s.c[1].pass && s.c[2].pass && !s.c[3].pass && s.c[4].pass);
-    CHECK(s.c[2].value == 1.0);
-    stats_fini(&r.total);
+        hist_record(&t.h[H_LATENCY], v * 100000); /* 0.1 .. 100 ms */
+    t.completed = 990;
+    t.errors[ERR_TIMEOUT] = 10;
+    t.bad_status = 99;
+    CHECK(slo_parse("p50<60ms,p99<50ms,errors<2%,errors<1%,rps>=990,bad_status<=10%", &s, err, sizeof(err)) == 0);
+    CHECK(slo_eval(&s, &t, 1.0) == 2);
+    CHECK(s.c[0].pass && !s.c[1].pass && s.c[2].pass && !s.c[3].pass && s.c[4].pass && s.c[5].pass);
+    CHECK(s.c[2].value == 1.0 && s.c[5].value == 10.0);
+    /* No latency sample proves nothing: a latency check fails. */
+    stats_fini(&t);
+    stats_init(&t);
+    CHECK(slo_parse("p99<1s", &s, err, sizeof(err)) == 0 && slo_eval(&s, &t, 1.0) == 1);
+    stats_fini(&t);
+}
+
+int main(void)
+{
+    T_RUN(parses);
+    T_RUN(refuses);
+    T_RUN(evaluates);
     T_END("test_slo");
 }

@@ -35,11 +35,8 @@ static int bad(const char *s, const char *needle)
     return 1;
 }
 
-int main(void)
+static void accepts(void)
 {
-    struct url u;
-    char err[128], hh[300];
-
     CHECK(ok("http://127.0.0.1:8080/", "127.0.0.1", 8080, "/"));
     CHECK(ok("http://localhost", "localhost", 80, "/"));
     CHECK(ok("HTTP://Example.com/a/b?x=1&y=2", "Example.com", 80, "/a/b?x=1&y=2"));
@@ -50,6 +47,10 @@ int main(void)
     CHECK(ok("http://[::1]", "::1", 80, "/"));
     CHECK(ok("http://a:65535/", "a", 65535, "/"));
 
+}
+
+static void https(void)
+{
     CHECK(ok("https://127.0.0.1/", "127.0.0.1", 443, "/"));
     CHECK(ok("https://h:8443/x", "h", 8443, "/x"));
     CHECK(bad("ftp://h/", "unsupported scheme 'ftp'"));
@@ -61,6 +62,10 @@ int main(void)
         CHECK(url_parse("http://x/", &t, e, sizeof(e)) == 0 && t.tls == 0);
         url_free(&t);
     }
+}
+
+static void refuses(void)
+{
     CHECK(bad("http://h:0/", "bad port"));
     CHECK(bad("http://h:65536/", "bad port"));
     CHECK(bad("http://h:80x/", "bad port"));
@@ -71,6 +76,12 @@ int main(void)
     CHECK(bad("http://u:p@h/", "user:password@"));
     CHECK(bad("http://h!x/", "bad character"));
     CHECK(bad("", "empty URL"));
+}
+
+static void host_header(void)
+{
+    struct url u;
+    char err[128], hh[300];
 
     CHECK(url_parse("http://[::1]:81/", &u, err, sizeof(err)) == 0);
     CHECK(strcmp(url_host_header(&u, hh, sizeof(hh)), "[::1]:81") == 0);
@@ -78,5 +89,13 @@ int main(void)
     CHECK(url_parse("http://example.com/", &u, err, sizeof(err)) == 0);
     CHECK(strcmp(url_host_header(&u, hh, sizeof(hh)), "example.com") == 0);
     url_free(&u);
+}
+
+int main(void)
+{
+    T_RUN(accepts);
+    T_RUN(https);
+    T_RUN(refuses);
+    T_RUN(host_header);
     T_END("test_url");
 }

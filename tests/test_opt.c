@@ -1,0 +1,129 @@
+/* The option table: short and long forms, the same words for a bad value
+ * whichever way the option was written, options of another command named,
+ * flags in plans, and the cross-option rules of config_finish(). */
+#include "../src/opt.h"
+#include "t.h"
+
+#include <string.h>
+
+/* Parses a command line given as one string (space-separated). */
+static enum opt_result parse(const char *line, unsigned where, struct config *cfg, struct cmp_settings *cs,
+                             struct serve_config *sc, char *err, int *first)
+{
+    static char buf[512];
+    char *argv[32], *tok, *save = NULL;
+    int argc = 0;
+    struct opt_dst d = { cfg, sc, cs };
+    snprintf(buf, sizeof(buf), "prog %s", line);
+    for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+    return opt_parse_argv(argc, argv, where, &d, first, err, 256);
+}
+
+static void short_and_long(void)
+{
+    struct config c;
+    char err[256];
+    int first;
+    config_defaults(&c);
+    CHECK(parse("-n 10k -c 20 -t 2 -d 1m --close -H X-A:1 --header X-B:2 -m PUT --expect 200,3xx -R 500.5 URL",
+                OPT_RUN, &c, NULL, NULL, err, &first) == OPT_OK);
+    CHECK(c.requests == 10000 && c.connections == 20 && c.connections_given && c.threads == 2 &&
+          c.duration_ns == 60000000000ULL && c.keepalive == 0 && c.nheaders == 2 && strcmp(c.method, "PUT") == 0 &&
+          c.method_given && status_set_has(&c.expect, 302) && !status_set_has(&c.expect, 201) && c.rate == 500.5);
+    CHECK(first == 20);
+    config_free(&c);
+}
+
+static void same_words_either_way(void)
+{
+    struct config c;
+    char err[256];
+    int first;
+    config_defaults(&c);
+    CHECK(parse("-c 0 URL", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR);
+    CHECKF(strcmp(err, "-c wants a number of connections from 1 to 10000000, not '0'") == 0, "%s", err);
+    CHECK(parse("--connections many URL", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR);
+    CHECKF(strcmp(err, "--connections wants a number of connections from 1 to 10000000, not 'many'") == 0, "%s", err);
+    CHECK(parse("--timeout 0 URL", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR &&
+          strstr(err, "--timeout wants a duration of at least 1ms") != NULL);
+    CHECK(parse("--bogus URL", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR &&
+          strcmp(err, "unknown option '--bogus' (see --help)") == 0);
+    CHECK(parse("--start 5 URL", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR &&
+          strcmp(err, "--start is an option of 'rafale sweep'") == 0);
+    CHECK(parse("--repeat 3 URL", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR &&
+          strcmp(err, "--repeat is an option of 'rafale compare'") == 0);
+    CHECK(parse("-c", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_ERROR && strstr(err, "needs a value") != NULL);
+    CHECK(parse("-h", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_HELP);
+    CHECK(parse("--version", OPT_RUN, &c, NULL, NULL, err, &first) == OPT_VERSION);
+    config_free(&c);
+}
+
+static void plan_keys_and_flags(void)
+{
+    struct config c;
+    struct opt_dst d;
+    char err[256];
+    const struct opt_def *o;
+    config_defaults(&c);
+    d.run = &c;
+    d.serve = NULL;
+    d.cmp = NULL;
+    o = opt_find("close", OPT_WORKLOAD);
+    CHECK(o && opt_is_flag(o) && opt_set(o, &d, "yes", "close", err, sizeof(err)) == 0 && c.keepalive == 0);
+    CHECK(opt_set(o, &d, "no", "close", err, sizeof(err)) == 0 && c.keepalive == 1);
+    CHECK(opt_set(o, &d, "maybe", "close", err, sizeof(err)) == -1 && strcmp(err, "close wants yes or no, not 'maybe'") == 0);
+    CHECK(opt_find("json", OPT_WORKLOAD) == NULL && opt_find("repeat", OPT_WORKLOAD) == NULL);
+    CHECK(opt_find("repeat", OPT_SETTINGS) != NULL && opt_find("threads", OPT_SERVE) != NULL);
+    o = opt_find("connections", OPT_WORKLOAD);
+    CHECK(opt_set(o, &d, "12", "connections", err, sizeof(err)) == 0 && c.connections == 12);
+    config_free(&c);
+}
+
+static void cross_option_rules(void)
+{
+    struct config c;
+    char err[256], notes[256];
+    config_defaults(&c);
+    c.requests = 3;
+    c.connections = 10;
+    c.connections_given = 1;
+    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0 && c.connections == 3 &&
+          strstr(notes, "using 3 connections") != NULL && c.threads <= 3);
+    config_free(&c);
+    config_defaults(&c);
+    c.max_connections = 20;
+    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == -1 && strstr(err, "goes with -R") != NULL);
+    config_free(&c);
+    config_defaults(&c);
+    c.pipeline = 4;
+    c.keepalive = 0;
+    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == -1 && strstr(err, "--pipeline needs keep-alive"));
+    config_free(&c);
+    config_defaults(&c);
+    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0 && c.duration_ns == 10000000000ULL);
+    config_free(&c);
+}
+
+static void help_lists_every_option(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    opt_help(f, OPT_RUN);
+    fclose(f);
+    CHECK(strstr(text, "-n, --requests N") && strstr(text, "--expect LIST") && strstr(text, "--monitor-cgroup PATH") &&
+          strstr(text, "Constant rate (open loop):") && !strstr(text, "--repeat") && !strstr(text, "--no-progress"));
+    free(text);
+}
+
+int main(void)
+{
+    T_RUN(short_and_long);
+    T_RUN(same_words_either_way);
+    T_RUN(plan_keys_and_flags);
+    T_RUN(cross_option_rules);
+    T_RUN(help_lists_every_option);
+    T_END("test_opt");
+}

@@ -1,0 +1,177 @@
+/* Save and load: every figure a run result holds survives --json and
+ * `rafale report` (report_json.c then report_load.c). */
+#include "../src/report.h"
+#include "../src/report_load.h"
+#include "t.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+static void fill_stats(struct stats *s, uint64_t base)
+{
+    uint64_t v;
+    int k;
+    stats_init(s);
+    s->completed = 1000 + base;
+    s->errors[ERR_TIMEOUT] = 3;
+    s->errors[ERR_RESET] = 2;
+    s->started = s->completed + 5 + 7;
+    s->status[200] = 900 + base;
+    s->status[502] = 100;
+    s->bad_status = 100;
+    s->bytes_sent = 123456 + base;
+    s->bytes_recv = 654321;
+    s->conns_opened = 40;
+    s->closes[CLOSE_HEADER] = 30;
+    s->closes[CLOSE_IDLE] = 2;
+    s->tls_full = 3;
+    s->tls_resumed = 37;
+    for (k = 0; k < H__COUNT; k++)
+        for (v = 1; v <= 500; v++)
+            hist_record(&s->h[k], (v * 7919 + base) * (uint64_t)(k + 1) * 1000);
+}
+
+static void same_stats(const char *what, const struct stats *a, const struct stats *b)
+{
+    int k, i, same_status = 1;
+    CHECKF(a->completed == b->completed && a->started == b->started && a->bad_status == b->bad_status, "%s counts",
+           what);
+    CHECKF(stats_errors(a) == stats_errors(b) && a->errors[ERR_TIMEOUT] == b->errors[ERR_TIMEOUT], "%s errors", what);
+    for (i = 0; i < STATUS_MAX; i++)
+        if (a->status[i] != b->status[i])
+            same_status = 0;
+    CHECKF(same_status, "%s statuses", what);
+    CHECKF(a->bytes_sent == b->bytes_sent && a->bytes_recv == b->bytes_recv && a->conns_opened == b->conns_opened,
+           "%s bytes", what);
+    CHECKF(a->closes[CLOSE_HEADER] == b->closes[CLOSE_HEADER] && a->closes[CLOSE_IDLE] == b->closes[CLOSE_IDLE],
+           "%s closes", what);
+    CHECKF(a->tls_full == b->tls_full && a->tls_resumed == b->tls_resumed, "%s tls", what);
+    for (k = 0; k < H__COUNT; k++) {
+        const struct hist *x = &a->h[k], *y = &b->h[k];
+        double p;
+        int ok = x->total == y->total && x->min == y->min && x->max == y->max &&
+                 fabs(hist_mean(x) - hist_mean(y)) < 1 && fabs(hist_stdev(x) - hist_stdev(y)) < 1;
+        for (p = 1; p < 100; p += 7.3)
+            if (hist_percentile(x, p) != hist_percentile(y, p))
+                ok = 0;
+        CHECKF(ok, "%s histogram %s", what, stats_hist_name((enum hist_kind)k));
+    }
+}
+
+static void round_trip(void)
+{
+    struct config cfg;
+    struct engine_result r;
+    struct monitor_result m;
+    struct loaded back;
+    const char *urls[2] = { "http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b" };
+    char path[64], err[256];
+    FILE *f;
+    uint32_t i;
+
+    config_defaults(&cfg);
+    cfg.url_text = urls;
+    cfg.nurls = 2;
+    cfg.method = "POST";
+    cfg.connections = 7;
+    cfg.threads = 2;
+    cfg.requests = 2024;
+    cfg.duration_ns = 3000000000ULL;
+    cfg.warmup_ns = 500000000ULL;
+    cfg.rate = 250.5;
+    cfg.poisson = 1;
+    cfg.keepalive = 0;
+    cfg.body_len = 42;
+    cfg.has_body = 1;
+    status_set_parse("200,302", &cfg.expect, err, sizeof(err));
+    config_add_header(&cfg, "X-A: 1");
+
+    memset(&r, 0, sizeof(r));
+    fill_stats(&r.total, 0);
+    r.nurls = 2;
+    r.per_url = calloc(2, sizeof(*r.per_url));
+    r.url_in_flight = calloc(2, sizeof(uint64_t));
+    fill_stats(&r.per_url[0], 1);
+    fill_stats(&r.per_url[1], 2);
+    r.in_flight = r.url_in_flight[0] = r.url_in_flight[1] = 7;
+    r.elapsed_s = 3.123456789;
+    r.all_connected_s = 0.25;
+    r.client_cpu_s = 1.5;
+    r.target_rate = 250.5;
+    r.queued = 9;
+    r.extra_connections = 2;
+    r.nseconds = 3;
+    r.timeline = calloc(3, sizeof(*r.timeline));
+    for (i = 0; i < 3; i++) {
+        r.timeline[i].requests = 300 + i;
+        r.timeline[i].errors = i;
+        r.timeline[i].p50_ns = 1e6 * (i + 1);
+        r.timeline[i].p99_ns = 2e6 * (i + 1);
+        r.timeline[i].max_ns = 3e6 * (i + 1);
+    }
+    memset(&m, 0, sizeof(m));
+    m.pid = 4242;
+    snprintf(m.cgroup, sizeof(m.cgroup), "/sys/fs/cgroup/test");
+    m.cpu_s = 2.25;
+    m.cpu_exact = 1;
+    m.has_pss = 1;
+    m.pss_peak_bytes = 50 << 20;
+    m.uss_peak_bytes = 10 << 20;
+    m.rss_peak_bytes = 200 << 20;
+    m.processes = 5;
+    m.threads = 9;
+    m.nprocs = 2;
+    m.procs = calloc(2, sizeof(*m.procs));
+    m.procs[0].pid = 4242;
+    snprintf(m.procs[0].command, sizeof(m.procs[0].command), "master");
+    m.procs[1].pid = 4243;
+    m.procs[1].ppid = 4242;
+    m.procs[1].exited = 1;
+    snprintf(m.procs[1].command, sizeof(m.procs[1].command), "worker");
+    m.npoints = 1;
+    m.series = calloc(1, sizeof(*m.series));
+    m.series[0].t_s = 1;
+    m.series[0].pss_bytes = 49 << 20;
+
+    snprintf(path, sizeof(path), "/tmp/rafale-json-%d.json", (int)getpid());
+    f = fopen(path, "w");
+    CHECK(report_json(f, &cfg, &r, &m, NULL) == 0);
+    fclose(f);
+    CHECKF(report_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+    unlink(path);
+
+    same_stats("total", &r.total, &back.run.res.total);
+    same_stats("per_url[1]", &r.per_url[1], &back.run.res.per_url[1]);
+    CHECK(back.run.res.nurls == 2 && back.run.res.in_flight == 7 && back.run.res.url_in_flight[1] == 7);
+    CHECK(fabs(back.run.res.elapsed_s - r.elapsed_s) < 1e-9 && back.run.res.all_connected_s == 0.25 &&
+          back.run.res.client_cpu_s == 1.5 && back.run.res.target_rate == 250.5 && back.run.res.queued == 9 &&
+          back.run.res.extra_connections == 2);
+    CHECK(back.run.res.nseconds == 3 && back.run.res.timeline[2].requests == 302 &&
+          back.run.res.timeline[2].p99_ns == 6e6 && back.run.res.timeline[1].errors == 1);
+    CHECK(back.run.cfg.nurls == 2 && strcmp(back.run.cfg.url_text[1], urls[1]) == 0 &&
+          strcmp(back.run.cfg.method, "POST") == 0 && back.run.cfg.connections == 7 && back.run.cfg.threads == 2 &&
+          back.run.cfg.requests == 2024 && back.run.cfg.duration_ns == 3000000000ULL &&
+          back.run.cfg.warmup_ns == 500000000ULL && back.run.cfg.rate == 250.5 && back.run.cfg.poisson &&
+          !back.run.cfg.keepalive && back.run.cfg.body_len == 42 && back.run.cfg.nheaders == 1 &&
+          status_set_has(&back.run.cfg.expect, 302) && !status_set_has(&back.run.cfg.expect, 201));
+    CHECK(back.run.has_server && back.run.server.pid == 4242 && back.run.server.cpu_exact &&
+          back.run.server.pss_peak_bytes == m.pss_peak_bytes && back.run.server.rss_peak_bytes == m.rss_peak_bytes &&
+          strcmp(back.run.server.cgroup, m.cgroup) == 0 && back.run.server.nprocs == 2 &&
+          back.run.server.procs[1].exited && strcmp(back.run.server.procs[1].command, "worker") == 0 &&
+          back.run.server.npoints == 1 && back.run.server.series[0].pss_bytes == m.series[0].pss_bytes);
+    report_load_free(&back);
+    free(r.timeline);
+    r.timeline = NULL;
+    engine_result_free(&r);
+    monitor_result_free(&m);
+    cfg.url_text = NULL;
+    cfg.nurls = 0;
+    config_free(&cfg);
+}
+
+int main(void)
+{
+    T_RUN(round_trip);
+    T_END("test_report_json");
+}

@@ -1,0 +1,96 @@
+/* SVG charts stay well-formed whatever the data: no series, one point,
+ * a huge series, zero and not-a-number values, long names. */
+#include "../src/svg.h"
+#include "t.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *capture_line(const struct svg_series *s, int ns, int ylog)
+{
+    static const double ticks[] = { 1, 10, 100 };
+    static const char *const labels[] = { "0%", "90%", "99%" };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 3 }, ay = { "latency (ms)", ylog, NULL, NULL, 0 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    svg_line_chart(f, "A <chart> & more", &ax, &ay, s, ns);
+    fclose(f);
+    return text;
+}
+
+/* Balanced tags, no NaN or infinity in coordinates, nothing unescaped. */
+static int well_formed(const char *t)
+{
+    const char *p;
+    int open = 0;
+    if (strncmp(t, "<svg", 4) != 0 || strstr(t, "</svg>") == NULL)
+        return 0;
+    if (strstr(t, "nan") || strstr(t, "inf") || strstr(t, "<chart>"))
+        return 0;
+    for (p = t; (p = strchr(p, '<')) != NULL; p++) {
+        const char *e = strchr(p, '>');
+        if (e == NULL)
+            return 0;
+        if (p[1] == '/')
+            open--;
+        else if (e[-1] != '/' && p[1] != '?' && p[1] != '!')
+            open++;
+    }
+    return open == 0;
+}
+
+static void line_charts(void)
+{
+    double x[1] = { 1 }, y[1] = { 5 }, *bx = malloc(20000 * sizeof(double)), *by = malloc(20000 * sizeof(double));
+    struct svg_series one = { "one point", x, y, 1 }, big = { "a name much longer than any legend should show in full",
+                                                            bx, by, 20000 };
+    char *t;
+    int i;
+    for (i = 0; i < 20000; i++) {
+        bx[i] = 1 + i / 200.0;
+        by[i] = i % 7 == 0 ? 0 : 1e-3 * i;
+    }
+    t = capture_line(NULL, 0, 0);
+    CHECKF(well_formed(t), "no series:\n%s", t);
+    free(t);
+    t = capture_line(&one, 1, 0);
+    CHECKF(well_formed(t) && strstr(t, "one point"), "one point:\n%.400s", t);
+    free(t);
+    t = capture_line(&big, 1, 1); /* zeros on a log axis */
+    CHECKF(well_formed(t) && strstr(t, "\xe2\x80\xa6") && strstr(t, "<title>a name much longer"), "huge, log:\n%.400s",
+           t);
+    free(t);
+    free(bx);
+    free(by);
+}
+
+static void bar_charts(void)
+{
+    const char *groups[2] = { "g1", "<g2>" }, *series[3] = { "a", "b", "c" };
+    double v[6] = { 1, 0, 3e6, 0.5, __builtin_nan(""), 2 }, zero[6] = { 0 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 3, v);
+    fclose(f);
+    CHECKF(well_formed(text) && strstr(text, "not valid") && strstr(text, "&lt;g2&gt;"), "bars:\n%.600s", text);
+    free(text);
+    f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Zeros", "req/s", groups, 2, series, 3, zero);
+    fclose(f);
+    CHECK(well_formed(text));
+    free(text);
+    f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Nothing", "req/s", groups, 0, series, 0, zero);
+    fclose(f);
+    CHECK(well_formed(text));
+    free(text);
+}
+
+int main(void)
+{
+    T_RUN(line_charts);
+    T_RUN(bar_charts);
+    T_END("test_svg");
+}
