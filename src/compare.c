@@ -101,6 +101,36 @@ int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_re
     return 0;
 }
 
+int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n)
+{
+    memset(p, 0, sizeof(*p));
+    memset(r, 0, sizeof(*r));
+    cmp_settings_defaults(&p->set);
+    p->set.repeat = 1;
+    p->nworkloads = 1;
+    p->nservers = n;
+    p->workloads = calloc(1, sizeof(*p->workloads));
+    p->servers = calloc((size_t)n, sizeof(*p->servers));
+    if (p->workloads == NULL || p->servers == NULL || cmp_result_init(r, p) != 0)
+        return -1;
+    p->workloads[0].name = strdup("saved runs");
+    p->workloads[0].path = strdup("/");
+    if (p->workloads[0].name == NULL || p->workloads[0].path == NULL || config_copy(&p->workloads[0].cfg, cfg) != 0)
+        return -1;
+    return 0;
+}
+
+int cmp_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+                  struct engine_result *res, struct monitor_result *server)
+{
+    struct cmp_server *sv = &p->servers[k];
+    sv->name = strdup(name);
+    sv->url = strdup(url);
+    if (sv->name == NULL || sv->url == NULL)
+        return -1;
+    return cmp_add_run(cmp_cell(r, 0, k), res, server);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -109,6 +109,13 @@ typedef void (*cmp_log_fn)(const char *line, void *arg);
 int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p);
 /* Adds a run to a cell (taking res and server over). Returns 0 or -1. */
 int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_result *server);
+/* A compare of saved runs (`rafale report A.json B.json`): one workload with
+ * cfg's settings and n "servers", one per run. cmp_saved_add() names run k
+ * and takes its result over. Both return 0 or -1 (out of memory); p and r
+ * are freed by the caller either way. */
+int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n);
+int cmp_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+                  struct engine_result *res, struct monitor_result *server);
 /* Computes the summary of every cell from its runs. */
 void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r);
 

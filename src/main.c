@@ -162,38 +162,24 @@ static int side_by_side(const char *html, struct loaded *runs, const char **name
 {
     struct cmp_plan plan;
     struct cmp_result cr;
-    int k, rc = 1;
+    int k, rc = cmp_saved_init(&plan, &cr, &runs[0].run.cfg, n);
 
-    memset(&plan, 0, sizeof(plan));
-    cmp_settings_defaults(&plan.set);
-    plan.set.repeat = 1;
-    plan.nworkloads = 1;
-    plan.nservers = n;
-    plan.workloads = calloc(1, sizeof(*plan.workloads));
-    plan.servers = calloc((size_t)n, sizeof(*plan.servers));
-    if (plan.workloads == NULL || plan.servers == NULL || cmp_result_init(&cr, &plan) != 0)
-        goto out;
-    plan.workloads[0].name = strdup("saved runs");
-    plan.workloads[0].path = strdup("/");
-    if (plan.workloads[0].name == NULL || plan.workloads[0].path == NULL ||
-        config_copy(&plan.workloads[0].cfg, &runs[0].run.cfg) != 0)
-        goto out;
-    for (k = 0; k < n; k++) {
+    for (k = 0; k < n && rc == 0; k++) {
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
         struct loaded_run *lr = &runs[k].run;
-        plan.servers[k].name = strdup(base);
-        plan.servers[k].url = strdup(lr->cfg.nurls ? lr->cfg.url_text[0] : "");
-        if (plan.servers[k].name == NULL || plan.servers[k].url == NULL ||
-            cmp_add_run(cmp_cell(&cr, 0, k), &lr->res, lr->has_server ? &lr->server : NULL) != 0)
-            goto out;
+        rc = cmp_saved_add(&plan, &cr, k, base, lr->cfg.nurls ? lr->cfg.url_text[0] : "", &lr->res,
+                           lr->has_server ? &lr->server : NULL);
         lr->has_server = 0;
     }
-    cmp_summarize(&plan, &cr);
-    rc = write_compare_html("rafale report", html, &plan, &cr) != 0;
-out:
+    if (rc == 0) {
+        cmp_summarize(&plan, &cr);
+        rc = write_compare_html("rafale report", html, &plan, &cr);
+    } else {
+        fprintf(stderr, "rafale report: out of memory\n");
+    }
     cmp_result_free(&cr);
     cmp_plan_free(&plan);
-    return rc;
+    return rc != 0;
 }
 
 /* rafale report [--html OUT] FILE.json...: the reports again, from saved

@@ -14,12 +14,18 @@
 
 enum what { BAR_RPS, BAR_P99, BAR_CPU, BAR_MEM };
 
+/* Array sizes from the plan's counts (ints, never negative). */
+static size_t n_of(int n)
+{
+    return n > 0 ? (size_t)n : 0;
+}
+
 static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, const char *title, const char *ylabel,
                  enum what what)
 {
-    const char **groups = calloc((size_t)p->nworkloads, sizeof(char *));
-    const char **series = calloc((size_t)p->nservers, sizeof(char *));
-    double *v = calloc((size_t)(p->nworkloads * p->nservers), sizeof(double));
+    const char **groups = calloc(n_of(p->nworkloads), sizeof(char *));
+    const char **series = calloc(n_of(p->nservers), sizeof(char *));
+    double *v = calloc(n_of(p->nworkloads) * n_of(p->nservers), sizeof(double));
     int w, s;
     if (groups && series && v) {
         for (w = 0; w < p->nworkloads; w++)
@@ -54,8 +60,8 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
 static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
 {
     static const char *const groups[3] = { "mean", "p50", "p99" };
-    const char **series = calloc((size_t)p->nservers, sizeof(char *));
-    double *v = calloc((size_t)(3 * p->nservers), sizeof(double));
+    const char **series = calloc(n_of(p->nservers), sizeof(char *));
+    double *v = calloc(3 * n_of(p->nservers), sizeof(double));
     char title[200];
     int s;
     if (series && v) {
@@ -84,8 +90,8 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     static const double ticks[] = { 1, 10, 100, 1000, 10000, 100000 };
     static const char *const labels[] = { "0%", "90%", "99%", "99.9%", "99.99%", "99.999%" };
     enum { N = 121 };
-    struct svg_series *ser = calloc((size_t)p->nservers, sizeof(*ser));
-    double x[N], *y = calloc((size_t)(p->nservers * N), sizeof(double)), top, lo_p50 = INFINITY, hi = 0;
+    struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
+    double x[N], *y = calloc(n_of(p->nservers) * N, sizeof(double)), top, lo_p50 = INFINITY, hi = 0;
     struct svg_axis ax = { "percentile", 1, ticks, labels, 0 }, ay = { "latency (ms)", 0, NULL, NULL, 0 };
     uint64_t most = 10;
     char title[200];
@@ -139,8 +145,8 @@ out:
  * laid end to end. */
 static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
-    struct svg_series *ser = calloc((size_t)p->nservers, sizeof(*ser));
-    double **xs = calloc((size_t)p->nservers, sizeof(double *)), **ys = calloc((size_t)p->nservers, sizeof(double *));
+    struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
+    double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
     struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0 };
     struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0 };
     int s, w, k, ns = 0, pss = 1;

@@ -8,6 +8,19 @@
 const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
 const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
+/* The header over lat_row's columns, its percentiles from the names table. */
+static void lat_header(FILE *f)
+{
+    int i;
+    fprintf(f, "\nLatency    %8s %8s %8s", "min", "mean", "stdev");
+    for (i = 0; i < REPORT_NPCTS; i++) {
+        char b[16];
+        snprintf(b, sizeof(b), "p%s", report_pct_names[i]);
+        fprintf(f, " %8s", b);
+    }
+    fprintf(f, " %8s\n", "max");
+}
+
 static void lat_row(FILE *f, const char *name, const struct hist *h)
 {
     char b[32];
@@ -292,7 +305,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     if (r->target_rate > 0)
         rate_block(f, cfg, r);
 
-    fprintf(f, "\nLatency          min     mean    stdev      p50      p75      p90      p95      p99    p99.9      max\n");
+    lat_header(f);
     lat_row(f, "connect", &s->h[H_CONNECT]);
     if (s->h[H_TLS].total)
         lat_row(f, "tls", &s->h[H_TLS]);

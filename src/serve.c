@@ -179,19 +179,27 @@ static int head_common(struct sthread *t, const struct req *r, int status, const
     return rc ? -1 : 0;
 }
 
-/* A complete response with a body from memory. Returns 0 or -1. */
+/* A complete response with a body from memory. Returns 0, or -1 with
+ * nothing of it queued: half a response must never reach the client. */
 static int respond(struct sthread *t, const struct req *r, int status, const char *ctype, const char *extra,
                    const char *body, size_t blen)
 {
+    size_t start = t->wb.len;
     int rc = head_common(t, r, status, ctype);
     if (extra)
         rc |= buf_put(&t->wb, extra, strlen(extra));
-    if (status == 204 || status == 304)
-        return rc | buf_put(&t->wb, "\r\n", 2);
-    rc |= buf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", blen);
-    if (!r->head)
-        rc |= buf_put(&t->wb, body, blen);
-    return rc ? -1 : 0;
+    if (status == 204 || status == 304) {
+        rc |= buf_put(&t->wb, "\r\n", 2);
+    } else {
+        rc |= buf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", blen);
+        if (!r->head)
+            rc |= buf_put(&t->wb, body, blen);
+    }
+    if (rc) {
+        t->wb.len = start;
+        return -1;
+    }
+    return 0;
 }
 
 static const char HELLO[] = "Hello, world\n";
@@ -440,7 +448,8 @@ static size_t handle_all(struct sconn *c, const char *data, size_t len)
             char body[160];
             int bl = snprintf(body, sizeof(body), "%s\n", why);
             r.minor = 1;
-            respond(t, &r, status, "text/plain", NULL, body, (size_t)bl);
+            /* Out of memory for the error answer: close without one. */
+            (void)respond(t, &r, status, "text/plain", NULL, body, (size_t)bl);
             c->closing = 1;
             used = len; /* nothing after a refused request is read */
             break;
@@ -455,6 +464,7 @@ static size_t handle_all(struct sconn *c, const char *data, size_t len)
         before = t->wb.len;
         rc = route(c, &c->req, &r);
         if (rc < 0) {
+            t->wb.len = before; /* out of memory: no half response, close */
             c->closing = 1;
             break;
         }
@@ -793,7 +803,10 @@ static void sc_on_timer(struct timer *tm, uint64_t now)
             return;
         }
         /* RFC 9110 §15.5.9: 408, then close. */
-        respond(t, &r, 408, "text/plain", NULL, "request not received in time\n", 29);
+        if (respond(t, &r, 408, "text/plain", NULL, "request not received in time\n", 29) != 0) {
+            sc_free(c);
+            return;
+        }
         c->closing = 1;
         c->in.len = 0;
         c->skip = 0;

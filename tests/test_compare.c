@@ -1,0 +1,139 @@
+/* What `rafale compare` concludes from its runs (cmp_summarize), on runs
+ * made up here: the median, the spread, bad statuses, refused keep-alive,
+ * server CPU and memory. Built through cmp_saved_*, as `rafale report
+ * A.json B.json` builds its side-by-side page. */
+#include "../src/compare.h"
+#include "t.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A run of `completed` responses in `secs`, over `conns` connections, of
+ * which `bad` had a status outside --expect. */
+static struct engine_result run(uint64_t completed, double secs, uint64_t conns, uint64_t bad)
+{
+    struct engine_result r;
+    memset(&r, 0, sizeof(r));
+    stats_init(&r.total);
+    r.total.started = r.total.completed = completed;
+    r.total.conns_opened = conns;
+    r.total.bad_status = bad;
+    r.elapsed_s = secs;
+    hist_record_n(&r.total.h[H_LATENCY], 1000000, completed); /* 1 ms each */
+    return r;
+}
+
+static struct config keepalive_cfg(void)
+{
+    struct config cfg;
+    config_defaults(&cfg);
+    cfg.keepalive = 1;
+    cfg.threads = 1;
+    return cfg;
+}
+
+static void median_spread_and_server_figures(void)
+{
+    struct config cfg = keepalive_cfg();
+    struct cmp_plan p;
+    struct cmp_result r;
+    struct engine_result a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
+    struct monitor_result m;
+    struct cmp_cell *cell;
+
+    memset(&m, 0, sizeof(m));
+    m.cpu_s = 0.5;
+    m.has_pss = 1;
+    m.pss_peak_bytes = 30 << 20;
+    m.rss_peak_bytes = 90 << 20;
+    CHECK(cmp_saved_init(&p, &r, &cfg, 1) == 0);
+    CHECK(cmp_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a, &m) == 0);
+    /* More runs of the same cell, as repeat = 3 would make. */
+    cell = cmp_cell(&r, 0, 0);
+    CHECK(cmp_add_run(cell, &b, NULL) == 0 && cmp_add_run(cell, &c, NULL) == 0);
+    CHECK(a.total.h[H_LATENCY].counts == NULL && m.pss_peak_bytes == 0); /* taken over */
+    cmp_summarize(&p, &r);
+    CHECKF(cell->rps_median == 1100 && cell->rps_min == 1000 && cell->rps_max == 1200, "%g %g %g", cell->rps_median,
+           cell->rps_min, cell->rps_max);
+    CHECK(cell->total.completed == 3300 && cell->total.h[H_LATENCY].total == 3300);
+    CHECK(cell->unstable);                 /* 200 apart on a median of 1100: over 10% */
+    CHECK(!cell->invalid && !cell->keepalive_refused && cell->bad_pct == 0);
+    CHECKF(fabs(cell->server_cpu_us - 500) < 1e-9, "%g", cell->server_cpu_us); /* 0.5 s over 1000 requests */
+    CHECK(cell->mem_is_pss && cell->mem_peak == 30 << 20 && cell->best_run == 0);
+    CHECK(strcmp(p.servers[0].name, "a.json") == 0 && p.nworkloads == 1 && p.set.repeat == 1);
+    cmp_result_free(&r);
+    cmp_plan_free(&p);
+    config_free(&cfg);
+}
+
+static void bad_statuses_make_a_cell_invalid(void)
+{
+    struct config cfg = keepalive_cfg();
+    struct cmp_plan p;
+    struct cmp_result r;
+    struct engine_result ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
+    CHECK(cmp_saved_init(&p, &r, &cfg, 2) == 0);
+    CHECK(cmp_saved_add(&p, &r, 0, "half", "u", &ok, NULL) == 0);
+    CHECK(cmp_saved_add(&p, &r, 1, "most", "u", &broken, NULL) == 0);
+    cmp_summarize(&p, &r);
+    CHECK(!cmp_cell(&r, 0, 0)->invalid && cmp_cell(&r, 0, 0)->bad_pct == 50);
+    CHECK(cmp_cell(&r, 0, 1)->invalid);
+    CHECK(cmp_cell(&r, 0, 0)->server_cpu_us < 0); /* no server watched: unknown, not zero */
+    cmp_result_free(&r);
+    cmp_plan_free(&p);
+    config_free(&cfg);
+}
+
+static void a_new_connection_per_request_is_refused_keepalive(void)
+{
+    struct config cfg = keepalive_cfg();
+    struct cmp_plan p;
+    struct cmp_result r;
+    struct engine_result closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
+    CHECK(cmp_saved_init(&p, &r, &cfg, 3) == 0);
+    CHECK(cmp_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
+    CHECK(cmp_saved_add(&p, &r, 1, "boundary", "u", &keeps, NULL) == 0);
+    CHECK(cmp_saved_add(&p, &r, 2, "few", "u", &few, NULL) == 0);
+    cmp_summarize(&p, &r);
+    CHECK(cmp_cell(&r, 0, 0)->keepalive_refused && cmp_cell(&r, 0, 0)->conns_per_req == 1);
+    CHECK(cmp_cell(&r, 0, 1)->keepalive_refused);   /* 0.95 connections per request */
+    CHECK(!cmp_cell(&r, 0, 2)->keepalive_refused);  /* too few requests to tell */
+    cmp_result_free(&r);
+    cmp_plan_free(&p);
+
+    /* With --close, a connection per request is what was asked. */
+    cfg.keepalive = 0;
+    closes = run(1000, 1.0, 1000, 0);
+    CHECK(cmp_saved_init(&p, &r, &cfg, 1) == 0);
+    CHECK(cmp_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
+    cmp_summarize(&p, &r);
+    CHECK(!cmp_cell(&r, 0, 0)->keepalive_refused);
+    cmp_result_free(&r);
+    cmp_plan_free(&p);
+    config_free(&cfg);
+}
+
+static void an_empty_cell_is_not_a_result(void)
+{
+    struct config cfg = keepalive_cfg();
+    struct cmp_plan p;
+    struct cmp_result r;
+    struct engine_result none = run(0, 1.0, 0, 0);
+    CHECK(cmp_saved_init(&p, &r, &cfg, 2) == 0);
+    CHECK(cmp_saved_add(&p, &r, 0, "nothing", "u", &none, NULL) == 0);
+    cmp_summarize(&p, &r);
+    CHECK(cmp_cell(&r, 0, 0)->invalid && cmp_cell(&r, 0, 0)->rps_median == 0);
+    CHECK(!cmp_cell(&r, 0, 1)->invalid && cmp_cell(&r, 0, 1)->nruns == 0 && cmp_cell(&r, 0, 1)->rps_min == 0);
+    cmp_result_free(&r);
+    cmp_plan_free(&p);
+    config_free(&cfg);
+}
+
+int main(void)
+{
+    T_RUN(median_spread_and_server_figures);
+    T_RUN(bad_statuses_make_a_cell_invalid);
+    T_RUN(a_new_connection_per_request_is_refused_keepalive);
+    T_RUN(an_empty_cell_is_not_a_result);
+    T_END("test_compare");
+}
