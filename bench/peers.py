@@ -11,7 +11,11 @@ accounting of the finished process), and errors. It prints a markdown table
 of medians, with each figure's ratio to wrk computed round by round, and
 writes every run as CSV. Only 127.0.0.1 is contacted.
 
-usage: bench/peers.py [--rounds N] [--duration S] [--only WORKLOAD,...] [--md FILE]
+usage: bench/peers.py [--rounds N] [--duration S] [--only WORKLOAD,...] [--md FILE] [--baseline BIN]
+
+--baseline BIN runs another rafale binary (say, a build of the previous
+commit) as the tool "rafale-base" in the same interleaved rounds of every
+workload rafale runs: a before/after comparison under the same noise.
 """
 import argparse
 import csv
@@ -126,9 +130,9 @@ def timed(cmd):
 
 # --- tools: each returns (completed, errors) from its own output -------------------
 
-def run_rafale(url, conns, dur, close=False, depth=1, threads=1):
+def run_rafale(url, conns, dur, close=False, depth=1, threads=1, binary=None):
     jf = os.path.join(TMP, "r.json")
-    cmd = [RAFALE, "-q", "-t", str(threads), "-c", str(conns), "-d", "%ds" % dur, "--json", jf]
+    cmd = [binary or RAFALE, "-q", "-t", str(threads), "-c", str(conns), "-d", "%ds" % dur, "--json", jf]
     if url.startswith("https"):
         # Self-signed. Sessions are resumed on reconnect (rafale's default),
         # as wrk does (nginx's $ssl_session_reused says so).
@@ -212,7 +216,14 @@ def main():
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--only", default="")
     ap.add_argument("--md", default="")
+    ap.add_argument("--baseline", default="", help="another rafale binary, run as the tool rafale-base")
     args = ap.parse_args()
+    if args.baseline:
+        base = os.path.abspath(args.baseline)
+        TOOLS["rafale-base"] = lambda *a: run_rafale(*a, binary=base)
+        for wl in WORKLOADS.values():
+            if "rafale" in wl[4]:
+                wl[4].insert(wl[4].index("rafale") + 1, "rafale-base")
     only = [w for w in args.only.split(",") if w]
     workloads = [w for w in WORKLOADS if not only or w in only]
     do_serve = not only or "serve" in only
