@@ -7,7 +7,7 @@ CC      ?= cc
 # link-time optimization inlines across them again.
 CFLAGS  ?= -O2 -g -flto=auto
 WARN     = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
-LDLIBS   = -ljansson -lssl -lcrypto -lm -pthread
+LDLIBS   = -ljansson -lnghttp2 -lssl -lcrypto -lm -pthread
 # float-cast-overflow: a double read from a file and cast to an integer it
 # cannot hold is undefined; UBSan does not check it unless asked.
 SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -6,7 +6,7 @@
 # clang: make test runs the parsers' tests under its integer sanitizer.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev openssl python3 chromium clang"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

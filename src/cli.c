@@ -165,6 +165,7 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
     /* nginx's client_header_timeout and keepalive_timeout. */
     sc->header_timeout_ns = 60 * 1000000000ULL;
     sc->idle_timeout_ns = 75 * 1000000000ULL;
+    sc->h2_streams = 128;
     r = from_opt(opt_parse_argv(argc, argv, OPT_SERVE, &d, &first, err, errlen), serve_usage);
     if (r != CLI_OK)
         return r;

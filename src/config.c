@@ -17,6 +17,8 @@ void config_defaults(struct config *cfg)
     cfg->timeout_ns = 10 * 1000000000ULL;
     cfg->connect_timeout_ns = 5 * 1000000000ULL;
     cfg->method = "GET";
+    cfg->streams = 1;
+    cfg->h2_window_bits = 30; /* as h2load's -w/-W: windows never throttle a benchmark */
     status_set_default(&cfg->expect);
 }
 
@@ -131,6 +133,20 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         snprintf(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
         return -1;
     }
+    if (cfg->http2 && cfg->pipeline > 1) {
+        snprintf(err, errlen, "--pipeline is HTTP/1.1's: with --http2, use --streams N (concurrent streams per connection)");
+        return -1;
+    }
+    if (!cfg->http2 && cfg->streams > 1) {
+        snprintf(err, errlen, "--streams goes with --http2 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
+        return -1;
+    }
+    if (cfg->streams > 1 && !cfg->keepalive) {
+        snprintf(err, errlen, "--streams %u with --close: one request per connection leaves nothing to multiplex",
+                 cfg->streams);
+        return -1;
+    }
+    cfg->tls.h2 = cfg->http2;
     if (cfg->nsources && cfg->nurls && cfg->urls[0].host_is_ipv6) {
         snprintf(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
         return -1;

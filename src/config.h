@@ -35,6 +35,9 @@ struct config {
     struct net_addr *sources;    /* --source: local addresses, round-robin; owned */
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
+    int http2;                   /* --http2 */
+    uint32_t streams;            /* --streams: concurrent streams per HTTP/2 connection */
+    uint32_t h2_window_bits;     /* --h2-window: flow-control windows of 2^bits - 1 */
     struct status_set expect;    /* --expect: statuses that count as good answers */
 
     const char *method;
@@ -72,6 +75,7 @@ struct serve_config {
     const char *tls_cert, *tls_key; /* serve over TLS */
     uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
     uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
+    uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections */
 };
 
 /* Settings of `rafale compare` that are not about one run: from the plan's

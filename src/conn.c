@@ -33,12 +33,17 @@ void conn_close(struct conn *c)
         c->fd = -1;
         c->w->open--;
     }
+    c->sess->closed(c);
     c->ops = &io_plain;
     c->io_ctx = NULL;
     c->state = C_IDLE;
-    c->count = 0;
-    c->h1.nsent = 0;
-    c->h1.woff = 0;
+    c->draining = 0;
+    if (c->count) {
+        uint32_t i;
+        for (i = 0; i < c->cap; i++)
+            c->slots[i].busy = 0;
+        c->count = 0;
+    }
 }
 
 void conn_arm(struct conn *c)
@@ -49,7 +54,7 @@ void conn_arm(struct conn *c)
         return; /* idle connections never time out */
     if (c->state == C_CONNECTING && cfg->connect_timeout_ns < limit)
         limit = cfg->connect_timeout_ns;
-    if (timer_set(&c->w->loop, &c->timer, slot_at(c, 0)->t_sent + limit) != 0)
+    if (timer_set(&c->w->loop, &c->timer, c->sess->oldest(c)->t_sent + limit) != 0)
         /* No room in the timer heap: without a timeout the request could
          * wait forever, so it ends now, said as such. */
         conn_fail(c, ERR_TIMEOUT, ENOMEM, "no memory for the request's timer", clock_ns());
@@ -58,8 +63,11 @@ void conn_arm(struct conn *c)
 void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now)
 {
     uint32_t i;
-    for (i = 0; i < c->count; i++)
-        record_error(c->w, slot_at(c, i), k, e, detail, now);
+    for (i = 0; c->count && i < c->cap; i++)
+        if (c->slots[i].busy) {
+            record_error(c->w, &c->slots[i], k, e, detail, now);
+            conn_release(c, &c->slots[i]);
+        }
     conn_close(c);
     worker_enqueue(c);
 }
@@ -74,18 +82,25 @@ void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
         conn_fail(c, plain_kind, errno, NULL, now);
 }
 
-/* Gives c a request due at t_due. The caller checked the budget. */
+/* Gives c a request due at t_due, or (t_due 0) the oldest one waiting to be
+ * sent again. The caller checked the budget. */
 static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
 {
     struct worker *w = c->w;
-    const struct plan_target *tg = &w->plan->targets[c->target];
-    struct slot *s = &c->slots[(c->head + c->count) % c->cap];
+    struct slot *s = c->sess->slot_new(c);
 
-    s->t_due = t_due;
-    s->t_sent = now;
-    s->url = tg->urls[c->rr++ % tg->nurls];
-    s->measured = t_due >= w->plan->t_measure;
-    record_start(w, s, now);
+    if (t_due == 0) {
+        worker_retry_take(w, s); /* started already: its times and URL go on */
+    } else {
+        const struct plan_target *tg = &w->plan->targets[c->target];
+        s->t_due = t_due;
+        s->t_sent = now;
+        s->url = tg->urls[c->rr++ % tg->nurls];
+        s->measured = t_due >= w->plan->t_measure;
+        s->retries = 0;
+        record_start(w, s, now);
+    }
+    s->busy = 1;
     c->sess->added(c, s);
     c->count++;
     c->nreq++;
@@ -97,8 +112,14 @@ void conn_fill(struct conn *c, uint64_t now)
     uint64_t rpc = w->plan->cfg->requests_per_conn;
     int was_idle = c->count == 0;
 
-    while (c->count < c->cap && worker_may_start(w) && (rpc == 0 || c->nreq < rpc))
-        conn_add(c, now, now);
+    while (c->count < c->cap && !c->draining && (rpc == 0 || c->nreq < rpc)) {
+        if (w->rlen)
+            conn_add(c, 0, now);
+        else if (worker_may_start(w))
+            conn_add(c, now, now);
+        else
+            break;
+    }
     if (was_idle)
         conn_arm(c);
     if (c->state == C_OPEN)
@@ -158,17 +179,25 @@ static void conn_read(struct conn *c, int hup)
         if (n > 0) {
             int done;
             now = clock_ns();
-            record_received(w, c->count ? slot_at(c, 0) : NULL, (uint64_t)n, now);
             done = c->sess->read(c, w->rbuf, (size_t)n, now);
             if (done < 0)
                 return;
             /* Pipelining: top up once half the window has drained, so each
-             * write carries several requests instead of one per response. */
-            if (done && c->count < c->cap && (c->cap <= 2 || c->count <= c->cap / 2 || rate_mode(w))) {
+             * write carries several requests instead of one per response.
+             * Streams are independent: any free one is taken at once. */
+            if (done && c->count < c->cap &&
+                (c->cap <= 2 || c->count <= c->cap / 2 || rate_mode(w) || c->sess->multiplexed)) {
                 if (rate_mode(w))
                     worker_enqueue(c);
                 else
                     conn_fill(c, now);
+                if (c->state != C_OPEN)
+                    return;
+            }
+            /* HTTP/2 answers frames of its own (SETTINGS and PING acks,
+             * WINDOW_UPDATE): sent with whatever the refill added. */
+            if (c->sess->multiplexed && c->sess->want_write(c)) {
+                c->sess->write(c);
                 if (c->state != C_OPEN)
                     return;
             }
@@ -205,6 +234,8 @@ static void conn_read(struct conn *c, int hup)
 static void conn_ready(struct conn *c, uint64_t now)
 {
     c->state = C_OPEN;
+    if (c->sess->ready(c, now) != 0)
+        return;
     if (rate_mode(c->w)) {
         conn_arm(c);
         c->sess->write(c);
@@ -231,7 +262,7 @@ static void conn_handshake(struct conn *c)
     }
     kind = c->ops->handshake_kind(c->io_ctx);
     if (kind != IO_HS_NONE)
-        record_tls(c->w, slot_at(c, 0), now - c->t_tcp, kind == IO_HS_RESUMED);
+        record_tls(c->w, c->sess->oldest(c), now - c->t_tcp, kind == IO_HS_RESUMED);
     conn_ready(c, now);
 }
 
@@ -250,7 +281,7 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
         }
         if (!(ev & (LOOP_OUT | LOOP_ERR)))
             return;
-        record_connect(w, slot_at(c, 0), now);
+        record_connect(w, c->sess->oldest(c), now);
         if (w->plan->targets[c->target].tls) {
             const char *why = NULL;
             void *ssl = tls_client_conn(w->plan->tls, c->fd, w->plan->targets[c->target].host,
@@ -286,7 +317,11 @@ static void conn_on_timer(struct timer *t, uint64_t now)
     struct conn *c = container_of(t, struct conn, timer);
     if (c->count == 0 || c->state == C_IDLE)
         return;
-    if (now < slot_at(c, 0)->t_sent + c->w->plan->cfg->timeout_ns && c->state != C_CONNECTING) {
+    if (c->state == C_OPEN && c->sess->timeout) {
+        c->sess->timeout(c, now);
+        return;
+    }
+    if (now < c->sess->oldest(c)->t_sent + c->w->plan->cfg->timeout_ns && c->state != C_CONNECTING) {
         conn_arm(c); /* the request that timer was for has been answered */
         return;
     }
@@ -302,7 +337,7 @@ void conn_init(struct conn *c, struct worker *w, uint32_t target, uint32_t rr, u
     c->io.fn = conn_on_io;
     c->timer.fn = conn_on_timer;
     c->ops = &io_plain;
-    c->sess = &session_http1;
+    c->sess = w->plan->cfg->http2 ? &session_http2 : &session_http1;
     c->cap = depth;
     c->slots = slots ? slots : &c->one;
     c->target = target;

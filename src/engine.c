@@ -54,16 +54,50 @@ int worker_may_start(const struct worker *w)
     return !w->stopping && w->st.started < w->budget;
 }
 
+int worker_retry(struct worker *w, const struct slot *s)
+{
+    if (w->rlen == w->rcap) {
+        /* Rare (a server's GOAWAY): grown as needed, never on the hot path. */
+        uint32_t cap = w->rcap ? w->rcap * 2 : 16, i;
+        struct slot *n = malloc(cap * sizeof(*n));
+        if (n == NULL)
+            return -1;
+        for (i = 0; i < w->rlen; i++)
+            n[i] = w->retry[(w->rhead + i) % w->rcap];
+        free(w->retry);
+        w->retry = n;
+        w->rcap = cap;
+        w->rhead = 0;
+    }
+    w->retry[(w->rhead + w->rlen) % w->rcap] = *s;
+    w->rlen++;
+    return 0;
+}
+
+void worker_retry_take(struct worker *w, struct slot *s)
+{
+    *s = w->retry[w->rhead];
+    w->rhead = (w->rhead + 1) % w->rcap;
+    w->rlen--;
+}
+
 /* --- rate mode: due requests to free connections --- */
 
 /* Due requests go to free connections, oldest first. */
 static void dispatch(struct worker *w)
 {
     uint64_t now = clock_ns();
+    while (w->rlen > 0 && w->qlen > 0) {
+        /* Requests refused unprocessed go first: they were due earliest. */
+        struct conn *c = dequeue(w);
+        if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
+            continue;
+        conn_take(c, 0, now);
+    }
     while (w->backlog.len > 0 && w->qlen > 0) {
         struct conn *c = dequeue(w);
         uint64_t due = backlog_peek(&w->backlog);
-        if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap))
+        if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
             continue; /* busy again since it was queued */
         if (due >= w->plan->t_measure && !worker_may_start(w)) {
             w->backlog.len = 0;
@@ -120,7 +154,9 @@ static void run_queue(struct worker *w)
     uint64_t now = clock_ns();
     while (n-- > 0) {
         struct conn *c = dequeue(w);
-        if (c->state == C_IDLE && worker_may_start(w))
+        if (c->state == C_IDLE && w->rlen)
+            conn_take(c, 0, now);
+        else if (c->state == C_IDLE && worker_may_start(w))
             conn_take(c, now, now);
         else if (c->state == C_OPEN && c->count < c->cap)
             conn_fill(c, now);
@@ -148,14 +184,14 @@ static void *worker_main(void *arg)
         uint64_t now, wait;
         if (w->qlen && !rate_mode(w))
             run_queue(w);
-        else if (rate_mode(w) && w->backlog.len && w->qlen)
+        else if (rate_mode(w) && (w->backlog.len || w->rlen) && w->qlen)
             dispatch(w);
         atomic_store_explicit(&w->pub_done, w->st.completed, memory_order_relaxed);
         atomic_store_explicit(&w->pub_err, stats_errors(&w->st), memory_order_relaxed);
         atomic_store_explicit(&w->pub_open, w->open, memory_order_relaxed);
         if (w->ended >= w->budget)
             break;
-        if (atomic_load_explicit(pl->stop, memory_order_relaxed)) {
+        if (atomic_load_explicit(pl->stop, memory_order_relaxed) || atomic_load_explicit(pl->failed, memory_order_relaxed)) {
             w->t_last = clock_ns();
             break;
         }
@@ -165,8 +201,10 @@ static void *worker_main(void *arg)
             break;
         }
         record_roll(w, now);
-        if (w->err[0])
+        if (w->err[0]) {
+            atomic_store(pl->failed, 1);
             break;
+        }
         wait = (w->qlen && !rate_mode(w)) ? 0 : MAX_WAIT_NS;
         if (pl->t_deadline - now < wait)
             wait = pl->t_deadline - now;
@@ -178,6 +216,8 @@ static void *worker_main(void *arg)
     w->stopping = 1;
     for (i = 0; i < w->nconns; i++)
         conn_close(&w->conns[i]);
+    if (w->err[0])
+        atomic_store(pl->failed, 1);
     record_last_second(w);
     atomic_store(&w->finished, 1);
     return NULL;
@@ -191,9 +231,12 @@ static void worker_free(struct worker *w)
             stats_fini(&w->per_url[i]);
     }
     if (w->conns)
-        for (i = 0; i < w->nconns; i++)
+        for (i = 0; i < w->nconns; i++) {
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
+            h2_free(&w->conns[i]);
+        }
+    free(w->retry);
     free(w->per_url);
     hist_fini(&w->tl_h);
     if (w->sessions)
@@ -205,6 +248,7 @@ static void worker_free(struct worker *w)
     free(w->q);
     backlog_free(&w->backlog);
     free(w->rbuf);
+    free(w->wbuf);
     loop_fini(&w->loop);
 }
 
@@ -212,7 +256,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
                        uint32_t first_conn, uint64_t budget)
 {
     const struct config *cfg = pl->cfg;
-    uint32_t i, depth = cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
+    uint32_t i, depth = cfg->http2 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
 
     memset(w, 0, sizeof(*w));
     w->plan = pl;
@@ -228,6 +272,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->q = calloc(nconns, sizeof(uint32_t));
     w->rbuf = malloc(IO_RBUF_SIZE);
+    if (cfg->http2 && (w->wbuf = malloc(64 * 1024)) == NULL)
+        return -1;
     w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
     w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
@@ -348,6 +394,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
 {
     struct plan pl;
     struct timeline tl;
+    atomic_int failed = 0;
     struct worker *ws = NULL;
     uint32_t t, nt = cfg->threads, first = 0, started_threads = 0, i;
     uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX, t_end = 0;
@@ -366,6 +413,7 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
     pl.stop = stop;
     pl.nthreads = nt;
     pl.tl = &tl;
+    pl.failed = &failed;
     ws = calloc(nt, sizeof(*ws));
     if (ws == NULL) {
         snprintf(err, errlen, "out of memory");

@@ -44,6 +44,8 @@
 struct plan_url {
     char *req;           /* the request's bytes, built once */
     size_t len;
+    void *h2nv;          /* HTTP/2: the request's header fields (nghttp2_nv), built once */
+    size_t h2nnv;
     int head;            /* a HEAD request: no body in the answer */
     uint32_t target;
 };
@@ -64,11 +66,14 @@ struct plan {
     uint32_t ntargets;
     uint32_t nthreads;
     struct tls_client *tls; /* when some URL is https:// */
+    void *h2cb;          /* HTTP/2: nghttp2's callbacks, shared by every session */
+    void *h2opt;         /* and its options */
     uint64_t t0;         /* start: warm-up begins */
     uint64_t t_measure;  /* measured phase begins */
     uint64_t t_deadline; /* -d ends the measured phase here, or UINT64_MAX */
     const atomic_int *stop;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
+    atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
 };
 
 /* Resolves the targets and builds each URL's request. Returns 0, or -1 with
@@ -81,8 +86,16 @@ void plan_free(struct plan *pl);
 struct slot {
     uint64_t t_due;      /* when it should have been sent (== t_sent in closed loop) */
     uint64_t t_sent;     /* when it started: connect start if a connection was opened for it */
+    uint64_t t_first;    /* HTTP/2: when the first HEADERS of its response arrived */
+    size_t body_off;     /* HTTP/2: request body bytes handed to the session */
     uint32_t url;
+    int32_t stream;      /* HTTP/2: its stream id, 0 before it is submitted */
+    uint16_t status;     /* HTTP/2: the final status */
     uint8_t measured;    /* started in the measured phase: counts in the results */
+    uint8_t busy;        /* outstanding on its connection */
+    uint8_t got_first;   /* HTTP/2: t_first is set */
+    uint8_t ended;       /* HTTP/2: the response ended (END_STREAM) */
+    uint8_t retries;     /* HTTP/2: refused unprocessed and sent again, so many times */
 };
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
@@ -90,23 +103,38 @@ enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
 struct conn;
 
 /* The protocol under a connection: it turns the connection's requests into
- * bytes and bytes into ended responses. */
+ * bytes and bytes into ended responses. HTTP/1.1 answers in order (the
+ * slots are a ring); HTTP/2 multiplexes (the slots are a pool). */
 struct session_ops {
-    const char *name;                  /* "http/1.1" */
-    /* A request was added (the newest slot). */
+    const char *name;                  /* "http/1.1", "h2" */
+    int multiplexed;                   /* responses end in any order: refill at once */
+    /* A free slot for a new request (the caller checked count < cap). */
+    struct slot *(*slot_new)(struct conn *c);
+    /* A request was added (s, now busy). */
     void (*added)(struct conn *c, struct slot *s);
-    /* Writes what the transport takes of the requests not written yet. */
+    /* The transport is up (TCP, and TLS when asked). Returns 0, or -1 when
+     * it failed the connection. */
+    int (*ready)(struct conn *c, uint64_t now);
+    /* Writes what the transport takes of what is waiting. */
     void (*write)(struct conn *c);
-    /* Are requests waiting to be written? */
+    /* Is something waiting to be written? */
     int (*want_write)(const struct conn *c);
     /* Bytes arrived. Returns how many responses ended, or -1 when the
      * connection failed or was closed meanwhile. */
     int (*read)(struct conn *c, const char *buf, size_t n, uint64_t now);
     /* The peer closed the connection with requests outstanding. */
     void (*eof)(struct conn *c, uint64_t now);
+    /* The outstanding request started first: the next to time out. */
+    struct slot *(*oldest)(struct conn *c);
+    /* An open connection's timer fired: ends the requests past --timeout
+     * (HTTP/2: per stream), or NULL to fail the whole connection. */
+    void (*timeout)(struct conn *c, uint64_t now);
+    /* The socket is closing: drop the session's state. */
+    void (*closed)(struct conn *c);
 };
 
 extern const struct session_ops session_http1;
+extern const struct session_ops session_http2;
 
 /* HTTP/1.1's state on a connection. */
 struct h1 {
@@ -118,6 +146,7 @@ struct h1 {
 };
 
 struct worker;
+struct h2;
 
 struct conn {
     struct loop_io io;
@@ -129,14 +158,17 @@ struct conn {
     int fd;
     uint8_t state;
     uint8_t queued;      /* in the worker's work queue */
+    uint8_t draining;    /* takes no new request (HTTP/2: after a GOAWAY) */
+    uint16_t hint;       /* HTTP/2: where to look for a free slot */
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
-    uint16_t cap;        /* pipeline depth */
+    uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
     uint32_t target;
     uint32_t rr;         /* next URL of the target, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
     struct h1 h1;
+    struct h2 *h2;       /* HTTP/2's state (http2.c), kept across reconnects */
     struct slot *slots;  /* cap entries; &one when not pipelining */
     struct slot one;
 };
@@ -159,6 +191,12 @@ void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint6
 void conn_close(struct conn *c);
 /* Re-arms the request timeout for the oldest outstanding request. */
 void conn_arm(struct conn *c);
+/* A request is done with its slot (ended or sent again elsewhere). */
+static inline void conn_release(struct conn *c, struct slot *s)
+{
+    s->busy = 0;
+    c->count--;
+}
 /* An error on the transport while reading or writing: its kind. */
 void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now);
 
@@ -185,6 +223,10 @@ struct worker {
     struct sched sched;
     uint64_t scheduled;    /* measured requests put on the schedule */
     struct backlog backlog;
+    /* HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM), to be
+     * sent again before any new one; RFC 9113 §8.7 says it is safe. */
+    struct slot *retry;
+    uint32_t rhead, rlen, rcap;
     struct stats st;       /* counters of all URLs; histograms are per URL only */
     struct stats *per_url;
     struct tls_session_slot *sessions; /* one per target, for resumption */
@@ -202,9 +244,10 @@ struct worker {
     _Atomic uint32_t pub_open;
     atomic_int finished;
     char *rbuf;
+    char *wbuf;            /* HTTP/2: frames gathered into one write */
     struct iovec iov[MAX_IOV];
     pthread_t thread;
-    char err[160];
+    char err[400];
 };
 
 static inline int rate_mode(const struct worker *w)
@@ -212,12 +255,22 @@ static inline int rate_mode(const struct worker *w)
     return w->plan->cfg->rate > 0;
 }
 
-/* engine.c: the work queue. */
+/* engine.c: the work queue and the requests to send again. */
+/* Keeps s to be sent again on another connection. Returns 0, or -1 when
+ * out of memory (then the caller ends it as an error). */
+int worker_retry(struct worker *w, const struct slot *s);
+/* Takes the oldest such request into s. */
+void worker_retry_take(struct worker *w, struct slot *s);
 /* Queues c to be given work by the worker loop (closed loop: its next
  * request; rate mode: the next due request). */
 void worker_enqueue(struct conn *c);
 /* May another request start? */
 int worker_may_start(const struct worker *w);
+
+/* http2.c: the plan's HTTP/2 requests, and a connection's state. */
+int h2_plan(struct plan *pl, char *err, size_t errlen);
+void h2_plan_free(struct plan *pl);
+void h2_free(struct conn *c);
 
 /* --- record.c: the bookkeeping of a request --- */
 
@@ -236,6 +289,14 @@ void record_response(struct worker *w, const struct slot *s, unsigned status, ui
                      enum close_kind closed, uint64_t now);
 /* s failed with error k (errno e, or a static detail). */
 void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now);
+/* HTTP/2: bytes of s's frames (its URL's share of what was received);
+ * bytes written on a connection (the requests of several streams); response
+ * header blocks on the wire and decoded; s refused unprocessed and queued
+ * to be sent again. */
+void record_frame_bytes(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now);
+void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
+void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now);
+void record_retry(struct worker *w, const struct slot *s);
 /* The server closed an idle keep-alive connection. */
 void record_idle_close(struct worker *w, uint64_t now);
 /* The timeline: brings the worker's second up to now; closes the last one. */

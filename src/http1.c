@@ -8,6 +8,30 @@
 
 #include <errno.h>
 
+/* Requests are answered in order: the slots are a ring from c->head. */
+static struct slot *h1_slot_new(struct conn *c)
+{
+    return &c->slots[(c->head + c->count) % c->cap];
+}
+
+static struct slot *h1_oldest(struct conn *c)
+{
+    return slot_at(c, 0);
+}
+
+static int h1_ready(struct conn *c, uint64_t now)
+{
+    (void)c;
+    (void)now;
+    return 0;
+}
+
+static void h1_closed(struct conn *c)
+{
+    c->h1.nsent = 0;
+    c->h1.woff = 0;
+}
+
 static void h1_added(struct conn *c, struct slot *s)
 {
     /* The oldest request's response is the one parsed next. */
@@ -80,8 +104,8 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         force_close = 1; /* answered before the request was written whole */
     else
         c->h1.nsent--;
+    conn_release(c, slot_at(c, 0));
     c->head = (uint16_t)((c->head + 1) % c->cap);
-    c->count--;
 
     if (force_close || !cfg->keepalive || !server_keeps ||
         (cfg->requests_per_conn && c->nreq >= cfg->requests_per_conn && c->count == 0)) {
@@ -107,6 +131,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
     size_t off = 0;
     int done = 0;
 
+    record_received(c->w, c->count ? slot_at(c, 0) : NULL, (uint64_t)n, now);
     while (off < n) {
         ssize_t r;
         if (c->count == 0) {
@@ -149,9 +174,15 @@ static void h1_eof(struct conn *c, uint64_t now)
 
 const struct session_ops session_http1 = {
     .name = "http/1.1",
+    .multiplexed = 0,
+    .slot_new = h1_slot_new,
     .added = h1_added,
+    .ready = h1_ready,
     .write = h1_write,
     .want_write = h1_want_write,
     .read = h1_read,
     .eof = h1_eof,
+    .oldest = h1_oldest,
+    .timeout = NULL,
+    .closed = h1_closed,
 };

@@ -34,6 +34,9 @@ struct io_ops {
     /* After handshake() returned IO_OK: IO_HS_NONE when the transport has
      * no handshake of its own, else whether it was full or resumed. */
     int (*handshake_kind)(void *ctx);
+    /* After the handshake: the application protocol the peer agreed to
+     * (ALPN: "h2", "http/1.1"), a static string, or NULL when none. */
+    const char *(*alpn)(void *ctx);
     /* We will send no more: says so to the peer (TLS close_notify) and
      * shuts the socket's write side. */
     void (*shutdown)(void *ctx, int fd);

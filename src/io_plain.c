@@ -48,6 +48,12 @@ static void plain_shutdown(void *ctx, int fd)
     shutdown(fd, SHUT_WR);
 }
 
+static const char *plain_alpn(void *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
 const struct io_ops io_plain = {
     .name = "tcp",
     .handshake = plain_handshake,
@@ -56,6 +62,7 @@ const struct io_ops io_plain = {
     .writev = plain_writev,
     .close = plain_close,
     .handshake_kind = plain_handshake_kind,
+    .alpn = plain_alpn,
     .shutdown = plain_shutdown,
     .lingers = 0,
 };

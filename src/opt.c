@@ -27,7 +27,7 @@ enum kind {
 
 enum dst { D_RUN, D_SERVE, D_CMP };
 
-enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_REQUEST, S_OUTPUT, S_SWEEP, S_MISC };
+enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_REQUEST, S_OUTPUT, S_SWEEP, S_MISC };
 
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
@@ -107,6 +107,18 @@ static const struct opt_def table[] = {
       0, 0 },
     { "no-tls-resume", 0, K_FLAG, D_RUN, S_TLS, LOADW, NULL,
       "a full handshake on every connection (resumption is on by default)", "yes or no", 0, 0, RUN(tls.no_resume), 1, 0 },
+
+    /* HTTP/2 */
+    { "http2", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
+      "speak HTTP/2: prior knowledge (h2c) on http://, ALPN h2 on https://", "yes or no", 0, 0, RUN(http2), 1, 0 },
+    { "streams", 0, K_U32, D_RUN, S_HTTP2, LOADW, "N", "concurrent streams per HTTP/2 connection (h2load's -m; default 1)",
+      "a number of streams from 1 to 1024", 1, 1024, RUN(streams), 0, 0 },
+    { "h2-window", 0, K_U32, D_RUN, S_HTTP2, LOADW, "BITS",
+      "HTTP/2 flow-control windows of 2^BITS-1 bytes, stream and connection (default 30)", "a number of bits from 14 to 30",
+      14, 30, RUN(h2_window_bits), 0, 0 },
+    { "h2-streams", 0, K_U32, D_SERVE, S_MISC, OPT_SERVE, "N",
+      "SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections (default 128)", "a number of streams from 1 to 65536", 1,
+      65536, SRV(h2_streams), 0, 0 },
 
     /* Request */
     { "method", 'm', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "M", "HTTP method (default GET, or POST with a body)",
@@ -199,7 +211,7 @@ static const struct opt_def table[] = {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 static const char *const section_names[] = {
-    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)",
+    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2",
     [S_REQUEST] = "Request", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
 };
 

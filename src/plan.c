@@ -11,6 +11,7 @@
 void plan_free(struct plan *pl)
 {
     uint32_t i;
+    h2_plan_free(pl);
     for (i = 0; i < pl->nurls; i++)
         free(pl->urls[i].req);
     for (i = 0; i < pl->ntargets; i++)
@@ -62,5 +63,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         pl->targets[j].urls[pl->targets[j].nurls++] = i;
         pl->urls[i].target = j;
     }
+    if (cfg->http2 && h2_plan(pl, err, errlen) != 0)
+        return -1;
     return 0;
 }

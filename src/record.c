@@ -58,6 +58,35 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
         w->per_url[s->url].bytes_recv += bytes;
 }
 
+void record_frame_bytes(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
+{
+    /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
+    if (s->measured && now >= w->plan->t_measure)
+        w->per_url[s->url].bytes_recv += bytes;
+}
+
+void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)
+{
+    if (now >= w->plan->t_measure)
+        w->st.bytes_sent += bytes;
+}
+
+void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now)
+{
+    if (now < w->plan->t_measure)
+        return;
+    w->st.h2_hdr_wire += wire;
+    w->st.h2_hdr_decoded += decoded;
+}
+
+void record_retry(struct worker *w, const struct slot *s)
+{
+    if (!s->measured)
+        return;
+    w->st.h2_retried++;
+    w->per_url[s->url].h2_retried++;
+}
+
 void record_roll(struct worker *w, uint64_t now)
 {
     /* The seconds that ended are merged into the shared timeline, empty

@@ -43,13 +43,14 @@ static void jhist(FILE *f, const char *key, const struct hist *h, const char *in
 }
 
 /* The parts shared by the totals and each URL. */
-static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double elapsed, const char *ind)
+static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double elapsed, const char *protocol,
+                   const char *ind)
 {
     int i, first = 1;
-    fprintf(f, "%s\"summary\": {\"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
+    fprintf(f, "%s\"summary\": {\"protocol\": \"%s\", \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
                "\"elapsed_s\": %.9f, \"rps\": %.3f, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
                "\"connections_per_request\": %.4f, \"server_closes\": %llu, \"server_close_reasons\": {",
-            ind, (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)in_flight,
+            ind, protocol, (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)in_flight,
             (unsigned long long)s->started, elapsed, elapsed > 0 ? (double)s->completed / elapsed : 0.0,
             (unsigned long long)s->bad_status, (unsigned long long)s->conns_opened,
             s->completed ? (double)s->conns_opened / (double)s->completed : 0.0,
@@ -75,8 +76,14 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
         jhist(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind);
         fprintf(f, ",\n");
     }
-    fprintf(f, "%s\"tls\": {\"full\": %llu, \"resumed\": %llu}", ind, (unsigned long long)s->tls_full,
+    fprintf(f, "%s\"tls\": {\"full\": %llu, \"resumed\": %llu},\n", ind, (unsigned long long)s->tls_full,
             (unsigned long long)s->tls_resumed);
+    /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
+    fprintf(f, "%s\"http2\": {\"header_bytes_wire\": %llu, \"header_bytes_decoded\": %llu, "
+               "\"header_space_savings\": %.4f, \"retried\": %llu}",
+            ind, (unsigned long long)s->h2_hdr_wire, (unsigned long long)s->h2_hdr_decoded,
+            s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded : 0.0,
+            (unsigned long long)s->h2_retried);
 }
 
 static void jtimeline(FILE *f, const struct engine_result *r)
@@ -116,7 +123,9 @@ void report_json_config(FILE *f, const struct config *cfg)
             fputs(", ", f);
         report_json_str(f, cfg->headers[i]);
     }
-    fprintf(f, "], \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f, \"expect\": ",
+    fprintf(f, "], \"http2\": %s, \"streams\": %u, \"h2_window_bits\": %u", cfg->http2 ? "true" : "false",
+            cfg->streams ? cfg->streams : 1, cfg->h2_window_bits);
+    fprintf(f, ", \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f, \"expect\": ",
             cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
     report_json_str(f, cfg->expect.text);
     if (cfg->content_type) {
@@ -178,7 +187,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu, \"extra_connections\": %u},\n",
                 r->target_rate, r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0,
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->elapsed_s, "  ");
+    jstats(f, &r->total, r->in_flight, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
     fprintf(f, ",\n  \"error_details\": {");
     {
         int first = 1;
@@ -209,7 +218,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
         report_json_str(f, cfg->url_text[i]);
         fprintf(f, ",\n");
-        jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, "     ");
+        jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");

@@ -213,6 +213,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 {
     json_t *sum = get_obj(c, o, "summary", 1), *st = get_obj(c, o, "status", 0), *er = get_obj(c, o, "errors", 1), *v;
     json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = get_obj(c, o, "tls", 0);
+    json_t *h2 = get_obj(c, o, "http2", 0);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -270,6 +271,13 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         at = enter(c, "tls");
         s->tls_full = get_count(c, tls, "full", 0);
         s->tls_resumed = get_count(c, tls, "resumed", 0);
+        leave(c, at);
+    }
+    if (h2) {
+        at = enter(c, "http2");
+        s->h2_hdr_wire = get_count(c, h2, "header_bytes_wire", 0);
+        s->h2_hdr_decoded = get_count(c, h2, "header_bytes_decoded", 0);
+        s->h2_retried = get_count(c, h2, "retried", 0);
         leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
@@ -403,6 +411,9 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     cfg->connect_timeout_ns = get_ns(c, o, "connect_timeout_s", 0);
     cfg->rate = get_num(c, o, "rate", 0, 1e8, 0);
     cfg->pipeline = (uint32_t)get_num(c, o, "pipeline", 0, 1024, 0);
+    cfg->http2 = json_is_true(json_object_get(o, "http2"));
+    cfg->streams = (uint32_t)get_num(c, o, "streams", 0, 1024, 0);
+    cfg->h2_window_bits = (uint32_t)get_num(c, o, "h2_window_bits", 0, 30, 0);
     cfg->warmup_ns = get_ns(c, o, "warmup_s", 0);
     cfg->requests_per_conn = get_count(c, o, "requests_per_connection", 0);
     cfg->body_len = (size_t)get_count(c, o, "body_bytes", 0);

@@ -8,6 +8,19 @@
 const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
 const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
+/* HTTP/2: what header compression saved, and requests sent again. */
+static void h2_line(FILE *f, const struct stats *s)
+{
+    char w[32], d[32];
+    fprintf(f, "\nHTTP/2        response headers %s on the wire, %s decoded", units_fmt_bytes(w, sizeof(w), (double)s->h2_hdr_wire),
+            units_fmt_bytes(d, sizeof(d), (double)s->h2_hdr_decoded));
+    if (s->h2_hdr_decoded)
+        fprintf(f, " (HPACK saved %.1f%%)", 100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
+    if (s->h2_retried)
+        fprintf(f, "\n              %llu requests refused unprocessed (GOAWAY or REFUSED_STREAM) were sent again "
+                   "on another connection", (unsigned long long)s->h2_retried);
+}
+
 /* The header over lat_row's columns, its percentiles from the names table. */
 static void lat_header(FILE *f)
 {
@@ -265,6 +278,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
             cfg->threads, cfg->threads == 1 ? "" : "s",
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
+    if (cfg->http2)
+        fprintf(f, ", HTTP/2 (%u stream%s per connection)", cfg->streams ? cfg->streams : 1,
+                cfg->streams > 1 ? "s" : "");
     if (cfg->keepalive && cfg->requests_per_conn)
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
     if (cfg->pipeline > 1)
@@ -299,6 +315,8 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     if (s->tls_full + s->tls_resumed)
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
+    if (cfg->http2)
+        h2_line(f, s);
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 

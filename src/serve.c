@@ -1067,7 +1067,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         goto fail;
     if (sc->files_dir && load_files(s, sc->files_dir, err, errlen) != 0)
         goto fail;
-    if (sc->tls_cert && tls_server_new(sc->tls_cert, sc->tls_key, &s->tls, err, errlen) != 0)
+    if (sc->tls_cert && tls_server_new(sc->tls_cert, sc->tls_key, 0, &s->tls, err, errlen) != 0)
         goto fail;
     if (sc->access_log) {
         if (strcmp(sc->access_log, "-") == 0) {

@@ -14,6 +14,9 @@ static const char *const names[ERR__COUNT] = {
     [ERR_CLOSED_EARLY] = "closed_early",
     [ERR_ADDR_UNAVAILABLE] = "addr_unavailable",
     [ERR_TLS] = "tls",
+    [ERR_H2_RST_STREAM] = "h2_rst_stream",
+    [ERR_H2_GOAWAY] = "h2_goaway",
+    [ERR_H2_PROTOCOL] = "h2_protocol",
 };
 
 static const char *const explain[ERR__COUNT] = {
@@ -30,6 +33,11 @@ static const char *const explain[ERR__COUNT] = {
                              "net.ipv4.ip_local_port_range",
     [ERR_TLS] = "TLS failed (certificate not trusted, handshake failure, protocol mismatch, or an alert or "
                 "truncated record mid-response)",
+    [ERR_H2_RST_STREAM] = "the server reset the stream (RST_STREAM) before a complete response; the code it gave is shown",
+    [ERR_H2_GOAWAY] = "the server's GOAWAY ended the request: refused unprocessed too many times, or the connection "
+                      "closed after the GOAWAY before the response was complete",
+    [ERR_H2_PROTOCOL] = "an HTTP/2 connection error (a bad frame, a flow-control violation, no SETTINGS from the "
+                        "server): every request on the connection failed, and it was replaced",
 };
 
 const char *stats_err_name(enum err_kind k)
@@ -96,6 +104,9 @@ void stats_merge(struct stats *d, const struct stats *s)
         hist_merge(&d->h[i], &s->h[i]);
     d->tls_full += s->tls_full;
     d->tls_resumed += s->tls_resumed;
+    d->h2_hdr_wire += s->h2_hdr_wire;
+    d->h2_hdr_decoded += s->h2_hdr_decoded;
+    d->h2_retried += s->h2_retried;
 }
 
 uint64_t stats_errors(const struct stats *s)

@@ -20,6 +20,9 @@ enum err_kind {
     ERR_CLOSED_EARLY,
     ERR_ADDR_UNAVAILABLE,
     ERR_TLS,
+    ERR_H2_RST_STREAM,  /* HTTP/2: the server reset the stream */
+    ERR_H2_GOAWAY,      /* HTTP/2: ended by the server's GOAWAY */
+    ERR_H2_PROTOCOL,    /* HTTP/2: a connection error (bad frame, flow control, no SETTINGS) */
     ERR__COUNT
 };
 
@@ -55,6 +58,10 @@ struct stats {
     uint64_t closes[CLOSE__COUNT]; /* keep-alive connections the server ended, by how */
     uint64_t bad_status;       /* completed with a status outside --expect (set after the run) */
     uint64_t tls_full, tls_resumed; /* TLS handshakes */
+    /* HTTP/2: response header blocks as they came on the wire (HEADERS and
+     * CONTINUATION payloads) and decoded (names + values); requests refused
+     * unprocessed (GOAWAY, REFUSED_STREAM) and sent again. */
+    uint64_t h2_hdr_wire, h2_hdr_decoded, h2_retried;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */

@@ -55,7 +55,7 @@ static int set_version(SSL_CTX *ctx, int v)
 
 int tls_client_new(const struct tls_options *o, struct tls_client **out, char *err, size_t errlen)
 {
-    static const unsigned char alpn[] = "\x08http/1.1";
+    static const unsigned char alpn[] = "\x08http/1.1", alpn_h2[] = "\x02h2";
     struct tls_client *tc = calloc(1, sizeof(*tc));
     SSL_CTX *ctx;
 
@@ -75,7 +75,12 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
     /* A TCP close without close_notify reads as end of stream; the HTTP
      * parser then decides whether the response was complete. */
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
+    /* With --http2 only h2 is offered: a server that cannot speak it
+     * selects nothing, and the connection says so (RFC 9113 §3.2). */
+    if (o->h2)
+        SSL_CTX_set_alpn_protos(ctx, alpn_h2, sizeof(alpn_h2) - 1);
+    else
+        SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
     /* Whole socket reads instead of a header then a body per record. */
     SSL_CTX_set_read_ahead(ctx, 1);
     if (!set_version(ctx, o->version)) {
@@ -156,6 +161,47 @@ void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tl
     return ssl;
 }
 
+static const char *tls_alpn(void *ctx)
+{
+    const unsigned char *p;
+    unsigned int n;
+    SSL_get0_alpn_selected(ctx, &p, &n);
+    if (n == 2 && memcmp(p, "h2", 2) == 0)
+        return "h2";
+    if (n == 8 && memcmp(p, "http/1.1", 8) == 0)
+        return "http/1.1";
+    return n ? "another protocol" : NULL;
+}
+
+/* Serve's ALPN choice: h2 when the client offers it (and arg says serve
+ * speaks it), else http/1.1, else
+ * no ALPN at all (an old client: HTTP/1.1 it is). */
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+                       unsigned int inlen, void *arg)
+{
+    static const unsigned char h2[] = "h2", h1[] = "http/1.1";
+    const unsigned char *pick = NULL;
+    unsigned char picklen = 0;
+    unsigned int i;
+    (void)ssl;
+    for (i = 0; i < inlen && i + 1 + in[i] <= inlen; i += 1u + in[i]) {
+        if (arg && in[i] == 2 && memcmp(in + i + 1, h2, 2) == 0) {
+            pick = h2;
+            picklen = 2;
+            break;
+        }
+        if (in[i] == 8 && memcmp(in + i + 1, h1, 8) == 0 && pick == NULL) {
+            pick = h1;
+            picklen = 8;
+        }
+    }
+    if (pick == NULL)
+        return SSL_TLSEXT_ERR_NOACK;
+    *out = pick;
+    *outlen = picklen;
+    return SSL_TLSEXT_ERR_OK;
+}
+
 static int tls_handshake_kind(void *ctx)
 {
     return SSL_session_reused(ctx) ? IO_HS_RESUMED : IO_HS_FULL;
@@ -168,7 +214,7 @@ void tls_session_free(struct tls_session_slot *slot)
     slot->session = NULL;
 }
 
-int tls_server_new(const char *cert, const char *key, struct tls_server **out, char *err, size_t errlen)
+int tls_server_new(const char *cert, const char *key, int h2, struct tls_server **out, char *err, size_t errlen)
 {
     struct tls_server *ts = calloc(1, sizeof(*ts));
     if (ts == NULL) {
@@ -184,6 +230,7 @@ int tls_server_new(const char *cert, const char *key, struct tls_server **out, c
     SSL_CTX_set_mode(ts->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_options(ts->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_min_proto_version(ts->ctx, TLS1_2_VERSION);
+    SSL_CTX_set_alpn_select_cb(ts->ctx, alpn_select, h2 ? (void *)ts : NULL);
     if (SSL_CTX_use_certificate_chain_file(ts->ctx, cert) != 1) {
         char what[300];
         snprintf(what, sizeof(what), "cannot use the certificate '%s'", cert);
@@ -364,6 +411,7 @@ const struct io_ops io_tls = {
     .close = tls_close,
     .error = tls_error,
     .handshake_kind = tls_handshake_kind,
+    .alpn = tls_alpn,
     .shutdown = tls_shutdown,
     .lingers = 1,
 };

@@ -13,6 +13,7 @@ struct tls_options {
     int version;             /* 0: any, 12: TLS 1.2 only, 13: TLS 1.3 only */
     const char *ciphers;     /* OpenSSL cipher list (1.2) / ciphersuites (1.3) */
     int no_resume;           /* full handshake every time */
+    int h2;                  /* offer only "h2" in ALPN (--http2) */
 };
 
 struct tls_client;
@@ -38,7 +39,8 @@ void tls_session_free(struct tls_session_slot *slot);
 
 /* Server side, for rafale serve. */
 struct tls_server;
-int tls_server_new(const char *cert, const char *key, struct tls_server **out, char *err, size_t errlen);
+/* h2: ALPN selects "h2" when the client offers it; else "http/1.1". */
+int tls_server_new(const char *cert, const char *key, int h2, struct tls_server **out, char *err, size_t errlen);
 void tls_server_free(struct tls_server *ts);
 void *tls_server_conn(struct tls_server *ts, int fd);
 

@@ -531,7 +531,7 @@ def json_shape():
     for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
         check(k in j["summary"], "summary." + k)
     kinds = ["connect_refused", "connect_timeout", "connect_other", "reset", "timeout", "write", "malformed",
-             "closed_early", "addr_unavailable", "tls"]
+             "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol"]
     check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
     for h in ("latency", "connect", "ttfb"):
         for k in ("min_us", "mean_us", "stdev_us", "max_us", "percentiles_us", "histogram"):

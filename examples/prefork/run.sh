@@ -13,7 +13,7 @@ root=$(cd "$here/../.." && pwd)
 out=$(pwd)
 
 sh "$root/scripts/deps.sh" gunicorn apache2 libapache2-mod-php php-fpm nginx-light python3 make gcc libssl-dev \
-    libjansson-dev
+    libjansson-dev libnghttp2-dev
 make -s -C "$root" rafale
 fpm=$(ls /usr/sbin/php-fpm* | head -n 1)
 php_mod=$(ls /usr/lib/apache2/modules/libphp*.so | head -n 1)

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=$(pwd)
 
-sh "$root/scripts/deps.sh" nginx-light lighttpd python3 make gcc libssl-dev libjansson-dev
+sh "$root/scripts/deps.sh" nginx-light lighttpd python3 make gcc libssl-dev libjansson-dev libnghttp2-dev
 make -s -C "$root" rafale
 
 dir=$(mktemp -d /tmp/taptempo.XXXXXX)

@@ -1,0 +1,702 @@
+/* http2.c - the HTTP/2 session under a client connection, through
+ * libnghttp2: each request is a stream (a slot of the connection's pool,
+ * up to --streams at once), submitted with header fields built once per URL;
+ * responses end in any order. nghttp2 turns submissions into frames and
+ * frames into callbacks; this file moves bytes between it and the
+ * connection's transport, and turns the callbacks into record_* calls.
+ *
+ * Choices, with the RFC 9113 section they come from:
+ * - prior knowledge on http:// (h2c, §3.3), ALPN "h2" on https:// (§3.2);
+ *   a server that does not agree ends the whole run with a one-line error;
+ * - SETTINGS_ENABLE_PUSH = 0 and large flow-control windows (--h2-window,
+ *   §6.9), so windows never throttle a benchmark;
+ * - a stream past --timeout is reset with CANCEL (§8.7) and counted as a
+ *   timeout; the connection stays;
+ * - requests refused unprocessed (streams above a GOAWAY's last-stream-id,
+ *   or RST_STREAM REFUSED_STREAM) are sent again on another connection
+ *   (§8.7 says it is safe), up to H2_RETRIES times, and counted; the rest
+ *   are h2_goaway errors;
+ * - a connection error (a bad frame, flow control violated, no SETTINGS)
+ *   fails every stream on it as h2_protocol, and the connection is replaced. */
+#include "engine_int.h"
+#include "clock.h"
+#include "request.h"
+
+#include <errno.h>
+#include <nghttp2/nghttp2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H2_RETRIES 3
+#define H2_WBUF (64 * 1024)
+
+struct h2 {
+    nghttp2_session *ng;
+    uint64_t now;           /* when the bytes being processed arrived */
+    char *pend;             /* frames the socket did not take yet */
+    size_t pend_len, pend_off, pend_cap;
+    int32_t goaway_last;    /* a GOAWAY's last-stream-id, -1 before one */
+    uint32_t goaway_code;
+    int done;               /* responses ended during this read */
+    int lib_error;          /* nghttp2's reason for a connection error it found */
+    uint16_t hint;          /* where to look for a free slot */
+    uint8_t got_settings, got_bytes;
+};
+
+static void set_callbacks(nghttp2_session_callbacks *cb);
+
+/* --- the plan: header fields built once per URL --- */
+
+int h2_plan(struct plan *pl, char *err, size_t errlen)
+{
+    const struct config *cfg = pl->cfg;
+    nghttp2_session_callbacks *cb;
+    nghttp2_option *opt;
+    uint32_t i;
+
+    for (i = 0; i < pl->nurls; i++) {
+        struct req_field *rf;
+        nghttp2_nv *nv;
+        int n = request_fields(cfg, &cfg->urls[i], &rf, err, errlen), k;
+        if (n < 0)
+            return -1;
+        /* The fields' text stays in rf's block, after the nv array. */
+        nv = malloc((size_t)n * sizeof(*nv) + sizeof(rf));
+        if (nv == NULL) {
+            free(rf);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        for (k = 0; k < n; k++) {
+            nv[k].name = (uint8_t *)rf[k].name;
+            nv[k].namelen = rf[k].nlen;
+            nv[k].value = (uint8_t *)rf[k].value;
+            nv[k].valuelen = rf[k].vlen;
+            /* The plan outlives every session: nghttp2 need not copy. */
+            nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+        }
+        memcpy(&nv[n], &rf, sizeof(rf)); /* kept to be freed */
+        pl->urls[i].h2nv = nv;
+        pl->urls[i].h2nnv = (size_t)n;
+    }
+    if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    set_callbacks(cb);
+    pl->h2cb = cb;
+    pl->h2opt = opt;
+    return 0;
+}
+
+void h2_plan_free(struct plan *pl)
+{
+    uint32_t i;
+    for (i = 0; i < pl->nurls; i++) {
+        nghttp2_nv *nv = pl->urls[i].h2nv;
+        if (nv) {
+            struct req_field *rf;
+            memcpy(&rf, &nv[pl->urls[i].h2nnv], sizeof(rf));
+            free(rf);
+            free(nv);
+        }
+    }
+    if (pl->h2cb)
+        nghttp2_session_callbacks_del(pl->h2cb);
+    if (pl->h2opt)
+        nghttp2_option_del(pl->h2opt);
+}
+
+/* --- a connection's session --- */
+
+void h2_free(struct conn *c)
+{
+    if (c->h2 == NULL)
+        return;
+    if (c->h2->ng)
+        nghttp2_session_del(c->h2->ng);
+    free(c->h2->pend);
+    free(c->h2);
+    c->h2 = NULL;
+}
+
+static struct slot *stream_slot(struct conn *c, int32_t id)
+{
+    return nghttp2_session_get_stream_user_data(c->h2->ng, id);
+}
+
+/* The stream of s is done with (ended, failed or refused): nothing of
+ * nghttp2's may reach s any more. */
+static void detach(struct conn *c, struct slot *s)
+{
+    if (s->stream > 0)
+        nghttp2_session_set_stream_user_data(c->h2->ng, s->stream, NULL);
+    s->stream = 0;
+    conn_release(c, s);
+    c->h2->done++;
+}
+
+/* s was refused unprocessed: sent again on another connection, or, after
+ * H2_RETRIES times, an error. */
+static void refused(struct conn *c, struct slot *s, const char *why)
+{
+    struct worker *w = c->w;
+    if (s->retries < H2_RETRIES) {
+        struct slot again = *s;
+        again.retries++;
+        again.busy = 0;
+        again.stream = 0;
+        if (worker_retry(w, &again) == 0) {
+            record_retry(w, s);
+            detach(c, s);
+            return;
+        }
+    }
+    record_error(w, s, ERR_H2_GOAWAY, 0, why, c->h2->now);
+    detach(c, s);
+}
+
+/* Request body bytes, from the plan's copy. */
+static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                         nghttp2_data_source *src, void *ud)
+{
+    struct conn *c = ud;
+    const struct config *cfg = c->w->plan->cfg;
+    struct slot *s = nghttp2_session_get_stream_user_data(ng, id);
+    size_t left, k;
+    (void)src;
+    if (s == NULL)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* given up on: the stream is reset */
+    left = cfg->body_len - s->body_off;
+    k = left < len ? left : len;
+    memcpy(buf, cfg->body + s->body_off, k);
+    s->body_off += k;
+    if (s->body_off == cfg->body_len)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)k;
+}
+
+static void submit(struct conn *c, struct slot *s)
+{
+    const struct plan *pl = c->w->plan;
+    const struct plan_url *pu = &pl->urls[s->url];
+    nghttp2_data_provider prd;
+    int32_t id;
+
+    s->status = 0;
+    s->got_first = 0;
+    s->ended = 0;
+    s->body_off = 0;
+    prd.source.ptr = NULL;
+    prd.read_callback = body_read;
+    id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pl->cfg->has_body ? &prd : NULL, s);
+    if (id > 0) {
+        s->stream = id;
+        return;
+    }
+    s->stream = 0;
+    if (id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE) {
+        /* 2^31 streams used up on this connection: another one. */
+        c->draining = 1;
+        refused(c, s, "stream ids used up");
+        return;
+    }
+    record_error(c->w, s, ERR_H2_PROTOCOL, 0, nghttp2_strerror(id), clock_ns());
+    detach(c, s);
+}
+
+/* --- nghttp2's callbacks (user data: the connection) --- */
+
+static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s;
+    (void)ng;
+    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION)
+        record_h2_headers(c->w, hd->length, 0, c->h2->now);
+    if (hd->stream_id > 0 && (s = stream_slot(c, hd->stream_id)) != NULL)
+        record_frame_bytes(c->w, s, hd->length + 9, c->h2->now);
+    return 0;
+}
+
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s;
+    (void)ng;
+    if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
+        s->got_first = 1;
+        s->t_first = c->h2->now;
+    }
+    return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name, size_t namelen,
+                     const uint8_t *value, size_t valuelen, uint8_t flags, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s;
+    (void)ng;
+    (void)flags;
+    record_h2_headers(c->w, 0, namelen + valuelen, c->h2->now);
+    /* nghttp2 checked the field (RFC 9113 §8.3.2): three digits. */
+    if (namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
+        (s = stream_slot(c, f->hd.stream_id)) != NULL)
+        s->status = (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0'));
+    return 0;
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s;
+    (void)ng;
+    switch (f->hd.type) {
+    case NGHTTP2_SETTINGS:
+        if (!(f->hd.flags & NGHTTP2_FLAG_ACK))
+            c->h2->got_settings = 1;
+        break;
+    case NGHTTP2_GOAWAY:
+        /* §6.8: no new stream on this connection; those above last-stream-id
+         * were not processed (nghttp2 closes them as REFUSED_STREAM). */
+        c->h2->goaway_last = f->goaway.last_stream_id;
+        c->h2->goaway_code = f->goaway.error_code;
+        c->draining = 1;
+        break;
+    case NGHTTP2_HEADERS:
+    case NGHTTP2_DATA:
+        /* The response is whole at END_STREAM: ended here, so its time is
+         * the arrival of its last frame. */
+        if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
+            s->ended = 1;
+            record_response(c->w, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
+            detach(c, s);
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib_error, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s;
+    (void)ng;
+    if (f->hd.stream_id == 0) {
+        c->h2->lib_error = lib_error;
+        return 0;
+    }
+    /* A malformed response (§8.1.1): a bad field, a content-length the
+     * DATA does not match. nghttp2 resets the stream. */
+    if ((s = stream_slot(c, f->hd.stream_id)) != NULL) {
+        record_error(c->w, s, ERR_MALFORMED, 0, nghttp2_strerror(lib_error), c->h2->now);
+        detach(c, s);
+    }
+    return 0;
+}
+
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
+{
+    struct conn *c = ud;
+    struct h2 *h = c->h2;
+    struct slot *s = stream_slot(c, id);
+    (void)ng;
+    if (s == NULL)
+        return 0; /* ended, failed or given up on already */
+    if (code == NGHTTP2_REFUSED_STREAM) {
+        refused(c, s, h->goaway_last >= 0 && id > h->goaway_last ? "above the GOAWAY's last-stream-id, refused again"
+                                                                  : "RST_STREAM REFUSED_STREAM, refused again");
+        return 0;
+    }
+    if (h->lib_error)
+        record_error(c->w, s, ERR_H2_PROTOCOL, 0, nghttp2_strerror(h->lib_error), h->now);
+    else if (h->goaway_last >= 0 && code == NGHTTP2_NO_ERROR)
+        record_error(c->w, s, ERR_H2_GOAWAY, 0, "closed after a GOAWAY before the response was complete", h->now);
+    else
+        record_error(c->w, s, ERR_H2_RST_STREAM, 0, nghttp2_http2_strerror(code), h->now);
+    detach(c, s);
+    return 0;
+}
+
+static int on_error(nghttp2_session *ng, int lib_error, const char *msg, size_t len, void *ud)
+{
+    struct conn *c = ud;
+    (void)ng;
+    (void)msg;
+    (void)len;
+    /* The message is nghttp2's, formatted; the reports keep static text. */
+    if (c->h2->lib_error == 0)
+        c->h2->lib_error = lib_error;
+    return 0;
+}
+
+static void set_callbacks(nghttp2_session_callbacks *cb)
+{
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid_frame);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    nghttp2_session_callbacks_set_error_callback2(cb, on_error);
+}
+
+/* --- the session_ops --- */
+
+static struct slot *h2_slot_new(struct conn *c)
+{
+    uint32_t i;
+    for (i = 0; i < c->cap; i++) {
+        struct slot *s = &c->slots[(c->hint + i) % c->cap];
+        if (!s->busy) {
+            c->hint = (uint16_t)((c->hint + i + 1) % c->cap);
+            return s;
+        }
+    }
+    return &c->slots[0]; /* not reached: the caller checked count < cap */
+}
+
+static struct slot *h2_oldest(struct conn *c)
+{
+    struct slot *o = NULL;
+    uint32_t i;
+    for (i = 0; i < c->cap; i++)
+        if (c->slots[i].busy && (o == NULL || c->slots[i].t_sent < o->t_sent))
+            o = &c->slots[i];
+    return o ? o : &c->slots[0];
+}
+
+static void h2_added(struct conn *c, struct slot *s)
+{
+    s->stream = 0;
+    if (c->state == C_OPEN && c->h2 && c->h2->ng)
+        submit(c, s);
+    /* Otherwise submitted once the connection is ready. */
+}
+
+/* A worker's error that ends the whole run: the server and rafale do not
+ * agree on HTTP/2 at all. */
+static void fatal(struct conn *c, const char *fmt, const char *what)
+{
+    const struct plan *pl = c->w->plan;
+    uint32_t u = pl->targets[c->target].urls[0];
+    char *e = c->w->err;
+    if (e[0] == '\0') {
+        int k = snprintf(e, sizeof(c->w->err), "%s: ", pl->cfg->url_text[u]);
+        if (k > 0 && (size_t)k < sizeof(c->w->err))
+            snprintf(e + k, sizeof(c->w->err) - (size_t)k, fmt, what);
+    }
+    c->w->stopping = 1;
+    conn_fail(c, ERR_H2_PROTOCOL, 0, "the server does not speak HTTP/2", clock_ns());
+}
+
+static int h2_ready(struct conn *c, uint64_t now)
+{
+    const struct plan *pl = c->w->plan;
+    uint32_t win = (1u << pl->cfg->h2_window_bits) - 1, i;
+    nghttp2_settings_entry iv[2] = {
+        { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+        { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, win },
+    };
+    struct h2 *h = c->h2;
+
+    if (pl->targets[c->target].tls) {
+        const char *p = c->ops->alpn(c->io_ctx);
+        if (p == NULL || strcmp(p, "h2") != 0) {
+            fatal(c, "the server did not agree to HTTP/2 in the TLS handshake (ALPN: %s); drop --http2 to use "
+                     "HTTP/1.1", p ? p : "none chosen");
+            return -1;
+        }
+    }
+    if (h == NULL && (h = c->h2 = calloc(1, sizeof(*h))) == NULL) {
+        conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
+        return -1;
+    }
+    h->goaway_last = -1;
+    h->goaway_code = 0;
+    h->lib_error = 0;
+    h->got_settings = h->got_bytes = 0;
+    h->pend_len = h->pend_off = 0;
+    h->now = now;
+    if (nghttp2_session_client_new2(&h->ng, pl->h2cb, c, pl->h2opt) != 0) {
+        h->ng = NULL;
+        conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
+        return -1;
+    }
+    /* §3.4: the preface and our SETTINGS go out with the first requests. */
+    if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, 2) != 0 ||
+        nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, (int32_t)win) != 0) {
+        conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
+        return -1;
+    }
+    for (i = 0; i < c->cap; i++)
+        if (c->slots[i].busy && c->slots[i].stream == 0)
+            submit(c, &c->slots[i]);
+    return 0;
+}
+
+static int h2_want_write(const struct conn *c)
+{
+    const struct h2 *h = c->h2;
+    return h && h->ng && (h->pend_len > h->pend_off || nghttp2_session_want_write(h->ng));
+}
+
+/* Keeps what the socket did not take, to be written when it can. */
+static int keep_pending(struct h2 *h, const char *p, size_t n)
+{
+    if (h->pend_off == h->pend_len)
+        h->pend_off = h->pend_len = 0;
+    if (h->pend_len + n > h->pend_cap) {
+        size_t cap = (h->pend_len + n) * 2;
+        char *q = realloc(h->pend, cap);
+        if (q == NULL)
+            return -1;
+        h->pend = q;
+        h->pend_cap = cap;
+    }
+    memcpy(h->pend + h->pend_len, p, n);
+    h->pend_len += n;
+    return 0;
+}
+
+/* Writes a, then b; keeps what the socket did not take. Returns 1 when all
+ * was written, 0 when the socket is full, -1 when the connection failed. */
+static int put(struct conn *c, const char *a, size_t na, const char *b, size_t nb)
+{
+    struct h2 *h = c->h2;
+    struct iovec iov[2] = { { (void *)a, na }, { (void *)b, nb } };
+    ssize_t r;
+    size_t total = na + nb, done;
+    do
+        r = nb ? c->ops->writev(c->io_ctx, c->fd, iov, 2) : c->ops->write(c->io_ctx, c->fd, a, na);
+    while (r < 0 && errno == EINTR);
+    if (r < 0 && errno != EAGAIN) {
+        conn_io_error(c, ERR_WRITE, clock_ns());
+        return -1;
+    }
+    done = r < 0 ? 0 : (size_t)r;
+    if (done)
+        record_sent_conn(c->w, done, h->now);
+    if (done == total)
+        return 1;
+    if ((done < na && keep_pending(h, a + done, na - done) != 0) ||
+        keep_pending(h, b + (done > na ? done - na : 0), nb - (done > na ? done - na : 0)) != 0) {
+        conn_fail(c, ERR_WRITE, ENOMEM, "out of memory for unsent frames", clock_ns());
+        return -1;
+    }
+    return 0;
+}
+
+static void h2_write(struct conn *c)
+{
+    struct worker *w = c->w;
+    struct h2 *h = c->h2;
+
+    if (h == NULL || h->ng == NULL)
+        return;
+    while (h->pend_len > h->pend_off) {
+        ssize_t r = c->ops->write(c->io_ctx, c->fd, h->pend + h->pend_off, h->pend_len - h->pend_off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN)
+                return; /* EPOLLOUT calls us back */
+            conn_io_error(c, ERR_WRITE, clock_ns());
+            return;
+        }
+        record_sent_conn(w, (uint64_t)r, h->now);
+        h->pend_off += (size_t)r;
+    }
+    for (;;) {
+        /* Frames are gathered into one buffer (nghttp2's pointer lasts only
+         * until its next call); one that does not fit goes in the same
+         * writev. */
+        size_t n = 0;
+        const uint8_t *big = NULL;
+        ssize_t k = 0;
+        int r;
+        for (;;) {
+            const uint8_t *p;
+            k = nghttp2_session_mem_send(h->ng, &p);
+            if (k < 0) {
+                conn_fail(c, ERR_H2_PROTOCOL, 0, nghttp2_strerror((int)k), clock_ns());
+                return;
+            }
+            if (k == 0)
+                break;
+            if (n + (size_t)k > H2_WBUF) {
+                big = p;
+                break;
+            }
+            memcpy(w->wbuf + n, p, (size_t)k);
+            n += (size_t)k;
+            k = 0;
+        }
+        if (n == 0 && big == NULL)
+            return;
+        r = big ? (n ? put(c, w->wbuf, n, (const char *)big, (size_t)k) : put(c, (const char *)big, (size_t)k, NULL, 0))
+                : put(c, w->wbuf, n, NULL, 0);
+        if (r <= 0)
+            return;
+    }
+}
+
+/* After the bytes were taken in: is the connection done? Returns 0 when it
+ * stays, -1 when it was closed (and queued to be used again). */
+static int settle(struct conn *c)
+{
+    struct h2 *h = c->h2;
+    const struct config *cfg = c->w->plan->cfg;
+    uint64_t rpc = cfg->requests_per_conn;
+
+    if (!nghttp2_session_want_read(h->ng)) {
+        /* The session is over: a connection error found by nghttp2 (its
+         * GOAWAY goes out first), or the server's GOAWAY and nothing left. */
+        h2_write(c);
+        if (c->state != C_OPEN)
+            return -1;
+        if (c->count)
+            conn_fail(c, h->goaway_last >= 0 && !h->lib_error ? ERR_H2_GOAWAY : ERR_H2_PROTOCOL, 0,
+                      h->lib_error ? nghttp2_strerror(h->lib_error) : nghttp2_http2_strerror(h->goaway_code),
+                      h->now);
+        else {
+            conn_close(c);
+            worker_enqueue(c);
+        }
+        return -1;
+    }
+    if (c->count == 0 && (c->draining || !cfg->keepalive || (rpc && c->nreq >= rpc))) {
+        /* Done with it (its GOAWAY came, or --close, or its share of
+         * requests): say so (§5.4.1 asks for a GOAWAY first), then close. */
+        if (!c->draining) {
+            nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR);
+            h2_write(c);
+            if (c->state != C_OPEN)
+                return -1;
+        }
+        conn_close(c);
+        worker_enqueue(c);
+        return -1;
+    }
+    return 0;
+}
+
+static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
+{
+    struct h2 *h = c->h2;
+    ssize_t r;
+
+    if (h == NULL || h->ng == NULL)
+        return 0;
+    record_received(c->w, NULL, (uint64_t)n, now);
+    if (!h->got_bytes) {
+        h->got_bytes = 1;
+        /* An HTTP/1.x server answers the preface with a status line. */
+        if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
+            fatal(c, "the server answered in %s: it does not speak HTTP/2 with prior knowledge (h2c); drop --http2 "
+                     "to use HTTP/1.1",
+                  n >= 8 && buf[5] == '1' && buf[7] == '0' ? "HTTP/1.0" : "HTTP/1.1");
+            return -1;
+        }
+    }
+    h->now = now;
+    h->done = 0;
+    r = nghttp2_session_mem_recv(h->ng, (const uint8_t *)buf, n);
+    if (r < 0) {
+        conn_fail(c, ERR_H2_PROTOCOL, 0, nghttp2_strerror((int)r), now);
+        return -1;
+    }
+    if (settle(c) < 0)
+        return -1;
+    return h->done;
+}
+
+static void h2_eof(struct conn *c, uint64_t now)
+{
+    struct h2 *h = c->h2;
+    uint32_t i;
+    h->now = now;
+    for (i = 0; c->count && i < c->cap; i++) {
+        struct slot *s = &c->slots[i];
+        if (!s->busy)
+            continue;
+        if (h->goaway_last >= 0 && (s->stream == 0 || s->stream > h->goaway_last))
+            refused(c, s, "above the GOAWAY's last-stream-id, refused again");
+        else {
+            record_error(c->w, s, h->goaway_last >= 0 ? ERR_H2_GOAWAY : ERR_CLOSED_EARLY, 0,
+                         h->goaway_last >= 0 ? "closed after a GOAWAY before the response was complete" : NULL, now);
+            detach(c, s);
+        }
+    }
+    conn_close(c);
+    worker_enqueue(c);
+}
+
+static void h2_timeout(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    struct h2 *h = c->h2;
+    uint64_t limit = w->plan->cfg->timeout_ns;
+    uint32_t i;
+
+    if (h == NULL || h->ng == NULL)
+        return;
+    if (!h->got_settings && now >= h2_oldest(c)->t_sent + limit) {
+        /* §3.4: the server's preface is a SETTINGS frame; none came. */
+        conn_fail(c, ERR_H2_PROTOCOL, 0, "the server sent no SETTINGS frame (RFC 9113 section 3.4)", now);
+        return;
+    }
+    h->now = now;
+    for (i = 0; c->count && i < c->cap; i++) {
+        struct slot *s = &c->slots[i];
+        if (!s->busy || now < s->t_sent + limit)
+            continue;
+        record_error(w, s, ERR_TIMEOUT, 0, NULL, now);
+        if (s->stream > 0)
+            nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
+        detach(c, s);
+    }
+    if (rate_mode(w))
+        worker_enqueue(c);
+    else
+        conn_fill(c, now);
+    if (c->state != C_OPEN)
+        return;
+    h2_write(c);
+    if (c->state == C_OPEN)
+        conn_arm(c);
+}
+
+static void h2_closed(struct conn *c)
+{
+    struct h2 *h = c->h2;
+    if (h == NULL)
+        return;
+    if (h->ng)
+        nghttp2_session_del(h->ng);
+    h->ng = NULL;
+    h->pend_len = h->pend_off = 0;
+    if (h->pend_cap > H2_WBUF) {
+        free(h->pend);
+        h->pend = NULL;
+        h->pend_cap = 0;
+    }
+}
+
+const struct session_ops session_http2 = {
+    .name = "h2",
+    .multiplexed = 1,
+    .slot_new = h2_slot_new,
+    .added = h2_added,
+    .ready = h2_ready,
+    .write = h2_write,
+    .want_write = h2_want_write,
+    .read = h2_read,
+    .eof = h2_eof,
+    .oldest = h2_oldest,
+    .timeout = h2_timeout,
+    .closed = h2_closed,
+};
