@@ -77,7 +77,8 @@ bench-micro: build/micro
 	@./build/micro
 
 # Fuzz the parsers of untrusted bytes for FUZZ_SECONDS each (clang's
-# libFuzzer, ASan+UBSan): the response parser and serve's request parser.
+# libFuzzer, ASan+UBSan): the response parser, serve's request parser, and
+# serve's HTTP/2 side (its frames, through nghttp2, and its answers).
 FUZZ_SECONDS ?= 60
 FUZZ_CC = clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined
 build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/http_parse.c src/http_parse.h src/http_lex.h | build
@@ -86,12 +87,17 @@ build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/http_parse.c src/http_parse.h 
 build/fuzz_http_req: fuzz/fuzz_http_req.c src/http_req.c src/http_req.h src/http_lex.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/http_req.c
 
+H2FUZZ_SRC = src/serve_h2.c src/serve_reply.c src/buf.c
+build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve_h2.h src/serve_int.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
+
 fuzz:
 	@sh scripts/deps.sh clang
-	$(MAKE) build/fuzz_http_parse build/fuzz_http_req
-	mkdir -p build/fuzz-corpus build/fuzz-corpus-req
+	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_h2_serve
+	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2
 	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
 	./build/fuzz_http_req -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-req fuzz/corpus_req
+	./build/fuzz_h2_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h2 fuzz/corpus_h2
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale

@@ -48,13 +48,17 @@ class Nginx:
     def __init__(self):
         self.port = free_port()
         self.tls_port = free_port()
+        self.h2_port = free_port()
+        self.h2_tls_port = free_port()
         self.dir = os.path.join(TMP, "nginx")
         os.makedirs(self.dir, exist_ok=True)
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                         "-keyout", os.path.join(self.dir, "key.pem"), "-out", os.path.join(self.dir, "cert.pem"),
                         "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
         conf = open(os.path.join(ROOT, "bench", "nginx.conf")).read()
-        conf = conf.replace("@PORT@", str(self.port)).replace("@TLSPORT@", str(self.tls_port)).replace("@DIR@", self.dir)
+        conf = (conf.replace("@PORT@", str(self.port)).replace("@TLSPORT@", str(self.tls_port))
+                .replace("@H2PORT@", str(self.h2_port)).replace("@H2TLSPORT@", str(self.h2_tls_port))
+                .replace("@DIR@", self.dir))
         self.conf = os.path.join(self.dir, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -67,7 +71,9 @@ class Nginx:
                 time.sleep(0.05)
         self.version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
 
-    def url(self, path="/", tls=False):
+    def url(self, path="/", tls=False, h2=False):
+        if h2:
+            return "%s://127.0.0.1:%d%s" % ("https" if tls else "http", self.h2_tls_port if tls else self.h2_port, path)
         if tls:
             return "https://127.0.0.1:%d%s" % (self.tls_port, path)
         return "http://127.0.0.1:%d%s" % (self.port, path)
@@ -130,23 +136,25 @@ def timed(cmd):
 
 # --- tools: each returns (completed, errors) from its own output -------------------
 
-def run_rafale(url, conns, dur, close=False, depth=1, threads=1, binary=None):
+def run_rafale(url, conns, dur, close=False, depth=1, h2=False, threads=1, binary=None):
     jf = os.path.join(TMP, "r.json")
     cmd = [binary or RAFALE, "-q", "-t", str(threads), "-c", str(conns), "-d", "%ds" % dur, "--json", jf]
+    if h2:
+        cmd += ["--http2", "--streams", str(depth)]
     if url.startswith("https"):
         # Self-signed. Sessions are resumed on reconnect (rafale's default),
         # as wrk does (nginx's $ssl_session_reused says so).
         cmd += ["--insecure"]
     if close:
         cmd.append("--close")
-    if depth > 1:
+    if depth > 1 and not h2:
         cmd += ["--pipeline", str(depth)]
     out, wall, cpu, rss = timed(cmd + [url])
     j = json.load(open(jf))
     return j["summary"]["requests"], j["summary"]["errors"], wall, cpu, rss, j
 
 
-def run_wrk(url, conns, dur, close=False, depth=1):
+def run_wrk(url, conns, dur, close=False, depth=1, h2=False):
     cmd = ["wrk", "-t1", "-c%d" % conns, "-d%ds" % dur]
     if close:
         cmd += ["-H", "Connection: close"]
@@ -160,7 +168,7 @@ def run_wrk(url, conns, dur, close=False, depth=1):
     return done, errs + (int(m.group(1)) if m else 0), wall, cpu, rss, None
 
 
-def run_ab(url, conns, dur, close=False, depth=1):
+def run_ab(url, conns, dur, close=False, depth=1, h2=False):
     cmd = ["ab", "-q", "-t", str(dur), "-n", "100000000", "-c", str(conns)]
     if not close:
         cmd.append("-k")
@@ -170,8 +178,8 @@ def run_ab(url, conns, dur, close=False, depth=1):
     return int(m.group(1)) if m else 0, int(f.group(1)) if f else 0, wall, cpu, rss, None
 
 
-def run_h2load(url, conns, dur, close=False, depth=1):
-    cmd = ["h2load", "--h1", "-t1", "-c", str(conns), "-D", str(dur)]
+def run_h2load(url, conns, dur, close=False, depth=1, h2=False):
+    cmd = ["h2load"] + ([] if h2 else ["--h1"]) + ["-t1", "-c", str(conns), "-D", str(dur)]
     if depth > 1:
         cmd += ["-m", str(depth)]
     out, wall, cpu, rss = timed(cmd + [url])
@@ -184,16 +192,34 @@ def run_h2load(url, conns, dur, close=False, depth=1):
 
 TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load}
 
-# workload: (description, connections, close, pipeline depth, tools[, tls])
+# workload: (description, connections, close, pipeline depth or HTTP/2 streams, tools[, "tls" | "h2c" | "h2"])
+# HTTP/2 workloads are compared with h2load (wrk and ab do not speak it).
 WORKLOADS = {
     "keepalive-50": ("keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "ab", "h2load"]),
     "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["rafale", "wrk", "ab"]),
     "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["rafale", "wrk", "h2load"]),
     "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
-    "tls-keepalive-50": ("TLS keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "h2load"], True),
+    "tls-keepalive-50": ("TLS keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "h2load"], "tls"),
     "tls-close-50": ("TLS, new connection per request (sessions resumed), 50 concurrent", 50, True, 1,
-                     ["rafale", "wrk"], True),
+                     ["rafale", "wrk"], "tls"),
+    "h2c-50x1": ("HTTP/2 h2c, 50 connections x 1 stream", 50, False, 1, ["rafale", "h2load"], "h2c"),
+    "h2c-50x10": ("HTTP/2 h2c, 50 connections x 10 streams", 50, False, 10, ["rafale", "h2load"], "h2c"),
+    "h2-tls-50x10": ("HTTP/2 over TLS, 50 connections x 10 streams", 50, False, 10, ["rafale", "h2load"], "h2"),
 }
+
+
+# rafale serve against nginx: route and mode (h2c: rafale --http2 --streams 10, the preface on the same port).
+SERVE_MODES = [("/", "keep-alive"), ("/", "close"), ("/redirect", "keep-alive"), ("/redirect", "close"),
+               ("/", "h2c x 10 streams")]
+
+
+def proto(wl):
+    return WORKLOADS[wl][5] if len(WORKLOADS[wl]) > 5 else ""
+
+
+def reference(wl):
+    """The tool each row is compared with: wrk, or h2load where wrk cannot go (HTTP/2)."""
+    return "wrk" if "wrk" in WORKLOADS[wl][4] else "h2load"
 
 
 def versions():
@@ -210,6 +236,28 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def emit_workload(emit, rows, wl, refname):
+    """One table row per tool: medians, and ratios to refname computed round by round."""
+    desc, conns, close, depth, tools = WORKLOADS[wl][:5]
+    for tool in tools:
+        mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
+        ratios_rps, ratios_cpu = [], []
+        for r in mine:
+            ref = [x for x in rows if x["workload"] == wl and x["tool"] == refname and x["round"] == r["round"]]
+            if ref and ref[0]["rps"] and ref[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
+                ratios_rps.append(r["rps"] / ref[0]["rps"])
+                ratios_cpu.append(r["cpu_us_per_req"] / ref[0]["cpu_us_per_req"])
+        # Responses completed vs nginx's own count: equal up to requests in flight at the end.
+        slack = conns * depth
+        ok = all(r["nginx_count"] is not None and r["completed"] <= r["nginx_count"] <= r["completed"] + slack
+                 for r in mine)
+        emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.1f MiB | %d | %s |" % (
+            desc, tool, median([r["rps"] for r in mine]), median(ratios_rps) or 0,
+            median([r["cpu_us_per_req"] for r in mine]) or 0, median(ratios_cpu) or 0,
+            median([r["rss_kb"] for r in mine]) / 1024, sum(r["errors"] for r in mine),
+            "yes" if ok else "MISMATCH"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
@@ -221,8 +269,8 @@ def main():
     if args.baseline:
         base = os.path.abspath(args.baseline)
         TOOLS["rafale-base"] = lambda *a: run_rafale(*a, binary=base)
-        for wl in WORKLOADS.values():
-            if "rafale" in wl[4]:
+        for name, wl in WORKLOADS.items():
+            if "rafale" in wl[4] and not proto(name).startswith("h2"):  # a baseline may predate HTTP/2
                 wl[4].insert(wl[4].index("rafale") + 1, "rafale-base")
     only = [w for w in args.only.split(",") if w]
     workloads = [w for w in WORKLOADS if not only or w in only]
@@ -245,10 +293,11 @@ def main():
         for rnd in range(args.rounds):
             for wl in workloads:
                 desc, conns, close, depth, tools = WORKLOADS[wl][:5]
-                tls = len(WORKLOADS[wl]) > 5
+                pr = proto(wl)
                 for tool in tools:
                     before = nginx.count()
-                    done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(tls=tls), conns, args.duration, close, depth)
+                    done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(tls=pr in ("tls", "h2"), h2=pr.startswith("h2")),
+                                                                conns, args.duration, close, depth, pr.startswith("h2"))
                     served = nginx.count() - before - 1  # the status request after
                     row = dict(round=rnd, workload=wl, tool=tool, completed=done, nginx_count=served, wall_s=wall,
                                rps=done / wall if wall else 0, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done if done else None,
@@ -260,19 +309,20 @@ def main():
                           file=sys.stderr, flush=True)
             if do_serve:
                 # rafale serve against nginx, same client (rafale, 1 thread, 50 connections).
-                for path in ("/", "/redirect"):
-                    for close in (False, True):
-                        for name in ("nginx", "rafale-serve"):
-                            srv = nginx if name == "nginx" else Serve()
-                            done, errs, wall, cpu, rss, j = run_rafale(srv.url(path), 50, args.duration, close)
-                            if srv is not nginx:
-                                srv.stop()
-                            wl = "serve %s %s" % (path, "close" if close else "keep-alive")
-                            rows.append(dict(round=rnd, workload=wl, tool=name, completed=done, nginx_count=None,
-                                             wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
-                                             rss_kb=rss, errors=errs, all_connected_s=None))
-                            print("round %d %-24s %-13s %8.0f req/s" % (rnd + 1, wl, name, done / wall),
-                                  file=sys.stderr, flush=True)
+                for path, mode in SERVE_MODES:
+                    close, h2 = mode == "close", mode.startswith("h2c")
+                    for name in ("nginx", "rafale-serve"):
+                        srv = nginx if name == "nginx" else Serve()
+                        url = nginx.url(path, h2=True) if h2 and srv is nginx else srv.url(path)
+                        done, errs, wall, cpu, rss, j = run_rafale(url, 50, args.duration, close, 10 if h2 else 1, h2)
+                        if srv is not nginx:
+                            srv.stop()
+                        wl = "serve %s %s" % (path, mode)
+                        rows.append(dict(round=rnd, workload=wl, tool=name, completed=done, nginx_count=None,
+                                         wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
+                                         rss_kb=rss, errors=errs, all_connected_s=None))
+                        print("round %d %-24s %-13s %8.0f req/s" % (rnd + 1, wl, name, done / wall),
+                              file=sys.stderr, flush=True)
 
         with open(raw, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -285,27 +335,19 @@ def main():
         emit("Versions: %s; %s; %s; %s; %s." % (v["rafale"], v["wrk"], v["ab"], v["h2load"], nginx.version))
         emit("Date: %s. Raw runs: %s" % (time.strftime("%Y-%m-%d"), os.path.relpath(raw, ROOT)))
         emit()
-        emit("| workload | tool | req/s (median) | req/s vs wrk | CPU us/request | CPU vs wrk | peak RSS | errors | counted by nginx |")
-        emit("|---|---|---:|---:|---:|---:|---:|---:|---|")
-        for wl in workloads:
-            desc, conns, close, depth, tools = WORKLOADS[wl][:5]
-            for tool in tools:
-                mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
-                ratios_rps, ratios_cpu = [], []
-                for r in mine:
-                    ref = [x for x in rows if x["workload"] == wl and x["tool"] == "wrk" and x["round"] == r["round"]]
-                    if ref and ref[0]["rps"] and ref[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
-                        ratios_rps.append(r["rps"] / ref[0]["rps"])
-                        ratios_cpu.append(r["cpu_us_per_req"] / ref[0]["cpu_us_per_req"])
-                # Responses completed vs nginx's own count: equal up to requests in flight at the end.
-                slack = conns * depth
-                ok = all(r["nginx_count"] is not None and r["completed"] <= r["nginx_count"] <= r["completed"] + slack
-                         for r in mine)
-                emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.1f MiB | %d | %s |" % (
-                    desc, tool, median([r["rps"] for r in mine]), median(ratios_rps) or 0,
-                    median([r["cpu_us_per_req"] for r in mine]) or 0, median(ratios_cpu) or 0,
-                    median([r["rss_kb"] for r in mine]) / 1024, sum(r["errors"] for r in mine),
-                    "yes" if ok else "MISMATCH"))
+        for refname in ("wrk", "h2load"):
+            group = [wl for wl in workloads if reference(wl) == refname]
+            if not group:
+                continue
+            if refname == "h2load":
+                emit()
+                emit("HTTP/2, against h2load (wrk and ab do not speak it):")
+                emit()
+            emit("| workload | tool | req/s (median) | req/s vs %s | CPU us/request | CPU vs %s | peak RSS | errors | "
+                 "counted by nginx |" % (refname, refname))
+            emit("|---|---|---:|---:|---:|---:|---:|---:|---|")
+            for wl in group:
+                emit_workload(emit, rows, wl, refname)
         if "keepalive-10k" in workloads:
             ac = median([r["all_connected_s"] for r in rows if r["workload"] == "keepalive-10k" and r["tool"] == "rafale"])
             if ac is not None:
@@ -317,14 +359,13 @@ def main():
             emit()
             emit("| route | mode | nginx req/s | rafale serve req/s | serve / nginx |")
             emit("|---|---|---:|---:|---:|")
-            for path in ("/", "/redirect"):
-                for mode in ("keep-alive", "close"):
-                    wl = "serve %s %s" % (path, mode)
-                    ng = [r for r in rows if r["workload"] == wl and r["tool"] == "nginx"]
-                    rs = [r for r in rows if r["workload"] == wl and r["tool"] == "rafale-serve"]
-                    ratios = [b["rps"] / a["rps"] for a, b in zip(ng, rs)]
-                    emit("| %s | %s | %.0f | %.0f | %.2f |" % (path, mode, median([r["rps"] for r in ng]),
-                                                              median([r["rps"] for r in rs]), median(ratios)))
+            for path, mode in SERVE_MODES:
+                wl = "serve %s %s" % (path, mode)
+                ng = [r for r in rows if r["workload"] == wl and r["tool"] == "nginx"]
+                rs = [r for r in rows if r["workload"] == wl and r["tool"] == "rafale-serve"]
+                ratios = [b["rps"] / a["rps"] for a, b in zip(ng, rs)]
+                emit("| %s | %s | %.0f | %.0f | %.2f |" % (path, mode, median([r["rps"] for r in ng]),
+                                                          median([r["rps"] for r in rs]), median(ratios)))
         if do_checks:
             emit()
             # Syscalls per request, keep-alive: strace over 20 000 requests.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # make demo: start `rafale serve` on a free loopback port, benchmark it for
-# 5 seconds, print the report, stop the server.
+# 5 seconds, print the report, then 3 seconds over HTTP/2 (the headline
+# lines), stop the server.
 set -e
 cd "$(dirname "$0")/.."
 out=$(mktemp)
@@ -21,3 +22,8 @@ echo "demo: rafale serve is listening on $addr; 5 s of load, 50 keep-alive conne
 echo "      ./rafale -t 1 -c 50 -d 5s http://$addr/"
 echo
 ./rafale -t 1 -c 50 -d 5s "http://$addr/"
+echo
+echo "demo: the same server over HTTP/2 (h2c, 10 streams per connection), 3 s:"
+echo "      ./rafale --http2 --streams 10 -t 1 -c 50 -d 3s http://$addr/"
+echo
+./rafale --http2 --streams 10 -t 1 -c 50 -d 3s -q "http://$addr/" | grep -E '^(Requests|Throughput|HTTP/2|Latency +min|  total|Errors)'

@@ -12,7 +12,8 @@
  *   [workload NAME]       path = /, and any run option by its long name:
  *                         connections, requests, duration, close, rate,
  *                         method, header (repeatable), body, body-file,
- *                         content-type, expect, timeout, pipeline, ...
+ *                         content-type, expect, timeout, pipeline,
+ *                         http2, streams, ...
  *
  * A line whose first non-blank character is '#' is a comment; '#' anywhere
  * else is part of the value. */

@@ -40,6 +40,7 @@ struct h2 {
     uint32_t goaway_code;
     int done;               /* responses ended during this read */
     int lib_error;          /* nghttp2's reason for a connection error it found */
+    uint32_t completed;     /* responses ended on this connection */
     uint16_t hint;          /* where to look for a free slot */
     uint8_t got_settings, got_bytes;
 };
@@ -137,14 +138,18 @@ static void detach(struct conn *c, struct slot *s)
     c->h2->done++;
 }
 
-/* s was refused unprocessed: sent again on another connection, or, after
- * H2_RETRIES times, an error. */
+/* s was refused unprocessed: sent again on another connection. A server
+ * that processes nothing at all on a connection (a GOAWAY with
+ * last-stream-id 0, refusals before any answer) gets H2_RETRIES chances per
+ * request, then it is an error; one that answers some streams and refuses
+ * the rest (a request limit per connection) is followed as long as it does. */
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
     struct worker *w = c->w;
-    if (s->retries < H2_RETRIES) {
+    int progress = c->h2->goaway_last > 0 || c->h2->completed > 0;
+    if (progress || s->retries < H2_RETRIES) {
         struct slot again = *s;
-        again.retries++;
+        again.retries = (uint8_t)(s->retries + !progress);
         again.busy = 0;
         again.stream = 0;
         if (worker_retry(w, &again) == 0) {
@@ -270,6 +275,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
          * the arrival of its last frame. */
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
             s->ended = 1;
+            c->h2->completed++;
             record_response(c->w, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
             detach(c, s);
         }
@@ -289,10 +295,28 @@ static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib
         c->h2->lib_error = lib_error;
         return 0;
     }
-    /* A malformed response (§8.1.1): a bad field, a content-length the
-     * DATA does not match. nghttp2 resets the stream. */
+    /* nghttp2 resets the stream. A malformed response (§8.1.1: a bad
+     * field, a content-length the DATA does not match) is malformed; a
+     * stream's flow control violated (§6.9) or a frame out of place is the
+     * protocol broken. */
     if ((s = stream_slot(c, f->hd.stream_id)) != NULL) {
-        record_error(c->w, s, ERR_MALFORMED, 0, nghttp2_strerror(lib_error), c->h2->now);
+        int http = lib_error == NGHTTP2_ERR_HTTP_HEADER || lib_error == NGHTTP2_ERR_HTTP_MESSAGING;
+        record_error(c->w, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), c->h2->now);
+        detach(c, s);
+    }
+    return 0;
+}
+
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s;
+    (void)ng;
+    /* nghttp2 resets a stream the server broke (its flow control, a frame
+     * out of place): a protocol error, said with the code we sent. Streams
+     * we gave up on (timeouts) are detached before. */
+    if (f->hd.type == NGHTTP2_RST_STREAM && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
+        record_error(c->w, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), c->h2->now);
         detach(c, s);
     }
     return 0;
@@ -341,6 +365,7 @@ static void set_callbacks(nghttp2_session_callbacks *cb)
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid_frame);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
     nghttp2_session_callbacks_set_error_callback2(cb, on_error);
 }
 
@@ -418,6 +443,7 @@ static int h2_ready(struct conn *c, uint64_t now)
     h->goaway_last = -1;
     h->goaway_code = 0;
     h->lib_error = 0;
+    h->completed = 0;
     h->got_settings = h->got_bytes = 0;
     h->pend_len = h->pend_off = 0;
     h->now = now;
@@ -599,6 +625,11 @@ static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             fatal(c, "the server answered in %s: it does not speak HTTP/2 with prior knowledge (h2c); drop --http2 "
                      "to use HTTP/1.1",
                   n >= 8 && buf[5] == '1' && buf[7] == '0' ? "HTTP/1.0" : "HTTP/1.1");
+            return -1;
+        }
+        /* §3.4: the server's preface is a SETTINGS frame, first. */
+        if (n >= 4 && (uint8_t)buf[3] != NGHTTP2_SETTINGS) {
+            conn_fail(c, ERR_H2_PROTOCOL, 0, "the server's first frame is not SETTINGS (RFC 9113 section 3.4)", now);
             return -1;
         }
     }

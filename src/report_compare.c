@@ -47,6 +47,10 @@ void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl)
 #define ADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
     ADD("%s %s, %u connections, %s", c->method, wl->path, c->connections,
         c->keepalive ? "keep-alive" : "a new connection per request");
+    if (c->http2)
+        ADD(", HTTP/2 x %u stream%s", c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
+    else if (c->pipeline > 1)
+        ADD(", pipelining %u", c->pipeline);
     if (c->rate > 0)
         ADD(", %.0f req/s", c->rate);
     if (c->requests)

@@ -264,8 +264,13 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         }
         if (c->has_body)
             html_printf(f, "<br/>(body: %zu bytes)", c->body_len);
-        html_printf(f, "</code></td><td>%u</td><td class=\"l\">%s</td><td>", c->connections,
+        html_printf(f, "</code></td><td>%u</td><td class=\"l\">%s", c->connections,
                 c->keepalive ? "keep-alive" : "new connection per request");
+        if (c->http2)
+            html_printf(f, ", HTTP/2 &times; %u stream%s", c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
+        else if (c->pipeline > 1)
+            html_printf(f, ", pipelining %u", c->pipeline);
+        html_printf(f, "</td><td>");
         if (c->requests)
             html_printf(f, "%llu requests", (unsigned long long)c->requests);
         if (c->duration_ns && (!c->requests || c->duration_ns != 5000000000ULL))

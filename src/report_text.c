@@ -17,8 +17,8 @@ static void h2_line(FILE *f, const struct stats *s)
     if (s->h2_hdr_decoded)
         fprintf(f, " (HPACK saved %.1f%%)", 100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
     if (s->h2_retried)
-        fprintf(f, "\n              %llu requests refused unprocessed (GOAWAY or REFUSED_STREAM) were sent again "
-                   "on another connection", (unsigned long long)s->h2_retried);
+        fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or REFUSED_STREAM) and sent "
+                   "again on another connection", (unsigned long long)s->h2_retried);
 }
 
 /* The header over lat_row's columns, its percentiles from the names table. */

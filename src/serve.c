@@ -15,6 +15,8 @@
  * a request head must arrive within --header-timeout and an idle connection
  * is closed after --idle-timeout, as a connection whose client stops reading. */
 #include "serve.h"
+#include "serve_int.h"
+#include "serve_h2.h"
 #include "buf.h"
 #include "clock.h"
 #include "http_lex.h"
@@ -41,20 +43,11 @@
 #include <netinet/tcp.h>
 
 #define MAX_REQ_BODY (1u << 20)    /* largest request body accepted (skipped, never kept) */
-#define MAX_BODY (64u << 20)       /* largest /bytes/N */
-#define MAX_DELAY_MS 600000
 #define DRAIN_NS (2 * NS_PER_S)    /* lingering close: how long to wait for the client's FIN */
 #define OUT_HIGH (256 * 1024)      /* no more pipelined requests taken while this much output waits */
 #define GEN_BLOCK (64 * 1024)      /* a generated body goes out this much at a time */
 #define INLINE_BODY (64 * 1024)    /* larger bodies are generated as they are sent */
 #define KEEP_CAP (256 * 1024)      /* a buffer grown past this is freed once empty */
-
-struct file_ent {
-    char *name;
-    char *data;
-    size_t len;
-    const char *ctype;
-};
 
 /* A response body produced as the socket takes it. */
 enum gen_kind { GEN_NONE, GEN_BYTES, GEN_CHUNKED, GEN_MEM };
@@ -73,6 +66,7 @@ struct sconn {
     uint8_t handshaking; /* TLS handshake under way */
     uint8_t fresh;       /* no request yet: the header timeout applies while idle */
     uint8_t gen;         /* enum gen_kind */
+    struct sh2 *h2;      /* HTTP/2 (h2c preface, or ALPN h2), or NULL */
     const struct io_ops *ops;
     void *io_ctx;
     uint32_t d_ms;
@@ -112,19 +106,6 @@ struct sthread {
     const atomic_int *stop;
 };
 
-struct serve {
-    struct serve_config cfg;
-    struct net_addr addr;
-    char addr_str[96];
-    struct sthread *threads;
-    uint32_t nthreads;
-    struct file_ent *files;
-    uint32_t nfiles;
-    FILE *log;
-    int log_owned;
-    struct tls_server *tls;
-};
-
 /* What a response needs to know of its request. */
 struct req {
     int minor;
@@ -134,41 +115,12 @@ struct req {
 
 /* --- responses --- */
 
-static const char *reason(int code)
-{
-    switch (code) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Status";
-    }
-}
 
 /* Queues the status line and common headers. Returns -1 when out of memory
  * (the connection is then closed by the caller's flush failing). */
 static int head_common(struct sthread *t, const struct req *r, int status, const char *ctype)
 {
-    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, reason(status), t->date);
+    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, serve_reason(status), t->date);
     t->last_status = status;
     if (ctype)
         rc |= buf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
@@ -202,7 +154,6 @@ static int respond(struct sthread *t, const struct req *r, int status, const cha
     return 0;
 }
 
-static const char HELLO[] = "Hello, world\n";
 
 static void build_hello(struct sthread *t)
 {
@@ -210,7 +161,7 @@ static void build_hello(struct sthread *t)
     struct req r = { .minor = 1, .keep = 1 };
     t->wb = t->hello;
     t->wb.len = 0;
-    if (respond(t, &r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1) != 0)
+    if (respond(t, &r, 200, "text/plain", NULL, SERVE_HELLO, sizeof(SERVE_HELLO) - 1) != 0)
         t->wb.len = 0; /* no ready-made answer: GET / is answered the long way */
     t->hello = t->wb;
     t->wb = saved;
@@ -228,24 +179,7 @@ static void on_tick(struct timer *tm, uint64_t now)
     timer_set(&t->loop, &t->tick, now + NS_PER_S);
 }
 
-static int path_is(const char *p, size_t plen, const char *want)
-{
-    size_t n = strlen(want);
-    return plen == n && memcmp(p, want, n) == 0;
-}
 
-static int prefix(const char *p, size_t plen, const char *pre, const char **rest, size_t *rlen)
-{
-    size_t n = strlen(pre);
-    if (plen < n || memcmp(p, pre, n) != 0)
-        return 0;
-    *rest = p + n;
-    *rlen = plen - n;
-    return 1;
-}
-
-static const char PATTERN[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\n";
-#define PATTERN_LEN (sizeof(PATTERN) - 1)
 
 /* A body of n pattern bytes (or chunks of them): small ones inline, larger
  * ones generated as the socket takes them. Returns 0, or -1. */
@@ -266,18 +200,17 @@ static int respond_bytes(struct sconn *c, const struct req *r, uint64_t n, int c
     return 0;
 }
 
-/* A file's bytes: small ones inline, others sent straight from memory. */
-static int respond_file(struct sconn *c, const struct req *r, const struct file_ent *f)
+/* A large body from memory (a file): its head now, the bytes straight
+ * from memory as the socket takes them. */
+static int respond_file(struct sconn *c, const struct req *r, const char *ctype, const char *data, size_t len)
 {
     struct sthread *t = c->t;
-    if (f->len <= INLINE_BODY)
-        return respond(t, r, 200, f->ctype, NULL, f->data, f->len);
-    if (head_common(t, r, 200, f->ctype) != 0 || buf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", f->len) != 0)
+    if (head_common(t, r, 200, ctype) != 0 || buf_printf(&t->wb, "Content-Length: %zu\r\n\r\n", len) != 0)
         return -1;
     if (!r->head) {
         c->gen = GEN_MEM;
-        c->gen_mem = f->data;
-        c->gen_left = f->len;
+        c->gen_mem = data;
+        c->gen_left = len;
         c->gen_off = 0;
     }
     return 0;
@@ -293,7 +226,7 @@ static int gen_fill(struct sconn *c, struct buf *out)
             return -1;
         /* Byte i of the body is PATTERN[i % PATTERN_LEN]. */
         for (i = 0; i < k; i++)
-            out->p[out->len + i] = PATTERN[(c->gen_off + i) % PATTERN_LEN];
+            out->p[out->len + i] = SERVE_PATTERN[(c->gen_off + i) % SERVE_PATTERN_LEN];
         out->len += k;
         c->gen_off += k;
         c->gen_left -= k;
@@ -304,7 +237,7 @@ static int gen_fill(struct sconn *c, struct buf *out)
             if (buf_printf(out, "%zx\r\n", k) != 0 || buf_reserve(out, k + 2) != 0)
                 return -1;
             for (i = 0; i < k; i++)
-                out->p[out->len + i] = PATTERN[i % PATTERN_LEN];
+                out->p[out->len + i] = SERVE_PATTERN[i % SERVE_PATTERN_LEN];
             out->len += k;
             memcpy(out->p + out->len, "\r\n", 2);
             out->len += 2;
@@ -319,89 +252,50 @@ static int gen_fill(struct sconn *c, struct buf *out)
     return 0;
 }
 
-static uint32_t xorshift(uint32_t *s)
-{
-    uint32_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *s = x;
-}
-
-/* Routes one request. Returns 1 when the response is deferred (/delay), 0
- * when it is queued, -1 when out of memory. */
-static int route(struct sconn *c, const struct http_req *hr, struct req *r)
+/* Queues the HTTP/1.1 form of a reply. Returns 1 when the response is
+ * deferred (/delay), 0 when it is queued, -1 when out of memory. */
+static int emit(struct sconn *c, struct req *r, const struct reply *rp)
 {
     struct sthread *t = c->t;
-    const struct serve *s = t->s;
-    const char *path = hr->path, *q = memchr(hr->path, '?', hr->plen), *rest;
-    size_t plen = q ? (size_t)(q - path) : hr->plen, rlen;
-    uint64_t n;
-
-    if (path_is(path, plen, "/")) {
-        if (r->keep && r->minor == 1 && !r->head && t->hello.len) {
-            t->last_status = 200;
-            return buf_put(&t->wb, t->hello.p, t->hello.len);
-        }
-        return respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
-    }
-    if (path_is(path, plen, "/redirect")) {
-        char loc[2300];
-        const char *to = s->cfg.redirect_to;
-        size_t tolen = strlen(to);
-        if (q) {
-            const char *qs = q + 1, *end = hr->path + hr->plen;
-            while (qs < end) {
-                const char *amp = memchr(qs, '&', (size_t)(end - qs));
-                const char *e = amp ? amp : end;
-                if (e - qs > 3 && memcmp(qs, "to=", 3) == 0) {
-                    to = qs + 3;
-                    tolen = (size_t)(e - to);
-                }
-                qs = e + 1;
-            }
-        }
-        if (tolen > 2048)
-            tolen = 2048;
-        snprintf(loc, sizeof(loc), "Location: %.*s\r\n", (int)tolen, to);
-        return respond(t, r, 302, NULL, loc, "", 0);
-    }
-    if (prefix(path, plen, "/bytes/", &rest, &rlen) || prefix(path, plen, "/chunked/", &rest, &rlen)) {
-        if (lex_number(rest, rlen, MAX_BODY, &n) != 0)
-            return respond(t, r, 400, "text/plain", NULL, "bad size (0..67108864)\n", 23);
-        return respond_bytes(c, r, n, path[1] == 'c');
-    }
-    if (prefix(path, plen, "/delay/", &rest, &rlen)) {
-        if (lex_number(rest, rlen, MAX_DELAY_MS, &n) != 0)
-            return respond(t, r, 400, "text/plain", NULL, "bad delay (0..600000 ms)\n", 25);
+    char loc[2100];
+    if (rp->close)
+        r->keep = 0;
+    switch (rp->kind) {
+    case B_GEN_BYTES:
+    case B_GEN_CHUNKED:
+        return respond_bytes(c, r, rp->gen_len, rp->kind == B_GEN_CHUNKED);
+    case B_DELAY:
         c->waiting = 1;
         c->d_head = (uint8_t)r->head;
         c->d_keep = (uint8_t)r->keep;
         c->d_minor = (uint8_t)r->minor;
-        c->d_ms = (uint32_t)n;
-        if (timer_set(&t->loop, &c->timer, clock_ns() + n * NS_PER_MS) != 0)
+        c->d_ms = rp->delay_ms;
+        if (timer_set(&t->loop, &c->timer, clock_ns() + (uint64_t)rp->delay_ms * NS_PER_MS) != 0)
             return -1;
         return 1;
+    case B_TEXT:
+        return respond(t, r, rp->status, rp->ctype, NULL, rp->text, rp->blen);
+    default:
+        if (rp->blen > INLINE_BODY)
+            return respond_file(c, r, rp->ctype, rp->body, rp->blen);
+        if (rp->location)
+            snprintf(loc, sizeof(loc), "Location: %.*s\r\n", (int)rp->loclen, rp->location);
+        return respond(t, r, rp->status, rp->ctype, rp->location ? loc : NULL, rp->body, rp->blen);
     }
-    if (prefix(path, plen, "/status/", &rest, &rlen)) {
-        char body[64];
-        int bl;
-        if (lex_number(rest, rlen, 599, &n) != 0 || n < 200)
-            return respond(t, r, 400, "text/plain", NULL, "bad status (200..599)\n", 22);
-        bl = snprintf(body, sizeof(body), "%d %s\n", (int)n, reason((int)n));
-        return respond(t, r, (int)n, "text/plain", NULL, body, (size_t)bl);
+}
+
+/* Routes one request. Returns as emit(). */
+static int route(struct sconn *c, const struct http_req *hr, struct req *r)
+{
+    struct sthread *t = c->t;
+    struct reply rp;
+    /* The answer most benchmarks ask for, ready-made. */
+    if (hr->plen == 1 && hr->path[0] == '/' && r->keep && r->minor == 1 && !r->head && t->hello.len) {
+        t->last_status = 200;
+        return buf_put(&t->wb, t->hello.p, t->hello.len);
     }
-    if (path_is(path, plen, "/close")) {
-        r->keep = 0;
-        return respond(t, r, 200, "text/plain", NULL, HELLO, sizeof(HELLO) - 1);
-    }
-    if (path_is(path, plen, "/json")) {
-        static const char J[] = "{\"message\":\"Hello, world\",\"server\":\"rafale\",\"items\":[1,2,3]}\n";
-        return respond(t, r, 200, "application/json", NULL, J, sizeof(J) - 1);
-    }
-    if (path_is(path, plen, "/random") && s->nfiles > 0)
-        return respond_file(c, r, &s->files[xorshift(&t->rng) % s->nfiles]);
-    return respond(t, r, 404, "text/plain", NULL, "Not Found\n", 10);
+    serve_reply(t->s, &t->rng, hr->path, hr->plen, &rp);
+    return emit(c, r, &rp);
 }
 
 static void access_log(struct sconn *c, const struct http_req *hr, size_t before)
@@ -488,6 +382,8 @@ static void sc_free(struct sconn *c)
         c->ops->close(c->io_ctx, c->fd);
     c->fd = -1;
     c->io_ctx = NULL;
+    sh2_free(c->h2);
+    c->h2 = NULL;
     buf_free(&c->in);
     buf_free(&c->out);
     c->next_free = t->free;
@@ -508,6 +404,15 @@ static void sc_arm(struct sconn *c)
     uint64_t d;
     if (c->waiting || c->draining)
         return;
+    if (c->h2) {
+        d = sc_pending_out(c) ? c->t_out + cfg->idle_timeout_ns
+            : sh2_streams(c->h2) ? UINT64_MAX : c->t_idle + cfg->idle_timeout_ns;
+        if (sh2_deadline(c->h2) < d)
+            d = sh2_deadline(c->h2);
+        if (d != UINT64_MAX)
+            timer_set(&c->t->loop, &c->timer, d);
+        return;
+    }
     if (sc_pending_out(c))
         d = c->t_out + cfg->idle_timeout_ns;
     else if (c->in.len || c->skip || c->handshaking)
@@ -617,6 +522,114 @@ static int sc_send(struct sconn *c)
 
 static void sc_read(struct sconn *c, int hup);
 
+/* --- HTTP/2 connections (the session is serve_h2.c's) --- */
+
+/* Sends what the session has, gathered in the thread's buffer, until the
+ * socket is full. Returns as sc_pump. */
+static int sc_h2_flush(struct sconn *c)
+{
+    struct sthread *t = c->t;
+    int rc;
+    if (c->out.len > c->out_off && (rc = sc_pump(c)) != 0)
+        return rc;
+    for (;;) {
+        const uint8_t *p;
+        ssize_t k;
+        t->wb.len = 0;
+        /* Bodies are produced as asked: stop gathering at OUT_HIGH, so a
+         * client that does not read holds generation back. */
+        while (t->wb.len < OUT_HIGH && (k = sh2_send(c->h2, &p)) != 0) {
+            if (k < 0 || buf_put(&t->wb, p, (size_t)k) != 0) {
+                t->wb.len = 0;
+                return -1;
+            }
+        }
+        if (t->wb.len == 0)
+            return 0;
+        if ((rc = sc_send(c)) != 0)
+            return rc;
+        c->t_idle = c->t_out;
+    }
+}
+
+/* After the session took bytes or time passed: send, then close when the
+ * session is over. Returns 0 when the connection goes on. */
+static int sc_h2_settle(struct sconn *c)
+{
+    int rc = sc_h2_flush(c);
+    if (rc < 0) {
+        sc_free(c);
+        return -1;
+    }
+    if (rc == 0 && sh2_done(c->h2)) {
+        sc_drain_start(c);
+        return -1;
+    }
+    sc_arm(c);
+    return 0;
+}
+
+static void sc_h2_read(struct sconn *c, int hup)
+{
+    struct sthread *t = c->t;
+    for (;;) {
+        ssize_t n;
+        /* Backpressure: nothing more is taken in while output waits. */
+        if (sc_pending_out(c)) {
+            sc_arm(c);
+            return;
+        }
+        n = c->ops->read(c->io_ctx, c->fd, t->rbuf, IO_RBUF_SIZE);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            sc_free(c);
+            return;
+        }
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            sc_arm(c);
+            return;
+        }
+        c->t_idle = clock_ns();
+        if (sh2_recv(c->h2, (const uint8_t *)t->rbuf, (size_t)n, c->t_idle) != 0) {
+            sc_free(c);
+            return;
+        }
+        if (sc_h2_settle(c) != 0)
+            return;
+        if (n < IO_RBUF_SIZE && !hup)
+            return;
+    }
+}
+
+/* The connection speaks HTTP/2 from here on; first holds bytes already
+ * read (the preface, perhaps more). */
+static void sc_h2_start(struct sconn *c, const char *first, size_t n)
+{
+    struct sthread *t = c->t;
+    struct sh2_env env = { t->s, t->date, &t->rng, &t->requests, t->s->log, c->peer, t->logdate };
+    c->h2 = sh2_new(&env, t->s->cfg.h2_streams ? t->s->cfg.h2_streams : 128);
+    c->fresh = 0;
+    c->t_idle = clock_ns();
+    if (c->h2 == NULL || (n && sh2_recv(c->h2, (const uint8_t *)first, n, c->t_idle) != 0)) {
+        sc_free(c);
+        return;
+    }
+    c->in.len = 0;
+    if (sc_h2_settle(c) == 0)
+        sc_h2_read(c, 0);
+}
+
+/* Do the first bytes of a plain connection begin (or begin to begin) the
+ * HTTP/2 preface? 1: all of it, 2: a part, so far; 0: no. */
+static int h2_preface(const char *p, size_t n)
+{
+    size_t k = n < SH2_PREFACE_LEN ? n : SH2_PREFACE_LEN;
+    if (memcmp(p, SH2_PREFACE, k) != 0)
+        return 0;
+    return n >= SH2_PREFACE_LEN ? 1 : 2;
+}
+
 /* Output drained or a delay ended: take up buffered requests, then read. */
 static void sc_resume(struct sconn *c)
 {
@@ -681,6 +694,36 @@ static void sc_read(struct sconn *c, int hup)
         now = clock_ns();
         if (was_idle)
             c->t_req = now; /* a new request begins: its head has header-timeout to arrive */
+        if (c->fresh && c->ops == &io_plain) {
+            /* h2c with prior knowledge (RFC 9113 §3.3): the preface, not a request. */
+            const char *d;
+            int pre;
+            if (c->in.len && buf_put(&c->in, t->rbuf, (size_t)n) != 0) {
+                sc_free(c);
+                return;
+            }
+            d = c->in.len ? c->in.p : t->rbuf;
+            pre = h2_preface(d, c->in.len ? c->in.len : (size_t)n);
+            if (pre == 1) {
+                sc_h2_start(c, d, c->in.len ? c->in.len : (size_t)n);
+                return;
+            }
+            if (pre == 2) {
+                if (c->in.len == 0 && buf_put(&c->in, t->rbuf, (size_t)n) != 0) {
+                    sc_free(c);
+                    return;
+                }
+                sc_arm(c);
+                return;
+            }
+            if (c->in.len) {
+                /* Not HTTP/2 after all: the buffered bytes are a request. */
+                used = handle_all(c, c->in.p, c->in.len);
+                memmove(c->in.p, c->in.p + used, c->in.len - used);
+                c->in.len -= used;
+                goto answered;
+            }
+        }
         if (c->in.len) {
             /* A split head: the parser refuses one over HR_MAX_HEAD, so the
              * buffer stays within a head and one read. */
@@ -699,6 +742,7 @@ static void sc_read(struct sconn *c, int hup)
                 return;
             }
         }
+    answered:
         if (used && c->skip == 0) {
             /* Something was answered: what is left began now. */
             c->t_idle = now;
@@ -733,6 +777,10 @@ static void sc_on_io(struct loop_io *io, uint32_t ev)
             return;
         c->handshaking = 0;
         c->t_idle = clock_ns();
+        if (c->ops->alpn(c->io_ctx) && strcmp(c->ops->alpn(c->io_ctx), "h2") == 0) {
+            sc_h2_start(c, NULL, 0); /* RFC 9113 §3.2: h2 chosen by ALPN */
+            return;
+        }
         sc_read(c, (ev & LOOP_ERR) != 0);
         return;
     }
@@ -743,6 +791,13 @@ static void sc_on_io(struct loop_io *io, uint32_t ev)
             ;
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
             sc_free(c);
+        return;
+    }
+    if (c->h2) {
+        if ((ev & LOOP_OUT) && sc_pending_out(c) && sc_h2_settle(c) != 0)
+            return;
+        if (!sc_pending_out(c) && (ev & (LOOP_IN | LOOP_OUT)))
+            sc_h2_read(c, (ev & LOOP_ERR) != 0);
         return;
     }
     if ((ev & LOOP_OUT) && sc_pending_out(c)) {
@@ -771,12 +826,33 @@ static void sc_on_timer(struct timer *tm, uint64_t now)
         sc_free(c);
         return;
     }
+    if (c->h2) {
+        if (sh2_deadline(c->h2) <= now) {
+            sh2_tick(c->h2, now);
+            sc_h2_settle(c);
+            return;
+        }
+        if (sc_pending_out(c) ? now >= c->t_out + cfg->idle_timeout_ns
+                              : sh2_streams(c->h2) == 0 && now >= c->t_idle + cfg->idle_timeout_ns) {
+            if (!sc_pending_out(c)) {
+                sh2_goaway(c->h2); /* idle: say so, then close */
+                if (sc_h2_flush(c) == 0) {
+                    sc_drain_start(c);
+                    return;
+                }
+            }
+            sc_free(c);
+            return;
+        }
+        sc_arm(c);
+        return;
+    }
     if (c->waiting) {
         struct req r = { .minor = c->d_minor, .keep = c->d_keep, .head = c->d_head };
-        char body[48];
-        int bl = snprintf(body, sizeof(body), "delayed %u ms\n", c->d_ms);
+        struct reply rp;
+        serve_delayed_reply(&rp, c->d_ms);
         c->waiting = 0;
-        if (respond(t, &r, 200, "text/plain", NULL, body, (size_t)bl) != 0 || !r.keep)
+        if (emit(c, &r, &rp) != 0 || !r.keep)
             c->closing = 1;
         c->t_idle = now;
         sc_resume(c);
@@ -1032,6 +1108,7 @@ static void serve_free(struct serve *s)
             t->all = c->next_all;
             if (c->fd >= 0)
                 c->ops->close(c->io_ctx, c->fd);
+            sh2_free(c->h2);
             buf_free(&c->in);
             buf_free(&c->out);
             free(c);
@@ -1067,7 +1144,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         goto fail;
     if (sc->files_dir && load_files(s, sc->files_dir, err, errlen) != 0)
         goto fail;
-    if (sc->tls_cert && tls_server_new(sc->tls_cert, sc->tls_key, 0, &s->tls, err, errlen) != 0)
+    if (sc->tls_cert && tls_server_new(sc->tls_cert, sc->tls_key, 1, &s->tls, err, errlen) != 0)
         goto fail;
     if (sc->access_log) {
         if (strcmp(sc->access_log, "-") == 0) {

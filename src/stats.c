@@ -34,8 +34,8 @@ static const char *const explain[ERR__COUNT] = {
     [ERR_TLS] = "TLS failed (certificate not trusted, handshake failure, protocol mismatch, or an alert or "
                 "truncated record mid-response)",
     [ERR_H2_RST_STREAM] = "the server reset the stream (RST_STREAM) before a complete response; the code it gave is shown",
-    [ERR_H2_GOAWAY] = "the server's GOAWAY ended the request: refused unprocessed too many times, or the connection "
-                      "closed after the GOAWAY before the response was complete",
+    [ERR_H2_GOAWAY] = "the server's GOAWAY ended the request: refused unprocessed again and again by a server that "
+                      "processed nothing, or the connection closed after the GOAWAY before the response was complete",
     [ERR_H2_PROTOCOL] = "an HTTP/2 connection error (a bad frame, a flow-control violation, no SETTINGS from the "
                         "server): every request on the connection failed, and it was replaced",
 };

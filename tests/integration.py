@@ -192,6 +192,9 @@ class BadServer:
                     continue
                 if m == "tlsdrop":
                     break  # the ClientHello was read: hang up mid-handshake
+                if m == "h1only":  # as nginx without http2 answers the HTTP/2 preface
+                    c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    break
                 if m == "continue":
                     c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" + self.RESPONSE)
                     continue
@@ -210,6 +213,105 @@ class BadServer:
         except OSError:
             pass
         self.sock.close()
+
+
+class H2BadServer(BadServer):
+    """An HTTP/2 server that misbehaves on purpose, written frame by frame
+    (RFC 9113 §4.1). It counts the requests it answered, the ground truth.
+      goaway:     answers `per_conn` requests on a connection, then GOAWAY
+                  with the last answered stream and closes (a request limit
+                  per connection, as nginx's keepalive_requests)
+      rst:        resets every other stream with INTERNAL_ERROR
+      nosettings: reads, never sends a byte
+      garbage:    answers the preface with bytes that are no frame
+      flood:      sends more DATA than the client's window allows"""
+
+    H200 = b"\x88"  # HPACK: indexed field 8, ":status: 200"
+
+    def __init__(self, mode, per_conn=10):
+        self.per_conn = per_conn
+        BadServer.__init__(self, mode)
+
+    @staticmethod
+    def drain(c):
+        """Reads until the client closes: a close with unread bytes would be a reset."""
+        c.settimeout(5)
+        try:
+            while c.recv(65536):
+                pass
+        except OSError:
+            pass
+
+    @staticmethod
+    def frame(ftype, flags, sid, payload=b""):
+        return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + sid.to_bytes(4, "big") + payload
+
+    def frames(self, c, buf):
+        """Yields (type, flags, stream id, payload) as the client sends them."""
+        while True:
+            while len(buf) < 9:
+                d = c.recv(65536)
+                if not d:
+                    return
+                buf += d
+            n = int.from_bytes(buf[:3], "big")
+            while len(buf) < 9 + n:
+                d = c.recv(65536)
+                if not d:
+                    return
+                buf += d
+            yield buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7fffffff, buf[9:9 + n]
+            buf = buf[9 + n:]
+
+    def handle(self, c):
+        m, answered = self.mode, 0
+        try:
+            buf = b""
+            while len(buf) < 24:
+                d = c.recv(65536)
+                if not d:
+                    return
+                buf += d
+            if not buf.startswith(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"):
+                return
+            buf = buf[24:]
+            if m == "nosettings":
+                while c.recv(65536):
+                    pass
+                return
+            if m == "garbage":
+                c.sendall(b"garbage, not frames at all\r\n")  # a frame header of 6.7 MB: FRAME_SIZE_ERROR
+                self.drain(c)
+                return
+            c.sendall(self.frame(4, 0, 0))  # our SETTINGS: none changed
+            for ftype, flags, sid, payload in self.frames(c, buf):
+                if ftype == 4 and not flags & 1:
+                    c.sendall(self.frame(4, 1, 0))  # SETTINGS ACK
+                if ftype != 1 or not flags & 1:  # only whole GET requests: HEADERS with END_STREAM
+                    continue
+                if m == "rst" and sid % 4 == 3:
+                    c.sendall(self.frame(3, 0, sid, (2).to_bytes(4, "big")))  # RST_STREAM INTERNAL_ERROR
+                    continue
+                if m == "flood":
+                    # 16 384 bytes on a stream whose window is 16 383 (--h2-window 14).
+                    c.sendall(self.frame(1, 4, sid, self.H200) + self.frame(0, 0, sid, b"x" * 16384))
+                    self.drain(c)
+                    return
+                c.sendall(self.frame(1, 5, sid, self.H200))  # HEADERS, END_HEADERS|END_STREAM
+                with self.lock:
+                    self.requests += 1
+                answered += 1
+                if m == "goaway" and answered == self.per_conn:
+                    c.sendall(self.frame(7, 0, 0, sid.to_bytes(4, "big") + (0).to_bytes(4, "big")))
+                    self.drain(c)
+                    return
+        except OSError:
+            pass
+        finally:
+            try:
+                c.close()
+            except OSError:
+                pass
 
 
 def interrupt_after(p, seconds, timeout=30):
@@ -1724,6 +1826,162 @@ def help_and_version():
     check(p.returncode == 2 and "unknown option" in p.stderr, "serve: unknown option")
     p = subprocess.run([RAFALE, "serve", "--listen", "nonsense"], capture_output=True, text=True)
     check(p.returncode == 1 and "--listen wants" in p.stderr, "serve: bad --listen")
+
+
+# --- HTTP/2 ------------------------------------------------------------------------
+
+@test
+def http2_exact_counts_and_multiplexing():
+    srv = Serve()
+    r = rafale("--http2", "-n", 1000, "-c", 4, "--streams", 5, "-t", 2, srv.url("/json"))
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["protocol"] == "h2" and j["config"]["http2"] is True and j["config"]["streams"] == 5,
+          "h2: protocol and settings in the JSON")
+    check(j["summary"]["requests"] == 1000 and err_total(j) == 0 and reqs == 1000,
+          "h2: -n 1000 completed and serve counted exactly 1000 (%s)" % reqs)
+    check(j["summary"]["connections_opened"] == 4 and conns == 4, "h2: -c 4 is four connections (%s)" % conns)
+    check(accounted(j), "h2: started = completed + errors + in flight")
+    h = j["http2"]
+    check(h["header_bytes_wire"] > 0 and h["header_bytes_decoded"] > h["header_bytes_wire"] and
+          0 < h["header_space_savings"] < 1, "h2: HPACK figures (%s)" % h)
+    check("HTTP/2 (5 streams per connection)" in r.out and "HPACK saved" in r.out, "h2: said in the text report")
+    # Streams really run at once: 10 requests of 50 ms on one connection take about 50 ms, not 500.
+    srv = Serve()
+    r = rafale("--http2", "-n", 10, "-c", 1, "--streams", 10, "-t", 1, srv.url("/delay/50"))
+    srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 10 and j["summary"]["connections_opened"] == 1, "h2: 10 streams, one connection")
+    check(j["summary"]["elapsed_s"] < 0.4 and j["latency"]["percentiles_us"]["99"] < 400000,
+          "h2: 10 x /delay/50 on one connection multiplexed (%.3f s)" % j["summary"]["elapsed_s"])
+
+
+@test
+def http2_modes():
+    srv = Serve()
+    r = rafale("--http2", "-n", 200, "-c", 2, "--close", "-t", 1, srv.url())
+    check(r.j["summary"]["requests"] == 200 and r.j["summary"]["connections_opened"] == 200,
+          "h2 --close: one request per connection")
+    r = rafale("--http2", "-n", 300, "-c", 3, "--requests-per-connection", 10, "-t", 1, srv.url())
+    # At most 10 requests a connection: 30, and up to one more per connection when the last ones share the end.
+    check(r.j["summary"]["requests"] == 300 and 30 <= r.j["summary"]["connections_opened"] <= 33,
+          "h2 --requests-per-connection 10: 30 to 33 connections (%d)" % r.j["summary"]["connections_opened"])
+    r = rafale("--http2", "-R", 400, "-d", "1s", "-c", 4, "--streams", 4, "-t", 1, srv.url("/delay/20"))
+    j = r.j
+    check(abs(j["summary"]["started"] - 400) <= 4 and err_total(j) == 0, "h2 -R 400 for 1 s: 400 requests sent (%d)"
+          % j["summary"]["started"])
+    check(20000 <= j["latency"]["percentiles_us"]["50"] <= 25000, "h2 -R: latency of /delay/20 measured per stream")
+    body = os.path.join(TMP, "h2body")
+    with open(body, "wb") as f:
+        f.write(b"x" * 200000)
+    r = rafale("--http2", "-n", 100, "-c", 2, "--streams", 3, "--body-file", body, "-t", 1, srv.url("/status/201"))
+    check(r.j["summary"]["requests"] == 100 and r.j["status"] == {"201": 100} and
+          r.j["summary"]["bytes_sent"] > 100 * 200000, "h2: a 200 kB body on every stream (flow control)")
+    r = rafale("--http2", "-n", 6, "-c", 2, "--streams", 3, "-t", 1, srv.url("/bytes/5000000"))
+    check(r.j["summary"]["requests"] == 6 and r.j["summary"]["bytes_received"] > 6 * 5000000,
+          "h2: 5 MB responses through the windows")
+    r = rafale("--http2", "-n", 60, "-c", 2, "--streams", 3, "-t", 1, srv.url("/"), srv.url("/json"), srv.url("/status/404"))
+    check([u["summary"]["requests"] for u in r.j["per_url"]] == [20, 20, 20] and
+          r.j["per_url"][2]["status"] == {"404": 20}, "h2: several URLs round-robin")
+    r = rafale("--http2", "-n", 8, "-c", 2, "--streams", 4, "--timeout", "100ms", "-t", 1, srv.url("/delay/1000"))
+    check(r.j["errors"]["timeout"] == 8 and r.j["summary"]["requests"] == 0, "h2: --timeout per stream")
+    conns, reqs = srv.stop()
+    # /close over HTTP/2: a GOAWAY after each answer; the other streams are refused unprocessed and sent again.
+    srv = Serve()
+    r = rafale("--http2", "-n", 100, "-c", 2, "--streams", 4, "-t", 1, srv.url("/close"))
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 100 and err_total(j) == 0 and reqs == 100,
+          "h2 GOAWAY after every answer: 100 completed, serve answered exactly 100 (%s)" % reqs)
+    check(j["http2"]["retried"] > 0 and "refused unprocessed" in r.out, "h2: the requests sent again are counted")
+
+
+@test
+def http2_misbehaving_servers():
+    bad = H2BadServer("goaway", per_conn=7)
+    r = rafale("--http2", "-n", 200, "-c", 2, "--streams", 4, "-t", 1, bad.url())
+    bad.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 200 and err_total(j) == 0 and bad.requests == 200,
+          "h2 GOAWAY every 7 requests: 200 completed, the server answered exactly 200 (%d)" % bad.requests)
+    check(accounted(j), "h2 GOAWAY: accounting holds")
+    bad = H2BadServer("rst")
+    r = rafale("--http2", "-n", 100, "-c", 1, "--streams", 2, "-t", 1, bad.url())
+    bad.stop()
+    j = r.j
+    check(j["errors"]["h2_rst_stream"] == 50 and j["summary"]["requests"] == 50,
+          "h2: every other stream reset (%s)" % j["errors"])
+    check("INTERNAL_ERROR" in r.out, "h2: the reset's code is shown")
+    bad = H2BadServer("nosettings")
+    r = rafale("--http2", "-n", 4, "-c", 2, "--timeout", "300ms", "-t", 1, bad.url())
+    bad.stop()
+    check(r.j["errors"]["h2_protocol"] == 4 and "no SETTINGS" in r.out, "h2: a server that never sends SETTINGS")
+    bad = H2BadServer("garbage")
+    r = rafale("--http2", "-n", 4, "-c", 2, "-t", 1, bad.url())
+    bad.stop()
+    check(r.j["errors"]["h2_protocol"] == 4 and r.j["summary"]["requests"] == 0, "h2: garbage instead of frames")
+    bad = H2BadServer("flood")
+    r = rafale("--http2", "-n", 3, "-c", 1, "--h2-window", 14, "-t", 1, bad.url())
+    bad.stop()
+    check(r.j["errors"]["h2_protocol"] >= 1 and accounted(r.j), "h2: flow control violated (%s)" % r.j["errors"])
+    # A server that speaks only HTTP/1.1: one clear line, no report.
+    bad = BadServer("h1only")
+    p = subprocess.run([RAFALE, "--http2", "-n", "5", bad.url()], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    bad.stop()
+    check(p.returncode == 1 and "does not speak HTTP/2" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          "h2 against HTTP/1.1 only: one line (%r)" % p.stderr)
+
+
+@test
+def http2_outputs():
+    srv = Serve()
+    html, csvp, hdr = (os.path.join(TMP, n) for n in ("h2.html", "h2.csv", "h2.hdr"))
+    r = rafale("--http2", "--streams", 4, "-c", 2, "-t", 1, "-d", "1s", "--warmup", "300ms", "--html", html, "--csv", csvp,
+               "--hdr", hdr, "--slo", "p99<1s,errors<1%", srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(r.rc == 0 and j["summary"]["requests"] > 0 and reqs >= j["summary"]["requests"],
+          "h2 -d with warm-up: the server saw the warm-up too (%s >= %d)" % (reqs, j["summary"]["requests"]))
+    check(open(html).read().count("<svg") == 4 and len(open(csvp).read().splitlines()) == 102 and
+          "Value" in open(hdr).read(), "h2: --html, --csv and --hdr written")
+    check(r.out.count(" pass ") == 2, "h2: --slo checked")
+
+
+@test
+def http2_in_a_compare_plan():
+    port = free_port()
+    plan = os.path.join(TMP, "h2plan.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nconnections = 2\nrequests = 300\n"
+                "[server serve]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload h1]\npath = /json\n[workload h2]\npath = /json\nhttp2 = yes\nstreams = 4\n"
+                % (RAFALE, port, port))
+    jpath, hpath = os.path.join(TMP, "h2cmp.json"), os.path.join(TMP, "h2cmp.html")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    check(p.returncode == 0, "compare with an h2 workload runs (%s)" % p.stderr[-300:])
+    j = json.load(open(jpath))["compare"]
+    runs = {w["name"]: w["servers"][0]["run_results"][0] for w in j["workloads"]}
+    check(runs["h1"]["summary"]["protocol"] == "http/1.1" and runs["h2"]["summary"]["protocol"] == "h2" and
+          runs["h2"]["config"]["streams"] == 4 and runs["h2"]["summary"]["requests"] == 300,
+          "compare: one plan, the same server over HTTP/1.1 and HTTP/2")
+    check("HTTP/2 x 4 streams" in p.stdout and "HTTP/2 &times; 4 streams" in open(hpath).read(),
+          "compare: the workload says HTTP/2 in the table and the page")
+
+
+@test
+def http2_over_tls():
+    d = make_certs()
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    url = "https://localhost:%d/json" % srv.port
+    r = rafale("--http2", "-n", 500, "-c", 2, "--streams", 8, "--cacert", os.path.join(d, "ca.pem"), "-t", 1, url)
+    r1 = rafale("-n", 50, "-c", 2, "--cacert", os.path.join(d, "ca.pem"), "-t", 1, url)
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 500 and err_total(r.j) == 0 and r.j["summary"]["protocol"] == "h2",
+          "h2 over TLS (ALPN h2)")
+    check(r1.j["summary"]["requests"] == 50 and r1.j["summary"]["protocol"] == "http/1.1",
+          "the same TLS port still speaks HTTP/1.1 to a client that asks for it")
+    check(reqs == 550, "serve counted both (%s)" % reqs)
 
 
 # --- rafale serve itself, over raw sockets --------------------------------------

@@ -1,0 +1,151 @@
+/* serve_reply.c - what `rafale serve` answers, whatever the protocol: the
+ * routes (/, /json, /bytes/N, /chunked/N, /delay/MS, /status/N, /redirect,
+ * /close, /random) decided as a struct reply, which serve.c writes as
+ * HTTP/1.1 and serve_h2.c as HTTP/2. */
+#include "serve_int.h"
+#include "http_lex.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *serve_reason(int code)
+{
+    switch (code) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Status";
+    }
+}
+
+static int path_is(const char *p, size_t plen, const char *want)
+{
+    size_t n = strlen(want);
+    return plen == n && memcmp(p, want, n) == 0;
+}
+
+static int prefix(const char *p, size_t plen, const char *pre, const char **rest, size_t *rlen)
+{
+    size_t n = strlen(pre);
+    if (plen < n || memcmp(p, pre, n) != 0)
+        return 0;
+    *rest = p + n;
+    *rlen = plen - n;
+    return 1;
+}
+
+static uint32_t xorshift(uint32_t *s)
+{
+    uint32_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t tlen, struct reply *rp)
+{
+    const char *path = target, *q = memchr(target, '?', tlen), *rest;
+    size_t plen = q ? (size_t)(q - path) : tlen, rlen;
+    uint64_t n;
+
+    memset(rp, 0, sizeof(*rp));
+    rp->status = 200;
+    rp->ctype = "text/plain";
+    rp->kind = B_MEM;
+    if (path_is(path, plen, "/") || path_is(path, plen, "/close")) {
+        rp->body = SERVE_HELLO;
+        rp->blen = sizeof(SERVE_HELLO) - 1;
+        rp->close = path[1] == 'c';
+        return 0;
+    }
+    if (path_is(path, plen, "/redirect")) {
+        const char *to = s->cfg.redirect_to;
+        size_t tolen = strlen(to);
+        if (q) {
+            const char *qs = q + 1, *end = target + tlen;
+            while (qs < end) {
+                const char *amp = memchr(qs, '&', (size_t)(end - qs));
+                const char *e = amp ? amp : end;
+                if (e - qs > 3 && memcmp(qs, "to=", 3) == 0) {
+                    to = qs + 3;
+                    tolen = (size_t)(e - to);
+                }
+                qs = e + 1;
+            }
+        }
+        rp->status = 302;
+        rp->ctype = NULL;
+        rp->location = to;
+        rp->loclen = tolen > 2048 ? 2048 : tolen;
+        rp->body = "";
+        return 0;
+    }
+    if (prefix(path, plen, "/bytes/", &rest, &rlen) || prefix(path, plen, "/chunked/", &rest, &rlen)) {
+        if (lex_number(rest, rlen, SERVE_MAX_BODY, &n) != 0)
+            return reply_text(rp, 400, "bad size (0..67108864)\n");
+        rp->ctype = "application/octet-stream";
+        rp->kind = path[1] == 'c' ? B_GEN_CHUNKED : B_GEN_BYTES;
+        rp->gen_len = n;
+        return 0;
+    }
+    if (prefix(path, plen, "/delay/", &rest, &rlen)) {
+        if (lex_number(rest, rlen, SERVE_MAX_DELAY_MS, &n) != 0)
+            return reply_text(rp, 400, "bad delay (0..600000 ms)\n");
+        rp->kind = B_DELAY;
+        rp->delay_ms = (uint32_t)n;
+        return 0;
+    }
+    if (prefix(path, plen, "/status/", &rest, &rlen)) {
+        if (lex_number(rest, rlen, 599, &n) != 0 || n < 200)
+            return reply_text(rp, 400, "bad status (200..599)\n");
+        rp->status = (int)n;
+        rp->kind = B_TEXT;
+        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "%d %s\n", (int)n, serve_reason((int)n));
+        return 0;
+    }
+    if (path_is(path, plen, "/json")) {
+        static const char J[] = "{\"message\":\"Hello, world\",\"server\":\"rafale\",\"items\":[1,2,3]}\n";
+        rp->ctype = "application/json";
+        rp->body = J;
+        rp->blen = sizeof(J) - 1;
+        return 0;
+    }
+    if (path_is(path, plen, "/random") && s->nfiles > 0) {
+        const struct file_ent *f = &s->files[xorshift(rng) % s->nfiles];
+        rp->ctype = f->ctype;
+        rp->body = f->data;
+        rp->blen = f->len;
+        return 0;
+    }
+    return reply_text(rp, 404, "Not Found\n");
+}
+
+void serve_delayed_reply(struct reply *rp, uint32_t ms)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->status = 200;
+    rp->ctype = "text/plain";
+    rp->kind = B_TEXT;
+    rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "delayed %u ms\n", ms);
+}
