@@ -93,6 +93,8 @@ static void dispatch(struct worker *w)
         if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
             continue;
         conn_take(c, 0, now);
+        if (c->state == C_OPEN && c->count < c->cap && !c->draining)
+            worker_enqueue(c);
     }
     while (w->backlog.len > 0 && w->qlen > 0) {
         struct conn *c = dequeue(w);
@@ -105,6 +107,10 @@ static void dispatch(struct worker *w)
         }
         backlog_pop(&w->backlog);
         conn_take(c, due, now);
+        /* More room on it (HTTP/2 streams, pipelining): back in the queue,
+         * behind the others, so due requests spread over the connections. */
+        if (c->state == C_OPEN && c->count < c->cap && !c->draining)
+            worker_enqueue(c);
     }
     /* --max-connections: the schedule is behind and every connection is
      * busy, so bring in another one rather than let requests wait. */

@@ -1871,6 +1871,13 @@ def http2_modes():
     check(abs(j["summary"]["started"] - 400) <= 4 and err_total(j) == 0, "h2 -R 400 for 1 s: 400 requests sent (%d)"
           % j["summary"]["started"])
     check(20000 <= j["latency"]["percentiles_us"]["50"] <= 25000, "h2 -R: latency of /delay/20 measured per stream")
+    # A due request takes any free stream: 1000 req/s of /delay/5 need 5 streams of one connection at once.
+    r = rafale("--http2", "-R", 1000, "-d", "1s", "-c", 1, "--streams", 10, "-t", 1, srv.url("/delay/5"))
+    j = r.j
+    check(abs(j["summary"]["started"] - 1000) <= 10 and j["rate"]["queued"] == 0 and
+          j["summary"]["connections_opened"] == 1 and j["latency"]["percentiles_us"]["99"] < 50000,
+          "h2 -R 1000 on one connection of 10 streams: every request sent when due (%d started, p99 %.0f us)"
+          % (j["summary"]["started"], j["latency"]["percentiles_us"]["99"]))
     body = os.path.join(TMP, "h2body")
     with open(body, "wb") as f:
         f.write(b"x" * 200000)
