@@ -473,6 +473,8 @@ static int h2_want_write(const struct conn *c)
 /* Keeps what the socket did not take, to be written when it can. */
 static int keep_pending(struct h2 *h, const char *p, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (h->pend_off == h->pend_len)
         h->pend_off = h->pend_len = 0;
     if (h->pend_len + n > h->pend_cap) {

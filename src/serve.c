@@ -405,12 +405,17 @@ static void sc_arm(struct sconn *c)
     if (c->waiting || c->draining)
         return;
     if (c->h2) {
-        d = sc_pending_out(c) ? c->t_out + cfg->idle_timeout_ns
-            : sh2_streams(c->h2) ? UINT64_MAX : c->t_idle + cfg->idle_timeout_ns;
-        if (sh2_deadline(c->h2) < d)
+        /* A client that stops reading, a request that does not arrive in
+         * time (the slowloris of HTTP/2: streams opened, never finished),
+         * an idle connection or one whose answers wait for windows the
+         * client never opens; not while a /delay answer is due. */
+        if (sc_pending_out(c))
+            d = c->t_out + cfg->idle_timeout_ns;
+        else if (sh2_deadline(c->h2) != UINT64_MAX)
             d = sh2_deadline(c->h2);
-        if (d != UINT64_MAX)
-            timer_set(&c->t->loop, &c->timer, d);
+        else
+            d = c->t_idle + (sh2_waiting(c->h2) ? cfg->header_timeout_ns : cfg->idle_timeout_ns);
+        timer_set(&c->t->loop, &c->timer, d);
         return;
     }
     if (sc_pending_out(c))
@@ -833,9 +838,11 @@ static void sc_on_timer(struct timer *tm, uint64_t now)
             return;
         }
         if (sc_pending_out(c) ? now >= c->t_out + cfg->idle_timeout_ns
-                              : sh2_streams(c->h2) == 0 && now >= c->t_idle + cfg->idle_timeout_ns) {
+                              : sh2_deadline(c->h2) == UINT64_MAX &&
+                                    now >= c->t_idle + (sh2_waiting(c->h2) ? cfg->header_timeout_ns
+                                                                           : cfg->idle_timeout_ns)) {
             if (!sc_pending_out(c)) {
-                sh2_goaway(c->h2); /* idle: say so, then close */
+                sh2_goaway(c->h2); /* say so, then close */
                 if (sc_h2_flush(c) == 0) {
                     sc_drain_start(c);
                     return;

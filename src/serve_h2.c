@@ -299,6 +299,15 @@ uint32_t sh2_streams(const struct sh2 *h)
     return h->nstreams;
 }
 
+uint32_t sh2_waiting(const struct sh2 *h)
+{
+    const struct sstream *st;
+    uint32_t n = 0;
+    for (st = h->active; st; st = st->next)
+        n += !st->answered && !st->delayed;
+    return n;
+}
+
 uint64_t sh2_deadline(const struct sh2 *h)
 {
     const struct sstream *st;

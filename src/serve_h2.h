@@ -47,6 +47,8 @@ ssize_t sh2_send(struct sh2 *h, const uint8_t **out);
 int sh2_done(const struct sh2 *h);
 /* Streams open, answered or not. */
 uint32_t sh2_streams(const struct sh2 *h);
+/* Streams whose request has not all arrived yet. */
+uint32_t sh2_waiting(const struct sh2 *h);
 /* When the next /delay answer is due, or UINT64_MAX. */
 uint64_t sh2_deadline(const struct sh2 *h);
 /* Answers the /delay requests due at now. */

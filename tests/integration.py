@@ -1955,6 +1955,49 @@ def http2_outputs():
 
 
 @test
+def serve_http2_timeouts():
+    """serve's HTTP/2 side has the timeouts of its HTTP/1.1 side: a stream opened and never finished (the
+    slowloris of HTTP/2) and an idle connection both get a GOAWAY and a close."""
+    srv = Serve("--header-timeout", "300ms", "--idle-timeout", "500ms")
+    f = H2BadServer.frame
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + f(4, 0, 0)
+    get = b"\x82\x86\x84\x41\x01x"  # HPACK: GET, http, /, :authority x
+
+    def until_closed(data):
+        host, port = srv.addr.rsplit(":", 1)
+        c = socket.create_connection((host, int(port)), timeout=10)
+        c.sendall(data)
+        t0, got = time.monotonic(), b""
+        try:
+            while True:
+                d = c.recv(65536)
+                if not d:
+                    break
+                got += d
+        except OSError:
+            pass
+        c.close()
+        return got, time.monotonic() - t0
+
+    def frame_types(got):
+        types, i = [], 0
+        while i + 9 <= len(got):
+            n = int.from_bytes(got[i:i + 3], "big")
+            types.append(got[i + 3])
+            i += 9 + n
+        return types
+
+    got, took = until_closed(preface + f(1, 4, 1, get))  # HEADERS without END_STREAM: a body that never comes
+    check(7 in frame_types(got) and took < 5, "serve h2: a stream never finished, GOAWAY and close (%.1f s)" % took)
+    got, took = until_closed(preface)
+    check(7 in frame_types(got) and 0.4 < took < 5, "serve h2: an idle connection, GOAWAY and close (%.1f s)" % took)
+    got, took = until_closed(preface + f(1, 5, 1, get))  # a whole GET: answered, then idle
+    check(1 in frame_types(got) and 0 in frame_types(got) and 7 in frame_types(got),
+          "serve h2: a whole request is answered (HEADERS, DATA), then the idle close")
+    srv.stop()
+
+
+@test
 def http2_in_a_compare_plan():
     port = free_port()
     plan = os.path.join(TMP, "h2plan.conf")
