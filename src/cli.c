@@ -2,6 +2,7 @@
  * operands, the help pages. */
 #include "cli.h"
 #include "opt.h"
+#include "targets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,23 +86,16 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
     if (r != CLI_OK)
         return r;
 
-    if (first >= argc) {
+    if (first >= argc && cfg->targets_path == NULL) {
         snprintf(err, errlen, "no URL given (try: rafale -c 10 -d 5s http://127.0.0.1:8080/)");
         return CLI_ERROR;
     }
-    cfg->nurls = (uint32_t)(argc - first);
-    cfg->urls = calloc(cfg->nurls, sizeof(*cfg->urls));
-    cfg->url_text = calloc(cfg->nurls, sizeof(char *));
-    if (cfg->urls == NULL || cfg->url_text == NULL) {
-        snprintf(err, errlen, "out of memory");
+    /* The targets file first, then the URLs (the run's -m, -H, -b apply to these). */
+    if (cfg->targets_path && targets_load(cfg, cfg->targets_path, err, errlen) != 0)
         return CLI_ERROR;
-    }
-    for (i = first; i < argc; i++) {
-        uint32_t k = (uint32_t)(i - first);
-        cfg->url_text[k] = argv[i];
-        if (url_parse(argv[i], &cfg->urls[k], err, errlen) != 0)
+    for (i = first; i < argc; i++)
+        if (targets_add_url(cfg, argv[i], err, errlen) != 0)
             return CLI_ERROR;
-    }
 
     if (sweep) {
         cfg->sweep = 1;

@@ -37,6 +37,21 @@ const char *config_keep(struct config *cfg, const char *s)
     return copy;
 }
 
+void *config_own(struct config *cfg, void *p)
+{
+    char **n;
+    if (p == NULL)
+        return NULL;
+    n = realloc(cfg->owned, (cfg->nowned + 1) * sizeof(char *));
+    if (n == NULL) {
+        free(p);
+        return NULL;
+    }
+    cfg->owned = n;
+    cfg->owned[cfg->nowned++] = p;
+    return p;
+}
+
 int config_add_header(struct config *cfg, const char *h)
 {
     const char **n;
@@ -69,7 +84,10 @@ int config_copy(struct config *dst, const struct config *src)
     *dst = *src;
     dst->urls = NULL;
     dst->url_text = NULL;
+    dst->targets = NULL;
     dst->nurls = 0;
+    dst->order = NULL;
+    dst->norder = 0;
     dst->owned = NULL;
     dst->nowned = 0;
     dst->headers = NULL;
@@ -102,6 +120,7 @@ int config_copy(struct config *dst, const struct config *src)
     rc |= rekeep(dst, &dst->monitor_cgroup);
     rc |= rekeep(dst, &dst->tls.cacert);
     rc |= rekeep(dst, &dst->tls.ciphers);
+    rc |= rekeep(dst, &dst->targets_path);
     return rc ? -1 : 0;
 }
 
@@ -147,6 +166,20 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         return -1;
     }
     cfg->tls.h2 = cfg->http2;
+    if (cfg->order_mode != ORDER_DEFAULT && cfg->norder == 0) {
+        /* URLs alone: --order walks them as written. */
+        uint32_t i;
+        cfg->order = calloc(cfg->nurls ? cfg->nurls : 1, sizeof(uint32_t));
+        if (cfg->order == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        for (i = 0; i < cfg->nurls; i++)
+            cfg->order[i] = i;
+        cfg->norder = cfg->nurls;
+    }
+    if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
+        cfg->order_mode = ORDER_SEQUENTIAL;
     if (cfg->nsources && cfg->nurls && cfg->urls[0].host_is_ipv6) {
         snprintf(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
         return -1;
@@ -162,6 +195,8 @@ void config_free(struct config *cfg)
             url_free(&cfg->urls[i]);
     free(cfg->urls);
     free(cfg->url_text);
+    free(cfg->targets);
+    free(cfg->order);
     free(cfg->headers);
     free(cfg->body);
     free(cfg->sources);

@@ -13,10 +13,34 @@
 #include "tls.h"
 #include "url.h"
 
+/* One request of the run: a URL (urls[i]) with its own method, headers and
+ * body when it came from --targets. */
+struct target {
+    const char *name;            /* "# name: NAME", or NULL */
+    const char *method;          /* NULL: the run's -m */
+    const char **headers;        /* own: its header lines (kept by the config) */
+    uint32_t nheaders;
+    const char *body;            /* own: its body */
+    size_t body_len;
+    int has_body;
+    int own;                     /* from --targets: -m, -H, -b and -T do not apply */
+    const char *file;            /* where it was written, for messages */
+    uint32_t line;
+};
+
+enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
+
 struct config {
-    struct url *urls;            /* parsed, in command-line order */
+    struct url *urls;            /* parsed, in command-line order (--targets first) */
     const char **url_text;       /* as typed, for reports */
+    struct target *targets;      /* nurls entries, parallel to urls */
     uint32_t nurls;
+    uint32_t *order;             /* the sequence of targets: one written twice is there twice */
+    uint32_t norder;
+    int order_mode;              /* --order; ORDER_DEFAULT: round-robin per connection */
+    uint64_t seed;               /* --seed: --order random and {{rand}} repeat with it */
+    int seed_given;
+    const char *targets_path;    /* --targets FILE */
 
     uint64_t requests;           /* -n: total requests to end, 0 for no limit */
     uint64_t duration_ns;        /* -d: 0 when -n alone bounds the run */
@@ -96,6 +120,9 @@ void config_defaults(struct config *cfg);
 /* Keeps a copy of s for as long as cfg lives. Returns it, or NULL when out
  * of memory. */
 const char *config_keep(struct config *cfg, const char *s);
+/* Takes p (from malloc) to be freed with the config. Returns p, or NULL
+ * (p freed) when out of memory. */
+void *config_own(struct config *cfg, void *p);
 /* Appends a header line ("Name: value", kept). Returns 0 or -1 (memory). */
 int config_add_header(struct config *cfg, const char *h);
 /* A deep copy of src, which must have no URLs yet. Returns 0 or -1. */

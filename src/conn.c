@@ -10,6 +10,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static enum err_kind connect_kind(int e)
@@ -82,6 +83,52 @@ void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
         conn_fail(c, plain_kind, errno, NULL, now);
 }
 
+/* The next target of c, as --order says. */
+static uint32_t next_url(struct conn *c)
+{
+    const struct plan *pl = c->w->plan;
+    const struct plan_target *tg = &pl->targets[c->target];
+    switch (pl->cfg->order_mode) {
+    case ORDER_SEQUENTIAL:
+        /* One sequence over the whole run: with -n, every target gets its
+         * exact share. */
+        return tg->order[atomic_fetch_add_explicit(&pl->next[c->target], 1, memory_order_relaxed) % tg->norder];
+    case ORDER_RANDOM:
+        return tg->order[tpl_rand(&c->w->rng) % tg->norder];
+    case ORDER_SESSION:
+        return tg->order[c->walk++ % tg->norder];
+    default:
+        return tg->urls[c->rr++ % tg->nurls];
+    }
+}
+
+/* The bytes of s's request: built once, or expanded now into the slot's
+ * part of the connection's buffer (a request sent again keeps its own). */
+static void conn_request(struct conn *c, struct slot *s)
+{
+    const struct plan *pl = c->w->plan;
+    const struct plan_url *pu = &pl->urls[s->url];
+    struct tpl_ctx ctx;
+    char *buf;
+
+    if (pu->req) {
+        s->req = pu->req;
+        s->req_len = pu->len;
+        return;
+    }
+    buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
+    if (s->kept) {
+        memcpy(buf, s->kept, pl->max_len);
+        free(s->kept);
+        s->kept = NULL;
+        s->req = buf;
+        return;
+    }
+    tpl_ctx_start(&ctx, c->number, &c->w->rng);
+    s->req_len = pl->cfg->http2 ? h2_expand(pl, s->url, &ctx, buf) : plan_expand(pl, s->url, &ctx, buf);
+    s->req = buf;
+}
+
 /* Gives c a request due at t_due, or (t_due 0) the oldest one waiting to be
  * sent again. The caller checked the budget. */
 static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
@@ -92,14 +139,15 @@ static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
     if (t_due == 0) {
         worker_retry_take(w, s); /* started already: its times and URL go on */
     } else {
-        const struct plan_target *tg = &w->plan->targets[c->target];
         s->t_due = t_due;
         s->t_sent = now;
-        s->url = tg->urls[c->rr++ % tg->nurls];
+        s->url = next_url(c);
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
+        s->kept = NULL;
         record_start(w, s, now);
     }
+    conn_request(c, s);
     s->busy = 1;
     c->sess->added(c, s);
     c->count++;
@@ -331,7 +379,8 @@ static void conn_on_timer(struct timer *t, uint64_t now)
               c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
-void conn_init(struct conn *c, struct worker *w, uint32_t target, uint32_t rr, uint16_t depth, struct slot *slots)
+void conn_init(struct conn *c, struct worker *w, uint32_t number, uint32_t target, uint32_t rr, uint16_t depth,
+               struct slot *slots, char *tbuf)
 {
     memset(c, 0, sizeof(*c));
     c->w = w;
@@ -344,4 +393,6 @@ void conn_init(struct conn *c, struct worker *w, uint32_t target, uint32_t rr, u
     c->slots = slots ? slots : &c->one;
     c->target = target;
     c->rr = rr;
+    c->number = number;
+    c->tbuf = tbuf;
 }

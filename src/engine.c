@@ -240,8 +240,11 @@ static void worker_free(struct worker *w)
         for (i = 0; i < w->nconns; i++) {
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
+            free(w->conns[i].tbuf);
             h2_free(&w->conns[i]);
         }
+    for (i = 0; i < w->rlen; i++)
+        free(w->retry[(w->rhead + i) % w->rcap].kept);
     free(w->retry);
     free(w->per_url);
     hist_fini(&w->tl_h);
@@ -256,6 +259,16 @@ static void worker_free(struct worker *w)
     free(w->rbuf);
     free(w->wbuf);
     loop_fini(&w->loop);
+}
+
+/* A well-mixed nonzero seed from any number (splitmix64). */
+static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    return x ? x : 1;
 }
 
 static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t nmax,
@@ -289,13 +302,19 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     for (i = 0; i < pl->nurls; i++)
         if (stats_init(&w->per_url[i]) != 0)
             return -1;
+    /* --order random and the templates' generator: --seed repeats a run. */
+    w->rng = splitmix((cfg->seed_given ? cfg->seed : clock_ns()) + 0x9E3779B97F4A7C15ULL * (id + 1));
     for (i = 0; i < nconns; i++) {
         struct slot *slots = depth > 1 ? calloc(depth, sizeof(struct slot)) : NULL;
-        if (depth > 1 && slots == NULL)
+        char *tbuf = pl->templated ? malloc(depth * pl->max_len) : NULL;
+        if ((depth > 1 && slots == NULL) || (pl->templated && tbuf == NULL)) {
+            free(slots);
+            free(tbuf);
             return -1;
+        }
         /* Spread the starting URL so each URL gets its share from the start. */
-        conn_init(&w->conns[i], w, (first_conn + i) % pl->ntargets, (first_conn + i) / pl->ntargets, (uint16_t)depth,
-                  slots);
+        conn_init(&w->conns[i], w, first_conn + i, (first_conn + i) % pl->ntargets, (first_conn + i) / pl->ntargets,
+                  (uint16_t)depth, slots, tbuf);
     }
     return 0;
 }

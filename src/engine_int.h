@@ -34,6 +34,7 @@
 #include "net.h"
 #include "schedule.h"
 #include "stats.h"
+#include "template.h"
 #include "timeline.h"
 #include "tls.h"
 
@@ -42,12 +43,20 @@
 /* --- the plan (plan.c): read-only while the threads run --- */
 
 struct plan_url {
-    char *req;           /* the request's bytes, built once */
+    char *req;           /* the request's bytes, built once; NULL when templated */
     size_t len;
     void *h2nv;          /* HTTP/2: the request's header fields (nghttp2_nv), built once */
     size_t h2nnv;
+    struct tpl *h2val;   /* HTTP/2, templated: each field value's template (nparts 0: as is) */
     int head;            /* a HEAD request: no body in the answer */
     uint32_t target;
+    /* Templated: expanded per request (plan_expand) into the slot's buffer. */
+    struct tpl *head_tpl;  /* HTTP/1.1: request line and fields, no Content-Length, no blank line */
+    struct tpl *body_tpl;  /* a templated body */
+    const char *body;      /* or a literal one */
+    size_t body_len;
+    int has_body, add_len; /* add_len: Content-Length is ours to write */
+    size_t max_len;        /* the longest expansion */
 };
 
 struct plan_target {
@@ -56,6 +65,8 @@ struct plan_target {
     char host[URL_HOST_MAX];  /* for SNI and the certificate check */
     uint32_t *urls;      /* indexes into plan.urls */
     uint32_t nurls;
+    uint32_t *order;     /* its share of the --targets order (repetitions weigh) */
+    uint32_t norder;
 };
 
 struct plan {
@@ -66,6 +77,10 @@ struct plan {
     uint32_t ntargets;
     uint32_t nthreads;
     struct tls_client *tls; /* when some URL is https:// */
+    struct tpl_set *tset;   /* what templates share: {{seq}}, CSV rows (atomics) */
+    _Atomic uint64_t *next; /* --order sequential: the next turn, per address */
+    int templated;          /* some request is expanded per request */
+    size_t max_len;         /* the longest expansion of any request */
     void *h2cb;          /* HTTP/2: nghttp2's callbacks, shared by every session */
     void *h2opt;         /* and its options */
     uint64_t t0;         /* start: warm-up begins */
@@ -80,10 +95,18 @@ struct plan {
  * a reason in err. */
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen);
 void plan_free(struct plan *pl);
+/* A templated request of URL url, whole (HTTP/1.1), into out (plan.max_len
+ * bytes). Returns its length. */
+size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+/* Only its body (HTTP/2). */
+size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
 
 /* --- a request and its connection --- */
 
 struct slot {
+    const char *req;     /* HTTP/1.1: the bytes to send; HTTP/2: a templated body */
+    size_t req_len;
+    char *kept;          /* sent again (HTTP/2 retry) with these expanded bytes, or NULL */
     uint64_t t_due;      /* when it should have been sent (== t_sent in closed loop) */
     uint64_t t_sent;     /* when it started: connect start if a connection was opened for it */
     uint64_t t_first;    /* HTTP/2: when the first HEADERS of its response arrived */
@@ -160,6 +183,9 @@ struct conn {
     uint8_t queued;      /* in the worker's work queue */
     uint8_t draining;    /* takes no new request (HTTP/2: after a GOAWAY) */
     uint16_t hint;       /* HTTP/2: where to look for a free slot */
+    uint64_t walk;       /* --order session: the next target of this connection */
+    uint32_t number;     /* over all threads: {{conn}} */
+    char *tbuf;          /* templated requests: plan.max_len bytes per slot */
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
     uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
@@ -179,7 +205,8 @@ static inline struct slot *slot_at(struct conn *c, uint32_t i)
 }
 
 /* conn.c */
-void conn_init(struct conn *c, struct worker *w, uint32_t target, uint32_t rr, uint16_t depth, struct slot *slots);
+void conn_init(struct conn *c, struct worker *w, uint32_t number, uint32_t target, uint32_t rr, uint16_t depth,
+               struct slot *slots, char *tbuf);
 /* Gives an idle or open connection a request due at t_due (closed loop:
  * now), opening it when idle. The caller checked the budget. */
 void conn_take(struct conn *c, uint64_t t_due, uint64_t now);
@@ -230,6 +257,7 @@ struct worker {
     struct stats st;       /* counters of all URLs; histograms are per URL only */
     struct stats *per_url;
     struct tls_session_slot *sessions; /* one per target, for resumption */
+    uint64_t rng;          /* --order random, {{rand}}, {{uuid}}: seeded by --seed */
     /* Timeline: this worker's current second, merged into the shared one as
      * it ends. */
     uint32_t tl_sec;
@@ -271,6 +299,9 @@ int worker_may_start(const struct worker *w);
 int h2_plan(struct plan *pl, char *err, size_t errlen);
 void h2_plan_free(struct plan *pl);
 void h2_free(struct conn *c);
+/* A templated HTTP/2 request's body and field values, into out. Returns
+ * the body's length (the values follow at the body's largest size). */
+size_t h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
 
 /* --- record.c: the bookkeeping of a request --- */
 

@@ -49,17 +49,16 @@ static int h1_want_write(const struct conn *c)
 static void h1_write(struct conn *c)
 {
     struct worker *w = c->w;
-    const struct plan *pl = w->plan;
 
     while (c->h1.nsent < c->count) {
         int n = 0;
         uint32_t i;
         ssize_t r;
         for (i = c->h1.nsent; i < c->count && n < MAX_IOV; i++, n++) {
-            const struct plan_url *pu = &pl->urls[slot_at(c, i)->url];
+            const struct slot *s = slot_at(c, i);
             size_t off = i == c->h1.nsent ? c->h1.woff : 0;
-            w->iov[n].iov_base = pu->req + off;
-            w->iov[n].iov_len = pu->len - off;
+            w->iov[n].iov_base = (char *)s->req + off;
+            w->iov[n].iov_len = s->req_len - off;
         }
         r = n == 1 ? c->ops->write(c->io_ctx, c->fd, w->iov[0].iov_base, w->iov[0].iov_len)
                    : c->ops->writev(c->io_ctx, c->fd, w->iov, n);
@@ -73,7 +72,7 @@ static void h1_write(struct conn *c)
         }
         record_sent(w, slot_at(c, c->h1.nsent), (uint64_t)r);
         while (r > 0) {
-            size_t left = pl->urls[slot_at(c, c->h1.nsent)->url].len - c->h1.woff;
+            size_t left = slot_at(c, c->h1.nsent)->req_len - c->h1.woff;
             if ((size_t)r >= left) {
                 r -= (ssize_t)left;
                 c->h1.nsent++;

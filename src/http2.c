@@ -30,6 +30,17 @@
 
 #define H2_RETRIES 3
 #define H2_WBUF (64 * 1024)
+#define H2_MAX_FIELDS 64    /* of a templated request */
+#define H2_MAX_VALUE 8192   /* a templated field value's longest expansion */
+
+static int any_template(const struct req_field *rf, int n)
+{
+    int k;
+    for (k = 0; k < n; k++)
+        if (tpl_has(rf[k].value, rf[k].vlen))
+            return 1;
+    return 0;
+}
 
 struct h2 {
     nghttp2_session *ng;
@@ -57,9 +68,16 @@ int h2_plan(struct plan *pl, char *err, size_t errlen)
     uint32_t i;
 
     for (i = 0; i < pl->nurls; i++) {
+        struct plan_url *pu = &pl->urls[i];
         struct req_field *rf;
+        struct req_spec rs;
         nghttp2_nv *nv;
-        int n = request_fields(cfg, &cfg->urls[i], &rf, err, errlen), k;
+        int n, k;
+        request_spec(cfg, i, &rs);
+        /* A templated body has no content-length field: its DATA frames
+         * end with END_STREAM (RFC 9113 §8.1). */
+        rs.head_only = pu->body_tpl != NULL;
+        n = request_fields(&rs, &cfg->urls[i], &rf, err, errlen);
         if (n < 0)
             return -1;
         /* The fields' text stays in rf's block, after the nv array. */
@@ -78,8 +96,33 @@ int h2_plan(struct plan *pl, char *err, size_t errlen)
             nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
         }
         memcpy(&nv[n], &rf, sizeof(rf)); /* kept to be freed */
-        pl->urls[i].h2nv = nv;
-        pl->urls[i].h2nnv = (size_t)n;
+        pu->h2nv = nv;
+        pu->h2nnv = (size_t)n;
+        if (pu->req != NULL || !any_template(rf, n))
+            continue; /* built once (a templated body alone needs no field of its own) */
+        /* Templated: each value that holds one gets its template. */
+        if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
+            snprintf(err, errlen, n > H2_MAX_FIELDS ? "more than %d header fields in a templated request"
+                                                    : "out of memory", H2_MAX_FIELDS);
+            return -1;
+        }
+        for (k = 0; k < n; k++) {
+            char why[512];
+            if (!tpl_has(rf[k].value, rf[k].vlen))
+                continue;
+            if (tpl_compile(rf[k].value, rf[k].vlen, pl->tset, ".", &pu->h2val[k], why, sizeof(why)) != 0) {
+                snprintf(err, errlen, "%s", why);
+                return -1;
+            }
+            if (pu->h2val[k].max_len > H2_MAX_VALUE) {
+                snprintf(err, errlen, "a templated header value may reach %zu bytes (%d at most)",
+                         pu->h2val[k].max_len, H2_MAX_VALUE);
+                return -1;
+            }
+            pu->max_len += 2 + pu->h2val[k].max_len;
+        }
+        if (pu->max_len > pl->max_len)
+            pl->max_len = pu->max_len;
     }
     if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -96,6 +139,12 @@ void h2_plan_free(struct plan *pl)
     uint32_t i;
     for (i = 0; i < pl->nurls; i++) {
         nghttp2_nv *nv = pl->urls[i].h2nv;
+        if (pl->urls[i].h2val) {
+            size_t k;
+            for (k = 0; k < pl->urls[i].h2nnv; k++)
+                tpl_free(&pl->urls[i].h2val[k]);
+            free(pl->urls[i].h2val);
+        }
         if (nv) {
             struct req_field *rf;
             memcpy(&rf, &nv[pl->urls[i].h2nnv], sizeof(rf));
@@ -107,6 +156,29 @@ void h2_plan_free(struct plan *pl)
         nghttp2_session_callbacks_del(pl->h2cb);
     if (pl->h2opt)
         nghttp2_option_del(pl->h2opt);
+}
+
+/* The largest body of url's request (where its field values begin). */
+static size_t body_room(const struct plan_url *pu)
+{
+    return pu->body_tpl ? pu->body_tpl->max_len : pu->body_len;
+}
+
+size_t h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
+{
+    const struct plan_url *pu = &pl->urls[url];
+    size_t blen = pu->has_body ? plan_expand_body(pl, url, ctx, out) : 0, o = body_room(pu), k;
+    /* Then each templated value, its length first (two bytes). */
+    for (k = 0; pu->h2val && k < pu->h2nnv; k++) {
+        size_t n;
+        if (pu->h2val[k].nparts == 0)
+            continue;
+        n = tpl_expand(&pu->h2val[k], pl->tset, ctx, out + o + 2);
+        out[o] = (char)(n >> 8);
+        out[o + 1] = (char)n;
+        o += 2 + n;
+    }
+    return blen;
 }
 
 /* --- a connection's session --- */
@@ -149,14 +221,20 @@ static void refused(struct conn *c, struct slot *s, const char *why)
     int progress = c->h2->goaway_last > 0 || c->h2->completed > 0;
     if (progress || s->retries < H2_RETRIES) {
         struct slot again = *s;
+        const struct plan *pl = w->plan;
         again.retries = (uint8_t)(s->retries + !progress);
         again.busy = 0;
         again.stream = 0;
-        if (worker_retry(w, &again) == 0) {
+        again.kept = NULL;
+        /* A templated request goes again as it was ({{seq}} once). */
+        if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
+            memcpy(again.kept, s->req, pl->max_len);
+        if ((pl->urls[s->url].req != NULL || again.kept) && worker_retry(w, &again) == 0) {
             record_retry(w, s);
             detach(c, s);
             return;
         }
+        free(again.kept);
     }
     record_error(w, s, ERR_H2_GOAWAY, 0, why, c->h2->now);
     detach(c, s);
@@ -167,17 +245,22 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
                          nghttp2_data_source *src, void *ud)
 {
     struct conn *c = ud;
-    const struct config *cfg = c->w->plan->cfg;
     struct slot *s = nghttp2_session_get_stream_user_data(ng, id);
-    size_t left, k;
+    const struct plan_url *pu;
+    const char *body;
+    size_t left, k, total;
     (void)src;
     if (s == NULL)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* given up on: the stream is reset */
-    left = cfg->body_len - s->body_off;
+    pu = &c->w->plan->urls[s->url];
+    /* A templated request's body was expanded into the slot's buffer. */
+    body = pu->req ? pu->body : s->req;
+    total = pu->req ? pu->body_len : s->req_len;
+    left = total - s->body_off;
     k = left < len ? left : len;
-    memcpy(buf, cfg->body + s->body_off, k);
+    memcpy(buf, body + s->body_off, k);
     s->body_off += k;
-    if (s->body_off == cfg->body_len)
+    if (s->body_off == total)
         *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)k;
 }
@@ -195,7 +278,25 @@ static void submit(struct conn *c, struct slot *s)
     s->body_off = 0;
     prd.source.ptr = NULL;
     prd.read_callback = body_read;
-    id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pl->cfg->has_body ? &prd : NULL, s);
+    if (pu->h2val) {
+        /* Templated field values, expanded with the request (conn.c):
+         * nghttp2 copies them. */
+        nghttp2_nv nv[H2_MAX_FIELDS];
+        const char *v = s->req + body_room(pu);
+        size_t k;
+        for (k = 0; k < pu->h2nnv; k++) {
+            nv[k] = ((const nghttp2_nv *)pu->h2nv)[k];
+            if (pu->h2val[k].nparts == 0)
+                continue;
+            nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
+            nv[k].value = (uint8_t *)v + 2;
+            nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
+            v += 2 + nv[k].valuelen;
+        }
+        id = nghttp2_submit_request(c->h2->ng, NULL, nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);
+    } else {
+        id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);
+    }
     if (id > 0) {
         s->stream = id;
         return;

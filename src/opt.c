@@ -27,11 +27,11 @@ enum kind {
 
 enum dst { D_RUN, D_SERVE, D_CMP };
 
-enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_REQUEST, S_OUTPUT, S_SWEEP, S_MISC };
+enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_OUTPUT, S_SWEEP, S_MISC };
 
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
-    I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS,
+    I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED,
 };
 
 struct opt_def {
@@ -119,6 +119,16 @@ static const struct opt_def table[] = {
     { "h2-streams", 0, K_U32, D_SERVE, S_MISC, OPT_SERVE, "N",
       "SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections (default 128)", "a number of streams from 1 to 65536", 1,
       65536, SRV(h2_streams), 0, 0 },
+
+    /* Workload */
+    { "targets", 0, K_TEXT, D_RUN, S_WORKLOAD, LOADW, "FILE",
+      "requests from FILE (- for stdin): METHOD URL, headers, @FILE or < TEXT bodies,\n{{seq}} {{rand A B}} {{uuid}} "
+      "{{conn}} {{csv FILE COL}} {{env NAME}} values", "a file name", 0, 0, RUN(targets_path), 0, 0 },
+    { "order", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "MODE",
+      "sequential (default with --targets), random, or session (each connection\nwalks the targets in order)",
+      "sequential, random or session", 0, 0, 0, 0, I_ORDER },
+    { "seed", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "N", "seed of --order random and {{rand}}, {{uuid}}: a run repeats",
+      "a number", 0, 0, 0, 0, I_SEED },
 
     /* Request */
     { "method", 'm', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "M", "HTTP method (default GET, or POST with a body)",
@@ -211,7 +221,7 @@ static const struct opt_def table[] = {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 static const char *const section_names[] = {
-    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2",
+    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2", [S_WORKLOAD] = "Workload",
     [S_REQUEST] = "Request", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
 };
 
@@ -420,6 +430,25 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     case I_LATENCY:
         return 0; /* wrk's flag: the distribution is always printed */
+    case I_ORDER:
+        if (strcmp(v, "sequential") == 0)
+            cfg->order_mode = ORDER_SEQUENTIAL;
+        else if (strcmp(v, "random") == 0)
+            cfg->order_mode = ORDER_RANDOM;
+        else if (strcmp(v, "session") == 0)
+            cfg->order_mode = ORDER_SESSION;
+        else
+            break;
+        return 0;
+    case I_SEED: {
+        char *end;
+        errno = 0;
+        cfg->seed = strtoull(v, &end, 10);
+        if (errno || end == v || *end || *v == '-')
+            break;
+        cfg->seed_given = 1;
+        return 0;
+    }
     default:
         return fail(err, errlen, "%s cannot be set here", shown);
     }

@@ -1,6 +1,8 @@
 /* plan.c - the read-only plan of a run: each URL's target resolved once
  * (URLs on the same address and scheme share connections), each URL's
- * request built once, so the hot path only ever writes a ready buffer. */
+ * request built once, so the hot path only ever writes a ready buffer; a
+ * request with templates is compiled once and expanded per request into
+ * the connection's buffer (plan_expand), with no allocation. */
 #include "engine_int.h"
 #include "request.h"
 
@@ -8,17 +10,173 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void tpl_drop(struct tpl **t)
+{
+    if (*t) {
+        tpl_free(*t);
+        free(*t);
+        *t = NULL;
+    }
+}
+
 void plan_free(struct plan *pl)
 {
     uint32_t i;
     h2_plan_free(pl);
-    for (i = 0; i < pl->nurls; i++)
+    for (i = 0; i < pl->nurls; i++) {
         free(pl->urls[i].req);
-    for (i = 0; i < pl->ntargets; i++)
+        tpl_drop(&pl->urls[i].head_tpl);
+        tpl_drop(&pl->urls[i].body_tpl);
+    }
+    for (i = 0; i < pl->ntargets; i++) {
         free(pl->targets[i].urls);
+        free(pl->targets[i].order);
+    }
     free(pl->urls);
     free(pl->targets);
+    free((void *)pl->next);
+    if (pl->tset) {
+        tpl_set_free(pl->tset);
+        free(pl->tset);
+    }
     tls_client_free(pl->tls);
+}
+
+/* Compiles s into a new template. Returns 0 or -1. */
+static int compile(struct plan *pl, const char *s, size_t n, const struct target *t, struct tpl **out, char *err,
+                   size_t errlen)
+{
+    char why[512], dir[4096];
+    const char *slash = t && t->file ? strrchr(t->file, '/') : NULL;
+    if (slash)
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - t->file), t->file);
+    else
+        snprintf(dir, sizeof(dir), ".");
+    if ((*out = calloc(1, sizeof(**out))) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (tpl_compile(s, n, pl->tset, dir, *out, why, sizeof(why)) != 0) {
+        free(*out);
+        *out = NULL;
+        if (t && t->file)
+            snprintf(err, errlen, "%s:%u: %s", t->file, t->line, why);
+        else
+            snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* The request of URL i, built once, or compiled when it holds templates. */
+static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, char *err, size_t errlen)
+{
+    struct plan_url *pu = &pl->urls[i];
+    const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
+    struct req_spec rs;
+    uint32_t h;
+    int templated;
+
+    request_spec(cfg, i, &rs);
+    pu->head = strcmp(rs.method, "HEAD") == 0;
+    pu->has_body = rs.has_body;
+    pu->body = rs.body;
+    pu->body_len = rs.body_len;
+    templated = tpl_has(cfg->urls[i].target, strlen(cfg->urls[i].target)) ||
+                (rs.has_body && tpl_has(rs.body, rs.body_len));
+    for (h = 0; h < rs.nheaders; h++)
+        templated |= tpl_has(rs.headers[h], strlen(rs.headers[h]));
+    if (!templated)
+        return request_build(&rs, &cfg->urls[i], &pu->req, &pu->len, err, errlen);
+
+    /* Head and body apart: the Content-Length is the body's expansion's. */
+    rs.head_only = 1;
+    pu->add_len = rs.has_body && !request_user_has(&rs, "Content-Length");
+    if (rs.has_body && tpl_has(rs.body, rs.body_len)) {
+        if (compile(pl, rs.body, rs.body_len, t, &pu->body_tpl, err, errlen) != 0)
+            return -1;
+        pu->max_len = pu->body_tpl->max_len;
+    } else if (rs.has_body) {
+        pu->max_len = rs.body_len;
+    }
+    if (!cfg->http2) {
+        char *head;
+        size_t n;
+        int rc;
+        if (request_build(&rs, &cfg->urls[i], &head, &n, err, errlen) != 0)
+            return -1;
+        rc = compile(pl, head, n, t, &pu->head_tpl, err, errlen);
+        free(head);
+        if (rc != 0)
+            return -1;
+        pu->max_len += pu->head_tpl->max_len + 40; /* "Content-Length: N\r\n\r\n" */
+    }
+    pl->templated = 1;
+    return 0;
+}
+
+size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
+{
+    const struct plan_url *pu = &pl->urls[url];
+    size_t o = tpl_expand(pu->head_tpl, pl->tset, ctx, out), blen;
+    char *body;
+    if (!pu->has_body) {
+        memcpy(out + o, "\r\n", 2);
+        return o + 2;
+    }
+    /* The body goes after the head, whose length line is not known yet:
+     * expanded at the far end of the buffer, then moved into place. */
+    body = out + pu->max_len - (pu->body_tpl ? pu->body_tpl->max_len : pu->body_len);
+    if (pu->body_tpl) {
+        blen = tpl_expand(pu->body_tpl, pl->tset, ctx, body);
+    } else {
+        blen = pu->body_len;
+        body = (char *)pu->body;
+    }
+    if (pu->add_len) {
+        char num[32];
+        int k = snprintf(num, sizeof(num), "Content-Length: %zu\r\n", blen);
+        memcpy(out + o, num, (size_t)k);
+        o += (size_t)k;
+    }
+    memcpy(out + o, "\r\n", 2);
+    o += 2;
+    memmove(out + o, body, blen);
+    return o + blen;
+}
+
+size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
+{
+    const struct plan_url *pu = &pl->urls[url];
+    if (pu->body_tpl)
+        return tpl_expand(pu->body_tpl, pl->tset, ctx, out);
+    memcpy(out, pu->body, pu->body_len);
+    return pu->body_len;
+}
+
+/* Each address's share of the --targets order. */
+static int build_orders(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
+{
+    uint32_t i, k;
+    pl->next = calloc(pl->ntargets ? pl->ntargets : 1, sizeof(*pl->next));
+    if (pl->next == NULL)
+        goto oom;
+    for (i = 0; i < pl->ntargets; i++) {
+        struct plan_target *tg = &pl->targets[i];
+        uint32_t n = cfg->norder ? cfg->norder : cfg->nurls;
+        tg->order = calloc(n, sizeof(uint32_t));
+        if (tg->order == NULL)
+            goto oom;
+        for (k = 0; k < n; k++) {
+            uint32_t u = cfg->norder ? cfg->order[k] : k;
+            if (pl->urls[u].target == i)
+                tg->order[tg->norder++] = u;
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
 }
 
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
@@ -29,7 +187,8 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     pl->cfg = cfg;
     pl->urls = calloc(cfg->nurls, sizeof(*pl->urls));
     pl->targets = calloc(cfg->nurls, sizeof(*pl->targets));
-    if (pl->urls == NULL || pl->targets == NULL) {
+    pl->tset = calloc(1, sizeof(*pl->tset));
+    if (pl->urls == NULL || pl->targets == NULL || pl->tset == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -37,9 +196,8 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     for (i = 0; i < cfg->nurls; i++) {
         struct net_addr a;
         const struct url *u = &cfg->urls[i];
-        if (request_build(cfg, u, &pl->urls[i].req, &pl->urls[i].len, err, errlen) != 0)
+        if (build_request(cfg, pl, i, err, errlen) != 0)
             return -1;
-        pl->urls[i].head = strcmp(cfg->method, "HEAD") == 0;
         if (net_resolve(u->host, u->port, &a, err, errlen) != 0)
             return -1;
         /* URLs on the same address (and scheme) share connections. */
@@ -62,7 +220,11 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         }
         pl->targets[j].urls[pl->targets[j].nurls++] = i;
         pl->urls[i].target = j;
+        if (pl->urls[i].max_len > pl->max_len)
+            pl->max_len = pl->urls[i].max_len;
     }
+    if (build_orders(cfg, pl, err, errlen) != 0)
+        return -1;
     if (cfg->http2 && h2_plan(pl, err, errlen) != 0)
         return -1;
     return 0;

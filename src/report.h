@@ -33,6 +33,12 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
  * be read; *label receives "PSS" or "RSS". */
 uint64_t report_server_memory(const struct monitor_result *m, const char **label);
 
+/* How the reports name URL i: its "# name:", "METHOD URL" for a target of
+ * its own, or the URL as typed. */
+const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
+/* The method URL i is sent with. */
+const char *report_method(const struct config *cfg, uint32_t i);
+
 /* The percentiles every report shows, in order. */
 extern const double report_pcts[];
 extern const char *const report_pct_names[];

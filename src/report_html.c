@@ -265,8 +265,9 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
                    "<th>p50</th><th>p99</th></tr>\n");
         for (i = 0; i < r->nurls; i++) {
             const struct stats *u = &r->per_url[i];
+            char lb[600];
             html_printf(f, "<tr><td>");
-            html_text(f, cfg->url_text[i]);
+            html_text(f, report_label(cfg, i, lb, sizeof(lb)));
             html_printf(f, "</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td></tr>\n",
                     (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
                     units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->h[H_LATENCY], 50)),

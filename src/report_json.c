@@ -128,6 +128,15 @@ void report_json_config(FILE *f, const struct config *cfg)
     fprintf(f, ", \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f, \"expect\": ",
             cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
     report_json_str(f, cfg->expect.text);
+    fprintf(f, ", \"order\": \"%s\", \"targets\": ",
+            cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
+            : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");
+    if (cfg->targets_path)
+        report_json_str(f, cfg->targets_path);
+    else
+        fprintf(f, "null");
+    if (cfg->seed_given)
+        fprintf(f, ", \"seed\": %llu", (unsigned long long)cfg->seed);
     if (cfg->content_type) {
         fprintf(f, ", \"content_type\": ");
         report_json_str(f, cfg->content_type);
@@ -217,6 +226,13 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     for (i = 0; i < r->nurls; i++) {
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
         report_json_str(f, cfg->url_text[i]);
+        fprintf(f, ", \"method\": ");
+        report_json_str(f, report_method(cfg, i));
+        fprintf(f, ", \"name\": ");
+        if (cfg->targets && cfg->targets[i].name)
+            report_json_str(f, cfg->targets[i].name);
+        else
+            fprintf(f, "null");
         fprintf(f, ",\n");
         jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
         fprintf(f, "}");

@@ -284,6 +284,25 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
 }
 
+/* Target i of a saved run gets its name and method back. */
+static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char *name, const char *method)
+{
+    size_t k;
+    if (cfg->targets == NULL && (cfg->targets = calloc(cfg->nurls, sizeof(*cfg->targets))) == NULL)
+        return fail(c, "", "out of memory");
+    if (method) {
+        for (k = 0; method[k]; k++)
+            if (!((method[k] >= 'A' && method[k] <= 'Z') || method[k] == '-' || method[k] == '_') || k > 32)
+                return fail(c, "method", "not an HTTP method");
+        if ((cfg->targets[i].method = config_keep(cfg, method)) == NULL)
+            return fail(c, "", "out of memory");
+    }
+    if (name && (cfg->targets[i].name = config_keep(cfg, name)) == NULL)
+        return fail(c, "", "out of memory");
+    cfg->targets[i].own = 1;
+    return 0;
+}
+
 static void copy_text(char *dst, size_t len, const char *s)
 {
     snprintf(dst, len, "%s", s ? s : "");
@@ -421,6 +440,18 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
         fail(c, "expect", "not a status list: %s", why);
     cfg->poisson = arr && strcmp(arr, "poisson") == 0;
+    {
+        const char *ord = get_str(c, o, "order", 0), *tp = get_str(c, o, "targets", 0);
+        cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
+                          : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_SESSION
+                                                                                                   : ORDER_DEFAULT;
+        if (tp && (cfg->targets_path = config_keep(cfg, tp)) == NULL)
+            goto oom;
+        if (json_object_get(o, "seed")) {
+            cfg->seed = get_count(c, o, "seed", 0);
+            cfg->seed_given = 1;
+        }
+    }
 out:
     leave(c, at);
     return c->failed ? -1 : 0;
@@ -459,10 +490,16 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         e = json_array_get(pu, i);
         at = enter(c, "per_url[%zu]", i);
         stats_init(&r->per_url[i]);
-        if (!json_is_object(e))
+        if (!json_is_object(e)) {
             fail(c, "", "not an object");
-        else
+        } else {
+            const char *nm = get_str(c, e, "name", 0), *me = get_str(c, e, "method", 0);
             load_stats(c, &r->per_url[i], e, &r->url_in_flight[i]);
+            /* A target of its own (--targets): its name and method. */
+            if ((nm || conf->targets_path || (me && strcmp(me, conf->method) != 0)) &&
+                load_target(c, conf, (uint32_t)i, nm, me) != 0)
+                break;
+        }
         leave(c, at);
     }
     load_stats(c, &r->total, root, &r->in_flight);

@@ -8,6 +8,25 @@
 const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
 const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
+const char *report_method(const struct config *cfg, uint32_t i)
+{
+    if (cfg->targets && i < cfg->nurls && cfg->targets[i].own && cfg->targets[i].method)
+        return cfg->targets[i].method;
+    return cfg->method;
+}
+
+const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n)
+{
+    const struct target *t = cfg->targets && i < cfg->nurls ? &cfg->targets[i] : NULL;
+    if (t && t->name)
+        return t->name;
+    if (t && t->own) {
+        snprintf(buf, n, "%s %s", report_method(cfg, i), cfg->url_text[i]);
+        return buf;
+    }
+    return cfg->url_text[i];
+}
+
 /* HTTP/2: what header compression saved, and requests sent again. */
 static void h2_line(FILE *f, const struct stats *s)
 {
@@ -291,9 +310,23 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, ", %llu requests", (unsigned long long)cfg->requests);
     if (cfg->duration_ns)
         fprintf(f, ", %s at most", units_fmt_ns(b1, sizeof(b1), (double)cfg->duration_ns));
-    fprintf(f, ", %s, timeout %s\n", cfg->method, units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
-    for (i = 0; i < cfg->nurls; i++)
-        fprintf(f, "  %s\n", cfg->url_text[i]);
+    for (i = 0; i < cfg->nurls && cfg->targets && cfg->targets[i].own; i++)
+        ;
+    if (i < cfg->nurls) /* some URL is sent with the run's method */
+        fprintf(f, ", %s", cfg->method);
+    fprintf(f, ", timeout %s\n", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+    for (i = 0; i < cfg->nurls; i++) {
+        const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
+        if (t && t->own)
+            fprintf(f, "  %s %s%s%s%s\n", report_method(cfg, i), cfg->url_text[i], t->name ? "  (" : "",
+                    t->name ? t->name : "", t->name ? ")" : "");
+        else
+            fprintf(f, "  %s\n", cfg->url_text[i]);
+    }
+    if (cfg->targets_path)
+        fprintf(f, "Targets from %s, %s order%s.\n", cfg->targets_path,
+                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_SESSION ? "session" : "sequential",
+                cfg->norder > cfg->nurls ? " (repeated targets weigh more)" : "");
     if (cfg->warmup_ns)
         fprintf(f, "Warm-up of %s not counted.\n", units_fmt_ns(b3, sizeof(b3), (double)cfg->warmup_ns));
     if (r->interrupted)
@@ -349,17 +382,19 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
 
     if (r->nurls > 1) {
         size_t w = 10;
+        char lb[600];
         for (i = 0; i < cfg->nurls; i++)
-            if (strlen(cfg->url_text[i]) > w)
-                w = strlen(cfg->url_text[i]);
+            if (strlen(report_label(cfg, i, lb, sizeof(lb))) > w)
+                w = strlen(report_label(cfg, i, lb, sizeof(lb)));
         if (w > 60)
             w = 60;
-        fprintf(f, "\nPer URL %*s %10s %8s %11s %8s %8s %8s\n", (int)w - 6, "", "requests", "errors", "req/s", "p50",
+        fprintf(f, "\n%s %*s %10s %8s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",
+                "requests", "errors", "req/s", "p50",
                 "p99", "max");
         for (i = 0; i < r->nurls; i++) {
             const struct stats *u = &r->per_url[i];
             char p50[32], p99[32], mx[32];
-            fprintf(f, "  %-*.*s %10llu %8llu %11.1f %8s %8s %8s\n", (int)w, (int)w, cfg->url_text[i],
+            fprintf(f, "  %-*.*s %10llu %8llu %11.1f %8s %8s %8s\n", (int)w, (int)w, report_label(cfg, i, lb, sizeof(lb)),
                     (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
                     units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
                     units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),

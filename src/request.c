@@ -9,59 +9,82 @@
 #include <string.h>
 #include <strings.h>
 
-/* Is a user header named `name` (case-insensitive)? */
-static int user_has(const struct config *cfg, const char *name)
+void request_spec(const struct config *cfg, uint32_t i, struct req_spec *rs)
+{
+    const struct target *t = cfg->targets && i < cfg->nurls ? &cfg->targets[i] : NULL;
+    memset(rs, 0, sizeof(*rs));
+    rs->keepalive = cfg->keepalive;
+    if (t && t->own) {
+        rs->method = t->method;
+        rs->headers = t->headers;
+        rs->nheaders = t->nheaders;
+        rs->body = t->body;
+        rs->body_len = t->body_len;
+        rs->has_body = t->has_body;
+        return;
+    }
+    rs->method = cfg->method;
+    rs->headers = cfg->headers;
+    rs->nheaders = cfg->nheaders;
+    rs->content_type = cfg->content_type;
+    rs->body = cfg->body;
+    rs->body_len = cfg->body_len;
+    rs->has_body = cfg->has_body;
+}
+
+int request_user_has(const struct req_spec *rs, const char *name)
 {
     size_t n = strlen(name);
     uint32_t i;
-    for (i = 0; i < cfg->nheaders; i++)
-        if (strncasecmp(cfg->headers[i], name, n) == 0 && cfg->headers[i][n] == ':')
+    for (i = 0; i < rs->nheaders; i++)
+        if (strncasecmp(rs->headers[i], name, n) == 0 && rs->headers[i][n] == ':')
             return 1;
     return 0;
 }
 
-int request_build(const struct config *cfg, const struct url *u, char **out, size_t *len,
-                  char *err, size_t errlen)
+int request_build(const struct req_spec *rs, const struct url *u, char **out, size_t *len, char *err, size_t errlen)
 {
     struct buf b = { 0 };
     char host[URL_HOST_MAX + 16], num[32];
     uint32_t i;
     int rc = 0;
 
-    rc |= buf_puts(&b, cfg->method);
+    rc |= buf_puts(&b, rs->method);
     rc |= buf_puts(&b, " ");
     rc |= buf_puts(&b, u->target);
     rc |= buf_puts(&b, " HTTP/1.1\r\n");
-    if (!user_has(cfg, "Host")) {
+    if (!request_user_has(rs, "Host")) {
         rc |= buf_puts(&b, "Host: ");
         rc |= buf_puts(&b, url_host_header(u, host, sizeof(host)));
         rc |= buf_puts(&b, "\r\n");
     }
-    if (!user_has(cfg, "User-Agent"))
+    if (!request_user_has(rs, "User-Agent"))
         rc |= buf_puts(&b, "User-Agent: rafale\r\n");
-    if (!user_has(cfg, "Accept"))
+    if (!request_user_has(rs, "Accept"))
         rc |= buf_puts(&b, "Accept: */*\r\n");
     /* With --close say so, so the server does not keep state for nothing. */
-    if (!cfg->keepalive && !user_has(cfg, "Connection"))
+    if (!rs->keepalive && !request_user_has(rs, "Connection"))
         rc |= buf_puts(&b, "Connection: close\r\n");
-    for (i = 0; i < cfg->nheaders; i++) {
-        rc |= buf_puts(&b, cfg->headers[i]);
+    for (i = 0; i < rs->nheaders; i++) {
+        rc |= buf_puts(&b, rs->headers[i]);
         rc |= buf_puts(&b, "\r\n");
     }
-    if (cfg->has_body) {
-        if (cfg->content_type && !user_has(cfg, "Content-Type")) {
+    if (rs->has_body) {
+        if (rs->content_type && !request_user_has(rs, "Content-Type")) {
             rc |= buf_puts(&b, "Content-Type: ");
-            rc |= buf_puts(&b, cfg->content_type);
+            rc |= buf_puts(&b, rs->content_type);
             rc |= buf_puts(&b, "\r\n");
         }
-        if (!user_has(cfg, "Content-Length")) {
-            snprintf(num, sizeof(num), "Content-Length: %zu\r\n", cfg->body_len);
+        if (!rs->head_only && !request_user_has(rs, "Content-Length")) {
+            snprintf(num, sizeof(num), "Content-Length: %zu\r\n", rs->body_len);
             rc |= buf_puts(&b, num);
         }
     }
-    rc |= buf_puts(&b, "\r\n");
-    if (cfg->has_body)
-        rc |= buf_put(&b, cfg->body, cfg->body_len);
+    if (!rs->head_only) {
+        rc |= buf_puts(&b, "\r\n");
+        if (rs->has_body)
+            rc |= buf_put(&b, rs->body, rs->body_len);
+    }
     if (rc != 0) {
         free(b.p);
         snprintf(err, errlen, "out of memory building the request");
@@ -107,10 +130,10 @@ static int field_add(struct buf *t, struct fspan *f, uint32_t *n, const char *na
     return 0;
 }
 
-int request_fields(const struct config *cfg, const struct url *u, struct req_field **out, char *err, size_t errlen)
+int request_fields(const struct req_spec *rs, const struct url *u, struct req_field **out, char *err, size_t errlen)
 {
     struct buf t = { 0 };
-    struct fspan *f = calloc(cfg->nheaders + 8, sizeof(*f));
+    struct fspan *f = calloc(rs->nheaders + 8, sizeof(*f));
     struct req_field *rf;
     char host[URL_HOST_MAX + 16], num[32];
     const char *authority = url_host_header(u, host, sizeof(host));
@@ -121,23 +144,23 @@ int request_fields(const struct config *cfg, const struct url *u, struct req_fie
     if (f == NULL)
         goto oom;
     /* A user Host header names the authority (RFC 9113 §8.3.1). */
-    for (k = 0; k < cfg->nheaders; k++)
-        if (strncasecmp(cfg->headers[k], "Host:", 5) == 0) {
-            authority = cfg->headers[k] + 5;
+    for (k = 0; k < rs->nheaders; k++)
+        if (strncasecmp(rs->headers[k], "Host:", 5) == 0) {
+            authority = rs->headers[k] + 5;
             while (*authority == ' ' || *authority == '\t')
                 authority++;
             alen = strlen(authority);
         }
-    rc |= field_add(&t, f, &n, ":method", 7, cfg->method, strlen(cfg->method));
+    rc |= field_add(&t, f, &n, ":method", 7, rs->method, strlen(rs->method));
     rc |= field_add(&t, f, &n, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
     rc |= field_add(&t, f, &n, ":authority", 10, authority, alen);
     rc |= field_add(&t, f, &n, ":path", 5, u->target, strlen(u->target));
-    if (!user_has(cfg, "User-Agent"))
+    if (!request_user_has(rs, "User-Agent"))
         rc |= field_add(&t, f, &n, "user-agent", 10, "rafale", 6);
-    if (!user_has(cfg, "Accept"))
+    if (!request_user_has(rs, "Accept"))
         rc |= field_add(&t, f, &n, "accept", 6, "*/*", 3);
-    for (k = 0; k < cfg->nheaders && rc == 0; k++) {
-        const char *h = cfg->headers[k], *colon = strchr(h, ':'), *v;
+    for (k = 0; k < rs->nheaders && rc == 0; k++) {
+        const char *h = rs->headers[k], *colon = strchr(h, ':'), *v;
         size_t nl;
         if (colon == NULL || colon == h)
             continue;
@@ -149,11 +172,11 @@ int request_fields(const struct config *cfg, const struct url *u, struct req_fie
             continue;
         rc |= field_add(&t, f, &n, h, nl, v, strlen(v));
     }
-    if (cfg->has_body) {
-        if (cfg->content_type && !user_has(cfg, "Content-Type"))
-            rc |= field_add(&t, f, &n, "content-type", 12, cfg->content_type, strlen(cfg->content_type));
-        if (!user_has(cfg, "Content-Length")) {
-            int nl = snprintf(num, sizeof(num), "%zu", cfg->body_len);
+    if (rs->has_body) {
+        if (rs->content_type && !request_user_has(rs, "Content-Type"))
+            rc |= field_add(&t, f, &n, "content-type", 12, rs->content_type, strlen(rs->content_type));
+        if (!rs->head_only && !request_user_has(rs, "Content-Length")) {
+            int nl = snprintf(num, sizeof(num), "%zu", rs->body_len);
             rc |= field_add(&t, f, &n, "content-length", 14, num, (size_t)nl);
         }
     }

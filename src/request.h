@@ -6,10 +6,30 @@
 
 #include "config.h"
 
+/* What one target sends: the run's -m, -H, -T and body, or the target's
+ * own (from --targets). Pointers into the config. */
+struct req_spec {
+    const char *method;
+    const char *const *headers;
+    uint32_t nheaders;
+    const char *content_type;
+    const char *body;
+    size_t body_len;
+    int has_body;
+    int keepalive;
+    /* A templated request: the head without Content-Length and without its
+     * blank line (both written per request, after the body's expansion). */
+    int head_only;
+};
+
+/* The spec of target i of cfg (cfg->targets may be NULL: the run's). */
+void request_spec(const struct config *cfg, uint32_t i, struct req_spec *rs);
+/* Is a header named name among the spec's (case-insensitive)? */
+int request_user_has(const struct req_spec *rs, const char *name);
+
 /* Builds the full request for u (head and body) into a new buffer.
  * Returns 0, or -1 with a reason in err. The caller frees *out. */
-int request_build(const struct config *cfg, const struct url *u, char **out, size_t *len,
-                  char *err, size_t errlen);
+int request_build(const struct req_spec *rs, const struct url *u, char **out, size_t *len, char *err, size_t errlen);
 
 /* One header field of an HTTP/2 request. */
 struct req_field {
@@ -23,6 +43,6 @@ struct req_field {
  * (§8.2.2) and a user Host becomes :authority. *out is one allocation
  * holding the fields and their text, freed by the caller. Returns the
  * number of fields, or -1 with a reason in err. */
-int request_fields(const struct config *cfg, const struct url *u, struct req_field **out, char *err, size_t errlen);
+int request_fields(const struct req_spec *rs, const struct url *u, struct req_field **out, char *err, size_t errlen);
 
 #endif

@@ -15,7 +15,9 @@ static char *build(struct config *cfg, const char *url)
     size_t len = 0;
     if (url_parse(url, &u, err, sizeof(err)) != 0)
         return NULL;
-    if (request_build(cfg, &u, &out, &len, err, sizeof(err)) != 0) {
+    struct req_spec rs;
+    request_spec(cfg, 0, &rs);
+    if (request_build(&rs, &u, &out, &len, err, sizeof(err)) != 0) {
         out = NULL;
     } else {
         /* The bytes are not a string: one more for the NUL. */

@@ -1,0 +1,422 @@
+/* targets.c - the requests of a run, from the command line and from
+ * --targets FILE (see targets.h): parsed and checked before any load, every
+ * mistake named with its file and line. */
+#include "targets.h"
+#include "buf.h"
+#include "http_lex.h"
+#include "template.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int targets_parse_url(const char *text, struct url *u, char *err, size_t errlen)
+{
+    const char *scheme = strstr(text, "://"), *auth = scheme ? scheme + 3 : text, *path;
+    struct buf sk = { 0 };
+    size_t i, n = strlen(text);
+    char *tp;
+
+    path = auth + strcspn(auth, "/?#");
+    if (!tpl_has(text, n))
+        return url_parse(text, u, err, errlen);
+    if (tpl_has(text, (size_t)(path - text))) {
+        snprintf(err, errlen, "templates go in the URL's path and query, not in its scheme, host or port");
+        return -1;
+    }
+    /* Checked with each {{...}} as a plain value; the path keeps them. */
+    for (i = 0; i < n;) {
+        if (text[i] == '{' && i + 1 < n && text[i + 1] == '{') {
+            const char *close = strstr(text + i + 2, "}}");
+            if (close == NULL) {
+                free(sk.p);
+                snprintf(err, errlen, "'{{' without '}}' in '%s'", text);
+                return -1;
+            }
+            if (buf_put(&sk, "0", 1) != 0)
+                goto oom;
+            i = (size_t)(close - text) + 2;
+        } else {
+            if (buf_put(&sk, text + i, 1) != 0)
+                goto oom;
+            i++;
+        }
+    }
+    if (buf_put(&sk, "", 1) != 0)
+        goto oom;
+    if (url_parse(sk.p, u, err, errlen) != 0) {
+        free(sk.p);
+        return -1;
+    }
+    free(sk.p);
+    n = strcspn(path, "#");
+    tp = malloc(n + 2);
+    if (tp == NULL) {
+        url_free(u);
+        goto oom2;
+    }
+    i = 0;
+    if (path[0] != '/')
+        tp[i++] = '/';
+    memcpy(tp + i, path, n);
+    tp[i + n] = '\0';
+    free(u->target);
+    u->target = tp;
+    return 0;
+oom:
+    free(sk.p);
+oom2:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+static int same_target(const struct config *cfg, uint32_t i, const char *text, const struct target *t)
+{
+    const struct target *o = &cfg->targets[i];
+    uint32_t h;
+    if (strcmp(cfg->url_text[i], text) != 0 || o->own != t->own || o->nheaders != t->nheaders ||
+        o->has_body != t->has_body || o->body_len != t->body_len)
+        return 0;
+    if ((o->method == NULL) != (t->method == NULL) || (o->method && strcmp(o->method, t->method) != 0))
+        return 0;
+    if ((o->name == NULL) != (t->name == NULL) || (o->name && strcmp(o->name, t->name) != 0))
+        return 0;
+    for (h = 0; h < t->nheaders; h++)
+        if (strcmp(o->headers[h], t->headers[h]) != 0)
+            return 0;
+    return !t->has_body || memcmp(o->body, t->body, t->body_len) == 0;
+}
+
+/* Appends a target (or, when the same one was written before, only its
+ * turn in the order). */
+static int add_target(struct config *cfg, const char *text, struct url *u, const struct target *t, char *err,
+                      size_t errlen)
+{
+    uint32_t i, *no;
+    for (i = 0; i < cfg->nurls; i++)
+        if (same_target(cfg, i, text, t)) {
+            url_free(u);
+            break;
+        }
+    if (i == cfg->nurls) {
+        struct url *nu = realloc(cfg->urls, (cfg->nurls + 1) * sizeof(*nu));
+        const char **nt;
+        struct target *ng;
+        if (nu == NULL)
+            goto oom;
+        cfg->urls = nu;
+        nt = realloc(cfg->url_text, (cfg->nurls + 1) * sizeof(*nt));
+        if (nt == NULL)
+            goto oom;
+        cfg->url_text = nt;
+        ng = realloc(cfg->targets, (cfg->nurls + 1) * sizeof(*ng));
+        if (ng == NULL)
+            goto oom;
+        cfg->targets = ng;
+        if ((cfg->url_text[i] = config_keep(cfg, text)) == NULL)
+            goto oom;
+        cfg->urls[i] = *u;
+        cfg->targets[i] = *t;
+        cfg->nurls++;
+    }
+    no = realloc(cfg->order, (cfg->norder + 1) * sizeof(*no));
+    if (no == NULL)
+        goto oom2;
+    cfg->order = no;
+    cfg->order[cfg->norder++] = i;
+    return 0;
+oom:
+    url_free(u);
+oom2:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int targets_add_url(struct config *cfg, const char *text, char *err, size_t errlen)
+{
+    struct url u;
+    struct target t;
+    memset(&t, 0, sizeof(t));
+    if (url_parse(text, &u, err, errlen) != 0)
+        return -1;
+    return add_target(cfg, text, &u, &t, err, errlen);
+}
+
+/* --- the file --- */
+
+struct tf {
+    struct config *cfg;
+    const char *file;        /* as the user named it */
+    char dir[4096];          /* for @PATH and {{csv}} */
+    uint32_t line;
+    char *err;
+    size_t errlen;
+    /* The target being read. */
+    int open;
+    char *url;
+    struct url u;
+    struct target t;
+    const char **hdr;        /* its header lines, until it is complete */
+    uint32_t hcap;
+};
+
+static int tf_fail(struct tf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int tf_fail(struct tf *f, const char *fmt, ...)
+{
+    va_list ap;
+    int k = snprintf(f->err, f->errlen, "%s:%u: ", f->file, f->line);
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < f->errlen)
+        vsnprintf(f->err + k, f->errlen - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Every template of the target compiles (then thrown away: the plan
+ * compiles them again for the run). */
+static int check_templates(struct tf *f, const char *what, const char *s, size_t n)
+{
+    struct tpl_set set;
+    struct tpl t;
+    char why[512];
+    int rc;
+    if (!tpl_has(s, n))
+        return 0;
+    memset(&set, 0, sizeof(set));
+    rc = tpl_compile(s, n, &set, f->dir, &t, why, sizeof(why));
+    tpl_free(&t);
+    tpl_set_free(&set);
+    return rc == 0 ? 0 : tf_fail(f, "%s: %s", what, why);
+}
+
+static int tf_close(struct tf *f)
+{
+    const char **h = NULL;
+    if (!f->open)
+        return 0;
+    f->open = 0;
+    if (f->t.nheaders) {
+        /* The header lines, in an array of the config's. */
+        h = config_own(f->cfg, malloc(f->t.nheaders * sizeof(*h)));
+        if (h == NULL) {
+            url_free(&f->u);
+            return tf_fail(f, "out of memory");
+        }
+        memcpy(h, f->hdr, f->t.nheaders * sizeof(*h));
+    }
+    f->t.headers = h;
+    return add_target(f->cfg, f->url, &f->u, &f->t, f->err, f->errlen);
+}
+
+/* "METHOD URL [# name: NAME]" */
+static int tf_request(struct tf *f, char *s)
+{
+    char *sp = s + strcspn(s, " \t"), *url, *rest;
+    size_t k;
+    if (tf_close(f) != 0)
+        return -1;
+    if (*sp == '\0')
+        return tf_fail(f, "expected 'METHOD URL', got '%.60s'", s);
+    *sp = '\0';
+    for (k = 0; s[k]; k++)
+        if (!lex_tchar(s[k]))
+            return tf_fail(f, "'%.40s' is not an HTTP method", s);
+    url = sp + 1 + strspn(sp + 1, " \t");
+    /* The URL ends at a blank outside {{...}} ({{rand 1 9}} has blanks). */
+    for (rest = url; *rest && *rest != ' ' && *rest != '\t'; rest++)
+        if (rest[0] == '{' && rest[1] == '{' && strstr(rest, "}}"))
+            rest = strstr(rest, "}}") + 1;
+    memset(&f->t, 0, sizeof(f->t));
+    if (*rest) {
+        *rest++ = '\0';
+        rest += strspn(rest, " \t");
+        if (*rest) {
+            /* "# name: NAME" */
+            if (strncmp(rest, "#", 1) != 0)
+                return tf_fail(f, "after the URL: expected '# name: NAME', got '%.60s'", rest);
+            rest += 1 + strspn(rest + 1, " \t");
+            if (strncmp(rest, "name:", 5) != 0)
+                return tf_fail(f, "after the URL: expected '# name: NAME', got '# %.60s'", rest);
+            rest += 5 + strspn(rest + 5, " \t");
+            k = strlen(rest);
+            while (k && (rest[k - 1] == ' ' || rest[k - 1] == '\t'))
+                rest[--k] = '\0';
+            if (k == 0)
+                return tf_fail(f, "'# name:' without a name");
+            if ((f->t.name = config_keep(f->cfg, rest)) == NULL)
+                return tf_fail(f, "out of memory");
+        }
+    }
+    if (*url == '\0')
+        return tf_fail(f, "a method without a URL");
+    if ((f->t.method = config_keep(f->cfg, s)) == NULL || (f->url = (char *)config_keep(f->cfg, url)) == NULL)
+        return tf_fail(f, "out of memory");
+    {
+        char why[512];
+        if (targets_parse_url(f->url, &f->u, why, sizeof(why)) != 0)
+            return tf_fail(f, "%s", why);
+        if (check_templates(f, "the URL", f->url, strlen(f->url)) != 0) {
+            url_free(&f->u);
+            return -1;
+        }
+    }
+    f->t.own = 1;
+    f->t.file = f->file;
+    f->t.line = f->line;
+    f->open = 1;
+    return 0;
+}
+
+static int tf_header(struct tf *f, const char *s)
+{
+    const char *colon = strchr(s, ':'), *kept;
+    size_t k;
+    if (colon == NULL || colon == s)
+        return tf_fail(f, "expected a header 'Name: value', '@FILE' or '< TEXT' (or a blank line before the next "
+                          "request), got '%.60s'", s);
+    for (k = 0; s + k < colon; k++)
+        if (!lex_tchar(s[k]))
+            return tf_fail(f, "bad header name '%.*s'", (int)(colon - s), s);
+    if (check_templates(f, "a header", colon + 1, strlen(colon + 1)) != 0)
+        return -1;
+    if ((kept = config_keep(f->cfg, s)) == NULL)
+        return tf_fail(f, "out of memory");
+    if (f->t.nheaders == f->hcap) {
+        uint32_t cap = f->hcap ? f->hcap * 2 : 8;
+        const char **n = realloc((void *)f->hdr, cap * sizeof(*n));
+        if (n == NULL)
+            return tf_fail(f, "out of memory");
+        f->hdr = n;
+        f->hcap = cap;
+    }
+    f->hdr[f->t.nheaders++] = kept;
+    return 0;
+}
+
+static int tf_body(struct tf *f, const char *s)
+{
+    if (f->t.has_body)
+        return tf_fail(f, "a second body line: a target has one body at most");
+    if (s[0] == '<') {
+        const char *text = s + 1 + (s[1] == ' ');
+        if ((f->t.body = config_keep(f->cfg, text)) == NULL)
+            return tf_fail(f, "out of memory");
+        f->t.body_len = strlen(text);
+    } else {
+        char path[8192];
+        struct buf b = { 0 };
+        const char *name = s + 1 + strspn(s + 1, " \t");
+        if (*name == '\0')
+            return tf_fail(f, "'@' without a file name");
+        if (name[0] == '/')
+            snprintf(path, sizeof(path), "%s", name);
+        else
+            snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+        if (buf_read_file(&b, path, (size_t)64 << 20) != 0) {
+            int e = errno;
+            buf_free(&b);
+            return tf_fail(f, "@%s: %s", name, e == EFBIG ? "larger than 64 MiB" : strerror(e));
+        }
+        if (b.p == NULL && (b.p = malloc(1)) == NULL)
+            return tf_fail(f, "out of memory");
+        if ((f->t.body = config_own(f->cfg, b.p)) == NULL)
+            return tf_fail(f, "out of memory");
+        f->t.body_len = b.len;
+    }
+    f->t.has_body = 1;
+    return check_templates(f, "the body", f->t.body, f->t.body_len);
+}
+
+/* A line that starts a request: a method token, a space, then a URL. */
+static int is_request_line(const char *s)
+{
+    size_t k = 0;
+    while (s[k] && lex_tchar(s[k]))
+        k++;
+    return k > 0 && (s[k] == ' ' || s[k] == '\t');
+}
+
+int targets_load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+    struct tf f;
+    struct buf b = { 0 };
+    size_t i = 0;
+    const char *slash;
+    uint32_t before = cfg->norder;
+    int rc = 0;
+
+    memset(&f, 0, sizeof(f));
+    f.cfg = cfg;
+    f.err = err;
+    f.errlen = errlen;
+    f.file = strcmp(path, "-") == 0 ? "(stdin)" : path;
+    slash = strrchr(path, '/');
+    if (strcmp(path, "-") == 0 || slash == NULL)
+        snprintf(f.dir, sizeof(f.dir), ".");
+    else
+        snprintf(f.dir, sizeof(f.dir), "%.*s", (int)(slash - path), path);
+    if (strcmp(path, "-") == 0) {
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+            if (buf_put(&b, chunk, n) != 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+    } else if (buf_read_file(&b, path, (size_t)64 << 20) != 0) {
+        snprintf(err, errlen, "--targets: cannot read '%s': %s", path, strerror(errno));
+        buf_free(&b);
+        return -1;
+    }
+    if (buf_put(&b, "\n", 1) != 0) {
+        buf_free(&b);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    while (i < b.len && rc == 0) {
+        char *line = b.p + i, *end = memchr(line, '\n', b.len - i), *s;
+        size_t n = (size_t)(end - line);
+        i += n + 1;
+        f.line++;
+        if (n && line[n - 1] == '\r')
+            n--;
+        line[n] = '\0';
+        if (memchr(line, '\0', n) != NULL) {
+            rc = tf_fail(&f, "a NUL byte (is this a text file?)");
+            break;
+        }
+        s = line + strspn(line, " \t");
+        if (*s == '\0' || *s == '#') {
+            rc = tf_close(&f); /* blank and comment lines end a target */
+            continue;
+        }
+        if (!f.open) {
+            rc = is_request_line(s) ? tf_request(&f, s) : tf_fail(&f, "expected 'METHOD URL', got '%.60s'", s);
+            continue;
+        }
+        if (f.t.has_body) {
+            rc = tf_fail(&f, "nothing may follow the body line (a blank line ends the target)");
+            continue;
+        }
+        if (*s == '@' || *s == '<')
+            rc = tf_body(&f, s);
+        else if (is_request_line(s) && strchr(s, ':') && strchr(s, ' ') < strchr(s, ':'))
+            rc = tf_request(&f, s); /* the next request, without a blank line */
+        else
+            rc = tf_header(&f, s);
+    }
+    if (rc == 0)
+        rc = tf_close(&f);
+    else if (f.open)
+        url_free(&f.u);
+    buf_free(&b);
+    free((void *)f.hdr);
+    if (rc == 0 && cfg->norder == before) {
+        snprintf(err, errlen, "%s: no request in the file", f.file);
+        return -1;
+    }
+    return rc;
+}

@@ -1,0 +1,105 @@
+/* template.h - values that change per request, written {{...}} in a target's
+ * URL path and query, header values and body:
+ *
+ *   {{seq}}              0, 1, 2, ... over the whole run, every value once
+ *   {{rand A B}}         a uniform integer in [A, B]
+ *   {{uuid}}             a random (version 4) UUID
+ *   {{conn}}             the connection's number
+ *   {{csv FILE COLUMN}}  COLUMN of the next row of FILE (a header line names
+ *                        the columns; rows in order, cycled)
+ *   {{env NAME}}         the environment variable, read once at start
+ *
+ * A template is compiled once, before the run; expanding it is a copy into a
+ * buffer of at least tpl.max_len bytes, with no allocation. One request's
+ * templates share its {{seq}} and its CSV row. */
+#ifndef RAFALE_TEMPLATE_H
+#define RAFALE_TEMPLATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TPL_MAX_CSV 8
+
+/* A CSV file read once: its cells, and the next row to hand out. */
+struct tpl_csv {
+    char *path;
+    char *data;            /* the file, cells NUL-cut in place */
+    const char **cells;    /* [row * ncols + col] */
+    uint32_t *lens;
+    uint32_t nrows, ncols; /* data rows, after the header line */
+    const char **names;    /* the header line */
+    uint32_t max_cell;
+    _Atomic uint64_t next;
+};
+
+/* What the templates of a run share. */
+struct tpl_set {
+    struct tpl_csv csv[TPL_MAX_CSV];
+    uint32_t ncsv;
+    _Atomic uint64_t seq;
+};
+
+enum tpl_kind { TPL_LIT, TPL_SEQ, TPL_RAND, TPL_UUID, TPL_CONN, TPL_CSV };
+
+struct tpl_part {
+    uint8_t kind;
+    uint32_t off, len;     /* TPL_LIT: bytes of tpl.text */
+    int64_t a, b;          /* TPL_RAND: bounds */
+    uint32_t csv, col;     /* TPL_CSV */
+};
+
+struct tpl {
+    struct tpl_part *parts;
+    uint32_t nparts;
+    char *text;            /* the literal bytes */
+    size_t max_len;        /* the longest expansion */
+};
+
+/* The per-request state of an expansion. Set seq and rows to TPL_UNSET
+ * before a request's first expansion. */
+#define TPL_UNSET UINT64_MAX
+struct tpl_ctx {
+    uint64_t seq;
+    uint64_t rows[TPL_MAX_CSV];
+    uint64_t conn;
+    uint64_t *rng;         /* the thread's generator */
+};
+
+/* Does s (n bytes) hold a template? */
+int tpl_has(const char *s, size_t n);
+
+/* Compiles s (n bytes). CSV files are read into set (paths relative to
+ * basedir, which may be NULL). Returns 0, or -1 with what is wrong in err
+ * (the caller adds the file and line). */
+int tpl_compile(const char *s, size_t n, struct tpl_set *set, const char *basedir, struct tpl *out, char *err,
+                size_t errlen);
+void tpl_free(struct tpl *t);
+void tpl_set_free(struct tpl_set *set);
+
+/* Writes the expansion of t into out (tpl.max_len bytes at least); returns
+ * its length. */
+size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx, char *out);
+
+static inline void tpl_ctx_start(struct tpl_ctx *ctx, uint64_t conn, uint64_t *rng)
+{
+    uint32_t i;
+    ctx->seq = TPL_UNSET;
+    for (i = 0; i < TPL_MAX_CSV; i++)
+        ctx->rows[i] = TPL_UNSET;
+    ctx->conn = conn;
+    ctx->rng = rng;
+}
+
+/* xorshift64*: the generator behind {{rand}}, {{uuid}} and --order random. */
+static inline uint64_t tpl_rand(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+#endif
