@@ -121,6 +121,7 @@ int config_copy(struct config *dst, const struct config *src)
     rc |= rekeep(dst, &dst->tls.cacert);
     rc |= rekeep(dst, &dst->tls.ciphers);
     rc |= rekeep(dst, &dst->targets_path);
+    rc |= rekeep(dst, &dst->unix_socket);
     return rc ? -1 : 0;
 }
 
@@ -180,6 +181,10 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     }
     if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
         cfg->order_mode = ORDER_SEQUENTIAL;
+    if (cfg->nsources && cfg->unix_socket) {
+        snprintf(err, errlen, "--source picks local IP addresses: it does not go with --unix-socket");
+        return -1;
+    }
     if (cfg->nsources && cfg->nurls && cfg->urls[0].host_is_ipv6) {
         snprintf(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
         return -1;

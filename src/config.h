@@ -56,6 +56,7 @@ struct config {
     double rate;                 /* -R: requests per second in total; 0: closed loop */
     int poisson;                 /* --arrival poisson */
     uint64_t warmup_ns;          /* --warmup: load sent before the measured phase */
+    const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
     struct net_addr *sources;    /* --source: local addresses, round-robin; owned */
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */

@@ -8,9 +8,12 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #ifndef IP_BIND_ADDRESS_NO_PORT
@@ -45,10 +48,27 @@ int net_resolve(const char *host, uint16_t port, struct net_addr *out, char *err
     return 0;
 }
 
+int net_unix(const char *path, struct net_addr *out, char *err, size_t errlen)
+{
+    struct sockaddr_un *su = (struct sockaddr_un *)&out->ss;
+    size_t n = strlen(path);
+    memset(out, 0, sizeof(*out));
+    if (n == 0 || n >= sizeof(su->sun_path)) {
+        snprintf(err, errlen, "a Unix socket path of 1 to %zu bytes, not '%s'", sizeof(su->sun_path) - 1, path);
+        return -1;
+    }
+    su->sun_family = AF_UNIX;
+    memcpy(su->sun_path, path, n + 1);
+    out->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+    return 0;
+}
+
 char *net_addr_str(const struct net_addr *a, char *buf, size_t len)
 {
     char ip[INET6_ADDRSTRLEN] = "?";
-    if (a->ss.ss_family == AF_INET6) {
+    if (a->ss.ss_family == AF_UNIX) {
+        snprintf(buf, len, "unix:%s", ((const struct sockaddr_un *)&a->ss)->sun_path);
+    } else if (a->ss.ss_family == AF_INET6) {
         const struct sockaddr_in6 *s = (const void *)&a->ss;
         inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
         snprintf(buf, len, "[%s]:%u", ip, (unsigned)ntohs(s->sin6_port));
@@ -68,7 +88,8 @@ int net_connect(const struct net_addr *a, const struct net_addr *src)
     if (fd < 0)
         return -errno;
     /* Requests are written whole; Nagle would only delay them. */
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (a->ss.ss_family != AF_UNIX)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     if (src) {
         /* Without IP_BIND_ADDRESS_NO_PORT, bind() would pick a port for the
          * address alone and exhaust them long before the 4-tuples run out. */
@@ -81,6 +102,7 @@ int net_connect(const struct net_addr *a, const struct net_addr *src)
     }
     if (connect(fd, (const struct sockaddr *)&a->ss, a->len) == 0 || errno == EINPROGRESS)
         return fd;
+    /* A Unix socket whose listen backlog is full says EAGAIN, not ECONNREFUSED. */
     e = errno;
     close(fd);
     return -e;
@@ -145,9 +167,18 @@ int net_listen(const struct net_addr *a, int backlog, char *err, size_t errlen)
         snprintf(err, errlen, "socket: %s", strerror(errno));
         return -1;
     }
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    /* One listener per thread, the kernel spreads connections over them. */
-    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    if (a->ss.ss_family == AF_UNIX) {
+        /* A socket file left by an earlier server is replaced; any other
+         * file is not. */
+        struct stat st;
+        const char *path = ((const struct sockaddr_un *)&a->ss)->sun_path;
+        if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+            unlink(path);
+    } else {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        /* One listener per thread, the kernel spreads connections over them. */
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    }
     if (bind(fd, (const struct sockaddr *)&a->ss, a->len) != 0 || listen(fd, backlog) != 0) {
         snprintf(err, errlen, "cannot listen on %s: %s", net_addr_str(a, as, sizeof(as)), strerror(errno));
         close(fd);
@@ -161,6 +192,8 @@ uint16_t net_local_port(int fd)
     struct sockaddr_storage ss;
     socklen_t l = sizeof(ss);
     if (getsockname(fd, (struct sockaddr *)&ss, &l) != 0)
+        return 0;
+    if (ss.ss_family == AF_UNIX)
         return 0;
     if (ss.ss_family == AF_INET6)
         return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);

@@ -17,6 +17,8 @@ int net_resolve(const char *host, uint16_t port, struct net_addr *out, char *err
 
 /* Writes "1.2.3.4:80" or "[::1]:80". Returns buf. */
 char *net_addr_str(const struct net_addr *a, char *buf, size_t len);
+/* A Unix domain socket's address. Returns 0, or -1 with a reason in err. */
+int net_unix(const char *path, struct net_addr *out, char *err, size_t errlen);
 
 /* Starts a non-blocking connect, from source address src when not NULL
  * (its port is left to connect(), so many sources multiply the ports

@@ -80,6 +80,9 @@ static const struct opt_def table[] = {
       "a duration of at least 1ms", 1e6, 0, RUN(connect_timeout_ns), 0, 0 },
     { "pipeline", 0, K_U32, D_RUN, S_LOAD, LOADW, "N", "keep N requests in flight per connection (HTTP/1.1 pipelining)",
       "a depth from 1 to 1024", 1, 1024, RUN(pipeline), 0, 0 },
+    { "unix-socket", 0, K_TEXT, D_RUN, S_LOAD, LOADW, "PATH",
+      "connect to this Unix socket instead of the URL's host (which still gives Host)", "a socket path", 0, 0,
+      RUN(unix_socket), 0, 0 },
     { "source", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "A[-B]", "spread connections over local IPv4 addresses A..B",
       NULL, 0, 0, 0, 0, I_SOURCE },
     { "expect", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "LIST",
@@ -192,7 +195,8 @@ static const struct opt_def table[] = {
 
     /* rafale serve */
     { "listen", 'l', K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "ADDR:PORT",
-      "where to listen (default 127.0.0.1:8080; port 0 picks a free one)", "an address", 0, 0, SRV(listen), 0, 0 },
+      "where to listen (default 127.0.0.1:8080; port 0 picks a free one; unix:PATH)", "an address", 0, 0, SRV(listen),
+      0, 0 },
     { "threads", 't', K_U32, D_SERVE, S_MISC, OPT_SERVE, "N", "threads, each with its own SO_REUSEPORT listener",
       "a number of threads from 1 to 1024", 1, 1024, SRV(threads), 0, 0 },
     { "access-log", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "log every request (- for stdout)", "a file name",

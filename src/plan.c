@@ -198,7 +198,8 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         const struct url *u = &cfg->urls[i];
         if (build_request(cfg, pl, i, err, errlen) != 0)
             return -1;
-        if (net_resolve(u->host, u->port, &a, err, errlen) != 0)
+        if (cfg->unix_socket ? net_unix(cfg->unix_socket, &a, err, errlen) != 0
+                             : net_resolve(u->host, u->port, &a, err, errlen) != 0)
             return -1;
         /* URLs on the same address (and scheme) share connections. */
         for (j = 0; j < pl->ntargets; j++)

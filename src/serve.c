@@ -36,6 +36,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -90,6 +91,7 @@ struct sthread {
     struct serve *s;
     struct loop loop;
     int lfd;
+    int lfd_shared;          /* another thread's listener (a Unix socket) */
     struct loop_io lio;
     struct timer tick;
     pthread_t th;
@@ -1071,6 +1073,8 @@ static int parse_listen(const char *spec, struct net_addr *a, char *err, size_t 
     const char *colon, *hs = spec, *he;
     uint64_t port;
 
+    if (strncmp(spec, "unix:", 5) == 0)
+        return net_unix(spec + 5, a, err, errlen);
     if (spec[0] == '[') {
         he = strchr(spec, ']');
         if (he == NULL || he[1] != ':')
@@ -1109,7 +1113,7 @@ static void serve_free(struct serve *s)
     for (i = 0; i < s->nthreads; i++) {
         struct sthread *t = &s->threads[i];
         struct sconn *c;
-        if (t->lfd >= 0)
+        if (t->lfd >= 0 && !t->lfd_shared)
             close(t->lfd);
         while ((c = t->all) != NULL) {
             t->all = c->next_all;
@@ -1130,6 +1134,9 @@ static void serve_free(struct serve *s)
         free(s->files[i].name);
     }
     free(s->files);
+    /* Our socket file goes with us. */
+    if (s->addr.ss.ss_family == AF_UNIX && s->nthreads && s->threads[0].lfd >= 0)
+        unlink(((const struct sockaddr_un *)&s->addr.ss)->sun_path);
     free(s->threads);
     if (s->log && s->log_owned)
         fclose(s->log);
@@ -1179,10 +1186,16 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
             snprintf(err, errlen, "out of memory");
             goto fail;
         }
-        t->lfd = net_listen(&s->addr, 4096, err, errlen);
-        if (t->lfd < 0)
-            goto fail;
-        if (i == 0)
+        /* A Unix socket has no SO_REUSEPORT: its threads share one listener. */
+        if (i > 0 && s->addr.ss.ss_family == AF_UNIX) {
+            t->lfd = s->threads[0].lfd;
+            t->lfd_shared = 1;
+        } else {
+            t->lfd = net_listen(&s->addr, 4096, err, errlen);
+            if (t->lfd < 0)
+                goto fail;
+        }
+        if (i == 0 && s->addr.ss.ss_family != AF_UNIX)
             set_port(&s->addr, net_local_port(t->lfd)); /* port 0: the others join the one picked */
         t->lio.fn = on_accept;
         t->tick.fn = on_tick;
