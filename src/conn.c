@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static enum err_kind connect_kind(int e)
 {
@@ -83,6 +84,15 @@ void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
         conn_fail(c, plain_kind, errno, NULL, now);
 }
 
+void conn_cookie(struct conn *c, const struct slot *s, const char *v, size_t n)
+{
+    const char *path = c->w->plan->cfg->urls[s->url].target;
+    if (c->jar == NULL && (c->jar = calloc(1, sizeof(*c->jar))) == NULL)
+        return; /* out of memory: the cookie is not kept */
+    /* The default Path comes from the target's path as written. */
+    jar_set(c->jar, v, n, path, strlen(path), time(NULL));
+}
+
 /* The next target of c, as --order says. */
 static uint32_t next_url(struct conn *c)
 {
@@ -125,7 +135,7 @@ static void conn_request(struct conn *c, struct slot *s)
         return;
     }
     tpl_ctx_start(&ctx, c->number, &c->w->rng);
-    s->req_len = pl->cfg->http2 ? h2_expand(pl, s->url, &ctx, buf) : plan_expand(pl, s->url, &ctx, buf);
+    s->req_len = pl->cfg->http2 ? h2_expand(pl, s->url, &ctx, buf) : plan_expand(pl, s->url, &ctx, c->jar, buf);
     s->req = buf;
 }
 
@@ -185,6 +195,15 @@ static void conn_open(struct conn *c, uint64_t now)
     if (cfg->nsources)
         src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
     c->nreq = c->count;
+    if (cfg->cookies && !cfg->http2 && c->sink == NULL) {
+        /* Where the parser puts Set-Cookie values (once per connection). */
+        if ((c->sink = malloc(JAR_TEXT)) == NULL) {
+            conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for the cookie jar", now);
+            return;
+        }
+        c->h1.hp.sink = c->sink;
+        c->h1.hp.sink_cap = JAR_TEXT;
+    }
     fd = net_connect(&w->plan->targets[c->target].addr, src);
     if (fd < 0) {
         conn_fail(c, connect_kind(-fd), -fd, NULL, now);

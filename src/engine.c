@@ -241,6 +241,8 @@ static void worker_free(struct worker *w)
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
             free(w->conns[i].tbuf);
+            free(w->conns[i].jar);
+            free(w->conns[i].sink);
             h2_free(&w->conns[i]);
         }
     for (i = 0; i < w->rlen; i++)

@@ -28,6 +28,7 @@
 #include <sys/uio.h>
 
 #include "config.h"
+#include "cookie.h"
 #include "http_parse.h"
 #include "io.h"
 #include "loop.h"
@@ -49,6 +50,7 @@ struct plan_url {
     size_t h2nnv;
     struct tpl *h2val;   /* HTTP/2, templated: each field value's template (nparts 0: as is) */
     int head;            /* a HEAD request: no body in the answer */
+    int tls;             /* https: Secure cookies go */
     uint32_t target;
     /* Templated: expanded per request (plan_expand) into the slot's buffer. */
     struct tpl *head_tpl;  /* HTTP/1.1: request line and fields, no Content-Length, no blank line */
@@ -97,7 +99,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
 void plan_free(struct plan *pl);
 /* A templated request of URL url, whole (HTTP/1.1), into out (plan.max_len
  * bytes). Returns its length. */
-size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out);
 /* Only its body (HTTP/2). */
 size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
 
@@ -186,6 +188,8 @@ struct conn {
     uint64_t walk;       /* --order session: the next target of this connection */
     uint32_t number;     /* over all threads: {{conn}} */
     char *tbuf;          /* templated requests: plan.max_len bytes per slot */
+    struct jar *jar;     /* --cookies: this connection's (kept across reconnects) */
+    char *sink;          /* --cookies: the Set-Cookie values of the response being read */
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
     uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
@@ -218,6 +222,8 @@ void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint6
 void conn_close(struct conn *c);
 /* Re-arms the request timeout for the oldest outstanding request. */
 void conn_arm(struct conn *c);
+/* --cookies: the Set-Cookie value v (n bytes) of a response to s. */
+void conn_cookie(struct conn *c, const struct slot *s, const char *v, size_t n);
 /* A request is done with its slot (ended or sent again elsewhere). */
 static inline void conn_release(struct conn *c, struct slot *s)
 {

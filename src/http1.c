@@ -7,6 +7,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* Requests are answered in order: the slots are a ring from c->head. */
 static struct slot *h1_slot_new(struct conn *c)
@@ -30,6 +31,7 @@ static void h1_closed(struct conn *c)
 {
     c->h1.nsent = 0;
     c->h1.woff = 0;
+    c->h1.hp.sink_len = c->h1.hp.sink_mark = 0; /* a response cut short sets nothing */
 }
 
 static void h1_added(struct conn *c, struct slot *s)
@@ -95,6 +97,16 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     int server_keeps = why == HP_KEEP;
     enum close_kind closed = CLOSE__COUNT;
 
+    if (c->h1.hp.sink_len) {
+        /* --cookies: what the response set, into the connection's jar. */
+        const char *v = c->h1.hp.sink, *end = v + c->h1.hp.sink_len;
+        while (v < end) {
+            const char *nl = memchr(v, '\n', (size_t)(end - v));
+            conn_cookie(c, slot_at(c, 0), v, (size_t)(nl - v));
+            v = nl + 1;
+        }
+        c->h1.hp.sink_len = c->h1.hp.sink_mark = 0;
+    }
     /* hp_close and close_kind list the reasons in the same order. */
     if (cfg->keepalive && !server_keeps)
         closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;

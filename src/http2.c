@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define H2_RETRIES 3
 #define H2_WBUF (64 * 1024)
@@ -278,22 +279,32 @@ static void submit(struct conn *c, struct slot *s)
     s->body_off = 0;
     prd.source.ptr = NULL;
     prd.read_callback = body_read;
-    if (pu->h2val) {
-        /* Templated field values, expanded with the request (conn.c):
-         * nghttp2 copies them. */
-        nghttp2_nv nv[H2_MAX_FIELDS];
+    if (pu->h2val || (c->jar && c->jar->n && pu->h2nnv <= H2_MAX_FIELDS)) {
+        /* Templated field values, expanded with the request (conn.c), and
+         * the connection's cookies: nghttp2 copies them. */
+        nghttp2_nv nv[H2_MAX_FIELDS + 1];
         const char *v = s->req + body_room(pu);
-        size_t k;
+        const char *path = pl->cfg->urls[s->url].target;
+        size_t k, n = pu->h2nnv, ck;
         for (k = 0; k < pu->h2nnv; k++) {
             nv[k] = ((const nghttp2_nv *)pu->h2nv)[k];
-            if (pu->h2val[k].nparts == 0)
+            if (pu->h2val == NULL || pu->h2val[k].nparts == 0)
                 continue;
             nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
             nv[k].value = (uint8_t *)v + 2;
             nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
             v += 2 + nv[k].valuelen;
         }
-        id = nghttp2_submit_request(c->h2->ng, NULL, nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);
+        if (c->jar && (ck = jar_header(c->jar, path, strlen(path), pu->tls, time(NULL), c->w->wbuf)) > 0 &&
+            n <= H2_MAX_FIELDS) {
+            nv[n].name = (uint8_t *)"cookie";
+            nv[n].namelen = 6;
+            nv[n].value = (uint8_t *)c->w->wbuf;
+            nv[n].valuelen = ck;
+            nv[n].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
+            n++;
+        }
+        id = nghttp2_submit_request(c->h2->ng, NULL, nv, n, pu->has_body ? &prd : NULL, s);
     } else {
         id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);
     }
@@ -346,6 +357,9 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     (void)ng;
     (void)flags;
     record_h2_headers(c->w, 0, namelen + valuelen, c->h2->now);
+    if (namelen == 10 && c->w->plan->cfg->cookies && memcmp(name, "set-cookie", 10) == 0 &&
+        (s = stream_slot(c, f->hd.stream_id)) != NULL)
+        conn_cookie(c, s, (const char *)value, valuelen);
     /* nghttp2 checked the field (RFC 9113 §8.3.2): three digits. */
     if (namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)

@@ -18,9 +18,9 @@ enum {
     S_DONE
 };
 
-enum { H_CL, H_TE, H_CONN, H_NONE = 0xff };
-static const char *const hdr_names[] = { "content-length", "transfer-encoding", "connection" };
-static const uint8_t hdr_lens[] = { 14, 17, 10 };
+enum { H_CL, H_TE, H_CONN, H_COOKIE, H_NONE = 0xff };
+static const char *const hdr_names[] = { "content-length", "transfer-encoding", "connection", "set-cookie" };
+static const uint8_t hdr_lens[] = { 14, 17, 10, 10 };
 #define VAL_OVERFLOW 0xff
 
 static int hexval(unsigned char c)
@@ -48,6 +48,16 @@ static int end_header(struct hp *p)
 
     if (p->hdr == H_NONE)
         return 0;
+    if (p->hdr == H_COOKIE) {
+        /* Kept whole or not at all. */
+        if (n == VAL_OVERFLOW || p->sink_len >= p->sink_cap) {
+            p->sink_len = p->sink_mark;
+        } else {
+            p->sink[p->sink_len++] = '\n';
+            p->sink_mark = p->sink_len;
+        }
+        return 0;
+    }
     if (n == VAL_OVERFLOW) {
         if (p->hdr == H_CONN)
             return 0; /* a long Connection list: nothing we act on */
@@ -280,7 +290,7 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 FAIL("obsolete line folding in header");
             if (!lex_tchar((char)c))
                 FAIL("bad character in header name");
-            p->hdr_cand = 0x7;
+            p->hdr_cand = p->sink ? 0xf : 0x7; /* Set-Cookie only with a sink */
             p->namelen = 0;
             p->vlen = 0;
             p->hdr = H_NONE;
@@ -291,17 +301,19 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 unsigned k;
                 if (p->namelen == 0)
                     FAIL("empty header name");
-                for (k = 0; k < 3; k++)
+                for (k = 0; k < 4; k++)
                     if ((p->hdr_cand & (1u << k)) && hdr_lens[k] == p->namelen)
                         p->hdr = (uint8_t)k;
+                if (p->hdr == H_COOKIE)
+                    p->sink_mark = p->sink_len;
                 st = S_OWS;
                 break;
             }
             if (!lex_tchar((char)c))
                 FAIL(c == ' ' || c == '\t' ? "whitespace before colon in header" : "bad character in header name");
             if (p->hdr_cand) {
-                unsigned k, lc = (unsigned)lex_lower(c);
-                for (k = 0; k < 3; k++)
+                unsigned k, lc = (unsigned)lex_lower(c), nk = p->sink ? 4 : 3;
+                for (k = 0; k < nk; k++)
                     if ((p->hdr_cand & (1u << k)) &&
                         (p->namelen >= hdr_lens[k] || (unsigned char)hdr_names[k][p->namelen] != lc))
                         p->hdr_cand &= (uint8_t)~(1u << k);
@@ -320,7 +332,12 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
             }
             if (!lex_field_char((char)c))
                 FAIL("bad character in header value");
-            if (p->hdr != H_NONE && p->vlen != VAL_OVERFLOW) {
+            if (p->hdr == H_COOKIE) {
+                if (p->vlen != VAL_OVERFLOW && p->sink_len < p->sink_cap)
+                    p->sink[p->sink_len++] = (char)c;
+                else
+                    p->vlen = VAL_OVERFLOW;
+            } else if (p->hdr != H_NONE && p->vlen != VAL_OVERFLOW) {
                 if (p->vlen < sizeof(p->val))
                     p->val[p->vlen++] = (char)c;
                 else

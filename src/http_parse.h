@@ -29,6 +29,11 @@ struct hp {
     uint64_t remaining;  /* body or chunk bytes still to come */
     const char *error;   /* static text when hp_feed returned -1 */
     char val[64];
+    /* --cookies: each Set-Cookie value goes here, '\n' after each, until
+     * the caller empties it (sink_len = 0); one that does not fit is left
+     * out. Kept across hp_reset. NULL: Set-Cookie is not looked at. */
+    char *sink;
+    uint16_t sink_len, sink_cap, sink_mark;
 };
 
 #define HP_F_CLOSE      0x01  /* Connection: close */

@@ -130,6 +130,9 @@ static const struct opt_def table[] = {
     { "order", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "MODE",
       "sequential (default with --targets), random, or session (each connection\nwalks the targets in order)",
       "sequential, random or session", 0, 0, 0, 0, I_ORDER },
+    { "cookies", 0, K_FLAG, D_RUN, S_WORKLOAD, LOADW, NULL,
+      "each connection keeps the cookies it is sent and sends them back (a user's session)", "yes or no", 0, 0,
+      RUN(cookies), 1, 0 },
     { "seed", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "N", "seed of --order random and {{rand}}, {{uuid}}: a run repeats",
       "a number", 0, 0, 0, 0, I_SEED },
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void tpl_drop(struct tpl **t)
 {
@@ -79,10 +80,12 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
 
     request_spec(cfg, i, &rs);
     pu->head = strcmp(rs.method, "HEAD") == 0;
+    pu->tls = cfg->urls[i].tls;
     pu->has_body = rs.has_body;
     pu->body = rs.body;
     pu->body_len = rs.body_len;
-    templated = tpl_has(cfg->urls[i].target, strlen(cfg->urls[i].target)) ||
+    /* With --cookies every request carries its connection's Cookie field. */
+    templated = cfg->cookies || tpl_has(cfg->urls[i].target, strlen(cfg->urls[i].target)) ||
                 (rs.has_body && tpl_has(rs.body, rs.body_len));
     for (h = 0; h < rs.nheaders; h++)
         templated |= tpl_has(rs.headers[h], strlen(rs.headers[h]));
@@ -110,16 +113,29 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
         if (rc != 0)
             return -1;
         pu->max_len += pu->head_tpl->max_len + 40; /* "Content-Length: N\r\n\r\n" */
+        if (cfg->cookies)
+            pu->max_len += 10 + JAR_HEADER_MAX; /* "Cookie: ...\r\n" */
     }
     pl->templated = 1;
     return 0;
 }
 
-size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
+size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out)
 {
     const struct plan_url *pu = &pl->urls[url];
     size_t o = tpl_expand(pu->head_tpl, pl->tset, ctx, out), blen;
     char *body;
+    if (jar && jar->n) {
+        /* The request's path is in its request line: METHOD SP path SP. */
+        const char *p = memchr(out, ' ', o), *e = p ? memchr(p + 1, ' ', o - (size_t)(p + 1 - out)) : NULL;
+        size_t k;
+        memcpy(out + o, "Cookie: ", 8);
+        k = p && e ? jar_header(jar, p + 1, (size_t)(e - p - 1), pl->urls[url].tls, time(NULL), out + o + 8) : 0;
+        if (k) {
+            memcpy(out + o + 8 + k, "\r\n", 2);
+            o += 10 + k;
+        }
+    }
     if (!pu->has_body) {
         memcpy(out + o, "\r\n", 2);
         return o + 2;

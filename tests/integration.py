@@ -215,6 +215,69 @@ class BadServer:
         self.sock.close()
 
 
+class RecServer(BadServer):
+    """An HTTP/1.1 server that records every request it receives: (connection, method, path, headers, body).
+    /login sets a cookie (sid=<connection>); /redir/N answers 302 to /redir/N-1 down to /redir/0; /other/PORT
+    answers 302 to http://127.0.0.1:PORT/; anything else is 200 'ok'."""
+
+    def __init__(self, unix_path=None):
+        self.records = []
+        if unix_path:
+            self.mode = "rec"
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.bind(unix_path)
+            self.sock.listen(128)
+            self.port = 0
+            self.accepted = self.requests = 0
+            self.lock = threading.Lock()
+            self.stopping = False
+            self.conns = []
+            threading.Thread(target=self.accept_loop, daemon=True).start()
+        else:
+            BadServer.__init__(self, "rec")
+
+    def handle(self, c):
+        with self.lock:
+            conn_id = self.accepted
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {}
+                for l in lines[1:]:
+                    k, v = l.split(":", 1)
+                    headers[k.strip().lower()] = v.strip()
+                n = int(headers.get("content-length", "0"))
+                while len(buf) < n:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                body, buf = buf[:n], buf[n:]
+                with self.lock:
+                    self.requests += 1
+                    self.records.append((conn_id, method, path, headers, body))
+                extra, status = b"", b"200 OK"
+                if path.startswith("/login"):
+                    extra = b"Set-Cookie: sid=c%d; Path=/; Max-Age=3600\r\nSet-Cookie: theme=dark\r\n" % conn_id
+                elif path.startswith("/redir/") and path != "/redir/0":
+                    status, extra = b"302 Found", b"Location: /redir/%d\r\n" % (int(path[7:]) - 1)
+                elif path.startswith("/other/"):
+                    status, extra = b"302 Found", b"Location: http://127.0.0.1:%s/\r\n" % path[7:].encode()
+                c.sendall(b"HTTP/1.1 " + status + b"\r\n" + extra + b"Content-Length: 2\r\n\r\nok")
+        except (OSError, ValueError):
+            pass
+        finally:
+            c.close()
+
+
 class H2BadServer(BadServer):
     """An HTTP/2 server that misbehaves on purpose, written frame by frame
     (RFC 9113 §4.1). It counts the requests it answered, the ground truth.
@@ -2032,6 +2095,164 @@ def http2_over_tls():
     check(r1.j["summary"]["requests"] == 50 and r1.j["summary"]["protocol"] == "http/1.1",
           "the same TLS port still speaks HTTP/1.1 to a client that asks for it")
     check(reqs == 550, "serve counted both (%s)" % reqs)
+
+
+# --- workloads: targets files, templates, cookies, Unix sockets -------------------
+
+def targets_file(name, text, files=()):
+    d = os.path.join(TMP, "targets")
+    os.makedirs(d, exist_ok=True)
+    for fname, data in files:
+        with open(os.path.join(d, fname), "wb") as f:
+            f.write(data)
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+@test
+def targets_file_each_request_as_written():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    path = targets_file("api.txt", """# an API with a login, a list and a create
+POST %(b)s/login        # name: login
+Content-Type: application/json
+@login.json
+
+GET %(b)s/items?page={{rand 1 3}}
+X-Request-Id: {{uuid}}
+X-Seq: {{seq}}
+
+PUT %(b)s/items/{{seq}}    # name: create
+Content-Type: application/json
+< {"user": "{{csv users.csv name}}", "qty": {{rand 5 9}}, "conn": {{conn}}}
+""" % {"b": base}, files=[("login.json", b'{"user": "a", "password": "b"}'),
+                        ("users.csv", b'id,name\n1,alice\n2,bob\n3,"carol, jr"\n')])
+    r = rafale("--targets", path, "-n", 300, "-c", 3, "-t", 2, "-H", "X-Not: for targets")
+    rec.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 300 and err_total(j) == 0 and rec.requests == 300, "targets: 300 requests")
+    by = {}
+    for conn, method, p, h, body in rec.records:
+        by.setdefault((method, p.split("?")[0].rsplit("/", 1)[0] if method == "PUT" else p.split("?")[0]), []).append(
+            (p, h, body))
+    check(len(by.get(("POST", "/login"), [])) == 100 and len(by.get(("GET", "/items"), [])) == 100 and
+          len(by.get(("PUT", "/items"), [])) == 100, "targets: exactly 100 of each with -n 300 (%s)" %
+          {k: len(v) for k, v in by.items()})
+    logins = by.get(("POST", "/login"), [])
+    check(all(b == b'{"user": "a", "password": "b"}' and h["content-type"] == "application/json" and
+              h["content-length"] == "30" for _, h, b in logins), "targets: @FILE body and its headers")
+    check(all("x-not" not in h for _, h, _ in sum(by.values(), [])), "targets: -H applies to URL arguments only")
+    gets = by.get(("GET", "/items"), [])
+    pages = [int(p.split("page=")[1]) for p, _, _ in gets]
+    check(set(pages) <= {1, 2, 3} and len(set(pages)) == 3, "{{rand 1 3}}: within bounds, all taken (%s)" % set(pages))
+    uuids = [h["x-request-id"] for _, h, _ in gets]
+    check(all(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", u) for u in uuids)
+          and len(set(uuids)) == 100, "{{uuid}}: version 4, all different")
+    puts = by.get(("PUT", "/items"), [])
+    seqs = sorted([int(h["x-seq"]) for _, h, _ in gets] + [int(p.rsplit("/", 1)[1]) for p, _, _ in puts])
+    check(seqs == list(range(200)), "{{seq}}: every value once, none missing (%s...)" % seqs[:5])
+    bodies = [json.loads(b) for _, _, b in puts]
+    check(all(len(b) == int(h["content-length"]) for _, h, b in puts), "templated body: Content-Length per request")
+    check(all(5 <= b["qty"] <= 9 and 0 <= b["conn"] < 3 for b in bodies), "{{rand}} and {{conn}} in a body")
+    names = [b["user"] for b in bodies]
+    check(sorted(set(names)) == ["alice", "bob", "carol, jr"] and all(names.count(n) in (33, 34) for n in set(names)),
+          "{{csv}}: rows in order and cycled, a quoted cell whole")
+    pu = {u["name"] or u["method"]: u for u in j["per_url"]}
+    check(sorted(pu) == ["GET", "create", "login"] and pu["login"]["method"] == "POST" and
+          pu["create"]["summary"]["requests"] == 100, "targets: per target results with name and method")
+    check("login" in r.out and "Target " in r.out, "targets: named in the text report")
+
+
+@test
+def targets_order_weight_and_seed():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    path = targets_file("w.txt", "GET %s/a\n\nGET %s/b\n\nGET %s/a\n" % (base, base, base))
+    r = rafale("--targets", path, "-n", 300, "-c", 2, "-t", 1)
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(paths.count("/a") == 200 and paths.count("/b") == 100 and len(r.j["per_url"]) == 2,
+          "a target written twice is sent twice as often, reported once")
+    counts = []
+    for _ in range(2):
+        del rec.records[:]
+        r = rafale("--targets", path, "--order", "random", "--seed", 42, "-n", 200, "-c", 2, "-t", 2)
+        counts.append([u["summary"]["requests"] for u in r.j["per_url"]])
+    check(counts[0] == counts[1] and counts[0][0] != 2 * counts[0][1], "--order random --seed 42 repeats: %s" % counts)
+    # session: each connection walks the file from the top, in order.
+    path = targets_file("s.txt", "GET %s/1\n\nGET %s/2\n\nGET %s/3\n" % (base, base, base))
+    del rec.records[:]
+    rafale("--targets", path, "--order", "session", "-n", 30, "-c", 3, "-t", 1)
+    rec.stop()
+    walks = {}
+    for conn, _, p, _, _ in rec.records:
+        walks.setdefault(conn, []).append(p)
+    check(len(walks) == 3 and all(len(w) >= 3 and w == (["/1", "/2", "/3"] * 30)[:len(w)] for w in walks.values()),
+          "--order session: each connection walks the file in order (%s)" % walks)
+
+
+@test
+def targets_file_errors():
+    cases = [
+        ("GET\n", "1: expected 'METHOD URL', got 'GET'"),
+        ("GET http://127.0.0.1:1/ extra\n", "1: after the URL: expected '# name: NAME'"),
+        ("G@T http://127.0.0.1:1/\n", "1: expected 'METHOD URL', got 'G@T"),
+        ("GET http://127.0.0.1:1/\nnot a header\n", "2: expected a header"),
+        ("GET http://127.0.0.1:1/\nX-A: 1\n< a\nX-B: 2\n", "4: nothing may follow the body line"),
+        ("GET http://127.0.0.1:1/\n@missing.json\n", "2: @missing.json: No such file"),
+        ("# only a comment\n\n", "no request in the file"),
+        ("GET http://127.0.0.1:1/{{nope}}\n", "1: the URL: unknown template {{nope}}"),
+        ("GET http://127.0.0.1:1/\nX-A: {{rand 9 1}}\n", "2: a header: {{rand A B}} wants two integers, A <= B"),
+        ("GET http://{{seq}}:1/\n", "1: templates go in the URL's path and query"),
+        ("GET http://127.0.0.1:1/\n< {{csv nofile.csv x}}\n", "2: the body: cannot read CSV file"),
+        ("GET http://127.0.0.1:1/\n< {{env RAFALE_SURELY_UNSET}}\n", "2: the body: {{env RAFALE_SURELY_UNSET}}"),
+        ("GET http://127.0.0.1:1/{{seq\n", "1: '{{' without '}}'"),
+        ("GET ftp://x/\n", "1: unsupported scheme"),
+    ]
+    for text, want in cases:
+        path = targets_file("bad.txt", text)
+        p = subprocess.run([RAFALE, "--targets", path, "-n", "1"], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        check(p.returncode == 2 and (path + ":" + want if want[0].isdigit() else want) in p.stderr and
+              len(p.stderr.strip().splitlines()) == 1, "targets error %r: %r" % (want, p.stderr.strip()))
+
+
+@test
+def cookies_per_connection():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    path = targets_file("c.txt", "POST %s/login\n< user=a\n\nGET %s/me\n\nGET %s/items\n" % (base, base, base))
+    r = rafale("--targets", path, "--order", "session", "--cookies", "-n", 30, "-c", 3, "-t", 1)
+    check(r.j["summary"]["requests"] == 30, "cookies: the run completes")
+    seen = {}
+    for conn, method, p, h, _ in rec.records:
+        seen.setdefault(conn, []).append((p, h.get("cookie")))
+    ok = all(v[0] == ("/login", None) and all(ck == "sid=c%d; theme=dark" % conn or ck == "theme=dark; sid=c%d" % conn
+                                              for _, ck in v[1:]) for conn, v in seen.items())
+    check(len(seen) == 3 and ok, "cookies: set by one response, sent back on the same connection only (%s)"
+          % {k: v[:2] for k, v in seen.items()})
+    del rec.records[:]
+    rafale("--targets", path, "--order", "session", "-n", 9, "-c", 1, "-t", 1)
+    rec.stop()
+    check(all(h.get("cookie") is None for _, _, _, h, _ in rec.records), "without --cookies, no Cookie field")
+
+
+@test
+def unix_socket_counts_exactly():
+    sockp = os.path.join(TMP, "rec.sock")
+    rec = RecServer(unix_path=sockp)
+    r = rafale("--unix-socket", sockp, "-n", 500, "-c", 5, "-t", 2, "http://example.test/x")
+    rec.stop()
+    check(r.j["summary"]["requests"] == 500 and rec.requests == 500 and err_total(r.j) == 0,
+          "--unix-socket: 500 requests, the server counted 500")
+    check(all(h["host"] == "example.test" and p == "/x" for _, _, p, h, _ in rec.records),
+          "--unix-socket: the URL still gives Host and path")
+    srv = Serve(listen="unix:" + os.path.join(TMP, "serve.sock"), threads=2)
+    r = rafale("--unix-socket", os.path.join(TMP, "serve.sock"), "--http2", "--streams", 4, "-n", 400, "-c", 4, "-t", 2,
+               "http://localhost/json")
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 400 and reqs == 400 and not os.path.exists(os.path.join(TMP, "serve.sock")),
+          "rafale serve --listen unix:PATH over HTTP/2, counted exactly, socket file removed (%s)" % reqs)
 
 
 # --- rafale serve itself, over raw sockets --------------------------------------
