@@ -103,8 +103,8 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
             snprintf(err, errlen, "rafale sweep needs --slo, e.g. --slo 'p99<50ms,errors<0.1%%'");
             return CLI_ERROR;
         }
-        if (cfg->rate > 0 || cfg->requests) {
-            snprintf(err, errlen, "rafale sweep chooses the rates itself: drop -R and -n (use --start/--max, -d per step)");
+        if (cfg->rate > 0 || cfg->requests || cfg->nstages) {
+            snprintf(err, errlen, "rafale sweep chooses the rates itself: drop -R, -n and --stages (use --start/--max, -d per step)");
             return CLI_ERROR;
         }
         if (cfg->sweep_start == 0)

@@ -56,6 +56,13 @@ struct config {
     double rate;                 /* -R: requests per second in total; 0: closed loop */
     int poisson;                 /* --arrival poisson */
     uint64_t warmup_ns;          /* --warmup: load sent before the measured phase */
+    /* --stages 'DUR:VALUE,...': the rate (or, with a 'c' after the values,
+     * the connections) moves linearly to each VALUE over its DUR. */
+    uint64_t stage_dur[64];
+    double stage_val[64];
+    uint32_t nstages;
+    int stages_conns;            /* the values are connections (closed loop) */
+    double stage_start;          /* where the first stage starts from: -R / -c, or 0 */
     const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
     struct net_addr *sources;    /* --source: local addresses, round-robin; owned */
     uint32_t nsources;

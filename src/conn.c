@@ -170,6 +170,12 @@ void conn_fill(struct conn *c, uint64_t now)
     uint64_t rpc = w->plan->cfg->requests_per_conn;
     int was_idle = c->count == 0;
 
+    if (c->count == 0 && (uint32_t)(c - w->conns) >= w->nactive && w->plan->ramped == 2) {
+        /* A connection the stages let go: closed once its request is done. */
+        if (c->state != C_IDLE)
+            conn_close(c);
+        return;
+    }
     while (c->count < c->cap && !c->draining && (rpc == 0 || c->nreq < rpc)) {
         if (w->rlen)
             conn_add(c, 0, now);

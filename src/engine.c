@@ -148,6 +148,33 @@ static void sched_fire(struct timer *t, uint64_t now)
 
 /* --- the worker loop --- */
 
+/* --stages ...c: the connections this worker should have now. */
+static uint32_t conns_due(const struct worker *w, uint64_t now)
+{
+    const struct plan *pl = w->plan;
+    double total = ramp_rate(&pl->ramp, now > pl->t_measure ? now - pl->t_measure : 0);
+    uint32_t c = (uint32_t)(total + 0.5), nt = pl->nthreads, mine = c / nt + (w->id < c % nt);
+    return mine < w->nconns ? mine : w->nconns;
+}
+
+/* Brings connections in, or lets the last ones go once their request is
+ * answered (conn_fill closes them), as the stages say. */
+static void ramp_conns(struct worker *w, uint64_t now)
+{
+    uint32_t want = conns_due(w, now);
+    while (w->nactive < want)
+        worker_enqueue(&w->conns[w->nactive++]);
+    if (w->nactive > want) {
+        uint32_t i;
+        for (i = want; i < w->nactive; i++)
+            if (w->conns[i].count == 0 && w->conns[i].state != C_IDLE) {
+                conn_close(&w->conns[i]);
+                w->conns[i].queued = 0;
+            }
+        w->nactive = want;
+    }
+}
+
 static void run_queue(struct worker *w)
 {
     /* Only those queued before this pass: a connection failing again at
@@ -160,6 +187,8 @@ static void run_queue(struct worker *w)
     uint64_t now = clock_ns();
     while (n-- > 0) {
         struct conn *c = dequeue(w);
+        if (w->plan->ramped == 2 && (uint32_t)(c - w->conns) >= w->nactive)
+            continue; /* let go by the stages */
         if (c->state == C_IDLE && w->rlen)
             conn_take(c, 0, now);
         else if (c->state == C_IDLE && worker_may_start(w))
@@ -177,11 +206,14 @@ static void *worker_main(void *arg)
 
     w->t_last = pl->t_measure;
     w->tl_end = pl->t_measure + NS_PER_S;
+    if (pl->ramped == 2)
+        w->nactive = conns_due(w, pl->t0);
     for (i = 0; i < w->nactive; i++)
         worker_enqueue(&w->conns[i]);
     if (rate_mode(w)) {
         loop_precise_timers();
-        sched_init(&w->sched, pl->t0, w->id, pl->nthreads, pl->cfg->rate, pl->cfg->poisson);
+        sched_init(&w->sched, pl->t0, w->id, pl->nthreads, pl->cfg->rate, pl->cfg->poisson,
+                   pl->ramped == 1 ? &pl->ramp : NULL);
         if (timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0)
             snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
     }
@@ -206,6 +238,8 @@ static void *worker_main(void *arg)
             w->t_last = pl->t_deadline;
             break;
         }
+        if (pl->ramped == 2)
+            ramp_conns(w, now);
         record_roll(w, now);
         if (w->err[0]) {
             atomic_store(pl->failed, 1);
@@ -249,6 +283,10 @@ static void worker_free(struct worker *w)
         free(w->retry[(w->rhead + i) % w->rcap].kept);
     free(w->retry);
     free(w->per_url);
+    if (w->per_stage)
+        for (i = 0; i < w->plan->ramp.n; i++)
+            stats_fini(&w->per_stage[i]);
+    free(w->per_stage);
     hist_fini(&w->tl_h);
     if (w->sessions)
         for (i = 0; i < w->plan->ntargets; i++)
@@ -304,6 +342,13 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     for (i = 0; i < pl->nurls; i++)
         if (stats_init(&w->per_url[i]) != 0)
             return -1;
+    if (pl->ramped) {
+        if ((w->per_stage = calloc(pl->ramp.n, sizeof(*w->per_stage))) == NULL)
+            return -1;
+        for (i = 0; i < pl->ramp.n; i++)
+            if (stats_init(&w->per_stage[i]) != 0)
+                return -1;
+    }
     /* --order random and the templates' generator: --seed repeats a run. */
     w->rng = splitmix((cfg->seed_given ? cfg->seed : clock_ns()) + 0x9E3779B97F4A7C15ULL * (id + 1));
     for (i = 0; i < nconns; i++) {
@@ -404,6 +449,18 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
         }
     }
     res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
+    if (pl->ramped) {
+        if ((res->per_stage = calloc(pl->ramp.n, sizeof(*res->per_stage))) == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        res->nstages = pl->ramp.n;
+        for (i = 0; i < pl->ramp.n; i++) {
+            stats_init(&res->per_stage[i]);
+            for (t = 0; t < nt; t++)
+                stats_merge(&res->per_stage[i], &ws[t].per_stage[i]);
+        }
+    }
     stats_count_bad(&res->total, &cfg->expect);
     for (i = 0; i < pl->nurls; i++) {
         res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);
@@ -441,6 +498,10 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
     pl.nthreads = nt;
     pl.tl = &tl;
     pl.failed = &failed;
+    if (cfg->nstages) {
+        ramp_init(&pl.ramp, cfg->stage_start, cfg->stage_dur, cfg->stage_val, cfg->nstages);
+        pl.ramped = cfg->stages_conns ? 2 : 1;
+    }
     ws = calloc(nt, sizeof(*ws));
     if (ws == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -531,6 +592,10 @@ void engine_result_free(struct engine_result *res)
     free(res->per_url);
     free(res->url_in_flight);
     free(res->timeline);
+    if (res->per_stage)
+        for (i = 0; i < res->nstages; i++)
+            stats_fini(&res->per_stage[i]);
+    free(res->per_stage);
     stats_fini(&res->total);
     memset(res, 0, sizeof(*res));
 }

@@ -38,6 +38,8 @@ struct engine_result {
     double client_cpu_s;        /* user+sys CPU rafale used during the run */
     struct tl_second *timeline; /* one entry per second of the measured phase */
     uint32_t nseconds;
+    struct stats *per_stage;    /* --stages: nstages entries, by the stage each request was due in */
+    uint32_t nstages;
 };
 
 /* Runs the test described by cfg. `stop` is polled; setting it ends the run

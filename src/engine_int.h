@@ -91,6 +91,9 @@ struct plan {
     const atomic_int *stop;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
+    /* --stages: the rate (or connections) over time, from t_measure. */
+    struct ramp ramp;
+    int ramped;          /* 1: rates, 2: connections */
 };
 
 /* Resolves the targets and builds each URL's request. Returns 0, or -1 with
@@ -121,6 +124,7 @@ struct slot {
     uint8_t got_first;   /* HTTP/2: t_first is set */
     uint8_t ended;       /* HTTP/2: the response ended (END_STREAM) */
     uint8_t retries;     /* HTTP/2: refused unprocessed and sent again, so many times */
+    uint8_t stage;       /* --stages: the stage it was due in */
 };
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
@@ -262,6 +266,7 @@ struct worker {
     uint32_t rhead, rlen, rcap;
     struct stats st;       /* counters of all URLs; histograms are per URL only */
     struct stats *per_url;
+    struct stats *per_stage; /* --stages: by the stage a request was due in */
     struct tls_session_slot *sessions; /* one per target, for resumption */
     uint64_t rng;          /* --order random, {{rand}}, {{uuid}}: seeded by --seed */
     /* Timeline: this worker's current second, merged into the shared one as
@@ -312,7 +317,7 @@ size_t h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char 
 /* --- record.c: the bookkeeping of a request --- */
 
 /* A request got a slot (and is due at s->t_due). */
-void record_start(struct worker *w, const struct slot *s, uint64_t now);
+void record_start(struct worker *w, struct slot *s, uint64_t now);
 /* The TCP handshake of the connection opened for s ended at now. */
 void record_connect(struct worker *w, const struct slot *s, uint64_t now);
 /* A TLS handshake of that long, full or resumed. */

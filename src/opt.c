@@ -31,7 +31,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
-    I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED,
+    I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
 };
 
 struct opt_def {
@@ -95,6 +95,10 @@ static const struct opt_def table[] = {
       "requests per second, a number above 0", 0, 1e8, RUN(rate), 0, 0 },
     { "arrival", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "uniform|poisson", "spacing of the schedule (default uniform)",
       "uniform or poisson", 0, 0, 0, 0, I_ARRIVAL },
+    { "stages", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "LIST",
+      "load stages 'DUR:RATE,...' (e.g. 30s:1000,1m:1000,30s:0): the rate moves linearly\n"
+      "to each RATE over its DUR, from -R (or 0); 'DUR:Nc' ramps connections instead",
+      "stages such as 30s:1000,1m:1000 or 30s:200c", 0, 0, 0, 0, I_STAGES },
     { "warmup", 0, K_DUR, D_RUN, S_RATE, LOADW, "D", "send load for D before measuring",
       "a duration such as 2s", 0, 0, RUN(warmup_ns), 0, 0 },
     { "max-connections", 0, K_U32, D_RUN, S_RATE, LOADW, "N", "open up to N connections when the schedule falls behind",
@@ -447,6 +451,39 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         else
             break;
         return 0;
+    case I_STAGES: {
+        char copy[2048], *tok, *save = NULL;
+        int conns = -1;
+        if (strlen(v) >= sizeof(copy))
+            break;
+        strcpy(copy, v);
+        cfg->nstages = 0;
+        for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            char *colon = strchr(tok, ':'), *end;
+            double val;
+            int c;
+            if (colon == NULL || cfg->nstages == 64)
+                goto bad_stage;
+            *colon = '\0';
+            if (units_parse_duration(tok, &cfg->stage_dur[cfg->nstages]) != 0 || cfg->stage_dur[cfg->nstages] == 0)
+                goto bad_stage;
+            errno = 0;
+            val = strtod(colon + 1, &end);
+            c = *end == 'c';
+            if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) || val > 1e8 ||
+                (conns >= 0 && c != conns))
+                goto bad_stage;
+            conns = c;
+            cfg->stage_val[cfg->nstages++] = val;
+        }
+        if (cfg->nstages == 0)
+            break;
+        cfg->stages_conns = conns;
+        return 0;
+    bad_stage:
+        cfg->nstages = 0;
+        break;
+    }
     case I_SEED: {
         char *end;
         errno = 0;

@@ -5,10 +5,19 @@
 #include "engine_int.h"
 #include "clock.h"
 
-void record_start(struct worker *w, const struct slot *s, uint64_t now)
+void record_start(struct worker *w, struct slot *s, uint64_t now)
 {
     if (!s->measured)
         return;
+    if (w->per_stage) {
+        const struct ramp *rp = &w->plan->ramp;
+        uint64_t rel = s->t_due - w->plan->t_measure;
+        uint32_t k = 0;
+        while (k + 1 < rp->n && rel >= rp->t[k + 1])
+            k++;
+        s->stage = (uint8_t)k;
+        w->per_stage[k].started++;
+    }
     w->st.started++;
     w->per_url[s->url].started++;
     if (rate_mode(w))
@@ -120,6 +129,12 @@ void record_response(struct worker *w, const struct slot *s, unsigned status, ui
     u->completed++;
     w->st.status[status]++;
     u->status[status]++;
+    if (w->per_stage) {
+        struct stats *g = &w->per_stage[s->stage];
+        g->completed++;
+        g->status[status]++;
+        hist_record(&g->h[H_LATENCY], now - s->t_due);
+    }
     hist_record(&u->h[H_LATENCY], now - s->t_due);
     hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
     hist_record(&u->h[H_TTFB], t_first - s->t_sent);
@@ -150,6 +165,8 @@ void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e
         return;
     note_error(&w->st, k, e, detail);
     note_error(u, k, e, detail);
+    if (w->per_stage)
+        note_error(&w->per_stage[s->stage], k, e, detail);
     record_roll(w, now);
     w->tl_err++;
     if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {

@@ -137,6 +137,14 @@ void report_json_config(FILE *f, const struct config *cfg)
         fprintf(f, "null");
     if (cfg->seed_given)
         fprintf(f, ", \"seed\": %llu", (unsigned long long)cfg->seed);
+    if (cfg->nstages) {
+        fprintf(f, ", \"stages_of\": \"%s\", \"stage_start\": %.3f, \"stages\": [",
+                cfg->stages_conns ? "connections" : "rate", cfg->stage_start);
+        for (i = 0; i < cfg->nstages; i++)
+            fprintf(f, "%s{\"duration_s\": %.9f, \"to\": %.3f}", i ? ", " : "", (double)cfg->stage_dur[i] / 1e9,
+                    cfg->stage_val[i]);
+        fprintf(f, "]");
+    }
     if (cfg->content_type) {
         fprintf(f, ", \"content_type\": ");
         report_json_str(f, cfg->content_type);
@@ -212,6 +220,22 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     }
     fprintf(f, "},\n");
     jtimeline(f, r);
+    if (r->nstages) {
+        uint64_t t0 = 0;
+        fprintf(f, "  \"stages\": [");
+        for (i = 0; i < r->nstages && i < cfg->nstages; i++) {
+            const struct stats *g = &r->per_stage[i];
+            fprintf(f, "%s\n    {\"start_s\": %.3f, \"end_s\": %.3f, \"from\": %.3f, \"to\": %.3f, \"sent\": %llu, "
+                       "\"completed\": %llu, \"errors\": %llu,\n     ",
+                    i ? "," : "", (double)t0 / 1e9, (double)(t0 + cfg->stage_dur[i]) / 1e9,
+                    i ? cfg->stage_val[i - 1] : cfg->stage_start, cfg->stage_val[i], (unsigned long long)g->started,
+                    (unsigned long long)g->completed, (unsigned long long)stats_errors(g));
+            jhist(f, "latency", &g->h[H_LATENCY], "");
+            fprintf(f, "}");
+            t0 += cfg->stage_dur[i];
+        }
+        fprintf(f, "\n  ],\n");
+    }
     if (slo && slo->n) {
         fprintf(f, "  \"slo\": [");
         for (k = 0; k < slo->n; k++) {

@@ -452,6 +452,24 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
             cfg->seed_given = 1;
         }
     }
+    {
+        json_t *st = get_arr(c, o, "stages", 0), *e;
+        size_t k;
+        const char *of = get_str(c, o, "stages_of", 0);
+        if (st && json_array_size(st) > 64)
+            fail(c, "stages", "more than 64 stages");
+        json_array_foreach(st, k, e) {
+            size_t a2 = enter(c, "stages[%zu]", k);
+            if (k >= 64)
+                break;
+            cfg->stage_dur[k] = get_ns(c, e, "duration_s", 1);
+            cfg->stage_val[k] = get_num(c, e, "to", 0, 1e8, 1);
+            leave(c, a2);
+            cfg->nstages = (uint32_t)k + 1;
+        }
+        cfg->stages_conns = of && strcmp(of, "connections") == 0;
+        cfg->stage_start = get_num(c, o, "stage_start", 0, 1e8, 0);
+    }
 out:
     leave(c, at);
     return c->failed ? -1 : 0;
@@ -542,6 +560,26 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
             r->timeline[i].p50_ns = get_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
             r->timeline[i].p99_ns = get_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
             r->timeline[i].max_ns = get_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
+            leave(c, at);
+            if (c->failed)
+                break;
+        }
+    }
+    tl = get_arr(c, root, "stages", 0);
+    if (tl && json_array_size(tl) && !c->failed) {
+        if (json_array_size(tl) != run->cfg.nstages)
+            return fail(c, "stages", "%zu results for %u stages", json_array_size(tl), run->cfg.nstages);
+        r->nstages = (uint32_t)json_array_size(tl);
+        if ((r->per_stage = calloc(r->nstages, sizeof(*r->per_stage))) == NULL)
+            return fail(c, "", "out of memory");
+        json_array_foreach(tl, i, e) {
+            struct stats *g = &r->per_stage[i];
+            at = enter(c, "stages[%zu]", i);
+            stats_init(g);
+            g->started = get_count(c, e, "sent", 1);
+            g->completed = get_count(c, e, "completed", 1);
+            g->errors[ERR_TIMEOUT] = get_count(c, e, "errors", 0); /* only their number is shown */
+            load_hist(c, &g->h[H_LATENCY], e, "latency");
             leave(c, at);
             if (c->failed)
                 break;

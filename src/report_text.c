@@ -27,6 +27,29 @@ const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t
     return cfg->url_text[i];
 }
 
+/* --stages: each stage's target, what was sent and how it went. */
+static void stages_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    uint64_t t0 = 0;
+    uint32_t k;
+    const char *unit = cfg->stages_conns ? "conns" : "req/s";
+    fprintf(f, "\nStages          from -> to %-6s     sent  completed   errors      p50      p99      max\n", unit);
+    for (k = 0; k < r->nstages && k < cfg->nstages; k++) {
+        const struct stats *g = &r->per_stage[k];
+        char p50[32], p99[32], mx[32], span[48];
+        double from = k ? cfg->stage_val[k - 1] : cfg->stage_start;
+        snprintf(span, sizeof(span), "%g-%gs", (double)t0 / 1e9, (double)(t0 + cfg->stage_dur[k]) / 1e9);
+        t0 += cfg->stage_dur[k];
+        fprintf(f, "  %-12s %7.0f -> %-7.0f     %9llu  %9llu %8llu %8s %8s %8s\n", span, from, cfg->stage_val[k],
+                (unsigned long long)g->started, (unsigned long long)g->completed,
+                (unsigned long long)stats_errors(g), units_fmt_ns(p50, sizeof(p50), hist_percentile(&g->h[H_LATENCY], 50)),
+                units_fmt_ns(p99, sizeof(p99), hist_percentile(&g->h[H_LATENCY], 99)),
+                units_fmt_ns(mx, sizeof(mx), (double)g->h[H_LATENCY].max));
+    }
+    if (!cfg->stages_conns)
+        fprintf(f, "  (latency from when each request was due on the ramped schedule: coordinated omission corrected)\n");
+}
+
 /* HTTP/2: what header compression saved, and requests sent again. */
 static void h2_line(FILE *f, const struct stats *s)
 {
@@ -304,7 +327,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
     if (cfg->pipeline > 1)
         fprintf(f, ", pipelining %u", cfg->pipeline);
-    if (cfg->rate > 0)
+    if (cfg->nstages)
+        fprintf(f, ", %u stages of %s", cfg->nstages, cfg->stages_conns ? "connections" : "rate");
+    else if (cfg->rate > 0)
         fprintf(f, ", %.1f req/s", cfg->rate);
     if (cfg->requests)
         fprintf(f, ", %llu requests", (unsigned long long)cfg->requests);
@@ -353,8 +378,10 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 
-    if (r->target_rate > 0)
+    if (r->target_rate > 0 && !cfg->nstages)
         rate_block(f, cfg, r);
+    if (r->nstages)
+        stages_block(f, cfg, r);
 
     lat_header(f);
     lat_row(f, "connect", &s->h[H_CONNECT]);

@@ -5,12 +5,79 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, double rate, int poisson)
+void ramp_init(struct ramp *rp, double r0, const uint64_t *dur, const double *rate, uint32_t n)
+{
+    uint32_t i;
+    memset(rp, 0, sizeof(*rp));
+    rp->n = n > RAMP_MAX ? RAMP_MAX : n;
+    rp->r[0] = r0;
+    for (i = 0; i < rp->n; i++) {
+        rp->t[i + 1] = rp->t[i] + dur[i];
+        rp->r[i + 1] = rate[i];
+        /* The area under a straight line: the mean rate times the time. */
+        rp->cum[i + 1] = rp->cum[i] + (rp->r[i] + rp->r[i + 1]) / 2 * (double)dur[i] / 1e9;
+    }
+}
+
+double ramp_count(const struct ramp *rp, uint64_t t)
+{
+    uint32_t i;
+    for (i = 0; i < rp->n; i++)
+        if (t < rp->t[i + 1]) {
+            double d = (double)(rp->t[i + 1] - rp->t[i]) / 1e9, tau = (double)(t - rp->t[i]) / 1e9;
+            return rp->cum[i] + rp->r[i] * tau + (rp->r[i + 1] - rp->r[i]) * tau * tau / (2 * d);
+        }
+    return rp->cum[rp->n];
+}
+
+double ramp_rate(const struct ramp *rp, uint64_t t)
+{
+    uint32_t i;
+    for (i = 0; i < rp->n; i++)
+        if (t < rp->t[i + 1])
+            return rp->r[i] + (rp->r[i + 1] - rp->r[i]) * (double)(t - rp->t[i]) / (double)(rp->t[i + 1] - rp->t[i]);
+    return rp->n ? rp->r[rp->n] : 0;
+}
+
+uint64_t ramp_time(const struct ramp *rp, double u)
+{
+    uint32_t i;
+    for (i = 0; i < rp->n; i++) {
+        double a = rp->r[i], b = rp->r[i + 1], d, k, disc, tau;
+        if (u >= rp->cum[i + 1])
+            continue;
+        /* Within stage i: a*tau + (b-a)*tau^2/(2d) = k; the root written so
+         * that it stays exact when b is close to a. */
+        d = (double)(rp->t[i + 1] - rp->t[i]) / 1e9;
+        k = u - rp->cum[i];
+        disc = a * a + 2 * (b - a) * k / d;
+        tau = 2 * k / (a + sqrt(disc > 0 ? disc : 0));
+        if (!(tau >= 0))
+            tau = 0;
+        if (tau > d)
+            tau = d;
+        return rp->t[i] + (uint64_t)(tau * 1e9);
+    }
+    return UINT64_MAX;
+}
+
+void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, double rate, int poisson,
+                const struct ramp *ramp)
 {
     memset(s, 0, sizeof(*s));
-    s->gap_ns = 1e9 * (double)nthreads / rate;
     s->poisson = poisson;
     s->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)id << 32 | 12345u);
+    if (ramp) {
+        /* Thread id sends requests id, id+n, ... of the ramp's sequence. */
+        s->ramp = ramp;
+        s->t0 = t0;
+        s->u = id;
+        s->du = nthreads;
+        s->gap_ns = 1e9 * (double)nthreads; /* Poisson: a gap in the sequence, mean du */
+        s->next_due = ramp_time(ramp, s->u) == UINT64_MAX ? UINT64_MAX : t0 + ramp_time(ramp, s->u);
+        return;
+    }
+    s->gap_ns = 1e9 * (double)nthreads / rate;
     /* Thread id's first request is request id of the global schedule. */
     s->next_due = t0 + (uint64_t)((double)id * 1e9 / rate);
 }
@@ -30,6 +97,15 @@ static uint64_t poisson_gap(struct sched *s)
 uint64_t sched_next(struct sched *s)
 {
     uint64_t due = s->next_due;
+    if (s->ramp) {
+        uint64_t t;
+        /* Poisson over a ramp: exponential gaps in the sequence (mean du),
+         * mapped through the ramp's time, as a non-homogeneous process. */
+        s->u += s->poisson ? (double)poisson_gap(s) / 1e9 : s->du;
+        t = ramp_time(s->ramp, s->u);
+        s->next_due = t == UINT64_MAX ? UINT64_MAX : s->t0 + t;
+        return due;
+    }
     s->next_due += s->poisson ? poisson_gap(s) : (uint64_t)s->gap_ns;
     return due;
 }

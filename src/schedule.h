@@ -11,16 +11,42 @@
 
 #include <stdint.h>
 
+/* --stages: a rate that moves linearly from one value to the next over each
+ * stage (k6's ramping-arrival-rate). N(t), the requests due by t, is then
+ * piecewise quadratic, and the k-th request is due at N^-1(k). */
+#define RAMP_MAX 64
+struct ramp {
+    uint32_t n;                    /* stages */
+    uint64_t t[RAMP_MAX + 1];      /* stage boundaries, ns from the start */
+    double r[RAMP_MAX + 1];        /* the rate at each boundary, req/s */
+    double cum[RAMP_MAX + 1];      /* requests due before each boundary */
+};
+
+/* Stages of dur[i] ns ending at rate[i], from rate r0 at the start. */
+void ramp_init(struct ramp *rp, double r0, const uint64_t *dur, const double *rate, uint32_t n);
+/* N(t): requests due in the first t ns. */
+double ramp_count(const struct ramp *rp, uint64_t t);
+/* When request u (0-based, fractional) is due, ns from the start, or
+ * UINT64_MAX when it falls after the last stage. */
+uint64_t ramp_time(const struct ramp *rp, double u);
+/* The rate at time t. */
+double ramp_rate(const struct ramp *rp, uint64_t t);
+
 struct sched {
     uint64_t next_due;   /* ns, on the clock_ns() scale */
     double gap_ns;       /* mean gap between this thread's requests */
     int poisson;
     uint64_t rng;        /* xorshift64* state */
+    /* With a ramp: this thread's place in the global sequence. */
+    const struct ramp *ramp;
+    uint64_t t0;
+    double u, du;
 };
 
 /* The schedule of thread id of nthreads, for rate requests per second in
- * total, starting at t0. */
-void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, double rate, int poisson);
+ * total (or the ramp, when not NULL), starting at t0. */
+void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, double rate, int poisson,
+                const struct ramp *ramp);
 /* The due time of the next request; the schedule moves past it. */
 uint64_t sched_next(struct sched *s);
 

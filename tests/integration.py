@@ -2218,6 +2218,33 @@ def targets_file_errors():
 
 
 @test
+def stages_follow_the_ramp():
+    srv = Serve()
+    r = rafale("--stages", "1s:600,1s:600,1s:0", "-c", 10, "-t", 2, srv.url())
+    j = r.j
+    sent = [st["sent"] for st in j["stages"]]
+    # The integral of each stage: 0 to 600 over 1 s is 300; 600 held is 600; 600 to 0 is 300.
+    check(all(abs(a - b) <= max(3, b / 100) for a, b in zip(sent, [300, 600, 300])),
+          "--stages: requests sent per stage within 1%% of the ramp's integral (%s)" % sent)
+    check([st["to"] for st in j["stages"]] == [600, 600, 0] and j["config"]["stages_of"] == "rate" and
+          abs(j["summary"]["elapsed_s"] - 3) < 0.5 and accounted(j), "--stages: in JSON, the duration is their sum")
+    check("Stages" in r.out and "0 -> 600" in r.out, "--stages: in the text report")
+    r = rafale("--stages", "1s:8c,1s:8c,1s:1c", "-t", 2, srv.url("/delay/10"))
+    srv.stop()
+    j = r.j
+    sent = [st["sent"] for st in j["stages"]]
+    check(j["summary"]["connections_opened"] == 8 and accounted(j) and err_total(j) == 0,
+          "--stages ...c: up to 8 connections, each opened once, let go after its request (%d)"
+          % j["summary"]["connections_opened"])
+    check(sent[1] > 1.3 * sent[0] and sent[1] > 1.3 * sent[2], "--stages ...c: the load follows the connections (%s)"
+          % sent)
+    p = subprocess.run([RAFALE, "--stages", "1s:10,1s:5c", "-n", "1", srv.url()], capture_output=True, text=True)
+    check(p.returncode == 2 and "--stages" in p.stderr, "--stages: rates and connections do not mix")
+    p = subprocess.run([RAFALE, "--stages", "1s:10", "-d", "5s", "-n", "1", srv.url()], capture_output=True, text=True)
+    check(p.returncode == 2 and "drop -d" in p.stderr, "--stages: -d is refused")
+
+
+@test
 def cookies_per_connection():
     rec = RecServer()
     base = rec.url("").rstrip("/")

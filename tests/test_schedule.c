@@ -21,7 +21,7 @@ static void threads_interleave_evenly(void)
     uint64_t due[T * N], t0 = 1000000000ULL;
     int i, k, ok = 1;
     for (k = 0; k < T; k++)
-        sched_init(&s[k], t0, (uint32_t)k, T, 300, 0);
+        sched_init(&s[k], t0, (uint32_t)k, T, 300, 0, NULL);
     for (k = 0; k < T; k++)
         for (i = 0; i < N; i++)
             due[k * N + i] = sched_next(&s[k]);
@@ -41,8 +41,8 @@ static void one_per_second_over_ten_connections(void)
 {
     /* -R 1 over 2 threads: one request a second in all, the threads taking turns. */
     struct sched a, b;
-    sched_init(&a, 0, 0, 2, 1, 0);
-    sched_init(&b, 0, 1, 2, 1, 0);
+    sched_init(&a, 0, 0, 2, 1, 0, NULL);
+    sched_init(&b, 0, 1, 2, 1, 0, NULL);
     CHECK(sched_next(&a) == 0 && sched_next(&b) == 1000000000ULL);
     CHECK(sched_next(&a) == 2000000000ULL && sched_next(&b) == 3000000000ULL);
 }
@@ -52,8 +52,8 @@ static void poisson_gaps(void)
     struct sched s, again;
     double sum = 0, prev, first;
     int i, n = 100000, ok = 1;
-    sched_init(&s, 0, 0, 1, 1000, 1);
-    sched_init(&again, 0, 0, 1, 1000, 1);
+    sched_init(&s, 0, 0, 1, 1000, 1, NULL);
+    sched_init(&again, 0, 0, 1, 1000, 1, NULL);
     prev = (double)sched_next(&s);
     first = prev;
     for (i = 0; i < n; i++) {
@@ -68,7 +68,7 @@ static void poisson_gaps(void)
     /* The same seed gives the same arrivals. */
     for (i = 0; i < 10; i++)
         sched_next(&again);
-    sched_init(&s, 0, 0, 1, 1000, 1);
+    sched_init(&s, 0, 0, 1, 1000, 1, NULL);
     for (i = 0; i < 10; i++)
         sched_next(&s);
     CHECK(sched_next(&s) == sched_next(&again));
@@ -100,8 +100,61 @@ static void backlog_fifo(void)
     CHECK(b.t == NULL && b.len == 0);
 }
 
+/* --stages 10s:1000,10s:1000,5s:0 from 0: a ramp up, a hold, a ramp down. */
+static void ramp_integral_and_inverse(void)
+{
+    const uint64_t dur[3] = { 10000000000ULL, 10000000000ULL, 5000000000ULL };
+    const double rate[3] = { 1000, 1000, 0 };
+    struct ramp rp;
+    uint64_t t;
+    ramp_init(&rp, 0, dur, rate, 3);
+    /* Requests due: the areas, 5000 + 10000 + 2500. */
+    CHECKF(fabs(ramp_count(&rp, 10000000000ULL) - 5000) < 1e-6, "%f", ramp_count(&rp, 10000000000ULL));
+    CHECK(fabs(ramp_count(&rp, 20000000000ULL) - 15000) < 1e-6);
+    CHECK(fabs(ramp_count(&rp, 25000000000ULL) - 17500) < 1e-6);
+    CHECK(fabs(ramp_count(&rp, 5000000000ULL) - 1250) < 1e-6); /* a quarter of the first triangle */
+    CHECK(fabs(ramp_rate(&rp, 5000000000ULL) - 500) < 1e-9 && ramp_rate(&rp, 15000000000ULL) == 1000);
+    /* The inverse lands where the count says. */
+    for (t = 100000000ULL; t < 25000000000ULL; t += 700000000ULL) {
+        double u = ramp_count(&rp, t);
+        uint64_t back = ramp_time(&rp, u);
+        CHECKF(back > t - 1000 && back < t + 1000, "t %llu, back %llu", (unsigned long long)t, (unsigned long long)back);
+    }
+    CHECK(ramp_time(&rp, 17500.5) == UINT64_MAX);
+}
+
+/* Two threads over a ramp send, together, the ramp's requests, stage by stage. */
+static void threads_share_a_ramp(void)
+{
+    const uint64_t dur[2] = { 2000000000ULL, 2000000000ULL };
+    const double rate[2] = { 400, 100 };
+    struct ramp rp;
+    struct sched a, b;
+    uint64_t per_stage[2] = { 0, 0 }, last = 0;
+    int ok = 1;
+    ramp_init(&rp, 0, dur, rate, 2);
+    sched_init(&a, 1000, 0, 2, 0, 0, &rp);
+    sched_init(&b, 1000, 1, 2, 0, 0, &rp);
+    for (;;) {
+        struct sched *s = a.next_due <= b.next_due ? &a : &b;
+        uint64_t d;
+        if (s->next_due == UINT64_MAX)
+            break;
+        d = sched_next(s);
+        if (d < last)
+            ok = 0;
+        last = d;
+        per_stage[d - 1000 >= 2000000000ULL]++;
+    }
+    /* 400/2*2 = 400 in the first stage, (400+100)/2*2 = 500 in the second. */
+    CHECKF(ok && per_stage[0] == 400 && per_stage[1] == 500, "%llu %llu", (unsigned long long)per_stage[0],
+           (unsigned long long)per_stage[1]);
+}
+
 int main(void)
 {
+    T_RUN(ramp_integral_and_inverse);
+    T_RUN(threads_share_a_ramp);
     T_RUN(threads_interleave_evenly);
     T_RUN(one_per_second_over_ten_connections);
     T_RUN(poisson_gaps);
