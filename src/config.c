@@ -197,6 +197,14 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         snprintf(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
         return -1;
     }
+    if (cfg->follow && cfg->http2) {
+        snprintf(err, errlen, "--follow works over HTTP/1.1 only so far: drop --http2 or --follow");
+        return -1;
+    }
+    if (cfg->follow && cfg->pipeline > 1) {
+        snprintf(err, errlen, "--follow waits for each answer: it does not go with --pipeline");
+        return -1;
+    }
     if (cfg->http2 && cfg->pipeline > 1) {
         snprintf(err, errlen, "--pipeline is HTTP/1.1's: with --http2, use --streams N (concurrent streams per connection)");
         return -1;

@@ -69,6 +69,7 @@ struct config {
     struct tls_options tls;      /* for https:// URLs */
     int http2;                   /* --http2 */
     int cookies;                 /* --cookies: a cookie jar per connection */
+    uint32_t follow;             /* --follow N: redirects followed on the same origin */
     uint32_t streams;            /* --streams: concurrent streams per HTTP/2 connection */
     uint32_t h2_window_bits;     /* --h2-window: flow-control windows of 2^bits - 1 */
     struct status_set expect;    /* --expect: statuses that count as good answers */

@@ -151,6 +151,7 @@ static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
     } else {
         s->t_due = t_due;
         s->t_sent = now;
+        s->hops = 0;
         s->url = next_url(c);
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
@@ -201,6 +202,14 @@ static void conn_open(struct conn *c, uint64_t now)
     if (cfg->nsources)
         src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
     c->nreq = c->count;
+    if (cfg->follow && !cfg->http2 && c->loc == NULL) {
+        if ((c->loc = malloc(2048)) == NULL) {
+            conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for redirects", now);
+            return;
+        }
+        c->h1.hp.loc = c->loc;
+        c->h1.hp.loc_cap = 2048;
+    }
     if (cfg->cookies && !cfg->http2 && c->sink == NULL) {
         /* Where the parser puts Set-Cookie values (once per connection). */
         if ((c->sink = malloc(JAR_TEXT)) == NULL) {

@@ -277,6 +277,7 @@ static void worker_free(struct worker *w)
             free(w->conns[i].tbuf);
             free(w->conns[i].jar);
             free(w->conns[i].sink);
+            free(w->conns[i].loc);
             h2_free(&w->conns[i]);
         }
     for (i = 0; i < w->rlen; i++)
@@ -331,7 +332,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->q = calloc(nconns, sizeof(uint32_t));
     w->rbuf = malloc(IO_RBUF_SIZE);
-    if (cfg->http2 && (w->wbuf = malloc(64 * 1024)) == NULL)
+    if ((cfg->http2 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
+                                                                                                 : 64 * 1024)) == NULL)
         return -1;
     w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
     w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));

@@ -125,6 +125,7 @@ struct slot {
     uint8_t ended;       /* HTTP/2: the response ended (END_STREAM) */
     uint8_t retries;     /* HTTP/2: refused unprocessed and sent again, so many times */
     uint8_t stage;       /* --stages: the stage it was due in */
+    uint8_t hops;        /* --follow: redirects followed so far */
 };
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
@@ -194,6 +195,7 @@ struct conn {
     char *tbuf;          /* templated requests: plan.max_len bytes per slot */
     struct jar *jar;     /* --cookies: this connection's (kept across reconnects) */
     char *sink;          /* --cookies: the Set-Cookie values of the response being read */
+    char *loc;           /* --follow: its Location */
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
     uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
@@ -283,7 +285,7 @@ struct worker {
     _Atomic uint32_t pub_open;
     atomic_int finished;
     char *rbuf;
-    char *wbuf;            /* HTTP/2: frames gathered into one write */
+    char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];
     pthread_t thread;
     char err[400];
@@ -339,6 +341,8 @@ void record_frame_bytes(struct worker *w, const struct slot *s, uint64_t bytes, 
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
 void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now);
 void record_retry(struct worker *w, const struct slot *s);
+/* --follow: s followed a redirect (away: one to another origin ended it). */
+void record_redirect(struct worker *w, const struct slot *s, int away);
 /* The server closed an idle keep-alive connection. */
 void record_idle_close(struct worker *w, uint64_t now);
 /* The timeline: brings the worker's second up to now; closes the last one. */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 /* Requests are answered in order: the slots are a ring from c->head. */
 static struct slot *h1_slot_new(struct conn *c)
@@ -87,6 +88,195 @@ static void h1_write(struct conn *c)
     }
 }
 
+/* --follow ---------------------------------------------------------------- */
+
+/* RFC 9110 §15.4: the redirections a browser follows. */
+static int is_redirect(unsigned st)
+{
+    return st == 301 || st == 302 || st == 303 || st == 307 || st == 308;
+}
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static int eq_ci(const char *a, const char *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+            return 0;
+    return 1;
+}
+
+/* The path (and query) of a Location on the request's own origin, into
+ * path; 0 when it points to another origin (RFC 3986 §5.2, the usual
+ * forms: absolute, //authority, /path, and relative to the current path). */
+static size_t same_origin(const struct url *u, const char *loc, size_t n, const char *cur, size_t curlen, char *path,
+                          size_t cap)
+{
+    size_t o = 0, k;
+    while (n && (loc[n - 1] == ' ' || loc[n - 1] == '	'))
+        n--;
+    for (k = 0; k < n; k++)
+        if (loc[k] == '#')
+            n = k; /* the fragment stays with the client */
+    if (n >= 2 && loc[0] == '/' && loc[1] == '/') {
+        loc += 2;
+        n -= 2;
+        goto authority;
+    }
+    for (k = 0; k < n && loc[k] != '/' && loc[k] != '?'; k++)
+        if (loc[k] == ':')
+            break;
+    if (k < n && k + 2 < n && loc[k] == ':' && loc[k + 1] == '/' && loc[k + 2] == '/') {
+        /* scheme://authority/path */
+        if (!(k == strlen(u->scheme) && eq_ci(loc, u->scheme, k)))
+            return 0;
+        loc += k + 3;
+        n -= k + 3;
+    authority : {
+        size_t a = 0, hl = strlen(u->host);
+        unsigned port = u->tls ? 443 : 80;
+        while (a < n && loc[a] != '/' && loc[a] != '?')
+            a++;
+        /* host, then :port (IPv6 literals in brackets) */
+        k = 0;
+        if (loc[0] == '[') {
+            const char *rb = memchr(loc, ']', a);
+            k = rb ? (size_t)(rb - loc) + 1 : a;
+        }
+        while (k < a && loc[k] != ':')
+            k++;
+        if (k < a) {
+            size_t q;
+            port = 0;
+            for (q = k + 1; q < a; q++) {
+                if (loc[q] < '0' || loc[q] > '9' || port > 65535)
+                    return 0;
+                port = port * 10 + (unsigned)(loc[q] - '0');
+            }
+        }
+        if (loc[0] == '[' ? !(k == hl + 2 && eq_ci(loc + 1, u->host, hl)) : !(k == hl && eq_ci(loc, u->host, hl)))
+            return 0;
+        if (port != u->port)
+            return 0;
+        loc += a;
+        n -= a;
+        if (n == 0 || loc[0] == '?')
+            path[o++] = '/';
+    }
+    } else if (n && loc[0] != '/') {
+        /* Relative: from the current path's last '/' (or whole, for ?query). */
+        size_t q = 0, last = 0;
+        while (q < curlen && cur[q] != '?') {
+            if (cur[q] == '/')
+                last = q;
+            q++;
+        }
+        k = loc[0] == '?' ? q : last + 1;
+        if (k >= cap)
+            return 0;
+        memcpy(path, cur, k);
+        o = k;
+    }
+    if (o + n + 1 > cap)
+        return 0;
+    memcpy(path + o, loc, n);
+    o += n;
+    return o;
+}
+
+/* A redirect to follow: the request is rebuilt for its Location (GET for a
+ * 303, and for a POST answered 301 or 302, as browsers do) and sent on the
+ * same connection; the chain is one request. Returns 1 when it was. */
+static int h1_follow(struct conn *c)
+{
+    struct worker *w = c->w;
+    const struct plan *pl = w->plan;
+    const struct config *cfg = pl->cfg;
+    struct slot *s = slot_at(c, 0);
+    struct hp *hp = &c->h1.hp;
+    const char *req = s->req, *end = req + s->req_len, *sp1, *sp2, *line, *head_end;
+    char path[2100], *out = w->wbuf, *buf;
+    size_t plen, o = 0;
+    int to_get;
+
+    if (!cfg->follow || !is_redirect(hp->status) || hp->loc_len == 0 || hp_close_reason(hp) != HP_KEEP ||
+        c->h1.nsent == 0 || s->hops >= cfg->follow) {
+        hp->loc_len = 0;
+        return 0;
+    }
+    sp1 = memchr(req, ' ', s->req_len);
+    sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(end - sp1 - 1)) : NULL;
+    head_end = sp2 ? memmem(sp2, (size_t)(end - sp2), "\r\n\r\n", 4) : NULL;
+    if (head_end == NULL)
+        return 0;
+    plen = same_origin(&cfg->urls[s->url], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path, sizeof(path));
+    hp->loc_len = 0;
+    if (plen == 0) {
+        record_redirect(w, s, 1); /* another origin: this answer ends the request */
+        return 0;
+    }
+    to_get = hp->status == 303 || ((hp->status == 301 || hp->status == 302) && sp1 - req == 4 && !memcmp(req, "POST", 4));
+    /* The request line... */
+    if (to_get) {
+        memcpy(out, "GET", 3);
+        o = 3;
+    } else {
+        memcpy(out, req, (size_t)(sp1 - req));
+        o = (size_t)(sp1 - req);
+    }
+    out[o++] = ' ';
+    memcpy(out + o, path, plen);
+    o += plen;
+    memcpy(out + o, " HTTP/1.1", 9);
+    o += 9;
+    /* ...the same fields (not the body's, without a body; not Cookie,
+     * which the jar writes afresh for the new path)... */
+    for (line = memchr(sp2, '\n', (size_t)(end - sp2)) + 1; line < head_end + 2;) {
+        const char *nl = memchr(line, '\n', (size_t)(head_end + 2 - line));
+        size_t ln = (size_t)(nl - line) + 1;
+        int drop = (ln > 7 && eq_ci(line, "Cookie:", 7)) ||
+                   (to_get && ((ln > 15 && eq_ci(line, "Content-Length:", 15)) ||
+                               (ln > 13 && eq_ci(line, "Content-Type:", 13)) ||
+                               (ln > 18 && eq_ci(line, "Transfer-Encoding:", 18))));
+        if (!drop) {
+            out[o++] = '\r';
+            out[o++] = '\n';
+            memcpy(out + o, line, ln - 2);
+            o += ln - 2;
+        }
+        line = nl + 1;
+    }
+    if (c->jar && c->jar->n) {
+        size_t k;
+        memcpy(out + o, "\r\nCookie: ", 10);
+        k = jar_header(c->jar, path, plen, cfg->urls[s->url].tls, time(NULL), out + o + 10);
+        if (k)
+            o += 10 + k;
+    }
+    memcpy(out + o, "\r\n\r\n", 4);
+    o += 4;
+    /* ...and the body, unless it became a GET. */
+    if (!to_get) {
+        memcpy(out + o, head_end + 4, (size_t)(end - head_end - 4));
+        o += (size_t)(end - head_end - 4);
+    }
+    buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
+    memcpy(buf, out, o);
+    s->req = buf;
+    s->req_len = o;
+    s->hops++;
+    record_redirect(w, s, 0);
+    c->h1.nsent = 0;
+    c->h1.woff = 0;
+    c->h1.got_first = 0;
+    hp_reset(hp, to_get ? 0 : pl->urls[s->url].head);
+    return 1;
+}
+
 /* The oldest outstanding request got its whole response. Returns 0 when
  * the connection stays open, -1 when it was closed. */
 static int h1_complete(struct conn *c, uint64_t now, int force_close)
@@ -106,6 +296,10 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
             v = nl + 1;
         }
         c->h1.hp.sink_len = c->h1.hp.sink_mark = 0;
+    }
+    if (h1_follow(c)) {
+        h1_write(c);
+        return c->state == C_OPEN ? 0 : -1;
     }
     /* hp_close and close_kind list the reasons in the same order. */
     if (cfg->keepalive && !server_keeps)

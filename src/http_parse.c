@@ -18,9 +18,10 @@ enum {
     S_DONE
 };
 
-enum { H_CL, H_TE, H_CONN, H_COOKIE, H_NONE = 0xff };
-static const char *const hdr_names[] = { "content-length", "transfer-encoding", "connection", "set-cookie" };
-static const uint8_t hdr_lens[] = { 14, 17, 10, 10 };
+enum { H_CL, H_TE, H_CONN, H_COOKIE, H_LOC, H_NONE = 0xff };
+static const char *const hdr_names[] = { "content-length", "transfer-encoding", "connection", "set-cookie",
+                                         "location" };
+static const uint8_t hdr_lens[] = { 14, 17, 10, 10, 8 };
 #define VAL_OVERFLOW 0xff
 
 static int hexval(unsigned char c)
@@ -48,6 +49,11 @@ static int end_header(struct hp *p)
 
     if (p->hdr == H_NONE)
         return 0;
+    if (p->hdr == H_LOC) {
+        if (p->loc_over)
+            p->loc_len = 0;
+        return 0;
+    }
     if (p->hdr == H_COOKIE) {
         /* Kept whole or not at all. */
         if (n == VAL_OVERFLOW || p->sink_len >= p->sink_cap) {
@@ -290,7 +296,8 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 FAIL("obsolete line folding in header");
             if (!lex_tchar((char)c))
                 FAIL("bad character in header name");
-            p->hdr_cand = p->sink ? 0xf : 0x7; /* Set-Cookie only with a sink */
+            /* Set-Cookie and Location only when asked for. */
+            p->hdr_cand = (uint8_t)(0x7 | (p->sink ? 0x8 : 0) | (p->loc ? 0x10 : 0));
             p->namelen = 0;
             p->vlen = 0;
             p->hdr = H_NONE;
@@ -301,18 +308,22 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 unsigned k;
                 if (p->namelen == 0)
                     FAIL("empty header name");
-                for (k = 0; k < 4; k++)
+                for (k = 0; k < 5; k++)
                     if ((p->hdr_cand & (1u << k)) && hdr_lens[k] == p->namelen)
                         p->hdr = (uint8_t)k;
                 if (p->hdr == H_COOKIE)
                     p->sink_mark = p->sink_len;
+                if (p->hdr == H_LOC) {
+                    p->loc_len = 0;
+                    p->loc_over = 0;
+                }
                 st = S_OWS;
                 break;
             }
             if (!lex_tchar((char)c))
                 FAIL(c == ' ' || c == '\t' ? "whitespace before colon in header" : "bad character in header name");
             if (p->hdr_cand) {
-                unsigned k, lc = (unsigned)lex_lower(c), nk = p->sink ? 4 : 3;
+                unsigned k, lc = (unsigned)lex_lower(c), nk = p->loc ? 5 : p->sink ? 4 : 3;
                 for (k = 0; k < nk; k++)
                     if ((p->hdr_cand & (1u << k)) &&
                         (p->namelen >= hdr_lens[k] || (unsigned char)hdr_names[k][p->namelen] != lc))
@@ -332,7 +343,12 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
             }
             if (!lex_field_char((char)c))
                 FAIL("bad character in header value");
-            if (p->hdr == H_COOKIE) {
+            if (p->hdr == H_LOC) {
+                if (p->loc_len < p->loc_cap)
+                    p->loc[p->loc_len++] = (char)c;
+                else
+                    p->loc_over = 1;
+            } else if (p->hdr == H_COOKIE) {
                 if (p->vlen != VAL_OVERFLOW && p->sink_len < p->sink_cap)
                     p->sink[p->sink_len++] = (char)c;
                 else

@@ -34,6 +34,12 @@ struct hp {
      * out. Kept across hp_reset. NULL: Set-Cookie is not looked at. */
     char *sink;
     uint16_t sink_len, sink_cap, sink_mark;
+    /* --follow: the Location value goes here (NULL: not looked at);
+     * loc_len is 0 when there was none or it did not fit. Kept across
+     * hp_reset; the caller empties it. */
+    char *loc;
+    uint16_t loc_len, loc_cap;
+    uint8_t loc_over;
 };
 
 #define HP_F_CLOSE      0x01  /* Connection: close */

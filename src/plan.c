@@ -240,6 +240,16 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         if (pl->urls[i].max_len > pl->max_len)
             pl->max_len = pl->urls[i].max_len;
     }
+    if (cfg->follow && !cfg->http2) {
+        /* A redirect's request is rebuilt in the slot's buffer: the longest
+         * head, a Location of up to 2 KiB, and the body. */
+        for (i = 0; i < pl->nurls; i++) {
+            size_t n = (pl->urls[i].req ? pl->urls[i].len : pl->urls[i].max_len) + 2100;
+            if (n > pl->max_len)
+                pl->max_len = n;
+        }
+        pl->templated = 1;
+    }
     if (build_orders(cfg, pl, err, errlen) != 0)
         return -1;
     if (cfg->http2 && h2_plan(pl, err, errlen) != 0)

@@ -96,6 +96,19 @@ void record_retry(struct worker *w, const struct slot *s)
     w->per_url[s->url].h2_retried++;
 }
 
+void record_redirect(struct worker *w, const struct slot *s, int away)
+{
+    if (!s->measured)
+        return;
+    if (away) {
+        w->st.redirects_away++;
+        w->per_url[s->url].redirects_away++;
+    } else {
+        w->st.redirects++;
+        w->per_url[s->url].redirects++;
+    }
+}
+
 void record_roll(struct worker *w, uint64_t now)
 {
     /* The seconds that ended are merged into the shared timeline, empty

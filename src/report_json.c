@@ -58,8 +58,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
     for (i = 0; i < CLOSE__COUNT; i++)
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
                 (unsigned long long)s->closes[i]);
-    fprintf(f, "}, \"bytes_received\": %llu, \"bytes_sent\": %llu},\n", (unsigned long long)s->bytes_recv,
-            (unsigned long long)s->bytes_sent);
+    fprintf(f, "}, \"bytes_received\": %llu, \"bytes_sent\": %llu, \"redirects_followed\": %llu, "
+               "\"redirects_to_other_origin\": %llu},\n",
+            (unsigned long long)s->bytes_recv, (unsigned long long)s->bytes_sent, (unsigned long long)s->redirects,
+            (unsigned long long)s->redirects_away);
     fprintf(f, "%s\"status\": {", ind);
     for (i = 0; i < STATUS_MAX; i++) {
         if (s->status[i] == 0)
@@ -123,8 +125,9 @@ void report_json_config(FILE *f, const struct config *cfg)
             fputs(", ", f);
         report_json_str(f, cfg->headers[i]);
     }
-    fprintf(f, "], \"http2\": %s, \"streams\": %u, \"h2_window_bits\": %u", cfg->http2 ? "true" : "false",
-            cfg->streams ? cfg->streams : 1, cfg->h2_window_bits);
+    fprintf(f, "], \"http2\": %s, \"streams\": %u, \"h2_window_bits\": %u, \"follow\": %u, \"cookies\": %s",
+            cfg->http2 ? "true" : "false", cfg->streams ? cfg->streams : 1, cfg->h2_window_bits, cfg->follow,
+            cfg->cookies ? "true" : "false");
     fprintf(f, ", \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f, \"expect\": ",
             cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
     report_json_str(f, cfg->expect.text);

@@ -230,6 +230,8 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     s->bad_status = get_count(c, sum, "unexpected_status", 0);
     s->bytes_recv = get_count(c, sum, "bytes_received", 0);
     s->bytes_sent = get_count(c, sum, "bytes_sent", 0);
+    s->redirects = get_count(c, sum, "redirects_followed", 0);
+    s->redirects_away = get_count(c, sum, "redirects_to_other_origin", 0);
     if (json_is_object(why)) {
         size_t a2 = enter(c, "server_close_reasons");
         for (i = 0; i < CLOSE__COUNT; i++)
@@ -431,6 +433,8 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     cfg->rate = get_num(c, o, "rate", 0, 1e8, 0);
     cfg->pipeline = (uint32_t)get_num(c, o, "pipeline", 0, 1024, 0);
     cfg->http2 = json_is_true(json_object_get(o, "http2"));
+    cfg->cookies = json_is_true(json_object_get(o, "cookies"));
+    cfg->follow = (uint32_t)get_num(c, o, "follow", 0, 20, 0);
     cfg->streams = (uint32_t)get_num(c, o, "streams", 0, 1024, 0);
     cfg->h2_window_bits = (uint32_t)get_num(c, o, "h2_window_bits", 0, 30, 0);
     cfg->warmup_ns = get_ns(c, o, "warmup_s", 0);

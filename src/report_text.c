@@ -375,6 +375,15 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
     if (cfg->http2)
         h2_line(f, s);
+    if (cfg->follow || s->redirects || s->redirects_away) {
+        fprintf(f, "\nRedirects     %llu followed", (unsigned long long)s->redirects);
+        if (s->completed)
+            fprintf(f, " (%.2f per completed request, each chain timed as one request)",
+                    (double)s->redirects / (double)s->completed);
+        if (s->redirects_away)
+            fprintf(f, "; %llu to another origin, not followed (the 3xx is the answer)",
+                    (unsigned long long)s->redirects_away);
+    }
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 

@@ -107,6 +107,8 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->h2_hdr_wire += s->h2_hdr_wire;
     d->h2_hdr_decoded += s->h2_hdr_decoded;
     d->h2_retried += s->h2_retried;
+    d->redirects += s->redirects;
+    d->redirects_away += s->redirects_away;
 }
 
 uint64_t stats_errors(const struct stats *s)

@@ -62,6 +62,9 @@ struct stats {
      * CONTINUATION payloads) and decoded (names + values); requests refused
      * unprocessed (GOAWAY, REFUSED_STREAM) and sent again. */
     uint64_t h2_hdr_wire, h2_hdr_decoded, h2_retried;
+    /* --follow: redirects followed, and redirects to another origin that
+     * ended their request instead. */
+    uint64_t redirects, redirects_away;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */

@@ -2245,6 +2245,32 @@ def stages_follow_the_ramp():
 
 
 @test
+def follow_redirects():
+    rec = RecServer()
+    other = RecServer()
+    r = rafale("--follow", 5, "-n", 20, "-c", 2, "-t", 1, rec.url("/redir/3"))
+    j = r.j
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(j["summary"]["requests"] == 20 and j["status"] == {"200": 20} and j["summary"]["redirects_followed"] == 60,
+          "--follow 5: 20 chains of 3 redirects, each one request (%s)" % j["summary"])
+    check(paths.count("/redir/3") == 20 and paths.count("/redir/0") == 20 and len(paths) == 80 and
+          j["summary"]["connections_opened"] == 2, "--follow: every hop on the same connection")
+    del rec.records[:]
+    r = rafale("--follow", 2, "-n", 5, "-c", 1, "-t", 1, "-m", "POST", "-b", "x=1", rec.url("/redir/3"))
+    methods = [(m, p) for _, m, p, _, _ in rec.records]
+    check(r.j["status"] == {"302": 5} and r.j["summary"]["redirects_followed"] == 10 and
+          methods[:3] == [("POST", "/redir/3"), ("GET", "/redir/2"), ("GET", "/redir/1")],
+          "--follow 2: the limit's 3xx is the answer; a POST answered 302 goes on as a GET (%s)" % methods[:3])
+    del rec.records[:]
+    r = rafale("--follow", 3, "-n", 4, "-c", 1, "-t", 1, rec.url("/other/%d" % other.port))
+    rec.stop()
+    other.stop()
+    check(r.j["status"] == {"302": 4} and r.j["summary"]["redirects_to_other_origin"] == 4 and other.requests == 0,
+          "--follow: a redirect to another origin is not followed, and counted")
+    check("to another origin, not followed" in r.out, "--follow: said in the report")
+
+
+@test
 def cookies_per_connection():
     rec = RecServer()
     base = rec.url("").rstrip("/")
