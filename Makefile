@@ -91,13 +91,19 @@ H2FUZZ_SRC = src/serve_h2.c src/serve_reply.c src/buf.c
 build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve_h2.h src/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
 
+TGFUZZ_SRC = src/targets.c src/template.c src/config.c src/url.c src/buf.c src/net.c src/slo.c src/status.c src/units.c \
+             src/stats.c src/hist.c
+build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/targets.h src/template.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
+
 fuzz:
 	@sh scripts/deps.sh clang
-	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_h2_serve
-	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2
+	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_h2_serve build/fuzz_targets
+	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2 build/fuzz-corpus-targets
 	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
 	./build/fuzz_http_req -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-req fuzz/corpus_req
 	./build/fuzz_h2_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h2 fuzz/corpus_h2
+	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale

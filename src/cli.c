@@ -91,7 +91,7 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
         return CLI_ERROR;
     }
     /* The targets file first, then the URLs (the run's -m, -H, -b apply to these). */
-    if (cfg->targets_path && targets_load(cfg, cfg->targets_path, err, errlen) != 0)
+    if (cfg->targets_path && targets_load(cfg, cfg->targets_path, NULL, err, errlen) != 0)
         return CLI_ERROR;
     for (i = first; i < argc; i++)
         if (targets_add_url(cfg, argv[i], err, errlen) != 0)

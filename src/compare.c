@@ -5,6 +5,7 @@
  * everything at the end. Each run keeps its full result; the summaries are
  * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
+#include "targets.h"
 #include "clock.h"
 #include "net.h"
 #include "proc.h"
@@ -65,6 +66,10 @@ void cmp_result_free(struct cmp_result *r)
         for (k = 0; k < c->nruns; k++) {
             engine_result_free(&c->runs[k].res);
             monitor_result_free(&c->runs[k].server);
+            if (c->runs[k].cfg) {
+                config_free(c->runs[k].cfg);
+                free(c->runs[k].cfg);
+            }
         }
         free(c->runs);
         free(c->url);
@@ -351,7 +356,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     const struct cmp_workload *wl = &p->workloads[w];
     const struct cmp_server *server = &p->servers[s];
     struct cmp_cell *cell = cmp_cell(out, w, s);
-    struct config cfg = wl->cfg;
+    struct config cfg = wl->cfg, own;
     struct engine_result res;
     struct monitor *mon = NULL;
     struct monitor_result mr;
@@ -362,16 +367,31 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     int rc;
 
     say(text, sizeof(text), "%.*s%s", (int)(bl && server->url[bl - 1] == '/' ? bl - 1 : bl), server->url, wl->path);
-    if (url_parse(text, &u, err, sizeof(err)) != 0) {
-        say(why, whylen, "bad url: %s", err);
-        return -1;
+    memset(&own, 0, sizeof(own));
+    memset(&u, 0, sizeof(u));
+    if (wl->cfg.targets_path) {
+        /* The workload's targets, their paths on this server. */
+        if (config_copy(&own, &wl->cfg) != 0 ||
+            targets_load(&own, wl->cfg.targets_path, server->url, err, sizeof(err)) != 0) {
+            config_free(&own);
+            say(why, whylen, "%s", err);
+            return -1;
+        }
+        cfg = own;
+        if (cell->url == NULL)
+            cell->url = strdup(server->url);
+    } else {
+        if (url_parse(text, &u, err, sizeof(err)) != 0) {
+            say(why, whylen, "bad url: %s", err);
+            return -1;
+        }
+        if (cell->url == NULL)
+            cell->url = strdup(text);
+        ut[0] = text;
+        cfg.urls = &u;
+        cfg.url_text = ut;
+        cfg.nurls = 1;
     }
-    if (cell->url == NULL)
-        cell->url = strdup(text);
-    ut[0] = text;
-    cfg.urls = &u;
-    cfg.url_text = ut;
-    cfg.nurls = 1;
     if (cfg.threads == 0)
         cfg.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;
     if (cfg.threads > cfg.connections)
@@ -386,6 +406,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     url_free(&u);
     if (rc != 0) {
         monitor_result_free(&mr);
+        config_free(&own);
         say(why, whylen, "%s", err);
         return -1;
     }
@@ -397,8 +418,19 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     if (cmp_add_run(cell, &res, mon ? &mr : NULL) != 0) {
         engine_result_free(&res);
         monitor_result_free(&mr);
+        config_free(&own);
         say(why, whylen, "out of memory");
         return -1;
+    }
+    if (wl->cfg.targets_path) {
+        /* The run keeps its targets: its results are per target. */
+        struct cmp_run *run = &cell->runs[cell->nruns - 1];
+        if ((run->cfg = malloc(sizeof(*run->cfg))) == NULL) {
+            config_free(&own);
+            say(why, whylen, "out of memory");
+            return -1;
+        }
+        *run->cfg = own;
     }
     return 0;
 }

@@ -70,6 +70,7 @@ struct cmp_run {
     struct engine_result res;
     struct monitor_result server;
     int has_server;
+    struct config *cfg;          /* a run of targets (--targets): its own URLs; NULL: the workload's */
 };
 
 /* One workload on one server: its runs and what they add up to. */

@@ -2,6 +2,7 @@
  * option table's (opt.c), so a plan is checked exactly as a command line is
  * and a bad value gets the flag's own words, with FILE:LINE in front. */
 #include "compare.h"
+#include "targets.h"
 #include "opt.h"
 #include "units.h"
 
@@ -313,6 +314,25 @@ static int parse_workload(struct cmp_workload *wl, const struct config *defaults
         wl->cfg.duration_ns = 5 * 1000000000ULL;
     if (config_finish(&wl->cfg, why, sizeof(why), notes, sizeof(notes)) != 0)
         return bad(err, errlen, path, sec->line, "[workload %s]: %s", wl->name, why);
+    if (wl->cfg.targets_path) {
+        /* Relative to the plan; read now, so a mistake stops the compare
+         * before any server starts (paths go to each server's url). */
+        struct config check;
+        const char *slash = strrchr(path, '/');
+        char full[4096];
+        int rc;
+        if (wl->cfg.targets_path[0] != '/' && slash && strcmp(wl->cfg.targets_path, "-") != 0) {
+            snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, wl->cfg.targets_path);
+            if ((wl->cfg.targets_path = config_keep(&wl->cfg, full)) == NULL)
+                return bad(err, errlen, path, sec->line, "out of memory");
+        }
+        if (config_copy(&check, &wl->cfg) != 0)
+            return bad(err, errlen, path, sec->line, "out of memory");
+        rc = targets_load(&check, wl->cfg.targets_path, "http://127.0.0.1:1", why, sizeof(why));
+        config_free(&check);
+        if (rc != 0)
+            return bad(err, errlen, path, sec->line, "[workload %s]: %s", wl->name, why);
+    }
     return 0;
 }
 

@@ -45,8 +45,14 @@ void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl)
     char d[32];
     size_t u = 0;
 #define ADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
-    ADD("%s %s, %u connections, %s", c->method, wl->path, c->connections,
-        c->keepalive ? "keep-alive" : "a new connection per request");
+    if (c->targets_path) {
+        const char *slash = strrchr(c->targets_path, '/');
+        ADD("targets %s, %u connections, %s", slash ? slash + 1 : c->targets_path, c->connections,
+            c->keepalive ? "keep-alive" : "a new connection per request");
+    } else {
+        ADD("%s %s, %u connections, %s", c->method, wl->path, c->connections,
+            c->keepalive ? "keep-alive" : "a new connection per request");
+    }
     if (c->http2)
         ADD(", HTTP/2 x %u stream%s", c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
     else if (c->pipeline > 1)
@@ -313,7 +319,8 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 cfg.url_text = ut;
                 cfg.nurls = 1;
                 fprintf(f, "%s\n", k ? "," : "");
-                report_json(f, &cfg, &c->runs[k].res, c->runs[k].has_server ? &c->runs[k].server : NULL, NULL);
+                report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].res,
+                            c->runs[k].has_server ? &c->runs[k].server : NULL, NULL);
             }
             fprintf(f, "]}");
         }

@@ -255,9 +255,14 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         html_printf(f, "<tr><td>");
         html_text(f, wl->name);
         html_printf(f, "</td><td class=\"l\"><code>");
-        html_text(f, c->method);
-        html_printf(f, " ");
-        html_text(f, wl->path);
+        if (c->targets_path) {
+            html_printf(f, "targets ");
+            html_text(f, c->targets_path);
+        } else {
+            html_text(f, c->method);
+            html_printf(f, " ");
+            html_text(f, wl->path);
+        }
         for (h = 0; h < c->nheaders; h++) {
             html_printf(f, "<br/>");
             html_text(f, c->headers[h]);

@@ -720,6 +720,14 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
                     loaded_run_free(&lr);
                     break;
                 }
+                if (lr.cfg.nurls > 1 || lr.cfg.targets_path) {
+                    /* A run of targets keeps its own URLs. */
+                    struct cmp_run *run = &cc->runs[cc->nruns - 1];
+                    if ((run->cfg = malloc(sizeof(*run->cfg))) != NULL) {
+                        *run->cfg = lr.cfg;
+                        memset(&lr.cfg, 0, sizeof(lr.cfg));
+                    }
+                }
                 loaded_run_free(&lr);
                 leave(c, a2);
             }

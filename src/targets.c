@@ -149,6 +149,7 @@ int targets_add_url(struct config *cfg, const char *text, char *err, size_t errl
 struct tf {
     struct config *cfg;
     const char *file;        /* as the user named it */
+    const char *base;        /* where paths go, or NULL */
     char dir[4096];          /* for @PATH and {{csv}} */
     uint32_t line;
     char *err;
@@ -252,7 +253,24 @@ static int tf_request(struct tf *f, char *s)
     }
     if (*url == '\0')
         return tf_fail(f, "a method without a URL");
-    if ((f->t.method = config_keep(f->cfg, s)) == NULL || (f->url = (char *)config_keep(f->cfg, url)) == NULL)
+    if (url[0] == '/') {
+        /* A path: on the plan's server. */
+        char full[8192];
+        size_t bl;
+        if (f->base == NULL)
+            return tf_fail(f, "a path without a host: write the whole URL (http://host:port%.40s); in a compare plan "
+                              "paths go to each server", url);
+        bl = strlen(f->base);
+        while (bl && f->base[bl - 1] == '/')
+            bl--;
+        snprintf(full, sizeof(full), "%.*s%s", (int)bl, f->base, url);
+        url = full;
+        if ((f->url = (char *)config_keep(f->cfg, url)) == NULL)
+            return tf_fail(f, "out of memory");
+    } else if ((f->url = (char *)config_keep(f->cfg, url)) == NULL) {
+        return tf_fail(f, "out of memory");
+    }
+    if ((f->t.method = config_keep(f->cfg, s)) == NULL)
         return tf_fail(f, "out of memory");
     {
         char why[512];
@@ -339,30 +357,23 @@ static int is_request_line(const char *s)
     return k > 0 && (s[k] == ' ' || s[k] == '\t');
 }
 
-int targets_load(struct config *cfg, const char *path, char *err, size_t errlen)
+int targets_load(struct config *cfg, const char *path, const char *base, char *err, size_t errlen)
 {
-    struct tf f;
     struct buf b = { 0 };
-    size_t i = 0;
-    const char *slash;
-    uint32_t before = cfg->norder;
-    int rc = 0;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    int rc;
 
-    memset(&f, 0, sizeof(f));
-    f.cfg = cfg;
-    f.err = err;
-    f.errlen = errlen;
-    f.file = strcmp(path, "-") == 0 ? "(stdin)" : path;
-    slash = strrchr(path, '/');
     if (strcmp(path, "-") == 0 || slash == NULL)
-        snprintf(f.dir, sizeof(f.dir), ".");
+        snprintf(dir, sizeof(dir), ".");
     else
-        snprintf(f.dir, sizeof(f.dir), "%.*s", (int)(slash - path), path);
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
     if (strcmp(path, "-") == 0) {
         char chunk[65536];
         size_t n;
         while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
             if (buf_put(&b, chunk, n) != 0) {
+                buf_free(&b);
                 snprintf(err, errlen, "out of memory");
                 return -1;
             }
@@ -371,7 +382,29 @@ int targets_load(struct config *cfg, const char *path, char *err, size_t errlen)
         buf_free(&b);
         return -1;
     }
-    if (buf_put(&b, "\n", 1) != 0) {
+    rc = targets_parse(cfg, b.p ? b.p : "", b.len, strcmp(path, "-") == 0 ? "(stdin)" : path, dir, base, err, errlen);
+    buf_free(&b);
+    return rc;
+}
+
+int targets_parse(struct config *cfg, const char *text, size_t len, const char *name, const char *dir,
+                  const char *base, char *err, size_t errlen)
+{
+    struct tf f;
+    struct buf b = { 0 };
+    size_t i = 0;
+    uint32_t before = cfg->norder;
+    int rc = 0;
+
+    memset(&f, 0, sizeof(f));
+    f.cfg = cfg;
+    f.base = base;
+    f.err = err;
+    f.errlen = errlen;
+    f.file = name;
+    snprintf(f.dir, sizeof(f.dir), "%s", dir);
+    /* A copy to cut into lines, ending with one. */
+    if (buf_put(&b, text, len) != 0 || buf_put(&b, "\n", 1) != 0) {
         buf_free(&b);
         snprintf(err, errlen, "out of memory");
         return -1;

@@ -22,9 +22,16 @@
 
 #include "config.h"
 
-/* Appends the targets of path ("-": standard input) to cfg. Returns 0, or
- * -1 with "FILE:LINE: what is wrong" in err. */
-int targets_load(struct config *cfg, const char *path, char *err, size_t errlen);
+/* Appends the targets of path ("-": standard input) to cfg. A URL written
+ * as a path (/login) goes to base (a compare plan's server), or is an
+ * error when base is NULL. Returns 0, or -1 with "FILE:LINE: what is
+ * wrong" in err. */
+int targets_load(struct config *cfg, const char *path, const char *base, char *err, size_t errlen);
+
+/* The same from text already in memory (len bytes), named name in
+ * messages, @FILE and {{csv}} relative to dir. */
+int targets_parse(struct config *cfg, const char *text, size_t len, const char *name, const char *dir,
+                  const char *base, char *err, size_t errlen);
 
 /* Appends a command-line URL (the run's method, headers and body apply).
  * Returns 0, or -1 with a reason in err. */

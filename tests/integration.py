@@ -2271,6 +2271,30 @@ def follow_redirects():
 
 
 @test
+def targets_in_a_compare_plan():
+    port = free_port()
+    targets_file("cmp-api.txt", "GET /json?u={{seq}}\n\nPOST /status/201    # name: create\n< {\"n\": {{rand 1 9}}}\n")
+    plan = os.path.join(TMP, "targets", "plan.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nconnections = 2\nrequests = 200\n"
+                "[server serve]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload api]\ntargets = cmp-api.txt\n" % (RAFALE, port, port))
+    jpath = os.path.join(TMP, "tcmp.json")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 0 and "targets cmp-api.txt" in p.stdout, "compare: a workload of targets (%s)" % p.stderr[-200:])
+    run = json.load(open(jpath))["compare"]["workloads"][0]["servers"][0]["run_results"][0]
+    check([(u["name"], u["method"], u["summary"]["requests"]) for u in run["per_url"]] ==
+          [(None, "GET", 100), ("create", "POST", 100)] and run["per_url"][0]["url"].startswith("http://127.0.0.1:%d/"
+                                                                                              % port),
+          "compare: the targets' paths go to the server, results per target")
+    with open(plan, "a") as f:
+        f.write("[workload broken]\ntargets = cmp-missing.txt\n")
+    p = subprocess.run([RAFALE, "compare", plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 2 and "cmp-missing.txt" in p.stderr and "serve" not in p.stdout,
+          "compare: a bad targets file stops it before any server starts (%s)" % p.stderr.strip())
+
+
+@test
 def cookies_per_connection():
     rec = RecServer()
     base = rec.url("").rstrip("/")

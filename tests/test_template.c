@@ -1,0 +1,116 @@
+/* Templates: compiled once, expanded per request, never past the length
+ * they promise; CSV files with quotes; the mistakes a user makes, named. */
+#include "../src/template.h"
+#include "t.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *expand(const char *src, struct tpl_set *set, uint64_t conn, uint64_t *rng, struct tpl_ctx *ctx)
+{
+    struct tpl t;
+    char err[256], *out;
+    size_t n;
+    if (tpl_compile(src, strlen(src), set, "/tmp", &t, err, sizeof(err)) != 0)
+        return NULL;
+    out = malloc(t.max_len + 1);
+    tpl_ctx_start(ctx, conn, rng);
+    n = tpl_expand(&t, set, ctx, out);
+    CHECK(n <= t.max_len);
+    out[n] = '\0';
+    tpl_free(&t);
+    return out;
+}
+
+static void literal_seq_conn_rand(void)
+{
+    struct tpl_set set;
+    struct tpl_ctx ctx;
+    uint64_t rng = 99;
+    char *a, *b;
+    int i, ok = 1;
+    memset(&set, 0, sizeof(set));
+    a = expand("no template at all", &set, 0, &rng, &ctx);
+    CHECK(a && strcmp(a, "no template at all") == 0);
+    free(a);
+    a = expand("/u/{{seq}}/{{seq}}?c={{conn}}", &set, 17, &rng, &ctx);
+    CHECKF(a && strcmp(a, "/u/0/0?c=17") == 0, "%s", a); /* one request, one {{seq}} value */
+    free(a);
+    b = expand("{{seq}}", &set, 0, &rng, &ctx);
+    CHECK(b && strcmp(b, "1") == 0);
+    free(b);
+    for (i = 0; i < 2000; i++) {
+        long v;
+        a = expand("{{rand -3 3}}", &set, 0, &rng, &ctx);
+        v = strtol(a, NULL, 10);
+        if (v < -3 || v > 3)
+            ok = 0;
+        free(a);
+    }
+    CHECK(ok);
+    a = expand("{{uuid}}", &set, 0, &rng, &ctx);
+    CHECKF(a && strlen(a) == 36 && a[14] == '4' && strchr("89ab", a[19]) && a[8] == '-', "%s", a);
+    free(a);
+    tpl_set_free(&set);
+}
+
+static void csv_rows_in_order(void)
+{
+    struct tpl_set set;
+    struct tpl_ctx ctx;
+    uint64_t rng = 1;
+    FILE *f = fopen("/tmp/rafale-test-template.csv", "w");
+    char *a;
+    int i;
+    fputs("id,name,note\r\n1,alice,\"a, b\"\r\n2,bob,\"say \"\"hi\"\"\"\r\n\r\n3,carol,x\n", f);
+    fclose(f);
+    memset(&set, 0, sizeof(set));
+    for (i = 0; i < 4; i++) {
+        static const char *const want[] = { "1 alice a, b", "2 bob say \"hi\"", "3 carol x", "1 alice a, b" };
+        a = expand("{{csv rafale-test-template.csv id}} {{csv rafale-test-template.csv name}} "
+                   "{{csv rafale-test-template.csv note}}",
+                   &set, 0, &rng, &ctx);
+        CHECKF(a && strcmp(a, want[i]) == 0, "row %d: %s", i, a ? a : "(null)");
+        free(a);
+    }
+    CHECK(set.ncsv == 1 && set.csv[0].nrows == 3 && set.csv[0].ncols == 3); /* read once, blank line skipped */
+    tpl_set_free(&set);
+    remove("/tmp/rafale-test-template.csv");
+}
+
+static void mistakes_are_named(void)
+{
+    static const struct {
+        const char *src, *want;
+    } bad[] = {
+        { "{{nope}}", "unknown template {{nope}}" },
+        { "{{rand 5 1}}", "A <= B" },
+        { "{{rand 1}}", "two integers" },
+        { "{{seq", "'{{' without '}}'" },
+        { "{{}}", "an empty {{}}" },
+        { "{{env RAFALE_TEST_SURELY_UNSET}}", "is not set" },
+        { "{{csv /nonexistent/x.csv a}}", "cannot read CSV file" },
+    };
+    struct tpl_set set;
+    struct tpl t;
+    char err[256];
+    size_t i;
+    memset(&set, 0, sizeof(set));
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        CHECKF(tpl_compile(bad[i].src, strlen(bad[i].src), &set, NULL, &t, err, sizeof(err)) == -1 &&
+                   strstr(err, bad[i].want) != NULL,
+               "%s: %s", bad[i].src, err);
+    }
+    CHECK(tpl_has("a{{b", 4) && !tpl_has("a{b}", 4) && !tpl_has("{", 1));
+    tpl_set_free(&set);
+}
+
+int main(void)
+{
+    T_RUN(literal_seq_conn_rand);
+    T_RUN(csv_rows_in_order);
+    T_RUN(mistakes_are_named);
+    T_END("test_template");
+}
