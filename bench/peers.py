@@ -11,7 +11,7 @@ accounting of the finished process), and errors. It prints a markdown table
 of medians, with each figure's ratio to wrk computed round by round, and
 writes every run as CSV. Only 127.0.0.1 is contacted.
 
-usage: bench/peers.py [--rounds N] [--duration S] [--only WORKLOAD,...] [--md FILE] [--baseline BIN]
+usage: bench/peers.py [--rounds N] [--duration S] [--only WORKLOAD,...|serve,checks,targets] [--md FILE] [--baseline BIN]
 
 --baseline BIN runs another rafale binary (say, a build of the previous
 commit) as the tool "rafale-base" in the same interleaved rounds of every
@@ -136,12 +136,12 @@ def timed(cmd):
 
 # --- tools: each returns (completed, errors) from its own output -------------------
 
-def run_rafale(url, conns, dur, close=False, depth=1, h2=False, threads=1, binary=None):
+def run_rafale(url, conns, dur, close=False, depth=1, h2=False, threads=1, binary=None, extra=None):
     jf = os.path.join(TMP, "r.json")
     cmd = [binary or RAFALE, "-q", "-t", str(threads), "-c", str(conns), "-d", "%ds" % dur, "--json", jf]
     if h2:
         cmd += ["--http2", "--streams", str(depth)]
-    if url.startswith("https"):
+    if url and url.startswith("https"):
         # Self-signed. Sessions are resumed on reconnect (rafale's default),
         # as wrk does (nginx's $ssl_session_reused says so).
         cmd += ["--insecure"]
@@ -149,7 +149,7 @@ def run_rafale(url, conns, dur, close=False, depth=1, h2=False, threads=1, binar
         cmd.append("--close")
     if depth > 1 and not h2:
         cmd += ["--pipeline", str(depth)]
-    out, wall, cpu, rss = timed(cmd + [url])
+    out, wall, cpu, rss = timed(cmd + (extra or []) + ([url] if url else []))
     j = json.load(open(jf))
     return j["summary"]["requests"], j["summary"]["errors"], wall, cpu, rss, j
 
@@ -276,6 +276,7 @@ def main():
     workloads = [w for w in WORKLOADS if not only or w in only]
     do_serve = not only or "serve" in only
     do_checks = not only or "checks" in only
+    do_targets = not only or "targets" in only
 
     nginx = Nginx()
     rows = []
@@ -324,6 +325,23 @@ def main():
                         print("round %d %-24s %-13s %8.0f req/s" % (rnd + 1, wl, name, done / wall),
                               file=sys.stderr, flush=True)
 
+            if do_targets:
+                # The cost of a realistic mix (issue 13): 3 templated targets from a file against the same
+                # 3 URLs written plainly on the command line, keep-alive, 50 connections.
+                tf = os.path.join(TMP, "targets.txt")
+                base = nginx.url("/")
+                with open(tf, "w") as f:
+                    f.write("GET %s?id={{seq}}\n\nGET %s?r={{rand 1 1000}}\n\nGET %s?u={{uuid}}\n" % (base, base, base))
+                plain = [base + "?id=1", base + "?r=500", base + "?u=5b1f0c1e-8f7a-4d2b-9c3e-1a2b3c4d5e6f"]
+                for name, extra in (("plain URLs", plain), ("targets file", ["--targets", tf])):
+                    done, errs, wall, cpu, rss, j = run_rafale(None, 50, args.duration, extra=extra)
+                    rows.append(dict(round=rnd, workload="targets", tool=name, completed=done, nginx_count=None,
+                                     wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
+                                     rss_kb=rss, errors=errs, all_connected_s=None))
+                    print("round %d %-24s %-13s %8.0f req/s %6.2f us/req cpu" % (rnd + 1, "targets", name, done / wall,
+                                                                               cpu * 1e6 / done),
+                          file=sys.stderr, flush=True)
+
         with open(raw, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
@@ -366,6 +384,17 @@ def main():
                 ratios = [b["rps"] / a["rps"] for a, b in zip(ng, rs)]
                 emit("| %s | %s | %.0f | %.0f | %.2f |" % (path, mode, median([r["rps"] for r in ng]),
                                                           median([r["rps"] for r in rs]), median(ratios)))
+        if do_targets:
+            pl = [r for r in rows if r["workload"] == "targets" and r["tool"] == "plain URLs"]
+            tg = [r for r in rows if r["workload"] == "targets" and r["tool"] == "targets file"]
+            emit()
+            emit("A targets file of 3 templated requests ({{seq}}, {{rand}}, {{uuid}}) against the same 3 URLs written "
+                 "plainly (rafale -t 1 -c 50, keep-alive): CPU us/request %.2f against %.2f, ratio %.3f (median of "
+                 "rounds); req/s %.0f against %.0f; errors %d."
+                 % (median([r["cpu_us_per_req"] for r in tg]), median([r["cpu_us_per_req"] for r in pl]),
+                    median([b["cpu_us_per_req"] / a["cpu_us_per_req"] for a, b in zip(pl, tg)]),
+                    median([r["rps"] for r in tg]), median([r["rps"] for r in pl]),
+                    sum(r["errors"] for r in pl + tg)))
         if do_checks:
             emit()
             # Syscalls per request, keep-alive: strace over 20 000 requests.
