@@ -64,6 +64,12 @@ struct config {
     int stages_conns;            /* the values are connections (closed loop) */
     double stage_start;          /* where the first stage starts from: -R / -c, or 0 */
     const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
+    /* --shard I/N: this process is shard I (0-based) of N. -c, -n, -R,
+     * --max-connections and the stage values stay the totals here; the
+     * engine takes this shard's share (shard.c). shard_count 0: not a shard. */
+    uint32_t shard_index, shard_count;
+    const char *shard_from;      /* where --shard auto found them ("SLURM_PROCID", ...) */
+    double start_at;             /* --start-at: Unix time the measured phase begins; 0: at once */
     struct net_addr *sources;    /* --source: local addresses, round-robin; owned */
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */

@@ -102,7 +102,8 @@ static uint32_t next_url(struct conn *c)
     case ORDER_SEQUENTIAL:
         /* One sequence over the whole run: with -n, every target gets its
          * exact share. */
-        return tg->order[atomic_fetch_add_explicit(&pl->next[c->target], 1, memory_order_relaxed) % tg->norder];
+        return tg->order[(atomic_fetch_add_explicit(&pl->next[c->target], 1, memory_order_relaxed) * pl->tset->stride +
+                          pl->tset->offset) % tg->norder]; /* with --shard: this shard's turns of the run's sequence */
     case ORDER_RANDOM:
         return tg->order[tpl_rand(&c->w->rng) % tg->norder];
     case ORDER_SESSION:

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "engine_int.h"
 #include "clock.h"
+#include "shard.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -153,7 +154,10 @@ static uint32_t conns_due(const struct worker *w, uint64_t now)
 {
     const struct plan *pl = w->plan;
     double total = ramp_rate(&pl->ramp, now > pl->t_measure ? now - pl->t_measure : 0);
-    uint32_t c = (uint32_t)(total + 0.5), nt = pl->nthreads, mine = c / nt + (w->id < c % nt);
+    uint32_t c = (uint32_t)(total + 0.5), nt = pl->nthreads, mine;
+    if (pl->cfg->shard_count) /* the ramp is the whole run's: this shard's share of it */
+        c = (uint32_t)shard_share(c, pl->cfg->shard_index, pl->cfg->shard_count);
+    mine = c / nt + (w->id < c % nt);
     return mine < w->nconns ? mine : w->nconns;
 }
 
@@ -214,6 +218,10 @@ static void *worker_main(void *arg)
         loop_precise_timers();
         sched_init(&w->sched, pl->t0, w->id, pl->nthreads, pl->cfg->rate, pl->cfg->poisson,
                    pl->ramped == 1 ? &pl->ramp : NULL);
+        if (pl->cfg->shard_count)
+            /* Shard i of n sends requests i, i+n, i+2n... of the whole run's
+             * schedule: its own is shifted by i/n of its interval. */
+            sched_shift(&w->sched, (double)pl->cfg->shard_index / pl->cfg->shard_count, pl->cfg->shard_index);
         if (timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0)
             snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
     }
@@ -352,7 +360,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
                 return -1;
     }
     /* --order random and the templates' generator: --seed repeats a run. */
-    w->rng = splitmix((cfg->seed_given ? cfg->seed : clock_ns()) + 0x9E3779B97F4A7C15ULL * (id + 1));
+    w->rng = splitmix((cfg->seed_given ? cfg->seed : clock_ns()) + 0x9E3779B97F4A7C15ULL * (id + 1) +
+                      0xD1B54A32D192ED03ULL * cfg->shard_index); /* shards with one --seed draw apart */
     for (i = 0; i < nconns; i++) {
         struct slot *slots = depth > 1 ? calloc(depth, sizeof(struct slot)) : NULL;
         char *tbuf = pl->templated ? malloc(depth * pl->max_len) : NULL;
@@ -407,6 +416,12 @@ static int take_timeline(struct timeline *tl, struct engine_result *res)
         return -1;
     memcpy(res->timeline, tl->done, tl->ndone * sizeof(*res->timeline));
     res->nseconds = tl->ndone;
+    if (tl->keep_hist && tl->hists) {
+        /* Taken over: the timeline forgets them. */
+        res->tl_hist = tl->hists;
+        tl->hists = NULL;
+        tl->keep_hist = 0;
+    }
     return tl->oom ? -1 : 0;
 }
 
@@ -475,25 +490,64 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
     return 0;
 }
 
-int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress_fn progress, void *arg,
+/* Waits until the wall clock reads t (--start-at), or stop. Returns how
+ * late it is (0 when on time). */
+static double wait_until(double t, const atomic_int *stop)
+{
+    for (;;) {
+        double left = t - shard_now();
+        struct timespec ts;
+        if (left <= 0)
+            return -left;
+        if (atomic_load(stop))
+            return 0;
+        if (left > 0.1)
+            left = 0.1;
+        ts.tv_sec = 0;
+        ts.tv_nsec = (long)(left * 1e9);
+        nanosleep(&ts, NULL);
+    }
+}
+
+int engine_check(const struct config *cfg, char *err, size_t errlen)
+{
+    struct config scfg;
+    struct plan pl;
+    int rc;
+    if (shard_apply(cfg, &scfg, err, errlen) != 0)
+        return -1;
+    rc = plan_build(&scfg, &pl, err, errlen);
+    plan_free(&pl);
+    return rc;
+}
+
+int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct engine_result *res, char *err, size_t errlen)
 {
+    /* This shard's share of the run (all of it without --shard). */
+    struct config shcfg;
+    const struct config *cfg = &shcfg;
     struct plan pl;
     struct timeline tl;
     atomic_int failed = 0;
     struct worker *ws = NULL;
-    uint32_t t, nt = cfg->threads, first = 0, started_threads = 0, i;
-    uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX, t_end = 0;
+    uint32_t t, nt = cfg_all->threads, first = 0, started_threads = 0, i;
+    uint64_t budget_left, t_end = 0;
     double cpu0;
     int rc = -1;
 
     memset(res, 0, sizeof(*res));
+    memset(&pl, 0, sizeof(pl));
+    if (shard_apply(cfg_all, &shcfg, err, errlen) != 0)
+        return -1;
+    budget_left = cfg->requests ? cfg->requests : UINT64_MAX;
     if (nt > cfg->connections)
         nt = cfg->connections;
     if (tl_init(&tl, nt) != 0) {
         snprintf(err, errlen, "cannot set up the timeline");
         return -1;
     }
+    tl.keep_hist = cfg->shard_count > 0;
     if (plan_build(cfg, &pl, err, errlen) != 0)
         goto out;
     pl.stop = stop;
@@ -532,7 +586,13 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
         first += ws[t].nconns;
     }
 
+    if (cfg->start_at > 0) {
+        /* Every shard begins its measured phase at the same instant; the
+         * warm-up comes before it. */
+        res->shard.late_s = wait_until(cfg->start_at - (double)cfg->warmup_ns / 1e9, stop);
+    }
     cpu0 = cpu_seconds();
+    res->start_unix_s = shard_now() + (double)cfg->warmup_ns / 1e9;
     pl.t0 = clock_ns();
     pl.t_measure = pl.t0 + cfg->warmup_ns;
     pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
@@ -573,6 +633,13 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
         res->interrupted = atomic_load(stop) != 0;
         res->target_rate = cfg->rate;
         res->client_cpu_s = cpu_seconds() - cpu0;
+        res->shard.index = cfg->shard_index;
+        res->shard.count = cfg->shard_count;
+        res->shard.start_unix_s = res->start_unix_s;
+        res->shard.threads = nt;
+        if (gethostname(res->shard.host, sizeof(res->shard.host)) != 0)
+            snprintf(res->shard.host, sizeof(res->shard.host), "?");
+        res->shard.host[sizeof(res->shard.host) - 1] = '\0';
     } else {
         engine_result_free(res); /* what was merged before the failure */
     }
@@ -594,6 +661,11 @@ void engine_result_free(struct engine_result *res)
     free(res->per_url);
     free(res->url_in_flight);
     free(res->timeline);
+    if (res->tl_hist)
+        for (i = 0; i < res->nseconds; i++)
+            hist_fini(&res->tl_hist[i]);
+    free(res->tl_hist);
+    free(res->shards);
     if (res->per_stage)
         for (i = 0; i < res->nstages; i++)
             stats_fini(&res->per_stage[i]);

@@ -21,6 +21,19 @@ struct engine_progress {
 
 typedef void (*engine_progress_fn)(const struct engine_progress *p, void *arg);
 
+/* One shard of a run spread over several processes (--shard I/N): who and
+ * when, and (in a merged result) its own figures for the per-shard table. */
+struct shard_info {
+    uint32_t index, count;      /* count 0: not a shard */
+    char host[64];
+    double start_unix_s;        /* wall clock when its measured phase began */
+    double late_s;              /* --start-at: how late it began (0 when on time) */
+    uint32_t threads;
+    /* Filled by the merge. */
+    uint64_t completed, errors;
+    double elapsed_s, p99_ns, client_cpu_s;
+};
+
 struct engine_result {
     struct stats total;
     struct stats *per_url;      /* nurls entries */
@@ -40,6 +53,11 @@ struct engine_result {
     uint32_t nseconds;
     struct stats *per_stage;    /* --stages: nstages entries, by the stage each request was due in */
     uint32_t nstages;
+    double start_unix_s;        /* wall clock when the measured phase began */
+    struct shard_info shard;    /* --shard: this process's place (shard.count 0 otherwise) */
+    struct hist *tl_hist;       /* --shard: each second's latency histogram (nseconds), for an exact merge */
+    struct shard_info *shards;  /* a merged result: one per shard */
+    uint32_t nshards;
 };
 
 /* Runs the test described by cfg. `stop` is polled; setting it ends the run
@@ -50,5 +68,10 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
                struct engine_result *res, char *err, size_t errlen);
 
 void engine_result_free(struct engine_result *res);
+
+/* What engine_run would refuse before sending anything (options that do
+ * not go together, names that do not resolve), without running. Returns 0,
+ * or -1 with a one-line reason in err. */
+int engine_check(const struct config *cfg, char *err, size_t errlen);
 
 #endif

@@ -3,12 +3,14 @@
 #include "cli.h"
 #include "compare.h"
 #include "engine.h"
+#include "merge.h"
 #include "monitor.h"
 #include "net.h"
 #include "progress.h"
 #include "report.h"
 #include "report_load.h"
 #include "serve.h"
+#include "shard.h"
 #include "slo.h"
 #include "sweep.h"
 
@@ -255,6 +257,71 @@ out:
     return rc;
 }
 
+/* rafale merge [--json OUT] [--html OUT] SHARD.json...: the shards of one
+ * run (--shard I/N) as the one result of the whole run. */
+static int main_merge(int argc, char **argv)
+{
+    const char *json = NULL, *html = NULL;
+    json_t **roots;
+    const char **names;
+    struct loaded_run m;
+    char err[512];
+    int i, n = 0, rc = 0;
+
+    roots = calloc((size_t)argc, sizeof(*roots));
+    names = calloc((size_t)argc, sizeof(*names));
+    if (roots == NULL || names == NULL) {
+        free(roots);
+        free(names);
+        fprintf(stderr, "rafale merge: out of memory\n");
+        return 1;
+    }
+    for (i = 1; i < argc; i++) {
+        if ((strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--html") == 0) && i + 1 < argc) {
+            *(argv[i][2] == 'j' ? &json : &html) = argv[i + 1];
+            i++;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "rafale merge: unknown option '%s' (rafale merge [--json OUT] [--html OUT] SHARD.json...)\n",
+                    argv[i]);
+            rc = 2;
+            goto out;
+        }
+        names[n] = argv[i];
+        if ((roots[n] = report_load_json(argv[i], err, sizeof(err))) == NULL) {
+            fprintf(stderr, "rafale merge: %s\n", err);
+            rc = 1;
+            goto out;
+        }
+        n++;
+    }
+    if (n == 0) {
+        fprintf(stderr, "rafale merge: no shard results given (rafale merge [--json OUT] [--html OUT] SHARD.json...)\n");
+        rc = 2;
+        goto out;
+    }
+    if (merge_shards(roots, names, n, &m, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale merge: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    report_text(json && strcmp(json, "-") == 0 ? stderr : stdout, &m.cfg, &m.res, m.has_server ? &m.server : NULL);
+    if (json && write_file(json, "JSON", &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL) != 0)
+        rc = 1;
+    if (html && write_file(html, "HTML", &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL) != 0)
+        rc = 1;
+    engine_result_free(&m.res);
+    monitor_result_free(&m.server);
+    config_free(&m.cfg);
+out:
+    for (i = 0; i < n; i++)
+        json_decref(roots[i]);
+    free(roots);
+    free(names);
+    return rc;
+}
+
 static void on_compare_line(const char *line, void *arg)
 {
     fprintf(arg, "%s\n", line);
@@ -330,7 +397,7 @@ static int main_compare(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    struct config cfg;
+    struct config cfg, share;
     struct engine_result res;
     struct progress prog;
     struct monitor *mon = NULL;
@@ -346,6 +413,8 @@ int main(int argc, char **argv)
         return main_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return main_report(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return main_merge(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep = 1;
         argc--;
@@ -383,7 +452,18 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return rc;
     }
-    progress_init(&prog, stderr, &cfg);
+    /* The live view counts against this shard's share. */
+    if (shard_apply(&cfg, &share, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(&cfg);
+        return 2;
+    }
+    progress_init(&prog, stderr, &share);
+    if (cfg.start_at > 0 && cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now() > 1 && !cfg.quiet)
+        fprintf(stderr, "rafale: waiting %.1fs for --start-at\n", cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now());
+    if (cfg.start_at > 0 && shard_now() > cfg.start_at + 1)
+        fprintf(stderr, "rafale: warning: --start-at was %.1fs ago: this shard begins late (its report says by how much)\n",
+                shard_now() - cfg.start_at);
     if ((cfg.monitor_pid || cfg.monitor_cgroup) &&
         monitor_start(cfg.monitor_pid, cfg.monitor_cgroup, cfg.warmup_ns, &mon, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);

@@ -3,6 +3,7 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "shard.h"
 #include "buf.h"
 #include "units.h"
 
@@ -27,11 +28,12 @@ enum kind {
 
 enum dst { D_RUN, D_SERVE, D_CMP };
 
-enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_OUTPUT, S_SWEEP, S_MISC };
+enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_SHARD, S_OUTPUT, S_SWEEP, S_MISC };
 
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
+    I_SHARD, I_START_AT,
 };
 
 struct opt_def {
@@ -154,6 +156,14 @@ static const struct opt_def table[] = {
     { "content-type", 'T', K_TEXT, D_RUN, S_REQUEST, LOADW, "TYPE", "Content-Type of the body", "a media type", 0, 0,
       RUN(content_type), 0, 0 },
 
+    /* Shards */
+    { "shard", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN, "I/N|auto",
+      "be shard I of N (0-based): -c, -n, -R are totals, split; auto: from MPI, Slurm\nor a Kubernetes Indexed Job",
+      "I/N with 0 <= I < N (such as 0/3), or auto", 0, 0, 0, 0, I_SHARD },
+    { "start-at", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN, "TIME",
+      "begin the measured phase at TIME (Unix seconds or 2026-12-01T10:00:00Z),\nwarm-up before it",
+      "Unix seconds or an ISO 8601 UTC time such as 2026-12-01T10:00:00Z", 0, 0, 0, 0, I_START_AT },
+
     /* Output */
     { "json", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE", "write all results as JSON (- for stdout)", "a file name", 0,
       0, RUN(json_path), 0, 0 },
@@ -236,7 +246,7 @@ static const struct opt_def table[] = {
 
 static const char *const section_names[] = {
     [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2", [S_WORKLOAD] = "Workload",
-    [S_REQUEST] = "Request", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
+    [S_REQUEST] = "Request", [S_SHARD] = "Several machines (rafale merge joins the shards' --json)", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -487,6 +497,17 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         cfg->nstages = 0;
         break;
     }
+    case I_SHARD:
+        if (shard_parse(v, &cfg->shard_index, &cfg->shard_count, &cfg->shard_from) == 0)
+            return 0;
+        if (strcmp(v, "auto") == 0)
+            return fail(err, errlen, "%s auto: no shard rank and size in the environment (OMPI_COMM_WORLD_RANK/SIZE, "
+                        "PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS, or JOB_COMPLETION_INDEX with RAFALE_SHARDS)", shown);
+        break;
+    case I_START_AT:
+        if ((cfg->start_at = shard_parse_time(v)) > 0)
+            return 0;
+        break;
     case I_SEED: {
         char *end;
         errno = 0;

@@ -209,6 +209,8 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         return -1;
     }
     pl->nurls = cfg->nurls;
+    pl->tset->stride = cfg->shard_count ? cfg->shard_count : 1;
+    pl->tset->offset = cfg->shard_index;
     for (i = 0; i < cfg->nurls; i++) {
         struct net_addr a;
         const struct url *u = &cfg->urls[i];

@@ -95,11 +95,30 @@ static void jtimeline(FILE *f, const struct engine_result *r)
     for (i = 0; i < r->nseconds; i++) {
         const struct tl_second *s = &r->timeline[i];
         fprintf(f, "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %.3f, \"p99_us\": %.3f, "
-                   "\"max_us\": %.3f}",
+                   "\"max_us\": %.3f",
                 i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors, s->p50_ns / 1e3,
                 s->p99_ns / 1e3, s->max_ns / 1e3);
+        if (r->tl_hist) {
+            /* A shard's: the second's own histogram, so shards merge exactly. */
+            fprintf(f, ",\n     ");
+            jhist(f, "latency", &r->tl_hist[i], "     ");
+        }
+        fprintf(f, "}");
     }
     fprintf(f, "\n  ],\n");
+}
+
+static void jshard(FILE *f, const struct shard_info *s, int merged)
+{
+    fprintf(f, "{\"index\": %u, \"count\": %u, \"host\": ", s->index, s->count);
+    report_json_str(f, s->host);
+    fprintf(f, ", \"start_unix_s\": %.6f, \"late_s\": %.6f, \"threads\": %u", s->start_unix_s, s->late_s, s->threads);
+    if (merged)
+        fprintf(f, ", \"requests\": %llu, \"errors\": %llu, \"elapsed_s\": %.6f, \"rps\": %.3f, \"p99_us\": %.3f, "
+                   "\"client_cpu_s\": %.6f",
+                (unsigned long long)s->completed, (unsigned long long)s->errors, s->elapsed_s,
+                s->elapsed_s > 0 ? (double)s->completed / s->elapsed_s : 0.0, s->p99_ns / 1e3, s->client_cpu_s);
+    fprintf(f, "}");
 }
 
 void report_json_config(FILE *f, const struct config *cfg)
@@ -197,6 +216,20 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     report_json_config(f, cfg);
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
+    fprintf(f, "  \"start_unix_s\": %.6f,\n", r->start_unix_s);
+    if (r->shard.count) {
+        fprintf(f, "  \"shard\": ");
+        jshard(f, &r->shard, 0);
+        fprintf(f, ",\n");
+    }
+    if (r->nshards) {
+        fprintf(f, "  \"shards\": [");
+        for (i = 0; i < r->nshards; i++) {
+            fprintf(f, "%s\n    ", i ? "," : "");
+            jshard(f, &r->shards[i], 1);
+        }
+        fprintf(f, "\n  ],\n");
+    }
     fprintf(f, "  \"client\": {\"cpu_s\": %.6f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
     if (server) {
         fprintf(f, "  \"server\": ");

@@ -483,6 +483,27 @@ oom:
     return -1;
 }
 
+/* A shard's place ("shard") or a merged result's entry ("shards"). */
+static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
+{
+    const char *host = get_str(c, o, "host", 0);
+    sh->index = (uint32_t)get_num(c, o, "index", 0, 100000, 1);
+    sh->count = (uint32_t)get_num(c, o, "count", 1, 100000, 1);
+    if (!c->failed && sh->index >= sh->count)
+        fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
+    copy_text(sh->host, sizeof(sh->host), host);
+    sh->start_unix_s = get_num(c, o, "start_unix_s", 0, 1e11, 0);
+    sh->late_s = get_num(c, o, "late_s", 0, MAX_SECONDS, 0);
+    sh->threads = (uint32_t)get_num(c, o, "threads", 0, 1024, 0);
+    if (merged) {
+        sh->completed = get_count(c, o, "requests", 1);
+        sh->errors = get_count(c, o, "errors", 0);
+        sh->elapsed_s = get_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
+        sh->p99_ns = get_num(c, o, "p99_us", 0, MAX_US, 0) * 1e3;
+        sh->client_cpu_s = get_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
+    }
+}
+
 /* One run result object (what --json writes). */
 static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
@@ -538,6 +559,26 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
             r->all_connected_s = get_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
         leave(c, at);
     }
+    r->start_unix_s = get_num(c, root, "start_unix_s", 0, 1e11, 0);
+    if ((rt = get_obj(c, root, "shard", 0)) != NULL) {
+        at = enter(c, "shard");
+        load_shard(c, rt, &r->shard, 0);
+        leave(c, at);
+    }
+    if ((rt = get_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
+        if (json_array_size(rt) > 100000)
+            return fail(c, "shards", "more than 100000");
+        r->nshards = (uint32_t)json_array_size(rt);
+        if ((r->shards = calloc(r->nshards, sizeof(*r->shards))) == NULL)
+            return fail(c, "", "out of memory");
+        json_array_foreach(rt, i, e) {
+            at = enter(c, "shards[%zu]", i);
+            load_shard(c, e, &r->shards[i], 1);
+            leave(c, at);
+            if (c->failed)
+                break;
+        }
+    }
     rt = get_obj(c, root, "rate", 0);
     if (rt) {
         at = enter(c, "rate");
@@ -557,6 +598,13 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         r->timeline = calloc(r->nseconds, sizeof(*r->timeline));
         if (r->timeline == NULL)
             return fail(c, "", "out of memory");
+        /* A shard's seconds come with their histograms; all or none. */
+        if (json_object_get(json_array_get(tl, 0), "latency")) {
+            if ((r->tl_hist = calloc(r->nseconds, sizeof(*r->tl_hist))) == NULL)
+                return fail(c, "", "out of memory");
+            for (i = 0; i < r->nseconds; i++)
+                hist_init_bits(&r->tl_hist[i], TL_SUB_BITS);
+        }
         json_array_foreach(tl, i, e) {
             at = enter(c, "timeline[%zu]", i);
             r->timeline[i].requests = get_count(c, e, "requests", 1);
@@ -564,6 +612,12 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
             r->timeline[i].p50_ns = get_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
             r->timeline[i].p99_ns = get_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
             r->timeline[i].max_ns = get_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
+            if (r->tl_hist) {
+                load_hist(c, &r->tl_hist[i], e, "latency");
+                if (!c->failed && r->tl_hist[i].total != r->timeline[i].requests)
+                    fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
+                         (unsigned long long)r->timeline[i].requests);
+            }
             leave(c, at);
             if (c->failed)
                 break;
@@ -740,31 +794,42 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     return 0;
 }
 
-int report_load(const char *path, struct loaded *out, char *err, size_t errlen)
+int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen)
 {
     struct jc c = { path, err, errlen, 0, "" };
-    json_error_t je;
-    json_t *root, *cmp;
-    int rc;
+    json_t *cmp;
 
     memset(out, 0, sizeof(*out));
-    root = json_load_file(path, 0, &je);
-    if (root == NULL) {
-        snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
-        return -1;
-    }
     if (!json_is_object(root)) {
-        json_decref(root);
         snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
         return -1;
     }
     cmp = json_object_get(root, "compare");
     if (json_is_object(cmp)) {
         out->is_compare = 1;
-        rc = load_compare(&c, cmp, out);
-    } else {
-        rc = load_run(&c, root, &out->run);
+        return load_compare(&c, cmp, out);
     }
+    return load_run(&c, root, &out->run);
+}
+
+json_t *report_load_json(const char *path, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (root == NULL)
+        snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
+    return root;
+}
+
+int report_load(const char *path, struct loaded *out, char *err, size_t errlen)
+{
+    json_t *root;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((root = report_load_json(path, err, errlen)) == NULL)
+        return -1;
+    rc = report_load_root(root, path, out, err, errlen);
     json_decref(root);
     return rc;
 }

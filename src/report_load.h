@@ -3,6 +3,7 @@
 #ifndef RAFALE_REPORT_LOAD_H
 #define RAFALE_REPORT_LOAD_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "compare.h"
@@ -29,5 +30,9 @@ struct loaded {
 /* Reads path. Returns 0, or -1 with a one-line reason in err. */
 int report_load(const char *path, struct loaded *out, char *err, size_t errlen);
 void report_load_free(struct loaded *l);
+/* The same from JSON already parsed (path names it in messages), and the
+ * parse alone (NULL with the reason in err). */
+int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen);
+json_t *report_load_json(const char *path, char *err, size_t errlen);
 
 #endif

@@ -309,6 +309,29 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
     }
 }
 
+/* A merged result's shards, one line each; a shard whose own CPU was busy
+ * (>= 90% of its threads) may have held the load back. */
+static void shards_block(FILE *f, const struct engine_result *r)
+{
+    uint32_t i;
+    size_t w = 4;
+    for (i = 0; i < r->nshards; i++)
+        if (strlen(r->shards[i].host) > w)
+            w = strlen(r->shards[i].host);
+    fprintf(f, "\nShard  %-*s %10s %8s %11s %8s %11s %6s\n", (int)w, "host", "requests", "errors", "req/s", "p99",
+            "client CPU", "late");
+    for (i = 0; i < r->nshards; i++) {
+        const struct shard_info *sh = &r->shards[i];
+        char p99[32];
+        double busy = sh->elapsed_s > 0 && sh->threads ? sh->client_cpu_s / sh->elapsed_s / sh->threads : 0;
+        fprintf(f, "  %3u  %-*s %10llu %8llu %11.1f %8s %10.2fs %5.2fs%s\n", sh->index, (int)w, sh->host,
+                (unsigned long long)sh->completed, (unsigned long long)sh->errors,
+                sh->elapsed_s > 0 ? (double)sh->completed / sh->elapsed_s : 0.0,
+                units_fmt_ns(p99, sizeof(p99), sh->p99_ns), sh->client_cpu_s, sh->late_s,
+                busy >= 0.9 ? "  CPU-bound: its own CPU was the bottleneck" : "");
+    }
+}
+
 int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
 {
     const struct stats *s = &r->total;
@@ -356,6 +379,14 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "Warm-up of %s not counted.\n", units_fmt_ns(b3, sizeof(b3), (double)cfg->warmup_ns));
     if (r->interrupted)
         fprintf(f, "Interrupted: the figures cover the run until the signal.\n");
+    if (r->shard.count) {
+        fprintf(f, "Shard %u of %u (on %s): this process's share of the totals above; rafale merge joins the shards.\n",
+                r->shard.index, r->shard.count, r->shard.host);
+        if (r->shard.late_s > 0.001)
+            fprintf(f, "Late: this shard began %.3fs after --start-at.\n", r->shard.late_s);
+    }
+    if (r->nshards)
+        fprintf(f, "Merged from %u shards: counters summed, histograms merged bucket by bucket.\n", r->nshards);
     fputc('\n', f);
 
     fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
@@ -437,5 +468,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
                     units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));
         }
     }
+    if (r->nshards)
+        shards_block(f, r);
     return ferror(f) ? -1 : 0;
 }

@@ -78,8 +78,26 @@ void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, do
         return;
     }
     s->gap_ns = 1e9 * (double)nthreads / rate;
+    s->step_ns = 1e9 / rate;
     /* Thread id's first request is request id of the global schedule. */
     s->next_due = t0 + (uint64_t)((double)id * 1e9 / rate);
+}
+
+void sched_shift(struct sched *s, double frac, uint64_t salt)
+{
+    s->rng ^= salt * 0x9E3779B97F4A7C15ULL;
+    if (s->rng == 0)
+        s->rng = 1;
+    if (s->ramp) {
+        uint64_t t;
+        s->u += frac;
+        t = ramp_time(s->ramp, s->u);
+        s->next_due = t == UINT64_MAX ? UINT64_MAX : s->t0 + t;
+        return;
+    }
+    /* One step of the sequence is gap_ns / nthreads; this thread's first is
+     * already id steps in. */
+    s->next_due += (uint64_t)(frac * s->step_ns);
 }
 
 /* An exponential gap of mean gap_ns: the arrivals of a Poisson process. */

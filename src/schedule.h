@@ -35,6 +35,7 @@ double ramp_rate(const struct ramp *rp, uint64_t t);
 struct sched {
     uint64_t next_due;   /* ns, on the clock_ns() scale */
     double gap_ns;       /* mean gap between this thread's requests */
+    double step_ns;      /* one step of the whole sequence (all threads) */
     int poisson;
     uint64_t rng;        /* xorshift64* state */
     /* With a ramp: this thread's place in the global sequence. */
@@ -47,6 +48,10 @@ struct sched {
  * total (or the ramp, when not NULL), starting at t0. */
 void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, double rate, int poisson,
                 const struct ramp *ramp);
+/* Moves the schedule by frac (0 <= frac < 1) of one step of its sequence,
+ * and draws Poisson gaps from a stream of its own (salt): shard i of n
+ * takes frac = i/n, so n shards make one evenly spaced stream. */
+void sched_shift(struct sched *s, double frac, uint64_t salt);
 /* The due time of the next request; the schedule moves past it. */
 uint64_t sched_next(struct sched *s);
 

@@ -352,6 +352,12 @@ static size_t put_u64(char *out, uint64_t v)
     return n;
 }
 
+/* The k-th turn of this process: of the whole run's, with --shard. */
+static inline uint64_t tpl_turn(const struct tpl_set *set, uint64_t k)
+{
+    return set->stride > 1 ? k * set->stride + set->offset : k;
+}
+
 size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx, char *out)
 {
     static const char hex[] = "0123456789abcdef";
@@ -367,7 +373,7 @@ size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx,
             break;
         case TPL_SEQ:
             if (ctx->seq == TPL_UNSET)
-                ctx->seq = atomic_fetch_add_explicit(&set->seq, 1, memory_order_relaxed);
+                ctx->seq = tpl_turn(set, atomic_fetch_add_explicit(&set->seq, 1, memory_order_relaxed));
             o += put_u64(out + o, ctx->seq);
             break;
         case TPL_CONN:
@@ -407,7 +413,7 @@ size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx,
             struct tpl_csv *c = &set->csv[p->csv];
             uint64_t row;
             if (ctx->rows[p->csv] == TPL_UNSET)
-                ctx->rows[p->csv] = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+                ctx->rows[p->csv] = tpl_turn(set, atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed));
             row = ctx->rows[p->csv] % c->nrows;
             memcpy(out + o, c->cells[row * c->ncols + p->col], c->lens[row * c->ncols + p->col]);
             o += c->lens[row * c->ncols + p->col];

@@ -38,6 +38,9 @@ struct tpl_set {
     struct tpl_csv csv[TPL_MAX_CSV];
     uint32_t ncsv;
     _Atomic uint64_t seq;
+    /* Shard i of n (--shard) takes turns i, i+n, i+2n... of {{seq}} and of
+     * the CSV rows, so the shards together use every value once. */
+    uint64_t stride, offset;
 };
 
 enum tpl_kind { TPL_LIT, TPL_SEQ, TPL_RAND, TPL_UUID, TPL_CONN, TPL_CSV };

@@ -26,6 +26,10 @@ void tl_fini(struct timeline *t)
         hist_fini(&t->open[i].h);
     free(t->open);
     free(t->done);
+    if (t->hists)
+        for (i = 0; i < t->ndone; i++)
+            hist_fini(&t->hists[i]);
+    free(t->hists);
     pthread_mutex_destroy(&t->mu);
     memset(t, 0, sizeof(*t));
 }
@@ -49,10 +53,21 @@ static void settle(struct timeline *t, int all)
                     break;
                 }
                 t->done = d;
+                if (t->keep_hist) {
+                    struct hist *hs = realloc(t->hists, cap * sizeof(*hs));
+                    if (hs == NULL) {
+                        t->oom = 1;
+                        break;
+                    }
+                    t->hists = hs;
+                }
                 t->capdone = cap;
             }
             /* Seconds nobody reported (no thread saw them) are zero. */
             memset(&t->done[t->ndone], 0, (need - t->ndone) * sizeof(*t->done));
+            if (t->keep_hist)
+                for (i = t->ndone; i < need; i++)
+                    hist_init_bits(&t->hists[i], TL_SUB_BITS);
             t->ndone = need;
         }
         t->done[o->sec].requests = o->requests;
@@ -60,7 +75,13 @@ static void settle(struct timeline *t, int all)
         t->done[o->sec].p50_ns = hist_percentile(&o->h, 50);
         t->done[o->sec].p99_ns = hist_percentile(&o->h, 99);
         t->done[o->sec].max_ns = o->h.total ? (double)o->h.max : 0;
-        hist_fini(&o->h);
+        if (t->keep_hist) {
+            /* Moved, not copied: the second's buckets become the kept ones. */
+            hist_fini(&t->hists[o->sec]);
+            t->hists[o->sec] = o->h;
+        } else {
+            hist_fini(&o->h);
+        }
         k++;
     }
     if (k) {

@@ -32,6 +32,10 @@ struct timeline {
     struct tl_open *open;       /* seconds some thread has not closed yet */
     uint32_t nopen, capopen;
     int oom;                    /* a second could not be kept */
+    /* --shard: each second's histogram is kept too (hists, parallel to
+     * done), so the shards' timelines merge exactly (a few KiB a second). */
+    int keep_hist;
+    struct hist *hists;
 };
 
 /* The precision of the per-second histograms: within 3%. */

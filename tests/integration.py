@@ -7,6 +7,7 @@ every load run is bounded by -n or -d and by a subprocess timeout.
 usage: integration.py [--sanitized] PATH/TO/rafale
 """
 import json
+import math
 import os
 import re
 import resource
@@ -222,6 +223,7 @@ class RecServer(BadServer):
 
     def __init__(self, unix_path=None):
         self.records = []
+        self.times = []  # time.monotonic() of each request's arrival
         if unix_path:
             self.mode = "rec"
             self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -264,6 +266,7 @@ class RecServer(BadServer):
                 with self.lock:
                     self.requests += 1
                     self.records.append((conn_id, method, path, headers, body))
+                    self.times.append(time.monotonic())
                 extra, status = b"", b"200 OK"
                 if path.startswith("/login"):
                     extra = b"Set-Cookie: sid=c%d; Path=/; Max-Age=3600\r\nSet-Cookie: theme=dark\r\n" % conn_id
@@ -2330,6 +2333,184 @@ def unix_socket_counts_exactly():
     conns, reqs = srv.stop()
     check(r.j["summary"]["requests"] == 400 and reqs == 400 and not os.path.exists(os.path.join(TMP, "serve.sock")),
           "rafale serve --listen unix:PATH over HTTP/2, counted exactly, socket file removed (%s)" % reqs)
+
+
+# --- shards: one run spread over several processes ---------------------------------
+
+def run_shards(n, args, url, tag, start_in=1.0, extra=lambda i: []):
+    """Starts n shards of one run together (--shard i/n, a common --start-at); returns their JSON paths and
+    processes' results (rc, stdout, stderr)."""
+    at = time.time() + start_in
+    procs, paths = [], []
+    for i in range(n):
+        jp = os.path.join(TMP, "%s-%d.json" % (tag, i))
+        if os.path.exists(jp):
+            os.unlink(jp)
+        paths.append(jp)
+        procs.append(subprocess.Popen([RAFALE, "-q", "--shard", "%d/%d" % (i, n), "--start-at", "%.3f" % at,
+                                       "--json", jp] + [str(a) for a in args] + extra(i) + ([url] if url else []),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = []
+    for p in procs:
+        try:
+            o, e = p.communicate(timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+            check(False, "a shard hung")
+        outs.append((p.returncode, o, e))
+        if "runtime error" in e or "Sanitizer" in e:
+            check(False, "sanitizer report from a shard:\n" + e[:3000])
+    return paths, outs
+
+
+def merge(*args):
+    p = subprocess.run([RAFALE, "merge"] + [str(a) for a in args], capture_output=True, text=True, timeout=60)
+    if "runtime error" in p.stderr or "Sanitizer" in p.stderr:
+        check(False, "sanitizer report from rafale merge:\n" + p.stderr[:3000])
+    return p
+
+
+def union_hist(hists):
+    """The histogram of the union of samples: bucket counts added by bucket bound."""
+    u = {}
+    for h in hists:
+        for ub, n in h["histogram"]:
+            u[ub] = u.get(ub, 0) + n
+    return sorted(u.items())
+
+
+def pct_in_bucket(hist_list, total, p, value):
+    """value lies in the bucket where the p-th percentile of hist_list falls (rafale reports a bucket's
+    midpoint, clamped to min and max): above the previous non-empty bucket's bound, at most this one's."""
+    rank = max(1, math.ceil(p / 100.0 * total))
+    seen, prev = 0, 0.0
+    for ub, n in hist_list:
+        seen += n
+        if seen >= rank:
+            return prev - 0.0015 <= value <= ub + 0.0015
+        prev = ub
+    return False
+
+
+@test
+def shards_merge_exactly():
+    srv = Serve(threads=2)
+    paths, outs = run_shards(3, ["-t", 1, "-c", 7, "-n", 3001], srv.url("/"), "sh")
+    mj = os.path.join(TMP, "merged.json")
+    m = merge("--json", mj, *paths)
+    conns, reqs = srv.stop()
+    check(all(rc == 0 for rc, _, _ in outs), "3 shards ran: %s" % [e[-300:] for _, _, e in outs])
+    js = [json.load(open(p)) for p in paths]
+    check([j["summary"]["requests"] for j in js] == [1001, 1000, 1000] and
+          [j["summary"]["connections_opened"] for j in js] == [3, 2, 2],
+          "-n 3001 -c 7 split exactly over 3 shards (remainders first): %s" %
+          [(j["summary"]["requests"], j["summary"]["connections_opened"]) for j in js])
+    check([j["shard"]["index"] for j in js] == [0, 1, 2] and all(j["shard"]["count"] == 3 for j in js),
+          "each shard's JSON says which it is")
+    check(m.returncode == 0 and os.path.exists(mj), "rafale merge ran: " + m.stderr[-500:])
+    if not os.path.exists(mj):
+        return
+    mg = json.load(open(mj))
+    check(mg["summary"]["requests"] == 3001 == reqs, "merged count %s equals -n and the server's own count %s"
+          % (mg["summary"]["requests"], reqs))
+    check(accounted(mg) and mg["summary"]["errors"] == 0, "merged: started = completed + errors + in flight")
+    lat = mg["latency"]
+    check(lat["count"] == sum(j["latency"]["count"] for j in js) == 3001, "merged histogram count is the sum")
+    u = union_hist([j["latency"] for j in js])
+    check([tuple(x) for x in lat["histogram"]] == u, "merged histogram is the union of the shards', bucket by bucket")
+    for k in ("50", "90", "99", "99.9"):
+        check(pct_in_bucket(u, 3001, float(k), lat["percentiles_us"][k]),
+              "merged p%s %.3f us is the union's p%s, not an average" % (k, lat["percentiles_us"][k], k))
+    check(abs(lat["max_us"] - max(j["latency"]["max_us"] for j in js)) < 0.002 and
+          abs(lat["min_us"] - min(j["latency"]["min_us"] for j in js)) < 0.002, "merged min and max")
+    check(sum(t["requests"] for t in mg["timeline"]) == 3001, "merged timeline adds up to the total")
+    check(len(mg["shards"]) == 3 and [s["requests"] for s in mg["shards"]] == [1001, 1000, 1000],
+          "per-shard table in the merged JSON")
+    check("Merged from 3 shards" in m.stdout and "Shard  host" in m.stdout, "merge prints the report and the shards")
+    rep = subprocess.run([RAFALE, "report", mj], capture_output=True, text=True, timeout=60)
+    check(rep.returncode == 0 and "Merged from 3 shards" in rep.stdout and "3001 completed" in rep.stdout,
+          "rafale report reads a merged result: " + rep.stderr[-300:])
+    # Refusals: a shard missing, one given twice, another workload, not a shard at all.
+    m2 = merge(paths[0], paths[1])
+    check(m2.returncode == 1 and "3 shards and 2 results" in m2.stderr, "a missing shard refused: " + m2.stderr)
+    m3 = merge(paths[0], paths[0], paths[1])
+    check(m3.returncode == 1 and "given twice" in m3.stderr, "a shard given twice refused: " + m3.stderr)
+    srv = Serve()
+    other, _ = run_shards(3, ["-t", 1, "-c", 6, "-n", 300], srv.url("/"), "other", start_in=0.2)
+    single = rafale("-n", 50, srv.url("/"))
+    srv.stop()
+    m4 = merge(paths[0], paths[1], other[2])
+    check(m4.returncode == 1 and "not shards of the same workload" in m4.stderr and "'urls'" in m4.stderr,
+          "shards of another workload refused, the difference named: " + m4.stderr)
+    jp = os.path.join(TMP, "single.json")
+    json.dump(single.j, open(jp, "w"))
+    m5 = merge(jp)
+    check(m5.returncode == 1 and "not a shard's result" in m5.stderr, "a plain run is not a shard: " + m5.stderr)
+
+
+@test
+def shard_rate_interleaves():
+    # 300 req/s from 3 shards: one evenly spaced stream (~3.3 ms apart), not three bunched ones.
+    rec = RecServer()
+    paths, outs = run_shards(3, ["-t", 1, "-c", 3, "-R", 300, "-d", "2s"], rec.url("/r"), "rate")
+    rec.stop()
+    t = sorted(rec.times)
+    gaps = sorted((b - a) * 1000 for a, b in zip(t, t[1:]))
+    med = gaps[len(gaps) // 2] if gaps else 0
+    close = sum(1 for g in gaps if g < 1.0)
+    check(580 <= len(t) <= 620, "3 x 100 req/s for 2 s: %d requests at the server" % len(t))
+    check(2.5 <= med <= 4.2 and close < len(gaps) * 0.15,
+          "the server's inter-arrival times: median %.2f ms (3.33 expected), %d of %d under 1 ms"
+          % (med, close, len(gaps)))
+    mj = os.path.join(TMP, "rate-merged.json")
+    m = merge("--json", mj, *paths)
+    if check(m.returncode == 0, "merge of rate shards: " + m.stderr):
+        mg = json.load(open(mj))
+        check(abs(mg["rate"]["target_rps"] - 300) < 0.01 and mg["summary"]["requests"] == len(t),
+              "merged target rate 300 and count %s = the server's %d" % (mg["summary"]["requests"], len(t)))
+
+
+@test
+def shard_values_and_options():
+    # {{seq}} and the sequential order go on across the shards: every value once.
+    rec = RecServer()
+    tf = os.path.join(TMP, "seq.targets")
+    with open(tf, "w") as f:
+        f.write("GET %s\n\nGET %s\n" % (rec.url("/a/{{seq}}"), rec.url("/b/{{seq}}")))
+    paths, outs = run_shards(3, ["-t", 1, "-c", 3, "-n", 300, "--targets", tf], None, "seq", start_in=0.2)
+    rec.stop()
+    seqs = sorted(int(p.rsplit("/", 1)[1]) for _, _, p, _, _ in rec.records)
+    check(seqs == list(range(300)), "{{seq}} over 3 shards: 0..299 each once (%d values, %d distinct)"
+          % (len(seqs), len(set(seqs))))
+    a = sum(1 for _, _, p, _, _ in rec.records if p.startswith("/a/"))
+    check(a == 150, "sequential order over the shards: each target its exact share (%d of 300)" % a)
+    # --shard auto from the engines' variables.
+    srv = Serve()
+    for env, want in (({"SLURM_PROCID": "1", "SLURM_NTASKS": "2"}, (1, 2)),
+                      ({"PMI_RANK": "2", "PMI_SIZE": "3"}, (2, 3)),
+                      ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "4"}, (0, 4)),
+                      ({"JOB_COMPLETION_INDEX": "3", "RAFALE_SHARDS": "5"}, (3, 5))):
+        jp = os.path.join(TMP, "auto.json")
+        e = dict((k, v) for k, v in os.environ.items()
+                 if k not in ("SLURM_PROCID", "PMI_RANK", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX"))
+        e.update(env)
+        p = subprocess.run([RAFALE, "-q", "--shard", "auto", "-c", "5", "-n", "20", "--json", jp, srv.url("/")],
+                           capture_output=True, text=True, env=e, timeout=60)
+        j = json.load(open(jp)) if p.returncode == 0 else {}
+        check(p.returncode == 0 and (j["shard"]["index"], j["shard"]["count"]) == want,
+              "--shard auto from %s: %s" % (list(env)[0], p.stderr[-200:]))
+    srv.stop()
+    e = dict((k, v) for k, v in os.environ.items()
+             if k not in ("SLURM_PROCID", "PMI_RANK", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX"))
+    for args, words in ((["--shard", "auto"], "no shard rank and size in the environment"),
+                        (["--shard", "3/3"], "--shard wants I/N"),
+                        (["--shard", "2/3", "-c", "2"], "-c 2 cannot be split over 3 shards"),
+                        (["--start-at", "tomorrow"], "--start-at wants Unix seconds")):
+        p = subprocess.run([RAFALE, "-n", "10"] + args + ["http://127.0.0.1:1/"], capture_output=True, text=True,
+                           env=e, timeout=60)
+        check(p.returncode == 2 and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+              "%s: one line, exit 2: %r" % (" ".join(args), p.stderr))
 
 
 # --- rafale serve itself, over raw sockets --------------------------------------

@@ -1,0 +1,207 @@
+/* merge.c - see merge.h. */
+#include "merge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Settings a shard may hold on its own without being another workload. */
+static const char *const own_keys[] = { "threads" };
+
+/* The first key on which two workloads differ, or NULL. */
+static const char *config_diff(json_t *a, json_t *b)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    json_object_foreach(a, k, v) {
+        int skip = 0;
+        for (i = 0; i < sizeof(own_keys) / sizeof(own_keys[0]); i++)
+            skip |= strcmp(k, own_keys[i]) == 0;
+        if (!skip && !json_equal(v, json_object_get(b, k)))
+            return k;
+    }
+    json_object_foreach(b, k, v)
+        if (json_object_get(a, k) == NULL)
+            return k;
+    return NULL;
+}
+
+/* The per-second timelines of the shards, aligned on the wall clock: a
+ * shard that began k seconds after the first adds into second t + k. */
+static int merge_timeline(struct loaded *in, int n, double t0, struct engine_result *r)
+{
+    uint32_t len = 0, s, i;
+    struct hist *h;
+    int k;
+    for (k = 0; k < n; k++) {
+        const struct engine_result *x = &in[k].run.res;
+        uint32_t off = (uint32_t)lround(x->start_unix_s - t0);
+        if (x->nseconds && off + x->nseconds > len)
+            len = off + x->nseconds;
+    }
+    if (len == 0)
+        return 0;
+    r->timeline = calloc(len, sizeof(*r->timeline));
+    h = calloc(len, sizeof(*h));
+    if (r->timeline == NULL || h == NULL) {
+        free(h);
+        return -1;
+    }
+    r->nseconds = len;
+    for (s = 0; s < len; s++)
+        hist_init_bits(&h[s], TL_SUB_BITS);
+    for (k = 0; k < n; k++) {
+        const struct engine_result *x = &in[k].run.res;
+        uint32_t off = (uint32_t)lround(x->start_unix_s - t0);
+        for (i = 0; i < x->nseconds; i++) {
+            struct tl_second *d = &r->timeline[off + i];
+            d->requests += x->timeline[i].requests;
+            d->errors += x->timeline[i].errors;
+            if (x->timeline[i].max_ns > d->max_ns)
+                d->max_ns = x->timeline[i].max_ns;
+            if (x->tl_hist && hist_merge(&h[off + i], &x->tl_hist[i]) != 0) {
+                for (s = 0; s < len; s++)
+                    hist_fini(&h[s]);
+                free(h);
+                return -1;
+            }
+        }
+    }
+    for (s = 0; s < len; s++) {
+        r->timeline[s].p50_ns = hist_percentile(&h[s], 50);
+        r->timeline[s].p99_ns = hist_percentile(&h[s], 99);
+        hist_fini(&h[s]);
+    }
+    free(h);
+    return 0;
+}
+
+static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *err, size_t errlen)
+{
+    struct engine_result *r = &out->res;
+    double t0 = 1e300, t_end = 0;
+    uint32_t i;
+    int k;
+
+    /* The workload is the first shard's (the totals: every shard holds them). */
+    out->cfg = in[0].run.cfg;
+    memset(&in[0].run.cfg, 0, sizeof(in[0].run.cfg));
+    if (stats_init(&r->total) != 0)
+        goto oom;
+    r->nurls = in[0].run.res.nurls;
+    r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(*r->per_url));
+    r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(*r->url_in_flight));
+    r->nstages = in[0].run.res.nstages;
+    r->per_stage = r->nstages ? calloc(r->nstages, sizeof(*r->per_stage)) : NULL;
+    r->shards = calloc((size_t)n, sizeof(*r->shards));
+    if (r->per_url == NULL || r->url_in_flight == NULL || (r->nstages && r->per_stage == NULL) || r->shards == NULL)
+        goto oom;
+    for (i = 0; i < r->nurls; i++)
+        stats_init(&r->per_url[i]);
+    for (i = 0; i < r->nstages; i++)
+        stats_init(&r->per_stage[i]);
+    r->nshards = (uint32_t)n;
+    r->all_connected_s = 0;
+    for (k = 0; k < n; k++) {
+        struct loaded_run *x = &in[k].run;
+        struct shard_info *sh = &r->shards[k];
+        stats_merge(&r->total, &x->res.total);
+        for (i = 0; i < r->nurls; i++) {
+            stats_merge(&r->per_url[i], &x->res.per_url[i]);
+            r->url_in_flight[i] += x->res.url_in_flight[i];
+        }
+        for (i = 0; i < r->nstages && i < x->res.nstages; i++)
+            stats_merge(&r->per_stage[i], &x->res.per_stage[i]);
+        r->in_flight += x->res.in_flight;
+        r->queued += x->res.queued;
+        r->extra_connections += x->res.extra_connections;
+        r->target_rate += x->res.target_rate;
+        r->client_cpu_s += x->res.client_cpu_s;
+        r->interrupted |= x->res.interrupted;
+        if (x->res.all_connected_s < 0 || r->all_connected_s < 0)
+            r->all_connected_s = -1;
+        else if (x->res.all_connected_s > r->all_connected_s)
+            r->all_connected_s = x->res.all_connected_s;
+        if (x->res.start_unix_s < t0)
+            t0 = x->res.start_unix_s;
+        if (x->res.start_unix_s + x->res.elapsed_s > t_end)
+            t_end = x->res.start_unix_s + x->res.elapsed_s;
+        *sh = x->res.shard;
+        sh->completed = x->res.total.completed;
+        sh->errors = stats_errors(&x->res.total);
+        sh->elapsed_s = x->res.elapsed_s;
+        sh->p99_ns = hist_percentile(&x->res.total.h[H_LATENCY], 99);
+        sh->client_cpu_s = x->res.client_cpu_s;
+        if (x->has_server && !out->has_server) {
+            /* The shard that watched the server (one does, on its machine). */
+            out->server = x->server;
+            memset(&x->server, 0, sizeof(x->server));
+            out->has_server = 1;
+        }
+    }
+    r->start_unix_s = t0;
+    r->elapsed_s = t_end > t0 ? t_end - t0 : 0;
+    if (merge_timeline(in, n, t0, r) != 0)
+        goto oom;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *out, char *err, size_t errlen)
+{
+    struct loaded *in;
+    int *by_index = NULL, k, rc = -1, count = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (n < 1) {
+        snprintf(err, errlen, "no shard results given");
+        return -1;
+    }
+    if ((in = calloc((size_t)n, sizeof(*in))) == NULL || (by_index = calloc((size_t)n, sizeof(*by_index))) == NULL) {
+        free(in);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (k = 0; k < n; k++) {
+        json_t *sh = json_object_get(roots[k], "shard");
+        const char *diff;
+        if (!json_is_object(roots[k]) || json_is_object(json_object_get(roots[k], "compare")) || !json_is_object(sh)) {
+            snprintf(err, errlen, "%s: not a shard's result (saved with --json by rafale --shard I/N)", names[k]);
+            goto out;
+        }
+        if (report_load_root(roots[k], names[k], &in[k], err, errlen) != 0)
+            goto out;
+        if (k == 0) {
+            count = (int)in[0].run.res.shard.count;
+        } else if ((diff = config_diff(json_object_get(roots[0], "config"), json_object_get(roots[k], "config")))) {
+            snprintf(err, errlen, "%s and %s are not shards of the same workload: their '%s' differ", names[0],
+                     names[k], diff);
+            goto out;
+        }
+        if ((int)in[k].run.res.shard.count != count) {
+            snprintf(err, errlen, "%s is one of %u shards, %s one of %u: not the same run", names[k],
+                     in[k].run.res.shard.count, names[0], (unsigned)count);
+            goto out;
+        }
+        if (count == n && by_index[in[k].run.res.shard.index]++) {
+            snprintf(err, errlen, "%s: shard %u/%u is given twice", names[k], in[k].run.res.shard.index, count);
+            goto out;
+        }
+    }
+    if (count != n) {
+        snprintf(err, errlen, "the run had %d shards and %d result%s given: every shard's is needed for an exact total",
+                 count, n, n == 1 ? " is" : "s are");
+        goto out;
+    }
+    rc = merge_into(in, n, out, err, errlen);
+out:
+    for (k = 0; k < n; k++)
+        report_load_free(&in[k]);
+    free(in);
+    free(by_index);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* merge.h - `rafale merge`: the results of one run's shards (--shard I/N,
+ * or the ranks of rafale-mpi) as the one result a single process would have
+ * reported: counters summed, histograms merged bucket by bucket (so
+ * percentiles are recomputed, never averaged), per-second timelines aligned
+ * on the wall clock, the elapsed time from the earliest start to the latest
+ * end. */
+#ifndef RAFALE_MERGE_H
+#define RAFALE_MERGE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "report_load.h"
+
+/* Merges n shard results (parsed --json documents; names[i] says where
+ * each came from, for messages) into out, which the reports and the JSON
+ * writer take as any run (out->res.shards lists the shards). Refuses, with
+ * the reason in err: a file that is not a shard's result, shards of
+ * different workloads, a shard missing or given twice. Returns 0 or -1. */
+int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *out, char *err, size_t errlen);
+
+#endif
