@@ -651,8 +651,22 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
             return OPT_ERROR;
         }
         if (opt >= 0x1000) {
+            const char *tok = optarg && optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+            size_t tl;
             o = byidx[opt - 0x1000];
             snprintf(shown, sizeof(shown), "--%s", o->name);
+            /* getopt takes a unique prefix ("--start" for --start-at); not
+             * when it is the full name of an option of another command. */
+            if (strncmp(tok, "--", 2) == 0) {
+                tok += 2;
+                tl = strcspn(tok, "=");
+                if (tl != strlen(o->name))
+                    for (i = 0; i < NOPTS; i++)
+                        if (strlen(table[i].name) == tl && strncmp(table[i].name, tok, tl) == 0) {
+                            unknown_long(tok - 2, err, errlen);
+                            return OPT_ERROR;
+                        }
+            }
         } else {
             for (i = 0; i < nl; i++)
                 if (byidx[i]->short_name == opt)
