@@ -22,7 +22,7 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 
-.PHONY: all deps test unit demo clean install bench bench-micro fuzz
+.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi
 all: rafale
 
 rafale: $(OBJ)
@@ -49,10 +49,25 @@ build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/http_parse.c sr
 build/int/test_http_req: tests/test_http_req.c tests/t.h src/http_req.c src/http_req.h src/http_lex.h | build/int
 	$(INTSAN) -o $@ tests/test_http_req.c src/http_req.c
 
-build build/asan build/int:
+# rafale-mpi: the same sources with the MPI glue (src/mpi_glue.c) compiled
+# in by mpicc; the plain rafale never links MPI. `make mpi` installs MPICH.
+MPICC   ?= mpicc
+MPIOBJ   = $(SRC:src/%.c=build/mpi/%.o)
+
+mpi:
+	@sh scripts/deps.sh mpich libmpich-dev
+	$(MAKE) rafale-mpi
+
+rafale-mpi: $(MPIOBJ)
+	$(MPICC) $(CFLAGS) -o $@ $(MPIOBJ) $(LDLIBS)
+
+build/mpi/%.o: src/%.c | build/mpi
+	$(MPICC) $(WARN) $(CFLAGS) -DRAFALE_MPI -MMD -MP -c $< -o $@
+
+build build/asan build/int build/mpi:
 	mkdir -p $@
 
--include $(OBJ:.o=.d) $(ASANOBJ:.o=.d)
+-include $(OBJ:.o=.d) $(ASANOBJ:.o=.d) $(MPIOBJ:.o=.d)
 
 # Installs missing Debian packages (as root), or prints the command to run.
 deps:
@@ -60,7 +75,7 @@ deps:
 
 unit: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_parse build/int/test_http_req
 
-test: deps rafale build/asan/rafale unit
+test: deps rafale build/asan/rafale unit rafale-mpi
 	@sh tests/run.sh
 
 demo: deps rafale
@@ -112,4 +127,4 @@ install: rafale
 PREFIX ?= /usr/local
 
 clean:
-	rm -rf build rafale
+	rm -rf build rafale rafale-mpi

@@ -3,10 +3,12 @@
 # default those rafale needs to build and test. As root it runs apt-get;
 # otherwise it prints the exact command and fails.
 # (chromium: make test renders the HTML report in a headless browser;
-# clang: make test runs the parsers' tests under its integer sanitizer.)
+# clang: make test runs the parsers' tests under its integer sanitizer;
+# mpich, libmpich-dev: make test builds and runs rafale-mpi; iproute2: the
+# shards' test puts each in a network namespace of its own.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -16,6 +16,7 @@
 #include "shard.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -509,14 +510,40 @@ static double wait_until(double t, const atomic_int *stop)
     }
 }
 
-int engine_check(const struct config *cfg, char *err, size_t errlen)
+/* One TCP (or Unix socket) connection to a, within timeout_ns. Returns 0 or
+ * an errno value. */
+static int probe(const struct net_addr *a, const struct net_addr *src, uint64_t timeout_ns)
+{
+    struct pollfd p;
+    int fd = net_connect(a, src), rc;
+    if (fd < 0)
+        return -fd;
+    p.fd = fd;
+    p.events = POLLOUT;
+    rc = poll(&p, 1, (int)(timeout_ns / 1000000));
+    rc = rc == 1 ? net_connect_result(fd) : rc == 0 ? ETIMEDOUT : errno;
+    close(fd);
+    return rc;
+}
+
+int engine_check(const struct config *cfg, int connect, char *err, size_t errlen)
 {
     struct config scfg;
     struct plan pl;
+    uint32_t i;
     int rc;
     if (shard_apply(cfg, &scfg, err, errlen) != 0)
         return -1;
     rc = plan_build(&scfg, &pl, err, errlen);
+    for (i = 0; rc == 0 && connect && i < pl.ntargets; i++) {
+        int e = probe(&pl.targets[i].addr, cfg->nsources ? &cfg->sources[0] : NULL, cfg->connect_timeout_ns);
+        if (e != 0) {
+            char a[128];
+            snprintf(err, errlen, "cannot connect to %s: %s", net_addr_str(&pl.targets[i].addr, a, sizeof(a)),
+                     strerror(e));
+            rc = -1;
+        }
+    }
     plan_free(&pl);
     return rc;
 }

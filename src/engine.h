@@ -70,8 +70,9 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
 void engine_result_free(struct engine_result *res);
 
 /* What engine_run would refuse before sending anything (options that do
- * not go together, names that do not resolve), without running. Returns 0,
- * or -1 with a one-line reason in err. */
-int engine_check(const struct config *cfg, char *err, size_t errlen);
+ * not go together, names that do not resolve), without running; with
+ * connect, also one connection to each address (closed at once). Returns
+ * 0, or -1 with a one-line reason in err. */
+int engine_check(const struct config *cfg, int connect, char *err, size_t errlen);
 
 #endif

@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "engine.h"
 #include "merge.h"
+#include "mpi_glue.h"
 #include "monitor.h"
 #include "net.h"
 #include "progress.h"
@@ -395,6 +396,180 @@ static int main_compare(int argc, char **argv)
     return rc;
 }
 
+#ifdef RAFALE_MPI
+/* rafale-mpi ARGS under mpiexec (or srun): each rank one shard of the run;
+ * rank 0 prints the one merged report and writes the one --json/--html. */
+static int main_mpi(int argc, char **argv)
+{
+    struct mpig m;
+    struct config cfg;
+    struct engine_result res;
+    struct progress prog;
+    struct monitor *mon = NULL;
+    struct monitor_result server = { 0 };
+    char err[512] = "", notes[256];
+    char *json = NULL, **jsons = NULL, **whys = NULL;
+    size_t jlen = 0, *lens = NULL;
+    double start_at;
+    int ok = 1, rc = 0, ran = 0, i;
+
+    if (mpig_begin(&argc, &argv, &m) != 0)
+        return 1;
+    if (m.rank != 0) {
+        /* One report, from rank 0; the other ranks' words reach it through MPI. */
+        if (freopen("/dev/null", "w", stdout) == NULL || freopen("/dev/null", "w", stderr) == NULL)
+            ok = 1;
+    }
+    memset(&cfg, 0, sizeof(cfg));
+    if (argc > 1 && (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "compare") == 0 || strcmp(argv[1], "report") == 0 ||
+                     strcmp(argv[1], "merge") == 0 || strcmp(argv[1], "sweep") == 0)) {
+        snprintf(err, sizeof(err), "rafale-mpi runs load tests; use rafale for '%s'", argv[1]);
+        ok = 0;
+        rc = 2;
+    } else {
+        switch (cli_parse(argc, argv, 0, &cfg, err, sizeof(err), notes, sizeof(notes))) {
+        case CLI_EXIT:
+            config_free(&cfg);
+            mpig_end(&m);
+            return 0;
+        case CLI_ERROR:
+            ok = 0;
+            rc = 2;
+            break;
+        case CLI_OK:
+            if (cfg.shard_count) {
+                snprintf(err, sizeof(err), "--shard is MPI's to set under rafale-mpi (rank and size)");
+                ok = 0;
+                rc = 2;
+            }
+            break;
+        }
+    }
+    if (ok) {
+        uint64_t want = (cfg.max_connections > cfg.connections ? cfg.max_connections : cfg.connections) + 64;
+        cfg.shard_index = (uint32_t)m.rank;
+        cfg.shard_count = (uint32_t)m.size;
+        if (m.rank != 0) {
+            /* The server and the outputs are rank 0's. */
+            cfg.monitor_pid = 0;
+            cfg.monitor_cgroup = NULL;
+            cfg.json_path = cfg.csv_path = cfg.html_path = cfg.hdr_path = NULL;
+        }
+        if (net_raise_nofile(want) < want) {
+            snprintf(err, sizeof(err), "%llu connections need more open files than the limit: raise it with 'ulimit -n'",
+                     (unsigned long long)want - 64);
+            ok = 0;
+        } else if (engine_check(&cfg, 1, err, sizeof(err)) != 0) {
+            /* A rank that cannot resolve or reach the server says so
+             * before anything is sent, rather than run on errors alone. */
+            ok = 0;
+        }
+        if (!ok)
+            rc = 1;
+    }
+    if (m.rank == 0 && ok && notes[0])
+        fprintf(stderr, "rafale-mpi: %s\n", notes);
+    start_at = cfg.start_at;
+    if (mpig_ready(&m, ok, err, &start_at) != 0) {
+        config_free(&cfg);
+        mpig_end(&m);
+        return rc ? rc : 1;
+    }
+    cfg.start_at = start_at;
+    catch_signals();
+    progress_init(&prog, stderr, &cfg);
+    m.prog = m.rank == 0 ? &prog : NULL;
+    if (m.rank == 0 && (cfg.monitor_pid || cfg.monitor_cgroup) &&
+        monitor_start(cfg.monitor_pid, cfg.monitor_cgroup, cfg.warmup_ns, &mon, err, sizeof(err)) != 0)
+        mon = NULL; /* said in the report: no server figures */
+    if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : mpig_progress, &m, &res, err, sizeof(err)) == 0) {
+        FILE *f = open_memstream(&json, &jlen);
+        ran = 1;
+        if (mon)
+            monitor_stop(mon, &server);
+        if (f == NULL || report_json(f, &cfg, &res, mon ? &server : NULL, NULL) != 0 || fclose(f) != 0) {
+            snprintf(err, sizeof(err), "out of memory for its result");
+            free(json);
+            json = NULL;
+        }
+    } else if (mon) {
+        monitor_stop(mon, &server);
+    }
+    if (m.rank == 0)
+        progress_done(&prog);
+    mpig_gather(&m, json, jlen, err, &jsons, &lens, &whys);
+    if (m.rank == 0) {
+        json_t **roots = calloc((size_t)m.size, sizeof(*roots));
+        const char **names = calloc((size_t)m.size, sizeof(*names));
+        char (*nm)[32] = calloc((size_t)m.size, sizeof(*nm));
+        struct loaded_run mr;
+        for (i = 0; i < m.size; i++)
+            if (whys[i]) {
+                fprintf(stderr, "rafale-mpi: rank %d: %s\n", i, whys[i]);
+                rc = 1;
+            }
+        for (i = 0; rc == 0 && i < m.size; i++) {
+            json_error_t je;
+            snprintf(nm[i], sizeof(nm[i]), "rank %d", i);
+            names[i] = nm[i];
+            if ((roots[i] = json_loadb(jsons[i], lens[i], 0, &je)) == NULL) {
+                fprintf(stderr, "rafale-mpi: rank %d's result is not JSON: %s\n", i, je.text);
+                rc = 1;
+            }
+        }
+        if (rc == 0 && merge_shards(roots, names, m.size, &mr, err, sizeof(err)) != 0) {
+            fprintf(stderr, "rafale-mpi: %s\n", err);
+            rc = 1;
+        } else if (rc == 0) {
+            FILE *text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
+            report_text(text, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL);
+            if (cfg.slo.n) {
+                slo_eval(&cfg.slo, &mr.res.total, mr.res.elapsed_s);
+                slo_print(text, &cfg.slo);
+                for (i = 0; i < cfg.slo.n; i++)
+                    if (!cfg.slo.c[i].pass)
+                        rc = 3;
+            }
+            fflush(text);
+            if (cfg.json_path &&
+                write_file(cfg.json_path, "JSON", &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, &cfg.slo) != 0)
+                rc = 1;
+            if (cfg.html_path && write_file(cfg.html_path, "HTML", &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL,
+                                            NULL) != 0)
+                rc = 1;
+            if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &mr.cfg, &mr.res, NULL, NULL) != 0)
+                rc = 1;
+            if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &mr.cfg, &mr.res, NULL, NULL) != 0)
+                rc = 1;
+            if (rc == 0 && mr.res.interrupted)
+                rc = 130;
+            engine_result_free(&mr.res);
+            monitor_result_free(&mr.server);
+            config_free(&mr.cfg);
+        }
+        for (i = 0; i < m.size; i++) {
+            if (roots[i])
+                json_decref(roots[i]);
+            free(jsons[i]);
+            free(whys[i]);
+        }
+        free(roots);
+        free(names);
+        free(nm);
+        free(jsons);
+        free(lens);
+        free(whys);
+    }
+    if (ran)
+        engine_result_free(&res);
+    free(json);
+    monitor_result_free(&server);
+    config_free(&cfg);
+    mpig_end(&m);
+    return rc;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     struct config cfg, share;
@@ -407,6 +582,9 @@ int main(int argc, char **argv)
     int rc = 0, sweep = 0;
     FILE *text;
 
+#ifdef RAFALE_MPI
+    return main_mpi(argc, argv);
+#endif
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return main_serve(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)

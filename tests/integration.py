@@ -2513,6 +2513,135 @@ def shard_values_and_options():
               "%s: one line, exit 2: %r" % (" ".join(args), p.stderr))
 
 
+@test
+def mpi_run_is_one_report():
+    mpi = os.path.join(os.path.dirname(RAFALE), "rafale-mpi")
+    if SANITIZED:
+        print("  (rafale-mpi is tested in the plain run; its merge runs sanitized in the shard tests)")
+        return
+    if not check(os.path.exists(mpi) and shutil.which("mpiexec"), "rafale-mpi and mpiexec are there (make test "
+                                                                   "builds them; make mpi)"):
+        return
+    srv = Serve(threads=2)
+    jp = os.path.join(TMP, "mpi.json")
+    p = subprocess.run(["mpiexec", "-n", "3", mpi, "-t", "1", "-c", "6", "-n", "3000", "--json", jp, srv.url("/")],
+                       capture_output=True, text=True, timeout=120)
+    conns, reqs = srv.stop()
+    check(p.returncode == 0, "mpiexec -n 3 rafale-mpi ran: " + p.stderr[-800:])
+    check(p.stdout.count("Requests ") == 1 and "Merged from 3 shards" in p.stdout and "3000 completed" in p.stdout,
+          "one report, from rank 0: " + p.stdout[:400])
+    if os.path.exists(jp):
+        j = json.load(open(jp))
+        check(j["summary"]["requests"] == 3000 == reqs and len(j["shards"]) == 3 and accounted(j),
+              "rafale-mpi: merged count %s = -n = the server's %s, 3 shards" % (j["summary"]["requests"], reqs))
+        check(sorted(s["requests"] for s in j["shards"]) == [1000, 1000, 1000], "each rank sent its share")
+    # A rank that cannot connect: the run ends at once with its reason on rank 0, never a hang.
+    srv = Serve()
+    t0 = time.monotonic()
+    p = subprocess.run(["mpiexec", "-n", "2", mpi, "-q", "-c", "4", "-n", "100", srv.url("/"), ":",
+                        "-n", "1", mpi, "-q", "-c", "4", "-n", "100", "http://127.0.0.1:%d/" % free_port()],
+                       capture_output=True, text=True, timeout=120)
+    conns, reqs = srv.stop()
+    check(p.returncode == 1 and "rank 2 (" in p.stderr and "cannot connect to 127.0.0.1:" in p.stderr and
+          "nothing was sent" in p.stderr and reqs == 0,
+          "a rank that cannot connect stops the run before any load, said on rank 0 (%.1fs): %r"
+          % (time.monotonic() - t0, p.stderr[-400:]))
+    p = subprocess.run(["mpiexec", "-n", "2", mpi, "--shard", "0/2", srv.url("/")], capture_output=True, text=True,
+                       timeout=120)
+    check(p.returncode == 2 and p.stderr.count("--shard is MPI's to set") == 1,
+          "every rank's same mistake said once: %r" % p.stderr)
+    # Interrupted: every rank stops, rank 0 still reports what was sent, exactly.
+    srv = Serve(threads=2)
+    jp = os.path.join(TMP, "mpi-int.json")
+    proc = subprocess.Popen(["mpiexec", "-n", "3", mpi, "-q", "-t", "1", "-c", "6", "-d", "30s", "--json", jp,
+                             srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    subprocess.run(["pkill", "-INT", "-x", "rafale-mpi"])
+    out, err = proc.communicate(timeout=60)
+    conns, reqs = srv.stop()
+    if check(proc.returncode == 130 and os.path.exists(jp), "interrupted rafale-mpi: exit 130, report written: "
+             + err[-300:]):
+        j = json.load(open(jp))
+        check(j["interrupted"] and j["summary"]["requests"] + j["summary"]["in_flight"] == reqs,
+              "interrupted: completed %d + in flight %d = served %d" % (j["summary"]["requests"],
+                                                                     j["summary"]["in_flight"], reqs))
+
+
+def netns_setup(tag, n):
+    """A server namespace with a bridge (10.77.0.1) and n client namespaces on it (10.77.0.11...), each with a
+    veth pair. Returns the namespaces' names, or None (with the reason) where this is not allowed."""
+    srvns = "rf%ssrv" % tag
+    cmds = [["ip", "netns", "add", srvns], ["ip", "-n", srvns, "link", "set", "lo", "up"],
+            ["ip", "-n", srvns, "link", "add", "br0", "type", "bridge"],
+            ["ip", "-n", srvns, "addr", "add", "10.77.0.1/24", "dev", "br0"],
+            ["ip", "-n", srvns, "link", "set", "br0", "up"]]
+    names = []
+    for i in range(n):
+        ns, a, b = "rf%sc%d" % (tag, i), "rf%sa%d" % (tag, i), "rf%sb%d" % (tag, i)
+        names.append(ns)
+        cmds += [["ip", "netns", "add", ns], ["ip", "-n", ns, "link", "set", "lo", "up"],
+                 ["ip", "link", "add", a, "type", "veth", "peer", "name", b],
+                 ["ip", "link", "set", a, "netns", ns], ["ip", "link", "set", b, "netns", srvns],
+                 ["ip", "-n", srvns, "link", "set", b, "master", "br0"], ["ip", "-n", srvns, "link", "set", b, "up"],
+                 ["ip", "-n", ns, "addr", "add", "10.77.0.%d/24" % (11 + i), "dev", a],
+                 ["ip", "-n", ns, "link", "set", a, "up"]]
+    for c in cmds:
+        p = subprocess.run(c, capture_output=True, text=True)
+        if p.returncode != 0:
+            netns_teardown(srvns, names)
+            return None, "%s: %s" % (" ".join(c), p.stderr.strip())
+    return (srvns, names), None
+
+
+def netns_teardown(srvns, names):
+    for ns in [srvns] + names:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+@test
+def shards_from_three_addresses():
+    if not shutil.which("ip"):
+        print("  SKIP: no ip command (iproute2)")
+        return
+    tag = "%d" % (os.getpid() % 10000)
+    nets, why = netns_setup(tag, 3)
+    if nets is None:
+        print("  SKIP: network namespaces not allowed here: " + why)
+        return
+    srvns, names = nets
+    log = os.path.join(TMP, "netns-access.log")
+    try:
+        out = open(os.path.join(TMP, "netns-serve.out"), "w+")
+        srv = subprocess.Popen(["ip", "netns", "exec", srvns, RAFALE, "serve", "--listen", "10.77.0.1:8080",
+                                "--access-log", log], stdout=out, stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            out.seek(0)
+            if out.read().startswith("listening"):
+                break
+            time.sleep(0.02)
+        at = time.time() + 1.0
+        procs = [subprocess.Popen(["ip", "netns", "exec", ns, RAFALE, "-q", "-t", "1", "--shard", "%d/3" % i,
+                                   "--start-at", "%.3f" % at, "-c", "6", "-n", "1500", "--json",
+                                   os.path.join(TMP, "ns-%d.json" % i), "http://10.77.0.1:8080/"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for i, ns in enumerate(names)]
+        errs = [p.communicate(timeout=RUN_TIMEOUT)[1] for p in procs]
+        srv.send_signal(signal.SIGTERM)
+        serr = srv.communicate(timeout=20)[1]
+        m = merge(*[os.path.join(TMP, "ns-%d.json" % i) for i in range(3)])
+        peers = {}
+        for line in open(log):
+            peers[line.split()[0].rsplit(":", 1)[0]] = peers.get(line.split()[0].rsplit(":", 1)[0], 0) + 1
+        check(all(p.returncode == 0 for p in procs), "3 shards in 3 namespaces ran: %s" % [e[-200:] for e in errs])
+        check(sorted(peers) == ["10.77.0.11", "10.77.0.12", "10.77.0.13"] and
+              sorted(peers.values()) == [500, 500, 500],
+              "the server saw 3 source addresses, 500 requests each: %s" % peers)
+        check(m.returncode == 0 and "1500 completed" in m.stdout and "1500 requests served" in serr,
+              "merged 1500 = the server's count: " + serr[-200:] + m.stderr[-200:])
+    finally:
+        netns_teardown(srvns, names)
+
+
 # --- rafale serve itself, over raw sockets --------------------------------------
 
 def raw(addr, data, timeout=5):
