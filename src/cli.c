@@ -15,7 +15,8 @@ void cli_usage(void)
           "       rafale sweep [options] URL       the highest rate within an SLO\n"
           "       rafale serve [options]           run the built-in target server\n"
           "       rafale compare [options] PLAN    several servers side by side\n"
-          "       rafale report [--html F] RESULT.json...   the reports again from saved results\n",
+          "       rafale report [--html F] RESULT.json...   the reports again from saved results\n"
+          "       rafale merge [--json F] [--html F] SHARD.json...   one run's shards (--shard) as one result\n",
           stdout);
     opt_help(stdout, OPT_RUN);
     fputs("\n"

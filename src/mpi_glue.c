@@ -86,12 +86,15 @@ int mpig_ready(struct mpig *m, int ok, const char *why, double *start_at)
             fprintf(stderr, "rafale-mpi: %d of %d ranks cannot run; nothing was sent\n", bad, m->size);
         return -1;
     }
-    /* Everyone is ready: rank 0 names the instant the measured phase
-     * begins, a little ahead so every rank gets the word in time. */
+    /* Everyone is ready. Without --start-at, every rank begins 0.2 s after
+     * the word from rank 0, on its own clock: the hosts' clocks need not
+     * agree (a given --start-at is wall-clock time, and they must). */
     MPI_Barrier(MPI_COMM_WORLD);
     if (m->rank == 0 && !(t > 0))
-        t = shard_now() + 0.2;
+        t = -0.2;
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (t < 0)
+        t = shard_now() - t;
     *start_at = t;
     return 0;
 }

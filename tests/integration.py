@@ -2397,8 +2397,8 @@ def pct_in_bucket(hist_list, total, p, value):
 def shards_merge_exactly():
     srv = Serve(threads=2)
     paths, outs = run_shards(3, ["-t", 1, "-c", 7, "-n", 3001], srv.url("/"), "sh")
-    mj = os.path.join(TMP, "merged.json")
-    m = merge("--json", mj, *paths)
+    mj, mh = os.path.join(TMP, "merged.json"), os.path.join(TMP, "merged.html")
+    m = merge("--json", mj, "--html", mh, *paths)
     conns, reqs = srv.stop()
     check(all(rc == 0 for rc, _, _ in outs), "3 shards ran: %s" % [e[-300:] for _, _, e in outs])
     js = [json.load(open(p)) for p in paths]
@@ -2428,6 +2428,7 @@ def shards_merge_exactly():
     check(len(mg["shards"]) == 3 and [s["requests"] for s in mg["shards"]] == [1001, 1000, 1000],
           "per-shard table in the merged JSON")
     check("Merged from 3 shards" in m.stdout and "Shard  host" in m.stdout, "merge prints the report and the shards")
+    check(os.path.exists(mh) and "<svg" in open(mh).read(), "merge --html writes the report with its charts")
     rep = subprocess.run([RAFALE, "report", mj], capture_output=True, text=True, timeout=60)
     check(rep.returncode == 0 and "Merged from 3 shards" in rep.stdout and "3001 completed" in rep.stdout,
           "rafale report reads a merged result: " + rep.stderr[-300:])
