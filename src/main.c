@@ -475,7 +475,9 @@ static int main_mpi(int argc, char **argv)
         mpig_end(&m);
         return rc ? rc : 1;
     }
-    cfg.start_at = start_at;
+    /* A start rank 0 named is when the warm-up begins, all ranks together;
+     * a --start-at given is when the measured phase does. */
+    cfg.start_at = cfg.start_at > 0 ? start_at : start_at + (double)cfg.warmup_ns / 1e9;
     catch_signals();
     progress_init(&prog, stderr, &cfg);
     m.prog = m.rank == 0 ? &prog : NULL;
