@@ -22,7 +22,7 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 
-.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi
+.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi perf-check
 all: rafale
 
 rafale: $(OBJ)
@@ -82,14 +82,22 @@ demo: deps rafale
 	@sh scripts/demo.sh
 
 # Peers side by side (installs wrk, ab, h2load, nginx): bench/RESULTS.md.
-bench: rafale
+bench: rafale build/floor
 	@sh bench/peers.sh
+
+# The least a client can cost (bench/floor.c): what the bench compares against.
+build/floor: bench/floor.c | build
+	$(CC) $(WARN) -O2 -o $@ bench/floor.c
 
 build/micro: bench/micro.c $(LIBOBJ)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
 bench-micro: build/micro
 	@./build/micro
+
+# Instructions per request (callgrind), against bench/perf-check.ref.
+perf-check:
+	@sh scripts/perf_check.sh
 
 # Fuzz the parsers of untrusted bytes for FUZZ_SECONDS each (clang's
 # libFuzzer, ASan+UBSan): the response parser, serve's request parser, and

@@ -32,6 +32,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RAFALE = os.path.join(ROOT, "rafale")
+FLOOR = os.path.join(ROOT, "build", "floor")
 TMP = tempfile.mkdtemp(prefix="rafale-bench-")
 SERVER_CPU, TOOL_CPU = "0", "1"
 
@@ -190,14 +191,24 @@ def run_h2load(url, conns, dur, close=False, depth=1, h2=False):
     return int(m.group(3)), int(m.group(5)) + int(m.group(6)) + int(m.group(7)), wall, cpu, rss, None
 
 
-TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load}
+def run_floor(url, conns, dur, close=False, depth=1, h2=False):
+    """bench/floor.c: the least a client can cost (no parsing, no clock per request, no histogram)."""
+    m = re.match(r"http://([0-9.]+):(\d+)(/.*)?$", url)
+    cmd = [FLOOR, "-c", str(conns), "-d", str(dur)] + (["--close"] if close else []) + [m.group(1), m.group(2),
+                                                                                         m.group(3) or "/"]
+    out, wall, cpu, rss = timed(cmd)
+    f = re.search(r"floor: (\d+) completed, (\d+) errors", out)
+    return (int(f.group(1)) if f else 0), (int(f.group(2)) if f else 0), wall, cpu, rss, None
+
+
+TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load, "floor": run_floor}
 
 # workload: (description, connections, close, pipeline depth or HTTP/2 streams, tools[, "tls" | "h2c" | "h2"])
 # HTTP/2 workloads are compared with h2load (wrk and ab do not speak it).
 WORKLOADS = {
-    "keepalive-50": ("keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "ab", "h2load"]),
-    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["rafale", "wrk", "ab"]),
-    "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["rafale", "wrk", "h2load"]),
+    "keepalive-50": ("keep-alive, 50 connections", 50, False, 1, ["floor", "rafale", "wrk", "ab", "h2load"]),
+    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["floor", "rafale", "wrk", "ab"]),
+    "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["floor", "rafale", "wrk", "h2load"]),
     "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
     "tls-keepalive-50": ("TLS keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "h2load"], "tls"),
     "tls-close-50": ("TLS, new connection per request (sessions resumed), 50 concurrent", 50, True, 1,
@@ -241,8 +252,11 @@ def emit_workload(emit, rows, wl, refname):
     desc, conns, close, depth, tools = WORKLOADS[wl][:5]
     for tool in tools:
         mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
-        ratios_rps, ratios_cpu = [], []
+        ratios_rps, ratios_cpu, ratios_floor = [], [], []
         for r in mine:
+            fl = [x for x in rows if x["workload"] == wl and x["tool"] == "floor" and x["round"] == r["round"]]
+            if fl and fl[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
+                ratios_floor.append(r["cpu_us_per_req"] / fl[0]["cpu_us_per_req"])
             ref = [x for x in rows if x["workload"] == wl and x["tool"] == refname and x["round"] == r["round"]]
             if ref and ref[0]["rps"] and ref[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
                 ratios_rps.append(r["rps"] / ref[0]["rps"])
@@ -251,9 +265,10 @@ def emit_workload(emit, rows, wl, refname):
         slack = conns * depth
         ok = all(r["nginx_count"] is not None and r["completed"] <= r["nginx_count"] <= r["completed"] + slack
                  for r in mine)
-        emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %.1f MiB | %d | %s |" % (
+        emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %.1f MiB | %d | %s |" % (
             desc, tool, median([r["rps"] for r in mine]), median(ratios_rps) or 0,
             median([r["cpu_us_per_req"] for r in mine]) or 0, median(ratios_cpu) or 0,
+            "%.2f" % median(ratios_floor) if ratios_floor else "-",
             median([r["rss_kb"] for r in mine]) / 1024, sum(r["errors"] for r in mine),
             "yes" if ok else "MISMATCH"))
 
@@ -361,9 +376,9 @@ def main():
                 emit()
                 emit("HTTP/2, against h2load (wrk and ab do not speak it):")
                 emit()
-            emit("| workload | tool | req/s (median) | req/s vs %s | CPU us/request | CPU vs %s | peak RSS | errors | "
-                 "counted by nginx |" % (refname, refname))
-            emit("|---|---|---:|---:|---:|---:|---:|---:|---|")
+            emit("| workload | tool | req/s (median) | req/s vs %s | CPU us/request | CPU vs %s | CPU vs floor | peak RSS | "
+                 "errors | counted by nginx |" % (refname, refname))
+            emit("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
             for wl in group:
                 emit_workload(emit, rows, wl, refname)
         if "keepalive-10k" in workloads:

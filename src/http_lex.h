@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* RFC 9110 §5.6.2 tchar: a token's characters. A table: the response
  * parser asks for every byte of every header name. */
@@ -51,6 +52,53 @@ static inline int lex_field_char(char c)
 {
     unsigned char u = (unsigned char)c;
     return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+
+/* The end of a run of field characters starting at s[i] (n at most): eight
+ * bytes at a time while none is a control character or DEL (a word with
+ * one, HTAB included, is finished byte by byte). */
+static inline size_t lex_field_run(const char *s, size_t i, size_t n)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL, highs = 0x8080808080808080ULL;
+    while (i + 8 <= n) {
+        uint64_t x, lt, del;
+        memcpy(&x, s + i, 8);
+        /* Per byte, without carries from one byte into the next (no sum
+         * passes 0xdf): high bit of lt clear where the byte is below 0x20;
+         * high bit of del set where it is 0x7f. */
+        lt = ((x & low7) + 0x6060606060606060ULL) | x;
+        del = ((x & low7) + 0x0101010101010101ULL) & ~x;
+        if (((~lt) | del) & highs)
+            break;
+        i += 8;
+    }
+    while (i < n && lex_field_char(s[i]))
+        i++;
+    return i;
+}
+
+/* Is [s, s+n) the token name (lower case letters and '-') in any case? s
+ * holds tchars only, so OR-ing 0x20 into each byte lowers letters and
+ * leaves '-' alone without making any other tchar equal to either: a
+ * compare of eight bytes at a time. n is name's length, at least 8. */
+static inline int lex_eq_name8(const char *s, const char *name, size_t n)
+{
+    const uint64_t low = 0x2020202020202020ULL;
+    uint64_t a, b;
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        memcpy(&a, s + i, 8);
+        memcpy(&b, name + i, 8);
+        if ((a | low) != b)
+            return 0;
+    }
+    if (i < n) { /* the last eight, overlapping */
+        memcpy(&a, s + n - 8, 8);
+        memcpy(&b, name + n - 8, 8);
+        if ((a | low) != b)
+            return 0;
+    }
+    return 1;
 }
 
 static inline int lex_lower(int c)

@@ -207,22 +207,114 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
                 st = S_CH_DATA_CR;
             continue;
         }
-        case S_REASON:
-        case S_VALUE:
-            /* Fast path: skip text nobody looks at in a tight loop. */
-            if (st == S_REASON || p->hdr == H_NONE) {
-                size_t j = i;
-                while (j < len && lex_field_char(buf[j]))
-                    j++;
-                p->linelen += (uint32_t)(j - i);
-                if (p->linelen > HP_MAX_LINE)
-                    FAIL("line too long");
-                i = j;
-                if (i == len)
-                    continue;
-                c = (unsigned char)buf[i];
+        case S_VERSION:
+            /* Fast path: "HTTP/1.x NNN" whole in the buffer. */
+            if (p->linelen == 0 && len - i >= 12 && memcmp(buf + i, "HTTP/1.", 7) == 0 && lex_digit(buf[i + 7]) &&
+                buf[i + 8] == ' ' && lex_digit(buf[i + 9]) && lex_digit(buf[i + 10]) && lex_digit(buf[i + 11])) {
+                p->minor = (uint8_t)(buf[i + 7] - '0');
+                p->status = (uint16_t)((buf[i + 9] - '0') * 100 + (buf[i + 10] - '0') * 10 + (buf[i + 11] - '0'));
+                if (p->status < 100 || p->status > 599)
+                    FAIL("status code out of range");
+                p->linelen = 12;
+                i += 12;
+                st = S_AFTER_CODE;
+                continue;
             }
             break;
+        case S_LINE_START:
+            /* Fast path: a header name whole in the buffer, up to its colon,
+             * matched once rather than byte by byte. */
+            if (lex_tchar((char)c)) {
+                size_t j = i + 1, n;
+                while (j < len && lex_tchar(buf[j]))
+                    j++;
+                if (j == len || buf[j] != ':')
+                    break; /* split, or a mistake: the byte path says which */
+                n = j - i;
+                if (n + 1 > HP_MAX_LINE)
+                    FAIL("line too long");
+                p->hdr = H_NONE;
+                p->vlen = 0;
+                p->namelen = (uint32_t)n;
+                switch (n) {
+                case 14:
+                    if (lex_eq_name8(buf + i, "content-length", n))
+                        p->hdr = H_CL;
+                    break;
+                case 17:
+                    if (lex_eq_name8(buf + i, "transfer-encoding", n))
+                        p->hdr = H_TE;
+                    break;
+                case 10:
+                    if (lex_eq_name8(buf + i, "connection", n))
+                        p->hdr = H_CONN;
+                    else if (p->sink && lex_eq_name8(buf + i, "set-cookie", n))
+                        p->hdr = H_COOKIE;
+                    break;
+                case 8:
+                    if (p->loc && lex_eq_name8(buf + i, "location", n))
+                        p->hdr = H_LOC;
+                    break;
+                }
+                if (p->hdr == H_COOKIE)
+                    p->sink_mark = p->sink_len;
+                if (p->hdr == H_LOC) {
+                    p->loc_len = 0;
+                    p->loc_over = 0;
+                }
+                p->linelen = (uint32_t)(n + 1);
+                i = j + 1;
+                st = S_OWS;
+                continue;
+            }
+            break;
+        case S_OWS:
+            if (c == ' ' || c == '\t') {
+                if (++p->linelen > HP_MAX_LINE)
+                    FAIL("line too long");
+                i++;
+                continue;
+            }
+            st = S_VALUE;
+            /* fall through */
+        case S_REASON:
+        case S_VALUE: {
+            /* Fast path: a run of field text in a tight loop, kept in bulk
+             * when it is a value of interest. */
+            size_t j = lex_field_run(buf, i, len), n;
+            n = j - i;
+            p->linelen += (uint32_t)n;
+            if (p->linelen > HP_MAX_LINE)
+                FAIL("line too long");
+            if (st == S_VALUE && p->hdr != H_NONE && n) {
+                if (p->hdr == H_LOC) {
+                    size_t room = (size_t)(p->loc_cap - p->loc_len), k = n < room ? n : room;
+                    memcpy(p->loc + p->loc_len, buf + i, k);
+                    p->loc_len = (uint16_t)(p->loc_len + k);
+                    if (n > room)
+                        p->loc_over = 1;
+                } else if (p->hdr == H_COOKIE) {
+                    if (p->vlen != VAL_OVERFLOW && p->sink_len + n <= p->sink_cap) {
+                        memcpy(p->sink + p->sink_len, buf + i, n);
+                        p->sink_len = (uint16_t)(p->sink_len + n);
+                    } else {
+                        p->vlen = VAL_OVERFLOW;
+                    }
+                } else if (p->vlen != VAL_OVERFLOW) {
+                    if (p->vlen + n <= sizeof(p->val)) {
+                        memcpy(p->val + p->vlen, buf + i, n);
+                        p->vlen = (uint8_t)(p->vlen + n);
+                    } else {
+                        p->vlen = VAL_OVERFLOW;
+                    }
+                }
+            }
+            i = j;
+            if (i == len)
+                continue;
+            c = (unsigned char)buf[i];
+            break;
+        }
         default:
             break;
         }

@@ -2,6 +2,7 @@
  * and one byte at a time, each piece placed right before a PROT_NONE page so
  * that any read past the end of the input crashes. */
 #include "../src/http_parse.h"
+#include "../src/http_lex.h"
 #include "t.h"
 
 #include <string.h>
@@ -226,6 +227,49 @@ static void limits(void)
 
 }
 
+/* The word-at-a-time scans agree with the byte-at-a-time rules: every byte
+ * value at every position of a run, and names in every mix of case. */
+static void fast_scans(void)
+{
+    char b[24];
+    int v, pos, ok = 1;
+    size_t ref;
+    for (v = 0; v < 256; v++)
+        for (pos = 0; pos < 20; pos++) {
+            memset(b, 'a', sizeof(b));
+            b[pos] = (char)v;
+            for (ref = 3; ref < 24 && lex_field_char(b[ref]); ref++)
+                ;
+            if (lex_field_run(b, 3, 24) != ref || lex_field_run(b, 3, 11) != (ref < 11 ? ref : 11))
+                ok = 0;
+        }
+    CHECK(ok);
+    CHECK(lex_eq_name8("Content-Length", "content-length", 14));
+    CHECK(lex_eq_name8("CONTENT-LENGTH", "content-length", 14));
+    CHECK(!lex_eq_name8("Content_Length", "content-length", 14));
+    CHECK(!lex_eq_name8("Content-Lengtx", "content-length", 14));
+    CHECK(!lex_eq_name8("xontent-length", "content-length", 14));
+    CHECK(lex_eq_name8("cOnNeCtIoN", "connection", 10));
+    CHECK(!lex_eq_name8("connectiom", "connection", 10));
+    CHECK(lex_eq_name8("Transfer-Encoding", "transfer-encoding", 17));
+    CHECK(!lex_eq_name8("Transfer-Encodinh", "transfer-encoding", 17));
+    CHECK(lex_eq_name8("LOCATION", "location", 8));
+    CHECK(!lex_eq_name8("LOCATIOM", "location", 8));
+    /* Every tchar against each name position: only the letter itself, in either case, matches. */
+    ok = 1;
+    for (v = 33; v < 127; v++)
+        for (pos = 0; pos < 10; pos++) {
+            char n[11];
+            memcpy(n, "set-cookie", 11);
+            if (!lex_tchar((char)v))
+                continue;
+            n[pos] = (char)v;
+            if (lex_eq_name8(n, "set-cookie", 10) != (lex_lower(v) == "set-cookie"[pos]))
+                ok = 0;
+        }
+    CHECK(ok);
+}
+
 int main(void)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -240,6 +284,7 @@ int main(void)
     T_RUN(truncated);
     T_RUN(malformed);
     T_RUN(limits);
+    T_RUN(fast_scans);
     munmap(guard_base, 17 * page);
     T_END("test_http_parse");
 }

@@ -1,0 +1,187 @@
+/* floor.c - the least a load-testing client can cost: the physical limit
+ * rafale's CPU per request is reported against in bench/RESULTS.md.
+ *
+ * One thread, epoll, non-blocking sockets with TCP_NODELAY (as rafale). It
+ * writes a fixed request and reads the answer without parsing it: the
+ * response's length is learned once, from the first answer, and every later
+ * one is taken as that many bytes. No clock per request, no histogram, no
+ * bookkeeping beyond a byte count: what is left is the kernel's TCP work and
+ * the system calls that cannot be avoided (a write and a read per request,
+ * plus connect and close in --close mode).
+ *
+ * usage: floor [-c CONNS] [-d SECONDS] [-n REQUESTS] [--close] HOST PORT [PATH]
+ * prints: "floor: N completed, E errors, S s" */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fconn {
+    int fd;
+    int connecting;
+    size_t got;
+};
+
+static struct sockaddr_in addr;
+static char req[512];
+static size_t req_len, resp_len;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int open_conn(int ep, struct fconn *c)
+{
+    int one = 1;
+    struct epoll_event ev;
+    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->fd < 0)
+        return -1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c->got = 0;
+    c->connecting = 1;
+    if (connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 && errno != EINPROGRESS) {
+        close(c->fd);
+        return -1;
+    }
+    ev.events = EPOLLOUT;
+    ev.data.ptr = c;
+    return epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev);
+}
+
+/* One blocking request to learn the answer's length (head + Content-Length). */
+static int learn_length(void)
+{
+    char buf[65536];
+    size_t have = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    char *end, *cl;
+    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || write(fd, req, req_len) != (ssize_t)req_len)
+        return -1;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+        if (n <= 0)
+            return -1;
+        have += (size_t)n;
+        buf[have] = '\0';
+        if ((end = strstr(buf, "\r\n\r\n")) != NULL)
+            break;
+    }
+    if ((cl = strcasestr(buf, "\r\ncontent-length:")) == NULL || cl > end)
+        return -1;
+    resp_len = (size_t)(end + 4 - buf) + strtoul(cl + 17, NULL, 10);
+    close(fd);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int conns = 50, close_mode = 0, ep, i, n;
+    double dur = 5, t0, t;
+    unsigned long long limit = 0, sent = 1, done = 1, errors = 0; /* the first answer, learnt from, counts */
+    const char *host, *path = "/";
+    struct fconn *cs;
+    struct epoll_event evs[512];
+    static char buf[65536];
+
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+            conns = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-d") == 0 && i + 1 < argc)
+            dur = atof(argv[++i]);
+        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+            limit = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--close") == 0)
+            close_mode = 1;
+        else
+            break;
+    }
+    if (argc - i < 2 || conns < 1) {
+        fprintf(stderr, "usage: floor [-c CONNS] [-d SECONDS] [-n REQUESTS] [--close] HOST PORT [PATH]\n");
+        return 2;
+    }
+    host = argv[i];
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)atoi(argv[i + 1]));
+    if (argc - i > 2)
+        path = argv[i + 2];
+    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+        fprintf(stderr, "floor: %s is not an IPv4 address\n", host);
+        return 2;
+    }
+    req_len = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%s\r\n%s\r\n", path, host, argv[i + 1],
+                               close_mode ? "Connection: close\r\n" : "");
+    if (learn_length() != 0) {
+        fprintf(stderr, "floor: the first answer has no Content-Length\n");
+        return 1;
+    }
+    cs = calloc((size_t)conns, sizeof(*cs));
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    if (cs == NULL || ep < 0)
+        return 1;
+    t0 = now();
+    for (i = 0; i < conns && (!limit || sent < limit); i++, sent++)
+        if (open_conn(ep, &cs[i]) != 0)
+            errors++;
+    for (;;) {
+        n = epoll_wait(ep, evs, 512, 100);
+        t = now(); /* once per batch, never per request */
+        if ((dur > 0 && !limit && t - t0 >= dur) || (limit && done + errors >= limit))
+            break;
+        for (i = 0; i < n; i++) {
+            struct fconn *c = evs[i].data.ptr;
+            ssize_t r;
+            if (c->connecting) {
+                struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+                c->connecting = 0;
+                if (write(c->fd, req, req_len) != (ssize_t)req_len ||
+                    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0) {
+                    errors++;
+                    close(c->fd);
+                    if ((!limit || sent < limit) && open_conn(ep, c) == 0)
+                        sent++;
+                }
+                continue;
+            }
+            r = read(c->fd, buf, sizeof(buf));
+            if (r <= 0) {
+                if (r < 0 && errno == EAGAIN)
+                    continue;
+                errors++;
+                close(c->fd);
+                if ((!limit || sent < limit) && open_conn(ep, c) == 0)
+                    sent++;
+                continue;
+            }
+            c->got += (size_t)r;
+            if (c->got < resp_len)
+                continue;
+            c->got -= resp_len;
+            done++;
+            if (limit && sent >= limit) {
+                close(c->fd);
+                continue;
+            }
+            sent++;
+            if (close_mode) {
+                close(c->fd);
+                if (open_conn(ep, c) != 0)
+                    errors++;
+            } else if (write(c->fd, req, req_len) != (ssize_t)req_len) {
+                errors++;
+            }
+        }
+    }
+    printf("floor: %llu completed, %llu errors, %.3f s\n", done, errors, now() - t0);
+    return 0;
+}
