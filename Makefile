@@ -83,11 +83,17 @@ demo: deps rafale
 
 # Peers side by side (installs wrk, ab, h2load, nginx): bench/RESULTS.md.
 bench: rafale build/floor
+	@sh scripts/deps.sh liburing-dev
+	@$(MAKE) -s build/floor_uring
 	@sh bench/peers.sh
 
 # The least a client can cost (bench/floor.c): what the bench compares against.
 build/floor: bench/floor.c | build
 	$(CC) $(WARN) -O2 -o $@ bench/floor.c
+
+# The same floor on io_uring (liburing): does io_uring lower it on this kernel?
+build/floor_uring: bench/floor_uring.c | build
+	$(CC) $(WARN) -O2 -o $@ bench/floor_uring.c -luring
 
 build/micro: bench/micro.c $(LIBOBJ)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)

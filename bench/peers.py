@@ -201,12 +201,23 @@ def run_floor(url, conns, dur, close=False, depth=1, h2=False):
     return (int(f.group(1)) if f else 0), (int(f.group(2)) if f else 0), wall, cpu, rss, None
 
 
-TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load, "floor": run_floor}
+def run_floor_uring(url, conns, dur, close=False, depth=1, h2=False, plain=False):
+    """bench/floor_uring.c: the keep-alive floor on io_uring (multishot recv, provided buffers)."""
+    m = re.match(r"http://([0-9.]+):(\d+)(/.*)?$", url)
+    out, wall, cpu, rss = timed([FLOOR + "_uring", "-c", str(conns), "-d", str(dur)] + (["--plain"] if plain else []) +
+                                [m.group(1), m.group(2), m.group(3) or "/"])
+    f = re.search(r"floor_uring: (\d+) completed, (\d+) errors", out)
+    return (int(f.group(1)) if f else 0), (int(f.group(2)) if f else 0), wall, cpu, rss, None
+
+
+TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load, "floor": run_floor, "floor-uring": run_floor_uring,
+         "floor-uring-plain": lambda *a: run_floor_uring(*a, plain=True)}
 
 # workload: (description, connections, close, pipeline depth or HTTP/2 streams, tools[, "tls" | "h2c" | "h2"])
 # HTTP/2 workloads are compared with h2load (wrk and ab do not speak it).
 WORKLOADS = {
-    "keepalive-50": ("keep-alive, 50 connections", 50, False, 1, ["floor", "rafale", "wrk", "ab", "h2load"]),
+    "keepalive-50": ("keep-alive, 50 connections", 50, False, 1,
+                     ["floor", "floor-uring", "floor-uring-plain", "rafale", "wrk", "ab", "h2load"]),
     "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["floor", "rafale", "wrk", "ab"]),
     "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["floor", "rafale", "wrk", "h2load"]),
     "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
