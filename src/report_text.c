@@ -455,14 +455,18 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
                 w = strlen(report_label(cfg, i, lb, sizeof(lb)));
         if (w > 60)
             w = 60;
-        fprintf(f, "\n%s %*s %10s %8s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",
-                "requests", "errors", "req/s", "p50",
-                "p99", "max");
+        /* A column of unexpected statuses only when there are some: which
+         * target the server refused is what a user looks for then. */
+        int bad = s->bad_status > 0;
+        fprintf(f, "\n%s %*s %10s %8s%s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",
+                "requests", "errors", bad ? "  bad status" : "", "req/s", "p50", "p99", "max");
         for (i = 0; i < r->nurls; i++) {
             const struct stats *u = &r->per_url[i];
-            char p50[32], p99[32], mx[32];
-            fprintf(f, "  %-*.*s %10llu %8llu %11.1f %8s %8s %8s\n", (int)w, (int)w, report_label(cfg, i, lb, sizeof(lb)),
-                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
+            char p50[32], p99[32], mx[32], bs[32] = "";
+            if (bad)
+                snprintf(bs, sizeof(bs), " %11llu", (unsigned long long)u->bad_status);
+            fprintf(f, "  %-*.*s %10llu %8llu%s %11.1f %8s %8s %8s\n", (int)w, (int)w, report_label(cfg, i, lb, sizeof(lb)),
+                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u), bs, (double)u->completed / el,
                     units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
                     units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),
                     units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));

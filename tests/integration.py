@@ -2335,6 +2335,22 @@ def unix_socket_counts_exactly():
           "rafale serve --listen unix:PATH over HTTP/2, counted exactly, socket file removed (%s)" % reqs)
 
 
+@test
+def per_target_bad_status():
+    # Which target the server refused: a "bad status" column, only when some answer was unexpected.
+    srv = Serve()
+    tf = os.path.join(TMP, "bad.targets")
+    with open(tf, "w") as f:
+        f.write("GET %s  # name: fine\n\nGET %s  # name: missing\n" % (srv.url("/"), srv.url("/status/404")))
+    r = rafale("--targets", tf, "-c", 2, "-n", 100)
+    ok = rafale("-c", 2, "-n", 20, srv.url("/"), srv.url("/json"))
+    srv.stop()
+    rows = dict((l.split()[0], l.split()) for l in r.out.splitlines() if l.startswith("  fine") or l.startswith("  missing"))
+    check("bad status" in r.out and rows.get("missing", [""] * 4)[3] == "50" and rows.get("fine", [""] * 4)[3] == "0",
+          "per target: the 404 target's 50 bad statuses in their column: %s" % rows)
+    check("bad status" not in ok.out and "Per URL" in ok.out, "no such column when every answer was expected")
+
+
 # --- shards: one run spread over several processes ---------------------------------
 
 def run_shards(n, args, url, tag, start_in=1.0, extra=lambda i: []):
