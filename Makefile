@@ -88,11 +88,11 @@ bench: rafale build/floor
 	@sh bench/peers.sh
 
 # The least a client can cost (bench/floor.c): what the bench compares against.
-build/floor: bench/floor.c | build
+build/floor: bench/floor.c bench/floor.h | build
 	$(CC) $(WARN) -O2 -o $@ bench/floor.c
 
 # The same floor on io_uring (liburing): does io_uring lower it on this kernel?
-build/floor_uring: bench/floor_uring.c | build
+build/floor_uring: bench/floor_uring.c bench/floor.h | build
 	$(CC) $(WARN) -O2 -o $@ bench/floor_uring.c -luring
 
 build/micro: bench/micro.c $(LIBOBJ)

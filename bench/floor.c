@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor.h"
+
 struct fconn {
     int fd;
     int connecting;
@@ -32,13 +34,6 @@ struct fconn {
 static struct sockaddr_in addr;
 static char req[512];
 static size_t req_len, resp_len;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int open_conn(int ep, struct fconn *c)
 {
@@ -57,31 +52,6 @@ static int open_conn(int ep, struct fconn *c)
     ev.events = EPOLLOUT;
     ev.data.ptr = c;
     return epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev);
-}
-
-/* One blocking request to learn the answer's length (head + Content-Length). */
-static int learn_length(void)
-{
-    char buf[65536];
-    size_t have = 0;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    char *end, *cl;
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || write(fd, req, req_len) != (ssize_t)req_len)
-        return -1;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
-        if (n <= 0)
-            return -1;
-        have += (size_t)n;
-        buf[have] = '\0';
-        if ((end = strstr(buf, "\r\n\r\n")) != NULL)
-            break;
-    }
-    if ((cl = strcasestr(buf, "\r\ncontent-length:")) == NULL || cl > end)
-        return -1;
-    resp_len = (size_t)(end + 4 - buf) + strtoul(cl + 17, NULL, 10);
-    close(fd);
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -121,7 +91,7 @@ int main(int argc, char **argv)
     }
     req_len = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%s\r\n%s\r\n", path, host, argv[i + 1],
                                close_mode ? "Connection: close\r\n" : "");
-    if (learn_length() != 0) {
+    if ((resp_len = floor_learn_length(&addr, req, req_len)) == 0) {
         fprintf(stderr, "floor: the first answer has no Content-Length\n");
         return 1;
     }
@@ -129,13 +99,13 @@ int main(int argc, char **argv)
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (cs == NULL || ep < 0)
         return 1;
-    t0 = now();
+    t0 = floor_now();
     for (i = 0; i < conns && (!limit || sent < limit); i++, sent++)
         if (open_conn(ep, &cs[i]) != 0)
             errors++;
     for (;;) {
         n = epoll_wait(ep, evs, 512, 100);
-        t = now(); /* once per batch, never per request */
+        t = floor_now(); /* once per batch, never per request */
         if ((dur > 0 && !limit && t - t0 >= dur) || (limit && done + errors >= limit))
             break;
         for (i = 0; i < n; i++) {
@@ -182,6 +152,6 @@ int main(int argc, char **argv)
             }
         }
     }
-    printf("floor: %llu completed, %llu errors, %.3f s\n", done, errors, now() - t0);
+    printf("floor: %llu completed, %llu errors, %.3f s\n", done, errors, floor_now() - t0);
     return 0;
 }

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor.h"
+
 #define NBUF 4096
 #define BUFSZ 2048
 #define BGID 1
@@ -33,37 +35,6 @@ struct uconn {
 static char req[512];
 static size_t req_len, resp_len;
 static struct sockaddr_in addr;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int learn_length(void)
-{
-    char buf[65536];
-    size_t have = 0;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    char *end, *cl;
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || write(fd, req, req_len) != (ssize_t)req_len)
-        return -1;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
-        if (n <= 0)
-            return -1;
-        have += (size_t)n;
-        buf[have] = '\0';
-        if ((end = strstr(buf, "\r\n\r\n")) != NULL)
-            break;
-    }
-    if ((cl = strcasestr(buf, "\r\ncontent-length:")) == NULL || cl > end)
-        return -1;
-    resp_len = (size_t)(end + 4 - buf) + strtoul(cl + 17, NULL, 10);
-    close(fd);
-    return 0;
-}
 
 static void arm_recv(struct io_uring *ring, struct uconn *c)
 {
@@ -117,7 +88,7 @@ int main(int argc, char **argv)
         return 2;
     req_len = (size_t)snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%s\r\n\r\n", argc - i > 2 ? argv[i + 2] : "/",
                                argv[i], argv[i + 1]);
-    if (learn_length() != 0)
+    if ((resp_len = floor_learn_length(&addr, req, req_len)) == 0)
         return 1;
     /* One thread issues and reaps: the kernel may defer its completion work
      * to our next io_uring_enter (measured: a third less CPU per request
@@ -150,8 +121,8 @@ int main(int argc, char **argv)
         arm_recv(&ring, &cs[i]);
         send_req(&ring, &cs[i]);
     }
-    t0 = now();
-    while (now() - t0 < dur) {
+    t0 = floor_now();
+    while (floor_now() - t0 < dur) {
         struct io_uring_cqe *cqe;
         unsigned head, seen = 0, added = 0;
         io_uring_submit_and_wait(&ring, 1);
@@ -185,6 +156,6 @@ int main(int argc, char **argv)
         io_uring_buf_ring_advance(br, added);
         io_uring_cq_advance(&ring, seen);
     }
-    printf("floor_uring: %llu completed, %llu errors, %.3f s\n", done, errors, now() - t0);
+    printf("floor_uring: %llu completed, %llu errors, %.3f s\n", done, errors, floor_now() - t0);
     return 0;
 }
