@@ -197,7 +197,12 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
                  count, n, n == 1 ? " is" : "s are");
         goto out;
     }
-    rc = merge_into(in, n, out, err, errlen);
+    if ((rc = merge_into(in, n, out, err, errlen)) != 0) {
+        engine_result_free(&out->res);
+        monitor_result_free(&out->server);
+        config_free(&out->cfg);
+        memset(out, 0, sizeof(*out));
+    }
 out:
     for (k = 0; k < n; k++)
         report_load_free(&in[k]);
