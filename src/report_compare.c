@@ -72,6 +72,18 @@ void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl)
 #undef ADD
 }
 
+void cmpr_cpu_mem(const struct cmp_cell *c, char *cpu, size_t cn, char *mem, size_t mn)
+{
+    if (c->server_cpu_us >= 0)
+        units_fmt_ns(cpu, cn, c->server_cpu_us * 1e3);
+    else
+        snprintf(cpu, cn, "-");
+    if (c->best_run >= 0)
+        units_fmt_bytes(mem, mn, (double)c->mem_peak);
+    else
+        snprintf(mem, mn, "-");
+}
+
 int cmpr_name_width(const struct cmp_plan *p)
 {
     int s, w = 6;
@@ -141,14 +153,7 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 continue;
             }
             snprintf(range, sizeof(range), "(%.0f - %.0f)", c->rps_min, c->rps_max);
-            if (c->server_cpu_us >= 0)
-                units_fmt_ns(cpu, sizeof(cpu), c->server_cpu_us * 1e3);
-            else
-                snprintf(cpu, sizeof(cpu), "-");
-            if (c->best_run >= 0)
-                units_fmt_bytes(mem, sizeof(mem), (double)c->mem_peak);
-            else
-                snprintf(mem, sizeof(mem), "-");
+            cmpr_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
             snprintf(bad, sizeof(bad), "%.1f%%", c->bad_pct);
             fprintf(f, "  %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %10s  %s\n", nw, nw, p->servers[s].name,
                     c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.h[H_LATENCY], 50)),

@@ -19,6 +19,8 @@ void cmpr_bad_codes(char *b, size_t n, const struct stats *t, const struct statu
 const char *cmpr_close_why(const struct stats *t);
 /* "PSS peak", or "RSS peak" when some server's PSS could not be read. */
 const char *cmpr_mem_label(const struct cmp_result *r, int w);
+/* A cell's server CPU per request and memory peak as shown, or "-". */
+void cmpr_cpu_mem(const struct cmp_cell *c, char *cpu, size_t cn, char *mem, size_t mn);
 /* Width of the server name column. */
 int cmpr_name_width(const struct cmp_plan *p);
 

@@ -320,14 +320,7 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");
                 continue;
             }
-            if (c->server_cpu_us >= 0)
-                units_fmt_ns(cpu, sizeof(cpu), c->server_cpu_us * 1e3);
-            else
-                snprintf(cpu, sizeof(cpu), "-");
-            if (c->best_run >= 0)
-                units_fmt_bytes(mem, sizeof(mem), (double)c->mem_peak);
-            else
-                snprintf(mem, sizeof(mem), "-");
+            cmpr_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
             html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                        "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
                        "<td class=\"%s\">%s</td></tr>\n",
