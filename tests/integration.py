@@ -2467,6 +2467,29 @@ def shards_merge_exactly():
 
 
 @test
+def merge_bad_input():
+    # rafale merge on bad input: one line each, never a crash; usage mistakes exit 2.
+    srv = Serve()
+    paths, outs = run_shards(2, ["-t", 1, "-c", 2, "-n", 20], srv.url("/"), "bad", start_in=0.2)
+    srv.stop()
+    junk = os.path.join(TMP, "junk.json")
+    with open(junk, "w") as f:
+        f.write("{not json")
+    j = json.load(open(paths[1]))
+    j["shard"]["index"] = 5
+    tampered = os.path.join(TMP, "tampered.json")
+    json.dump(j, open(tampered, "w"))
+    for args, rc, words in ((["--bogus", paths[0]], 2, "unknown option '--bogus'"),
+                            ([], 2, "no shard results given"),
+                            ([paths[0], junk], 1, "not JSON"),
+                            ([paths[0], os.path.join(TMP, "absent.json")], 1, "absent.json"),
+                            ([paths[0], tampered], 1, "shard.index: 5 is not below the count 2")):
+        m = merge(*args)
+        check(m.returncode == rc and words in m.stderr and len(m.stderr.strip().splitlines()) == 1,
+              "rafale merge %s: exit %d, one line with %r: %r" % (" ".join(args[:1]), rc, words, m.stderr))
+
+
+@test
 def shard_rate_interleaves():
     # 300 req/s from 3 shards: one evenly spaced stream (~3.3 ms apart), not three bunched ones.
     rec = RecServer()
