@@ -1,6 +1,7 @@
 /* cookie.c - a connection's cookie jar. See cookie.h. */
 #include "cookie.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -35,31 +36,73 @@ static void jar_remove(struct jar *j, uint16_t k)
 }
 
 /* "Expires" in the RFC 1123 form servers send (§5.1.1 accepts more; this
- * is what they use). Returns 0 when it cannot be read. */
-static time_t parse_date(const char *s, size_t n)
+ * is what they use) into *t. Returns 0, or -1 when it cannot be read (the
+ * epoch is a date: what a cleared cookie carries). */
+static int parse_date(const char *s, size_t n, time_t *t)
 {
     char b[64];
     struct tm tm;
     const char *end;
     if (n >= sizeof(b))
-        return 0;
+        return -1;
     memcpy(b, s, n);
     b[n] = '\0';
     memset(&tm, 0, sizeof(tm));
     end = strptime(b, "%a, %d %b %Y %H:%M:%S", &tm);
     if (end == NULL)
         end = strptime(b, "%a, %d-%b-%Y %H:%M:%S", &tm);
-    return end ? timegm(&tm) : 0;
+    if (end == NULL)
+        return -1;
+    *t = timegm(&tm);
+    return 0;
+}
+
+/* Max-Age's delta-seconds (§5.2.2): an optional '-' and digits, or -1.
+ * A value past what time_t holds saturates instead of overflowing. */
+static int parse_max_age(const char *s, size_t n, int64_t *sec)
+{
+    size_t i = s[0] == '-';
+    int64_t v = 0;
+    if (n == i)
+        return -1;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v > (INT64_MAX - 9) / 10 ? INT64_MAX : v * 10 + (s[i] - '0');
+    }
+    *sec = s[0] == '-' ? -v : v;
+    return 0;
+}
+
+/* now + sec, at most the latest time (§5.2.2: "the latest representable
+ * date"). */
+static time_t add_clamped(time_t now, int64_t sec)
+{
+    const time_t latest = (time_t)INT64_MAX;
+    return sec > (int64_t)(latest - now) ? latest : now + (time_t)sec;
+}
+
+/* §5.2 of RFC 6265bis: a Set-Cookie with a control byte other than HTAB
+ * is ignored whole (it could never be sent back in a Cookie field). */
+static int has_ctl(const char *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (((unsigned char)v[i] < 0x20 && v[i] != '\t') || v[i] == 0x7f)
+            return 1;
+    return 0;
 }
 
 void jar_set(struct jar *j, const char *v, size_t n, const char *request_path, size_t rplen, time_t now)
 {
     const char *semi = memchr(v, ';', n), *eq, *name, *val, *path = NULL;
     size_t pair = semi ? (size_t)(semi - v) : n, nlen, vlen, plen = 0, rest;
-    time_t expires = 0;
-    int max_age_seen = 0, secure = 0, drop = 0;
+    time_t expires = 0, max_age_at = 0, expires_at = 0;
+    int max_age_seen = 0, expires_seen = 0, secure = 0, drop;
     uint16_t k;
 
+    if (has_ctl(v, n))
+        return;
     eq = memchr(v, '=', pair);
     if (eq == NULL)
         return; /* §5.2: no '=' in the pair: ignored */
@@ -85,19 +128,16 @@ void jar_set(struct jar *j, const char *v, size_t n, const char *request_path, s
             const char *an_s = a;
             trim(&an_s, &an);
             trim(&av, &avl);
-            if (an == 7 && strncasecmp(an_s, "max-age", 7) == 0 && avl) {
-                long long sec = strtoll(av, NULL, 10);
+            int64_t sec;
+            time_t t;
+            /* A value that cannot be read leaves the attribute out (§5.2.1,
+             * §5.2.2); the last of each kind counts. */
+            if (an == 7 && strncasecmp(an_s, "max-age", 7) == 0 && avl && parse_max_age(av, avl, &sec) == 0) {
                 max_age_seen = 1;
-                if (sec <= 0)
-                    drop = 1;
-                else
-                    expires = now + (time_t)sec;
-            } else if (an == 7 && strncasecmp(an_s, "expires", 7) == 0 && !max_age_seen) {
-                time_t t = parse_date(av, avl);
-                if (t && t <= now)
-                    drop = 1;
-                else if (t)
-                    expires = t;
+                max_age_at = sec <= 0 ? 0 : add_clamped(now, sec);
+            } else if (an == 7 && strncasecmp(an_s, "expires", 7) == 0 && parse_date(av, avl, &t) == 0) {
+                expires_seen = 1;
+                expires_at = t;
             } else if (an == 4 && strncasecmp(an_s, "path", 4) == 0 && avl && av[0] == '/') {
                 path = av;
                 plen = avl;
@@ -107,6 +147,17 @@ void jar_set(struct jar *j, const char *v, size_t n, const char *request_path, s
         }
         semi = next;
         rest = next ? rest - alen - 1 : 0;
+    }
+    /* §5.3 step 3: Max-Age wins over Expires, wherever each stands; an
+     * expiry not after now removes the cookie. */
+    if (max_age_seen) {
+        drop = max_age_at == 0;
+        expires = max_age_at;
+    } else if (expires_seen) {
+        drop = expires_at <= now;
+        expires = drop ? 0 : expires_at;
+    } else {
+        drop = 0;
     }
     if (path == NULL) {
         /* §5.1.4: the default path, the request's up to its last '/'. */
