@@ -170,8 +170,36 @@ static void round_trip(void)
     config_free(&cfg);
 }
 
+/* Every string written is valid UTF-8 and JSON, whatever bytes it held. */
+static void strings_are_utf8(void)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "caf\xe9", "\"caf\xef\xbf\xbd\"" },                     /* Latin-1 */
+        { "caf\xc3\xa9", "\"caf\xc3\xa9\"" },                     /* UTF-8 kept */
+        { "\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },          /* overlong '/' */
+        { "\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* a surrogate */
+        { "\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* past U+10FFFF */
+        { "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },           /* U+1F600 */
+        { "\xe2\x82", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },          /* cut short at the end */
+        { "a\"b\\c\n\x7f", "\"a\\\"b\\\\c\\u000a\\u007f\"" },
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *out = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&out, &n);
+        report_json_str(f, cases[i].in);
+        fclose(f);
+        CHECKF(strcmp(out, cases[i].want) == 0, "case %zu: %s", i, out);
+        free(out);
+    }
+}
+
 int main(void)
 {
     T_RUN(round_trip);
+    T_RUN(strings_are_utf8);
     T_END("test_report_json");
 }
