@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     config_free(&cfg);
 
     memset(&set, 0, sizeof(set));
-    if (tpl_compile((const char *)data, size, &set, "/nonexistent", &t, err, sizeof(err)) == 0) {
+    if (tpl_compile((const char *)data, size, TPL_HEAD, &set, "/nonexistent", &t, err, sizeof(err)) == 0) {
         char *out = malloc(t.max_len + 1);
         uint64_t rng = 42;
         struct tpl_ctx ctx;

@@ -75,23 +75,19 @@ void buf_free(struct buf *b)
     b->len = b->cap = 0;
 }
 
-int buf_read_file(struct buf *b, const char *path, size_t max)
+int buf_read_stream(struct buf *b, FILE *f, size_t max)
 {
-    FILE *f = fopen(path, "rb");
     size_t start = b->len;
-    if (f == NULL)
-        return -1;
+    errno = 0;
     for (;;) {
         size_t got;
         if (buf_reserve(b, 65536) != 0) {
-            fclose(f);
             errno = ENOMEM;
             return -1;
         }
         got = fread(b->p + b->len, 1, b->cap - b->len, f);
         b->len += got;
         if (b->len - start > max) {
-            fclose(f);
             b->len = start;
             errno = EFBIG;
             return -1;
@@ -100,11 +96,24 @@ int buf_read_file(struct buf *b, const char *path, size_t max)
             break;
     }
     if (ferror(f)) {
-        fclose(f);
+        /* The read's own reason (EISDIR for a directory), when it gave one. */
+        if (errno == 0)
+            errno = EIO;
         b->len = start;
-        errno = EIO;
         return -1;
     }
-    fclose(f);
     return 0;
+}
+
+int buf_read_file(struct buf *b, const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    int rc, e;
+    if (f == NULL)
+        return -1;
+    rc = buf_read_stream(b, f, max);
+    e = errno;
+    fclose(f);
+    errno = e;
+    return rc;
 }

@@ -4,6 +4,7 @@
 #define RAFALE_BUF_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct buf {
     char *p;
@@ -25,5 +26,7 @@ void buf_free(struct buf *b);
 /* Appends the whole file at path, up to max bytes. Returns 0, or -1 with
  * errno set (EFBIG when larger than max). */
 int buf_read_file(struct buf *b, const char *path, size_t max);
+/* The same from an open stream (standard input), to its end. */
+int buf_read_stream(struct buf *b, FILE *f, size_t max);
 
 #endif

@@ -136,7 +136,7 @@ static void conn_request(struct conn *c, struct slot *s)
         return;
     }
     tpl_ctx_start(&ctx, c->number, &c->w->rng);
-    s->req_len = pl->cfg->http2 ? h2_expand(pl, s->url, &ctx, buf) : plan_expand(pl, s->url, &ctx, c->jar, buf);
+    s->req_len = pl->cfg->http2 ? h2_expand(pl, s->url, &ctx, buf) : plan_expand(pl, s->url, &ctx, c->jar, buf, &s->jar_line);
     s->req = buf;
 }
 

@@ -101,8 +101,10 @@ struct plan {
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen);
 void plan_free(struct plan *pl);
 /* A templated request of URL url, whole (HTTP/1.1), into out (plan.max_len
- * bytes). Returns its length. */
-size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out);
+ * bytes), with jar's Cookie field after the user's fields; *jar_line says
+ * whether it wrote one. Returns its length. */
+size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out,
+                   uint8_t *jar_line);
 /* Only its body (HTTP/2). */
 size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
 
@@ -126,6 +128,7 @@ struct slot {
     uint8_t retries;     /* HTTP/2: refused unprocessed and sent again, so many times */
     uint8_t stage;       /* --stages: the stage it was due in */
     uint8_t hops;        /* --follow: redirects followed so far */
+    uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
 };
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };

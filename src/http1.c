@@ -190,7 +190,8 @@ static size_t same_origin(const struct url *u, const char *loc, size_t n, const 
 
 /* A redirect to follow: the request is rebuilt for its Location (GET for a
  * 303, and for a POST answered 301 or 302, as browsers do) and sent on the
- * same connection; the chain is one request. Returns 1 when it was. */
+ * same connection; the chain is one request. Returns 1 when it was, -1
+ * when the Location cannot be a request-target, 0 otherwise. */
 static int h1_follow(struct conn *c)
 {
     struct worker *w = c->w;
@@ -198,7 +199,7 @@ static int h1_follow(struct conn *c)
     const struct config *cfg = pl->cfg;
     struct slot *s = slot_at(c, 0);
     struct hp *hp = &c->h1.hp;
-    const char *req = s->req, *end = req + s->req_len, *sp1, *sp2, *line, *head_end;
+    const char *req = s->req, *end = req + s->req_len, *sp1, *sp2, *line, *head_end, *last_cookie, *bad;
     char path[2100], *out = w->wbuf, *buf;
     size_t plen, o = 0;
     int to_get;
@@ -219,6 +220,13 @@ static int h1_follow(struct conn *c)
         record_redirect(w, s, 1); /* another origin: this answer ends the request */
         return 0;
     }
+    /* A Location that is no request-target (a space, a CR, a control
+     * byte: "/x HTTP/1.0 y") would rewrite the request line: nothing is
+     * sent and the request ends as bad_value (RFC 9112 §3.2). */
+    if ((bad = tpl_bad_byte(path, plen, TPL_TARGET)) != NULL) {
+        hp->loc_len = 0;
+        return -1;
+    }
     to_get = hp->status == 303 || ((hp->status == 301 || hp->status == 302) && sp1 - req == 4 && !memcmp(req, "POST", 4));
     /* The request line... */
     if (to_get) {
@@ -233,12 +241,20 @@ static int h1_follow(struct conn *c)
     o += plen;
     memcpy(out + o, " HTTP/1.1", 9);
     o += 9;
-    /* ...the same fields (not the body's, without a body; not Cookie,
-     * which the jar writes afresh for the new path)... */
+    /* ...the same fields (not the body's, without a body; not the jar's
+     * Cookie, the last Cookie field, which it writes afresh for the new
+     * path; a user's own Cookie field stays)... */
+    last_cookie = NULL;
+    for (line = memchr(sp2, '\n', (size_t)(end - sp2)) + 1; s->jar_line && line < head_end + 2;) {
+        const char *nl = memchr(line, '\n', (size_t)(head_end + 2 - line));
+        if ((size_t)(nl - line) + 1 > 7 && eq_ci(line, "Cookie:", 7))
+            last_cookie = line;
+        line = nl + 1;
+    }
     for (line = memchr(sp2, '\n', (size_t)(end - sp2)) + 1; line < head_end + 2;) {
         const char *nl = memchr(line, '\n', (size_t)(head_end + 2 - line));
         size_t ln = (size_t)(nl - line) + 1;
-        int drop = (ln > 7 && eq_ci(line, "Cookie:", 7)) ||
+        int drop = line == last_cookie ||
                    (to_get && ((ln > 15 && eq_ci(line, "Content-Length:", 15)) ||
                                (ln > 13 && eq_ci(line, "Content-Type:", 13)) ||
                                (ln > 18 && eq_ci(line, "Transfer-Encoding:", 18))));
@@ -250,12 +266,14 @@ static int h1_follow(struct conn *c)
         }
         line = nl + 1;
     }
+    s->jar_line = 0;
     if (c->jar && c->jar->n) {
         size_t k;
         memcpy(out + o, "\r\nCookie: ", 10);
         k = jar_header(c->jar, path, plen, cfg->urls[s->url].tls, time(NULL), out + o + 10);
         if (k)
             o += 10 + k;
+        s->jar_line = k != 0;
     }
     memcpy(out + o, "\r\n\r\n", 4);
     o += 4;
@@ -286,6 +304,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     enum hp_close why = hp_close_reason(&c->h1.hp);
     int server_keeps = why == HP_KEEP;
     enum close_kind closed = CLOSE__COUNT;
+    int followed;
 
     if (c->h1.hp.sink_len) {
         /* --cookies: what the response set, into the connection's jar. */
@@ -297,14 +316,17 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         }
         c->h1.hp.sink_len = c->h1.hp.sink_mark = 0;
     }
-    if (h1_follow(c)) {
+    if ((followed = h1_follow(c)) > 0) {
         h1_write(c);
         return c->state == C_OPEN ? 0 : -1;
     }
     /* hp_close and close_kind list the reasons in the same order. */
     if (cfg->keepalive && !server_keeps)
         closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;
-    record_response(w, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
+    if (followed < 0)
+        record_error(w, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
+    else
+        record_response(w, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
     if (c->h1.nsent == 0)
         force_close = 1; /* answered before the request was written whole */
     else

@@ -80,13 +80,13 @@ int h2_plan(struct plan *pl, char *err, size_t errlen)
         rs.head_only = pu->body_tpl != NULL;
         n = request_fields(&rs, &cfg->urls[i], &rf, err, errlen);
         if (n < 0)
-            return -1;
+            goto fail;
         /* The fields' text stays in rf's block, after the nv array. */
         nv = malloc((size_t)n * sizeof(*nv) + sizeof(rf));
         if (nv == NULL) {
             free(rf);
             snprintf(err, errlen, "out of memory");
-            return -1;
+            goto fail;
         }
         for (k = 0; k < n; k++) {
             nv[k].name = (uint8_t *)rf[k].name;
@@ -105,20 +105,22 @@ int h2_plan(struct plan *pl, char *err, size_t errlen)
         if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
             snprintf(err, errlen, n > H2_MAX_FIELDS ? "more than %d header fields in a templated request"
                                                     : "out of memory", H2_MAX_FIELDS);
-            return -1;
+            goto fail;
         }
         for (k = 0; k < n; k++) {
             char why[512];
             if (!tpl_has(rf[k].value, rf[k].vlen))
                 continue;
-            if (tpl_compile(rf[k].value, rf[k].vlen, pl->tset, ".", &pu->h2val[k], why, sizeof(why)) != 0) {
+            if (tpl_compile(rf[k].value, rf[k].vlen,
+                            rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
+                            ".", &pu->h2val[k], why, sizeof(why)) != 0) {
                 snprintf(err, errlen, "%s", why);
-                return -1;
+                goto fail;
             }
             if (pu->h2val[k].max_len > H2_MAX_VALUE) {
                 snprintf(err, errlen, "a templated header value may reach %zu bytes (%d at most)",
                          pu->h2val[k].max_len, H2_MAX_VALUE);
-                return -1;
+                goto fail;
             }
             pu->max_len += 2 + pu->h2val[k].max_len;
         }
@@ -133,6 +135,14 @@ int h2_plan(struct plan *pl, char *err, size_t errlen)
     pl->h2cb = cb;
     pl->h2opt = opt;
     return 0;
+fail:
+    /* A targets file's request is named by its line, as targets.c does. */
+    if (cfg->targets && cfg->targets[i].file) {
+        char why[512];
+        snprintf(why, sizeof(why), "%s", err);
+        snprintf(err, errlen, "%s:%u: %s", cfg->targets[i].file, cfg->targets[i].line, why);
+    }
+    return -1;
 }
 
 void h2_plan_free(struct plan *pl)

@@ -640,6 +640,13 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 2;
     }
+    /* The plan (requests, templates, addresses) is checked before any load:
+     * a mistake in it is the user's, said in one line with exit 2. */
+    if (engine_check(&cfg, 0, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(&cfg);
+        return 2;
+    }
     progress_init(&prog, stderr, &share);
     if (cfg.start_at > 0 && cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now() > 1 && !cfg.quiet)
         fprintf(stderr, "rafale: waiting %.1fs for --start-at\n", cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now());

@@ -6,6 +6,7 @@
 #include "shard.h"
 #include "buf.h"
 #include "units.h"
+#include "http_lex.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -295,12 +296,13 @@ static int valid_header(const char *h)
     const char *p;
     if (colon == NULL || colon == h)
         return 0;
-    /* RFC 9110 §5.1: a field name is a token, no space before the colon. */
+    /* RFC 9110 §5.1: a field name is a token, no space before the colon;
+     * §5.5: a value holds no CR, LF, NUL, DEL or other control but HTAB. */
     for (p = h; p < colon; p++)
-        if (*p <= ' ' || *p >= 0x7f)
+        if (!lex_tchar(*p))
             return 0;
-    for (p = colon; *p; p++)
-        if ((unsigned char)*p < 0x20 && *p != '\t')
+    for (p = colon + 1; *p; p++)
+        if (!lex_field_char(*p))
             return 0;
     return 1;
 }

@@ -44,8 +44,8 @@ void plan_free(struct plan *pl)
 }
 
 /* Compiles s into a new template. Returns 0 or -1. */
-static int compile(struct plan *pl, const char *s, size_t n, const struct target *t, struct tpl **out, char *err,
-                   size_t errlen)
+static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where where, const struct target *t,
+                   struct tpl **out, char *err, size_t errlen)
 {
     char why[512], dir[4096];
     const char *slash = t && t->file ? strrchr(t->file, '/') : NULL;
@@ -57,7 +57,7 @@ static int compile(struct plan *pl, const char *s, size_t n, const struct target
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (tpl_compile(s, n, pl->tset, dir, *out, why, sizeof(why)) != 0) {
+    if (tpl_compile(s, n, where, pl->tset, dir, *out, why, sizeof(why)) != 0) {
         free(*out);
         *out = NULL;
         if (t && t->file)
@@ -96,7 +96,7 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
     rs.head_only = 1;
     pu->add_len = rs.has_body && !request_user_has(&rs, "Content-Length");
     if (rs.has_body && tpl_has(rs.body, rs.body_len)) {
-        if (compile(pl, rs.body, rs.body_len, t, &pu->body_tpl, err, errlen) != 0)
+        if (compile(pl, rs.body, rs.body_len, TPL_BODY, t, &pu->body_tpl, err, errlen) != 0)
             return -1;
         pu->max_len = pu->body_tpl->max_len;
     } else if (rs.has_body) {
@@ -108,7 +108,7 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
         int rc;
         if (request_build(&rs, &cfg->urls[i], &head, &n, err, errlen) != 0)
             return -1;
-        rc = compile(pl, head, n, t, &pu->head_tpl, err, errlen);
+        rc = compile(pl, head, n, TPL_HEAD, t, &pu->head_tpl, err, errlen);
         free(head);
         if (rc != 0)
             return -1;
@@ -120,11 +120,13 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
     return 0;
 }
 
-size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out)
+size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out,
+                   uint8_t *jar_line)
 {
     const struct plan_url *pu = &pl->urls[url];
     size_t o = tpl_expand(pu->head_tpl, pl->tset, ctx, out), blen;
     char *body;
+    *jar_line = 0;
     if (jar && jar->n) {
         /* The request's path is in its request line: METHOD SP path SP. */
         const char *p = memchr(out, ' ', o), *e = p ? memchr(p + 1, ' ', o - (size_t)(p + 1 - out)) : NULL;
@@ -135,6 +137,7 @@ size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, con
             memcpy(out + o + 8 + k, "\r\n", 2);
             o += 10 + k;
         }
+        *jar_line = k != 0;
     }
     if (!pu->has_body) {
         memcpy(out + o, "\r\n", 2);

@@ -17,6 +17,7 @@ static const char *const names[ERR__COUNT] = {
     [ERR_H2_RST_STREAM] = "h2_rst_stream",
     [ERR_H2_GOAWAY] = "h2_goaway",
     [ERR_H2_PROTOCOL] = "h2_protocol",
+    [ERR_BAD_VALUE] = "bad_value",
 };
 
 static const char *const explain[ERR__COUNT] = {
@@ -38,6 +39,8 @@ static const char *const explain[ERR__COUNT] = {
                       "processed nothing, or the connection closed after the GOAWAY before the response was complete",
     [ERR_H2_PROTOCOL] = "an HTTP/2 connection error (a bad frame, a flow-control violation, no SETTINGS from the "
                         "server): every request on the connection failed, and it was replaced",
+    [ERR_BAD_VALUE] = "a value for the next request (a redirect's Location) holds a space, CR, LF or another control "
+                      "byte that would rewrite the request line or start a second request; nothing was sent",
 };
 
 const char *stats_err_name(enum err_kind k)

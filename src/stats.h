@@ -23,6 +23,7 @@ enum err_kind {
     ERR_H2_RST_STREAM,  /* HTTP/2: the server reset the stream */
     ERR_H2_GOAWAY,      /* HTTP/2: ended by the server's GOAWAY */
     ERR_H2_PROTOCOL,    /* HTTP/2: a connection error (bad frame, flow control, no SETTINGS) */
+    ERR_BAD_VALUE,      /* a value bound for the request line or a header could smuggle bytes: nothing sent */
     ERR__COUNT
 };
 

@@ -7,6 +7,8 @@
 #include "template.h"
 
 #include <errno.h>
+
+#define TARGETS_MAX_FILE ((size_t)64 << 20) /* a targets file, @FILE body or stdin */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +180,7 @@ static int tf_fail(struct tf *f, const char *fmt, ...)
 
 /* Every template of the target compiles (then thrown away: the plan
  * compiles them again for the run). */
-static int check_templates(struct tf *f, const char *what, const char *s, size_t n)
+static int check_templates(struct tf *f, const char *what, enum tpl_where where, const char *s, size_t n)
 {
     struct tpl_set set;
     struct tpl t;
@@ -187,7 +189,7 @@ static int check_templates(struct tf *f, const char *what, const char *s, size_t
     if (!tpl_has(s, n))
         return 0;
     memset(&set, 0, sizeof(set));
-    rc = tpl_compile(s, n, &set, f->dir, &t, why, sizeof(why));
+    rc = tpl_compile(s, n, where, &set, f->dir, &t, why, sizeof(why));
     tpl_free(&t);
     tpl_set_free(&set);
     return rc == 0 ? 0 : tf_fail(f, "%s: %s", what, why);
@@ -276,7 +278,7 @@ static int tf_request(struct tf *f, char *s)
         char why[512];
         if (targets_parse_url(f->url, &f->u, why, sizeof(why)) != 0)
             return tf_fail(f, "%s", why);
-        if (check_templates(f, "the URL", f->url, strlen(f->url)) != 0) {
+        if (check_templates(f, "the URL", TPL_TARGET, f->url, strlen(f->url)) != 0) {
             url_free(&f->u);
             return -1;
         }
@@ -298,7 +300,12 @@ static int tf_header(struct tf *f, const char *s)
     for (k = 0; s + k < colon; k++)
         if (!lex_tchar(s[k]))
             return tf_fail(f, "bad header name '%.*s'", (int)(colon - s), s);
-    if (check_templates(f, "a header", colon + 1, strlen(colon + 1)) != 0)
+    /* RFC 9110 §5.5: CR, DEL and controls but HTAB are never sent. */
+    for (k = 1; colon[k]; k++)
+        if (!lex_field_char(colon[k]))
+            return tf_fail(f, "the value of header '%.*s' holds the control byte 0x%02x, which a header cannot carry "
+                              "(RFC 9110 section 5.5)", (int)(colon - s), s, (unsigned char)colon[k]);
+    if (check_templates(f, "a header", TPL_FIELD, colon + 1, strlen(colon + 1)) != 0)
         return -1;
     if ((kept = config_keep(f->cfg, s)) == NULL)
         return tf_fail(f, "out of memory");
@@ -333,7 +340,7 @@ static int tf_body(struct tf *f, const char *s)
             snprintf(path, sizeof(path), "%s", name);
         else
             snprintf(path, sizeof(path), "%s/%s", f->dir, name);
-        if (buf_read_file(&b, path, (size_t)64 << 20) != 0) {
+        if (buf_read_file(&b, path, TARGETS_MAX_FILE) != 0) {
             int e = errno;
             buf_free(&b);
             return tf_fail(f, "@%s: %s", name, e == EFBIG ? "larger than 64 MiB" : strerror(e));
@@ -345,7 +352,7 @@ static int tf_body(struct tf *f, const char *s)
         f->t.body_len = b.len;
     }
     f->t.has_body = 1;
-    return check_templates(f, "the body", f->t.body, f->t.body_len);
+    return check_templates(f, "the body", TPL_BODY, f->t.body, f->t.body_len);
 }
 
 /* A line that starts a request: a method token, a space, then a URL. */
@@ -368,17 +375,12 @@ int targets_load(struct config *cfg, const char *path, const char *base, char *e
         snprintf(dir, sizeof(dir), ".");
     else
         snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    if (strcmp(path, "-") == 0) {
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-            if (buf_put(&b, chunk, n) != 0) {
-                buf_free(&b);
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-    } else if (buf_read_file(&b, path, (size_t)64 << 20) != 0) {
-        snprintf(err, errlen, "--targets: cannot read '%s': %s", path, strerror(errno));
+    /* Standard input has the files' cap: an endless pipe is refused, not
+     * read until memory runs out. */
+    if ((strcmp(path, "-") == 0 ? buf_read_stream(&b, stdin, TARGETS_MAX_FILE)
+                                : buf_read_file(&b, path, TARGETS_MAX_FILE)) != 0) {
+        snprintf(err, errlen, "--targets: cannot read '%s': %s", strcmp(path, "-") == 0 ? "(stdin)" : path,
+                 errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
         buf_free(&b);
         return -1;
     }

@@ -2,6 +2,7 @@
  * request by copying. See template.h. */
 #include "template.h"
 #include "buf.h"
+#include "http_lex.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,34 @@ int tpl_has(const char *s, size_t n)
         if (s[i] == '{' && s[i + 1] == '{')
             return 1;
     return 0;
+}
+
+const char *tpl_bad_byte(const char *s, size_t n, enum tpl_where where)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (where == TPL_TARGET ? !lex_vchar(s[i]) : where == TPL_FIELD && !lex_field_char(s[i]))
+            return s + i;
+    return NULL;
+}
+
+/* What byte c is, in words, for a message. */
+static const char *byte_name(char c, char *buf, size_t n)
+{
+    switch (c) {
+    case '\r': return "a CR";
+    case '\n': return "an LF";
+    case '\0': return "a NUL";
+    case ' ': return "a space";
+    case 0x7f: return "a DEL";
+    default: snprintf(buf, n, "the byte 0x%02x", (unsigned char)c); return buf;
+    }
+}
+
+static const char *where_name(enum tpl_where where)
+{
+    return where == TPL_TARGET ? "a request-target (RFC 9112 section 3.2)"
+                               : "a header field (RFC 9110 section 5.5)";
 }
 
 /* --- CSV files --- */
@@ -178,9 +207,11 @@ static int parse_int(const char *s, int64_t *v)
 }
 
 /* One {{...}}: its words in w[0..n). */
-static int compile_one(char **w, int n, struct tpl_set *set, const char *basedir, struct tpl_part *p, size_t *maxlen,
-                       char *lit, size_t *litlen, char *err, size_t errlen)
+static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *set, const char *basedir,
+                       struct tpl_part *p, size_t *maxlen, char *lit, size_t *litlen, char *err, size_t errlen)
 {
+    const char *bad;
+    char bn[24];
     memset(p, 0, sizeof(*p));
     if (n == 1 && strcmp(w[0], "seq") == 0) {
         p->kind = TPL_SEQ;
@@ -192,8 +223,9 @@ static int compile_one(char **w, int n, struct tpl_set *set, const char *basedir
         p->kind = TPL_CONN;
         *maxlen = 20;
     } else if (strcmp(w[0], "rand") == 0) {
-        if (n != 3 || parse_int(w[1], &p->a) != 0 || parse_int(w[2], &p->b) != 0 || p->a > p->b ||
-            (p->b > 0 && p->a < p->b - INT64_MAX)) {
+        /* Any A <= B: the span is taken in unsigned arithmetic, where even
+         * the whole int64 range (a span of 2^64, wrapping to 0) is exact. */
+        if (n != 3 || parse_int(w[1], &p->a) != 0 || parse_int(w[2], &p->b) != 0 || p->a > p->b) {
             snprintf(err, errlen, "{{rand A B}} wants two integers, A <= B");
             return -1;
         }
@@ -213,6 +245,11 @@ static int compile_one(char **w, int n, struct tpl_set *set, const char *basedir
         *litlen = strlen(v);
         if (*litlen > 4096) {
             snprintf(err, errlen, "{{env %s}}: longer than 4096 bytes", w[1]);
+            return -1;
+        }
+        if ((bad = tpl_bad_byte(v, *litlen, where)) != NULL) {
+            snprintf(err, errlen, "{{env %s}}: the value holds %s, which cannot go in %s", w[1],
+                     byte_name(*bad, bn, sizeof(bn)), where_name(where));
             return -1;
         }
         memcpy(lit, v, *litlen);
@@ -239,6 +276,16 @@ static int compile_one(char **w, int n, struct tpl_set *set, const char *basedir
             snprintf(err, errlen, "{{csv %s %s}}: the file has no column '%s'", w[1], w[2], w[2]);
             return -1;
         }
+        if (where != TPL_BODY) {
+            const struct tpl_csv *c = &set->csv[k];
+            uint32_t r;
+            for (r = 0; r < c->nrows; r++)
+                if ((bad = tpl_bad_byte(c->cells[r * c->ncols + col], c->lens[r * c->ncols + col], where)) != NULL) {
+                    snprintf(err, errlen, "{{csv %s %s}}: data row %u holds %s, which cannot go in %s", w[1], w[2],
+                             r + 1, byte_name(*bad, bn, sizeof(bn)), where_name(where));
+                    return -1;
+                }
+        }
         p->kind = TPL_CSV;
         p->csv = (uint32_t)k;
         p->col = col;
@@ -250,11 +297,13 @@ static int compile_one(char **w, int n, struct tpl_set *set, const char *basedir
     return 0;
 }
 
-int tpl_compile(const char *s, size_t n, struct tpl_set *set, const char *basedir, struct tpl *out, char *err,
-                size_t errlen)
+int tpl_compile(const char *s, size_t n, enum tpl_where where, struct tpl_set *set, const char *basedir,
+                struct tpl *out, char *err, size_t errlen)
 {
     struct buf text = { 0 };
     size_t i = 0;
+    /* A head's request line ends at its first CRLF; its fields follow. */
+    const char *crlf = where == TPL_HEAD ? memmem(s, n, "\r\n", 2) : NULL;
     char *lit = malloc(4096);
 
     memset(out, 0, sizeof(*out));
@@ -302,7 +351,8 @@ int tpl_compile(const char *s, size_t n, struct tpl_set *set, const char *basedi
                 snprintf(err, errlen, "an empty {{}}");
                 goto fail;
             }
-            if (compile_one(w, nw, set, basedir, &p, &maxlen, lit, &litlen, err, errlen) != 0)
+            enum tpl_where here = where != TPL_HEAD ? where : crlf == NULL || open < crlf ? TPL_TARGET : TPL_FIELD;
+            if (compile_one(w, nw, here, set, basedir, &p, &maxlen, lit, &litlen, err, errlen) != 0)
                 goto fail;
             if (p.kind == TPL_LIT) {
                 /* {{env}}: a literal from here on. */
@@ -380,13 +430,16 @@ size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx,
             o += put_u64(out + o, ctx->conn);
             break;
         case TPL_RAND: {
-            uint64_t span = (uint64_t)(p->b - p->a) + 1, r = tpl_rand(ctx->rng);
-            int64_t v = p->a + (int64_t)(span ? r % span : r);
-            if (v < 0) {
+            uint64_t span = (uint64_t)p->b - (uint64_t)p->a + 1, r = tpl_rand(ctx->rng);
+            /* v = a + offset, in two's complement: a negative a plus an
+             * offset past INT64_MAX lands where it should, with no signed
+             * overflow on the way. */
+            uint64_t v = (uint64_t)p->a + (span ? r % span : r);
+            if (v >> 63) {
                 out[o++] = '-';
-                o += put_u64(out + o, (uint64_t)0 - (uint64_t)v);
+                o += put_u64(out + o, (uint64_t)0 - v);
             } else {
-                o += put_u64(out + o, (uint64_t)v);
+                o += put_u64(out + o, v);
             }
             break;
         }

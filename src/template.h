@@ -72,11 +72,28 @@ struct tpl_ctx {
 /* Does s (n bytes) hold a template? */
 int tpl_has(const char *s, size_t n);
 
-/* Compiles s (n bytes). CSV files are read into set (paths relative to
- * basedir, which may be NULL). Returns 0, or -1 with what is wrong in err
- * (the caller adds the file and line). */
-int tpl_compile(const char *s, size_t n, struct tpl_set *set, const char *basedir, struct tpl *out, char *err,
-                size_t errlen);
+/* Where an expansion goes, which decides the bytes its values may hold
+ * (every value is known when the template is compiled: {{env}} is read
+ * then, a CSV file is read whole, the rest are digits and hex):
+ *   TPL_BODY    anything
+ *   TPL_FIELD   a header field value: no CR, LF, NUL, DEL or other control
+ *               but HTAB (RFC 9110 §5.5)
+ *   TPL_TARGET  a request-target: visible ASCII, no space (RFC 9112 §3.2)
+ *   TPL_HEAD    a whole HTTP/1.1 head: TPL_TARGET up to the first CRLF (the
+ *               request line), TPL_FIELD after it
+ * A value that breaks its rule could end the header early and start a
+ * second request (request smuggling), so it is refused here. */
+enum tpl_where { TPL_BODY, TPL_FIELD, TPL_TARGET, TPL_HEAD };
+
+/* Compiles s (n bytes), whose expansion goes where says. CSV files are read
+ * into set (paths relative to basedir, which may be NULL). Returns 0, or -1
+ * with what is wrong in err (the caller adds the file and line). */
+int tpl_compile(const char *s, size_t n, enum tpl_where where, struct tpl_set *set, const char *basedir,
+                struct tpl *out, char *err, size_t errlen);
+
+/* The first byte of [s, s+n) that may not stand where says (TPL_FIELD or
+ * TPL_TARGET), or NULL when there is none. */
+const char *tpl_bad_byte(const char *s, size_t n, enum tpl_where where);
 void tpl_free(struct tpl *t);
 void tpl_set_free(struct tpl_set *set);
 

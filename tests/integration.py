@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 RAFALE = None
 SANITIZED = False
@@ -255,7 +256,9 @@ class RecServer(BadServer):
                 headers = {}
                 for l in lines[1:]:
                     k, v = l.split(":", 1)
-                    headers[k.strip().lower()] = v.strip()
+                    k, v = k.strip().lower(), v.strip()
+                    # Two Cookie fields read as one, as RFC 9113 section 8.2.3 joins them.
+                    headers[k] = headers[k] + "; " + v if k == "cookie" and k in headers else v
                 n = int(headers.get("content-length", "0"))
                 while len(buf) < n:
                     d = c.recv(65536)
@@ -274,6 +277,12 @@ class RecServer(BadServer):
                     status, extra = b"302 Found", b"Location: /redir/%d\r\n" % (int(path[7:]) - 1)
                 elif path.startswith("/other/"):
                     status, extra = b"302 Found", b"Location: http://127.0.0.1:%s/\r\n" % path[7:].encode()
+                elif path.startswith("/say/"):
+                    # /say/STATUS?h=LINE&h=LINE: the header lines given, percent-encoded, sent raw.
+                    q = path.split("?", 1)[1] if "?" in path else ""
+                    status = path[5:8].encode() + b" Said"
+                    extra = b"".join(urllib.parse.unquote_to_bytes(v[2:]) + b"\r\n" for v in q.split("&")
+                                     if v.startswith("h="))
                 c.sendall(b"HTTP/1.1 " + status + b"\r\n" + extra + b"Content-Length: 2\r\n\r\nok")
         except (OSError, ValueError):
             pass
@@ -2351,6 +2360,181 @@ def per_target_bad_status():
     check("bad status" not in ok.out and "Per URL" in ok.out, "no such column when every answer was expected")
 
 
+# --- hostile input: values that would smuggle, cookies, files ---------------------
+
+def run_raw(args, env=None, stdin=None, timeout=RUN_TIMEOUT):
+    """rafale with args; (rc, stdout, stderr), a sanitizer report failing the test."""
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([RAFALE] + [str(a) for a in args], capture_output=True, text=True, timeout=timeout, env=e,
+                       input=stdin)
+    if "runtime error" in p.stderr or "AddressSanitizer" in p.stderr:
+        check(False, "sanitizer report for %s:\n%s" % (args, p.stderr[:3000]))
+    return p.returncode, p.stdout, p.stderr
+
+
+def one_line(err, needle):
+    lines = [l for l in err.splitlines() if l.strip()]
+    return len(lines) == 1 and needle in lines[0]
+
+
+@test
+def template_values_cannot_smuggle():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    inject = b'name\n"a\r\nX-Injected: 1\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x"\n'
+    path = targets_file("inj.txt", "GET %s/u\nX-User: {{csv inject.csv name}}\n" % base,
+                        files=[("inject.csv", inject), ("spaces.csv", b"p\nhas space\n")])
+    rc, _, err = run_raw(["--targets", path, "-n", 4])
+    check(rc == 2 and one_line(err, path + ":2: a header: {{csv inject.csv name}}: data row 1 holds a CR"),
+          "a CSV cell with CR LF is refused for a header, with FILE:LINE (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["--targets", path, "-n", 4, "--http2"])
+    check(rc == 2 and "data row 1 holds a CR" in err, "... and over HTTP/2 (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["-n", 4, "-H", "X-User: {{env RAFALE_INJ}}", base + "/u"],
+                         env={"RAFALE_INJ": "a\r\nX-Injected: 1\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x"})
+    check(rc == 2 and one_line(err, "{{env RAFALE_INJ}}: the value holds a CR"),
+          "an environment value with CR LF is refused for -H (%s %r)" % (rc, err))
+    p2 = targets_file("inj2.txt", "GET %s/u/{{csv spaces.csv p}}\n" % base)
+    rc, _, err = run_raw(["--targets", p2, "-n", 1])
+    check(rc == 2 and one_line(err, p2 + ":1: the URL: {{csv spaces.csv p}}: data row 1 holds a space") and
+          "request-target" in err, "a value with a space is refused in the path (%s %r)" % (rc, err))
+    for raw, byte in ((b"X-A: a\x7fb", "0x7f"), (b"X-A: a\rb", "0x0d"), (b"X-A: a\x01", "0x01")):
+        p3 = targets_file("inj3.txt", "")
+        with open(p3, "wb") as f:
+            f.write(b"GET " + base.encode() + b"/u\n" + raw + b"\n")
+        rc, _, err = run_raw(["--targets", p3, "-n", 1])
+        check(rc == 2 and one_line(err, p3 + ":2: the value of header 'X-A' holds the control byte " + byte),
+              "a header line with %s in a targets file is refused (%s %r)" % (byte, rc, err))
+    rc, _, err = run_raw(["-n", 1, "-H", "X-A: a\x7f", base + "/u"])
+    check(rc == 2 and one_line(err, "-H wants"), "-H with a DEL is refused (%s %r)" % (rc, err))
+    # In a body, CR LF is data: sent as it is, counted once.
+    p4 = targets_file("inj4.txt", "POST %s/b\n< {{csv inject.csv name}}\n" % base)
+    r = rafale("--targets", p4, "-n", 2, "-c", 1)
+    rec.stop()
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(r.rc == 0 and paths == ["/b", "/b"] and rec.records[0][4].startswith(b"a\r\nX-Injected: 1\r\n"),
+          "a body may hold CR LF (%s, %s)" % (r.rc, paths))
+    check(rec.requests == 2, "nothing smuggled: the server read exactly the requests rafale counted (%d)" % rec.requests)
+
+
+@test
+def follow_location_cannot_smuggle():
+    rec = RecServer()
+    loc = urllib.parse.quote("Location: /x HTTP/1.0 y", safe="")
+    r = rafale("--follow", 3, "-n", 4, "-c", 1, "-t", 1, rec.url("/say/302?h=" + loc))
+    rec.stop()
+    j = r.j
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(j["errors"].get("bad_value") == 4 and j["summary"]["requests"] == 0 and accounted(j),
+          "a Location with spaces ends its request as bad_value (%s)" % j["errors"])
+    check(len(paths) == 4 and all(p.startswith("/say/") for p in paths), "nothing else was sent (%s)" % paths[:5])
+    check("bad_value" in r.out, "bad_value is named in the report")
+
+
+@test
+def follow_keeps_a_users_cookie():
+    rec = RecServer()
+    r = rafale("--follow", 3, "-n", 2, "-c", 1, "-t", 1, "-H", "Cookie: session=abc", rec.url("/redir/2"))
+    cookies = [(p, h.get("cookie")) for _, _, p, h, _ in rec.records]
+    check(r.j["summary"]["redirects_followed"] == 4 and len(cookies) == 6 and
+          all(c == "session=abc" for _, c in cookies), "--follow keeps -H Cookie on every hop (%s)" % cookies)
+    # With --cookies too: the user's field stays, the jar's is written afresh.
+    del rec.records[:]
+    base = rec.url("").rstrip("/")
+    path = targets_file("fc.txt", "GET %s/login\n\nGET %s/redir/1\nCookie: mine=1\n" % (base, base))
+    rafale("--targets", path, "--order", "session", "--cookies", "--follow", 2, "-n", 2, "-c", 1, "-t", 1)
+    rec.stop()
+    seen = [(p, h.get("cookie")) for _, _, p, h, _ in rec.records]
+    check([p for p, _ in seen] == ["/login", "/redir/1", "/redir/0"] and
+          all("mine=1" in (c or "") and "sid=c" in (c or "") for _, c in seen[1:]),
+          "--cookies --follow: the user's Cookie and the jar's on every hop (%s)" % seen)
+
+
+@test
+def cookie_expiry_arithmetic():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+
+    def walk(*set_cookies):
+        """Each Set-Cookie on a step of its own, then a last step: the Cookie field it carried."""
+        del rec.records[:]
+        steps = ["GET %s/say/200?h=%s\n" % (base, urllib.parse.quote("Set-Cookie: " + v + "; Path=/", safe=""))
+                 for v in set_cookies]
+        path = targets_file("ck.txt", "\n".join(steps + ["GET %s/check\n" % base]))
+        r = rafale("--targets", path, "--order", "session", "--cookies", "-n", len(steps) + 1, "-c", 1, "-t", 1)
+        last = [h.get("cookie") for _, _, p, h, _ in rec.records if p == "/check"]
+        return r, last[0] if last else "(no /check)"
+
+    for big in ("9223372036854775807", "99999999999999999999", "-9223372036854775808"):
+        r, ck = walk("a=1; Max-Age=" + big)
+        want = None if big.startswith("-") else "a=1"
+        check(r.rc == 0 and ck == want, "Max-Age=%s: clamped, cookie %s (%r)" % (big, want, ck))
+    r, ck = walk("a=1", "a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT")
+    check(ck is None, "Expires at the epoch clears the cookie, as res.clearCookie() means (%r)" % ck)
+    r, ck = walk("a=1; Max-Age=abc")
+    check(ck == "a=1", "Max-Age=abc is ignored, the cookie kept (%r)" % ck)
+    r, ck = walk("a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=60")
+    check(ck == "a=1", "Max-Age wins over Expires, in any order (%r)" % ck)
+    r, ck = walk("a=1; Max-Age=0")
+    check(ck is None, "Max-Age=0 removes it (%r)" % ck)
+    rec.stop()
+
+
+@test
+def targets_file_hostile_shapes():
+    d = os.path.dirname(targets_file("x.txt", "GET http://127.0.0.1:1/\n"))
+    os.makedirs(os.path.join(d, "adir"), exist_ok=True)
+    p = targets_file("dir.txt", "POST http://127.0.0.1:1/\n@adir\n")
+    rc, _, err = run_raw(["--targets", p, "-n", 1])
+    check(rc == 2 and one_line(err, p + ":2: @adir: Is a directory"), "@DIR says so (%s %r)" % (rc, err))
+    # An endless stdin stops at the files' cap.
+    proc = subprocess.Popen([RAFALE, "--targets", "-", "-n", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    chunk = b"GET http://127.0.0.1:1/\n\n" * 4096
+    fed = 0
+    try:
+        while fed < (80 << 20):
+            proc.stdin.write(chunk)
+            fed += len(chunk)
+    except (BrokenPipeError, OSError):
+        pass
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    proc.stdin = None  # closed: communicate() must not flush it
+    out, err = proc.communicate(timeout=RUN_TIMEOUT)
+    check(proc.returncode == 2 and one_line(err.decode(), "(stdin)") and b"larger than 64 MiB" in err,
+          "--targets - is capped at 64 MiB as files are (%s, fed %d MiB, %r)" % (proc.returncode, fed >> 20, err[:200]))
+    # HTTP/2's limits of a templated request are the file's mistakes too.
+    big = "x" * 12000
+    p = targets_file("h2big.txt", "GET http://127.0.0.1:1/\nX-Big: %s{{seq}}\n" % big)
+    rc, _, err = run_raw(["--targets", p, "-n", 1, "--http2"])
+    check(rc == 2 and one_line(err, p + ":1: a templated header value may reach"), "h2 value limit: %s %r" % (rc, err))
+    p = targets_file("h2many.txt", "GET http://127.0.0.1:1/\n" + "".join("X-F%d: {{seq}}\n" % i for i in range(70)))
+    rc, _, err = run_raw(["--targets", p, "-n", 1, "--http2"])
+    check(rc == 2 and one_line(err, p + ":1: more than 64 header fields"), "h2 field limit: %s %r" % (rc, err))
+    # A name that is not UTF-8 still makes valid JSON, read back by rafale report.
+    srv = Serve()
+    p = targets_file("utf.txt", "")
+    with open(p, "wb") as f:
+        f.write(b"GET " + srv.url("/").encode() + b"    # name: caf\xe9\n")
+    jp = os.path.join(TMP, "utf.json")
+    subprocess.run([RAFALE, "-q", "--targets", p, "-n", "3", "-c", "1", "--json", jp], capture_output=True,
+                   timeout=RUN_TIMEOUT)
+    srv.stop()
+    raw_bytes = open(jp, "rb").read()
+    try:
+        raw_bytes.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    check(valid and json.loads(raw_bytes)["per_url"][0]["name"].startswith("caf"), "non-UTF-8 name: valid JSON")
+    rp = subprocess.run([RAFALE, "report", jp], capture_output=True, text=True, errors="replace", timeout=RUN_TIMEOUT)
+    check(rp.returncode == 0 and "caf" in rp.stdout, "... that rafale report reads (%s %r)" % (rp.returncode,
+                                                                                        rp.stderr[:200]))
+
+
 # --- shards: one run spread over several processes ---------------------------------
 
 def run_shards(n, args, url, tag, start_in=1.0, extra=lambda i: []):
@@ -2500,7 +2684,9 @@ def shard_rate_interleaves():
     med = gaps[len(gaps) // 2] if gaps else 0
     close = sum(1 for g in gaps if g < 1.0)
     check(580 <= len(t) <= 620, "3 x 100 req/s for 2 s: %d requests at the server" % len(t))
-    check(2.5 <= med <= 4.2 and close < len(gaps) * 0.15,
+    # Three bunched streams would put two gaps in three under 1 ms; a loaded
+    # machine delays some arrivals (the sanitized build on 2 cores: 15%).
+    check(2.5 <= med <= 4.2 and close < len(gaps) * 0.33,
           "the server's inter-arrival times: median %.2f ms (3.33 expected), %d of %d under 1 ms"
           % (med, close, len(gaps)))
     mj = os.path.join(TMP, "rate-merged.json")
