@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Shards of one run start within a few seconds of each other (--start-at,
+ * MPI, or by hand); starts further apart than the longest shard's run plus
+ * this cannot be one run, and would size the merged timeline by the gap. */
+#define MERGE_MARGIN_S 60.0
+
 /* Settings a shard may hold on its own without being another workload. */
 static const char *const own_keys[] = { "threads" };
 
@@ -35,11 +40,16 @@ static int merge_timeline(struct loaded *in, int n, double t0, struct engine_res
     uint32_t len = 0, s, i;
     struct hist *h;
     int k;
+    /* Every offset is at most the starts' spread, checked before (under a
+     * day), and every timeline at most 2^32 seconds: the sum fits 64 bits. */
     for (k = 0; k < n; k++) {
         const struct engine_result *x = &in[k].run.res;
-        uint32_t off = (uint32_t)lround(x->start_unix_s - t0);
-        if (x->nseconds && off + x->nseconds > len)
-            len = off + x->nseconds;
+        uint64_t off = (uint64_t)llround(x->start_unix_s - t0);
+        if (x->nseconds && off + x->nseconds > len) {
+            if (off + x->nseconds > UINT32_MAX)
+                return -1;
+            len = (uint32_t)(off + x->nseconds);
+        }
     }
     if (len == 0)
         return 0;
@@ -54,7 +64,7 @@ static int merge_timeline(struct loaded *in, int n, double t0, struct engine_res
         hist_init_bits(&h[s], TL_SUB_BITS);
     for (k = 0; k < n; k++) {
         const struct engine_result *x = &in[k].run.res;
-        uint32_t off = (uint32_t)lround(x->start_unix_s - t0);
+        uint32_t off = (uint32_t)llround(x->start_unix_s - t0);
         for (i = 0; i < x->nseconds; i++) {
             struct tl_second *d = &r->timeline[off + i];
             d->requests += x->timeline[i].requests;
@@ -75,6 +85,50 @@ static int merge_timeline(struct loaded *in, int n, double t0, struct engine_res
         hist_fini(&h[s]);
     }
     free(h);
+    return 0;
+}
+
+/* What one run's shards must share beyond the workload: starts close in
+ * time, and each shard's timeline adding up to its own totals (a saved
+ * result is untrusted input). Returns 0, or -1 with the reason. */
+static int check_shards(struct loaded *in, const char **names, int n, char *err, size_t errlen)
+{
+    int k, first = 0, last = 0;
+    /* How long the run lasted: by its timelines where there are (their
+     * entries are in the files; a claimed elapsed_s alone could be any
+     * number), else by elapsed_s (nothing is then sized by it). */
+    double longest = 0, longest_tl = 0;
+    for (k = 0; k < n; k++) {
+        const struct engine_result *x = &in[k].run.res;
+        uint64_t req = 0, errs = 0;
+        uint32_t i;
+        for (i = 0; i < x->nseconds; i++) {
+            req += x->timeline[i].requests;
+            errs += x->timeline[i].errors;
+        }
+        if (x->nseconds && (req != x->total.completed || errs != stats_errors(&x->total))) {
+            snprintf(err, errlen, "%s: its timeline counts %llu requests and %llu errors, its totals %llu and %llu: "
+                     "not a consistent result", names[k], (unsigned long long)req, (unsigned long long)errs,
+                     (unsigned long long)x->total.completed, (unsigned long long)stats_errors(&x->total));
+            return -1;
+        }
+        if (x->start_unix_s < in[first].run.res.start_unix_s)
+            first = k;
+        if (x->start_unix_s > in[last].run.res.start_unix_s)
+            last = k;
+        if (x->elapsed_s > longest)
+            longest = x->elapsed_s;
+        if ((double)x->nseconds > longest_tl)
+            longest_tl = (double)x->nseconds;
+    }
+    if (longest_tl > 0)
+        longest = longest_tl;
+    if (in[last].run.res.start_unix_s - in[first].run.res.start_unix_s > longest + MERGE_MARGIN_S) {
+        snprintf(err, errlen, "%s started %.0fs after %s, more than the run lasted (%.0fs) plus %.0fs: not shards of "
+                 "one run", names[last], in[last].run.res.start_unix_s - in[first].run.res.start_unix_s,
+                 names[first], longest, MERGE_MARGIN_S);
+        return -1;
+    }
     return 0;
 }
 
@@ -197,6 +251,8 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
                  count, n, n == 1 ? " is" : "s are");
         goto out;
     }
+    if (check_shards(in, names, n, err, errlen) != 0)
+        goto out;
     if ((rc = merge_into(in, n, out, err, errlen)) != 0) {
         engine_result_free(&out->res);
         monitor_result_free(&out->server);

@@ -2674,6 +2674,47 @@ def merge_bad_input():
 
 
 @test
+def merge_hostile_shards():
+    # Saved shards are untrusted: starts that wrap a 32-bit offset or lie far apart, a timeline that does not add up.
+    srv = Serve()
+    paths, outs = run_shards(3, ["-t", 1, "-c", 3, "-n", 30], srv.url("/"), "hostile", start_in=0.2)
+    srv.stop()
+    orig = [json.load(open(p)) for p in paths]
+
+    def tampered(tag, starts=None, scale=None):
+        out = []
+        for i, j in enumerate(orig):
+            j = json.loads(json.dumps(j))
+            if starts is not None:
+                j["start_unix_s"] = starts[i]
+                j["shard"]["start_unix_s"] = starts[i]
+            if scale is not None and i == 0:
+                for t in j["timeline"]:  # the per-second histograms dropped, or they would not agree
+                    t["requests"] *= scale
+                    t.pop("latency", None)
+            p = os.path.join(TMP, "%s-%d.json" % (tag, i))
+            json.dump(j, open(p, "w"))
+            out.append(p)
+        return out
+
+    t0 = time.monotonic()
+    m = merge("--json", os.path.join(TMP, "hm.json"), *tampered("wrap", [0, 4294967295, 0]))
+    check(m.returncode == 1 and "not shards of one run" in m.stderr and len(m.stderr.strip().splitlines()) == 1,
+          "starts 0, 2^32-1, 0: refused in one line, no crash (%s %r)" % (m.returncode, m.stderr))
+    m = merge("--json", os.path.join(TMP, "hm.json"), *tampered("far", [1.7e9, 1.7e9 + 1e7, 1.7e9]))
+    check(m.returncode == 1 and "started 10000000s after" in m.stderr and time.monotonic() - t0 < 30,
+          "starts 10^7 s apart: refused at once, naming both (%r)" % m.stderr)
+    m = merge(*tampered("scaled", scale=1000))
+    check(m.returncode == 1 and "timeline counts" in m.stderr and "not a consistent result" in m.stderr,
+          "a timeline counting 1000x its requests is refused (%r)" % m.stderr)
+    base = orig[0]["start_unix_s"]
+    jp = os.path.join(TMP, "hm-ok.json")
+    m = merge("--json", jp, *tampered("near", [base, base + 30, base]))
+    check(m.returncode == 0 and json.load(open(jp))["summary"]["requests"] == 30,
+          "shards started 30 s apart by hand still merge (%r)" % m.stderr)
+
+
+@test
 def shard_rate_interleaves():
     # 300 req/s from 3 shards: one evenly spaced stream (~3.3 ms apart), not three bunched ones.
     rec = RecServer()
