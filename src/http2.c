@@ -705,6 +705,15 @@ static int settle(struct conn *c)
     const struct config *cfg = c->w->plan->cfg;
     uint64_t rpc = cfg->requests_per_conn;
 
+    /* A connection error nghttp2 found in what it read (a SETTINGS value
+     * out of range) is answered with its GOAWAY; once that is sent the
+     * session wants nothing more, and the connection ends now rather than
+     * at --timeout. */
+    if (nghttp2_session_want_write(h->ng)) {
+        h2_write(c);
+        if (c->state != C_OPEN)
+            return -1;
+    }
     if (!nghttp2_session_want_read(h->ng)) {
         /* The session is over: a connection error found by nghttp2 (its
          * GOAWAY goes out first), or the server's GOAWAY and nothing left. */

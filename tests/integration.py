@@ -358,6 +358,12 @@ class H2BadServer(BadServer):
                 c.sendall(b"garbage, not frames at all\r\n")  # a frame header of 6.7 MB: FRAME_SIZE_ERROR
                 self.drain(c)
                 return
+            if m in ("framesize100", "framesize2^24"):
+                # SETTINGS_MAX_FRAME_SIZE out of range (RFC 9113 section 6.5.2), then silence.
+                c.sendall(self.frame(4, 0, 0, (5).to_bytes(2, "big") + (100 if m == "framesize100" else 1 << 24)
+                                     .to_bytes(4, "big")))
+                self.drain(c)
+                return
             c.sendall(self.frame(4, 0, 0))  # our SETTINGS: none changed
             for ftype, flags, sid, payload in self.frames(c, buf):
                 if ftype == 4 and not flags & 1:
@@ -2006,6 +2012,15 @@ def http2_misbehaving_servers():
     r = rafale("--http2", "-n", 3, "-c", 1, "--h2-window", 14, "-t", 1, bad.url())
     bad.stop()
     check(r.j["errors"]["h2_protocol"] >= 1 and accounted(r.j), "h2: flow control violated (%s)" % r.j["errors"])
+    # A SETTINGS value out of range: nghttp2 sends GOAWAY(PROTOCOL_ERROR) at once, and the run ends then,
+    # not at --timeout with "no SETTINGS".
+    for mode in ("framesize100", "framesize2^24"):
+        bad = H2BadServer(mode)
+        r = rafale("--http2", "-n", 2, "-c", 1, "--timeout", "20s", "-t", 1, bad.url())
+        bad.stop()
+        check(r.j["errors"].get("h2_protocol") == 2 and "sent no SETTINGS" not in r.out and "Protocol error" in r.out and
+              r.wall < 10,
+              "h2 %s: ended at once as h2_protocol (%.1fs, %s)" % (mode, r.wall, r.j["errors"]))
     # A server that speaks only HTTP/1.1: one clear line, no report.
     bad = BadServer("h1only")
     p = subprocess.run([RAFALE, "--http2", "-n", "5", bad.url()], capture_output=True, text=True, timeout=RUN_TIMEOUT)
