@@ -6,6 +6,7 @@
  * in their stream until sh2_tick(); /close answers, then sends GOAWAY. */
 #include "serve_h2.h"
 #include "buf.h"
+#include "http_req.h"
 
 #include <nghttp2/nghttp2.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
 struct sstream {
     struct sstream *next, *prev;  /* the active list, or the free list (next) */
     int32_t id;
-    uint8_t head, delayed, path_too_long, answered;
+    uint8_t head, delayed, path_too_long, answered, too_large;
+    uint32_t fields;              /* header fields, and their size as §6.5.2 counts it */
+    uint64_t list_size;
     uint64_t due;                 /* a /delay answer's time */
     uint64_t off;                 /* body bytes produced */
     struct reply rp;
@@ -55,7 +58,9 @@ static struct sstream *stream_new(struct sh2 *h, int32_t id)
     else if ((st = calloc(1, sizeof(*st))) == NULL)
         return NULL;
     st->id = id;
-    st->head = st->delayed = st->path_too_long = st->answered = 0;
+    st->head = st->delayed = st->path_too_long = st->answered = st->too_large = 0;
+    st->fields = 0;
+    st->list_size = 0;
     st->off = 0;
     st->method[0] = '\0';
     st->path.len = 0;
@@ -152,7 +157,9 @@ static void answer(struct sh2 *h, struct sstream *st)
         return;
     }
     (*h->env.requests)++;
-    if (st->path_too_long || st->path.len == 0)
+    if (st->too_large)
+        reply_text(&st->rp, 431, "request header fields too large\n");
+    else if (st->path_too_long || st->path.len == 0)
         reply_text(&st->rp, st->path_too_long ? 414 : 400, st->path_too_long ? "path too long\n" : "no :path\n");
     else
         serve_reply(h->env.s, h->env.rng, st->path.p, st->path.len, &st->rp);
@@ -186,6 +193,14 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     (void)ud;
     if (st == NULL || f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
+    /* The limits of HTTP/1.1's side (http_req.h) and of the
+     * SETTINGS_MAX_HEADER_LIST_SIZE we advertise: a field list's size is
+     * its names and values plus 32 bytes a field (RFC 9113 §6.5.2). nghttp2
+     * does not enforce the setting on what it receives; past it the
+     * request is answered 431, as over HTTP/1.1. */
+    st->list_size += namelen + valuelen + 32;
+    if (++st->fields > HR_MAX_FIELDS || st->list_size > HR_MAX_HEAD)
+        st->too_large = 1;
     if (namelen == 7 && memcmp(name, ":method", 7) == 0) {
         size_t k = valuelen < sizeof(st->method) - 1 ? valuelen : sizeof(st->method) - 1;
         memcpy(st->method, value, k);
@@ -231,7 +246,7 @@ struct sh2 *sh2_new(const struct sh2_env *env, uint32_t max_streams)
     nghttp2_settings_entry iv[2] = {
         { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, max_streams },
         /* What serve reads of a request head over HTTP/1.1, too. */
-        { NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, 16384 },
+        { NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, HR_MAX_HEAD },
     };
     if (h == NULL || nghttp2_session_callbacks_new(&cb) != 0)
         goto fail;

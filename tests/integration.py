@@ -2088,6 +2088,102 @@ def serve_http2_timeouts():
 
 
 @test
+def serve_http2_hostile_clients():
+    """What serve came through when attacked (rapid reset, CONTINUATION flood, SETTINGS and unread PING floods, an
+    HPACK table-size bomb, a WINDOW_UPDATE overflow), kept so: its memory stays small and other clients are
+    answered. A header list past the SETTINGS_MAX_HEADER_LIST_SIZE it advertises is answered 431, as over HTTP/1.1."""
+    srv = Serve()
+    f = H2BadServer.frame
+    host, port = srv.addr.rsplit(":", 1)
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + f(4, 0, 0)
+    get = b"\x82\x86\x84\x41\x01x"  # HPACK: GET, http, /, :authority x
+
+    def lit(name, value):  # HPACK literal without indexing, new name (RFC 7541 section 6.2.2)
+        return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+    def attack(data, seconds=1.0):
+        """Sends data (bytes, or a function given the socket), reads what comes back for a while; (bytes, closed)."""
+        c = socket.create_connection((host, int(port)), timeout=10)
+        got, closed = b"", False
+        try:
+            if callable(data):
+                data(c)
+            else:
+                c.sendall(data)
+            c.settimeout(seconds)
+            t_end = time.monotonic() + seconds
+            while time.monotonic() < t_end:
+                d = c.recv(65536)
+                if not d:
+                    closed = True
+                    break
+                got += d
+        except OSError:
+            closed = True
+        c.close()
+        return got, closed
+
+    def frames_of(got):
+        out, i = [], 0
+        while i + 9 <= len(got):
+            n = int.from_bytes(got[i:i + 3], "big")
+            out.append((got[i + 3], int.from_bytes(got[i + 5:i + 9], "big") & 0x7fffffff, got[i + 9:i + 9 + n]))
+            i += 9 + n
+        return out
+
+    base = rss_of(srv.p.pid)
+    # 1 000 fields, ~100 KB: over the 16 384 advertised, so 431 (HEADERS, then CONTINUATION frames).
+    block = get + b"".join(lit(b"x-f%04d" % i, b"v" * 90) for i in range(1000))
+    chunks = [block[i:i + 16000] for i in range(0, len(block), 16000)]
+    data = preface + f(1, 1, 1, chunks[0]) + b"".join(f(9, 4 if k == len(chunks) - 1 else 0, 1, ch)
+                                                       for k, ch in enumerate(chunks[1:], 1))
+    got, _ = attack(data)
+    body = b"".join(p for t, sid, p in frames_of(got) if t == 0 and sid == 1)
+    check(body == b"request header fields too large\n", "serve h2: a 100 KB header list is answered 431 (%r)" % body[:60])
+    out, _ = exchange(srv.addr, b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-F%04d: %s\r\n" % (i, b"v" * 90)
+                                                                           for i in range(1000)) + b"\r\n")
+    check(out.startswith(b"HTTP/1.1 431"), "serve h1: the same header list is 431 too")
+    # Rapid reset (CVE-2023-44487): HEADERS then RST_STREAM, over and over.
+    rr = preface + b"".join(f(1, 5, 2 * i + 1, get) + f(3, 0, 2 * i + 1, (8).to_bytes(4, "big")) for i in range(5000))
+    got, closed = attack(rr, 2.0)
+    check(closed or 7 in [t for t, _, _ in frames_of(got)], "serve h2: rapid reset ends the connection")
+    # CONTINUATION flood (CVE-2024-27316): a header block that never ends.
+    def cont_flood(c):
+        c.sendall(preface + f(1, 1, 1, get))
+        try:
+            for _ in range(4000):
+                c.sendall(f(9, 0, 1, lit(b"x-a", b"b" * 100) * 100))
+        except OSError:
+            pass
+    got, closed = attack(cont_flood, 2.0)
+    check(closed, "serve h2: a CONTINUATION flood is cut off")
+    # SETTINGS and PING floods whose answers are never read, a table-size bomb, a window past 2^31-1.
+    def unread_flood(c):
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        c.sendall(preface)
+        try:
+            for _ in range(2000):
+                c.sendall(f(4, 0, 0, (1).to_bytes(2, "big") + (4096).to_bytes(4, "big")) * 10 +
+                          f(6, 0, 0, b"12345678") * 10)
+        except OSError:
+            pass
+    attack(unread_flood, 1.0)
+    bomb = preface + f(4, 0, 0, (1).to_bytes(2, "big") + (0xffffffff).to_bytes(4, "big")) + \
+        f(1, 5, 1, b"\x3f\xe1\xff\xff\xff\x0f" + get)  # a dynamic table size update of ~2^32
+    got, _ = attack(bomb)
+    check(srv.p.poll() is None, "serve h2: an HPACK table-size bomb does not crash it")
+    wu = preface + f(8, 0, 0, (0x7fffffff).to_bytes(4, "big"))
+    got, closed = attack(wu)
+    check(7 in [t for t, _, _ in frames_of(got)] and (closed or True),
+          "serve h2: a connection window past 2^31-1 is a FLOW_CONTROL_ERROR GOAWAY (RFC 9113 section 6.9.1)")
+    grew = rss_of(srv.p.pid) - base
+    r = rafale("--http2", "-n", 100, "-c", 2, "-t", 1, srv.url())
+    check(r.j["summary"]["requests"] == 100 and err_total(r.j) == 0, "serve h2: others are still answered")
+    check(grew < 16 << 20, "serve h2: the attacks cost little memory (%d KiB)" % (grew >> 10))
+    srv.stop()
+
+
+@test
 def http2_in_a_compare_plan():
     port = free_port()
     plan = os.path.join(TMP, "h2plan.conf")
