@@ -22,34 +22,40 @@ void config_defaults(struct config *cfg)
     status_set_default(&cfg->expect);
 }
 
-const char *config_keep(struct config *cfg, const char *s)
+int config_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem)
 {
-    char **n, *copy;
-    if (s == NULL)
-        return NULL;
-    n = realloc(cfg->owned, (cfg->nowned + 1) * sizeof(char *));
-    if (n == NULL)
-        return NULL;
-    cfg->owned = n;
-    if ((copy = strdup(s)) == NULL)
-        return NULL;
-    cfg->owned[cfg->nowned++] = copy;
-    return copy;
+    void **p = arr;
+    uint32_t nc;
+    void *n;
+    if (need <= *cap)
+        return 0;
+    nc = *cap ? *cap : 8;
+    while (nc < need)
+        nc = nc > UINT32_MAX / 2 ? UINT32_MAX : nc * 2;
+    if ((n = realloc(*p, (size_t)nc * elem)) == NULL)
+        return -1;
+    *p = n;
+    *cap = nc;
+    return 0;
 }
 
 void *config_own(struct config *cfg, void *p)
 {
-    char **n;
     if (p == NULL)
         return NULL;
-    n = realloc(cfg->owned, (cfg->nowned + 1) * sizeof(char *));
-    if (n == NULL) {
+    if (config_grow(&cfg->owned, &cfg->owned_cap, cfg->nowned + 1, sizeof(char *)) != 0) {
         free(p);
         return NULL;
     }
-    cfg->owned = n;
     cfg->owned[cfg->nowned++] = p;
     return p;
+}
+
+const char *config_keep(struct config *cfg, const char *s)
+{
+    if (s == NULL)
+        return NULL;
+    return config_own(cfg, strdup(s));
 }
 
 int config_add_header(struct config *cfg, const char *h)
@@ -89,7 +95,9 @@ int config_copy(struct config *dst, const struct config *src)
     dst->order = NULL;
     dst->norder = 0;
     dst->owned = NULL;
-    dst->nowned = 0;
+    dst->nowned = dst->owned_cap = 0;
+    dst->urls_cap = dst->order_cap = dst->tindex_cap = 0;
+    dst->tindex = NULL;
     dst->headers = NULL;
     dst->nheaders = 0;
     dst->body = NULL;
@@ -254,6 +262,7 @@ void config_free(struct config *cfg)
     free(cfg->url_text);
     free(cfg->targets);
     free(cfg->order);
+    free(cfg->tindex);
     free(cfg->headers);
     free(cfg->body);
     free(cfg->sources);

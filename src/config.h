@@ -102,7 +102,12 @@ struct config {
     int no_progress;
 
     char **owned;                /* copies of option values the config keeps alive */
-    uint32_t nowned;
+    uint32_t nowned, owned_cap;
+    /* Room in urls/url_text/targets and in order (grown geometrically: a
+     * targets file may hold 100 000 targets), and the hash of the targets
+     * (index + 1, 0 empty) that finds one written before in O(1). */
+    uint32_t urls_cap, order_cap;
+    uint32_t *tindex, tindex_cap;
 };
 
 /* Options of `rafale serve`. */
@@ -136,6 +141,9 @@ void config_defaults(struct config *cfg);
 /* Keeps a copy of s for as long as cfg lives. Returns it, or NULL when out
  * of memory. */
 const char *config_keep(struct config *cfg, const char *s);
+/* Makes room for need elements of elem bytes in *arr (a pointer to the
+ * array pointer), whose room is *cap, doubling it. Returns 0 or -1. */
+int config_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem);
 /* Takes p (from malloc) to be freed with the config. Returns p, or NULL
  * (p freed) when out of memory. */
 void *config_own(struct config *cfg, void *p);

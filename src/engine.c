@@ -276,7 +276,7 @@ static void worker_free(struct worker *w)
 {
     uint32_t i;
     if (w->per_url) {
-        for (i = 0; i < w->plan->nurls; i++)
+        for (i = 0; i < engine_nfigs(w->plan->nurls); i++)
             stats_fini(&w->per_url[i]);
     }
     if (w->conns)
@@ -344,13 +344,13 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     if ((cfg->http2 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
                                                                                                  : 64 * 1024)) == NULL)
         return -1;
-    w->per_url = calloc(pl->nurls, sizeof(*w->per_url));
+    w->per_url = calloc(engine_nfigs(pl->nurls), sizeof(*w->per_url));
     w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
     if (w->sessions == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
         stats_init(&w->st) != 0)
         return -1;
-    for (i = 0; i < pl->nurls; i++)
+    for (i = 0; i < engine_nfigs(pl->nurls); i++)
         if (stats_init(&w->per_url[i]) != 0)
             return -1;
     if (pl->ramped) {
@@ -437,19 +437,19 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
     uint32_t t, i;
     int k;
 
-    res->nurls = pl->nurls;
-    res->per_url = calloc(pl->nurls, sizeof(*res->per_url));
-    res->url_in_flight = calloc(pl->nurls, sizeof(uint64_t));
+    res->nurls = engine_nfigs(pl->nurls);
+    res->per_url = calloc(res->nurls, sizeof(*res->per_url));
+    res->url_in_flight = calloc(res->nurls, sizeof(uint64_t));
     if (res->per_url == NULL || res->url_in_flight == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     stats_init(&res->total);
-    for (i = 0; i < pl->nurls; i++)
+    for (i = 0; i < res->nurls; i++)
         stats_init(&res->per_url[i]);
     for (t = 0; t < nt; t++) {
         stats_merge(&res->total, &ws[t].st);
-        for (i = 0; i < pl->nurls; i++) {
+        for (i = 0; i < res->nurls; i++) {
             const struct stats *u = &ws[t].per_url[i];
             stats_merge(&res->per_url[i], u);
             for (k = 0; k < H__COUNT; k++)
@@ -480,7 +480,7 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
         }
     }
     stats_count_bad(&res->total, &cfg->expect);
-    for (i = 0; i < pl->nurls; i++) {
+    for (i = 0; i < res->nurls; i++) {
         res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);
         stats_count_bad(&res->per_url[i], &cfg->expect);
     }

@@ -180,17 +180,19 @@ static int build_orders(const struct config *cfg, struct plan *pl, char *err, si
     pl->next = calloc(pl->ntargets ? pl->ntargets : 1, sizeof(*pl->next));
     if (pl->next == NULL)
         goto oom;
+    uint32_t n = cfg->norder ? cfg->norder : cfg->nurls;
+    /* One pass to count each address's share, one to fill it in. */
+    for (k = 0; k < n; k++)
+        pl->targets[pl->urls[cfg->norder ? cfg->order[k] : k].target].norder++;
     for (i = 0; i < pl->ntargets; i++) {
-        struct plan_target *tg = &pl->targets[i];
-        uint32_t n = cfg->norder ? cfg->norder : cfg->nurls;
-        tg->order = calloc(n, sizeof(uint32_t));
-        if (tg->order == NULL)
+        if ((pl->targets[i].order = calloc(pl->targets[i].norder ? pl->targets[i].norder : 1, sizeof(uint32_t))) == NULL)
             goto oom;
-        for (k = 0; k < n; k++) {
-            uint32_t u = cfg->norder ? cfg->order[k] : k;
-            if (pl->urls[u].target == i)
-                tg->order[tg->norder++] = u;
-        }
+        pl->targets[i].norder = 0;
+    }
+    for (k = 0; k < n; k++) {
+        uint32_t u = cfg->norder ? cfg->order[k] : k;
+        struct plan_target *tg = &pl->targets[pl->urls[u].target];
+        tg->order[tg->norder++] = u;
     }
     return 0;
 oom:
@@ -198,16 +200,21 @@ oom:
     return -1;
 }
 
+static int same_address(const struct plan_target *tg, const struct net_addr *a, const struct url *u)
+{
+    return tg->addr.len == a->len && memcmp(&tg->addr.ss, &a->ss, a->len) == 0 && tg->tls == u->tls &&
+           strcmp(tg->host, u->host) == 0;
+}
+
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
-    uint32_t i, j;
+    uint32_t i, j, targets_cap = 0;
 
     memset(pl, 0, sizeof(*pl));
     pl->cfg = cfg;
     pl->urls = calloc(cfg->nurls, sizeof(*pl->urls));
-    pl->targets = calloc(cfg->nurls, sizeof(*pl->targets));
     pl->tset = calloc(1, sizeof(*pl->tset));
-    if (pl->urls == NULL || pl->targets == NULL || pl->tset == NULL) {
+    if (pl->urls == NULL || pl->tset == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -219,26 +226,44 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         const struct url *u = &cfg->urls[i];
         if (build_request(cfg, pl, i, err, errlen) != 0)
             return -1;
-        if (cfg->unix_socket ? net_unix(cfg->unix_socket, &a, err, errlen) != 0
-                             : net_resolve(u->host, u->port, &a, err, errlen) != 0)
+        /* A host and port resolved for the URL before are not looked up
+         * again: a targets file of 100 000 paths on one server resolves once. */
+        if (i > 0 && (cfg->unix_socket || (strcmp(u->host, cfg->urls[i - 1].host) == 0 && u->port == cfg->urls[i - 1].port)))
+            a = pl->targets[pl->urls[i - 1].target].addr;
+        else if (cfg->unix_socket ? net_unix(cfg->unix_socket, &a, err, errlen) != 0
+                                  : net_resolve(u->host, u->port, &a, err, errlen) != 0)
             return -1;
-        /* URLs on the same address (and scheme) share connections. */
-        for (j = 0; j < pl->ntargets; j++)
-            if (pl->targets[j].addr.len == a.len && memcmp(&pl->targets[j].addr.ss, &a.ss, a.len) == 0 &&
-                pl->targets[j].tls == u->tls && strcmp(pl->targets[j].host, u->host) == 0)
-                break;
+        /* URLs on the same address (and scheme) share connections; the
+         * previous URL's address is looked at first, the usual case. */
+        j = i > 0 ? pl->urls[i - 1].target : 0;
+        if (!(j < pl->ntargets && same_address(&pl->targets[j], &a, u)))
+            for (j = 0; j < pl->ntargets; j++)
+                if (same_address(&pl->targets[j], &a, u))
+                    break;
         if (u->tls && pl->tls == NULL && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
             return -1;
+        /* Addresses and their URLs grow by doubling: a file of 100 000
+         * targets may name one server or 100 000. */
         if (j == pl->ntargets) {
-            pl->targets[j].addr = a;
-            pl->targets[j].tls = u->tls;
-            snprintf(pl->targets[j].host, sizeof(pl->targets[j].host), "%s", u->host);
-            pl->targets[j].urls = calloc(cfg->nurls, sizeof(uint32_t));
-            if (pl->targets[j].urls == NULL) {
+            if (config_grow(&pl->targets, &targets_cap, j + 1, sizeof(*pl->targets)) != 0) {
                 snprintf(err, errlen, "out of memory");
                 return -1;
             }
+            memset(&pl->targets[j], 0, sizeof(pl->targets[j]));
+            pl->targets[j].addr = a;
+            pl->targets[j].tls = u->tls;
+            snprintf(pl->targets[j].host, sizeof(pl->targets[j].host), "%s", u->host);
             pl->ntargets++;
+        }
+        if ((pl->targets[j].nurls & (pl->targets[j].nurls - 1)) == 0) {
+            /* nurls is 0 or a power of two: the room is full. */
+            uint32_t *nu = realloc(pl->targets[j].urls, (pl->targets[j].nurls ? 2 * (size_t)pl->targets[j].nurls : 1) *
+                                                            sizeof(uint32_t));
+            if (nu == NULL) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            pl->targets[j].urls = nu;
         }
         pl->targets[j].urls[pl->targets[j].nurls++] = i;
         pl->urls[i].target = j;

@@ -4,6 +4,7 @@
  * here. Only requests of the measured phase count. */
 #include "engine_int.h"
 #include "clock.h"
+#include "engine.h"
 
 void record_start(struct worker *w, struct slot *s, uint64_t now)
 {
@@ -19,9 +20,9 @@ void record_start(struct worker *w, struct slot *s, uint64_t now)
         w->per_stage[k].started++;
     }
     w->st.started++;
-    w->per_url[s->url].started++;
+    w->per_url[engine_fig(s->url)].started++;
     if (rate_mode(w))
-        hist_record(&w->per_url[s->url].h[H_LAG], now - s->t_due);
+        hist_record(&w->per_url[engine_fig(s->url)].h[H_LAG], now - s->t_due);
 }
 
 void record_connect(struct worker *w, const struct slot *s, uint64_t now)
@@ -31,13 +32,13 @@ void record_connect(struct worker *w, const struct slot *s, uint64_t now)
     if (!s->measured)
         return;
     w->st.conns_opened++;
-    w->per_url[s->url].conns_opened++;
-    hist_record(&w->per_url[s->url].h[H_CONNECT], now - s->t_sent);
+    w->per_url[engine_fig(s->url)].conns_opened++;
+    hist_record(&w->per_url[engine_fig(s->url)].h[H_CONNECT], now - s->t_sent);
 }
 
 void record_tls(struct worker *w, const struct slot *s, uint64_t ns, int resumed)
 {
-    struct stats *u = &w->per_url[s->url];
+    struct stats *u = &w->per_url[engine_fig(s->url)];
     if (!s->measured)
         return;
     hist_record(&u->h[H_TLS], ns);
@@ -55,7 +56,7 @@ void record_sent(struct worker *w, const struct slot *s, uint64_t bytes)
     if (!s->measured)
         return;
     w->st.bytes_sent += bytes;
-    w->per_url[s->url].bytes_sent += bytes;
+    w->per_url[engine_fig(s->url)].bytes_sent += bytes;
 }
 
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
@@ -64,14 +65,14 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
         return;
     w->st.bytes_recv += bytes;
     if (s)
-        w->per_url[s->url].bytes_recv += bytes;
+        w->per_url[engine_fig(s->url)].bytes_recv += bytes;
 }
 
 void record_frame_bytes(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
 {
     /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
     if (s->measured && now >= w->plan->t_measure)
-        w->per_url[s->url].bytes_recv += bytes;
+        w->per_url[engine_fig(s->url)].bytes_recv += bytes;
 }
 
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)
@@ -93,7 +94,7 @@ void record_retry(struct worker *w, const struct slot *s)
     if (!s->measured)
         return;
     w->st.h2_retried++;
-    w->per_url[s->url].h2_retried++;
+    w->per_url[engine_fig(s->url)].h2_retried++;
 }
 
 void record_redirect(struct worker *w, const struct slot *s, int away)
@@ -102,10 +103,10 @@ void record_redirect(struct worker *w, const struct slot *s, int away)
         return;
     if (away) {
         w->st.redirects_away++;
-        w->per_url[s->url].redirects_away++;
+        w->per_url[engine_fig(s->url)].redirects_away++;
     } else {
         w->st.redirects++;
-        w->per_url[s->url].redirects++;
+        w->per_url[engine_fig(s->url)].redirects++;
     }
 }
 
@@ -133,7 +134,7 @@ void record_last_second(struct worker *w)
 void record_response(struct worker *w, const struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now)
 {
-    struct stats *u = &w->per_url[s->url];
+    struct stats *u = &w->per_url[engine_fig(s->url)];
     if (!s->measured)
         return;
     if (status >= STATUS_MAX)
@@ -173,7 +174,7 @@ static void note_error(struct stats *st, enum err_kind k, int e, const char *det
 
 void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
 {
-    struct stats *u = &w->per_url[s->url];
+    struct stats *u = &w->per_url[engine_fig(s->url)];
     if (!s->measured)
         return;
     note_error(&w->st, k, e, detail);

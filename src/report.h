@@ -34,8 +34,15 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
 uint64_t report_server_memory(const struct monitor_result *m, const char **label);
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
- * its own, or the URL as typed. */
+ * its own, or the URL as typed; the row of the targets past
+ * ENGINE_URL_FIGS is "(N other targets)". */
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
+
+/* Is figures row i the one of the targets past ENGINE_URL_FIGS? */
+static inline int report_is_other(const struct config *cfg, uint32_t i)
+{
+    return cfg->nurls > ENGINE_URL_FIGS && i == ENGINE_URL_FIGS;
+}
 /* The method URL i is sent with. */
 const char *report_method(const struct config *cfg, uint32_t i);
 

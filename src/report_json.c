@@ -312,6 +312,14 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "  \"per_url\": [");
     for (i = 0; i < r->nurls; i++) {
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
+        if (report_is_other(cfg, i)) {
+            /* The targets past ENGINE_URL_FIGS, together. */
+            fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
+                    cfg->nurls - ENGINE_URL_FIGS);
+            jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+            fprintf(f, "}");
+            continue;
+        }
         report_json_str(f, cfg->url_text[i]);
         fprintf(f, ", \"method\": ");
         report_json_str(f, report_method(cfg, i));

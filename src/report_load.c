@@ -10,6 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
+#include "report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -521,25 +522,40 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
     }
     if (load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
         return -1;
-    n = conf->nurls;
-    if (json_array_size(pu) != n)
-        return fail(c, "per_url", "%zu entries for %zu URLs", json_array_size(pu), n);
-    r->per_url = calloc(n ? n : 1, sizeof(struct stats));
-    r->url_in_flight = calloc(n ? n : 1, sizeof(uint64_t));
+    /* A row per URL up to ENGINE_URL_FIGS and one for the others, as a run
+     * writes them; a file with a row for every URL has the rows past the
+     * limit folded into the others' row as they are read. */
+    n = json_array_size(pu);
+    if (n != engine_nfigs(conf->nurls) && n != conf->nurls)
+        return fail(c, "per_url", "%zu entries for %u URLs", n, conf->nurls);
+    r->nurls = engine_nfigs(conf->nurls);
+    r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(struct stats));
+    r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(uint64_t));
     if (r->per_url == NULL || r->url_in_flight == NULL)
         return fail(c, "", "out of memory");
-    r->nurls = (uint32_t)n;
+    for (i = 0; i < r->nurls; i++)
+        stats_init(&r->per_url[i]);
     for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
         at = enter(c, "per_url[%zu]", i);
-        stats_init(&r->per_url[i]);
-        if (!json_is_object(e)) {
+        if (i > ENGINE_URL_FIGS) {
+            struct stats one;
+            uint64_t fl = 0;
+            stats_init(&one);
+            if (json_is_object(e))
+                load_stats(c, &one, e, &fl);
+            else
+                fail(c, "", "not an object");
+            stats_merge(&r->per_url[ENGINE_URL_FIGS], &one);
+            r->url_in_flight[ENGINE_URL_FIGS] += fl;
+            stats_fini(&one);
+        } else if (!json_is_object(e)) {
             fail(c, "", "not an object");
         } else {
             const char *nm = get_str(c, e, "name", 0), *me = get_str(c, e, "method", 0);
             load_stats(c, &r->per_url[i], e, &r->url_in_flight[i]);
             /* A target of its own (--targets): its name and method. */
-            if ((nm || conf->targets_path || (me && strcmp(me, conf->method) != 0)) &&
+            if (!report_is_other(conf, (uint32_t)i) && (nm || conf->targets_path || (me && strcmp(me, conf->method) != 0)) &&
                 load_target(c, conf, (uint32_t)i, nm, me) != 0)
                 break;
         }

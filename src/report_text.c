@@ -18,6 +18,10 @@ const char *report_method(const struct config *cfg, uint32_t i)
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n)
 {
     const struct target *t = cfg->targets && i < cfg->nurls ? &cfg->targets[i] : NULL;
+    if (report_is_other(cfg, i)) {
+        snprintf(buf, n, "(%u other targets)", cfg->nurls - ENGINE_URL_FIGS);
+        return buf;
+    }
     if (t && t->name)
         return t->name;
     if (t && t->own) {
@@ -450,7 +454,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     if (r->nurls > 1) {
         size_t w = 10;
         char lb[600];
-        for (i = 0; i < cfg->nurls; i++)
+        for (i = 0; i < r->nurls; i++)
             if (strlen(report_label(cfg, i, lb, sizeof(lb))) > w)
                 w = strlen(report_label(cfg, i, lb, sizeof(lb)));
         if (w > 60)

@@ -90,7 +90,11 @@ int request_build(const struct req_spec *rs, const struct url *u, char **out, si
         snprintf(err, errlen, "out of memory building the request");
         return -1;
     }
-    *out = b.p;
+    /* Kept for the whole run, once per target: no spare room (100 000
+     * targets would hold 16 MB of it). */
+    *out = b.len + 64 < b.cap ? realloc(b.p, b.len) : b.p;
+    if (*out == NULL)
+        *out = b.p;
     *len = b.len;
     return 0;
 }

@@ -91,42 +91,89 @@ static int same_target(const struct config *cfg, uint32_t i, const char *text, c
     return !t->has_body || memcmp(o->body, t->body, t->body_len) == 0;
 }
 
+/* FNV-1a over a target's parts, each ended by a byte no text holds. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+static uint64_t target_hash(const char *text, const struct target *t)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ULL, text, strlen(text));
+    uint32_t k;
+    h = fnv(h, t->method ? t->method : "", t->method ? strlen(t->method) : 0);
+    h = fnv(h, t->name ? t->name : "", t->name ? strlen(t->name) : 0);
+    for (k = 0; k < t->nheaders; k++)
+        h = fnv(h, t->headers[k], strlen(t->headers[k]));
+    return t->has_body ? fnv(h, t->body, t->body_len) : h;
+}
+
+/* The slot of the hash where text/t is, or the empty one it would go in. */
+static uint32_t *index_slot(const struct config *cfg, const char *text, const struct target *t)
+{
+    uint32_t mask = cfg->tindex_cap - 1, i = (uint32_t)target_hash(text, t) & mask;
+    while (cfg->tindex[i] && !same_target(cfg, cfg->tindex[i] - 1, text, t))
+        i = (i + 1) & mask;
+    return &cfg->tindex[i];
+}
+
+/* Keeps the hash at most half full, rebuilt when it doubles. */
+static int index_grow(struct config *cfg)
+{
+    uint32_t cap = cfg->tindex_cap ? cfg->tindex_cap : 64, i;
+    if (cfg->tindex && (uint64_t)(cfg->nurls + 1) * 2 <= cfg->tindex_cap)
+        return 0;
+    while ((uint64_t)(cfg->nurls + 1) * 2 > cap)
+        cap *= 2;
+    free(cfg->tindex);
+    if ((cfg->tindex = calloc(cap, sizeof(*cfg->tindex))) == NULL) {
+        cfg->tindex_cap = 0;
+        return -1;
+    }
+    cfg->tindex_cap = cap;
+    for (i = 0; i < cfg->nurls; i++)
+        *index_slot(cfg, cfg->url_text[i], &cfg->targets[i]) = i + 1;
+    return 0;
+}
+
 /* Appends a target (or, when the same one was written before, only its
  * turn in the order). */
 static int add_target(struct config *cfg, const char *text, struct url *u, const struct target *t, char *err,
                       size_t errlen)
 {
-    uint32_t i, *no;
-    for (i = 0; i < cfg->nurls; i++)
-        if (same_target(cfg, i, text, t)) {
-            url_free(u);
-            break;
-        }
-    if (i == cfg->nurls) {
-        struct url *nu = realloc(cfg->urls, (cfg->nurls + 1) * sizeof(*nu));
-        const char **nt;
-        struct target *ng;
-        if (nu == NULL)
+    uint32_t i, *slot, cap;
+    if (index_grow(cfg) != 0)
+        goto oom;
+    slot = index_slot(cfg, text, t);
+    if (*slot) {
+        url_free(u);
+        i = *slot - 1;
+    } else {
+        i = cfg->nurls;
+        /* The three arrays share one count and one room. */
+        cap = cfg->urls_cap;
+        if (config_grow(&cfg->urls, &cap, i + 1, sizeof(*cfg->urls)) != 0)
             goto oom;
-        cfg->urls = nu;
-        nt = realloc(cfg->url_text, (cfg->nurls + 1) * sizeof(*nt));
-        if (nt == NULL)
+        cap = cfg->urls_cap;
+        if (config_grow(&cfg->url_text, &cap, i + 1, sizeof(*cfg->url_text)) != 0)
             goto oom;
-        cfg->url_text = nt;
-        ng = realloc(cfg->targets, (cfg->nurls + 1) * sizeof(*ng));
-        if (ng == NULL)
+        cap = cfg->urls_cap;
+        if (config_grow(&cfg->targets, &cap, i + 1, sizeof(*cfg->targets)) != 0)
             goto oom;
-        cfg->targets = ng;
+        cfg->urls_cap = cap;
         if ((cfg->url_text[i] = config_keep(cfg, text)) == NULL)
             goto oom;
         cfg->urls[i] = *u;
         cfg->targets[i] = *t;
         cfg->nurls++;
+        *slot = i + 1;
     }
-    no = realloc(cfg->order, (cfg->norder + 1) * sizeof(*no));
-    if (no == NULL)
+    if (config_grow(&cfg->order, &cfg->order_cap, cfg->norder + 1, sizeof(*cfg->order)) != 0)
         goto oom2;
-    cfg->order = no;
     cfg->order[cfg->norder++] = i;
     return 0;
 oom:

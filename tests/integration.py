@@ -714,7 +714,7 @@ def json_shape():
     for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
         check(k in j["summary"], "summary." + k)
     kinds = ["connect_refused", "connect_timeout", "connect_other", "reset", "timeout", "write", "malformed",
-             "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol"]
+             "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol", "bad_value"]
     check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
     for h in ("latency", "connect", "ttfb"):
         for k in ("min_us", "mean_us", "stdev_us", "max_us", "percentiles_us", "histogram"):
@@ -2526,6 +2526,42 @@ def template_values_cannot_smuggle():
     check(r.rc == 0 and paths == ["/b", "/b"] and rec.records[0][4].startswith(b"a\r\nX-Injected: 1\r\n"),
           "a body may hold CR LF (%s, %s)" % (r.rc, paths))
     check(rec.requests == 2, "nothing smuggled: the server read exactly the requests rafale counted (%d)" % rec.requests)
+
+
+@test
+def many_targets_linear_and_bounded():
+    # 100 000 distinct targets: read in linear time (CPU, not wall clock: 10x the targets must not cost 50x) and,
+    # per-target figures bounded (200 rows and one for the others), in under 100 MB.
+    srv = Serve()
+
+    def run(n, extra=()):
+        path = targets_file("many%d.txt" % n, "".join("GET %s/item/%d\n\n" % (srv.url("").rstrip("/"), i)
+                                                     for i in range(n)))
+        jp = os.path.join(TMP, "many.json")
+        p = subprocess.Popen([RAFALE, "-q", "--targets", path, "-c", "2", "-t", "2", "--json", jp] + list(extra),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        return p.returncode, ru, json.load(open(jp)) if p.returncode == 0 else None
+
+    rc1, ru1, _ = run(10000, ["-n", "1"])
+    rc2, ru2, j = run(100000, ["-n", "3000", "--order", "sequential"])
+    srv.stop()
+    cpu1, cpu2 = ru1.ru_utime + ru1.ru_stime, ru2.ru_utime + ru2.ru_stime
+    check(rc1 == 0 and rc2 == 0 and cpu2 < 50 * max(cpu1, 0.01), "100 000 targets cost %.2fs of CPU, 10 000 %.2fs"
+          % (cpu2, cpu1))
+    if not SANITIZED:
+        check(ru2.ru_maxrss < 100 * 1024, "100 000 targets in %d MB" % (ru2.ru_maxrss >> 10))
+    if check(j is not None, "the run of 100 000 targets reports"):
+        rows = j["per_url"]
+        check(len(rows) == 201 and rows[-1]["other_targets"] == 99800 and rows[-1]["url"] is None and
+              rows[-1]["summary"]["requests"] == 2800 and sum(r["summary"]["requests"] for r in rows) == 3000 and
+              j["summary"]["requests"] == 3000, "200 rows of their own, the others together (%d rows)" % len(rows))
+        jp2 = os.path.join(TMP, "many-copy.json")
+        json.dump(j, open(jp2, "w"))
+        rp = subprocess.run([RAFALE, "report", jp2], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        check(rp.returncode == 0 and "(99800 other targets)" in rp.stdout, "rafale report reads it back (%r)"
+              % rp.stderr[:200])
 
 
 @test
