@@ -125,14 +125,26 @@ TGFUZZ_SRC = src/targets.c src/template.c src/config.c src/url.c src/buf.c src/n
 build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/targets.h src/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
 
+build/fuzz_cookie: fuzz/fuzz_cookie.c src/cookie.c src/cookie.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/cookie.c
+
+# rafale merge reads saved results with most of the program behind it.
+MERGEFUZZ_SRC = $(filter-out src/main.c,$(SRC))
+build/fuzz_merge: fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) $(LDLIBS)
+
 fuzz:
 	@sh scripts/deps.sh clang
-	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_h2_serve build/fuzz_targets
-	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2 build/fuzz-corpus-targets
+	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_h2_serve build/fuzz_targets build/fuzz_cookie \
+	    build/fuzz_merge
+	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2 build/fuzz-corpus-targets \
+	    build/fuzz-corpus-cookie build/fuzz-corpus-merge
 	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
 	./build/fuzz_http_req -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-req fuzz/corpus_req
 	./build/fuzz_h2_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h2 fuzz/corpus_h2
 	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
+	./build/fuzz_cookie -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-cookie fuzz/corpus_cookie
+	./build/fuzz_merge -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 build/fuzz-corpus-merge fuzz/corpus_merge
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale
