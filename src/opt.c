@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,12 @@ struct opt_def {
 #define LOADW (OPT_RUN | OPT_SWEEP | OPT_WORKLOAD)
 #define LOAD (OPT_RUN | OPT_SWEEP)
 
+/* Rates a schedule holds exactly: one request in 1 000 s at least (its
+ * interval fits the nanosecond clock many times over), 10^8 a second at
+ * most. */
+#define RATE_MIN 0.001
+#define RATE_MAX 1e8
+
 static const struct opt_def table[] = {
     /* Load */
     { "requests", 'n', K_U64, D_RUN, S_LOAD, LOADW, "N", "stop after N requests ended (completed or failed)",
@@ -95,13 +102,14 @@ static const struct opt_def table[] = {
     { "rate", 'R', K_RATE, D_RUN, S_RATE, LOADW, "R",
       "send R requests per second in total, on a fixed schedule;\n"
       "latency counts from when each request was due",
-      "requests per second, a number above 0", 0, 1e8, RUN(rate), 0, 0 },
+      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(rate), 0, 0 },
     { "arrival", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "uniform|poisson", "spacing of the schedule (default uniform)",
       "uniform or poisson", 0, 0, 0, 0, I_ARRIVAL },
     { "stages", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "LIST",
       "load stages 'DUR:RATE,...' (e.g. 30s:1000,1m:1000,30s:0): the rate moves linearly\n"
       "to each RATE over its DUR, from -R (or 0); 'DUR:Nc' ramps connections instead",
-      "stages such as 30s:1000,1m:1000 or 30s:200c", 0, 0, 0, 0, I_STAGES },
+      "stages such as 30s:1000,1m:1000 or 30s:200c, each rate 0 or from 0.001 to 100000000 per second",
+      0, 0, 0, 0, I_STAGES },
     { "warmup", 0, K_DUR, D_RUN, S_RATE, LOADW, "D", "send load for D before measuring",
       "a duration such as 2s", 0, 0, RUN(warmup_ns), 0, 0 },
     { "max-connections", 0, K_U32, D_RUN, S_RATE, LOADW, "N", "open up to N connections when the schedule falls behind",
@@ -190,9 +198,9 @@ static const struct opt_def table[] = {
 
     /* rafale sweep */
     { "start", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "first rate of the sweep (default 100)",
-      "requests per second", 0, 1e8, RUN(sweep_start), 0, 0 },
-    { "max", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "highest rate the sweep tries", "requests per second", 0, 1e8,
-      RUN(sweep_max), 0, 0 },
+      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_start), 0, 0 },
+    { "max", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "highest rate the sweep tries",
+      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_max), 0, 0 },
 
     /* rafale compare: [settings] keys and command-line flags */
     { "repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
@@ -485,7 +493,10 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
             errno = 0;
             val = strtod(colon + 1, &end);
             c = *end == 'c';
-            if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) || val > 1e8 ||
+            /* A rate stage goes to 0 or to a rate -R could have; a
+             * connections stage to a whole number. */
+            if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) ||
+                val > RATE_MAX || (!c && val > 0 && val < RATE_MIN) || (c && val != floor(val)) ||
                 (conns >= 0 && c != conns))
                 goto bad_stage;
             conns = c;
@@ -565,7 +576,7 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
         double r;
         errno = 0;
         r = strtod(value, &end);
-        if (errno || end == value || *end || !(r > 0) || r > o->max)
+        if (errno || end == value || *end || !(r >= o->min) || r > o->max)
             break;
         *(double *)(void *)field = r;
         return 0;

@@ -5,6 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A time in ns from a double: never a conversion C leaves undefined (a
+ * NaN, a negative, an infinite or too large gap saturate). */
+static uint64_t to_ns(double x)
+{
+    if (!(x > 0))
+        return 0;
+    return x >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)x;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 void ramp_init(struct ramp *rp, double r0, const uint64_t *dur, const double *rate, uint32_t n)
 {
     uint32_t i;
@@ -56,7 +70,7 @@ uint64_t ramp_time(const struct ramp *rp, double u)
             tau = 0;
         if (tau > d)
             tau = d;
-        return rp->t[i] + (uint64_t)(tau * 1e9);
+        return add_sat(rp->t[i], to_ns(tau * 1e9));
     }
     return UINT64_MAX;
 }
@@ -74,13 +88,13 @@ void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, do
         s->u = id;
         s->du = nthreads;
         s->gap_ns = 1e9 * (double)nthreads; /* Poisson: a gap in the sequence, mean du */
-        s->next_due = ramp_time(ramp, s->u) == UINT64_MAX ? UINT64_MAX : t0 + ramp_time(ramp, s->u);
+        s->next_due = ramp_time(ramp, s->u) == UINT64_MAX ? UINT64_MAX : add_sat(t0, ramp_time(ramp, s->u));
         return;
     }
     s->gap_ns = 1e9 * (double)nthreads / rate;
     s->step_ns = 1e9 / rate;
     /* Thread id's first request is request id of the global schedule. */
-    s->next_due = t0 + (uint64_t)((double)id * 1e9 / rate);
+    s->next_due = add_sat(t0, to_ns((double)id * 1e9 / rate));
 }
 
 void sched_shift(struct sched *s, double frac, uint64_t salt)
@@ -92,12 +106,12 @@ void sched_shift(struct sched *s, double frac, uint64_t salt)
         uint64_t t;
         s->u += frac;
         t = ramp_time(s->ramp, s->u);
-        s->next_due = t == UINT64_MAX ? UINT64_MAX : s->t0 + t;
+        s->next_due = t == UINT64_MAX ? UINT64_MAX : add_sat(s->t0, t);
         return;
     }
     /* One step of the sequence is gap_ns / nthreads; this thread's first is
      * already id steps in. */
-    s->next_due += (uint64_t)(frac * s->step_ns);
+    s->next_due = add_sat(s->next_due, to_ns(frac * s->step_ns));
 }
 
 /* An exponential gap of mean gap_ns: the arrivals of a Poisson process. */
@@ -109,7 +123,7 @@ static uint64_t poisson_gap(struct sched *s)
     s->rng ^= s->rng << 25;
     s->rng ^= s->rng >> 27;
     u = (double)((s->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-    return (uint64_t)(-log(1.0 - u) * s->gap_ns);
+    return to_ns(-log(1.0 - u) * s->gap_ns);
 }
 
 uint64_t sched_next(struct sched *s)
@@ -121,10 +135,10 @@ uint64_t sched_next(struct sched *s)
          * mapped through the ramp's time, as a non-homogeneous process. */
         s->u += s->poisson ? (double)poisson_gap(s) / 1e9 : s->du;
         t = ramp_time(s->ramp, s->u);
-        s->next_due = t == UINT64_MAX ? UINT64_MAX : s->t0 + t;
+        s->next_due = t == UINT64_MAX ? UINT64_MAX : add_sat(s->t0, t);
         return due;
     }
-    s->next_due += s->poisson ? poisson_gap(s) : (uint64_t)s->gap_ns;
+    s->next_due = add_sat(s->next_due, s->poisson ? poisson_gap(s) : to_ns(s->gap_ns));
     return due;
 }
 

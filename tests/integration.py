@@ -913,6 +913,17 @@ def sweep_finds_the_knee():
     check(p.returncode == 2 and "needs --slo" in p.stderr, "sweep without --slo is refused")
     p = subprocess.run([RAFALE, "--start", "5", "http://127.0.0.1/"], capture_output=True, text=True, timeout=10)
     check(p.returncode == 2 and "option of 'rafale sweep'" in p.stderr, "--start outside sweep is refused")
+    for opt in ("--start", "--max"):
+        p = subprocess.run([RAFALE, "sweep", "--slo", "p99<10ms", opt, "1e-300", "http://127.0.0.1/"],
+                           capture_output=True, text=True, timeout=10)
+        check(p.returncode == 2 and "%s wants a rate from 0.001 to 100000000 per second" % opt in p.stderr,
+              "sweep %s 1e-300 is refused (%r)" % (opt, p.stderr))
+    # The smallest rate and a ramp down to 0 req/s, under the sanitizers too: no cast C leaves undefined.
+    r = rafale("-R", "0.001", "-d", "300ms", "--csv", os.path.join(TMP, "slow.csv"), srv.url())
+    check(r.rc == 0 and r.j["summary"]["started"] == 1, "-R 0.001: one request at the start (%s)" % r.j["summary"])
+    r = rafale("--stages", "500ms:200,500ms:0", "-c", 4, "-t", 1, srv.url())
+    check(r.rc == 0 and 40 <= r.j["summary"]["started"] <= 110 and accounted(r.j),
+          "--stages down to 0 req/s: about 100 sent (%s)" % r.j["summary"]["started"])
 
 
 @test
@@ -1861,6 +1872,11 @@ def bad_input_one_line_errors():
         (["-n", "1", "http://no-such-host.invalid:%d/" % port], "cannot resolve host"),
         (["-R", "0", "http://127.0.0.1/"], "-R wants"),
         (["-R", "fast", "http://127.0.0.1/"], "-R wants"),
+        (["-R", "1e-300", "http://127.0.0.1/"], "-R wants a rate from 0.001 to 100000000 per second, not '1e-300'"),
+        (["--rate", "1e-300", "--csv", "/dev/null", "http://127.0.0.1/"], "--rate wants a rate from 0.001"),
+        (["-R", "2e8", "http://127.0.0.1/"], "-R wants a rate from 0.001"),
+        (["--stages", "10s:1e-300", "http://127.0.0.1/"], "each rate 0 or from 0.001"),
+        (["--stages", "10s:2.5c", "http://127.0.0.1/"], "--stages wants"),
         (["--arrival", "bursty", "http://127.0.0.1/"], "--arrival wants"),
         (["--pipeline", "0", "http://127.0.0.1/"], "--pipeline wants"),
         (["--pipeline", "4", "--close", "http://127.0.0.1/"], "cannot go with --close"),

@@ -151,6 +151,37 @@ static void threads_share_a_ramp(void)
            (unsigned long long)per_stage[1]);
 }
 
+/* A gap no clock holds saturates (UBSan's float-cast-overflow checks the
+ * sanitized build); a ramp down to 0 req/s ends the schedule. */
+static void huge_gaps_saturate(void)
+{
+    static const double rates[] = { 1e-300, 1e-30, 4.9e-324 };
+    struct sched s;
+    struct ramp rp;
+    uint64_t dur[2] = { 1000000000ULL, 1000000000ULL }, t, prev = 0;
+    double to[2] = { 100, 0 };
+    size_t i;
+    int k, ok = 1;
+    for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+        sched_init(&s, 5, 1, 4, rates[i], 0, NULL);
+        CHECK(s.next_due == UINT64_MAX);
+        sched_next(&s);
+        CHECK(sched_next(&s) == UINT64_MAX && s.next_due == UINT64_MAX);
+        sched_init(&s, 5, 0, 1, rates[i], 1, NULL);
+        sched_next(&s);
+        CHECK(s.next_due == UINT64_MAX);
+    }
+    /* 0 -> 100 req/s over 1 s, then down to 0 over 1 s: 100 requests. */
+    ramp_init(&rp, 0, dur, to, 2);
+    sched_init(&s, 0, 0, 1, 0, 0, &rp);
+    for (k = 0; k < 200 && (t = sched_next(&s)) != UINT64_MAX; k++) {
+        if (t < prev || t > 2000000000ULL)
+            ok = 0;
+        prev = t;
+    }
+    CHECKF(ok && k >= 99 && k <= 101, "%d requests over the ramp", k);
+}
+
 int main(void)
 {
     T_RUN(ramp_integral_and_inverse);
@@ -159,5 +190,6 @@ int main(void)
     T_RUN(one_per_second_over_ten_connections);
     T_RUN(poisson_gaps);
     T_RUN(backlog_fifo);
+    T_RUN(huge_gaps_saturate);
     T_END("test_schedule");
 }
