@@ -53,7 +53,10 @@ static void compare_usage(void)
           "Runs the workloads of PLAN against each server of PLAN, repetitions interleaved, and\n"
           "reports req/s, latency, statuses, connections, server CPU per request and memory (PSS)\n"
           "side by side. See the README for the plan format; every run option (-c, -n, -d, -m, -H,\n"
-          "--expect, ...) is a workload key there.\n",
+          "--expect, --slo, ...) is a workload key there.\n"
+          "Exit status: 0 when every server gave a valid result for every workload; 1 when a server\n"
+          "failed or a result is not valid (the report and JSON are still written in full); 2 for a\n"
+          "usage or plan error; 3 when a workload's slo failed; 130 when interrupted.\n",
           stdout);
     opt_help(stdout, OPT_COMPARE);
 }

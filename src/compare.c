@@ -47,13 +47,14 @@ int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p)
     r->cells = calloc((size_t)(p->nworkloads * p->nservers), sizeof(*r->cells));
     r->failed = calloc((size_t)p->nservers, sizeof(int));
     r->failure = calloc((size_t)p->nservers, sizeof(char *));
-    if (r->cells == NULL || r->failed == NULL || r->failure == NULL)
+    r->output = calloc((size_t)p->nservers, sizeof(char *));
+    if (r->cells == NULL || r->failed == NULL || r->failure == NULL || r->output == NULL)
         return -1;
     for (i = 0; i < p->nworkloads * p->nservers; i++)
         if (stats_init(&r->cells[i].total) != 0)
             return -1;
     for (i = 0; i < p->nservers; i++)
-        if ((r->failure[i] = calloc(1, 512)) == NULL)
+        if ((r->failure[i] = calloc(1, CMP_WHY_MAX)) == NULL || (r->output[i] = calloc(1, CMP_OUTPUT_MAX + 1)) == NULL)
             return -1;
     return 0;
 }
@@ -77,9 +78,12 @@ void cmp_result_free(struct cmp_result *r)
     }
     for (i = 0; r->failure && i < r->nservers; i++)
         free(r->failure[i]);
+    for (i = 0; r->output && i < r->nservers; i++)
+        free(r->output[i]);
     free(r->cells);
     free(r->failed);
     free(r->failure);
+    free(r->output);
     memset(r, 0, sizeof(*r));
 }
 
@@ -219,6 +223,16 @@ void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r)
             c->invalid = c->nruns > 0 && (c->total.completed == 0 || c->bad_pct > 50);
             c->conns_per_req = c->total.completed ? (double)c->total.conns_opened / (double)c->total.completed : 0;
             c->keepalive_refused = cfg->keepalive && c->total.completed >= 10 && c->conns_per_req > 0.9;
+            /* An SLO holds over every repetition together: the merged
+             * histograms, and throughput over the runs' summed time. */
+            c->slo = cfg->slo;
+            c->slo_failed = 0;
+            if (c->slo.n && c->nruns) {
+                double el = 0;
+                for (k = 0; k < c->nruns; k++)
+                    el += c->runs[k].res.elapsed_s;
+                c->slo_failed = slo_eval(&c->slo, &c->total, el);
+            }
             free(rps);
             free(cpu);
         }
@@ -277,13 +291,86 @@ struct srv {
     const char *monitor_cg;  /* or a cgroup */
 };
 
+const char *cmp_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4])
+{
+    size_t k = n;
+    if (n > CMP_OUTPUT_COLS) {
+        k = CMP_OUTPUT_COLS;
+        while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+            k--; /* not inside a UTF-8 character */
+    }
+    memcpy(buf, s, k);
+    if (k < n)
+        memcpy(buf + k, "\xe2\x80\xa6", 3); /* … */
+    buf[k + (k < n ? 3 : 0)] = '\0';
+    return buf;
+}
+
+int cmp_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4])
+{
+    const char *end = out + strlen(out), *b[CMP_OUTPUT_LINES];
+    size_t len[CMP_OUTPUT_LINES];
+    int n = 0, k;
+    /* From the end back: the last lines that hold more than blanks. */
+    while (end > out && n < CMP_OUTPUT_LINES) {
+        const char *e = end, *a = end;
+        while (a > out && a[-1] != '\n')
+            a--;
+        end = a > out ? a - 1 : a;
+        while (e > a && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e > a) {
+            b[n] = a;
+            len[n++] = (size_t)(e - a);
+        }
+    }
+    for (k = 0; k < n; k++)
+        cmp_cut(b[n - 1 - k], len[n - 1 - k], lines[k]);
+    return n;
+}
+
+int cmp_exit_status(const struct cmp_result *r)
+{
+    int w, s, slo = 0;
+    if (r->interrupted)
+        return 130;
+    for (s = 0; s < r->nservers; s++) {
+        if (r->failed[s])
+            return 1;
+        for (w = 0; w < r->nworkloads; w++) {
+            const struct cmp_cell *c = cmp_cell(r, w, s);
+            if (c->nruns == 0 || c->invalid)
+                return 1;
+            slo |= c->slo_failed > 0;
+        }
+    }
+    return slo ? 3 : 0;
+}
+
+/* A failed server's line for the live log, then its last output lines. */
+static void log_failure(cmp_log_fn log, void *arg, const char *line, const char *output)
+{
+    char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4], l[CMP_OUTPUT_COLS + 16];
+    int n, k;
+    if (log == NULL)
+        return;
+    log(line, arg);
+    n = cmp_output_lines(output, lines);
+    if (n)
+        log("    last output:", arg);
+    for (k = 0; k < n; k++) {
+        snprintf(l, sizeof(l), "      %s", lines[k]);
+        log(l, arg);
+    }
+}
+
 /* Starts (or finds) server i and waits until it answers. */
 static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_result *r, const atomic_int *stop,
                     char *why, size_t whylen, char *warn, size_t warnlen)
 {
     const struct cmp_server *s = &p->servers[i];
     struct url u;
-    char err[300], how[128], tail[400], got[64], cgname[64];
+    char err[300], how[128], got[64], cgname[64];
     uint64_t until;
 
     warn[0] = '\0';
@@ -320,8 +407,8 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
     until = clock_ns() + p->set.ready_ns;
     while (!probe(&u, s, got, sizeof(got))) {
         if (sv->started && !proc_alive(&sv->proc, how, sizeof(how))) {
-            proc_tail(sv->log, 3, tail, sizeof(tail));
-            say(why, whylen, "%s before answering%s%s", how, tail[0] ? "; last output: " : "", tail);
+            proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
+            say(why, whylen, "%s before answering", how);
             url_free(&u);
             return -1;
         }
@@ -331,14 +418,13 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
             return -1;
         }
         if (clock_ns() > until) {
-            proc_tail(sv->log, 3, tail, sizeof(tail));
+            if (sv->started)
+                proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
             if (got[0])
-                say(why, whylen, "never answered GET %s with an expected status (got %s; ready-status %s) within %.1f s%s%s",
-                    s->ready, got, s->ready_status.text, (double)p->set.ready_ns / 1e9, tail[0] ? "; last output: " : "",
-                    tail);
+                say(why, whylen, "never answered GET %s with an expected status (got %s; ready-status %s) within %.1f s",
+                    s->ready, got, s->ready_status.text, (double)p->set.ready_ns / 1e9);
             else
-                say(why, whylen, "never answered on %s within %.1f s%s%s", s->url, (double)p->set.ready_ns / 1e9,
-                    tail[0] ? "; last output: " : "", tail);
+                say(why, whylen, "never answered on %s within %.1f s", s->url, (double)p->set.ready_ns / 1e9);
             url_free(&u);
             return -1;
         }
@@ -474,11 +560,10 @@ int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *ar
     proc_become_subreaper();
     for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
         unlink(svs[i].log);
-        if (bring_up(p, i, &svs[i], out, stop, out->failure[i], 512, warn, sizeof(warn)) != 0) {
+        if (bring_up(p, i, &svs[i], out, stop, out->failure[i], CMP_WHY_MAX, warn, sizeof(warn)) != 0) {
             out->failed[i] = 1;
             snprintf(line, sizeof(line), "  %s: %s", p->servers[i].name, out->failure[i]);
-            if (log)
-                log(line, arg);
+            log_failure(log, arg, line, out->output[i]);
             if (svs[i].started)
                 proc_stop(&svs[i].proc, p->set.grace_ns);
         }
@@ -491,28 +576,25 @@ int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *ar
     for (rep = 0; rep < p->set.repeat && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
             for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
-                char how[100], tail[300];
+                char how[100];
                 if (out->failed[i])
                     continue;
-                if (one_run(p, w, i, &svs[i], rep, stop, out, out->failure[i], 512, line, sizeof(line)) != 0) {
+                if (one_run(p, w, i, &svs[i], rep, stop, out, out->failure[i], CMP_WHY_MAX, line, sizeof(line)) != 0) {
                     out->failed[i] = 1;
                 } else if (log) {
                     log(line, arg);
                 }
                 if (svs[i].started && !out->failed[i] && !proc_alive(&svs[i].proc, how, sizeof(how))) {
-                    proc_tail(svs[i].log, 3, tail, sizeof(tail));
-                    snprintf(out->failure[i], 512, "%s during the runs%s%s", how, tail[0] ? "; last output: " : "",
-                             tail);
+                    proc_tail(svs[i].log, out->output[i], CMP_OUTPUT_MAX + 1);
+                    snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
                     out->failed[i] = 1;
                 }
                 if (out->failed[i]) {
                     /* Whatever is left of it goes now, not at the end. */
                     if (svs[i].started)
                         proc_stop(&svs[i].proc, p->set.grace_ns);
-                    if (log) {
-                        snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
-                        log(line, arg);
-                    }
+                    snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
+                    log_failure(log, arg, line, out->output[i]);
                 }
             }
         }

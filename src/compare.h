@@ -91,19 +91,35 @@ struct cmp_cell {
     int invalid;                 /* most responses were bad statuses: not a result */
     int unstable;                /* repetitions differ by more than 10% */
     int client_bound;            /* rafale's own CPU was saturated in some run */
+    struct slo slo;              /* the workload's --slo on every run merged (slo.n 0: none) */
+    int slo_failed;              /* checks that failed */
 };
 
 struct cmp_result {
     int nworkloads, nservers;
     struct cmp_cell *cells;      /* [w * nservers + s] */
     int *failed;                 /* server could not be used */
-    char **failure;              /* why, with its last output lines */
+    char **failure;              /* why, in a line (CMP_WHY_MAX bytes) */
+    char **output;               /* its output's last CMP_OUTPUT_MAX bytes, when it failed */
     int interrupted;
     int cgroups;                 /* servers ran in cgroups of their own */
     char note[256];              /* why not, when started servers did not */
 };
 
 struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s);
+
+#define CMP_WHY_MAX 512
+#define CMP_OUTPUT_MAX 4096   /* of a failed server's output, kept (the JSON has it whole) */
+#define CMP_OUTPUT_LINES 5    /* the text shows its last lines, */
+#define CMP_OUTPUT_COLS 200   /* each cut to this many bytes, with "…" */
+
+/* The last CMP_OUTPUT_LINES lines of out that are not blank, each cut at
+ * CMP_OUTPUT_COLS bytes (on a UTF-8 character's start) with "…", into
+ * lines[], oldest first. Returns how many. */
+int cmp_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4]);
+
+/* s, cut as cmp_output_lines cuts a line, into buf. */
+const char *cmp_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4]);
 
 typedef void (*cmp_log_fn)(const char *line, void *arg);
 
@@ -120,6 +136,12 @@ int cmp_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *n
                   struct engine_result *res, struct monitor_result *server);
 /* Computes the summary of every cell from its runs. */
 void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r);
+
+/* What a comparison's exit status says (documented in --help, the man page
+ * and the README): 0 when every server gave a valid result for every
+ * workload, 1 when a server failed or a result is not valid, 3 when an SLO
+ * failed (and all else was valid), 130 when interrupted. */
+int cmp_exit_status(const struct cmp_result *r);
 
 /* Runs the plan: starts the servers, runs every workload against every
  * server, repetitions interleaved, stops everything. log receives one line

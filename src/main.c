@@ -388,8 +388,10 @@ static int main_compare(int argc, char **argv)
         }
         if (plan.set.html_path && write_compare_html("rafale compare", plan.set.html_path, &plan, &res) != 0)
             rc = 1;
-        if (rc == 0 && res.interrupted)
-            rc = 130;
+        /* The report is written whole in every case; the status says
+         * whether it measured what was asked. */
+        if (rc == 0)
+            rc = cmp_exit_status(&res);
     }
     cmp_result_free(&res);
     cmp_plan_free(&plan);

@@ -182,7 +182,7 @@ static const struct opt_def table[] = {
       "a file name", 0, 0, RUN(hdr_path), 0, 0 },
     { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "a self-contained HTML report with charts", "a file name",
       0, 0, RUN(html_path), 0, 0 },
-    { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, "SPEC",
+    { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
       0, I_SLO },
     { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "PID",

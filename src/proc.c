@@ -270,29 +270,26 @@ int proc_pin_self(const int *cpus, int ncpus)
     return sched_setaffinity(0, sizeof(set), &set);
 }
 
-void proc_tail(const char *file, int nlines, char *buf, size_t len)
+void proc_tail(const char *file, char *buf, size_t len)
 {
-    FILE *f = fopen(file, "r");
-    char lines[8][256];
-    int n = 0, i, start;
-    size_t used = 0;
+    FILE *f = fopen(file, "rb");
+    long end;
+    size_t n = 0;
 
     buf[0] = '\0';
     if (f == NULL)
         return;
-    if (nlines > 8)
-        nlines = 8;
-    while (fgets(lines[n % 8], sizeof(lines[0]), f)) {
-        lines[n % 8][strcspn(lines[n % 8], "\n")] = '\0';
-        if (lines[n % 8][0])
-            n++;
+    if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) > 0) {
+        long from = end > (long)(len - 1) ? end - (long)(len - 1) : 0;
+        if (fseek(f, from, SEEK_SET) == 0)
+            n = fread(buf, 1, len - 1, f);
+        buf[n] = '\0';
+        if (from > 0) {
+            /* Cut into: from the next whole line, when one follows. */
+            char *nl = memchr(buf, '\n', n);
+            if (nl && nl + 1 < buf + n)
+                memmove(buf, nl + 1, (size_t)(buf + n - nl));
+        }
     }
     fclose(f);
-    start = n > nlines ? n - nlines : 0;
-    for (i = start; i < n && used + 4 < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i > start ? " | " : "", lines[i % 8]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
 }

@@ -54,7 +54,8 @@ void proc_reap_orphans(uint64_t timeout_ns);
 /* Pins the calling process (and the threads it starts) to cpus. */
 int proc_pin_self(const int *cpus, int ncpus);
 
-/* The last nlines lines of a file, joined with " | ". */
-void proc_tail(const char *file, int nlines, char *buf, size_t len);
+/* The last len - 1 bytes of a file (from a line's start when the file is
+ * longer), NUL-terminated in buf; empty when it cannot be read. */
+void proc_tail(const char *file, char *buf, size_t len);
 
 #endif

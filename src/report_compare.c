@@ -183,6 +183,16 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 fprintf(f, "  [!] %s: repetitions differ by more than 10%%: the machine is noisy\n", name);
             if (c->client_bound)
                 fprintf(f, "  [!] %s: rafale's own CPU was saturated: the server was not measured at its limit\n", name);
+            if (c->slo.n && c->nruns) {
+                int k2;
+                fprintf(f, "  %s %s: SLO %s:", c->slo_failed ? "[!]" : "   ", name, c->slo_failed ? "FAILED" : "met");
+                for (k2 = 0; k2 < c->slo.n; k2++) {
+                    char v[32];
+                    fprintf(f, "%s %s %s (%s)", k2 ? "," : "", c->slo.c[k2].text, c->slo.c[k2].pass ? "pass" : "FAIL",
+                            slo_value_str(&c->slo.c[k2], c->slo.c[k2].value, v, sizeof(v)));
+                }
+                fprintf(f, "\n");
+            }
             any_notes |= c->invalid || c->keepalive_refused || c->unstable || c->client_bound || c->bad_pct > 0;
         }
     }
@@ -192,6 +202,7 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         const struct cmp_server *sv = &p->servers[s];
         const struct cmp_run *top = NULL;
         uint64_t most = 0;
+        char cut[CMP_OUTPUT_COLS + 4];
         for (w = 0; w < p->nworkloads; w++) {
             const struct cmp_cell *c = cmp_cell(r, w, s);
             if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
@@ -201,7 +212,7 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         }
         fprintf(f, "  %s: ", sv->name);
         if (sv->start)
-            fprintf(f, "start = %s", sv->start);
+            fprintf(f, "start = %s", cmp_cut(sv->start, strlen(sv->start), cut));
         else if (sv->pid)
             fprintf(f, "pid %d (attached)", sv->pid);
         else
@@ -215,8 +226,13 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         }
     }
     for (s = 0; s < p->nservers; s++)
-        if (r->failed[s])
-            fprintf(f, "\nFailed: %s: %s\n", p->servers[s].name, r->failure[s]);
+        if (r->failed[s]) {
+            char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4];
+            int n = cmp_output_lines(r->output[s], lines), k;
+            fprintf(f, "\nFailed: %s: %s%s\n", p->servers[s].name, r->failure[s], n ? "; last output:" : "");
+            for (k = 0; k < n; k++)
+                fprintf(f, "    %s\n", lines[k]);
+        }
     if (r->interrupted)
         fprintf(f, "\nInterrupted: the tables cover the runs made before the signal.\n");
 }
@@ -270,6 +286,8 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         jstr_or_null(f, sv->version);
         fprintf(f, ", \"failed\": %s, \"reason\": ", r->failed[s] ? "true" : "false");
         jstr_or_null(f, r->failed[s] ? r->failure[s] : NULL);
+        fprintf(f, ", \"output\": ");
+        jstr_or_null(f, r->failed[s] && r->output[s][0] ? r->output[s] : NULL);
         fprintf(f, "}");
     }
     fprintf(f, "],\n\"workloads\": [");
@@ -316,7 +334,19 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                     fprintf(f, "%s\"%u\": %llu", fs ? "" : ", ", i, (unsigned long long)t->status[i]);
                     fs = 0;
                 }
-            fprintf(f, "},\n    \"run_results\": [");
+            fprintf(f, "}");
+            if (c->slo.n && c->nruns) {
+                /* The workload's SLO on every run merged. */
+                fprintf(f, ", \"slo\": [");
+                for (i = 0; i < (unsigned)c->slo.n; i++) {
+                    fprintf(f, "%s{\"check\": ", i ? ", " : "");
+                    report_json_str(f, c->slo.c[i].text);
+                    fprintf(f, ", \"value\": %.6g, \"threshold\": %.6g, \"pass\": %s}", c->slo.c[i].value,
+                            c->slo.c[i].threshold, c->slo.c[i].pass ? "true" : "false");
+                }
+                fprintf(f, "]");
+            }
+            fprintf(f, ",\n    \"run_results\": [");
             for (k = 0; k < c->nruns; k++) {
                 /* Each run exactly as `rafale --json` writes it. */
                 struct config cfg = wl->cfg;
@@ -339,6 +369,8 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         report_json_str(f, p->servers[s].name);
         fprintf(f, ", \"reason\": ");
         report_json_str(f, r->failure[s]);
+        fprintf(f, ", \"output\": ");
+        report_json_str(f, r->output[s]);
         fprintf(f, "}");
         first = 0;
     }

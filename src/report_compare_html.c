@@ -392,6 +392,17 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
             html_text(f, p->servers[s].name);
             html_printf(f, ": ");
             html_text(f, r->failure[s]);
+            {
+                char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4];
+                int n = cmp_output_lines(r->output[s], lines), k;
+                if (n)
+                    html_printf(f, "; last output:");
+                for (k = 0; k < n; k++) {
+                    html_printf(f, "<br><code>");
+                    html_text(f, lines[k]);
+                    html_printf(f, "</code>");
+                }
+            }
             html_printf(f, "</p>\n");
         }
     html_printf(f, "<p style=\"color:#888\">Made by rafale compare. Percentiles within 1%%.</p>\n</body></html>\n");

@@ -767,7 +767,8 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     for (s = 0; s < p->nservers; s++) {
         json_t *sv = json_array_get(svs, (size_t)s);
         r->failed[s] = get_bool(c, sv, "failed");
-        copy_text(r->failure[s], 512, get_str(c, sv, "reason", 0));
+        copy_text(r->failure[s], CMP_WHY_MAX, get_str(c, sv, "reason", 0));
+        copy_text(r->output[s], CMP_OUTPUT_MAX + 1, get_str(c, sv, "output", 0));
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
         json_t *cells = get_arr(c, json_array_get(wls, (size_t)w), "servers", 1);

@@ -1218,9 +1218,24 @@ def report_of_many_urls_stays_small():
 
 # --- rafale compare --------------------------------------------------------------------
 
+# Every process this run of the tests starts, and all they start, inherit this token: a leftover check looks only at
+# processes that carry it, never at another user's "sleep 30" on the same machine.
+MARK_TOKEN = "%d-%s" % (os.getpid(), os.urandom(6).hex())
+os.environ["RAFALE_IT_MARK"] = MARK_TOKEN
+
+
+def ours(pid):
+    try:
+        with open("/proc/%s/environ" % pid, "rb") as f:
+            return ("RAFALE_IT_MARK=" + MARK_TOKEN).encode() in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
 def serve_pids(marker):
+    """Our own processes (see MARK_TOKEN) whose command line holds marker."""
     p = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
-    return [l for l in p.stdout.split()]
+    return [l for l in p.stdout.split() if ours(l)]
 
 
 @test
@@ -1268,9 +1283,12 @@ duration = 300ms
 close = yes
 """ % dict(r=RAFALE, p0=ports[0], p1=ports[1], p2=ports[2], p3=ports[3]))
     jpath, hpath = os.path.join(TMP, "cmp.json"), os.path.join(TMP, "cmp.html")
+    # Someone else's "sleep 30" on the machine is not ours to find.
+    env = {k: v for k, v in os.environ.items() if k != "RAFALE_IT_MARK"}
+    stranger = subprocess.Popen(["sleep", "30"], env=env)
     p = subprocess.run([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], capture_output=True, text=True,
                        timeout=RUN_TIMEOUT)
-    check(p.returncode == 0, "compare: exit 0 (%s %s)" % (p.returncode, p.stderr[-400:]))
+    check(p.returncode == 1, "compare: exit 1, three servers failed (%s %s)" % (p.returncode, p.stderr[-400:]))
     j = json.load(open(jpath))["compare"]
     hello = {s["name"]: s for s in j["workloads"][0]["servers"]}
     check(hello["alpha"]["runs"] == 2 and hello["alpha"]["requests"] == 4000 and hello["beta"]["requests"] == 4000,
@@ -1279,19 +1297,24 @@ close = yes
           "compare: server CPU and memory measured")
     check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
     failed = {f["name"]: f["reason"] for f in j["failed"]}
+    output = {f["name"]: f["output"] for f in j["failed"]}
     check(set(failed) == {"exits", "silent", "crashes"}, "compare: the three broken servers failed (%s)" % failed)
-    check("exited with status 3" in failed.get("exits", "") and "address in use" in failed.get("exits", ""),
+    check("exited with status 3" in failed.get("exits", "") and "address in use" in output.get("exits", ""),
           "compare: exit status and last stderr lines shown")
     check("never answered" in failed.get("silent", ""), "compare: a server that never listens")
-    check("during the runs" in failed.get("crashes", "") and "crashed" in failed.get("crashes", ""),
+    check("during the runs" in failed.get("crashes", "") and "crashed" in output.get("crashes", ""),
           "compare: a server that dies mid-run (%s)" % failed.get("crashes"))
-    check("Workload 'hello'" in p.stdout and "vs best" in p.stdout and "Failed: exits" in p.stdout,
-          "compare: the text tables")
+    check("Workload 'hello'" in p.stdout and "vs best" in p.stdout and "Failed: exits" in p.stdout and
+          "\n    cannot bind: address in use\n" in p.stdout, "compare: the text tables")
     html = open(hpath).read()
     check(html.count("<svg") >= 8 and "Latency by percentile" in html and "<script" not in html,
           "compare: HTML with bars and percentile curves")
     left = serve_pids("127.0.0.1:%d" % ports[0]) + serve_pids("127.0.0.1:%d" % ports[1]) + serve_pids("sleep 30")
     check(not left, "compare: no child process left behind (%s)" % left)
+    check(str(stranger.pid) not in left and stranger.poll() is None,
+          "compare: a stranger's sleep 30 is neither counted nor stopped")
+    stranger.kill()
+    stranger.wait()
 
     with open(plan, "w") as f:
         f.write("[settings]\nrepeat = 2\n\n[server a]\nstart = true\nurl = http://127.0.0.1:1\nport = 80\n")
@@ -1300,6 +1323,51 @@ close = yes
 
 
 PREFORK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefork_server.py")
+
+
+@test
+def compare_exit_status_and_failed_output():
+    port = free_port()
+    plan = os.path.join(TMP, "exit.conf")
+
+    def run(text):
+        with open(plan, "w") as f:
+            f.write("[settings]\nrepeat = 1\nwarmup = 0s\nready-timeout = 2s\ngrace = 1s\nconnections = 2\n"
+                    "requests = 100\n" + text)
+        jp = os.path.join(TMP, "exit.json")
+        if os.path.exists(jp):
+            os.unlink(jp)
+        p = subprocess.run([RAFALE, "compare", "--json", jp, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        return p, json.load(open(jp))["compare"] if os.path.exists(jp) else None
+
+    serve = "[server ok]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n" % (
+        RAFALE, port, port)
+    p, j = run("[server only]\nstart = xxxxxxxx\nurl = http://127.0.0.1:%d\n[workload w]\npath = /\n" % port)
+    check(p.returncode == 1 and j is not None and j["failed"][0]["name"] == "only",
+          "compare: nothing measured is exit 1, the JSON still written (%s)" % p.returncode)
+    p, j = run(serve + "[workload w]\npath = /\nslo = p99<10s\n")
+    check(p.returncode == 0 and "SLO met" in p.stdout, "compare: every result valid, SLO met: exit 0 (%s %r)"
+          % (p.returncode, p.stderr[-300:]))
+    p, j = run(serve + "[workload w]\npath = /delay/20\nrequests = 10\nslo = p99<5ms\n")
+    cell = j["workloads"][0]["servers"][0] if j else {}
+    check(p.returncode == 3 and "SLO FAILED: p99<5ms FAIL" in p.stdout and cell.get("slo", [{}])[0].get("pass") is False,
+          "compare: a workload's SLO failed: exit 3 (%s)" % p.returncode)
+    p, j = run(serve + "[workload w]\npath = /status/502\n")
+    check(p.returncode == 1 and "not valid" in p.stdout, "compare: a result that is not valid: exit 1 (%s)" % p.returncode)
+    # A failing server's output does not flood the report: 5 lines at most, each cut at 200 characters.
+    p, j = run("[server long]\nstart = echo %s; exit 3\nurl = http://127.0.0.1:%d\n"
+               "[server chatty]\nstart = for i in 1 2 3 4 5 6 7 8; do printf 'line %%s %%0300d\\n' $i 0; done; exit 4\n"
+               "url = http://127.0.0.1:%d\n[workload w]\npath = /\n" % ("x" * 100000, port, port))
+    lines = p.stdout.splitlines()
+    chatty = [l for l in lines if l.startswith("    line ")]
+    check(p.returncode == 1 and len(p.stdout) < 6000 and max(len(l) for l in lines) < 230,
+          "compare: a 100 KB start line and long output lines stay short in text (%d bytes, longest %d)"
+          % (len(p.stdout), max(len(l) for l in lines)))
+    check([l.split()[1] for l in chatty] == ["4", "5", "6", "7", "8"] and all(l.endswith("\u2026") for l in chatty),
+          "compare: the last 5 lines, each cut with an ellipsis (%s)" % chatty[:6])
+    outs = {f["name"]: f["output"] for f in j["failed"]} if j else {}
+    check(len(outs.get("long", "")) == 4096 and outs.get("chatty", "").count("\n") == 8,
+          "compare: the JSON keeps the last 4 KiB of output (%s)" % {k: len(v) for k, v in outs.items()})
 
 
 def cgroup2_root():
@@ -1515,7 +1583,8 @@ def compare_tells_the_truth():
     p = subprocess.Popen([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     out, err = p.communicate(timeout=RUN_TIMEOUT)
-    check(p.returncode == 0 and "Sanitizer" not in err, "truth: exit 0 (%s %s)" % (p.returncode, err[-600:]))
+    check(p.returncode == 1 and "Sanitizer" not in err,
+          "truth: exit 1, a server failed and a result is not valid (%s %s)" % (p.returncode, err[-600:]))
     cg = cgroup2_root()
     left = serve_pids(mark) + serve_pids("sleep 91.%d" % ports[5])
     check(not left, "truth: nothing left running, daemons and setsid'd servers included (%s)" % left)
@@ -1596,7 +1665,7 @@ def compare_without_cgroups_stops_the_group():
     p = subprocess.run([RAFALE, "compare", "--json", os.path.join(TMP, "nocg.json"), plan], capture_output=True,
                        text=True, timeout=RUN_TIMEOUT)
     j = json.load(open(os.path.join(TMP, "nocg.json")))["compare"]
-    check(p.returncode == 0 and j["cgroups"] is False and "process groups" in p.stdout,
+    check(p.returncode == 1 and j["cgroups"] is False and "process groups" in p.stdout,
           "cgroups = no: process groups, and the report says what that means (%s)" % p.stdout[-300:])
     check(not serve_pids("sleep 92.%d" % port), "cgroups = no: a leader that exits does not leave its group behind")
     check(j["workloads"][0]["servers"][1]["requests"] == 200, "cgroups = no: the other server ran")
