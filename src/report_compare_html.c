@@ -398,7 +398,7 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 if (n)
                     html_printf(f, "; last output:");
                 for (k = 0; k < n; k++) {
-                    html_printf(f, "<br><code>");
+                    html_printf(f, "<br/><code>");
                     html_text(f, lines[k]);
                     html_printf(f, "</code>");
                 }

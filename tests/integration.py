@@ -1172,7 +1172,7 @@ def nothing_reaches_html_unescaped():
     p2 = report_of(cj, again)
     for page in (ch, again):
         html = open(page).read() if os.path.exists(page) else ""
-        check(p.returncode == 0 and p2.returncode == 0 and "alert(6)" in html and "alert(4)" in html,
+        check(p.returncode == 1 and p2.returncode == 0 and "alert(6)" in html and "alert(4)" in html,
               "html: the compare page shows the hostile names and output, escaped (%s)" % page)
         check(not re.search(r"<script|<img", html, re.I), "html: no markup from a plan or a server reaches %s" % page)
         try:
@@ -2396,7 +2396,9 @@ def targets_order_weight_and_seed():
     walks = {}
     for conn, _, p, _, _ in rec.records:
         walks.setdefault(conn, []).append(p)
-    check(len(walks) == 3 and all(len(w) >= 3 and w == (["/1", "/2", "/3"] * 30)[:len(w)] for w in walks.values()),
+    # (How many each connection sends depends on how fast each connects: the walk's order is what is checked.)
+    check(len(walks) == 3 and sum(len(w) for w in walks.values()) == 30 and max(len(w) for w in walks.values()) >= 4
+          and all(w == (["/1", "/2", "/3"] * 30)[:len(w)] for w in walks.values()),
           "--order session: each connection walks the file in order (%s)" % walks)
 
 
