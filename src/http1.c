@@ -5,6 +5,7 @@
  * the connection carries another request (RFC 9112 §9.3). */
 #include "engine_int.h"
 #include "clock.h"
+#include "http_lex.h"
 
 #include <errno.h>
 #include <string.h>
@@ -96,98 +97,6 @@ static int is_redirect(unsigned st)
     return st == 301 || st == 302 || st == 303 || st == 307 || st == 308;
 }
 
-static int lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
-static int eq_ci(const char *a, const char *b, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
-            return 0;
-    return 1;
-}
-
-/* The path (and query) of a Location on the request's own origin, into
- * path; 0 when it points to another origin (RFC 3986 §5.2, the usual
- * forms: absolute, //authority, /path, and relative to the current path). */
-static size_t same_origin(const struct url *u, const char *loc, size_t n, const char *cur, size_t curlen, char *path,
-                          size_t cap)
-{
-    size_t o = 0, k;
-    while (n && (loc[n - 1] == ' ' || loc[n - 1] == '	'))
-        n--;
-    for (k = 0; k < n; k++)
-        if (loc[k] == '#')
-            n = k; /* the fragment stays with the client */
-    if (n >= 2 && loc[0] == '/' && loc[1] == '/') {
-        loc += 2;
-        n -= 2;
-        goto authority;
-    }
-    for (k = 0; k < n && loc[k] != '/' && loc[k] != '?'; k++)
-        if (loc[k] == ':')
-            break;
-    if (k < n && k + 2 < n && loc[k] == ':' && loc[k + 1] == '/' && loc[k + 2] == '/') {
-        /* scheme://authority/path */
-        if (!(k == strlen(u->scheme) && eq_ci(loc, u->scheme, k)))
-            return 0;
-        loc += k + 3;
-        n -= k + 3;
-    authority : {
-        size_t a = 0, hl = strlen(u->host);
-        unsigned port = u->tls ? 443 : 80;
-        while (a < n && loc[a] != '/' && loc[a] != '?')
-            a++;
-        /* host, then :port (IPv6 literals in brackets) */
-        k = 0;
-        if (loc[0] == '[') {
-            const char *rb = memchr(loc, ']', a);
-            k = rb ? (size_t)(rb - loc) + 1 : a;
-        }
-        while (k < a && loc[k] != ':')
-            k++;
-        if (k < a) {
-            size_t q;
-            port = 0;
-            for (q = k + 1; q < a; q++) {
-                if (loc[q] < '0' || loc[q] > '9' || port > 65535)
-                    return 0;
-                port = port * 10 + (unsigned)(loc[q] - '0');
-            }
-        }
-        if (loc[0] == '[' ? !(k == hl + 2 && eq_ci(loc + 1, u->host, hl)) : !(k == hl && eq_ci(loc, u->host, hl)))
-            return 0;
-        if (port != u->port)
-            return 0;
-        loc += a;
-        n -= a;
-        if (n == 0 || loc[0] == '?')
-            path[o++] = '/';
-    }
-    } else if (n && loc[0] != '/') {
-        /* Relative: from the current path's last '/' (or whole, for ?query). */
-        size_t q = 0, last = 0;
-        while (q < curlen && cur[q] != '?') {
-            if (cur[q] == '/')
-                last = q;
-            q++;
-        }
-        k = loc[0] == '?' ? q : last + 1;
-        if (k >= cap)
-            return 0;
-        memcpy(path, cur, k);
-        o = k;
-    }
-    if (o + n + 1 > cap)
-        return 0;
-    memcpy(path + o, loc, n);
-    o += n;
-    return o;
-}
-
 /* A redirect to follow: the request is rebuilt for its Location (GET for a
  * 303, and for a POST answered 301 or 302, as browsers do) and sent on the
  * same connection; the chain is one request. Returns 1 when it was, -1
@@ -214,7 +123,8 @@ static int h1_follow(struct conn *c)
     head_end = sp2 ? memmem(sp2, (size_t)(end - sp2), "\r\n\r\n", 4) : NULL;
     if (head_end == NULL)
         return 0;
-    plen = same_origin(&cfg->urls[s->url], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path, sizeof(path));
+    plen = url_same_origin(&cfg->urls[s->url], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path,
+                           sizeof(path));
     hp->loc_len = 0;
     if (plen == 0) {
         record_redirect(w, s, 1); /* another origin: this answer ends the request */
@@ -247,7 +157,7 @@ static int h1_follow(struct conn *c)
     last_cookie = NULL;
     for (line = memchr(sp2, '\n', (size_t)(end - sp2)) + 1; s->jar_line && line < head_end + 2;) {
         const char *nl = memchr(line, '\n', (size_t)(head_end + 2 - line));
-        if ((size_t)(nl - line) + 1 > 7 && eq_ci(line, "Cookie:", 7))
+        if (lex_prefix_ci(line, (size_t)(nl - line), "cookie:"))
             last_cookie = line;
         line = nl + 1;
     }
@@ -255,9 +165,8 @@ static int h1_follow(struct conn *c)
         const char *nl = memchr(line, '\n', (size_t)(head_end + 2 - line));
         size_t ln = (size_t)(nl - line) + 1;
         int drop = line == last_cookie ||
-                   (to_get && ((ln > 15 && eq_ci(line, "Content-Length:", 15)) ||
-                               (ln > 13 && eq_ci(line, "Content-Type:", 13)) ||
-                               (ln > 18 && eq_ci(line, "Transfer-Encoding:", 18))));
+                   (to_get && (lex_prefix_ci(line, ln, "content-length:") || lex_prefix_ci(line, ln, "content-type:") ||
+                               lex_prefix_ci(line, ln, "transfer-encoding:")));
         if (!drop) {
             out[o++] = '\r';
             out[o++] = '\n';

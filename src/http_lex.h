@@ -116,6 +116,16 @@ static inline int lex_eq_ci(const char *s, size_t n, const char *word)
     return word[n] == '\0';
 }
 
+/* Do a and b, n bytes each, match ignoring ASCII case? */
+static inline int lex_eq_ci_n(const char *a, const char *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (lex_lower((unsigned char)a[i]) != lex_lower((unsigned char)b[i]))
+            return 0;
+    return 1;
+}
+
 /* Does [s, s+n) start with word (lower case), ignoring case? */
 static inline int lex_prefix_ci(const char *s, size_t n, const char *word)
 {

@@ -2,6 +2,7 @@
  * Strict on purpose: a typo in a benchmark URL should fail loudly at start,
  * not produce a run full of 404s or connection errors. */
 #include "url.h"
+#include "http_lex.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -141,4 +142,85 @@ char *url_host_header(const struct url *u, char *buf, size_t len)
     else
         snprintf(buf, len, "%s%s%s", l, u->host, r);
     return buf;
+}
+
+/* Does the authority [a, a+n) name u's host and port (the scheme's default
+ * port when none is written)? */
+static int same_authority(const struct url *u, const char *a, size_t n)
+{
+    size_t k = 0, hl = strlen(u->host), q;
+    unsigned port = u->tls ? 443 : 80;
+    if (n && a[0] == '[') {
+        const char *rb = memchr(a, ']', n);
+        k = rb ? (size_t)(rb - a) + 1 : n;
+    }
+    while (k < n && a[k] != ':')
+        k++;
+    if (k < n) {
+        port = 0;
+        if (k + 1 == n)
+            return 0;
+        for (q = k + 1; q < n; q++) {
+            if (!lex_digit(a[q]) || port > 65535)
+                return 0;
+            port = port * 10 + (unsigned)(a[q] - '0');
+        }
+    }
+    if (port != u->port)
+        return 0;
+    if (n && a[0] == '[')
+        return k == hl + 2 && lex_eq_ci_n(a + 1, u->host, hl);
+    return k == hl && lex_eq_ci_n(a, u->host, hl);
+}
+
+size_t url_same_origin(const struct url *u, const char *loc, size_t n, const char *cur, size_t curlen, char *path,
+                       size_t cap)
+{
+    size_t o = 0, k, slen = strlen(u->scheme);
+    const char *hier = NULL; /* after "//": an authority, then the path */
+
+    while (n && lex_ows(loc[n - 1]))
+        n--;
+    for (k = 0; k < n; k++)
+        if (loc[k] == '#')
+            n = k; /* the fragment stays with the client */
+    if (n >= 2 && loc[0] == '/' && loc[1] == '/') {
+        hier = loc + 2;
+    } else {
+        for (k = 0; k < n && loc[k] != '/' && loc[k] != '?' && loc[k] != ':'; k++)
+            ;
+        if (k + 2 < n && loc[k] == ':' && loc[k + 1] == '/' && loc[k + 2] == '/') {
+            if (!(k == slen && lex_eq_ci_n(loc, u->scheme, k)))
+                return 0; /* scheme://authority/path, of another scheme */
+            hier = loc + k + 3;
+        }
+    }
+    if (hier) {
+        size_t a = 0, rest = n - (size_t)(hier - loc);
+        while (a < rest && hier[a] != '/' && hier[a] != '?')
+            a++;
+        if (!same_authority(u, hier, a))
+            return 0;
+        loc = hier + a;
+        n = rest - a;
+        if (n == 0 || loc[0] == '?')
+            path[o++] = '/';
+    } else if (n && loc[0] != '/') {
+        /* Relative: from the current path's last '/' (or whole, for ?query). */
+        size_t q = 0, last = 0;
+        while (q < curlen && cur[q] != '?') {
+            if (cur[q] == '/')
+                last = q;
+            q++;
+        }
+        k = loc[0] == '?' ? q : last + 1;
+        if (k >= cap)
+            return 0;
+        memcpy(path, cur, k);
+        o = k;
+    }
+    if (o + n + 1 > cap)
+        return 0;
+    memcpy(path + o, loc, n);
+    return o + n;
 }

@@ -28,4 +28,12 @@ void url_free(struct url *u);
 /* Writes "host[:port]" as the Host header wants it. Returns buf. */
 char *url_host_header(const struct url *u, char *buf, size_t len);
 
+/* The path (and query) that a Location (loc, n bytes) names on u's own
+ * origin, resolved against the current request-target cur (RFC 3986 §5.2,
+ * in the forms servers send: absolute, //authority, /path, relative), into
+ * path (cap bytes). Returns its length, or 0 when it points to another
+ * origin or does not fit. The fragment is dropped. */
+size_t url_same_origin(const struct url *u, const char *loc, size_t n, const char *cur, size_t curlen, char *path,
+                       size_t cap);
+
 #endif

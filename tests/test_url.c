@@ -91,11 +91,65 @@ static void host_header(void)
     url_free(&u);
 }
 
+/* A Location on the request's own origin, resolved as --follow does; 0
+ * for another origin. */
+static void same_origin(void)
+{
+    static const struct {
+        const char *base, *loc, *cur, *want; /* want NULL: another origin */
+    } cases[] = {
+        { "http://h:8080/", "/next", "/a/b", "/next" },
+        { "http://h:8080/", "next", "/a/b?x=1", "/a/next" },
+        { "http://h:8080/", "?page=2", "/a/b?x=1", "/a/b?page=2" },
+        { "http://h:8080/", "http://H:8080/x#frag", "/", "/x" },
+        { "http://h:8080/", "HTTP://h:8080?q", "/", "/?q" },
+        { "http://h:8080/", "//h:8080/y", "/", "/y" },
+        { "http://h:8080/", "//h:8080", "/", "/" },
+        { "http://h/", "http://h:80/z", "/", "/z" },
+        { "https://h/", "https://h/z", "/", "/z" },
+        { "http://[::1]:81/", "http://[::1]:81/v6", "/", "/v6" },
+        { "http://h:8080/", "/sp  \t", "/", "/sp" },
+        { "http://h:8080/", "https://h:8080/x", "/", NULL },
+        { "http://h:8080/", "http://other:8080/x", "/", NULL },
+        { "http://h:8080/", "http://h:8081/x", "/", NULL },
+        { "http://h:8080/", "http://h:/x", "/", NULL },
+        { "http://h:8080/", "http://h:8080x/x", "/", NULL },
+        { "http://h:8080/", "http://h:99999999999/x", "/", NULL },
+        { "http://h:8080/", "//", "/", NULL },
+        { "http://[::1]:81/", "http://[::2]:81/", "/", NULL },
+        { "http://h:8080/", "http://hh:8080/", "/", NULL },
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct url u;
+        char err[128], path[64];
+        size_t n;
+        CHECK(url_parse(cases[i].base, &u, err, sizeof(err)) == 0);
+        n = url_same_origin(&u, cases[i].loc, strlen(cases[i].loc), cases[i].cur, strlen(cases[i].cur), path,
+                            sizeof(path));
+        if (cases[i].want)
+            CHECKF(n == strlen(cases[i].want) && memcmp(path, cases[i].want, n) == 0, "%s: '%.*s'", cases[i].loc,
+                   (int)n, path);
+        else
+            CHECKF(n == 0, "%s: '%.*s' (another origin)", cases[i].loc, (int)n, path);
+        url_free(&u);
+    }
+    {
+        /* Too long for the room: not followed. */
+        struct url u;
+        char err[128], path[8];
+        CHECK(url_parse("http://h/", &u, err, sizeof(err)) == 0);
+        CHECK(url_same_origin(&u, "/a-long-path", 12, "/", 1, path, sizeof(path)) == 0);
+        url_free(&u);
+    }
+}
+
 int main(void)
 {
     T_RUN(accepts);
     T_RUN(https);
     T_RUN(refuses);
     T_RUN(host_header);
+    T_RUN(same_origin);
     T_END("test_url");
 }
