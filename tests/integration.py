@@ -1293,8 +1293,11 @@ close = yes
     hello = {s["name"]: s for s in j["workloads"][0]["servers"]}
     check(hello["alpha"]["runs"] == 2 and hello["alpha"]["requests"] == 4000 and hello["beta"]["requests"] == 4000,
           "compare: each good server ran each workload twice, exactly -n each")
-    check(hello["alpha"]["server_cpu_us_per_request"] > 0 and hello["beta"]["memory_peak_bytes"] > 1000000,
-          "compare: server CPU and memory measured")
+    # PSS splits the pages rafale serve shares with its twin and with other rafale processes: ~1.2 MiB alone, less
+    # beside them, never nothing.
+    check(hello["alpha"]["server_cpu_us_per_request"] > 0 and hello["beta"]["memory_peak_bytes"] > 256 << 10,
+          "compare: server CPU and memory measured (%s, %s)" % (hello["alpha"]["server_cpu_us_per_request"],
+                                                               hello["beta"]["memory_peak_bytes"]))
     check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
     failed = {f["name"]: f["reason"] for f in j["failed"]}
     output = {f["name"]: f["output"] for f in j["failed"]}
