@@ -102,7 +102,9 @@ static int check_shards(struct loaded *in, const char **names, int n, char *err,
         const struct engine_result *x = &in[k].run.res;
         uint64_t req = 0, errs = 0;
         uint32_t i;
-        for (i = 0; i < x->nseconds; i++) {
+        /* Stopped once past the totals: a sum of tampered counts could
+         * wrap 64 bits back onto them. */
+        for (i = 0; i < x->nseconds && req <= x->total.completed && errs <= stats_errors(&x->total); i++) {
             req += x->timeline[i].requests;
             errs += x->timeline[i].errors;
         }

@@ -25,6 +25,7 @@ enum kind {
     K_DUR,      /* uint64_t ns, at least min ns */
     K_RATE,     /* double in (0, max] */
     K_TEXT,     /* const char *, any text */
+    K_FIELD,    /* const char *, text sent in a header field: no control byte but HTAB (RFC 9110 §5.5) */
     K_CUSTOM,   /* handled by id in set_custom() */
 };
 
@@ -162,7 +163,8 @@ static const struct opt_def table[] = {
     { "body", 'b', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "STRING", "request body", NULL, 0, 0, 0, 0, I_BODY },
     { "body-file", 'p', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "FILE", "request body from FILE (-p: as ab does)", NULL, 0,
       0, 0, 0, I_BODY_FILE },
-    { "content-type", 'T', K_TEXT, D_RUN, S_REQUEST, LOADW, "TYPE", "Content-Type of the body", "a media type", 0, 0,
+    { "content-type", 'T', K_FIELD, D_RUN, S_REQUEST, LOADW, "TYPE", "Content-Type of the body",
+      "a media type (no CR, LF or other control byte)", 0, 0,
       RUN(content_type), 0, 0 },
 
     /* Shards */
@@ -232,8 +234,8 @@ static const struct opt_def table[] = {
       0, 0, SRV(access_log), 0, 0 },
     { "files", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "DIR", "load DIR's files into memory and serve them at /random",
       "a directory", 0, 0, SRV(files_dir), 0, 0 },
-    { "redirect-to", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "URL", "default Location of /redirect (http://example.com)",
-      "a URL", 0, 0, SRV(redirect_to), 0, 0 },
+    { "redirect-to", 0, K_FIELD, D_SERVE, S_MISC, OPT_SERVE, "URL", "default Location of /redirect (http://example.com)",
+      "a URL (no CR, LF or other control byte)", 0, 0, SRV(redirect_to), 0, 0 },
     { "tls-cert", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "serve over TLS with this certificate (with --tls-key)",
       "a file name", 0, 0, SRV(tls_cert), 0, 0 },
     { "tls-key", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "the certificate's private key", "a file name", 0, 0,
@@ -542,6 +544,7 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
     void *base = o->dst == D_RUN ? (void *)d->run : o->dst == D_SERVE ? (void *)d->serve : (void *)d->cmp;
     char *field = (char *)base + o->off;
     uint64_t u;
+    size_t k;
 
     if (base == NULL)
         return fail(err, errlen, "%s cannot be set here", shown);
@@ -581,6 +584,19 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
         *(double *)(void *)field = r;
         return 0;
     }
+    case K_FIELD:
+        for (k = 0; value[k]; k++)
+            if (!lex_field_char(value[k])) {
+                /* Said in one line: the value's control bytes escaped. */
+                char esc[200];
+                size_t i, o2 = 0;
+                for (i = 0; value[i] && o2 + 5 < sizeof(esc); i++)
+                    o2 += (size_t)(lex_field_char(value[i]) ? snprintf(esc + o2, sizeof(esc) - o2, "%c", value[i])
+                                                            : snprintf(esc + o2, sizeof(esc) - o2, "\\x%02x",
+                                                                       (unsigned char)value[i]));
+                return fail(err, errlen, "%s wants %s, not '%s'", shown, o->wants, esc);
+            }
+        /* fall through */
     case K_TEXT: {
         const char *kept = value;
         if (o->dst == D_RUN && (kept = config_keep(d->run, value)) == NULL)

@@ -94,7 +94,7 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
 
     /* Head and body apart: the Content-Length is the body's expansion's. */
     rs.head_only = 1;
-    pu->add_len = rs.has_body && !request_user_has(&rs, "Content-Length");
+    pu->add_len = rs.has_body && !request_user_has(&rs, "Content-Length") && !request_user_has(&rs, "Transfer-Encoding");
     if (rs.has_body && tpl_has(rs.body, rs.body_len)) {
         if (compile(pl, rs.body, rs.body_len, TPL_BODY, t, &pu->body_tpl, err, errlen) != 0)
             return -1;

@@ -811,6 +811,41 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     return 0;
 }
 
+/* A saved file's strings reach terminals and pages: a control byte (an
+ * escape sequence, a bell) becomes '?', newline and tab excepted. */
+static void scrub(json_t *j, int depth)
+{
+    const char *k;
+    json_t *v;
+    size_t i, n;
+    if (depth > 64)
+        return;
+    if (json_is_string(j)) {
+        const char *s = json_string_value(j);
+        n = json_string_length(j);
+        for (i = 0; i < n; i++)
+            if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
+                break;
+        if (i < n) {
+            char *copy = malloc(n ? n : 1);
+            if (copy == NULL)
+                return;
+            memcpy(copy, s, n);
+            for (; i < n; i++)
+                if (((unsigned char)copy[i] < 0x20 && copy[i] != '\n' && copy[i] != '\t') || copy[i] == 0x7f)
+                    copy[i] = '?';
+            json_string_setn(j, copy, n);
+            free(copy);
+        }
+    } else if (json_is_object(j)) {
+        json_object_foreach(j, k, v)
+            scrub(v, depth + 1);
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+            scrub(v, depth + 1);
+    }
+}
+
 int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen)
 {
     struct jc c = { path, err, errlen, 0, "" };
@@ -821,6 +856,7 @@ int report_load_root(json_t *root, const char *path, struct loaded *out, char *e
         snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
         return -1;
     }
+    scrub(root, 0);
     cmp = json_object_get(root, "compare");
     if (json_is_object(cmp)) {
         out->is_compare = 1;

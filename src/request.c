@@ -75,7 +75,8 @@ int request_build(const struct req_spec *rs, const struct url *u, char **out, si
             rc |= buf_puts(&b, rs->content_type);
             rc |= buf_puts(&b, "\r\n");
         }
-        if (!rs->head_only && !request_user_has(rs, "Content-Length")) {
+        /* RFC 9112 §6.2: never a Content-Length beside a Transfer-Encoding. */
+        if (!rs->head_only && !request_user_has(rs, "Content-Length") && !request_user_has(rs, "Transfer-Encoding")) {
             snprintf(num, sizeof(num), "Content-Length: %zu\r\n", rs->body_len);
             rc |= buf_puts(&b, num);
         }

@@ -199,7 +199,8 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
      * does not enforce the setting on what it receives; past it the
      * request is answered 431, as over HTTP/1.1. */
     st->list_size += namelen + valuelen + 32;
-    if (++st->fields > HR_MAX_FIELDS || st->list_size > HR_MAX_HEAD)
+    /* The pseudo-header fields stand for the request line, not fields. */
+    if ((namelen && name[0] != ':' && ++st->fields > HR_MAX_FIELDS) || st->list_size > HR_MAX_HEAD)
         st->too_large = 1;
     if (namelen == 7 && memcmp(name, ":method", 7) == 0) {
         size_t k = valuelen < sizeof(st->method) - 1 ? valuelen : sizeof(st->method) - 1;

@@ -296,6 +296,10 @@ static int tf_request(struct tf *f, char *s)
                 rest[--k] = '\0';
             if (k == 0)
                 return tf_fail(f, "'# name:' without a name");
+            for (k = 0; rest[k]; k++)
+                if (((unsigned char)rest[k] < 0x20 && rest[k] != '\t') || rest[k] == 0x7f)
+                    return tf_fail(f, "the name holds the control byte 0x%02x (it would reach terminals and reports)",
+                                   (unsigned char)rest[k]);
             if ((f->t.name = config_keep(f->cfg, rest)) == NULL)
                 return tf_fail(f, "out of memory");
         }

@@ -30,6 +30,12 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
             snprintf(err, errlen, "URL '%s' contains a space or control character", s);
             return -1;
         }
+        /* RFC 9112 §3.2 and RFC 3986 §2: a request-target is ASCII. */
+        if ((unsigned char)*p >= 0x80) {
+            snprintf(err, errlen, "URL '%s' holds the byte 0x%02x, which is not ASCII: percent-encode it (%%%02X)", s,
+                     (unsigned char)*p, (unsigned char)*p);
+            return -1;
+        }
     }
     p = strstr(s, "://");
     if (p != NULL) {

@@ -1122,6 +1122,14 @@ def saved_results_are_checked():
            "timeline[0].p99_us", "out of range")
     p = report_of(good)
     check(p.returncode == 0 and "Requests      500 completed" in p.stdout, "report: the unedited file still loads")
+    # A saved name with an escape sequence and a bell reaches no terminal as such.
+    j = json.loads(json.dumps(base))
+    j["per_url"][1]["name"] = "x\u001b]0;pwned\u0007\u001b[31mred"
+    with open(bad, "w") as f:
+        json.dump(j, f)
+    p = report_of(bad)
+    check(p.returncode == 0 and "\x1b" not in p.stdout and "\x07" not in p.stdout and "x?]0;pwned??[31mred" in p.stdout,
+          "report: control bytes of a saved string are shown as '?' (%r)" % p.stdout[-400:])
 
 
 @test
@@ -2608,6 +2616,15 @@ def template_values_cannot_smuggle():
               "a header line with %s in a targets file is refused (%s %r)" % (byte, rc, err))
     rc, _, err = run_raw(["-n", 1, "-H", "X-A: a\x7f", base + "/u"])
     check(rc == 2 and one_line(err, "-H wants"), "-H with a DEL is refused (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["-n", 1, "-b", "hi", "-T", "text/plain\r\nContent-Length: 0\r\n\r\nGET /smuggled HTTP/1.1",
+                          base + "/u"])
+    check(rc == 2 and one_line(err, "-T wants a media type (no CR, LF or other control byte), not 'text/plain\\x0d"),
+          "-T with CR LF is refused, in one line (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["-n", 1, base + "/caf\u00e9"])
+    check(rc == 2 and "which is not ASCII: percent-encode it (%C3)" in err, "a raw non-ASCII path is refused (%r)" % err)
+    p5 = targets_file("inj5.txt", "GET %s/u    # name: a\x1b[31mred\n" % base)
+    rc, _, err = run_raw(["--targets", p5, "-n", 1])
+    check(rc == 2 and one_line(err, p5 + ":1: the name holds the control byte 0x1b"), "a name with ESC (%r)" % err)
     # In a body, CR LF is data: sent as it is, counted once.
     p4 = targets_file("inj4.txt", "POST %s/b\n< {{csv inject.csv name}}\n" % base)
     r = rafale("--targets", p4, "-n", 2, "-c", 1)

@@ -90,10 +90,28 @@ static void body_with_length_and_type(void)
     config_free(&cfg);
 }
 
+/* RFC 9112 §6.2: a user's Transfer-Encoding gets no Content-Length beside it. */
+static void transfer_encoding_alone(void)
+{
+    struct config cfg;
+    char err[64], notes[64], *r;
+    config_defaults(&cfg);
+    cfg.body = strdup("3\r\nabc\r\n0\r\n\r\n");
+    cfg.body_len = 15;
+    cfg.has_body = 1;
+    config_add_header(&cfg, "Transfer-Encoding: chunked");
+    CHECK(config_finish(&cfg, err, sizeof(err), notes, sizeof(notes)) == 0);
+    r = build(&cfg, "http://127.0.0.1/f");
+    CHECKF(r && strstr(r, "Transfer-Encoding: chunked\r\n") && !strstr(r, "Content-Length"), "%s", r ? r : "(null)");
+    free(r);
+    config_free(&cfg);
+}
+
 int main(void)
 {
     T_RUN(get_with_defaults);
     T_RUN(close_and_user_headers);
     T_RUN(body_with_length_and_type);
+    T_RUN(transfer_encoding_alone);
     T_END("test_request");
 }
