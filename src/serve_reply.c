@@ -76,7 +76,7 @@ int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t
     if (path_is(path, plen, "/") || path_is(path, plen, "/close")) {
         rp->body = SERVE_HELLO;
         rp->blen = sizeof(SERVE_HELLO) - 1;
-        rp->close = path[1] == 'c';
+        rp->close = plen == 6; /* "/close"; "/" has no second byte to look at */
         return 0;
     }
     if (path_is(path, plen, "/redirect")) {

@@ -97,7 +97,7 @@ static void transfer_encoding_alone(void)
     char err[64], notes[64], *r;
     config_defaults(&cfg);
     cfg.body = strdup("3\r\nabc\r\n0\r\n\r\n");
-    cfg.body_len = 15;
+    cfg.body_len = strlen(cfg.body);
     cfg.has_body = 1;
     config_add_header(&cfg, "Transfer-Encoding: chunked");
     CHECK(config_finish(&cfg, err, sizeof(err), notes, sizeof(notes)) == 0);
