@@ -15,41 +15,54 @@ SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-fra
 # wrap and lossy conversions too, which C allows but a parser should not do).
 INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=integer,undefined -fno-sanitize-recover=all
 
-SRC      = $(wildcard src/*.c)
+# Folders are programs: base/ (shared pieces), client/ (the load generator),
+# serve/ (the target server), tool/ (command line, compare, reports). Each
+# folder compiles seeing only the folders it may use, so the compiler itself
+# refuses a circle: base sees base; client and serve see base and
+# themselves; tool sees all. scripts/check_layout.sh checks the rest.
+SRC      = $(wildcard src/*/*.c)
 OBJ      = $(SRC:src/%.c=build/%.o)
-LIBOBJ   = $(filter-out build/main.o,$(OBJ))
+LIBOBJ   = $(filter-out build/tool/main.o,$(OBJ))
 ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
-ASANLIB  = $(filter-out build/asan/main.o,$(ASANOBJ))
+ASANLIB  = $(filter-out build/asan/tool/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
+INC_base   = -Isrc/base
+INC_client = -Isrc/base -Isrc/client
+INC_serve  = -Isrc/base -Isrc/serve
+INC_tool   = -Isrc/base -Isrc/client -Isrc/serve -Isrc/tool
+# The include path of the folder a source is in: src/FOLDER/file.c.
+inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi perf-check
+.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi perf-check format layout
 all: rafale
 
 rafale: $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-build/%.o: src/%.c | build
-	$(CC) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+build/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(call inc,$<) $(CFLAGS) -MMD -MP -c $< -o $@
 
-build/asan/%.o: src/%.c | build/asan
-	$(CC) $(WARN) $(SAN) -MMD -MP -c $< -o $@
+build/asan/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(call inc,$<) $(SAN) -MMD -MP -c $< -o $@
 
 build/asan/rafale: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(LDLIBS)
 
 build/test_%: tests/test_%.c tests/t.h $(LIBOBJ)
-	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+	$(CC) $(WARN) $(INC_tool) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
 build/asan/test_%: tests/test_%.c tests/t.h $(ASANLIB)
-	$(CC) $(WARN) $(SAN) -o $@ $< $(ASANLIB) $(LDLIBS)
+	$(CC) $(WARN) $(INC_tool) $(SAN) -o $@ $< $(ASANLIB) $(LDLIBS)
 
-build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/http_parse.c src/http_parse.h src/http_lex.h | build/int
-	$(INTSAN) -o $@ tests/test_http_parse.c src/http_parse.c
+build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build/int
+	$(INTSAN) $(INC_base) -o $@ tests/test_http_parse.c src/base/http_parse.c
 
-build/int/test_http_req: tests/test_http_req.c tests/t.h src/http_req.c src/http_req.h src/http_lex.h | build/int
-	$(INTSAN) -o $@ tests/test_http_req.c src/http_req.c
+build/int/test_http_req: tests/test_http_req.c tests/t.h src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build/int
+	$(INTSAN) $(INC_serve) -o $@ tests/test_http_req.c src/serve/http_req.c
 
-# rafale-mpi: the same sources with the MPI glue (src/mpi_glue.c) compiled
+# rafale-mpi: the same sources with the MPI glue (src/tool/mpi_glue.c) compiled
 # in by mpicc; the plain rafale never links MPI. `make mpi` installs MPICH.
 MPICC   ?= mpicc
 MPIOBJ   = $(SRC:src/%.c=build/mpi/%.o)
@@ -61,10 +74,11 @@ mpi:
 rafale-mpi: $(MPIOBJ)
 	$(MPICC) $(CFLAGS) -o $@ $(MPIOBJ) $(LDLIBS)
 
-build/mpi/%.o: src/%.c | build/mpi
-	$(MPICC) $(WARN) $(CFLAGS) -DRAFALE_MPI -MMD -MP -c $< -o $@
+build/mpi/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(MPICC) $(WARN) $(call inc,$<) $(CFLAGS) -DRAFALE_MPI -MMD -MP -c $< -o $@
 
-build build/asan build/int build/mpi:
+build build/int:
 	mkdir -p $@
 
 -include $(OBJ:.o=.d) $(ASANOBJ:.o=.d) $(MPIOBJ:.o=.d)
@@ -77,6 +91,10 @@ unit: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_p
 
 test: deps rafale build/asan/rafale unit rafale-mpi
 	@sh tests/run.sh
+
+# The folders' rules the compiler cannot see (scripts/check_layout.sh).
+layout:
+	@sh scripts/check_layout.sh
 
 demo: deps rafale
 	@sh scripts/demo.sh
@@ -96,7 +114,7 @@ build/floor_uring: bench/floor_uring.c bench/floor.h | build
 	$(CC) $(WARN) -O2 -o $@ bench/floor_uring.c -luring
 
 build/micro: bench/micro.c $(LIBOBJ)
-	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+	$(CC) $(WARN) $(INC_tool) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
 bench-micro: build/micro
 	@./build/micro
@@ -109,27 +127,26 @@ perf-check:
 # libFuzzer, ASan+UBSan): the response parser, serve's request parser, and
 # serve's HTTP/2 side (its frames, through nghttp2, and its answers).
 FUZZ_SECONDS ?= 60
-FUZZ_CC = clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined
-build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/http_parse.c src/http_parse.h src/http_lex.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_http_parse.c src/http_parse.c
+FUZZ_CC = clang $(WARN) $(INC_tool) -g -O1 -fsanitize=fuzzer,address,undefined
+build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_http_parse.c src/base/http_parse.c
 
-build/fuzz_http_req: fuzz/fuzz_http_req.c src/http_req.c src/http_req.h src/http_lex.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/http_req.c
+build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/serve/http_req.c
 
-H2FUZZ_SRC = src/serve_h2.c src/serve_reply.c src/buf.c
-build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve_h2.h src/serve_int.h | build
+H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
+build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
 
-TGFUZZ_SRC = src/targets.c src/template.c src/config.c src/url.c src/buf.c src/net.c src/slo.c src/status.c src/units.c \
-             src/stats.c src/hist.c
-build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/targets.h src/template.h | build
+TGFUZZ_SRC = $(addprefix src/base/,targets.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c)
+build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/base/targets.h src/base/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
 
-build/fuzz_cookie: fuzz/fuzz_cookie.c src/cookie.c src/cookie.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/cookie.c
+build/fuzz_cookie: fuzz/fuzz_cookie.c src/base/cookie.c src/base/cookie.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/base/cookie.c
 
 # rafale merge reads saved results with most of the program behind it.
-MERGEFUZZ_SRC = $(filter-out src/main.c,$(SRC))
+MERGEFUZZ_SRC = $(filter-out src/tool/main.c,$(SRC))
 build/fuzz_merge: fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) $(LDLIBS)
 

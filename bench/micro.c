@@ -1,8 +1,8 @@
 /* bench/micro.c - make bench-micro: ns per parsed response and per
  * histogram record, the two things rafale does for every request. */
-#include "../src/clock.h"
-#include "../src/hist.h"
-#include "../src/http_parse.h"
+#include "clock.h"
+#include "hist.h"
+#include "http_parse.h"
 
 #include <stdio.h>
 #include <string.h>

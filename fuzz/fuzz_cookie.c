@@ -4,7 +4,7 @@
  * value for a few paths. Nothing may crash, overflow (UBSan: Max-Age and
  * Expires arithmetic), or write a Cookie value longer than JAR_HEADER_MAX
  * or holding a byte a header cannot carry. */
-#include "../src/cookie.h"
+#include "cookie.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * taken from its last byte; between the parts and after them, the output is
  * drained, the clock moves on and /delay answers fall due. Nothing may crash,
  * leak (ASan) or loop; the output must stay bounded. */
-#include "../src/serve_h2.h"
+#include "serve_h2.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * split point too. The rest is fed whole, then split in two; both must
  * agree, and the parser must never read past the buffer (ASan) or claim
  * more bytes than it was given. */
-#include "../src/http_parse.h"
+#include "http_parse.h"
 
 #include <stdlib.h>
 #include <string.h>

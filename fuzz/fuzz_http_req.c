@@ -4,7 +4,7 @@
  * byte at the end, so the bytes parsed still start like a request); both
  * must give the same verdict, and the parser must never read past the
  * buffer (ASan) or claim more bytes than it was given. */
-#include "../src/http_req.h"
+#include "http_req.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * succeeds is written out as JSON. Saved results are untrusted: nothing may
  * crash, leak, hang or take memory out of proportion to the input (a start
  * time far off, a wrapped offset), and a refusal is one line. */
-#include "../src/merge.h"
-#include "../src/report.h"
+#include "merge.h"
+#include "report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

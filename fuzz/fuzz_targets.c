@@ -4,8 +4,8 @@
  * then compiled as one template and expanded: nothing may crash or leak,
  * an error must be one line naming the file, and an expansion must never
  * exceed the length the compiler promised. */
-#include "../src/targets.h"
-#include "../src/template.h"
+#include "targets.h"
+#include "template.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * made up here: the median, the spread, bad statuses, refused keep-alive,
  * server CPU and memory. Built through cmp_saved_*, as `rafale report
  * A.json B.json` builds its side-by-side page. */
-#include "../src/compare.h"
+#include "compare.h"
 #include "t.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* The compare plan: keys from the option table, defaults from [settings],
  * comments, no cap on servers or workloads, and every mistake named with
  * its line and the flag's own words. */
-#include "../src/compare.h"
+#include "compare.h"
 #include "t.h"
 
 #include <stdarg.h>

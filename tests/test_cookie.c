@@ -2,7 +2,7 @@
  * 6265 §5.2-5.4), with the attribute values servers really send, hostile
  * ones included (expiry arithmetic runs under UBSan in the sanitized
  * build). */
-#include "../src/cookie.h"
+#include "cookie.h"
 #include "t.h"
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* Histogram tests: precision over the whole range, percentiles, merging. */
-#include "../src/hist.h"
+#include "hist.h"
 #include "t.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /* Response parser tests: every response is fed whole, split at every byte,
  * and one byte at a time, each piece placed right before a PROT_NONE page so
  * that any read past the end of the input crashes. */
-#include "../src/http_parse.h"
-#include "../src/http_lex.h"
+#include "http_parse.h"
+#include "http_lex.h"
 #include "t.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * every prefix sits right before a PROT_NONE page, at a new address each
  * time (the parser keeps offsets, not pointers), so a read past the end
  * crashes and a stale pointer is caught. */
-#include "../src/http_req.h"
+#include "http_req.h"
 #include "t.h"
 
 #include <string.h>

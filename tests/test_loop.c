@@ -2,8 +2,8 @@
  * a deadline pushed later is re-armed lazily (it fires at the new time,
  * not the old), a cancelled timer never fires, an earlier deadline moves up.
  * Deadlines are in the past or an hour away: nothing waits on the clock. */
-#include "../src/clock.h"
-#include "../src/loop.h"
+#include "clock.h"
+#include "loop.h"
 #include "t.h"
 
 #include <string.h>

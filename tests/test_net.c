@@ -1,5 +1,5 @@
 /* Address ranges for --source, and name resolution of literals. */
-#include "../src/net.h"
+#include "net.h"
 #include "t.h"
 
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 /* The option table: short and long forms, the same words for a bad value
  * whichever way the option was written, options of another command named,
  * flags in plans, and the cross-option rules of config_finish(). */
-#include "../src/opt.h"
+#include "opt.h"
 #include "t.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Save and load: every figure a run result holds survives --json and
  * `rafale report` (report_json.c then report_load.c). */
-#include "../src/report.h"
-#include "../src/report_load.h"
+#include "report.h"
+#include "report_load.h"
 #include "t.h"
 
 #include <math.h>

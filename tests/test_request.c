@@ -1,8 +1,8 @@
 /* The bytes of a request, built once per URL: the request line, Host as
  * RFC 9112 §3.2 wants it, the defaults, and the user's headers and body
  * winning over them. */
-#include "../src/config.h"
-#include "../src/request.h"
+#include "config.h"
+#include "request.h"
 #include "t.h"
 
 #include <stdlib.h>

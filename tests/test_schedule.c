@@ -1,7 +1,7 @@
 /* The constant-rate schedule: threads interleave into one evenly spaced
  * stream; Poisson gaps have the right mean; the backlog keeps due times in
  * order however far it grows. */
-#include "../src/schedule.h"
+#include "schedule.h"
 #include "t.h"
 
 #include <math.h>

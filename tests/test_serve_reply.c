@@ -1,7 +1,7 @@
 /* What rafale serve answers, route by route (serve_reply.c), decided from
  * the target's bytes alone: never from a byte past them (an HTTP/2 :path
  * has no terminator, and the bytes after it are whatever the buffer held). */
-#include "../src/serve_int.h"
+#include "serve_int.h"
 #include "t.h"
 
 #include <string.h>

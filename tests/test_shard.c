@@ -1,9 +1,9 @@
 /* Shards: --shard I/N and auto, --start-at times, the exact split of the
  * totals, and shards' schedules (of 2 threads each) that together make one
  * evenly spaced stream, a ramp's too. */
-#include "../src/config.h"
-#include "../src/schedule.h"
-#include "../src/shard.h"
+#include "config.h"
+#include "schedule.h"
+#include "shard.h"
 #include "t.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SLO parsing and evaluation tests. */
-#include "../src/slo.h"
-#include "../src/stats.h"
+#include "slo.h"
+#include "stats.h"
 #include "t.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SVG charts stay well-formed whatever the data: no series, one point,
  * a huge series, zero and not-a-number values, long names. */
-#include "../src/svg.h"
+#include "svg.h"
 #include "t.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* rafale sweep's search, with a stand-in for the engine: a server that
  * holds the SLO up to a known rate. */
-#include "../src/sweep.h"
+#include "sweep.h"
 #include "t.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* Templates: compiled once, expanded per request, never past the length
  * they promise; CSV files with quotes; the mistakes a user makes, named. */
-#include "../src/template.h"
+#include "template.h"
 #include "t.h"
 
 #include <errno.h>

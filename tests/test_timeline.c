@@ -1,6 +1,6 @@
 /* The timeline store: exact per-second percentiles over threads, bounded
  * memory however long the run. */
-#include "../src/timeline.h"
+#include "timeline.h"
 #include "t.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Duration and count parsing tests. */
-#include "../src/units.h"
+#include "units.h"
 #include "t.h"
 
 #include <string.h>

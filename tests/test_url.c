@@ -1,5 +1,5 @@
 /* URL parsing tests. */
-#include "../src/url.h"
+#include "url.h"
 #include "t.h"
 
 #include <string.h>

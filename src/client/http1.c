@@ -3,7 +3,7 @@
  * responses come back in the same order, through the response parser
  * (http_parse.c), and each one that ends is recorded and decides whether
  * the connection carries another request (RFC 9112 §9.3). */
-#include "engine_int.h"
+#include "client.h"
 #include "clock.h"
 #include "http_lex.h"
 

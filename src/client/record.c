@@ -2,7 +2,7 @@
  * counters of all URLs and of its own URL, its URL's histograms (the totals'
  * are summed after join), and the timeline. A new statistic is one edit
  * here. Only requests of the measured phase count. */
-#include "engine_int.h"
+#include "client.h"
 #include "clock.h"
 #include "engine.h"
 

@@ -11,7 +11,7 @@
  * connection and keep their due time, so latency is measured from when the
  * request should have been sent (no coordinated omission). */
 #include "engine.h"
-#include "engine_int.h"
+#include "client.h"
 #include "clock.h"
 #include "shard.h"
 

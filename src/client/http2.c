@@ -18,7 +18,7 @@
  *   are h2_goaway errors;
  * - a connection error (a bad frame, flow control violated, no SETTINGS)
  *   fails every stream on it as h2_protocol, and the connection is replaced. */
-#include "engine_int.h"
+#include "client.h"
 #include "clock.h"
 #include "request.h"
 

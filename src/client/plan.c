@@ -3,7 +3,7 @@
  * request built once, so the hot path only ever writes a ready buffer; a
  * request with templates is compiled once and expanded per request into
  * the connection's buffer (plan_expand), with no allocation. */
-#include "engine_int.h"
+#include "client.h"
 #include "request.h"
 
 #include <stdio.h>

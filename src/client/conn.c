@@ -6,7 +6,7 @@
  * What goes over it is the session's business (http1.c): the connection asks
  * the session to write the requests it was given and hands it the bytes it
  * reads. Every figure goes through record.c. */
-#include "engine_int.h"
+#include "client.h"
 #include "clock.h"
 
 #include <errno.h>
