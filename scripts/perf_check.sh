@@ -23,7 +23,7 @@ valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" ./rafale -q -t 1 -c
 total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/vg.txt")
 [ -n "$total" ] || { cat "$out/vg.txt" >&2; exit 1; }
 # The parser's own lines, wherever link-time optimization inlined them.
-parse=$(callgrind_annotate "$out/cg.out" 2>/dev/null | grep -E ' src/http_(parse\.c|lex\.h):' |
+parse=$(callgrind_annotate "$out/cg.out" 2>/dev/null | grep -E ' src/base/http_(parse\.c|lex\.h):' |
         sed 's/^ *\([0-9,]*\) .*/\1/' | tr -d , | awk '{ s += $1 } END { print s + 0 }')
 per=$((total / n))
 ref=$(cat bench/perf-check.ref)

@@ -1137,7 +1137,7 @@ def nothing_reaches_html_unescaped():
     import re
     here = os.path.dirname(os.path.abspath(__file__))
     for name in ("report_html.c", "report_compare_html.c", "svg.c"):
-        src = open(os.path.join(here, "..", "src", name)).read()
+        src = open(os.path.join(here, "..", "src", "tool", name)).read()
         raw = re.findall(r"\b(fprintf|fputs|fputc|fwrite|putc|vfprintf)\s*\(", src)
         check(not raw, "html: %s writes only through html.h (%s)" % (name, raw))
     XSS = '<script>alert(1)</script>'
