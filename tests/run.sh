@@ -36,6 +36,8 @@ done
 for t in build/int/test_*; do
     [ -x "$t" ] && run "$t"
 done
+# The layout: no call circle between files, private headers kept home.
+run sh scripts/check_layout.sh
 if [ -f tests/integration.py ]; then
     run python3 tests/integration.py ./rafale
     run python3 tests/integration.py --sanitized ./build/asan/rafale

@@ -1,15 +1,24 @@
-/* engine_int.h - the load generator's insides, shared by its modules and by
- * nothing else:
+/* client.h - the load generator's insides (src/client), shared by its
+ * files and by nothing outside the folder (make layout checks):
  *
- *   plan.c      the read-only plan: targets resolved, request bytes built once
- *   engine.c    worker threads, the work queue, the rate schedule's timer,
- *               start, progress and the merge after join
- *   conn.c      the connection: socket, transport (io_ops), timers, states
- *   http1.c     the session: HTTP/1.1 requests to bytes, bytes to ended
- *               responses (HTTP/2 goes beside it, behind session_ops)
+ *   engine.c    worker threads, the rate schedule's timer, start, progress
+ *               and the merge after join; it builds the plan and picks each
+ *               connection's session
+ *   plan.c      the read-only plan: addresses resolved, request bytes built
+ *               once, templated requests expanded (HTTP/1.1 form)
+ *   plan_h2.c   the plan's HTTP/2 form: header fields built once
+ *   conn.c      the connection: socket, transport (io_ops), timers, states;
+ *               it names no protocol: the session behind session_ops does
+ *   http1.c     the HTTP/1.1 session: requests to bytes, bytes to ended
+ *               responses, --follow
+ *   http2.c     the HTTP/2 session, on libnghttp2
+ *   workq.c     the work queue and the requests to send again
  *   record.c    every figure of a request that started or ended, totals
  *               and per URL in one place, and the timeline
- *   schedule.c  the constant-rate schedule and its backlog, pure functions
+ *
+ * Calls go down, never round: engine -> conn, http1, http2, plan, plan_h2;
+ * http1, http2 -> conn, plan, plan_h2; everything -> workq, record; conn
+ * reaches its session only through session_ops.
  *
  * A connection goes
  *
@@ -19,8 +28,8 @@
  * pipelining): written in order, answered in order. A request is "started"
  * when it gets a slot, and it ends completed or failed, so started =
  * completed + errors + in flight always holds. */
-#ifndef RAFALE_ENGINE_INT_H
-#define RAFALE_ENGINE_INT_H
+#ifndef RAFALE_CLIENT_H
+#define RAFALE_CLIENT_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -164,6 +173,15 @@ struct session_ops {
     void (*timeout)(struct conn *c, uint64_t now);
     /* The socket is closing: drop the session's state. */
     void (*closed)(struct conn *c);
+    /* The bytes of s's templated request, expanded into buf (the plan's
+     * max_len): its whole HTTP/1.1 form, or HTTP/2's body and values. */
+    size_t (*expand)(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf);
+    /* Before a connection is opened: what the session needs of its own
+     * (HTTP/1.1: the parser's Location and Set-Cookie buffers). Returns 0,
+     * or -1 when it failed the connection. */
+    int (*prepare)(struct conn *c, uint64_t now);
+    /* The connection goes away for good: frees the session's insides. */
+    void (*fini)(struct conn *c);
 };
 
 extern const struct session_ops session_http1;
@@ -218,8 +236,12 @@ static inline struct slot *slot_at(struct conn *c, uint32_t i)
 }
 
 /* conn.c */
-void conn_init(struct conn *c, struct worker *w, uint32_t number, uint32_t target, uint32_t rr, uint16_t depth,
-               struct slot *slots, char *tbuf);
+/* A connection of worker w speaking sess (chosen by the engine). */
+void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t target,
+               uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf);
+/* Frees what the connection and its session hold (not slots and tbuf,
+ * which are the engine's). */
+void conn_fini(struct conn *c);
 /* Gives an idle or open connection a request due at t_due (closed loop:
  * now), opening it when idle. The caller checked the budget. */
 void conn_take(struct conn *c, uint64_t t_due, uint64_t now);
@@ -299,25 +321,41 @@ static inline int rate_mode(const struct worker *w)
     return w->plan->cfg->rate > 0;
 }
 
-/* engine.c: the work queue and the requests to send again. */
+/* workq.c: the work queue and the requests to send again. */
 /* Keeps s to be sent again on another connection. Returns 0, or -1 when
  * out of memory (then the caller ends it as an error). */
-int worker_retry(struct worker *w, const struct slot *s);
+int workq_retry(struct worker *w, const struct slot *s);
 /* Takes the oldest such request into s. */
-void worker_retry_take(struct worker *w, struct slot *s);
+void workq_retry_take(struct worker *w, struct slot *s);
 /* Queues c to be given work by the worker loop (closed loop: its next
  * request; rate mode: the next due request). */
-void worker_enqueue(struct conn *c);
+void workq_enqueue(struct conn *c);
+/* The connection queued first, or NULL when none is. */
+struct conn *workq_dequeue(struct worker *w);
 /* May another request start? */
-int worker_may_start(const struct worker *w);
+int workq_may_start(const struct worker *w);
 
-/* http2.c: the plan's HTTP/2 requests, and a connection's state. */
-int h2_plan(struct plan *pl, char *err, size_t errlen);
-void h2_plan_free(struct plan *pl);
-void h2_free(struct conn *c);
+/* plan_h2.c: the plan's requests as HTTP/2 header fields. */
+#define H2_MAX_FIELDS 64    /* of a templated request */
+#define H2_MAX_VALUE 8192   /* a templated field value's longest expansion */
+/* Builds every URL's fields (and their templates). Returns 0, or -1 with
+ * the reason (FILE:LINE for a targets file's request) in err. */
+int plan_h2_build(struct plan *pl, char *err, size_t errlen);
+void plan_h2_free(struct plan *pl);
 /* A templated HTTP/2 request's body and field values, into out. Returns
  * the body's length (the values follow at the body's largest size). */
-size_t h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+
+/* The largest body of a URL's request: where its field values begin. */
+static inline size_t plan_h2_body_room(const struct plan_url *pu)
+{
+    return pu->body_tpl ? pu->body_tpl->max_len : pu->body_len;
+}
+
+/* http2.c: nghttp2's callbacks and options, made once for the plan's
+ * sessions. Returns 0, or -1 with the reason in err. */
+int h2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
+void h2_plan_callbacks_free(struct plan *pl);
 
 /* --- record.c: the bookkeeping of a request --- */
 

@@ -71,7 +71,7 @@ void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint6
             conn_release(c, &c->slots[i]);
         }
     conn_close(c);
-    worker_enqueue(c);
+    workq_enqueue(c);
 }
 
 void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
@@ -136,7 +136,7 @@ static void conn_request(struct conn *c, struct slot *s)
         return;
     }
     tpl_ctx_start(&ctx, c->number, &c->w->rng);
-    s->req_len = pl->cfg->http2 ? h2_expand(pl, s->url, &ctx, buf) : plan_expand(pl, s->url, &ctx, c->jar, buf, &s->jar_line);
+    s->req_len = c->sess->expand(c, s, &ctx, buf);
     s->req = buf;
 }
 
@@ -148,7 +148,7 @@ static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
     struct slot *s = c->sess->slot_new(c);
 
     if (t_due == 0) {
-        worker_retry_take(w, s); /* started already: its times and URL go on */
+        workq_retry_take(w, s); /* started already: its times and URL go on */
     } else {
         s->t_due = t_due;
         s->t_sent = now;
@@ -181,7 +181,7 @@ void conn_fill(struct conn *c, uint64_t now)
     while (c->count < c->cap && !c->draining && (rpc == 0 || c->nreq < rpc)) {
         if (w->rlen)
             conn_add(c, 0, now);
-        else if (worker_may_start(w))
+        else if (workq_may_start(w))
             conn_add(c, now, now);
         else
             break;
@@ -203,23 +203,8 @@ static void conn_open(struct conn *c, uint64_t now)
     if (cfg->nsources)
         src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
     c->nreq = c->count;
-    if (cfg->follow && !cfg->http2 && c->loc == NULL) {
-        if ((c->loc = malloc(2048)) == NULL) {
-            conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for redirects", now);
-            return;
-        }
-        c->h1.hp.loc = c->loc;
-        c->h1.hp.loc_cap = 2048;
-    }
-    if (cfg->cookies && !cfg->http2 && c->sink == NULL) {
-        /* Where the parser puts Set-Cookie values (once per connection). */
-        if ((c->sink = malloc(JAR_TEXT)) == NULL) {
-            conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for the cookie jar", now);
-            return;
-        }
-        c->h1.hp.sink = c->sink;
-        c->h1.hp.sink_cap = JAR_TEXT;
-    }
+    if (c->sess->prepare(c, now) != 0)
+        return;
     fd = net_connect(&w->plan->targets[c->target].addr, src);
     if (fd < 0) {
         conn_fail(c, connect_kind(-fd), -fd, NULL, now);
@@ -273,7 +258,7 @@ static void conn_read(struct conn *c, int hup)
             if (done && c->count < c->cap &&
                 (c->cap <= 2 || c->count <= c->cap / 2 || rate_mode(w))) {
                 if (rate_mode(w))
-                    worker_enqueue(c);
+                    workq_enqueue(c);
                 else
                     conn_fill(c, now);
                 if (c->state != C_OPEN)
@@ -296,7 +281,7 @@ static void conn_read(struct conn *c, int hup)
                 /* An idle keep-alive connection closed by the server. */
                 record_idle_close(w, now);
                 conn_close(c);
-                worker_enqueue(c);
+                workq_enqueue(c);
             } else {
                 c->sess->eof(c, now);
             }
@@ -308,7 +293,7 @@ static void conn_read(struct conn *c, int hup)
             return;
         if (c->count == 0) {
             conn_close(c);
-            worker_enqueue(c);
+            workq_enqueue(c);
             return;
         }
         conn_io_error(c, ERR_RESET, clock_ns());
@@ -325,7 +310,7 @@ static void conn_ready(struct conn *c, uint64_t now)
         conn_arm(c);
         c->sess->write(c);
         if (c->state == C_OPEN && c->count < c->cap)
-            worker_enqueue(c);
+            workq_enqueue(c);
     } else {
         conn_fill(c, now);
     }
@@ -414,8 +399,8 @@ static void conn_on_timer(struct timer *t, uint64_t now)
               c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
-void conn_init(struct conn *c, struct worker *w, uint32_t number, uint32_t target, uint32_t rr, uint16_t depth,
-               struct slot *slots, char *tbuf)
+void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t target,
+               uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf)
 {
     memset(c, 0, sizeof(*c));
     c->w = w;
@@ -423,11 +408,19 @@ void conn_init(struct conn *c, struct worker *w, uint32_t number, uint32_t targe
     c->io.fn = conn_on_io;
     c->timer.fn = conn_on_timer;
     c->ops = &io_plain;
-    c->sess = w->plan->cfg->http2 ? &session_http2 : &session_http1;
+    c->sess = sess;
     c->cap = depth;
     c->slots = slots ? slots : &c->one;
     c->target = target;
     c->rr = rr;
     c->number = number;
     c->tbuf = tbuf;
+}
+
+void conn_fini(struct conn *c)
+{
+    if (c->sess)
+        c->sess->fini(c);
+    free(c->jar);
+    c->jar = NULL;
 }

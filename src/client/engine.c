@@ -27,62 +27,6 @@
 
 #define MAX_WAIT_NS (50 * NS_PER_MS) /* how soon a worker notices a stop */
 
-/* --- the work queue --- */
-
-void worker_enqueue(struct conn *c)
-{
-    struct worker *w = c->w;
-    if (c->queued)
-        return;
-    c->queued = 1;
-    w->q[(w->qhead + w->qlen) % w->nconns] = (uint32_t)(c - w->conns);
-    w->qlen++;
-}
-
-static struct conn *dequeue(struct worker *w)
-{
-    struct conn *c;
-    if (w->qlen == 0)
-        return NULL;
-    c = &w->conns[w->q[w->qhead]];
-    w->qhead = (w->qhead + 1) % w->nconns;
-    w->qlen--;
-    c->queued = 0;
-    return c;
-}
-
-int worker_may_start(const struct worker *w)
-{
-    return !w->stopping && w->st.started < w->budget;
-}
-
-int worker_retry(struct worker *w, const struct slot *s)
-{
-    if (w->rlen == w->rcap) {
-        /* Rare (a server's GOAWAY): grown as needed, never on the hot path. */
-        uint32_t cap = w->rcap ? w->rcap * 2 : 16, i;
-        struct slot *n = malloc(cap * sizeof(*n));
-        if (n == NULL)
-            return -1;
-        for (i = 0; i < w->rlen; i++)
-            n[i] = w->retry[(w->rhead + i) % w->rcap];
-        free(w->retry);
-        w->retry = n;
-        w->rcap = cap;
-        w->rhead = 0;
-    }
-    w->retry[(w->rhead + w->rlen) % w->rcap] = *s;
-    w->rlen++;
-    return 0;
-}
-
-void worker_retry_take(struct worker *w, struct slot *s)
-{
-    *s = w->retry[w->rhead];
-    w->rhead = (w->rhead + 1) % w->rcap;
-    w->rlen--;
-}
-
 /* --- rate mode: due requests to free connections --- */
 
 /* Due requests go to free connections, oldest first. */
@@ -91,19 +35,19 @@ static void dispatch(struct worker *w)
     uint64_t now = clock_ns();
     while (w->rlen > 0 && w->qlen > 0) {
         /* Requests refused unprocessed go first: they were due earliest. */
-        struct conn *c = dequeue(w);
+        struct conn *c = workq_dequeue(w);
         if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
             continue;
         conn_take(c, 0, now);
         if (c->state == C_OPEN && c->count < c->cap && !c->draining)
-            worker_enqueue(c);
+            workq_enqueue(c);
     }
     while (w->backlog.len > 0 && w->qlen > 0) {
-        struct conn *c = dequeue(w);
+        struct conn *c = workq_dequeue(w);
         uint64_t due = backlog_peek(&w->backlog);
         if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
             continue; /* busy again since it was queued */
-        if (due >= w->plan->t_measure && !worker_may_start(w)) {
+        if (due >= w->plan->t_measure && !workq_may_start(w)) {
             w->backlog.len = 0;
             break;
         }
@@ -112,12 +56,12 @@ static void dispatch(struct worker *w)
         /* More room on it (HTTP/2 streams, pipelining): back in the queue,
          * behind the others, so due requests spread over the connections. */
         if (c->state == C_OPEN && c->count < c->cap && !c->draining)
-            worker_enqueue(c);
+            workq_enqueue(c);
     }
     /* --max-connections: the schedule is behind and every connection is
      * busy, so bring in another one rather than let requests wait. */
     if (w->backlog.len > 0 && w->qlen == 0 && w->nactive < w->nconns) {
-        worker_enqueue(&w->conns[w->nactive++]);
+        workq_enqueue(&w->conns[w->nactive++]);
         dispatch(w);
     }
 }
@@ -168,7 +112,7 @@ static void ramp_conns(struct worker *w, uint64_t now)
 {
     uint32_t want = conns_due(w, now);
     while (w->nactive < want)
-        worker_enqueue(&w->conns[w->nactive++]);
+        workq_enqueue(&w->conns[w->nactive++]);
     if (w->nactive > want) {
         uint32_t i;
         for (i = want; i < w->nactive; i++)
@@ -191,12 +135,12 @@ static void run_queue(struct worker *w)
     uint32_t n = w->qlen < batch ? w->qlen : batch;
     uint64_t now = clock_ns();
     while (n-- > 0) {
-        struct conn *c = dequeue(w);
+        struct conn *c = workq_dequeue(w);
         if (w->plan->ramped == 2 && (uint32_t)(c - w->conns) >= w->nactive)
             continue; /* let go by the stages */
         if (c->state == C_IDLE && w->rlen)
             conn_take(c, 0, now);
-        else if (c->state == C_IDLE && worker_may_start(w))
+        else if (c->state == C_IDLE && workq_may_start(w))
             conn_take(c, now, now);
         else if (c->state == C_OPEN && c->count < c->cap)
             conn_fill(c, now);
@@ -214,7 +158,7 @@ static void *worker_main(void *arg)
     if (pl->ramped == 2)
         w->nactive = conns_due(w, pl->t0);
     for (i = 0; i < w->nactive; i++)
-        worker_enqueue(&w->conns[i]);
+        workq_enqueue(&w->conns[i]);
     if (rate_mode(w)) {
         loop_precise_timers();
         sched_init(&w->sched, pl->t0, w->id, pl->nthreads, pl->cfg->rate, pl->cfg->poisson,
@@ -284,10 +228,7 @@ static void worker_free(struct worker *w)
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
             free(w->conns[i].tbuf);
-            free(w->conns[i].jar);
-            free(w->conns[i].sink);
-            free(w->conns[i].loc);
-            h2_free(&w->conns[i]);
+            conn_fini(&w->conns[i]);
         }
     for (i = 0; i < w->rlen; i++)
         free(w->retry[(w->rhead + i) % w->rcap].kept);
@@ -372,7 +313,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
             return -1;
         }
         /* Spread the starting URL so each URL gets its share from the start. */
-        conn_init(&w->conns[i], w, first_conn + i, (first_conn + i) % pl->ntargets, (first_conn + i) / pl->ntargets,
+        conn_init(&w->conns[i], w, pl->cfg->http2 ? &session_http2 : &session_http1, first_conn + i, (first_conn + i) % pl->ntargets, (first_conn + i) / pl->ntargets,
                   (uint16_t)depth, slots, tbuf);
     }
     return 0;
@@ -526,6 +467,26 @@ static int probe(const struct net_addr *a, const struct net_addr *src, uint64_t 
     return rc;
 }
 
+/* The plan, and its HTTP/2 part when the run speaks HTTP/2: the engine
+ * puts the two together, so the plan knows no protocol. */
+static int build_plan(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
+{
+    if (plan_build(cfg, pl, err, errlen) != 0)
+        return -1;
+    if (cfg->http2 && (plan_h2_build(pl, err, errlen) != 0 || h2_plan_callbacks(pl, err, errlen) != 0))
+        return -1;
+    return 0;
+}
+
+static void free_plan(struct plan *pl)
+{
+    if (pl->cfg && pl->cfg->http2) {
+        plan_h2_free(pl);
+        h2_plan_callbacks_free(pl);
+    }
+    plan_free(pl);
+}
+
 int engine_check(const struct config *cfg, int connect, char *err, size_t errlen)
 {
     struct config scfg;
@@ -534,7 +495,7 @@ int engine_check(const struct config *cfg, int connect, char *err, size_t errlen
     int rc;
     if (shard_apply(cfg, &scfg, err, errlen) != 0)
         return -1;
-    rc = plan_build(&scfg, &pl, err, errlen);
+    rc = build_plan(&scfg, &pl, err, errlen);
     for (i = 0; rc == 0 && connect && i < pl.ntargets; i++) {
         int e = probe(&pl.targets[i].addr, cfg->nsources ? &cfg->sources[0] : NULL, cfg->connect_timeout_ns);
         if (e != 0) {
@@ -544,7 +505,7 @@ int engine_check(const struct config *cfg, int connect, char *err, size_t errlen
             rc = -1;
         }
     }
-    plan_free(&pl);
+    free_plan(&pl);
     return rc;
 }
 
@@ -575,7 +536,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
-    if (plan_build(cfg, &pl, err, errlen) != 0)
+    if (build_plan(cfg, &pl, err, errlen) != 0)
         goto out;
     pl.stop = stop;
     pl.nthreads = nt;
@@ -674,7 +635,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         worker_free(&ws[t]);
 out:
     free(ws);
-    plan_free(&pl);
+    free_plan(&pl);
     tl_fini(&tl);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include "http_lex.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -251,7 +252,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
             return -1;
         }
         conn_close(c);
-        worker_enqueue(c);
+        workq_enqueue(c);
         return -1;
     }
     if (c->count > 0) {
@@ -274,7 +275,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             /* Bytes nobody asked for: the responses counted, but the
              * connection is not trusted any more. */
             conn_close(c);
-            worker_enqueue(c);
+            workq_enqueue(c);
             return -1;
         }
         if (!c->h1.got_first) {
@@ -308,6 +309,41 @@ static void h1_eof(struct conn *c, uint64_t now)
     }
 }
 
+static size_t h1_expand(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
+{
+    return plan_expand(c->w->plan, s->url, ctx, c->jar, buf, &s->jar_line);
+}
+
+static int h1_prepare(struct conn *c, uint64_t now)
+{
+    const struct config *cfg = c->w->plan->cfg;
+    if (cfg->follow && c->loc == NULL) {
+        if ((c->loc = malloc(2048)) == NULL) {
+            conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for redirects", now);
+            return -1;
+        }
+        c->h1.hp.loc = c->loc;
+        c->h1.hp.loc_cap = 2048;
+    }
+    if (cfg->cookies && c->sink == NULL) {
+        /* Where the parser puts Set-Cookie values (once per connection). */
+        if ((c->sink = malloc(JAR_TEXT)) == NULL) {
+            conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for the cookie jar", now);
+            return -1;
+        }
+        c->h1.hp.sink = c->sink;
+        c->h1.hp.sink_cap = JAR_TEXT;
+    }
+    return 0;
+}
+
+static void h1_fini(struct conn *c)
+{
+    free(c->loc);
+    free(c->sink);
+    c->loc = c->sink = NULL;
+}
+
 const struct session_ops session_http1 = {
     .name = "http/1.1",
     .multiplexed = 0,
@@ -321,4 +357,7 @@ const struct session_ops session_http1 = {
     .oldest = h1_oldest,
     .timeout = NULL,
     .closed = h1_closed,
+    .expand = h1_expand,
+    .prepare = h1_prepare,
+    .fini = h1_fini,
 };

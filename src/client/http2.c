@@ -31,17 +31,6 @@
 
 #define H2_RETRIES 3
 #define H2_WBUF (64 * 1024)
-#define H2_MAX_FIELDS 64    /* of a templated request */
-#define H2_MAX_VALUE 8192   /* a templated field value's longest expansion */
-
-static int any_template(const struct req_field *rf, int n)
-{
-    int k;
-    for (k = 0; k < n; k++)
-        if (tpl_has(rf[k].value, rf[k].vlen))
-            return 1;
-    return 0;
-}
 
 struct h2 {
     nghttp2_session *ng;
@@ -59,75 +48,18 @@ struct h2 {
 
 static void set_callbacks(nghttp2_session_callbacks *cb);
 
-/* --- the plan: header fields built once per URL --- */
+/* --- the plan's nghttp2 callbacks and options, shared by its sessions --- */
 
-int h2_plan(struct plan *pl, char *err, size_t errlen)
+int h2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
 {
-    const struct config *cfg = pl->cfg;
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
-    uint32_t i;
-
-    for (i = 0; i < pl->nurls; i++) {
-        struct plan_url *pu = &pl->urls[i];
-        struct req_field *rf;
-        struct req_spec rs;
-        nghttp2_nv *nv;
-        int n, k;
-        request_spec(cfg, i, &rs);
-        /* A templated body has no content-length field: its DATA frames
-         * end with END_STREAM (RFC 9113 §8.1). */
-        rs.head_only = pu->body_tpl != NULL;
-        n = request_fields(&rs, &cfg->urls[i], &rf, err, errlen);
-        if (n < 0)
-            goto fail;
-        /* The fields' text stays in rf's block, after the nv array. */
-        nv = malloc((size_t)n * sizeof(*nv) + sizeof(rf));
-        if (nv == NULL) {
-            free(rf);
-            snprintf(err, errlen, "out of memory");
-            goto fail;
-        }
-        for (k = 0; k < n; k++) {
-            nv[k].name = (uint8_t *)rf[k].name;
-            nv[k].namelen = rf[k].nlen;
-            nv[k].value = (uint8_t *)rf[k].value;
-            nv[k].valuelen = rf[k].vlen;
-            /* The plan outlives every session: nghttp2 need not copy. */
-            nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
-        }
-        memcpy(&nv[n], &rf, sizeof(rf)); /* kept to be freed */
-        pu->h2nv = nv;
-        pu->h2nnv = (size_t)n;
-        if (pu->req != NULL || !any_template(rf, n))
-            continue; /* built once (a templated body alone needs no field of its own) */
-        /* Templated: each value that holds one gets its template. */
-        if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
-            snprintf(err, errlen, n > H2_MAX_FIELDS ? "more than %d header fields in a templated request"
-                                                    : "out of memory", H2_MAX_FIELDS);
-            goto fail;
-        }
-        for (k = 0; k < n; k++) {
-            char why[512];
-            if (!tpl_has(rf[k].value, rf[k].vlen))
-                continue;
-            if (tpl_compile(rf[k].value, rf[k].vlen,
-                            rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
-                            ".", &pu->h2val[k], why, sizeof(why)) != 0) {
-                snprintf(err, errlen, "%s", why);
-                goto fail;
-            }
-            if (pu->h2val[k].max_len > H2_MAX_VALUE) {
-                snprintf(err, errlen, "a templated header value may reach %zu bytes (%d at most)",
-                         pu->h2val[k].max_len, H2_MAX_VALUE);
-                goto fail;
-            }
-            pu->max_len += 2 + pu->h2val[k].max_len;
-        }
-        if (pu->max_len > pl->max_len)
-            pl->max_len = pu->max_len;
+    if (nghttp2_session_callbacks_new(&cb) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
-    if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0) {
+    if (nghttp2_option_new(&opt) != 0) {
+        nghttp2_session_callbacks_del(cb);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -135,66 +67,21 @@ int h2_plan(struct plan *pl, char *err, size_t errlen)
     pl->h2cb = cb;
     pl->h2opt = opt;
     return 0;
-fail:
-    /* A targets file's request is named by its line, as targets.c does. */
-    if (cfg->targets && cfg->targets[i].file) {
-        char why[512];
-        snprintf(why, sizeof(why), "%s", err);
-        snprintf(err, errlen, "%s:%u: %s", cfg->targets[i].file, cfg->targets[i].line, why);
-    }
-    return -1;
 }
 
-void h2_plan_free(struct plan *pl)
+void h2_plan_callbacks_free(struct plan *pl)
 {
-    uint32_t i;
-    for (i = 0; i < pl->nurls; i++) {
-        nghttp2_nv *nv = pl->urls[i].h2nv;
-        if (pl->urls[i].h2val) {
-            size_t k;
-            for (k = 0; k < pl->urls[i].h2nnv; k++)
-                tpl_free(&pl->urls[i].h2val[k]);
-            free(pl->urls[i].h2val);
-        }
-        if (nv) {
-            struct req_field *rf;
-            memcpy(&rf, &nv[pl->urls[i].h2nnv], sizeof(rf));
-            free(rf);
-            free(nv);
-        }
-    }
     if (pl->h2cb)
         nghttp2_session_callbacks_del(pl->h2cb);
     if (pl->h2opt)
         nghttp2_option_del(pl->h2opt);
-}
-
-/* The largest body of url's request (where its field values begin). */
-static size_t body_room(const struct plan_url *pu)
-{
-    return pu->body_tpl ? pu->body_tpl->max_len : pu->body_len;
-}
-
-size_t h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
-{
-    const struct plan_url *pu = &pl->urls[url];
-    size_t blen = pu->has_body ? plan_expand_body(pl, url, ctx, out) : 0, o = body_room(pu), k;
-    /* Then each templated value, its length first (two bytes). */
-    for (k = 0; pu->h2val && k < pu->h2nnv; k++) {
-        size_t n;
-        if (pu->h2val[k].nparts == 0)
-            continue;
-        n = tpl_expand(&pu->h2val[k], pl->tset, ctx, out + o + 2);
-        out[o] = (char)(n >> 8);
-        out[o + 1] = (char)n;
-        o += 2 + n;
-    }
-    return blen;
+    pl->h2cb = NULL;
+    pl->h2opt = NULL;
 }
 
 /* --- a connection's session --- */
 
-void h2_free(struct conn *c)
+static void h2_free(struct conn *c)
 {
     if (c->h2 == NULL)
         return;
@@ -240,7 +127,7 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         /* A templated request goes again as it was ({{seq}} once). */
         if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
             memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->urls[s->url].req != NULL || again.kept) && worker_retry(w, &again) == 0) {
+        if ((pl->urls[s->url].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
             record_retry(w, s);
             detach(c, s);
             return;
@@ -293,7 +180,7 @@ static void submit(struct conn *c, struct slot *s)
         /* Templated field values, expanded with the request (conn.c), and
          * the connection's cookies: nghttp2 copies them. */
         nghttp2_nv nv[H2_MAX_FIELDS + 1];
-        const char *v = s->req + body_room(pu);
+        const char *v = s->req + plan_h2_body_room(pu);
         const char *path = pl->cfg->urls[s->url].target;
         size_t k, n = pu->h2nnv, ck;
         for (k = 0; k < pu->h2nnv; k++) {
@@ -726,7 +613,7 @@ static int settle(struct conn *c)
                       h->now);
         else {
             conn_close(c);
-            worker_enqueue(c);
+            workq_enqueue(c);
         }
         return -1;
     }
@@ -740,7 +627,7 @@ static int settle(struct conn *c)
                 return -1;
         }
         conn_close(c);
-        worker_enqueue(c);
+        workq_enqueue(c);
         return -1;
     }
     return 0;
@@ -799,7 +686,7 @@ static void h2_eof(struct conn *c, uint64_t now)
         }
     }
     conn_close(c);
-    worker_enqueue(c);
+    workq_enqueue(c);
 }
 
 static void h2_timeout(struct conn *c, uint64_t now)
@@ -827,7 +714,7 @@ static void h2_timeout(struct conn *c, uint64_t now)
         detach(c, s);
     }
     if (rate_mode(w))
-        worker_enqueue(c);
+        workq_enqueue(c);
     else
         conn_fill(c, now);
     if (c->state != C_OPEN)
@@ -853,6 +740,18 @@ static void h2_closed(struct conn *c)
     }
 }
 
+static size_t h2_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
+{
+    return plan_h2_expand(c->w->plan, s->url, ctx, buf);
+}
+
+static int h2_prepare(struct conn *c, uint64_t now)
+{
+    (void)c;
+    (void)now;
+    return 0; /* its session is made once the transport is up (h2_ready) */
+}
+
 const struct session_ops session_http2 = {
     .name = "h2",
     .multiplexed = 1,
@@ -866,4 +765,7 @@ const struct session_ops session_http2 = {
     .oldest = h2_oldest,
     .timeout = h2_timeout,
     .closed = h2_closed,
+    .expand = h2_expand_slot,
+    .prepare = h2_prepare,
+    .fini = h2_free,
 };

@@ -23,7 +23,6 @@ static void tpl_drop(struct tpl **t)
 void plan_free(struct plan *pl)
 {
     uint32_t i;
-    h2_plan_free(pl);
     for (i = 0; i < pl->nurls; i++) {
         free(pl->urls[i].req);
         tpl_drop(&pl->urls[i].head_tpl);
@@ -281,8 +280,6 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         pl->templated = 1;
     }
     if (build_orders(cfg, pl, err, errlen) != 0)
-        return -1;
-    if (cfg->http2 && h2_plan(pl, err, errlen) != 0)
         return -1;
     return 0;
 }

@@ -1,0 +1,134 @@
+/* plan_h2.c - the HTTP/2 form of the plan's requests: each URL's header
+ * fields (nghttp2_nv) built once, from the same request spec as HTTP/1.1
+ * (request_fields); a templated request's field values compiled, and
+ * expanded per request with its body (plan_h2_expand) into the slot's
+ * buffer. The session (http2.c) submits them; the engine builds and frees
+ * this part of the plan. */
+#include "client.h"
+#include "request.h"
+
+#include <nghttp2/nghttp2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int any_template(const struct req_field *rf, int n)
+{
+    int k;
+    for (k = 0; k < n; k++)
+        if (tpl_has(rf[k].value, rf[k].vlen))
+            return 1;
+    return 0;
+}
+
+int plan_h2_build(struct plan *pl, char *err, size_t errlen)
+{
+    const struct config *cfg = pl->cfg;
+    uint32_t i;
+
+    for (i = 0; i < pl->nurls; i++) {
+        struct plan_url *pu = &pl->urls[i];
+        struct req_field *rf;
+        struct req_spec rs;
+        nghttp2_nv *nv;
+        int n, k;
+        request_spec(cfg, i, &rs);
+        /* A templated body has no content-length field: its DATA frames
+         * end with END_STREAM (RFC 9113 §8.1). */
+        rs.head_only = pu->body_tpl != NULL;
+        n = request_fields(&rs, &cfg->urls[i], &rf, err, errlen);
+        if (n < 0)
+            goto fail;
+        /* The fields' text stays in rf's block, after the nv array. */
+        nv = malloc((size_t)n * sizeof(*nv) + sizeof(rf));
+        if (nv == NULL) {
+            free(rf);
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        for (k = 0; k < n; k++) {
+            nv[k].name = (uint8_t *)rf[k].name;
+            nv[k].namelen = rf[k].nlen;
+            nv[k].value = (uint8_t *)rf[k].value;
+            nv[k].valuelen = rf[k].vlen;
+            /* The plan outlives every session: nghttp2 need not copy. */
+            nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+        }
+        memcpy(&nv[n], &rf, sizeof(rf)); /* kept to be freed */
+        pu->h2nv = nv;
+        pu->h2nnv = (size_t)n;
+        if (pu->req != NULL || !any_template(rf, n))
+            continue; /* built once (a templated body alone needs no field of its own) */
+        /* Templated: each value that holds one gets its template. */
+        if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
+            snprintf(err, errlen, n > H2_MAX_FIELDS ? "more than %d header fields in a templated request"
+                                                    : "out of memory", H2_MAX_FIELDS);
+            goto fail;
+        }
+        for (k = 0; k < n; k++) {
+            char why[512];
+            if (!tpl_has(rf[k].value, rf[k].vlen))
+                continue;
+            if (tpl_compile(rf[k].value, rf[k].vlen,
+                            rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
+                            ".", &pu->h2val[k], why, sizeof(why)) != 0) {
+                snprintf(err, errlen, "%s", why);
+                goto fail;
+            }
+            if (pu->h2val[k].max_len > H2_MAX_VALUE) {
+                snprintf(err, errlen, "a templated header value may reach %zu bytes (%d at most)",
+                         pu->h2val[k].max_len, H2_MAX_VALUE);
+                goto fail;
+            }
+            pu->max_len += 2 + pu->h2val[k].max_len;
+        }
+        if (pu->max_len > pl->max_len)
+            pl->max_len = pu->max_len;
+    }
+    return 0;
+fail:
+    /* A targets file's request is named by its line, as targets.c does. */
+    if (cfg->targets && cfg->targets[i].file) {
+        char why[512];
+        snprintf(why, sizeof(why), "%s", err);
+        snprintf(err, errlen, "%s:%u: %s", cfg->targets[i].file, cfg->targets[i].line, why);
+    }
+    return -1;
+}
+
+void plan_h2_free(struct plan *pl)
+{
+    uint32_t i;
+    for (i = 0; i < pl->nurls; i++) {
+        nghttp2_nv *nv = pl->urls[i].h2nv;
+        if (pl->urls[i].h2val) {
+            size_t k;
+            for (k = 0; k < pl->urls[i].h2nnv; k++)
+                tpl_free(&pl->urls[i].h2val[k]);
+            free(pl->urls[i].h2val);
+        }
+        if (nv) {
+            struct req_field *rf;
+            memcpy(&rf, &nv[pl->urls[i].h2nnv], sizeof(rf));
+            free(rf);
+            free(nv);
+        }
+    }
+}
+
+size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
+{
+    const struct plan_url *pu = &pl->urls[url];
+    size_t blen = pu->has_body ? plan_expand_body(pl, url, ctx, out) : 0, o = plan_h2_body_room(pu), k;
+    /* Then each templated value, its length first (two bytes). */
+    for (k = 0; pu->h2val && k < pu->h2nnv; k++) {
+        size_t n;
+        if (pu->h2val[k].nparts == 0)
+            continue;
+        n = tpl_expand(&pu->h2val[k], pl->tset, ctx, out + o + 2);
+        out[o] = (char)(n >> 8);
+        out[o + 1] = (char)n;
+        o += 2 + n;
+    }
+    return blen;
+}
