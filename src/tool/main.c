@@ -44,31 +44,95 @@ static void catch_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int write_file(const char *path, const char *what, const struct config *cfg, const struct engine_result *r,
-                      const struct monitor_result *server, const struct slo *slo)
+/* A run's result, as every output takes it. */
+struct run_out {
+    const struct config *cfg;
+    const struct engine_result *r;
+    const struct monitor_result *server; /* or NULL */
+    const struct slo *slo;               /* evaluated, or NULL */
+};
+
+static int out_json(FILE *f, const struct run_out *o)
+{
+    return report_json(f, o->cfg, o->r, o->server, o->slo);
+}
+
+static int out_csv(FILE *f, const struct run_out *o)
+{
+    return report_csv(f, o->r);
+}
+
+static int out_html(FILE *f, const struct run_out *o)
+{
+    return report_html(f, o->cfg, o->r, o->server);
+}
+
+static int out_hdr(FILE *f, const struct run_out *o)
+{
+    return hist_print_hdr(f, &o->r->total.h[H_LATENCY]);
+}
+
+/* The files a run writes: what each is, and its writer. */
+enum out_kind { OUT_JSON, OUT_CSV, OUT_HTML, OUT_HDR };
+static const struct {
+    const char *what;
+    int (*write)(FILE *f, const struct run_out *o);
+} writers[] = {
+    [OUT_JSON] = { "JSON", out_json },
+    [OUT_CSV] = { "CSV", out_csv },
+    [OUT_HTML] = { "HTML", out_html },
+    [OUT_HDR] = { "HdrHistogram percentiles", out_hdr },
+};
+
+static int write_file(const char *path, enum out_kind k, const struct run_out *o)
 {
     FILE *f;
     int rc;
     if (strcmp(path, "-") == 0) {
         f = stdout;
     } else if ((f = fopen(path, "w")) == NULL) {
-        fprintf(stderr, "rafale: cannot write %s to '%s': %s\n", what, path, strerror(errno));
+        fprintf(stderr, "rafale: cannot write %s to '%s': %s\n", writers[k].what, path, strerror(errno));
         return -1;
     }
-    if (strcmp(what, "JSON") == 0)
-        rc = report_json(f, cfg, r, server, slo);
-    else if (strcmp(what, "CSV") == 0)
-        rc = report_csv(f, r);
-    else if (strcmp(what, "HTML") == 0)
-        rc = report_html(f, cfg, r, server);
-    else
-        rc = hist_print_hdr(f, &r->total.h[H_LATENCY]);
+    rc = writers[k].write(f, o);
     if (f != stdout)
         rc |= fclose(f);
     else
         fflush(f);
     if (rc != 0)
-        fprintf(stderr, "rafale: writing %s to '%s' failed\n", what, path);
+        fprintf(stderr, "rafale: writing %s to '%s' failed\n", writers[k].what, path);
+    return rc;
+}
+
+/* The end of a run, one or merged from ranks: the text report (on stderr
+ * when the JSON owns stdout), the SLO checks of opts (the command line's)
+ * on the result, every file opts asks for. Returns the exit status: 1 when
+ * a file could not be written, 130 when interrupted, 3 when an SLO failed,
+ * else 0. */
+static int finish_run(struct config *opts, const struct config *cfg, const struct engine_result *r,
+                      const struct monitor_result *server)
+{
+    const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL };
+    const char *const paths[] = { [OUT_JSON] = opts->json_path, [OUT_CSV] = opts->csv_path,
+                                  [OUT_HTML] = opts->html_path, [OUT_HDR] = opts->hdr_path };
+    FILE *text = (opts->json_path && strcmp(opts->json_path, "-") == 0) ? stderr : stdout;
+    int rc = 0, i;
+    unsigned k;
+
+    report_text(text, cfg, r, server);
+    if (opts->slo.n) {
+        slo_eval(&opts->slo, &r->total, r->elapsed_s);
+        slo_print(text, &opts->slo);
+    }
+    fflush(text);
+    for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
+        if (paths[k] && write_file(paths[k], (enum out_kind)k, &o) != 0)
+            rc = 1;
+    if (rc == 0 && r->interrupted)
+        rc = 130;
+    for (i = 0; rc == 0 && i < opts->slo.n; i++)
+        if (!opts->slo.c[i].pass)
+            rc = 3;
     return rc;
 }
 
@@ -247,8 +311,11 @@ static int main_report(int argc, char **argv)
         else if (n > 1)
             rc = side_by_side(html, runs, names, n);
         else
-            rc = write_file(html, "HTML", &runs[0].run.cfg, &runs[0].run.res,
-                            runs[0].run.has_server ? &runs[0].run.server : NULL, NULL) != 0;
+        {
+            const struct run_out o = { &runs[0].run.cfg, &runs[0].run.res,
+                                       runs[0].run.has_server ? &runs[0].run.server : NULL, NULL };
+            rc = write_file(html, OUT_HTML, &o) != 0;
+        }
     }
 out:
     for (i = 0; i < n; i++)
@@ -307,11 +374,14 @@ static int main_merge(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    report_text(json && strcmp(json, "-") == 0 ? stderr : stdout, &m.cfg, &m.res, m.has_server ? &m.server : NULL);
-    if (json && write_file(json, "JSON", &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL) != 0)
-        rc = 1;
-    if (html && write_file(html, "HTML", &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL) != 0)
-        rc = 1;
+    {
+        const struct run_out o = { &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL };
+        report_text(json && strcmp(json, "-") == 0 ? stderr : stdout, &m.cfg, &m.res, o.server);
+        if (json && write_file(json, OUT_JSON, &o) != 0)
+            rc = 1;
+        if (html && write_file(html, OUT_HTML, &o) != 0)
+            rc = 1;
+    }
     engine_result_free(&m.res);
     monitor_result_free(&m.server);
     config_free(&m.cfg);
@@ -527,28 +597,8 @@ static int main_mpi(int argc, char **argv)
             fprintf(stderr, "rafale-mpi: %s\n", err);
             rc = 1;
         } else if (rc == 0) {
-            FILE *text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
-            report_text(text, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL);
-            if (cfg.slo.n) {
-                slo_eval(&cfg.slo, &mr.res.total, mr.res.elapsed_s);
-                slo_print(text, &cfg.slo);
-                for (i = 0; i < cfg.slo.n; i++)
-                    if (!cfg.slo.c[i].pass)
-                        rc = 3;
-            }
-            fflush(text);
-            if (cfg.json_path &&
-                write_file(cfg.json_path, "JSON", &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, &cfg.slo) != 0)
-                rc = 1;
-            if (cfg.html_path && write_file(cfg.html_path, "HTML", &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL,
-                                            NULL) != 0)
-                rc = 1;
-            if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &mr.cfg, &mr.res, NULL, NULL) != 0)
-                rc = 1;
-            if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &mr.cfg, &mr.res, NULL, NULL) != 0)
-                rc = 1;
-            if (rc == 0 && mr.res.interrupted)
-                rc = 130;
+            /* One report for every rank, as a single process would print. */
+            rc = finish_run(&cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL);
             engine_result_free(&mr.res);
             monitor_result_free(&mr.server);
             config_free(&mr.cfg);
@@ -586,7 +636,6 @@ int main(int argc, char **argv)
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
-    FILE *text;
 
 #ifdef RAFALE_MPI
     return main_mpi(argc, argv);
@@ -676,29 +725,7 @@ int main(int argc, char **argv)
         monitor_stop(mon, &server);
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
-    text = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
-    report_text(text, &cfg, &res, mon ? &server : NULL);
-    if (cfg.slo.n) {
-        slo_eval(&cfg.slo, &res.total, res.elapsed_s);
-        slo_print(text, &cfg.slo);
-    }
-    fflush(text);
-    if (cfg.json_path && write_file(cfg.json_path, "JSON", &cfg, &res, mon ? &server : NULL, &cfg.slo) != 0)
-        rc = 1;
-    if (cfg.csv_path && write_file(cfg.csv_path, "CSV", &cfg, &res, mon ? &server : NULL, NULL) != 0)
-        rc = 1;
-    if (cfg.html_path && write_file(cfg.html_path, "HTML", &cfg, &res, mon ? &server : NULL, NULL) != 0)
-        rc = 1;
-    if (cfg.hdr_path && write_file(cfg.hdr_path, "HdrHistogram percentiles", &cfg, &res, mon ? &server : NULL, NULL) != 0)
-        rc = 1;
-    if (rc == 0 && res.interrupted)
-        rc = 130;
-    else if (rc == 0 && cfg.slo.n) {
-        int i;
-        for (i = 0; i < cfg.slo.n; i++)
-            if (!cfg.slo.c[i].pass)
-                rc = 3;
-    }
+    rc = finish_run(&cfg, &cfg, &res, mon ? &server : NULL);
     engine_result_free(&res);
     monitor_result_free(&server);
     config_free(&cfg);

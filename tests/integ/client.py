@@ -1,0 +1,724 @@
+"""Integration tests: the load generator against rafale serve: counts checked against the server's, closed loop and constant rate, TLS, broken servers, bad input."""
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+
+@test
+def keepalive_count_matches_server():
+    srv = Serve(threads=2)
+    r = rafale("-n", 5000, "-c", 10, "-t", 2, srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(r.rc == 0, "keep-alive run exits 0 (rc=%s, %s)" % (r.rc, r.err.strip()))
+    check(j["summary"]["requests"] == 5000, "keep-alive: 5000 completed")
+    check(err_total(j) == 0 and j["summary"]["in_flight"] == 0, "keep-alive: no errors, nothing in flight")
+    check(reqs == 5000, "keep-alive: the server answered exactly -n requests (got %s)" % reqs)
+    check(conns == 10 and j["summary"]["connections_opened"] == 10,
+          "keep-alive: connections == -c (server %s, rafale %s)" % (conns, j["summary"]["connections_opened"]))
+    check(j["status"] == {"200": 5000}, "keep-alive: all 200")
+    check(j["latency"]["count"] == 5000 and j["ttfb"]["count"] == 5000 and j["connect"]["count"] == 10,
+          "keep-alive: histogram counts")
+    check(accounted(j), "keep-alive: accounting invariant")
+    check(j["summary"]["bytes_received"] > 5000 * 100, "keep-alive: bytes received counted")
+
+
+@test
+def close_mode_one_connection_per_request():
+    srv = Serve()
+    r = rafale("-n", 2000, "-c", 8, "--close", srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 2000 and err_total(j) == 0, "close: 2000 completed, no errors")
+    check(conns == 2000 and reqs == 2000, "close: server accepted %s connections for %s requests" % (conns, reqs))
+    check(j["summary"]["connections_opened"] == 2000, "close: rafale opened 2000 connections")
+    check(j["connect"]["count"] == 2000, "close: 2000 connect samples")
+    check(j["config"]["keepalive"] is False, "close: config says so")
+
+
+@test
+def ab_keepalive_flag_and_exact_n_with_odd_split():
+    srv = Serve(threads=2)
+    r = rafale("-k", "-n", 1001, "-c", 7, "-t", 2, srv.url())
+    conns, reqs = srv.stop()
+    check(reqs == 1001 and r.j["summary"]["requests"] == 1001, "-n 1001 over 7 connections, 2 threads: exactly 1001 (%s)" % reqs)
+    check(conns == 7, "-c 7 connections")
+
+
+@test
+def duration_mode_and_invariant():
+    srv = Serve()
+    r = rafale("-d", "1s", "-c", 4, "-t", 1, srv.url())
+    srv.stop()
+    j = r.j
+    check(0.9 <= j["summary"]["elapsed_s"] <= 1.6, "-d 1s: elapsed %.3f" % j["summary"]["elapsed_s"])
+    check(j["summary"]["requests"] > 0 and err_total(j) == 0, "-d 1s: requests completed")
+    check(accounted(j), "-d: accounting invariant with requests in flight at the end")
+    check(j["summary"]["in_flight"] <= 4, "-d: at most one request in flight per connection")
+
+
+@test
+def several_urls_round_robin():
+    srv = Serve()
+    r = rafale("-n", 3000, "-c", 6, "-t", 2, srv.url("/"), srv.url("/json"), srv.url("/status/404"))
+    srv.stop()
+    j = r.j
+    pu = j["per_url"]
+    check(len(pu) == 3, "three per-URL entries")
+    check(sum(u["summary"]["requests"] for u in pu) == 3000, "per-URL requests add up")
+    check(all(900 <= u["summary"]["requests"] <= 1100 for u in pu), "round-robin spreads evenly: %s" %
+          [u["summary"]["requests"] for u in pu])
+    check(pu[2]["status"] == {"404": pu[2]["summary"]["requests"]}, "per-URL status codes")
+    check(j["status"].get("404") == pu[2]["summary"]["requests"], "total 404s match the URL")
+    check("Per URL" in r.out, "text report has a per-URL table")
+    # The latency header comes from the percentile table: one column per figure, right-aligned over its row.
+    lines = r.out.splitlines()
+    head = next(l for l in lines if l.startswith("Latency "))
+    row = next(l for l in lines if l.startswith("  total "))
+    ends = lambda l: [m.end() for m in re.finditer(r"\S+", l)][1:]
+    check(head.split()[1:] == ["min", "mean", "stdev", "p50", "p75", "p90", "p95", "p99", "p99.9", "max"] and
+          ends(head) == ends(row), "latency header over its columns:\n%s\n%s" % (head, row))
+
+
+@test
+def bodies_chunked_and_large():
+    srv = Serve()
+    r = rafale("-n", 200, "-c", 4, srv.url("/chunked/10000"))
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0, "chunked bodies parse")
+    check(r.j["summary"]["bytes_received"] > 200 * 10000, "chunked bytes counted")
+    r = rafale("-n", 50, "-c", 2, srv.url("/bytes/1000000"))
+    check(r.j["summary"]["requests"] == 50 and err_total(r.j) == 0, "1 MB bodies")
+    check(r.j["summary"]["bytes_received"] >= 50 * 1000000, "1 MB bodies counted")
+    r = rafale("-n", 100, "-c", 2, "-m", "HEAD", srv.url("/bytes/5000"))
+    check(r.j["summary"]["requests"] == 100 and err_total(r.j) == 0, "HEAD: no body expected, no hang")
+    check(r.j["summary"]["bytes_received"] < 100 * 1000, "HEAD: no body received")
+    r = rafale("-n", 100, "-c", 2, srv.url("/status/204"), srv.url("/status/304"))
+    check(r.j["status"] == {"204": 50, "304": 50} and err_total(r.j) == 0, "204/304 without body")
+    srv.stop()
+
+
+@test
+def post_body_and_headers_reach_server():
+    log = os.path.join(TMP, "access.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    body = os.path.join(TMP, "body.bin")
+    with open(body, "wb") as f:
+        f.write(b"x" * 3000)
+    srv = Serve("--access-log", log)
+    r1 = rafale("-n", 20, "-c", 2, "-b", "hello=1", "-H", "X-Test: yes", srv.url("/json"))
+    r2 = rafale("-n", 30, "-c", 3, "-p", body, "-T", "application/octet-stream", srv.url("/"))
+    r3 = rafale("-n", 10, "-c", 1, "-m", "PUT", "--body-file", body, srv.url("/"))
+    srv.stop()
+    lines = open(log).read().splitlines()
+    check(r1.j["summary"]["requests"] == 20 and r2.j["summary"]["requests"] == 30 and
+          r3.j["summary"]["requests"] == 10, "bodies sent, responses received")
+    check(len(lines) == 60, "access log has one line per request (%d)" % len(lines))
+    check(sum('"POST /json' in l for l in lines) == 20 and sum('"POST / ' in l for l in lines) == 30 and
+          sum('"PUT / ' in l for l in lines) == 10, "methods as asked (-b and -p imply POST)")
+    check(r2.j["summary"]["bytes_sent"] >= 30 * 3000, "request bodies counted in bytes sent")
+
+
+@test
+def timeouts_are_recorded_in_latency():
+    srv = Serve()
+    r = rafale("-n", 20, "-c", 5, "--timeout", "100ms", srv.url("/delay/1000"))
+    srv.stop()
+    j = r.j
+    check(j["errors"]["timeout"] == 20 and j["summary"]["requests"] == 0, "all 20 time out (%s)" % j["errors"])
+    check(j["latency"]["count"] == 20, "timed-out requests are in the latency histogram")
+    check(100000 <= j["latency"]["percentiles_us"]["50"] <= 130000,
+          "recorded at the timeout: p50 %.0f us" % j["latency"]["percentiles_us"]["50"])
+    check("timeout" in r.out and "--timeout" in r.out, "text report explains the timeout")
+
+
+@test
+def delay_latency():
+    srv = Serve()
+    r = rafale("-n", 40, "-c", 4, srv.url("/delay/20"))
+    srv.stop()
+    p50 = r.j["latency"]["percentiles_us"]["50"]
+    check(r.j["summary"]["requests"] == 40, "/delay/20 completes")
+    check(20000 <= p50 <= 21000, "/delay/20 p50 within 5%% of 20 ms: %.0f us" % p50)
+
+
+@test
+def server_closes_connection():
+    srv = Serve()
+    r = rafale("-n", 300, "-c", 3, srv.url("/close"))
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 300 and err_total(j) == 0, "/close: all complete, no errors")
+    check(j["summary"]["server_closes"] == 300, "/close: counted as closed by the server")
+    check(conns == 300 and j["summary"]["connections_opened"] == 300, "/close: reconnected each time (%s)" % conns)
+
+
+@test
+def expected_statuses():
+    srv = Serve()
+    r = rafale("-n", 400, "-c", 4, "--slo", "bad_status<1%", srv.url("/status/502"), srv.url())
+    check(r.j["summary"]["unexpected_status"] == 200 and r.j["per_url"][0]["summary"]["unexpected_status"] == 200 and
+          r.j["per_url"][1]["summary"]["unexpected_status"] == 0, "default --expect 2xx,3xx: 502 is a bad status")
+    check(r.j["config"]["expect"] == "2xx,3xx" and "Bad status    200 (50.00% of responses)" in r.out and
+          ": 502" in r.out, "the text report says so (%s)" % r.out[-600:])
+    check(r.rc == 3 and r.j["slo"][0]["pass"] is False and r.j["slo"][0]["value"] == 50,
+          "--slo bad_status<1%% fails (rc %s)" % r.rc)
+    r = rafale("-n", 100, "-c", 2, "--expect", "200,502", srv.url("/status/502"))
+    check(r.j["summary"]["unexpected_status"] == 0 and "Bad status" not in r.out, "--expect 200,502 accepts 502")
+    r = rafale("-n", 100, "-c", 2, "--expect", "2xx", srv.url("/redirect"))
+    check(r.j["summary"]["unexpected_status"] == 100, "--expect 2xx: a 302 is a bad status")
+    r = rafale("-n", 200, "-c", 2, "--expect", "200-299,404", srv.url("/status/404"), srv.url("/status/500"))
+    check(r.j["summary"]["unexpected_status"] == 100 and "most answers" not in r.out, "--expect with a range")
+    r = rafale("-n", 100, "-c", 2, srv.url("/status/503"))
+    check("not a valid result" in r.out, "mostly bad statuses: the report says the throughput is not valid")
+    srv.stop()
+    for bad in ("99x", "2xx,", "600", "abc", "300-200", ""):
+        r = rafale("--expect", bad, "http://127.0.0.1:1/", expect_json=False)
+        check(r.rc == 2 and "--expect wants status codes such as" in r.err and len(r.err.splitlines()) == 1,
+              "--expect %r refused in one line (%r)" % (bad, r.err))
+
+
+@test
+def why_connections_ended():
+    srv = Serve()
+    r = rafale("-n", 300, "-c", 3, srv.url("/close"))
+    srv.stop()
+    why = r.j["summary"]["server_close_reasons"]
+    check(why["connection_close"] == 300 and why["http10"] == 0 and r.j["summary"]["connections_per_request"] == 1.0,
+          "/close: 300 closed with 'Connection: close' (%s)" % why)
+    check("'Connection: close' header" in r.out and "Keep-alive    refused by the server" in r.out,
+          "/close: the report names the header and says keep-alive was refused")
+    for mode, key, words in (("http10len", "http10", "HTTP/1.0 without keep-alive"),
+                             ("eofbody", "body_until_close", "body delimited by the close")):
+        bad = BadServer(mode)
+        r = rafale("-n", 30, "-c", 2, bad.url())
+        bad.stop()
+        why = r.j["summary"]["server_close_reasons"]
+        check(r.j["summary"]["requests"] == 30 and err_total(r.j) == 0 and why[key] == 30 and
+              r.j["summary"]["server_closes"] == 30, "%s: 30 closes counted as %s (%s)" % (mode, key, why))
+        check(words in r.out and "Connection: close" not in r.out, "%s: the report says '%s', not 'Connection: close'"
+              % (mode, words))
+    bad = BadServer("idleclose")
+    r = rafale("-R", 20, "-d", "1s", "-c", 1, bad.url())
+    bad.stop()
+    why = r.j["summary"]["server_close_reasons"]
+    check(err_total(r.j) == 0 and 15 <= why["idle"] <= 21 and r.j["summary"]["server_closes"] == 0,
+          "a server closing idle connections: counted as idle (%s)" % why)
+    srv = Serve()
+    r = rafale("-n", 50, "-c", 2, "--close", srv.url("/close"))
+    srv.stop()
+    check(sum(r.j["summary"]["server_close_reasons"].values()) == 0 and "refused" not in r.out,
+          "--close: the server closing is what was asked, nothing is flagged")
+
+
+@test
+def requests_per_connection():
+    srv = Serve()
+    r = rafale("-n", 1000, "-c", 5, "--requests-per-connection", 10, srv.url())
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 1000 and err_total(r.j) == 0, "rpc: all complete")
+    # Each connection carries 10, except the last ones cut short when -n runs out.
+    check(100 <= conns <= 105 and r.j["summary"]["connections_opened"] == conns,
+          "rpc 10: about 100 connections, as the server counted (%s)" % conns)
+
+
+@test
+def csv_output():
+    srv = Serve()
+    path = os.path.join(TMP, "out.csv")
+    r = rafale("-n", 500, "-c", 5, "--csv", path, srv.url())
+    srv.stop()
+    lines = open(path).read().splitlines()
+    check(lines[0] == "Percentage served,Time in ms" and len(lines) == 102, "CSV in ab's -e format")
+    vals = [float(l.split(",")[1]) for l in lines[1:]]
+    check(all(a <= b for a, b in zip(vals, vals[1:])), "CSV times never decrease")
+    check([int(l.split(",")[0]) for l in lines[1:]] == list(range(101)), "CSV percentages 0..100")
+    check(abs(vals[100] - r.j["latency"]["max_us"] / 1000) < 0.01, "CSV 100% is the max")
+
+
+@test
+def json_shape():
+    srv = Serve()
+    r = rafale("-n", 100, "-c", 2, srv.url())
+    srv.stop()
+    j = r.j
+    for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
+        check(k in j["summary"], "summary." + k)
+    kinds = ["connect_refused", "connect_timeout", "connect_other", "reset", "timeout", "write", "malformed",
+             "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol", "bad_value"]
+    check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
+    for h in ("latency", "connect", "ttfb"):
+        for k in ("min_us", "mean_us", "stdev_us", "max_us", "percentiles_us", "histogram"):
+            check(k in j[h], "%s.%s" % (h, k))
+        check(sorted(j[h]["percentiles_us"]) == sorted(["50", "75", "90", "95", "99", "99.9"]), h + " percentiles")
+        check(sum(c for _, c in j[h]["histogram"]) == j[h]["count"], h + " histogram adds up")
+        p = j[h]["percentiles_us"]
+        check(j[h]["min_us"] <= p["50"] <= p["99"] <= j[h]["max_us"], h + " ordered")
+    check(j["per_url"][0]["url"] == srv.url() and "config" in j, "per_url and config")
+
+
+@test
+def json_to_stdout():
+    srv = Serve()
+    p = subprocess.run([RAFALE, "-q", "-n", "50", "-c", "2", "--json", "-", srv.url()],
+                       capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    try:
+        j = json.loads(p.stdout)
+        ok = j["summary"]["requests"] == 50
+    except ValueError:
+        ok = False
+    check(ok, "--json - writes only JSON on stdout")
+    check("Requests" in p.stderr, "and the text report goes to stderr")
+
+
+@test
+def ipv6_loopback():
+    try:
+        s = socket.socket(socket.AF_INET6)
+        s.bind(("::1", 0))
+        s.close()
+    except OSError:
+        print("  (skipped: no IPv6 loopback)")
+        return
+    srv = Serve(listen="[::1]:0")
+    r = rafale("-n", 200, "-c", 2, "http://[::1]:%d/" % srv.port)
+    srv.stop()
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0, "IPv6 loopback")
+
+
+@test
+def localhost_name_resolves():
+    srv = Serve()
+    r = rafale("-n", 100, "-c", 2, "http://localhost:%d/" % srv.port)
+    srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 100, "host name resolved once at start")
+
+
+@test
+def rate_is_held():
+    srv = Serve(threads=1)
+    cases = [(1, "3s"), (10, "2s"), (1000, "2s")] + ([] if SANITIZED else [(20000, "2s")])
+    for rate, dur in cases:
+        r = rafale("-R", rate, "-t", 2, "-c", 10, "-d", dur, srv.url())
+        j = r.j
+        secs = float(dur[:-1])
+        sent = j["summary"]["started"]
+        check(abs(sent - rate * secs) <= max(1, rate * secs * 0.01),
+              "-R %d for %s: %d requests sent, want %d within 1%%" % (rate, dur, sent, rate * secs))
+        check(j["rate"]["target_rps"] == rate and err_total(j) == 0 and accounted(j), "-R %d: reported" % rate)
+    srv.stop()
+
+
+@test
+def rate_mode_delay_latency_and_lag():
+    srv = Serve()
+    r = rafale("-R", 100, "-c", 10, "-d", "2s", srv.url("/delay/20"))
+    srv.stop()
+    j = r.j
+    p50 = j["latency"]["percentiles_us"]["50"]
+    check(20000 <= p50 <= 21000, "rate mode /delay/20: p50 within 5%% of 20 ms (%.0f us)" % p50)
+    check(j["send_lag"]["count"] == j["summary"]["started"], "send lag recorded for every request")
+    check(j["latency_uncorrected"]["count"] == j["latency"]["count"], "uncorrected latency alongside")
+    check("Rate " in r.out and "Send lag" in r.out and "uncorr." in r.out, "text report shows rate, lag, both latencies")
+
+
+@test
+def coordinated_omission_corrected():
+    bad = BadServer("freeze")
+    r = rafale("-R", 200, "-c", 4, "-t", 1, "-d", "4s", "--timeout", "5s", bad.url())
+    bad.stop()
+    j = r.j
+    cp99 = j["latency"]["percentiles_us"]["99"]
+    up99 = j["latency_uncorrected"]["percentiles_us"]["99"]
+    sent = j["summary"]["started"] + j["rate"]["queued"]
+    check(cp99 >= 500000, "a 1 s freeze shows in corrected p99 (%.0f us)" % cp99)
+    check(up99 < 100000, "while uncorrected p99 stays low (%.0f us)" % up99)
+    check(abs(sent - 800) <= 8, "requests due = rate x duration within 1%% (%d)" % sent)
+    check(err_total(j) == 0, "no errors during the freeze")
+
+
+@test
+def max_connections_when_behind():
+    srv = Serve()
+    # 2 connections at 50 ms carry 40 req/s: -R 200 needs about 10.
+    r = rafale("-R", 200, "-c", 2, "-t", 1, "--max-connections", 20, "-d", "2s", srv.url("/delay/50"))
+    j = r.j
+    extra = j["rate"]["extra_connections"]
+    check(8 <= extra <= 18, "--max-connections opened extra connections as needed (%d)" % extra)
+    check(abs(j["summary"]["started"] - 400) <= 4 and j["rate"]["queued"] == 0, "and the schedule was kept (%d sent)" %
+          j["summary"]["started"])
+    check("Extra " in r.out, "text report says so")
+    r = rafale("-R", 200, "-c", 2, "-t", 1, "-d", "1s", srv.url("/delay/50"))
+    check(r.j["rate"]["extra_connections"] == 0 and r.j["latency"]["percentiles_us"]["99"] > 200000,
+          "without it, the backlog shows in corrected latency")
+    srv.stop()
+
+
+@test
+def pipelining():
+    srv = Serve()
+    r = rafale("-n", 10000, "-c", 4, "-t", 2, "--pipeline", 8, srv.url("/"), srv.url("/json"))
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 10000 and err_total(j) == 0, "pipelining: all complete")
+    check(reqs == 10000 and conns == 4, "pipelining: exactly -n reached the server on -c connections (%s, %s)" % (reqs, conns))
+    check(j["per_url"][0]["summary"]["requests"] == 5000, "pipelining: round-robin per URL")
+    bad = BadServer("drip")
+    r = rafale("-n", 8, "-c", 1, "--pipeline", 4, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 8 and err_total(r.j) == 0, "pipelining: responses dripped byte by byte")
+    check(bad.accepted == 1, "pipelining: one connection")
+
+
+@test
+def warmup_not_counted():
+    srv = Serve()
+    r = rafale("--warmup", "500ms", "-d", "1s", "-c", 2, "-t", 1, srv.url())
+    conns, reqs = srv.stop()
+    j = r.j
+    check(0.9 <= j["summary"]["elapsed_s"] <= 1.5, "warm-up: measured phase only (%.2f s)" % j["summary"]["elapsed_s"])
+    check(reqs > j["summary"]["requests"] + j["summary"]["in_flight"], "warm-up requests reached the server but are not counted")
+    check(accounted(j) and err_total(j) == 0, "warm-up: accounted")
+    check(j["summary"]["connections_opened"] == 0, "warm-up: connections opened during it are not counted")
+
+
+@test
+def source_addresses():
+    log = os.path.join(TMP, "src.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    srv = Serve("--access-log", log)
+    r = rafale("-n", 300, "-c", 6, "--close", "--source", "127.0.0.2-127.0.0.4", srv.url())
+    srv.stop()
+    peers = set(l.split()[0] for l in open(log))
+    check(r.j["summary"]["requests"] == 300 and err_total(r.j) == 0, "--source: all complete")
+    check(peers == {"127.0.0.2", "127.0.0.3", "127.0.0.4"}, "--source: connections from each address (%s)" % peers)
+
+
+@test
+def slo_timeline_hdr():
+    srv = Serve()
+    hdr = os.path.join(TMP, "out.hgrm")
+    r = rafale("-R", 500, "-c", 4, "-d", "2s", "--hdr", hdr, "--slo", "p99<1s,errors<1%,rps>450", srv.url())
+    check(r.rc == 0 and "SLO" in r.out and r.out.count(" pass ") == 3, "SLO met: exit 0, three passes")
+    check([c["pass"] for c in r.j["slo"]] == [True, True, True], "SLO in JSON")
+    tl = r.j["timeline"]
+    check(len(tl) in (2, 3) and all(set(e) == {"t_s", "requests", "errors", "p50_us", "p99_us", "max_us"} for e in tl),
+          "timeline: one entry per second (%d)" % len(tl))
+    check(sum(e["requests"] for e in tl) == r.j["summary"]["requests"], "timeline adds up to the total")
+    check(all(abs(e["requests"] - 500) <= 5 for e in tl[:2]), "timeline: 500 per second at -R 500 (%s)" %
+          [e["requests"] for e in tl])
+    lines = open(hdr).read().splitlines()
+    check(lines[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"], "--hdr header")
+    check(lines[-2].startswith("#[Max") and ("Total count    = %12d]" % r.j["latency"]["count"]) in lines[-2],
+          "--hdr footer with the total count")
+    r = rafale("-n", 200, "-c", 2, "--slo", "p99<1us,errors<=0", srv.url("/delay/5"))
+    check(r.rc == 3 and "FAIL" in r.out, "SLO missed: exit 3")
+    check([c["pass"] for c in r.j["slo"]] == [False, True], "SLO failure in JSON")
+    r = rafale("--slo", "p99<50", srv.url(), expect_json=False)
+    check(r.rc == 2 and "needs a duration with a unit" in r.err, "SLO without a unit is refused")
+    srv.stop()
+
+
+@test
+def sweep_finds_the_knee():
+    srv = Serve()
+    jpath = os.path.join(TMP, "sweep.json")
+    p = subprocess.run([RAFALE, "sweep", "-t", "1", "-c", "4", "-d", "500ms", "--warmup", "100ms", "--start", "50",
+                        "--slo", "p99<30ms", "--json", jpath, srv.url("/delay/20")],
+                       capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    j = json.load(open(jpath)) if os.path.exists(jpath) else None
+    # 4 connections at 20 ms each carry at most 200 req/s.
+    check(p.returncode == 0 and j is not None, "sweep: exit 0 and JSON (%s %s)" % (p.returncode, p.stderr[-300:]))
+    if j:
+        knee = j["sweep"]["knee_rps"]
+        check(100 <= knee <= 200, "sweep: knee between 100 and 200 req/s (%s)" % knee)
+        steps = j["sweep"]["steps"]
+        check([s["target_rps"] for s in steps[:3]] == [50, 100, 200], "sweep: ramp doubles")
+        check(any(not s["pass"] for s in steps) and "Knee:" in p.stdout, "sweep: a failing step and the knee shown")
+    p = subprocess.run([RAFALE, "sweep", srv.url()], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 2 and "needs --slo" in p.stderr, "sweep without --slo is refused")
+    p = subprocess.run([RAFALE, "--start", "5", "http://127.0.0.1/"], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 2 and "option of 'rafale sweep'" in p.stderr, "--start outside sweep is refused")
+    for opt in ("--start", "--max"):
+        p = subprocess.run([RAFALE, "sweep", "--slo", "p99<10ms", opt, "1e-300", "http://127.0.0.1/"],
+                           capture_output=True, text=True, timeout=10)
+        check(p.returncode == 2 and "%s wants a rate from 0.001 to 100000000 per second" % opt in p.stderr,
+              "sweep %s 1e-300 is refused (%r)" % (opt, p.stderr))
+    # The smallest rate and a ramp down to 0 req/s, under the sanitizers too: no cast C leaves undefined.
+    r = rafale("-R", "0.001", "-d", "300ms", "--csv", os.path.join(TMP, "slow.csv"), srv.url())
+    check(r.rc == 0 and r.j["summary"]["started"] == 1, "-R 0.001: one request at the start (%s)" % r.j["summary"])
+    r = rafale("--stages", "500ms:200,500ms:0", "-c", 4, "-t", 1, srv.url())
+    check(r.rc == 0 and 40 <= r.j["summary"]["started"] <= 110 and accounted(r.j),
+          "--stages down to 0 req/s: about 100 sent (%s)" % r.j["summary"]["started"])
+
+
+@test
+def live_view():
+    srv = Serve()
+    p = subprocess.run([RAFALE, "-d", "6s", "-R", "100", "-c", "2", srv.url()], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    srv.stop()
+    lines = [l for l in p.stderr.splitlines() if "req/s now" in l]
+    check(len(lines) == 1 and "p99" in lines[0] and "open 2" in lines[0],
+          "not a terminal: one plain progress line per 5 s (%r)" % p.stderr)
+    check("req/s now" not in p.stdout, "progress never mixes into the report")
+
+
+@test
+def tls_verified_insecure_and_untrusted():
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    url = "https://localhost:%d/" % srv.port
+    r = rafale("-n", 500, "-c", 4, "-t", 2, "--cacert", ca, url, "https://localhost:%d/json" % srv.port)
+    j = r.j
+    check(j["summary"]["requests"] == 500 and err_total(j) == 0 and j["status"] == {"200": 500},
+          "https with a test CA, verified")
+    check(j["tls"]["full"] + j["tls"]["resumed"] == 4 and j["tls_handshake"]["count"] == 4,
+          "one TLS handshake per keep-alive connection (%s)" % j["tls"])
+    check("tls " in r.out and "TLS " in r.out, "text report shows the TLS handshake")
+    r = rafale("-n", 50, "-c", 2, "--insecure", "https://127.0.0.1:%d/" % srv.port)
+    check(r.j["summary"]["requests"] == 50 and err_total(r.j) == 0, "--insecure against an untrusted certificate")
+    r = rafale("-n", 20, "-c", 2, url)
+    check(r.j["errors"]["tls"] == 20 and r.j["summary"]["requests"] == 0, "untrusted certificate: 20 tls errors")
+    check("unable to get local issuer certificate" in r.out, "the OpenSSL reason is shown (%s)" %
+          r.j.get("error_details"))
+    for v in ("1.2", "1.3"):
+        r = rafale("-n", 100, "-c", 2, "--tls-version", v, "--cacert", ca, url)
+        check(r.j["summary"]["requests"] == 100 and err_total(r.j) == 0, "TLS %s" % v)
+    r = rafale("-n", 200, "-c", 2, "--pipeline", 8, "--cacert", ca, url)
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0, "pipelining over TLS")
+    conns, reqs = srv.stop()
+    check(reqs == 500 + 50 + 100 + 100 + 200, "serve over TLS answered every request (%s)" % reqs)
+
+
+@test
+def tls_resumption():
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    url = "https://localhost:%d/" % srv.port
+    for v in ("1.2", "1.3"):
+        r = rafale("-n", 100, "-c", 2, "--close", "--tls-version", v, "--cacert", ca, url)
+        t = r.j["tls"]
+        check(r.j["summary"]["requests"] == 100 and t["full"] + t["resumed"] == 100 and t["resumed"] > 50,
+              "TLS %s --close: sessions resumed (%s)" % (v, t))
+    r = rafale("-n", 100, "-c", 2, "--close", "--no-tls-resume", "--cacert", ca, url)
+    check(r.j["tls"] == {"full": 100, "resumed": 0}, "--no-tls-resume: every handshake full (%s)" % r.j["tls"])
+    srv.stop()
+
+
+@test
+def tls_server_drops_mid_handshake():
+    bad = BadServer("tlsdrop")
+    r = rafale("-n", 10, "-c", 2, "--insecure", "https://127.0.0.1:%d/" % bad.port)
+    bad.stop()
+    check(r.j["errors"]["tls"] == 10 and err_total(r.j) == 10, "dropped handshake: tls errors (%s)" % r.j["errors"])
+    p = subprocess.run([RAFALE, "--tls-version", "1.1", "https://127.0.0.1/"], capture_output=True, text=True)
+    check(p.returncode == 2 and "--tls-version wants" in p.stderr, "bad --tls-version")
+    p = subprocess.run([RAFALE, "serve", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.key"],
+                       capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "cannot use the certificate" in p.stderr, "serve: bad certificate file")
+
+
+@test
+def connection_refused():
+    r = rafale("-n", 50, "-c", 5, "http://127.0.0.1:%d/" % free_port())
+    j = r.j
+    check(j is not None and j["errors"]["connect_refused"] == 50, "refused: 50 connect_refused")
+    check(j is not None and j["summary"]["requests"] == 0 and accounted(j), "refused: accounted")
+    check("connect_refused" in r.out and "nothing accepted" in r.out, "refused: explained")
+    r = rafale("-d", "300ms", "-c", 2, "http://127.0.0.1:%d/" % free_port())
+    check(r.j is not None and r.j["errors"]["connect_refused"] > 0 and accounted(r.j),
+          "refused with -d: ends on time, errors counted")
+
+
+@test
+def server_resets():
+    bad = BadServer("reset")
+    r = rafale("-n", 40, "-c", 4, bad.url())
+    bad.stop()
+    j = r.j
+    check(j["errors"]["reset"] == 40, "reset: 40 resets (%s)" % j["errors"])
+    check(bad.accepted == 40 and bad.requests == 40, "reset: the server saw 40 requests on 40 connections")
+    check(accounted(j), "reset: accounted")
+
+
+@test
+def short_body_then_close():
+    bad = BadServer("short")
+    r = rafale("-n", 30, "-c", 3, bad.url())
+    bad.stop()
+    check(r.j["errors"]["closed_early"] == 30 and r.j["summary"]["requests"] == 0,
+          "short body: 30 closed_early (%s)" % r.j["errors"])
+    check(bad.requests == 30, "short body: server saw 30 requests")
+
+
+@test
+def garbage_response():
+    bad = BadServer("garbage")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    check(r.j["errors"]["malformed"] == 20, "garbage: 20 malformed (%s)" % r.j["errors"])
+    check("malformed" in r.out and "bad status line" in r.out, "garbage: the parser's reason is shown")
+
+
+@test
+def silent_server_times_out():
+    bad = BadServer("silent")
+    r = rafale("-n", 6, "-c", 3, "--timeout", "200ms", bad.url())
+    bad.stop()
+    check(r.j["errors"]["timeout"] == 6 and r.j["latency"]["count"] == 6, "silent: 6 timeouts, in latency")
+    check(r.j["latency"]["min_us"] >= 200000, "silent: recorded at the timeout")
+
+
+@test
+def dripping_server():
+    bad = BadServer("drip")
+    r = rafale("-n", 6, "-c", 2, bad.url())
+    bad.stop()
+    n = len(BadServer.RESPONSE)
+    check(r.j["summary"]["requests"] == 6 and err_total(r.j) == 0, "drip: byte-by-byte responses complete")
+    check(r.j["latency"]["min_us"] >= (n - 1) * 2000, "drip: latency covers the whole response")
+    check(r.j["ttfb"]["max_us"] < r.j["latency"]["min_us"], "drip: first byte well before the last")
+
+
+@test
+def server_closes_at_once():
+    bad = BadServer("closenow")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    e = r.j["errors"]
+    check(e["closed_early"] + e["reset"] + e["write"] == 20 and r.j["summary"]["requests"] == 0,
+          "close at accept: 20 errors as closed_early/reset/write (%s)" % e)
+
+
+@test
+def extra_bytes_http10_trailers_interim():
+    bad = BadServer("extra")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0, "junk after a response: response counts")
+    check(bad.accepted == 20, "junk after a response: connection replaced (%d)" % bad.accepted)
+    bad = BadServer("http10")
+    r = rafale("-n", 20, "-c", 2, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0, "HTTP/1.0 body until close")
+    check(bad.accepted == 20, "HTTP/1.0: one connection per request")
+    bad = BadServer("chunked-trailer")
+    r = rafale("-n", 30, "-c", 3, bad.url())
+    bad.stop()
+    check(r.j["summary"]["requests"] == 30 and err_total(r.j) == 0 and bad.accepted == 3,
+          "chunked with extension and trailer, kept alive")
+    bad = BadServer("continue")
+    r = rafale("-n", 30, "-c", 3, bad.url())
+    bad.stop()
+    check(r.j["status"] == {"200": 30} and bad.accepted == 3, "100 Continue then 200")
+
+
+@test
+def backlog_full_connect_timeout():
+    bad = BadServer("noaccept", backlog=0)
+    r = rafale("-n", 12, "-c", 12, "--connect-timeout", "300ms", "--timeout", "600ms", bad.url())
+    bad.stop()
+    e = r.j["errors"]
+    check(e["connect_timeout"] >= 1 and e["connect_timeout"] + e["timeout"] == 12,
+          "never accepting: connect_timeout and timeout only (%s)" % e)
+    check(r.j["summary"]["requests"] == 0 and accounted(r.j), "never accepting: accounted")
+
+
+@test
+def sigint_gives_partial_report():
+    srv = Serve()
+    jpath = os.path.join(TMP, "sig.json")
+    p = subprocess.Popen([RAFALE, "-q", "-d", "60s", "-c", "4", "--json", jpath, srv.url("/delay/10")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = interrupt_after(p, 1.0, timeout=20)
+    srv.stop()
+    check(p.returncode == 130, "SIGINT: exit 130 (%s)" % p.returncode)
+    check("Interrupted" in out and "Requests" in out, "SIGINT: the report is printed")
+    try:
+        j = json.load(open(jpath))
+    except (OSError, ValueError):
+        j = None
+    check(j is not None and j["interrupted"] is True and accounted(j) and j["summary"]["requests"] > 10,
+          "SIGINT: JSON written, accounted")
+    check(j is not None and j["summary"]["elapsed_s"] < 10, "SIGINT: elapsed covers the run until the signal")
+
+
+@test
+def bad_input_one_line_errors():
+    port = free_port()
+    cases = [
+        (["--bogus", "http://127.0.0.1/"], "unknown option"),
+        (["-c", "0", "http://127.0.0.1/"], "-c wants"),
+        (["-n", "0", "http://127.0.0.1/"], "-n wants"),
+        (["-n", "abc", "http://127.0.0.1/"], "-n wants"),
+        (["-d", "10parsecs", "http://127.0.0.1/"], "-d wants"),
+        (["-t", "0", "http://127.0.0.1/"], "-t wants"),
+        (["--timeout", "0", "http://127.0.0.1/"], "--timeout wants"),
+        (["-H", "NoColon", "http://127.0.0.1/"], "-H wants"),
+        (["-m", "GE T", "http://127.0.0.1/"], "-m wants"),
+        (["http://127.0.0.1:99999/"], "bad port"),
+        (["http://127.0.0.1:0/"], "bad port"),
+        (["--cacert", "/nonexistent/ca.pem", "https://127.0.0.1/"], "--cacert: cannot read"),
+        (["gopher://127.0.0.1/"], "unsupported scheme"),
+        (["http:///nohost"], "no host"),
+        (["-n", "5"], "no URL"),
+        (["-c"], "needs a value"),
+        (["--body-file", "/nonexistent/file", "http://127.0.0.1/"], "cannot read body file"),
+        (["-n", "1", "http://no-such-host.invalid:%d/" % port], "cannot resolve host"),
+        (["-R", "0", "http://127.0.0.1/"], "-R wants"),
+        (["-R", "fast", "http://127.0.0.1/"], "-R wants"),
+        (["-R", "1e-300", "http://127.0.0.1/"], "-R wants a rate from 0.001 to 100000000 per second, not '1e-300'"),
+        (["--rate", "1e-300", "--csv", "/dev/null", "http://127.0.0.1/"], "--rate wants a rate from 0.001"),
+        (["-R", "2e8", "http://127.0.0.1/"], "-R wants a rate from 0.001"),
+        (["--stages", "10s:1e-300", "http://127.0.0.1/"], "each rate 0 or from 0.001"),
+        (["--stages", "10s:2.5c", "http://127.0.0.1/"], "--stages wants"),
+        (["--arrival", "bursty", "http://127.0.0.1/"], "--arrival wants"),
+        (["--pipeline", "0", "http://127.0.0.1/"], "--pipeline wants"),
+        (["--pipeline", "4", "--close", "http://127.0.0.1/"], "cannot go with --close"),
+        (["--source", "nonsense", "http://127.0.0.1/"], "--source wants"),
+        (["--warmup", "x", "http://127.0.0.1/"], "--warmup wants"),
+        (["--max-connections", "20", "http://127.0.0.1/"], "--max-connections goes with -R"),
+        (["--monitor", "abc", "http://127.0.0.1/"], "--monitor wants"),
+        (["-R", "10", "-c", "5", "--max-connections", "2", "http://127.0.0.1/"], "is below -c"),
+    ]
+    for args, needle in cases:
+        r = rafale(*args, expect_json=False, timeout=30)
+        lines = [l for l in r.err.splitlines() if l.strip()]
+        check(r.rc in (1, 2) and len(lines) == 1 and needle in lines[0] and lines[0].startswith("rafale:"),
+              "bad input %s -> one line with '%s' (rc=%s, stderr=%r)" % (args, needle, r.rc, r.err))
+
+
+@test
+def n_below_c_lowers_c():
+    srv = Serve()
+    r = rafale("-n", 3, "-c", 10, srv.url())
+    conns, _ = srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 3 and r.j["config"]["connections"] == 3,
+          "-n 3 -c 10 runs with 3 connections")
+    check("using 3 connections" in r.err, "and says so")
+    check(conns == 3, "server saw 3 connections")
+
+
+@test
+def fd_limit_too_low():
+    def low():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    r = rafale("-n", 1000, "-c", 500, "http://127.0.0.1:%d/" % free_port(), expect_json=False, preexec=low)
+    lines = [l for l in r.err.splitlines() if l.strip()]
+    check(r.rc == 2 and len(lines) == 1 and "ulimit -n" in lines[0], "fd limit: clear error (%r)" % r.err)
+
+
+@test
+def help_and_version():
+    p = subprocess.run([RAFALE, "--help"], capture_output=True, text=True)
+    check(p.returncode == 0 and "--close" in p.stdout and "-n, --requests" in p.stdout, "--help")
+    p = subprocess.run([RAFALE, "--version"], capture_output=True, text=True)
+    check(p.returncode == 0 and p.stdout.startswith("rafale "), "--version")
+    p = subprocess.run([RAFALE, "serve", "--nope"], capture_output=True, text=True)
+    check(p.returncode == 2 and "unknown option" in p.stderr, "serve: unknown option")
+    p = subprocess.run([RAFALE, "serve", "--listen", "nonsense"], capture_output=True, text=True)
+    check(p.returncode == 1 and "--listen wants" in p.stderr, "serve: bad --listen")

@@ -1,0 +1,346 @@
+"""Integration tests: rafale compare: servers side by side, misbehaving servers, cgroups, interruptions, exit status."""
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+
+@test
+def compare_servers():
+    ports = [free_port() for _ in range(4)]
+    plan = os.path.join(TMP, "plan.conf")
+    with open(plan, "w") as f:
+        f.write("""# rafale serve twice, and three broken servers
+[settings]
+repeat = 2
+warmup = 100ms
+ready-timeout = 1s
+grace = 1s
+
+[server alpha]
+start = %(r)s serve --listen 127.0.0.1:%(p0)d -t 1
+url = http://127.0.0.1:%(p0)d
+
+[server beta]
+start = exec %(r)s serve --listen 127.0.0.1:%(p1)d -t 1
+url = http://127.0.0.1:%(p1)d/
+env = RAFALE_TEST=1
+
+[server exits]
+start = echo "cannot bind: address in use" >&2; exit 3
+url = http://127.0.0.1:%(p2)d
+
+[server silent]
+start = sleep 30
+url = http://127.0.0.1:%(p2)d
+
+[server crashes]
+start = %(r)s serve --listen 127.0.0.1:%(p3)d -t 1 & sleep 0.8; kill -9 $!; echo crashed >&2
+url = http://127.0.0.1:%(p3)d
+
+[workload hello]
+path = /
+connections = 4
+requests = 2000
+
+[workload redirect close]
+path = /redirect
+connections = 2
+duration = 300ms
+close = yes
+""" % dict(r=RAFALE, p0=ports[0], p1=ports[1], p2=ports[2], p3=ports[3]))
+    jpath, hpath = os.path.join(TMP, "cmp.json"), os.path.join(TMP, "cmp.html")
+    # Someone else's "sleep 30" on the machine is not ours to find.
+    env = {k: v for k, v in os.environ.items() if k != "RAFALE_IT_MARK"}
+    stranger = subprocess.Popen(["sleep", "30"], env=env)
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    check(p.returncode == 1, "compare: exit 1, three servers failed (%s %s)" % (p.returncode, p.stderr[-400:]))
+    j = json.load(open(jpath))["compare"]
+    hello = {s["name"]: s for s in j["workloads"][0]["servers"]}
+    check(hello["alpha"]["runs"] == 2 and hello["alpha"]["requests"] == 4000 and hello["beta"]["requests"] == 4000,
+          "compare: each good server ran each workload twice, exactly -n each")
+    # PSS splits the pages rafale serve shares with its twin and with other rafale processes: ~1.2 MiB alone, less
+    # beside them, never nothing.
+    check(hello["alpha"]["server_cpu_us_per_request"] > 0 and hello["beta"]["memory_peak_bytes"] > 256 << 10,
+          "compare: server CPU and memory measured (%s, %s)" % (hello["alpha"]["server_cpu_us_per_request"],
+                                                               hello["beta"]["memory_peak_bytes"]))
+    check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
+    failed = {f["name"]: f["reason"] for f in j["failed"]}
+    output = {f["name"]: f["output"] for f in j["failed"]}
+    check(set(failed) == {"exits", "silent", "crashes"}, "compare: the three broken servers failed (%s)" % failed)
+    check("exited with status 3" in failed.get("exits", "") and "address in use" in output.get("exits", ""),
+          "compare: exit status and last stderr lines shown")
+    check("never answered" in failed.get("silent", ""), "compare: a server that never listens")
+    check("during the runs" in failed.get("crashes", "") and "crashed" in output.get("crashes", ""),
+          "compare: a server that dies mid-run (%s)" % failed.get("crashes"))
+    check("Workload 'hello'" in p.stdout and "vs best" in p.stdout and "Failed: exits" in p.stdout and
+          "\n    cannot bind: address in use\n" in p.stdout, "compare: the text tables")
+    html = open(hpath).read()
+    check(html.count("<svg") >= 8 and "Latency by percentile" in html and "<script" not in html,
+          "compare: HTML with bars and percentile curves")
+    left = serve_pids("127.0.0.1:%d" % ports[0]) + serve_pids("127.0.0.1:%d" % ports[1]) + serve_pids("sleep 30")
+    check(not left, "compare: no child process left behind (%s)" % left)
+    check(str(stranger.pid) not in left and stranger.poll() is None,
+          "compare: a stranger's sleep 30 is neither counted nor stopped")
+    stranger.kill()
+    stranger.wait()
+
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 2\n\n[server a]\nstart = true\nurl = http://127.0.0.1:1\nport = 80\n")
+    p = subprocess.run([RAFALE, "compare", plan], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and ":7: unknown key 'port'" in p.stderr, "compare: unknown key with its line (%r)" % p.stderr)
+
+
+@test
+def compare_exit_status_and_failed_output():
+    port = free_port()
+    plan = os.path.join(TMP, "exit.conf")
+
+    def run(text):
+        with open(plan, "w") as f:
+            f.write("[settings]\nrepeat = 1\nwarmup = 0s\nready-timeout = 2s\ngrace = 1s\nconnections = 2\n"
+                    "requests = 100\n" + text)
+        jp = os.path.join(TMP, "exit.json")
+        if os.path.exists(jp):
+            os.unlink(jp)
+        p = subprocess.run([RAFALE, "compare", "--json", jp, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        return p, json.load(open(jp))["compare"] if os.path.exists(jp) else None
+
+    serve = "[server ok]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n" % (
+        RAFALE, port, port)
+    p, j = run("[server only]\nstart = xxxxxxxx\nurl = http://127.0.0.1:%d\n[workload w]\npath = /\n" % port)
+    check(p.returncode == 1 and j is not None and j["failed"][0]["name"] == "only",
+          "compare: nothing measured is exit 1, the JSON still written (%s)" % p.returncode)
+    p, j = run(serve + "[workload w]\npath = /\nslo = p99<10s\n")
+    check(p.returncode == 0 and "SLO met" in p.stdout, "compare: every result valid, SLO met: exit 0 (%s %r)"
+          % (p.returncode, p.stderr[-300:]))
+    p, j = run(serve + "[workload w]\npath = /delay/20\nrequests = 10\nslo = p99<5ms\n")
+    cell = j["workloads"][0]["servers"][0] if j else {}
+    check(p.returncode == 3 and "SLO FAILED: p99<5ms FAIL" in p.stdout and cell.get("slo", [{}])[0].get("pass") is False,
+          "compare: a workload's SLO failed: exit 3 (%s)" % p.returncode)
+    p, j = run(serve + "[workload w]\npath = /status/502\n")
+    check(p.returncode == 1 and "not valid" in p.stdout, "compare: a result that is not valid: exit 1 (%s)" % p.returncode)
+    # A failing server's output does not flood the report: 5 lines at most, each cut at 200 characters.
+    p, j = run("[server long]\nstart = echo %s; exit 3\nurl = http://127.0.0.1:%d\n"
+               "[server chatty]\nstart = for i in 1 2 3 4 5 6 7 8; do printf 'line %%s %%0300d\\n' $i 0; done; exit 4\n"
+               "url = http://127.0.0.1:%d\n[workload w]\npath = /\n" % ("x" * 100000, port, port))
+    lines = p.stdout.splitlines()
+    chatty = [l for l in lines if l.startswith("    line ")]
+    check(p.returncode == 1 and len(p.stdout) < 6000 and max(len(l) for l in lines) < 230,
+          "compare: a 100 KB start line and long output lines stay short in text (%d bytes, longest %d)"
+          % (len(p.stdout), max(len(l) for l in lines)))
+    check([l.split()[1] for l in chatty] == ["4", "5", "6", "7", "8"] and all(l.endswith("\u2026") for l in chatty),
+          "compare: the last 5 lines, each cut with an ellipsis (%s)" % chatty[:6])
+    outs = {f["name"]: f["output"] for f in j["failed"]} if j else {}
+    check(len(outs.get("long", "")) == 4096 and outs.get("chatty", "").count("\n") == 8,
+          "compare: the JSON keeps the last 4 KiB of output (%s)" % {k: len(v) for k, v in outs.items()})
+
+
+@test
+def monitor_pss_of_a_prefork_server():
+    port = free_port()
+    p = subprocess.Popen([sys.executable, PREFORK, "--port", str(port), "--mb", "48", "--workers", "4"],
+                         start_new_session=True)
+    try:
+        check(wait_port(port), "the prefork test server listens")
+        r = rafale("-n", 4000, "-c", 4, "--monitor", p.pid, "http://127.0.0.1:%d/" % port)
+        # Ground truth, read now: the block is written once at start and never again.
+        pids = proc_tree(p.pid)
+        pss = sum(smaps(q, "Pss") for q in pids)
+        rss = sum(smaps(q, "Rss") for q in pids)
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(timeout=10)
+    s = r.j["server"]
+    check(len(pids) == 5 and s["has_pss"] is True, "--monitor: a master and 4 workers (%s)" % pids)
+    check(abs(s["pss_peak_bytes"] - pss) < 0.15 * pss,
+          "--monitor: PSS summed %d within 15%% of smaps_rollup's own sum %d" % (s["pss_peak_bytes"], pss))
+    check(s["rss_peak_bytes"] > 3 * s["pss_peak_bytes"] and abs(s["rss_peak_bytes"] - rss) < 0.15 * rss,
+          "--monitor: summed RSS (%d) is several times PSS (%d)" % (s["rss_peak_bytes"], s["pss_peak_bytes"]))
+    check(s["pss_peak_bytes"] >= 48 << 20 and s["uss_peak_bytes"] < s["pss_peak_bytes"] / 2,
+          "--monitor: the 48 MiB block counted once, and it is not private to anyone")
+    tree = s["tree"]
+    check(len(tree) == 5 and {e["ppid"] for e in tree if e["pid"] != p.pid} == {p.pid} and
+          all(e["pss_peak_bytes"] > 0 and e["rss_peak_bytes"] >= 48 << 20 for e in tree),
+          "--monitor: one entry per process with its own PSS and RSS (%s)" % tree)
+    check(sum(e["cpu_s"] for e in tree) > 0 and s["cpu_s"] > 0, "--monitor: CPU per process")
+    rows = [l.split() for l in r.out.splitlines() if "prefork_server.py" in l]
+    check(sorted(row[0] for row in rows) == ["1", "4"] and "PSS" in r.out and "RSS summed" in r.out,
+          "--monitor: the text groups the master and the 4 workers (%s)" % rows)
+    check(s["memory_timeline"] and s["memory_timeline"][0]["pss_bytes"] > 0, "--monitor: memory over time")
+
+
+@test
+def monitor_a_cgroup():
+    root = cgroup2_root()
+    if root is None or not os.access(root, os.W_OK):
+        print("  (no writable cgroup2: --monitor-cgroup not tested)")
+        return
+    cg = os.path.join(root, "rafale-it-%d" % os.getpid())
+    os.makedirs(cg, exist_ok=True)
+    port = free_port()
+    # The server joins the cgroup before it starts, then leaves its parent's tree (setsid, daemonized).
+    p = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs && exec %s %s --port %d --daemonize --workers 3" %
+                          (cg, sys.executable, PREFORK, port)])
+    p.wait(timeout=10)
+    try:
+        check(wait_port(port), "the daemon listens")
+        r = rafale("-n", 3000, "-c", 3, "--monitor-cgroup", cg, "http://127.0.0.1:%d/" % port)
+        s = r.j["server"]
+        check(s["cgroup"] == cg and s["processes"] == 4 and s["cpu_exact"] is True and s["cpu_s"] > 0 and
+              s["pss_peak_bytes"] > 0, "--monitor-cgroup: every process of the cgroup, exact CPU (%s)" %
+              {k: s[k] for k in ("processes", "cpu_s", "cpu_exact")})
+        check("cgroup " + cg in r.out, "--monitor-cgroup: in the text report")
+        bad = rafale("-n", 10, "--monitor-cgroup", "/nonexistent", "http://127.0.0.1:%d/" % port, expect_json=False)
+        check(bad.rc == 2 and "is not a readable cgroup v2 directory" in bad.err, "--monitor-cgroup: a bad path")
+    finally:
+        for pid in open(os.path.join(cg, "cgroup.procs")).read().split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for _ in range(100):
+            if not open(os.path.join(cg, "cgroup.procs")).read().strip():
+                break
+            time.sleep(0.02)
+        os.rmdir(cg)
+
+
+@test
+def compare_tells_the_truth():
+    ports = [free_port() for _ in range(7)]
+    rec = os.path.join(TMP, "record.txt")
+    mark = "rafale-it-%d" % os.getpid()
+    if os.path.exists(rec):
+        os.unlink(rec)
+    plan = os.path.join(TMP, "truth.conf")
+    with open(plan, "w") as f:
+        f.write(compare_plan(ports, rec, mark))
+    jpath, hpath = os.path.join(TMP, "truth.json"), os.path.join(TMP, "truth.html")
+    p = subprocess.Popen([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=RUN_TIMEOUT)
+    check(p.returncode == 1 and "Sanitizer" not in err,
+          "truth: exit 1, a server failed and a result is not valid (%s %s)" % (p.returncode, err[-600:]))
+    cg = cgroup2_root()
+    left = serve_pids(mark) + serve_pids("sleep 91.%d" % ports[5])
+    check(not left, "truth: nothing left running, daemons and setsid'd servers included (%s)" % left)
+    if cg:
+        mine = [d for d in os.listdir(cg) if d.startswith("rafale-%d-" % p.pid)]
+        check(not mine, "truth: every cgroup removed (%s)" % mine)
+    j = json.load(open(jpath))["compare"]
+    check(j["cgroups"] is (cg is not None), "truth: servers ran in cgroups where cgroup2 exists")
+    cells = {w["name"]: {s["name"]: s for s in w["servers"]} for w in j["workloads"]}
+    hello, form = cells["hello"], cells["form"]
+    for name in ("prefork", "daemon", "setsid"):
+        c = hello[name]
+        check(c["valid"] and c["requests"] == 400 and c["status"] == {"200": 400} and len(c["run_results"]) == 1,
+              "truth: %s ran and is valid (%s)" % (name, {k: c[k] for k in ("valid", "requests", "status")}))
+        srv = c["run_results"][0].get("server", {})
+        check(srv.get("processes", 0) >= 3 and srv.get("cpu_s", 0) > 0 and c["server_cpu_us_per_request"] > 0,
+              "truth: %s monitored, all its processes (%s)" % (name, {k: srv.get(k) for k in ("processes", "cpu_s")}))
+        if cg:
+            check(srv.get("cgroup", "").startswith(cg) and srv.get("cpu_exact") is True,
+                  "truth: %s followed through its cgroup" % name)
+    b = hello["broken"]
+    check(b["valid"] is False and b["ratio_to_best"] == 0 and b["bad_status_pct"] == 100 and b["status"] == {"502": 400},
+          "truth: a server answering 502 is not a valid result (%s)" % {k: b[k] for k in ("valid", "ratio_to_best")})
+    best = max(c["rps_median"] for n, c in hello.items() if c["valid"])
+    check(all(c["ratio_to_best"] == 0 or abs(c["ratio_to_best"] - best / c["rps_median"]) < 0.01
+              for c in hello.values() if c["runs"]), "truth: 'vs best' among valid results only")
+    h = hello["an HTTP/1.0 server whose name is long"]
+    check(h["keepalive_refused"] is True and h["connections_per_request"] > 0.95 and h["valid"],
+          "truth: HTTP/1.0 on a keep-alive workload is flagged (%s)" % h["connections_per_request"])
+    check(hello["prefork"]["memory_kind"] == "pss" and hello["prefork"]["memory_peak_bytes"] >= 32 << 20,
+          "truth: memory is PSS, the shared block counted once")
+    rs = hello["prefork"]["run_results"][0]["server"]
+    check(rs["rss_peak_bytes"] > 2 * rs["pss_peak_bytes"] and len(rs["tree"]) == 5, "truth: per-process entries, RSS overstates")
+    failed = {f["name"]: f["reason"] for f in j["failed"]}
+    check(set(failed) == {"leftover", "unready"}, "truth: two servers failed (%s)" % failed)
+    check("exited with status 3" in failed.get("leftover", ""), "truth: the leftover's status")
+    check("never answered GET /health with an expected status (got status 503" in failed.get("unready", ""),
+          "truth: the ready probe wants a good status (%s)" % failed.get("unready"))
+    check([s["version"] for s in j["servers"]][0] == "prefork v1.2" and "prefork v1.2" in out, "truth: version line")
+    lines = open(rec).read().splitlines()
+    check(lines.count("POST /login two user=a&pass=b") == 400 and lines.count("GET / - -") >= 401,
+          "truth: the POST workload reached the server with its method, header and body (%d)" %
+          lines.count("POST /login two user=a&pass=b"))
+    check(form["prefork"]["run_results"][0]["config"]["method"] == "POST", "truth: run config in JSON")
+    check("not a valid result" in out and "keep-alive refused by the server (HTTP/1.0 without keep-alive)" in out,
+          "truth: the text says so")
+    hdr = [l for l in out.splitlines() if l.startswith("  server ")]
+    row = [l for l in out.splitlines() if l.startswith("  an HTTP/1.0 server whose name is long ")]
+    if check(hdr and row, "truth: the table has the long name whole"):
+        i, k = hdr[0].index("vs best"), hdr[0].index("req/s") + 4
+        check(row[0][i - 2:i] == "  " and row[0][i] != " " and row[0][k].isdigit() and row[0][k + 1] == " ",
+              "truth: a long name keeps the columns aligned:\n%s\n%s" % (hdr[0], row[0]))
+    # rafale report: the same tables from the saved JSON, and the HTML again.
+    again = os.path.join(TMP, "truth-again.html")
+    p2 = subprocess.run([RAFALE, "report", "--html", again, jpath], capture_output=True, text=True, timeout=60)
+    tabl = lambda text: [l for l in text.splitlines() if l.startswith("  ") and ("x slower" in l or "1.00" in l or
+                                                                                "not valid" in l)]
+    check(p2.returncode == 0 and tabl(p2.stdout) == tabl(out) and tabl(out),
+          "report: a compare JSON gives the same tables (%s / %s)" % (tabl(p2.stdout)[:2], tabl(out)[:2]))
+    html = open(hpath).read()
+    check("Workloads" in html and "user=a" not in html and "X-Test: two" in html and "prefork v1.2" in html and
+          "--port %d" % ports[0] in html, "truth: the HTML states the workloads and start commands")
+    check("Server memory (PSS) over time" in html and "Latency: hello" in html and html.count("<svg") >= 9,
+          "truth: memory over time and per-workload latency charts")
+    bad = svg_geometry_ok(html) + svg_geometry_ok(open(again).read())
+    check(not bad, "truth: legends never cover bars or curves (%s)" % bad[:3])
+
+
+@test
+def compare_without_cgroups_stops_the_group():
+    port = free_port()
+    plan = os.path.join(TMP, "nocg.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\ncgroups = no\nrepeat = 1\nready-timeout = 2s\ngrace = 1s\n[server leftover]\n"
+                "start = sleep 92.%d & exit 3\nurl = http://127.0.0.1:%d\n[server ok]\n"
+                "start = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 200\nconnections = 2\nwarmup = 0s\n" % (port, port, RAFALE, port, port))
+    p = subprocess.run([RAFALE, "compare", "--json", os.path.join(TMP, "nocg.json"), plan], capture_output=True,
+                       text=True, timeout=RUN_TIMEOUT)
+    j = json.load(open(os.path.join(TMP, "nocg.json")))["compare"]
+    check(p.returncode == 1 and j["cgroups"] is False and "process groups" in p.stdout,
+          "cgroups = no: process groups, and the report says what that means (%s)" % p.stdout[-300:])
+    check(not serve_pids("sleep 92.%d" % port), "cgroups = no: a leader that exits does not leave its group behind")
+    check(j["workloads"][0]["servers"][1]["requests"] == 200, "cgroups = no: the other server ran")
+
+
+@test
+def compare_interrupted():
+    port = free_port()
+    plan = os.path.join(TMP, "plan2.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 5\nwarmup = 0s\n[server a]\nstart = %s serve --listen 127.0.0.1:%d -t 1\n"
+                "url = http://127.0.0.1:%d\n[workload w]\nduration = 30s\nconnections = 2\n" % (RAFALE, port, port))
+    p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = interrupt_after(p, 1.5)
+    check(p.returncode == 130 and "Interrupted" in out, "compare: Ctrl-C ends with a report (%s)" % p.returncode)
+    check(not serve_pids("127.0.0.1:%d" % port), "compare: Ctrl-C leaves no server behind")
+    # Interrupted while a server is still starting: said as such, not "never answered within 15 s".
+    with open(plan, "w") as f:
+        f.write("[settings]\nready-timeout = 15s\n[server slow]\nstart = sleep 95.%d\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 10\n" % (port, port))
+    p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = interrupt_after(p, 0.7)
+    check(p.returncode == 130 and "interrupted while waiting for it to answer" in out and "never answered" not in out,
+          "compare: interrupted during start-up says so (%r)" % out[-300:])
+    check(not serve_pids("sleep 95.%d" % port), "compare: and stops the server it was waiting for")
+    # Two servers, interrupted while the first starts: the second was never started, so nothing may be
+    # stopped in its name (a stop of pid 0 would be a SIGKILL to rafale's own process group). A bystander
+    # shares rafale's group here and must survive it.
+    with open(plan, "w") as f:
+        f.write("[settings]\nready-timeout = 15s\n[server slow]\nstart = sleep 96.%d\nurl = http://127.0.0.1:%d\n"
+                "[server never]\nstart = sleep 98.%d\nurl = http://127.0.0.1:%d\n[workload w]\nrequests = 10\n"
+                % (port, port, port, port))
+    p = subprocess.Popen(["sh", "-c", 'sleep 97.%d >/dev/null 2>&1 & exec "$0" compare "$1"' % port, RAFALE, plan],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    out, err = interrupt_after(p, 0.7)
+    bystander = serve_pids("sleep 97.%d" % port)
+    check(p.returncode == 130 and "interrupted" in out, "compare: two servers, interrupted while the first starts "
+          "(exit %s, %r)" % (p.returncode, (out + err)[-300:]))
+    check(bystander, "compare: a process of rafale's own group survives the cleanup")
+    check(not serve_pids("sleep 96.%d" % port) and not serve_pids("sleep 98.%d" % port),
+          "compare: the started server is stopped, the other was never started")
+    for pid in bystander:
+        os.kill(int(pid), signal.SIGKILL)

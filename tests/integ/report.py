@@ -1,0 +1,264 @@
+"""Integration tests: what the reports say: monitoring a server, HTML, saved results read back, escaping."""
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+
+@test
+def monitor_process_tree():
+    srv = Serve(threads=2)
+    r = rafale("-n", 20000, "-c", 10, "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    s = r.j["server"]
+    check(s["pid"] == srv.p.pid and s["processes"] == 1 and s["threads"] == 3,
+          "--monitor: one process with 3 threads (%s)" % s)
+    check(s["cpu_s"] > 0 and s["cpu_us_per_request"] > 0 and s["rss_peak_bytes"] > 1000000 and
+          s["rss_mean_bytes"] <= s["rss_peak_bytes"], "--monitor: CPU and memory measured")
+    check("Server        pid" in r.out, "--monitor: in the text report")
+    # A parent with two children, as gunicorn with workers: the whole tree counts.
+    out = os.path.join(TMP, "tree.out")
+    parent = subprocess.Popen(["sh", "-c", "%s serve --listen 127.0.0.1:0 -t 1 > %s 2>/dev/null & "
+                               "%s serve --listen 127.0.0.1:0 -t 1 >/dev/null 2>&1 & wait" % (RAFALE, out, RAFALE)],
+                              start_new_session=True)
+    addr = None
+    for _ in range(200):
+        try:
+            line = open(out).readline()
+        except OSError:
+            line = ""
+        if line.startswith("listening on"):
+            addr = line.split()[2]
+            break
+        time.sleep(0.02)
+    r = rafale("-n", 5000, "-c", 4, "--monitor", parent.pid, "http://%s/" % addr)
+    os.killpg(parent.pid, signal.SIGTERM)
+    parent.wait(timeout=10)
+    check(r.j["server"]["processes"] == 3 and r.j["server"]["cpu_s"] > 0,
+          "--monitor: the parent and both children (%s)" % r.j["server"])
+
+
+@test
+def html_report():
+    import xml.etree.ElementTree as ET
+    srv = Serve()
+    html = os.path.join(TMP, "report.html")
+    r = rafale("-R", 500, "-c", 4, "-d", "2s", "--html", html, srv.url(), srv.url("/status/503"))
+    srv.stop()
+    text = open(html).read()
+    try:
+        ET.fromstring(text.split("\n", 1)[1])  # well-formed, past the doctype
+        ok = True
+    except ET.ParseError as e:
+        ok = False
+        print("  parse error:", e)
+    check(ok, "--html: well-formed")
+    check(text.count("<svg") == 4 and "Latency by percentile" in text and "Throughput over time" in text and
+          "Latency over time" in text and "Status codes and errors" in text, "--html: the four charts")
+    check("<script" not in text and " src=" not in text and "href=" not in text and "@import" not in text,
+          "--html: self-contained, no script, nothing fetched")
+    check("percentile" in text and "latency (ms" in text and "requests per second" in text, "--html: axis labels")
+    check(not svg_geometry_ok(text), "--html: legends below the plots (%s)" % svg_geometry_ok(text)[:2])
+    # A run that ends 0.6 s into its last second: that second is scaled, not drawn as a drop.
+    srv2 = Serve()
+    h2 = os.path.join(TMP, "partial.html")
+    rafale("-R", 200, "-c", 2, "-d", "1.6s", "--html", h2, srv2.url())
+    srv2.stop()
+    import re
+    svg = [x for x in re.findall(r"<svg.*?</svg>", open(h2).read(), re.S) if "Throughput over time" in x][0]
+    pts = [tuple(map(float, q.split(","))) for q in re.search(r'class="series"[^>]*points="([^"]*)"', svg).group(1).split()]
+    plot = re.search(r'class="plot" x="\d+" y="(\d+)" width="\d+" height="(\d+)"', svg)
+    bottom = float(plot.group(1)) + float(plot.group(2))
+    check(len(pts) == 2 and abs((bottom - pts[1][1]) - (bottom - pts[0][1])) < 0.15 * (bottom - pts[0][1]),
+          "--html: the last partial second is scaled, no false drop (%s)" % pts)
+    chromium = shutil.which("chromium")
+    if not chromium:
+        print("  (chromium not installed: no screenshot check)")
+        return
+    shot = os.path.join(TMP, "shot.png")
+    p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        "--user-data-dir=" + os.path.join(TMP, "chromium"), "--enable-logging=stderr", "--v=0",
+                        "--window-size=800,2000", "--screenshot=" + shot, "file://" + html],
+                       capture_output=True, text=True, timeout=120)
+    check(os.path.exists(shot) and png_not_blank(shot), "--html: Chromium renders a page that is not blank")
+    console = [l for l in p.stderr.splitlines() if "CONSOLE" in l]
+    check(not console, "--html: no console messages (%s)" % console[:3])
+
+
+@test
+def report_from_saved_json():
+    srv = Serve()
+    j1, j2 = os.path.join(TMP, "a.json"), os.path.join(TMP, "b.json")
+    r1 = rafale("-n", 3000, "-c", 4, "--json", j1, srv.url(), expect_json=False)
+    r2 = rafale("-R", 300, "-d", "2s", "-c", 4, "--json", j2, srv.url("/delay/2"), expect_json=False)
+    srv.stop()
+    html = os.path.join(TMP, "again.html")
+    p = subprocess.run([RAFALE, "report", "--html", html, j1], capture_output=True, text=True, timeout=60)
+    a = json.load(open(j1))
+    check(p.returncode == 0 and "Requests      3000 completed" in p.stdout, "report: the text report again")
+    line = lambda out: [l for l in out.splitlines() if l.strip().startswith("total")]
+    check(line(p.stdout) == line(r1.out), "report: the same latency row as the run printed (%s / %s)" %
+          (line(p.stdout), line(r1.out)))
+    t = open(html).read()
+    check(t.count("<svg") == 4 and "Latency by percentile" in t, "report: the HTML rebuilt")
+    p = subprocess.run([RAFALE, "report", "--html", html, j1, j2], capture_output=True, text=True, timeout=60)
+    t = open(html).read()
+    check(p.returncode == 0 and "== " + j2 in p.stdout and "Rate " in p.stdout, "report: two files, both reports")
+    check(t.count("<svg") >= 5 and "a.json" in t and "b.json" in t and "Latency by percentile" in t,
+          "report: two files side by side in HTML")
+    bad = os.path.join(TMP, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"hello": 1}')
+    p = subprocess.run([RAFALE, "report", bad], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "not a rafale result" in p.stderr, "report: a file that is not a result")
+    with open(bad, "w") as f:
+        f.write('{"hello": ')
+    p = subprocess.run([RAFALE, "report", bad], capture_output=True, text=True, timeout=10)
+    check(p.returncode == 1 and "not JSON" in p.stderr, "report: a file that is not JSON")
+
+
+@test
+def saved_results_are_checked():
+    srv = Serve()
+    good = os.path.join(TMP, "good.json")
+    rafale("-n", 500, "-c", 2, "--json", good, srv.url(), srv.url("/json"), expect_json=False)
+    srv.stop()
+    base = json.load(open(good))
+    bad = os.path.join(TMP, "edited.json")
+
+    def edited(change, field, words):
+        j = json.loads(json.dumps(base))
+        change(j)
+        with open(bad, "w") as f:
+            json.dump(j, f)
+        p = report_of(bad)
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        check(p.returncode == 1 and len(lines) == 1 and lines[0].startswith("rafale report: %s: %s" % (bad, field))
+              and words in lines[0] and "Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+              "report: %s refused (%r)" % (field, p.stderr[-300:]))
+
+    def setp(path, value):
+        def f(j):
+            o = j
+            for k in path[:-1]:
+                o = o[k]
+            o[path[-1]] = value
+        return f
+
+    edited(setp(["summary", "requests"], -1), "summary.requests", "out of range")
+    edited(setp(["summary", "elapsed_s"], 1e308), "summary.elapsed_s", "out of range")
+    edited(setp(["latency", "max_us"], 1e308), "latency.max_us", "out of range")
+    edited(setp(["status", "200"], -1), "status.200", "out of range")
+    edited(setp(["status", "200"], 2.5), "status.200", "not a whole number")
+    edited(setp(["status", "abc"], 1), "status.abc", "not a status code")
+    edited(setp(["summary", "requests"], "many"), "summary.requests", "not a number")
+    edited(setp(["config", "method"], "<script>alert(4)</script>"), "config.method", "not an HTTP method")
+    edited(setp(["config", "urls"], "http://x/"), "config.urls", "not a list")
+    edited(lambda j: j["latency"]["histogram"].reverse(), "latency.histogram[1]", "not above the previous one")
+    edited(setp(["latency", "count"], 1), "latency.count", "the buckets add up to")
+    edited(setp(["summary", "started"], 7), "summary.started", "not completed + errors + in flight")
+    edited(setp(["errors", "reset"], 3), "summary.errors", "the kinds add up to 3")
+    edited(lambda j: j["per_url"].pop(), "per_url", "1 entries for 2 URLs")
+    edited(setp(["per_url", 1, "summary", "requests"], -5), "per_url[1].summary.requests", "out of range")
+    edited(setp(["timeline", 0, "p99_us"], 1e300),
+           "timeline[0].p99_us", "out of range")
+    p = report_of(good)
+    check(p.returncode == 0 and "Requests      500 completed" in p.stdout, "report: the unedited file still loads")
+    # A saved name with an escape sequence and a bell reaches no terminal as such.
+    j = json.loads(json.dumps(base))
+    j["per_url"][1]["name"] = "x\u001b]0;pwned\u0007\u001b[31mred"
+    with open(bad, "w") as f:
+        json.dump(j, f)
+    p = report_of(bad)
+    check(p.returncode == 0 and "\x1b" not in p.stdout and "\x07" not in p.stdout and "x?]0;pwned??[31mred" in p.stdout,
+          "report: control bytes of a saved string are shown as '?' (%r)" % p.stdout[-400:])
+
+
+@test
+def nothing_reaches_html_unescaped():
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("report_html.c", "report_compare_html.c", "svg.c"):
+        src = open(os.path.join(here, "..", "..", "src", "tool", name)).read()
+        raw = re.findall(r"\b(fprintf|fputs|fputc|fwrite|putc|vfprintf)\s*\(", src)
+        check(not raw, "html: %s writes only through html.h (%s)" % (name, raw))
+    XSS = '<script>alert(1)</script>'
+    srv = Serve()
+    js = os.path.join(TMP, "xss.json")
+    rafale("-n", 200, "-c", 2, "-H", "X-Evil: " + XSS, "--monitor", srv.p.pid, "--json", js,
+           srv.url("/%3Cscript%3E"), expect_json=False)
+    srv.stop()
+    j = json.load(open(js))
+    j["config"]["urls"][0] = "http://127.0.0.1/" + XSS
+    j["per_url"][0]["url"] = j["config"]["urls"][0]
+    j["config"]["content_type"] = XSS
+    j["server"]["cgroup"] = XSS
+    j["server"]["pss_note"] = XSS
+    j["server"]["has_pss"] = False
+    for e in j["server"]["tree"]:
+        e["command"] = "<img src=x onerror=alert(2)>"
+    with open(js, "w") as f:
+        json.dump(j, f)
+    page = os.path.join(TMP, "xss.html")
+    p = report_of(js, page)
+    html = open(page).read() if os.path.exists(page) else ""
+    check(p.returncode == 0 and "&lt;script&gt;" in html and "&lt;img" in html, "html: hostile fields are shown, escaped")
+    check(not re.search(r"<script|<img", html, re.I), "html: no markup from a saved run reaches the page")
+    # A compare whose names, commands, versions and failures all carry markup.
+    port = free_port()
+    plan = os.path.join(TMP, "xss.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nready-timeout = 2s\n"
+                "[server <script>alert(3)</script>]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\n"
+                "url = http://127.0.0.1:%d\nversion = echo '<script>alert(4)</script>'\n"
+                "[server <img src=x onerror=alert(5)>]\nstart = echo '<script>alert(6)</script>' >&2; exit 1\n"
+                "url = http://127.0.0.1:1\n"
+                "[workload <script>alert(7)</script>]\nrequests = 100\nconnections = 2\n"
+                "header = X-A: <script>alert(8)</script>\n" % (RAFALE, port, port))
+    cj, ch = os.path.join(TMP, "xss-cmp.json"), os.path.join(TMP, "xss-cmp.html")
+    p = subprocess.run([RAFALE, "compare", "--json", cj, "--html", ch, plan], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    again = os.path.join(TMP, "xss-cmp-again.html")
+    p2 = report_of(cj, again)
+    for page in (ch, again):
+        html = open(page).read() if os.path.exists(page) else ""
+        check(p.returncode == 1 and p2.returncode == 0 and "alert(6)" in html and "alert(4)" in html,
+              "html: the compare page shows the hostile names and output, escaped (%s)" % page)
+        check(not re.search(r"<script|<img", html, re.I), "html: no markup from a plan or a server reaches %s" % page)
+        try:
+            import xml.etree.ElementTree as ET
+            ET.fromstring(html.split("\n", 1)[1])
+            ok = True
+        except Exception as e:
+            ok = False
+            print("  parse error:", e)
+        check(ok, "html: %s is well-formed" % page)
+
+
+@test
+def report_of_many_urls_stays_small():
+    # 10 000 URLs, a few buckets each: the reader sizes histograms to their data.
+    urls = ["http://127.0.0.1:1/u%d" % i for i in range(10000)]
+
+    def stats(n):
+        hist = {"count": n, "min_us": 100.0, "mean_us": 150.0, "stdev_us": 10.0, "max_us": 200.0,
+                "percentiles_us": {}, "histogram": [[101.0, n // 2], [201.0, n - n // 2]]}
+        empty = {"count": 0, "min_us": 0, "mean_us": 0, "stdev_us": 0, "max_us": 0, "percentiles_us": {},
+                 "histogram": []}
+        return {"summary": {"requests": n, "errors": 0, "in_flight": 0, "started": n, "elapsed_s": 1.0},
+                "status": {"200": n}, "errors": {}, "latency": hist, "ttfb": hist, "connect": empty}
+    j = {"tool": "rafale", "config": {"urls": urls, "method": "GET", "connections": 10, "threads": 1},
+         "per_url": [dict(stats(10), url=u) for u in urls]}
+    j.update(stats(100000))
+    path = os.path.join(TMP, "many.json")
+    with open(path, "w") as f:
+        json.dump(j, f)
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+             "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.stderr[-200:])")
+    out = subprocess.run([sys.executable, "-c", probe, RAFALE, "report", path], capture_output=True, text=True,
+                         timeout=300).stdout.split(" ", 2)
+    rc, kib = int(out[0]), int(out[1])
+    if SANITIZED:
+        # ASan's shadow memory and quarantine make RSS meaningless here: clean is what counts.
+        check(rc == 0, "report: 10 000 URLs read cleanly (%s)" % out[2:])
+        return
+    check(rc == 0 and kib < 200 * 1024, "report: 10 000 URLs read in %d MiB (under 200 MiB; was 2.18 GB)" % (kib // 1024))

@@ -1,0 +1,443 @@
+"""Integration tests: workloads: targets files, templates, cookies, Unix sockets, stages, redirects, and hostile input."""
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+
+@test
+def targets_file_each_request_as_written():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    path = targets_file("api.txt", """# an API with a login, a list and a create
+POST %(b)s/login        # name: login
+Content-Type: application/json
+@login.json
+
+GET %(b)s/items?page={{rand 1 3}}
+X-Request-Id: {{uuid}}
+X-Seq: {{seq}}
+
+PUT %(b)s/items/{{seq}}    # name: create
+Content-Type: application/json
+< {"user": "{{csv users.csv name}}", "qty": {{rand 5 9}}, "conn": {{conn}}}
+""" % {"b": base}, files=[("login.json", b'{"user": "a", "password": "b"}'),
+                        ("users.csv", b'id,name\n1,alice\n2,bob\n3,"carol, jr"\n')])
+    r = rafale("--targets", path, "-n", 300, "-c", 3, "-t", 2, "-H", "X-Not: for targets")
+    rec.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 300 and err_total(j) == 0 and rec.requests == 300, "targets: 300 requests")
+    by = {}
+    for conn, method, p, h, body in rec.records:
+        by.setdefault((method, p.split("?")[0].rsplit("/", 1)[0] if method == "PUT" else p.split("?")[0]), []).append(
+            (p, h, body))
+    check(len(by.get(("POST", "/login"), [])) == 100 and len(by.get(("GET", "/items"), [])) == 100 and
+          len(by.get(("PUT", "/items"), [])) == 100, "targets: exactly 100 of each with -n 300 (%s)" %
+          {k: len(v) for k, v in by.items()})
+    logins = by.get(("POST", "/login"), [])
+    check(all(b == b'{"user": "a", "password": "b"}' and h["content-type"] == "application/json" and
+              h["content-length"] == "30" for _, h, b in logins), "targets: @FILE body and its headers")
+    check(all("x-not" not in h for _, h, _ in sum(by.values(), [])), "targets: -H applies to URL arguments only")
+    gets = by.get(("GET", "/items"), [])
+    pages = [int(p.split("page=")[1]) for p, _, _ in gets]
+    check(set(pages) <= {1, 2, 3} and len(set(pages)) == 3, "{{rand 1 3}}: within bounds, all taken (%s)" % set(pages))
+    uuids = [h["x-request-id"] for _, h, _ in gets]
+    check(all(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", u) for u in uuids)
+          and len(set(uuids)) == 100, "{{uuid}}: version 4, all different")
+    puts = by.get(("PUT", "/items"), [])
+    seqs = sorted([int(h["x-seq"]) for _, h, _ in gets] + [int(p.rsplit("/", 1)[1]) for p, _, _ in puts])
+    check(seqs == list(range(200)), "{{seq}}: every value once, none missing (%s...)" % seqs[:5])
+    bodies = [json.loads(b) for _, _, b in puts]
+    check(all(len(b) == int(h["content-length"]) for _, h, b in puts), "templated body: Content-Length per request")
+    check(all(5 <= b["qty"] <= 9 and 0 <= b["conn"] < 3 for b in bodies), "{{rand}} and {{conn}} in a body")
+    names = [b["user"] for b in bodies]
+    check(sorted(set(names)) == ["alice", "bob", "carol, jr"] and all(names.count(n) in (33, 34) for n in set(names)),
+          "{{csv}}: rows in order and cycled, a quoted cell whole")
+    pu = {u["name"] or u["method"]: u for u in j["per_url"]}
+    check(sorted(pu) == ["GET", "create", "login"] and pu["login"]["method"] == "POST" and
+          pu["create"]["summary"]["requests"] == 100, "targets: per target results with name and method")
+    check("login" in r.out and "Target " in r.out, "targets: named in the text report")
+
+
+@test
+def targets_order_weight_and_seed():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    path = targets_file("w.txt", "GET %s/a\n\nGET %s/b\n\nGET %s/a\n" % (base, base, base))
+    r = rafale("--targets", path, "-n", 300, "-c", 2, "-t", 1)
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(paths.count("/a") == 200 and paths.count("/b") == 100 and len(r.j["per_url"]) == 2,
+          "a target written twice is sent twice as often, reported once")
+    counts = []
+    for _ in range(2):
+        del rec.records[:]
+        r = rafale("--targets", path, "--order", "random", "--seed", 42, "-n", 200, "-c", 2, "-t", 2)
+        counts.append([u["summary"]["requests"] for u in r.j["per_url"]])
+    check(counts[0] == counts[1] and counts[0][0] != 2 * counts[0][1], "--order random --seed 42 repeats: %s" % counts)
+    # session: each connection walks the file from the top, in order.
+    path = targets_file("s.txt", "GET %s/1\n\nGET %s/2\n\nGET %s/3\n" % (base, base, base))
+    del rec.records[:]
+    rafale("--targets", path, "--order", "session", "-n", 30, "-c", 3, "-t", 1)
+    rec.stop()
+    walks = {}
+    for conn, _, p, _, _ in rec.records:
+        walks.setdefault(conn, []).append(p)
+    # (How many each connection sends depends on how fast each connects: the walk's order is what is checked.)
+    check(len(walks) == 3 and sum(len(w) for w in walks.values()) == 30 and max(len(w) for w in walks.values()) >= 4
+          and all(w == (["/1", "/2", "/3"] * 30)[:len(w)] for w in walks.values()),
+          "--order session: each connection walks the file in order (%s)" % walks)
+
+
+@test
+def targets_file_errors():
+    cases = [
+        ("GET\n", "1: expected 'METHOD URL', got 'GET'"),
+        ("GET http://127.0.0.1:1/ extra\n", "1: after the URL: expected '# name: NAME'"),
+        ("G@T http://127.0.0.1:1/\n", "1: expected 'METHOD URL', got 'G@T"),
+        ("GET http://127.0.0.1:1/\nnot a header\n", "2: expected a header"),
+        ("GET http://127.0.0.1:1/\nX-A: 1\n< a\nX-B: 2\n", "4: nothing may follow the body line"),
+        ("GET http://127.0.0.1:1/\n@missing.json\n", "2: @missing.json: No such file"),
+        ("# only a comment\n\n", "no request in the file"),
+        ("GET http://127.0.0.1:1/{{nope}}\n", "1: the URL: unknown template {{nope}}"),
+        ("GET http://127.0.0.1:1/\nX-A: {{rand 9 1}}\n", "2: a header: {{rand A B}} wants two integers, A <= B"),
+        ("GET http://{{seq}}:1/\n", "1: templates go in the URL's path and query"),
+        ("GET http://127.0.0.1:1/\n< {{csv nofile.csv x}}\n", "2: the body: cannot read CSV file"),
+        ("GET http://127.0.0.1:1/\n< {{env RAFALE_SURELY_UNSET}}\n", "2: the body: {{env RAFALE_SURELY_UNSET}}"),
+        ("GET http://127.0.0.1:1/{{seq\n", "1: '{{' without '}}'"),
+        ("GET ftp://x/\n", "1: unsupported scheme"),
+    ]
+    for text, want in cases:
+        path = targets_file("bad.txt", text)
+        p = subprocess.run([RAFALE, "--targets", path, "-n", "1"], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        check(p.returncode == 2 and (path + ":" + want if want[0].isdigit() else want) in p.stderr and
+              len(p.stderr.strip().splitlines()) == 1, "targets error %r: %r" % (want, p.stderr.strip()))
+
+
+@test
+def stages_follow_the_ramp():
+    srv = Serve()
+    r = rafale("--stages", "1s:600,1s:600,1s:0", "-c", 10, "-t", 2, srv.url())
+    j = r.j
+    sent = [st["sent"] for st in j["stages"]]
+    # The integral of each stage: 0 to 600 over 1 s is 300; 600 held is 600; 600 to 0 is 300.
+    check(all(abs(a - b) <= max(3, b / 100) for a, b in zip(sent, [300, 600, 300])),
+          "--stages: requests sent per stage within 1%% of the ramp's integral (%s)" % sent)
+    check([st["to"] for st in j["stages"]] == [600, 600, 0] and j["config"]["stages_of"] == "rate" and
+          abs(j["summary"]["elapsed_s"] - 3) < 0.5 and accounted(j), "--stages: in JSON, the duration is their sum")
+    check("Stages" in r.out and "0 -> 600" in r.out, "--stages: in the text report")
+    r = rafale("--stages", "1s:8c,1s:8c,1s:1c", "-t", 2, srv.url("/delay/10"))
+    srv.stop()
+    j = r.j
+    sent = [st["sent"] for st in j["stages"]]
+    check(j["summary"]["connections_opened"] == 8 and accounted(j) and err_total(j) == 0,
+          "--stages ...c: up to 8 connections, each opened once, let go after its request (%d)"
+          % j["summary"]["connections_opened"])
+    check(sent[1] > 1.3 * sent[0] and sent[1] > 1.3 * sent[2], "--stages ...c: the load follows the connections (%s)"
+          % sent)
+    p = subprocess.run([RAFALE, "--stages", "1s:10,1s:5c", "-n", "1", srv.url()], capture_output=True, text=True)
+    check(p.returncode == 2 and "--stages" in p.stderr, "--stages: rates and connections do not mix")
+    p = subprocess.run([RAFALE, "--stages", "1s:10", "-d", "5s", "-n", "1", srv.url()], capture_output=True, text=True)
+    check(p.returncode == 2 and "drop -d" in p.stderr, "--stages: -d is refused")
+
+
+@test
+def follow_redirects():
+    rec = RecServer()
+    other = RecServer()
+    r = rafale("--follow", 5, "-n", 20, "-c", 2, "-t", 1, rec.url("/redir/3"))
+    j = r.j
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(j["summary"]["requests"] == 20 and j["status"] == {"200": 20} and j["summary"]["redirects_followed"] == 60,
+          "--follow 5: 20 chains of 3 redirects, each one request (%s)" % j["summary"])
+    check(paths.count("/redir/3") == 20 and paths.count("/redir/0") == 20 and len(paths) == 80 and
+          j["summary"]["connections_opened"] == 2, "--follow: every hop on the same connection")
+    del rec.records[:]
+    r = rafale("--follow", 2, "-n", 5, "-c", 1, "-t", 1, "-m", "POST", "-b", "x=1", rec.url("/redir/3"))
+    methods = [(m, p) for _, m, p, _, _ in rec.records]
+    check(r.j["status"] == {"302": 5} and r.j["summary"]["redirects_followed"] == 10 and
+          methods[:3] == [("POST", "/redir/3"), ("GET", "/redir/2"), ("GET", "/redir/1")],
+          "--follow 2: the limit's 3xx is the answer; a POST answered 302 goes on as a GET (%s)" % methods[:3])
+    del rec.records[:]
+    r = rafale("--follow", 3, "-n", 4, "-c", 1, "-t", 1, rec.url("/other/%d" % other.port))
+    rec.stop()
+    other.stop()
+    check(r.j["status"] == {"302": 4} and r.j["summary"]["redirects_to_other_origin"] == 4 and other.requests == 0,
+          "--follow: a redirect to another origin is not followed, and counted")
+    check("to another origin, not followed" in r.out, "--follow: said in the report")
+
+
+@test
+def targets_in_a_compare_plan():
+    port = free_port()
+    targets_file("cmp-api.txt", "GET /json?u={{seq}}\n\nPOST /status/201    # name: create\n< {\"n\": {{rand 1 9}}}\n")
+    plan = os.path.join(TMP, "targets", "plan.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nconnections = 2\nrequests = 200\n"
+                "[server serve]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload api]\ntargets = cmp-api.txt\n" % (RAFALE, port, port))
+    jpath = os.path.join(TMP, "tcmp.json")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 0 and "targets cmp-api.txt" in p.stdout, "compare: a workload of targets (%s)" % p.stderr[-200:])
+    run = json.load(open(jpath))["compare"]["workloads"][0]["servers"][0]["run_results"][0]
+    check([(u["name"], u["method"], u["summary"]["requests"]) for u in run["per_url"]] ==
+          [(None, "GET", 100), ("create", "POST", 100)] and run["per_url"][0]["url"].startswith("http://127.0.0.1:%d/"
+                                                                                              % port),
+          "compare: the targets' paths go to the server, results per target")
+    with open(plan, "a") as f:
+        f.write("[workload broken]\ntargets = cmp-missing.txt\n")
+    p = subprocess.run([RAFALE, "compare", plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 2 and "cmp-missing.txt" in p.stderr and "serve" not in p.stdout,
+          "compare: a bad targets file stops it before any server starts (%s)" % p.stderr.strip())
+
+
+@test
+def cookies_per_connection():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    path = targets_file("c.txt", "POST %s/login\n< user=a\n\nGET %s/me\n\nGET %s/items\n" % (base, base, base))
+    r = rafale("--targets", path, "--order", "session", "--cookies", "-n", 30, "-c", 3, "-t", 1)
+    check(r.j["summary"]["requests"] == 30, "cookies: the run completes")
+    seen = {}
+    for conn, method, p, h, _ in rec.records:
+        seen.setdefault(conn, []).append((p, h.get("cookie")))
+    ok = all(v[0] == ("/login", None) and all(ck == "sid=c%d; theme=dark" % conn or ck == "theme=dark; sid=c%d" % conn
+                                              for _, ck in v[1:]) for conn, v in seen.items())
+    check(len(seen) == 3 and ok, "cookies: set by one response, sent back on the same connection only (%s)"
+          % {k: v[:2] for k, v in seen.items()})
+    del rec.records[:]
+    rafale("--targets", path, "--order", "session", "-n", 9, "-c", 1, "-t", 1)
+    rec.stop()
+    check(all(h.get("cookie") is None for _, _, _, h, _ in rec.records), "without --cookies, no Cookie field")
+
+
+@test
+def unix_socket_counts_exactly():
+    sockp = os.path.join(TMP, "rec.sock")
+    rec = RecServer(unix_path=sockp)
+    r = rafale("--unix-socket", sockp, "-n", 500, "-c", 5, "-t", 2, "http://example.test/x")
+    rec.stop()
+    check(r.j["summary"]["requests"] == 500 and rec.requests == 500 and err_total(r.j) == 0,
+          "--unix-socket: 500 requests, the server counted 500")
+    check(all(h["host"] == "example.test" and p == "/x" for _, _, p, h, _ in rec.records),
+          "--unix-socket: the URL still gives Host and path")
+    srv = Serve(listen="unix:" + os.path.join(TMP, "serve.sock"), threads=2)
+    r = rafale("--unix-socket", os.path.join(TMP, "serve.sock"), "--http2", "--streams", 4, "-n", 400, "-c", 4, "-t", 2,
+               "http://localhost/json")
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 400 and reqs == 400 and not os.path.exists(os.path.join(TMP, "serve.sock")),
+          "rafale serve --listen unix:PATH over HTTP/2, counted exactly, socket file removed (%s)" % reqs)
+
+
+@test
+def per_target_bad_status():
+    # Which target the server refused: a "bad status" column, only when some answer was unexpected.
+    srv = Serve()
+    tf = os.path.join(TMP, "bad.targets")
+    with open(tf, "w") as f:
+        f.write("GET %s  # name: fine\n\nGET %s  # name: missing\n" % (srv.url("/"), srv.url("/status/404")))
+    r = rafale("--targets", tf, "-c", 2, "-n", 100)
+    ok = rafale("-c", 2, "-n", 20, srv.url("/"), srv.url("/json"))
+    srv.stop()
+    rows = dict((l.split()[0], l.split()) for l in r.out.splitlines() if l.startswith("  fine") or l.startswith("  missing"))
+    check("bad status" in r.out and rows.get("missing", [""] * 4)[3] == "50" and rows.get("fine", [""] * 4)[3] == "0",
+          "per target: the 404 target's 50 bad statuses in their column: %s" % rows)
+    check("bad status" not in ok.out and "Per URL" in ok.out, "no such column when every answer was expected")
+
+
+@test
+def template_values_cannot_smuggle():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+    inject = b'name\n"a\r\nX-Injected: 1\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x"\n'
+    path = targets_file("inj.txt", "GET %s/u\nX-User: {{csv inject.csv name}}\n" % base,
+                        files=[("inject.csv", inject), ("spaces.csv", b"p\nhas space\n")])
+    rc, _, err = run_raw(["--targets", path, "-n", 4])
+    check(rc == 2 and one_line(err, path + ":2: a header: {{csv inject.csv name}}: data row 1 holds a CR"),
+          "a CSV cell with CR LF is refused for a header, with FILE:LINE (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["--targets", path, "-n", 4, "--http2"])
+    check(rc == 2 and "data row 1 holds a CR" in err, "... and over HTTP/2 (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["-n", 4, "-H", "X-User: {{env RAFALE_INJ}}", base + "/u"],
+                         env={"RAFALE_INJ": "a\r\nX-Injected: 1\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x"})
+    check(rc == 2 and one_line(err, "{{env RAFALE_INJ}}: the value holds a CR"),
+          "an environment value with CR LF is refused for -H (%s %r)" % (rc, err))
+    p2 = targets_file("inj2.txt", "GET %s/u/{{csv spaces.csv p}}\n" % base)
+    rc, _, err = run_raw(["--targets", p2, "-n", 1])
+    check(rc == 2 and one_line(err, p2 + ":1: the URL: {{csv spaces.csv p}}: data row 1 holds a space") and
+          "request-target" in err, "a value with a space is refused in the path (%s %r)" % (rc, err))
+    for raw, byte in ((b"X-A: a\x7fb", "0x7f"), (b"X-A: a\rb", "0x0d"), (b"X-A: a\x01", "0x01")):
+        p3 = targets_file("inj3.txt", "")
+        with open(p3, "wb") as f:
+            f.write(b"GET " + base.encode() + b"/u\n" + raw + b"\n")
+        rc, _, err = run_raw(["--targets", p3, "-n", 1])
+        check(rc == 2 and one_line(err, p3 + ":2: the value of header 'X-A' holds the control byte " + byte),
+              "a header line with %s in a targets file is refused (%s %r)" % (byte, rc, err))
+    rc, _, err = run_raw(["-n", 1, "-H", "X-A: a\x7f", base + "/u"])
+    check(rc == 2 and one_line(err, "-H wants"), "-H with a DEL is refused (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["-n", 1, "-b", "hi", "-T", "text/plain\r\nContent-Length: 0\r\n\r\nGET /smuggled HTTP/1.1",
+                          base + "/u"])
+    check(rc == 2 and one_line(err, "-T wants a media type (no CR, LF or other control byte), not 'text/plain\\x0d"),
+          "-T with CR LF is refused, in one line (%s %r)" % (rc, err))
+    rc, _, err = run_raw(["-n", 1, base + "/caf\u00e9"])
+    check(rc == 2 and "which is not ASCII: percent-encode it (%C3)" in err, "a raw non-ASCII path is refused (%r)" % err)
+    p5 = targets_file("inj5.txt", "GET %s/u    # name: a\x1b[31mred\n" % base)
+    rc, _, err = run_raw(["--targets", p5, "-n", 1])
+    check(rc == 2 and one_line(err, p5 + ":1: the name holds the control byte 0x1b"), "a name with ESC (%r)" % err)
+    # In a body, CR LF is data: sent as it is, counted once.
+    p4 = targets_file("inj4.txt", "POST %s/b\n< {{csv inject.csv name}}\n" % base)
+    r = rafale("--targets", p4, "-n", 2, "-c", 1)
+    rec.stop()
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(r.rc == 0 and paths == ["/b", "/b"] and rec.records[0][4].startswith(b"a\r\nX-Injected: 1\r\n"),
+          "a body may hold CR LF (%s, %s)" % (r.rc, paths))
+    check(rec.requests == 2, "nothing smuggled: the server read exactly the requests rafale counted (%d)" % rec.requests)
+
+
+@test
+def many_targets_linear_and_bounded():
+    # 100 000 distinct targets: read in linear time (CPU, not wall clock: 10x the targets must not cost 50x) and,
+    # per-target figures bounded (200 rows and one for the others), in under 100 MB.
+    srv = Serve()
+
+    def run(n, extra=()):
+        path = targets_file("many%d.txt" % n, "".join("GET %s/item/%d\n\n" % (srv.url("").rstrip("/"), i)
+                                                     for i in range(n)))
+        jp = os.path.join(TMP, "many.json")
+        p = subprocess.Popen([RAFALE, "-q", "--targets", path, "-c", "2", "-t", "2", "--json", jp] + list(extra),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        return p.returncode, ru, json.load(open(jp)) if p.returncode == 0 else None
+
+    rc1, ru1, _ = run(10000, ["-n", "1"])
+    rc2, ru2, j = run(100000, ["-n", "3000", "--order", "sequential"])
+    srv.stop()
+    cpu1, cpu2 = ru1.ru_utime + ru1.ru_stime, ru2.ru_utime + ru2.ru_stime
+    check(rc1 == 0 and rc2 == 0 and cpu2 < 50 * max(cpu1, 0.01), "100 000 targets cost %.2fs of CPU, 10 000 %.2fs"
+          % (cpu2, cpu1))
+    if not SANITIZED:
+        check(ru2.ru_maxrss < 100 * 1024, "100 000 targets in %d MB" % (ru2.ru_maxrss >> 10))
+    if check(j is not None, "the run of 100 000 targets reports"):
+        rows = j["per_url"]
+        check(len(rows) == 201 and rows[-1]["other_targets"] == 99800 and rows[-1]["url"] is None and
+              rows[-1]["summary"]["requests"] == 2800 and sum(r["summary"]["requests"] for r in rows) == 3000 and
+              j["summary"]["requests"] == 3000, "200 rows of their own, the others together (%d rows)" % len(rows))
+        jp2 = os.path.join(TMP, "many-copy.json")
+        json.dump(j, open(jp2, "w"))
+        rp = subprocess.run([RAFALE, "report", jp2], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        check(rp.returncode == 0 and "(99800 other targets)" in rp.stdout, "rafale report reads it back (%r)"
+              % rp.stderr[:200])
+
+
+@test
+def follow_location_cannot_smuggle():
+    rec = RecServer()
+    loc = urllib.parse.quote("Location: /x HTTP/1.0 y", safe="")
+    r = rafale("--follow", 3, "-n", 4, "-c", 1, "-t", 1, rec.url("/say/302?h=" + loc))
+    rec.stop()
+    j = r.j
+    paths = [p for _, _, p, _, _ in rec.records]
+    check(j["errors"].get("bad_value") == 4 and j["summary"]["requests"] == 0 and accounted(j),
+          "a Location with spaces ends its request as bad_value (%s)" % j["errors"])
+    check(len(paths) == 4 and all(p.startswith("/say/") for p in paths), "nothing else was sent (%s)" % paths[:5])
+    check("bad_value" in r.out, "bad_value is named in the report")
+
+
+@test
+def follow_keeps_a_users_cookie():
+    rec = RecServer()
+    r = rafale("--follow", 3, "-n", 2, "-c", 1, "-t", 1, "-H", "Cookie: session=abc", rec.url("/redir/2"))
+    cookies = [(p, h.get("cookie")) for _, _, p, h, _ in rec.records]
+    check(r.j["summary"]["redirects_followed"] == 4 and len(cookies) == 6 and
+          all(c == "session=abc" for _, c in cookies), "--follow keeps -H Cookie on every hop (%s)" % cookies)
+    # With --cookies too: the user's field stays, the jar's is written afresh.
+    del rec.records[:]
+    base = rec.url("").rstrip("/")
+    path = targets_file("fc.txt", "GET %s/login\n\nGET %s/redir/1\nCookie: mine=1\n" % (base, base))
+    rafale("--targets", path, "--order", "session", "--cookies", "--follow", 2, "-n", 2, "-c", 1, "-t", 1)
+    rec.stop()
+    seen = [(p, h.get("cookie")) for _, _, p, h, _ in rec.records]
+    check([p for p, _ in seen] == ["/login", "/redir/1", "/redir/0"] and
+          all("mine=1" in (c or "") and "sid=c" in (c or "") for _, c in seen[1:]),
+          "--cookies --follow: the user's Cookie and the jar's on every hop (%s)" % seen)
+
+
+@test
+def cookie_expiry_arithmetic():
+    rec = RecServer()
+    base = rec.url("").rstrip("/")
+
+    def walk(*set_cookies):
+        """Each Set-Cookie on a step of its own, then a last step: the Cookie field it carried."""
+        del rec.records[:]
+        steps = ["GET %s/say/200?h=%s\n" % (base, urllib.parse.quote("Set-Cookie: " + v + "; Path=/", safe=""))
+                 for v in set_cookies]
+        path = targets_file("ck.txt", "\n".join(steps + ["GET %s/check\n" % base]))
+        r = rafale("--targets", path, "--order", "session", "--cookies", "-n", len(steps) + 1, "-c", 1, "-t", 1)
+        last = [h.get("cookie") for _, _, p, h, _ in rec.records if p == "/check"]
+        return r, last[0] if last else "(no /check)"
+
+    for big in ("9223372036854775807", "99999999999999999999", "-9223372036854775808"):
+        r, ck = walk("a=1; Max-Age=" + big)
+        want = None if big.startswith("-") else "a=1"
+        check(r.rc == 0 and ck == want, "Max-Age=%s: clamped, cookie %s (%r)" % (big, want, ck))
+    r, ck = walk("a=1", "a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT")
+    check(ck is None, "Expires at the epoch clears the cookie, as res.clearCookie() means (%r)" % ck)
+    r, ck = walk("a=1; Max-Age=abc")
+    check(ck == "a=1", "Max-Age=abc is ignored, the cookie kept (%r)" % ck)
+    r, ck = walk("a=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=60")
+    check(ck == "a=1", "Max-Age wins over Expires, in any order (%r)" % ck)
+    r, ck = walk("a=1; Max-Age=0")
+    check(ck is None, "Max-Age=0 removes it (%r)" % ck)
+    rec.stop()
+
+
+@test
+def targets_file_hostile_shapes():
+    d = os.path.dirname(targets_file("x.txt", "GET http://127.0.0.1:1/\n"))
+    os.makedirs(os.path.join(d, "adir"), exist_ok=True)
+    p = targets_file("dir.txt", "POST http://127.0.0.1:1/\n@adir\n")
+    rc, _, err = run_raw(["--targets", p, "-n", 1])
+    check(rc == 2 and one_line(err, p + ":2: @adir: Is a directory"), "@DIR says so (%s %r)" % (rc, err))
+    # An endless stdin stops at the files' cap.
+    proc = subprocess.Popen([RAFALE, "--targets", "-", "-n", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    chunk = b"GET http://127.0.0.1:1/\n\n" * 4096
+    fed = 0
+    try:
+        while fed < (80 << 20):
+            proc.stdin.write(chunk)
+            fed += len(chunk)
+    except (BrokenPipeError, OSError):
+        pass
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    proc.stdin = None  # closed: communicate() must not flush it
+    out, err = proc.communicate(timeout=RUN_TIMEOUT)
+    check(proc.returncode == 2 and one_line(err.decode(), "(stdin)") and b"larger than 64 MiB" in err,
+          "--targets - is capped at 64 MiB as files are (%s, fed %d MiB, %r)" % (proc.returncode, fed >> 20, err[:200]))
+    # HTTP/2's limits of a templated request are the file's mistakes too.
+    big = "x" * 12000
+    p = targets_file("h2big.txt", "GET http://127.0.0.1:1/\nX-Big: %s{{seq}}\n" % big)
+    rc, _, err = run_raw(["--targets", p, "-n", 1, "--http2"])
+    check(rc == 2 and one_line(err, p + ":1: a templated header value may reach"), "h2 value limit: %s %r" % (rc, err))
+    p = targets_file("h2many.txt", "GET http://127.0.0.1:1/\n" + "".join("X-F%d: {{seq}}\n" % i for i in range(70)))
+    rc, _, err = run_raw(["--targets", p, "-n", 1, "--http2"])
+    check(rc == 2 and one_line(err, p + ":1: more than 64 header fields"), "h2 field limit: %s %r" % (rc, err))
+    # A name that is not UTF-8 still makes valid JSON, read back by rafale report.
+    srv = Serve()
+    p = targets_file("utf.txt", "")
+    with open(p, "wb") as f:
+        f.write(b"GET " + srv.url("/").encode() + b"    # name: caf\xe9\n")
+    jp = os.path.join(TMP, "utf.json")
+    subprocess.run([RAFALE, "-q", "--targets", p, "-n", "3", "-c", "1", "--json", jp], capture_output=True,
+                   timeout=RUN_TIMEOUT)
+    srv.stop()
+    raw_bytes = open(jp, "rb").read()
+    try:
+        raw_bytes.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    check(valid and json.loads(raw_bytes)["per_url"][0]["name"].startswith("caf"), "non-UTF-8 name: valid JSON")
+    rp = subprocess.run([RAFALE, "report", jp], capture_output=True, text=True, errors="replace", timeout=RUN_TIMEOUT)
+    check(rp.returncode == 0 and "caf" in rp.stdout, "... that rafale report reads (%s %r)" % (rp.returncode,
+                                                                                        rp.stderr[:200]))
