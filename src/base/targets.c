@@ -2,6 +2,7 @@
  * --targets FILE (see targets.h): parsed and checked before any load, every
  * mistake named with its file and line. */
 #include "targets.h"
+#include "err.h"
 #include "buf.h"
 #include "http_lex.h"
 #include "template.h"
@@ -216,11 +217,11 @@ static int tf_fail(struct tf *f, const char *fmt, ...) __attribute__((format(pri
 
 static int tf_fail(struct tf *f, const char *fmt, ...)
 {
+    char place[4200];
     va_list ap;
-    int k = snprintf(f->err, f->errlen, "%s:%u: ", f->file, f->line);
+    snprintf(place, sizeof(place), "%s:%u", f->file, f->line);
     va_start(ap, fmt);
-    if (k > 0 && (size_t)k < f->errlen)
-        vsnprintf(f->err + k, f->errlen - (size_t)k, fmt, ap);
+    err_setv(f->err, f->errlen, place, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -5,6 +5,7 @@
  * everything at the end. Each run keeps its full result; the summaries are
  * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
+#include "err.h"
 #include "targets.h"
 #include "clock.h"
 #include "net.h"
@@ -24,14 +25,6 @@
 #include <unistd.h>
 
 /* snprintf for messages that may be cut short, and that is fine. */
-static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
 
 struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s)
 {
@@ -267,7 +260,7 @@ static int probe(const struct url *u, const struct cmp_server *s, char *got, siz
             if (len > 0 && (size_t)len < sizeof(req) && write(fd, req, (size_t)len) == len &&
                 (n = read(fd, buf, sizeof(buf) - 1)) >= 12 && memcmp(buf, "HTTP/1.", 7) == 0) {
                 unsigned code = (unsigned)atoi(buf + 9);
-                say(got, gotlen, "status %u", code);
+                err_set(got, gotlen, NULL, "status %u", code);
                 ok = status_set_has(&s->ready_status, code);
             }
         }
@@ -375,12 +368,12 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
 
     warn[0] = '\0';
     if (url_parse(s->url, &u, err, sizeof(err)) != 0) {
-        say(why, whylen, "bad url: %s", err);
+        err_set(why, whylen, NULL, "bad url: %s", err);
         return -1;
     }
     if (s->pid) {
         if (kill(s->pid, 0) != 0) {
-            say(why, whylen, "no process %d to attach to", s->pid);
+            err_set(why, whylen, NULL, "no process %d to attach to", s->pid);
             url_free(&u);
             return -1;
         }
@@ -391,7 +384,7 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
         snprintf(cgname, sizeof(cgname), "rafale-%d-%d", (int)getpid(), i);
         if (proc_start(&sv->proc, s->start, s->dir, s->env, s->nenv, p->set.server_cpus, p->set.nserver_cpus, sv->log,
                        p->set.cgroups ? cgname : NULL, warn, warnlen, err, sizeof(err)) != 0) {
-            say(why, whylen, "%s", err);
+            err_set(why, whylen, NULL, "%s", err);
             url_free(&u);
             return -1;
         }
@@ -401,19 +394,19 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
             r->cgroups = 1;
         } else {
             sv->monitor_pid = sv->proc.pid;
-            say(r->note, sizeof(r->note), "%s", p->set.cgroups ? warn : "cgroups = no in the plan");
+            err_set(r->note, sizeof(r->note), NULL, "%s", p->set.cgroups ? warn : "cgroups = no in the plan");
         }
     }
     until = clock_ns() + p->set.ready_ns;
     while (!probe(&u, s, got, sizeof(got))) {
         if (sv->started && !proc_alive(&sv->proc, how, sizeof(how))) {
             proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
-            say(why, whylen, "%s before answering", how);
+            err_set(why, whylen, NULL, "%s before answering", how);
             url_free(&u);
             return -1;
         }
         if (atomic_load(stop)) {
-            say(why, whylen, "interrupted while waiting for it to answer on %s", s->url);
+            err_set(why, whylen, NULL, "interrupted while waiting for it to answer on %s", s->url);
             url_free(&u);
             return -1;
         }
@@ -421,10 +414,10 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
             if (sv->started)
                 proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
             if (got[0])
-                say(why, whylen, "never answered GET %s with an expected status (got %s; ready-status %s) within %.1f s",
+                err_set(why, whylen, NULL, "never answered GET %s with an expected status (got %s; ready-status %s) within %.1f s",
                     s->ready, got, s->ready_status.text, (double)p->set.ready_ns / 1e9);
             else
-                say(why, whylen, "never answered on %s within %.1f s", s->url, (double)p->set.ready_ns / 1e9);
+                err_set(why, whylen, NULL, "never answered on %s within %.1f s", s->url, (double)p->set.ready_ns / 1e9);
             url_free(&u);
             return -1;
         }
@@ -452,7 +445,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     size_t bl = strlen(server->url);
     int rc;
 
-    say(text, sizeof(text), "%.*s%s", (int)(bl && server->url[bl - 1] == '/' ? bl - 1 : bl), server->url, wl->path);
+    err_set(text, sizeof(text), NULL, "%.*s%s", (int)(bl && server->url[bl - 1] == '/' ? bl - 1 : bl), server->url, wl->path);
     memset(&own, 0, sizeof(own));
     memset(&u, 0, sizeof(u));
     if (wl->cfg.targets_path) {
@@ -460,7 +453,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         if (config_copy(&own, &wl->cfg) != 0 ||
             targets_load(&own, wl->cfg.targets_path, server->url, err, sizeof(err)) != 0) {
             config_free(&own);
-            say(why, whylen, "%s", err);
+            err_set(why, whylen, NULL, "%s", err);
             return -1;
         }
         cfg = own;
@@ -468,7 +461,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
             cell->url = strdup(server->url);
     } else {
         if (url_parse(text, &u, err, sizeof(err)) != 0) {
-            say(why, whylen, "bad url: %s", err);
+            err_set(why, whylen, NULL, "bad url: %s", err);
             return -1;
         }
         if (cell->url == NULL)
@@ -493,7 +486,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     if (rc != 0) {
         monitor_result_free(&mr);
         config_free(&own);
-        say(why, whylen, "%s", err);
+        err_set(why, whylen, NULL, "%s", err);
         return -1;
     }
     snprintf(line, linelen, "  run %d: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", rep + 1, wl->name,
@@ -505,7 +498,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         engine_result_free(&res);
         monitor_result_free(&mr);
         config_free(&own);
-        say(why, whylen, "out of memory");
+        err_set(why, whylen, NULL, "out of memory");
         return -1;
     }
     if (wl->cfg.targets_path) {
@@ -513,7 +506,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         struct cmp_run *run = &cell->runs[cell->nruns - 1];
         if ((run->cfg = malloc(sizeof(*run->cfg))) == NULL) {
             config_free(&own);
-            say(why, whylen, "out of memory");
+            err_set(why, whylen, NULL, "out of memory");
             return -1;
         }
         *run->cfg = own;

@@ -2,6 +2,7 @@
  * option table's (opt.c), so a plan is checked exactly as a command line is
  * and a bad value gets the flag's own words, with FILE:LINE in front. */
 #include "compare.h"
+#include "err.h"
 #include "targets.h"
 #include "opt.h"
 #include "units.h"
@@ -62,15 +63,15 @@ static int bad(char *err, size_t errlen, const char *path, int line, const char 
     __attribute__((format(printf, 5, 6)));
 static int bad(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
 {
-    char m[400];
+    char place[4200];
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof(m), fmt, ap);
-    va_end(ap);
     if (line > 0)
-        snprintf(err, errlen, "%s:%d: %s", path, line, m);
+        snprintf(place, sizeof(place), "%s:%d", path, line);
     else
-        snprintf(err, errlen, "%s: %s", path, m);
+        snprintf(place, sizeof(place), "%s", path);
+    va_start(ap, fmt);
+    err_setv(err, errlen, place, fmt, ap);
+    va_end(ap);
     return -1;
 }
 

@@ -3,6 +3,7 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "err.h"
 #include "shard.h"
 #include "buf.h"
 #include "units.h"
@@ -260,15 +261,6 @@ static const char *const section_names[] = {
     [S_REQUEST] = "Request", [S_SHARD] = "Several machines (rafale merge joins the shards' --json)", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 const struct opt_def *opt_find(const char *name, unsigned where)
 {
@@ -335,12 +327,12 @@ static int read_body_file(const char *path, char **out, size_t *len, char *err, 
         int e = errno;
         buf_free(&b);
         if (e == EFBIG || e == ENOMEM)
-            return fail(err, errlen, "body file '%s' is too large", path);
-        return fail(err, errlen, "cannot read body file '%s': %s", path, strerror(e));
+            return err_set(err, errlen, NULL, "body file '%s' is too large", path);
+        return err_set(err, errlen, NULL, "cannot read body file '%s': %s", path, strerror(e));
     }
     *out = b.p ? b.p : malloc(1);
     *len = b.len;
-    return *out ? 0 : fail(err, errlen, "out of memory");
+    return *out ? 0 : err_set(err, errlen, NULL, "out of memory");
 }
 
 /* "0", "0,2", "1-3" into out (at most CMP_MAX_CPUS). Returns 0 or -1. */
@@ -383,21 +375,21 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if (!valid_method(v))
             break;
         if ((cfg->method = config_keep(cfg, v)) == NULL)
-            return fail(err, errlen, "out of memory");
+            return err_set(err, errlen, NULL, "out of memory");
         cfg->method_given = 1;
         return 0;
     case I_HEADER:
         if (!valid_header(v))
             break;
         if (config_add_header(cfg, v) != 0)
-            return fail(err, errlen, "out of memory");
+            return err_set(err, errlen, NULL, "out of memory");
         return 0;
     case I_BODY:
         free(cfg->body);
         cfg->body_len = strlen(v);
         cfg->body = malloc(cfg->body_len + 1);
         if (cfg->body == NULL)
-            return fail(err, errlen, "out of memory");
+            return err_set(err, errlen, NULL, "out of memory");
         memcpy(cfg->body, v, cfg->body_len + 1);
         cfg->has_body = 1;
         return 0;
@@ -417,11 +409,11 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         struct net_addr *a = calloc(MAX_SOURCES, sizeof(*a));
         int n;
         if (a == NULL)
-            return fail(err, errlen, "out of memory");
+            return err_set(err, errlen, NULL, "out of memory");
         n = net_parse_sources(v, a, MAX_SOURCES, why, sizeof(why));
         if (n < 0) {
             free(a);
-            return fail(err, errlen, "%s wants %s, not '%s'", shown, why, v);
+            return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
         }
         free(cfg->sources);
         cfg->sources = a;
@@ -446,15 +438,15 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     case I_CACERT:
         if (access(v, R_OK) != 0)
-            return fail(err, errlen, "%s: cannot read '%s': %s", shown, v, strerror(errno));
+            return err_set(err, errlen, NULL, "%s: cannot read '%s': %s", shown, v, strerror(errno));
         if ((cfg->tls.cacert = config_keep(cfg, v)) == NULL)
-            return fail(err, errlen, "out of memory");
+            return err_set(err, errlen, NULL, "out of memory");
         return 0;
     case I_SLO:
         return slo_parse(v, &cfg->slo, err, errlen);
     case I_EXPECT:
         if (status_set_parse(v, &cfg->expect, why, sizeof(why)) != 0)
-            return fail(err, errlen, "%s wants %s, not '%s'", shown, why, v);
+            return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
         return 0;
     case I_SERVER_CPUS:
         if (cpu_list(v, d->cmp->server_cpus, &d->cmp->nserver_cpus) != 0)
@@ -516,7 +508,7 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if (shard_parse(v, &cfg->shard_index, &cfg->shard_count, &cfg->shard_from) == 0)
             return 0;
         if (strcmp(v, "auto") == 0)
-            return fail(err, errlen, "%s auto: no shard rank and size in the environment (OMPI_COMM_WORLD_RANK/SIZE, "
+            return err_set(err, errlen, NULL, "%s auto: no shard rank and size in the environment (OMPI_COMM_WORLD_RANK/SIZE, "
                         "PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS, or JOB_COMPLETION_INDEX with RAFALE_SHARDS)", shown);
         break;
     case I_START_AT:
@@ -533,9 +525,9 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     }
     default:
-        return fail(err, errlen, "%s cannot be set here", shown);
+        return err_set(err, errlen, NULL, "%s cannot be set here", shown);
     }
-    return fail(err, errlen, "%s wants %s, not '%s'", shown, o->wants, v);
+    return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, o->wants, v);
 }
 
 int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
@@ -547,14 +539,14 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
     size_t k;
 
     if (base == NULL)
-        return fail(err, errlen, "%s cannot be set here", shown);
+        return err_set(err, errlen, NULL, "%s cannot be set here", shown);
     if (o->kind != K_FLAG && o->arg && value == NULL)
-        return fail(err, errlen, "%s needs a value", shown);
+        return err_set(err, errlen, NULL, "%s needs a value", shown);
     switch (o->kind) {
     case K_FLAG: {
         int yes = 1;
         if (value && yesno(value, &yes) != 0)
-            return fail(err, errlen, "%s wants yes or no, not '%s'", shown, value);
+            return err_set(err, errlen, NULL, "%s wants yes or no, not '%s'", shown, value);
         *(int *)(void *)field = yes ? o->fval : !o->fval;
         return 0;
     }
@@ -594,20 +586,20 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
                     o2 += (size_t)(lex_field_char(value[i]) ? snprintf(esc + o2, sizeof(esc) - o2, "%c", value[i])
                                                             : snprintf(esc + o2, sizeof(esc) - o2, "\\x%02x",
                                                                        (unsigned char)value[i]));
-                return fail(err, errlen, "%s wants %s, not '%s'", shown, o->wants, esc);
+                return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, o->wants, esc);
             }
         /* fall through */
     case K_TEXT: {
         const char *kept = value;
         if (o->dst == D_RUN && (kept = config_keep(d->run, value)) == NULL)
-            return fail(err, errlen, "out of memory");
+            return err_set(err, errlen, NULL, "out of memory");
         *(const char **)(void *)field = kept;
         return 0;
     }
     default:
         return set_custom(o, d, value, shown, err, errlen);
     }
-    return fail(err, errlen, "%s wants %s, not '%s'", shown, o->wants, value);
+    return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, o->wants, value);
 }
 
 /* An unknown --name: say which command has it, if one does. */
@@ -624,10 +616,10 @@ static void unknown_long(const char *arg, char *err, size_t errlen)
     for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
         for (i = 0; i < NOPTS; i++)
             if ((table[i].where & cmds[k].where) && strcmp(table[i].name, name) == 0) {
-                fail(err, errlen, "--%s is an option of '%s'", name, cmds[k].cmd);
+                err_set(err, errlen, NULL, "--%s is an option of '%s'", name, cmds[k].cmd);
                 return;
             }
-    fail(err, errlen, "unknown option '%s' (see --help)", arg);
+    err_set(err, errlen, NULL, "unknown option '%s' (see --help)", arg);
 }
 
 enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
@@ -669,12 +661,12 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
         if (opt == -1)
             break;
         if (opt == ':') {
-            fail(err, errlen, "option '%s' needs a value (see --help)", argv[optind - 1]);
+            err_set(err, errlen, NULL, "option '%s' needs a value (see --help)", argv[optind - 1]);
             return OPT_ERROR;
         }
         if (opt == '?') {
             if (optopt && optopt < 0x1000)
-                fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+                err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", optopt);
             else
                 unknown_long(argv[optind - 1], err, errlen);
             return OPT_ERROR;
@@ -701,7 +693,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                 if (byidx[i]->short_name == opt)
                     o = byidx[i];
             if (o == NULL) {
-                fail(err, errlen, "unknown option '-%c' (see --help)", opt);
+                err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", opt);
                 return OPT_ERROR;
             }
             snprintf(shown, sizeof(shown), "-%c", opt);

@@ -10,6 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
+#include "err.h"
 #include "report.h"
 
 #include <jansson.h>
@@ -36,14 +37,14 @@ struct jc {
 static int fail(struct jc *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(struct jc *c, const char *key, const char *fmt, ...)
 {
-    char what[200];
+    char place[4400];
     va_list ap;
     if (c->failed)
         return -1;
+    snprintf(place, sizeof(place), "%s: %s%s%s", c->path, c->at, c->at[0] && key[0] ? "." : "", key);
     va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
+    err_setv(c->err, c->errlen, place, fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->errlen, "%s: %s%s%s: %s", c->path, c->at, c->at[0] && key[0] ? "." : "", key, what);
     c->failed = 1;
     return -1;
 }
