@@ -57,7 +57,7 @@ for c in comps:
     else:
         passed += 1
 # Private headers stay in their folder.
-for hdr, folder in (("client.h", "src/client"), ("serve_int.h", "src/serve")):
+for hdr, folder in (("client.h", "src/client"), ("serve_int.h", "src/serve"), ("serve_conn.h", "src/serve")):
     bad = []
     for root, _, files in os.walk("src"):
         for fn in files:
