@@ -509,6 +509,88 @@ int engine_check(const struct config *cfg, int connect, char *err, size_t errlen
     return rc;
 }
 
+/* The run's workers, each with its connections and its share of -n.
+ * Returns them, or NULL with the reason in err. */
+static struct worker *make_workers(const struct config *cfg, const struct plan *pl, uint32_t nt, char *err,
+                                   size_t errlen)
+{
+    struct worker *ws = calloc(nt, sizeof(*ws));
+    uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX;
+    uint32_t t, i, first = 0;
+    if (ws == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (t = 0; t < nt; t++) {
+        uint32_t nc = cfg->connections / nt + (t < cfg->connections % nt);
+        uint32_t nmax = cfg->max_connections / nt + (t < cfg->max_connections % nt);
+        uint64_t budget = UINT64_MAX;
+        if (cfg->requests) {
+            if (cfg->rate > 0)
+                /* Rate mode: thread t owns requests t, t+nt, t+2nt... */
+                budget = cfg->requests / nt + (t < cfg->requests % nt);
+            else
+                /* Each thread's share in proportion to its connections; the
+                 * shares add up to exactly -n. */
+                budget = t == nt - 1 ? budget_left : cfg->requests * nc / cfg->connections;
+            budget_left -= budget;
+        }
+        if (worker_init(&ws[t], pl, t, nc, nmax, first, budget) != 0) {
+            snprintf(err, errlen, "cannot set up worker %u: out of memory or file descriptors", t);
+            for (i = 0; i <= t; i++)
+                worker_free(&ws[i]);
+            free(ws);
+            return NULL;
+        }
+        first += ws[t].nconns;
+    }
+    return ws;
+}
+
+/* The live view, four times a second until every worker has finished. */
+static void watch(const struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg)
+{
+    uint32_t t;
+    for (;;) {
+        struct engine_progress p;
+        struct timespec ts = { 0, 250 * 1000000L };
+        int all = 1;
+        nanosleep(&ts, NULL);
+        for (t = 0; t < nt; t++)
+            if (!atomic_load(&ws[t].finished))
+                all = 0;
+        if (all)
+            break;
+        sample_progress(pl, ws, nt, &p);
+        progress(&p, arg);
+    }
+}
+
+/* What the merged result says of the run itself: its measured time, its
+ * rate, rafale's CPU, this shard's place. */
+static void finish_result(const struct config *cfg, const struct plan *pl, const struct worker *ws, uint32_t nt,
+                          const atomic_int *stop, double cpu0, struct engine_result *res)
+{
+    uint64_t t_end = 0;
+    uint32_t t;
+    res->elapsed_s = 0;
+    for (t = 0; t < nt; t++)
+        if (ws[t].t_last > t_end)
+            t_end = ws[t].t_last;
+    if (t_end > pl->t_measure)
+        res->elapsed_s = (double)(t_end - pl->t_measure) / 1e9;
+    res->interrupted = atomic_load(stop) != 0;
+    res->target_rate = cfg->rate;
+    res->client_cpu_s = cpu_seconds() - cpu0;
+    res->shard.index = cfg->shard_index;
+    res->shard.count = cfg->shard_count;
+    res->shard.start_unix_s = res->start_unix_s;
+    res->shard.threads = nt;
+    if (gethostname(res->shard.host, sizeof(res->shard.host)) != 0)
+        snprintf(res->shard.host, sizeof(res->shard.host), "?");
+    res->shard.host[sizeof(res->shard.host) - 1] = '\0';
+}
+
 int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct engine_result *res, char *err, size_t errlen)
 {
@@ -519,8 +601,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     struct timeline tl;
     atomic_int failed = 0;
     struct worker *ws = NULL;
-    uint32_t t, nt = cfg_all->threads, first = 0, started_threads = 0, i;
-    uint64_t budget_left, t_end = 0;
+    uint32_t t, nt = cfg_all->threads, started_threads = 0;
     double cpu0;
     int rc = -1;
 
@@ -528,7 +609,6 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     memset(&pl, 0, sizeof(pl));
     if (shard_apply(cfg_all, &shcfg, err, errlen) != 0)
         return -1;
-    budget_left = cfg->requests ? cfg->requests : UINT64_MAX;
     if (nt > cfg->connections)
         nt = cfg->connections;
     if (tl_init(&tl, nt) != 0) {
@@ -546,33 +626,8 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         ramp_init(&pl.ramp, cfg->stage_start, cfg->stage_dur, cfg->stage_val, cfg->nstages);
         pl.ramped = cfg->stages_conns ? 2 : 1;
     }
-    ws = calloc(nt, sizeof(*ws));
-    if (ws == NULL) {
-        snprintf(err, errlen, "out of memory");
+    if ((ws = make_workers(cfg, &pl, nt, err, errlen)) == NULL)
         goto out;
-    }
-    for (t = 0; t < nt; t++) {
-        uint32_t nc = cfg->connections / nt + (t < cfg->connections % nt);
-        uint32_t nmax = cfg->max_connections / nt + (t < cfg->max_connections % nt);
-        uint64_t budget = UINT64_MAX;
-        if (cfg->requests) {
-            if (cfg->rate > 0)
-                /* Rate mode: thread t owns requests t, t+nt, t+2nt... */
-                budget = cfg->requests / nt + (t < cfg->requests % nt);
-            else
-                /* Each thread's share in proportion to its connections; the
-                 * shares add up to exactly -n. */
-                budget = t == nt - 1 ? budget_left : cfg->requests * nc / cfg->connections;
-            budget_left -= budget;
-        }
-        if (worker_init(&ws[t], &pl, t, nc, nmax, first, budget) != 0) {
-            snprintf(err, errlen, "cannot set up worker %u: out of memory or file descriptors", t);
-            for (i = 0; i <= t; i++)
-                worker_free(&ws[i]);
-            goto out;
-        }
-        first += ws[t].nconns;
-    }
 
     if (cfg->start_at > 0) {
         /* Every shard begins its measured phase at the same instant; the
@@ -591,46 +646,17 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
         started_threads++;
     }
-    if (progress && started_threads == nt) {
-        for (;;) {
-            struct engine_progress p;
-            struct timespec ts = { 0, 250 * 1000000L };
-            int all = 1;
-            nanosleep(&ts, NULL);
-            for (t = 0; t < nt; t++)
-                if (!atomic_load(&ws[t].finished))
-                    all = 0;
-            if (all)
-                break;
-            sample_progress(&pl, ws, nt, &p);
-            progress(&p, arg);
-        }
-    }
+    if (progress && started_threads == nt)
+        watch(&pl, ws, nt, progress, arg);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
 
     if (started_threads == nt)
         rc = merge(ws, nt, &pl, res, err, errlen);
-    if (rc == 0) {
-        res->elapsed_s = 0;
-        for (t = 0; t < nt; t++)
-            if (ws[t].t_last > t_end)
-                t_end = ws[t].t_last;
-        if (t_end > pl.t_measure)
-            res->elapsed_s = (double)(t_end - pl.t_measure) / 1e9;
-        res->interrupted = atomic_load(stop) != 0;
-        res->target_rate = cfg->rate;
-        res->client_cpu_s = cpu_seconds() - cpu0;
-        res->shard.index = cfg->shard_index;
-        res->shard.count = cfg->shard_count;
-        res->shard.start_unix_s = res->start_unix_s;
-        res->shard.threads = nt;
-        if (gethostname(res->shard.host, sizeof(res->shard.host)) != 0)
-            snprintf(res->shard.host, sizeof(res->shard.host), "?");
-        res->shard.host[sizeof(res->shard.host) - 1] = '\0';
-    } else {
+    if (rc == 0)
+        finish_result(cfg, &pl, ws, nt, stop, cpu0, res);
+    else
         engine_result_free(res); /* what was merged before the failure */
-    }
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:

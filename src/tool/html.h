@@ -16,4 +16,13 @@ void html_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Writes s as escaped text. */
 void html_text(FILE *f, const char *s);
 
+/* The CSS both report pages share (a format string for html_printf: %%
+ * for a percent sign); each adds its own few rules after it. */
+#define HTML_CSS \
+    "body{font-family:sans-serif;margin:24px auto;color:#222}" \
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}" \
+    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}" \
+    "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}" \
+    "svg{display:block;margin:12px 0;max-width:100%%;height:auto}"
+
 #endif

@@ -469,6 +469,60 @@ static int main_compare(int argc, char **argv)
 }
 
 #ifdef RAFALE_MPI
+/* rafale-mpi, rank 0: every rank's result (JSON, as gathered), merged
+ * exactly into the one report. Returns the exit status. */
+static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, char **whys)
+{
+    char err[512];
+    int rc = 0, i;
+    struct loaded_run mr;
+    json_t **roots = calloc((size_t)size, sizeof(*roots));
+    const char **names = calloc((size_t)size, sizeof(*names));
+    char (*nm)[32] = calloc((size_t)size, sizeof(*nm));
+
+    if (roots == NULL || names == NULL || nm == NULL) {
+        fprintf(stderr, "rafale-mpi: out of memory for the ranks' results\n");
+        rc = 1;
+    }
+    for (i = 0; i < size; i++)
+        if (whys[i]) {
+            fprintf(stderr, "rafale-mpi: rank %d: %s\n", i, whys[i]);
+            rc = 1;
+        }
+    for (i = 0; rc == 0 && i < size; i++) {
+        json_error_t je;
+        snprintf(nm[i], sizeof(nm[i]), "rank %d", i);
+        names[i] = nm[i];
+        if ((roots[i] = json_loadb(jsons[i], lens[i], 0, &je)) == NULL) {
+            fprintf(stderr, "rafale-mpi: rank %d's result is not JSON: %s\n", i, je.text);
+            rc = 1;
+        }
+    }
+    if (rc == 0 && merge_shards(roots, names, size, &mr, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale-mpi: %s\n", err);
+        rc = 1;
+    } else if (rc == 0) {
+        /* One report for every rank, as a single process would print. */
+        rc = finish_run(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL);
+        engine_result_free(&mr.res);
+        monitor_result_free(&mr.server);
+        config_free(&mr.cfg);
+    }
+    for (i = 0; i < size; i++) {
+        if (roots && roots[i])
+            json_decref(roots[i]);
+        free(jsons[i]);
+        free(whys[i]);
+    }
+    free(roots);
+    free(names);
+    free(nm);
+    free(jsons);
+    free(lens);
+    free(whys);
+    return rc;
+}
+
 /* rafale-mpi ARGS under mpiexec (or srun): each rank one shard of the run;
  * rank 0 prints the one merged report and writes the one --json/--html. */
 static int main_mpi(int argc, char **argv)
@@ -483,7 +537,7 @@ static int main_mpi(int argc, char **argv)
     char *json = NULL, **jsons = NULL, **whys = NULL;
     size_t jlen = 0, *lens = NULL;
     double start_at;
-    int ok = 1, rc = 0, ran = 0, i;
+    int ok = 1, rc = 0, ran = 0;
 
     if (mpig_begin(&argc, &argv, &m) != 0)
         return 1;
@@ -574,48 +628,8 @@ static int main_mpi(int argc, char **argv)
     if (m.rank == 0)
         progress_done(&prog);
     mpig_gather(&m, json, jlen, err, &jsons, &lens, &whys);
-    if (m.rank == 0) {
-        json_t **roots = calloc((size_t)m.size, sizeof(*roots));
-        const char **names = calloc((size_t)m.size, sizeof(*names));
-        char (*nm)[32] = calloc((size_t)m.size, sizeof(*nm));
-        struct loaded_run mr;
-        for (i = 0; i < m.size; i++)
-            if (whys[i]) {
-                fprintf(stderr, "rafale-mpi: rank %d: %s\n", i, whys[i]);
-                rc = 1;
-            }
-        for (i = 0; rc == 0 && i < m.size; i++) {
-            json_error_t je;
-            snprintf(nm[i], sizeof(nm[i]), "rank %d", i);
-            names[i] = nm[i];
-            if ((roots[i] = json_loadb(jsons[i], lens[i], 0, &je)) == NULL) {
-                fprintf(stderr, "rafale-mpi: rank %d's result is not JSON: %s\n", i, je.text);
-                rc = 1;
-            }
-        }
-        if (rc == 0 && merge_shards(roots, names, m.size, &mr, err, sizeof(err)) != 0) {
-            fprintf(stderr, "rafale-mpi: %s\n", err);
-            rc = 1;
-        } else if (rc == 0) {
-            /* One report for every rank, as a single process would print. */
-            rc = finish_run(&cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL);
-            engine_result_free(&mr.res);
-            monitor_result_free(&mr.server);
-            config_free(&mr.cfg);
-        }
-        for (i = 0; i < m.size; i++) {
-            if (roots[i])
-                json_decref(roots[i]);
-            free(jsons[i]);
-            free(whys[i]);
-        }
-        free(roots);
-        free(names);
-        free(nm);
-        free(jsons);
-        free(lens);
-        free(whys);
-    }
+    if (m.rank == 0)
+        rc = mpi_report(&cfg, m.size, jsons, lens, whys);
     if (ran)
         engine_result_free(&res);
     free(json);

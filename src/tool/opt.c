@@ -364,6 +364,86 @@ static int cpu_list(const char *v, int *out, int *n)
     return *n > 0 ? 0 : -1;
 }
 
+/* --stages 'DUR:RATE,...' or 'DUR:Nc,...' into cfg. Returns 0, or -1
+ * (nothing set) when v is not such a list. */
+static int parse_stages(struct config *cfg, const char *v)
+{
+    char copy[2048], *tok, *save = NULL;
+    int conns = -1;
+    if (strlen(v) >= sizeof(copy))
+        return -1;
+    strcpy(copy, v);
+    cfg->nstages = 0;
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':'), *end;
+        double val;
+        int c;
+        if (colon == NULL || cfg->nstages == 64)
+            goto bad;
+        *colon = '\0';
+        if (units_parse_duration(tok, &cfg->stage_dur[cfg->nstages]) != 0 || cfg->stage_dur[cfg->nstages] == 0)
+            goto bad;
+        errno = 0;
+        val = strtod(colon + 1, &end);
+        c = *end == 'c';
+        /* A rate stage goes to 0 or to a rate -R could have; a
+         * connections stage to a whole number. */
+        if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) || val > RATE_MAX ||
+            (!c && val > 0 && val < RATE_MIN) || (c && val != floor(val)) || (conns >= 0 && c != conns))
+            goto bad;
+        conns = c;
+        cfg->stage_val[cfg->nstages++] = val;
+    }
+    if (cfg->nstages == 0)
+        return -1;
+    cfg->stages_conns = conns;
+    return 0;
+bad:
+    cfg->nstages = 0;
+    return -1;
+}
+
+/* -b TEXT, or --body-file FILE (read whole). Returns 0, or -1 with why. */
+static int set_body(struct config *cfg, int from_file, const char *v, char *err, size_t errlen)
+{
+    char *b = NULL;
+    size_t n = 0;
+    if (from_file) {
+        if (read_body_file(v, &b, &n, err, errlen) != 0)
+            return -1;
+    } else {
+        n = strlen(v);
+        if ((b = malloc(n + 1)) == NULL)
+            return err_set(err, errlen, NULL, "out of memory");
+        memcpy(b, v, n + 1);
+    }
+    free(cfg->body);
+    cfg->body = b;
+    cfg->body_len = n;
+    cfg->has_body = 1;
+    return 0;
+}
+
+/* --source: local addresses to connect from, round-robin. */
+static int set_sources(struct config *cfg, const char *v, const char *shown, char *err, size_t errlen)
+{
+    enum { MAX_SOURCES = 256 };
+    struct net_addr *a = calloc(MAX_SOURCES, sizeof(*a));
+    char why[200];
+    int n;
+    if (a == NULL)
+        return err_set(err, errlen, NULL, "out of memory");
+    n = net_parse_sources(v, a, MAX_SOURCES, why, sizeof(why));
+    if (n < 0) {
+        free(a);
+        return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
+    }
+    free(cfg->sources);
+    cfg->sources = a;
+    cfg->nsources = (uint32_t)n;
+    return 0;
+}
+
 static int set_custom(const struct opt_def *o, const struct opt_dst *d, const char *v, const char *shown, char *err,
                       size_t errlen)
 {
@@ -385,41 +465,10 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
             return err_set(err, errlen, NULL, "out of memory");
         return 0;
     case I_BODY:
-        free(cfg->body);
-        cfg->body_len = strlen(v);
-        cfg->body = malloc(cfg->body_len + 1);
-        if (cfg->body == NULL)
-            return err_set(err, errlen, NULL, "out of memory");
-        memcpy(cfg->body, v, cfg->body_len + 1);
-        cfg->has_body = 1;
-        return 0;
-    case I_BODY_FILE: {
-        char *b = NULL;
-        size_t n = 0;
-        if (read_body_file(v, &b, &n, err, errlen) != 0)
-            return -1;
-        free(cfg->body);
-        cfg->body = b;
-        cfg->body_len = n;
-        cfg->has_body = 1;
-        return 0;
-    }
-    case I_SOURCE: {
-        enum { MAX_SOURCES = 256 };
-        struct net_addr *a = calloc(MAX_SOURCES, sizeof(*a));
-        int n;
-        if (a == NULL)
-            return err_set(err, errlen, NULL, "out of memory");
-        n = net_parse_sources(v, a, MAX_SOURCES, why, sizeof(why));
-        if (n < 0) {
-            free(a);
-            return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
-        }
-        free(cfg->sources);
-        cfg->sources = a;
-        cfg->nsources = (uint32_t)n;
-        return 0;
-    }
+    case I_BODY_FILE:
+        return set_body(cfg, o->id == I_BODY_FILE, v, err, errlen);
+    case I_SOURCE:
+        return set_sources(cfg, v, shown, err, errlen);
     case I_ARRIVAL:
         if (strcmp(v, "poisson") == 0)
             cfg->poisson = 1;
@@ -468,42 +517,10 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         else
             break;
         return 0;
-    case I_STAGES: {
-        char copy[2048], *tok, *save = NULL;
-        int conns = -1;
-        if (strlen(v) >= sizeof(copy))
+    case I_STAGES:
+        if (parse_stages(cfg, v) != 0)
             break;
-        strcpy(copy, v);
-        cfg->nstages = 0;
-        for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            char *colon = strchr(tok, ':'), *end;
-            double val;
-            int c;
-            if (colon == NULL || cfg->nstages == 64)
-                goto bad_stage;
-            *colon = '\0';
-            if (units_parse_duration(tok, &cfg->stage_dur[cfg->nstages]) != 0 || cfg->stage_dur[cfg->nstages] == 0)
-                goto bad_stage;
-            errno = 0;
-            val = strtod(colon + 1, &end);
-            c = *end == 'c';
-            /* A rate stage goes to 0 or to a rate -R could have; a
-             * connections stage to a whole number. */
-            if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) ||
-                val > RATE_MAX || (!c && val > 0 && val < RATE_MIN) || (c && val != floor(val)) ||
-                (conns >= 0 && c != conns))
-                goto bad_stage;
-            conns = c;
-            cfg->stage_val[cfg->nstages++] = val;
-        }
-        if (cfg->nstages == 0)
-            break;
-        cfg->stages_conns = conns;
         return 0;
-    bad_stage:
-        cfg->nstages = 0;
-        break;
-    }
     case I_SHARD:
         if (shard_parse(v, &cfg->shard_index, &cfg->shard_count, &cfg->shard_from) == 0)
             return 0;

@@ -256,6 +256,27 @@ static void cpus(FILE *f, const int *c, int n)
     fputc(']', f);
 }
 
+/* Server s: how it was started, and why it failed if it did. */
+static void json_server(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int s)
+{
+    const struct cmp_server *sv = &p->servers[s];
+    fprintf(f, "%s\n  {\"name\": ", s ? "," : "");
+    report_json_str(f, sv->name);
+    fprintf(f, ", \"url\": ");
+    report_json_str(f, sv->url);
+    fprintf(f, ", \"start\": ");
+    jstr_or_null(f, sv->start);
+    fprintf(f, ", \"pid\": %d, \"cgroup\": ", sv->pid);
+    jstr_or_null(f, sv->cgroup);
+    fprintf(f, ", \"version\": ");
+    jstr_or_null(f, sv->version);
+    fprintf(f, ", \"failed\": %s, \"reason\": ", r->failed[s] ? "true" : "false");
+    jstr_or_null(f, r->failed[s] ? r->failure[s] : NULL);
+    fprintf(f, ", \"output\": ");
+    jstr_or_null(f, r->failed[s] && r->output[s][0] ? r->output[s] : NULL);
+    fprintf(f, "}");
+}
+
 int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w, s, k, first = 1;
@@ -272,24 +293,8 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
             r->cgroups ? "true" : "false");
     report_json_str(f, r->note);
     fprintf(f, ",\n\"servers\": [");
-    for (s = 0; s < p->nservers; s++) {
-        const struct cmp_server *sv = &p->servers[s];
-        fprintf(f, "%s\n  {\"name\": ", s ? "," : "");
-        report_json_str(f, sv->name);
-        fprintf(f, ", \"url\": ");
-        report_json_str(f, sv->url);
-        fprintf(f, ", \"start\": ");
-        jstr_or_null(f, sv->start);
-        fprintf(f, ", \"pid\": %d, \"cgroup\": ", sv->pid);
-        jstr_or_null(f, sv->cgroup);
-        fprintf(f, ", \"version\": ");
-        jstr_or_null(f, sv->version);
-        fprintf(f, ", \"failed\": %s, \"reason\": ", r->failed[s] ? "true" : "false");
-        jstr_or_null(f, r->failed[s] ? r->failure[s] : NULL);
-        fprintf(f, ", \"output\": ");
-        jstr_or_null(f, r->failed[s] && r->output[s][0] ? r->output[s] : NULL);
-        fprintf(f, "}");
-    }
+    for (s = 0; s < p->nservers; s++)
+        json_server(f, p, r, s);
     fprintf(f, "],\n\"workloads\": [");
     for (w = 0; w < p->nworkloads; w++) {
         const struct cmp_workload *wl = &p->workloads[w];

@@ -199,18 +199,12 @@ out:
     free(ser);
 }
 
-int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+/* The page's head, its CSS, and what was compared how. */
+static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
-    int w, s;
-    char a[32], b[32], c2[32], d[32];
-
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale compare</title><style>"
-               "body{font-family:sans-serif;max-width:960px;margin:24px auto;color:#222}h1{font-size:22px}"
-               "h2{font-size:17px;margin-top:28px}h3{font-size:15px}table{border-collapse:collapse;margin:8px 0}"
-               "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}"
-               "td:first-child,th:first-child{text-align:left}td.l,th.l{text-align:left}code{font-size:12px}"
-               "table.cells{font-size:13px}table.cells th{font-weight:normal}"
-               "svg{display:block;margin:12px 0;max-width:100%%;height:auto}.warn{color:#b00}</style></head><body>\n"
+               HTML_CSS "body{max-width:960px}h3{font-size:15px}td.l,th.l{text-align:left}code{font-size:12px}"
+               "table.cells{font-size:13px}table.cells th{font-weight:normal}.warn{color:#b00}</style></head><body>\n"
                "<h1>rafale compare</h1>\n");
     html_printf(f, "<p>%d server%s, %d workload%s, %d repetition%s interleaved", p->nservers, p->nservers == 1 ? "" : "s",
             p->nworkloads, p->nworkloads == 1 ? "" : "s", p->set.repeat, p->set.repeat == 1 ? "" : "s");
@@ -227,6 +221,12 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
     if (r->interrupted)
         html_printf(f, "<p class=\"warn\">Interrupted: the figures cover the runs made before the signal.</p>\n");
 
+}
+
+/* Each server: its URL, how it was started, its version. */
+static void servers_table(FILE *f, const struct cmp_plan *p)
+{
+    int s;
     html_printf(f, "<h2>Servers</h2>\n<table><tr><th>server</th><th class=\"l\">url</th><th class=\"l\">started with</th>"
                "<th class=\"l\">version</th></tr>\n");
     for (s = 0; s < p->nservers; s++) {
@@ -246,6 +246,13 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         html_text(f, sv->version ? sv->version : "-");
         html_printf(f, "</td></tr>\n");
     }
+}
+
+/* Each workload: its request, connections, mode, length, rate, warm-up. */
+static void workloads_table(FILE *f, const struct cmp_plan *p)
+{
+    int w;
+    char a[32], b[32], c2[32];
     html_printf(f, "</table>\n<h2>Workloads</h2>\n<table><tr><th>workload</th><th class=\"l\">request</th><th>connections</th>"
                "<th class=\"l\">mode</th><th>length</th><th>rate (req/s)</th><th>warm-up</th><th>good statuses</th></tr>\n");
     for (w = 0; w < p->nworkloads; w++) {
@@ -289,83 +296,92 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
     }
     html_printf(f, "</table>\n");
 
-    bars(f, p, r, "Throughput (median of repetitions)", "requests per second", BAR_RPS);
-    bars(f, p, r, "p99 latency", "latency (ms)", BAR_P99);
-    bars(f, p, r, "Server CPU per request", "CPU (microseconds per request)", BAR_CPU);
-    bars(f, p, r, "Server memory (peak PSS; RSS where PSS was not readable)", "memory (MiB)", BAR_MEM);
-    memory_chart(f, p, r);
+}
 
-    for (w = 0; w < p->nworkloads; w++) {
-        const struct cmp_workload *wl = &p->workloads[w];
-        double best = cmpr_best_rps(r, w);
-        char desc[400];
-        cmpr_describe(desc, sizeof(desc), wl);
-        html_printf(f, "<h2>");
-        html_text(f, wl->name);
-        html_printf(f, "</h2>\n<p>");
-        html_text(f, desc);
-        html_printf(f, ".</p>\n<table class=\"cells\"><tr><th rowspan=\"2\">server</th>"
-                   "<th colspan=\"3\">throughput (req/s)</th><th colspan=\"4\">latency</th>"
-                   "<th rowspan=\"2\">errors</th><th rowspan=\"2\">bad status (%% of responses)</th>"
-                   "<th rowspan=\"2\">connections per request</th><th rowspan=\"2\">server CPU per request</th>"
-                   "<th rowspan=\"2\">server memory (%s)</th><th rowspan=\"2\">vs best</th></tr>\n"
-                   "<tr><th>median</th><th>min</th><th>max</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
-                cmpr_mem_label(r, w));
-        for (s = 0; s < p->nservers; s++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
-            char cpu[32], mem[32], ratio[32];
-            html_printf(f, "<tr><td>");
-            html_text(f, p->servers[s].name);
-            if (c->nruns == 0) {
-                html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");
-                continue;
-            }
-            cmpr_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
-            html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                       "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
-                       "<td class=\"%s\">%s</td></tr>\n",
-                    c->rps_median, c->rps_min, c->rps_max, units_fmt_ns(a, sizeof(a), hist_mean(&c->total.h[H_LATENCY])),
-                    units_fmt_ns(b, sizeof(b), hist_percentile(&c->total.h[H_LATENCY], 50)),
-                    units_fmt_ns(c2, sizeof(c2), hist_percentile(&c->total.h[H_LATENCY], 99)),
-                    units_fmt_ns(d, sizeof(d), (double)c->total.h[H_LATENCY].max), (unsigned long long)stats_errors(&c->total),
-                    c->bad_pct > 0 ? "warn" : "", c->bad_pct, c->keepalive_refused ? "warn" : "", c->conns_per_req, cpu,
-                    mem, c->invalid ? "warn" : "", cmpr_ratio_text(ratio, sizeof(ratio), c, best));
+/* Workload w's table: a row per server. */
+static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    const struct cmp_workload *wl = &p->workloads[w];
+    int s;
+    char a[32], b[32], c2[32], d[32];
+    double best = cmpr_best_rps(r, w);
+    char desc[400];
+    cmpr_describe(desc, sizeof(desc), wl);
+    html_printf(f, "<h2>");
+    html_text(f, wl->name);
+    html_printf(f, "</h2>\n<p>");
+    html_text(f, desc);
+    html_printf(f, ".</p>\n<table class=\"cells\"><tr><th rowspan=\"2\">server</th>"
+               "<th colspan=\"3\">throughput (req/s)</th><th colspan=\"4\">latency</th>"
+               "<th rowspan=\"2\">errors</th><th rowspan=\"2\">bad status (%% of responses)</th>"
+               "<th rowspan=\"2\">connections per request</th><th rowspan=\"2\">server CPU per request</th>"
+               "<th rowspan=\"2\">server memory (%s)</th><th rowspan=\"2\">vs best</th></tr>\n"
+               "<tr><th>median</th><th>min</th><th>max</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
+            cmpr_mem_label(r, w));
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_cell *c = cmp_cell(r, w, s);
+        char cpu[32], mem[32], ratio[32];
+        html_printf(f, "<tr><td>");
+        html_text(f, p->servers[s].name);
+        if (c->nruns == 0) {
+            html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");
+            continue;
         }
-        html_printf(f, "</table>\n");
-        for (s = 0; s < p->nservers; s++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
-            char codes[128];
-            if (c->nruns == 0)
-                continue;
-            if (c->invalid) {
-                cmpr_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
-                html_printf(f, "<p class=\"warn\">");
-                html_text(f, p->servers[s].name);
-                html_printf(f, ": %.1f%% of responses had a status outside ", c->bad_pct);
-                html_text(f, wl->cfg.expect.text);
-                html_printf(f, " (");
-                html_text(f, c->total.completed ? codes : "no response at all");
-                html_printf(f, "): not a valid result, left out of the charts and of 'vs best'.</p>\n");
-            }
-            if (c->keepalive_refused) {
-                html_printf(f, "<p class=\"warn\">");
-                html_text(f, p->servers[s].name);
-                html_printf(f, ": keep-alive refused by the server (");
-                html_text(f, cmpr_close_why(&c->total));
-                html_printf(f, "): %.2f connections per request, so this measured new connections.</p>\n", c->conns_per_req);
-            }
-            if (c->unstable || c->client_bound) {
-                html_printf(f, "<p class=\"warn\">");
-                html_text(f, p->servers[s].name);
-                html_printf(f, ":%s%s</p>\n", c->unstable ? " repetitions differ by more than 10%." : "",
-                        c->client_bound ? " rafale's own CPU was saturated: the server was not measured at its limit."
-                                        : "");
-            }
-        }
-        latency_bars(f, p, r, w);
-        percentile_curves(f, p, r, w);
+        cmpr_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
+        html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                   "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
+                   "<td class=\"%s\">%s</td></tr>\n",
+                c->rps_median, c->rps_min, c->rps_max, units_fmt_ns(a, sizeof(a), hist_mean(&c->total.h[H_LATENCY])),
+                units_fmt_ns(b, sizeof(b), hist_percentile(&c->total.h[H_LATENCY], 50)),
+                units_fmt_ns(c2, sizeof(c2), hist_percentile(&c->total.h[H_LATENCY], 99)),
+                units_fmt_ns(d, sizeof(d), (double)c->total.h[H_LATENCY].max), (unsigned long long)stats_errors(&c->total),
+                c->bad_pct > 0 ? "warn" : "", c->bad_pct, c->keepalive_refused ? "warn" : "", c->conns_per_req, cpu,
+                mem, c->invalid ? "warn" : "", cmpr_ratio_text(ratio, sizeof(ratio), c, best));
     }
+    html_printf(f, "</table>\n");
+}
 
+/* Workload w's warnings, a line per server that earned one. */
+static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    const struct cmp_workload *wl = &p->workloads[w];
+    int s;
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_cell *c = cmp_cell(r, w, s);
+        char codes[128];
+        if (c->nruns == 0)
+            continue;
+        if (c->invalid) {
+            cmpr_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+            html_printf(f, "<p class=\"warn\">");
+            html_text(f, p->servers[s].name);
+            html_printf(f, ": %.1f%% of responses had a status outside ", c->bad_pct);
+            html_text(f, wl->cfg.expect.text);
+            html_printf(f, " (");
+            html_text(f, c->total.completed ? codes : "no response at all");
+            html_printf(f, "): not a valid result, left out of the charts and of 'vs best'.</p>\n");
+        }
+        if (c->keepalive_refused) {
+            html_printf(f, "<p class=\"warn\">");
+            html_text(f, p->servers[s].name);
+            html_printf(f, ": keep-alive refused by the server (");
+            html_text(f, cmpr_close_why(&c->total));
+            html_printf(f, "): %.2f connections per request, so this measured new connections.</p>\n", c->conns_per_req);
+        }
+        if (c->unstable || c->client_bound) {
+            html_printf(f, "<p class=\"warn\">");
+            html_text(f, p->servers[s].name);
+            html_printf(f, ":%s%s</p>\n", c->unstable ? " repetitions differ by more than 10%." : "",
+                    c->client_bound ? " rafale's own CPU was saturated: the server was not measured at its limit."
+                                    : "");
+        }
+    }
+}
+
+/* Each server's processes, in its run with the most memory. */
+static void processes_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    int w, s;
     html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. PSS divides each shared page "
                "among the processes sharing it, so it adds up to the memory really used; RSS counts a shared page "
                "in every process.</p>\n");
@@ -386,6 +402,12 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         html_printf(f, "</h3>\n");
         report_html_server(f, &top->server, top->res.total.completed);
     }
+}
+
+/* The servers that failed: why, and their last output lines. */
+static void failures_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    int s;
     for (s = 0; s < p->nservers; s++)
         if (r->failed[s]) {
             html_printf(f, "<p class=\"warn\">Failed: ");
@@ -405,6 +427,28 @@ int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
             }
             html_printf(f, "</p>\n");
         }
+}
+
+int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    int w;
+
+    page_head(f, p, r);
+    servers_table(f, p);
+    workloads_table(f, p);
+    bars(f, p, r, "Throughput (median of repetitions)", "requests per second", BAR_RPS);
+    bars(f, p, r, "p99 latency", "latency (ms)", BAR_P99);
+    bars(f, p, r, "Server CPU per request", "CPU (microseconds per request)", BAR_CPU);
+    bars(f, p, r, "Server memory (peak PSS; RSS where PSS was not readable)", "memory (MiB)", BAR_MEM);
+    memory_chart(f, p, r);
+    for (w = 0; w < p->nworkloads; w++) {
+        cells_table(f, p, r, w);
+        cells_notes(f, p, r, w);
+        latency_bars(f, p, r, w);
+        percentile_curves(f, p, r, w);
+    }
+    processes_block(f, p, r);
+    failures_block(f, p, r);
     html_printf(f, "<p style=\"color:#888\">Made by rafale compare. Percentiles within 1%%.</p>\n</body></html>\n");
     return ferror(f) ? -1 : 0;
 }

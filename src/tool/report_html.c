@@ -10,13 +10,7 @@
 #include <string.h>
 
 /* Inside html_printf formats, so a percent sign is written %%. */
-#define STYLE \
-    "body{font-family:sans-serif;max-width:780px;margin:24px auto;color:#222}" \
-    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}" \
-    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}" \
-    "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}" \
-    "svg{display:block;margin:12px 0;max-width:100%%;height:auto}" \
-    ".fail{color:#b00;font-weight:bold}.pass{color:#070}"
+#define STYLE HTML_CSS "body{max-width:780px}.fail{color:#b00;font-weight:bold}.pass{color:#070}"
 
 /* Latency against percentile on a "nines" axis, as HdrHistogram plots it. */
 static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)

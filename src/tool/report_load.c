@@ -10,6 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
+#include "jcheck.h"
 #include "err.h"
 #include "report.h"
 
@@ -20,178 +21,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COUNT 9007199254740992.0  /* 2^53: every count up to it is exact in a double */
 #define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
-#define MAX_SECONDS 1e9               /* about 31 years */
 #define MAX_URLS 1000000
-
-/* Where the reader is, for error messages: "per_url[3].latency". */
-struct jc {
-    const char *path;
-    char *err;
-    size_t errlen;
-    int failed;
-    char at[160];
-};
-
-static int fail(struct jc *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct jc *c, const char *key, const char *fmt, ...)
-{
-    char place[4400];
-    va_list ap;
-    if (c->failed)
-        return -1;
-    snprintf(place, sizeof(place), "%s: %s%s%s", c->path, c->at, c->at[0] && key[0] ? "." : "", key);
-    va_start(ap, fmt);
-    err_setv(c->err, c->errlen, place, fmt, ap);
-    va_end(ap);
-    c->failed = 1;
-    return -1;
-}
-
-/* Enters a sub-object for messages; returns the previous length to restore. */
-static size_t enter(struct jc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static size_t enter(struct jc *c, const char *fmt, ...)
-{
-    size_t n = strlen(c->at);
-    va_list ap;
-    if (n && n < sizeof(c->at) - 1 && fmt[0] != '[')
-        c->at[n] = '.', c->at[n + 1] = '\0';
-    va_start(ap, fmt);
-    vsnprintf(c->at + strlen(c->at), sizeof(c->at) - strlen(c->at), fmt, ap);
-    va_end(ap);
-    return n;
-}
-
-static void leave(struct jc *c, size_t n)
-{
-    c->at[n] = '\0';
-}
-
-/* A number in [lo, hi]; absent is 0 (or an error when required). */
-static double get_num(struct jc *c, json_t *o, const char *key, double lo, double hi, int required)
-{
-    json_t *v = json_object_get(o, key);
-    double d;
-    if (v == NULL || json_is_null(v)) {
-        if (required)
-            fail(c, key, "missing");
-        return 0;
-    }
-    if (!json_is_number(v)) {
-        fail(c, key, "not a number");
-        return 0;
-    }
-    d = json_number_value(v);
-    if (!isfinite(d) || d < lo || d > hi) {
-        fail(c, key, "%g is out of range (%g to %g)", d, lo, hi);
-        return 0;
-    }
-    return d;
-}
-
-/* A count: a whole number from 0 to 2^53. */
-static uint64_t get_count(struct jc *c, json_t *o, const char *key, int required)
-{
-    double d = get_num(c, o, key, 0, MAX_COUNT, required);
-    if (d != floor(d)) {
-        fail(c, key, "%g is not a whole number", d);
-        return 0;
-    }
-    return (uint64_t)d;
-}
-
-/* Seconds in ns. */
-static uint64_t get_ns(struct jc *c, json_t *o, const char *key, int required)
-{
-    return (uint64_t)(get_num(c, o, key, 0, MAX_SECONDS, required) * 1e9 + 0.5);
-}
-
-static const char *get_str(struct jc *c, json_t *o, const char *key, int required)
-{
-    json_t *v = json_object_get(o, key);
-    if (v == NULL || json_is_null(v)) {
-        if (required)
-            fail(c, key, "missing");
-        return NULL;
-    }
-    if (!json_is_string(v)) {
-        fail(c, key, "not a string");
-        return NULL;
-    }
-    return json_string_value(v);
-}
-
-static int get_bool(struct jc *c, json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    if (v && !json_is_boolean(v) && !json_is_null(v))
-        fail(c, key, "not true or false");
-    return json_is_true(v);
-}
-
-static json_t *get_obj(struct jc *c, json_t *o, const char *key, int required)
-{
-    json_t *v = json_object_get(o, key);
-    if ((v == NULL || json_is_null(v)) && !required)
-        return NULL;
-    if (!json_is_object(v)) {
-        fail(c, key, v ? "not an object" : "missing");
-        return NULL;
-    }
-    return v;
-}
-
-static json_t *get_arr(struct jc *c, json_t *o, const char *key, int required)
-{
-    json_t *v = json_object_get(o, key);
-    if ((v == NULL || json_is_null(v)) && !required)
-        return NULL;
-    if (!json_is_array(v)) {
-        fail(c, key, v ? "not a list" : "missing");
-        return NULL;
-    }
-    return v;
-}
 
 /* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
  * adding up to "count"; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
 {
-    json_t *o = get_obj(c, parent, key, 0), *list, *e;
+    json_t *o = jc_obj(c, parent, key, 0), *list, *e;
     size_t i, at;
     double prev = 0, mean, sd, mn, mx;
     uint64_t total, sum = 0;
     if (o == NULL)
         return;
-    at = enter(c, "%s", key);
-    total = get_count(c, o, "count", 1);
-    mn = get_num(c, o, "min_us", 0, MAX_US, 0);
-    mx = get_num(c, o, "max_us", 0, MAX_US, 0);
-    mean = get_num(c, o, "mean_us", 0, MAX_US, 0);
-    sd = get_num(c, o, "stdev_us", 0, MAX_US, 0);
-    list = get_arr(c, o, "histogram", 1);
+    at = jc_enter(c, "%s", key);
+    total = jc_count(c, o, "count", 1);
+    mn = jc_num(c, o, "min_us", 0, MAX_US, 0);
+    mx = jc_num(c, o, "max_us", 0, MAX_US, 0);
+    mean = jc_num(c, o, "mean_us", 0, MAX_US, 0);
+    sd = jc_num(c, o, "stdev_us", 0, MAX_US, 0);
+    list = jc_arr(c, o, "histogram", 1);
     if (c->failed) {
-        leave(c, at);
+        jc_leave(c, at);
         return;
     }
     if (mn > mx)
-        fail(c, "min_us", "above max_us");
+        jc_fail(c, "min_us", "above max_us");
     json_array_foreach(list, i, e) {
         double ub = json_number_value(json_array_get(e, 0)), n = json_number_value(json_array_get(e, 1));
         char idx[32];
         snprintf(idx, sizeof(idx), "histogram[%zu]", i);
         if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_number(json_array_get(e, 0)) ||
             !json_is_number(json_array_get(e, 1))) {
-            fail(c, idx, "not a [upper_bound_us, count] pair");
+            jc_fail(c, idx, "not a [upper_bound_us, count] pair");
             break;
         }
         if (!isfinite(ub) || ub <= prev || ub > MAX_US) {
-            fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
+            jc_fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
             break;
         }
         if (!isfinite(n) || n < 0 || n > MAX_COUNT || n != floor(n)) {
-            fail(c, idx, "count %g is not a whole number from 0", n);
+            jc_fail(c, idx, "count %g is not a whole number from 0", n);
             break;
         }
         prev = ub;
@@ -200,22 +70,22 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         hist_record_n(h, ub * 1e3 >= 1 ? (uint64_t)(ub * 1e3) - 1 : 0, (uint64_t)n);
     }
     if (!c->failed && sum != total)
-        fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
+        jc_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
-    leave(c, at);
+    jc_leave(c, at);
 }
 
 /* The counters, statuses, errors and histograms of the totals or one URL. */
 static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
-    json_t *sum = get_obj(c, o, "summary", 1), *st = get_obj(c, o, "status", 0), *er = get_obj(c, o, "errors", 1), *v;
-    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = get_obj(c, o, "tls", 0);
-    json_t *h2 = get_obj(c, o, "http2", 0);
+    json_t *sum = jc_obj(c, o, "summary", 1), *st = jc_obj(c, o, "status", 0), *er = jc_obj(c, o, "errors", 1), *v;
+    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jc_obj(c, o, "tls", 0);
+    json_t *h2 = jc_obj(c, o, "http2", 0);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -223,66 +93,66 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 
     if (c->failed)
         return;
-    at = enter(c, "summary");
-    s->completed = get_count(c, sum, "requests", 1);
-    s->started = get_count(c, sum, "started", 0);
-    nerr = get_count(c, sum, "errors", 1);
-    *in_flight = get_count(c, sum, "in_flight", 0);
-    s->conns_opened = get_count(c, sum, "connections_opened", 0);
-    s->bad_status = get_count(c, sum, "unexpected_status", 0);
-    s->bytes_recv = get_count(c, sum, "bytes_received", 0);
-    s->bytes_sent = get_count(c, sum, "bytes_sent", 0);
-    s->redirects = get_count(c, sum, "redirects_followed", 0);
-    s->redirects_away = get_count(c, sum, "redirects_to_other_origin", 0);
+    at = jc_enter(c, "summary");
+    s->completed = jc_count(c, sum, "requests", 1);
+    s->started = jc_count(c, sum, "started", 0);
+    nerr = jc_count(c, sum, "errors", 1);
+    *in_flight = jc_count(c, sum, "in_flight", 0);
+    s->conns_opened = jc_count(c, sum, "connections_opened", 0);
+    s->bad_status = jc_count(c, sum, "unexpected_status", 0);
+    s->bytes_recv = jc_count(c, sum, "bytes_received", 0);
+    s->bytes_sent = jc_count(c, sum, "bytes_sent", 0);
+    s->redirects = jc_count(c, sum, "redirects_followed", 0);
+    s->redirects_away = jc_count(c, sum, "redirects_to_other_origin", 0);
     if (json_is_object(why)) {
-        size_t a2 = enter(c, "server_close_reasons");
+        size_t a2 = jc_enter(c, "server_close_reasons");
         for (i = 0; i < CLOSE__COUNT; i++)
-            s->closes[i] = get_count(c, why, stats_close_name((enum close_kind)i), 0);
-        leave(c, a2);
+            s->closes[i] = jc_count(c, why, stats_close_name((enum close_kind)i), 0);
+        jc_leave(c, a2);
     } else {
         /* Results saved before the reasons were told apart. */
-        s->closes[CLOSE_HEADER] = get_count(c, sum, "server_closes", 0);
+        s->closes[CLOSE_HEADER] = jc_count(c, sum, "server_closes", 0);
     }
     if (s->bad_status > s->completed)
-        fail(c, "unexpected_status", "more than the completed requests");
-    leave(c, at);
+        jc_fail(c, "unexpected_status", "more than the completed requests");
+    jc_leave(c, at);
     if (st) {
-        at = enter(c, "status");
+        at = jc_enter(c, "status");
         json_object_foreach(st, k, v) {
             char *end;
             long code = strtol(k, &end, 10);
             if (*k == '\0' || *end || code < 0 || code >= STATUS_MAX) {
-                fail(c, k, "not a status code (0 to 599)");
+                jc_fail(c, k, "not a status code (0 to 599)");
                 break;
             }
-            s->status[code] = get_count(c, st, k, 1);
+            s->status[code] = jc_count(c, st, k, 1);
         }
-        leave(c, at);
+        jc_leave(c, at);
     }
     if (er) {
-        at = enter(c, "errors");
+        at = jc_enter(c, "errors");
         for (i = 0; i < ERR__COUNT; i++)
-            errs += s->errors[i] = get_count(c, er, stats_err_name((enum err_kind)i), 0);
-        leave(c, at);
+            errs += s->errors[i] = jc_count(c, er, stats_err_name((enum err_kind)i), 0);
+        jc_leave(c, at);
     }
     if (!c->failed && er && errs != nerr)
-        fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
+        jc_fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
              (unsigned long long)errs);
     if (!c->failed && s->started && s->started != s->completed + nerr + *in_flight)
-        fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
+        jc_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
              (unsigned long long)(s->completed + nerr + *in_flight));
     if (tls) {
-        at = enter(c, "tls");
-        s->tls_full = get_count(c, tls, "full", 0);
-        s->tls_resumed = get_count(c, tls, "resumed", 0);
-        leave(c, at);
+        at = jc_enter(c, "tls");
+        s->tls_full = jc_count(c, tls, "full", 0);
+        s->tls_resumed = jc_count(c, tls, "resumed", 0);
+        jc_leave(c, at);
     }
     if (h2) {
-        at = enter(c, "http2");
-        s->h2_hdr_wire = get_count(c, h2, "header_bytes_wire", 0);
-        s->h2_hdr_decoded = get_count(c, h2, "header_bytes_decoded", 0);
-        s->h2_retried = get_count(c, h2, "retried", 0);
-        leave(c, at);
+        at = jc_enter(c, "http2");
+        s->h2_hdr_wire = jc_count(c, h2, "header_bytes_wire", 0);
+        s->h2_hdr_decoded = jc_count(c, h2, "header_bytes_decoded", 0);
+        s->h2_retried = jc_count(c, h2, "retried", 0);
+        jc_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
@@ -293,81 +163,77 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 {
     size_t k;
     if (cfg->targets == NULL && (cfg->targets = calloc(cfg->nurls, sizeof(*cfg->targets))) == NULL)
-        return fail(c, "", "out of memory");
+        return jc_fail(c, "", "out of memory");
     if (method) {
         for (k = 0; method[k]; k++)
             if (!((method[k] >= 'A' && method[k] <= 'Z') || method[k] == '-' || method[k] == '_') || k > 32)
-                return fail(c, "method", "not an HTTP method");
+                return jc_fail(c, "method", "not an HTTP method");
         if ((cfg->targets[i].method = config_keep(cfg, method)) == NULL)
-            return fail(c, "", "out of memory");
+            return jc_fail(c, "", "out of memory");
     }
     if (name && (cfg->targets[i].name = config_keep(cfg, name)) == NULL)
-        return fail(c, "", "out of memory");
+        return jc_fail(c, "", "out of memory");
     cfg->targets[i].own = 1;
     return 0;
 }
 
-static void copy_text(char *dst, size_t len, const char *s)
-{
-    snprintf(dst, len, "%s", s ? s : "");
-}
 
 static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
 {
-    json_t *tree = get_arr(c, sv, "tree", 0), *mt = get_arr(c, sv, "memory_timeline", 0), *e;
-    size_t i, at = enter(c, "server");
+    json_t *tree = jc_arr(c, sv, "tree", 0), *mt = jc_arr(c, sv, "memory_timeline", 0), *e;
+    size_t i, at = jc_enter(c, "server");
 
-    m->pid = (int)get_num(c, sv, "pid", 0, 2147483647.0, 0);
-    copy_text(m->cgroup, sizeof(m->cgroup), get_str(c, sv, "cgroup", 0));
-    copy_text(m->pss_note, sizeof(m->pss_note), get_str(c, sv, "pss_note", 0));
+    m->pid = (int)jc_num(c, sv, "pid", 0, 2147483647.0, 0);
+    jc_copy(m->cgroup, sizeof(m->cgroup), jc_str(c, sv, "cgroup", 0));
+    jc_copy(m->pss_note, sizeof(m->pss_note), jc_str(c, sv, "pss_note", 0));
     if (m->pss_note[0] == '\0')
-        copy_text(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
-    m->cpu_s = get_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
-    m->cpu_exact = get_bool(c, sv, "cpu_exact");
-    m->has_pss = get_bool(c, sv, "has_pss");
-    m->pss_peak_bytes = get_count(c, sv, "pss_peak_bytes", 0);
-    m->pss_mean_bytes = get_count(c, sv, "pss_mean_bytes", 0);
-    m->uss_peak_bytes = get_count(c, sv, "uss_peak_bytes", 0);
-    m->rss_peak_bytes = get_count(c, sv, "rss_peak_bytes", 0);
-    m->rss_mean_bytes = get_count(c, sv, "rss_mean_bytes", 0);
-    m->cg_memory_peak_bytes = get_count(c, sv, "cgroup_memory_peak_bytes", 0);
-    m->processes = (uint32_t)get_num(c, sv, "processes", 0, 4294967295.0, 0);
-    m->threads = (uint32_t)get_num(c, sv, "threads", 0, 4294967295.0, 0);
-    m->samples = (uint32_t)get_num(c, sv, "samples", 0, 4294967295.0, 0);
-    m->gone = get_bool(c, sv, "exited");
+        jc_copy(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
+    m->cpu_s = jc_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
+    m->cpu_exact = jc_bool(c, sv, "cpu_exact");
+    m->has_pss = jc_bool(c, sv, "has_pss");
+    m->pss_peak_bytes = jc_count(c, sv, "pss_peak_bytes", 0);
+    m->pss_mean_bytes = jc_count(c, sv, "pss_mean_bytes", 0);
+    m->uss_peak_bytes = jc_count(c, sv, "uss_peak_bytes", 0);
+    m->rss_peak_bytes = jc_count(c, sv, "rss_peak_bytes", 0);
+    m->rss_mean_bytes = jc_count(c, sv, "rss_mean_bytes", 0);
+    m->cg_memory_peak_bytes = jc_count(c, sv, "cgroup_memory_peak_bytes", 0);
+    m->processes = (uint32_t)jc_num(c, sv, "processes", 0, 4294967295.0, 0);
+    m->threads = (uint32_t)jc_num(c, sv, "threads", 0, 4294967295.0, 0);
+    m->samples = (uint32_t)jc_num(c, sv, "samples", 0, 4294967295.0, 0);
+    m->gone = jc_bool(c, sv, "exited");
     if (!c->failed && tree && json_array_size(tree) &&
         (m->procs = calloc(json_array_size(tree), sizeof(*m->procs))) != NULL) {
         json_array_foreach(tree, i, e) {
             struct monitor_proc *p = &m->procs[m->nprocs++];
-            size_t a2 = enter(c, "tree[%zu]", i);
+            size_t a2 = jc_enter(c, "tree[%zu]", i);
             if (!json_is_object(e)) {
-                fail(c, "", "not an object");
+                jc_fail(c, "", "not an object");
                 break;
             }
-            p->pid = (int)get_num(c, e, "pid", 0, 2147483647.0, 0);
-            p->ppid = (int)get_num(c, e, "ppid", 0, 2147483647.0, 0);
-            copy_text(p->command, sizeof(p->command), get_str(c, e, "command", 0));
-            p->cpu_s = get_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
-            p->rss_peak_bytes = get_count(c, e, "rss_peak_bytes", 0);
-            p->pss_peak_bytes = get_count(c, e, "pss_peak_bytes", 0);
-            p->uss_peak_bytes = get_count(c, e, "uss_peak_bytes", 0);
-            p->first_seen_s = get_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
-            p->exited = get_bool(c, e, "exited");
-            leave(c, a2);
+            p->pid = (int)jc_num(c, e, "pid", 0, 2147483647.0, 0);
+            p->ppid = (int)jc_num(c, e, "ppid", 0, 2147483647.0, 0);
+            jc_copy(p->command, sizeof(p->command), jc_str(c, e, "command", 0));
+            p->cpu_s = jc_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
+            p->rss_peak_bytes = jc_count(c, e, "rss_peak_bytes", 0);
+            p->pss_peak_bytes = jc_count(c, e, "pss_peak_bytes", 0);
+            p->uss_peak_bytes = jc_count(c, e, "uss_peak_bytes", 0);
+            p->first_seen_s = jc_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
+            p->exited = jc_bool(c, e, "exited");
+            jc_leave(c, a2);
         }
     }
     if (!c->failed && mt && json_array_size(mt) &&
         (m->series = calloc(json_array_size(mt), sizeof(*m->series))) != NULL) {
         json_array_foreach(mt, i, e) {
             struct monitor_point *p = &m->series[m->npoints++];
-            size_t a2 = enter(c, "memory_timeline[%zu]", i);
-            p->t_s = get_num(c, e, "t_s", 0, MAX_SECONDS, 1);
-            p->pss_bytes = get_count(c, e, "pss_bytes", 0);
-            p->rss_bytes = get_count(c, e, "rss_bytes", 0);
-            leave(c, a2);
+            size_t a2 = jc_enter(c, "memory_timeline[%zu]", i);
+            p->t_s = jc_num(c, e, "t_s", 0, MAX_SECONDS, 1);
+            p->pss_bytes = jc_count(c, e, "pss_bytes", 0);
+            p->rss_bytes = jc_count(c, e, "rss_bytes", 0);
+            jc_leave(c, a2);
         }
     }
-    leave(c, at);
+    jc_leave(c, at);
 }
 
 /* The "config" object of a result into cfg; its strings are kept by cfg. */
@@ -376,20 +242,20 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     json_t *urls, *hs, *e;
     const char *ex, *arr, *m, *ct;
     char why[128];
-    size_t i, n, at = enter(c, "config");
+    size_t i, n, at = jc_enter(c, "config");
 
     config_defaults(cfg);
-    urls = get_arr(c, o, "urls", 1);
-    hs = get_arr(c, o, "headers", 0);
-    ex = get_str(c, o, "expect", 0);
-    arr = get_str(c, o, "arrival", 0);
-    m = get_str(c, o, "method", 1);
-    ct = get_str(c, o, "content_type", 0);
+    urls = jc_arr(c, o, "urls", 1);
+    hs = jc_arr(c, o, "headers", 0);
+    ex = jc_str(c, o, "expect", 0);
+    arr = jc_str(c, o, "arrival", 0);
+    m = jc_str(c, o, "method", 1);
+    ct = jc_str(c, o, "content_type", 0);
     if (c->failed)
         goto out;
     n = json_array_size(urls);
     if (n > MAX_URLS) {
-        fail(c, "urls", "more than %d", MAX_URLS);
+        jc_fail(c, "urls", "more than %d", MAX_URLS);
         goto out;
     }
     if ((cfg->url_text = calloc(n ? n : 1, sizeof(char *))) == NULL)
@@ -398,7 +264,7 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     for (i = 0; i < n; i++) {
         const char *u = json_string_value(json_array_get(urls, i));
         if (u == NULL) {
-            fail(c, "urls", "entry %zu is not a string", i);
+            jc_fail(c, "urls", "entry %zu is not a string", i);
             goto out;
         }
         if ((cfg->url_text[i] = config_keep(cfg, u)) == NULL)
@@ -406,7 +272,7 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     }
     json_array_foreach(hs, i, e) {
         if (!json_is_string(e)) {
-            fail(c, "headers", "entry %zu is not a string", i);
+            jc_fail(c, "headers", "entry %zu is not a string", i);
             goto out;
         }
         if (config_add_header(cfg, json_string_value(e)) != 0)
@@ -415,130 +281,119 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     /* What rafale writes there is a token: anything else did not come from it. */
     for (i = 0; m[i]; i++)
         if (!((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z') || m[i] == '-' || m[i] == '_') || i > 32) {
-            fail(c, "method", "not an HTTP method");
+            jc_fail(c, "method", "not an HTTP method");
             goto out;
         }
     if (i == 0 || (cfg->method = config_keep(cfg, m)) == NULL) {
         if (i == 0)
-            fail(c, "method", "empty");
+            jc_fail(c, "method", "empty");
         goto out;
     }
     if (ct && (cfg->content_type = config_keep(cfg, ct)) == NULL)
         goto oom;
-    cfg->connections = (uint32_t)get_num(c, o, "connections", 0, 10000000, 0);
-    cfg->threads = (uint32_t)get_num(c, o, "threads", 0, 1024, 0);
+    cfg->connections = (uint32_t)jc_num(c, o, "connections", 0, 10000000, 0);
+    cfg->threads = (uint32_t)jc_num(c, o, "threads", 0, 1024, 0);
     cfg->keepalive = !json_is_false(json_object_get(o, "keepalive"));
-    cfg->requests = get_count(c, o, "requests", 0);
-    cfg->duration_ns = get_ns(c, o, "duration_s", 0);
-    cfg->timeout_ns = get_ns(c, o, "timeout_s", 0);
-    cfg->connect_timeout_ns = get_ns(c, o, "connect_timeout_s", 0);
-    cfg->rate = get_num(c, o, "rate", 0, 1e8, 0);
-    cfg->pipeline = (uint32_t)get_num(c, o, "pipeline", 0, 1024, 0);
+    cfg->requests = jc_count(c, o, "requests", 0);
+    cfg->duration_ns = jc_ns(c, o, "duration_s", 0);
+    cfg->timeout_ns = jc_ns(c, o, "timeout_s", 0);
+    cfg->connect_timeout_ns = jc_ns(c, o, "connect_timeout_s", 0);
+    cfg->rate = jc_num(c, o, "rate", 0, 1e8, 0);
+    cfg->pipeline = (uint32_t)jc_num(c, o, "pipeline", 0, 1024, 0);
     cfg->http2 = json_is_true(json_object_get(o, "http2"));
     cfg->cookies = json_is_true(json_object_get(o, "cookies"));
-    cfg->follow = (uint32_t)get_num(c, o, "follow", 0, 20, 0);
-    cfg->streams = (uint32_t)get_num(c, o, "streams", 0, 1024, 0);
-    cfg->h2_window_bits = (uint32_t)get_num(c, o, "h2_window_bits", 0, 30, 0);
-    cfg->warmup_ns = get_ns(c, o, "warmup_s", 0);
-    cfg->requests_per_conn = get_count(c, o, "requests_per_connection", 0);
-    cfg->body_len = (size_t)get_count(c, o, "body_bytes", 0);
+    cfg->follow = (uint32_t)jc_num(c, o, "follow", 0, 20, 0);
+    cfg->streams = (uint32_t)jc_num(c, o, "streams", 0, 1024, 0);
+    cfg->h2_window_bits = (uint32_t)jc_num(c, o, "h2_window_bits", 0, 30, 0);
+    cfg->warmup_ns = jc_ns(c, o, "warmup_s", 0);
+    cfg->requests_per_conn = jc_count(c, o, "requests_per_connection", 0);
+    cfg->body_len = (size_t)jc_count(c, o, "body_bytes", 0);
     cfg->has_body = cfg->body_len > 0;
     if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
-        fail(c, "expect", "not a status list: %s", why);
+        jc_fail(c, "expect", "not a status list: %s", why);
     cfg->poisson = arr && strcmp(arr, "poisson") == 0;
     {
-        const char *ord = get_str(c, o, "order", 0), *tp = get_str(c, o, "targets", 0);
+        const char *ord = jc_str(c, o, "order", 0), *tp = jc_str(c, o, "targets", 0);
         cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
                           : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_SESSION
                                                                                                    : ORDER_DEFAULT;
         if (tp && (cfg->targets_path = config_keep(cfg, tp)) == NULL)
             goto oom;
         if (json_object_get(o, "seed")) {
-            cfg->seed = get_count(c, o, "seed", 0);
+            cfg->seed = jc_count(c, o, "seed", 0);
             cfg->seed_given = 1;
         }
     }
     {
-        json_t *st = get_arr(c, o, "stages", 0), *e;
+        json_t *st = jc_arr(c, o, "stages", 0), *e;
         size_t k;
-        const char *of = get_str(c, o, "stages_of", 0);
+        const char *of = jc_str(c, o, "stages_of", 0);
         if (st && json_array_size(st) > 64)
-            fail(c, "stages", "more than 64 stages");
+            jc_fail(c, "stages", "more than 64 stages");
         json_array_foreach(st, k, e) {
-            size_t a2 = enter(c, "stages[%zu]", k);
+            size_t a2 = jc_enter(c, "stages[%zu]", k);
             if (k >= 64)
                 break;
-            cfg->stage_dur[k] = get_ns(c, e, "duration_s", 1);
-            cfg->stage_val[k] = get_num(c, e, "to", 0, 1e8, 1);
-            leave(c, a2);
+            cfg->stage_dur[k] = jc_ns(c, e, "duration_s", 1);
+            cfg->stage_val[k] = jc_num(c, e, "to", 0, 1e8, 1);
+            jc_leave(c, a2);
             cfg->nstages = (uint32_t)k + 1;
         }
         cfg->stages_conns = of && strcmp(of, "connections") == 0;
-        cfg->stage_start = get_num(c, o, "stage_start", 0, 1e8, 0);
+        cfg->stage_start = jc_num(c, o, "stage_start", 0, 1e8, 0);
     }
 out:
-    leave(c, at);
+    jc_leave(c, at);
     return c->failed ? -1 : 0;
 oom:
-    leave(c, at);
-    fail(c, "", "out of memory");
+    jc_leave(c, at);
+    jc_fail(c, "", "out of memory");
     return -1;
 }
 
 /* A shard's place ("shard") or a merged result's entry ("shards"). */
 static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
 {
-    const char *host = get_str(c, o, "host", 0);
-    sh->index = (uint32_t)get_num(c, o, "index", 0, 100000, 1);
-    sh->count = (uint32_t)get_num(c, o, "count", 1, 100000, 1);
+    const char *host = jc_str(c, o, "host", 0);
+    sh->index = (uint32_t)jc_num(c, o, "index", 0, 100000, 1);
+    sh->count = (uint32_t)jc_num(c, o, "count", 1, 100000, 1);
     if (!c->failed && sh->index >= sh->count)
-        fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
-    copy_text(sh->host, sizeof(sh->host), host);
-    sh->start_unix_s = get_num(c, o, "start_unix_s", 0, 1e11, 0);
-    sh->late_s = get_num(c, o, "late_s", 0, MAX_SECONDS, 0);
-    sh->threads = (uint32_t)get_num(c, o, "threads", 0, 1024, 0);
+        jc_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
+    jc_copy(sh->host, sizeof(sh->host), host);
+    sh->start_unix_s = jc_num(c, o, "start_unix_s", 0, 1e11, 0);
+    sh->late_s = jc_num(c, o, "late_s", 0, MAX_SECONDS, 0);
+    sh->threads = (uint32_t)jc_num(c, o, "threads", 0, 1024, 0);
     if (merged) {
-        sh->completed = get_count(c, o, "requests", 1);
-        sh->errors = get_count(c, o, "errors", 0);
-        sh->elapsed_s = get_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
-        sh->p99_ns = get_num(c, o, "p99_us", 0, MAX_US, 0) * 1e3;
-        sh->client_cpu_s = get_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
+        sh->completed = jc_count(c, o, "requests", 1);
+        sh->errors = jc_count(c, o, "errors", 0);
+        sh->elapsed_s = jc_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
+        sh->p99_ns = jc_num(c, o, "p99_us", 0, MAX_US, 0) * 1e3;
+        sh->client_cpu_s = jc_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
     }
 }
 
 /* One run result object (what --json writes). */
-static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
+/* The figures of each target (--targets) or URL. */
+static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct engine_result *r)
 {
-    json_t *cfg = get_obj(c, root, "config", 1), *pu = get_arr(c, root, "per_url", 1), *tl, *e, *sv, *cl, *rt;
-    struct config *conf = &run->cfg;
-    struct engine_result *r = &run->res;
+    json_t *e;
     size_t i, n, at;
-
-    memset(run, 0, sizeof(*run));
-    if (c->failed || !json_object_get(root, "summary")) {
-        if (!c->failed)
-            fail(c, "summary", "missing");
-        snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
-        return -1;
-    }
-    if (load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
-        return -1;
     /* A row per URL up to ENGINE_URL_FIGS and one for the others, as a run
      * writes them; a file with a row for every URL has the rows past the
      * limit folded into the others' row as they are read. */
     n = json_array_size(pu);
     if (n != engine_nfigs(conf->nurls) && n != conf->nurls)
-        return fail(c, "per_url", "%zu entries for %u URLs", n, conf->nurls);
+        return jc_fail(c, "per_url", "%zu entries for %u URLs", n, conf->nurls);
     r->nurls = engine_nfigs(conf->nurls);
     r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(struct stats));
     r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(uint64_t));
     if (r->per_url == NULL || r->url_in_flight == NULL)
-        return fail(c, "", "out of memory");
+        return jc_fail(c, "", "out of memory");
     for (i = 0; i < r->nurls; i++)
         stats_init(&r->per_url[i]);
     for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
-        at = enter(c, "per_url[%zu]", i);
+        at = jc_enter(c, "per_url[%zu]", i);
         if (i > ENGINE_URL_FIGS) {
             struct stats one;
             uint64_t fl = 0;
@@ -546,120 +401,159 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
             if (json_is_object(e))
                 load_stats(c, &one, e, &fl);
             else
-                fail(c, "", "not an object");
+                jc_fail(c, "", "not an object");
             stats_merge(&r->per_url[ENGINE_URL_FIGS], &one);
             r->url_in_flight[ENGINE_URL_FIGS] += fl;
             stats_fini(&one);
         } else if (!json_is_object(e)) {
-            fail(c, "", "not an object");
+            jc_fail(c, "", "not an object");
         } else {
-            const char *nm = get_str(c, e, "name", 0), *me = get_str(c, e, "method", 0);
+            const char *nm = jc_str(c, e, "name", 0), *me = jc_str(c, e, "method", 0);
             load_stats(c, &r->per_url[i], e, &r->url_in_flight[i]);
             /* A target of its own (--targets): its name and method. */
             if (!report_is_other(conf, (uint32_t)i) && (nm || conf->targets_path || (me && strcmp(me, conf->method) != 0)) &&
                 load_target(c, conf, (uint32_t)i, nm, me) != 0)
                 break;
         }
-        leave(c, at);
+        jc_leave(c, at);
     }
-    load_stats(c, &r->total, root, &r->in_flight);
-    at = enter(c, "summary");
-    r->elapsed_s = get_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);
-    leave(c, at);
-    r->interrupted = get_bool(c, root, "interrupted");
-    cl = get_obj(c, root, "client", 0);
-    r->all_connected_s = -1;
-    if (cl) {
-        at = enter(c, "client");
-        r->client_cpu_s = get_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
-        if (json_object_get(cl, "all_connected_s"))
-            r->all_connected_s = get_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
-        leave(c, at);
-    }
-    r->start_unix_s = get_num(c, root, "start_unix_s", 0, 1e11, 0);
-    if ((rt = get_obj(c, root, "shard", 0)) != NULL) {
-        at = enter(c, "shard");
-        load_shard(c, rt, &r->shard, 0);
-        leave(c, at);
-    }
-    if ((rt = get_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
-        if (json_array_size(rt) > 100000)
-            return fail(c, "shards", "more than 100000");
-        r->nshards = (uint32_t)json_array_size(rt);
-        if ((r->shards = calloc(r->nshards, sizeof(*r->shards))) == NULL)
-            return fail(c, "", "out of memory");
-        json_array_foreach(rt, i, e) {
-            at = enter(c, "shards[%zu]", i);
-            load_shard(c, e, &r->shards[i], 1);
-            leave(c, at);
-            if (c->failed)
-                break;
-        }
-    }
-    rt = get_obj(c, root, "rate", 0);
-    if (rt) {
-        at = enter(c, "rate");
-        r->target_rate = get_num(c, rt, "target_rps", 0, 1e8, 0);
-        r->queued = get_count(c, rt, "queued", 0);
-        r->extra_connections = (uint32_t)get_num(c, rt, "extra_connections", 0, 10000000, 0);
-        leave(c, at);
-    }
-    sv = get_obj(c, root, "server", 0);
-    if (sv && !c->failed) {
-        run->has_server = 1;
-        load_server(c, &run->server, sv);
-    }
-    tl = get_arr(c, root, "timeline", 0);
+    return c->failed ? -1 : 0;
+}
+
+/* The per-second timeline, with its histograms when a shard saved them. */
+static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
+{
+    json_t *e;
+    size_t i, at;
     if (tl && json_array_size(tl) && !c->failed) {
         r->nseconds = (uint32_t)json_array_size(tl);
         r->timeline = calloc(r->nseconds, sizeof(*r->timeline));
         if (r->timeline == NULL)
-            return fail(c, "", "out of memory");
+            return jc_fail(c, "", "out of memory");
         /* A shard's seconds come with their histograms; all or none. */
         if (json_object_get(json_array_get(tl, 0), "latency")) {
             if ((r->tl_hist = calloc(r->nseconds, sizeof(*r->tl_hist))) == NULL)
-                return fail(c, "", "out of memory");
+                return jc_fail(c, "", "out of memory");
             for (i = 0; i < r->nseconds; i++)
                 hist_init_bits(&r->tl_hist[i], TL_SUB_BITS);
         }
         json_array_foreach(tl, i, e) {
-            at = enter(c, "timeline[%zu]", i);
-            r->timeline[i].requests = get_count(c, e, "requests", 1);
-            r->timeline[i].errors = get_count(c, e, "errors", 0);
-            r->timeline[i].p50_ns = get_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
-            r->timeline[i].p99_ns = get_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
-            r->timeline[i].max_ns = get_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
+            at = jc_enter(c, "timeline[%zu]", i);
+            r->timeline[i].requests = jc_count(c, e, "requests", 1);
+            r->timeline[i].errors = jc_count(c, e, "errors", 0);
+            r->timeline[i].p50_ns = jc_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].p99_ns = jc_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].max_ns = jc_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
             if (r->tl_hist) {
                 load_hist(c, &r->tl_hist[i], e, "latency");
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].requests)
-                    fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
+                    jc_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
                          (unsigned long long)r->timeline[i].requests);
             }
-            leave(c, at);
+            jc_leave(c, at);
             if (c->failed)
                 break;
         }
     }
-    tl = get_arr(c, root, "stages", 0);
+    return c->failed ? -1 : 0;
+}
+
+/* --stages: each stage's figures. */
+static int load_stages(struct jc *c, json_t *tl, const struct config *conf, struct engine_result *r)
+{
+    json_t *e;
+    size_t i, at;
     if (tl && json_array_size(tl) && !c->failed) {
-        if (json_array_size(tl) != run->cfg.nstages)
-            return fail(c, "stages", "%zu results for %u stages", json_array_size(tl), run->cfg.nstages);
+        if (json_array_size(tl) != conf->nstages)
+            return jc_fail(c, "stages", "%zu results for %u stages", json_array_size(tl), conf->nstages);
         r->nstages = (uint32_t)json_array_size(tl);
         if ((r->per_stage = calloc(r->nstages, sizeof(*r->per_stage))) == NULL)
-            return fail(c, "", "out of memory");
+            return jc_fail(c, "", "out of memory");
         json_array_foreach(tl, i, e) {
             struct stats *g = &r->per_stage[i];
-            at = enter(c, "stages[%zu]", i);
+            at = jc_enter(c, "stages[%zu]", i);
             stats_init(g);
-            g->started = get_count(c, e, "sent", 1);
-            g->completed = get_count(c, e, "completed", 1);
-            g->errors[ERR_TIMEOUT] = get_count(c, e, "errors", 0); /* only their number is shown */
+            g->started = jc_count(c, e, "sent", 1);
+            g->completed = jc_count(c, e, "completed", 1);
+            g->errors[ERR_TIMEOUT] = jc_count(c, e, "errors", 0); /* only their number is shown */
             load_hist(c, &g->h[H_LATENCY], e, "latency");
-            leave(c, at);
+            jc_leave(c, at);
             if (c->failed)
                 break;
         }
     }
+    return c->failed ? -1 : 0;
+}
+
+static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
+{
+    json_t *cfg = jc_obj(c, root, "config", 1), *pu = jc_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
+    struct config *conf = &run->cfg;
+    struct engine_result *r = &run->res;
+    size_t i, at;
+
+    memset(run, 0, sizeof(*run));
+    if (c->failed || !json_object_get(root, "summary")) {
+        if (!c->failed)
+            jc_fail(c, "summary", "missing");
+        snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
+        return -1;
+    }
+    if (load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
+        return -1;
+    if (load_per_url(c, pu, conf, r) != 0)
+        return -1;
+    load_stats(c, &r->total, root, &r->in_flight);
+    at = jc_enter(c, "summary");
+    r->elapsed_s = jc_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);
+    jc_leave(c, at);
+    r->interrupted = jc_bool(c, root, "interrupted");
+    cl = jc_obj(c, root, "client", 0);
+    r->all_connected_s = -1;
+    if (cl) {
+        at = jc_enter(c, "client");
+        r->client_cpu_s = jc_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
+        if (json_object_get(cl, "all_connected_s"))
+            r->all_connected_s = jc_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
+        jc_leave(c, at);
+    }
+    r->start_unix_s = jc_num(c, root, "start_unix_s", 0, 1e11, 0);
+    if ((rt = jc_obj(c, root, "shard", 0)) != NULL) {
+        at = jc_enter(c, "shard");
+        load_shard(c, rt, &r->shard, 0);
+        jc_leave(c, at);
+    }
+    if ((rt = jc_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
+        if (json_array_size(rt) > 100000)
+            return jc_fail(c, "shards", "more than 100000");
+        r->nshards = (uint32_t)json_array_size(rt);
+        if ((r->shards = calloc(r->nshards, sizeof(*r->shards))) == NULL)
+            return jc_fail(c, "", "out of memory");
+        json_array_foreach(rt, i, e) {
+            at = jc_enter(c, "shards[%zu]", i);
+            load_shard(c, e, &r->shards[i], 1);
+            jc_leave(c, at);
+            if (c->failed)
+                break;
+        }
+    }
+    rt = jc_obj(c, root, "rate", 0);
+    if (rt) {
+        at = jc_enter(c, "rate");
+        r->target_rate = jc_num(c, rt, "target_rps", 0, 1e8, 0);
+        r->queued = jc_count(c, rt, "queued", 0);
+        r->extra_connections = (uint32_t)jc_num(c, rt, "extra_connections", 0, 10000000, 0);
+        jc_leave(c, at);
+    }
+    sv = jc_obj(c, root, "server", 0);
+    if (sv && !c->failed) {
+        run->has_server = 1;
+        load_server(c, &run->server, sv);
+    }
+    if (load_timeline(c, jc_arr(c, root, "timeline", 0), r) != 0)
+        return -1;
+    if (load_stages(c, jc_arr(c, root, "stages", 0), conf, r) != 0)
+        return -1;
     return c->failed ? -1 : 0;
 }
 
@@ -670,21 +564,14 @@ static void loaded_run_free(struct loaded_run *run)
     config_free(&run->cfg);
 }
 
-static char *dup_str(struct jc *c, json_t *o, const char *k, const char *dflt)
-{
-    const char *s = get_str(c, o, k, 0);
-    if (s == NULL && dflt == NULL)
-        return NULL;
-    return strdup(s ? s : dflt);
-}
 
 static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
 {
-    json_t *list = get_arr(c, o, key, 0), *e;
+    json_t *list = jc_arr(c, o, key, 0), *e;
     size_t i;
     json_array_foreach(list, i, e) {
         if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 1023) {
-            fail(c, key, "entry %zu is not a CPU number", i);
+            jc_fail(c, key, "entry %zu is not a CPU number", i);
             return;
         }
         if (*n < CMP_MAX_CPUS)
@@ -702,20 +589,20 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     size_t k, at;
     int s, w;
 
-    enter(c, "compare");
-    svs = get_arr(c, cmp, "servers", 1);
-    wls = get_arr(c, cmp, "workloads", 1);
-    note = get_str(c, cmp, "note", 0);
+    jc_enter(c, "compare");
+    svs = jc_arr(c, cmp, "servers", 1);
+    wls = jc_arr(c, cmp, "workloads", 1);
+    note = jc_str(c, cmp, "note", 0);
     if (c->failed)
         return -1;
     if (json_array_size(svs) == 0 || json_array_size(wls) == 0 || json_array_size(svs) > 10000 ||
         json_array_size(wls) > 10000)
-        return fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
+        return jc_fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
     cmp_settings_defaults(&p->set);
-    p->file = dup_str(c, cmp, "plan", NULL);
-    p->set.repeat = (int)get_num(c, cmp, "repeat", 0, 1000, 0);
-    p->set.grace_ns = get_ns(c, cmp, "grace_s", 0);
-    p->set.ready_ns = get_ns(c, cmp, "ready_timeout_s", 0);
+    p->file = jc_dup(c, cmp, "plan", NULL);
+    p->set.repeat = (int)jc_num(c, cmp, "repeat", 0, 1000, 0);
+    p->set.grace_ns = jc_ns(c, cmp, "grace_s", 0);
+    p->set.ready_ns = jc_ns(c, cmp, "ready_timeout_s", 0);
     cpu_list(c, cmp, "server_cpus", p->set.server_cpus, &p->set.nserver_cpus);
     cpu_list(c, cmp, "client_cpus", p->set.client_cpus, &p->set.nclient_cpus);
     p->nservers = (int)json_array_size(svs);
@@ -723,72 +610,72 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     p->servers = calloc((size_t)p->nservers, sizeof(*p->servers));
     p->workloads = calloc((size_t)p->nworkloads, sizeof(*p->workloads));
     if (p->servers == NULL || p->workloads == NULL)
-        return fail(c, "", "out of memory");
+        return jc_fail(c, "", "out of memory");
     for (s = 0; s < p->nservers && !c->failed; s++) {
         struct cmp_server *sv = &p->servers[s];
         e = json_array_get(svs, (size_t)s);
-        at = enter(c, "servers[%d]", s);
+        at = jc_enter(c, "servers[%d]", s);
         if (!json_is_object(e)) {
-            fail(c, "", "not an object");
+            jc_fail(c, "", "not an object");
             break;
         }
-        sv->name = dup_str(c, e, "name", "?");
-        sv->url = dup_str(c, e, "url", "");
-        sv->start = dup_str(c, e, "start", NULL);
-        sv->cgroup = dup_str(c, e, "cgroup", NULL);
-        sv->version = dup_str(c, e, "version", NULL);
-        sv->pid = (int)get_num(c, e, "pid", 0, 2147483647.0, 0);
-        leave(c, at);
+        sv->name = jc_dup(c, e, "name", "?");
+        sv->url = jc_dup(c, e, "url", "");
+        sv->start = jc_dup(c, e, "start", NULL);
+        sv->cgroup = jc_dup(c, e, "cgroup", NULL);
+        sv->version = jc_dup(c, e, "version", NULL);
+        sv->pid = (int)jc_num(c, e, "pid", 0, 2147483647.0, 0);
+        jc_leave(c, at);
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
         struct cmp_workload *wl = &p->workloads[w];
         e = json_array_get(wls, (size_t)w);
-        at = enter(c, "workloads[%d]", w);
+        at = jc_enter(c, "workloads[%d]", w);
         if (!json_is_object(e)) {
-            fail(c, "", "not an object");
+            jc_fail(c, "", "not an object");
             break;
         }
-        wl->name = dup_str(c, e, "name", "?");
-        wl->path = dup_str(c, e, "path", "/");
-        if (load_config(c, get_obj(c, e, "config", 1), &wl->cfg) != 0)
+        wl->name = jc_dup(c, e, "name", "?");
+        wl->path = jc_dup(c, e, "path", "/");
+        if (load_config(c, jc_obj(c, e, "config", 1), &wl->cfg) != 0)
             break;
         /* The workload itself has no URL: each server has its own. */
         free(wl->cfg.url_text);
         wl->cfg.url_text = NULL;
         wl->cfg.nurls = 0;
-        leave(c, at);
+        jc_leave(c, at);
     }
     if (c->failed)
         return -1;
     if (cmp_result_init(r, p) != 0)
-        return fail(c, "", "out of memory");
-    r->interrupted = get_bool(c, cmp, "interrupted");
-    r->cgroups = get_bool(c, cmp, "cgroups");
-    copy_text(r->note, sizeof(r->note), note);
+        return jc_fail(c, "", "out of memory");
+    r->interrupted = jc_bool(c, cmp, "interrupted");
+    r->cgroups = jc_bool(c, cmp, "cgroups");
+    jc_copy(r->note, sizeof(r->note), note);
     for (s = 0; s < p->nservers; s++) {
         json_t *sv = json_array_get(svs, (size_t)s);
-        r->failed[s] = get_bool(c, sv, "failed");
-        copy_text(r->failure[s], CMP_WHY_MAX, get_str(c, sv, "reason", 0));
-        copy_text(r->output[s], CMP_OUTPUT_MAX + 1, get_str(c, sv, "output", 0));
+        r->failed[s] = jc_bool(c, sv, "failed");
+        jc_copy(r->failure[s], CMP_WHY_MAX, jc_str(c, sv, "reason", 0));
+        jc_copy(r->output[s], CMP_OUTPUT_MAX + 1, jc_str(c, sv, "output", 0));
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        json_t *cells = get_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
+        json_t *cells = jc_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
         if (cells && json_array_size(cells) != (size_t)p->nservers) {
-            fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
+            jc_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
             break;
         }
         for (s = 0; s < p->nservers && !c->failed; s++) {
             json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
             struct cmp_cell *cc = cmp_cell(r, w, s);
-            at = enter(c, "workloads[%d].servers[%d]", w, s);
-            runs = get_arr(c, cell, "run_results", 0);
-            cc->url = dup_str(c, cell, "url", NULL);
+            at = jc_enter(c, "workloads[%d].servers[%d]", w, s);
+            runs = jc_arr(c, cell, "run_results", 0);
+            cc->url = jc_dup(c, cell, "url", NULL);
             json_array_foreach(runs, k, ro) {
                 struct loaded_run lr;
-                size_t a2 = enter(c, "run_results[%zu]", k);
+                size_t a2 = jc_enter(c, "run_results[%zu]", k);
                 if (load_run(c, ro, &lr) != 0 || cmp_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
                     if (!c->failed)
-                        fail(c, "", "out of memory");
+                        jc_fail(c, "", "out of memory");
                     loaded_run_free(&lr);
                     break;
                 }
@@ -801,9 +688,9 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
                     }
                 }
                 loaded_run_free(&lr);
-                leave(c, a2);
+                jc_leave(c, a2);
             }
-            leave(c, at);
+            jc_leave(c, at);
         }
     }
     if (c->failed)
@@ -812,40 +699,6 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     return 0;
 }
 
-/* A saved file's strings reach terminals and pages: a control byte (an
- * escape sequence, a bell) becomes '?', newline and tab excepted. */
-static void scrub(json_t *j, int depth)
-{
-    const char *k;
-    json_t *v;
-    size_t i, n;
-    if (depth > 64)
-        return;
-    if (json_is_string(j)) {
-        const char *s = json_string_value(j);
-        n = json_string_length(j);
-        for (i = 0; i < n; i++)
-            if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
-                break;
-        if (i < n) {
-            char *copy = malloc(n ? n : 1);
-            if (copy == NULL)
-                return;
-            memcpy(copy, s, n);
-            for (; i < n; i++)
-                if (((unsigned char)copy[i] < 0x20 && copy[i] != '\n' && copy[i] != '\t') || copy[i] == 0x7f)
-                    copy[i] = '?';
-            json_string_setn(j, copy, n);
-            free(copy);
-        }
-    } else if (json_is_object(j)) {
-        json_object_foreach(j, k, v)
-            scrub(v, depth + 1);
-    } else if (json_is_array(j)) {
-        json_array_foreach(j, i, v)
-            scrub(v, depth + 1);
-    }
-}
 
 int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen)
 {
@@ -857,7 +710,7 @@ int report_load_root(json_t *root, const char *path, struct loaded *out, char *e
         snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
         return -1;
     }
-    scrub(root, 0);
+    jc_scrub(root, 0);
     cmp = json_object_get(root, "compare");
     if (json_is_object(cmp)) {
         out->is_compare = 1;

@@ -336,12 +336,10 @@ static void shards_block(FILE *f, const struct engine_result *r)
     }
 }
 
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
+/* What was asked: the first lines, before any figure. */
+static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
 {
-    const struct stats *s = &r->total;
     char b1[32], b2[32], b3[32];
-    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
-    uint64_t errs = stats_errors(s);
     uint32_t i;
 
     fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
@@ -392,9 +390,18 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     if (r->nshards)
         fprintf(f, "Merged from %u shards: counters summed, histograms merged bucket by bucket.\n", r->nshards);
     fputc('\n', f);
+}
+
+/* How many, how fast, over how many connections, how many bytes. */
+static void summary_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
+    char b1[32], b2[32], b3[32];
+    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
 
     fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
-            (unsigned long long)s->completed, (unsigned long long)errs, (unsigned long long)r->in_flight, r->elapsed_s);
+            (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
+            r->elapsed_s);
     fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
@@ -421,12 +428,12 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     }
     fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
+}
 
-    if (r->target_rate > 0 && !cfg->nstages)
-        rate_block(f, cfg, r);
-    if (r->nstages)
-        stages_block(f, cfg, r);
-
+/* The latency table, what its rows mean, and the distribution. */
+static void latency_block(FILE *f, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
     lat_header(f);
     lat_row(f, "connect", &s->h[H_CONNECT]);
     if (s->h[H_TLS].total)
@@ -442,6 +449,51 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
     }
     text_histogram(f, &s->h[H_LATENCY]);
+}
+
+/* One row per target (or URL), when there are several. */
+static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
+    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
+    size_t w = 10;
+    char lb[600];
+    uint32_t i;
+    int bad;
+    for (i = 0; i < r->nurls; i++)
+        if (strlen(report_label(cfg, i, lb, sizeof(lb))) > w)
+            w = strlen(report_label(cfg, i, lb, sizeof(lb)));
+    if (w > 60)
+        w = 60;
+    /* A column of unexpected statuses only when there are some: which
+     * target the server refused is what a user looks for then. */
+    bad = s->bad_status > 0;
+    fprintf(f, "\n%s %*s %10s %8s%s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",
+            "requests", "errors", bad ? "  bad status" : "", "req/s", "p50", "p99", "max");
+    for (i = 0; i < r->nurls; i++) {
+        const struct stats *u = &r->per_url[i];
+        char p50[32], p99[32], mx[32], bs[32] = "";
+        if (bad)
+            snprintf(bs, sizeof(bs), " %11llu", (unsigned long long)u->bad_status);
+        fprintf(f, "  %-*.*s %10llu %8llu%s %11.1f %8s %8s %8s\n", (int)w, (int)w, report_label(cfg, i, lb, sizeof(lb)),
+                (unsigned long long)u->completed, (unsigned long long)stats_errors(u), bs, (double)u->completed / el,
+                units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
+                units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),
+                units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));
+    }
+}
+
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
+{
+    const struct stats *s = &r->total;
+
+    setup_block(f, cfg, r);
+    summary_block(f, cfg, r);
+    if (r->target_rate > 0 && !cfg->nstages)
+        rate_block(f, cfg, r);
+    if (r->nstages)
+        stages_block(f, cfg, r);
+    latency_block(f, r);
     if (server) {
         fprintf(f, "\n");
         report_server_text(f, server, s->completed, "");
@@ -449,33 +501,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     fputc('\n', f);
     status_line(f, s);
     bad_status_line(f, cfg, s);
-    errors_block(f, s, s->completed + errs);
-
-    if (r->nurls > 1) {
-        size_t w = 10;
-        char lb[600];
-        for (i = 0; i < r->nurls; i++)
-            if (strlen(report_label(cfg, i, lb, sizeof(lb))) > w)
-                w = strlen(report_label(cfg, i, lb, sizeof(lb)));
-        if (w > 60)
-            w = 60;
-        /* A column of unexpected statuses only when there are some: which
-         * target the server refused is what a user looks for then. */
-        int bad = s->bad_status > 0;
-        fprintf(f, "\n%s %*s %10s %8s%s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",
-                "requests", "errors", bad ? "  bad status" : "", "req/s", "p50", "p99", "max");
-        for (i = 0; i < r->nurls; i++) {
-            const struct stats *u = &r->per_url[i];
-            char p50[32], p99[32], mx[32], bs[32] = "";
-            if (bad)
-                snprintf(bs, sizeof(bs), " %11llu", (unsigned long long)u->bad_status);
-            fprintf(f, "  %-*.*s %10llu %8llu%s %11.1f %8s %8s %8s\n", (int)w, (int)w, report_label(cfg, i, lb, sizeof(lb)),
-                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u), bs, (double)u->completed / el,
-                    units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
-                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),
-                    units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));
-        }
-    }
+    errors_block(f, s, s->completed + stats_errors(s));
+    if (r->nurls > 1)
+        per_url_block(f, cfg, r);
     if (r->nshards)
         shards_block(f, r);
     return ferror(f) ? -1 : 0;
