@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 static void check_header(const struct jar *j, const char *path, time_t now)
 {
     static char out[JAR_HEADER_MAX + 1];
-    size_t n = jar_header(j, path, strlen(path), now & 1, now, out), i;
+    size_t n = cookie_header(j, path, strlen(path), now & 1, now, out), i;
     if (n > JAR_HEADER_MAX)
         abort();
     for (i = 0; i < n; i++)
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        jar_set(&j, p, n, "/a/b", 4, now);
+        cookie_set(&j, p, n, "/a/b", 4, now);
         if (j.n > JAR_MAX || j.used > JAR_TEXT)
             abort();
         now += n * 1000; /* time passes: expiries are crossed */

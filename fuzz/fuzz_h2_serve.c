@@ -17,7 +17,7 @@ static int drain(struct sh2 *h)
     const uint8_t *p;
     ssize_t k;
     size_t total = 0;
-    while ((k = sh2_send(h, &p)) > 0) {
+    while ((k = serve_h2_send(h, &p)) > 0) {
         total += (size_t)k;
         /* Bodies are produced only as asked; 64 MiB bodies asked for in a
          * small input are fine, endless output is not. */
@@ -42,22 +42,22 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         return 0;
     len = size - 1;
     cut = (size_t)data[len] * len / 256;
-    h = sh2_new(&env, 16);
+    h = serve_h2_new(&env, 16);
     if (h == NULL)
         return 0;
-    if (sh2_recv(h, (const uint8_t *)SH2_PREFACE, SH2_PREFACE_LEN, now) == 0 && drain(h) == 0 &&
-        sh2_recv(h, data, cut, now) == 0 && drain(h) == 0) {
+    if (serve_h2_recv(h, (const uint8_t *)SH2_PREFACE, SH2_PREFACE_LEN, now) == 0 && drain(h) == 0 &&
+        serve_h2_recv(h, data, cut, now) == 0 && drain(h) == 0) {
         now += 5000000;
-        sh2_tick(h, now);
-        if (drain(h) == 0 && sh2_recv(h, data + cut, len - cut, now) == 0 && drain(h) == 0) {
+        serve_h2_tick(h, now);
+        if (drain(h) == 0 && serve_h2_recv(h, data + cut, len - cut, now) == 0 && drain(h) == 0) {
             /* Every /delay answer, however long (600 s at most). */
             now += 601ull * 1000000000;
-            sh2_tick(h, now);
+            serve_h2_tick(h, now);
             drain(h);
-            if (sh2_deadline(h) <= now)
+            if (serve_h2_deadline(h) <= now)
                 abort();
         }
     }
-    sh2_free(h);
+    serve_h2_free(h);
     return 0;
 }

@@ -30,19 +30,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     config_free(&cfg);
 
     memset(&set, 0, sizeof(set));
-    if (tpl_compile((const char *)data, size, TPL_HEAD, &set, "/nonexistent", &t, err, sizeof(err)) == 0) {
+    if (template_compile((const char *)data, size, TPL_HEAD, &set, "/nonexistent", &t, err, sizeof(err)) == 0) {
         char *out = malloc(t.max_len + 1);
         uint64_t rng = 42;
         struct tpl_ctx ctx;
         int i;
         for (i = 0; out && i < 3; i++) {
-            tpl_ctx_start(&ctx, 7, &rng);
-            if (tpl_expand(&t, &set, &ctx, out) > t.max_len)
+            template_ctx_start(&ctx, 7, &rng);
+            if (template_expand(&t, &set, &ctx, out) > t.max_len)
                 abort();
         }
         free(out);
-        tpl_free(&t);
+        template_free(&t);
     }
-    tpl_set_free(&set);
+    template_set_free(&set);
     return 0;
 }

@@ -14,14 +14,14 @@ static struct jar j;
 
 static void set(const char *v)
 {
-    jar_set(&j, v, strlen(v), "/", 1, NOW);
+    cookie_set(&j, v, strlen(v), "/", 1, NOW);
 }
 
 /* The Cookie value for path at time t, as a string. */
 static const char *sent(const char *path, time_t t)
 {
     static char out[JAR_HEADER_MAX + 1];
-    size_t n = jar_header(&j, path, strlen(path), 0, t, out);
+    size_t n = cookie_header(&j, path, strlen(path), 0, t, out);
     out[n] = '\0';
     return out;
 }
@@ -69,14 +69,14 @@ static void expires(void)
 static void paths_and_controls(void)
 {
     memset(&j, 0, sizeof(j));
-    jar_set(&j, "a=1", 3, "/app/login", 10, NOW); /* default path /app */
+    cookie_set(&j, "a=1", 3, "/app/login", 10, NOW); /* default path /app */
     set("b=2; Path=/api");
     CHECKF(strcmp(sent("/app/x", NOW), "a=1") == 0, "%s", sent("/app/x", NOW));
     CHECKF(strcmp(sent("/api", NOW), "b=2") == 0, "%s", sent("/api", NOW));
     CHECKF(strcmp(sent("/apix", NOW), "") == 0, "%s", sent("/apix", NOW));
     /* A control byte anywhere: the Set-Cookie is ignored whole. */
-    jar_set(&j, "c=1\r\nX: y", 9, "/", 1, NOW);
-    jar_set(&j, "d=1; Path=/\x01", 12, "/", 1, NOW);
+    cookie_set(&j, "c=1\r\nX: y", 9, "/", 1, NOW);
+    cookie_set(&j, "d=1; Path=/\x01", 12, "/", 1, NOW);
     set("e=\x7f");
     CHECKF(strcmp(sent("/", NOW), "") == 0, "%s", sent("/", NOW));
     set("=nameless");

@@ -41,15 +41,15 @@ static void fire_in_deadline_order(void)
     CHECK(loop_init(&l, 16) == 0);
     nfired = 0;
     memset(fired, 0, sizeof(fired));
-    CHECK(timer_set(&l, &a.t, now - 3000) == 0);
-    CHECK(timer_set(&l, &b.t, now - 1000) == 0);
-    CHECK(timer_set(&l, &c.t, now - 2000) == 0);
-    CHECK(timer_set(&l, &d.t, now + 3600 * NS_PER_S) == 0);
+    CHECK(loop_timer_set(&l, &a.t, now - 3000) == 0);
+    CHECK(loop_timer_set(&l, &b.t, now - 1000) == 0);
+    CHECK(loop_timer_set(&l, &c.t, now - 2000) == 0);
+    CHECK(loop_timer_set(&l, &d.t, now + 3600 * NS_PER_S) == 0);
     CHECK(loop_next_deadline(&l) == now - 3000);
     loop_poll(&l, 0);
     CHECKF(strcmp(fired, "acb") == 0, "fired %s", fired);
     CHECK(loop_next_deadline(&l) == now + 3600 * NS_PER_S);
-    timer_cancel(&l, &d.t);
+    loop_timer_cancel(&l, &d.t);
     CHECK(loop_next_deadline(&l) == UINT64_MAX);
     loop_fini(&l);
 }
@@ -63,14 +63,14 @@ static void later_is_lazy_earlier_moves_up_cancel_never_fires(void)
     nfired = 0;
     memset(fired, 0, sizeof(fired));
     /* x was due; a request was answered and its deadline pushed an hour away. */
-    timer_set(&l, &x.t, now - 5000);
-    timer_set(&l, &x.t, now + 3600 * NS_PER_S);
+    loop_timer_set(&l, &x.t, now - 5000);
+    loop_timer_set(&l, &x.t, now + 3600 * NS_PER_S);
     /* y was an hour away; now it is due. */
-    timer_set(&l, &y.t, now + 3600 * NS_PER_S);
-    timer_set(&l, &y.t, now - 1);
+    loop_timer_set(&l, &y.t, now + 3600 * NS_PER_S);
+    loop_timer_set(&l, &y.t, now - 1);
     /* z was due, then cancelled. */
-    timer_set(&l, &z.t, now - 10);
-    timer_cancel(&l, &z.t);
+    loop_timer_set(&l, &z.t, now - 10);
+    loop_timer_cancel(&l, &z.t);
     loop_poll(&l, 0);
     CHECKF(strcmp(fired, "y") == 0, "fired %s", fired);
     /* x is still armed, for its new deadline. */
@@ -88,7 +88,7 @@ static void many_timers(void)
     nfired = 0;
     for (i = 0; i < 1000; i++) {
         t[i] = mk('m');
-        CHECK(timer_set(&l, &t[i].t, now - (uint64_t)(i % 97) - 1) == 0);
+        CHECK(loop_timer_set(&l, &t[i].t, now - (uint64_t)(i % 97) - 1) == 0);
     }
     loop_poll(&l, 0);
     CHECK(nfired == (int)sizeof(fired) - 1 && loop_next_deadline(&l) == UINT64_MAX);

@@ -14,14 +14,14 @@ static char *expand(const char *src, struct tpl_set *set, uint64_t conn, uint64_
     struct tpl t;
     char err[256], *out;
     size_t n;
-    if (tpl_compile(src, strlen(src), TPL_BODY, set, "/tmp", &t, err, sizeof(err)) != 0)
+    if (template_compile(src, strlen(src), TPL_BODY, set, "/tmp", &t, err, sizeof(err)) != 0)
         return NULL;
     out = malloc(t.max_len + 1);
-    tpl_ctx_start(ctx, conn, rng);
-    n = tpl_expand(&t, set, ctx, out);
+    template_ctx_start(ctx, conn, rng);
+    n = template_expand(&t, set, ctx, out);
     CHECK(n <= t.max_len);
     out[n] = '\0';
-    tpl_free(&t);
+    template_free(&t);
     return out;
 }
 
@@ -54,7 +54,7 @@ static void literal_seq_conn_rand(void)
     a = expand("{{uuid}}", &set, 0, &rng, &ctx);
     CHECKF(a && strlen(a) == 36 && a[14] == '4' && strchr("89ab", a[19]) && a[8] == '-', "%s", a);
     free(a);
-    tpl_set_free(&set);
+    template_set_free(&set);
 }
 
 static void csv_rows_in_order(void)
@@ -77,7 +77,7 @@ static void csv_rows_in_order(void)
         free(a);
     }
     CHECK(set.ncsv == 1 && set.csv[0].nrows == 3 && set.csv[0].ncols == 3); /* read once, blank line skipped */
-    tpl_set_free(&set);
+    template_set_free(&set);
     remove("/tmp/rafale-test-template.csv");
 }
 
@@ -134,32 +134,32 @@ static void values_that_would_smuggle(void)
     fclose(f);
     memset(&set, 0, sizeof(set));
     /* A CR LF in a body is only data. */
-    CHECK(tpl_compile("{{csv /tmp/rafale-test-inject.csv body}}", 40, TPL_BODY, &set, NULL, &t, err, sizeof(err)) == 0);
-    tpl_free(&t);
-    CHECKF(tpl_compile("{{csv /tmp/rafale-test-inject.csv body}}", 40, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECK(template_compile("{{csv /tmp/rafale-test-inject.csv body}}", 40, TPL_BODY, &set, NULL, &t, err, sizeof(err)) == 0);
+    template_free(&t);
+    CHECKF(template_compile("{{csv /tmp/rafale-test-inject.csv body}}", 40, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "data row 1 holds a CR") && strstr(err, "header field"), "%s", err);
-    CHECKF(tpl_compile("{{csv /tmp/rafale-test-inject.csv sp}}", 38, TPL_TARGET, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECKF(template_compile("{{csv /tmp/rafale-test-inject.csv sp}}", 38, TPL_TARGET, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "a space") && strstr(err, "request-target"), "%s", err);
     /* A space is fine in a header value. */
-    CHECK(tpl_compile("{{csv /tmp/rafale-test-inject.csv sp}}", 38, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == 0);
-    tpl_free(&t);
+    CHECK(template_compile("{{csv /tmp/rafale-test-inject.csv sp}}", 38, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == 0);
+    template_free(&t);
     /* A head: the request line's rule up to the first CRLF, a field's after. */
-    CHECKF(tpl_compile(head, strlen(head), TPL_HEAD, &set, NULL, &t, err, sizeof(err)) == 0, "%s", err);
-    tpl_free(&t);
+    CHECKF(template_compile(head, strlen(head), TPL_HEAD, &set, NULL, &t, err, sizeof(err)) == 0, "%s", err);
+    template_free(&t);
     setenv("RAFALE_TEST_INJECT", "v\r\nX-Injected: 1", 1);
-    CHECKF(tpl_compile("{{env RAFALE_TEST_INJECT}}", 26, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECKF(template_compile("{{env RAFALE_TEST_INJECT}}", 26, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "holds a CR"), "%s", err);
     setenv("RAFALE_TEST_INJECT", "a\x7f", 1);
-    CHECKF(tpl_compile("{{env RAFALE_TEST_INJECT}}", 26, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECKF(template_compile("{{env RAFALE_TEST_INJECT}}", 26, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "a DEL"), "%s", err);
     setenv("RAFALE_TEST_INJECT", "a\tb c", 1);
-    CHECK(tpl_compile("{{env RAFALE_TEST_INJECT}}", 26, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == 0);
-    tpl_free(&t);
-    CHECKF(tpl_compile("/{{env RAFALE_TEST_INJECT}} HTTP/1.1\r\n", 37, TPL_HEAD, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECK(template_compile("{{env RAFALE_TEST_INJECT}}", 26, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == 0);
+    template_free(&t);
+    CHECKF(template_compile("/{{env RAFALE_TEST_INJECT}} HTTP/1.1\r\n", 37, TPL_HEAD, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "request-target"), "%s", err);
-    CHECK(tpl_bad_byte("abc", 3, TPL_TARGET) == NULL && tpl_bad_byte("a\0c", 3, TPL_FIELD) != NULL &&
-          tpl_bad_byte("a\rb", 3, TPL_BODY) == NULL);
-    tpl_set_free(&set);
+    CHECK(template_bad_byte("abc", 3, TPL_TARGET) == NULL && template_bad_byte("a\0c", 3, TPL_FIELD) != NULL &&
+          template_bad_byte("a\rb", 3, TPL_BODY) == NULL);
+    template_set_free(&set);
     remove("/tmp/rafale-test-inject.csv");
 }
 
@@ -183,12 +183,12 @@ static void mistakes_are_named(void)
     memset(&set, 0, sizeof(set));
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
-        CHECKF(tpl_compile(bad[i].src, strlen(bad[i].src), TPL_BODY, &set, NULL, &t, err, sizeof(err)) == -1 &&
+        CHECKF(template_compile(bad[i].src, strlen(bad[i].src), TPL_BODY, &set, NULL, &t, err, sizeof(err)) == -1 &&
                    strstr(err, bad[i].want) != NULL,
                "%s: %s", bad[i].src, err);
     }
-    CHECK(tpl_has("a{{b", 4) && !tpl_has("a{b}", 4) && !tpl_has("{", 1));
-    tpl_set_free(&set);
+    CHECK(template_has("a{{b", 4) && !template_has("a{b}", 4) && !template_has("{", 1));
+    template_set_free(&set);
 }
 
 int main(void)

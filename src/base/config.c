@@ -272,7 +272,7 @@ void config_free(struct config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-void cmp_settings_defaults(struct cmp_settings *cs)
+void config_cmp_defaults(struct cmp_settings *cs)
 {
     memset(cs, 0, sizeof(*cs));
     cs->repeat = 3;

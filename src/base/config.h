@@ -158,6 +158,6 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
 
-void cmp_settings_defaults(struct cmp_settings *cs);
+void config_cmp_defaults(struct cmp_settings *cs);
 
 #endif

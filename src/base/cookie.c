@@ -22,7 +22,7 @@ static void trim(const char **s, size_t *n)
         (*n)--;
 }
 
-static void jar_remove(struct jar *j, uint16_t k)
+static void cookie_remove(struct jar *j, uint16_t k)
 {
     /* Compact the text: the entry's bytes go, later ones move down. */
     struct jar_entry *e = &j->e[k];
@@ -93,7 +93,7 @@ static int has_ctl(const char *v, size_t n)
     return 0;
 }
 
-void jar_set(struct jar *j, const char *v, size_t n, const char *request_path, size_t rplen, time_t now)
+void cookie_set(struct jar *j, const char *v, size_t n, const char *request_path, size_t rplen, time_t now)
 {
     const char *semi = memchr(v, ';', n), *eq, *name, *val, *path = NULL;
     size_t pair = semi ? (size_t)(semi - v) : n, nlen, vlen, plen = 0, rest;
@@ -175,7 +175,7 @@ void jar_set(struct jar *j, const char *v, size_t n, const char *request_path, s
         const struct jar_entry *e = &j->e[k];
         if (e->nlen == nlen && e->plen == plen && memcmp(j->text + e->off, name, nlen) == 0 &&
             memcmp(j->text + e->off + e->nlen + e->vlen, path, plen) == 0) {
-            jar_remove(j, k);
+            cookie_remove(j, k);
             break;
         }
     }
@@ -208,7 +208,7 @@ static int path_match(const char *cp, size_t cn, const char *rp, size_t rn)
     return cn == q || cp[cn - 1] == '/' || rp[cn] == '/';
 }
 
-size_t jar_header(const struct jar *j, const char *path, size_t plen, int https, time_t now, char *out)
+size_t cookie_header(const struct jar *j, const char *path, size_t plen, int https, time_t now, char *out)
 {
     size_t o = 0;
     uint16_t k;

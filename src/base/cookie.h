@@ -30,10 +30,10 @@ struct jar {
  * a new or changed cookie, or one removed (expired). A cookie that does
  * not fit is dropped. request_path is the path of the request it answered
  * (its default Path, §5.1.4). */
-void jar_set(struct jar *j, const char *v, size_t n, const char *request_path, size_t plen, time_t now);
+void cookie_set(struct jar *j, const char *v, size_t n, const char *request_path, size_t plen, time_t now);
 
 /* Writes "a=1; b=2", the cookies for path (plen bytes) at time now, to out
  * (JAR_HEADER_MAX bytes at least). Returns the length, 0 when none applies. */
-size_t jar_header(const struct jar *j, const char *path, size_t plen, int https, time_t now, char *out);
+size_t cookie_header(const struct jar *j, const char *path, size_t plen, int https, time_t now, char *out);
 
 #endif

@@ -96,7 +96,7 @@ static void sift_down(struct loop *l, uint32_t i)
     }
 }
 
-int timer_set(struct loop *l, struct timer *t, uint64_t when)
+int loop_timer_set(struct loop *l, struct timer *t, uint64_t when)
 {
     t->want = when;
     if (t->idx != 0) {
@@ -121,7 +121,7 @@ int timer_set(struct loop *l, struct timer *t, uint64_t when)
     return 0;
 }
 
-void timer_cancel(struct loop *l, struct timer *t)
+void loop_timer_cancel(struct loop *l, struct timer *t)
 {
     uint32_t i;
     if (t->idx == 0)
@@ -157,7 +157,7 @@ static void run_timers(struct loop *l, uint64_t now)
             sift_down(l, 0);
             continue;
         }
-        timer_cancel(l, t);
+        loop_timer_cancel(l, t);
         t->fn(t, now);
     }
 }

@@ -53,8 +53,8 @@ void loop_fini(struct loop *l);
 int loop_add(struct loop *l, int fd, uint32_t events, struct loop_io *io);
 
 /* Arms t to fire at time `when` (ns, clock_ns()). Returns 0 or ENOMEM. */
-int timer_set(struct loop *l, struct timer *t, uint64_t when);
-void timer_cancel(struct loop *l, struct timer *t);
+int loop_timer_set(struct loop *l, struct timer *t, uint64_t when);
+void loop_timer_cancel(struct loop *l, struct timer *t);
 
 /* Waits up to max_wait_ns for events, dispatches them, then fires due
  * timers. Returns the number of I/O events handled, or -1 with errno set. */

@@ -23,9 +23,9 @@ int targets_parse_url(const char *text, struct url *u, char *err, size_t errlen)
     char *tp;
 
     path = auth + strcspn(auth, "/?#");
-    if (!tpl_has(text, n))
+    if (!template_has(text, n))
         return url_parse(text, u, err, errlen);
-    if (tpl_has(text, (size_t)(path - text))) {
+    if (template_has(text, (size_t)(path - text))) {
         snprintf(err, errlen, "templates go in the URL's path and query, not in its scheme, host or port");
         return -1;
     }
@@ -234,12 +234,12 @@ static int check_templates(struct tf *f, const char *what, enum tpl_where where,
     struct tpl t;
     char why[512];
     int rc;
-    if (!tpl_has(s, n))
+    if (!template_has(s, n))
         return 0;
     memset(&set, 0, sizeof(set));
-    rc = tpl_compile(s, n, where, &set, f->dir, &t, why, sizeof(why));
-    tpl_free(&t);
-    tpl_set_free(&set);
+    rc = template_compile(s, n, where, &set, f->dir, &t, why, sizeof(why));
+    template_free(&t);
+    template_set_free(&set);
     return rc == 0 ? 0 : tf_fail(f, "%s: %s", what, why);
 }
 

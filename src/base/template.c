@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tpl_has(const char *s, size_t n)
+int template_has(const char *s, size_t n)
 {
     size_t i;
     for (i = 0; i + 1 < n; i++)
@@ -18,7 +18,7 @@ int tpl_has(const char *s, size_t n)
     return 0;
 }
 
-const char *tpl_bad_byte(const char *s, size_t n, enum tpl_where where)
+const char *template_bad_byte(const char *s, size_t n, enum tpl_where where)
 {
     size_t i;
     for (i = 0; i < n; i++)
@@ -169,7 +169,7 @@ static int csv_find(struct tpl_set *set, const char *path, char *err, size_t err
     return (int)set->ncsv++;
 }
 
-void tpl_set_free(struct tpl_set *set)
+void template_set_free(struct tpl_set *set)
 {
     uint32_t i;
     for (i = 0; i < set->ncsv; i++) {
@@ -247,7 +247,7 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
             snprintf(err, errlen, "{{env %s}}: longer than 4096 bytes", w[1]);
             return -1;
         }
-        if ((bad = tpl_bad_byte(v, *litlen, where)) != NULL) {
+        if ((bad = template_bad_byte(v, *litlen, where)) != NULL) {
             snprintf(err, errlen, "{{env %s}}: the value holds %s, which cannot go in %s", w[1],
                      byte_name(*bad, bn, sizeof(bn)), where_name(where));
             return -1;
@@ -280,7 +280,7 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
             const struct tpl_csv *c = &set->csv[k];
             uint32_t r;
             for (r = 0; r < c->nrows; r++)
-                if ((bad = tpl_bad_byte(c->cells[r * c->ncols + col], c->lens[r * c->ncols + col], where)) != NULL) {
+                if ((bad = template_bad_byte(c->cells[r * c->ncols + col], c->lens[r * c->ncols + col], where)) != NULL) {
                     snprintf(err, errlen, "{{csv %s %s}}: data row %u holds %s, which cannot go in %s", w[1], w[2],
                              r + 1, byte_name(*bad, bn, sizeof(bn)), where_name(where));
                     return -1;
@@ -297,7 +297,7 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
     return 0;
 }
 
-int tpl_compile(const char *s, size_t n, enum tpl_where where, struct tpl_set *set, const char *basedir,
+int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_set *set, const char *basedir,
                 struct tpl *out, char *err, size_t errlen)
 {
     struct buf text = { 0 };
@@ -380,7 +380,7 @@ fail:
     return -1;
 }
 
-void tpl_free(struct tpl *t)
+void template_free(struct tpl *t)
 {
     free(t->parts);
     free(t->text);
@@ -408,7 +408,7 @@ static inline uint64_t tpl_turn(const struct tpl_set *set, uint64_t k)
     return set->stride > 1 ? k * set->stride + set->offset : k;
 }
 
-size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx, char *out)
+size_t template_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx, char *out)
 {
     static const char hex[] = "0123456789abcdef";
     size_t o = 0;
@@ -430,7 +430,7 @@ size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx,
             o += put_u64(out + o, ctx->conn);
             break;
         case TPL_RAND: {
-            uint64_t span = (uint64_t)p->b - (uint64_t)p->a + 1, r = tpl_rand(ctx->rng);
+            uint64_t span = (uint64_t)p->b - (uint64_t)p->a + 1, r = template_rand(ctx->rng);
             /* v = a + offset, in two's complement: a negative a plus an
              * offset past INT64_MAX lands where it should, with no signed
              * overflow on the way. */
@@ -445,7 +445,7 @@ size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx,
         }
         case TPL_UUID: {
             /* RFC 9562 §5.4: version 4, variant 10. */
-            uint64_t hi = tpl_rand(ctx->rng), lo = tpl_rand(ctx->rng);
+            uint64_t hi = template_rand(ctx->rng), lo = template_rand(ctx->rng);
             unsigned char b[16];
             int k;
             for (k = 0; k < 8; k++) {

@@ -70,7 +70,7 @@ struct tpl_ctx {
 };
 
 /* Does s (n bytes) hold a template? */
-int tpl_has(const char *s, size_t n);
+int template_has(const char *s, size_t n);
 
 /* Where an expansion goes, which decides the bytes its values may hold
  * (every value is known when the template is compiled: {{env}} is read
@@ -88,20 +88,20 @@ enum tpl_where { TPL_BODY, TPL_FIELD, TPL_TARGET, TPL_HEAD };
 /* Compiles s (n bytes), whose expansion goes where says. CSV files are read
  * into set (paths relative to basedir, which may be NULL). Returns 0, or -1
  * with what is wrong in err (the caller adds the file and line). */
-int tpl_compile(const char *s, size_t n, enum tpl_where where, struct tpl_set *set, const char *basedir,
+int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_set *set, const char *basedir,
                 struct tpl *out, char *err, size_t errlen);
 
 /* The first byte of [s, s+n) that may not stand where says (TPL_FIELD or
  * TPL_TARGET), or NULL when there is none. */
-const char *tpl_bad_byte(const char *s, size_t n, enum tpl_where where);
-void tpl_free(struct tpl *t);
-void tpl_set_free(struct tpl_set *set);
+const char *template_bad_byte(const char *s, size_t n, enum tpl_where where);
+void template_free(struct tpl *t);
+void template_set_free(struct tpl_set *set);
 
 /* Writes the expansion of t into out (tpl.max_len bytes at least); returns
  * its length. */
-size_t tpl_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx, char *out);
+size_t template_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx *ctx, char *out);
 
-static inline void tpl_ctx_start(struct tpl_ctx *ctx, uint64_t conn, uint64_t *rng)
+static inline void template_ctx_start(struct tpl_ctx *ctx, uint64_t conn, uint64_t *rng)
 {
     uint32_t i;
     ctx->seq = TPL_UNSET;
@@ -112,7 +112,7 @@ static inline void tpl_ctx_start(struct tpl_ctx *ctx, uint64_t conn, uint64_t *r
 }
 
 /* xorshift64*: the generator behind {{rand}}, {{uuid}} and --order random. */
-static inline uint64_t tpl_rand(uint64_t *s)
+static inline uint64_t template_rand(uint64_t *s)
 {
     uint64_t x = *s;
     x ^= x >> 12;

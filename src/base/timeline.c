@@ -12,14 +12,14 @@ struct tl_open {
     struct hist h;
 };
 
-int tl_init(struct timeline *t, uint32_t nthreads)
+int timeline_init(struct timeline *t, uint32_t nthreads)
 {
     memset(t, 0, sizeof(*t));
     t->nthreads = nthreads ? nthreads : 1;
     return pthread_mutex_init(&t->mu, NULL);
 }
 
-void tl_fini(struct timeline *t)
+void timeline_fini(struct timeline *t)
 {
     uint32_t i;
     for (i = 0; i < t->nopen; i++)
@@ -91,7 +91,7 @@ static void settle(struct timeline *t, int all)
     }
 }
 
-void tl_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t errors, const struct hist *h)
+void timeline_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t errors, const struct hist *h)
 {
     uint32_t i;
     struct tl_open *o = NULL;
@@ -134,14 +134,14 @@ void tl_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t erro
     pthread_mutex_unlock(&t->mu);
 }
 
-void tl_finish(struct timeline *t)
+void timeline_finish(struct timeline *t)
 {
     pthread_mutex_lock(&t->mu);
     settle(t, 1);
     pthread_mutex_unlock(&t->mu);
 }
 
-int tl_latest(struct timeline *t, struct tl_second *out)
+int timeline_latest(struct timeline *t, struct tl_second *out)
 {
     int got = 0;
     pthread_mutex_lock(&t->mu);

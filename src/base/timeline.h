@@ -42,19 +42,19 @@ struct timeline {
 #define TL_SUB_BITS 5
 
 /* Returns 0 or an errno value. */
-int tl_init(struct timeline *t, uint32_t nthreads);
-void tl_fini(struct timeline *t);
+int timeline_init(struct timeline *t, uint32_t nthreads);
+void timeline_fini(struct timeline *t);
 
 /* A worker closes second sec (0-based from the start of the measured
  * phase) with its counts and histogram (a TL_SUB_BITS one). Seconds are
  * closed in order by each worker, empty ones included. */
-void tl_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t errors, const struct hist *h);
+void timeline_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t errors, const struct hist *h);
 
 /* After the workers are done: closes what is still open (the last,
  * partial second). */
-void tl_finish(struct timeline *t);
+void timeline_finish(struct timeline *t);
 
 /* The last complete second, for the live view; 0 when there is none yet. */
-int tl_latest(struct timeline *t, struct tl_second *out);
+int timeline_latest(struct timeline *t, struct tl_second *out);
 
 #endif

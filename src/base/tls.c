@@ -35,7 +35,7 @@ static void openssl_reason(char *err, size_t errlen, const char *what)
  * connection to the same target. */
 static int new_session(SSL *ssl, SSL_SESSION *sess)
 {
-    struct tls_session_slot *slot = SSL_get_app_data(ssl);
+    struct tls_ticket *slot = SSL_get_app_data(ssl);
     if (slot == NULL)
         return 0;
     if (slot->session)
@@ -130,7 +130,7 @@ void tls_client_free(struct tls_client *tc)
     free(tc);
 }
 
-void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
+void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_ticket *slot,
                       const char **why)
 {
     SSL *ssl = SSL_new(tc->ctx);
@@ -207,7 +207,7 @@ static int tls_handshake_kind(void *ctx)
     return SSL_session_reused(ctx) ? IO_HS_RESUMED : IO_HS_FULL;
 }
 
-void tls_session_free(struct tls_session_slot *slot)
+void tls_ticket_free(struct tls_ticket *slot)
 {
     if (slot->session)
         SSL_SESSION_free(slot->session);

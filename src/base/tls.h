@@ -19,7 +19,7 @@ struct tls_options {
 struct tls_client;
 
 /* A session kept for resumption, one per target and thread. */
-struct tls_session_slot {
+struct tls_ticket {
     void *session;           /* SSL_SESSION *, or NULL */
 };
 
@@ -31,11 +31,11 @@ void tls_client_free(struct tls_client *tc);
  * certificate name). slot may hold a session to resume and receives new
  * ones. Returns the io context for io_tls, or NULL with OpenSSL's reason
  * (a static string) in *why. */
-void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_session_slot *slot,
+void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_ticket *slot,
                       const char **why);
 
 /* Releases a session slot. */
-void tls_session_free(struct tls_session_slot *slot);
+void tls_ticket_free(struct tls_ticket *slot);
 
 /* Server side, for rafale serve. */
 struct tls_server;

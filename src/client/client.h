@@ -60,7 +60,7 @@ struct plan_url {
     struct tpl *h2val;   /* HTTP/2, templated: each field value's template (nparts 0: as is) */
     int head;            /* a HEAD request: no body in the answer */
     int tls;             /* https: Secure cookies go */
-    uint32_t target;
+    uint32_t endpoint;   /* index into plan.endpoints */
     /* Templated: expanded per request (plan_expand) into the slot's buffer. */
     struct tpl *head_tpl;  /* HTTP/1.1: request line and fields, no Content-Length, no blank line */
     struct tpl *body_tpl;  /* a templated body */
@@ -70,7 +70,7 @@ struct plan_url {
     size_t max_len;        /* the longest expansion */
 };
 
-struct plan_target {
+struct plan_endpoint {
     struct net_addr addr;
     int tls;
     char host[URL_HOST_MAX];  /* for SNI and the certificate check */
@@ -84,8 +84,8 @@ struct plan {
     const struct config *cfg;
     struct plan_url *urls;
     uint32_t nurls;
-    struct plan_target *targets;
-    uint32_t ntargets;
+    struct plan_endpoint *endpoints; /* the addresses connections go to (a --targets entry is a target) */
+    uint32_t nendpoints;
     uint32_t nthreads;
     struct tls_client *tls; /* when some URL is https:// */
     struct tpl_set *tset;   /* what templates share: {{seq}}, CSV rows (atomics) */
@@ -220,8 +220,8 @@ struct conn {
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
     uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
-    uint32_t target;
-    uint32_t rr;         /* next URL of the target, round-robin */
+    uint32_t endpoint;   /* where it connects: index into plan.endpoints */
+    uint32_t rr;         /* next URL of the endpoint, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
     struct h1 h1;
@@ -237,7 +237,7 @@ static inline struct slot *slot_at(struct conn *c, uint32_t i)
 
 /* conn.c */
 /* A connection of worker w speaking sess (chosen by the engine). */
-void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t target,
+void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
                uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf);
 /* Frees what the connection and its session hold (not slots and tbuf,
  * which are the engine's). */
@@ -294,7 +294,7 @@ struct worker {
     struct stats st;       /* counters of all URLs; histograms are per URL only */
     struct stats *per_url;
     struct stats *per_stage; /* --stages: by the stage a request was due in */
-    struct tls_session_slot *sessions; /* one per target, for resumption */
+    struct tls_ticket *tickets; /* a TLS session ticket per endpoint, for resumption */
     uint64_t rng;          /* --order random, {{rand}}, {{uuid}}: seeded by --seed */
     /* Timeline: this worker's current second, merged into the shared one as
      * it ends. */
@@ -354,8 +354,8 @@ static inline size_t plan_h2_body_room(const struct plan_url *pu)
 
 /* http2.c: nghttp2's callbacks and options, made once for the plan's
  * sessions. Returns 0, or -1 with the reason in err. */
-int h2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
-void h2_plan_callbacks_free(struct plan *pl);
+int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
+void http2_plan_callbacks_free(struct plan *pl);
 
 /* --- record.c: the bookkeeping of a request --- */
 

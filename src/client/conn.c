@@ -56,7 +56,7 @@ void conn_arm(struct conn *c)
         return; /* idle connections never time out */
     if (c->state == C_CONNECTING && cfg->connect_timeout_ns < limit)
         limit = cfg->connect_timeout_ns;
-    if (timer_set(&c->w->loop, &c->timer, c->sess->oldest(c)->t_sent + limit) != 0)
+    if (loop_timer_set(&c->w->loop, &c->timer, c->sess->oldest(c)->t_sent + limit) != 0)
         /* No room in the timer heap: without a timeout the request could
          * wait forever, so it ends now, said as such. */
         conn_fail(c, ERR_TIMEOUT, ENOMEM, "no memory for the request's timer", clock_ns());
@@ -90,22 +90,22 @@ void conn_cookie(struct conn *c, const struct slot *s, const char *v, size_t n)
     if (c->jar == NULL && (c->jar = calloc(1, sizeof(*c->jar))) == NULL)
         return; /* out of memory: the cookie is not kept */
     /* The default Path comes from the target's path as written. */
-    jar_set(c->jar, v, n, path, strlen(path), time(NULL));
+    cookie_set(c->jar, v, n, path, strlen(path), time(NULL));
 }
 
 /* The next target of c, as --order says. */
 static uint32_t next_url(struct conn *c)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_target *tg = &pl->targets[c->target];
+    const struct plan_endpoint *tg = &pl->endpoints[c->endpoint];
     switch (pl->cfg->order_mode) {
     case ORDER_SEQUENTIAL:
         /* One sequence over the whole run: with -n, every target gets its
          * exact share. */
-        return tg->order[(atomic_fetch_add_explicit(&pl->next[c->target], 1, memory_order_relaxed) * pl->tset->stride +
+        return tg->order[(atomic_fetch_add_explicit(&pl->next[c->endpoint], 1, memory_order_relaxed) * pl->tset->stride +
                           pl->tset->offset) % tg->norder]; /* with --shard: this shard's turns of the run's sequence */
     case ORDER_RANDOM:
-        return tg->order[tpl_rand(&c->w->rng) % tg->norder];
+        return tg->order[template_rand(&c->w->rng) % tg->norder];
     case ORDER_SESSION:
         return tg->order[c->walk++ % tg->norder];
     default:
@@ -135,7 +135,7 @@ static void conn_request(struct conn *c, struct slot *s)
         s->req = buf;
         return;
     }
-    tpl_ctx_start(&ctx, c->number, &c->w->rng);
+    template_ctx_start(&ctx, c->number, &c->w->rng);
     s->req_len = c->sess->expand(c, s, &ctx, buf);
     s->req = buf;
 }
@@ -205,7 +205,7 @@ static void conn_open(struct conn *c, uint64_t now)
     c->nreq = c->count;
     if (c->sess->prepare(c, now) != 0)
         return;
-    fd = net_connect(&w->plan->targets[c->target].addr, src);
+    fd = net_connect(&w->plan->endpoints[c->endpoint].addr, src);
     if (fd < 0) {
         conn_fail(c, connect_kind(-fd), -fd, NULL, now);
         return;
@@ -352,10 +352,10 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
         if (!(ev & (LOOP_OUT | LOOP_ERR)))
             return;
         record_connect(w, c->sess->oldest(c), now);
-        if (w->plan->targets[c->target].tls) {
+        if (w->plan->endpoints[c->endpoint].tls) {
             const char *why = NULL;
-            void *ssl = tls_client_conn(w->plan->tls, c->fd, w->plan->targets[c->target].host,
-                                        &w->sessions[c->target], &why);
+            void *ssl = tls_client_conn(w->plan->tls, c->fd, w->plan->endpoints[c->endpoint].host,
+                                        &w->tickets[c->endpoint], &why);
             if (ssl == NULL) {
                 conn_fail(c, ERR_TLS, 0, why, now);
                 return;
@@ -399,7 +399,7 @@ static void conn_on_timer(struct timer *t, uint64_t now)
               c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
-void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t target,
+void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
                uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf)
 {
     memset(c, 0, sizeof(*c));
@@ -411,7 +411,7 @@ void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess,
     c->sess = sess;
     c->cap = depth;
     c->slots = slots ? slots : &c->one;
-    c->target = target;
+    c->endpoint = endpoint;
     c->rr = rr;
     c->number = number;
     c->tbuf = tbuf;

@@ -86,7 +86,7 @@ static void sched_fire(struct timer *t, uint64_t now)
     }
     dispatch(w);
     if (w->sched.next_due < pl->t_deadline && (w->sched.next_due < pl->t_measure || w->scheduled < w->budget) &&
-        timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0) {
+        loop_timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0) {
         snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
         w->stopping = 1;
     }
@@ -167,7 +167,7 @@ static void *worker_main(void *arg)
             /* Shard i of n sends requests i, i+n, i+2n... of the whole run's
              * schedule: its own is shifted by i/n of its interval. */
             sched_shift(&w->sched, (double)pl->cfg->shard_index / pl->cfg->shard_count, pl->cfg->shard_index);
-        if (timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0)
+        if (loop_timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0)
             snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
     }
 
@@ -239,10 +239,10 @@ static void worker_free(struct worker *w)
             stats_fini(&w->per_stage[i]);
     free(w->per_stage);
     hist_fini(&w->tl_h);
-    if (w->sessions)
-        for (i = 0; i < w->plan->ntargets; i++)
-            tls_session_free(&w->sessions[i]);
-    free(w->sessions);
+    if (w->tickets)
+        for (i = 0; i < w->plan->nendpoints; i++)
+            tls_ticket_free(&w->tickets[i]);
+    free(w->tickets);
     stats_fini(&w->st);
     free(w->conns);
     free(w->q);
@@ -286,9 +286,9 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
                                                                                                  : 64 * 1024)) == NULL)
         return -1;
     w->per_url = calloc(engine_nfigs(pl->nurls), sizeof(*w->per_url));
-    w->sessions = calloc(pl->ntargets, sizeof(*w->sessions));
+    w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
-    if (w->sessions == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
+    if (w->tickets == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
         stats_init(&w->st) != 0)
         return -1;
     for (i = 0; i < engine_nfigs(pl->nurls); i++)
@@ -313,7 +313,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
             return -1;
         }
         /* Spread the starting URL so each URL gets its share from the start. */
-        conn_init(&w->conns[i], w, pl->cfg->http2 ? &session_http2 : &session_http1, first_conn + i, (first_conn + i) % pl->ntargets, (first_conn + i) / pl->ntargets,
+        conn_init(&w->conns[i], w, pl->cfg->http2 ? &session_http2 : &session_http1, first_conn + i, (first_conn + i) % pl->nendpoints, (first_conn + i) / pl->nendpoints,
                   (uint16_t)depth, slots, tbuf);
     }
     return 0;
@@ -341,7 +341,7 @@ static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t n
         p->errors += atomic_load_explicit(&ws[t].pub_err, memory_order_relaxed);
         p->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
     }
-    if (tl_latest(pl->tl, &last)) {
+    if (timeline_latest(pl->tl, &last)) {
         p->p50_ns = last.p50_ns;
         p->p99_ns = last.p99_ns;
     }
@@ -350,7 +350,7 @@ static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t n
 /* The timeline, once every worker is done. Returns 0 or -1. */
 static int take_timeline(struct timeline *tl, struct engine_result *res)
 {
-    tl_finish(tl);
+    timeline_finish(tl);
     if (tl->ndone == 0)
         return 0;
     res->timeline = malloc(tl->ndone * sizeof(*res->timeline));
@@ -473,7 +473,7 @@ static int build_plan(const struct config *cfg, struct plan *pl, char *err, size
 {
     if (plan_build(cfg, pl, err, errlen) != 0)
         return -1;
-    if (cfg->http2 && (plan_h2_build(pl, err, errlen) != 0 || h2_plan_callbacks(pl, err, errlen) != 0))
+    if (cfg->http2 && (plan_h2_build(pl, err, errlen) != 0 || http2_plan_callbacks(pl, err, errlen) != 0))
         return -1;
     return 0;
 }
@@ -482,7 +482,7 @@ static void free_plan(struct plan *pl)
 {
     if (pl->cfg && pl->cfg->http2) {
         plan_h2_free(pl);
-        h2_plan_callbacks_free(pl);
+        http2_plan_callbacks_free(pl);
     }
     plan_free(pl);
 }
@@ -496,11 +496,11 @@ int engine_check(const struct config *cfg, int connect, char *err, size_t errlen
     if (shard_apply(cfg, &scfg, err, errlen) != 0)
         return -1;
     rc = build_plan(&scfg, &pl, err, errlen);
-    for (i = 0; rc == 0 && connect && i < pl.ntargets; i++) {
-        int e = probe(&pl.targets[i].addr, cfg->nsources ? &cfg->sources[0] : NULL, cfg->connect_timeout_ns);
+    for (i = 0; rc == 0 && connect && i < pl.nendpoints; i++) {
+        int e = probe(&pl.endpoints[i].addr, cfg->nsources ? &cfg->sources[0] : NULL, cfg->connect_timeout_ns);
         if (e != 0) {
             char a[128];
-            snprintf(err, errlen, "cannot connect to %s: %s", net_addr_str(&pl.targets[i].addr, a, sizeof(a)),
+            snprintf(err, errlen, "cannot connect to %s: %s", net_addr_str(&pl.endpoints[i].addr, a, sizeof(a)),
                      strerror(e));
             rc = -1;
         }
@@ -611,7 +611,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     if (nt > cfg->connections)
         nt = cfg->connections;
-    if (tl_init(&tl, nt) != 0) {
+    if (timeline_init(&tl, nt) != 0) {
         snprintf(err, errlen, "cannot set up the timeline");
         return -1;
     }
@@ -662,7 +662,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
 out:
     free(ws);
     free_plan(&pl);
-    tl_fini(&tl);
+    timeline_fini(&tl);
     return rc;
 }
 

@@ -134,7 +134,7 @@ static int h1_follow(struct conn *c)
     /* A Location that is no request-target (a space, a CR, a control
      * byte: "/x HTTP/1.0 y") would rewrite the request line: nothing is
      * sent and the request ends as bad_value (RFC 9112 §3.2). */
-    if ((bad = tpl_bad_byte(path, plen, TPL_TARGET)) != NULL) {
+    if ((bad = template_bad_byte(path, plen, TPL_TARGET)) != NULL) {
         hp->loc_len = 0;
         return -1;
     }
@@ -180,7 +180,7 @@ static int h1_follow(struct conn *c)
     if (c->jar && c->jar->n) {
         size_t k;
         memcpy(out + o, "\r\nCookie: ", 10);
-        k = jar_header(c->jar, path, plen, cfg->urls[s->url].tls, time(NULL), out + o + 10);
+        k = cookie_header(c->jar, path, plen, cfg->urls[s->url].tls, time(NULL), out + o + 10);
         if (k)
             o += 10 + k;
         s->jar_line = k != 0;

@@ -50,7 +50,7 @@ static void set_callbacks(nghttp2_session_callbacks *cb);
 
 /* --- the plan's nghttp2 callbacks and options, shared by its sessions --- */
 
-int h2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
+int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
 {
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
@@ -69,7 +69,7 @@ int h2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
     return 0;
 }
 
-void h2_plan_callbacks_free(struct plan *pl)
+void http2_plan_callbacks_free(struct plan *pl)
 {
     if (pl->h2cb)
         nghttp2_session_callbacks_del(pl->h2cb);
@@ -192,7 +192,7 @@ static void submit(struct conn *c, struct slot *s)
             nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
             v += 2 + nv[k].valuelen;
         }
-        if (c->jar && (ck = jar_header(c->jar, path, strlen(path), pu->tls, time(NULL), c->w->wbuf)) > 0 &&
+        if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pu->tls, time(NULL), c->w->wbuf)) > 0 &&
             n <= H2_MAX_FIELDS) {
             nv[n].name = (uint8_t *)"cookie";
             nv[n].namelen = 6;
@@ -419,7 +419,7 @@ static void h2_added(struct conn *c, struct slot *s)
 static void fatal(struct conn *c, const char *fmt, const char *what)
 {
     const struct plan *pl = c->w->plan;
-    uint32_t u = pl->targets[c->target].urls[0];
+    uint32_t u = pl->endpoints[c->endpoint].urls[0];
     char *e = c->w->err;
     if (e[0] == '\0') {
         int k = snprintf(e, sizeof(c->w->err), "%s: ", pl->cfg->url_text[u]);
@@ -440,7 +440,7 @@ static int h2_ready(struct conn *c, uint64_t now)
     };
     struct h2 *h = c->h2;
 
-    if (pl->targets[c->target].tls) {
+    if (pl->endpoints[c->endpoint].tls) {
         const char *p = c->ops->alpn(c->io_ctx);
         if (p == NULL || strcmp(p, "h2") != 0) {
             fatal(c, "the server did not agree to HTTP/2 in the TLS handshake (ALPN: %s); drop --http2 to use "

@@ -14,7 +14,7 @@
 static void tpl_drop(struct tpl **t)
 {
     if (*t) {
-        tpl_free(*t);
+        template_free(*t);
         free(*t);
         *t = NULL;
     }
@@ -28,15 +28,15 @@ void plan_free(struct plan *pl)
         tpl_drop(&pl->urls[i].head_tpl);
         tpl_drop(&pl->urls[i].body_tpl);
     }
-    for (i = 0; i < pl->ntargets; i++) {
-        free(pl->targets[i].urls);
-        free(pl->targets[i].order);
+    for (i = 0; i < pl->nendpoints; i++) {
+        free(pl->endpoints[i].urls);
+        free(pl->endpoints[i].order);
     }
     free(pl->urls);
-    free(pl->targets);
+    free(pl->endpoints);
     free((void *)pl->next);
     if (pl->tset) {
-        tpl_set_free(pl->tset);
+        template_set_free(pl->tset);
         free(pl->tset);
     }
     tls_client_free(pl->tls);
@@ -56,7 +56,7 @@ static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where wher
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (tpl_compile(s, n, where, pl->tset, dir, *out, why, sizeof(why)) != 0) {
+    if (template_compile(s, n, where, pl->tset, dir, *out, why, sizeof(why)) != 0) {
         free(*out);
         *out = NULL;
         if (t && t->file)
@@ -84,17 +84,17 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
     pu->body = rs.body;
     pu->body_len = rs.body_len;
     /* With --cookies every request carries its connection's Cookie field. */
-    templated = cfg->cookies || tpl_has(cfg->urls[i].target, strlen(cfg->urls[i].target)) ||
-                (rs.has_body && tpl_has(rs.body, rs.body_len));
+    templated = cfg->cookies || template_has(cfg->urls[i].target, strlen(cfg->urls[i].target)) ||
+                (rs.has_body && template_has(rs.body, rs.body_len));
     for (h = 0; h < rs.nheaders; h++)
-        templated |= tpl_has(rs.headers[h], strlen(rs.headers[h]));
+        templated |= template_has(rs.headers[h], strlen(rs.headers[h]));
     if (!templated)
         return request_build(&rs, &cfg->urls[i], &pu->req, &pu->len, err, errlen);
 
     /* Head and body apart: the Content-Length is the body's expansion's. */
     rs.head_only = 1;
     pu->add_len = rs.has_body && !request_user_has(&rs, "Content-Length") && !request_user_has(&rs, "Transfer-Encoding");
-    if (rs.has_body && tpl_has(rs.body, rs.body_len)) {
+    if (rs.has_body && template_has(rs.body, rs.body_len)) {
         if (compile(pl, rs.body, rs.body_len, TPL_BODY, t, &pu->body_tpl, err, errlen) != 0)
             return -1;
         pu->max_len = pu->body_tpl->max_len;
@@ -123,7 +123,7 @@ size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, con
                    uint8_t *jar_line)
 {
     const struct plan_url *pu = &pl->urls[url];
-    size_t o = tpl_expand(pu->head_tpl, pl->tset, ctx, out), blen;
+    size_t o = template_expand(pu->head_tpl, pl->tset, ctx, out), blen;
     char *body;
     *jar_line = 0;
     if (jar && jar->n) {
@@ -131,7 +131,7 @@ size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, con
         const char *p = memchr(out, ' ', o), *e = p ? memchr(p + 1, ' ', o - (size_t)(p + 1 - out)) : NULL;
         size_t k;
         memcpy(out + o, "Cookie: ", 8);
-        k = p && e ? jar_header(jar, p + 1, (size_t)(e - p - 1), pl->urls[url].tls, time(NULL), out + o + 8) : 0;
+        k = p && e ? cookie_header(jar, p + 1, (size_t)(e - p - 1), pl->urls[url].tls, time(NULL), out + o + 8) : 0;
         if (k) {
             memcpy(out + o + 8 + k, "\r\n", 2);
             o += 10 + k;
@@ -146,7 +146,7 @@ size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, con
      * expanded at the far end of the buffer, then moved into place. */
     body = out + pu->max_len - (pu->body_tpl ? pu->body_tpl->max_len : pu->body_len);
     if (pu->body_tpl) {
-        blen = tpl_expand(pu->body_tpl, pl->tset, ctx, body);
+        blen = template_expand(pu->body_tpl, pl->tset, ctx, body);
     } else {
         blen = pu->body_len;
         body = (char *)pu->body;
@@ -167,7 +167,7 @@ size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx
 {
     const struct plan_url *pu = &pl->urls[url];
     if (pu->body_tpl)
-        return tpl_expand(pu->body_tpl, pl->tset, ctx, out);
+        return template_expand(pu->body_tpl, pl->tset, ctx, out);
     memcpy(out, pu->body, pu->body_len);
     return pu->body_len;
 }
@@ -176,21 +176,21 @@ size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx
 static int build_orders(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
     uint32_t i, k;
-    pl->next = calloc(pl->ntargets ? pl->ntargets : 1, sizeof(*pl->next));
+    pl->next = calloc(pl->nendpoints ? pl->nendpoints : 1, sizeof(*pl->next));
     if (pl->next == NULL)
         goto oom;
     uint32_t n = cfg->norder ? cfg->norder : cfg->nurls;
     /* One pass to count each address's share, one to fill it in. */
     for (k = 0; k < n; k++)
-        pl->targets[pl->urls[cfg->norder ? cfg->order[k] : k].target].norder++;
-    for (i = 0; i < pl->ntargets; i++) {
-        if ((pl->targets[i].order = calloc(pl->targets[i].norder ? pl->targets[i].norder : 1, sizeof(uint32_t))) == NULL)
+        pl->endpoints[pl->urls[cfg->norder ? cfg->order[k] : k].endpoint].norder++;
+    for (i = 0; i < pl->nendpoints; i++) {
+        if ((pl->endpoints[i].order = calloc(pl->endpoints[i].norder ? pl->endpoints[i].norder : 1, sizeof(uint32_t))) == NULL)
             goto oom;
-        pl->targets[i].norder = 0;
+        pl->endpoints[i].norder = 0;
     }
     for (k = 0; k < n; k++) {
         uint32_t u = cfg->norder ? cfg->order[k] : k;
-        struct plan_target *tg = &pl->targets[pl->urls[u].target];
+        struct plan_endpoint *tg = &pl->endpoints[pl->urls[u].endpoint];
         tg->order[tg->norder++] = u;
     }
     return 0;
@@ -199,7 +199,7 @@ oom:
     return -1;
 }
 
-static int same_address(const struct plan_target *tg, const struct net_addr *a, const struct url *u)
+static int same_address(const struct plan_endpoint *tg, const struct net_addr *a, const struct url *u)
 {
     return tg->addr.len == a->len && memcmp(&tg->addr.ss, &a->ss, a->len) == 0 && tg->tls == u->tls &&
            strcmp(tg->host, u->host) == 0;
@@ -207,7 +207,7 @@ static int same_address(const struct plan_target *tg, const struct net_addr *a, 
 
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
-    uint32_t i, j, targets_cap = 0;
+    uint32_t i, j, endpoints_cap = 0;
 
     memset(pl, 0, sizeof(*pl));
     pl->cfg = cfg;
@@ -228,44 +228,44 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         /* A host and port resolved for the URL before are not looked up
          * again: a targets file of 100 000 paths on one server resolves once. */
         if (i > 0 && (cfg->unix_socket || (strcmp(u->host, cfg->urls[i - 1].host) == 0 && u->port == cfg->urls[i - 1].port)))
-            a = pl->targets[pl->urls[i - 1].target].addr;
+            a = pl->endpoints[pl->urls[i - 1].endpoint].addr;
         else if (cfg->unix_socket ? net_unix(cfg->unix_socket, &a, err, errlen) != 0
                                   : net_resolve(u->host, u->port, &a, err, errlen) != 0)
             return -1;
         /* URLs on the same address (and scheme) share connections; the
          * previous URL's address is looked at first, the usual case. */
-        j = i > 0 ? pl->urls[i - 1].target : 0;
-        if (!(j < pl->ntargets && same_address(&pl->targets[j], &a, u)))
-            for (j = 0; j < pl->ntargets; j++)
-                if (same_address(&pl->targets[j], &a, u))
+        j = i > 0 ? pl->urls[i - 1].endpoint : 0;
+        if (!(j < pl->nendpoints && same_address(&pl->endpoints[j], &a, u)))
+            for (j = 0; j < pl->nendpoints; j++)
+                if (same_address(&pl->endpoints[j], &a, u))
                     break;
         if (u->tls && pl->tls == NULL && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
             return -1;
         /* Addresses and their URLs grow by doubling: a file of 100 000
          * targets may name one server or 100 000. */
-        if (j == pl->ntargets) {
-            if (config_grow(&pl->targets, &targets_cap, j + 1, sizeof(*pl->targets)) != 0) {
+        if (j == pl->nendpoints) {
+            if (config_grow(&pl->endpoints, &endpoints_cap, j + 1, sizeof(*pl->endpoints)) != 0) {
                 snprintf(err, errlen, "out of memory");
                 return -1;
             }
-            memset(&pl->targets[j], 0, sizeof(pl->targets[j]));
-            pl->targets[j].addr = a;
-            pl->targets[j].tls = u->tls;
-            snprintf(pl->targets[j].host, sizeof(pl->targets[j].host), "%s", u->host);
-            pl->ntargets++;
+            memset(&pl->endpoints[j], 0, sizeof(pl->endpoints[j]));
+            pl->endpoints[j].addr = a;
+            pl->endpoints[j].tls = u->tls;
+            snprintf(pl->endpoints[j].host, sizeof(pl->endpoints[j].host), "%s", u->host);
+            pl->nendpoints++;
         }
-        if ((pl->targets[j].nurls & (pl->targets[j].nurls - 1)) == 0) {
+        if ((pl->endpoints[j].nurls & (pl->endpoints[j].nurls - 1)) == 0) {
             /* nurls is 0 or a power of two: the room is full. */
-            uint32_t *nu = realloc(pl->targets[j].urls, (pl->targets[j].nurls ? 2 * (size_t)pl->targets[j].nurls : 1) *
+            uint32_t *nu = realloc(pl->endpoints[j].urls, (pl->endpoints[j].nurls ? 2 * (size_t)pl->endpoints[j].nurls : 1) *
                                                             sizeof(uint32_t));
             if (nu == NULL) {
                 snprintf(err, errlen, "out of memory");
                 return -1;
             }
-            pl->targets[j].urls = nu;
+            pl->endpoints[j].urls = nu;
         }
-        pl->targets[j].urls[pl->targets[j].nurls++] = i;
-        pl->urls[i].target = j;
+        pl->endpoints[j].urls[pl->endpoints[j].nurls++] = i;
+        pl->urls[i].endpoint = j;
         if (pl->urls[i].max_len > pl->max_len)
             pl->max_len = pl->urls[i].max_len;
     }

@@ -16,7 +16,7 @@ static int any_template(const struct req_field *rf, int n)
 {
     int k;
     for (k = 0; k < n; k++)
-        if (tpl_has(rf[k].value, rf[k].vlen))
+        if (template_has(rf[k].value, rf[k].vlen))
             return 1;
     return 0;
 }
@@ -67,9 +67,9 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
         }
         for (k = 0; k < n; k++) {
             char why[512];
-            if (!tpl_has(rf[k].value, rf[k].vlen))
+            if (!template_has(rf[k].value, rf[k].vlen))
                 continue;
-            if (tpl_compile(rf[k].value, rf[k].vlen,
+            if (template_compile(rf[k].value, rf[k].vlen,
                             rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
                             ".", &pu->h2val[k], why, sizeof(why)) != 0) {
                 snprintf(err, errlen, "%s", why);
@@ -104,7 +104,7 @@ void plan_h2_free(struct plan *pl)
         if (pl->urls[i].h2val) {
             size_t k;
             for (k = 0; k < pl->urls[i].h2nnv; k++)
-                tpl_free(&pl->urls[i].h2val[k]);
+                template_free(&pl->urls[i].h2val[k]);
             free(pl->urls[i].h2val);
         }
         if (nv) {
@@ -125,7 +125,7 @@ size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, 
         size_t n;
         if (pu->h2val[k].nparts == 0)
             continue;
-        n = tpl_expand(&pu->h2val[k], pl->tset, ctx, out + o + 2);
+        n = template_expand(&pu->h2val[k], pl->tset, ctx, out + o + 2);
         out[o] = (char)(n >> 8);
         out[o + 1] = (char)n;
         o += 2 + n;

@@ -116,7 +116,7 @@ void record_roll(struct worker *w, uint64_t now)
      * ones too, so no second waits on an idle thread. One division-free
      * compare on the per-request path. */
     while (now >= w->tl_end) {
-        tl_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
+        timeline_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
         hist_reset(&w->tl_h);
         w->tl_req = w->tl_err = 0;
         w->tl_sec++;
@@ -128,7 +128,7 @@ void record_last_second(struct worker *w)
 {
     /* The last, partial second, when this thread saw something in it. */
     if (w->tl_req || w->tl_err)
-        tl_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
+        timeline_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
 }
 
 void record_response(struct worker *w, const struct slot *s, unsigned status, uint64_t t_first,

@@ -52,7 +52,7 @@ static void on_tick(struct timer *tm, uint64_t now)
     strftime(t->date, sizeof(t->date), "%a, %d %b %Y %H:%M:%S GMT", &g);
     strftime(t->logdate, sizeof(t->logdate), "%d/%b/%Y:%H:%M:%S +0000", &g);
     serve_h1_hello(t);
-    timer_set(&t->loop, &t->tick, now + NS_PER_S);
+    loop_timer_set(&t->loop, &t->tick, now + NS_PER_S);
 }
 
 static void on_accept(struct loop_io *io, uint32_t ev)
@@ -187,7 +187,7 @@ static void serve_free(struct serve *s)
             t->all = c->next_all;
             if (c->fd >= 0)
                 c->ops->close(c->io_ctx, c->fd);
-            sh2_free(c->h2);
+            serve_h2_free(c->h2);
             buf_free(&c->in);
             buf_free(&c->out);
             free(c);

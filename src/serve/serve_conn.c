@@ -21,12 +21,12 @@
 void serve_conn_free(struct sconn *c)
 {
     struct sthread *t = c->t;
-    timer_cancel(&t->loop, &c->timer);
+    loop_timer_cancel(&t->loop, &c->timer);
     if (c->fd >= 0)
         c->ops->close(c->io_ctx, c->fd);
     c->fd = -1;
     c->io_ctx = NULL;
-    sh2_free(c->h2);
+    serve_h2_free(c->h2);
     c->h2 = NULL;
     buf_free(&c->in);
     buf_free(&c->out);
@@ -55,11 +55,11 @@ void serve_conn_arm(struct sconn *c)
          * client never opens; not while a /delay answer is due. */
         if (sc_pending_out(c))
             d = c->t_out + cfg->idle_timeout_ns;
-        else if (sh2_deadline(c->h2) != UINT64_MAX)
-            d = sh2_deadline(c->h2);
+        else if (serve_h2_deadline(c->h2) != UINT64_MAX)
+            d = serve_h2_deadline(c->h2);
         else
-            d = c->t_idle + (sh2_waiting(c->h2) ? cfg->header_timeout_ns : cfg->idle_timeout_ns);
-        timer_set(&c->t->loop, &c->timer, d);
+            d = c->t_idle + (serve_h2_waiting(c->h2) ? cfg->header_timeout_ns : cfg->idle_timeout_ns);
+        loop_timer_set(&c->t->loop, &c->timer, d);
         return;
     }
     if (sc_pending_out(c))
@@ -68,7 +68,7 @@ void serve_conn_arm(struct sconn *c)
         d = c->t_req + cfg->header_timeout_ns;
     else
         d = c->t_idle + (c->fresh ? cfg->header_timeout_ns : cfg->idle_timeout_ns);
-    timer_set(&c->t->loop, &c->timer, d);
+    loop_timer_set(&c->t->loop, &c->timer, d);
 }
 
 static void sc_drain_start(struct sconn *c)
@@ -82,7 +82,7 @@ static void sc_drain_start(struct sconn *c)
      * request bytes cannot turn our close into a reset that eats the response. */
     c->ops->shutdown(c->io_ctx, c->fd);
     c->draining = 1;
-    timer_set(&c->t->loop, &c->timer, clock_ns() + DRAIN_NS);
+    loop_timer_set(&c->t->loop, &c->timer, clock_ns() + DRAIN_NS);
 }
 
 /* Writes what c->out holds, refilling it from the body generator, until the
@@ -187,7 +187,7 @@ static int sc_h2_flush(struct sconn *c)
         t->wb.len = 0;
         /* Bodies are produced as asked: stop gathering at OUT_HIGH, so a
          * client that does not read holds generation back. */
-        while (t->wb.len < OUT_HIGH && (k = sh2_send(c->h2, &p)) != 0) {
+        while (t->wb.len < OUT_HIGH && (k = serve_h2_send(c->h2, &p)) != 0) {
             if (k < 0 || buf_put(&t->wb, p, (size_t)k) != 0) {
                 t->wb.len = 0;
                 return -1;
@@ -210,7 +210,7 @@ static int sc_h2_settle(struct sconn *c)
         serve_conn_free(c);
         return -1;
     }
-    if (rc == 0 && sh2_done(c->h2)) {
+    if (rc == 0 && serve_h2_done(c->h2)) {
         sc_drain_start(c);
         return -1;
     }
@@ -240,7 +240,7 @@ static void sc_h2_read(struct sconn *c, int hup)
             return;
         }
         c->t_idle = clock_ns();
-        if (sh2_recv(c->h2, (const uint8_t *)t->rbuf, (size_t)n, c->t_idle) != 0) {
+        if (serve_h2_recv(c->h2, (const uint8_t *)t->rbuf, (size_t)n, c->t_idle) != 0) {
             serve_conn_free(c);
             return;
         }
@@ -257,10 +257,10 @@ static void sc_h2_start(struct sconn *c, const char *first, size_t n)
 {
     struct sthread *t = c->t;
     struct sh2_env env = { t->s, t->date, &t->rng, &t->requests, t->s->log, c->peer, t->logdate };
-    c->h2 = sh2_new(&env, t->s->cfg.h2_streams ? t->s->cfg.h2_streams : 128);
+    c->h2 = serve_h2_new(&env, t->s->cfg.h2_streams ? t->s->cfg.h2_streams : 128);
     c->fresh = 0;
     c->t_idle = clock_ns();
-    if (c->h2 == NULL || (n && sh2_recv(c->h2, (const uint8_t *)first, n, c->t_idle) != 0)) {
+    if (c->h2 == NULL || (n && serve_h2_recv(c->h2, (const uint8_t *)first, n, c->t_idle) != 0)) {
         serve_conn_free(c);
         return;
     }
@@ -476,17 +476,17 @@ void serve_conn_on_timer(struct timer *tm, uint64_t now)
         return;
     }
     if (c->h2) {
-        if (sh2_deadline(c->h2) <= now) {
-            sh2_tick(c->h2, now);
+        if (serve_h2_deadline(c->h2) <= now) {
+            serve_h2_tick(c->h2, now);
             sc_h2_settle(c);
             return;
         }
         if (sc_pending_out(c) ? now >= c->t_out + cfg->idle_timeout_ns
-                              : sh2_deadline(c->h2) == UINT64_MAX &&
-                                    now >= c->t_idle + (sh2_waiting(c->h2) ? cfg->header_timeout_ns
+                              : serve_h2_deadline(c->h2) == UINT64_MAX &&
+                                    now >= c->t_idle + (serve_h2_waiting(c->h2) ? cfg->header_timeout_ns
                                                                            : cfg->idle_timeout_ns)) {
             if (!sc_pending_out(c)) {
-                sh2_goaway(c->h2); /* say so, then close */
+                serve_h2_goaway(c->h2); /* say so, then close */
                 if (sc_h2_flush(c) == 0) {
                     sc_drain_start(c);
                     return;
@@ -501,7 +501,7 @@ void serve_conn_on_timer(struct timer *tm, uint64_t now)
     if (c->waiting) {
         struct req r = { .minor = c->d_minor, .keep = c->d_keep, .head = c->d_head };
         struct reply rp;
-        serve_delayed_reply(&rp, c->d_ms);
+        serve_reply_delayed(&rp, c->d_ms);
         c->waiting = 0;
         if (serve_h1_emit(c, &r, &rp) != 0 || !r.keep)
             c->closing = 1;

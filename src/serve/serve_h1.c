@@ -20,7 +20,7 @@
  * (the connection is then closed by the caller's flush failing). */
 static int head_common(struct sthread *t, const struct req *r, int status, const char *ctype)
 {
-    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, serve_reason(status), t->date);
+    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, serve_reply_reason(status), t->date);
     t->last_status = status;
     if (ctype)
         rc |= buf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
@@ -156,7 +156,7 @@ int serve_h1_emit(struct sconn *c, struct req *r, const struct reply *rp)
         c->d_keep = (uint8_t)r->keep;
         c->d_minor = (uint8_t)r->minor;
         c->d_ms = rp->delay_ms;
-        if (timer_set(&t->loop, &c->timer, clock_ns() + (uint64_t)rp->delay_ms * NS_PER_MS) != 0)
+        if (loop_timer_set(&t->loop, &c->timer, clock_ns() + (uint64_t)rp->delay_ms * NS_PER_MS) != 0)
             return -1;
         return 1;
     case B_TEXT:

@@ -3,7 +3,7 @@
  * with the same answer as over HTTP/1.1 (serve_reply); bodies are produced
  * only as nghttp2 asks for them, so flow control (§5.2) and a client that
  * does not read hold back generation, never buffer it. /delay answers wait
- * in their stream until sh2_tick(); /close answers, then sends GOAWAY. */
+ * in their stream until serve_h2_tick(); /close answers, then sends GOAWAY. */
 #include "serve_h2.h"
 #include "buf.h"
 #include "http_req.h"
@@ -240,7 +240,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
 
 /* --- the API --- */
 
-struct sh2 *sh2_new(const struct sh2_env *env, uint32_t max_streams)
+struct sh2 *serve_h2_new(const struct sh2_env *env, uint32_t max_streams)
 {
     struct sh2 *h = calloc(1, sizeof(*h));
     nghttp2_session_callbacks *cb = NULL;
@@ -269,11 +269,11 @@ struct sh2 *sh2_new(const struct sh2_env *env, uint32_t max_streams)
 fail:
     if (cb)
         nghttp2_session_callbacks_del(cb);
-    sh2_free(h);
+    serve_h2_free(h);
     return NULL;
 }
 
-void sh2_free(struct sh2 *h)
+void serve_h2_free(struct sh2 *h)
 {
     struct sstream *st;
     if (h == NULL)
@@ -293,29 +293,29 @@ void sh2_free(struct sh2 *h)
     free(h);
 }
 
-int sh2_recv(struct sh2 *h, const uint8_t *p, size_t n, uint64_t now)
+int serve_h2_recv(struct sh2 *h, const uint8_t *p, size_t n, uint64_t now)
 {
     h->now = now;
     return nghttp2_session_mem_recv(h->ng, p, n) < 0 ? -1 : 0;
 }
 
-ssize_t sh2_send(struct sh2 *h, const uint8_t **out)
+ssize_t serve_h2_send(struct sh2 *h, const uint8_t **out)
 {
     ssize_t k = nghttp2_session_mem_send(h->ng, out);
     return k < 0 ? -1 : k;
 }
 
-int sh2_done(const struct sh2 *h)
+int serve_h2_done(const struct sh2 *h)
 {
     return !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng);
 }
 
-uint32_t sh2_streams(const struct sh2 *h)
+uint32_t serve_h2_streams(const struct sh2 *h)
 {
     return h->nstreams;
 }
 
-uint32_t sh2_waiting(const struct sh2 *h)
+uint32_t serve_h2_waiting(const struct sh2 *h)
 {
     const struct sstream *st;
     uint32_t n = 0;
@@ -324,7 +324,7 @@ uint32_t sh2_waiting(const struct sh2 *h)
     return n;
 }
 
-uint64_t sh2_deadline(const struct sh2 *h)
+uint64_t serve_h2_deadline(const struct sh2 *h)
 {
     const struct sstream *st;
     uint64_t d = UINT64_MAX;
@@ -334,7 +334,7 @@ uint64_t sh2_deadline(const struct sh2 *h)
     return d;
 }
 
-void sh2_tick(struct sh2 *h, uint64_t now)
+void serve_h2_tick(struct sh2 *h, uint64_t now)
 {
     struct sstream *st;
     h->now = now;
@@ -343,13 +343,13 @@ void sh2_tick(struct sh2 *h, uint64_t now)
             uint32_t ms = st->rp.delay_ms;
             int close = st->rp.close;
             st->delayed = 0;
-            serve_delayed_reply(&st->rp, ms);
+            serve_reply_delayed(&st->rp, ms);
             st->rp.close = (uint8_t)close;
             submit(h, st);
         }
 }
 
-void sh2_goaway(struct sh2 *h)
+void serve_h2_goaway(struct sh2 *h)
 {
     nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR);
 }

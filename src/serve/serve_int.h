@@ -47,7 +47,7 @@ enum reply_kind {
     B_TEXT,         /* text/blen: made for this reply */
     B_GEN_BYTES,    /* gen_len pattern bytes, generated as they are sent */
     B_GEN_CHUNKED,  /* the same without a length (HTTP/1.1: chunked) */
-    B_DELAY,        /* no answer yet: serve_delayed_reply() after delay_ms */
+    B_DELAY,        /* no answer yet: serve_reply_delayed() after delay_ms */
 };
 
 struct reply {
@@ -69,9 +69,9 @@ struct reply {
  * the calling thread's. Returns 0. */
 int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t tlen, struct reply *rp);
 /* The answer to a /delay request once its time has come. */
-void serve_delayed_reply(struct reply *rp, uint32_t ms);
+void serve_reply_delayed(struct reply *rp, uint32_t ms);
 /* The reason phrase of a status code. */
-const char *serve_reason(int code);
+const char *serve_reply_reason(int code);
 
 static inline int reply_text(struct reply *rp, int status, const char *text)
 {

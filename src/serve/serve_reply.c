@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *serve_reason(int code)
+const char *serve_reply_reason(int code)
 {
     switch (code) {
     case 200: return "OK";
@@ -121,7 +121,7 @@ int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t
             return reply_text(rp, 400, "bad status (200..599)\n");
         rp->status = (int)n;
         rp->kind = B_TEXT;
-        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "%d %s\n", (int)n, serve_reason((int)n));
+        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "%d %s\n", (int)n, serve_reply_reason((int)n));
         return 0;
     }
     if (path_is(path, plen, "/json")) {
@@ -141,7 +141,7 @@ int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t
     return reply_text(rp, 404, "Not Found\n");
 }
 
-void serve_delayed_reply(struct reply *rp, uint32_t ms)
+void serve_reply_delayed(struct reply *rp, uint32_t ms)
 {
     memset(rp, 0, sizeof(*rp));
     rp->status = 200;

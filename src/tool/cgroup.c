@@ -109,7 +109,7 @@ static int write_small(const char *dir, const char *file, const char *text)
     return e;
 }
 
-int cg_create(struct cgroup *cg, const char *name, char *err, size_t errlen)
+int cgroup_create(struct cgroup *cg, const char *name, char *err, size_t errlen)
 {
     char mnt[256], own[256], dir[520];
     int i, e = 0;
@@ -146,7 +146,7 @@ int cg_create(struct cgroup *cg, const char *name, char *err, size_t errlen)
     return -1;
 }
 
-int cg_open(struct cgroup *cg, const char *path, char *err, size_t errlen)
+int cgroup_open(struct cgroup *cg, const char *path, char *err, size_t errlen)
 {
     char buf[64];
     memset(cg, 0, sizeof(*cg));
@@ -158,7 +158,7 @@ int cg_open(struct cgroup *cg, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int cg_move(const struct cgroup *cg, pid_t pid)
+int cgroup_move(const struct cgroup *cg, pid_t pid)
 {
     char num[32];
     snprintf(num, sizeof(num), "%d\n", (int)pid);
@@ -202,7 +202,7 @@ static int collect(const char *dir, int **pids, int *n, int *cap, int depth)
     return 0;
 }
 
-int cg_pids(const struct cgroup *cg, int **pids)
+int cgroup_pids(const struct cgroup *cg, int **pids)
 {
     int n = 0, cap = 0;
     *pids = NULL;
@@ -214,7 +214,7 @@ int cg_pids(const struct cgroup *cg, int **pids)
     return n;
 }
 
-int cg_populated(const struct cgroup *cg)
+int cgroup_populated(const struct cgroup *cg)
 {
     char buf[256], *p;
     if (read_small(cg->path, "cgroup.events", buf, sizeof(buf)) != 0)
@@ -223,7 +223,7 @@ int cg_populated(const struct cgroup *cg)
     return p ? p[10] == '1' : -1;
 }
 
-int cg_cpu_usec(const struct cgroup *cg, uint64_t *usec)
+int cgroup_cpu_usec(const struct cgroup *cg, uint64_t *usec)
 {
     char buf[1024], *p;
     if (read_small(cg->path, "cpu.stat", buf, sizeof(buf)) != 0 || (p = strstr(buf, "usage_usec ")) == NULL)
@@ -232,7 +232,7 @@ int cg_cpu_usec(const struct cgroup *cg, uint64_t *usec)
     return 0;
 }
 
-int cg_memory(const struct cgroup *cg, uint64_t *current, uint64_t *peak)
+int cgroup_memory(const struct cgroup *cg, uint64_t *current, uint64_t *peak)
 {
     char buf[64];
     int any = 0;
@@ -248,28 +248,28 @@ int cg_memory(const struct cgroup *cg, uint64_t *current, uint64_t *peak)
     return any ? 0 : -1;
 }
 
-void cg_signal(const struct cgroup *cg, int sig)
+void cgroup_signal(const struct cgroup *cg, int sig)
 {
     int *pids, n, i;
-    n = cg_pids(cg, &pids);
+    n = cgroup_pids(cg, &pids);
     for (i = 0; i < n; i++)
         if (pids[i] > 0)
             kill(pids[i], sig);
     free(pids);
 }
 
-int cg_kill(const struct cgroup *cg, uint64_t timeout_ns)
+int cgroup_kill(const struct cgroup *cg, uint64_t timeout_ns)
 {
     uint64_t until = clock_ns() + timeout_ns;
     int have_kill = write_small(cg->path, "cgroup.kill", "1") == 0;
     for (;;) {
         struct timespec ts = { 0, 10 * 1000000L };
-        int pop = cg_populated(cg), *pids, n;
+        int pop = cgroup_populated(cg), *pids, n;
         if (pop == 0)
             return 0;
         if (pop < 0) {
             /* No cgroup.events: empty when cgroup.procs is. */
-            n = cg_pids(cg, &pids);
+            n = cgroup_pids(cg, &pids);
             free(pids);
             if (n == 0)
                 return 0;
@@ -279,12 +279,12 @@ int cg_kill(const struct cgroup *cg, uint64_t timeout_ns)
         /* Without cgroup.kill (before 5.14), and for processes forked
          * between two passes, SIGKILL each one until none is left. */
         if (!have_kill)
-            cg_signal(cg, SIGKILL);
+            cgroup_signal(cg, SIGKILL);
         nanosleep(&ts, NULL);
     }
 }
 
-int cg_remove(struct cgroup *cg)
+int cgroup_remove(struct cgroup *cg)
 {
     DIR *d;
     struct dirent *de;
@@ -298,7 +298,7 @@ int cg_remove(struct cgroup *cg)
             if (de->d_name[0] == '.' || join(child.path, sizeof(child.path), cg->path, de->d_name) != 0)
                 continue;
             if (stat(child.path, &st) == 0 && S_ISDIR(st.st_mode))
-                cg_remove(&child);
+                cgroup_remove(&child);
         }
         closedir(d);
     }

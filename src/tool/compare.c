@@ -107,7 +107,7 @@ int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config
 {
     memset(p, 0, sizeof(*p));
     memset(r, 0, sizeof(*r));
-    cmp_settings_defaults(&p->set);
+    config_cmp_defaults(&p->set);
     p->set.repeat = 1;
     p->nworkloads = 1;
     p->nservers = n;

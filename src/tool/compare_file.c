@@ -365,7 +365,7 @@ int cmp_parse(const char *path, const struct cmp_settings *over, struct cmp_plan
     int i, j, rc = -1;
 
     memset(p, 0, sizeof(*p));
-    cmp_settings_defaults(&p->set);
+    config_cmp_defaults(&p->set);
     /* Compare's own defaults for a workload: 50 connections, 1 s of warm-up,
      * threads to match the client CPUs (0 until the settings are known). */
     config_defaults(&defaults);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int jc_fail(struct jc *c, const char *key, const char *fmt, ...)
+int jcheck_fail(struct jc *c, const char *key, const char *fmt, ...)
 {
     char place[4400];
     va_list ap;
@@ -25,7 +25,7 @@ int jc_fail(struct jc *c, const char *key, const char *fmt, ...)
 }
 
 /* Enters a sub-object for messages; returns the previous length to restore. */
-size_t jc_enter(struct jc *c, const char *fmt, ...)
+size_t jcheck_enter(struct jc *c, const char *fmt, ...)
 {
     size_t n = strlen(c->at);
     va_list ap;
@@ -37,105 +37,105 @@ size_t jc_enter(struct jc *c, const char *fmt, ...)
     return n;
 }
 
-void jc_leave(struct jc *c, size_t n)
+void jcheck_leave(struct jc *c, size_t n)
 {
     c->at[n] = '\0';
 }
 
 /* A number in [lo, hi]; absent is 0 (or an error when required). */
-double jc_num(struct jc *c, json_t *o, const char *key, double lo, double hi, int required)
+double jcheck_num(struct jc *c, json_t *o, const char *key, double lo, double hi, int required)
 {
     json_t *v = json_object_get(o, key);
     double d;
     if (v == NULL || json_is_null(v)) {
         if (required)
-            jc_fail(c, key, "missing");
+            jcheck_fail(c, key, "missing");
         return 0;
     }
     if (!json_is_number(v)) {
-        jc_fail(c, key, "not a number");
+        jcheck_fail(c, key, "not a number");
         return 0;
     }
     d = json_number_value(v);
     if (!isfinite(d) || d < lo || d > hi) {
-        jc_fail(c, key, "%g is out of range (%g to %g)", d, lo, hi);
+        jcheck_fail(c, key, "%g is out of range (%g to %g)", d, lo, hi);
         return 0;
     }
     return d;
 }
 
 /* A count: a whole number from 0 to 2^53. */
-uint64_t jc_count(struct jc *c, json_t *o, const char *key, int required)
+uint64_t jcheck_count(struct jc *c, json_t *o, const char *key, int required)
 {
-    double d = jc_num(c, o, key, 0, MAX_COUNT, required);
+    double d = jcheck_num(c, o, key, 0, MAX_COUNT, required);
     if (d != floor(d)) {
-        jc_fail(c, key, "%g is not a whole number", d);
+        jcheck_fail(c, key, "%g is not a whole number", d);
         return 0;
     }
     return (uint64_t)d;
 }
 
 /* Seconds in ns. */
-uint64_t jc_ns(struct jc *c, json_t *o, const char *key, int required)
+uint64_t jcheck_ns(struct jc *c, json_t *o, const char *key, int required)
 {
-    return (uint64_t)(jc_num(c, o, key, 0, MAX_SECONDS, required) * 1e9 + 0.5);
+    return (uint64_t)(jcheck_num(c, o, key, 0, MAX_SECONDS, required) * 1e9 + 0.5);
 }
 
-const char *jc_str(struct jc *c, json_t *o, const char *key, int required)
+const char *jcheck_str(struct jc *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
     if (v == NULL || json_is_null(v)) {
         if (required)
-            jc_fail(c, key, "missing");
+            jcheck_fail(c, key, "missing");
         return NULL;
     }
     if (!json_is_string(v)) {
-        jc_fail(c, key, "not a string");
+        jcheck_fail(c, key, "not a string");
         return NULL;
     }
     return json_string_value(v);
 }
 
-int jc_bool(struct jc *c, json_t *o, const char *key)
+int jcheck_bool(struct jc *c, json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (v && !json_is_boolean(v) && !json_is_null(v))
-        jc_fail(c, key, "not true or false");
+        jcheck_fail(c, key, "not true or false");
     return json_is_true(v);
 }
 
-json_t *jc_obj(struct jc *c, json_t *o, const char *key, int required)
+json_t *jcheck_obj(struct jc *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
     if ((v == NULL || json_is_null(v)) && !required)
         return NULL;
     if (!json_is_object(v)) {
-        jc_fail(c, key, v ? "not an object" : "missing");
+        jcheck_fail(c, key, v ? "not an object" : "missing");
         return NULL;
     }
     return v;
 }
 
-json_t *jc_arr(struct jc *c, json_t *o, const char *key, int required)
+json_t *jcheck_arr(struct jc *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
     if ((v == NULL || json_is_null(v)) && !required)
         return NULL;
     if (!json_is_array(v)) {
-        jc_fail(c, key, v ? "not a list" : "missing");
+        jcheck_fail(c, key, v ? "not a list" : "missing");
         return NULL;
     }
     return v;
 }
 
-void jc_copy(char *dst, size_t len, const char *s)
+void jcheck_copy(char *dst, size_t len, const char *s)
 {
     snprintf(dst, len, "%s", s ? s : "");
 }
 
-char *jc_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
+char *jcheck_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
 {
-    const char *s = jc_str(c, o, k, 0);
+    const char *s = jcheck_str(c, o, k, 0);
     if (s == NULL && dflt == NULL)
         return NULL;
     return strdup(s ? s : dflt);
@@ -143,7 +143,7 @@ char *jc_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
 
 /* A saved file's strings reach terminals and pages: a control byte (an
  * escape sequence, a bell) becomes '?', newline and tab excepted. */
-void jc_scrub(json_t *j, int depth)
+void jcheck_scrub(json_t *j, int depth)
 {
     const char *k;
     json_t *v;
@@ -169,9 +169,9 @@ void jc_scrub(json_t *j, int depth)
         }
     } else if (json_is_object(j)) {
         json_object_foreach(j, k, v)
-            jc_scrub(v, depth + 1);
+            jcheck_scrub(v, depth + 1);
     } else if (json_is_array(j)) {
         json_array_foreach(j, i, v)
-            jc_scrub(v, depth + 1);
+            jcheck_scrub(v, depth + 1);
     }
 }

@@ -197,7 +197,7 @@ static void list_cgroup(struct monitor *m)
     int *pids, n, i;
     struct pstat p;
     m->nps = 0;
-    n = cg_pids(&m->cg, &pids);
+    n = cgroup_pids(&m->cg, &pids);
     for (i = 0; i < n; i++)
         if (read_stat(pids[i], &p) == 0)
             push_ps(m, &p);
@@ -396,7 +396,7 @@ static void sample(struct monitor *m, int want_smaps)
     }
     if (m->use_cg) {
         uint64_t cur, peak;
-        if (cg_memory(&m->cg, &cur, &peak) == 0) {
+        if (cgroup_memory(&m->cg, &cur, &peak) == 0) {
             if (peak > m->r.cg_memory_peak_bytes)
                 m->r.cg_memory_peak_bytes = peak;
             if (cur > m->r.cg_memory_peak_bytes)
@@ -416,7 +416,7 @@ static void *monitor_main(void *arg)
     if (m->round == 0 && !atomic_load(&m->stop)) {
         m->t0 = clock_ns();
         if (m->use_cg)
-            m->cg_cpu_ok = cg_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+            m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
         sample(m, 1); /* the baselines, after the warm-up */
     }
     while (!atomic_load(&m->stop)) {
@@ -444,7 +444,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         return -1;
     }
     if (cgroup) {
-        if (cg_open(&m->cg, cgroup, err, errlen) != 0) {
+        if (cgroup_open(&m->cg, cgroup, err, errlen) != 0) {
             free(m->e);
             free(m);
             return -1;
@@ -458,7 +458,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
     if (delay_ns == 0) {
         m->t0 = clock_ns();
         if (m->use_cg)
-            m->cg_cpu_ok = cg_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+            m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
         sample(m, 1); /* the baseline, before any load */
     }
     if (pthread_create(&m->thread, NULL, monitor_main, m) != 0) {
@@ -486,7 +486,7 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     for (i = 0; i < m->ne; i++)
         ticks += m->e[i].last_ticks - m->e[i].base_ticks;
     m->r.cpu_s = (double)ticks / (double)hz;
-    if (m->use_cg && m->cg_cpu_ok && cg_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
+    if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
         m->r.cpu_s = (double)(usec - m->cg_cpu0) / 1e6;
         m->r.cpu_exact = 1;
     }

@@ -38,7 +38,7 @@ int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *en
         close(logfd);
         return -1;
     }
-    if (cgname && cg_create(&p->cg, cgname, why, sizeof(why)) != 0)
+    if (cgname && cgroup_create(&p->cg, cgname, why, sizeof(why)) != 0)
         snprintf(warn, warnlen, "%s", why);
     pid = fork();
     if (pid < 0) {
@@ -46,7 +46,7 @@ int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *en
         close(logfd);
         close(go[0]);
         close(go[1]);
-        cg_remove(&p->cg);
+        cgroup_remove(&p->cg);
         return -1;
     }
     if (pid == 0) {
@@ -87,12 +87,12 @@ int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *en
     close(logfd);
     p->pid = (int)pid;
     if (p->cg.path[0]) {
-        int e = cg_move(&p->cg, pid);
+        int e = cgroup_move(&p->cg, pid);
         if (e == 0) {
             p->in_cgroup = 1;
         } else {
             snprintf(warn, warnlen, "cannot move the server into %s: %s", p->cg.path, strerror(e));
-            cg_remove(&p->cg);
+            cgroup_remove(&p->cg);
         }
     }
     if (write(go[1], "g", 1) != 1) {
@@ -133,7 +133,7 @@ int proc_alive(struct proc *p, char *how, size_t howlen)
         return 1;
     if (WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0 && p->in_cgroup) {
         /* A daemon: its command returned and its processes live on. */
-        if (cg_populated(&p->cg) == 1)
+        if (cgroup_populated(&p->cg) == 1)
             return 1;
         snprintf(how, howlen, "exited with status 0 and nothing of it is left running");
         return 0;
@@ -146,7 +146,7 @@ int proc_alive(struct proc *p, char *how, size_t howlen)
 static int anything_left(struct proc *p)
 {
     if (p->in_cgroup)
-        return cg_populated(&p->cg) != 0;
+        return cgroup_populated(&p->cg) != 0;
     reap(p);
     /* The group outlives its leader while a member remains. */
     return kill(-p->pid, 0) == 0 || !p->reaped;
@@ -159,7 +159,7 @@ void proc_stop(struct proc *p, uint64_t grace_ns)
     if (p->pid <= 0)
         return;
     if (p->in_cgroup)
-        cg_signal(&p->cg, SIGTERM);
+        cgroup_signal(&p->cg, SIGTERM);
     kill(-p->pid, SIGTERM);
     while (clock_ns() < until && anything_left(p)) {
         struct timespec ts = { 0, 20 * 1000000L };
@@ -167,14 +167,14 @@ void proc_stop(struct proc *p, uint64_t grace_ns)
     }
     /* Whatever is left: the cgroup whole, the group, the leader. */
     if (p->in_cgroup)
-        cg_kill(&p->cg, 5 * 1000000000ULL);
+        cgroup_kill(&p->cg, 5 * 1000000000ULL);
     kill(-p->pid, SIGKILL);
     if (!p->reaped) {
         waitpid(p->pid, &p->status, 0);
         p->reaped = 1;
     }
     if (p->in_cgroup) {
-        cg_remove(&p->cg);
+        cgroup_remove(&p->cg);
         p->in_cgroup = 0;
     }
     p->pid = -1;

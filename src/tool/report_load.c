@@ -28,40 +28,40 @@
  * adding up to "count"; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
 {
-    json_t *o = jc_obj(c, parent, key, 0), *list, *e;
+    json_t *o = jcheck_obj(c, parent, key, 0), *list, *e;
     size_t i, at;
     double prev = 0, mean, sd, mn, mx;
     uint64_t total, sum = 0;
     if (o == NULL)
         return;
-    at = jc_enter(c, "%s", key);
-    total = jc_count(c, o, "count", 1);
-    mn = jc_num(c, o, "min_us", 0, MAX_US, 0);
-    mx = jc_num(c, o, "max_us", 0, MAX_US, 0);
-    mean = jc_num(c, o, "mean_us", 0, MAX_US, 0);
-    sd = jc_num(c, o, "stdev_us", 0, MAX_US, 0);
-    list = jc_arr(c, o, "histogram", 1);
+    at = jcheck_enter(c, "%s", key);
+    total = jcheck_count(c, o, "count", 1);
+    mn = jcheck_num(c, o, "min_us", 0, MAX_US, 0);
+    mx = jcheck_num(c, o, "max_us", 0, MAX_US, 0);
+    mean = jcheck_num(c, o, "mean_us", 0, MAX_US, 0);
+    sd = jcheck_num(c, o, "stdev_us", 0, MAX_US, 0);
+    list = jcheck_arr(c, o, "histogram", 1);
     if (c->failed) {
-        jc_leave(c, at);
+        jcheck_leave(c, at);
         return;
     }
     if (mn > mx)
-        jc_fail(c, "min_us", "above max_us");
+        jcheck_fail(c, "min_us", "above max_us");
     json_array_foreach(list, i, e) {
         double ub = json_number_value(json_array_get(e, 0)), n = json_number_value(json_array_get(e, 1));
         char idx[32];
         snprintf(idx, sizeof(idx), "histogram[%zu]", i);
         if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_number(json_array_get(e, 0)) ||
             !json_is_number(json_array_get(e, 1))) {
-            jc_fail(c, idx, "not a [upper_bound_us, count] pair");
+            jcheck_fail(c, idx, "not a [upper_bound_us, count] pair");
             break;
         }
         if (!isfinite(ub) || ub <= prev || ub > MAX_US) {
-            jc_fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
+            jcheck_fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
             break;
         }
         if (!isfinite(n) || n < 0 || n > MAX_COUNT || n != floor(n)) {
-            jc_fail(c, idx, "count %g is not a whole number from 0", n);
+            jcheck_fail(c, idx, "count %g is not a whole number from 0", n);
             break;
         }
         prev = ub;
@@ -70,22 +70,22 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         hist_record_n(h, ub * 1e3 >= 1 ? (uint64_t)(ub * 1e3) - 1 : 0, (uint64_t)n);
     }
     if (!c->failed && sum != total)
-        jc_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
+        jcheck_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
-    jc_leave(c, at);
+    jcheck_leave(c, at);
 }
 
 /* The counters, statuses, errors and histograms of the totals or one URL. */
 static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
-    json_t *sum = jc_obj(c, o, "summary", 1), *st = jc_obj(c, o, "status", 0), *er = jc_obj(c, o, "errors", 1), *v;
-    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jc_obj(c, o, "tls", 0);
-    json_t *h2 = jc_obj(c, o, "http2", 0);
+    json_t *sum = jcheck_obj(c, o, "summary", 1), *st = jcheck_obj(c, o, "status", 0), *er = jcheck_obj(c, o, "errors", 1), *v;
+    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jcheck_obj(c, o, "tls", 0);
+    json_t *h2 = jcheck_obj(c, o, "http2", 0);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -93,66 +93,66 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 
     if (c->failed)
         return;
-    at = jc_enter(c, "summary");
-    s->completed = jc_count(c, sum, "requests", 1);
-    s->started = jc_count(c, sum, "started", 0);
-    nerr = jc_count(c, sum, "errors", 1);
-    *in_flight = jc_count(c, sum, "in_flight", 0);
-    s->conns_opened = jc_count(c, sum, "connections_opened", 0);
-    s->bad_status = jc_count(c, sum, "unexpected_status", 0);
-    s->bytes_recv = jc_count(c, sum, "bytes_received", 0);
-    s->bytes_sent = jc_count(c, sum, "bytes_sent", 0);
-    s->redirects = jc_count(c, sum, "redirects_followed", 0);
-    s->redirects_away = jc_count(c, sum, "redirects_to_other_origin", 0);
+    at = jcheck_enter(c, "summary");
+    s->completed = jcheck_count(c, sum, "requests", 1);
+    s->started = jcheck_count(c, sum, "started", 0);
+    nerr = jcheck_count(c, sum, "errors", 1);
+    *in_flight = jcheck_count(c, sum, "in_flight", 0);
+    s->conns_opened = jcheck_count(c, sum, "connections_opened", 0);
+    s->bad_status = jcheck_count(c, sum, "unexpected_status", 0);
+    s->bytes_recv = jcheck_count(c, sum, "bytes_received", 0);
+    s->bytes_sent = jcheck_count(c, sum, "bytes_sent", 0);
+    s->redirects = jcheck_count(c, sum, "redirects_followed", 0);
+    s->redirects_away = jcheck_count(c, sum, "redirects_to_other_origin", 0);
     if (json_is_object(why)) {
-        size_t a2 = jc_enter(c, "server_close_reasons");
+        size_t a2 = jcheck_enter(c, "server_close_reasons");
         for (i = 0; i < CLOSE__COUNT; i++)
-            s->closes[i] = jc_count(c, why, stats_close_name((enum close_kind)i), 0);
-        jc_leave(c, a2);
+            s->closes[i] = jcheck_count(c, why, stats_close_name((enum close_kind)i), 0);
+        jcheck_leave(c, a2);
     } else {
         /* Results saved before the reasons were told apart. */
-        s->closes[CLOSE_HEADER] = jc_count(c, sum, "server_closes", 0);
+        s->closes[CLOSE_HEADER] = jcheck_count(c, sum, "server_closes", 0);
     }
     if (s->bad_status > s->completed)
-        jc_fail(c, "unexpected_status", "more than the completed requests");
-    jc_leave(c, at);
+        jcheck_fail(c, "unexpected_status", "more than the completed requests");
+    jcheck_leave(c, at);
     if (st) {
-        at = jc_enter(c, "status");
+        at = jcheck_enter(c, "status");
         json_object_foreach(st, k, v) {
             char *end;
             long code = strtol(k, &end, 10);
             if (*k == '\0' || *end || code < 0 || code >= STATUS_MAX) {
-                jc_fail(c, k, "not a status code (0 to 599)");
+                jcheck_fail(c, k, "not a status code (0 to 599)");
                 break;
             }
-            s->status[code] = jc_count(c, st, k, 1);
+            s->status[code] = jcheck_count(c, st, k, 1);
         }
-        jc_leave(c, at);
+        jcheck_leave(c, at);
     }
     if (er) {
-        at = jc_enter(c, "errors");
+        at = jcheck_enter(c, "errors");
         for (i = 0; i < ERR__COUNT; i++)
-            errs += s->errors[i] = jc_count(c, er, stats_err_name((enum err_kind)i), 0);
-        jc_leave(c, at);
+            errs += s->errors[i] = jcheck_count(c, er, stats_err_name((enum err_kind)i), 0);
+        jcheck_leave(c, at);
     }
     if (!c->failed && er && errs != nerr)
-        jc_fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
+        jcheck_fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
              (unsigned long long)errs);
     if (!c->failed && s->started && s->started != s->completed + nerr + *in_flight)
-        jc_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
+        jcheck_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
              (unsigned long long)(s->completed + nerr + *in_flight));
     if (tls) {
-        at = jc_enter(c, "tls");
-        s->tls_full = jc_count(c, tls, "full", 0);
-        s->tls_resumed = jc_count(c, tls, "resumed", 0);
-        jc_leave(c, at);
+        at = jcheck_enter(c, "tls");
+        s->tls_full = jcheck_count(c, tls, "full", 0);
+        s->tls_resumed = jcheck_count(c, tls, "resumed", 0);
+        jcheck_leave(c, at);
     }
     if (h2) {
-        at = jc_enter(c, "http2");
-        s->h2_hdr_wire = jc_count(c, h2, "header_bytes_wire", 0);
-        s->h2_hdr_decoded = jc_count(c, h2, "header_bytes_decoded", 0);
-        s->h2_retried = jc_count(c, h2, "retried", 0);
-        jc_leave(c, at);
+        at = jcheck_enter(c, "http2");
+        s->h2_hdr_wire = jcheck_count(c, h2, "header_bytes_wire", 0);
+        s->h2_hdr_decoded = jcheck_count(c, h2, "header_bytes_decoded", 0);
+        s->h2_retried = jcheck_count(c, h2, "retried", 0);
+        jcheck_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
@@ -163,16 +163,16 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 {
     size_t k;
     if (cfg->targets == NULL && (cfg->targets = calloc(cfg->nurls, sizeof(*cfg->targets))) == NULL)
-        return jc_fail(c, "", "out of memory");
+        return jcheck_fail(c, "", "out of memory");
     if (method) {
         for (k = 0; method[k]; k++)
             if (!((method[k] >= 'A' && method[k] <= 'Z') || method[k] == '-' || method[k] == '_') || k > 32)
-                return jc_fail(c, "method", "not an HTTP method");
+                return jcheck_fail(c, "method", "not an HTTP method");
         if ((cfg->targets[i].method = config_keep(cfg, method)) == NULL)
-            return jc_fail(c, "", "out of memory");
+            return jcheck_fail(c, "", "out of memory");
     }
     if (name && (cfg->targets[i].name = config_keep(cfg, name)) == NULL)
-        return jc_fail(c, "", "out of memory");
+        return jcheck_fail(c, "", "out of memory");
     cfg->targets[i].own = 1;
     return 0;
 }
@@ -180,60 +180,60 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 
 static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
 {
-    json_t *tree = jc_arr(c, sv, "tree", 0), *mt = jc_arr(c, sv, "memory_timeline", 0), *e;
-    size_t i, at = jc_enter(c, "server");
+    json_t *tree = jcheck_arr(c, sv, "tree", 0), *mt = jcheck_arr(c, sv, "memory_timeline", 0), *e;
+    size_t i, at = jcheck_enter(c, "server");
 
-    m->pid = (int)jc_num(c, sv, "pid", 0, 2147483647.0, 0);
-    jc_copy(m->cgroup, sizeof(m->cgroup), jc_str(c, sv, "cgroup", 0));
-    jc_copy(m->pss_note, sizeof(m->pss_note), jc_str(c, sv, "pss_note", 0));
+    m->pid = (int)jcheck_num(c, sv, "pid", 0, 2147483647.0, 0);
+    jcheck_copy(m->cgroup, sizeof(m->cgroup), jcheck_str(c, sv, "cgroup", 0));
+    jcheck_copy(m->pss_note, sizeof(m->pss_note), jcheck_str(c, sv, "pss_note", 0));
     if (m->pss_note[0] == '\0')
-        jc_copy(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
-    m->cpu_s = jc_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
-    m->cpu_exact = jc_bool(c, sv, "cpu_exact");
-    m->has_pss = jc_bool(c, sv, "has_pss");
-    m->pss_peak_bytes = jc_count(c, sv, "pss_peak_bytes", 0);
-    m->pss_mean_bytes = jc_count(c, sv, "pss_mean_bytes", 0);
-    m->uss_peak_bytes = jc_count(c, sv, "uss_peak_bytes", 0);
-    m->rss_peak_bytes = jc_count(c, sv, "rss_peak_bytes", 0);
-    m->rss_mean_bytes = jc_count(c, sv, "rss_mean_bytes", 0);
-    m->cg_memory_peak_bytes = jc_count(c, sv, "cgroup_memory_peak_bytes", 0);
-    m->processes = (uint32_t)jc_num(c, sv, "processes", 0, 4294967295.0, 0);
-    m->threads = (uint32_t)jc_num(c, sv, "threads", 0, 4294967295.0, 0);
-    m->samples = (uint32_t)jc_num(c, sv, "samples", 0, 4294967295.0, 0);
-    m->gone = jc_bool(c, sv, "exited");
+        jcheck_copy(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
+    m->cpu_s = jcheck_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
+    m->cpu_exact = jcheck_bool(c, sv, "cpu_exact");
+    m->has_pss = jcheck_bool(c, sv, "has_pss");
+    m->pss_peak_bytes = jcheck_count(c, sv, "pss_peak_bytes", 0);
+    m->pss_mean_bytes = jcheck_count(c, sv, "pss_mean_bytes", 0);
+    m->uss_peak_bytes = jcheck_count(c, sv, "uss_peak_bytes", 0);
+    m->rss_peak_bytes = jcheck_count(c, sv, "rss_peak_bytes", 0);
+    m->rss_mean_bytes = jcheck_count(c, sv, "rss_mean_bytes", 0);
+    m->cg_memory_peak_bytes = jcheck_count(c, sv, "cgroup_memory_peak_bytes", 0);
+    m->processes = (uint32_t)jcheck_num(c, sv, "processes", 0, 4294967295.0, 0);
+    m->threads = (uint32_t)jcheck_num(c, sv, "threads", 0, 4294967295.0, 0);
+    m->samples = (uint32_t)jcheck_num(c, sv, "samples", 0, 4294967295.0, 0);
+    m->gone = jcheck_bool(c, sv, "exited");
     if (!c->failed && tree && json_array_size(tree) &&
         (m->procs = calloc(json_array_size(tree), sizeof(*m->procs))) != NULL) {
         json_array_foreach(tree, i, e) {
             struct monitor_proc *p = &m->procs[m->nprocs++];
-            size_t a2 = jc_enter(c, "tree[%zu]", i);
+            size_t a2 = jcheck_enter(c, "tree[%zu]", i);
             if (!json_is_object(e)) {
-                jc_fail(c, "", "not an object");
+                jcheck_fail(c, "", "not an object");
                 break;
             }
-            p->pid = (int)jc_num(c, e, "pid", 0, 2147483647.0, 0);
-            p->ppid = (int)jc_num(c, e, "ppid", 0, 2147483647.0, 0);
-            jc_copy(p->command, sizeof(p->command), jc_str(c, e, "command", 0));
-            p->cpu_s = jc_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
-            p->rss_peak_bytes = jc_count(c, e, "rss_peak_bytes", 0);
-            p->pss_peak_bytes = jc_count(c, e, "pss_peak_bytes", 0);
-            p->uss_peak_bytes = jc_count(c, e, "uss_peak_bytes", 0);
-            p->first_seen_s = jc_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
-            p->exited = jc_bool(c, e, "exited");
-            jc_leave(c, a2);
+            p->pid = (int)jcheck_num(c, e, "pid", 0, 2147483647.0, 0);
+            p->ppid = (int)jcheck_num(c, e, "ppid", 0, 2147483647.0, 0);
+            jcheck_copy(p->command, sizeof(p->command), jcheck_str(c, e, "command", 0));
+            p->cpu_s = jcheck_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
+            p->rss_peak_bytes = jcheck_count(c, e, "rss_peak_bytes", 0);
+            p->pss_peak_bytes = jcheck_count(c, e, "pss_peak_bytes", 0);
+            p->uss_peak_bytes = jcheck_count(c, e, "uss_peak_bytes", 0);
+            p->first_seen_s = jcheck_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
+            p->exited = jcheck_bool(c, e, "exited");
+            jcheck_leave(c, a2);
         }
     }
     if (!c->failed && mt && json_array_size(mt) &&
         (m->series = calloc(json_array_size(mt), sizeof(*m->series))) != NULL) {
         json_array_foreach(mt, i, e) {
             struct monitor_point *p = &m->series[m->npoints++];
-            size_t a2 = jc_enter(c, "memory_timeline[%zu]", i);
-            p->t_s = jc_num(c, e, "t_s", 0, MAX_SECONDS, 1);
-            p->pss_bytes = jc_count(c, e, "pss_bytes", 0);
-            p->rss_bytes = jc_count(c, e, "rss_bytes", 0);
-            jc_leave(c, a2);
+            size_t a2 = jcheck_enter(c, "memory_timeline[%zu]", i);
+            p->t_s = jcheck_num(c, e, "t_s", 0, MAX_SECONDS, 1);
+            p->pss_bytes = jcheck_count(c, e, "pss_bytes", 0);
+            p->rss_bytes = jcheck_count(c, e, "rss_bytes", 0);
+            jcheck_leave(c, a2);
         }
     }
-    jc_leave(c, at);
+    jcheck_leave(c, at);
 }
 
 /* The "config" object of a result into cfg; its strings are kept by cfg. */
@@ -242,20 +242,20 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     json_t *urls, *hs, *e;
     const char *ex, *arr, *m, *ct;
     char why[128];
-    size_t i, n, at = jc_enter(c, "config");
+    size_t i, n, at = jcheck_enter(c, "config");
 
     config_defaults(cfg);
-    urls = jc_arr(c, o, "urls", 1);
-    hs = jc_arr(c, o, "headers", 0);
-    ex = jc_str(c, o, "expect", 0);
-    arr = jc_str(c, o, "arrival", 0);
-    m = jc_str(c, o, "method", 1);
-    ct = jc_str(c, o, "content_type", 0);
+    urls = jcheck_arr(c, o, "urls", 1);
+    hs = jcheck_arr(c, o, "headers", 0);
+    ex = jcheck_str(c, o, "expect", 0);
+    arr = jcheck_str(c, o, "arrival", 0);
+    m = jcheck_str(c, o, "method", 1);
+    ct = jcheck_str(c, o, "content_type", 0);
     if (c->failed)
         goto out;
     n = json_array_size(urls);
     if (n > MAX_URLS) {
-        jc_fail(c, "urls", "more than %d", MAX_URLS);
+        jcheck_fail(c, "urls", "more than %d", MAX_URLS);
         goto out;
     }
     if ((cfg->url_text = calloc(n ? n : 1, sizeof(char *))) == NULL)
@@ -264,7 +264,7 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     for (i = 0; i < n; i++) {
         const char *u = json_string_value(json_array_get(urls, i));
         if (u == NULL) {
-            jc_fail(c, "urls", "entry %zu is not a string", i);
+            jcheck_fail(c, "urls", "entry %zu is not a string", i);
             goto out;
         }
         if ((cfg->url_text[i] = config_keep(cfg, u)) == NULL)
@@ -272,7 +272,7 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     }
     json_array_foreach(hs, i, e) {
         if (!json_is_string(e)) {
-            jc_fail(c, "headers", "entry %zu is not a string", i);
+            jcheck_fail(c, "headers", "entry %zu is not a string", i);
             goto out;
         }
         if (config_add_header(cfg, json_string_value(e)) != 0)
@@ -281,94 +281,94 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     /* What rafale writes there is a token: anything else did not come from it. */
     for (i = 0; m[i]; i++)
         if (!((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z') || m[i] == '-' || m[i] == '_') || i > 32) {
-            jc_fail(c, "method", "not an HTTP method");
+            jcheck_fail(c, "method", "not an HTTP method");
             goto out;
         }
     if (i == 0 || (cfg->method = config_keep(cfg, m)) == NULL) {
         if (i == 0)
-            jc_fail(c, "method", "empty");
+            jcheck_fail(c, "method", "empty");
         goto out;
     }
     if (ct && (cfg->content_type = config_keep(cfg, ct)) == NULL)
         goto oom;
-    cfg->connections = (uint32_t)jc_num(c, o, "connections", 0, 10000000, 0);
-    cfg->threads = (uint32_t)jc_num(c, o, "threads", 0, 1024, 0);
+    cfg->connections = (uint32_t)jcheck_num(c, o, "connections", 0, 10000000, 0);
+    cfg->threads = (uint32_t)jcheck_num(c, o, "threads", 0, 1024, 0);
     cfg->keepalive = !json_is_false(json_object_get(o, "keepalive"));
-    cfg->requests = jc_count(c, o, "requests", 0);
-    cfg->duration_ns = jc_ns(c, o, "duration_s", 0);
-    cfg->timeout_ns = jc_ns(c, o, "timeout_s", 0);
-    cfg->connect_timeout_ns = jc_ns(c, o, "connect_timeout_s", 0);
-    cfg->rate = jc_num(c, o, "rate", 0, 1e8, 0);
-    cfg->pipeline = (uint32_t)jc_num(c, o, "pipeline", 0, 1024, 0);
+    cfg->requests = jcheck_count(c, o, "requests", 0);
+    cfg->duration_ns = jcheck_ns(c, o, "duration_s", 0);
+    cfg->timeout_ns = jcheck_ns(c, o, "timeout_s", 0);
+    cfg->connect_timeout_ns = jcheck_ns(c, o, "connect_timeout_s", 0);
+    cfg->rate = jcheck_num(c, o, "rate", 0, 1e8, 0);
+    cfg->pipeline = (uint32_t)jcheck_num(c, o, "pipeline", 0, 1024, 0);
     cfg->http2 = json_is_true(json_object_get(o, "http2"));
     cfg->cookies = json_is_true(json_object_get(o, "cookies"));
-    cfg->follow = (uint32_t)jc_num(c, o, "follow", 0, 20, 0);
-    cfg->streams = (uint32_t)jc_num(c, o, "streams", 0, 1024, 0);
-    cfg->h2_window_bits = (uint32_t)jc_num(c, o, "h2_window_bits", 0, 30, 0);
-    cfg->warmup_ns = jc_ns(c, o, "warmup_s", 0);
-    cfg->requests_per_conn = jc_count(c, o, "requests_per_connection", 0);
-    cfg->body_len = (size_t)jc_count(c, o, "body_bytes", 0);
+    cfg->follow = (uint32_t)jcheck_num(c, o, "follow", 0, 20, 0);
+    cfg->streams = (uint32_t)jcheck_num(c, o, "streams", 0, 1024, 0);
+    cfg->h2_window_bits = (uint32_t)jcheck_num(c, o, "h2_window_bits", 0, 30, 0);
+    cfg->warmup_ns = jcheck_ns(c, o, "warmup_s", 0);
+    cfg->requests_per_conn = jcheck_count(c, o, "requests_per_connection", 0);
+    cfg->body_len = (size_t)jcheck_count(c, o, "body_bytes", 0);
     cfg->has_body = cfg->body_len > 0;
     if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
-        jc_fail(c, "expect", "not a status list: %s", why);
+        jcheck_fail(c, "expect", "not a status list: %s", why);
     cfg->poisson = arr && strcmp(arr, "poisson") == 0;
     {
-        const char *ord = jc_str(c, o, "order", 0), *tp = jc_str(c, o, "targets", 0);
+        const char *ord = jcheck_str(c, o, "order", 0), *tp = jcheck_str(c, o, "targets", 0);
         cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
                           : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_SESSION
                                                                                                    : ORDER_DEFAULT;
         if (tp && (cfg->targets_path = config_keep(cfg, tp)) == NULL)
             goto oom;
         if (json_object_get(o, "seed")) {
-            cfg->seed = jc_count(c, o, "seed", 0);
+            cfg->seed = jcheck_count(c, o, "seed", 0);
             cfg->seed_given = 1;
         }
     }
     {
-        json_t *st = jc_arr(c, o, "stages", 0), *e;
+        json_t *st = jcheck_arr(c, o, "stages", 0), *e;
         size_t k;
-        const char *of = jc_str(c, o, "stages_of", 0);
+        const char *of = jcheck_str(c, o, "stages_of", 0);
         if (st && json_array_size(st) > 64)
-            jc_fail(c, "stages", "more than 64 stages");
+            jcheck_fail(c, "stages", "more than 64 stages");
         json_array_foreach(st, k, e) {
-            size_t a2 = jc_enter(c, "stages[%zu]", k);
+            size_t a2 = jcheck_enter(c, "stages[%zu]", k);
             if (k >= 64)
                 break;
-            cfg->stage_dur[k] = jc_ns(c, e, "duration_s", 1);
-            cfg->stage_val[k] = jc_num(c, e, "to", 0, 1e8, 1);
-            jc_leave(c, a2);
+            cfg->stage_dur[k] = jcheck_ns(c, e, "duration_s", 1);
+            cfg->stage_val[k] = jcheck_num(c, e, "to", 0, 1e8, 1);
+            jcheck_leave(c, a2);
             cfg->nstages = (uint32_t)k + 1;
         }
         cfg->stages_conns = of && strcmp(of, "connections") == 0;
-        cfg->stage_start = jc_num(c, o, "stage_start", 0, 1e8, 0);
+        cfg->stage_start = jcheck_num(c, o, "stage_start", 0, 1e8, 0);
     }
 out:
-    jc_leave(c, at);
+    jcheck_leave(c, at);
     return c->failed ? -1 : 0;
 oom:
-    jc_leave(c, at);
-    jc_fail(c, "", "out of memory");
+    jcheck_leave(c, at);
+    jcheck_fail(c, "", "out of memory");
     return -1;
 }
 
 /* A shard's place ("shard") or a merged result's entry ("shards"). */
 static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
 {
-    const char *host = jc_str(c, o, "host", 0);
-    sh->index = (uint32_t)jc_num(c, o, "index", 0, 100000, 1);
-    sh->count = (uint32_t)jc_num(c, o, "count", 1, 100000, 1);
+    const char *host = jcheck_str(c, o, "host", 0);
+    sh->index = (uint32_t)jcheck_num(c, o, "index", 0, 100000, 1);
+    sh->count = (uint32_t)jcheck_num(c, o, "count", 1, 100000, 1);
     if (!c->failed && sh->index >= sh->count)
-        jc_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
-    jc_copy(sh->host, sizeof(sh->host), host);
-    sh->start_unix_s = jc_num(c, o, "start_unix_s", 0, 1e11, 0);
-    sh->late_s = jc_num(c, o, "late_s", 0, MAX_SECONDS, 0);
-    sh->threads = (uint32_t)jc_num(c, o, "threads", 0, 1024, 0);
+        jcheck_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
+    jcheck_copy(sh->host, sizeof(sh->host), host);
+    sh->start_unix_s = jcheck_num(c, o, "start_unix_s", 0, 1e11, 0);
+    sh->late_s = jcheck_num(c, o, "late_s", 0, MAX_SECONDS, 0);
+    sh->threads = (uint32_t)jcheck_num(c, o, "threads", 0, 1024, 0);
     if (merged) {
-        sh->completed = jc_count(c, o, "requests", 1);
-        sh->errors = jc_count(c, o, "errors", 0);
-        sh->elapsed_s = jc_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
-        sh->p99_ns = jc_num(c, o, "p99_us", 0, MAX_US, 0) * 1e3;
-        sh->client_cpu_s = jc_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
+        sh->completed = jcheck_count(c, o, "requests", 1);
+        sh->errors = jcheck_count(c, o, "errors", 0);
+        sh->elapsed_s = jcheck_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
+        sh->p99_ns = jcheck_num(c, o, "p99_us", 0, MAX_US, 0) * 1e3;
+        sh->client_cpu_s = jcheck_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
     }
 }
 
@@ -383,17 +383,17 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
      * limit folded into the others' row as they are read. */
     n = json_array_size(pu);
     if (n != engine_nfigs(conf->nurls) && n != conf->nurls)
-        return jc_fail(c, "per_url", "%zu entries for %u URLs", n, conf->nurls);
+        return jcheck_fail(c, "per_url", "%zu entries for %u URLs", n, conf->nurls);
     r->nurls = engine_nfigs(conf->nurls);
     r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(struct stats));
     r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(uint64_t));
     if (r->per_url == NULL || r->url_in_flight == NULL)
-        return jc_fail(c, "", "out of memory");
+        return jcheck_fail(c, "", "out of memory");
     for (i = 0; i < r->nurls; i++)
         stats_init(&r->per_url[i]);
     for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
-        at = jc_enter(c, "per_url[%zu]", i);
+        at = jcheck_enter(c, "per_url[%zu]", i);
         if (i > ENGINE_URL_FIGS) {
             struct stats one;
             uint64_t fl = 0;
@@ -401,21 +401,21 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
             if (json_is_object(e))
                 load_stats(c, &one, e, &fl);
             else
-                jc_fail(c, "", "not an object");
+                jcheck_fail(c, "", "not an object");
             stats_merge(&r->per_url[ENGINE_URL_FIGS], &one);
             r->url_in_flight[ENGINE_URL_FIGS] += fl;
             stats_fini(&one);
         } else if (!json_is_object(e)) {
-            jc_fail(c, "", "not an object");
+            jcheck_fail(c, "", "not an object");
         } else {
-            const char *nm = jc_str(c, e, "name", 0), *me = jc_str(c, e, "method", 0);
+            const char *nm = jcheck_str(c, e, "name", 0), *me = jcheck_str(c, e, "method", 0);
             load_stats(c, &r->per_url[i], e, &r->url_in_flight[i]);
             /* A target of its own (--targets): its name and method. */
             if (!report_is_other(conf, (uint32_t)i) && (nm || conf->targets_path || (me && strcmp(me, conf->method) != 0)) &&
                 load_target(c, conf, (uint32_t)i, nm, me) != 0)
                 break;
         }
-        jc_leave(c, at);
+        jcheck_leave(c, at);
     }
     return c->failed ? -1 : 0;
 }
@@ -429,28 +429,28 @@ static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
         r->nseconds = (uint32_t)json_array_size(tl);
         r->timeline = calloc(r->nseconds, sizeof(*r->timeline));
         if (r->timeline == NULL)
-            return jc_fail(c, "", "out of memory");
+            return jcheck_fail(c, "", "out of memory");
         /* A shard's seconds come with their histograms; all or none. */
         if (json_object_get(json_array_get(tl, 0), "latency")) {
             if ((r->tl_hist = calloc(r->nseconds, sizeof(*r->tl_hist))) == NULL)
-                return jc_fail(c, "", "out of memory");
+                return jcheck_fail(c, "", "out of memory");
             for (i = 0; i < r->nseconds; i++)
                 hist_init_bits(&r->tl_hist[i], TL_SUB_BITS);
         }
         json_array_foreach(tl, i, e) {
-            at = jc_enter(c, "timeline[%zu]", i);
-            r->timeline[i].requests = jc_count(c, e, "requests", 1);
-            r->timeline[i].errors = jc_count(c, e, "errors", 0);
-            r->timeline[i].p50_ns = jc_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
-            r->timeline[i].p99_ns = jc_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
-            r->timeline[i].max_ns = jc_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
+            at = jcheck_enter(c, "timeline[%zu]", i);
+            r->timeline[i].requests = jcheck_count(c, e, "requests", 1);
+            r->timeline[i].errors = jcheck_count(c, e, "errors", 0);
+            r->timeline[i].p50_ns = jcheck_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].p99_ns = jcheck_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].max_ns = jcheck_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
             if (r->tl_hist) {
                 load_hist(c, &r->tl_hist[i], e, "latency");
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].requests)
-                    jc_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
+                    jcheck_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
                          (unsigned long long)r->timeline[i].requests);
             }
-            jc_leave(c, at);
+            jcheck_leave(c, at);
             if (c->failed)
                 break;
         }
@@ -465,19 +465,19 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
     size_t i, at;
     if (tl && json_array_size(tl) && !c->failed) {
         if (json_array_size(tl) != conf->nstages)
-            return jc_fail(c, "stages", "%zu results for %u stages", json_array_size(tl), conf->nstages);
+            return jcheck_fail(c, "stages", "%zu results for %u stages", json_array_size(tl), conf->nstages);
         r->nstages = (uint32_t)json_array_size(tl);
         if ((r->per_stage = calloc(r->nstages, sizeof(*r->per_stage))) == NULL)
-            return jc_fail(c, "", "out of memory");
+            return jcheck_fail(c, "", "out of memory");
         json_array_foreach(tl, i, e) {
             struct stats *g = &r->per_stage[i];
-            at = jc_enter(c, "stages[%zu]", i);
+            at = jcheck_enter(c, "stages[%zu]", i);
             stats_init(g);
-            g->started = jc_count(c, e, "sent", 1);
-            g->completed = jc_count(c, e, "completed", 1);
-            g->errors[ERR_TIMEOUT] = jc_count(c, e, "errors", 0); /* only their number is shown */
+            g->started = jcheck_count(c, e, "sent", 1);
+            g->completed = jcheck_count(c, e, "completed", 1);
+            g->errors[ERR_TIMEOUT] = jcheck_count(c, e, "errors", 0); /* only their number is shown */
             load_hist(c, &g->h[H_LATENCY], e, "latency");
-            jc_leave(c, at);
+            jcheck_leave(c, at);
             if (c->failed)
                 break;
         }
@@ -487,7 +487,7 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
 
 static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
-    json_t *cfg = jc_obj(c, root, "config", 1), *pu = jc_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
+    json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
     struct config *conf = &run->cfg;
     struct engine_result *r = &run->res;
     size_t i, at;
@@ -495,7 +495,7 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
     memset(run, 0, sizeof(*run));
     if (c->failed || !json_object_get(root, "summary")) {
         if (!c->failed)
-            jc_fail(c, "summary", "missing");
+            jcheck_fail(c, "summary", "missing");
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
@@ -504,55 +504,55 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
     if (load_per_url(c, pu, conf, r) != 0)
         return -1;
     load_stats(c, &r->total, root, &r->in_flight);
-    at = jc_enter(c, "summary");
-    r->elapsed_s = jc_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);
-    jc_leave(c, at);
-    r->interrupted = jc_bool(c, root, "interrupted");
-    cl = jc_obj(c, root, "client", 0);
+    at = jcheck_enter(c, "summary");
+    r->elapsed_s = jcheck_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);
+    jcheck_leave(c, at);
+    r->interrupted = jcheck_bool(c, root, "interrupted");
+    cl = jcheck_obj(c, root, "client", 0);
     r->all_connected_s = -1;
     if (cl) {
-        at = jc_enter(c, "client");
-        r->client_cpu_s = jc_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
+        at = jcheck_enter(c, "client");
+        r->client_cpu_s = jcheck_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
         if (json_object_get(cl, "all_connected_s"))
-            r->all_connected_s = jc_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
-        jc_leave(c, at);
+            r->all_connected_s = jcheck_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
+        jcheck_leave(c, at);
     }
-    r->start_unix_s = jc_num(c, root, "start_unix_s", 0, 1e11, 0);
-    if ((rt = jc_obj(c, root, "shard", 0)) != NULL) {
-        at = jc_enter(c, "shard");
+    r->start_unix_s = jcheck_num(c, root, "start_unix_s", 0, 1e11, 0);
+    if ((rt = jcheck_obj(c, root, "shard", 0)) != NULL) {
+        at = jcheck_enter(c, "shard");
         load_shard(c, rt, &r->shard, 0);
-        jc_leave(c, at);
+        jcheck_leave(c, at);
     }
-    if ((rt = jc_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
+    if ((rt = jcheck_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
         if (json_array_size(rt) > 100000)
-            return jc_fail(c, "shards", "more than 100000");
+            return jcheck_fail(c, "shards", "more than 100000");
         r->nshards = (uint32_t)json_array_size(rt);
         if ((r->shards = calloc(r->nshards, sizeof(*r->shards))) == NULL)
-            return jc_fail(c, "", "out of memory");
+            return jcheck_fail(c, "", "out of memory");
         json_array_foreach(rt, i, e) {
-            at = jc_enter(c, "shards[%zu]", i);
+            at = jcheck_enter(c, "shards[%zu]", i);
             load_shard(c, e, &r->shards[i], 1);
-            jc_leave(c, at);
+            jcheck_leave(c, at);
             if (c->failed)
                 break;
         }
     }
-    rt = jc_obj(c, root, "rate", 0);
+    rt = jcheck_obj(c, root, "rate", 0);
     if (rt) {
-        at = jc_enter(c, "rate");
-        r->target_rate = jc_num(c, rt, "target_rps", 0, 1e8, 0);
-        r->queued = jc_count(c, rt, "queued", 0);
-        r->extra_connections = (uint32_t)jc_num(c, rt, "extra_connections", 0, 10000000, 0);
-        jc_leave(c, at);
+        at = jcheck_enter(c, "rate");
+        r->target_rate = jcheck_num(c, rt, "target_rps", 0, 1e8, 0);
+        r->queued = jcheck_count(c, rt, "queued", 0);
+        r->extra_connections = (uint32_t)jcheck_num(c, rt, "extra_connections", 0, 10000000, 0);
+        jcheck_leave(c, at);
     }
-    sv = jc_obj(c, root, "server", 0);
+    sv = jcheck_obj(c, root, "server", 0);
     if (sv && !c->failed) {
         run->has_server = 1;
         load_server(c, &run->server, sv);
     }
-    if (load_timeline(c, jc_arr(c, root, "timeline", 0), r) != 0)
+    if (load_timeline(c, jcheck_arr(c, root, "timeline", 0), r) != 0)
         return -1;
-    if (load_stages(c, jc_arr(c, root, "stages", 0), conf, r) != 0)
+    if (load_stages(c, jcheck_arr(c, root, "stages", 0), conf, r) != 0)
         return -1;
     return c->failed ? -1 : 0;
 }
@@ -567,11 +567,11 @@ static void loaded_run_free(struct loaded_run *run)
 
 static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
 {
-    json_t *list = jc_arr(c, o, key, 0), *e;
+    json_t *list = jcheck_arr(c, o, key, 0), *e;
     size_t i;
     json_array_foreach(list, i, e) {
         if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 1023) {
-            jc_fail(c, key, "entry %zu is not a CPU number", i);
+            jcheck_fail(c, key, "entry %zu is not a CPU number", i);
             return;
         }
         if (*n < CMP_MAX_CPUS)
@@ -589,20 +589,20 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     size_t k, at;
     int s, w;
 
-    jc_enter(c, "compare");
-    svs = jc_arr(c, cmp, "servers", 1);
-    wls = jc_arr(c, cmp, "workloads", 1);
-    note = jc_str(c, cmp, "note", 0);
+    jcheck_enter(c, "compare");
+    svs = jcheck_arr(c, cmp, "servers", 1);
+    wls = jcheck_arr(c, cmp, "workloads", 1);
+    note = jcheck_str(c, cmp, "note", 0);
     if (c->failed)
         return -1;
     if (json_array_size(svs) == 0 || json_array_size(wls) == 0 || json_array_size(svs) > 10000 ||
         json_array_size(wls) > 10000)
-        return jc_fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
-    cmp_settings_defaults(&p->set);
-    p->file = jc_dup(c, cmp, "plan", NULL);
-    p->set.repeat = (int)jc_num(c, cmp, "repeat", 0, 1000, 0);
-    p->set.grace_ns = jc_ns(c, cmp, "grace_s", 0);
-    p->set.ready_ns = jc_ns(c, cmp, "ready_timeout_s", 0);
+        return jcheck_fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
+    config_cmp_defaults(&p->set);
+    p->file = jcheck_dup(c, cmp, "plan", NULL);
+    p->set.repeat = (int)jcheck_num(c, cmp, "repeat", 0, 1000, 0);
+    p->set.grace_ns = jcheck_ns(c, cmp, "grace_s", 0);
+    p->set.ready_ns = jcheck_ns(c, cmp, "ready_timeout_s", 0);
     cpu_list(c, cmp, "server_cpus", p->set.server_cpus, &p->set.nserver_cpus);
     cpu_list(c, cmp, "client_cpus", p->set.client_cpus, &p->set.nclient_cpus);
     p->nservers = (int)json_array_size(svs);
@@ -610,72 +610,72 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     p->servers = calloc((size_t)p->nservers, sizeof(*p->servers));
     p->workloads = calloc((size_t)p->nworkloads, sizeof(*p->workloads));
     if (p->servers == NULL || p->workloads == NULL)
-        return jc_fail(c, "", "out of memory");
+        return jcheck_fail(c, "", "out of memory");
     for (s = 0; s < p->nservers && !c->failed; s++) {
         struct cmp_server *sv = &p->servers[s];
         e = json_array_get(svs, (size_t)s);
-        at = jc_enter(c, "servers[%d]", s);
+        at = jcheck_enter(c, "servers[%d]", s);
         if (!json_is_object(e)) {
-            jc_fail(c, "", "not an object");
+            jcheck_fail(c, "", "not an object");
             break;
         }
-        sv->name = jc_dup(c, e, "name", "?");
-        sv->url = jc_dup(c, e, "url", "");
-        sv->start = jc_dup(c, e, "start", NULL);
-        sv->cgroup = jc_dup(c, e, "cgroup", NULL);
-        sv->version = jc_dup(c, e, "version", NULL);
-        sv->pid = (int)jc_num(c, e, "pid", 0, 2147483647.0, 0);
-        jc_leave(c, at);
+        sv->name = jcheck_dup(c, e, "name", "?");
+        sv->url = jcheck_dup(c, e, "url", "");
+        sv->start = jcheck_dup(c, e, "start", NULL);
+        sv->cgroup = jcheck_dup(c, e, "cgroup", NULL);
+        sv->version = jcheck_dup(c, e, "version", NULL);
+        sv->pid = (int)jcheck_num(c, e, "pid", 0, 2147483647.0, 0);
+        jcheck_leave(c, at);
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
         struct cmp_workload *wl = &p->workloads[w];
         e = json_array_get(wls, (size_t)w);
-        at = jc_enter(c, "workloads[%d]", w);
+        at = jcheck_enter(c, "workloads[%d]", w);
         if (!json_is_object(e)) {
-            jc_fail(c, "", "not an object");
+            jcheck_fail(c, "", "not an object");
             break;
         }
-        wl->name = jc_dup(c, e, "name", "?");
-        wl->path = jc_dup(c, e, "path", "/");
-        if (load_config(c, jc_obj(c, e, "config", 1), &wl->cfg) != 0)
+        wl->name = jcheck_dup(c, e, "name", "?");
+        wl->path = jcheck_dup(c, e, "path", "/");
+        if (load_config(c, jcheck_obj(c, e, "config", 1), &wl->cfg) != 0)
             break;
         /* The workload itself has no URL: each server has its own. */
         free(wl->cfg.url_text);
         wl->cfg.url_text = NULL;
         wl->cfg.nurls = 0;
-        jc_leave(c, at);
+        jcheck_leave(c, at);
     }
     if (c->failed)
         return -1;
     if (cmp_result_init(r, p) != 0)
-        return jc_fail(c, "", "out of memory");
-    r->interrupted = jc_bool(c, cmp, "interrupted");
-    r->cgroups = jc_bool(c, cmp, "cgroups");
-    jc_copy(r->note, sizeof(r->note), note);
+        return jcheck_fail(c, "", "out of memory");
+    r->interrupted = jcheck_bool(c, cmp, "interrupted");
+    r->cgroups = jcheck_bool(c, cmp, "cgroups");
+    jcheck_copy(r->note, sizeof(r->note), note);
     for (s = 0; s < p->nservers; s++) {
         json_t *sv = json_array_get(svs, (size_t)s);
-        r->failed[s] = jc_bool(c, sv, "failed");
-        jc_copy(r->failure[s], CMP_WHY_MAX, jc_str(c, sv, "reason", 0));
-        jc_copy(r->output[s], CMP_OUTPUT_MAX + 1, jc_str(c, sv, "output", 0));
+        r->failed[s] = jcheck_bool(c, sv, "failed");
+        jcheck_copy(r->failure[s], CMP_WHY_MAX, jcheck_str(c, sv, "reason", 0));
+        jcheck_copy(r->output[s], CMP_OUTPUT_MAX + 1, jcheck_str(c, sv, "output", 0));
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        json_t *cells = jc_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
+        json_t *cells = jcheck_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
         if (cells && json_array_size(cells) != (size_t)p->nservers) {
-            jc_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
+            jcheck_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
             break;
         }
         for (s = 0; s < p->nservers && !c->failed; s++) {
             json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
             struct cmp_cell *cc = cmp_cell(r, w, s);
-            at = jc_enter(c, "workloads[%d].servers[%d]", w, s);
-            runs = jc_arr(c, cell, "run_results", 0);
-            cc->url = jc_dup(c, cell, "url", NULL);
+            at = jcheck_enter(c, "workloads[%d].servers[%d]", w, s);
+            runs = jcheck_arr(c, cell, "run_results", 0);
+            cc->url = jcheck_dup(c, cell, "url", NULL);
             json_array_foreach(runs, k, ro) {
                 struct loaded_run lr;
-                size_t a2 = jc_enter(c, "run_results[%zu]", k);
+                size_t a2 = jcheck_enter(c, "run_results[%zu]", k);
                 if (load_run(c, ro, &lr) != 0 || cmp_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
                     if (!c->failed)
-                        jc_fail(c, "", "out of memory");
+                        jcheck_fail(c, "", "out of memory");
                     loaded_run_free(&lr);
                     break;
                 }
@@ -688,9 +688,9 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
                     }
                 }
                 loaded_run_free(&lr);
-                jc_leave(c, a2);
+                jcheck_leave(c, a2);
             }
-            jc_leave(c, at);
+            jcheck_leave(c, at);
         }
     }
     if (c->failed)
@@ -710,7 +710,7 @@ int report_load_root(json_t *root, const char *path, struct loaded *out, char *e
         snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
         return -1;
     }
-    jc_scrub(root, 0);
+    jcheck_scrub(root, 0);
     cmp = json_object_get(root, "compare");
     if (json_is_object(cmp)) {
         out->is_compare = 1;
