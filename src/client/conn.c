@@ -3,9 +3,11 @@
  *
  *     IDLE -> CONNECTING -> HANDSHAKE -> OPEN -> ... -> IDLE
  *
- * What goes over it is the session's business (http1.c): the connection asks
- * the session to write the requests it was given and hands it the bytes it
- * reads. Every figure goes through record.c. */
+ * What goes over it is the session's business (http1.c or http2.c, behind
+ * session_ops, chosen by the engine): the connection asks the session to
+ * expand and write the requests it was given, hands it the bytes it reads,
+ * and names no protocol itself. Its work comes from the worker's queue
+ * (workq.c); every figure goes through record.c. */
 #include "client.h"
 #include "clock.h"
 
