@@ -2,8 +2,10 @@
  * whichever way the option was written, options of another command named,
  * flags in plans, and the cross-option rules of config_finish(). */
 #include "opt.h"
+#include "jcheck.h"
 #include "t.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Parses a command line given as one string (space-separated). */
@@ -118,6 +120,63 @@ static void help_lists_every_option(void)
     free(text);
 }
 
+/* The options a result's "config" object holds go out and come back
+ * through the table: every one, with its value. */
+static void json_config_round_trip(void)
+{
+    struct config a, b;
+    struct jc c = { "t.json", NULL, 0, 0, "" };
+    char err[256], *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    json_t *o;
+    json_error_t je;
+    config_defaults(&a);
+    a.connections = 77;
+    a.threads = 3;
+    a.keepalive = 0;
+    a.requests = 123456;
+    a.duration_ns = 2500000000ULL;
+    a.timeout_ns = 750000000ULL;
+    a.connect_timeout_ns = 1000000000ULL;
+    a.requests_per_conn = 9;
+    a.pipeline = 4;
+    a.rate = 1234.5;
+    a.warmup_ns = 200000000ULL;
+    a.http2 = 1;
+    a.streams = 8;
+    a.h2_window_bits = 20;
+    a.follow = 3;
+    a.cookies = 1;
+    fputs("{\"x\": 0", f);
+    opt_json_write(f, &a);
+    fputs("}", f);
+    fclose(f);
+    o = json_loads(text, 0, &je);
+    CHECKF(o != NULL, "%s: %s", je.text, text);
+    c.err = err;
+    c.errlen = sizeof(err);
+    config_defaults(&b);
+    CHECK(opt_json_read(&c, o, &b) == 0);
+    CHECK(b.connections == 77 && b.threads == 3 && b.keepalive == 0 && b.requests == 123456 &&
+          b.duration_ns == 2500000000ULL && b.timeout_ns == 750000000ULL && b.connect_timeout_ns == 1000000000ULL &&
+          b.requests_per_conn == 9 && b.pipeline == 4 && b.rate == 1234.5 && b.warmup_ns == 200000000ULL &&
+          b.http2 == 1 && b.streams == 8 && b.h2_window_bits == 20 && b.follow == 3 && b.cookies == 1);
+    /* Out of its option's range, or of the wrong type: said with its key. */
+    json_object_set_new(o, "streams", json_integer(5000));
+    config_defaults(&b);
+    c.failed = 0;
+    CHECKF(opt_json_read(&c, o, &b) == -1 && strstr(err, "t.json: streams: 5000 is out of range"), "%s", err);
+    json_object_set_new(o, "streams", json_integer(2));
+    json_object_set_new(o, "cookies", json_string("yes"));
+    c.failed = 0;
+    CHECKF(opt_json_read(&c, o, &b) == -1 && strstr(err, "cookies: not true or false"), "%s", err);
+    json_decref(o);
+    free(text);
+    config_free(&a);
+    config_free(&b);
+}
+
 int main(void)
 {
     T_RUN(short_and_long);
@@ -125,5 +184,6 @@ int main(void)
     T_RUN(plan_keys_and_flags);
     T_RUN(cross_option_rules);
     T_RUN(help_lists_every_option);
+    T_RUN(json_config_round_trip);
     T_END("test_opt");
 }

@@ -3,6 +3,7 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "jcheck.h"
 #include "err.h"
 #include "shard.h"
 #include "buf.h"
@@ -54,6 +55,7 @@ struct opt_def {
     size_t off;             /* field in the destination struct */
     int fval;               /* what a flag stores */
     int id;
+    const char *json;       /* its key in a result's "config" object, or NULL (opt_json_*) */
 };
 
 #define RUN(f) offsetof(struct config, f)
@@ -73,185 +75,185 @@ struct opt_def {
 static const struct opt_def table[] = {
     /* Load */
     { "requests", 'n', K_U64, D_RUN, S_LOAD, LOADW, "N", "stop after N requests ended (completed or failed)",
-      "a positive number of requests", 1, 1e15, RUN(requests), 0, 0 },
+      "a positive number of requests", 1, 1e15, RUN(requests), 0, 0, "requests" },
     { "duration", 'd', K_DUR, D_RUN, S_LOAD, LOADW, "D", "stop after D (10s, 1m, 500ms); default 10s without -n",
-      "a duration such as 10s, 1m or 500ms", 1, 0, RUN(duration_ns), 0, 0 },
+      "a duration such as 10s, 1m or 500ms", 1, 0, RUN(duration_ns), 0, 0, "duration_s" },
     { "connections", 'c', K_U32, D_RUN, S_LOAD, LOADW, "N", "concurrent connections (default 10)",
-      "a number of connections from 1 to 10000000", 1, 10000000, RUN(connections), 0, I_CONNECTIONS },
+      "a number of connections from 1 to 10000000", 1, 10000000, RUN(connections), 0, I_CONNECTIONS, "connections" },
     { "threads", 't', K_U32, D_RUN, S_LOAD, LOADW, "N", "worker threads (default: number of CPUs)",
-      "a number of threads from 1 to 1024", 1, 1024, RUN(threads), 0, 0 },
+      "a number of threads from 1 to 1024", 1, 1024, RUN(threads), 0, 0, "threads" },
     { "keepalive", 'k', K_FLAG, D_RUN, S_LOAD, LOADW, NULL, "reuse connections (the default; accepted for ab users)",
-      "yes or no", 0, 0, RUN(keepalive), 1, 0 },
+      "yes or no", 0, 0, RUN(keepalive), 1, 0, "keepalive" },
     { "close", 0, K_FLAG, D_RUN, S_LOAD, LOADW, NULL, "a new connection for every request (ab without -k)",
-      "yes or no", 0, 0, RUN(keepalive), 0, 0 },
+      "yes or no", 0, 0, RUN(keepalive), 0, 0, NULL },
     { "requests-per-connection", 0, K_U64, D_RUN, S_LOAD, LOADW, "N", "reconnect after N requests on a connection",
-      "a positive number", 1, 1e15, RUN(requests_per_conn), 0, 0 },
+      "a positive number", 1, 1e15, RUN(requests_per_conn), 0, 0, "requests_per_connection" },
     { "timeout", 0, K_DUR, D_RUN, S_LOAD, LOADW, "D", "give up on a request after D (default 10s)",
-      "a duration of at least 1ms", 1e6, 0, RUN(timeout_ns), 0, 0 },
+      "a duration of at least 1ms", 1e6, 0, RUN(timeout_ns), 0, 0, "timeout_s" },
     { "connect-timeout", 0, K_DUR, D_RUN, S_LOAD, LOADW, "D", "give up on a TCP handshake after D (default 5s)",
-      "a duration of at least 1ms", 1e6, 0, RUN(connect_timeout_ns), 0, 0 },
+      "a duration of at least 1ms", 1e6, 0, RUN(connect_timeout_ns), 0, 0, "connect_timeout_s" },
     { "pipeline", 0, K_U32, D_RUN, S_LOAD, LOADW, "N", "keep N requests in flight per connection (HTTP/1.1 pipelining)",
-      "a depth from 1 to 1024", 1, 1024, RUN(pipeline), 0, 0 },
+      "a depth from 1 to 1024", 1, 1024, RUN(pipeline), 0, 0, "pipeline" },
     { "unix-socket", 0, K_TEXT, D_RUN, S_LOAD, LOADW, "PATH",
       "connect to this Unix socket instead of the URL's host (which still gives Host)", "a socket path", 0, 0,
-      RUN(unix_socket), 0, 0 },
+      RUN(unix_socket), 0, 0, NULL },
     { "source", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "A[-B]", "spread connections over local IPv4 addresses A..B",
-      NULL, 0, 0, 0, 0, I_SOURCE },
+      NULL, 0, 0, 0, 0, I_SOURCE, NULL },
     { "expect", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "LIST",
-      "statuses that count as good answers (default 2xx,3xx); others are 'bad status'", NULL, 0, 0, 0, 0, I_EXPECT },
+      "statuses that count as good answers (default 2xx,3xx); others are 'bad status'", NULL, 0, 0, 0, 0, I_EXPECT, NULL },
 
     /* Constant rate */
     { "rate", 'R', K_RATE, D_RUN, S_RATE, LOADW, "R",
       "send R requests per second in total, on a fixed schedule;\n"
       "latency counts from when each request was due",
-      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(rate), 0, 0 },
+      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(rate), 0, 0, "rate" },
     { "arrival", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "uniform|poisson", "spacing of the schedule (default uniform)",
-      "uniform or poisson", 0, 0, 0, 0, I_ARRIVAL },
+      "uniform or poisson", 0, 0, 0, 0, I_ARRIVAL, NULL },
     { "stages", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "LIST",
       "load stages 'DUR:RATE,...' (e.g. 30s:1000,1m:1000,30s:0): the rate moves linearly\n"
       "to each RATE over its DUR, from -R (or 0); 'DUR:Nc' ramps connections instead",
       "stages such as 30s:1000,1m:1000 or 30s:200c, each rate 0 or from 0.001 to 100000000 per second",
-      0, 0, 0, 0, I_STAGES },
+      0, 0, 0, 0, I_STAGES, NULL },
     { "warmup", 0, K_DUR, D_RUN, S_RATE, LOADW, "D", "send load for D before measuring",
-      "a duration such as 2s", 0, 0, RUN(warmup_ns), 0, 0 },
+      "a duration such as 2s", 0, 0, RUN(warmup_ns), 0, 0, "warmup_s" },
     { "max-connections", 0, K_U32, D_RUN, S_RATE, LOADW, "N", "open up to N connections when the schedule falls behind",
-      "a number of connections", 1, 10000000, RUN(max_connections), 0, 0 },
+      "a number of connections", 1, 10000000, RUN(max_connections), 0, 0, NULL },
 
     /* TLS */
     { "insecure", 0, K_FLAG, D_RUN, S_TLS, LOADW, NULL, "do not verify the certificate (-k is ab's keep-alive)",
-      "yes or no", 0, 0, RUN(tls.insecure), 1, 0 },
+      "yes or no", 0, 0, RUN(tls.insecure), 1, 0, NULL },
     { "cacert", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "FILE", "trust this CA instead of the system store", NULL, 0, 0, 0, 0,
-      I_CACERT },
-    { "tls-version", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "V", "1.2 or 1.3 only", "1.2 or 1.3", 0, 0, 0, 0, I_TLS_VERSION },
+      I_CACERT, NULL },
+    { "tls-version", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "V", "1.2 or 1.3 only", "1.2 or 1.3", 0, 0, 0, 0, I_TLS_VERSION, NULL },
     { "ciphers", 0, K_TEXT, D_RUN, S_TLS, LOADW, "LIST", "OpenSSL cipher list", "a cipher list", 0, 0, RUN(tls.ciphers),
-      0, 0 },
+      0, 0, NULL },
     { "no-tls-resume", 0, K_FLAG, D_RUN, S_TLS, LOADW, NULL,
-      "a full handshake on every connection (resumption is on by default)", "yes or no", 0, 0, RUN(tls.no_resume), 1, 0 },
+      "a full handshake on every connection (resumption is on by default)", "yes or no", 0, 0, RUN(tls.no_resume), 1, 0, NULL },
 
     /* HTTP/2 */
     { "http2", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
-      "speak HTTP/2: prior knowledge (h2c) on http://, ALPN h2 on https://", "yes or no", 0, 0, RUN(http2), 1, 0 },
+      "speak HTTP/2: prior knowledge (h2c) on http://, ALPN h2 on https://", "yes or no", 0, 0, RUN(http2), 1, 0, "http2" },
     { "streams", 0, K_U32, D_RUN, S_HTTP2, LOADW, "N", "concurrent streams per HTTP/2 connection (h2load's -m; default 1)",
-      "a number of streams from 1 to 1024", 1, 1024, RUN(streams), 0, 0 },
+      "a number of streams from 1 to 1024", 1, 1024, RUN(streams), 0, 0, "streams" },
     { "h2-window", 0, K_U32, D_RUN, S_HTTP2, LOADW, "BITS",
       "HTTP/2 flow-control windows of 2^BITS-1 bytes, stream and connection (default 30)", "a number of bits from 14 to 30",
-      14, 30, RUN(h2_window_bits), 0, 0 },
+      14, 30, RUN(h2_window_bits), 0, 0, "h2_window_bits" },
     { "h2-streams", 0, K_U32, D_SERVE, S_MISC, OPT_SERVE, "N",
       "SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections (default 128)", "a number of streams from 1 to 65536", 1,
-      65536, SRV(h2_streams), 0, 0 },
+      65536, SRV(h2_streams), 0, 0, NULL },
 
     /* Workload */
     { "targets", 0, K_TEXT, D_RUN, S_WORKLOAD, LOADW, "FILE",
       "requests from FILE (- for stdin): METHOD URL, headers, @FILE or < TEXT bodies,\n{{seq}} {{rand A B}} {{uuid}} "
-      "{{conn}} {{csv FILE COL}} {{env NAME}} values", "a file name", 0, 0, RUN(targets_path), 0, 0 },
+      "{{conn}} {{csv FILE COL}} {{env NAME}} values", "a file name", 0, 0, RUN(targets_path), 0, 0, NULL },
     { "order", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "MODE",
       "sequential (default with --targets), random, or session (each connection\nwalks the targets in order)",
-      "sequential, random or session", 0, 0, 0, 0, I_ORDER },
+      "sequential, random or session", 0, 0, 0, 0, I_ORDER, NULL },
     { "follow", 0, K_U32, D_RUN, S_WORKLOAD, LOADW, "N",
       "follow up to N redirects on the same origin, the chain timed as one request", "a number of redirects from 0 to 20",
-      0, 20, RUN(follow), 0, 0 },
+      0, 20, RUN(follow), 0, 0, "follow" },
     { "cookies", 0, K_FLAG, D_RUN, S_WORKLOAD, LOADW, NULL,
       "each connection keeps the cookies it is sent and sends them back (a user's session)", "yes or no", 0, 0,
-      RUN(cookies), 1, 0 },
+      RUN(cookies), 1, 0, "cookies" },
     { "seed", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "N", "seed of --order random and {{rand}}, {{uuid}}: a run repeats",
-      "a number", 0, 0, 0, 0, I_SEED },
+      "a number", 0, 0, 0, 0, I_SEED, NULL },
 
     /* Request */
     { "method", 'm', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "M", "HTTP method (default GET, or POST with a body)",
-      "an HTTP method such as GET or POST", 0, 0, 0, 0, I_METHOD },
+      "an HTTP method such as GET or POST", 0, 0, 0, 0, I_METHOD, NULL },
     { "header", 'H', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "'N: v'", "add a header (repeatable)", "'Name: value'", 0, 0, 0,
-      0, I_HEADER },
-    { "body", 'b', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "STRING", "request body", NULL, 0, 0, 0, 0, I_BODY },
+      0, I_HEADER, NULL },
+    { "body", 'b', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "STRING", "request body", NULL, 0, 0, 0, 0, I_BODY, NULL },
     { "body-file", 'p', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "FILE", "request body from FILE (-p: as ab does)", NULL, 0,
-      0, 0, 0, I_BODY_FILE },
+      0, 0, 0, I_BODY_FILE, NULL },
     { "content-type", 'T', K_FIELD, D_RUN, S_REQUEST, LOADW, "TYPE", "Content-Type of the body",
       "a media type (no CR, LF or other control byte)", 0, 0,
-      RUN(content_type), 0, 0 },
+      RUN(content_type), 0, 0, NULL },
 
     /* Shards */
     { "shard", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN, "I/N|auto",
       "be shard I of N (0-based): -c, -n, -R are totals, split; auto: from MPI, Slurm\nor a Kubernetes Indexed Job",
-      "I/N with 0 <= I < N (such as 0/3), or auto", 0, 0, 0, 0, I_SHARD },
+      "I/N with 0 <= I < N (such as 0/3), or auto", 0, 0, 0, 0, I_SHARD, NULL },
     { "start-at", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN, "TIME",
       "begin the measured phase at TIME (Unix seconds or 2026-12-01T10:00:00Z),\nwarm-up before it",
-      "Unix seconds or an ISO 8601 UTC time such as 2026-12-01T10:00:00Z", 0, 0, 0, 0, I_START_AT },
+      "Unix seconds or an ISO 8601 UTC time such as 2026-12-01T10:00:00Z", 0, 0, 0, 0, I_START_AT, NULL },
 
     /* Output */
     { "json", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE", "write all results as JSON (- for stdout)", "a file name", 0,
-      0, RUN(json_path), 0, 0 },
+      0, RUN(json_path), 0, 0, NULL },
     { "csv", 'e', K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the percentile table in ab's -e format",
-      "a file name", 0, 0, RUN(csv_path), 0, 0 },
+      "a file name", 0, 0, RUN(csv_path), 0, 0, NULL },
     { "hdr", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the HdrHistogram percentile distribution (ms)",
-      "a file name", 0, 0, RUN(hdr_path), 0, 0 },
+      "a file name", 0, 0, RUN(hdr_path), 0, 0, NULL },
     { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "a self-contained HTML report with charts", "a file name",
-      0, 0, RUN(html_path), 0, 0 },
+      0, 0, RUN(html_path), 0, 0, NULL },
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
-      0, I_SLO },
+      0, I_SLO, NULL },
     { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "PID",
       "sample the server's process tree: CPU per request, memory (PSS)", "a process id", 1, 2147483647.0,
-      RUN(monitor_pid), 0, 0 },
+      RUN(monitor_pid), 0, 0, NULL },
     { "monitor-cgroup", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "PATH",
       "the same for every process of a cgroup v2 (e.g. a systemd service)", "a cgroup directory", 0, 0,
-      RUN(monitor_cgroup), 0, 0 },
+      RUN(monitor_cgroup), 0, 0, NULL },
     { "quiet", 'q', K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, "no progress line on stderr", "yes or no", 0, 0, RUN(quiet),
-      1, 0 },
-    { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0 },
-    { "latency", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, NULL, NULL, NULL, 0, 0, 0, 0, I_LATENCY },
+      1, 0, NULL },
+    { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0, NULL },
+    { "latency", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, NULL, NULL, NULL, 0, 0, 0, 0, I_LATENCY, NULL },
 
     /* rafale sweep */
     { "start", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "first rate of the sweep (default 100)",
-      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_start), 0, 0 },
+      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_start), 0, 0, NULL },
     { "max", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "highest rate the sweep tries",
-      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_max), 0, 0 },
+      "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_max), 0, 0, NULL },
 
     /* rafale compare: [settings] keys and command-line flags */
     { "repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
       "runs of each workload on each server, interleaved (default 3)", "a number of runs from 1 to 1000", 1, 1000,
-      CMP(repeat), 0, 0 },
+      CMP(repeat), 0, 0, NULL },
     { "grace", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "SIGTERM, then SIGKILL after D (default 3s)",
-      "a duration such as 3s", 0, 0, CMP(grace_ns), 0, 0 },
+      "a duration such as 3s", 0, 0, CMP(grace_ns), 0, 0, NULL },
     { "ready-timeout", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "how long a server may take to answer (default 15s)",
-      "a duration such as 15s", 1, 0, CMP(ready_ns), 0, 0 },
+      "a duration such as 15s", 1, 0, CMP(ready_ns), 0, 0, NULL },
     { "cgroups", 0, K_FLAG, D_CMP, S_MISC, OPT_SETTINGS, NULL,
       "run each server in a cgroup of its own, to follow and stop all of it (default yes)", "yes or no", 0, 0,
-      CMP(cgroups), 1, 0 },
+      CMP(cgroups), 1, 0, NULL },
     { "server-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin the servers to these CPUs",
-      "CPU numbers such as 0 or 0-1", 0, 0, 0, 0, I_SERVER_CPUS },
+      "CPU numbers such as 0 or 0-1", 0, 0, 0, 0, I_SERVER_CPUS, NULL },
     { "client-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin rafale to these CPUs",
-      "CPU numbers such as 1 or 2-3", 0, 0, 0, 0, I_CLIENT_CPUS },
+      "CPU numbers such as 1 or 2-3", 0, 0, 0, 0, I_CLIENT_CPUS, NULL },
     { "html", 0, K_TEXT, D_CMP, S_MISC, OPT_COMPARE, "FILE", "a self-contained HTML report with charts",
-      "a file name", 0, 0, CMP(html_path), 0, 0 },
+      "a file name", 0, 0, CMP(html_path), 0, 0, NULL },
     { "json", 0, K_TEXT, D_CMP, S_MISC, OPT_COMPARE, "FILE", "every run's full result as JSON (rafale report reads it)",
-      "a file name", 0, 0, CMP(json_path), 0, 0 },
+      "a file name", 0, 0, CMP(json_path), 0, 0, NULL },
 
     /* rafale serve */
     { "listen", 'l', K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "ADDR:PORT",
       "where to listen (default 127.0.0.1:8080; port 0 picks a free one; unix:PATH)", "an address", 0, 0, SRV(listen),
-      0, 0 },
+      0, 0, NULL },
     { "threads", 't', K_U32, D_SERVE, S_MISC, OPT_SERVE, "N", "threads, each with its own SO_REUSEPORT listener",
-      "a number of threads from 1 to 1024", 1, 1024, SRV(threads), 0, 0 },
+      "a number of threads from 1 to 1024", 1, 1024, SRV(threads), 0, 0, NULL },
     { "access-log", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "log every request (- for stdout)", "a file name",
-      0, 0, SRV(access_log), 0, 0 },
+      0, 0, SRV(access_log), 0, 0, NULL },
     { "files", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "DIR", "load DIR's files into memory and serve them at /random",
-      "a directory", 0, 0, SRV(files_dir), 0, 0 },
+      "a directory", 0, 0, SRV(files_dir), 0, 0, NULL },
     { "redirect-to", 0, K_FIELD, D_SERVE, S_MISC, OPT_SERVE, "URL", "default Location of /redirect (http://example.com)",
-      "a URL (no CR, LF or other control byte)", 0, 0, SRV(redirect_to), 0, 0 },
+      "a URL (no CR, LF or other control byte)", 0, 0, SRV(redirect_to), 0, 0, NULL },
     { "tls-cert", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "serve over TLS with this certificate (with --tls-key)",
-      "a file name", 0, 0, SRV(tls_cert), 0, 0 },
+      "a file name", 0, 0, SRV(tls_cert), 0, 0, NULL },
     { "tls-key", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "the certificate's private key", "a file name", 0, 0,
-      SRV(tls_key), 0, 0 },
+      SRV(tls_key), 0, 0, NULL },
     { "header-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
       "close a connection whose request does not arrive within D (default 60s; 408)", "a duration of at least 1ms",
-      1e6, 0, SRV(header_timeout_ns), 0, 0 },
+      1e6, 0, SRV(header_timeout_ns), 0, 0, NULL },
     { "idle-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
       "close an idle keep-alive connection, or one that stops reading, after D (default 75s)",
-      "a duration of at least 1ms", 1e6, 0, SRV(idle_timeout_ns), 0, 0 },
+      "a duration of at least 1ms", 1e6, 0, SRV(idle_timeout_ns), 0, 0, NULL },
 
     /* Everywhere on the command line */
     { "help", 'h', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE, NULL,
-      "this help", NULL, 0, 0, 0, 0, I_HELP },
-    { "version", 'V', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP, NULL, "the version", NULL, 0, 0, 0, 0, I_VERSION },
+      "this help", NULL, 0, 0, 0, 0, I_HELP, NULL },
+    { "version", 'V', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP, NULL, "the version", NULL, 0, 0, 0, 0, I_VERSION, NULL },
 };
 
 #define NOPTS (sizeof(table) / sizeof(table[0]))
@@ -777,4 +779,74 @@ void opt_keys(unsigned where, char *buf, size_t len)
     }
     if (used >= len && len > 4)
         strcpy(buf + len - 4, "...");
+}
+
+/* --- a result's "config" object --- */
+
+void opt_json_write(FILE *f, const struct config *cfg)
+{
+    size_t i;
+    for (i = 0; i < NOPTS; i++) {
+        const struct opt_def *o = &table[i];
+        const char *field = (const char *)cfg + o->off;
+        uint32_t u32;
+        if (o->json == NULL || o->dst != D_RUN)
+            continue;
+        fprintf(f, ", \"%s\": ", o->json);
+        switch (o->kind) {
+        case K_U32:
+            memcpy(&u32, field, sizeof(u32));
+            /* 0 where 1 is the least (a depth, streams) means 1. */
+            fprintf(f, "%u", u32 == 0 && o->min == 1 ? 1 : u32);
+            break;
+        case K_U64:
+            fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)(const void *)field);
+            break;
+        case K_DUR:
+            fprintf(f, "%.3f", (double)*(const uint64_t *)(const void *)field / 1e9);
+            break;
+        case K_RATE:
+            fprintf(f, "%.3f", *(const double *)(const void *)field);
+            break;
+        case K_FLAG:
+            fprintf(f, "%s", *(const int *)(const void *)field ? "true" : "false");
+            break;
+        default:
+            fprintf(f, "null");
+        }
+    }
+}
+
+int opt_json_read(struct jc *c, json_t *o, struct config *cfg)
+{
+    size_t i;
+    for (i = 0; i < NOPTS; i++) {
+        const struct opt_def *d = &table[i];
+        char *field = (char *)cfg + d->off;
+        json_t *v;
+        if (d->json == NULL || d->dst != D_RUN || (v = json_object_get(o, d->json)) == NULL || json_is_null(v))
+            continue; /* absent: the default */
+        switch (d->kind) {
+        case K_U32:
+            *(uint32_t *)(void *)field = (uint32_t)jcheck_num(c, o, d->json, 0, d->max, 0);
+            break;
+        case K_U64:
+            *(uint64_t *)(void *)field = jcheck_count(c, o, d->json, 0);
+            break;
+        case K_DUR:
+            *(uint64_t *)(void *)field = jcheck_ns(c, o, d->json, 0);
+            break;
+        case K_RATE:
+            *(double *)(void *)field = jcheck_num(c, o, d->json, 0, d->max, 0);
+            break;
+        case K_FLAG:
+            if (!json_is_boolean(v))
+                jcheck_fail(c, d->json, "not true or false");
+            *(int *)(void *)field = json_is_true(v);
+            break;
+        default:
+            break;
+        }
+    }
+    return c->failed ? -1 : 0;
 }

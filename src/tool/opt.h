@@ -6,6 +6,7 @@
 #ifndef RAFALE_OPT_H
 #define RAFALE_OPT_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -57,5 +58,14 @@ void opt_help(FILE *f, unsigned where);
 
 /* The plan keys of `where`, comma-separated, for an error message. */
 void opt_keys(unsigned where, char *buf, size_t len);
+
+/* A result's "config" object holds the run's options the table gives a
+ * JSON key (", \"key\": value" each; durations in seconds): written and read
+ * back from the table, so a new option is one row. Reading checks each
+ * value (its type, the option's range) and leaves an absent key at its
+ * default. Returns 0, or -1 with what is wrong in c. */
+struct jc;
+void opt_json_write(FILE *f, const struct config *cfg);
+int opt_json_read(struct jc *c, json_t *o, struct config *cfg);
 
 #endif

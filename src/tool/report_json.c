@@ -1,6 +1,7 @@
 /* report_json.c - the whole result as JSON. The key names are a contract
  * (see the README): add keys, never rename them. */
 #include "report.h"
+#include "opt.h"
 
 #include <string.h>
 
@@ -160,22 +161,16 @@ void report_json_config(FILE *f, const struct config *cfg)
     }
     fprintf(f, "], \"method\": ");
     report_json_str(f, cfg->method);
-    fprintf(f, ", \"connections\": %u, \"threads\": %u, \"keepalive\": %s, \"requests\": %llu, "
-               "\"duration_s\": %.3f, \"requests_per_connection\": %llu, \"timeout_s\": %.3f, "
-               "\"connect_timeout_s\": %.3f, \"body_bytes\": %zu, \"headers\": [",
-            cfg->connections, cfg->threads, cfg->keepalive ? "true" : "false", (unsigned long long)cfg->requests,
-            (double)cfg->duration_ns / 1e9, (unsigned long long)cfg->requests_per_conn, (double)cfg->timeout_ns / 1e9,
-            (double)cfg->connect_timeout_ns / 1e9, cfg->has_body ? cfg->body_len : (size_t)0);
+    /* connections, threads, keepalive, requests, durations, http2, ...:
+     * every option the table gives a JSON key. */
+    opt_json_write(f, cfg);
+    fprintf(f, ", \"body_bytes\": %zu, \"headers\": [", cfg->has_body ? cfg->body_len : (size_t)0);
     for (i = 0; i < cfg->nheaders; i++) {
         if (i)
             fputs(", ", f);
         report_json_str(f, cfg->headers[i]);
     }
-    fprintf(f, "], \"http2\": %s, \"streams\": %u, \"h2_window_bits\": %u, \"follow\": %u, \"cookies\": %s",
-            cfg->http2 ? "true" : "false", cfg->streams ? cfg->streams : 1, cfg->h2_window_bits, cfg->follow,
-            cfg->cookies ? "true" : "false");
-    fprintf(f, ", \"pipeline\": %u, \"rate\": %.3f, \"arrival\": \"%s\", \"warmup_s\": %.3f, \"expect\": ",
-            cfg->pipeline ? cfg->pipeline : 1, cfg->rate, cfg->poisson ? "poisson" : "uniform", (double)cfg->warmup_ns / 1e9);
+    fprintf(f, "], \"arrival\": \"%s\", \"expect\": ", cfg->poisson ? "poisson" : "uniform");
     report_json_str(f, cfg->expect.text);
     fprintf(f, ", \"order\": \"%s\", \"targets\": ",
             cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"

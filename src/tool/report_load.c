@@ -10,6 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
+#include "opt.h"
 #include "jcheck.h"
 #include "err.h"
 #include "report.h"
@@ -291,22 +292,8 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     }
     if (ct && (cfg->content_type = config_keep(cfg, ct)) == NULL)
         goto oom;
-    cfg->connections = (uint32_t)jcheck_num(c, o, "connections", 0, 10000000, 0);
-    cfg->threads = (uint32_t)jcheck_num(c, o, "threads", 0, 1024, 0);
-    cfg->keepalive = !json_is_false(json_object_get(o, "keepalive"));
-    cfg->requests = jcheck_count(c, o, "requests", 0);
-    cfg->duration_ns = jcheck_ns(c, o, "duration_s", 0);
-    cfg->timeout_ns = jcheck_ns(c, o, "timeout_s", 0);
-    cfg->connect_timeout_ns = jcheck_ns(c, o, "connect_timeout_s", 0);
-    cfg->rate = jcheck_num(c, o, "rate", 0, 1e8, 0);
-    cfg->pipeline = (uint32_t)jcheck_num(c, o, "pipeline", 0, 1024, 0);
-    cfg->http2 = json_is_true(json_object_get(o, "http2"));
-    cfg->cookies = json_is_true(json_object_get(o, "cookies"));
-    cfg->follow = (uint32_t)jcheck_num(c, o, "follow", 0, 20, 0);
-    cfg->streams = (uint32_t)jcheck_num(c, o, "streams", 0, 1024, 0);
-    cfg->h2_window_bits = (uint32_t)jcheck_num(c, o, "h2_window_bits", 0, 30, 0);
-    cfg->warmup_ns = jcheck_ns(c, o, "warmup_s", 0);
-    cfg->requests_per_conn = jcheck_count(c, o, "requests_per_connection", 0);
+    /* Every option the table gives a JSON key, read through the table. */
+    opt_json_read(c, o, cfg);
     cfg->body_len = (size_t)jcheck_count(c, o, "body_bytes", 0);
     cfg->has_body = cfg->body_len > 0;
     if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
