@@ -31,8 +31,8 @@ int main(void)
         struct hp p;
         t0 = clock_ns();
         for (i = 0; i < n; i++) {
-            hp_reset(&p, 0);
-            sink += (uint64_t)hp_feed(&p, resp[k], len);
+            http_parse_reset(&p, 0);
+            sink += (uint64_t)http_parse_feed(&p, resp[k], len);
         }
         t1 = clock_ns();
         printf("parse %-45s %6.1f ns/response (%zu bytes, %.2f ns/byte)\n", name[k], per_op(t0, t1, n), len,

@@ -31,19 +31,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if (copy == NULL)
         return 0;
     memcpy(copy, data, len);
-    hp_reset(&a, head);
-    whole = hp_feed(&a, copy, len);
+    http_parse_reset(&a, head);
+    whole = http_parse_feed(&a, copy, len);
     if (whole > (ssize_t)len)
         abort();
 
-    hp_reset(&b, head);
-    r = cut ? hp_feed(&b, copy, cut) : -2;
+    http_parse_reset(&b, head);
+    r = cut ? http_parse_feed(&b, copy, cut) : -2;
     if (r == -2)
-        r = hp_feed(&b, copy + cut, len - cut), r = r >= 0 ? r + (ssize_t)cut : r;
+        r = http_parse_feed(&b, copy + cut, len - cut), r = r >= 0 ? r + (ssize_t)cut : r;
     /* Same verdict whatever the split: complete at the same byte, or partial, or malformed. */
     if ((whole >= 0) != (r >= 0) || (whole >= 0 && whole != r) || (whole == -1) != (r == -1))
         abort();
-    if (whole >= 0 && (a.status != b.status || hp_keepalive(&a) != hp_keepalive(&b)))
+    if (whole >= 0 && (a.status != b.status || http_parse_keepalive(&a) != http_parse_keepalive(&b)))
         abort();
     free(copy);
     return 0;

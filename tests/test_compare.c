@@ -1,4 +1,4 @@
-/* What `rafale compare` concludes from its runs (cmp_summarize), on runs
+/* What `rafale compare` concludes from its runs (compare_summarize), on runs
  * made up here: the median, the spread, bad statuses, refused keep-alive,
  * server CPU and memory. Built through cmp_saved_*, as `rafale report
  * A.json B.json` builds its side-by-side page. */
@@ -39,20 +39,20 @@ static void median_spread_and_server_figures(void)
     struct cmp_result r;
     struct engine_result a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
     struct monitor_result m;
-    struct cmp_cell *cell;
+    struct compare_cell *cell;
 
     memset(&m, 0, sizeof(m));
     m.cpu_s = 0.5;
     m.has_pss = 1;
     m.pss_peak_bytes = 30 << 20;
     m.rss_peak_bytes = 90 << 20;
-    CHECK(cmp_saved_init(&p, &r, &cfg, 1) == 0);
-    CHECK(cmp_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a, &m) == 0);
+    CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a, &m) == 0);
     /* More runs of the same cell, as repeat = 3 would make. */
-    cell = cmp_cell(&r, 0, 0);
-    CHECK(cmp_add_run(cell, &b, NULL) == 0 && cmp_add_run(cell, &c, NULL) == 0);
+    cell = compare_cell(&r, 0, 0);
+    CHECK(compare_add_run(cell, &b, NULL) == 0 && compare_add_run(cell, &c, NULL) == 0);
     CHECK(a.total.h[H_LATENCY].counts == NULL && m.pss_peak_bytes == 0); /* taken over */
-    cmp_summarize(&p, &r);
+    compare_summarize(&p, &r);
     CHECKF(cell->rps_median == 1100 && cell->rps_min == 1000 && cell->rps_max == 1200, "%g %g %g", cell->rps_median,
            cell->rps_min, cell->rps_max);
     CHECK(cell->total.completed == 3300 && cell->total.h[H_LATENCY].total == 3300);
@@ -61,8 +61,8 @@ static void median_spread_and_server_figures(void)
     CHECKF(fabs(cell->server_cpu_us - 500) < 1e-9, "%g", cell->server_cpu_us); /* 0.5 s over 1000 requests */
     CHECK(cell->mem_is_pss && cell->mem_peak == 30 << 20 && cell->best_run == 0);
     CHECK(strcmp(p.servers[0].name, "a.json") == 0 && p.nworkloads == 1 && p.set.repeat == 1);
-    cmp_result_free(&r);
-    cmp_plan_free(&p);
+    compare_result_free(&r);
+    compare_file_free(&p);
     config_free(&cfg);
 }
 
@@ -72,15 +72,15 @@ static void bad_statuses_make_a_cell_invalid(void)
     struct cmp_plan p;
     struct cmp_result r;
     struct engine_result ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
-    CHECK(cmp_saved_init(&p, &r, &cfg, 2) == 0);
-    CHECK(cmp_saved_add(&p, &r, 0, "half", "u", &ok, NULL) == 0);
-    CHECK(cmp_saved_add(&p, &r, 1, "most", "u", &broken, NULL) == 0);
-    cmp_summarize(&p, &r);
-    CHECK(!cmp_cell(&r, 0, 0)->invalid && cmp_cell(&r, 0, 0)->bad_pct == 50);
-    CHECK(cmp_cell(&r, 0, 1)->invalid);
-    CHECK(cmp_cell(&r, 0, 0)->server_cpu_us < 0); /* no server watched: unknown, not zero */
-    cmp_result_free(&r);
-    cmp_plan_free(&p);
+    CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "half", "u", &ok, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 1, "most", "u", &broken, NULL) == 0);
+    compare_summarize(&p, &r);
+    CHECK(!compare_cell(&r, 0, 0)->invalid && compare_cell(&r, 0, 0)->bad_pct == 50);
+    CHECK(compare_cell(&r, 0, 1)->invalid);
+    CHECK(compare_cell(&r, 0, 0)->server_cpu_us < 0); /* no server watched: unknown, not zero */
+    compare_result_free(&r);
+    compare_file_free(&p);
     config_free(&cfg);
 }
 
@@ -90,26 +90,26 @@ static void a_new_connection_per_request_is_refused_keepalive(void)
     struct cmp_plan p;
     struct cmp_result r;
     struct engine_result closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
-    CHECK(cmp_saved_init(&p, &r, &cfg, 3) == 0);
-    CHECK(cmp_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
-    CHECK(cmp_saved_add(&p, &r, 1, "boundary", "u", &keeps, NULL) == 0);
-    CHECK(cmp_saved_add(&p, &r, 2, "few", "u", &few, NULL) == 0);
-    cmp_summarize(&p, &r);
-    CHECK(cmp_cell(&r, 0, 0)->keepalive_refused && cmp_cell(&r, 0, 0)->conns_per_req == 1);
-    CHECK(cmp_cell(&r, 0, 1)->keepalive_refused);   /* 0.95 connections per request */
-    CHECK(!cmp_cell(&r, 0, 2)->keepalive_refused);  /* too few requests to tell */
-    cmp_result_free(&r);
-    cmp_plan_free(&p);
+    CHECK(compare_saved_init(&p, &r, &cfg, 3) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 1, "boundary", "u", &keeps, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 2, "few", "u", &few, NULL) == 0);
+    compare_summarize(&p, &r);
+    CHECK(compare_cell(&r, 0, 0)->keepalive_refused && compare_cell(&r, 0, 0)->conns_per_req == 1);
+    CHECK(compare_cell(&r, 0, 1)->keepalive_refused);   /* 0.95 connections per request */
+    CHECK(!compare_cell(&r, 0, 2)->keepalive_refused);  /* too few requests to tell */
+    compare_result_free(&r);
+    compare_file_free(&p);
 
     /* With --close, a connection per request is what was asked. */
     cfg.keepalive = 0;
     closes = run(1000, 1.0, 1000, 0);
-    CHECK(cmp_saved_init(&p, &r, &cfg, 1) == 0);
-    CHECK(cmp_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
-    cmp_summarize(&p, &r);
-    CHECK(!cmp_cell(&r, 0, 0)->keepalive_refused);
-    cmp_result_free(&r);
-    cmp_plan_free(&p);
+    CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
+    compare_summarize(&p, &r);
+    CHECK(!compare_cell(&r, 0, 0)->keepalive_refused);
+    compare_result_free(&r);
+    compare_file_free(&p);
     config_free(&cfg);
 }
 
@@ -119,13 +119,13 @@ static void an_empty_cell_is_not_a_result(void)
     struct cmp_plan p;
     struct cmp_result r;
     struct engine_result none = run(0, 1.0, 0, 0);
-    CHECK(cmp_saved_init(&p, &r, &cfg, 2) == 0);
-    CHECK(cmp_saved_add(&p, &r, 0, "nothing", "u", &none, NULL) == 0);
-    cmp_summarize(&p, &r);
-    CHECK(cmp_cell(&r, 0, 0)->invalid && cmp_cell(&r, 0, 0)->rps_median == 0);
-    CHECK(!cmp_cell(&r, 0, 1)->invalid && cmp_cell(&r, 0, 1)->nruns == 0 && cmp_cell(&r, 0, 1)->rps_min == 0);
-    cmp_result_free(&r);
-    cmp_plan_free(&p);
+    CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "nothing", "u", &none, NULL) == 0);
+    compare_summarize(&p, &r);
+    CHECK(compare_cell(&r, 0, 0)->invalid && compare_cell(&r, 0, 0)->rps_median == 0);
+    CHECK(!compare_cell(&r, 0, 1)->invalid && compare_cell(&r, 0, 1)->nruns == 0 && compare_cell(&r, 0, 1)->rps_min == 0);
+    compare_result_free(&r);
+    compare_file_free(&p);
     config_free(&cfg);
 }
 

@@ -26,7 +26,7 @@ static const char *parse(struct cmp_plan *p, const struct cmp_settings *over)
 {
     static char err[512];
     err[0] = '\0';
-    if (cmp_parse(path, over, p, err, sizeof(err)) != 0 && err[0] == '\0')
+    if (compare_file_parse(path, over, p, err, sizeof(err)) != 0 && err[0] == '\0')
         strcpy(err, "(failed without a reason)");
     return err;
 }
@@ -38,7 +38,7 @@ static void check_error(const char *plan, const char *want)
     write_plan("%s", plan);
     e = parse(&p, NULL);
     CHECKF(strstr(e, want) != NULL, "plan:\n%s\nwanted '%s', got '%s'", plan, want, e);
-    cmp_plan_free(&p);
+    compare_file_free(&p);
 }
 
 static void settings_are_defaults(void)
@@ -99,7 +99,7 @@ static void settings_are_defaults(void)
     CHECK(status_set_has(&p.workloads[1].cfg.expect, 302));
     /* Neither requests nor duration: 5 s. Threads: one without client-cpus. */
     CHECK(p.workloads[1].cfg.duration_ns == 5000000000ULL && p.workloads[1].cfg.threads == 1);
-    cmp_plan_free(&p);
+    compare_file_free(&p);
 }
 
 static void no_cap_and_threads_follow_the_client_cpus(void)
@@ -119,7 +119,7 @@ static void no_cap_and_threads_follow_the_client_cpus(void)
     CHECKF(e[0] == '\0', "%s", e);
     CHECK(p.nservers == 40 && p.nworkloads == 30 && strcmp(p.servers[39].name, "s39") == 0);
     CHECK(p.set.nclient_cpus == 4 && p.workloads[29].cfg.threads == 4 && p.workloads[29].cfg.connections == 37);
-    cmp_plan_free(&p);
+    compare_file_free(&p);
     /* The command line wins over the file. */
     memset(&over, 0, sizeof(over));
     over.repeat = 7;
@@ -129,7 +129,7 @@ static void no_cap_and_threads_follow_the_client_cpus(void)
     CHECKF(e[0] == '\0', "%s", e);
     CHECK(p.set.repeat == 7 && p.set.nclient_cpus == 1 && p.set.client_cpus[0] == 1 && p.workloads[0].cfg.threads == 1);
     CHECK(p.set.nserver_cpus == 1 && p.set.server_cpus[0] == 4);
-    cmp_plan_free(&p);
+    compare_file_free(&p);
 }
 
 static void errors_name_their_line(void)

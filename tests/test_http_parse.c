@@ -32,24 +32,24 @@ struct expect {
 static ssize_t feed_split(struct hp *p, const char *s, size_t n, size_t k, int head)
 {
     ssize_t r;
-    hp_reset(p, head);
+    http_parse_reset(p, head);
     if (k > 0) {
-        r = hp_feed(p, guarded(s, k), k);
+        r = http_parse_feed(p, guarded(s, k), k);
         if (r != -2)
             return r;
     }
     if (n - k == 0)
         return -2;
-    r = hp_feed(p, guarded(s + k, n - k), n - k);
+    r = http_parse_feed(p, guarded(s + k, n - k), n - k);
     return r >= 0 ? (ssize_t)k + r : r;
 }
 
 static ssize_t feed_bytes(struct hp *p, const char *s, size_t n, int head)
 {
     size_t i;
-    hp_reset(p, head);
+    http_parse_reset(p, head);
     for (i = 0; i < n; i++) {
-        ssize_t r = hp_feed(p, guarded(s + i, 1), 1);
+        ssize_t r = http_parse_feed(p, guarded(s + i, 1), 1);
         if (r == -1)
             return -1;
         if (r >= 0)
@@ -70,10 +70,10 @@ static void check_resp(const char *name, const char *s, int head, struct expect 
                p.error ? p.error : "");
         if (r >= 0 && e.consumed >= 0) {
             CHECKF(p.status == e.status, "%s split %zu: status %d", name, k, p.status);
-            CHECKF(hp_keepalive(&p) == e.keepalive, "%s split %zu: keepalive", name, k);
+            CHECKF(http_parse_keepalive(&p) == e.keepalive, "%s split %zu: keepalive", name, k);
         }
         if (r == -2)
-            CHECKF(hp_eof(&p) == e.eof_completes, "%s split %zu: eof", name, k);
+            CHECKF(http_parse_eof(&p) == e.eof_completes, "%s split %zu: eof", name, k);
     }
     r = feed_bytes(&p, s, n, head);
     CHECKF(r == e.consumed, "%s bytewise: got %zd want %zd (%s)", name, r, e.consumed, p.error ? p.error : "");
@@ -142,11 +142,11 @@ static void pipelined(void)
         const char *two = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb";
         size_t first = strlen("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na");
         struct hp p;
-        hp_reset(&p, 0);
-        CHECK(hp_feed(&p, two, strlen(two)) == (ssize_t)first);
-        hp_reset(&p, 0);
-        CHECK(hp_feed(&p, two + first, strlen(two) - first) == (ssize_t)(strlen(two) - first));
-        CHECK(hp_feed(&p, "x", 1) == -1); /* fed after completion */
+        http_parse_reset(&p, 0);
+        CHECK(http_parse_feed(&p, two, strlen(two)) == (ssize_t)first);
+        http_parse_reset(&p, 0);
+        CHECK(http_parse_feed(&p, two + first, strlen(two) - first) == (ssize_t)(strlen(two) - first));
+        CHECK(http_parse_feed(&p, "x", 1) == -1); /* fed after completion */
     }
 
 }
@@ -209,8 +209,8 @@ static void limits(void)
         strcpy(big + n + HP_MAX_LINE, "\r\n\r\n");
         {
             struct hp p;
-            hp_reset(&p, 0);
-            CHECK(hp_feed(&p, big, strlen(big)) == -1);
+            http_parse_reset(&p, 0);
+            CHECK(http_parse_feed(&p, big, strlen(big)) == -1);
             CHECK(p.error && strcmp(p.error, "line too long") == 0);
         }
         strcpy(big, "HTTP/1.1 200 OK\r\n");
@@ -219,8 +219,8 @@ static void limits(void)
         strcat(big, "\r\n");
         {
             struct hp p;
-            hp_reset(&p, 0);
-            CHECK(hp_feed(&p, big, strlen(big)) == -1);
+            http_parse_reset(&p, 0);
+            CHECK(http_parse_feed(&p, big, strlen(big)) == -1);
             CHECK(p.error && strcmp(p.error, "too many header fields") == 0);
         }
     }

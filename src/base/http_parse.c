@@ -34,7 +34,7 @@ static int hexval(unsigned char c)
     return -1;
 }
 
-void hp_reset(struct hp *p, int head_only)
+void http_parse_reset(struct hp *p, int head_only)
 {
     memset(p, 0, offsetof(struct hp, val));
     p->head_only = (uint8_t)(head_only != 0);
@@ -137,7 +137,7 @@ static int end_head(struct hp *p)
         /* Interim response (100 Continue, 103 Early Hints): the final one follows. */
         {
             uint8_t head_only = p->head_only;
-            hp_reset(p, head_only);
+            http_parse_reset(p, head_only);
         }
         return S_VERSION;
     }
@@ -170,7 +170,7 @@ static int end_head(struct hp *p)
 
 #define FAIL(msg) do { p->error = (msg); return -1; } while (0)
 
-ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
+ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
 {
     size_t i = 0;
     int st = p->state;
@@ -540,12 +540,12 @@ ssize_t hp_feed(struct hp *p, const char *buf, size_t len)
     return -2;
 }
 
-int hp_eof(const struct hp *p)
+int http_parse_eof(const struct hp *p)
 {
     return p->state == S_BODY_EOF;
 }
 
-enum hp_close hp_close_reason(const struct hp *p)
+enum hp_close http_parse_close_reason(const struct hp *p)
 {
     if (p->flags & HP_F_CLOSE)
         return HP_CLOSE_HEADER;
@@ -557,7 +557,7 @@ enum hp_close hp_close_reason(const struct hp *p)
     return HP_KEEP;
 }
 
-int hp_keepalive(const struct hp *p)
+int http_parse_keepalive(const struct hp *p)
 {
-    return hp_close_reason(p) == HP_KEEP;
+    return http_parse_close_reason(p) == HP_KEEP;
 }

@@ -27,16 +27,16 @@ struct hp {
     uint32_t namelen;
     uint64_t clen;       /* Content-Length value */
     uint64_t remaining;  /* body or chunk bytes still to come */
-    const char *error;   /* static text when hp_feed returned -1 */
+    const char *error;   /* static text when http_parse_feed returned -1 */
     char val[64];
     /* --cookies: each Set-Cookie value goes here, '\n' after each, until
      * the caller empties it (sink_len = 0); one that does not fit is left
-     * out. Kept across hp_reset. NULL: Set-Cookie is not looked at. */
+     * out. Kept across http_parse_reset. NULL: Set-Cookie is not looked at. */
     char *sink;
     uint16_t sink_len, sink_cap, sink_mark;
     /* --follow: the Location value goes here (NULL: not looked at);
      * loc_len is 0 when there was none or it did not fit. Kept across
-     * hp_reset; the caller empties it. */
+     * http_parse_reset; the caller empties it. */
     char *loc;
     uint16_t loc_len, loc_cap;
     uint8_t loc_over;
@@ -51,20 +51,20 @@ struct hp {
 #define HP_F_HEAD_DONE  0x40  /* the final status line and headers are complete */
 
 /* Prepares p for a new response; head_only is set for a HEAD request. */
-void hp_reset(struct hp *p, int head_only);
+void http_parse_reset(struct hp *p, int head_only);
 
 /* Feeds len bytes. Returns the number of bytes that completed the response
  * (the rest belongs to whatever follows), -2 when all bytes were consumed and
  * the response is not complete yet, or -1 when the response is malformed
  * (p->error says why). */
-ssize_t hp_feed(struct hp *p, const char *buf, size_t len);
+ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len);
 
 /* The server closed the connection. Returns 1 when that completes the
  * response (a body delimited by close), 0 when it came too early. */
-int hp_eof(const struct hp *p);
+int http_parse_eof(const struct hp *p);
 
 /* After a complete response: may the connection carry another request? */
-int hp_keepalive(const struct hp *p);
+int http_parse_keepalive(const struct hp *p);
 
 /* Why it may not (RFC 9112 §9.3 and §6.3). */
 enum hp_close {
@@ -73,6 +73,6 @@ enum hp_close {
     HP_CLOSE_HTTP10,    /* an HTTP/1.0 response without "Connection: keep-alive" */
     HP_CLOSE_BODY_EOF,  /* no length: the body ended with the connection */
 };
-enum hp_close hp_close_reason(const struct hp *p);
+enum hp_close http_parse_close_reason(const struct hp *p);
 
 #endif

@@ -1,4 +1,5 @@
-/* schedule.h - the constant-rate schedule (-R) and its backlog.
+/* schedule.h - the constant-rate schedule (-R), its ramps (--stages) and
+ * its backlog: sched.c, ramp.c, backlog.c.
  *
  * One evenly spaced global schedule (or one Poisson process) is shared out
  * over the threads: thread i of n sends requests i, i+n, i+2n, ..., so the
@@ -10,6 +11,20 @@
 #define RAFALE_SCHEDULE_H
 
 #include <stdint.h>
+
+/* A time in ns from a double: never a conversion C leaves undefined (a
+ * NaN, a negative, an infinite or too large gap saturate). */
+static inline uint64_t schedule_ns(double x)
+{
+    if (!(x > 0))
+        return 0;
+    return x >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)x;
+}
+
+static inline uint64_t schedule_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 /* --stages: a rate that moves linearly from one value to the next over each
  * stage (k6's ramping-arrival-rate). N(t), the requests due by t, is then

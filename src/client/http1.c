@@ -41,7 +41,7 @@ static void h1_added(struct conn *c, struct slot *s)
 {
     /* The oldest request's response is the one parsed next. */
     if (c->count == 0) {
-        hp_reset(&c->h1.hp, c->w->plan->urls[s->url].head);
+        http_parse_reset(&c->h1.hp, c->w->plan->urls[s->url].head);
         c->h1.got_first = 0;
     }
 }
@@ -114,7 +114,7 @@ static int h1_follow(struct conn *c)
     size_t plen, o = 0;
     int to_get;
 
-    if (!cfg->follow || !is_redirect(hp->status) || hp->loc_len == 0 || hp_close_reason(hp) != HP_KEEP ||
+    if (!cfg->follow || !is_redirect(hp->status) || hp->loc_len == 0 || http_parse_close_reason(hp) != HP_KEEP ||
         c->h1.nsent == 0 || s->hops >= cfg->follow) {
         hp->loc_len = 0;
         return 0;
@@ -201,7 +201,7 @@ static int h1_follow(struct conn *c)
     c->h1.nsent = 0;
     c->h1.woff = 0;
     c->h1.got_first = 0;
-    hp_reset(hp, to_get ? 0 : pl->urls[s->url].head);
+    http_parse_reset(hp, to_get ? 0 : pl->urls[s->url].head);
     return 1;
 }
 
@@ -211,7 +211,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
 {
     struct worker *w = c->w;
     const struct config *cfg = w->plan->cfg;
-    enum hp_close why = hp_close_reason(&c->h1.hp);
+    enum hp_close why = http_parse_close_reason(&c->h1.hp);
     int server_keeps = why == HP_KEEP;
     enum close_kind closed = CLOSE__COUNT;
     int followed;
@@ -256,7 +256,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         return -1;
     }
     if (c->count > 0) {
-        hp_reset(&c->h1.hp, w->plan->urls[slot_at(c, 0)->url].head);
+        http_parse_reset(&c->h1.hp, w->plan->urls[slot_at(c, 0)->url].head);
         c->h1.got_first = 0;
         conn_arm(c);
     }
@@ -282,7 +282,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             c->h1.got_first = 1;
             c->h1.t_first = now;
         }
-        r = hp_feed(&c->h1.hp, buf + off, n - off);
+        r = http_parse_feed(&c->h1.hp, buf + off, n - off);
         if (r == -1) {
             conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
             return -1;
@@ -300,7 +300,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 static void h1_eof(struct conn *c, uint64_t now)
 {
     /* RFC 9112 §6.3: a body without a length ends with the connection. */
-    if (hp_eof(&c->h1.hp)) {
+    if (http_parse_eof(&c->h1.hp)) {
         if (!c->h1.got_first)
             c->h1.t_first = now;
         h1_complete(c, now, 1);

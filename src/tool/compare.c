@@ -26,12 +26,12 @@
 
 /* snprintf for messages that may be cut short, and that is fine. */
 
-struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s)
+struct compare_cell *compare_cell(const struct cmp_result *r, int w, int s)
 {
     return &r->cells[w * r->nservers + s];
 }
 
-int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p)
+int compare_result_init(struct cmp_result *r, const struct cmp_plan *p)
 {
     int i;
     memset(r, 0, sizeof(*r));
@@ -52,11 +52,11 @@ int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p)
     return 0;
 }
 
-void cmp_result_free(struct cmp_result *r)
+void compare_result_free(struct cmp_result *r)
 {
     int i, k;
     for (i = 0; r->cells && i < r->nworkloads * r->nservers; i++) {
-        struct cmp_cell *c = &r->cells[i];
+        struct compare_cell *c = &r->cells[i];
         for (k = 0; k < c->nruns; k++) {
             engine_result_free(&c->runs[k].res);
             monitor_result_free(&c->runs[k].server);
@@ -80,12 +80,12 @@ void cmp_result_free(struct cmp_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_result *server)
+int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server)
 {
-    struct cmp_run *run;
+    struct compare_run *run;
     if (c->nruns == c->caprun) {
         int cap = c->caprun ? c->caprun * 2 : 4;
-        struct cmp_run *n = realloc(c->runs, (size_t)cap * sizeof(*n));
+        struct compare_run *n = realloc(c->runs, (size_t)cap * sizeof(*n));
         if (n == NULL)
             return -1;
         c->runs = n;
@@ -103,7 +103,7 @@ int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_re
     return 0;
 }
 
-int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n)
+int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n)
 {
     memset(p, 0, sizeof(*p));
     memset(r, 0, sizeof(*r));
@@ -113,7 +113,7 @@ int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config
     p->nservers = n;
     p->workloads = calloc(1, sizeof(*p->workloads));
     p->servers = calloc((size_t)n, sizeof(*p->servers));
-    if (p->workloads == NULL || p->servers == NULL || cmp_result_init(r, p) != 0)
+    if (p->workloads == NULL || p->servers == NULL || compare_result_init(r, p) != 0)
         return -1;
     p->workloads[0].name = strdup("saved runs");
     p->workloads[0].path = strdup("/");
@@ -122,7 +122,7 @@ int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config
     return 0;
 }
 
-int cmp_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
                   struct engine_result *res, struct monitor_result *server)
 {
     struct cmp_server *sv = &p->servers[k];
@@ -130,7 +130,7 @@ int cmp_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *n
     sv->url = strdup(url);
     if (sv->name == NULL || sv->url == NULL)
         return -1;
-    return cmp_add_run(cmp_cell(r, 0, k), res, server);
+    return compare_add_run(compare_cell(r, 0, k), res, server);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -148,18 +148,18 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static double run_rps(const struct cmp_run *run)
+static double run_rps(const struct compare_run *run)
 {
     return run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
 }
 
-void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r)
+void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
 {
     int w, s, k;
     for (w = 0; w < r->nworkloads; w++)
         for (s = 0; s < r->nservers; s++) {
             const struct config *cfg = &p->workloads[w].cfg;
-            struct cmp_cell *c = cmp_cell(r, w, s);
+            struct compare_cell *c = compare_cell(r, w, s);
             double *rps = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
             double *cpu = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
             int ncpu = 0, all_pss = 1;
@@ -172,7 +172,7 @@ void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r)
             c->best_run = -1;
             c->client_bound = 0;
             for (k = 0; k < c->nruns; k++) {
-                const struct cmp_run *run = &c->runs[k];
+                const struct compare_run *run = &c->runs[k];
                 double v = run_rps(run);
                 uint64_t mem;
                 stats_merge(&c->total, &run->res.total);
@@ -284,7 +284,7 @@ struct srv {
     const char *monitor_cg;  /* or a cgroup */
 };
 
-const char *cmp_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4])
+const char *compare_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4])
 {
     size_t k = n;
     if (n > CMP_OUTPUT_COLS) {
@@ -299,7 +299,7 @@ const char *cmp_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4])
     return buf;
 }
 
-int cmp_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4])
+int compare_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4])
 {
     const char *end = out + strlen(out), *b[CMP_OUTPUT_LINES];
     size_t len[CMP_OUTPUT_LINES];
@@ -318,11 +318,11 @@ int cmp_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4])
         }
     }
     for (k = 0; k < n; k++)
-        cmp_cut(b[n - 1 - k], len[n - 1 - k], lines[k]);
+        compare_cut(b[n - 1 - k], len[n - 1 - k], lines[k]);
     return n;
 }
 
-int cmp_exit_status(const struct cmp_result *r)
+int compare_exit_status(const struct cmp_result *r)
 {
     int w, s, slo = 0;
     if (r->interrupted)
@@ -331,7 +331,7 @@ int cmp_exit_status(const struct cmp_result *r)
         if (r->failed[s])
             return 1;
         for (w = 0; w < r->nworkloads; w++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             if (c->nruns == 0 || c->invalid)
                 return 1;
             slo |= c->slo_failed > 0;
@@ -348,7 +348,7 @@ static void log_failure(cmp_log_fn log, void *arg, const char *line, const char 
     if (log == NULL)
         return;
     log(line, arg);
-    n = cmp_output_lines(output, lines);
+    n = compare_output_lines(output, lines);
     if (n)
         log("    last output:", arg);
     for (k = 0; k < n; k++) {
@@ -434,7 +434,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
 {
     const struct cmp_workload *wl = &p->workloads[w];
     const struct cmp_server *server = &p->servers[s];
-    struct cmp_cell *cell = cmp_cell(out, w, s);
+    struct compare_cell *cell = compare_cell(out, w, s);
     struct config cfg = wl->cfg, own;
     struct engine_result res;
     struct monitor *mon = NULL;
@@ -494,7 +494,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
              units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.total.h[H_LATENCY], 99)),
              (unsigned long long)stats_errors(&res.total),
              res.total.completed && res.total.bad_status * 2 > res.total.completed ? "  (mostly bad statuses)" : "");
-    if (cmp_add_run(cell, &res, mon ? &mr : NULL) != 0) {
+    if (compare_add_run(cell, &res, mon ? &mr : NULL) != 0) {
         engine_result_free(&res);
         monitor_result_free(&mr);
         config_free(&own);
@@ -503,7 +503,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     }
     if (wl->cfg.targets_path) {
         /* The run keeps its targets: its results are per target. */
-        struct cmp_run *run = &cell->runs[cell->nruns - 1];
+        struct compare_run *run = &cell->runs[cell->nruns - 1];
         if ((run->cfg = malloc(sizeof(*run->cfg))) == NULL) {
             config_free(&own);
             err_set(why, whylen, NULL, "out of memory");
@@ -528,14 +528,14 @@ static void versions(struct cmp_plan *p)
     }
 }
 
-int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
+int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
             char *err, size_t errlen)
 {
     struct srv *svs;
     char line[1200], warn[300];
     int i, w, rep, rc = 0;
 
-    if (cmp_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
+    if (compare_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -601,6 +601,6 @@ int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *ar
     }
     proc_reap_orphans(2 * 1000000000ULL);
     free(svs);
-    cmp_summarize(p, out);
+    compare_summarize(p, out);
     return rc;
 }

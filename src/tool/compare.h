@@ -62,11 +62,11 @@ struct cmp_plan {
 /* Parses the plan file; the settings given on the command line (over: its
  * non-zero fields, or NULL) take precedence over the file's. Returns 0, or
  * -1 with "FILE:LINE: reason" in err. */
-int cmp_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen);
-void cmp_plan_free(struct cmp_plan *p);
+int compare_file_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen);
+void compare_file_free(struct cmp_plan *p);
 
 /* One run of a workload on a server: its full result. */
-struct cmp_run {
+struct compare_run {
     struct engine_result res;
     struct monitor_result server;
     int has_server;
@@ -74,11 +74,11 @@ struct cmp_run {
 };
 
 /* One workload on one server: its runs and what they add up to. */
-struct cmp_cell {
+struct compare_cell {
     char *url;                   /* what the runs were sent to */
-    struct cmp_run *runs;
+    struct compare_run *runs;
     int nruns, caprun;
-    /* Filled by cmp_summarize(): */
+    /* Filled by compare_summarize(): */
     struct stats total;          /* every run merged: histograms, statuses, counters */
     double rps_median, rps_min, rps_max;
     double server_cpu_us;        /* per request, median over runs; < 0 unknown */
@@ -97,7 +97,7 @@ struct cmp_cell {
 
 struct cmp_result {
     int nworkloads, nservers;
-    struct cmp_cell *cells;      /* [w * nservers + s] */
+    struct compare_cell *cells;      /* [w * nservers + s] */
     int *failed;                 /* server could not be used */
     char **failure;              /* why, in a line (CMP_WHY_MAX bytes) */
     char **output;               /* its output's last CMP_OUTPUT_MAX bytes, when it failed */
@@ -106,7 +106,7 @@ struct cmp_result {
     char note[256];              /* why not, when started servers did not */
 };
 
-struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s);
+struct compare_cell *compare_cell(const struct cmp_result *r, int w, int s);
 
 #define CMP_WHY_MAX 512
 #define CMP_OUTPUT_MAX 4096   /* of a failed server's output, kept (the JSON has it whole) */
@@ -116,45 +116,45 @@ struct cmp_cell *cmp_cell(const struct cmp_result *r, int w, int s);
 /* The last CMP_OUTPUT_LINES lines of out that are not blank, each cut at
  * CMP_OUTPUT_COLS bytes (on a UTF-8 character's start) with "…", into
  * lines[], oldest first. Returns how many. */
-int cmp_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4]);
+int compare_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4]);
 
-/* s, cut as cmp_output_lines cuts a line, into buf. */
-const char *cmp_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4]);
+/* s, cut as compare_output_lines cuts a line, into buf. */
+const char *compare_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4]);
 
 typedef void (*cmp_log_fn)(const char *line, void *arg);
 
 /* Allocates an empty result for p. Returns 0 or -1. */
-int cmp_result_init(struct cmp_result *r, const struct cmp_plan *p);
+int compare_result_init(struct cmp_result *r, const struct cmp_plan *p);
 /* Adds a run to a cell (taking res and server over). Returns 0 or -1. */
-int cmp_add_run(struct cmp_cell *c, struct engine_result *res, struct monitor_result *server);
+int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server);
 /* A compare of saved runs (`rafale report A.json B.json`): one workload with
- * cfg's settings and n "servers", one per run. cmp_saved_add() names run k
+ * cfg's settings and n "servers", one per run. compare_saved_add() names run k
  * and takes its result over. Both return 0 or -1 (out of memory); p and r
  * are freed by the caller either way. */
-int cmp_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n);
-int cmp_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n);
+int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
                   struct engine_result *res, struct monitor_result *server);
 /* Computes the summary of every cell from its runs. */
-void cmp_summarize(const struct cmp_plan *p, struct cmp_result *r);
+void compare_summarize(const struct cmp_plan *p, struct cmp_result *r);
 
 /* What a comparison's exit status says (documented in --help, the man page
  * and the README): 0 when every server gave a valid result for every
  * workload, 1 when a server failed or a result is not valid, 3 when an SLO
  * failed (and all else was valid), 130 when interrupted. */
-int cmp_exit_status(const struct cmp_result *r);
+int compare_exit_status(const struct cmp_result *r);
 
 /* Runs the plan: starts the servers, runs every workload against every
  * server, repetitions interleaved, stops everything. log receives one line
  * per event. Returns 0 (the result may hold failed servers), or -1 with a
  * reason in err. Every process started is gone before it returns, even when
  * *stop was set. */
-int cmp_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
+int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
             char *err, size_t errlen);
-void cmp_result_free(struct cmp_result *r);
+void compare_result_free(struct cmp_result *r);
 
 /* Text tables, a self-contained HTML page, JSON with every run in full. */
-void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
-int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
-int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
+void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
+int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
+int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
 
 #endif

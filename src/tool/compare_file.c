@@ -358,7 +358,7 @@ static void override(struct cmp_settings *set, const struct cmp_settings *over)
         set->json_path = over->json_path;
 }
 
-int cmp_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen)
+int compare_file_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen)
 {
     struct sections ss;
     struct config defaults;
@@ -440,7 +440,7 @@ out:
     return rc;
 }
 
-void cmp_plan_free(struct cmp_plan *p)
+void compare_file_free(struct cmp_plan *p)
 {
     int i, k;
     for (i = 0; p->servers && i < p->nservers; i++) {

@@ -215,7 +215,7 @@ static int write_compare_html(const char *cmd, const char *path, const struct cm
         fprintf(stderr, "%s: cannot write '%s': %s\n", cmd, path, strerror(errno));
         return -1;
     }
-    rc = cmp_html(f, p, r);
+    rc = report_compare_html(f, p, r);
     if (fclose(f) != 0 || rc != 0) {
         fprintf(stderr, "%s: writing '%s' failed\n", cmd, path);
         return -1;
@@ -229,23 +229,23 @@ static int side_by_side(const char *html, struct loaded *runs, const char **name
 {
     struct cmp_plan plan;
     struct cmp_result cr;
-    int k, rc = cmp_saved_init(&plan, &cr, &runs[0].run.cfg, n);
+    int k, rc = compare_saved_init(&plan, &cr, &runs[0].run.cfg, n);
 
     for (k = 0; k < n && rc == 0; k++) {
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
         struct loaded_run *lr = &runs[k].run;
-        rc = cmp_saved_add(&plan, &cr, k, base, lr->cfg.nurls ? lr->cfg.url_text[0] : "", &lr->res,
+        rc = compare_saved_add(&plan, &cr, k, base, lr->cfg.nurls ? lr->cfg.url_text[0] : "", &lr->res,
                            lr->has_server ? &lr->server : NULL);
         lr->has_server = 0;
     }
     if (rc == 0) {
-        cmp_summarize(&plan, &cr);
+        compare_summarize(&plan, &cr);
         rc = write_compare_html("rafale report", html, &plan, &cr);
     } else {
         fprintf(stderr, "rafale report: out of memory\n");
     }
-    cmp_result_free(&cr);
-    cmp_plan_free(&plan);
+    compare_result_free(&cr);
+    compare_file_free(&plan);
     return rc != 0;
 }
 
@@ -301,7 +301,7 @@ static int main_report(int argc, char **argv)
         if (n > 1)
             printf("%s== %s\n", i ? "\n" : "", names[i]);
         if (runs[i].is_compare)
-            cmp_print(stdout, &runs[i].plan, &runs[i].cmp);
+            report_compare_print(stdout, &runs[i].plan, &runs[i].cmp);
         else
             report_text(stdout, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL);
     }
@@ -416,9 +416,9 @@ static int main_compare(int argc, char **argv)
     case CLI_OK:
         break;
     }
-    if (cmp_parse(a.file, &a.set, &plan, err, sizeof(err)) != 0) {
+    if (compare_file_parse(a.file, &a.set, &plan, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
-        cmp_plan_free(&plan);
+        compare_file_free(&plan);
         return 2;
     }
     if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
@@ -441,14 +441,14 @@ static int main_compare(int argc, char **argv)
            plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
            plan.set.repeat == 1 ? "" : "s");
     fflush(stdout);
-    if (cmp_run(&plan, &stop_flag, on_compare_line, stdout, &res, err, sizeof(err)) != 0) {
+    if (compare_run(&plan, &stop_flag, on_compare_line, stdout, &res, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         rc = 1;
     } else {
-        cmp_print(stdout, &plan, &res);
+        report_compare_print(stdout, &plan, &res);
         if (plan.set.json_path) {
             FILE *f = fopen(plan.set.json_path, "w");
-            int wrc = f ? cmp_json(f, &plan, &res) : -1;
+            int wrc = f ? report_compare_json(f, &plan, &res) : -1;
             if (f && fclose(f) != 0)
                 wrc = -1;
             if (wrc != 0) {
@@ -461,10 +461,10 @@ static int main_compare(int argc, char **argv)
         /* The report is written whole in every case; the status says
          * whether it measured what was asked. */
         if (rc == 0)
-            rc = cmp_exit_status(&res);
+            rc = compare_exit_status(&res);
     }
-    cmp_result_free(&res);
-    cmp_plan_free(&plan);
+    compare_result_free(&res);
+    compare_file_free(&plan);
     return rc;
 }
 

@@ -13,19 +13,19 @@
 
 /* The best median req/s of workload w among the servers whose result is
  * valid. */
-double cmpr_best_rps(const struct cmp_result *r, int w)
+double report_compare_best_rps(const struct cmp_result *r, int w)
 {
     double best = 0;
     int s;
     for (s = 0; s < r->nservers; s++) {
-        const struct cmp_cell *c = cmp_cell(r, w, s);
+        const struct compare_cell *c = compare_cell(r, w, s);
         if (!r->failed[s] && c->nruns && !c->invalid && c->rps_median > best)
             best = c->rps_median;
     }
     return best;
 }
 
-const char *cmpr_ratio_text(char *b, size_t n, const struct cmp_cell *c, double best)
+const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best)
 {
     if (c->invalid)
         snprintf(b, n, "not valid");
@@ -39,7 +39,7 @@ const char *cmpr_ratio_text(char *b, size_t n, const struct cmp_cell *c, double 
 }
 
 /* "GET /, 50 connections, keep-alive, 10000 requests, 2 headers, ..." */
-void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl)
+void report_compare_describe(char *b, size_t n, const struct cmp_workload *wl)
 {
     const struct config *c = &wl->cfg;
     char d[32];
@@ -72,7 +72,7 @@ void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl)
 #undef ADD
 }
 
-void cmpr_cpu_mem(const struct cmp_cell *c, char *cpu, size_t cn, char *mem, size_t mn)
+void report_compare_cpu_mem(const struct compare_cell *c, char *cpu, size_t cn, char *mem, size_t mn)
 {
     if (c->server_cpu_us >= 0)
         units_fmt_ns(cpu, cn, c->server_cpu_us * 1e3);
@@ -84,7 +84,7 @@ void cmpr_cpu_mem(const struct cmp_cell *c, char *cpu, size_t cn, char *mem, siz
         snprintf(mem, mn, "-");
 }
 
-int cmpr_name_width(const struct cmp_plan *p)
+int report_compare_name_width(const struct cmp_plan *p)
 {
     int s, w = 6;
     for (s = 0; s < p->nservers; s++)
@@ -94,7 +94,7 @@ int cmpr_name_width(const struct cmp_plan *p)
 }
 
 /* The statuses outside the expected set, "502: 9000, 500: 12". */
-void cmpr_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect)
+void report_compare_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect)
 {
     size_t u = 0;
     unsigned i;
@@ -109,7 +109,7 @@ void cmpr_bad_codes(char *b, size_t n, const struct stats *t, const struct statu
 }
 
 /* Why the server closed keep-alive connections, in words. */
-const char *cmpr_close_why(const struct stats *t)
+const char *report_compare_close_why(const struct stats *t)
 {
     int k, top = 0;
     for (k = 1; k < CLOSE_IDLE; k++)
@@ -118,34 +118,34 @@ const char *cmpr_close_why(const struct stats *t)
     return t->closes[top] ? stats_close_explain((enum close_kind)top) : "closed without saying why";
 }
 
-const char *cmpr_mem_label(const struct cmp_result *r, int w)
+const char *report_compare_mem_label(const struct cmp_result *r, int w)
 {
     int s;
     for (s = 0; s < r->nservers; s++) {
-        const struct cmp_cell *c = cmp_cell(r, w, s);
+        const struct compare_cell *c = compare_cell(r, w, s);
         if (c->best_run >= 0 && !c->mem_is_pss)
             return "RSS peak";
     }
     return "PSS peak";
 }
 
-void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
-    int w, s, nw = cmpr_name_width(p), any_notes = 0;
+    int w, s, nw = report_compare_name_width(p), any_notes = 0;
 
     if (r->note[0])
         fprintf(f, "\nNote: servers ran in process groups, not cgroups (%s): a server that daemonizes escapes them.\n",
                 r->note);
     for (w = 0; w < p->nworkloads; w++) {
         const struct cmp_workload *wl = &p->workloads[w];
-        double best = cmpr_best_rps(r, w);
+        double best = report_compare_best_rps(r, w);
         char desc[400];
-        cmpr_describe(desc, sizeof(desc), wl);
+        report_compare_describe(desc, sizeof(desc), wl);
         fprintf(f, "\nWorkload '%s': %s, x %d\n", wl->name, desc, p->set.repeat);
         fprintf(f, "  %-*s %9s %19s %9s %9s %8s %10s %8s %9s %10s  %s\n", nw, "server", "req/s", "(min - max req/s)",
-                "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", cmpr_mem_label(r, w), "vs best");
+                "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             char p50[32], p99[32], cpu[32], mem[32], ratio[32], range[48], bad[16];
             if (c->nruns == 0) {
                 fprintf(f, "  %-*.*s %9s  (%s)\n", nw, nw, p->servers[s].name, "-",
@@ -153,32 +153,32 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
                 continue;
             }
             snprintf(range, sizeof(range), "(%.0f - %.0f)", c->rps_min, c->rps_max);
-            cmpr_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
+            report_compare_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
             snprintf(bad, sizeof(bad), "%.1f%%", c->bad_pct);
             fprintf(f, "  %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %10s  %s\n", nw, nw, p->servers[s].name,
                     c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.h[H_LATENCY], 50)),
                     units_fmt_ns(p99, sizeof(p99), hist_percentile(&c->total.h[H_LATENCY], 99)),
                     (unsigned long long)stats_errors(&c->total), bad, c->conns_per_req, cpu, mem,
-                    cmpr_ratio_text(ratio, sizeof(ratio), c, best));
+                    report_compare_ratio_text(ratio, sizeof(ratio), c, best));
         }
         for (s = 0; s < p->nservers; s++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             const char *name = p->servers[s].name;
             char codes[128];
             if (c->nruns == 0)
                 continue;
             if (c->invalid) {
-                cmpr_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+                report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
                 fprintf(f, "  [!] %s: %.1f%% of responses had a status outside %s (%s): not a valid result, "
                            "left out of 'vs best'\n", name, c->bad_pct, wl->cfg.expect.text,
                         c->total.completed ? codes : "no response at all");
             } else if (c->bad_pct > 0) {
-                cmpr_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+                report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
                 fprintf(f, "  [!] %s: %.1f%% bad statuses (%s)\n", name, c->bad_pct, codes);
             }
             if (c->keepalive_refused)
                 fprintf(f, "  [!] %s: keep-alive refused by the server (%s): %.2f connections per request, so this "
-                           "measured new connections\n", name, cmpr_close_why(&c->total), c->conns_per_req);
+                           "measured new connections\n", name, report_compare_close_why(&c->total), c->conns_per_req);
             if (c->unstable)
                 fprintf(f, "  [!] %s: repetitions differ by more than 10%%: the machine is noisy\n", name);
             if (c->client_bound)
@@ -200,11 +200,11 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
     fprintf(f, "\nServers\n");
     for (s = 0; s < p->nservers; s++) {
         const struct cmp_server *sv = &p->servers[s];
-        const struct cmp_run *top = NULL;
+        const struct compare_run *top = NULL;
         uint64_t most = 0;
         char cut[CMP_OUTPUT_COLS + 4];
         for (w = 0; w < p->nworkloads; w++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
                 top = &c->runs[c->best_run];
                 most = c->mem_peak;
@@ -212,7 +212,7 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         }
         fprintf(f, "  %s: ", sv->name);
         if (sv->start)
-            fprintf(f, "start = %s", cmp_cut(sv->start, strlen(sv->start), cut));
+            fprintf(f, "start = %s", compare_cut(sv->start, strlen(sv->start), cut));
         else if (sv->pid)
             fprintf(f, "pid %d (attached)", sv->pid);
         else
@@ -228,7 +228,7 @@ void cmp_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
     for (s = 0; s < p->nservers; s++)
         if (r->failed[s]) {
             char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4];
-            int n = cmp_output_lines(r->output[s], lines), k;
+            int n = compare_output_lines(r->output[s], lines), k;
             fprintf(f, "\nFailed: %s: %s%s\n", p->servers[s].name, r->failure[s], n ? "; last output:" : "");
             for (k = 0; k < n; k++)
                 fprintf(f, "    %s\n", lines[k]);
@@ -277,7 +277,7 @@ static void json_server(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     fprintf(f, "}");
 }
 
-int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w, s, k, first = 1;
     unsigned i;
@@ -298,7 +298,7 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
     fprintf(f, "],\n\"workloads\": [");
     for (w = 0; w < p->nworkloads; w++) {
         const struct cmp_workload *wl = &p->workloads[w];
-        double best = cmpr_best_rps(r, w);
+        double best = report_compare_best_rps(r, w);
         fprintf(f, "%s\n {\"name\": ", w ? "," : "");
         report_json_str(f, wl->name);
         fprintf(f, ", \"path\": ");
@@ -308,7 +308,7 @@ int cmp_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
         report_json_config(f, &wl->cfg);
         fprintf(f, ",\n  \"servers\": [");
         for (s = 0; s < p->nservers; s++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             const struct stats *t = &c->total;
             int fs = 1;
             fprintf(f, "%s\n   {\"name\": ", s ? "," : "");

@@ -8,20 +8,20 @@
 #include "compare.h"
 
 /* The best median req/s of workload w among the valid results. */
-double cmpr_best_rps(const struct cmp_result *r, int w);
+double report_compare_best_rps(const struct cmp_result *r, int w);
 /* "1.00", "1.35x slower", "not valid" or "-". Returns b. */
-const char *cmpr_ratio_text(char *b, size_t n, const struct cmp_cell *c, double best);
+const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best);
 /* "GET /, 50 connections, keep-alive, 10000 requests, ..." */
-void cmpr_describe(char *b, size_t n, const struct cmp_workload *wl);
+void report_compare_describe(char *b, size_t n, const struct cmp_workload *wl);
 /* The statuses outside the expected set, "502: 9000, 500: 12". */
-void cmpr_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect);
+void report_compare_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect);
 /* Why the server closed keep-alive connections, in words. */
-const char *cmpr_close_why(const struct stats *t);
+const char *report_compare_close_why(const struct stats *t);
 /* "PSS peak", or "RSS peak" when some server's PSS could not be read. */
-const char *cmpr_mem_label(const struct cmp_result *r, int w);
+const char *report_compare_mem_label(const struct cmp_result *r, int w);
 /* A cell's server CPU per request and memory peak as shown, or "-". */
-void cmpr_cpu_mem(const struct cmp_cell *c, char *cpu, size_t cn, char *mem, size_t mn);
+void report_compare_cpu_mem(const struct compare_cell *c, char *cpu, size_t cn, char *mem, size_t mn);
 /* Width of the server name column. */
-int cmpr_name_width(const struct cmp_plan *p);
+int report_compare_name_width(const struct cmp_plan *p);
 
 #endif

@@ -34,7 +34,7 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
             series[s] = p->servers[s].name;
         for (w = 0; w < p->nworkloads; w++)
             for (s = 0; s < p->nservers; s++) {
-                const struct cmp_cell *c = cmp_cell(r, w, s);
+                const struct compare_cell *c = compare_cell(r, w, s);
                 double x = c->invalid ? NAN : 0;
                 /* A result made of failures draws no bar: it would win. */
                 if (c->nruns && !c->invalid) {
@@ -66,7 +66,7 @@ static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_res
     int s;
     if (series && v) {
         for (s = 0; s < p->nservers; s++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             series[s] = p->servers[s].name;
             if (c->invalid)
                 v[s] = v[p->nservers + s] = v[2 * p->nservers + s] = NAN;
@@ -100,7 +100,7 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     if (ser == NULL || y == NULL)
         goto out;
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_cell *c = cmp_cell(r, w, s);
+        const struct compare_cell *c = compare_cell(r, w, s);
         if (c->nruns && c->total.h[H_LATENCY].total > most)
             most = c->total.h[H_LATENCY].total;
     }
@@ -110,7 +110,7 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     for (i = 0; i < N; i++)
         x[i] = pow(10, top * i / (N - 1));
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_cell *c = cmp_cell(r, w, s);
+        const struct compare_cell *c = compare_cell(r, w, s);
         double *ys = y + ns * N;
         if (c->nruns == 0 || c->total.h[H_LATENCY].total == 0 || c->invalid)
             continue;
@@ -157,9 +157,9 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
         uint32_t n = 0, i;
         double off = 0;
         for (w = 0; w < p->nworkloads; w++)
-            for (k = 0; k < cmp_cell(r, w, s)->nruns; k++) {
-                n += cmp_cell(r, w, s)->runs[k].server.npoints;
-                pss &= !cmp_cell(r, w, s)->runs[k].has_server || cmp_cell(r, w, s)->runs[k].server.has_pss;
+            for (k = 0; k < compare_cell(r, w, s)->nruns; k++) {
+                n += compare_cell(r, w, s)->runs[k].server.npoints;
+                pss &= !compare_cell(r, w, s)->runs[k].has_server || compare_cell(r, w, s)->runs[k].server.has_pss;
             }
         if (n == 0)
             continue;
@@ -169,8 +169,8 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
             goto out;
         n = 0;
         for (w = 0; w < p->nworkloads; w++)
-            for (k = 0; k < cmp_cell(r, w, s)->nruns; k++) {
-                const struct monitor_result *m = &cmp_cell(r, w, s)->runs[k].server;
+            for (k = 0; k < compare_cell(r, w, s)->nruns; k++) {
+                const struct monitor_result *m = &compare_cell(r, w, s)->runs[k].server;
                 double last = 0;
                 for (i = 0; i < m->npoints; i++) {
                     xs[ns][n] = off + m->series[i].t_s;
@@ -304,9 +304,9 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     const struct cmp_workload *wl = &p->workloads[w];
     int s;
     char a[32], b[32], c2[32], d[32];
-    double best = cmpr_best_rps(r, w);
+    double best = report_compare_best_rps(r, w);
     char desc[400];
-    cmpr_describe(desc, sizeof(desc), wl);
+    report_compare_describe(desc, sizeof(desc), wl);
     html_printf(f, "<h2>");
     html_text(f, wl->name);
     html_printf(f, "</h2>\n<p>");
@@ -317,9 +317,9 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                "<th rowspan=\"2\">connections per request</th><th rowspan=\"2\">server CPU per request</th>"
                "<th rowspan=\"2\">server memory (%s)</th><th rowspan=\"2\">vs best</th></tr>\n"
                "<tr><th>median</th><th>min</th><th>max</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
-            cmpr_mem_label(r, w));
+            report_compare_mem_label(r, w));
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_cell *c = cmp_cell(r, w, s);
+        const struct compare_cell *c = compare_cell(r, w, s);
         char cpu[32], mem[32], ratio[32];
         html_printf(f, "<tr><td>");
         html_text(f, p->servers[s].name);
@@ -327,7 +327,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");
             continue;
         }
-        cmpr_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
+        report_compare_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
         html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                    "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
                    "<td class=\"%s\">%s</td></tr>\n",
@@ -336,7 +336,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                 units_fmt_ns(c2, sizeof(c2), hist_percentile(&c->total.h[H_LATENCY], 99)),
                 units_fmt_ns(d, sizeof(d), (double)c->total.h[H_LATENCY].max), (unsigned long long)stats_errors(&c->total),
                 c->bad_pct > 0 ? "warn" : "", c->bad_pct, c->keepalive_refused ? "warn" : "", c->conns_per_req, cpu,
-                mem, c->invalid ? "warn" : "", cmpr_ratio_text(ratio, sizeof(ratio), c, best));
+                mem, c->invalid ? "warn" : "", report_compare_ratio_text(ratio, sizeof(ratio), c, best));
     }
     html_printf(f, "</table>\n");
 }
@@ -347,12 +347,12 @@ static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     const struct cmp_workload *wl = &p->workloads[w];
     int s;
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_cell *c = cmp_cell(r, w, s);
+        const struct compare_cell *c = compare_cell(r, w, s);
         char codes[128];
         if (c->nruns == 0)
             continue;
         if (c->invalid) {
-            cmpr_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+            report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
             html_printf(f, "<p class=\"warn\">");
             html_text(f, p->servers[s].name);
             html_printf(f, ": %.1f%% of responses had a status outside ", c->bad_pct);
@@ -365,7 +365,7 @@ static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             html_printf(f, "<p class=\"warn\">");
             html_text(f, p->servers[s].name);
             html_printf(f, ": keep-alive refused by the server (");
-            html_text(f, cmpr_close_why(&c->total));
+            html_text(f, report_compare_close_why(&c->total));
             html_printf(f, "): %.2f connections per request, so this measured new connections.</p>\n", c->conns_per_req);
         }
         if (c->unstable || c->client_bound) {
@@ -386,10 +386,10 @@ static void processes_block(FILE *f, const struct cmp_plan *p, const struct cmp_
                "among the processes sharing it, so it adds up to the memory really used; RSS counts a shared page "
                "in every process.</p>\n");
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_run *top = NULL;
+        const struct compare_run *top = NULL;
         uint64_t most = 0;
         for (w = 0; w < p->nworkloads; w++) {
-            const struct cmp_cell *c = cmp_cell(r, w, s);
+            const struct compare_cell *c = compare_cell(r, w, s);
             if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
                 top = &c->runs[c->best_run];
                 most = c->mem_peak;
@@ -416,7 +416,7 @@ static void failures_block(FILE *f, const struct cmp_plan *p, const struct cmp_r
             html_text(f, r->failure[s]);
             {
                 char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4];
-                int n = cmp_output_lines(r->output[s], lines), k;
+                int n = compare_output_lines(r->output[s], lines), k;
                 if (n)
                     html_printf(f, "; last output:");
                 for (k = 0; k < n; k++) {
@@ -429,7 +429,7 @@ static void failures_block(FILE *f, const struct cmp_plan *p, const struct cmp_r
         }
 }
 
-int cmp_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w;
 

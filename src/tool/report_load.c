@@ -634,7 +634,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     }
     if (c->failed)
         return -1;
-    if (cmp_result_init(r, p) != 0)
+    if (compare_result_init(r, p) != 0)
         return jcheck_fail(c, "", "out of memory");
     r->interrupted = jcheck_bool(c, cmp, "interrupted");
     r->cgroups = jcheck_bool(c, cmp, "cgroups");
@@ -653,14 +653,14 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
         }
         for (s = 0; s < p->nservers && !c->failed; s++) {
             json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
-            struct cmp_cell *cc = cmp_cell(r, w, s);
+            struct compare_cell *cc = compare_cell(r, w, s);
             at = jcheck_enter(c, "workloads[%d].servers[%d]", w, s);
             runs = jcheck_arr(c, cell, "run_results", 0);
             cc->url = jcheck_dup(c, cell, "url", NULL);
             json_array_foreach(runs, k, ro) {
                 struct loaded_run lr;
                 size_t a2 = jcheck_enter(c, "run_results[%zu]", k);
-                if (load_run(c, ro, &lr) != 0 || cmp_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
+                if (load_run(c, ro, &lr) != 0 || compare_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
                     if (!c->failed)
                         jcheck_fail(c, "", "out of memory");
                     loaded_run_free(&lr);
@@ -668,7 +668,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
                 }
                 if (lr.cfg.nurls > 1 || lr.cfg.targets_path) {
                     /* A run of targets keeps its own URLs. */
-                    struct cmp_run *run = &cc->runs[cc->nruns - 1];
+                    struct compare_run *run = &cc->runs[cc->nruns - 1];
                     if ((run->cfg = malloc(sizeof(*run->cfg))) != NULL) {
                         *run->cfg = lr.cfg;
                         memset(&lr.cfg, 0, sizeof(lr.cfg));
@@ -682,7 +682,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     }
     if (c->failed)
         return -1;
-    cmp_summarize(p, r);
+    compare_summarize(p, r);
     return 0;
 }
 
@@ -731,8 +731,8 @@ int report_load(const char *path, struct loaded *out, char *err, size_t errlen)
 void report_load_free(struct loaded *l)
 {
     if (l->is_compare) {
-        cmp_result_free(&l->cmp);
-        cmp_plan_free(&l->plan);
+        compare_result_free(&l->cmp);
+        compare_file_free(&l->plan);
     } else {
         loaded_run_free(&l->run);
     }
