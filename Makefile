@@ -39,11 +39,11 @@ all: rafale
 rafale: $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-build/%.o: src/%.c
+build/%.o: src/%.c | build/.deps
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(call inc,$<) $(CFLAGS) -MMD -MP -c $< -o $@
 
-build/asan/%.o: src/%.c
+build/asan/%.o: src/%.c | build/.deps
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(call inc,$<) $(SAN) -MMD -MP -c $< -o $@
 
@@ -74,7 +74,7 @@ mpi:
 rafale-mpi: $(MPIOBJ)
 	$(MPICC) $(CFLAGS) -o $@ $(MPIOBJ) $(LDLIBS)
 
-build/mpi/%.o: src/%.c
+build/mpi/%.o: src/%.c | build/.deps
 	@mkdir -p $(@D)
 	$(MPICC) $(WARN) $(call inc,$<) $(CFLAGS) -DRAFALE_MPI -MMD -MP -c $< -o $@
 
@@ -86,6 +86,12 @@ build build/int:
 # Installs missing Debian packages (as root), or prints the command to run.
 deps:
 	@sh scripts/deps.sh
+
+# Nothing compiles before the packages it includes are there, even under
+# make -j (where `test: deps rafale` would run both at once).
+build/.deps: scripts/deps.sh
+	@sh scripts/deps.sh
+	@mkdir -p build && touch $@
 
 unit: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_parse build/int/test_http_req
 
