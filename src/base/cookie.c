@@ -1,24 +1,20 @@
 /* cookie.c - a connection's cookie jar. See cookie.h. */
 #include "cookie.h"
+#include "http_lex.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static int ows(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 /* s[0..n) without blanks at both ends. */
 static void trim(const char **s, size_t *n)
 {
-    while (*n && ows(**s)) {
+    while (*n && lex_ows(**s)) {
         (*s)++;
         (*n)--;
     }
-    while (*n && ows((*s)[*n - 1]))
+    while (*n && lex_ows((*s)[*n - 1]))
         (*n)--;
 }
 
@@ -88,7 +84,7 @@ static int has_ctl(const char *v, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        if (((unsigned char)v[i] < 0x20 && v[i] != '\t') || v[i] == 0x7f)
+        if (!lex_field_char(v[i]))
             return 1;
     return 0;
 }

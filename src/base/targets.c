@@ -298,7 +298,7 @@ static int tf_request(struct tf *f, char *s)
             if (k == 0)
                 return tf_fail(f, "'# name:' without a name");
             for (k = 0; rest[k]; k++)
-                if (((unsigned char)rest[k] < 0x20 && rest[k] != '\t') || rest[k] == 0x7f)
+                if (!lex_field_char(rest[k]))
                     return tf_fail(f, "the name holds the control byte 0x%02x (it would reach terminals and reports)",
                                    (unsigned char)rest[k]);
             if ((f->t.name = config_keep(f->cfg, rest)) == NULL)

@@ -616,8 +616,10 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
-    if (build_plan(cfg, &pl, err, errlen) != 0)
+    if (build_plan(cfg, &pl, err, errlen) != 0) {
+        rc = ENGINE_EPLAN;
         goto out;
+    }
     pl.stop = stop;
     pl.nthreads = nt;
     pl.tl = &tl;

@@ -705,13 +705,6 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 2;
     }
-    /* The plan (requests, templates, addresses) is checked before any load:
-     * a mistake in it is the user's, said in one line with exit 2. */
-    if (engine_check(&cfg, 0, err, sizeof(err)) != 0) {
-        fprintf(stderr, "rafale: %s\n", err);
-        config_free(&cfg);
-        return 2;
-    }
     progress_init(&prog, stderr, &share);
     if (cfg.start_at > 0 && cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now() > 1 && !cfg.quiet)
         fprintf(stderr, "rafale: waiting %.1fs for --start-at\n", cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now());
@@ -724,7 +717,7 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 2;
     }
-    if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err)) != 0) {
+    if ((rc = engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err))) != 0) {
         progress_done(&prog);
         if (mon) {
             monitor_stop(mon, &server);
@@ -732,7 +725,9 @@ int main(int argc, char **argv)
         }
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
-        return 1;
+        /* The plan is built before any load: a mistake in it is the
+         * user's, exit 2. */
+        return rc == ENGINE_EPLAN ? 2 : 1;
     }
     progress_done(&prog);
     if (mon)
