@@ -722,3 +722,6 @@ def help_and_version():
     check(p.returncode == 2 and "unknown option" in p.stderr, "serve: unknown option")
     p = subprocess.run([RAFALE, "serve", "--listen", "nonsense"], capture_output=True, text=True)
     check(p.returncode == 1 and "--listen wants" in p.stderr, "serve: bad --listen")
+    p = subprocess.run([RAFALE, "serve", "--redirect-to", "http://x/\r\nX-Injected: 1"], capture_output=True, text=True)
+    check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "--redirect-to wants a URL (no CR, LF" in
+          p.stderr and "\\x0d" in p.stderr, "serve: a --redirect-to with CR LF is refused in one line (%r)" % p.stderr)

@@ -116,6 +116,10 @@ def compare_exit_status_and_failed_output():
     cell = j["workloads"][0]["servers"][0] if j else {}
     check(p.returncode == 3 and "SLO FAILED: p99<5ms FAIL" in p.stdout and cell.get("slo", [{}])[0].get("pass") is False,
           "compare: a workload's SLO failed: exit 3 (%s)" % p.returncode)
+    p, _ = run(serve + "[workload w]\npath = /\nslo = p99<soon\n")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "exit.conf:" in p.stderr and
+          "slo" in p.stderr and "ok" not in p.stdout, "compare: a bad slo key is the plan's mistake, before any server "
+          "starts (%s %r)" % (p.returncode, p.stderr))
     p, j = run(serve + "[workload w]\npath = /status/502\n")
     check(p.returncode == 1 and "not valid" in p.stdout, "compare: a result that is not valid: exit 1 (%s)" % p.returncode)
     # A failing server's output does not flood the report: 5 lines at most, each cut at 200 characters.
