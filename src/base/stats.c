@@ -60,6 +60,7 @@ static const char *const hist_names[H__COUNT] = {
     [H_LATENCY_UNC] = "latency_uncorrected",
     [H_LAG] = "send_lag",
     [H_TLS] = "tls_handshake",
+    [H_TRANSFER] = "transfer",
 };
 
 const char *stats_hist_name(enum hist_kind k)
@@ -112,6 +113,8 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->h2_retried += s->h2_retried;
     d->redirects += s->redirects;
     d->redirects_away += s->redirects_away;
+    d->censored += s->censored;
+    d->censored_unsent += s->censored_unsent;
 }
 
 uint64_t stats_errors(const struct stats *s)

@@ -36,6 +36,7 @@ enum hist_kind {
     H_LATENCY_UNC,  /* total from when the request was actually sent */
     H_LAG,          /* rate mode: how late a request was sent against the schedule */
     H_TLS,          /* TLS handshake, after the TCP connect */
+    H_TRANSFER,     /* from the first byte of a response to its last (ab's Processing - Waiting) */
     H__COUNT
 };
 
@@ -66,6 +67,11 @@ struct stats {
     /* --follow: redirects followed, and redirects to another origin that
      * ended their request instead. */
     uint64_t redirects, redirects_away;
+    /* Requests still outstanding when the run stopped (or, in the totals of a
+     * rate-mode run, due and never sent): recorded in the latency histogram
+     * at their age then, as a timeout is, since they waited at least that
+     * long. censored_unsent of them were never sent (no uncorrected sample). */
+    uint64_t censored, censored_unsent;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */

@@ -15,9 +15,10 @@
  *   workq.c     the work queue and the requests to send again
  *   record.c    every figure of a request that started or ended, totals
  *               and per URL in one place, and the timeline
+ *   fairness.c  after join: each connection's share of the answers
  *
  * Calls go down, never round: engine -> conn, http1, http2, plan, plan_h2;
- * http1, http2 -> conn, plan, plan_h2; everything -> workq, record; conn
+ * http1, http2 -> conn, plan, plan_h2; everything -> workq, record; engine -> fairness; conn
  * reaches its session only through session_ops.
  *
  * A connection goes
@@ -44,6 +45,7 @@
 #include "net.h"
 #include "schedule.h"
 #include "stats.h"
+#include "tcpinfo.h"
 #include "template.h"
 #include "timeline.h"
 #include "tls.h"
@@ -224,6 +226,12 @@ struct conn {
     uint32_t rr;         /* next URL of the endpoint, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
+    /* Fairness (record.c): answers it got, when its present wait for one
+     * began (0: it waits for none), its longest wait and when that ended,
+     * its first and last answer; answers on the present TCP connection. */
+    uint64_t answered, t_wait, wait_max, wait_end, t_ans_first, t_ans_last;
+    uint32_t tcp_answers;
+    uint8_t used;        /* started a measured request */
     struct h1 h1;
     struct h2 *h2;       /* HTTP/2's state (http2.c), kept across reconnects */
     struct slot *slots;  /* cap entries; &one when not pipelining */
@@ -309,11 +317,30 @@ struct worker {
     _Atomic uint64_t pub_done, pub_err;
     _Atomic uint32_t pub_open;
     atomic_int finished;
+    /* Findings: TCP_INFO at close (every connection with keep-alive, one
+     * in TCPINFO_EVERY without), and how many answers the keep-alive
+     * connections the server ended had carried (KA_MAX and over: the last). */
+    struct tcpinfo_sum tcp;
+    uint64_t *ka_ended;
+    /* The requests outstanding or due when the run stopped, at their age
+     * then: recorded by the merge, after the answers' p99 is known. */
+    struct censored *cens;
+    uint32_t ncens;
+    uint64_t t_stop;
     char *rbuf;
     char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];
     pthread_t thread;
     char err[400];
+};
+
+#define KA_MAX 4096
+#define TCPINFO_EVERY 16
+
+struct censored {
+    uint32_t url;        /* UINT32_MAX: due on the schedule, never sent */
+    uint8_t stage;
+    uint64_t age_due, age_sent;
 };
 
 static inline int rate_mode(const struct worker *w)
@@ -357,10 +384,16 @@ static inline size_t plan_h2_body_room(const struct plan_url *pu)
 int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
 void http2_plan_callbacks_free(struct plan *pl);
 
+/* fairness.c: the connections' share of answers, into out (see
+ * engine_conns); p99_ns: of the answers, before the censored samples.
+ * Returns 0, or -1 when out of memory. */
+struct engine_conns;
+int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, struct engine_conns *out);
+
 /* --- record.c: the bookkeeping of a request --- */
 
-/* A request got a slot (and is due at s->t_due). */
-void record_start(struct worker *w, struct slot *s, uint64_t now);
+/* A request got a slot on c (and is due at s->t_due). */
+void record_start(struct conn *c, struct slot *s, uint64_t now);
 /* The TCP handshake of the connection opened for s ended at now. */
 void record_connect(struct worker *w, const struct slot *s, uint64_t now);
 /* A TLS handshake of that long, full or resumed. */
@@ -370,7 +403,7 @@ void record_sent(struct worker *w, const struct slot *s, uint64_t bytes);
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now);
 /* s got its whole response: status, first byte at t_first, and how the
  * server ended the connection after it (CLOSE__COUNT: it did not). */
-void record_response(struct worker *w, const struct slot *s, unsigned status, uint64_t t_first,
+void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now);
 /* s failed with error k (errno e, or a static detail). */
 void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now);
@@ -389,5 +422,10 @@ void record_idle_close(struct worker *w, uint64_t now);
 /* The timeline: brings the worker's second up to now; closes the last one. */
 void record_roll(struct worker *w, uint64_t now);
 void record_last_second(struct worker *w);
+/* c's socket is about to close: its TCP_INFO, when sampled. */
+void record_tcpinfo(struct conn *c);
+/* The run stopped at w->t_stop: what every connection still waits for,
+ * into w->cens. Returns 0, or -1 when out of memory. */
+int record_censor(struct worker *w);
 
 #endif

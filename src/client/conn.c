@@ -32,6 +32,7 @@ static enum err_kind connect_kind(int e)
 
 void conn_close(struct conn *c)
 {
+    record_tcpinfo(c);
     if (c->fd >= 0) {
         c->ops->close(c->io_ctx, c->fd);
         c->fd = -1;
@@ -159,7 +160,7 @@ static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
         s->kept = NULL;
-        record_start(w, s, now);
+        record_start(c, s, now);
     }
     conn_request(c, s);
     s->busy = 1;
@@ -205,6 +206,7 @@ static void conn_open(struct conn *c, uint64_t now)
     if (cfg->nsources)
         src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
     c->nreq = c->count;
+    c->tcp_answers = 0;
     if (c->sess->prepare(c, now) != 0)
         return;
     fd = net_connect(&w->plan->endpoints[c->endpoint].addr, src);

@@ -207,6 +207,11 @@ static void *worker_main(void *arg)
         }
     }
     w->stopping = 1;
+    w->t_stop = clock_ns();
+    if (w->t_stop > pl->t_deadline)
+        w->t_stop = pl->t_deadline;
+    if (record_censor(w) != 0 && !w->err[0])
+        snprintf(w->err, sizeof(w->err), "out of memory for the requests in flight at the end");
     for (i = 0; i < w->nconns; i++)
         conn_close(&w->conns[i]);
     if (w->err[0])
@@ -233,6 +238,8 @@ static void worker_free(struct worker *w)
     for (i = 0; i < w->rlen; i++)
         free(w->retry[(w->rhead + i) % w->rcap].kept);
     free(w->retry);
+    free(w->cens);
+    free(w->ka_ended);
     free(w->per_url);
     if (w->per_stage)
         for (i = 0; i < w->plan->ramp.n; i++)
@@ -287,8 +294,10 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     w->per_url = calloc(engine_nfigs(pl->nurls), sizeof(*w->per_url));
     w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
+    w->ka_ended = calloc(KA_MAX + 1, sizeof(*w->ka_ended));
+    tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
-    if (w->tickets == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
+    if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
         stats_init(&w->st) != 0)
         return -1;
     for (i = 0; i < engine_nfigs(pl->nurls); i++)
@@ -367,6 +376,35 @@ static int take_timeline(struct timeline *tl, struct engine_result *res)
     return tl->oom ? -1 : 0;
 }
 
+/* The requests that waited when the run stopped, at their age then: into
+ * the latency histograms (their URL's and the totals; a due, unsent one
+ * only the totals' corrected one, having no URL yet nor a send time) and
+ * their stage's. After the fairness limit took the answers' p99. */
+static void censor_merge(const struct worker *ws, uint32_t nt, struct engine_result *res)
+{
+    uint32_t t, i;
+    for (t = 0; t < nt; t++)
+        for (i = 0; i < ws[t].ncens; i++) {
+            const struct censored *e = &ws[t].cens[i];
+            double age = (double)e->age_due / 1e9;
+            if (e->url != UINT32_MAX) {
+                struct stats *u = &res->per_url[engine_fig(e->url)];
+                hist_record(&u->h[H_LATENCY], e->age_due);
+                hist_record(&u->h[H_LATENCY_UNC], e->age_sent);
+                hist_record(&res->total.h[H_LATENCY_UNC], e->age_sent);
+                u->censored++;
+            } else {
+                res->total.censored_unsent++;
+            }
+            hist_record(&res->total.h[H_LATENCY], e->age_due);
+            res->total.censored++;
+            if (res->per_stage && e->stage < res->nstages)
+                hist_record(&res->per_stage[e->stage].h[H_LATENCY], e->age_due);
+            if (age > res->in_flight_oldest_s)
+                res->in_flight_oldest_s = age;
+        }
+}
+
 /* After join: the workers' counters and histograms into one result. Counters
  * come from each worker's totals; histograms are recorded per URL only
  * (half the work per response) and summed here. Returns 0, or -1 with a
@@ -408,6 +446,13 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
         }
     }
     res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
+    if (fairness_merge(ws, nt, hist_percentile(&res->total.h[H_LATENCY], 99), &res->conns) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    tcpinfo_sum_init(&res->tcp);
+    for (t = 0; t < nt; t++)
+        tcpinfo_merge(&res->tcp, &ws[t].tcp);
     if (pl->ramped) {
         if ((res->per_stage = calloc(pl->ramp.n, sizeof(*res->per_stage))) == NULL) {
             snprintf(err, errlen, "out of memory");
@@ -420,6 +465,7 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
                 stats_merge(&res->per_stage[i], &ws[t].per_stage[i]);
         }
     }
+    censor_merge(ws, nt, res);
     stats_count_bad(&res->total, &cfg->expect);
     for (i = 0; i < res->nurls; i++) {
         res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "stats.h"
+#include "tcpinfo.h"
 #include "timeline.h"
 
 /* What the live view shows, sampled a few times a second. */
@@ -50,12 +51,30 @@ static inline uint32_t engine_nfigs(uint32_t nurls)
     return nurls > ENGINE_URL_FIGS ? ENGINE_URL_FIGS + 1 : nurls;
 }
 
+/* Fairness over the -c connections (each kept across its reconnects), and
+ * how the server ended keep-alive connections. */
+struct engine_conns {
+    uint32_t clients;           /* connections that started a measured request */
+    uint64_t req_min, req_median, req_max; /* answers each got */
+    uint32_t starved;           /* waited wait_limit_s or more for an answer while another was answered */
+    double starved_wait_s;      /* the longest wait of a starved one */
+    double longest_wait_s;      /* the longest any connection waited for an answer */
+    double wait_limit_s;        /* max(1 s, 10 x p99 of the answers), 0 when nothing was answered */
+    /* TCP connections the server ended right after a response (keep-alive),
+     * and the most common number of answers such a connection had carried. */
+    uint64_t server_ended;
+    uint64_t ended_mode, ended_mode_count;
+};
+
 struct engine_result {
     struct stats total;
     struct stats *per_url;      /* nurls entries: engine_nfigs(config's nurls) */
     uint64_t *url_in_flight;    /* nurls entries */
     uint32_t nurls;
     uint64_t in_flight;         /* started but neither completed nor failed at the end */
+    double in_flight_oldest_s;  /* the age then of the oldest of them (or of a due, unsent one) */
+    struct engine_conns conns;
+    struct tcpinfo_sum tcp;     /* TCP_INFO of rafale's connections as they closed */
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */
     double elapsed_s;           /* measured phase: from its start to the end of the last request */

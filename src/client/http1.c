@@ -236,7 +236,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     if (followed < 0)
         record_error(w, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
     else
-        record_response(w, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
+        record_response(c, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
     if (c->h1.nsent == 0)
         force_close = 1; /* answered before the request was written whole */
     else

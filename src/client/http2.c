@@ -288,7 +288,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
             s->ended = 1;
             c->h2->completed++;
-            record_response(c->w, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
+            record_response(c, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
             detach(c, s);
         }
         break;

@@ -6,18 +6,32 @@
 #include "clock.h"
 #include "engine.h"
 
-void record_start(struct worker *w, struct slot *s, uint64_t now)
+#include <stdlib.h>
+
+/* --stages: the stage a request due at t_due belongs to. */
+static uint8_t stage_of(const struct worker *w, uint64_t t_due)
 {
+    const struct ramp *rp = &w->plan->ramp;
+    uint64_t rel = t_due - w->plan->t_measure;
+    uint32_t k = 0;
+    while (k + 1 < rp->n && rel >= rp->t[k + 1])
+        k++;
+    return (uint8_t)k;
+}
+
+void record_start(struct conn *c, struct slot *s, uint64_t now)
+{
+    struct worker *w = c->w;
     if (!s->measured)
         return;
+    /* Fairness: a connection waits from its first outstanding request to
+     * its next answer (a reconnect does not end the wait). */
+    c->used = 1;
+    if (c->t_wait == 0)
+        c->t_wait = now;
     if (w->per_stage) {
-        const struct ramp *rp = &w->plan->ramp;
-        uint64_t rel = s->t_due - w->plan->t_measure;
-        uint32_t k = 0;
-        while (k + 1 < rp->n && rel >= rp->t[k + 1])
-            k++;
-        s->stage = (uint8_t)k;
-        w->per_stage[k].started++;
+        s->stage = stage_of(w, s->t_due);
+        w->per_stage[s->stage].started++;
     }
     w->st.started++;
     w->per_url[engine_fig(s->url)].started++;
@@ -131,12 +145,26 @@ void record_last_second(struct worker *w)
         timeline_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
 }
 
-void record_response(struct worker *w, const struct slot *s, unsigned status, uint64_t t_first,
+void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now)
 {
+    struct worker *w = c->w;
     struct stats *u = &w->per_url[engine_fig(s->url)];
+    c->tcp_answers++;
     if (!s->measured)
         return;
+    if (c->t_wait) {
+        uint64_t from = c->t_wait > w->plan->t_measure ? c->t_wait : w->plan->t_measure;
+        if (now - from > c->wait_max) {
+            c->wait_max = now - from;
+            c->wait_end = now;
+        }
+    }
+    /* More outstanding (pipelined, HTTP/2): the next wait begins now. */
+    c->t_wait = c->count > 1 ? now : 0;
+    if (c->answered++ == 0)
+        c->t_ans_first = now;
+    c->t_ans_last = now;
     if (status >= STATUS_MAX)
         status = 0;
     w->st.completed++;
@@ -152,9 +180,11 @@ void record_response(struct worker *w, const struct slot *s, unsigned status, ui
     hist_record(&u->h[H_LATENCY], now - s->t_due);
     hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
     hist_record(&u->h[H_TTFB], t_first - s->t_sent);
+    hist_record(&u->h[H_TRANSFER], now - t_first);
     if (closed != CLOSE__COUNT) {
         w->st.closes[closed]++;
         u->closes[closed]++;
+        w->ka_ended[c->tcp_answers < KA_MAX ? c->tcp_answers : KA_MAX]++;
     }
     record_roll(w, now);
     w->tl_req++;
@@ -197,4 +227,73 @@ void record_idle_close(struct worker *w, uint64_t now)
 {
     if (w->plan->cfg->keepalive && now >= w->plan->t_measure)
         w->st.closes[CLOSE_IDLE]++;
+}
+
+void record_tcpinfo(struct conn *c)
+{
+    struct worker *w = c->w;
+    /* Only connections that were up: a failed connect says nothing of the
+     * path. Without keep-alive every request closes one; a sample keeps the
+     * getsockopt off most of them. */
+    if (c->fd < 0 || c->state != C_OPEN)
+        return;
+    if (!w->plan->cfg->keepalive && w->st.conns_opened % TCPINFO_EVERY != 0)
+        return;
+    tcpinfo_add(&w->tcp, c->fd);
+}
+
+static void censor(struct worker *w, uint32_t url, uint8_t stage, uint64_t due, uint64_t sent)
+{
+    struct censored *e = &w->cens[w->ncens++];
+    e->url = url;
+    e->stage = stage;
+    e->age_due = w->t_stop > due ? w->t_stop - due : 0;
+    e->age_sent = sent == UINT64_MAX ? UINT64_MAX : w->t_stop > sent ? w->t_stop - sent : 0;
+}
+
+/* Counts (cens NULL) or records what waits at the stop. */
+static uint64_t censor_walk(struct worker *w)
+{
+    uint64_t n = 0;
+    uint32_t i, k;
+    for (i = 0; i < w->nconns; i++) {
+        const struct conn *c = &w->conns[i];
+        for (k = 0; c->count && k < c->cap; k++) {
+            const struct slot *s = &c->slots[k];
+            if (s->busy && s->measured && ++n && w->cens)
+                censor(w, s->url, s->stage, s->t_due, s->t_sent);
+        }
+    }
+    for (i = 0; i < w->rlen; i++) {
+        const struct slot *s = &w->retry[(w->rhead + i) % w->rcap];
+        if (s->measured && ++n && w->cens)
+            censor(w, s->url, s->stage, s->t_due, s->t_sent);
+    }
+    for (i = 0; i < w->backlog.len; i++) {
+        uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
+        if (due >= w->plan->t_measure && ++n && w->cens)
+            censor(w, UINT32_MAX, w->per_stage ? stage_of(w, due) : 0, due, UINT64_MAX);
+    }
+    return n;
+}
+
+int record_censor(struct worker *w)
+{
+    uint64_t n = censor_walk(w);
+    uint32_t i;
+    for (i = 0; i < w->nconns; i++) {
+        /* A wait still going on counts to the stop. */
+        struct conn *c = &w->conns[i];
+        uint64_t from = c->t_wait > w->plan->t_measure ? c->t_wait : w->plan->t_measure;
+        if (c->t_wait && c->used && w->t_stop > from && w->t_stop - from > c->wait_max) {
+            c->wait_max = w->t_stop - from;
+            c->wait_end = w->t_stop;
+        }
+    }
+    if (n == 0)
+        return 0;
+    if (n > UINT32_MAX || (w->cens = malloc((size_t)n * sizeof(*w->cens))) == NULL)
+        return -1;
+    censor_walk(w);
+    return 0;
 }

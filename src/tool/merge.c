@@ -134,6 +134,35 @@ static int check_shards(struct loaded *in, const char **names, int n, char *err,
     return 0;
 }
 
+/* The shards' fairness figures: counts summed, extremes kept. The median
+ * is the largest of the shards' medians, an upper bound (each shard keeps
+ * only its own connections' median). */
+static void merge_conns(struct engine_conns *d, const struct engine_conns *s, int first)
+{
+    if (first || s->req_min < d->req_min)
+        d->req_min = s->req_min;
+    if (s->req_max > d->req_max)
+        d->req_max = s->req_max;
+    if (s->req_median > d->req_median)
+        d->req_median = s->req_median;
+    d->clients += s->clients;
+    d->starved += s->starved;
+    if (s->starved_wait_s > d->starved_wait_s)
+        d->starved_wait_s = s->starved_wait_s;
+    if (s->longest_wait_s > d->longest_wait_s)
+        d->longest_wait_s = s->longest_wait_s;
+    if (s->wait_limit_s > d->wait_limit_s)
+        d->wait_limit_s = s->wait_limit_s;
+    d->server_ended += s->server_ended;
+    if (first || s->ended_mode == d->ended_mode) {
+        d->ended_mode_count += s->ended_mode_count;
+        d->ended_mode = s->ended_mode;
+    } else if (s->ended_mode_count > d->ended_mode_count) {
+        d->ended_mode = s->ended_mode;
+        d->ended_mode_count = s->ended_mode_count;
+    }
+}
+
 static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *err, size_t errlen)
 {
     struct engine_result *r = &out->res;
@@ -160,6 +189,7 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
         stats_init(&r->per_stage[i]);
     r->nshards = (uint32_t)n;
     r->all_connected_s = 0;
+    tcpinfo_sum_init(&r->tcp);
     for (k = 0; k < n; k++) {
         struct loaded_run *x = &in[k].run;
         struct shard_info *sh = &r->shards[k];
@@ -171,6 +201,10 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
         for (i = 0; i < r->nstages && i < x->res.nstages; i++)
             stats_merge(&r->per_stage[i], &x->res.per_stage[i]);
         r->in_flight += x->res.in_flight;
+        if (x->res.in_flight_oldest_s > r->in_flight_oldest_s)
+            r->in_flight_oldest_s = x->res.in_flight_oldest_s;
+        merge_conns(&r->conns, &x->res.conns, k == 0);
+        tcpinfo_merge(&r->tcp, &x->res.tcp);
         r->queued += x->res.queued;
         r->extra_connections += x->res.extra_connections;
         r->target_rate += x->res.target_rate;

@@ -244,6 +244,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     lat_tr(f, "connect", &s->h[H_CONNECT]);
     lat_tr(f, "tls", &s->h[H_TLS]);
     lat_tr(f, "ttfb", &s->h[H_TTFB]);
+    lat_tr(f, "transfer", &s->h[H_TRANSFER]);
     lat_tr(f, "total", &s->h[H_LATENCY]);
     if (cfg->rate > 0)
         lat_tr(f, "uncorrected", &s->h[H_LATENCY_UNC]);

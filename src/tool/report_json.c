@@ -52,7 +52,8 @@ static double us(double ns)
     return ns / 1000.0;
 }
 
-static void jhist(FILE *f, const char *key, const struct hist *h, const char *ind)
+/* A histogram object; extra: more members, ", \"k\": v" each. */
+static void jhist_x(FILE *f, const char *key, const struct hist *h, const char *ind, const char *extra)
 {
     struct hist_iter it;
     int first = 1, k;
@@ -67,12 +68,17 @@ static void jhist(FILE *f, const char *key, const struct hist *h, const char *in
         fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", us((double)it.hi), (unsigned long long)it.count);
         first = 0;
     }
-    fprintf(f, "]}");
+    fprintf(f, "]%s}", extra);
+}
+
+static void jhist(FILE *f, const char *key, const struct hist *h, const char *ind)
+{
+    jhist_x(f, key, h, ind, "");
 }
 
 /* The parts shared by the totals and each URL. */
-static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double elapsed, const char *protocol,
-                   const char *ind)
+static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double oldest_s, double elapsed,
+                   const char *protocol, const char *ind)
 {
     int i, first = 1;
     fprintf(f, "%s\"summary\": {\"protocol\": \"%s\", \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
@@ -87,9 +93,12 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
                 (unsigned long long)s->closes[i]);
     fprintf(f, "}, \"bytes_received\": %llu, \"bytes_sent\": %llu, \"redirects_followed\": %llu, "
-               "\"redirects_to_other_origin\": %llu},\n",
+               "\"redirects_to_other_origin\": %llu",
             (unsigned long long)s->bytes_recv, (unsigned long long)s->bytes_sent, (unsigned long long)s->redirects,
             (unsigned long long)s->redirects_away);
+    if (oldest_s >= 0)
+        fprintf(f, ", \"in_flight_oldest_s\": %.6f", oldest_s);
+    fprintf(f, "},\n");
     fprintf(f, "%s\"status\": {", ind);
     for (i = 0; i < STATUS_MAX; i++) {
         if (s->status[i] == 0)
@@ -103,7 +112,13 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double el
                 (unsigned long long)s->errors[i]);
     fprintf(f, "},\n");
     for (i = 0; i < H__COUNT; i++) {
-        jhist(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind);
+        char extra[96] = "";
+        if (i == H_LATENCY)
+            /* latency.censored: samples of requests still waiting at the
+             * end, at their age then (censored_unsent: never sent). */
+            snprintf(extra, sizeof(extra), ", \"censored\": %llu, \"censored_unsent\": %llu",
+                     (unsigned long long)s->censored, (unsigned long long)s->censored_unsent);
+        jhist_x(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind, extra);
         fprintf(f, ",\n");
     }
     fprintf(f, "%s\"tls\": {\"full\": %llu, \"resumed\": %llu},\n", ind, (unsigned long long)s->tls_full,
@@ -253,6 +268,22 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "\n  ],\n");
     }
     fprintf(f, "  \"client\": {\"cpu_s\": %.6f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
+    {
+        const struct engine_conns *c = &r->conns;
+        fprintf(f, "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
+                   "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %.3f, "
+                   "\"starved_wait_us\": %.3f, \"wait_limit_us\": %.3f, \"server_ended\": %llu, "
+                   "\"server_ended_mode\": %llu, \"server_ended_mode_count\": %llu},\n",
+                (unsigned long long)r->total.conns_opened, c->clients, (unsigned long long)c->req_min,
+                (unsigned long long)c->req_median, (unsigned long long)c->req_max, c->starved, c->longest_wait_s * 1e6,
+                c->starved_wait_s * 1e6, c->wait_limit_s * 1e6, (unsigned long long)c->server_ended,
+                (unsigned long long)c->ended_mode, (unsigned long long)c->ended_mode_count);
+        fprintf(f, "  \"tcp\": {\"sampled\": %llu, \"segments_out\": %llu, \"retransmits\": %llu, "
+                   "\"rtt_mean_us\": %.3f, \"rtt_min_us\": %.3f},\n",
+                (unsigned long long)r->tcp.sampled, (unsigned long long)r->tcp.segs_out,
+                (unsigned long long)r->tcp.retrans, r->tcp.sampled ? r->tcp.rtt_sum_us / (double)r->tcp.sampled : 0.0,
+                r->tcp.min_rtt_us == UINT32_MAX ? 0.0 : (double)r->tcp.min_rtt_us);
+    }
     if (server) {
         fprintf(f, "  \"server\": ");
         report_json_server(f, server, r->total.completed);
@@ -262,7 +293,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu, \"extra_connections\": %u},\n",
                 r->target_rate, r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0,
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
     fprintf(f, ",\n  \"error_details\": {");
     {
         int first = 1;
@@ -311,7 +342,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
             /* The targets past ENGINE_URL_FIGS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->nurls - ENGINE_URL_FIGS);
-            jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+            jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
             fprintf(f, "}");
             continue;
         }
@@ -324,7 +355,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_url[i], r->url_in_flight[i], r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+        jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");

@@ -157,6 +157,14 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
+    if ((v = jcheck_obj(c, o, "latency", 0)) != NULL) {
+        at = jcheck_enter(c, "latency");
+        s->censored = jcheck_count(c, v, "censored", 0);
+        s->censored_unsent = jcheck_count(c, v, "censored_unsent", 0);
+        if (s->censored_unsent > s->censored)
+            jcheck_fail(c, "censored_unsent", "above censored");
+        jcheck_leave(c, at);
+    }
 }
 
 /* Target i of a saved run gets its name and method back. */
@@ -502,6 +510,39 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         r->client_cpu_s = jcheck_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
         if (json_object_get(cl, "all_connected_s"))
             r->all_connected_s = jcheck_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
+        jcheck_leave(c, at);
+    }
+    r->in_flight_oldest_s = jcheck_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    if ((cl = jcheck_obj(c, root, "connections", 0)) != NULL) {
+        struct engine_conns *cn = &r->conns;
+        at = jcheck_enter(c, "connections");
+        cn->clients = (uint32_t)jcheck_num(c, cl, "clients", 0, 4294967295.0, 0);
+        cn->req_min = jcheck_count(c, cl, "requests_min", 0);
+        cn->req_median = jcheck_count(c, cl, "requests_median", 0);
+        cn->req_max = jcheck_count(c, cl, "requests_max", 0);
+        cn->starved = (uint32_t)jcheck_num(c, cl, "starved", 0, cn->clients, 0);
+        cn->longest_wait_s = jcheck_num(c, cl, "longest_wait_us", 0, MAX_US, 0) / 1e6;
+        cn->starved_wait_s = jcheck_num(c, cl, "starved_wait_us", 0, MAX_US, 0) / 1e6;
+        cn->wait_limit_s = jcheck_num(c, cl, "wait_limit_us", 0, MAX_US, 0) / 1e6;
+        cn->server_ended = jcheck_count(c, cl, "server_ended", 0);
+        cn->ended_mode = jcheck_count(c, cl, "server_ended_mode", 0);
+        cn->ended_mode_count = jcheck_count(c, cl, "server_ended_mode_count", 0);
+        if (cn->req_min > cn->req_median || cn->req_median > cn->req_max)
+            jcheck_fail(c, "requests_median", "not between requests_min and requests_max");
+        if (cn->ended_mode_count > cn->server_ended)
+            jcheck_fail(c, "server_ended_mode_count", "above server_ended");
+        jcheck_leave(c, at);
+    }
+    tcpinfo_sum_init(&r->tcp);
+    if ((cl = jcheck_obj(c, root, "tcp", 0)) != NULL) {
+        double mn;
+        at = jcheck_enter(c, "tcp");
+        r->tcp.sampled = jcheck_count(c, cl, "sampled", 0);
+        r->tcp.segs_out = jcheck_count(c, cl, "segments_out", 0);
+        r->tcp.retrans = jcheck_count(c, cl, "retransmits", 0);
+        r->tcp.rtt_sum_us = jcheck_num(c, cl, "rtt_mean_us", 0, MAX_US, 0) * (double)r->tcp.sampled;
+        mn = jcheck_num(c, cl, "rtt_min_us", 0, MAX_US, 0);
+        r->tcp.min_rtt_us = mn > 0 ? (uint32_t)mn : UINT32_MAX;
         jcheck_leave(c, at);
     }
     r->start_unix_s = jcheck_num(c, root, "start_unix_s", 0, 1e11, 0);

@@ -399,9 +399,15 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     char b1[32], b2[32], b3[32];
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
 
-    fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
-            (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
-            r->elapsed_s);
+    fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end", (unsigned long long)s->completed,
+            (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight);
+    if (s->censored)
+        /* They waited at least that long: dropping them would hide the
+         * slowest answers (or the ones that never came). */
+        fprintf(f, "%s, the oldest waiting %s, recorded at their age",
+                s->censored_unsent ? " (and due, unsent)" : "",
+                units_fmt_ns(b1, sizeof(b1), r->in_flight_oldest_s * 1e9));
+    fprintf(f, ", in %.2fs\n", r->elapsed_s);
     fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
@@ -439,14 +445,17 @@ static void latency_block(FILE *f, const struct engine_result *r)
     if (s->h[H_TLS].total)
         lat_row(f, "tls", &s->h[H_TLS]);
     lat_row(f, "ttfb", &s->h[H_TTFB]);
+    if (s->h[H_TRANSFER].total)
+        lat_row(f, "transfer", &s->h[H_TRANSFER]);
     lat_row(f, "total", &s->h[H_LATENCY]);
     if (r->target_rate > 0) {
         lat_row(f, "uncorr.", &s->h[H_LATENCY_UNC]);
         fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"
                    "   counts; uncorr.: from when it was actually sent, as closed-loop tools report it;\n"
-                   "   connect: TCP handshakes; ttfb: from the send)\n");
+                   "   connect: TCP handshakes; ttfb: from the send; transfer: first byte to last)\n");
     } else {
-        fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included)\n");
+        fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included;\n"
+                   "   transfer: from the first byte of a response to its last)\n");
     }
     text_histogram(f, &s->h[H_LATENCY]);
 }
