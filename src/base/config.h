@@ -100,6 +100,7 @@ struct config {
     double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;
     int no_progress;
+    int no_findings;             /* --findings no: no findings section, nor "findings" in the JSON */
 
     char **owned;                /* copies of option values the config keeps alive */
     uint32_t nowned, owned_cap;

@@ -232,6 +232,16 @@ int cgroup_cpu_usec(const struct cgroup *cg, uint64_t *usec)
     return 0;
 }
 
+double cgroup_cpu_max(const struct cgroup *cg)
+{
+    char buf[64];
+    double quota, period;
+    if (read_small(cg->path, "cpu.max", buf, sizeof(buf)) != 0 || sscanf(buf, "%lf %lf", &quota, &period) != 2 ||
+        period <= 0)
+        return 0; /* "max 100000" does not scan a number: unlimited */
+    return quota / period;
+}
+
 int cgroup_memory(const struct cgroup *cg, uint64_t *current, uint64_t *peak)
 {
     char buf[64];

@@ -32,6 +32,9 @@ int cgroup_populated(const struct cgroup *cg);
 /* CPU used by every process that ever ran in it, in µs (cpu.stat
  * usage_usec). Returns 0, or -1 when not readable. */
 int cgroup_cpu_usec(const struct cgroup *cg, uint64_t *usec);
+/* The CPUs cpu.max lets it use (quota / period), 0 when unlimited or
+ * unreadable. */
+double cgroup_cpu_max(const struct cgroup *cg);
 /* memory.current and memory.peak (0 when the file is missing; the memory
  * controller is not always enabled). Returns 0, or -1 when neither is. */
 int cgroup_memory(const struct cgroup *cg, uint64_t *current, uint64_t *peak);

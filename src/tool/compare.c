@@ -9,6 +9,7 @@
 #include "targets.h"
 #include "clock.h"
 #include "net.h"
+#include "netstat.h"
 #include "proc.h"
 #include "units.h"
 
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,6 +141,37 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A cell's findings: each one any of its runs found, the first run's
+ * figures, and in how many runs (evidence "runs"). */
+static void merge_findings(struct findings *cell, const struct findings *run)
+{
+    int i;
+    for (i = 0; i < run->n; i++) {
+        struct finding *f = (struct finding *)findings_get(cell, run->f[i].id);
+        if (f == NULL && cell->n < FINDINGS_MAX) {
+            f = &cell->f[cell->n++];
+            *f = run->f[i];
+            if (f->nev < FINDING_EV_MAX) {
+                snprintf(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), "runs");
+                f->ev[f->nev++].v = 0;
+            }
+        }
+        if (f && f->nev && strcmp(f->ev[f->nev - 1].key, "runs") == 0)
+            f->ev[f->nev - 1].v++;
+    }
+}
+
+/* "(in 2 of 3 runs) " before a finding not every run found. */
+static void runs_note(struct finding *f, int nruns)
+{
+    char buf[sizeof(f->summary)];
+    double n = findings_ev(f, "runs", nruns);
+    if (n >= nruns)
+        return;
+    snprintf(buf, sizeof(buf), "(in %.0f of %d runs) %s", n, nruns, f->summary);
+    memcpy(f->summary, buf, sizeof(buf));
+}
+
 /* Sorts v in place and returns its median. */
 static double median(double *v, int n)
 {
@@ -171,6 +204,7 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
             c->mem_peak = 0;
             c->best_run = -1;
             c->client_bound = 0;
+            memset(&c->found, 0, sizeof(c->found));
             for (k = 0; k < c->nruns; k++) {
                 const struct compare_run *run = &c->runs[k];
                 double v = run_rps(run);
@@ -193,11 +227,12 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
                         c->best_run = k;
                     }
                 }
-                /* Its CPU time against the time it had: saturated means it,
-                 * not the server, set the pace. */
-                if (run->res.client_cpu_s >
-                    0.9 * (run->res.elapsed_s + (double)cfg->warmup_ns / 1e9) * (cfg->threads ? cfg->threads : 1))
+                /* Saturated, it and not the server set the pace: the
+                 * findings' rule decides (thread CPU time against the
+                 * time it had). */
+                if (findings_get(&run->found, "client_cpu_bound"))
                     c->client_bound = 1;
+                merge_findings(&c->found, &run->found);
             }
             c->mem_is_pss = c->best_run >= 0 && all_pss;
             if (c->best_run >= 0 && !all_pss) {
@@ -226,6 +261,8 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
                     el += c->runs[k].res.elapsed_s;
                 c->slo_failed = slo_eval(&c->slo, &c->total, el);
             }
+            for (k = 0; k < c->found.n; k++)
+                runs_note(&c->found.f[k], c->nruns);
             free(rps);
             free(cpu);
         }
@@ -439,6 +476,9 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     struct engine_result res;
     struct monitor *mon = NULL;
     struct monitor_result mr;
+    struct netstat_obs net;
+    struct stat st;
+    int64_t out0 = -1, outb = -1;
     struct url u;
     char text[2048], err[512], p99[32];
     const char *ut[1];
@@ -479,7 +519,13 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     if ((sv->monitor_pid > 0 || sv->monitor_cg) &&
         monitor_start(sv->monitor_pid, sv->monitor_cg, cfg.warmup_ns, &mon, err, sizeof(err)) != 0)
         mon = NULL;
+    netstat_begin(&net, &cfg);
+    if (sv->started && stat(sv->log, &st) == 0)
+        out0 = (int64_t)st.st_size;
     rc = engine_run(&cfg, stop, NULL, NULL, &res, err, sizeof(err));
+    netstat_end(&net);
+    if (out0 >= 0 && stat(sv->log, &st) == 0 && (int64_t)st.st_size >= out0)
+        outb = (int64_t)st.st_size - out0; /* its stdout and stderr during the run */
     if (mon)
         monitor_stop(mon, &mr);
     url_free(&u);
@@ -500,6 +546,11 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         config_free(&own);
         err_set(why, whylen, NULL, "out of memory");
         return -1;
+    }
+    if (!cfg.no_findings) {
+        struct compare_run *run = &cell->runs[cell->nruns - 1];
+        const struct findings_in fin = { &cfg, &run->res, run->has_server ? &run->server : NULL, &net, outb };
+        findings_eval(&fin, &run->found);
     }
     if (wl->cfg.targets_path) {
         /* The run keeps its targets: its results are per target. */

@@ -27,6 +27,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "findings.h"
 #include "monitor.h"
 
 struct cmp_server {
@@ -70,6 +71,7 @@ struct compare_run {
     struct engine_result res;
     struct monitor_result server;
     int has_server;
+    struct findings found;       /* what the rules saw in this run */
     struct config *cfg;          /* a run of targets (--targets): its own URLs; NULL: the workload's */
 };
 
@@ -90,7 +92,8 @@ struct compare_cell {
     int keepalive_refused;       /* keep-alive asked, a new connection nearly every time */
     int invalid;                 /* most responses were bad statuses: not a result */
     int unstable;                /* repetitions differ by more than 10% */
-    int client_bound;            /* rafale's own CPU was saturated in some run */
+    int client_bound;            /* rafale's own CPU was saturated in some run (its client_cpu_bound finding) */
+    struct findings found;       /* what any of its runs found (evidence "runs": in how many) */
     struct slo slo;              /* the workload's --slo on every run merged (slo.n 0: none) */
     int slo_failed;              /* checks that failed */
 };

@@ -23,6 +23,8 @@ void html_text(FILE *f, const char *s);
     "h1{font-size:22px}h2{font-size:17px;margin-top:28px}" \
     "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}" \
     "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}" \
-    "svg{display:block;margin:12px 0;max-width:100%%;height:auto}"
+    "svg{display:block;margin:12px 0;max-width:100%%;height:auto}" \
+    ".findings{border:2px solid #d80;background:#fff8e8;padding:4px 14px;margin:12px 0}" \
+    ".findings li{margin:6px 0}.findings .adv{color:#555}"
 
 #endif

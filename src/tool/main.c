@@ -3,10 +3,12 @@
 #include "cli.h"
 #include "compare.h"
 #include "engine.h"
+#include "findings.h"
 #include "merge.h"
 #include "mpi_glue.h"
 #include "monitor.h"
 #include "net.h"
+#include "netstat.h"
 #include "progress.h"
 #include "report.h"
 #include "report_load.h"
@@ -50,11 +52,12 @@ struct run_out {
     const struct engine_result *r;
     const struct monitor_result *server; /* or NULL */
     const struct slo *slo;               /* evaluated, or NULL */
+    const struct findings *fs;           /* or NULL (--findings no) */
 };
 
 static int out_json(FILE *f, const struct run_out *o)
 {
-    return report_json(f, o->cfg, o->r, o->server, o->slo);
+    return report_json(f, o->cfg, o->r, o->server, o->slo, o->fs);
 }
 
 static int out_csv(FILE *f, const struct run_out *o)
@@ -64,7 +67,7 @@ static int out_csv(FILE *f, const struct run_out *o)
 
 static int out_html(FILE *f, const struct run_out *o)
 {
-    return report_html(f, o->cfg, o->r, o->server);
+    return report_html(f, o->cfg, o->r, o->server, o->fs);
 }
 
 static int out_hdr(FILE *f, const struct run_out *o)
@@ -104,22 +107,27 @@ static int write_file(const char *path, enum out_kind k, const struct run_out *o
     return rc;
 }
 
-/* The end of a run, one or merged from ranks: the text report (on stderr
+/* The end of a run, one or merged from ranks: its findings (with what net
+ * saw of the host around it, when it did), the text report (on stderr
  * when the JSON owns stdout), the SLO checks of opts (the command line's)
  * on the result, every file opts asks for. Returns the exit status: 1 when
  * a file could not be written, 130 when interrupted, 3 when an SLO failed,
  * else 0. */
 static int finish_run(struct config *opts, const struct config *cfg, const struct engine_result *r,
-                      const struct monitor_result *server)
+                      const struct monitor_result *server, const struct netstat_obs *net)
 {
-    const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL };
+    static struct findings fs; /* 20 KiB: off the stack */
+    const struct findings_in fin = { cfg, r, server, net, -1 };
+    const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL, opts->no_findings ? NULL : &fs };
     const char *const paths[] = { [OUT_JSON] = opts->json_path, [OUT_CSV] = opts->csv_path,
                                   [OUT_HTML] = opts->html_path, [OUT_HDR] = opts->hdr_path };
     FILE *text = (opts->json_path && strcmp(opts->json_path, "-") == 0) ? stderr : stdout;
     int rc = 0, i;
     unsigned k;
 
-    report_text(text, cfg, r, server);
+    if (!opts->no_findings)
+        findings_eval(&fin, &fs);
+    report_text(text, cfg, r, server, o.fs);
     if (opts->slo.n) {
         slo_eval(&opts->slo, &r->total, r->elapsed_s);
         slo_print(text, &opts->slo);
@@ -303,7 +311,8 @@ static int main_report(int argc, char **argv)
         if (runs[i].is_compare)
             report_compare_print(stdout, &runs[i].plan, &runs[i].cmp);
         else
-            report_text(stdout, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL);
+            report_text(stdout, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL,
+                        runs[i].run.has_findings ? &runs[i].run.found : NULL);
     }
     if (html) {
         if (compares)
@@ -313,7 +322,8 @@ static int main_report(int argc, char **argv)
         else
         {
             const struct run_out o = { &runs[0].run.cfg, &runs[0].run.res,
-                                       runs[0].run.has_server ? &runs[0].run.server : NULL, NULL };
+                                       runs[0].run.has_server ? &runs[0].run.server : NULL, NULL,
+                                       runs[0].run.has_findings ? &runs[0].run.found : NULL };
             rc = write_file(html, OUT_HTML, &o) != 0;
         }
     }
@@ -375,8 +385,13 @@ static int main_merge(int argc, char **argv)
         goto out;
     }
     {
-        const struct run_out o = { &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL };
-        report_text(json && strcmp(json, "-") == 0 ? stderr : stdout, &m.cfg, &m.res, o.server);
+        /* The merged figures' own findings (the host counters stay with
+         * each shard's). */
+        static struct findings fs;
+        const struct findings_in fin = { &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL, -1 };
+        const struct run_out o = { &m.cfg, &m.res, m.has_server ? &m.server : NULL, NULL, &fs };
+        findings_eval(&fin, &fs);
+        report_text(json && strcmp(json, "-") == 0 ? stderr : stdout, &m.cfg, &m.res, o.server, &fs);
         if (json && write_file(json, OUT_JSON, &o) != 0)
             rc = 1;
         if (html && write_file(html, OUT_HTML, &o) != 0)
@@ -503,7 +518,7 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
         rc = 1;
     } else if (rc == 0) {
         /* One report for every rank, as a single process would print. */
-        rc = finish_run(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL);
+        rc = finish_run(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, NULL);
         engine_result_free(&mr.res);
         monitor_result_free(&mr.server);
         config_free(&mr.cfg);
@@ -617,7 +632,7 @@ static int main_mpi(int argc, char **argv)
         ran = 1;
         if (mon)
             monitor_stop(mon, &server);
-        if (f == NULL || report_json(f, &cfg, &res, mon ? &server : NULL, NULL) != 0 || fclose(f) != 0) {
+        if (f == NULL || report_json(f, &cfg, &res, mon ? &server : NULL, NULL, NULL) != 0 || fclose(f) != 0) {
             snprintf(err, sizeof(err), "out of memory for its result");
             free(json);
             json = NULL;
@@ -647,6 +662,7 @@ int main(int argc, char **argv)
     struct progress prog;
     struct monitor *mon = NULL;
     struct monitor_result server = { 0 };
+    struct netstat_obs net;
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
@@ -717,6 +733,7 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 2;
     }
+    netstat_begin(&net, &cfg);
     if ((rc = engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err))) != 0) {
         progress_done(&prog);
         if (mon) {
@@ -730,11 +747,12 @@ int main(int argc, char **argv)
         return rc == ENGINE_EPLAN ? 2 : 1;
     }
     progress_done(&prog);
+    netstat_end(&net);
     if (mon)
         monitor_stop(mon, &server);
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
-    rc = finish_run(&cfg, &cfg, &res, mon ? &server : NULL);
+    rc = finish_run(&cfg, &cfg, &res, mon ? &server : NULL, &net);
     engine_result_free(&res);
     monitor_result_free(&server);
     config_free(&cfg);

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,8 @@ struct entry {
     uint64_t start;
     uint64_t base_ticks, last_ticks;
     uint64_t rss_peak, pss_peak, uss_peak;
+    uint64_t base_wbytes, last_wbytes;
+    int io_seen;
     double first_seen_s;
     uint32_t round_seen;     /* last round it was seen in */
     char command[96];
@@ -315,6 +318,35 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
     return e;
 }
 
+/* /proc/PID/io write_bytes. Returns 0, or -1 when not readable. */
+static int read_wbytes(int pid, uint64_t *out)
+{
+    char path[64], buf[512], *p;
+    ssize_t n;
+    int fd;
+    snprintf(path, sizeof(path), "/proc/%d/io", pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    if ((p = strstr(buf, "\nwrite_bytes: ")) == NULL)
+        return -1;
+    *out = strtoull(p + 14, NULL, 10);
+    return 0;
+}
+
+/* The CPUs pid may run on, as a count, or 0. */
+static double affinity_cpus(int pid)
+{
+    cpu_set_t set;
+    if (pid <= 0 || sched_getaffinity(pid, sizeof(set), &set) != 0)
+        return 0;
+    return CPU_COUNT(&set);
+}
+
 static void push_point(struct monitor *m, uint64_t pss, uint64_t rss)
 {
     if (m->npoints == m->cappoints) {
@@ -366,6 +398,16 @@ static void sample(struct monitor *m, int want_smaps)
         }
         if (e == NULL)
             continue;
+        if (want_smaps) {
+            uint64_t wb;
+            if (read_wbytes(p->pid, &wb) == 0) {
+                /* Seen first now: a baseline in the first round, else from 0. */
+                if (!e->io_seen)
+                    e->base_wbytes = m->round > 1 ? 0 : wb;
+                e->io_seen = 1;
+                e->last_wbytes = wb;
+            }
+        }
         e->round_seen = m->round;
         e->ppid = p->ppid;
         if (p->ticks > e->last_ticks)
@@ -483,8 +525,24 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     pthread_join(m->thread, NULL);
     if (m->round > 0)
         sample(m, 1);
-    for (i = 0; i < m->ne; i++)
+    for (i = 0; i < m->ne; i++) {
         ticks += m->e[i].last_ticks - m->e[i].base_ticks;
+        if (m->e[i].io_seen) {
+            m->r.has_io = 1;
+            if (m->e[i].last_wbytes > m->e[i].base_wbytes)
+                m->r.write_bytes += m->e[i].last_wbytes - m->e[i].base_wbytes;
+        }
+    }
+    {
+        double online = (double)sysconf(_SC_NPROCESSORS_ONLN), aff, q;
+        aff = affinity_cpus(m->root ? m->root : m->nps ? m->ps[0].pid : 0);
+        q = m->use_cg ? cgroup_cpu_max(&m->cg) : 0;
+        m->r.cpus = online > 0 ? online : 0;
+        if (aff > 0 && (m->r.cpus == 0 || aff < m->r.cpus))
+            m->r.cpus = aff;
+        if (q > 0 && (m->r.cpus == 0 || q < m->r.cpus))
+            m->r.cpus = q;
+    }
     m->r.cpu_s = (double)ticks / (double)hz;
     if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
         m->r.cpu_s = (double)(usec - m->cg_cpu0) / 1e6;

@@ -38,7 +38,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT,
+    I_SHARD, I_START_AT, I_FINDINGS,
 };
 
 struct opt_def {
@@ -196,6 +196,9 @@ static const struct opt_def table[] = {
     { "monitor-cgroup", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "PATH",
       "the same for every process of a cgroup v2 (e.g. a systemd service)", "a cgroup directory", 0, 0,
       RUN(monitor_cgroup), 0, 0, NULL },
+    { "findings", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "yes|no",
+      "say why the numbers look as they do: starved connections, a full accept queue,\nNagle stalls, queueing, CPU "
+      "limits, logging... (default yes)", "yes or no", 0, 0, 0, 0, I_FINDINGS, NULL },
     { "quiet", 'q', K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, "no progress line on stderr", "yes or no", 0, 0, RUN(quiet),
       1, 0, NULL },
     { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0, NULL },
@@ -509,6 +512,11 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     case I_LATENCY:
         return 0; /* wrk's flag: the distribution is always printed */
+    case I_FINDINGS:
+        if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+            break;
+        cfg->no_findings = strcmp(v, "no") == 0;
+        return 0;
     case I_ORDER:
         if (strcmp(v, "sequential") == 0)
             cfg->order_mode = ORDER_SEQUENTIAL;

@@ -7,13 +7,21 @@
 
 #include "config.h"
 #include "engine.h"
+#include "findings.h"
 #include "monitor.h"
 
-/* server: what the monitor saw of the server during the run, or NULL. */
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server);
+/* server: what the monitor saw of the server during the run, or NULL;
+ * fs: the findings (NULL or none: no section). */
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+                const struct findings *fs);
 /* slo: the evaluated checks, or NULL. */
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct slo *slo);
+                const struct slo *slo, const struct findings *fs);
+/* The "Findings" section, one "[!]" (warning) or "[i]" (info) line each
+ * and its advice, each line after indent in; nothing when there is none. */
+void report_findings_text(FILE *f, const struct findings *fs, const char *in);
+/* The findings as a JSON array (without its key). */
+void report_json_findings(FILE *f, const struct findings *fs, const char *ind);
 /* The "config" object of a result, as report_json writes it. */
 void report_json_config(FILE *f, const struct config *cfg);
 /* The "server" object of a result; completed: the run's responses. */
@@ -22,8 +30,11 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
 void report_json_str(FILE *f, const char *s);
 int report_csv(FILE *f, const struct engine_result *r);
 /* A self-contained HTML page with inline SVG charts. */
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server);
+int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+                const struct findings *fs);
 
+/* The findings box at the top of an HTML report (nothing when none). */
+void report_html_findings(FILE *f, const struct findings *fs);
 /* The server block of the HTML report: a paragraph and the process table. */
 void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed);
 /* The server block of the text report: CPU, memory (PSS, USS, RSS) and the

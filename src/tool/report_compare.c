@@ -181,8 +181,14 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                            "measured new connections\n", name, report_compare_close_why(&c->total), c->conns_per_req);
             if (c->unstable)
                 fprintf(f, "  [!] %s: repetitions differ by more than 10%%: the machine is noisy\n", name);
-            if (c->client_bound)
-                fprintf(f, "  [!] %s: rafale's own CPU was saturated: the server was not measured at its limit\n", name);
+            if (c->found.n) {
+                /* Its findings (client_cpu_bound among them: rafale, not
+                 * the server, set the pace). */
+                int k;
+                for (k = 0; k < c->found.n; k++)
+                    fprintf(f, "  %s %s: %s: %s\n        -> %s\n", c->found.f[k].warning ? "[!]" : "[i]", name,
+                            c->found.f[k].id, c->found.f[k].summary, c->found.f[k].advice);
+            }
             if (c->slo.n && c->nruns) {
                 int k2;
                 fprintf(f, "  %s %s: SLO %s:", c->slo_failed ? "[!]" : "   ", name, c->slo_failed ? "FAILED" : "met");
@@ -193,7 +199,7 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                 }
                 fprintf(f, "\n");
             }
-            any_notes |= c->invalid || c->keepalive_refused || c->unstable || c->client_bound || c->bad_pct > 0;
+            any_notes |= c->invalid || c->keepalive_refused || c->unstable || c->found.n || c->bad_pct > 0;
         }
     }
     (void)any_notes;
@@ -339,7 +345,8 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                     fprintf(f, "%s\"%u\": %llu", fs ? "" : ", ", i, (unsigned long long)t->status[i]);
                     fs = 0;
                 }
-            fprintf(f, "}");
+            fprintf(f, "}, \"findings\": ");
+            report_json_findings(f, &c->found, "      ");
             if (c->slo.n && c->nruns) {
                 /* The workload's SLO on every run merged. */
                 fprintf(f, ", \"slo\": [");
@@ -360,7 +367,7 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                 cfg.nurls = 1;
                 fprintf(f, "%s\n", k ? "," : "");
                 report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].res,
-                            c->runs[k].has_server ? &c->runs[k].server : NULL, NULL);
+                            c->runs[k].has_server ? &c->runs[k].server : NULL, NULL, &c->runs[k].found);
             }
             fprintf(f, "]}");
         }

@@ -368,12 +368,16 @@ static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             html_text(f, report_compare_close_why(&c->total));
             html_printf(f, "): %.2f connections per request, so this measured new connections.</p>\n", c->conns_per_req);
         }
-        if (c->unstable || c->client_bound) {
+        if (c->unstable) {
             html_printf(f, "<p class=\"warn\">");
             html_text(f, p->servers[s].name);
-            html_printf(f, ":%s%s</p>\n", c->unstable ? " repetitions differ by more than 10%." : "",
-                    c->client_bound ? " rafale's own CPU was saturated: the server was not measured at its limit."
-                                    : "");
+            html_printf(f, ": repetitions differ by more than 10%%.</p>\n");
+        }
+        if (c->found.n) {
+            html_printf(f, "<p>");
+            html_text(f, p->servers[s].name);
+            html_printf(f, ":</p>\n");
+            report_html_findings(f, &c->found);
         }
     }
 }

@@ -206,7 +206,26 @@ static void memory_chart(FILE *f, const struct monitor_result *m)
     free(x);
 }
 
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
+void report_html_findings(FILE *f, const struct findings *fs)
+{
+    int i;
+    if (fs == NULL || fs->n == 0)
+        return;
+    html_printf(f, "<div class=\"findings\"><b>Findings</b><ul>\n");
+    for (i = 0; i < fs->n; i++) {
+        html_printf(f, "<li>%s <b>", fs->f[i].warning ? "&#9888;" : "&#8505;");
+        html_text(f, fs->f[i].id);
+        html_printf(f, "</b>: ");
+        html_text(f, fs->f[i].summary);
+        html_printf(f, "<br/><span class=\"adv\">");
+        html_text(f, fs->f[i].advice);
+        html_printf(f, "</span></li>\n");
+    }
+    html_printf(f, "</ul></div>\n");
+}
+
+int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+                const struct findings *fs)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
@@ -228,6 +247,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     html_printf(f, ", %s.</p>\n", cfg->method);
     if (r->interrupted)
         html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
+    report_html_findings(f, fs);
 
     html_printf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>in flight at the end</th>"
                "<th>elapsed</th><th>req/s</th><th>received</th></tr>\n");

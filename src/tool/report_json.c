@@ -219,13 +219,15 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
     fprintf(f, ", \"cpu_s\": %.6f, \"cpu_exact\": %s, \"cpu_us_per_request\": %.3f, \"has_pss\": %s, "
                "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
                "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
-               "\"samples\": %u, \"exited\": %s, \"pss_note\": ",
+               "\"samples\": %u, \"exited\": %s, \"cpus\": %.3f, \"pss_note\": ",
             m->cpu_s, m->cpu_exact ? "true" : "false", completed ? m->cpu_s * 1e6 / (double)completed : 0.0,
             m->has_pss ? "true" : "false", (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
             (unsigned long long)m->uss_peak_bytes, (unsigned long long)m->rss_peak_bytes,
             (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes, m->threads,
-            m->samples, m->gone ? "true" : "false");
+            m->samples, m->gone ? "true" : "false", m->cpus);
     report_json_str(f, m->pss_note);
+    if (m->has_io)
+        fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);
     fprintf(f, ",\n    \"tree\": [");
     for (i = 0; i < m->nprocs; i++) {
         const struct monitor_proc *p = &m->procs[i];
@@ -244,7 +246,7 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
 }
 
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct slo *slo)
+                const struct slo *slo, const struct findings *fs)
 {
     uint32_t i;
     int k;
@@ -335,6 +337,11 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         }
         fprintf(f, "],\n");
     }
+    if (fs) {
+        fprintf(f, "  \"findings\": ");
+        report_json_findings(f, fs, "  ");
+        fprintf(f, ",\n");
+    }
     fprintf(f, "  \"per_url\": [");
     for (i = 0; i < r->nurls; i++) {
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
@@ -360,4 +367,28 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     }
     fprintf(f, "\n  ]\n}\n");
     return ferror(f) ? -1 : 0;
+}
+
+void report_json_findings(FILE *f, const struct findings *fs, const char *ind)
+{
+    int i, k;
+    fprintf(f, "[");
+    for (i = 0; fs && i < fs->n; i++) {
+        const struct finding *x = &fs->f[i];
+        fprintf(f, "%s\n%s  {\"id\": ", i ? "," : "", ind);
+        report_json_str(f, x->id);
+        fprintf(f, ", \"severity\": \"%s\", \"summary\": ", x->warning ? "warning" : "info");
+        report_json_str(f, x->summary);
+        fprintf(f, ", \"evidence\": {");
+        for (k = 0; k < x->nev; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            report_json_str(f, x->ev[k].key);
+            fprintf(f, ": %.6g", x->ev[k].v);
+        }
+        fprintf(f, "}, \"advice\": ");
+        report_json_str(f, x->advice);
+        fprintf(f, "}");
+    }
+    fprintf(f, "%s]", fs && fs->n ? "\n" : "");
+    (void)ind;
 }

@@ -198,6 +198,9 @@ static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
     if (m->pss_note[0] == '\0')
         jcheck_copy(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
     m->cpu_s = jcheck_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
+    m->cpus = jcheck_num(c, sv, "cpus", 0, 1e6, 0);
+    m->write_bytes = jcheck_count(c, sv, "write_bytes", 0);
+    m->has_io = json_object_get(sv, "write_bytes") != NULL;
     m->cpu_exact = jcheck_bool(c, sv, "cpu_exact");
     m->has_pss = jcheck_bool(c, sv, "has_pss");
     m->pss_peak_bytes = jcheck_count(c, sv, "pss_peak_bytes", 0);
@@ -480,6 +483,45 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
     return c->failed ? -1 : 0;
 }
 
+/* A saved "findings" array: ids, severities and texts as written, each
+ * evidence value a finite number. */
+static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
+{
+    json_t *e;
+    size_t i;
+    memset(fs, 0, sizeof(*fs));
+    json_array_foreach(arr, i, e) {
+        size_t at = jcheck_enter(c, "findings[%zu]", i);
+        struct finding *f;
+        json_t *ev = jcheck_obj(c, e, "evidence", 0), *v;
+        const char *k, *sev;
+        if (c->failed || fs->n == FINDINGS_MAX) {
+            jcheck_leave(c, at);
+            break;
+        }
+        f = &fs->f[fs->n++];
+        jcheck_copy(f->id, sizeof(f->id), jcheck_str(c, e, "id", 1));
+        sev = jcheck_str(c, e, "severity", 1);
+        if (sev && strcmp(sev, "warning") != 0 && strcmp(sev, "info") != 0)
+            jcheck_fail(c, "severity", "neither warning nor info");
+        f->warning = sev && strcmp(sev, "warning") == 0;
+        jcheck_copy(f->summary, sizeof(f->summary), jcheck_str(c, e, "summary", 1));
+        jcheck_copy(f->advice, sizeof(f->advice), jcheck_str(c, e, "advice", 0));
+        if (ev)
+            json_object_foreach(ev, k, v) {
+                if (f->nev == FINDING_EV_MAX)
+                    break;
+                if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+                    jcheck_fail(c, k, "not a number");
+                    break;
+                }
+                jcheck_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
+                f->ev[f->nev++].v = json_number_value(v);
+            }
+        jcheck_leave(c, at);
+    }
+}
+
 static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
     json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
@@ -577,6 +619,10 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
     if (sv && !c->failed) {
         run->has_server = 1;
         load_server(c, &run->server, sv);
+    }
+    if ((rt = jcheck_arr(c, root, "findings", 0)) != NULL) {
+        load_findings(c, rt, &run->found);
+        run->has_findings = 1;
     }
     if (load_timeline(c, jcheck_arr(c, root, "timeline", 0), r) != 0)
         return -1;
@@ -707,6 +753,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
                     loaded_run_free(&lr);
                     break;
                 }
+                cc->runs[cc->nruns - 1].found = lr.found;
                 if (lr.cfg.nurls > 1 || lr.cfg.targets_path) {
                     /* A run of targets keeps its own URLs. */
                     struct compare_run *run = &cc->runs[cc->nruns - 1];

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "config.h"
 #include "engine.h"
+#include "findings.h"
 #include "monitor.h"
 
 /* A loaded run: its configuration (as far as the reports need it) and result. */
@@ -17,6 +18,8 @@ struct loaded_run {
     struct engine_result res;
     struct monitor_result server;
     int has_server;
+    struct findings found;       /* its "findings", as saved */
+    int has_findings;
 };
 
 /* What a saved file holds: one run (--json), or a whole compare. */

@@ -492,7 +492,8 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     }
 }
 
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server)
+int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+                const struct findings *fs)
 {
     const struct stats *s = &r->total;
 
@@ -511,9 +512,25 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     status_line(f, s);
     bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + stats_errors(s));
+    if (fs && fs->n) {
+        fputc('\n', f);
+        report_findings_text(f, fs, "");
+    }
     if (r->nurls > 1)
         per_url_block(f, cfg, r);
     if (r->nshards)
         shards_block(f, r);
     return ferror(f) ? -1 : 0;
+}
+
+void report_findings_text(FILE *f, const struct findings *fs, const char *in)
+{
+    int i;
+    if (fs == NULL || fs->n == 0)
+        return;
+    fprintf(f, "%sFindings\n", in);
+    for (i = 0; i < fs->n; i++) {
+        const struct finding *x = &fs->f[i];
+        fprintf(f, "%s  %s %s: %s\n%s      -> %s\n", in, x->warning ? "[!]" : "[i]", x->id, x->summary, in, x->advice);
+    }
 }

@@ -1,0 +1,539 @@
+/* findings.c - the rules. Each one reads figures that exist already (the
+ * result, the host's counters read before and after, the server's monitor)
+ * and fires only past a stated threshold with a minimum sample: a false
+ * alarm is worse than none, and every rule has a test on a healthy server
+ * where it must stay silent (tests/integ/findings.py) and unit tests at
+ * its edges (tests/test_findings.c). */
+#include "findings.h"
+
+#include "hist.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define NS_S 1e9
+#define NS_MS 1e6
+
+/* --- thresholds, in one place --- */
+
+/* listen_queue_overflow / syn_retransmits: a connect (or a first byte)
+ * that took a SYN retry: Linux resends a SYN after 1 s, then 3 s, 7 s. */
+#define SYN_STEP_NS (0.9 * NS_S)
+#define SYN_MIN_SLOW 3              /* and at least this many such connects for syn_retransmits */
+/* nagle_delayed_ack: half the responses end in a delayed-ACK window after
+ * their first byte, their bodies small, their first bytes fast. */
+#define NAGLE_MIN_RESPONSES 20
+#define NAGLE_SHARE 0.5
+#define NAGLE_LINUX_LO (30 * NS_MS)   /* Linux: 40 ms (TCP_DELACK_MIN), a little more under load */
+#define NAGLE_LINUX_HI (60 * NS_MS)
+#define NAGLE_OTHER_LO (180 * NS_MS)  /* the 200 ms of other systems */
+#define NAGLE_OTHER_HI (250 * NS_MS)
+#define NAGLE_MAX_BYTES (64 * 1024)   /* a larger body can take that long on the wire */
+/* queueing: closed loop, enough connections, a latency Little's law
+ * explains, far above the fastest answers and long in itself. */
+#define QUEUE_MIN_CONNS 8
+#define QUEUE_MIN_RESPONSES 100
+#define QUEUE_TIMES_SERVICE 5.0
+#define QUEUE_MIN_MEAN_NS (10 * NS_MS)
+#define QUEUE_LITTLE_TOLERANCE 0.25
+/* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
+#define CPU_BOUND 0.90
+#define CPU_MIN_S 0.5                 /* runs shorter than this tell little */
+/* server_waiting: neither side busy, and slow answers anyway. */
+#define WAIT_SERVER_MAX 0.50
+#define WAIT_MIN_P50_NS (10 * NS_MS)
+#define WAIT_MIN_RESPONSES 20
+/* server_writes: bytes per request to storage or the terminal. */
+#define WRITES_PER_REQUEST 20.0
+#define WRITES_MIN_BYTES (64 * 1024)
+#define WRITES_MIN_RESPONSES 100
+/* keepalive_limit: most server-ended connections carried the same number. */
+#define KA_MIN_ENDED 3
+#define KA_MODE_SHARE 0.8
+/* packet_loss: retransmitted segments of the connections read at close. */
+#define LOSS_SHARE 0.005
+#define LOSS_MIN_SEGMENTS 1000
+#define LOSS_MIN_CONNS 5
+
+struct ctx {
+    const struct findings_in *in;
+    const struct engine_result *r;
+    const struct stats *s;
+    struct findings *out;
+};
+
+static struct finding *add(struct ctx *c, const char *id, int warning)
+{
+    struct finding *f;
+    if (c->out->n == FINDINGS_MAX)
+        return NULL;
+    f = &c->out->f[c->out->n++];
+    memset(f, 0, sizeof(*f));
+    snprintf(f->id, sizeof(f->id), "%s", id);
+    f->warning = warning;
+    return f;
+}
+
+static void ev(struct finding *f, const char *key, double v)
+{
+    if (f == NULL || f->nev == FINDING_EV_MAX)
+        return;
+    snprintf(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), "%s", key);
+    f->ev[f->nev++].v = v;
+}
+
+static void say(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+}
+
+/* Samples of h at or above x ns, and between lo and hi. */
+static uint64_t hist_above(const struct hist *h, double x)
+{
+    struct hist_iter it;
+    uint64_t n = 0;
+    for (hist_iter_init(&it, h); hist_iter_next(&it);)
+        if ((double)it.lo >= x)
+            n += it.count;
+    return n;
+}
+
+static uint64_t hist_within(const struct hist *h, double lo, double hi)
+{
+    struct hist_iter it;
+    uint64_t n = 0;
+    for (hist_iter_init(&it, h); hist_iter_next(&it);)
+        if ((double)it.lo >= lo && (double)it.hi <= hi)
+            n += it.count;
+    return n;
+}
+
+static double elapsed(const struct ctx *c)
+{
+    return c->r->elapsed_s > 0 ? c->r->elapsed_s : 0;
+}
+
+static double rps(const struct ctx *c)
+{
+    return elapsed(c) > 0 ? (double)c->s->completed / elapsed(c) : 0;
+}
+
+static int64_t delta(const struct netstat_counters *a, const struct netstat_counters *b, size_t off)
+{
+    uint64_t x = *(const uint64_t *)((const char *)a + off), y = *(const uint64_t *)((const char *)b + off);
+    return y >= x ? (int64_t)(y - x) : 0;
+}
+
+#define NET_DELTA(net, field) delta(&(net)->before, &(net)->after, offsetof(struct netstat_counters, field))
+
+static int net_ok(const struct netstat_obs *n)
+{
+    return n && n->before.ok && n->after.ok;
+}
+
+/* Connections that waited past the limit while another was answered. */
+static void starved(struct ctx *c, int overflow)
+{
+    const struct engine_conns *k = &c->r->conns;
+    struct finding *f;
+    char w[32], l[32];
+    if (k->starved == 0 || k->clients < 2)
+        return;
+    f = add(c, "starved_connections", 1);
+    if (f == NULL)
+        return;
+    units_fmt_ns(w, sizeof(w), k->starved_wait_s * NS_S);
+    units_fmt_ns(l, sizeof(l), k->wait_limit_s * NS_S);
+    say(f->summary, sizeof(f->summary),
+        "%u of %u connections got no answer for %s or more while others were answered (the longest waited %s); "
+        "answers per connection: min %llu, median %llu, max %llu",
+        k->starved, k->clients, l, w, (unsigned long long)k->req_min, (unsigned long long)k->req_median,
+        (unsigned long long)k->req_max);
+    if (overflow)
+        say(f->advice, sizeof(f->advice),
+            "their connects waited in a full accept queue (see listen_queue_overflow): the server accepts fewer "
+            "connections than you opened");
+    else
+        say(f->advice, sizeof(f->advice),
+            "the server serves fewer connections at once than you opened (a single thread or a small pool?): "
+            "its throughput is real, but %u clients were not served; use -c %u or give it more workers",
+            k->starved, k->clients - k->starved > 0 ? k->clients - k->starved : 1);
+    ev(f, "connections", k->clients);
+    ev(f, "starved", k->starved);
+    ev(f, "wait_s", k->starved_wait_s);
+    ev(f, "wait_limit_s", k->wait_limit_s);
+    ev(f, "requests_min", (double)k->req_min);
+    ev(f, "requests_median", (double)k->req_median);
+    ev(f, "requests_max", (double)k->req_max);
+}
+
+/* The kernel dropped SYNs or handshakes for a full accept queue. Host-wide
+ * counters, so only for a server on this host, and only with our own
+ * connects (or first bytes) at the retry steps to show for it. */
+static int listen_overflow(struct ctx *c)
+{
+    const struct netstat_obs *n = c->in->net;
+    struct finding *f;
+    int64_t ov, dr, syn;
+    uint64_t slow_conn, slow_first;
+    if (!net_ok(n) || !n->local)
+        return 0;
+    ov = NET_DELTA(n, listen_overflows);
+    dr = NET_DELTA(n, listen_drops);
+    syn = NET_DELTA(n, syn_retrans);
+    slow_conn = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
+    slow_first = hist_above(&c->s->h[H_TTFB], SYN_STEP_NS);
+    if (ov + dr == 0 || slow_conn + slow_first + c->s->errors[ERR_CONNECT_TIMEOUT] + c->s->errors[ERR_TIMEOUT] == 0)
+        return 0;
+    if ((f = add(c, "listen_queue_overflow", 1)) == NULL)
+        return 1;
+    say(f->summary, sizeof(f->summary),
+        "the server's accept queue overflowed: the kernel counted %lld listen overflows and %lld drops during the run "
+        "(host-wide), %lld SYNs sent again; %llu connects took a SYN retry (1 s, 3 s, 7 s ...)",
+        (long long)ov, (long long)dr, (long long)syn, (unsigned long long)slow_conn);
+    if (n->backlog_known)
+        say(f->advice, sizeof(f->advice),
+            "raise the listen() backlog of %s (it is %u; net.core.somaxconn is %lld and caps it), or let the server "
+            "accept faster; with --close every request needs a place in that queue",
+            n->addr, n->backlog, (long long)n->somaxconn);
+    else
+        say(f->advice, sizeof(f->advice),
+            "raise the server's listen() backlog (net.core.somaxconn is %lld and caps it), or let it accept faster",
+            (long long)n->somaxconn);
+    ev(f, "listen_overflows", (double)ov);
+    ev(f, "listen_drops", (double)dr);
+    ev(f, "syn_retransmits", (double)syn);
+    ev(f, "slow_connects", (double)slow_conn);
+    ev(f, "slow_first_bytes", (double)slow_first);
+    ev(f, "connect_p99_us", hist_percentile(&c->s->h[H_CONNECT], 99) / 1e3);
+    if (n->backlog_known)
+        ev(f, "backlog", n->backlog);
+    if (n->somaxconn >= 0)
+        ev(f, "somaxconn", (double)n->somaxconn);
+    return 1;
+}
+
+/* Connects at the SYN retry steps without an overflow to blame: what the
+ * client side alone can see of a remote server (or a firewall). */
+static void syn_retransmits(struct ctx *c)
+{
+    const struct netstat_obs *n = c->in->net;
+    struct finding *f;
+    uint64_t slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS), conns = c->s->h[H_CONNECT].total;
+    int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
+    if (slow < SYN_MIN_SLOW || slow * 1000 < conns || syn == 0)
+        return;
+    if ((f = add(c, "syn_retransmits", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary),
+        "%llu of %llu connects took 0.9 s or more, the SYN retry steps (1 s, 3 s, 7 s)%s", (unsigned long long)slow,
+        (unsigned long long)conns, syn > 0 ? "; this host sent SYNs again during the run" : "");
+    say(f->advice, sizeof(f->advice),
+        "SYNs were lost or dropped: a full accept queue on the server (raise its listen() backlog and somaxconn), "
+        "a SYN flood guard, or the network; use keep-alive to connect less");
+    ev(f, "slow_connects", (double)slow);
+    ev(f, "connects", (double)conns);
+    if (syn >= 0)
+        ev(f, "syn_retransmits", (double)syn);
+    ev(f, "connect_p99_us", hist_percentile(&c->s->h[H_CONNECT], 99) / 1e3);
+}
+
+/* Head and body in two segments, Nagle on, our ACK delayed. */
+static int nagle(struct ctx *c)
+{
+    const struct hist *t = &c->s->h[H_TRANSFER];
+    struct finding *f;
+    uint64_t lin = hist_within(t, NAGLE_LINUX_LO, NAGLE_LINUX_HI), oth = hist_within(t, NAGLE_OTHER_LO, NAGLE_OTHER_HI);
+    uint64_t hit = lin > oth ? lin : oth;
+    double per = c->s->completed ? (double)c->s->bytes_recv / (double)c->s->completed : 0;
+    double gap = hist_percentile(t, 50), first = hist_percentile(&c->s->h[H_TTFB], 50);
+    char g[32], fb[32];
+    if (t->total < NAGLE_MIN_RESPONSES || (double)hit < NAGLE_SHARE * (double)t->total || per > NAGLE_MAX_BYTES ||
+        first * 2 > gap)
+        return 0;
+    if ((f = add(c, "nagle_delayed_ack", 1)) == NULL)
+        return 1;
+    say(f->summary, sizeof(f->summary),
+        "%.0f%% of responses took %s from their first byte to their last, the delayed-ACK timer, though their first "
+        "byte came after %s and they are small (%.0f B each)",
+        100.0 * (double)hit / (double)t->total, units_fmt_ns(g, sizeof(g), gap), units_fmt_ns(fb, sizeof(fb), first),
+        per);
+    say(f->advice, sizeof(f->advice),
+        "the server writes a response in several segments with Nagle's algorithm on and waits for our delayed ACK: "
+        "it should set TCP_NODELAY or write head and body together; this is not its work time");
+    ev(f, "median_gap_us", gap / 1e3);
+    ev(f, "ttfb_p50_us", first / 1e3);
+    ev(f, "share", (double)hit / (double)t->total);
+    ev(f, "bytes_per_request", per);
+    return 1;
+}
+
+/* Closed loop: connections / throughput is the latency (Little's law), far
+ * above the fastest answers: the time is spent waiting in a queue. */
+static int queueing(struct ctx *c)
+{
+    const struct config *cfg = c->in->cfg;
+    const struct hist *h = &c->s->h[H_LATENCY];
+    struct finding *f;
+    double x = rps(c), little, mean = hist_mean(h), service = hist_percentile(h, 1);
+    char l[32], sv[32], m[32];
+    if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || c->s->completed < QUEUE_MIN_RESPONSES ||
+        x <= 0)
+        return 0;
+    little = (double)cfg->connections * (cfg->http2 ? cfg->streams : cfg->pipeline > 1 ? cfg->pipeline : 1) / x * NS_S;
+    if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service ||
+        mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
+        return 0;
+    if ((f = add(c, "queueing", 1)) == NULL)
+        return 1;
+    say(f->summary, sizeof(f->summary),
+        "most of this latency is waiting in the server's queue: %u connections / %.1f req/s = %s (Little's law; mean "
+        "%s), while its own time is about p1 = %s",
+        cfg->connections, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
+        units_fmt_ns(sv, sizeof(sv), service));
+    say(f->advice, sizeof(f->advice),
+        "a closed loop keeps every connection waiting; use fewer connections, or -R / rafale sweep to measure latency "
+        "at a load the server can carry");
+    ev(f, "connections", cfg->connections);
+    ev(f, "rps", x);
+    ev(f, "wait_s", little / NS_S);
+    ev(f, "latency_mean_us", mean / 1e3);
+    ev(f, "service_us", service / 1e3);
+    return 1;
+}
+
+static int client_cpu(struct ctx *c)
+{
+    const struct config *cfg = c->in->cfg;
+    const struct netstat_obs *n = c->in->net;
+    double th = cfg->threads < cfg->connections ? cfg->threads : cfg->connections, busy, run;
+    struct finding *f;
+    if (n && n->client_cpus && th > n->client_cpus)
+        th = n->client_cpus;
+    run = elapsed(c) + (double)cfg->warmup_ns / NS_S;
+    if (th <= 0 || run < CPU_MIN_S)
+        return 0;
+    busy = c->r->client_cpu_s / (run * th);
+    if (busy < CPU_BOUND)
+        return 0;
+    if ((f = add(c, "client_cpu_bound", 1)) == NULL)
+        return 1;
+    say(f->summary, sizeof(f->summary), "rafale's %.0f thread%s were busy %.0f%% of the run: the figures measure rafale "
+        "as much as the server", th, th == 1 ? "" : "s", 100 * busy);
+    say(f->advice, sizeof(f->advice), "add threads (-t) on free CPUs, or spread the load over machines with --shard");
+    ev(f, "busy", busy);
+    ev(f, "threads", th);
+    ev(f, "cpu_s", c->r->client_cpu_s);
+    return 1;
+}
+
+/* The server's share of the CPUs it may use. */
+static double server_busy(const struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    if (m == NULL || m->cpus <= 0 || elapsed(c) < CPU_MIN_S || (m->cpu_s <= 0 && !m->cpu_exact))
+        return -1;
+    return m->cpu_s / (elapsed(c) * m->cpus);
+}
+
+static void server_cpu(struct ctx *c, int explained, int client_bound)
+{
+    const struct monitor_result *m = c->in->server;
+    double busy = server_busy(c), p50 = hist_percentile(&c->s->h[H_LATENCY], 50);
+    struct finding *f;
+    char b[32];
+    if (busy < 0)
+        return;
+    if (busy >= CPU_BOUND) {
+        if ((f = add(c, "server_cpu_bound", 0)) == NULL)
+            return;
+        say(f->summary, sizeof(f->summary), "the server used %.0f%% of the %.4g CPUs it may use: its CPU is the limit "
+            "(%.0f us of CPU per request)", 100 * busy, m->cpus,
+            c->s->completed ? m->cpu_s * 1e6 / (double)c->s->completed : 0.0);
+        say(f->advice, sizeof(f->advice), "this throughput is what its CPUs give: profile it, or give it more CPUs "
+            "(affinity, cgroup cpu.max, workers)");
+        ev(f, "busy", busy);
+        ev(f, "cpus", m->cpus);
+        ev(f, "cpu_s", m->cpu_s);
+        return;
+    }
+    if (explained || client_bound || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
+        c->s->completed < WAIT_MIN_RESPONSES)
+        return;
+    if ((f = add(c, "server_waiting", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "neither side was busy (the server used %.0f%% of its %.4g CPUs) and yet "
+        "half the answers took %s or more", 100 * busy, m->cpus, units_fmt_ns(b, sizeof(b), p50));
+    say(f->advice, sizeof(f->advice), "the server waits on something else: locks, sleeps, I/O, a backend, a small "
+        "pool of workers");
+    ev(f, "busy", busy);
+    ev(f, "cpus", m->cpus);
+    ev(f, "latency_p50_us", p50 / 1e3);
+}
+
+static void server_writes(struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    double bytes = 0, per;
+    struct finding *f;
+    int known = 0;
+    if (m && m->has_io) {
+        bytes += (double)m->write_bytes;
+        known = 1;
+    }
+    if (c->in->server_output_bytes >= 0) {
+        bytes += (double)c->in->server_output_bytes;
+        known = 1;
+    }
+    if (!known || c->s->completed < WRITES_MIN_RESPONSES || bytes < WRITES_MIN_BYTES)
+        return;
+    per = bytes / (double)c->s->completed;
+    if (per < WRITES_PER_REQUEST)
+        return;
+    if ((f = add(c, "server_writes", 0)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request to files or its terminal (logging?)",
+        per);
+    say(f->advice, sizeof(f->advice), "a log line per request costs time: compare servers with the same logging, "
+        "or turn it off to measure the server alone");
+    ev(f, "bytes_per_request", per);
+    ev(f, "bytes", bytes);
+}
+
+static void keepalive_limit(struct ctx *c)
+{
+    const struct engine_conns *k = &c->r->conns;
+    struct finding *f;
+    double share;
+    if (!c->in->cfg->keepalive || k->server_ended < KA_MIN_ENDED || k->ended_mode < 2 ||
+        (double)k->ended_mode_count < KA_MODE_SHARE * (double)k->server_ended || c->s->completed == 0)
+        return;
+    share = (double)k->server_ended / (double)c->s->completed;
+    if ((f = add(c, "keepalive_limit", share >= 0.01)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "the server closed %llu keep-alive connections, %llu of them after exactly %llu "
+        "requests: %.1f%% of requests paid a new connection", (unsigned long long)k->server_ended,
+        (unsigned long long)k->ended_mode_count, (unsigned long long)k->ended_mode, 100 * share);
+    say(f->advice, sizeof(f->advice), "a per-connection request limit (Apache's MaxKeepAliveRequests, nginx's "
+        "keepalive_requests): raise it to measure keep-alive alone");
+    ev(f, "requests_per_connection", (double)k->ended_mode);
+    ev(f, "connections", (double)k->server_ended);
+    ev(f, "share_new_connections", share);
+}
+
+static void ports(struct ctx *c)
+{
+    const struct netstat_obs *n = c->in->net;
+    uint64_t e = c->s->errors[ERR_ADDR_UNAVAILABLE];
+    struct finding *f;
+    int en = c->s->err_errno[ERR_CONNECT_OTHER];
+    if (e && (f = add(c, "ports_exhausted", 1)) != NULL) {
+        say(f->summary, sizeof(f->summary), "%llu connects found no free local port (EADDRNOTAVAIL)%s",
+            (unsigned long long)e, n && n->time_wait >= 0 ? "; sockets in TIME_WAIT hold them" : "");
+        if (n && n->port_lo >= 0)
+            say(f->advice, sizeof(f->advice), "each closed connection keeps its port 60 s in TIME_WAIT (%lld now) out "
+                "of %lld-%lld: use keep-alive, more source addresses (--source), a wider "
+                "net.ipv4.ip_local_port_range, or net.ipv4.tcp_tw_reuse=1",
+                (long long)n->time_wait, (long long)n->port_lo, (long long)n->port_hi);
+        else
+            say(f->advice, sizeof(f->advice), "use keep-alive, more source addresses (--source), or a wider "
+                "net.ipv4.ip_local_port_range");
+        ev(f, "errors", (double)e);
+        if (n && n->time_wait >= 0)
+            ev(f, "time_wait", (double)n->time_wait);
+        if (n && n->port_lo >= 0) {
+            ev(f, "port_lo", (double)n->port_lo);
+            ev(f, "port_hi", (double)n->port_hi);
+        }
+    }
+    if ((en == EMFILE || en == ENFILE) && (f = add(c, "fd_limit", 1)) != NULL) {
+        say(f->summary, sizeof(f->summary), "%llu connects failed: %s",
+            (unsigned long long)c->s->errors[ERR_CONNECT_OTHER], en == EMFILE ? "too many open files in rafale (EMFILE)"
+                                                                              : "too many open files on the host (ENFILE)");
+        if (n && n->nofile)
+            say(f->advice, sizeof(f->advice), "rafale may open %llu files: raise ulimit -n (or the hard limit in "
+                "limits.conf), or use fewer connections", (unsigned long long)n->nofile);
+        else
+            say(f->advice, sizeof(f->advice), "raise ulimit -n, or use fewer connections");
+        ev(f, "errors", (double)c->s->errors[ERR_CONNECT_OTHER]);
+        if (n && n->nofile)
+            ev(f, "nofile", (double)n->nofile);
+    }
+}
+
+static void packet_loss(struct ctx *c)
+{
+    const struct tcpinfo_sum *t = &c->r->tcp;
+    struct finding *f;
+    double share;
+    if (t->sampled < LOSS_MIN_CONNS || t->segs_out < LOSS_MIN_SEGMENTS)
+        return;
+    share = (double)t->retrans / (double)t->segs_out;
+    if (share <= LOSS_SHARE || (f = add(c, "packet_loss", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "%.2f%% of the segments rafale sent were sent again (%llu of %llu, on %llu "
+        "connections read at close); RTT %.0f us, lowest %.0f us", 100 * share, (unsigned long long)t->retrans,
+        (unsigned long long)t->segs_out, (unsigned long long)t->sampled, t->rtt_sum_us / (double)t->sampled,
+        t->min_rtt_us == UINT32_MAX ? 0.0 : (double)t->min_rtt_us);
+    say(f->advice, sizeof(f->advice), "the network loses packets: each loss costs a retransmission timeout (200 ms "
+        "or more); measure on a cleaner path, or count it in");
+    ev(f, "retransmits", (double)t->retrans);
+    ev(f, "segments", (double)t->segs_out);
+    ev(f, "share", share);
+    ev(f, "rtt_us", t->rtt_sum_us / (double)t->sampled);
+    if (t->min_rtt_us != UINT32_MAX)
+        ev(f, "min_rtt_us", t->min_rtt_us);
+}
+
+void findings_eval(const struct findings_in *in, struct findings *out)
+{
+    struct ctx c = { in, in->r, &in->r->total, out };
+    struct findings tmp;
+    int overflow, explained, cbound, i, k = 0;
+
+    memset(out, 0, sizeof(*out));
+    overflow = listen_overflow(&c);
+    if (!overflow)
+        syn_retransmits(&c);
+    starved(&c, overflow);
+    explained = nagle(&c) | overflow;
+    explained |= queueing(&c);
+    cbound = client_cpu(&c);
+    server_cpu(&c, explained || out->n > 0, cbound);
+    server_writes(&c);
+    keepalive_limit(&c);
+    ports(&c);
+    packet_loss(&c);
+    /* Warnings first, in the order found. */
+    tmp = *out;
+    for (i = 0; i < tmp.n; i++)
+        if (tmp.f[i].warning)
+            out->f[k++] = tmp.f[i];
+    for (i = 0; i < tmp.n; i++)
+        if (!tmp.f[i].warning)
+            out->f[k++] = tmp.f[i];
+}
+
+const struct finding *findings_get(const struct findings *fs, const char *id)
+{
+    int i;
+    for (i = 0; fs && i < fs->n; i++)
+        if (strcmp(fs->f[i].id, id) == 0)
+            return &fs->f[i];
+    return NULL;
+}
+
+double findings_ev(const struct finding *f, const char *key, double def)
+{
+    int i;
+    for (i = 0; f && i < f->nev; i++)
+        if (strcmp(f->ev[i].key, key) == 0)
+            return f->ev[i].v;
+    return def;
+}

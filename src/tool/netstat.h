@@ -1,0 +1,44 @@
+/* netstat.h - what the host's kernel says around a run (Linux): its TCP
+ * counters (/proc/net/netstat and /proc/net/snmp, host-wide, read before
+ * and after), the target's listening socket as `ss -lnt` shows it (its
+ * accept-queue limit, through NETLINK_SOCK_DIAG), and the limits a load
+ * test meets: somaxconn, the local port range, TIME_WAIT, open files. The
+ * findings read it; nothing here is on the load's path. */
+#ifndef RAFALE_NETSTAT_H
+#define RAFALE_NETSTAT_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+struct netstat_counters {
+    int ok;                     /* the files were readable */
+    uint64_t listen_overflows;  /* TcpExt ListenOverflows: SYN or ACK with a full accept queue */
+    uint64_t listen_drops;      /* TcpExt ListenDrops */
+    uint64_t syn_retrans;       /* TcpExt TCPSynRetrans: SYNs (and SYN-ACKs) sent again */
+    uint64_t out_segs, retrans_segs; /* Tcp OutSegs, RetransSegs */
+};
+
+struct netstat_obs {
+    int local;                  /* the first target's address is one of this host's */
+    char addr[64];              /* that address, as "127.0.0.1:8080" */
+    struct netstat_counters before, after;
+    int backlog_known;          /* its listening socket was found */
+    uint32_t backlog;           /* that socket's accept-queue limit (listen()'s backlog, capped by somaxconn) */
+    uint32_t accept_queue;      /* its accept queue's length when read (after the run) */
+    int64_t somaxconn;          /* -1 unknown */
+    int64_t port_lo, port_hi;   /* ip_local_port_range, -1 unknown */
+    int64_t time_wait;          /* TCP sockets in TIME_WAIT after the run (sockstat "tw"), -1 unknown */
+    uint64_t nofile;            /* rafale's open-file limit */
+    uint32_t client_cpus;       /* CPUs rafale may run on (its affinity) */
+};
+
+/* Before the run: the target's place, its listener, the counters. Never
+ * fails: what cannot be read stays unknown. */
+void netstat_begin(struct netstat_obs *o, const struct config *cfg);
+/* After it: the counters again, TIME_WAIT, the listener's queue. */
+void netstat_end(struct netstat_obs *o);
+/* Reads the counters now. Returns 0, or -1 (c->ok 0) when unreadable. */
+int netstat_read(struct netstat_counters *c);
+
+#endif
