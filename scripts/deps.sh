@@ -5,10 +5,11 @@
 # (chromium: make test renders the HTML report in a headless browser;
 # clang: make test runs the parsers' tests under its integer sanitizer;
 # mpich, libmpich-dev: make test builds and runs rafale-mpi; iproute2: the
-# shards' test puts each in a network namespace of its own.)
+# shards' test puts each in a network namespace of its own; nginx: the
+# findings' tests check that a healthy nginx gives no warning.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -17,6 +18,12 @@ done
 if [ "$(id -u)" = 0 ]; then
     echo "deps: installing$missing"
     export DEBIAN_FRONTEND=noninteractive
+    # No service starts at install (nginx would take port 80): the tests
+    # start their own, on loopback ports of their choosing.
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+        trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+    fi
     apt-get update -qq && apt-get install -y -qq $missing >/dev/null
 else
     echo "deps: missing Debian packages:$missing" >&2

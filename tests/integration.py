@@ -19,7 +19,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "integ"))
 import common  # noqa: E402
 
-AREAS = ["client", "serve", "http2", "workloads", "report", "compare", "distributed"]
+AREAS = ["client", "serve", "http2", "workloads", "report", "compare", "distributed", "findings"]
 
 
 def main():

@@ -164,12 +164,16 @@ static void merge_findings(struct findings *cell, const struct findings *run)
 /* "(in 2 of 3 runs) " before a finding not every run found. */
 static void runs_note(struct finding *f, int nruns)
 {
-    char buf[sizeof(f->summary)];
+    char buf[sizeof(f->summary) + 64];
     double n = findings_ev(f, "runs", nruns);
+    size_t len;
     if (n >= nruns)
         return;
-    snprintf(buf, sizeof(buf), "(in %.0f of %d runs) %s", n, nruns, f->summary);
-    memcpy(f->summary, buf, sizeof(buf));
+    len = (size_t)snprintf(buf, sizeof(buf), "(in %.0f of %d runs) %s", n, nruns, f->summary);
+    if (len >= sizeof(f->summary))
+        len = sizeof(f->summary) - 1; /* cut: the figures stay in the evidence */
+    memcpy(f->summary, buf, len);
+    f->summary[len] = '\0';
 }
 
 /* Sorts v in place and returns its median. */

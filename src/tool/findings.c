@@ -32,12 +32,17 @@
 #define NAGLE_OTHER_HI (250 * NS_MS)
 #define NAGLE_MAX_BYTES (64 * 1024)   /* a larger body can take that long on the wire */
 /* queueing: closed loop, enough connections, a latency Little's law
- * explains, far above the fastest answers and long in itself. */
+ * explains (in a closed loop it always does), far above the fastest
+ * answer (the server's own time, when its queue was empty at the start)
+ * and long in itself; a quarter of the answers well above the fastest too,
+ * or else fast and slow answers from a server with room for every
+ * connection (a cache in front of slow pages) would pass for a queue. */
 #define QUEUE_MIN_CONNS 8
 #define QUEUE_MIN_RESPONSES 100
 #define QUEUE_TIMES_SERVICE 5.0
+#define QUEUE_P25_TIMES_SERVICE 3.0
 #define QUEUE_MIN_MEAN_NS (10 * NS_MS)
-#define QUEUE_LITTLE_TOLERANCE 0.25
+#define QUEUE_LITTLE_TOLERANCE 0.30  /* the queue fills during the first second */
 /* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
 #define CPU_BOUND 0.90
 #define CPU_MIN_S 0.5                 /* runs shorter than this tell little */
@@ -279,22 +284,25 @@ static int nagle(struct ctx *c)
 static int queueing(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct hist *h = &c->s->h[H_LATENCY];
     struct finding *f;
-    double x = rps(c), little, mean = hist_mean(h), service = hist_percentile(h, 1);
+    /* The answers alone (first byte, then the rest): the samples recorded
+     * at their age when the run stopped would pull the mean down. */
+    const struct hist *fb = &c->s->h[H_TTFB];
+    double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service = (double)fb->min;
+    double p25 = hist_percentile(fb, 25);
     char l[32], sv[32], m[32];
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || c->s->completed < QUEUE_MIN_RESPONSES ||
         x <= 0)
         return 0;
     little = (double)cfg->connections * (cfg->http2 ? cfg->streams : cfg->pipeline > 1 ? cfg->pipeline : 1) / x * NS_S;
-    if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service ||
+    if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p25 < QUEUE_P25_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
         return 0;
     if ((f = add(c, "queueing", 1)) == NULL)
         return 1;
     say(f->summary, sizeof(f->summary),
         "most of this latency is waiting in the server's queue: %u connections / %.1f req/s = %s (Little's law; mean "
-        "%s), while its own time is about p1 = %s",
+        "%s), while its own time is about %s (the fastest answer)",
         cfg->connections, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
         units_fmt_ns(sv, sizeof(sv), service));
     say(f->advice, sizeof(f->advice),
@@ -324,8 +332,8 @@ static int client_cpu(struct ctx *c)
         return 0;
     if ((f = add(c, "client_cpu_bound", 1)) == NULL)
         return 1;
-    say(f->summary, sizeof(f->summary), "rafale's %.0f thread%s were busy %.0f%% of the run: the figures measure rafale "
-        "as much as the server", th, th == 1 ? "" : "s", 100 * busy);
+    say(f->summary, sizeof(f->summary), "rafale's %.0f thread%s %s busy %.0f%% of the run: the figures measure rafale "
+        "as much as the server", th, th == 1 ? "" : "s", th == 1 ? "was" : "were", 100 * busy);
     say(f->advice, sizeof(f->advice), "add threads (-t) on free CPUs, or spread the load over machines with --shard");
     ev(f, "busy", busy);
     ev(f, "threads", th);
@@ -334,12 +342,19 @@ static int client_cpu(struct ctx *c)
 }
 
 /* The server's share of the CPUs it may use. */
+/* The CPUs the server may use: its affinity, cgroup and the machine's
+ * (monitor), and no more than the threads it had. */
+static double server_cpus(const struct monitor_result *m)
+{
+    return m->threads && m->threads < m->cpus ? m->threads : m->cpus;
+}
+
 static double server_busy(const struct ctx *c)
 {
     const struct monitor_result *m = c->in->server;
     if (m == NULL || m->cpus <= 0 || elapsed(c) < CPU_MIN_S || (m->cpu_s <= 0 && !m->cpu_exact))
         return -1;
-    return m->cpu_s / (elapsed(c) * m->cpus);
+    return m->cpu_s / (elapsed(c) * server_cpus(m));
 }
 
 static void server_cpu(struct ctx *c, int explained, int client_bound)
@@ -353,13 +368,14 @@ static void server_cpu(struct ctx *c, int explained, int client_bound)
     if (busy >= CPU_BOUND) {
         if ((f = add(c, "server_cpu_bound", 0)) == NULL)
             return;
-        say(f->summary, sizeof(f->summary), "the server used %.0f%% of the %.4g CPUs it may use: its CPU is the limit "
-            "(%.0f us of CPU per request)", 100 * busy, m->cpus,
+        say(f->summary, sizeof(f->summary), "the server used %.0f%% of the %.4g CPU%s it may use (%s): its CPU is the "
+            "limit (%.0f us of CPU per request)", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
+            server_cpus(m) < m->cpus ? "one per thread it had" : "its affinity, cgroup and the machine's",
             c->s->completed ? m->cpu_s * 1e6 / (double)c->s->completed : 0.0);
         say(f->advice, sizeof(f->advice), "this throughput is what its CPUs give: profile it, or give it more CPUs "
             "(affinity, cgroup cpu.max, workers)");
         ev(f, "busy", busy);
-        ev(f, "cpus", m->cpus);
+        ev(f, "cpus", server_cpus(m));
         ev(f, "cpu_s", m->cpu_s);
         return;
     }
@@ -368,12 +384,13 @@ static void server_cpu(struct ctx *c, int explained, int client_bound)
         return;
     if ((f = add(c, "server_waiting", 1)) == NULL)
         return;
-    say(f->summary, sizeof(f->summary), "neither side was busy (the server used %.0f%% of its %.4g CPUs) and yet "
-        "half the answers took %s or more", 100 * busy, m->cpus, units_fmt_ns(b, sizeof(b), p50));
+    say(f->summary, sizeof(f->summary), "neither side was busy (the server used %.0f%% of the %.4g CPU%s it may use) "
+        "and yet half the answers took %s or more", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
+        units_fmt_ns(b, sizeof(b), p50));
     say(f->advice, sizeof(f->advice), "the server waits on something else: locks, sleeps, I/O, a backend, a small "
         "pool of workers");
     ev(f, "busy", busy);
-    ev(f, "cpus", m->cpus);
+    ev(f, "cpus", server_cpus(m));
     ev(f, "latency_p50_us", p50 / 1e3);
 }
 
@@ -503,7 +520,8 @@ void findings_eval(const struct findings_in *in, struct findings *out)
         syn_retransmits(&c);
     starved(&c, overflow);
     explained = nagle(&c) | overflow;
-    explained |= queueing(&c);
+    if (!explained)
+        explained = queueing(&c);
     cbound = client_cpu(&c);
     server_cpu(&c, explained || out->n > 0, cbound);
     server_writes(&c);

@@ -4,6 +4,8 @@
  * rate (under 98%): a rate that was not offered was not sustained. */
 #include "sweep.h"
 #include "engine.h"
+#include "findings.h"
+#include "netstat.h"
 #include "report.h"
 #include "units.h"
 
@@ -23,15 +25,29 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     struct config cfg = *base;
     struct engine_result r;
     struct slo slo = base->slo;
+    struct netstat_obs net;
     uint64_t errs;
-    int i;
+    int i, client_bound = -1;
 
     cfg.rate = rate;
     cfg.requests = 0;
     memset(st, 0, sizeof(*st));
     st->target = rate;
+    netstat_begin(&net, &cfg);
     if (engine_run(&cfg, stop, NULL, NULL, &r, err, errlen) != 0)
         return -1;
+    netstat_end(&net);
+    if (!cfg.no_findings) {
+        /* A step's warnings, by id: the step table names them. */
+        const struct findings_in fin = { &cfg, &r, NULL, &net, -1 };
+        static struct findings fs;
+        size_t at = 0;
+        findings_eval(&fin, &fs);
+        for (i = 0; i < fs.n; i++)
+            if (fs.f[i].warning && at + strlen(fs.f[i].id) + 2 < sizeof(st->found))
+                at += (size_t)snprintf(st->found + at, sizeof(st->found) - at, "%s%s", at ? "," : "", fs.f[i].id);
+        client_bound = findings_get(&fs, "client_cpu_bound") != NULL;
+    }
     errs = stats_errors(&r.total);
     st->sent = r.elapsed_s > 0 ? (double)r.total.started / r.elapsed_s : 0;
     st->p50_ns = hist_percentile(&r.total.h[H_LATENCY], 50);
@@ -50,8 +66,9 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     if (st->pass && st->sent < 0.98 * rate) {
         st->pass = 0;
         snprintf(st->why, sizeof(st->why), "sent only %.0f req/s (%s)", st->sent,
-                 r.client_cpu_s > 0.9 * r.elapsed_s * cfg.threads ? "rafale's CPU was saturated" :
-                                                                       "connections all busy: raise -c");
+                 (client_bound < 0 ? r.client_cpu_s > 0.9 * r.elapsed_s * cfg.threads : client_bound)
+                     ? "rafale's CPU was saturated"
+                     : "connections all busy: raise -c");
     }
     engine_result_free(&r);
     return 0;
@@ -146,6 +163,8 @@ void sweep_print_step(FILE *f, const struct sweep_step *s)
             units_fmt_ns(a, sizeof(a), s->p50_ns), units_fmt_ns(b, sizeof(b), s->p99_ns),
             units_fmt_ns(c, sizeof(c), s->max_ns), s->err_pct, s->pass ? "pass" : "FAIL", s->pass ? "" : ": ",
             s->pass ? "" : s->why);
+    if (s->found[0])
+        fprintf(f, "  %12s [!] %s\n", "", s->found);
     fflush(f);
 }
 
@@ -176,9 +195,19 @@ int sweep_json(FILE *f, const struct config *cfg, const struct sweep_result *r)
     for (i = 0; i < r->n; i++) {
         const struct sweep_step *s = &r->steps[i];
         fprintf(f, "%s\n      {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"p50_us\": %.3f, \"p99_us\": %.3f, "
-                   "\"max_us\": %.3f, \"errors_pct\": %.4f, \"pass\": %s}",
+                   "\"max_us\": %.3f, \"errors_pct\": %.4f, \"pass\": %s, \"findings\": [",
                 i ? "," : "", s->target, s->sent, s->p50_ns / 1e3, s->p99_ns / 1e3, s->max_ns / 1e3, s->err_pct,
                 s->pass ? "true" : "false");
+        {
+            /* The ids, as strings. */
+            const char *p = s->found;
+            while (*p) {
+                size_t n = strcspn(p, ",");
+                fprintf(f, "%s\"%.*s\"", p == s->found ? "" : ", ", (int)n, p);
+                p += n + (p[n] == ',');
+            }
+        }
+        fprintf(f, "]}");
     }
     fprintf(f, "\n    ]}\n}\n");
     return ferror(f) ? -1 : 0;

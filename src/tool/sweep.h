@@ -16,6 +16,7 @@ struct sweep_step {
     double err_pct;
     int pass;
     char why[96];           /* the first failed check, or the rate shortfall */
+    char found[160];        /* the ids of its warning findings, comma-separated ("" none) */
 };
 
 struct sweep_result {

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Small HTTP servers that make each of rafale's findings happen, on 127.0.0.1, with the standard library only.
+
+usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--marker TEXT]
+
+  single   one connection at a time (http.server.HTTPServer), head and body in one write: starves the others
+  nagle    a thread per connection, head and body in two writes, Nagle on: the delayed-ACK stall
+  slow     asyncio, every connection accepted, 4 requests served at once, 20 ms each: queueing
+  busy     one connection at a time, 2 ms of CPU per request, pinned to one CPU: CPU-bound
+  ka100    a thread per connection, closes each keep-alive connection after 100 responses
+  log      a thread per connection, a log line per request to --log FILE (or stdout)
+
+It prints "listening on 127.0.0.1:PORT" once ready."""
+import argparse
+import asyncio
+import http.server
+import os
+import socket
+import socketserver
+import sys
+import time
+
+BODY = b"hello from a findings server\n"
+WHOLE = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s" % (len(BODY), BODY)
+
+
+def read_head(f):
+    """One request's head from a file object; False at EOF."""
+    line = f.readline(65537)
+    if not line:
+        return False
+    while True:
+        h = f.readline(65537)
+        if not h or h in (b"\r\n", b"\n"):
+            return True
+
+
+class Handler(socketserver.StreamRequestHandler):
+    mode = "single"
+    logf = None
+    served = 0
+
+    def handle(self):
+        try:
+            self.serve()
+        except ConnectionError:
+            pass  # rafale closes what is left at the end of a run
+
+    def serve(self):
+        n = 0
+        while read_head(self.rfile):
+            n += 1
+            if self.mode == "nagle":
+                head = WHOLE[:WHOLE.index(b"\r\n\r\n") + 4]
+                self.connection.sendall(head)
+                self.connection.sendall(BODY)
+                continue
+            if self.mode == "busy":
+                end = time.process_time() + 0.002
+                while time.process_time() < end:
+                    pass
+            if self.mode == "log":
+                self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
+                                % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
+                self.logf.flush()
+            if self.mode == "ka100" and n == 100:
+                self.connection.sendall(WHOLE.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
+                return
+            self.connection.sendall(WHOLE)
+
+
+class OneAtATime(socketserver.TCPServer):
+    allow_reuse_address = True
+
+
+class Threaded(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
+async def slow(port, backlog):
+    sem = asyncio.Semaphore(4)
+
+    async def conn(reader, writer):
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    pass
+                async with sem:
+                    await asyncio.sleep(0.02)
+                writer.write(WHOLE)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        writer.close()
+
+    srv = await asyncio.start_server(conn, "127.0.0.1", port, backlog=backlog, reuse_address=True)
+    print("listening on 127.0.0.1:%d" % port, flush=True)
+    async with srv:
+        await srv.serve_forever()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log"])
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--backlog", type=int, default=1024)
+    ap.add_argument("--log")
+    ap.add_argument("--marker", default="")
+    a = ap.parse_args()
+    if a.mode == "slow":
+        asyncio.run(slow(a.port, a.backlog))
+        return
+    if a.mode == "busy":
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    Handler.mode = a.mode
+    Handler.logf = open(a.log, "a") if a.log else sys.stdout
+    cls = OneAtATime if a.mode in ("single", "busy") else Threaded
+    cls.request_queue_size = a.backlog
+    srv = cls(("127.0.0.1", a.port), Handler, bind_and_activate=False)
+    srv.server_bind()
+    srv.server_activate()
+    print("listening on 127.0.0.1:%d" % a.port, flush=True)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

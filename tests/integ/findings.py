@@ -1,0 +1,336 @@
+"""Integration tests: findings. Each scenario's small server (tests/findings_server.py) makes its finding happen,
+with the evidence checked against what the test counts itself; healthy runs against rafale serve and nginx must
+stay silent (no warning)."""
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+FSERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+
+
+class FServer:
+    """tests/findings_server.py MODE on a free port."""
+
+    def __init__(self, mode, *args):
+        self.port = free_port()
+        self.p = subprocess.Popen([sys.executable, FSERVER, mode, "--port", str(self.port)] + list(args),
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.p.stdout.readline()
+        if not line.startswith("listening on"):
+            raise RuntimeError("findings server %s did not start" % mode)
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait(timeout=10)
+
+
+def netstat():
+    """TcpExt counters, as the test reads them itself."""
+    with open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+    for a, b in zip(lines[::2], lines[1::2]):
+        if a.startswith("TcpExt:"):
+            return dict(zip(a.split()[1:], map(int, b.split()[1:])))
+    return {}
+
+
+def finding(j, fid):
+    for f in j.get("findings", []):
+        if f["id"] == fid:
+            return f
+    return None
+
+
+def ids(j, severity=None):
+    return [f["id"] for f in j.get("findings", []) if severity is None or f["severity"] == severity]
+
+
+@test
+def findings_starved_connections():
+    srv = FServer("single")
+    r = rafale("-t", 1, "-c", 10, "-d", "3s", srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "starved_connections")
+    check(f is not None and f["severity"] == "warning", "starved: found (%s)" % ids(j))
+    if f:
+        ev = f["evidence"]
+        check(ev["starved"] == 9 and ev["connections"] == 10, "starved: 9 of 10 (%s)" % ev)
+        check(2.9 <= ev["wait_s"] <= 3.05, "starved: they waited the whole run (%s)" % ev["wait_s"])
+        check("fewer connections at once" in f["advice"], "starved: the advice names the cause")
+    c = j["connections"]
+    check(c["starved"] == 9 and c["requests_min"] == 0 and c["requests_median"] == 0
+          and c["requests_max"] == j["summary"]["requests"], "starved: one connection got every answer (%s)" % c)
+    # Nothing is dropped: the 10 waiting requests are in the latency histogram at their age.
+    check(j["latency"]["censored"] == 10 and j["summary"]["in_flight"] == 10, "starved: 10 censored samples")
+    check(j["latency"]["count"] == j["summary"]["requests"] + 10, "starved: answers + censored in the histogram")
+    check(2.9 <= j["summary"]["in_flight_oldest_s"] <= 3.05 and j["latency"]["max_us"] >= 2.9e6,
+          "starved: the oldest waited the run (%s)" % j["summary"]["in_flight_oldest_s"])
+    check(accounted(j), "starved: accounting invariant")
+    check("10 in flight at the end, the oldest waiting" in r.out and "recorded at their age" in r.out,
+          "starved: the text says the in-flight ones were recorded")
+    check("[!] starved_connections: 9 of 10 connections" in r.out, "starved: the text's Findings line")
+    # Their samples stay out of the timeline, whose histograms hold the answers and timeouts only.
+    check(sum(s["requests"] for s in j["timeline"]) == j["summary"]["requests"], "starved: timeline holds answers")
+
+
+@test
+def findings_listen_queue_overflow():
+    srv = FServer("single", "--backlog", "5")
+    before = netstat()
+    r = rafale("-c", 100, "--close", "-n", 600, "--timeout", "4s", srv.url())
+    after = netstat()
+    srv.stop()
+    j = r.j
+    grown = after.get("ListenOverflows", 0) - before.get("ListenOverflows", 0)
+    check(grown > 0, "overflow: the kernel counted overflows (%d)" % grown)
+    f = finding(j, "listen_queue_overflow")
+    check(f is not None and f["severity"] == "warning", "overflow: found (%s)" % ids(j))
+    if f:
+        ev = f["evidence"]
+        check(0 < ev["listen_overflows"] <= grown, "overflow: evidence within what the test counted (%s / %d)"
+              % (ev["listen_overflows"], grown))
+        check(ev["backlog"] == 5, "overflow: the listener's backlog read as 5 (%s)" % ev.get("backlog"))
+        with open("/proc/sys/net/core/somaxconn") as fh:
+            check(ev["somaxconn"] == int(fh.read()), "overflow: somaxconn")
+        check(ev["slow_connects"] + ev["slow_first_bytes"] > 0, "overflow: our connects at the SYN retry steps")
+        check("(it is 5;" in f["advice"] and ":%d" % srv.port in f["advice"], "overflow: advice names the backlog")
+    check(finding(j, "syn_retransmits") is None, "overflow: not also reported as SYN loss")
+    check(accounted(j), "overflow: accounting invariant")
+
+
+@test
+def findings_nagle_delayed_ack():
+    srv = FServer("nagle")
+    r = rafale("-c", 10, "-d", "2s", srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "nagle_delayed_ack")
+    check(f is not None and f["severity"] == "warning", "nagle: found (%s)" % ids(j))
+    if f:
+        check(30000 <= f["evidence"]["median_gap_us"] <= 60000, "nagle: the gap is the delayed-ACK timer (%s)"
+              % f["evidence"])
+        check(f["evidence"]["ttfb_p50_us"] < 10000, "nagle: first bytes were fast")
+    check(30000 <= j["transfer"]["percentiles_us"]["50"] <= 60000, "nagle: transfer histogram p50 at ~40 ms")
+    check(j["transfer"]["count"] == j["summary"]["requests"], "nagle: one transfer sample per answer")
+    check(finding(j, "queueing") is None, "nagle: the stall is not read as queueing")
+    check("transfer" in r.out, "nagle: the text has a transfer row")
+
+
+@test
+def findings_queueing():
+    srv = FServer("slow")
+    r = rafale("-c", 200, "-d", "3s", srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "queueing")
+    check(f is not None, "queueing: found (%s)" % ids(j))
+    if f:
+        ev = f["evidence"]
+        little = 200 / j["summary"]["rps"]
+        check(abs(ev["wait_s"] - little) < 1e-3 * little, "queueing: wait = connections / throughput")
+        check(ev["service_us"] >= 20000 and ev["service_us"] < ev["latency_mean_us"] / 5,
+              "queueing: the server's own time (20 ms) far below the latency (%s)" % ev)
+    check(finding(j, "starved_connections") is None, "queueing: a fair queue starves nobody")
+
+
+@test
+def findings_server_cpu_bound():
+    srv = FServer("busy")
+    r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "server_cpu_bound")
+    check(f is not None and f["severity"] == "info", "server cpu: found (%s)" % ids(j))
+    if f:
+        check(f["evidence"]["cpus"] == 1 and f["evidence"]["busy"] >= 0.9, "server cpu: its one CPU busy (%s)"
+              % f["evidence"])
+    check(j["server"]["cpus"] == 1, "server cpu: the monitor read its affinity (1 CPU)")
+    check(finding(j, "client_cpu_bound") is None, "server cpu: rafale was not the limit")
+
+
+@test
+def findings_keepalive_limit():
+    srv = FServer("ka100")
+    r = rafale("-c", 10, "-n", 5000, srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "keepalive_limit")
+    check(f is not None, "keep-alive limit: found (%s)" % ids(j))
+    if f:
+        check(f["evidence"]["requests_per_connection"] == 100, "keep-alive limit: exactly 100 (%s)" % f["evidence"])
+    c = j["connections"]
+    check(c["server_ended_mode"] == 100 and 40 <= c["server_ended"] <= 50, "keep-alive limit: %s" % c)
+    check(c["server_ended"] == j["summary"]["server_close_reasons"]["connection_close"],
+          "keep-alive limit: each server close counted once")
+
+
+@test
+def findings_server_writes():
+    # With --monitor: the log file's bytes reach the disk (/proc/PID/io write_bytes).
+    logpath = os.path.join(os.path.dirname(FSERVER), "..", "build", "findings-%d.log" % os.getpid())
+    srv = FServer("log", "--log", logpath)
+    r = rafale("-t", 1, "-c", 4, "-n", 3000, "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    size = os.path.getsize(logpath)
+    os.unlink(logpath)
+    j = r.j
+    f = finding(j, "server_writes")
+    check(f is not None, "server writes: found with --monitor (%s)" % ids(j))
+    if f:
+        check(0.8 * size / 3000 <= f["evidence"]["bytes_per_request"] <= 1.5 * size / 3000 + 50,
+              "server writes: about the log's %d B per request (%s)" % (size / 3000, f["evidence"]))
+    # In compare: the captured stdout of a server that logs, and none for one that does not.
+    ports = [free_port(), free_port()]
+    plan = os.path.join(TMP, "writes.plan")
+    with open(plan, "w") as fh:
+        fh.write("""[settings]
+repeat = 1
+warmup = 0s
+connections = 2
+requests = 2000
+
+[server logs]
+start = exec %(py)s %(fs)s log --port %(p0)d
+url = http://127.0.0.1:%(p0)d
+
+[server quiet]
+start = exec %(py)s %(fs)s ka100 --port %(p1)d
+url = http://127.0.0.1:%(p1)d
+
+[workload hello]
+path = /
+""" % dict(py=sys.executable, fs=FSERVER, p0=ports[0], p1=ports[1]))
+    out = os.path.join(TMP, "writes.json")
+    p = subprocess.run([RAFALE, "compare", plan, "--json", out], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "compare runs (rc %d: %s)" % (p.returncode, p.stderr[-500:]))
+    with open(out) as fh:
+        cj = json.load(fh)
+    by = {c["name"]: c for c in cj["compare"]["workloads"][0]["servers"]}
+    fl = [x for x in by["logs"]["findings"] if x["id"] == "server_writes"]
+    check(len(fl) == 1 and 50 <= fl[0]["evidence"]["bytes_per_request"] <= 200,
+          "compare: the logging server's cell has server_writes (%s)" % [x["id"] for x in by["logs"]["findings"]])
+    check(not [x for x in by["quiet"]["findings"] if x["id"] == "server_writes"], "compare: the quiet one has none")
+    check("server_writes" in p.stdout, "compare: the text shows the finding under its table")
+    run0 = by["logs"]["run_results"][0]
+    check(any(x["id"] == "server_writes" for x in run0["findings"]), "compare: the run's own JSON has it too")
+
+
+@test
+def findings_ports_exhausted():
+    # A network namespace of its own, with ten local ports.
+    script = ("ip link set lo up && echo '40000 40009' > /proc/sys/net/ipv4/ip_local_port_range && "
+              "(%s serve --listen 127.0.0.1:18080 -t 1 >/dev/null 2>&1 & echo $! > %s/ns-serve.pid) && sleep 0.5 && "
+              "%s -q --close -c 4 -n 200 --json %s/ports.json http://127.0.0.1:18080/; "
+              "kill $(cat %s/ns-serve.pid)" % (RAFALE, TMP, RAFALE, TMP, TMP))
+    p = subprocess.run(["unshare", "-n", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    if not os.path.exists(os.path.join(TMP, "ports.json")):
+        check("Operation not permitted" in p.stderr, "ports: no namespace only when not permitted: %s" % p.stderr)
+        print("  skip: ports_exhausted needs a network namespace: %s" % p.stderr.strip()[:200])
+        return
+    with open(os.path.join(TMP, "ports.json")) as fh:
+        j = json.load(fh)
+    check(j["errors"]["addr_unavailable"] > 0, "ports: connects found no port (%s)" % j["errors"])
+    f = finding(j, "ports_exhausted")
+    check(f is not None, "ports: found (%s)" % ids(j))
+    if f:
+        check(f["evidence"]["port_lo"] == 40000 and f["evidence"]["port_hi"] == 40009
+              and f["evidence"]["time_wait"] >= 1, "ports: evidence (%s)" % f["evidence"])
+        check("40000-40009" in f["advice"], "ports: the advice names the range")
+
+
+@test
+def findings_packet_loss():
+    probe = subprocess.run(["unshare", "-n", "sh", "-c", "ip link set lo up && tc qdisc add dev lo root netem loss 2%"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print("  skip: packet_loss needs sch_netem in a network namespace: %s" % probe.stderr.strip()[:200])
+        return
+    script = ("ip link set lo up && tc qdisc add dev lo root netem loss 2%% && "
+              "(%s serve --listen 127.0.0.1:18080 -t 1 >/dev/null 2>&1 & echo $! > %s/ns-serve.pid) && sleep 0.5 && "
+              "%s -q -c 4 -d 3s --json %s/loss.json http://127.0.0.1:18080/; kill $(cat %s/ns-serve.pid)"
+              % (RAFALE, TMP, RAFALE, TMP, TMP))
+    subprocess.run(["unshare", "-n", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    with open(os.path.join(TMP, "loss.json")) as fh:
+        j = json.load(fh)
+    f = finding(j, "packet_loss")
+    check(f is not None and f["evidence"]["share"] > 0.005, "packet loss: found (%s, tcp %s)" % (ids(j), j["tcp"]))
+
+
+def nginx_conf(port, root):
+    conf = os.path.join(root, "nginx.conf")
+    with open(conf, "w") as fh:
+        fh.write("""daemon off; master_process off; worker_processes 1; pid %(r)s/nginx.pid; error_log %(r)s/error.log;
+events { worker_connections 1024; }
+http { access_log off; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
+       uwsgi_temp_path %(r)s; scgi_temp_path %(r)s;
+       server { listen 127.0.0.1:%(p)d; location / { return 200 "hello\\n"; } } }
+""" % dict(r=root, p=port))
+    return conf
+
+
+@test
+def findings_silent_when_healthy():
+    srv = Serve(threads=2)
+    runs = [("-c", 10, "-R", 2000, "-d", "2s"), ("-c", 10, "-R", 500, "-d", "2s", "--close")]
+    for args in runs:
+        r = rafale(*(args + ("--monitor", srv.p.pid, srv.url())))
+        check(r.j is not None and ids(r.j, "warning") == [], "healthy rafale serve %s: no warning (%s)"
+              % (" ".join(map(str, args)), r.j and r.j.get("findings")))
+        check(r.j is not None and r.j["findings"] == [], "healthy rafale serve %s: no finding at all" % (args,))
+    # A closed loop saturates someone: only the CPU findings may speak, and nothing else.
+    r = rafale("-c", 20, "-t", 2, "-d", "2s", srv.url())
+    check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound"},
+          "healthy closed loop: only CPU findings (%s)" % ids(r.j))
+    srv.stop()
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    check(os.path.exists(nginx), "nginx is installed (make deps installs it)")
+    if not os.path.exists(nginx):
+        return
+    root = tempfile.mkdtemp(prefix="rafale-nginx-", dir=TMP)
+    port = free_port()
+    p = subprocess.Popen([nginx, "-p", root, "-c", nginx_conf(port, root)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    try:
+        check(wait_port(port), "nginx listens")
+        for args in runs:
+            r = rafale(*(args + ("--monitor", p.pid, "http://127.0.0.1:%d/" % port)))
+            check(r.j is not None and r.j["summary"]["errors"] == 0, "nginx %s: no errors" % (args,))
+            check(r.j is not None and r.j["findings"] == [], "healthy nginx %s: no finding (%s)"
+                  % (" ".join(map(str, args)), r.j and r.j.get("findings")))
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+
+
+@test
+def findings_off_and_read_back():
+    srv = FServer("nagle")
+    r = rafale("-c", 4, "-d", "1s", "--findings", "no", srv.url())
+    check(r.j is not None and "findings" not in r.j and "Findings" not in r.out, "--findings no: none written")
+    r = rafale("-c", 4, "-d", "2s", srv.url())
+    srv.stop()
+    saved = os.path.join(TMP, "nagle.json")
+    shutil.copy(os.path.join(TMP, "out.json"), saved)
+    p = subprocess.run([RAFALE, "report", saved], capture_output=True, text=True, timeout=60)
+    line = [l for l in r.out.splitlines() if "nagle_delayed_ack" in l]
+    check(line and line[0] in p.stdout.splitlines(), "rafale report prints the saved finding as the run did")
+    bad = subprocess.run([RAFALE, "-c", "1", "-n", "1", "--findings", "maybe", "http://127.0.0.1:1/"],
+                         capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 2 and "yes or no" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1,
+          "--findings maybe: one line, exit 2 (%s)" % bad.stderr)
+
+
+@test
+def findings_of_merged_shards():
+    srv = FServer("nagle")
+    paths, outs = run_shards(2, ["-c", 4, "-d", "2s"], srv.url(), "nagleshard")
+    srv.stop()
+    out = os.path.join(TMP, "merged-nagle.json")
+    p = merge("--json", out, *paths)
+    check(p.returncode == 0, "merge: exit 0 (%s)" % p.stderr)
+    with open(out) as fh:
+        j = json.load(fh)
+    check(finding(j, "nagle_delayed_ack") is not None, "merged shards: their findings (%s)" % ids(j))
+    check("nagle_delayed_ack" in p.stdout, "merged shards: in the text")

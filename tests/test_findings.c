@@ -1,0 +1,401 @@
+/* The findings' rules on synthetic results: each fires past its threshold
+ * with its evidence, stays silent just short of it, and a healthy result
+ * gives none. */
+#include "config.h"
+#include "findings.h"
+#include "t.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define MS 1000000ULL
+
+struct fx {
+    struct config cfg;
+    struct engine_result r;
+    struct monitor_result m;
+    struct netstat_obs net;
+    struct findings fs;
+};
+
+/* A healthy closed-loop keep-alive run: 10 connections, 2 s, 20 000
+ * answers of 1 ms sent whole, rafale at 30% of its 2 threads. */
+static void healthy(struct fx *x)
+{
+    uint64_t i;
+    memset(x, 0, sizeof(*x));
+    config_defaults(&x->cfg);
+    x->cfg.connections = 10;
+    x->cfg.threads = 2;
+    stats_init(&x->r.total);
+    x->r.elapsed_s = 2.0;
+    x->r.client_cpu_s = 1.2;
+    x->r.total.completed = x->r.total.started = 20000;
+    x->r.total.conns_opened = 10;
+    x->r.total.bytes_recv = 20000 * 150;
+    for (i = 0; i < 20000; i++) {
+        hist_record(&x->r.total.h[H_LATENCY], 1 * MS + i % 100 * 1000);
+        hist_record(&x->r.total.h[H_TTFB], 1 * MS + i % 100 * 1000);
+        hist_record(&x->r.total.h[H_TRANSFER], 0);
+    }
+    for (i = 0; i < 10; i++)
+        hist_record(&x->r.total.h[H_CONNECT], 100000);
+    x->r.conns.clients = 10;
+    x->r.conns.req_min = 1990;
+    x->r.conns.req_median = 2000;
+    x->r.conns.req_max = 2010;
+    x->r.conns.wait_limit_s = 1.0;
+    x->r.conns.longest_wait_s = 0.002;
+    tcpinfo_sum_init(&x->r.tcp);
+    x->net.local = 1;
+    x->net.before.ok = x->net.after.ok = 1;
+    x->net.somaxconn = 4096;
+    x->net.port_lo = 32768;
+    x->net.port_hi = 60999;
+    x->net.time_wait = 3;
+    x->net.nofile = 1024;
+    x->net.client_cpus = 2;
+    x->net.backlog_known = 1;
+    x->net.backlog = 511;
+    snprintf(x->net.addr, sizeof(x->net.addr), "127.0.0.1:8080");
+}
+
+static void eval(struct fx *x, int with_server)
+{
+    const struct findings_in in = { &x->cfg, &x->r, with_server ? &x->m : NULL, &x->net, -1 };
+    findings_eval(&in, &x->fs);
+}
+
+static void done(struct fx *x)
+{
+    stats_fini(&x->r.total);
+    config_free(&x->cfg);
+}
+
+static int has(const struct fx *x, const char *id)
+{
+    return findings_get(&x->fs, id) != NULL;
+}
+
+static void healthy_is_silent(void)
+{
+    struct fx x;
+    healthy(&x);
+    eval(&x, 0);
+    CHECKF(x.fs.n == 0, "%d findings, the first %s", x.fs.n, x.fs.n ? x.fs.f[0].id : "");
+    /* With the server watched: at 40% of 2 CPUs it is neither bound nor waiting. */
+    x.m.cpus = 2;
+    x.m.threads = 4;
+    x.m.cpu_s = 1.6;
+    eval(&x, 1);
+    CHECK(x.fs.n == 0);
+    done(&x);
+}
+
+static void starved(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.conns.starved = 9;
+    x.r.conns.starved_wait_s = 2.0;
+    x.r.conns.req_min = 0;
+    x.r.conns.req_median = 0;
+    x.r.conns.req_max = 20000;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "starved_connections")) != NULL && f->warning);
+    CHECK(findings_ev(f, "starved", -1) == 9 && findings_ev(f, "connections", -1) == 10);
+    CHECK(findings_ev(f, "wait_s", -1) == 2.0 && findings_ev(f, "requests_max", -1) == 20000);
+    CHECK(f && strstr(f->advice, "fewer connections at once") != NULL);
+    /* One connection alone cannot be starved by others. */
+    x.r.conns.clients = 1;
+    x.r.conns.starved = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, "starved_connections"));
+    done(&x);
+}
+
+static void listen_overflow(void)
+{
+    struct fx x;
+    const struct finding *f;
+    int i;
+    healthy(&x);
+    x.cfg.keepalive = 0;
+    x.net.after.listen_overflows = 672;
+    x.net.after.listen_drops = 672;
+    x.net.after.syn_retrans = 94;
+    /* Counters grew but none of our connects waited: another process's. */
+    eval(&x, 0);
+    CHECK(!has(&x, "listen_queue_overflow") && !has(&x, "syn_retransmits"));
+    for (i = 0; i < 94; i++)
+        hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + (uint64_t)i * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && f->warning);
+    CHECK(findings_ev(f, "listen_overflows", -1) == 672 && findings_ev(f, "syn_retransmits", -1) == 94);
+    CHECK(findings_ev(f, "backlog", -1) == 511 && findings_ev(f, "somaxconn", -1) == 4096);
+    CHECK(findings_ev(f, "slow_connects", -1) == 94);
+    CHECK(f && strstr(f->advice, "511") != NULL && strstr(f->advice, "127.0.0.1:8080") != NULL);
+    CHECK(!has(&x, "syn_retransmits")); /* the overflow explains them */
+    /* A remote server: the host's queue is not its queue. */
+    x.net.local = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, "listen_queue_overflow"));
+    CHECK((f = findings_get(&x.fs, "syn_retransmits")) != NULL && findings_ev(f, "slow_connects", -1) == 94);
+    /* Below the minimum: 2 slow connects. */
+    done(&x);
+    healthy(&x);
+    x.net.local = 0;
+    x.net.after.syn_retrans = 2;
+    hist_record(&x.r.total.h[H_CONNECT], 1000 * MS);
+    hist_record(&x.r.total.h[H_CONNECT], 3000 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, "syn_retransmits"));
+    hist_record(&x.r.total.h[H_CONNECT], 1000 * MS);
+    eval(&x, 0);
+    CHECK(has(&x, "syn_retransmits"));
+    /* Our SYNs were never sent again (the counter says 0): not SYN loss. */
+    x.net.after.syn_retrans = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, "syn_retransmits"));
+    done(&x);
+}
+
+/* n transfers at gap ns, the rest at 0. */
+static void transfers(struct fx *x, uint64_t n, uint64_t gap)
+{
+    uint64_t i;
+    hist_reset(&x->r.total.h[H_TRANSFER]);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x->r.total.h[H_TRANSFER], i < n ? gap : 0);
+}
+
+static void nagle(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    transfers(&x, 10001, 43 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "nagle_delayed_ack")) != NULL && f->warning);
+    CHECK(findings_ev(f, "median_gap_us", 0) > 40000 && findings_ev(f, "median_gap_us", 0) < 46000);
+    CHECK(findings_ev(f, "bytes_per_request", 0) == 150);
+    /* Half exactly is not most. */
+    transfers(&x, 9999, 43 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, "nagle_delayed_ack"));
+    /* 200 ms elsewhere. */
+    transfers(&x, 15000, 200 * MS);
+    eval(&x, 0);
+    CHECK(has(&x, "nagle_delayed_ack"));
+    /* A large body takes its time on the wire. */
+    x.r.total.bytes_recv = 20000ULL * 100000;
+    eval(&x, 0);
+    CHECK(!has(&x, "nagle_delayed_ack"));
+    x.r.total.bytes_recv = 20000 * 150;
+    /* 100 ms is no delayed-ACK timer. */
+    transfers(&x, 15000, 100 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, "nagle_delayed_ack"));
+    done(&x);
+}
+
+/* A closed loop of conns connections at rps, every answer after lat ns
+ * (min at min ns). */
+static void closed_loop(struct fx *x, uint32_t conns, double rps, uint64_t lat, uint64_t min)
+{
+    uint64_t i, n = (uint64_t)(rps * 2);
+    x->cfg.connections = conns;
+    x->r.total.completed = n;
+    hist_reset(&x->r.total.h[H_TTFB]);
+    hist_reset(&x->r.total.h[H_LATENCY]);
+    hist_record(&x->r.total.h[H_TTFB], min);
+    for (i = 1; i < n; i++) {
+        hist_record(&x->r.total.h[H_TTFB], lat);
+        hist_record(&x->r.total.h[H_LATENCY], lat);
+    }
+    transfers(x, 0, 0);
+}
+
+static void queueing(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && f->warning);
+    CHECK(findings_ev(f, "connections", 0) == 200 && findings_ev(f, "service_us", 0) == 35000);
+    CHECK(findings_ev(f, "wait_s", 0) > 1.04 && findings_ev(f, "wait_s", 0) < 1.05);
+    /* Latency far from connections / throughput: not a closed queue. */
+    closed_loop(&x, 200, 192, 600 * MS, 35 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    /* Under 5x the fastest answer. */
+    closed_loop(&x, 200, 192, 1040 * MS, 250 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    /* Short in itself (a fast server at many connections). */
+    closed_loop(&x, 50, 50000 / 0.009, 9 * MS, 100000);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    /* Too few connections, or a constant rate: no closed queue. */
+    closed_loop(&x, 7, 7 / 1.04, 1040 * MS, 35 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    x.cfg.rate = 192;
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    done(&x);
+}
+
+static void cpu(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.client_cpu_s = 0.9 * 2.0 * 2;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "threads", 0) == 2);
+    x.r.client_cpu_s = 0.89 * 2.0 * 2;
+    eval(&x, 0);
+    CHECK(!has(&x, "client_cpu_bound"));
+    /* Two threads on one CPU: one CPU's worth is all they had. */
+    x.net.client_cpus = 1;
+    x.r.client_cpu_s = 1.9;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "threads", 0) == 1);
+    x.net.client_cpus = 2;
+    x.r.client_cpu_s = 1.2;
+    /* The server: 1 thread at 95% of one CPU, on a 2-CPU machine. */
+    x.m.cpus = 2;
+    x.m.threads = 1;
+    x.m.cpu_s = 1.9;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "server_cpu_bound")) != NULL && !f->warning && findings_ev(f, "cpus", 0) == 1);
+    x.m.threads = 8;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_cpu_bound") && !has(&x, "server_waiting")); /* 1 ms answers: nothing to explain */
+    /* Idle both sides with 50 ms answers: it waits on something. */
+    closed_loop(&x, 4, 4 / 0.05, 50 * MS, 49 * MS);
+    x.m.cpu_s = 0.2;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "server_waiting")) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
+    x.m.cpu_s = 2.0 * 8 * 0.5;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_waiting"));
+    done(&x);
+}
+
+static void writes(void)
+{
+    struct fx x;
+    const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 118 };
+    const struct finding *f;
+    healthy(&x);
+    findings_eval(&in, &x.fs);
+    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 118);
+    x.m.has_io = 1;
+    x.m.write_bytes = 19 * 20000;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_writes"));
+    x.m.write_bytes = 20 * 20000;
+    eval(&x, 1);
+    CHECK(has(&x, "server_writes"));
+    done(&x);
+}
+
+static void keepalive_limit(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.conns.server_ended = 200;
+    x.r.conns.ended_mode = 100;
+    x.r.conns.ended_mode_count = 190;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "keepalive_limit")) != NULL && findings_ev(f, "requests_per_connection", 0) == 100);
+    CHECK(f && f->warning); /* 1% of requests paid a new connection */
+    x.r.conns.ended_mode_count = 159; /* under 80% at the same count */
+    eval(&x, 0);
+    CHECK(!has(&x, "keepalive_limit"));
+    x.r.conns.ended_mode_count = 190;
+    x.r.conns.ended_mode = 1; /* a server that never keeps alive says so elsewhere */
+    eval(&x, 0);
+    CHECK(!has(&x, "keepalive_limit"));
+    done(&x);
+}
+
+static void ports_and_files(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.total.errors[ERR_ADDR_UNAVAILABLE] = 40;
+    x.net.time_wait = 28000;
+    x.r.total.errors[ERR_CONNECT_OTHER] = 5;
+    x.r.total.err_errno[ERR_CONNECT_OTHER] = EMFILE;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "ports_exhausted")) != NULL && findings_ev(f, "time_wait", 0) == 28000);
+    CHECK(f && strstr(f->advice, "32768-60999") != NULL);
+    CHECK((f = findings_get(&x.fs, "fd_limit")) != NULL && findings_ev(f, "nofile", 0) == 1024);
+    x.r.total.err_errno[ERR_CONNECT_OTHER] = ECONNABORTED;
+    x.r.total.errors[ERR_ADDR_UNAVAILABLE] = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, "fd_limit") && !has(&x, "ports_exhausted"));
+    done(&x);
+}
+
+static void packet_loss(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.tcp.sampled = 10;
+    x.r.tcp.segs_out = 10000;
+    x.r.tcp.retrans = 51;
+    x.r.tcp.rtt_sum_us = 10 * 800;
+    x.r.tcp.min_rtt_us = 400;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "packet_loss")) != NULL && findings_ev(f, "rtt_us", 0) == 800);
+    x.r.tcp.retrans = 50; /* 0.5% exactly is not above */
+    eval(&x, 0);
+    CHECK(!has(&x, "packet_loss"));
+    x.r.tcp.retrans = 500;
+    x.r.tcp.segs_out = 999; /* too few segments to say */
+    eval(&x, 0);
+    CHECK(!has(&x, "packet_loss"));
+    done(&x);
+}
+
+static void warnings_first(void)
+{
+    struct fx x;
+    healthy(&x);
+    x.m.cpus = 1;
+    x.m.threads = 1;
+    x.m.cpu_s = 1.95;
+    x.r.conns.starved = 3;
+    x.r.conns.starved_wait_s = 2;
+    eval(&x, 1);
+    CHECK(x.fs.n == 2 && x.fs.f[0].warning && !x.fs.f[1].warning);
+    CHECK(strcmp(x.fs.f[0].id, "starved_connections") == 0 && strcmp(x.fs.f[1].id, "server_cpu_bound") == 0);
+    done(&x);
+}
+
+int main(void)
+{
+    T_RUN(healthy_is_silent);
+    T_RUN(starved);
+    T_RUN(listen_overflow);
+    T_RUN(nagle);
+    T_RUN(queueing);
+    T_RUN(cpu);
+    T_RUN(writes);
+    T_RUN(keepalive_limit);
+    T_RUN(ports_and_files);
+    T_RUN(packet_loss);
+    T_RUN(warnings_first);
+    T_END("test_findings");
+}
