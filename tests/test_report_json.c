@@ -136,7 +136,7 @@ static void round_trip(void)
 
     snprintf(path, sizeof(path), "/tmp/rafale-json-%d.json", (int)getpid());
     f = fopen(path, "w");
-    CHECK(report_json(f, &cfg, &r, &m, NULL) == 0);
+    CHECK(report_json(f, &cfg, &r, &m, NULL, NULL) == 0);
     fclose(f);
     CHECKF(report_load(path, &back, err, sizeof(err)) == 0, "%s", err);
     unlink(path);

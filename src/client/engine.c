@@ -445,6 +445,13 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
             return -1;
         }
     }
+    if (cfg->rate <= 0) {
+        /* Closed loop: every request is sent when due, so the uncorrected
+         * histogram is the corrected one (record.c records it once). */
+        for (i = 0; i < res->nurls; i++)
+            hist_merge(&res->per_url[i].h[H_LATENCY_UNC], &res->per_url[i].h[H_LATENCY]);
+        hist_merge(&res->total.h[H_LATENCY_UNC], &res->total.h[H_LATENCY]);
+    }
     res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
     if (fairness_merge(ws, nt, hist_percentile(&res->total.h[H_LATENCY], 99), &res->conns) != 0) {
         snprintf(err, errlen, "out of memory");

@@ -178,7 +178,10 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
         hist_record(&g->h[H_LATENCY], now - s->t_due);
     }
     hist_record(&u->h[H_LATENCY], now - s->t_due);
-    hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
+    if (rate_mode(w))
+        /* A closed loop sends when due: the two are one histogram, copied
+         * after join (engine.c) instead of recorded twice. */
+        hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
     hist_record(&u->h[H_TTFB], t_first - s->t_sent);
     hist_record(&u->h[H_TRANSFER], now - t_first);
     if (closed != CLOSE__COUNT) {
@@ -216,7 +219,8 @@ void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e
     if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
         /* A slow sample is still a sample: drop it and the tail lies. */
         hist_record(&u->h[H_LATENCY], now - s->t_due);
-        hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
+        if (rate_mode(w))
+            hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
         hist_record(&w->tl_h, now - s->t_due);
     }
     w->ended++;
