@@ -178,6 +178,14 @@ static void starved(struct ctx *c, int overflow)
     ev(f, "requests_max", (double)k->req_max);
 }
 
+/* Connects at each SYN retry step: 1 s, 3 s (1 + 2), 7 s (1 + 2 + 4). */
+static void steps(struct finding *f, const struct hist *connect)
+{
+    ev(f, "connects_at_1s", (double)hist_within(connect, 0.9 * NS_S, 1.5 * NS_S));
+    ev(f, "connects_at_3s", (double)hist_within(connect, 2.9 * NS_S, 3.5 * NS_S));
+    ev(f, "connects_at_7s", (double)hist_within(connect, 6.9 * NS_S, 7.6 * NS_S));
+}
+
 /* The kernel dropped SYNs or handshakes for a full accept queue. Host-wide
  * counters, so only for a server on this host, and only with our own
  * connects (or first bytes) at the retry steps to show for it. */
@@ -216,6 +224,7 @@ static int listen_overflow(struct ctx *c)
     ev(f, "syn_retransmits", (double)syn);
     ev(f, "slow_connects", (double)slow_conn);
     ev(f, "slow_first_bytes", (double)slow_first);
+    steps(f, &c->s->h[H_CONNECT]);
     ev(f, "connect_p99_us", hist_percentile(&c->s->h[H_CONNECT], 99) / 1e3);
     if (n->backlog_known)
         ev(f, "backlog", n->backlog);
@@ -244,6 +253,7 @@ static void syn_retransmits(struct ctx *c)
         "a SYN flood guard, or the network; use keep-alive to connect less");
     ev(f, "slow_connects", (double)slow);
     ev(f, "connects", (double)conns);
+    steps(f, &c->s->h[H_CONNECT]);
     if (syn >= 0)
         ev(f, "syn_retransmits", (double)syn);
     ev(f, "connect_p99_us", hist_percentile(&c->s->h[H_CONNECT], 99) / 1e3);

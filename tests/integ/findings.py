@@ -151,6 +151,22 @@ def findings_server_cpu_bound():
 
 
 @test
+def findings_server_waiting():
+    # Four connections on a server that sleeps 20 ms per answer: no queue, no busy CPU, slow answers.
+    srv = FServer("slow")
+    r = rafale("-c", 4, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "server_waiting")
+    check(f is not None and f["severity"] == "warning", "server waiting: found (%s)" % ids(j))
+    if f:
+        check(f["evidence"]["busy"] < 0.5 and f["evidence"]["latency_p50_us"] >= 20000,
+              "server waiting: idle and slow (%s)" % f["evidence"])
+    check(finding(j, "queueing") is None and finding(j, "server_cpu_bound") is None,
+          "server waiting: neither a queue nor a CPU limit")
+
+
+@test
 def findings_keepalive_limit():
     srv = FServer("ka100")
     r = rafale("-c", 10, "-n", 5000, srv.url())
