@@ -3,6 +3,7 @@
 #include "report.h"
 #include "opt.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629 §4: no
@@ -383,7 +384,13 @@ void report_json_findings(FILE *f, const struct findings *fs, const char *ind)
         for (k = 0; k < x->nev; k++) {
             fprintf(f, "%s", k ? ", " : "");
             report_json_str(f, x->ev[k].key);
-            fprintf(f, ": %.6g", x->ev[k].v);
+            /* Counts exactly, the rest to 6 significant digits. */
+            if (!isfinite(x->ev[k].v))
+                fprintf(f, ": null");
+            else if (fabs(x->ev[k].v) < 9007199254740992.0 && x->ev[k].v == (double)(int64_t)x->ev[k].v)
+                fprintf(f, ": %.0f", x->ev[k].v);
+            else
+                fprintf(f, ": %.6g", x->ev[k].v);
         }
         fprintf(f, "}, \"advice\": ");
         report_json_str(f, x->advice);

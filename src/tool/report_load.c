@@ -511,6 +511,8 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
             json_object_foreach(ev, k, v) {
                 if (f->nev == FINDING_EV_MAX)
                     break;
+                if (json_is_null(v))
+                    continue; /* a figure that could not be had */
                 if (!json_is_number(v) || !isfinite(json_number_value(v))) {
                     jcheck_fail(c, k, "not a number");
                     break;
