@@ -6,10 +6,11 @@
 # clang: make test runs the parsers' tests under its integer sanitizer;
 # mpich, libmpich-dev: make test builds and runs rafale-mpi; iproute2: the
 # shards' test puts each in a network namespace of its own; nginx: the
-# findings' tests check that a healthy nginx gives no warning.)
+# findings' tests check that a healthy nginx gives no warning; iptables:
+# they drop SYNs and packets at random in a namespace of their own.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -60,7 +60,7 @@
 /* packet_loss: retransmitted segments of the connections read at close. */
 #define LOSS_SHARE 0.005
 #define LOSS_MIN_SEGMENTS 1000
-#define LOSS_MIN_CONNS 5
+#define LOSS_MIN_CONNS 1  /* the segments are the sample */
 
 struct ctx {
     const struct findings_in *in;
