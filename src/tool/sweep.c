@@ -38,14 +38,17 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
         return -1;
     netstat_end(&net);
     if (!cfg.no_findings) {
-        /* A step's warnings, by id: the step table names them. */
+        /* A step's findings, by id: the step table names them. */
         const struct findings_in fin = { &cfg, &r, NULL, &net, -1 };
         static struct findings fs;
-        size_t at = 0;
+        size_t at = 0, ati = 0;
         findings_eval(&fin, &fs);
-        for (i = 0; i < fs.n; i++)
-            if (fs.f[i].warning && at + strlen(fs.f[i].id) + 2 < sizeof(st->found))
-                at += (size_t)snprintf(st->found + at, sizeof(st->found) - at, "%s%s", at ? "," : "", fs.f[i].id);
+        for (i = 0; i < fs.n; i++) {
+            char *to = fs.f[i].warning ? st->found : st->found_info;
+            size_t *pos = fs.f[i].warning ? &at : &ati;
+            if (*pos + strlen(fs.f[i].id) + 2 < sizeof(st->found))
+                *pos += (size_t)snprintf(to + *pos, sizeof(st->found) - *pos, "%s%s", *pos ? "," : "", fs.f[i].id);
+        }
         client_bound = findings_get(&fs, "client_cpu_bound") != NULL;
     }
     errs = stats_errors(&r.total);
@@ -163,8 +166,9 @@ void sweep_print_step(FILE *f, const struct sweep_step *s)
             units_fmt_ns(a, sizeof(a), s->p50_ns), units_fmt_ns(b, sizeof(b), s->p99_ns),
             units_fmt_ns(c, sizeof(c), s->max_ns), s->err_pct, s->pass ? "pass" : "FAIL", s->pass ? "" : ": ",
             s->pass ? "" : s->why);
-    if (s->found[0])
-        fprintf(f, "  %12s [!] %s\n", "", s->found);
+    if (s->found[0] || s->found_info[0])
+        fprintf(f, "  %12s%s%s%s%s\n", "", s->found[0] ? " [!] " : "", s->found, s->found_info[0] ? " [i] " : "",
+                s->found_info);
     fflush(f);
 }
 
@@ -199,12 +203,17 @@ int sweep_json(FILE *f, const struct config *cfg, const struct sweep_result *r)
                 i ? "," : "", s->target, s->sent, s->p50_ns / 1e3, s->p99_ns / 1e3, s->max_ns / 1e3, s->err_pct,
                 s->pass ? "true" : "false");
         {
-            /* The ids, as strings. */
-            const char *p = s->found;
-            while (*p) {
-                size_t n = strcspn(p, ",");
-                fprintf(f, "%s\"%.*s\"", p == s->found ? "" : ", ", (int)n, p);
-                p += n + (p[n] == ',');
+            /* The ids, as strings: warnings first. */
+            const char *lists[2] = { s->found, s->found_info };
+            int k, first = 1;
+            for (k = 0; k < 2; k++) {
+                const char *p = lists[k];
+                while (*p) {
+                    size_t n = strcspn(p, ",");
+                    fprintf(f, "%s\"%.*s\"", first ? "" : ", ", (int)n, p);
+                    first = 0;
+                    p += n + (p[n] == ',');
+                }
             }
         }
         fprintf(f, "]}");

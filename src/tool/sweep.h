@@ -16,7 +16,8 @@ struct sweep_step {
     double err_pct;
     int pass;
     char why[96];           /* the first failed check, or the rate shortfall */
-    char found[160];        /* the ids of its warning findings, comma-separated ("" none) */
+    char found[160];        /* the ids of its findings, comma-separated ("" none): its warnings, */
+    char found_info[160];   /* and the rest */
 };
 
 struct sweep_result {

@@ -119,6 +119,30 @@ def findings_nagle_delayed_ack():
 
 
 @test
+def findings_in_html_and_sweep_steps():
+    srv = FServer("nagle")
+    html = os.path.join(TMP, "nagle.html")
+    r = rafale("-c", 10, "-d", "1s", "--html", html, srv.url())
+    with open(html) as fh:
+        page = fh.read()
+    box = page.find('class="findings"')
+    check(0 <= box < page.find("<h2>Summary"), "html: the findings box is at the top")
+    check("nagle_delayed_ack" in page and "TCP_NODELAY" in page, "html: the finding and its advice")
+    srv.stop()
+    # A sweep's step: a constant rate on a server that ends connections after 100 requests.
+    srv = FServer("ka100")
+    jpath = os.path.join(TMP, "sweep-ka.json")
+    p = subprocess.run([RAFALE, "sweep", "-c", "4", "-d", "2s", "--start", "400", "--max", "400", "--slo", "p99<1s",
+                        "--json", jpath, srv.url()], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    with open(jpath) as fh:
+        steps = json.load(fh)["sweep"]["steps"]
+    check(len(steps) == 1 and steps[0]["findings"] == ["keepalive_limit"],
+          "sweep: the step names its finding (%s)" % [st["findings"] for st in steps])
+    check("] keepalive_limit" in p.stdout, "sweep: the step table shows it (%s)" % p.stdout)
+
+
+@test
 def findings_queueing():
     srv = FServer("slow")
     r = rafale("-c", 200, "-d", "3s", srv.url())
