@@ -227,6 +227,32 @@ static void queueing(void)
     CHECK((f = findings_get(&x.fs, "queueing")) != NULL && f->warning);
     CHECK(findings_ev(f, "connections", 0) == 200 && findings_ev(f, "service_us", 0) == 35000);
     CHECK(findings_ev(f, "wait_s", 0) > 1.04 && findings_ev(f, "wait_s", 0) < 1.05);
+    /* A target answered fast beside slow ones: a mix, not a queue. */
+    {
+        struct stats u[2];
+        uint64_t i;
+        stats_init(&u[0]);
+        stats_init(&u[1]);
+        u[0].completed = 20;
+        u[1].completed = 364;
+        for (i = 0; i < 20; i++)
+            hist_record(&u[0].h[H_TTFB], 15000);
+        for (i = 0; i < 364; i++)
+            hist_record(&u[1].h[H_TTFB], 1040 * MS);
+        x.r.per_url = u;
+        x.r.nurls = 2;
+        eval(&x, 0);
+        CHECK(!has(&x, "queueing")); /* 20 of 384: over 5% */
+        u[0].completed = 19;
+        x.r.total.completed = 383;
+        eval(&x, 0);
+        CHECK(has(&x, "queueing")); /* under 5%: too few to speak */
+        x.r.per_url = NULL;
+        x.r.nurls = 0;
+        stats_fini(&u[0]);
+        stats_fini(&u[1]);
+    }
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
     /* Latency far from connections / throughput: not a closed queue. */
     closed_loop(&x, 200, 192, 600 * MS, 35 * MS);
     eval(&x, 0);
@@ -266,6 +292,27 @@ static void cpu(void)
     x.r.client_cpu_s = 1.9;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "threads", 0) == 1);
+    /* Merged shards: CPU summed over two shards of 1 thread, each 47% busy. */
+    {
+        struct shard_info sh[2];
+        memset(sh, 0, sizeof(sh));
+        sh[0].threads = sh[1].threads = 1;
+        sh[0].elapsed_s = sh[1].elapsed_s = 2.0;
+        sh[0].client_cpu_s = sh[1].client_cpu_s = 0.94;
+        x.r.shards = sh;
+        x.r.nshards = 2;
+        x.cfg.threads = 1;
+        x.r.client_cpu_s = 1.88;
+        x.net.client_cpus = 0;
+        eval(&x, 0);
+        CHECK(!has(&x, "client_cpu_bound"));
+        sh[1].client_cpu_s = 1.9;
+        eval(&x, 0);
+        CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "cpu_s", 0) == 1.9);
+        x.r.shards = NULL;
+        x.r.nshards = 0;
+        x.cfg.threads = 2;
+    }
     x.net.client_cpus = 2;
     x.r.client_cpu_s = 1.2;
     /* The server: 1 thread at 95% of one CPU, on a 2-CPU machine. */
@@ -282,6 +329,10 @@ static void cpu(void)
     x.m.cpu_s = 0.2;
     eval(&x, 1);
     CHECK((f = findings_get(&x.fs, "server_waiting")) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
+    x.cfg.rate = 80; /* at a constant rate both sides idle is the point */
+    eval(&x, 1);
+    CHECK(!has(&x, "server_waiting"));
+    x.cfg.rate = 0;
     x.m.cpu_s = 2.0 * 8 * 0.5;
     eval(&x, 1);
     CHECK(!has(&x, "server_waiting"));
@@ -321,6 +372,27 @@ static void keepalive_limit(void)
     eval(&x, 0);
     CHECK(!has(&x, "keepalive_limit"));
     x.r.conns.ended_mode_count = 190;
+    {
+        /* Two targets, the second answering "Connection: close": it closes. */
+        struct stats u[2];
+        stats_init(&u[0]);
+        stats_init(&u[1]);
+        u[0].completed = u[1].completed = 10000;
+        u[1].closes[CLOSE_HEADER] = 200;
+        x.r.total.closes[CLOSE_HEADER] = 200;
+        x.r.per_url = u;
+        x.r.nurls = 2;
+        eval(&x, 0);
+        CHECK(!has(&x, "keepalive_limit"));
+        u[0].closes[CLOSE_HEADER] = 100; /* both close alike: the server's limit */
+        u[1].closes[CLOSE_HEADER] = 100;
+        eval(&x, 0);
+        CHECK(has(&x, "keepalive_limit"));
+        x.r.per_url = NULL;
+        x.r.nurls = 0;
+        stats_fini(&u[0]);
+        stats_fini(&u[1]);
+    }
     x.r.conns.ended_mode = 1; /* a server that never keeps alive says so elsewhere */
     eval(&x, 0);
     CHECK(!has(&x, "keepalive_limit"));
@@ -359,6 +431,10 @@ static void packet_loss(void)
     x.r.tcp.min_rtt_us = 400;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "packet_loss")) != NULL && findings_ev(f, "rtt_us", 0) == 800);
+    x.net.after.listen_overflows = 3; /* a full accept queue here drops segments too */
+    eval(&x, 0);
+    CHECK(!has(&x, "packet_loss"));
+    x.net.after.listen_overflows = 0;
     x.r.tcp.retrans = 50; /* 0.5% exactly is not above */
     eval(&x, 0);
     CHECK(!has(&x, "packet_loss"));

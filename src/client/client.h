@@ -317,10 +317,11 @@ struct worker {
     _Atomic uint64_t pub_done, pub_err;
     _Atomic uint32_t pub_open;
     atomic_int finished;
-    /* Findings: TCP_INFO at close (every connection with keep-alive, one
-     * in TCPINFO_EVERY without), and how many answers the keep-alive
+    /* Findings: TCP_INFO at close (the first TCPINFO_FIRST, then one in
+     * TCPINFO_EVERY), and how many answers the keep-alive
      * connections the server ended had carried (KA_MAX and over: the last). */
     struct tcpinfo_sum tcp;
+    uint64_t tcp_closes;   /* connections closed that were up */
     uint64_t *ka_ended;
     /* The requests outstanding or due when the run stopped, at their age
      * then: recorded by the merge, after the answers' p99 is known. */
@@ -335,6 +336,7 @@ struct worker {
 };
 
 #define KA_MAX 4096
+#define TCPINFO_FIRST 64
 #define TCPINFO_EVERY 16
 
 struct censored {
@@ -385,10 +387,11 @@ int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
 void http2_plan_callbacks_free(struct plan *pl);
 
 /* fairness.c: the connections' share of answers, into out (see
- * engine_conns); p99_ns: of the answers, before the censored samples.
- * Returns 0, or -1 when out of memory. */
+ * engine_conns); p99_ns and max_ns: of the answers; starved ones only in a
+ * closed loop. Returns 0, or -1 when out of memory. */
 struct engine_conns;
-int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, struct engine_conns *out);
+int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,
+                   struct engine_conns *out);
 
 /* --- record.c: the bookkeeping of a request --- */
 
@@ -405,8 +408,8 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
  * server ended the connection after it (CLOSE__COUNT: it did not). */
 void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now);
-/* s failed with error k (errno e, or a static detail). */
-void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now);
+/* s, on c, failed with error k (errno e, or a static detail). */
+void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now);
 /* HTTP/2: bytes of s's frames (its URL's share of what was received);
  * bytes written on a connection (the requests of several streams); response
  * header blocks on the wire and decoded; s refused unprocessed and queued
@@ -425,7 +428,10 @@ void record_last_second(struct worker *w);
 /* c's socket is about to close: its TCP_INFO, when sampled. */
 void record_tcpinfo(struct conn *c);
 /* The run stopped at w->t_stop: what every connection still waits for,
- * into w->cens. Returns 0, or -1 when out of memory. */
+ * into w->cens (the due, unsent ones stay in w->backlog). Returns 0, or
+ * -1 when out of memory (then nothing is in w->cens). */
 int record_censor(struct worker *w);
+/* --stages: the stage of a request due at t_due (0 without stages). */
+uint8_t record_stage(const struct worker *w, uint64_t t_due);
 
 #endif

@@ -70,7 +70,7 @@ void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint6
     uint32_t i;
     for (i = 0; c->count && i < c->cap; i++)
         if (c->slots[i].busy) {
-            record_error(c->w, &c->slots[i], k, e, detail, now);
+            record_error(c, &c->slots[i], k, e, detail, now);
             conn_release(c, &c->slots[i]);
         }
     conn_close(c);

@@ -210,8 +210,7 @@ static void *worker_main(void *arg)
     w->t_stop = clock_ns();
     if (w->t_stop > pl->t_deadline)
         w->t_stop = pl->t_deadline;
-    if (record_censor(w) != 0 && !w->err[0])
-        snprintf(w->err, sizeof(w->err), "out of memory for the requests in flight at the end");
+    record_censor(w); /* out of memory: they stay counted in flight, not in the histogram */
     for (i = 0; i < w->nconns; i++)
         conn_close(&w->conns[i]);
     if (w->err[0])
@@ -379,30 +378,49 @@ static int take_timeline(struct timeline *tl, struct engine_result *res)
 /* The requests that waited when the run stopped, at their age then: into
  * the latency histograms (their URL's and the totals; a due, unsent one
  * only the totals' corrected one, having no URL yet nor a send time) and
- * their stage's. After the fairness limit took the answers' p99. */
-static void censor_merge(const struct worker *ws, uint32_t nt, struct engine_result *res)
+ * their stage's. Only those older than every sample recorded: a wait is a
+ * lower bound of its latency, and one below the others' would pull the
+ * percentiles down, where one above them can only raise them toward the
+ * truth. After the fairness limit took the answers' p99. */
+static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, uint8_t stage, uint64_t age_due,
+                       uint64_t age_sent)
 {
+    double age = (double)age_due / 1e9;
+    if (age > res->in_flight_oldest_s)
+        res->in_flight_oldest_s = age;
+    if (age_due < limit)
+        return;
+    if (url != UINT32_MAX) {
+        struct stats *u = &res->per_url[engine_fig(url)];
+        hist_record(&u->h[H_LATENCY], age_due);
+        hist_record(&u->h[H_LATENCY_UNC], age_sent);
+        hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
+        u->censored++;
+    } else {
+        res->total.censored_unsent++;
+    }
+    hist_record(&res->total.h[H_LATENCY], age_due);
+    res->total.censored++;
+    if (res->per_stage && stage < res->nstages)
+        hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);
+}
+
+static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res)
+{
+    uint64_t limit = res->total.h[H_LATENCY].total ? res->total.h[H_LATENCY].max : 0;
     uint32_t t, i;
-    for (t = 0; t < nt; t++)
-        for (i = 0; i < ws[t].ncens; i++) {
-            const struct censored *e = &ws[t].cens[i];
-            double age = (double)e->age_due / 1e9;
-            if (e->url != UINT32_MAX) {
-                struct stats *u = &res->per_url[engine_fig(e->url)];
-                hist_record(&u->h[H_LATENCY], e->age_due);
-                hist_record(&u->h[H_LATENCY_UNC], e->age_sent);
-                hist_record(&res->total.h[H_LATENCY_UNC], e->age_sent);
-                u->censored++;
-            } else {
-                res->total.censored_unsent++;
-            }
-            hist_record(&res->total.h[H_LATENCY], e->age_due);
-            res->total.censored++;
-            if (res->per_stage && e->stage < res->nstages)
-                hist_record(&res->per_stage[e->stage].h[H_LATENCY], e->age_due);
-            if (age > res->in_flight_oldest_s)
-                res->in_flight_oldest_s = age;
+    for (t = 0; t < nt; t++) {
+        const struct worker *w = &ws[t];
+        for (i = 0; i < w->ncens; i++) {
+            const struct censored *e = &w->cens[i];
+            censor_one(res, limit, e->url, e->stage, e->age_due, e->age_sent);
         }
+        for (i = 0; i < w->backlog.len; i++) {
+            uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
+            if (due >= pl->t_measure && due < w->t_stop)
+                censor_one(res, limit, UINT32_MAX, record_stage(w, due), w->t_stop - due, 0);
+        }
+    }
 }
 
 /* After join: the workers' counters and histograms into one result. Counters
@@ -453,7 +471,12 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
         hist_merge(&res->total.h[H_LATENCY_UNC], &res->total.h[H_LATENCY]);
     }
     res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
-    if (fairness_merge(ws, nt, hist_percentile(&res->total.h[H_LATENCY], 99), &res->conns) != 0) {
+    /* The answers' own figures: first byte plus the rest (timeouts and the
+     * censored are not answers), each sum a bound from above. */
+    if (fairness_merge(ws, nt,
+                       hist_percentile(&res->total.h[H_TTFB], 99) + hist_percentile(&res->total.h[H_TRANSFER], 99),
+                       (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, cfg->rate <= 0,
+                       &res->conns) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -472,7 +495,7 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
                 stats_merge(&res->per_stage[i], &ws[t].per_stage[i]);
         }
     }
-    censor_merge(ws, nt, res);
+    censor_merge(ws, nt, pl, res);
     stats_count_bad(&res->total, &cfg->expect);
     for (i = 0; i < res->nurls; i++) {
         res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);

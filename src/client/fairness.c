@@ -8,8 +8,9 @@
 
 #include <stdlib.h>
 
-/* A wait counts as starvation from max(1 s, 10 x p99 of the answers): far
- * past what a slow answer takes, and past one SYN retry. */
+/* A wait counts as starvation from max(1 s, 10 x p99 of the answers) and
+ * past the slowest answer: far past what a slow answer takes, and past one
+ * SYN retry. */
 #define STARVE_MIN_NS 1000000000ULL
 #define STARVE_P99_TIMES 10
 
@@ -31,7 +32,8 @@ static int answered_within(const struct fair_conn *j, uint64_t from, uint64_t to
     return j->answered && j->wait_max < limit && b > a && b - a >= limit;
 }
 
-int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, struct engine_conns *out)
+int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,
+                   struct engine_conns *out)
 {
     struct fair_conn *fc;
     uint64_t *counts, limit, n = 0, i, j, steps = 0;
@@ -69,7 +71,11 @@ int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, struct e
         double w = (double)fc[i].wait_max / 1e9;
         if (w > out->longest_wait_s)
             out->longest_wait_s = w;
-        if (fc[i].wait_max < limit)
+        /* A wait no longer than some answer took is that answer's own
+         * latency, in the figures already: a slow request, not a starved
+         * connection. In rate mode a connection between requests is idle,
+         * and another's idleness proves nothing: closed loop only. */
+        if (!closed || fc[i].wait_max < limit || (double)fc[i].wait_max <= max_ns)
             continue;
         /* Starved only while another was answered: a server that stalls
          * for everyone is not unfair. The search is bounded so a run of

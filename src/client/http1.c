@@ -234,7 +234,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     if (cfg->keepalive && !server_keeps)
         closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;
     if (followed < 0)
-        record_error(w, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
+        record_error(c, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
     else
         record_response(c, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
     if (c->h1.nsent == 0)

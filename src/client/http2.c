@@ -134,7 +134,7 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         }
         free(again.kept);
     }
-    record_error(w, s, ERR_H2_GOAWAY, 0, why, c->h2->now);
+    record_error(c, s, ERR_H2_GOAWAY, 0, why, c->h2->now);
     detach(c, s);
 }
 
@@ -216,7 +216,7 @@ static void submit(struct conn *c, struct slot *s)
         refused(c, s, "stream ids used up");
         return;
     }
-    record_error(c->w, s, ERR_H2_PROTOCOL, 0, nghttp2_strerror(id), clock_ns());
+    record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_strerror(id), clock_ns());
     detach(c, s);
 }
 
@@ -313,7 +313,7 @@ static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib
      * protocol broken. */
     if ((s = stream_slot(c, f->hd.stream_id)) != NULL) {
         int http = lib_error == NGHTTP2_ERR_HTTP_HEADER || lib_error == NGHTTP2_ERR_HTTP_MESSAGING;
-        record_error(c->w, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), c->h2->now);
+        record_error(c, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), c->h2->now);
         detach(c, s);
     }
     return 0;
@@ -328,7 +328,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
      * out of place): a protocol error, said with the code we sent. Streams
      * we gave up on (timeouts) are detached before. */
     if (f->hd.type == NGHTTP2_RST_STREAM && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
-        record_error(c->w, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), c->h2->now);
+        record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), c->h2->now);
         detach(c, s);
     }
     return 0;
@@ -348,11 +348,11 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void 
         return 0;
     }
     if (h->lib_error)
-        record_error(c->w, s, ERR_H2_PROTOCOL, 0, nghttp2_strerror(h->lib_error), h->now);
+        record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_strerror(h->lib_error), h->now);
     else if (h->goaway_last >= 0 && code == NGHTTP2_NO_ERROR)
-        record_error(c->w, s, ERR_H2_GOAWAY, 0, "closed after a GOAWAY before the response was complete", h->now);
+        record_error(c, s, ERR_H2_GOAWAY, 0, "closed after a GOAWAY before the response was complete", h->now);
     else
-        record_error(c->w, s, ERR_H2_RST_STREAM, 0, nghttp2_http2_strerror(code), h->now);
+        record_error(c, s, ERR_H2_RST_STREAM, 0, nghttp2_http2_strerror(code), h->now);
     detach(c, s);
     return 0;
 }
@@ -680,7 +680,7 @@ static void h2_eof(struct conn *c, uint64_t now)
         if (h->goaway_last >= 0 && (s->stream == 0 || s->stream > h->goaway_last))
             refused(c, s, "above the GOAWAY's last-stream-id, refused again");
         else {
-            record_error(c->w, s, h->goaway_last >= 0 ? ERR_H2_GOAWAY : ERR_CLOSED_EARLY, 0,
+            record_error(c, s, h->goaway_last >= 0 ? ERR_H2_GOAWAY : ERR_CLOSED_EARLY, 0,
                          h->goaway_last >= 0 ? "closed after a GOAWAY before the response was complete" : NULL, now);
             detach(c, s);
         }
@@ -708,7 +708,7 @@ static void h2_timeout(struct conn *c, uint64_t now)
         struct slot *s = &c->slots[i];
         if (!s->busy || now < s->t_sent + limit)
             continue;
-        record_error(w, s, ERR_TIMEOUT, 0, NULL, now);
+        record_error(c, s, ERR_TIMEOUT, 0, NULL, now);
         if (s->stream > 0)
             nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
         detach(c, s);

@@ -205,11 +205,16 @@ static void note_error(struct stats *st, enum err_kind k, int e, const char *det
         st->err_detail[k] = detail;
 }
 
-void record_error(struct worker *w, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
+void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
 {
+    struct worker *w = c->w;
     struct stats *u = &w->per_url[engine_fig(s->url)];
     if (!s->measured)
         return;
+    /* In rate mode a connection with nothing left outstanding is idle, not
+     * waiting; a closed loop tries again at once, its wait going on. */
+    if (rate_mode(w) && c->count <= 1)
+        c->t_wait = 0;
     note_error(&w->st, k, e, detail);
     note_error(u, k, e, detail);
     if (w->per_stage)
@@ -237,11 +242,12 @@ void record_tcpinfo(struct conn *c)
 {
     struct worker *w = c->w;
     /* Only connections that were up: a failed connect says nothing of the
-     * path. Without keep-alive every request closes one; a sample keeps the
-     * getsockopt off most of them. */
+     * path. The first TCPINFO_FIRST closes, then one in TCPINFO_EVERY:
+     * where every request closes one (--close, a server that closes) the
+     * getsockopt stays off most of them. */
     if (c->fd < 0 || c->state != C_OPEN)
         return;
-    if (!w->plan->cfg->keepalive && w->st.conns_opened % TCPINFO_EVERY != 0)
+    if (w->tcp_closes++ >= TCPINFO_FIRST && w->tcp_closes % TCPINFO_EVERY != 0)
         return;
     tcpinfo_add(&w->tcp, c->fd);
 }
@@ -255,7 +261,9 @@ static void censor(struct worker *w, uint32_t url, uint8_t stage, uint64_t due, 
     e->age_sent = sent == UINT64_MAX ? UINT64_MAX : w->t_stop > sent ? w->t_stop - sent : 0;
 }
 
-/* Counts (cens NULL) or records what waits at the stop. */
+/* Counts (cens NULL) or records the requests that wait at the stop: on
+ * their connections, or refused and waiting to be sent again. The due,
+ * unsent ones stay in the backlog, where the merge reads them. */
 static uint64_t censor_walk(struct worker *w)
 {
     uint64_t n = 0;
@@ -273,12 +281,12 @@ static uint64_t censor_walk(struct worker *w)
         if (s->measured && ++n && w->cens)
             censor(w, s->url, s->stage, s->t_due, s->t_sent);
     }
-    for (i = 0; i < w->backlog.len; i++) {
-        uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
-        if (due >= w->plan->t_measure && ++n && w->cens)
-            censor(w, UINT32_MAX, w->per_stage ? stage_of(w, due) : 0, due, UINT64_MAX);
-    }
     return n;
+}
+
+uint8_t record_stage(const struct worker *w, uint64_t t_due)
+{
+    return w->per_stage ? stage_of(w, t_due) : 0;
 }
 
 int record_censor(struct worker *w)
@@ -294,10 +302,10 @@ int record_censor(struct worker *w)
             c->wait_end = w->t_stop;
         }
     }
-    if (n == 0)
-        return 0;
-    if (n > UINT32_MAX || (w->cens = malloc((size_t)n * sizeof(*w->cens))) == NULL)
-        return -1;
+    /* At most the connections' slots: out of memory here, they stay
+     * counted in flight but not in the histogram. */
+    if (n == 0 || n > UINT32_MAX || (w->cens = malloc((size_t)n * sizeof(*w->cens))) == NULL)
+        return n == 0 ? 0 : -1;
     censor_walk(w);
     return 0;
 }

@@ -234,8 +234,11 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
                 /* Saturated, it and not the server set the pace: the
                  * findings' rule decides (thread CPU time against the
                  * time it had). */
-                if (findings_get(&run->found, "client_cpu_bound"))
-                    c->client_bound = 1;
+                if (findings_get(&run->found, "client_cpu_bound") ||
+                    (cfg->no_findings &&
+                     run->res.client_cpu_s > 0.9 * (run->res.elapsed_s + (double)cfg->warmup_ns / 1e9) *
+                                                 (cfg->threads ? cfg->threads : 1)))
+                    c->client_bound = 1; /* without findings, its CPU time against the time it had */
                 merge_findings(&c->found, &run->found);
             }
             c->mem_is_pss = c->best_run >= 0 && all_pss;

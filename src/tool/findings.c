@@ -34,13 +34,15 @@
 /* queueing: closed loop, enough connections, a latency Little's law
  * explains (in a closed loop it always does), far above the fastest
  * answer (the server's own time, when its queue was empty at the start)
- * and long in itself; a quarter of the answers well above the fastest too,
- * or else fast and slow answers from a server with room for every
- * connection (a cache in front of slow pages) would pass for a queue. */
+ * and long in itself; nearly all answers well above the fastest too, and
+ * each target's median, or else fast and slow answers from a server with
+ * room for every connection (a cache in front of slow pages, a mix of
+ * cheap and dear targets) would pass for a queue. */
 #define QUEUE_MIN_CONNS 8
 #define QUEUE_MIN_RESPONSES 100
 #define QUEUE_TIMES_SERVICE 5.0
-#define QUEUE_P25_TIMES_SERVICE 3.0
+#define QUEUE_P5_TIMES_SERVICE 3.0    /* in a queue even the fast answers wait: p5 too, and */
+#define QUEUE_URL_SHARE 0.05          /* the median of every target with 5% of the answers */
 #define QUEUE_MIN_MEAN_NS (10 * NS_MS)
 #define QUEUE_LITTLE_TOLERANCE 0.30  /* the queue fills during the first second */
 /* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
@@ -202,7 +204,9 @@ static int listen_overflow(struct ctx *c)
     syn = NET_DELTA(n, syn_retrans);
     slow_conn = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
     slow_first = hist_above(&c->s->h[H_TTFB], SYN_STEP_NS);
-    if (ov + dr == 0 || slow_conn + slow_first + c->s->errors[ERR_CONNECT_TIMEOUT] + c->s->errors[ERR_TIMEOUT] == 0)
+    /* Host-wide counters: our own connects must show it, at a SYN retry
+     * step or timed out (a slow answer proves nothing). */
+    if (ov + dr == 0 || slow_conn + c->s->errors[ERR_CONNECT_TIMEOUT] == 0)
         return 0;
     if ((f = add(c, "listen_queue_overflow", 1)) == NULL)
         return 1;
@@ -281,7 +285,8 @@ static int nagle(struct ctx *c)
         per);
     say(f->advice, sizeof(f->advice),
         "the server writes a response in several segments with Nagle's algorithm on and waits for our delayed ACK: "
-        "it should set TCP_NODELAY or write head and body together; this is not its work time");
+        "it should set TCP_NODELAY or write head and body together; unless it streams its body that slowly on "
+        "purpose, this is not its work time");
     ev(f, "median_gap_us", gap / 1e3);
     ev(f, "ttfb_p50_us", first / 1e3);
     ev(f, "share", (double)hit / (double)t->total);
@@ -299,15 +304,22 @@ static int queueing(struct ctx *c)
      * at their age when the run stopped would pull the mean down. */
     const struct hist *fb = &c->s->h[H_TTFB];
     double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service = (double)fb->min;
-    double p25 = hist_percentile(fb, 25);
+    double p5 = hist_percentile(fb, 5);
+    uint32_t i;
     char l[32], sv[32], m[32];
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || c->s->completed < QUEUE_MIN_RESPONSES ||
         x <= 0)
         return 0;
     little = (double)cfg->connections * (cfg->http2 ? cfg->streams : cfg->pipeline > 1 ? cfg->pipeline : 1) / x * NS_S;
-    if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p25 < QUEUE_P25_TIMES_SERVICE * service ||
+    if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
         return 0;
+    for (i = 0; c->r->per_url && i < c->r->nurls; i++) {
+        const struct stats *u = &c->r->per_url[i];
+        if ((double)u->completed >= QUEUE_URL_SHARE * (double)c->s->completed &&
+            hist_percentile(&u->h[H_TTFB], 50) < QUEUE_P5_TIMES_SERVICE * service)
+            return 0; /* a target answered fast: no queue in front of it */
+    }
     if ((f = add(c, "queueing", 1)) == NULL)
         return 1;
     say(f->summary, sizeof(f->summary),
@@ -332,12 +344,30 @@ static int client_cpu(struct ctx *c)
     const struct netstat_obs *n = c->in->net;
     double th = cfg->threads < cfg->connections ? cfg->threads : cfg->connections, busy, run;
     struct finding *f;
+    double cpu_s = c->r->client_cpu_s;
+    uint32_t i;
     if (n && n->client_cpus && th > n->client_cpus)
         th = n->client_cpus;
     run = elapsed(c) + (double)cfg->warmup_ns / NS_S;
     if (th <= 0 || run < CPU_MIN_S)
         return 0;
-    busy = c->r->client_cpu_s / (run * th);
+    busy = cpu_s / (run * th);
+    if (c->r->nshards) {
+        /* Merged: the CPU is every shard's; the busiest shard speaks. */
+        busy = 0;
+        for (i = 0; i < c->r->nshards; i++) {
+            const struct shard_info *sh = &c->r->shards[i];
+            double b, t = sh->threads ? sh->threads : 1, e = sh->elapsed_s + (double)cfg->warmup_ns / NS_S;
+            if (e < CPU_MIN_S)
+                continue;
+            b = sh->client_cpu_s / (e * t);
+            if (b > busy) {
+                busy = b;
+                th = t;
+                cpu_s = sh->client_cpu_s;
+            }
+        }
+    }
     if (busy < CPU_BOUND)
         return 0;
     if ((f = add(c, "client_cpu_bound", 1)) == NULL)
@@ -347,7 +377,7 @@ static int client_cpu(struct ctx *c)
     say(f->advice, sizeof(f->advice), "add threads (-t) on free CPUs, or spread the load over machines with --shard");
     ev(f, "busy", busy);
     ev(f, "threads", th);
-    ev(f, "cpu_s", c->r->client_cpu_s);
+    ev(f, "cpu_s", cpu_s);
     return 1;
 }
 
@@ -389,7 +419,8 @@ static void server_cpu(struct ctx *c, int explained, int client_bound)
         ev(f, "cpu_s", m->cpu_s);
         return;
     }
-    if (explained || client_bound || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
+    /* At a constant rate both sides idle is the point: closed loop only. */
+    if (explained || client_bound || c->in->cfg->rate > 0 || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
         c->s->completed < WAIT_MIN_RESPONSES)
         return;
     if ((f = add(c, "server_waiting", 1)) == NULL)
@@ -438,9 +469,18 @@ static void keepalive_limit(struct ctx *c)
     const struct engine_conns *k = &c->r->conns;
     struct finding *f;
     double share;
+    uint32_t i;
     if (!c->in->cfg->keepalive || k->server_ended < KA_MIN_ENDED || k->ended_mode < 2 ||
         (double)k->ended_mode_count < KA_MODE_SHARE * (double)k->server_ended || c->s->completed == 0)
         return;
+    for (i = 0; c->r->per_url && c->r->nurls > 1 && i < c->r->nurls; i++) {
+        /* One target's answers end most of them: that target closes (its
+         * "Connection: close"), no request limit of the server's. */
+        const struct stats *u = &c->r->per_url[i];
+        if ((double)stats_server_closes(u) >= KA_MODE_SHARE * (double)stats_server_closes(c->s) &&
+            (double)u->completed < KA_MODE_SHARE * (double)c->s->completed)
+            return;
+    }
     share = (double)k->server_ended / (double)c->s->completed;
     if ((f = add(c, "keepalive_limit", share >= 0.01)) == NULL)
         return;
@@ -497,9 +537,14 @@ static void ports(struct ctx *c)
 static void packet_loss(struct ctx *c)
 {
     const struct tcpinfo_sum *t = &c->r->tcp;
+    const struct netstat_obs *n = c->in->net;
     struct finding *f;
     double share;
     if (t->sampled < LOSS_MIN_CONNS || t->segs_out < LOSS_MIN_SEGMENTS)
+        return;
+    /* A full accept queue on this host drops SYNs and segments too: those
+     * are its retransmits, not the network's. */
+    if (net_ok(n) && n->local && NET_DELTA(n, listen_overflows) + NET_DELTA(n, listen_drops) > 0)
         return;
     share = (double)t->retrans / (double)t->segs_out;
     if (share <= LOSS_SHARE || (f = add(c, "packet_loss", 1)) == NULL)

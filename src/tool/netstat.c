@@ -195,6 +195,16 @@ void netstat_begin(struct netstat_obs *o, const struct config *cfg)
         o->local = is_local(&a);
         if (o->local && listener(&a, &o->backlog, &o->accept_queue) == 0)
             o->backlog_known = 1;
+        if (o->local && !o->backlog_known && a.ss.ss_family == AF_INET) {
+            /* A dual-stack listener on [::] takes IPv4 connections too. */
+            struct net_addr w6;
+            memset(&w6, 0, sizeof(w6));
+            ((struct sockaddr_in6 *)&w6.ss)->sin6_family = AF_INET6;
+            ((struct sockaddr_in6 *)&w6.ss)->sin6_port = ((struct sockaddr_in *)&a.ss)->sin_port;
+            w6.len = sizeof(struct sockaddr_in6);
+            if (listener(&w6, &o->backlog, &o->accept_queue) == 0)
+                o->backlog_known = 1;
+        }
     }
     netstat_read(&o->before);
 }

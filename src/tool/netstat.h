@@ -25,7 +25,7 @@ struct netstat_obs {
     struct netstat_counters before, after;
     int backlog_known;          /* its listening socket was found */
     uint32_t backlog;           /* that socket's accept-queue limit (listen()'s backlog, capped by somaxconn) */
-    uint32_t accept_queue;      /* its accept queue's length when read (after the run) */
+    uint32_t accept_queue;      /* its accept queue's length when read (before the run) */
     int64_t somaxconn;          /* -1 unknown */
     int64_t port_lo, port_hi;   /* ip_local_port_range, -1 unknown */
     int64_t time_wait;          /* TCP sockets in TIME_WAIT after the run (sockstat "tw"), -1 unknown */

@@ -213,7 +213,7 @@ void report_html_findings(FILE *f, const struct findings *fs)
         return;
     html_printf(f, "<div class=\"findings\"><b>Findings</b><ul>\n");
     for (i = 0; i < fs->n; i++) {
-        html_printf(f, "<li>%s <b>", fs->f[i].warning ? "&#9888;" : "&#8505;");
+        html_printf(f, fs->f[i].warning ? "<li>&#9888; <b>" : "<li>&#8505; <b>"); /* %s would be escaped */
         html_text(f, fs->f[i].id);
         html_printf(f, "</b>: ");
         html_text(f, fs->f[i].summary);

@@ -483,6 +483,13 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
     return c->failed ? -1 : 0;
 }
 
+static void scrub_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = ' ';
+}
+
 /* A saved "findings" array: ids, severities and texts as written, each
  * evidence value a finite number. */
 static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
@@ -495,6 +502,8 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
         struct finding *f;
         json_t *ev = jcheck_obj(c, e, "evidence", 0), *v;
         const char *k, *sev;
+        if (!c->failed && !json_is_object(e))
+            jcheck_fail(c, "", "not an object");
         if (c->failed || fs->n == FINDINGS_MAX) {
             jcheck_leave(c, at);
             break;
@@ -507,6 +516,10 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
         f->warning = sev && strcmp(sev, "warning") == 0;
         jcheck_copy(f->summary, sizeof(f->summary), jcheck_str(c, e, "summary", 1));
         jcheck_copy(f->advice, sizeof(f->advice), jcheck_str(c, e, "advice", 0));
+        /* One line each in the text report, whatever the file holds. */
+        scrub_line(f->id);
+        scrub_line(f->summary);
+        scrub_line(f->advice);
         if (ev)
             json_object_foreach(ev, k, v) {
                 if (f->nev == FINDING_EV_MAX)

@@ -399,15 +399,19 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     char b1[32], b2[32], b3[32];
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
 
-    fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end", (unsigned long long)s->completed,
-            (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight);
-    if (s->censored)
+    fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
+            (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
+            r->elapsed_s);
+    if (s->censored) {
         /* They waited at least that long: dropping them would hide the
          * slowest answers (or the ones that never came). */
-        fprintf(f, "%s, the oldest waiting %s, recorded at their age",
-                s->censored_unsent ? " (and due, unsent)" : "",
-                units_fmt_ns(b1, sizeof(b1), r->in_flight_oldest_s * 1e9));
-    fprintf(f, ", in %.2fs\n", r->elapsed_s);
+        fprintf(f, "In flight     the oldest waited %s; %llu waiting longer than any answer took are in the latency "
+                   "figures at their age", units_fmt_ns(b1, sizeof(b1), r->in_flight_oldest_s * 1e9),
+                (unsigned long long)s->censored);
+        if (s->censored_unsent)
+            fprintf(f, " (%llu of them due and never sent)", (unsigned long long)s->censored_unsent);
+        fputc('\n', f);
+    }
     fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
