@@ -80,24 +80,36 @@ struct monitor {
     struct monitor_result r;
 };
 
+/* /proc/PID/name into buf, NUL-terminated, in one read (these files are
+ * made whole at open). Returns the bytes read, or -1. */
+static ssize_t read_proc(int pid, const char *name, char *buf, size_t len)
+{
+    char path[64];
+    ssize_t n;
+    int fd;
+    snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, buf, len - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
 /* Parses /proc/PID/stat; the command name may hold spaces and parentheses. */
 static int read_stat(int pid, struct pstat *p)
 {
-    char path[64], buf[1024], *s, *open_paren;
+    char buf[1024], *s, *open_paren;
     unsigned long long ut, st, start;
     long rss, threads;
-    int ppid, fd;
+    int ppid;
     ssize_t n;
     size_t cl;
 
-    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((n = read_proc(pid, "stat", buf, sizeof(buf))) <= 0)
         return -1;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     open_paren = strchr(buf, '(');
     s = strrchr(buf, ')');
     if (s == NULL || open_paren == NULL || s < open_paren)
@@ -321,18 +333,8 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
 /* /proc/PID/io write_bytes. Returns 0, or -1 when not readable. */
 static int read_wbytes(int pid, uint64_t *out)
 {
-    char path[64], buf[512], *p;
-    ssize_t n;
-    int fd;
-    snprintf(path, sizeof(path), "/proc/%d/io", pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    if ((p = strstr(buf, "\nwrite_bytes: ")) == NULL)
+    char buf[512], *p;
+    if (read_proc(pid, "io", buf, sizeof(buf)) <= 0 || (p = strstr(buf, "\nwrite_bytes: ")) == NULL)
         return -1;
     *out = strtoull(p + 14, NULL, 10);
     return 0;
