@@ -47,6 +47,10 @@ build/asan/%.o: src/%.c | build/.deps
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(call inc,$<) $(SAN) -MMD -MP -c $< -o $@
 
+# Its build, as every result's "environment" says it.
+build/base/machine.o: WARN += -DRAFALE_BUILD='"$(CC) $(CFLAGS)"'
+build/asan/base/machine.o: WARN += -DRAFALE_BUILD='"$(CC) $(SAN)"'
+
 build/asan/rafale: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(LDLIBS)
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "machine.h"
 #include "stats.h"
 #include "tcpinfo.h"
 #include "timeline.h"
@@ -75,6 +76,7 @@ struct engine_result {
     double in_flight_oldest_s;  /* the age then of the oldest of them (or of a due, unsent one) */
     struct engine_conns conns;
     struct tcpinfo_sum tcp;     /* TCP_INFO of rafale's connections as they closed */
+    struct machine env;         /* where it ran (filled by the caller, cpus_online 0: unknown) */
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */
     double elapsed_s;           /* measured phase: from its start to the end of the last request */

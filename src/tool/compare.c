@@ -5,9 +5,11 @@
  * everything at the end. Each run keeps its full result; the summaries are
  * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
+#include "cli.h"
 #include "err.h"
 #include "targets.h"
 #include "clock.h"
+#include "machine.h"
 #include "net.h"
 #include "netstat.h"
 #include "proc.h"
@@ -531,6 +533,8 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         out0 = (int64_t)st.st_size;
     rc = engine_run(&cfg, stop, NULL, NULL, &res, err, sizeof(err));
     netstat_end(&net);
+    if (rc == 0)
+        machine_read(&res.env, RAFALE_VERSION);
     if (out0 >= 0 && stat(sv->log, &st) == 0 && (int64_t)st.st_size >= out0)
         outb = (int64_t)st.st_size - out0; /* its stdout and stderr during the run */
     if (mon)

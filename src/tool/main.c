@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "engine.h"
 #include "findings.h"
+#include "machine.h"
 #include "merge.h"
 #include "mpi_glue.h"
 #include "monitor.h"
@@ -628,6 +629,7 @@ static int main_mpi(int argc, char **argv)
         monitor_start(cfg.monitor_pid, cfg.monitor_cgroup, cfg.warmup_ns, &mon, err, sizeof(err)) != 0)
         mon = NULL; /* said in the report: no server figures */
     if (engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : mpig_progress, &m, &res, err, sizeof(err)) == 0) {
+        machine_read(&res.env, RAFALE_VERSION);
         FILE *f = open_memstream(&json, &jlen);
         ran = 1;
         if (mon)
@@ -748,6 +750,7 @@ int main(int argc, char **argv)
     }
     progress_done(&prog);
     netstat_end(&net);
+    machine_read(&res.env, RAFALE_VERSION);
     if (mon)
         monitor_stop(mon, &server);
 

@@ -204,6 +204,8 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
         if (x->res.in_flight_oldest_s > r->in_flight_oldest_s)
             r->in_flight_oldest_s = x->res.in_flight_oldest_s;
         merge_conns(&r->conns, &x->res.conns, k == 0);
+        if (k == 0)
+            r->env = x->res.env; /* the first shard's machine (each shard's JSON keeps its own) */
         tcpinfo_merge(&r->tcp, &x->res.tcp);
         r->queued += x->res.queued;
         r->extra_connections += x->res.extra_connections;

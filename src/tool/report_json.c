@@ -246,6 +246,26 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
     fprintf(f, "]}");
 }
 
+/* "environment": the machine it ran on. */
+static void jenv(FILE *f, const struct machine *m)
+{
+    fprintf(f, "  \"environment\": {\"cpu_model\": ");
+    report_json_str(f, m->cpu_model);
+    fprintf(f, ", \"cpus_online\": %d, \"governor\": ", m->cpus_online);
+    if (m->governor[0])
+        report_json_str(f, m->governor);
+    else
+        fprintf(f, "null");
+    fprintf(f, ", \"boost\": %s, \"kernel\": ", m->boost < 0 ? "null" : m->boost ? "true" : "false");
+    report_json_str(f, m->kernel);
+    fprintf(f, ", \"rafale_version\": ");
+    report_json_str(f, m->version);
+    fprintf(f, ", \"build\": ");
+    report_json_str(f, m->build);
+    fprintf(f, ", \"somaxconn\": %lld, \"ip_local_port_range\": [%lld, %lld]},\n", m->somaxconn, m->port_lo,
+            m->port_hi);
+}
+
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
                 const struct slo *slo, const struct findings *fs)
 {
@@ -271,6 +291,8 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "\n  ],\n");
     }
     fprintf(f, "  \"client\": {\"cpu_s\": %.6f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
+    if (r->env.cpus_online > 0)
+        jenv(f, &r->env);
     {
         const struct engine_conns *c = &r->conns;
         fprintf(f, "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "

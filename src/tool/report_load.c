@@ -590,6 +590,27 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
             jcheck_fail(c, "server_ended_mode_count", "above server_ended");
         jcheck_leave(c, at);
     }
+    if ((cl = jcheck_obj(c, root, "environment", 0)) != NULL) {
+        struct machine *m = &r->env;
+        json_t *pr = json_object_get(cl, "ip_local_port_range");
+        at = jcheck_enter(c, "environment");
+        jcheck_copy(m->cpu_model, sizeof(m->cpu_model), jcheck_str(c, cl, "cpu_model", 0));
+        m->cpus_online = (int)jcheck_num(c, cl, "cpus_online", 1, 1e6, 1);
+        if (json_is_string(json_object_get(cl, "governor")))
+            jcheck_copy(m->governor, sizeof(m->governor), jcheck_str(c, cl, "governor", 0));
+        m->boost = json_is_boolean(json_object_get(cl, "boost")) ? json_is_true(json_object_get(cl, "boost")) : -1;
+        jcheck_copy(m->kernel, sizeof(m->kernel), jcheck_str(c, cl, "kernel", 0));
+        jcheck_copy(m->version, sizeof(m->version), jcheck_str(c, cl, "rafale_version", 0));
+        jcheck_copy(m->build, sizeof(m->build), jcheck_str(c, cl, "build", 0));
+        m->somaxconn = (long long)jcheck_num(c, cl, "somaxconn", -1, 1e12, 0);
+        m->port_lo = m->port_hi = -1;
+        if (json_is_array(pr) && json_array_size(pr) == 2 && json_is_integer(json_array_get(pr, 0)) &&
+            json_is_integer(json_array_get(pr, 1))) {
+            m->port_lo = json_integer_value(json_array_get(pr, 0));
+            m->port_hi = json_integer_value(json_array_get(pr, 1));
+        }
+        jcheck_leave(c, at);
+    }
     tcpinfo_sum_init(&r->tcp);
     if ((cl = jcheck_obj(c, root, "tcp", 0)) != NULL) {
         double mn;

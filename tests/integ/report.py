@@ -262,3 +262,27 @@ def report_of_many_urls_stays_small():
         check(rc == 0, "report: 10 000 URLs read cleanly (%s)" % out[2:])
         return
     check(rc == 0 and kib < 200 * 1024, "report: 10 000 URLs read in %d MiB (under 200 MiB; was 2.18 GB)" % (kib // 1024))
+
+
+@test
+def environment_in_every_result():
+    srv = Serve()
+    r = rafale("-n", 200, "-c", 2, srv.url())
+    srv.stop()
+    env = r.j["environment"]
+    with open("/proc/cpuinfo") as fh:
+        names = [l.split(":", 1)[1].strip() for l in fh if l.startswith("model name")]
+    if names:
+        check(env["cpu_model"] == names[0], "environment: the CPU model of /proc/cpuinfo (%r)" % env["cpu_model"])
+    check(env["cpus_online"] == os.cpu_count(), "environment: CPUs online")
+    u = os.uname()
+    check(env["kernel"] == "%s %s %s" % (u.sysname, u.release, u.machine), "environment: uname (%r)" % env["kernel"])
+    with open("/proc/sys/net/core/somaxconn") as fh:
+        check(env["somaxconn"] == int(fh.read()), "environment: somaxconn")
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as fh:
+        check(env["ip_local_port_range"] == [int(x) for x in fh.read().split()], "environment: port range")
+    out = subprocess.run([RAFALE, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    check(env["rafale_version"] == out and env["build"].startswith(("cc ", "gcc ", "clang ")) and
+          ("-fsanitize" in env["build"]) == SANITIZED, "environment: version and build (%r)" % env["build"])
+    gov = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+    check(env["governor"] == (open(gov).read().strip() if os.path.exists(gov) else None), "environment: governor")
