@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Small HTTP servers that make each of rafale's findings happen, on 127.0.0.1, with the standard library only.
 
-usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--marker TEXT]
+usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--marker TEXT]
 
   single   one connection at a time (http.server.HTTPServer), head and body in one write: starves the others
   nagle    a thread per connection, head and body in two writes, Nagle on: the delayed-ACK stall
@@ -9,6 +9,7 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--marker TEX
   busy     one connection at a time, 2 ms of CPU per request, pinned to one CPU: CPU-bound
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
+  sleep    a thread per connection, --ms N milliseconds per request: a known cost, for compare's verdicts
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
 import argparse
@@ -37,6 +38,7 @@ def read_head(f):
 
 class Handler(socketserver.StreamRequestHandler):
     mode = "single"
+    ms = 0
     logf = None
     served = 0
 
@@ -59,6 +61,8 @@ class Handler(socketserver.StreamRequestHandler):
                 end = time.process_time() + 0.002
                 while time.process_time() < end:
                     pass
+            if self.mode == "sleep":
+                time.sleep(self.ms / 1000.0)
             if self.mode == "log":
                 self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
                                 % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
@@ -105,7 +109,8 @@ async def slow(port, backlog):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log"])
+    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep"])
+    ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
     ap.add_argument("--log")
@@ -117,6 +122,7 @@ def main():
     if a.mode == "busy":
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     Handler.mode = a.mode
+    Handler.ms = a.ms
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     cls = OneAtATime if a.mode in ("single", "busy") else Threaded
     cls.request_queue_size = a.backlog

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "err.h"
 #include "targets.h"
+#include "verdict.h"
 #include "clock.h"
 #include "machine.h"
 #include "net.h"
@@ -192,6 +193,56 @@ static double run_rps(const struct compare_run *run)
     return run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
 }
 
+/* Workload w's verdicts (verdict.c): each cell's intervals, its ratio to
+ * the best paired by round, its verdict and rank. */
+static void verdicts(struct cmp_result *r, int w)
+{
+    struct verdict_cell *vc = calloc((size_t)r->nservers, sizeof(*vc));
+    double **rps = calloc((size_t)r->nservers, sizeof(*rps)), *p50 = NULL, *p99 = NULL;
+    int s, k, most = 0;
+    if (vc == NULL || rps == NULL)
+        goto out;
+    for (s = 0; s < r->nservers; s++)
+        if (compare_cell(r, w, s)->nruns > most)
+            most = compare_cell(r, w, s)->nruns;
+    p50 = calloc((size_t)(most ? most : 1), sizeof(double));
+    p99 = calloc((size_t)(most ? most : 1), sizeof(double));
+    if (p50 == NULL || p99 == NULL)
+        goto out;
+    for (s = 0; s < r->nservers; s++) {
+        struct compare_cell *c = compare_cell(r, w, s);
+        if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL)
+            goto out;
+        for (k = 0; k < c->nruns; k++) {
+            rps[s][k] = run_rps(&c->runs[k]);
+            p50[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 50) / 1e3;
+            p99[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 99) / 1e3;
+        }
+        vc[s].rps = rps[s];
+        vc[s].nrounds = c->nruns;
+        vc[s].valid = c->nruns > 0 && !c->invalid && !r->failed[s];
+        verdict_log_ci(rps[s], c->nruns, c->rps_ci);
+        verdict_log_ci(p50, c->nruns, c->p50_ci_us);
+        verdict_log_ci(p99, c->nruns, c->p99_ci_us);
+    }
+    verdict_rank(vc, r->nservers);
+    for (s = 0; s < r->nservers; s++) {
+        struct compare_cell *c = compare_cell(r, w, s);
+        c->ratio = vc[s].ratio;
+        c->ratio_ci[0] = vc[s].ratio_ci[0];
+        c->ratio_ci[1] = vc[s].ratio_ci[1];
+        c->verdict = vc[s].verdict;
+        c->rank = vc[s].rank;
+    }
+out:
+    for (s = 0; rps && s < r->nservers; s++)
+        free(rps[s]);
+    free(rps);
+    free(vc);
+    free(p50);
+    free(p99);
+}
+
 void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
 {
     int w, s, k;
@@ -275,6 +326,8 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
             free(rps);
             free(cpu);
         }
+    for (w = 0; w < r->nworkloads; w++)
+        verdicts(r, w);
 }
 
 /* Does the server answer? A TCP connect, or a GET of `ready` that gets a

@@ -94,6 +94,11 @@ struct compare_cell {
     int unstable;                /* repetitions differ by more than 10% */
     int client_bound;            /* rafale's own CPU was saturated in some run (its client_cpu_bound finding) */
     struct findings found;       /* what any of its runs found (evidence "runs": in how many) */
+    /* Verdicts (verdict.c), 95% intervals over its rounds; NaN unknown. */
+    double rps_ci[2], p50_ci_us[2], p99_ci_us[2];
+    double ratio, ratio_ci[2];   /* time per request over the best's, paired by round */
+    int verdict;                 /* enum verdict_kind */
+    int rank;                    /* the same within noise share one; 0 not ranked */
     struct slo slo;              /* the workload's --slo on every run merged (slo.n 0: none) */
     int slo_failed;              /* checks that failed */
 };

@@ -5,6 +5,7 @@
 #include "compare.h"
 #include "report.h"
 #include "report_compare.h"
+#include "verdict.h"
 #include "units.h"
 
 #include <math.h>
@@ -27,14 +28,21 @@ double report_compare_best_rps(const struct cmp_result *r, int w)
 
 const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best)
 {
+    /* The ratio is time per request over the best's, paired by round,
+     * with its 95% interval (verdict.c). */
+    (void)best;
     if (c->invalid)
         snprintf(b, n, "not valid");
-    else if (c->rps_median <= 0 || best <= 0)
+    else if (c->nruns == 0 || c->verdict == VERDICT_INVALID)
         snprintf(b, n, "-");
-    else if (best / c->rps_median < 1.005)
-        snprintf(b, n, "1.00");
+    else if (c->verdict == VERDICT_BEST)
+        snprintf(b, n, "best");
+    else if (c->verdict == VERDICT_UNKNOWN || isnan(c->ratio_ci[0]))
+        snprintf(b, n, "%.2fx (1 round)", c->ratio);
+    else if (c->verdict == VERDICT_SAME)
+        snprintf(b, n, "same (%.2f\xe2\x80\x93%.2f)", c->ratio_ci[0], c->ratio_ci[1]);
     else
-        snprintf(b, n, "%.2fx slower", best / c->rps_median);
+        snprintf(b, n, "%.2fx slower (%.2f\xe2\x80\x93%.2f)", c->ratio, c->ratio_ci[0], c->ratio_ci[1]);
     return b;
 }
 
@@ -129,10 +137,73 @@ const char *report_compare_mem_label(const struct cmp_result *r, int w)
     return "PSS peak";
 }
 
+/* " [!] id, id" of a cell's warnings, after a verdict. */
+static void warn_ids(char *b, size_t n, size_t *u, const struct findings *fs)
+{
+    int i, first = 1;
+    for (i = 0; i < fs->n; i++) {
+        int w_;
+        if (!fs->f[i].warning)
+            continue;
+        w_ = snprintf(b + *u, n > *u ? n - *u : 0, "%s%s", first ? ", [!] " : ", ", fs->f[i].id);
+        if (w_ > 0)
+            *u += (size_t)w_;
+        first = 0;
+    }
+}
+
+void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    size_t u = 0;
+    int s, k, best = -1;
+#define VADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
+    b[0] = '\0';
+    for (s = 0; s < r->nservers; s++)
+        if (compare_cell(r, w, s)->verdict == VERDICT_BEST && compare_cell(r, w, s)->nruns)
+            best = s;
+    if (best < 0) {
+        VADD("no valid result.");
+        return;
+    }
+    VADD("Fastest: %s (%.0f req/s)", p->servers[best].name, compare_cell(r, w, best)->rps_median);
+    warn_ids(b, n, &u, &compare_cell(r, w, best)->found);
+    VADD(".");
+    for (k = 0; k < 4; k++)
+        /* In order: the same as the fastest, slower, one round, not valid. */
+        for (s = 0; s < r->nservers; s++) {
+            const struct compare_cell *c = compare_cell(r, w, s);
+            if (s == best || (c->nruns == 0 && !r->failed[s]))
+                continue;
+            if (k == 0 && c->verdict == VERDICT_SAME && !c->invalid)
+                VADD(" %s: same as %s (%.2f\xe2\x80\x93%.2f)", p->servers[s].name, p->servers[best].name,
+                     c->ratio_ci[0], c->ratio_ci[1]);
+            else if (k == 1 && c->verdict == VERDICT_SLOWER && !c->invalid)
+                VADD(" %s %.2fx slower (%.2f\xe2\x80\x93%.2f)", p->servers[s].name, c->ratio, c->ratio_ci[0],
+                     c->ratio_ci[1]);
+            else if (k == 2 && c->verdict == VERDICT_UNKNOWN && !c->invalid)
+                VADD(" %s %.2fx slower in one round (no interval)", p->servers[s].name, c->ratio);
+            else if (k == 3 && (c->invalid || r->failed[s]))
+                VADD(" %s: not valid (%s)", p->servers[s].name,
+                     r->failed[s] ? "failed" : c->total.completed ? "bad statuses" : "no response");
+            else
+                continue;
+            warn_ids(b, n, &u, &c->found);
+            VADD(".");
+        }
+#undef VADD
+}
+
 void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w, s, nw = report_compare_name_width(p), any_notes = 0;
 
+    /* The verdict first: a line per workload. */
+    fprintf(f, "\nVerdict\n");
+    for (w = 0; w < p->nworkloads; w++) {
+        char line[2048];
+        report_compare_verdict_line(line, sizeof(line), p, r, w);
+        fprintf(f, "  %s: %s\n", p->workloads[w].name, line);
+    }
     if (r->note[0])
         fprintf(f, "\nNote: servers ran in process groups, not cgroups (%s): a server that daemonizes escapes them.\n",
                 r->note);
@@ -146,7 +217,7 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                 "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
-            char p50[32], p99[32], cpu[32], mem[32], ratio[32], range[48], bad[16];
+            char p50[32], p99[32], cpu[32], mem[32], ratio[64], range[48], bad[16];
             if (c->nruns == 0) {
                 fprintf(f, "  %-*.*s %9s  (%s)\n", nw, nw, p->servers[s].name, "-",
                         r->failed[s] ? "failed, see below" : "not run");
@@ -245,6 +316,15 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
 
 /* --- JSON ---------------------------------------------------------------- */
 
+/* "key": [low, high], or null when unknown (fewer than 2 rounds). */
+static void json_ci(FILE *f, const char *key, const double ci[2])
+{
+    if (isnan(ci[0]) || isnan(ci[1]))
+        fprintf(f, "\"%s\": null, ", key);
+    else
+        fprintf(f, "\"%s\": [%.6g, %.6g], ", key, ci[0], ci[1]);
+}
+
 static void jstr_or_null(FILE *f, const char *s)
 {
     if (s)
@@ -309,6 +389,14 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
         report_json_str(f, wl->name);
         fprintf(f, ", \"path\": ");
         report_json_str(f, wl->path);
+        {
+            /* Rounds: the most repetitions any server had. */
+            int rounds = 0, s2;
+            for (s2 = 0; s2 < p->nservers; s2++)
+                if (compare_cell(r, w, s2)->nruns > rounds)
+                    rounds = compare_cell(r, w, s2)->nruns;
+            fprintf(f, ", \"rounds\": %d", rounds);
+        }
         fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %.3f,\n  \"config\": ", wl->cfg.connections,
                 wl->cfg.keepalive ? "false" : "true", wl->cfg.rate);
         report_json_config(f, &wl->cfg);
@@ -345,7 +433,13 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                     fprintf(f, "%s\"%u\": %llu", fs ? "" : ", ", i, (unsigned long long)t->status[i]);
                     fs = 0;
                 }
-            fprintf(f, "}, \"findings\": ");
+            fprintf(f, "}, ");
+            json_ci(f, "rps_ci", c->rps_ci);
+            json_ci(f, "p50_ci_us", c->p50_ci_us);
+            json_ci(f, "p99_ci_us", c->p99_ci_us);
+            json_ci(f, "ratio_ci", c->ratio_ci);
+            fprintf(f, "\"ratio\": %.4f, \"verdict\": \"%s\", \"rank\": %d, \"findings\": ", c->ratio,
+                    c->invalid ? "not valid" : verdict_name(c->verdict), c->rank);
             report_json_findings(f, &c->found, "      ");
             if (c->slo.n && c->nruns) {
                 /* The workload's SLO on every run merged. */

@@ -11,6 +11,10 @@
 double report_compare_best_rps(const struct cmp_result *r, int w);
 /* "1.00", "1.35x slower", "not valid" or "-". Returns b. */
 const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best);
+/* Workload w's verdict in a line: "Fastest: X (N req/s). Y 1.50x slower
+ * (1.46–1.54). Z: same as X (0.98–1.03). W: not valid (...)." with each
+ * server's first warning finding beside it. */
+void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w);
 /* "GET /, 50 connections, keep-alive, 10000 requests, ..." */
 void report_compare_describe(char *b, size_t n, const struct cmp_workload *wl);
 /* The statuses outside the expected set, "502: 9000, 500: 12". */

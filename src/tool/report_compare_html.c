@@ -220,7 +220,21 @@ static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result
     }
     if (r->interrupted)
         html_printf(f, "<p class=\"warn\">Interrupted: the figures cover the runs made before the signal.</p>\n");
-
+    {
+        /* The verdict first, a line per workload (95% intervals, paired by round). */
+        int w;
+        html_printf(f, "<h2>Verdict</h2>\n<ul>\n");
+        for (w = 0; w < p->nworkloads; w++) {
+            char line[2048];
+            report_compare_verdict_line(line, sizeof(line), p, r, w);
+            html_printf(f, "<li><b>");
+            html_text(f, p->workloads[w].name);
+            html_printf(f, "</b>: ");
+            html_text(f, line);
+            html_printf(f, "</li>\n");
+        }
+        html_printf(f, "</ul>\n");
+    }
 }
 
 /* Each server: its URL, how it was started, its version. */
@@ -320,7 +334,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             report_compare_mem_label(r, w));
     for (s = 0; s < p->nservers; s++) {
         const struct compare_cell *c = compare_cell(r, w, s);
-        char cpu[32], mem[32], ratio[32];
+        char cpu[32], mem[32], ratio[64];
         html_printf(f, "<tr><td>");
         html_text(f, p->servers[s].name);
         if (c->nruns == 0) {

@@ -279,7 +279,7 @@ def compare_tells_the_truth():
     # rafale report: the same tables from the saved JSON, and the HTML again.
     again = os.path.join(TMP, "truth-again.html")
     p2 = subprocess.run([RAFALE, "report", "--html", again, jpath], capture_output=True, text=True, timeout=60)
-    tabl = lambda text: [l for l in text.splitlines() if l.startswith("  ") and ("x slower" in l or "1.00" in l or
+    tabl = lambda text: [l for l in text.splitlines() if l.startswith("  ") and ("x slower" in l or "best" in l or "same (" in l or
                                                                                 "not valid" in l)]
     check(p2.returncode == 0 and tabl(p2.stdout) == tabl(out) and tabl(out),
           "report: a compare JSON gives the same tables (%s / %s)" % (tabl(p2.stdout)[:2], tabl(out)[:2]))
@@ -348,3 +348,44 @@ def compare_interrupted():
           "compare: the started server is stopped, the other was never started")
     for pid in bystander:
         os.kill(int(pid), signal.SIGKILL)
+
+
+@test
+def compare_verdicts_with_intervals():
+    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    ports = [free_port() for _ in range(3)]
+
+    def plan(order):
+        servers = {"fast1": (ports[0], 5), "fast2": (ports[1], 5), "slow": (ports[2], 10)}
+        text = "[settings]\nrepeat = 3\nwarmup = 0s\nconnections = 4\nduration = 500ms\n\n"
+        for name in order:
+            port, ms = servers[name]
+            text += ("[server %s]\nstart = exec %s %s sleep --ms %d --port %d\nurl = http://127.0.0.1:%d\n\n"
+                     % (name, sys.executable, fs, ms, port, port))
+        path = os.path.join(TMP, "verdict-%s.plan" % "-".join(order))
+        with open(path, "w") as fh:
+            fh.write(text + "[workload hello]\npath = /\n")
+        out = path + ".json"
+        p = subprocess.run([RAFALE, "compare", path, "--json", out], capture_output=True, text=True, timeout=180)
+        check(p.returncode == 0, "verdict: compare runs (%s)" % p.stderr[-300:])
+        with open(out) as fh:
+            w = json.load(fh)["compare"]["workloads"][0]
+        return {c["name"]: c for c in w["servers"]}, w, p.stdout
+
+    cells, w, out = plan(["fast1", "fast2", "slow"])
+    check(w["rounds"] == 3, "verdict: 3 rounds")
+    fast = sorted([cells["fast1"], cells["fast2"]], key=lambda c: c["verdict"])
+    check([c["verdict"] for c in fast] == ["best", "same"] and fast[0]["rank"] == fast[1]["rank"] == 1,
+          "verdict: two identical servers are the same and share rank 1 (%s)" % [(c["verdict"], c["ratio_ci"]) for c in fast])
+    s = cells["slow"]
+    # 10 ms against 5 ms, plus the same small overhead on each: the true ratio is just under 2.
+    check(s["verdict"] == "slower" and s["rank"] == 3 and s["ratio_ci"][0] <= 2.0 and s["ratio_ci"][1] >= 1.9,
+          "verdict: twice the cost is slower, the interval holds the true ratio (%s %s)" % (s["verdict"], s["ratio_ci"]))
+    check(s["rps_ci"][0] <= s["rps_median"] <= s["rps_ci"][1] * 1.02 and s["p50_ci_us"][0] > 9000,
+          "verdict: the cell's own intervals (%s, %s)" % (s["rps_ci"], s["p50_ci_us"]))
+    line = [l for l in out.splitlines() if l.startswith("  hello: Fastest: fast")]
+    check(line and "slow %.2fx slower (" % s["ratio"] in line[0] and "same as fast" in line[0],
+          "verdict: the text begins with it (%s)" % line)
+    check("same (" in out and "x slower (" in out, "verdict: the table's vs best has the intervals")
+    cells, w, out = plan(["fast2", "fast1"])
+    check(sorted(c["verdict"] for c in cells.values()) == ["best", "same"], "verdict: the same in the other order")
