@@ -2,6 +2,7 @@
  * that prints a fatal error or chooses an exit code. */
 #include "cli.h"
 #include "compare.h"
+#include "diff.h"
 #include "engine.h"
 #include "findings.h"
 #include "machine.h"
@@ -333,6 +334,94 @@ out:
         report_load_free(&runs[i]);
     free(runs);
     free(names);
+    return rc;
+}
+
+/* rafale diff [--threshold P%] [--json OUT] [--html OUT] BASE.json NEW.json:
+ * each figure's change with its interval; exit 3 when one got significantly
+ * worse by more than the threshold, 0 otherwise, 1 when a file cannot be
+ * read, 2 for usage or results of different workloads. */
+static int main_diff(int argc, char **argv)
+{
+    /* What may differ between two runs of one workload: their length, the
+     * threads that made them, the server's address (before and after a
+     * change, on another port or host). */
+    static const char *const own[] = { "threads", "duration_s", "requests", "seed", "urls" };
+    const char *files[2] = { NULL, NULL }, *json = NULL, *html = NULL, *diffkey;
+    json_t *roots[2] = { NULL, NULL };
+    struct loaded in[2];
+    struct diff_result d;
+    double thr = 0.05;
+    char err[512];
+    int i, n = 0, rc = 2;
+
+    memset(in, 0, sizeof(in));
+    for (i = 1; i < argc; i++) {
+        if ((strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--html") == 0) && i + 1 < argc) {
+            *(argv[i][2] == 'j' ? &json : &html) = argv[i + 1];
+            i++;
+        } else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) {
+            char *end;
+            thr = strtod(argv[++i], &end);
+            if (end == argv[i] || (*end && strcmp(end, "%") != 0) || !(thr >= 0 && thr < 1000)) {
+                fprintf(stderr, "rafale diff: --threshold wants a percentage such as 5%%, not '%s'\n", argv[i]);
+                return 2;
+            }
+            thr /= 100;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "rafale diff: unknown option '%s' (rafale diff [--threshold 5%%] [--json OUT] "
+                            "[--html OUT] BASE.json NEW.json)\n", argv[i]);
+            return 2;
+        } else if (n < 2) {
+            files[n++] = argv[i];
+        } else {
+            n++;
+        }
+    }
+    if (n != 2) {
+        fprintf(stderr, "rafale diff: give two results, BASE.json and NEW.json (%d given)\n", n);
+        return 2;
+    }
+    for (i = 0; i < 2; i++) {
+        if ((roots[i] = report_load_json(files[i], err, sizeof(err))) == NULL ||
+            report_load_root(roots[i], files[i], &in[i], err, sizeof(err)) != 0) {
+            fprintf(stderr, "rafale diff: %s\n", err);
+            rc = 1;
+            goto out;
+        }
+        if (in[i].is_compare) {
+            fprintf(stderr, "rafale diff: %s is a compare result: diff two runs (--json) or merged shards\n",
+                    files[i]);
+            goto out;
+        }
+    }
+    if ((diffkey = merge_config_diff(json_object_get(roots[0], "config"), json_object_get(roots[1], "config"), own,
+                                     sizeof(own) / sizeof(own[0])))) {
+        fprintf(stderr, "rafale diff: %s and %s are not runs of the same workload: their '%s' differ\n", files[0],
+                files[1], diffkey);
+        goto out;
+    }
+    diff_results(&in[0].run.res, &in[1].run.res, thr, &d);
+    diff_print(stdout, &d, files[0], files[1]);
+    rc = d.worse ? 3 : 0;
+    for (i = 0; i < 2; i++) {
+        const char *path = i ? html : json;
+        FILE *f;
+        if (path == NULL)
+            continue;
+        if ((f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w")) == NULL ||
+            (i ? diff_html(f, &d, files[0], files[1]) : diff_json(f, &d, files[0], files[1])) != 0 ||
+            (f != stdout && fclose(f) != 0)) {
+            fprintf(stderr, "rafale diff: cannot write %s: %s\n", path, strerror(errno));
+            rc = 1;
+        }
+    }
+out:
+    for (i = 0; i < 2; i++) {
+        report_load_free(&in[i]);
+        if (roots[i])
+            json_decref(roots[i]);
+    }
     return rc;
 }
 
@@ -680,6 +769,8 @@ int main(int argc, char **argv)
         return main_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return main_merge(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return main_diff(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep = 1;
         argc--;

@@ -14,23 +14,32 @@
 /* Settings a shard may hold on its own without being another workload. */
 static const char *const own_keys[] = { "threads" };
 
-/* The first key on which two workloads differ, or NULL. */
-static const char *config_diff(json_t *a, json_t *b)
+const char *merge_config_diff(json_t *a, json_t *b, const char *const *own, size_t nown)
 {
     const char *k;
     json_t *v;
     size_t i;
     json_object_foreach(a, k, v) {
         int skip = 0;
-        for (i = 0; i < sizeof(own_keys) / sizeof(own_keys[0]); i++)
-            skip |= strcmp(k, own_keys[i]) == 0;
+        for (i = 0; i < nown; i++)
+            skip |= strcmp(k, own[i]) == 0;
         if (!skip && !json_equal(v, json_object_get(b, k)))
             return k;
     }
-    json_object_foreach(b, k, v)
-        if (json_object_get(a, k) == NULL)
+    json_object_foreach(b, k, v) {
+        int skip = 0;
+        for (i = 0; i < nown; i++)
+            skip |= strcmp(k, own[i]) == 0;
+        if (!skip && json_object_get(a, k) == NULL)
             return k;
+    }
     return NULL;
+}
+
+/* The first key on which two shards' workloads differ, or NULL. */
+static const char *config_diff(json_t *a, json_t *b)
+{
+    return merge_config_diff(a, b, own_keys, sizeof(own_keys) / sizeof(own_keys[0]));
 }
 
 /* The per-second timelines of the shards, aligned on the wall clock: a

@@ -19,4 +19,8 @@
  * different workloads, a shard missing or given twice. Returns 0 or -1. */
 int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *out, char *err, size_t errlen);
 
+/* The first key on which two results' "config" objects differ, keys in
+ * own[] aside, or NULL when they are one workload. */
+const char *merge_config_diff(json_t *a, json_t *b, const char *const *own, size_t nown);
+
 #endif

@@ -286,3 +286,43 @@ def environment_in_every_result():
           ("-fsanitize" in env["build"]) == SANITIZED, "environment: version and build (%r)" % env["build"])
     gov = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
     check(env["governor"] == (open(gov).read().strip() if os.path.exists(gov) else None), "environment: governor")
+
+
+@test
+def diff_is_a_regression_gate():
+    srv = Serve()
+    runs = {}
+    for name, path, extra in (("a", "/delay/5", []), ("b", "/delay/5", []), ("slow", "/delay/10", []),
+                              ("other", "/delay/5", ["-c", 8])):
+        r = rafale("-c", 4, "-d", "4s", *extra, srv.url(path))
+        runs[name] = os.path.join(TMP, "diff-%s.json" % name)
+        shutil.copy(os.path.join(TMP, "out.json"), runs[name])
+    srv.stop()
+
+    def diff(*args):
+        return subprocess.run([RAFALE, "diff"] + [str(a) for a in args], capture_output=True, text=True, timeout=60)
+
+    p = diff(runs["a"], runs["b"])
+    check(p.returncode == 0 and "Verdict: no figure got significantly worse" in p.stdout,
+          "diff: two runs of one server, no change, exit 0 (%d)\n%s" % (p.returncode, p.stdout))
+    jout, hout = os.path.join(TMP, "diff.json"), os.path.join(TMP, "diff.html")
+    p = diff("--json", jout, "--html", hout, runs["a"], runs["slow"])
+    check(p.returncode == 3, "diff: /delay/5 against /delay/10 is worse, exit 3 (%d)\n%s" % (p.returncode, p.stdout))
+    with open(jout) as fh:
+        figs = {x["figure"]: x for x in json.load(fh)["diff"]["figures"]}
+    check(figs["rps"]["verdict"] == "slower" and figs["rps"]["ratio_ci"][0] < 0.55 < figs["rps"]["ratio_ci"][1] * 1.1,
+          "diff: throughput halved, within its interval (%s)" % figs["rps"])
+    check(figs["p50_us"]["verdict"] == "slower" and 1.8 < figs["p50_us"]["ratio"] < 2.1, "diff: p50 doubled")
+    with open(hout) as fh:
+        page = fh.read()
+    check("<table>" in page and "slower" in page, "diff: the HTML page")
+    p = diff("--threshold", "150%", runs["a"], runs["slow"])
+    check(p.returncode == 0 and "within the threshold" in p.stdout, "diff: a threshold above the change lets it pass")
+    for args, rc, words in (([runs["a"], runs["other"]], 2, "their 'connections' differ"),
+                            ([runs["a"]], 2, "give two results"),
+                            ([runs["a"], os.path.join(TMP, "nope.json")], 1, "nope.json"),
+                            ([runs["a"], os.path.abspath(__file__)], 1, "report.py"),
+                            (["--threshold", "lots", runs["a"], runs["b"]], 2, "--threshold wants a percentage")):
+        p = diff(*args)
+        check(p.returncode == rc and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+              "diff %s: one line, exit %d (%d: %r)" % (words, rc, p.returncode, p.stderr))

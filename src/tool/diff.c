@@ -1,0 +1,209 @@
+/* diff.c - two runs' figures, their changes and intervals. See diff.h. */
+#include "diff.h"
+
+#include "hist.h"
+#include "html.h"
+#include "report.h"
+#include "timeline.h"
+#include "verdict.h"
+
+#include <math.h>
+#include <string.h>
+
+#define DIFF_TL_RESOLUTION 0.03
+
+/* A figure of each whole second of a run's timeline (the first and last,
+ * partial, left out): 0 requests, 1 p50, 2 p99. */
+static double second_value(const struct tl_second *t, int which)
+{
+    return which == 0 ? (double)t->requests : which == 1 ? t->p50_ns : t->p99_ns;
+}
+
+/* Mean and variance of the logs of that figure over the whole seconds.
+ * Returns how many seconds had it. */
+static int log_seconds(const struct engine_result *r, int which, double *mean, double *var)
+{
+    uint32_t lo = r->nseconds > 2 ? 1 : 0, hi = r->nseconds > 2 ? r->nseconds - 1 : r->nseconds, i;
+    double s = 0, ss = 0;
+    int n = 0;
+    *mean = *var = 0;
+    for (i = lo; i < hi; i++)
+        if (second_value(&r->timeline[i], which) > 0) {
+            s += log(second_value(&r->timeline[i], which));
+            n++;
+        }
+    if (n == 0)
+        return 0;
+    *mean = s / n;
+    for (i = lo; i < hi; i++)
+        if (second_value(&r->timeline[i], which) > 0)
+            ss += pow(log(second_value(&r->timeline[i], which)) - *mean, 2);
+    *var = n > 1 ? ss / (n - 1) : NAN;
+    return n;
+}
+
+static void judge(struct diff_figure *f, double thr)
+{
+    double worse_lo, better;
+    f->why = "";
+    if (f->base <= 0 || f->now <= 0 || isnan(f->ci[0]) || isnan(f->ci[1])) {
+        f->verdict = DIFF_UNKNOWN;
+        return;
+    }
+    /* Oriented so that > 1 is worse. */
+    worse_lo = f->higher_better ? 1 / f->ci[1] : f->ci[0];
+    better = f->higher_better ? f->ci[0] : 1 / f->ci[1];
+    if (worse_lo > 1 && (f->higher_better ? 1 / f->ratio : f->ratio) > 1 + thr)
+        f->verdict = DIFF_SLOWER;
+    else if (better > 1 && (f->higher_better ? f->ratio : 1 / f->ratio) > 1 + thr)
+        f->verdict = DIFF_FASTER;
+    else {
+        f->verdict = DIFF_SAME;
+        f->why = worse_lo > 1 || better > 1 ? "within the threshold" : "within noise";
+    }
+}
+
+void diff_results(const struct engine_result *base, const struct engine_result *now, double threshold,
+                  struct diff_result *out)
+{
+    static const struct {
+        const char *name, *key;
+        double q;
+        int higher_better;
+    } figs[] = { { "req/s", "rps", 0, 1 }, { "p50", "p50_us", 50, 0 }, { "p99", "p99_us", 99, 0 } };
+    size_t i;
+
+    memset(out, 0, sizeof(*out));
+    out->threshold = threshold;
+    for (i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+        struct diff_figure *f = &out->f[out->n++];
+        double mb, vb, mn, vn, se;
+        int nb = log_seconds(base, (int)i, &mb, &vb), nn = log_seconds(now, (int)i, &mn, &vn);
+        f->name = figs[i].name;
+        f->key = figs[i].key;
+        f->higher_better = figs[i].higher_better;
+        if (i == 0) {
+            f->base = base->elapsed_s > 0 ? (double)base->total.completed / base->elapsed_s : 0;
+            f->now = now->elapsed_s > 0 ? (double)now->total.completed / now->elapsed_s : 0;
+        } else {
+            f->base = hist_percentile(&base->total.h[H_LATENCY], figs[i].q) / 1e3;
+            f->now = hist_percentile(&now->total.h[H_LATENCY], figs[i].q) / 1e3;
+        }
+        f->ratio = f->base > 0 ? f->now / f->base : 0;
+        f->ci[0] = f->ci[1] = NAN;
+        if (nb >= 2 && nn >= 2 && !isnan(vb) && !isnan(vn)) {
+            /* The seconds' geometric means, and a t-interval on their logs:
+             * the run's own swings, not only its sampling, widen it. */
+            se = sqrt(vb / nb + vn / nn);
+            f->ci[0] = exp(mn - mb - verdict_t975((nb < nn ? nb : nn) - 1) * se);
+            f->ci[1] = exp(mn - mb + verdict_t975((nb < nn ? nb : nn) - 1) * se);
+            if (i > 0) {
+                /* The seconds' percentiles are kept within 3% (timeline.h):
+                 * no interval is finer than that. */
+                f->ci[0] /= 1 + DIFF_TL_RESOLUTION;
+                f->ci[1] *= 1 + DIFF_TL_RESOLUTION;
+            }
+        }
+        judge(f, threshold);
+    }
+    for (i = 0; i < (size_t)out->n; i++)
+        out->worse += out->f[i].verdict == DIFF_SLOWER;
+}
+
+const char *diff_verdict_name(int v)
+{
+    static const char *const names[] = { "no change", "faster", "slower", "unknown" };
+    return v >= 0 && v <= DIFF_UNKNOWN ? names[v] : "unknown";
+}
+
+/* "+12.3%" of a ratio. */
+static const char *pct_str(char *b, size_t n, double ratio)
+{
+    if (isnan(ratio) || ratio <= 0)
+        snprintf(b, n, "?");
+    else
+        snprintf(b, n, "%+.1f%%", (ratio - 1) * 100);
+    return b;
+}
+
+void diff_print(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name)
+{
+    int i, first = 1;
+    fprintf(f, "rafale diff: %s -> %s (a change under %.1f%% is no change)\n\n", base_name, now_name,
+            d->threshold * 100);
+    fprintf(f, "  %-8s %14s %14s %9s   %-21s %s\n", "figure", "base", "new", "change", "95% interval", "verdict");
+    for (i = 0; i < d->n; i++) {
+        const struct diff_figure *x = &d->f[i];
+        char c[32], lo[32], hi[32], iv[64];
+        if (isnan(x->ci[0]))
+            snprintf(iv, sizeof(iv), "(too few samples)");
+        else
+            snprintf(iv, sizeof(iv), "(%s .. %s)", pct_str(lo, sizeof(lo), x->ci[0]), pct_str(hi, sizeof(hi), x->ci[1]));
+        fprintf(f, "  %-8s %14.*f %14.*f %9s   %-21s %s%s%s%s\n", x->name, x->higher_better ? 1 : 0, x->base,
+                x->higher_better ? 1 : 0, x->now, pct_str(c, sizeof(c), x->ratio), iv, diff_verdict_name(x->verdict),
+                x->why[0] ? " (" : "", x->why, x->why[0] ? ")" : "");
+    }
+    fprintf(f, "  (latencies in us)\n\nVerdict: ");
+    if (d->worse == 0)
+        fprintf(f, "no figure got significantly worse by more than %.1f%%\n", d->threshold * 100);
+    else {
+        fprintf(f, "worse: ");
+        for (i = 0; i < d->n; i++)
+            if (d->f[i].verdict == DIFF_SLOWER) {
+                fprintf(f, "%s%s", first ? "" : ", ", d->f[i].name);
+                first = 0;
+            }
+        fprintf(f, "\n");
+    }
+}
+
+int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name)
+{
+    int i;
+    fprintf(f, "{\"tool\": \"rafale\", \"diff\": {\"base\": ");
+    report_json_str(f, base_name);
+    fprintf(f, ", \"new\": ");
+    report_json_str(f, now_name);
+    fprintf(f, ", \"threshold\": %.4f, \"worse\": %d, \"figures\": [", d->threshold, d->worse);
+    for (i = 0; i < d->n; i++) {
+        const struct diff_figure *x = &d->f[i];
+        fprintf(f, "%s\n  {\"figure\": \"%s\", \"base\": %.3f, \"new\": %.3f, \"ratio\": %.6f, \"ratio_ci\": ",
+                i ? "," : "", x->key, x->base, x->now, x->ratio);
+        if (isnan(x->ci[0]) || isnan(x->ci[1]))
+            fprintf(f, "null");
+        else
+            fprintf(f, "[%.6f, %.6f]", x->ci[0], x->ci[1]);
+        fprintf(f, ", \"verdict\": \"%s\"}", diff_verdict_name(x->verdict));
+    }
+    fprintf(f, "\n]}}\n");
+    return ferror(f) ? -1 : 0;
+}
+
+int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name)
+{
+    int i;
+    html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale diff</title>"
+                   "<style>" HTML_CSS ".slower{color:#b00;font-weight:bold}.faster{color:#070}</style></head><body>\n"
+                   "<h1>rafale diff</h1>\n<p>");
+    html_text(f, base_name);
+    html_printf(f, " &rarr; ");
+    html_text(f, now_name);
+    html_printf(f, " (a change under %.1f%% is no change; 95%% intervals)</p>\n<table><tr><th>figure</th><th>base</th>"
+                   "<th>new</th><th>change</th><th>interval</th><th>verdict</th></tr>\n", d->threshold * 100);
+    for (i = 0; i < d->n; i++) {
+        const struct diff_figure *x = &d->f[i];
+        char c[32], lo[32], hi[32];
+        html_printf(f, "<tr><td>%s</td><td>%.1f</td><td>%.1f</td><td>%s</td><td>", x->name, x->base, x->now,
+                    pct_str(c, sizeof(c), x->ratio));
+        if (isnan(x->ci[0]))
+            html_printf(f, "too few samples");
+        else
+            html_printf(f, "%s .. %s", pct_str(lo, sizeof(lo), x->ci[0]), pct_str(hi, sizeof(hi), x->ci[1]));
+        html_printf(f, "</td><td class=\"%s\">%s</td></tr>\n", x->verdict == DIFF_SLOWER ? "slower"
+                                                              : x->verdict == DIFF_FASTER ? "faster" : "",
+                    diff_verdict_name(x->verdict));
+    }
+    html_printf(f, "</table>\n<p>%s</p>\n</body></html>\n",
+                d->worse ? "Some figure got significantly worse." : "No figure got significantly worse.");
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,50 @@
+/* diff.h - `rafale diff BASE.json NEW.json`: a regression gate. Each figure
+ * of two saved runs of one workload (plain or merged shards), its change
+ * with a 95% interval and a verdict: faster, slower, or no change (within
+ * noise, or within the threshold). */
+#ifndef RAFALE_DIFF_H
+#define RAFALE_DIFF_H
+
+#include <stdio.h>
+
+#include "engine.h"
+
+enum diff_verdict { DIFF_SAME, DIFF_FASTER, DIFF_SLOWER, DIFF_UNKNOWN };
+
+struct diff_figure {
+    const char *name;           /* "req/s", "mean", "p50", ... */
+    const char *key;            /* its JSON key: "rps", "mean_us", "p50_us", ... */
+    int higher_better;          /* throughput: 1; latency: 0 */
+    double base, now;           /* the figure in each run (latencies in us) */
+    double ratio, ci[2];        /* now / base and its 95% interval (NaN: too few samples) */
+    int verdict;                /* enum diff_verdict */
+    const char *why;            /* for DIFF_SAME: "within noise" or "within the threshold" */
+};
+
+#define DIFF_FIGURES 6
+
+struct diff_result {
+    struct diff_figure f[DIFF_FIGURES];
+    int n;
+    double threshold;           /* a change smaller than this fraction is no change */
+    int worse;                  /* figures that got significantly worse by more than the threshold */
+};
+
+/* Compares two results: throughput, p50 and p99, each from the whole run,
+ * its interval from each run's per-second timeline (whole seconds: the
+ * first and last, partial, are left out): a t-interval on the difference of
+ * the seconds' mean logs, so that a run's own swings widen it (a request's
+ * sampling alone would call every rerun different). Needs 2 whole seconds
+ * in each; 5 or more to mean much. */
+void diff_results(const struct engine_result *base, const struct engine_result *now, double threshold,
+                  struct diff_result *out);
+
+/* The table; names: the two files. */
+void diff_print(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name);
+int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name);
+int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name);
+
+/* "faster", "slower", "no change", "unknown". */
+const char *diff_verdict_name(int v);
+
+#endif
