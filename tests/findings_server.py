@@ -10,6 +10,7 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
   sleep    a thread per connection, --ms N milliseconds per request: a known cost, for compare's verdicts
+  redirect a thread per connection, --status N (302) with Location: /next and an empty body
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
 import argparse
@@ -39,6 +40,7 @@ def read_head(f):
 class Handler(socketserver.StreamRequestHandler):
     mode = "single"
     ms = 0
+    status = 302
     logf = None
     served = 0
 
@@ -61,6 +63,10 @@ class Handler(socketserver.StreamRequestHandler):
                 end = time.process_time() + 0.002
                 while time.process_time() < end:
                     pass
+            if self.mode == "redirect":
+                self.connection.sendall(b"HTTP/1.1 %d Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n"
+                                        % self.status)
+                continue
             if self.mode == "sleep":
                 time.sleep(self.ms / 1000.0)
             if self.mode == "log":
@@ -109,7 +115,8 @@ async def slow(port, backlog):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep"])
+    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect"])
+    ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -123,6 +130,7 @@ def main():
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     Handler.mode = a.mode
     Handler.ms = a.ms
+    Handler.status = a.status
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     cls = OneAtATime if a.mode in ("single", "busy") else Threaded
     cls.request_queue_size = a.backlog

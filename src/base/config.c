@@ -279,4 +279,5 @@ void config_cmp_defaults(struct cmp_settings *cs)
     cs->grace_ns = 3 * 1000000000ULL;
     cs->ready_ns = 15 * 1000000000ULL;
     cs->cgroups = 1;
+    cs->same = -1;
 }

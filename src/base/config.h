@@ -134,6 +134,7 @@ struct cmp_settings {
     int cgroups;                 /* run each server in a cgroup of its own (when the machine allows) */
     int server_cpus[CMP_MAX_CPUS], nserver_cpus;
     int client_cpus[CMP_MAX_CPUS], nclient_cpus;
+    int same;                    /* what servers must answer alike (alike.h's bits); 0: not checked; -1 default */
     const char *html_path, *json_path;
 };
 

@@ -5,6 +5,7 @@
  * everything at the end. Each run keeps its full result; the summaries are
  * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
+#include "alike.h"
 #include "cli.h"
 #include "err.h"
 #include "targets.h"
@@ -46,7 +47,8 @@ int compare_result_init(struct cmp_result *r, const struct cmp_plan *p)
     r->failed = calloc((size_t)p->nservers, sizeof(int));
     r->failure = calloc((size_t)p->nservers, sizeof(char *));
     r->output = calloc((size_t)p->nservers, sizeof(char *));
-    if (r->cells == NULL || r->failed == NULL || r->failure == NULL || r->output == NULL)
+    r->alike = calloc((size_t)(p->nworkloads ? p->nworkloads : 1), sizeof(*r->alike));
+    if (r->cells == NULL || r->failed == NULL || r->failure == NULL || r->output == NULL || r->alike == NULL)
         return -1;
     for (i = 0; i < p->nworkloads * p->nservers; i++)
         if (stats_init(&r->cells[i].total) != 0)
@@ -78,6 +80,9 @@ void compare_result_free(struct cmp_result *r)
         free(r->failure[i]);
     for (i = 0; r->output && i < r->nservers; i++)
         free(r->output[i]);
+    for (i = 0; r->alike && i < r->nworkloads; i++)
+        free(r->alike[i].diff);
+    free(r->alike);
     free(r->cells);
     free(r->failed);
     free(r->failure);
@@ -629,6 +634,80 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     return 0;
 }
 
+static int add_difference(struct cmp_alike *al, int server, const char *field, const struct alike_answer *a)
+{
+    struct cmp_difference *n = realloc(al->diff, (size_t)(al->ndiff + 1) * sizeof(*n));
+    if (n == NULL)
+        return -1;
+    al->diff = n;
+    n = &al->diff[al->ndiff++];
+    n->server = server;
+    snprintf(n->field, sizeof(n->field), "%s", field);
+    alike_value(a, field, n->value, sizeof(n->value));
+    return 0;
+}
+
+/* Do the servers answer workload w alike? Its request once to each, before
+ * the load; the differences from the first server's answer, each with the
+ * first's own beside it. The runs happen either way. */
+static void check_alike(const struct cmp_plan *p, int w, struct cmp_result *out)
+{
+    static const char *const fields[] = { "status", "location", "type", "framing", "body" };
+    static const unsigned bits[] = { ALIKE_STATUS, ALIKE_LOCATION, ALIKE_TYPE, ALIKE_BODY, ALIKE_BODY };
+    const struct cmp_workload *wl = &p->workloads[w];
+    struct cmp_alike *al = &out->alike[w];
+    unsigned want = p->set.same < 0 ? ALIKE_DEFAULT : (unsigned)p->set.same;
+    struct alike_answer *ans = calloc((size_t)p->nservers, sizeof(*ans));
+    int s, ref = -1, k;
+    if (ans == NULL)
+        return;
+    if (want == 0 || wl->cfg.targets_path) {
+        snprintf(al->note, sizeof(al->note), "%s", want ? "a targets file: not checked" : "same = no");
+        free(ans);
+        return;
+    }
+    for (s = 0; s < p->nservers; s++) {
+        char text[2048], e[256];
+        struct url u;
+        size_t bl = strlen(p->servers[s].url);
+        if (out->failed[s])
+            continue;
+        memset(&u, 0, sizeof(u));
+        snprintf(text, sizeof(text), "%.*s%s", (int)(bl && p->servers[s].url[bl - 1] == '/' ? bl - 1 : bl),
+                 p->servers[s].url, wl->path);
+        if (url_parse(text, &u, e, sizeof(e)) == 0)
+            alike_fetch(&wl->cfg, &u, 5 * 1000000000ULL, &ans[s]);
+        else
+            snprintf(ans[s].why, sizeof(ans[s].why), "%s", e);
+        url_free(&u);
+        if (ref < 0 && ans[s].ok)
+            ref = s;
+    }
+    al->checked = ref >= 0;
+    if (ref < 0)
+        snprintf(al->note, sizeof(al->note), "no server answered the check");
+    for (k = 0; ref >= 0 && k < 5; k++) {
+        int first = 1;
+        for (s = 0; s < p->nservers; s++) {
+            char what[16];
+            struct alike_answer one = ans[s];
+            if (s == ref || out->failed[s] || !(want & bits[k]))
+                continue;
+            /* This field alone. */
+            if (ans[s].ok && alike_same(&ans[ref], &one, bits[k], what, sizeof(what)))
+                continue;
+            if (ans[s].ok && strcmp(what, fields[k]) != 0)
+                continue;
+            if (first && add_difference(al, ref, fields[k], &ans[ref]) != 0)
+                break;
+            first = 0;
+            if (add_difference(al, s, ans[s].ok ? fields[k] : "answer", &ans[s]) != 0)
+                break;
+        }
+    }
+    free(ans);
+}
+
 /* The version line of each server, when the plan gives a command for it. */
 static void versions(struct cmp_plan *p)
 {
@@ -681,6 +760,8 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
             log(line, arg);
         }
     }
+    for (w = 0; w < p->nworkloads && !atomic_load(stop); w++)
+        check_alike(p, w, out);
     for (rep = 0; rep < p->set.repeat && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
             for (i = 0; i < p->nservers && !atomic_load(stop); i++) {

@@ -103,8 +103,24 @@ struct compare_cell {
     int slo_failed;              /* checks that failed */
 };
 
+/* Servers answering a workload differently: a row per server and field
+ * that differ from the first server's answer (and the first's own). */
+struct cmp_difference {
+    int server;
+    char field[16];              /* "status", "location", "type", "framing", "body" */
+    char value[300];
+};
+
+struct cmp_alike {
+    int checked;                 /* the answers were compared */
+    char note[200];              /* why not, when not */
+    struct cmp_difference *diff;
+    int ndiff;
+};
+
 struct cmp_result {
     int nworkloads, nservers;
+    struct cmp_alike *alike;     /* per workload: the same work, checked before the load */
     struct compare_cell *cells;      /* [w * nservers + s] */
     int *failed;                 /* server could not be used */
     char **failure;              /* why, in a line (CMP_WHY_MAX bytes) */

@@ -3,6 +3,7 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "alike.h"
 #include "jcheck.h"
 #include "err.h"
 #include "shard.h"
@@ -38,7 +39,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME,
 };
 
 struct opt_def {
@@ -221,6 +222,10 @@ static const struct opt_def table[] = {
     { "cgroups", 0, K_FLAG, D_CMP, S_MISC, OPT_SETTINGS, NULL,
       "run each server in a cgroup of its own, to follow and stop all of it (default yes)", "yes or no", 0, 0,
       CMP(cgroups), 1, 0, NULL },
+    { "same", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS, "FIELDS",
+      "what the servers must answer alike, checked once before the load: status, location, type, body\n"
+      "(default status,location), or no", "status, location, type and body, comma-separated, or no", 0, 0, 0, 0,
+      I_SAME, NULL },
     { "server-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin the servers to these CPUs",
       "CPU numbers such as 0 or 0-1", 0, 0, 0, 0, I_SERVER_CPUS, NULL },
     { "client-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin rafale to these CPUs",
@@ -502,6 +507,13 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if (status_set_parse(v, &cfg->expect, why, sizeof(why)) != 0)
             return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
         return 0;
+    case I_SAME: {
+        unsigned fields;
+        if (alike_parse(v, &fields) != 0)
+            break;
+        d->cmp->same = (int)fields;
+        return 0;
+    }
     case I_SERVER_CPUS:
         if (cpu_list(v, d->cmp->server_cpus, &d->cmp->nserver_cpus) != 0)
             break;

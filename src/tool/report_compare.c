@@ -165,6 +165,8 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
         VADD("no valid result.");
         return;
     }
+    if (r->alike && r->alike[w].ndiff)
+        VADD("(servers do not answer alike) ");
     VADD("Fastest: %s (%.0f req/s)", p->servers[best].name, compare_cell(r, w, best)->rps_median);
     warn_ids(b, n, &u, &compare_cell(r, w, best)->found);
     VADD(".");
@@ -213,6 +215,15 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         char desc[400];
         report_compare_describe(desc, sizeof(desc), wl);
         fprintf(f, "\nWorkload '%s': %s, x %d\n", wl->name, desc, p->set.repeat);
+        if (r->alike && r->alike[w].ndiff) {
+            /* Before the figures: they may not measure the same work. */
+            const struct cmp_alike *al = &r->alike[w];
+            int k;
+            fprintf(f, "  [!] servers do not answer alike (checked once before the load; the runs went on):\n");
+            for (k = 0; k < al->ndiff; k++)
+                fprintf(f, "        %-9s %-*s %s\n", al->diff[k].field, nw, p->servers[al->diff[k].server].name,
+                        al->diff[k].value);
+        }
         fprintf(f, "  %-*s %9s %19s %9s %9s %8s %10s %8s %9s %10s  %s\n", nw, "server", "req/s", "(min - max req/s)",
                 "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
@@ -395,7 +406,25 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             for (s2 = 0; s2 < p->nservers; s2++)
                 if (compare_cell(r, w, s2)->nruns > rounds)
                     rounds = compare_cell(r, w, s2)->nruns;
-            fprintf(f, ", \"rounds\": %d", rounds);
+            fprintf(f, ", \"rounds\": %d, \"alike\": ", rounds);
+            if (r->alike == NULL || !r->alike[w].checked) {
+                fprintf(f, "null, \"alike_note\": ");
+                report_json_str(f, r->alike ? r->alike[w].note : "");
+            } else if (r->alike[w].ndiff == 0) {
+                fprintf(f, "true");
+            } else {
+                int k;
+                fprintf(f, "[");
+                for (k = 0; k < r->alike[w].ndiff; k++) {
+                    const struct cmp_difference *d = &r->alike[w].diff[k];
+                    fprintf(f, "%s{\"field\": \"%s\", \"server\": ", k ? ", " : "", d->field);
+                    report_json_str(f, p->servers[d->server].name);
+                    fprintf(f, ", \"value\": ");
+                    report_json_str(f, d->value);
+                    fprintf(f, "}");
+                }
+                fprintf(f, "]");
+            }
         }
         fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %.3f,\n  \"config\": ", wl->cfg.connections,
                 wl->cfg.keepalive ? "false" : "true", wl->cfg.rate);

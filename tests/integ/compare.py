@@ -389,3 +389,43 @@ def compare_verdicts_with_intervals():
     check("same (" in out and "x slower (" in out, "verdict: the table's vs best has the intervals")
     cells, w, out = plan(["fast2", "fast1"])
     check(sorted(c["verdict"] for c in cells.values()) == ["best", "same"], "verdict: the same in the other order")
+
+
+@test
+def compare_checks_the_servers_answer_alike():
+    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    ports = [free_port() for _ in range(3)]
+
+    def run(same, statuses):
+        text = "[settings]\nrepeat = 1\nwarmup = 0s\nconnections = 2\nrequests = 100\n%s\n" % same
+        for i, st in enumerate(statuses):
+            text += ("[server s%d]\nstart = exec %s %s redirect --status %d --port %d\nurl = http://127.0.0.1:%d\n\n"
+                     % (i, sys.executable, fs, st, ports[i], ports[i]))
+        path = os.path.join(TMP, "alike.plan")
+        with open(path, "w") as fh:
+            fh.write(text + "[workload go]\npath = /go\n")
+        p = subprocess.run([RAFALE, "compare", path, "--json", path + ".json"], capture_output=True, text=True,
+                           timeout=120)
+        with open(path + ".json") as fh:
+            return json.load(fh)["compare"]["workloads"][0], p
+
+    w, p = run("", [302, 303, 302])
+    check(w["alike"] == [{"field": "status", "server": "s0", "value": "302"},
+                         {"field": "status", "server": "s1", "value": "303"}],
+          "alike: 302 against 303 is a difference (%s)" % w["alike"])
+    check("[!] servers do not answer alike" in p.stdout and "(servers do not answer alike) Fastest" in p.stdout,
+          "alike: the text says so, in the verdict too")
+    check(all(c["runs"] == 1 for c in w["servers"]), "alike: the runs happen anyway")
+    w, p = run("", [302, 302])
+    check(w["alike"] is True and "do not answer alike" not in p.stdout, "alike: two alike servers")
+    w, p = run("same = no", [302, 303])
+    check(w["alike"] is None and w["alike_note"] == "same = no", "alike: same = no checks nothing")
+    w, p = run("same = body", [302, 303])
+    check(w["alike"] is True, "alike: only the fields asked (body: both empty)")
+    path = os.path.join(TMP, "alike-bad.plan")
+    with open(path, "w") as fh:
+        fh.write("[settings]\nsame = colour\n[server a]\nstart = true\nurl = http://127.0.0.1:%d\n"
+                 "[workload w]\npath = /\n" % ports[0])
+    p = subprocess.run([RAFALE, "compare", path], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and "same wants status, location, type and body" in p.stderr,
+          "alike: a bad same is a plan error (%s)" % p.stderr)

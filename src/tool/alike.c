@@ -1,0 +1,215 @@
+/* alike.c - do the servers of a compare do the same work? One request of
+ * each workload to each server before the load, its answer reduced to what
+ * should match: status, Location, Content-Type, framing, body length and a
+ * hash of the body (FNV-1a 64, of the decoded body). A plain blocking
+ * HTTP/1.1 exchange with Connection: close, bounded in time and size. */
+#include "alike.h"
+
+#include "net.h"
+#include "request.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define ALIKE_MAX (8u << 20)   /* read at most 8 MiB of an answer */
+
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+    while (n--) {
+        h ^= *p++;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* The value of header name in head (lines after the status line), trimmed
+ * into out; 0 when absent. */
+static int header(const char *head, const char *name, char *out, size_t n)
+{
+    size_t len = strlen(name);
+    const char *l = strstr(head, "\r\n");
+    out[0] = '\0';
+    while (l && l[2] != '\r' && l[2] != '\0') {
+        const char *s = l + 2, *e = strstr(s, "\r\n");
+        if (e == NULL)
+            break;
+        if ((size_t)(e - s) > len && strncasecmp(s, name, len) == 0 && s[len] == ':') {
+            const char *v = s + len + 1;
+            while (v < e && (*v == ' ' || *v == '\t'))
+                v++;
+            while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+                e--;
+            snprintf(out, n, "%.*s", (int)(e - v), v);
+            return 1;
+        }
+        l = e;
+    }
+    return 0;
+}
+
+/* The body after the head: by length, chunked, or to the close. */
+static void body(struct alike_answer *a, const char *b, size_t n, const char *te, const char *cl)
+{
+    const unsigned char *p = (const unsigned char *)b;
+    a->body_hash = 1469598103934665603ULL;
+    a->body_len = 0;
+    if (strcasestr(te, "chunked")) {
+        size_t at = 0;
+        snprintf(a->framing, sizeof(a->framing), "chunked");
+        while (at < n) {
+            char *end;
+            unsigned long long sz = strtoull(b + at, &end, 16);
+            const char *crlf = memmem(b + at, n - at, "\r\n", 2);
+            if (crlf == NULL || end == b + at)
+                break;
+            at = (size_t)(crlf - b) + 2;
+            if (sz == 0 || sz > n - at)
+                break;
+            a->body_hash = fnv(a->body_hash, p + at, (size_t)sz);
+            a->body_len += sz;
+            at += (size_t)sz + 2;
+        }
+        return;
+    }
+    if (cl[0]) {
+        unsigned long long len = strtoull(cl, NULL, 10);
+        snprintf(a->framing, sizeof(a->framing), "length");
+        if (len < n)
+            n = (size_t)len;
+    } else {
+        snprintf(a->framing, sizeof(a->framing), "close");
+    }
+    a->body_hash = fnv(a->body_hash, p, n);
+    a->body_len = n;
+}
+
+int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_ns, struct alike_answer *a)
+{
+    struct req_spec rs;
+    struct net_addr addr;
+    struct timeval tv = { (time_t)(timeout_ns / 1000000000ULL), (suseconds_t)(timeout_ns % 1000000000ULL / 1000) };
+    char err[256], te[64], cl[32], *req = NULL, *buf = NULL, *eoh;
+    size_t len, got = 0, cap = 65536;
+    int fd = -1, rc = -1;
+
+    memset(a, 0, sizeof(*a));
+    if (u->tls) {
+        snprintf(a->why, sizeof(a->why), "https: not checked");
+        return -1;
+    }
+    request_spec(wl, 0, &rs);
+    rs.keepalive = 0;
+    if (rs.head_only || request_build(&rs, u, &req, &len, err, sizeof(err)) != 0) {
+        snprintf(a->why, sizeof(a->why), "%s", rs.head_only ? "a templated request: not checked" : err);
+        free(req);
+        return -1;
+    }
+    if (net_resolve(u->host, u->port, &addr, err, sizeof(err)) != 0) {
+        snprintf(a->why, sizeof(a->why), "%s", err);
+        goto out;
+    }
+    if ((fd = socket(addr.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
+        connect(fd, (struct sockaddr *)&addr.ss, addr.len) != 0 || send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
+        snprintf(a->why, sizeof(a->why), "%s", strerror(errno));
+        goto out;
+    }
+    if ((buf = malloc(cap + 1)) == NULL)
+        goto out;
+    for (;;) {
+        ssize_t n;
+        if (got == cap) {
+            char *nb;
+            if (cap >= ALIKE_MAX || (nb = realloc(buf, cap * 2 + 1)) == NULL)
+                break; /* what came is enough to compare */
+            buf = nb;
+            cap *= 2;
+        }
+        if ((n = recv(fd, buf + got, cap - got, 0)) <= 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    if ((eoh = strstr(buf, "\r\n\r\n")) == NULL || sscanf(buf, "HTTP/%*d.%*d %d", &a->status) != 1) {
+        snprintf(a->why, sizeof(a->why), "%s", got ? "not an HTTP/1.x answer" : "no answer");
+        goto out;
+    }
+    eoh[2] = '\0'; /* the head, its last line's CRLF kept */
+    header(buf, "Location", a->location, sizeof(a->location));
+    header(buf, "Content-Type", a->type, sizeof(a->type));
+    header(buf, "Transfer-Encoding", te, sizeof(te));
+    header(buf, "Content-Length", cl, sizeof(cl));
+    body(a, eoh + 4, got - (size_t)(eoh + 4 - buf), te, cl);
+    a->ok = 1;
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    free(req);
+    free(buf);
+    return rc;
+}
+
+int alike_same(const struct alike_answer *a, const struct alike_answer *b, unsigned fields, char *what, size_t n)
+{
+    if ((fields & ALIKE_STATUS) && a->status != b->status)
+        snprintf(what, n, "status");
+    else if ((fields & ALIKE_LOCATION) && strcmp(a->location, b->location) != 0)
+        snprintf(what, n, "location");
+    else if ((fields & ALIKE_TYPE) && strcasecmp(a->type, b->type) != 0)
+        snprintf(what, n, "type");
+    else if ((fields & ALIKE_BODY) && strcmp(a->framing, b->framing) != 0)
+        snprintf(what, n, "framing");
+    else if ((fields & ALIKE_BODY) && (a->body_len != b->body_len || a->body_hash != b->body_hash))
+        snprintf(what, n, "body");
+    else
+        return 1;
+    return 0;
+}
+
+void alike_value(const struct alike_answer *a, const char *field, char *out, size_t n)
+{
+    if (!a->ok)
+        snprintf(out, n, "(%s)", a->why);
+    else if (strcmp(field, "status") == 0)
+        snprintf(out, n, "%d", a->status);
+    else if (strcmp(field, "location") == 0)
+        snprintf(out, n, "%s", a->location[0] ? a->location : "(none)");
+    else if (strcmp(field, "type") == 0)
+        snprintf(out, n, "%s", a->type[0] ? a->type : "(none)");
+    else if (strcmp(field, "framing") == 0)
+        snprintf(out, n, "%s", a->framing);
+    else
+        snprintf(out, n, "%llu bytes, hash %016llx", (unsigned long long)a->body_len,
+                 (unsigned long long)a->body_hash);
+}
+
+int alike_parse(const char *spec, unsigned *fields)
+{
+    char buf[128], *tok, *save;
+    *fields = 0;
+    if (strcmp(spec, "no") == 0)
+        return 0;
+    snprintf(buf, sizeof(buf), "%s", spec);
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(tok, "status") == 0)
+            *fields |= ALIKE_STATUS;
+        else if (strcmp(tok, "location") == 0)
+            *fields |= ALIKE_LOCATION;
+        else if (strcmp(tok, "type") == 0)
+            *fields |= ALIKE_TYPE;
+        else if (strcmp(tok, "body") == 0)
+            *fields |= ALIKE_BODY;
+        else
+            return -1;
+    }
+    return *fields ? 0 : -1;
+}

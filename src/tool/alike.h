@@ -1,0 +1,39 @@
+/* alike.h - do a compare's servers answer a workload alike? One request to
+ * each before the load; the answers compared on the fields asked. */
+#ifndef RAFALE_ALIKE_H
+#define RAFALE_ALIKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "url.h"
+
+#define ALIKE_STATUS 1u
+#define ALIKE_LOCATION 2u
+#define ALIKE_TYPE 4u
+#define ALIKE_BODY 8u       /* framing (length, chunked, close), length and hash */
+#define ALIKE_DEFAULT (ALIKE_STATUS | ALIKE_LOCATION)
+
+struct alike_answer {
+    int ok;                 /* an answer came */
+    char why[300];          /* why not */
+    int status;
+    char location[256], type[128];
+    char framing[16];       /* "length", "chunked", "close" */
+    uint64_t body_len, body_hash;
+};
+
+/* Sends workload wl's (first) request to u and reads the answer, within
+ * timeout_ns. Returns 0, or -1 with a->why (https and templated requests
+ * are not checked). */
+int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_ns, struct alike_answer *a);
+/* 1 when a and b agree on fields; else 0 and what differs first
+ * ("status", "location", "type", "framing", "body"). */
+int alike_same(const struct alike_answer *a, const struct alike_answer *b, unsigned fields, char *what, size_t n);
+/* An answer's value of field, for the table. */
+void alike_value(const struct alike_answer *a, const char *field, char *out, size_t n);
+/* "status,location,type,body" (any of them) or "no" (0). Returns 0, or -1. */
+int alike_parse(const char *spec, unsigned *fields);
+
+#endif
