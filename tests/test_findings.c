@@ -445,6 +445,26 @@ static void packet_loss(void)
     done(&x);
 }
 
+static void noisy(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.noise.known = 1;
+    x.r.noise.foreign_cpu_pct = 9.5;
+    x.r.noise.steal_pct = 0.4;
+    eval(&x, 0);
+    CHECK(!has(&x, "noisy_neighbour")); /* 9.9% is not above 10% */
+    x.r.noise.steal_pct = 0.6;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "noisy_neighbour")) != NULL && findings_ev(f, "foreign_cpu_pct", 0) == 9.5);
+    x.r.noise.known = 0; /* not measured: nothing said */
+    x.r.noise.foreign_cpu_pct = 80;
+    eval(&x, 0);
+    CHECK(!has(&x, "noisy_neighbour"));
+    done(&x);
+}
+
 static void warnings_first(void)
 {
     struct fx x;
@@ -472,6 +492,7 @@ int main(void)
     T_RUN(keepalive_limit);
     T_RUN(ports_and_files);
     T_RUN(packet_loss);
+    T_RUN(noisy);
     T_RUN(warnings_first);
     T_END("test_findings");
 }

@@ -83,3 +83,22 @@ void machine_read(struct machine *m, const char *version)
     m->port_lo = read_ll("/proc/sys/net/ipv4/ip_local_port_range", 0);
     m->port_hi = read_ll("/proc/sys/net/ipv4/ip_local_port_range", 1);
 }
+
+void machine_cpu_read(struct machine_cpu *c)
+{
+    unsigned long long v[10] = { 0 };
+    long hz = sysconf(_SC_CLK_TCK);
+    FILE *f = fopen("/proc/stat", "r");
+    memset(c, 0, sizeof(*c));
+    if (f == NULL)
+        return;
+    /* user nice system idle iowait irq softirq steal guest guest_nice; guest
+     * time is inside user already. */
+    if (hz > 0 && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                         &v[6], &v[7]) == 8) {
+        c->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
+        c->steal_s = (double)v[7] / (double)hz;
+        c->ok = 1;
+    }
+    fclose(f);
+}

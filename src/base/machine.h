@@ -21,4 +21,23 @@ struct machine {
 /* Reads it now (version: rafale's); what cannot be read stays unknown. */
 void machine_read(struct machine *m, const char *version);
 
+/* The machine's CPU time so far (/proc/stat's "cpu" line), in seconds:
+ * busy (neither idle nor waiting on I/O) and stolen by the hypervisor. */
+struct machine_cpu {
+    int ok;
+    double busy_s, steal_s;
+};
+void machine_cpu_read(struct machine_cpu *c);
+
+/* What else ran on the machine during a run: its busy CPU time less
+ * rafale's and the server's, and the time stolen, as a share of all the
+ * CPUs' time; nr_throttled: the server cgroup's throttled periods (-1
+ * unknown). known 0: not measured (the server's own CPU unknown while it
+ * runs here). */
+struct machine_noise {
+    int known;
+    double foreign_cpu_pct, steal_pct;
+    long long nr_throttled;
+};
+
 #endif

@@ -232,6 +232,15 @@ int cgroup_cpu_usec(const struct cgroup *cg, uint64_t *usec)
     return 0;
 }
 
+int cgroup_throttled(const struct cgroup *cg, long long *n)
+{
+    char buf[1024], *p;
+    if (read_small(cg->path, "cpu.stat", buf, sizeof(buf)) != 0 || (p = strstr(buf, "nr_throttled ")) == NULL)
+        return -1;
+    *n = strtoll(p + 13, NULL, 10);
+    return 0;
+}
+
 double cgroup_cpu_max(const struct cgroup *cg)
 {
     char buf[64];

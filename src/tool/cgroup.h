@@ -32,6 +32,8 @@ int cgroup_populated(const struct cgroup *cg);
 /* CPU used by every process that ever ran in it, in µs (cpu.stat
  * usage_usec). Returns 0, or -1 when not readable. */
 int cgroup_cpu_usec(const struct cgroup *cg, uint64_t *usec);
+/* cpu.stat's nr_throttled: periods cpu.max held it back. Returns 0, or -1. */
+int cgroup_throttled(const struct cgroup *cg, long long *n);
 /* The CPUs cpu.max lets it use (quota / period), 0 when unlimited or
  * unreadable. */
 double cgroup_cpu_max(const struct cgroup *cg);

@@ -597,6 +597,8 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         outb = (int64_t)st.st_size - out0; /* its stdout and stderr during the run */
     if (mon)
         monitor_stop(mon, &mr);
+    if (rc == 0)
+        netstat_noise(&net, res.client_cpu_s, res.elapsed_s, mon ? &mr : NULL, &res.noise);
     url_free(&u);
     if (rc != 0) {
         monitor_result_free(&mr);

@@ -18,6 +18,9 @@
 
 /* --- thresholds, in one place --- */
 
+/* noisy_neighbour: other processes used this share of all the CPUs. */
+#define NOISE_FOREIGN_PCT 10.0
+
 /* listen_queue_overflow / syn_retransmits: a connect (or a first byte)
  * that took a SYN retry: Linux resends a SYN after 1 s, then 3 s, 7 s. */
 #define SYN_STEP_NS (0.9 * NS_S)
@@ -563,6 +566,22 @@ static void packet_loss(struct ctx *c)
         ev(f, "min_rtt_us", t->min_rtt_us);
 }
 
+static void noisy_neighbour(struct ctx *c)
+{
+    const struct machine_noise *n = &c->r->noise;
+    struct finding *f;
+    if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S)
+        return;
+    if ((f = add(c, "noisy_neighbour", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "other processes used %.0f%% of the machine's CPUs during the run%s%.0f%% "
+        "stolen by the hypervisor)", n->foreign_cpu_pct, n->steal_pct > 0.5 ? " (and " : " (", n->steal_pct);
+    say(f->advice, sizeof(f->advice), "the figures are not the server's alone: measure on a quiet machine, or "
+        "repeat the run and compare");
+    ev(f, "foreign_cpu_pct", n->foreign_cpu_pct);
+    ev(f, "steal_pct", n->steal_pct);
+}
+
 void findings_eval(const struct findings_in *in, struct findings *out)
 {
     struct ctx c = { in, in->r, &in->r->total, out };
@@ -583,6 +602,7 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     keepalive_limit(&c);
     ports(&c);
     packet_loss(&c);
+    noisy_neighbour(&c);
     /* Warnings first, in the order found. */
     tmp = *out;
     for (i = 0; i < tmp.n; i++)

@@ -844,6 +844,7 @@ int main(int argc, char **argv)
     machine_read(&res.env, RAFALE_VERSION);
     if (mon)
         monitor_stop(mon, &server);
+    netstat_noise(&net, res.client_cpu_s, res.elapsed_s, mon ? &server : NULL, &res.noise);
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
     rc = finish_run(&cfg, &cfg, &res, mon ? &server : NULL, &net);

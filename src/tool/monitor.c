@@ -72,6 +72,7 @@ struct monitor {
     uint32_t round;
     uint64_t cg_cpu0;
     int cg_cpu_ok;
+    long long thr0;          /* nr_throttled at the start, -1 unknown */
     double rss_sum, pss_sum;
     uint32_t pss_rounds, smaps_ok, smaps_failed;
     int smaps_errno;
@@ -459,8 +460,11 @@ static void *monitor_main(void *arg)
     }
     if (m->round == 0 && !atomic_load(&m->stop)) {
         m->t0 = clock_ns();
-        if (m->use_cg)
+        if (m->use_cg) {
             m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+            if (cgroup_throttled(&m->cg, &m->thr0) != 0)
+                m->thr0 = -1;
+        }
         sample(m, 1); /* the baselines, after the warm-up */
     }
     while (!atomic_load(&m->stop)) {
@@ -498,11 +502,15 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
     }
     m->root = cgroup ? 0 : pid;
     m->delay_ns = delay_ns;
+    m->thr0 = -1;
     m->r.pid = m->root;
     if (delay_ns == 0) {
         m->t0 = clock_ns();
-        if (m->use_cg)
+        if (m->use_cg) {
             m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+            if (cgroup_throttled(&m->cg, &m->thr0) != 0)
+                m->thr0 = -1;
+        }
         sample(m, 1); /* the baseline, before any load */
     }
     if (pthread_create(&m->thread, NULL, monitor_main, m) != 0) {
@@ -546,6 +554,12 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
             m->r.cpus = q;
     }
     m->r.cpu_s = (double)ticks / (double)hz;
+    m->r.nr_throttled = -1;
+    if (m->use_cg && m->thr0 >= 0) {
+        long long thr;
+        if (cgroup_throttled(&m->cg, &thr) == 0 && thr >= m->thr0)
+            m->r.nr_throttled = thr - m->thr0;
+    }
     if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
         m->r.cpu_s = (double)(usec - m->cg_cpu0) / 1e6;
         m->r.cpu_exact = 1;

@@ -46,6 +46,7 @@ struct monitor_result {
      * write_bytes) while watched; has_io: some of it was readable. */
     uint64_t write_bytes;
     int has_io;
+    long long nr_throttled;   /* its cgroup's periods throttled by cpu.max while watched, -1 unknown */
     int gone;                 /* nothing was left to watch before the end */
     struct monitor_proc *procs;   /* every process seen, in order of first sight */
     uint32_t nprocs;

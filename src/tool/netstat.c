@@ -1,6 +1,7 @@
 /* netstat.c - the host's TCP counters and listeners. See netstat.h. */
 #include "netstat.h"
 
+#include "clock.h"
 #include "net.h"
 
 #include <arpa/inet.h>
@@ -207,10 +208,35 @@ void netstat_begin(struct netstat_obs *o, const struct config *cfg)
         }
     }
     netstat_read(&o->before);
+    machine_cpu_read(&o->cpu_before);
+    o->t_before = clock_ns();
 }
 
 void netstat_end(struct netstat_obs *o)
 {
     netstat_read(&o->after);
+    machine_cpu_read(&o->cpu_after);
+    o->t_after = clock_ns();
     o->time_wait = time_wait();
+}
+
+void netstat_noise(const struct netstat_obs *o, double client_cpu_s, double elapsed_s,
+                   const struct monitor_result *server, struct machine_noise *out)
+{
+    double window = (double)(o->t_after - o->t_before) / 1e9, cpus = (double)sysconf(_SC_NPROCESSORS_ONLN), srv = 0;
+    memset(out, 0, sizeof(*out));
+    out->nr_throttled = server ? server->nr_throttled : -1;
+    if (!o->cpu_before.ok || !o->cpu_after.ok || window <= 0 || cpus <= 0 || o->t_after <= o->t_before)
+        return;
+    if (server) {
+        /* The monitor watched after the warm-up: its rate over the window. */
+        srv = elapsed_s > 0 ? server->cpu_s * (window / elapsed_s > 1 ? window / elapsed_s : 1) : server->cpu_s;
+    } else if (o->local) {
+        return; /* the server's CPU is in the machine's, and unknown */
+    }
+    out->known = 1;
+    out->foreign_cpu_pct = 100 * (o->cpu_after.busy_s - o->cpu_before.busy_s - client_cpu_s - srv) / (window * cpus);
+    if (out->foreign_cpu_pct < 0)
+        out->foreign_cpu_pct = 0; /* tick rounding */
+    out->steal_pct = 100 * (o->cpu_after.steal_s - o->cpu_before.steal_s) / (window * cpus);
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "machine.h"
+#include "monitor.h"
 
 struct netstat_counters {
     int ok;                     /* the files were readable */
@@ -31,6 +33,8 @@ struct netstat_obs {
     int64_t time_wait;          /* TCP sockets in TIME_WAIT after the run (sockstat "tw"), -1 unknown */
     uint64_t nofile;            /* rafale's open-file limit */
     uint32_t client_cpus;       /* CPUs rafale may run on (its affinity) */
+    struct machine_cpu cpu_before, cpu_after; /* the machine's CPU time */
+    uint64_t t_before, t_after; /* when read (monotonic ns) */
 };
 
 /* Before the run: the target's place, its listener, the counters. Never
@@ -38,6 +42,11 @@ struct netstat_obs {
 void netstat_begin(struct netstat_obs *o, const struct config *cfg);
 /* After it: the counters again, TIME_WAIT, the listener's queue. */
 void netstat_end(struct netstat_obs *o);
+/* What else ran on the machine during the run: its CPU time less rafale's
+ * (client_cpu_s) and the server's (server, or none when it is remote;
+ * unknown for a local server not watched), and the stolen time. */
+void netstat_noise(const struct netstat_obs *o, double client_cpu_s, double elapsed_s,
+                   const struct monitor_result *server, struct machine_noise *out);
 /* Reads the counters now. Returns 0, or -1 (c->ok 0) when unreadable. */
 int netstat_read(struct netstat_counters *c);
 

@@ -293,6 +293,16 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "  \"client\": {\"cpu_s\": %.6f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
     if (r->env.cpus_online > 0)
         jenv(f, &r->env);
+    if (r->noise.known || r->noise.nr_throttled > 0) {
+        /* What else ran on the machine meanwhile (null: not measured). */
+        fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": ");
+        fprintf(f, r->noise.known ? "%.3f" : "null", r->noise.foreign_cpu_pct);
+        fprintf(f, ", \"steal_pct\": ");
+        fprintf(f, r->noise.known ? "%.3f" : "null", r->noise.steal_pct);
+        fprintf(f, ", \"nr_throttled\": ");
+        fprintf(f, r->noise.nr_throttled >= 0 ? "%lld" : "null", r->noise.nr_throttled);
+        fprintf(f, "},\n");
+    }
     {
         const struct engine_conns *c = &r->conns;
         fprintf(f, "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "

@@ -611,6 +611,18 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         }
         jcheck_leave(c, at);
     }
+    r->noise.nr_throttled = -1;
+    if ((cl = jcheck_obj(c, root, "noise", 0)) != NULL) {
+        at = jcheck_enter(c, "noise");
+        if (json_is_number(json_object_get(cl, "foreign_cpu_pct"))) {
+            r->noise.known = 1;
+            r->noise.foreign_cpu_pct = jcheck_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
+            r->noise.steal_pct = jcheck_num(c, cl, "steal_pct", 0, 100000, 0);
+        }
+        if (json_is_number(json_object_get(cl, "nr_throttled")))
+            r->noise.nr_throttled = (long long)jcheck_num(c, cl, "nr_throttled", 0, 1e15, 0);
+        jcheck_leave(c, at);
+    }
     tcpinfo_sum_init(&r->tcp);
     if ((cl = jcheck_obj(c, root, "tcp", 0)) != NULL) {
         double mn;

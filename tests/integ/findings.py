@@ -406,3 +406,29 @@ def findings_of_merged_shards():
         j = json.load(fh)
     check(finding(j, "nagle_delayed_ack") is not None, "merged shards: their findings (%s)" % ids(j))
     check("nagle_delayed_ack" in p.stdout, "merged shards: in the text")
+
+
+@test
+def findings_noisy_neighbour():
+    srv = Serve()
+    r = rafale("-c", 4, "-R", 500, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    n = r.j.get("noise")
+    check(n is not None and 0 <= n["foreign_cpu_pct"] < 10 and finding(r.j, "noisy_neighbour") is None,
+          "noise: a quiet machine (%s)" % n)
+    hog = subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 6\nwhile time.time() < end: pass"])
+    try:
+        time.sleep(0.3)
+        r = rafale("-c", 4, "-R", 500, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    finally:
+        hog.kill()
+        hog.wait()
+    srv.stop()
+    n = r.j.get("noise")
+    f = finding(r.j, "noisy_neighbour")
+    check(n is not None and n["foreign_cpu_pct"] > 50 / os.cpu_count() and f is not None and f["severity"] == "warning",
+          "noise: a process busy on one CPU of %d is seen (%s, %s)" % (os.cpu_count(), n, ids(r.j)))
+    # Without a monitor the server's own CPU is in the machine's: not measured.
+    srv = Serve()
+    r = rafale("-c", 4, "-R", 500, "-d", "1s", srv.url())
+    srv.stop()
+    check("noise" not in r.j, "noise: not claimed for a local server not watched")
