@@ -9,7 +9,7 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   busy     one connection at a time, 2 ms of CPU per request, pinned to one CPU: CPU-bound
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
-  sleep    a thread per connection, --ms N milliseconds per request: a known cost, for compare's verdicts
+  sleep    a thread per connection, --ms N milliseconds per request (--jitter: 0.1 to 1.9 times it, at random)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import http.server
 import os
+import random
 import socket
 import socketserver
 import sys
@@ -40,6 +41,7 @@ def read_head(f):
 class Handler(socketserver.StreamRequestHandler):
     mode = "single"
     ms = 0
+    jitter = False
     status = 302
     logf = None
     served = 0
@@ -68,7 +70,7 @@ class Handler(socketserver.StreamRequestHandler):
                                         % self.status)
                 continue
             if self.mode == "sleep":
-                time.sleep(self.ms / 1000.0)
+                time.sleep(self.ms / 1000.0 * (random.uniform(0.1, 1.9) if self.jitter else 1))
             if self.mode == "log":
                 self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
                                 % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
@@ -117,6 +119,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect"])
     ap.add_argument("--status", type=int, default=302)
+    ap.add_argument("--jitter", action="store_true")
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -131,6 +134,7 @@ def main():
     Handler.mode = a.mode
     Handler.ms = a.ms
     Handler.status = a.status
+    Handler.jitter = a.jitter
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     cls = OneAtATime if a.mode in ("single", "busy") else Threaded
     cls.request_queue_size = a.backlog

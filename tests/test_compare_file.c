@@ -160,7 +160,7 @@ static void errors_name_their_line(void)
     snprintf(plan, sizeof(plan), "%s[workload w]\njson = out.json\n", srv);
     check_error(plan, ":5: unknown key 'json' in [workload w]");
     snprintf(plan, sizeof(plan), "[settings]\nrepeat = 0\n%s[workload w]\n", srv);
-    check_error(plan, ":2: repeat wants a number of runs from 1 to 1000, not '0'");
+    check_error(plan, ":2: repeat wants a number of runs from 1 to 1000, or auto, not '0'");
     snprintf(plan, sizeof(plan), "[settings]\nserver-cpus = 0-\n%s[workload w]\n", srv);
     check_error(plan, ":2: server-cpus wants CPU numbers");
     snprintf(plan, sizeof(plan), "[settings]\npath = /x\n%s[workload w]\n", srv);

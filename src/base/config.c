@@ -276,6 +276,7 @@ void config_cmp_defaults(struct cmp_settings *cs)
 {
     memset(cs, 0, sizeof(*cs));
     cs->repeat = 3;
+    cs->max_repeat = 10;
     cs->grace_ns = 3 * 1000000000ULL;
     cs->ready_ns = 15 * 1000000000ULL;
     cs->cgroups = 1;

@@ -128,7 +128,10 @@ struct serve_config {
  * [settings] or the command line. */
 #define CMP_MAX_CPUS 64
 struct cmp_settings {
-    int repeat;                  /* runs of each workload on each server */
+    int repeat;                  /* runs of each workload on each server (repeat = auto: the rounds run so far) */
+    int repeat_auto;             /* repeat = auto: rounds until the verdicts settle, 3 to max_repeat */
+    int max_repeat;              /* (default 10) */
+    int discard;                 /* first rounds left out as warm-up */
     uint64_t grace_ns;           /* SIGTERM, then this long before SIGKILL */
     uint64_t ready_ns;           /* how long a server may take to answer after start */
     int cgroups;                 /* run each server in a cgroup of its own (when the machine allows) */

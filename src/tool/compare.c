@@ -710,6 +710,47 @@ static void check_alike(const struct cmp_plan *p, int w, struct cmp_result *out)
     free(ans);
 }
 
+/* The first k runs of every cell go: warm-up rounds (discard = k). */
+static void drop_first_runs(struct cmp_result *r, int k)
+{
+    int i, j;
+    for (i = 0; i < r->nworkloads * r->nservers; i++) {
+        struct compare_cell *c = &r->cells[i];
+        int n = k < c->nruns ? k : c->nruns;
+        for (j = 0; j < n; j++) {
+            engine_result_free(&c->runs[j].res);
+            monitor_result_free(&c->runs[j].server);
+            if (c->runs[j].cfg) {
+                config_free(c->runs[j].cfg);
+                free(c->runs[j].cfg);
+            }
+        }
+        memmove(c->runs, c->runs + n, (size_t)(c->nruns - n) * sizeof(*c->runs));
+        c->nruns -= n;
+    }
+}
+
+/* repeat = auto: may the rounds stop? When every server's ratio to the
+ * best is known within 3% either way, or its verdict (slower: its interval
+ * clear of 1) would not change with more. */
+#define AUTO_WITHIN 1.03
+static int settled(const struct cmp_plan *p, struct cmp_result *r)
+{
+    int w, s;
+    compare_summarize(p, r);
+    for (w = 0; w < r->nworkloads; w++)
+        for (s = 0; s < r->nservers; s++) {
+            const struct compare_cell *c = compare_cell(r, w, s);
+            if (r->failed[s] || c->nruns == 0 || c->invalid || c->verdict == VERDICT_BEST ||
+                c->verdict == VERDICT_SLOWER)
+                continue;
+            if (isnan(c->ratio_ci[0]) || c->ratio_ci[1] > c->ratio * AUTO_WITHIN ||
+                c->ratio_ci[0] < c->ratio / AUTO_WITHIN)
+                return 0;
+        }
+    return 1;
+}
+
 /* The version line of each server, when the plan gives a command for it. */
 static void versions(struct cmp_plan *p)
 {
@@ -729,7 +770,7 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
 {
     struct srv *svs;
     char line[1200], warn[300];
-    int i, w, rep, rc = 0;
+    int i, w, rep, rounds, rc = 0;
 
     if (compare_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -764,7 +805,8 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
     }
     for (w = 0; w < p->nworkloads && !atomic_load(stop); w++)
         check_alike(p, w, out);
-    for (rep = 0; rep < p->set.repeat && !atomic_load(stop); rep++) {
+    rounds = (p->set.repeat_auto ? p->set.max_repeat : p->set.repeat) + p->set.discard;
+    for (rep = 0; rep < rounds && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
             for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
                 char how[100];
@@ -789,8 +831,24 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
                 }
             }
         }
+        if (rep + 1 == p->set.discard) {
+            drop_first_runs(out, p->set.discard);
+            if (log)
+                log("  (the rounds so far were warm-up: left out)", arg);
+        }
+        if (p->set.repeat_auto && rep + 1 - p->set.discard >= 3 && !atomic_load(stop) && settled(p, out)) {
+            rep++;
+            if (log) {
+                snprintf(line, sizeof(line), "  repeat = auto: the verdicts settled after %d rounds",
+                         rep - p->set.discard);
+                log(line, arg);
+            }
+            break;
+        }
     }
     out->interrupted = atomic_load(stop) != 0;
+    /* The rounds that counted (repeat = auto: as many as it took). */
+    p->set.repeat = rep - p->set.discard > 0 ? rep - p->set.discard : 0;
     /* Stop what we started, interrupted or not. */
     for (i = 0; i < p->nservers; i++) {
         if (svs[i].started)

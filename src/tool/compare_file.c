@@ -342,8 +342,14 @@ static void override(struct cmp_settings *set, const struct cmp_settings *over)
 {
     if (over == NULL)
         return;
-    if (over->repeat)
+    if (over->repeat) {
         set->repeat = over->repeat;
+        set->repeat_auto = over->repeat_auto;
+    }
+    if (over->max_repeat)
+        set->max_repeat = over->max_repeat;
+    if (over->discard)
+        set->discard = over->discard;
     if (over->nserver_cpus) {
         memcpy(set->server_cpus, over->server_cpus, sizeof(set->server_cpus));
         set->nserver_cpus = over->nserver_cpus;

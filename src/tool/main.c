@@ -542,9 +542,14 @@ static int main_compare(int argc, char **argv)
     }
     net_raise_nofile(1 << 20);
     catch_signals();
-    printf("rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
-           plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
-           plan.set.repeat == 1 ? "" : "s");
+    if (plan.set.repeat_auto)
+        printf("rafale compare: %s, %d server%s, %d workload%s, repeat = auto (3 to %d rounds)\n", a.file,
+               plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s",
+               plan.set.max_repeat);
+    else
+        printf("rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
+               plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
+               plan.set.repeat == 1 ? "" : "s");
     fflush(stdout);
     if (compare_run(&plan, &stop_flag, on_compare_line, stdout, &res, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);

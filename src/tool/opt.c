@@ -39,7 +39,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT,
 };
 
 struct opt_def {
@@ -212,9 +212,16 @@ static const struct opt_def table[] = {
       "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_max), 0, 0, NULL },
 
     /* rafale compare: [settings] keys and command-line flags */
-    { "repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
-      "runs of each workload on each server, interleaved (default 3)", "a number of runs from 1 to 1000", 1, 1000,
-      CMP(repeat), 0, 0, NULL },
+    { "repeat", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N|auto",
+      "runs of each workload on each server, interleaved (default 3); auto: from 3 rounds\n"
+      "until every verdict's interval is within 3% or cannot change, up to max-repeat",
+      "a number of runs from 1 to 1000, or auto", 0, 0, 0, 0, I_REPEAT, NULL },
+    { "max-repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
+      "repeat = auto: at most N rounds (default 10)", "a number of rounds from 3 to 1000", 3, 1000, CMP(max_repeat), 0,
+      0, NULL },
+    { "discard", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
+      "leave the first N rounds out of the figures, as warm-up (default 0)", "a number of rounds from 0 to 100", 0, 100,
+      CMP(discard), 0, 0, NULL },
     { "grace", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "SIGTERM, then SIGKILL after D (default 3s)",
       "a duration such as 3s", 0, 0, CMP(grace_ns), 0, 0, NULL },
     { "ready-timeout", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "how long a server may take to answer (default 15s)",
@@ -507,6 +514,21 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if (status_set_parse(v, &cfg->expect, why, sizeof(why)) != 0)
             return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
         return 0;
+    case I_REPEAT: {
+        char *end;
+        unsigned long n;
+        if (strcmp(v, "auto") == 0) {
+            d->cmp->repeat_auto = 1;
+            d->cmp->repeat = 3;
+            return 0;
+        }
+        n = strtoul(v, &end, 10);
+        if (*v < '0' || *v > '9' || *end || n < 1 || n > 1000)
+            break;
+        d->cmp->repeat = (int)n;
+        d->cmp->repeat_auto = 0;
+        return 0;
+    }
     case I_SAME: {
         unsigned fields;
         if (alike_parse(v, &fields) != 0)

@@ -214,7 +214,8 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         double best = report_compare_best_rps(r, w);
         char desc[400];
         report_compare_describe(desc, sizeof(desc), wl);
-        fprintf(f, "\nWorkload '%s': %s, x %d\n", wl->name, desc, p->set.repeat);
+        fprintf(f, "\nWorkload '%s': %s, x %d%s\n", wl->name, desc, p->set.repeat,
+                p->set.repeat_auto ? " (repeat = auto: the rounds it took)" : "");
         if (r->alike && r->alike[w].ndiff) {
             /* Before the figures: they may not measure the same work. */
             const struct cmp_alike *al = &r->alike[w];
@@ -381,6 +382,7 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 
     fprintf(f, "{\n\"tool\": \"rafale\",\n\"compare\": {\"plan\": ");
     jstr_or_null(f, p->file);
+    fprintf(f, ", \"repeat_auto\": %s, \"discard\": %d", p->set.repeat_auto ? "true" : "false", p->set.discard);
     fprintf(f, ", \"repeat\": %d, \"grace_s\": %.3f, \"ready_timeout_s\": %.3f, \"server_cpus\": ", p->set.repeat,
             (double)p->set.grace_ns / 1e9, (double)p->set.ready_ns / 1e9);
     cpus(f, p->set.server_cpus, p->set.nserver_cpus);

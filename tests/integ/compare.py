@@ -429,3 +429,34 @@ def compare_checks_the_servers_answer_alike():
     p = subprocess.run([RAFALE, "compare", path], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and "same wants status, location, type and body" in p.stderr,
           "alike: a bad same is a plan error (%s)" % p.stderr)
+
+
+@test
+def compare_repeat_auto():
+    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    ports = [free_port() for _ in range(2)]
+
+    def run(args, extra=""):
+        text = "[settings]\nrepeat = auto\nmax-repeat = 6\nwarmup = 0s\nconnections = 2\nduration = 300ms\n%s\n" % extra
+        for i, a in enumerate(args):
+            text += ("[server s%d]\nstart = exec %s %s sleep %s --port %d\nurl = http://127.0.0.1:%d\n\n"
+                     % (i, sys.executable, fs, a, ports[i], ports[i]))
+        path = os.path.join(TMP, "auto.plan")
+        with open(path, "w") as fh:
+            fh.write(text + "[workload go]\npath = /\n")
+        p = subprocess.run([RAFALE, "compare", path, "--json", path + ".json"], capture_output=True, text=True,
+                           timeout=180)
+        with open(path + ".json") as fh:
+            return json.load(fh)["compare"], p
+
+    # A clear difference (twice the cost): settled after the first 3 rounds.
+    c, p = run(["--ms 5", "--ms 10"])
+    w = c["workloads"][0]
+    check(w["rounds"] == 3 and c["repeat_auto"] is True and "settled after 3 rounds" in p.stdout,
+          "repeat auto: a clear difference stops at 3 rounds (%s)" % w["rounds"])
+    check(sorted(s["verdict"] for s in w["servers"]) == ["best", "slower"], "repeat auto: its verdict")
+    # Two servers of the same cost, each answer 0.1 to 1.9 times it: close, and noisy: it goes on.
+    c, p = run(["--ms 5 --jitter", "--ms 5 --jitter"], "discard = 1")
+    w = c["workloads"][0]
+    check(w["rounds"] > 3 and all(s["runs"] == w["rounds"] for s in w["servers"]) and c["discard"] == 1,
+          "repeat auto: a close call goes on past 3 rounds, the warm-up round left out (%s)" % w["rounds"])
