@@ -24,7 +24,7 @@ static void first_line(const char *path, char *out, size_t n)
     fclose(f);
 }
 
-static long long read_ll(const char *path, int which)
+long long machine_proc_ll(const char *path, int which)
 {
     long long a = -1, b = -1;
     FILE *f = fopen(path, "r");
@@ -71,17 +71,17 @@ void machine_read(struct machine *m, const char *version)
     first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", m->governor, sizeof(m->governor));
     /* Boost: acpi-cpufreq's switch, or intel_pstate's (inverted). */
     m->boost = -1;
-    if ((v = read_ll("/sys/devices/system/cpu/cpufreq/boost", 0)) >= 0)
+    if ((v = machine_proc_ll("/sys/devices/system/cpu/cpufreq/boost", 0)) >= 0)
         m->boost = v != 0;
-    else if ((v = read_ll("/sys/devices/system/cpu/intel_pstate/no_turbo", 0)) >= 0)
+    else if ((v = machine_proc_ll("/sys/devices/system/cpu/intel_pstate/no_turbo", 0)) >= 0)
         m->boost = v == 0;
     if (uname(&u) == 0)
         snprintf(m->kernel, sizeof(m->kernel), "%.64s %.64s %.64s", u.sysname, u.release, u.machine);
     snprintf(m->version, sizeof(m->version), "%s", version);
     snprintf(m->build, sizeof(m->build), "%s", RAFALE_BUILD);
-    m->somaxconn = read_ll("/proc/sys/net/core/somaxconn", 0);
-    m->port_lo = read_ll("/proc/sys/net/ipv4/ip_local_port_range", 0);
-    m->port_hi = read_ll("/proc/sys/net/ipv4/ip_local_port_range", 1);
+    m->somaxconn = machine_proc_ll("/proc/sys/net/core/somaxconn", 0);
+    m->port_lo = machine_proc_ll("/proc/sys/net/ipv4/ip_local_port_range", 0);
+    m->port_hi = machine_proc_ll("/proc/sys/net/ipv4/ip_local_port_range", 1);
 }
 
 void machine_cpu_read(struct machine_cpu *c)

@@ -21,6 +21,10 @@ struct machine {
 /* Reads it now (version: rafale's); what cannot be read stays unknown. */
 void machine_read(struct machine *m, const char *version);
 
+/* The first (which 0) or second number of a /proc or /sys file, -1 when
+ * unreadable. */
+long long machine_proc_ll(const char *path, int which);
+
 /* The machine's CPU time so far (/proc/stat's "cpu" line), in seconds:
  * busy (neither idle nor waiting on I/O) and stolen by the hypervisor. */
 struct machine_cpu {

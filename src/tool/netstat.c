@@ -64,18 +64,6 @@ int netstat_read(struct netstat_counters *c)
     return 0;
 }
 
-static int64_t read_int(const char *path, int which)
-{
-    long long a = -1, b = -1;
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return -1;
-    if (fscanf(f, "%lld %lld", &a, &b) < 1)
-        a = -1;
-    fclose(f);
-    return which ? b : a;
-}
-
 static int64_t time_wait(void)
 {
     char line[256];
@@ -180,9 +168,9 @@ void netstat_begin(struct netstat_obs *o, const struct config *cfg)
     struct rlimit rl;
 
     memset(o, 0, sizeof(*o));
-    o->somaxconn = read_int("/proc/sys/net/core/somaxconn", 0);
-    o->port_lo = read_int("/proc/sys/net/ipv4/ip_local_port_range", 0);
-    o->port_hi = read_int("/proc/sys/net/ipv4/ip_local_port_range", 1);
+    o->somaxconn = machine_proc_ll("/proc/sys/net/core/somaxconn", 0);
+    o->port_lo = machine_proc_ll("/proc/sys/net/ipv4/ip_local_port_range", 0);
+    o->port_hi = machine_proc_ll("/proc/sys/net/ipv4/ip_local_port_range", 1);
     o->time_wait = -1;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
         o->nofile = rl.rlim_cur;

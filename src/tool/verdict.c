@@ -46,42 +46,44 @@ static int log_stats(const double *l, int n, double *mean, double *half)
     return n;
 }
 
-double verdict_log_ci(const double *x, int n, double ci[2])
+/* exp() of the mean of the k logs in l, into *center, and of its 95%
+ * interval into ci (NaN with fewer than 2). Returns k. */
+static int log_interval(const double *l, int k, double *center, double ci[2])
 {
-    double l[1024] = { 0 }, mean, half;
-    int i, k = 0;
-    for (i = 0; i < n && k < 1024; i++)
-        if (x[i] > 0 && isfinite(x[i]))
-            l[k++] = log(x[i]);
+    double mean, half;
     ci[0] = ci[1] = NAN;
+    *center = 0;
     if (log_stats(l, k, &mean, &half) == 0)
         return 0;
+    *center = exp(mean);
     if (k >= 2) {
         ci[0] = exp(mean - half);
         ci[1] = exp(mean + half);
     }
-    return exp(mean);
+    return k;
+}
+
+double verdict_log_ci(const double *x, int n, double ci[2])
+{
+    double l[1024] = { 0 }, center;
+    int i, k = 0;
+    for (i = 0; i < n && k < 1024; i++)
+        if (x[i] > 0 && isfinite(x[i]))
+            l[k++] = log(x[i]);
+    log_interval(l, k, &center, ci);
+    return center;
 }
 
 /* Time per request of a over b's, paired by round: the ratio and its
  * interval. Returns the pairs used. */
 static int paired(const struct verdict_cell *a, const struct verdict_cell *b, double *ratio, double ci[2])
 {
-    double l[1024] = { 0 }, mean, half;
+    double l[1024] = { 0 };
     int i, k = 0, n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds;
     for (i = 0; i < n && k < 1024; i++)
         if (a->rps[i] > 0 && b->rps[i] > 0)
             l[k++] = log(b->rps[i] / a->rps[i]);
-    ci[0] = ci[1] = NAN;
-    *ratio = 0;
-    if (log_stats(l, k, &mean, &half) == 0)
-        return 0;
-    *ratio = exp(mean);
-    if (k >= 2) {
-        ci[0] = exp(mean - half);
-        ci[1] = exp(mean + half);
-    }
-    return k;
+    return log_interval(l, k, ratio, ci);
 }
 
 int verdict_rank(struct verdict_cell *c, int n)
