@@ -781,6 +781,37 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
         jcheck_copy(r->output[s], CMP_OUTPUT_MAX + 1, jcheck_str(c, sv, "output", 0));
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
+        /* Did the servers answer alike: true, a list of differences, or
+         * null (not checked; older files have no key). */
+        json_t *al = json_object_get(json_array_get(wls, (size_t)w), "alike"), *d;
+        size_t i;
+        at = jcheck_enter(c, "workloads[%d].alike", w);
+        r->alike[w].checked = json_is_true(al) || json_is_array(al);
+        json_array_foreach(al, i, d) {
+            const char *srv = json_string_value(json_object_get(d, "server"));
+            const char *field = json_string_value(json_object_get(d, "field"));
+            const char *value = json_string_value(json_object_get(d, "value"));
+            struct cmp_difference *n;
+            for (s = 0; srv && s < p->nservers; s++)
+                if (strcmp(p->servers[s].name, srv) == 0)
+                    break;
+            if (srv == NULL || field == NULL || value == NULL || s == p->nservers) {
+                jcheck_fail(c, "", "[%zu]: not a {field, server, value} of a server of the plan", i);
+                break;
+            }
+            if (i > 10000 || (n = realloc(r->alike[w].diff, (i + 1) * sizeof(*n))) == NULL) {
+                jcheck_fail(c, "", "too many differences");
+                break;
+            }
+            r->alike[w].diff = n;
+            n[i].server = s;
+            jcheck_copy(n[i].field, sizeof(n[i].field), field);
+            jcheck_copy(n[i].value, sizeof(n[i].value), value);
+            r->alike[w].ndiff = (int)i + 1;
+        }
+        jcheck_leave(c, at);
+    }
+    for (w = 0; w < p->nworkloads && !c->failed; w++) {
         json_t *cells = jcheck_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
         if (cells && json_array_size(cells) != (size_t)p->nservers) {
             jcheck_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
