@@ -42,6 +42,22 @@ static int log_seconds(const struct engine_result *r, int which, double *mean, d
     return n;
 }
 
+/* The ratio's interval from two samples' log means and variances: a
+ * t-interval on their difference, widened by a resolution the figures
+ * cannot beat. NaN with fewer than 2 of either. */
+static void log_interval(struct diff_figure *f, double mb, double vb, int nb, double mn, double vn, int nn,
+                         double resolution)
+{
+    double se, t;
+    f->ci[0] = f->ci[1] = NAN;
+    if (nb < 2 || nn < 2 || isnan(vb) || isnan(vn))
+        return;
+    se = sqrt(vb / nb + vn / nn);
+    t = verdict_t975((nb < nn ? nb : nn) - 1);
+    f->ci[0] = exp(mn - mb - t * se) / (1 + resolution);
+    f->ci[1] = exp(mn - mb + t * se) * (1 + resolution);
+}
+
 static void judge(struct diff_figure *f, double thr)
 {
     double worse_lo, better;
@@ -77,7 +93,7 @@ void diff_results(const struct engine_result *base, const struct engine_result *
     out->threshold = threshold;
     for (i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
         struct diff_figure *f = &out->f[out->n++];
-        double mb, vb, mn, vn, se;
+        double mb, vb, mn, vn;
         int nb = log_seconds(base, (int)i, &mb, &vb), nn = log_seconds(now, (int)i, &mn, &vn);
         f->name = figs[i].name;
         f->key = figs[i].key;
@@ -90,24 +106,56 @@ void diff_results(const struct engine_result *base, const struct engine_result *
             f->now = hist_percentile(&now->total.h[H_LATENCY], figs[i].q) / 1e3;
         }
         f->ratio = f->base > 0 ? f->now / f->base : 0;
-        f->ci[0] = f->ci[1] = NAN;
-        if (nb >= 2 && nn >= 2 && !isnan(vb) && !isnan(vn)) {
-            /* The seconds' geometric means, and a t-interval on their logs:
-             * the run's own swings, not only its sampling, widen it. */
-            se = sqrt(vb / nb + vn / nn);
-            f->ci[0] = exp(mn - mb - verdict_t975((nb < nn ? nb : nn) - 1) * se);
-            f->ci[1] = exp(mn - mb + verdict_t975((nb < nn ? nb : nn) - 1) * se);
-            if (i > 0) {
-                /* The seconds' percentiles are kept within 3% (timeline.h):
-                 * no interval is finer than that. */
-                f->ci[0] /= 1 + DIFF_TL_RESOLUTION;
-                f->ci[1] *= 1 + DIFF_TL_RESOLUTION;
-            }
-        }
+        /* The seconds' geometric means, and a t-interval on their logs: the
+         * run's own swings, not only its sampling, widen it. The seconds'
+         * percentiles are kept within 3% (timeline.h): no finer than that. */
+        log_interval(f, mb, vb, nb, mn, vn, nn, i > 0 ? DIFF_TL_RESOLUTION : 0);
         judge(f, threshold);
     }
     for (i = 0; i < (size_t)out->n; i++)
         out->worse += out->f[i].verdict == DIFF_SLOWER;
+}
+
+/* Mean and variance of the logs of n values (those > 0). Returns how many. */
+static int log_values(const double *x, int n, double *mean, double *var)
+{
+    double s = 0, ss = 0;
+    int i, k = 0;
+    for (i = 0; i < n; i++)
+        if (x[i] > 0) {
+            s += log(x[i]);
+            k++;
+        }
+    *mean = k ? s / k : 0;
+    for (i = 0; i < n; i++)
+        if (x[i] > 0)
+            ss += pow(log(x[i]) - *mean, 2);
+    *var = k > 1 ? ss / (k - 1) : NAN;
+    return k;
+}
+
+void diff_rounds(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
+                 struct diff_result *out)
+{
+    static const char *const names[3] = { "req/s", "p50", "p99" }, *const keys[3] = { "rps", "p50_us", "p99_us" };
+    int i;
+    memset(out, 0, sizeof(*out));
+    out->threshold = threshold;
+    for (i = 0; i < 3; i++) {
+        struct diff_figure *f = &out->f[out->n++];
+        double mb, vb, mn, vn;
+        int kb = log_values(base[i], nb, &mb, &vb), kn = log_values(now[i], nn, &mn, &vn);
+        f->name = names[i];
+        f->key = keys[i];
+        f->higher_better = i == 0;
+        /* The rounds' geometric means: a compare's figure per round. */
+        f->base = kb ? exp(mb) : 0;
+        f->now = kn ? exp(mn) : 0;
+        f->ratio = f->base > 0 ? f->now / f->base : 0;
+        log_interval(f, mb, vb, kb, mn, vn, kn, 0);
+        judge(f, threshold);
+        out->worse += f->verdict == DIFF_SLOWER;
+    }
 }
 
 const char *diff_verdict_name(int v)

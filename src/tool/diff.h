@@ -1,5 +1,6 @@
 /* diff.h - `rafale diff BASE.json NEW.json`: a regression gate. Each figure
- * of two saved runs of one workload (plain or merged shards), its change
+ * of two saved runs of one workload (plain or merged shards, or each cell
+ * of two compares), its change
  * with a 95% interval and a verdict: faster, slower, or no change (within
  * noise, or within the threshold). */
 #ifndef RAFALE_DIFF_H
@@ -38,6 +39,12 @@ struct diff_result {
  * in each; 5 or more to mean much. */
 void diff_results(const struct engine_result *base, const struct engine_result *now, double threshold,
                   struct diff_result *out);
+
+/* Two compares' cell of one workload and server: throughput, p50 and p99
+ * per round (base[0..2], nb rounds; now the same), the rounds' geometric
+ * means and a t-interval on the difference of their mean logs. */
+void diff_rounds(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
+                 struct diff_result *out);
 
 /* The table; names: the two files. */
 void diff_print(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name);

@@ -337,6 +337,78 @@ out:
     return rc;
 }
 
+/* Two compares: each workload and server of BASE found by name in NEW, its
+ * rounds against the other's. Returns the exit status (3: a cell worse). */
+static int diff_compares(const struct loaded *in, const char *const files[2], double thr, const char *json,
+                         const char *html)
+{
+    const struct cmp_plan *pb = &in[0].plan, *pn = &in[1].plan;
+    FILE *jf = NULL;
+    int w, s, w2, s2, k, worse = 0, cells = 0, rc = 0;
+    if (html) {
+        fprintf(stderr, "rafale diff: --html is for two runs; give --json for two compares\n");
+        return 2;
+    }
+    if (json && (jf = strcmp(json, "-") == 0 ? stdout : fopen(json, "w")) == NULL) {
+        fprintf(stderr, "rafale diff: cannot write %s: %s\n", json, strerror(errno));
+        return 1;
+    }
+    if (jf)
+        fprintf(jf, "[");
+    for (w = 0; w < pb->nworkloads; w++)
+        for (w2 = 0; w2 < pn->nworkloads; w2++) {
+            if (strcmp(pb->workloads[w].name, pn->workloads[w2].name) != 0)
+                continue;
+            for (s = 0; s < pb->nservers; s++)
+                for (s2 = 0; s2 < pn->nservers; s2++) {
+                    const struct compare_cell *cb = compare_cell(&in[0].cmp, w, s), *cn = compare_cell(&in[1].cmp, w2, s2);
+                    double *v = NULL;
+                    const double *fb[3], *fn[3];
+                    char lb[600], ln[600];
+                    struct diff_result d;
+                    if (strcmp(pb->servers[s].name, pn->servers[s2].name) != 0 || cb->nruns == 0 || cn->nruns == 0)
+                        continue;
+                    if ((v = calloc((size_t)(cb->nruns + cn->nruns) * 3, sizeof(double))) == NULL)
+                        continue;
+                    for (k = 0; k < 3; k++) {
+                        fb[k] = v + k * cb->nruns;
+                        fn[k] = v + 3 * cb->nruns + k * cn->nruns;
+                    }
+                    for (k = 0; k < cb->nruns + cn->nruns; k++) {
+                        const struct compare_run *run = k < cb->nruns ? &cb->runs[k] : &cn->runs[k - cb->nruns];
+                        double *at = k < cb->nruns ? v + k : v + 3 * cb->nruns + (k - cb->nruns);
+                        int step = k < cb->nruns ? cb->nruns : cn->nruns;
+                        at[0] = run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
+                        at[step] = hist_percentile(&run->res.total.h[H_LATENCY], 50) / 1e3;
+                        at[2 * step] = hist_percentile(&run->res.total.h[H_LATENCY], 99) / 1e3;
+                    }
+                    diff_rounds(fb, cb->nruns, fn, cn->nruns, thr, &d);
+                    snprintf(lb, sizeof(lb), "%s [%s on %s]", files[0], pb->workloads[w].name, pb->servers[s].name);
+                    snprintf(ln, sizeof(ln), "%s [%s on %s]", files[1], pn->workloads[w2].name, pn->servers[s2].name);
+                    diff_print(stdout, &d, lb, ln);
+                    fputc('\n', stdout);
+                    if (jf) {
+                        if (cells)
+                            fprintf(jf, ",\n");
+                        diff_json(jf, &d, lb, ln);
+                    }
+                    worse += d.worse;
+                    cells++;
+                    free(v);
+                }
+        }
+    if (jf) {
+        fprintf(jf, "]\n");
+        if (jf != stdout && fclose(jf) != 0)
+            rc = 1;
+    }
+    if (cells == 0) {
+        fprintf(stderr, "rafale diff: %s and %s share no workload and server by name\n", files[0], files[1]);
+        return 2;
+    }
+    return rc ? rc : worse ? 3 : 0;
+}
+
 /* rafale diff [--threshold P%] [--json OUT] [--html OUT] BASE.json NEW.json:
  * each figure's change with its interval; exit 3 when one got significantly
  * worse by more than the threshold, 0 otherwise, 1 when a file cannot be
@@ -389,11 +461,15 @@ static int main_diff(int argc, char **argv)
             rc = 1;
             goto out;
         }
-        if (in[i].is_compare) {
-            fprintf(stderr, "rafale diff: %s is a compare result: diff two runs (--json) or merged shards\n",
-                    files[i]);
-            goto out;
-        }
+    }
+    if (in[0].is_compare != in[1].is_compare) {
+        fprintf(stderr, "rafale diff: %s is a compare result and %s is not: diff two of a kind\n",
+                files[in[0].is_compare ? 0 : 1], files[in[0].is_compare ? 1 : 0]);
+        goto out;
+    }
+    if (in[0].is_compare) {
+        rc = diff_compares(in, files, thr, json, html);
+        goto out;
     }
     if ((diffkey = merge_config_diff(json_object_get(roots[0], "config"), json_object_get(roots[1], "config"), own,
                                      sizeof(own) / sizeof(own[0])))) {

@@ -461,3 +461,31 @@ def compare_repeat_auto():
     w = c["workloads"][0]
     check(w["rounds"] > 3 and all(s["runs"] == w["rounds"] for s in w["servers"]) and c["discard"] == 1,
           "repeat auto: a close call goes on past 3 rounds, the warm-up round left out (%s)" % w["rounds"])
+
+
+@test
+def diff_of_two_compares():
+    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    outs = {}
+    for tag, ms in (("before", 5), ("after", 10)):
+        port = free_port()
+        path = os.path.join(TMP, "cdiff-%s.plan" % tag)
+        with open(path, "w") as fh:
+            fh.write("[settings]\nrepeat = 3\nwarmup = 0s\nconnections = 4\nduration = 500ms\n\n"
+                     "[server svc]\nstart = exec %s %s sleep --ms %d --port %d\nurl = http://127.0.0.1:%d\n\n"
+                     "[workload hello]\npath = /\n" % (sys.executable, fs, ms, port, port))
+        outs[tag] = path + ".json"
+        p = subprocess.run([RAFALE, "compare", path, "--json", outs[tag]], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "compare diff: the %s compare runs" % tag)
+    p = subprocess.run([RAFALE, "diff", outs["before"], outs["before"]], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and "[hello on svc]" in p.stdout, "compare diff: a compare against itself, exit 0")
+    jp = os.path.join(TMP, "cdiff.json")
+    p = subprocess.run([RAFALE, "diff", "--json", jp, outs["before"], outs["after"]], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 3, "compare diff: the cell at twice the cost is worse, exit 3 (%d)\n%s" % (p.returncode,
+                                                                                                     p.stdout))
+    with open(jp) as fh:
+        cells = json.load(fh)
+    rps = [f for f in cells[0]["diff"]["figures"] if f["figure"] == "rps"][0]
+    check(len(cells) == 1 and rps["verdict"] == "slower" and rps["ratio_ci"][0] < 0.52 < rps["ratio_ci"][1] * 1.05,
+          "compare diff: per round, throughput about halved (%s)" % rps)
