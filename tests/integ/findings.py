@@ -348,9 +348,11 @@ def findings_silent_when_healthy():
     runs = [("-c", 10, "-R", 2000, "-d", "2s"), ("-c", 10, "-R", 500, "-d", "2s", "--close")]
     for args in runs:
         r = rafale(*(args + ("--monitor", srv.p.pid, srv.url())))
-        check(r.j is not None and ids(r.j, "warning") == [], "healthy rafale serve %s: no warning (%s)"
+        check(r.j is not None and [i for i in ids(r.j, "warning") if i != "noisy_neighbour"] == [],
+          "healthy rafale serve %s: no warning (%s)"
               % (" ".join(map(str, args)), r.j and r.j.get("findings")))
-        check(r.j is not None and r.j["findings"] == [], "healthy rafale serve %s: no finding at all" % (args,))
+        check(r.j is not None and [f for f in r.j["findings"] if f["id"] != "noisy_neighbour"] == [],
+              "healthy rafale serve %s: no finding at all (the machine's noise aside)" % (args,))
     # A closed loop saturates someone: only the CPU findings may speak, and nothing else.
     r = rafale("-c", 20, "-t", 2, "-d", "2s", srv.url())
     check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound"},
@@ -369,8 +371,9 @@ def findings_silent_when_healthy():
         for args in runs:
             r = rafale(*(args + ("--monitor", p.pid, "http://127.0.0.1:%d/" % port)))
             check(r.j is not None and r.j["summary"]["errors"] == 0, "nginx %s: no errors" % (args,))
-            check(r.j is not None and r.j["findings"] == [], "healthy nginx %s: no finding (%s)"
-                  % (" ".join(map(str, args)), r.j and r.j.get("findings")))
+            # noisy_neighbour speaks of the machine, not the server: a shared one may be busy (its own test).
+            check(r.j is not None and [f for f in r.j["findings"] if f["id"] != "noisy_neighbour"] == [],
+                  "healthy nginx %s: no finding (%s)" % (" ".join(map(str, args)), r.j and r.j.get("findings")))
     finally:
         p.kill()
         p.wait(timeout=10)
@@ -413,8 +416,10 @@ def findings_noisy_neighbour():
     srv = Serve()
     r = rafale("-c", 4, "-R", 500, "-d", "2s", "--monitor", srv.p.pid, srv.url())
     n = r.j.get("noise")
-    check(n is not None and 0 <= n["foreign_cpu_pct"] < 10 and finding(r.j, "noisy_neighbour") is None,
-          "noise: a quiet machine (%s)" % n)
+    # The machine may not be quiet (it is shared): the figure is there, and the finding agrees with it.
+    check(n is not None and n["foreign_cpu_pct"] >= 0 and n["steal_pct"] >= 0 and
+          (finding(r.j, "noisy_neighbour") is not None) == (n["foreign_cpu_pct"] + n["steal_pct"] > 10),
+          "noise: measured, and the finding only above 10%% (%s)" % n)
     hog = subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 6\nwhile time.time() < end: pass"])
     try:
         time.sleep(0.3)
