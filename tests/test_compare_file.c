@@ -161,6 +161,18 @@ static void errors_name_their_line(void)
     check_error(plan, ":5: unknown key 'json' in [workload w]");
     snprintf(plan, sizeof(plan), "[settings]\nrepeat = 0\n%s[workload w]\n", srv);
     check_error(plan, ":2: repeat wants a number of runs from 1 to 1000, or auto, not '0'");
+    snprintf(plan, sizeof(plan), "[settings]\nrepeat = sometimes\n%s[workload w]\n", srv);
+    check_error(plan, ":2: repeat wants a number of runs from 1 to 1000, or auto, not 'sometimes'");
+    snprintf(plan, sizeof(plan), "[settings]\nrepeat = 3x\n%s[workload w]\n", srv);
+    check_error(plan, ":2: repeat wants a number of runs from 1 to 1000, or auto, not '3x'");
+    snprintf(plan, sizeof(plan), "[settings]\nmax-repeat = 2\n%s[workload w]\n", srv);
+    check_error(plan, ":2: max-repeat wants a number of rounds from 3 to 1000, not '2'");
+    snprintf(plan, sizeof(plan), "[settings]\ndiscard = -1\n%s[workload w]\n", srv);
+    check_error(plan, ":2: discard wants a number of rounds from 0 to 100, not '-1'");
+    snprintf(plan, sizeof(plan), "[settings]\nsame = status,colour\n%s[workload w]\n", srv);
+    check_error(plan, ":2: same wants status, location, type and body, comma-separated, or no, not 'status,colour'");
+    snprintf(plan, sizeof(plan), "[workload w]\nfindings = maybe\n%s", srv);
+    check_error(plan, "findings wants yes or no, not 'maybe'");
     snprintf(plan, sizeof(plan), "[settings]\nserver-cpus = 0-\n%s[workload w]\n", srv);
     check_error(plan, ":2: server-cpus wants CPU numbers");
     snprintf(plan, sizeof(plan), "[settings]\npath = /x\n%s[workload w]\n", srv);

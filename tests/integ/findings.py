@@ -437,3 +437,18 @@ def findings_noisy_neighbour():
     r = rafale("-c", 4, "-R", 500, "-d", "1s", srv.url())
     srv.stop()
     check("noise" not in r.j, "noise: not claimed for a local server not watched")
+
+
+@test
+def censored_only_when_older_than_every_answer():
+    # 1.5 s answers, a run stopped at 2 s: the 100 requests begun at 1.5 s are 0.5 s old then. Recorded at that
+    # age they pulled p50 down to 0.5 s (a bound below every answer); now they stay out, counted in flight.
+    srv = Serve()
+    r = rafale("-c", 100, "-d", "2s", srv.url("/delay/1500"))
+    srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 100 and j["summary"]["in_flight"] == 100, "censoring: 100 answered, 100 waiting")
+    check(j["latency"]["censored"] == 0 and j["latency"]["min_us"] >= 1.49e6 and
+          j["latency"]["percentiles_us"]["50"] >= 1.49e6, "censoring: no young bound pulls latency down (%s)"
+          % {k: j["latency"][k] for k in ("censored", "min_us")})
+    check(0.45 <= j["summary"]["in_flight_oldest_s"] <= 0.55 and accounted(j), "censoring: their age still said")
