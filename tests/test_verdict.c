@@ -46,6 +46,12 @@ static void ranks(void)
         int best = verdict_rank(w, 2);
         CHECK(w[1 - best].verdict == VERDICT_SAME && w[0].rank == 1 && w[1].rank == 1);
     }
+    /* Surely 1% slower, every round: measurable, and no difference that matters. */
+    {
+        double e[4] = { 990, 1089, 891, 1039.5 };
+        struct verdict_cell w[2] = { { .rps = a, .nrounds = 4, .valid = 1 }, { .rps = e, .nrounds = 4, .valid = 1 } };
+        CHECK(verdict_rank(w, 2) == 0 && w[1].ratio_ci[0] > 1.0 && w[1].verdict == VERDICT_SAME && w[1].rank == 1);
+    }
     /* One round: a ratio, no interval, no claim. */
     {
         struct verdict_cell w[2] = { { .rps = a, .nrounds = 1, .valid = 1 }, { .rps = c, .nrounds = 1, .valid = 1 } };

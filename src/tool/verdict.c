@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stddef.h>
 
+/* A difference surely under 2% either way is no difference: two copies of
+ * one server on two ports can differ by 1%, measurably and meaninglessly. */
+#define VERDICT_SAME_WITHIN 1.02
+
 double verdict_t975(int df)
 {
     /* Student's t, 0.975 quantile, df 1..30; beyond, the normal's 1.96
@@ -114,7 +118,8 @@ int verdict_rank(struct verdict_cell *c, int n)
         k = paired(&c[i], &c[best], &c[i].ratio, c[i].ratio_ci);
         if (k < 2)
             c[i].verdict = VERDICT_UNKNOWN; /* one round: no interval, no claim */
-        else if (c[i].ratio_ci[0] <= 1.0 && c[i].ratio_ci[1] >= 1.0)
+        else if ((c[i].ratio_ci[0] <= 1.0 && c[i].ratio_ci[1] >= 1.0) ||
+                 (c[i].ratio_ci[0] >= 1 / VERDICT_SAME_WITHIN && c[i].ratio_ci[1] <= VERDICT_SAME_WITHIN))
             c[i].verdict = VERDICT_SAME;
         else
             c[i].verdict = c[i].ratio_ci[0] > 1.0 ? VERDICT_SLOWER : VERDICT_SAME;
@@ -129,7 +134,7 @@ int verdict_rank(struct verdict_cell *c, int n)
             double r, cj[2];
             if (j == i || !c[j].valid)
                 continue;
-            if (paired(&c[j], &c[i], &r, cj) >= 2 && cj[1] < 1.0)
+            if (paired(&c[j], &c[i], &r, cj) >= 2 && cj[1] < 1.0 && cj[0] < 1 / VERDICT_SAME_WITHIN)
                 c[i].rank++;
             else if (isnan(cj[1]) && r > 0 && r < 1.0 / 1.005)
                 c[i].rank++; /* one round: the point order, as all there is */

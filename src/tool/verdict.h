@@ -12,7 +12,8 @@
  * too few for a bootstrap to mean much, and the per-round figure is a mean
  * over tens of thousands of requests, close enough to normal. A server's
  * own interval (throughput, p50, p99) is the same t-interval over its
- * rounds' logs, unpaired. */
+ * rounds' logs, unpaired. A server is the same as the best when its
+ * interval holds 1, or lies wholly within 2% of it. */
 #ifndef RAFALE_VERDICT_H
 #define RAFALE_VERDICT_H
 
