@@ -9,7 +9,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   busy     one connection at a time, 2 ms of CPU per request, pinned to one CPU: CPU-bound
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
-  sleep    a thread per connection, --ms N milliseconds per request (--jitter: 0.1 to 1.9 times it, at random)
+  sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
+           other block of N requests, counted over the whole server: a cost that changes from run to run)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
@@ -17,10 +18,10 @@ import argparse
 import asyncio
 import http.server
 import os
-import random
 import socket
 import socketserver
 import sys
+import threading
 import time
 
 BODY = b"hello from a findings server\n"
@@ -41,7 +42,8 @@ def read_head(f):
 class Handler(socketserver.StreamRequestHandler):
     mode = "single"
     ms = 0
-    jitter = False
+    alternate = 0
+    lock = None
     status = 302
     logf = None
     served = 0
@@ -70,7 +72,12 @@ class Handler(socketserver.StreamRequestHandler):
                                         % self.status)
                 continue
             if self.mode == "sleep":
-                time.sleep(self.ms / 1000.0 * (random.uniform(0.1, 1.9) if self.jitter else 1))
+                factor = 1
+                if self.alternate:
+                    with self.lock:
+                        factor = 1.6 if (Handler.served // self.alternate) % 2 else 1
+                        Handler.served += 1
+                time.sleep(self.ms / 1000.0 * factor)
             if self.mode == "log":
                 self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
                                 % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
@@ -119,7 +126,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect"])
     ap.add_argument("--status", type=int, default=302)
-    ap.add_argument("--jitter", action="store_true")
+    ap.add_argument("--alternate", type=int, default=0)
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -134,7 +141,8 @@ def main():
     Handler.mode = a.mode
     Handler.ms = a.ms
     Handler.status = a.status
-    Handler.jitter = a.jitter
+    Handler.alternate = a.alternate
+    Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     cls = OneAtATime if a.mode in ("single", "busy") else Threaded
     cls.request_queue_size = a.backlog
