@@ -2,6 +2,7 @@
  * comments, no cap on servers or workloads, and every mistake named with
  * its line and the flag's own words. */
 #include "compare.h"
+#include "proc.h"
 #include "t.h"
 
 #include <stdarg.h>
@@ -97,8 +98,9 @@ static void settings_are_defaults(void)
           memcmp(p.workloads[1].cfg.body, "user=a&pass=b#c", 15) == 0);
     CHECK(p.workloads[1].cfg.keepalive == 0 && p.workloads[1].cfg.connections == 3);
     CHECK(status_set_has(&p.workloads[1].cfg.expect, 302));
-    /* Neither requests nor duration: 5 s. Threads: one without client-cpus. */
-    CHECK(p.workloads[1].cfg.duration_ns == 5000000000ULL && p.workloads[1].cfg.threads == 1);
+    /* Neither requests nor duration: 5 s. Threads: one per client CPU (pin = auto's), or one. */
+    CHECK(p.workloads[1].cfg.duration_ns == 5000000000ULL &&
+          p.workloads[1].cfg.threads == (uint32_t)(p.set.nclient_cpus ? p.set.nclient_cpus : 1));
     compare_file_free(&p);
 }
 
@@ -130,6 +132,48 @@ static void no_cap_and_threads_follow_the_client_cpus(void)
     CHECK(p.set.repeat == 7 && p.set.nclient_cpus == 1 && p.set.client_cpus[0] == 1 && p.workloads[0].cfg.threads == 1);
     CHECK(p.set.nserver_cpus == 1 && p.set.server_cpus[0] == 4);
     compare_file_free(&p);
+}
+
+/* pin = auto: the CPUs this process may use, split: a quarter (at least
+ * one, the last) to rafale, the rest to the servers; not when a list is
+ * given or pin = no. */
+static void pin_auto_splits_the_cpus(void)
+{
+    struct cmp_plan p;
+    struct cmp_settings over;
+    int cpus[CMP_MAX_CPUS], n = proc_cpus_allowed(cpus, CMP_MAX_CPUS), nc = n / 4 > 0 ? n / 4 : 1, i;
+    const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\n";
+
+    CHECK(n >= 1);
+    write_plan("%s", srv);
+    CHECK(parse(&p, NULL)[0] == '\0');
+    if (n >= 2) {
+        CHECK(p.set.pin == PIN_CHOSE && p.set.nclient_cpus == nc && p.set.nserver_cpus == n - nc);
+        CHECK(p.set.server_cpus[0] == cpus[0] && p.set.client_cpus[nc - 1] == cpus[n - 1]);
+        for (i = 0; i < p.set.nserver_cpus; i++)
+            CHECK(p.set.server_cpus[i] < p.set.client_cpus[0]);
+        CHECK(p.workloads[0].cfg.threads == (uint32_t)nc);
+    } else {
+        CHECK(p.set.pin != PIN_CHOSE && p.set.nclient_cpus == 0 && p.set.nserver_cpus == 0);
+    }
+    compare_file_free(&p);
+    write_plan("[settings]\npin = no\n%s", srv);
+    CHECK(parse(&p, NULL)[0] == '\0');
+    CHECK(p.set.pin == PIN_NO && p.set.nclient_cpus == 0 && p.set.nserver_cpus == 0 && p.workloads[0].cfg.threads == 1);
+    compare_file_free(&p);
+    /* One list given: nothing chosen for the other. */
+    write_plan("[settings]\nserver-cpus = 0\n%s", srv);
+    CHECK(parse(&p, NULL)[0] == '\0');
+    CHECK(p.set.pin != PIN_CHOSE && p.set.nserver_cpus == 1 && p.set.nclient_cpus == 0);
+    compare_file_free(&p);
+    /* --pin no on the command line wins over the file's auto. */
+    memset(&over, 0, sizeof(over));
+    over.pin = PIN_NO;
+    write_plan("[settings]\npin = auto\n%s", srv);
+    CHECK(parse(&p, &over)[0] == '\0');
+    CHECK(p.set.pin == PIN_NO && p.set.nclient_cpus == 0);
+    compare_file_free(&p);
+    check_error("[settings]\npin = half\n", ":2: pin wants auto or no");
 }
 
 static void errors_name_their_line(void)
@@ -198,6 +242,7 @@ int main(void)
     settings_are_defaults();
     no_cap_and_threads_follow_the_client_cpus();
     errors_name_their_line();
+    pin_auto_splits_the_cpus();
     unlink(path);
     T_END("test_compare_file");
 }

@@ -127,6 +127,9 @@ struct serve_config {
 /* Settings of `rafale compare` that are not about one run: from the plan's
  * [settings] or the command line. */
 #define CMP_MAX_CPUS 64
+/* pin: 0 (not said) is auto. */
+enum cmp_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
+
 struct cmp_settings {
     int repeat;                  /* runs of each workload on each server (repeat = auto: the rounds run so far) */
     int repeat_auto;             /* repeat = auto: rounds until the verdicts settle, 3 to max_repeat */
@@ -138,6 +141,7 @@ struct cmp_settings {
     int server_cpus[CMP_MAX_CPUS], nserver_cpus;
     int client_cpus[CMP_MAX_CPUS], nclient_cpus;
     int same;                    /* what servers must answer alike (alike.h's bits); 0: not checked; -1 default */
+    int pin;                     /* enum cmp_pin: how the CPUs were split between servers and rafale */
     const char *html_path, *json_path;
 };
 

@@ -2,6 +2,7 @@
  * option table's (opt.c), so a plan is checked exactly as a command line is
  * and a bad value gets the flag's own words, with FILE:LINE in front. */
 #include "compare.h"
+#include "proc.h"
 #include "err.h"
 #include "targets.h"
 #include "opt.h"
@@ -337,6 +338,27 @@ static int parse_workload(struct cmp_workload *wl, const struct config *defaults
     return 0;
 }
 
+/* pin = auto: with neither list given and two CPUs or more, rafale gets a
+ * quarter of the CPUs it may use (at least one, the last ones) and the
+ * servers the rest. A quarter: rafale costs less per request than the
+ * servers it measures, and a cell where it did not has its
+ * client_cpu_bound finding. */
+static void pin_auto(struct cmp_settings *set)
+{
+    int cpus[CMP_MAX_CPUS], n, nc, i;
+    if (set->pin == PIN_NO || set->nserver_cpus || set->nclient_cpus)
+        return;
+    n = proc_cpus_allowed(cpus, CMP_MAX_CPUS);
+    if (n < 2)
+        return;
+    nc = n / 4 > 0 ? n / 4 : 1;
+    for (i = 0; i < n - nc; i++)
+        set->server_cpus[set->nserver_cpus++] = cpus[i];
+    for (; i < n; i++)
+        set->client_cpus[set->nclient_cpus++] = cpus[i];
+    set->pin = PIN_CHOSE;
+}
+
 /* The command line's settings over the file's. */
 static void override(struct cmp_settings *set, const struct cmp_settings *over)
 {
@@ -350,6 +372,8 @@ static void override(struct cmp_settings *set, const struct cmp_settings *over)
         set->max_repeat = over->max_repeat;
     if (over->discard)
         set->discard = over->discard;
+    if (over->pin)
+        set->pin = over->pin;
     if (over->nserver_cpus) {
         memcpy(set->server_cpus, over->server_cpus, sizeof(set->server_cpus));
         set->nserver_cpus = over->nserver_cpus;
@@ -395,6 +419,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
             p->nworkloads++;
     }
     override(&p->set, over);
+    pin_auto(&p->set);
     /* Threads not given: one per CPU rafale is pinned to, or one. */
     if (defaults.threads == 0)
         defaults.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;

@@ -580,6 +580,23 @@ static void on_compare_line(const char *line, void *arg)
     fflush(arg);
 }
 
+/* "0-2,5": a CPU list as people write it. */
+static void cpu_text(const int *cpus, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+    int i = 0;
+    buf[0] = '\0';
+    while (i < n && at + 24 < len) {
+        int j = i;
+        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        at += (size_t)snprintf(buf + at, len - at, "%s%d", at ? "," : "", cpus[i]);
+        if (j > i)
+            at += (size_t)snprintf(buf + at, len - at, "-%d", cpus[j]);
+        i = j + 1;
+    }
+}
+
 static int main_compare(int argc, char **argv)
 {
     struct compare_args a;
@@ -602,9 +619,16 @@ static int main_compare(int argc, char **argv)
         compare_file_free(&plan);
         return 2;
     }
-    if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
-        fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (server-cpus, client-cpus):"
-                        " they compete for the same cores\n");
+    if (plan.set.pin == PIN_CHOSE) {
+        char sv[200], cl[200];
+        cpu_text(plan.set.server_cpus, plan.set.nserver_cpus, sv, sizeof(sv));
+        cpu_text(plan.set.client_cpus, plan.set.nclient_cpus, cl, sizeof(cl));
+        printf("rafale compare: pin = auto: servers on CPU%s %s, rafale on CPU%s %s (server-cpus and client-cpus "
+               "choose, pin = no pins nothing)\n", plan.set.nserver_cpus > 1 ? "s" : "", sv,
+               plan.set.nclient_cpus > 1 ? "s" : "", cl);
+    } else if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
+        fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (%s): they compete for the "
+                        "same cores\n", plan.set.pin == PIN_NO ? "pin = no" : "server-cpus, client-cpus");
     } else {
         int i, j;
         for (i = 0; i < plan.set.nserver_cpus; i++)

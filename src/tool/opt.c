@@ -39,7 +39,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN,
 };
 
 struct opt_def {
@@ -233,6 +233,9 @@ static const struct opt_def table[] = {
       "what the servers must answer alike, checked once before the load: status, location, type, body\n"
       "(default status,location), or no", "status, location, type and body, comma-separated, or no", 0, 0, 0, 0,
       I_SAME, NULL },
+    { "pin", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "auto|no",
+      "auto (default): without server-cpus and client-cpus, give rafale a quarter of\nthe CPUs (at least one) and the "
+      "servers the rest; no: pin nothing", "auto or no", 0, 0, 0, 0, I_PIN, NULL },
     { "server-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin the servers to these CPUs",
       "CPU numbers such as 0 or 0-1", 0, 0, 0, 0, I_SERVER_CPUS, NULL },
     { "client-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin rafale to these CPUs",
@@ -536,6 +539,11 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         d->cmp->same = (int)fields;
         return 0;
     }
+    case I_PIN:
+        if (strcmp(v, "auto") != 0 && strcmp(v, "no") != 0)
+            break;
+        d->cmp->pin = strcmp(v, "no") == 0 ? PIN_NO : PIN_AUTO;
+        return 0;
     case I_SERVER_CPUS:
         if (cpu_list(v, d->cmp->server_cpus, &d->cmp->nserver_cpus) != 0)
             break;

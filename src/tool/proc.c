@@ -260,6 +260,18 @@ void proc_reap_orphans(uint64_t timeout_ns)
     }
 }
 
+int proc_cpus_allowed(int *cpus, int max)
+{
+    cpu_set_t set;
+    int c, n = 0;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return 0;
+    for (c = 0; c < CPU_SETSIZE && n < max; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    return n;
+}
+
 int proc_pin_self(const int *cpus, int ncpus)
 {
     cpu_set_t set;

@@ -51,6 +51,9 @@ void proc_become_subreaper(void);
  * no child is left or the time is up. Call it when every server is stopped. */
 void proc_reap_orphans(uint64_t timeout_ns);
 
+/* The CPUs this process may run on, lowest first, at most max of them in
+ * cpus. Returns how many (0 when unknown). */
+int proc_cpus_allowed(int *cpus, int max);
 /* Pins the calling process (and the threads it starts) to cpus. */
 int proc_pin_self(const int *cpus, int ncpus);
 

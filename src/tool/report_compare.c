@@ -388,6 +388,8 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     cpus(f, p->set.server_cpus, p->set.nserver_cpus);
     fprintf(f, ", \"client_cpus\": ");
     cpus(f, p->set.client_cpus, p->set.nclient_cpus);
+    fprintf(f, ", \"pin\": \"%s\"", p->set.pin == PIN_CHOSE ? "auto" : p->set.pin == PIN_NO ? "no" :
+                                       p->set.nserver_cpus || p->set.nclient_cpus ? "given" : "none");
     fprintf(f, ", \"interrupted\": %s, \"cgroups\": %s, \"note\": ", r->interrupted ? "true" : "false",
             r->cgroups ? "true" : "false");
     report_json_str(f, r->note);

@@ -209,8 +209,9 @@ static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result
     html_printf(f, "<p>%d server%s, %d workload%s, %d repetition%s interleaved", p->nservers, p->nservers == 1 ? "" : "s",
             p->nworkloads, p->nworkloads == 1 ? "" : "s", p->set.repeat, p->set.repeat == 1 ? "" : "s");
     if (p->set.nserver_cpus && p->set.nclient_cpus)
-        html_printf(f, "; servers pinned to CPU %d%s, rafale to CPU %d%s", p->set.server_cpus[0],
-                p->set.nserver_cpus > 1 ? "..." : "", p->set.client_cpus[0], p->set.nclient_cpus > 1 ? "..." : "");
+        html_printf(f, "; servers pinned to CPU %d%s, rafale to CPU %d%s%s", p->set.server_cpus[0],
+                p->set.nserver_cpus > 1 ? "..." : "", p->set.client_cpus[0], p->set.nclient_cpus > 1 ? "..." : "",
+                p->set.pin == PIN_CHOSE ? " (pin = auto)" : "");
     html_printf(f, ".%s</p>\n", r->cgroups ? " Each server ran in a cgroup of its own: every process it started was "
                                           "measured and stopped." : "");
     if (r->note[0]) {

@@ -727,6 +727,10 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     p->set.ready_ns = jcheck_ns(c, cmp, "ready_timeout_s", 0);
     cpu_list(c, cmp, "server_cpus", p->set.server_cpus, &p->set.nserver_cpus);
     cpu_list(c, cmp, "client_cpus", p->set.client_cpus, &p->set.nclient_cpus);
+    {
+        const char *pin = jcheck_str(c, cmp, "pin", 0);
+        p->set.pin = pin && strcmp(pin, "auto") == 0 ? PIN_CHOSE : pin && strcmp(pin, "no") == 0 ? PIN_NO : 0;
+    }
     p->nservers = (int)json_array_size(svs);
     p->nworkloads = (int)json_array_size(wls);
     p->servers = calloc((size_t)p->nservers, sizeof(*p->servers));
