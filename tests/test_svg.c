@@ -3,6 +3,7 @@
 #include "svg.h"
 #include "t.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@ static char *capture_line(const struct svg_series *s, int ns, int ylog)
 {
     static const double ticks[] = { 1, 10, 100 };
     static const char *const labels[] = { "0%", "90%", "99%" };
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 3 }, ay = { "latency (ms)", ylog, NULL, NULL, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 3, 1 }, ay = { "latency (ms)", ylog, NULL, NULL, 0, 0 };
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -65,6 +66,65 @@ static void line_charts(void)
     free(by);
 }
 
+static int count(const char *t, const char *what)
+{
+    int n = 0;
+    for (; (t = strstr(t, what)) != NULL; t++)
+        n++;
+    return n;
+}
+
+/* Every point has its tooltip, with the series, the percentile it stands
+ * for (a nines axis) and its value; a huge series every k-th point. */
+static void point_tooltips(void)
+{
+    double x[3] = { 1, 10, 100 }, y[3] = { 1.5, 2, 40 }, *bx = malloc(20000 * sizeof(double)),
+           *by = malloc(20000 * sizeof(double));
+    struct svg_series s[2] = { { "srv a", x, y, 3 }, { "b", x, y, 2 } }, big = { "big", bx, by, 20000 };
+    char *t;
+    int i;
+    for (i = 0; i < 20000; i++) {
+        bx[i] = 1 + i;
+        by[i] = 1;
+    }
+    t = capture_line(s, 2, 0);
+    CHECKF(count(t, "<circle class=\"pt\"") == 5, "%d circles", count(t, "<circle class=\"pt\""));
+    CHECKF(strstr(t, "<title>srv a: percentile 99%, latency (ms) 40</title>") &&
+           strstr(t, "<title>srv a: percentile 0%, latency (ms) 1.5</title>"), "%.2000s", t);
+    free(t);
+    t = capture_line(&big, 1, 0);
+    CHECKF(count(t, "<circle class=\"pt\"") == 1000 && strstr(t, "fill-opacity=\"0\""), "%d circles",
+           count(t, "<circle class=\"pt\""));
+    free(t);
+    free(bx);
+    free(by);
+}
+
+/* Whiskers: one per bar with an interval, from lo to hi on the bar's
+ * scale (the scale reaches the highest hi), none where it is unknown. */
+static void whiskers(void)
+{
+    const char *groups[1] = { "w" }, *series[3] = { "a", "b", "c" };
+    double v[3] = { 100, 50, 80 }, lo[3] = { 90, 45, __builtin_nan("") }, hi[3] = { 200, 55, __builtin_nan("") };
+    double px, y0, y1, bx, by, bw, bh;
+    char *text = NULL, *w;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Bars", "req/s", groups, 1, series, 3, v, lo, hi);
+    fclose(f);
+    CHECKF(well_formed(text) && count(text, "class=\"whisker\"") == 2, "%.3000s", text);
+    CHECK(strstr(text, "<title>a: 100 (95% interval 90\xe2\x80\x93" "200)</title>") != NULL);
+    /* Bar a: its top at 100, its whisker from 90 to 200 on the same scale. */
+    w = strstr(text, "class=\"bar\"");
+    CHECK(w && sscanf(w, "class=\"bar\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &bx, &by, &bw, &bh) == 4);
+    w = strstr(text, "class=\"whisker\" d=\"M");
+    CHECK(w && sscanf(w, "class=\"whisker\" d=\"M%lf %lfV%lf", &px, &y0, &y1) == 3);
+    /* Bottom of the plot: by + bh; 100 spans bh; 90 and 200 in proportion. */
+    CHECKF(px > bx && px < bx + bw && y0 > by && y1 < by && fabs((by + bh - y0) / bh - 0.9) < 0.02 &&
+           fabs((by + bh - y1) / bh - 2.0) < 0.02, "bar %g %g %g %g whisker %g %g %g", bx, by, bw, bh, px, y0, y1);
+    free(text);
+}
+
 static void bar_charts(void)
 {
     const char *groups[2] = { "g1", "<g2>" }, *series[3] = { "a", "b", "c" };
@@ -72,17 +132,17 @@ static void bar_charts(void)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 3, v);
+    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 3, v, NULL, NULL);
     fclose(f);
     CHECKF(well_formed(text) && strstr(text, "not valid") && strstr(text, "&lt;g2&gt;"), "bars:\n%.600s", text);
     free(text);
     f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Zeros", "req/s", groups, 2, series, 3, zero);
+    svg_bar_chart(f, "Zeros", "req/s", groups, 2, series, 3, zero, zero, zero);
     fclose(f);
     CHECK(well_formed(text));
     free(text);
     f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Nothing", "req/s", groups, 0, series, 0, zero);
+    svg_bar_chart(f, "Nothing", "req/s", groups, 0, series, 0, zero, NULL, NULL);
     fclose(f);
     CHECK(well_formed(text));
     free(text);
@@ -92,5 +152,7 @@ int main(void)
 {
     T_RUN(line_charts);
     T_RUN(bar_charts);
+    T_RUN(point_tooltips);
+    T_RUN(whiskers);
     T_END("test_svg");
 }

@@ -25,7 +25,8 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
 {
     const char **groups = calloc(n_of(p->nworkloads), sizeof(char *));
     const char **series = calloc(n_of(p->nservers), sizeof(char *));
-    double *v = calloc(n_of(p->nworkloads) * n_of(p->nservers), sizeof(double));
+    double *v = calloc(n_of(p->nworkloads) * n_of(p->nservers) * 3, sizeof(double));
+    double *lo = v ? v + n_of(p->nworkloads) * n_of(p->nservers) : NULL, *hi = lo ? lo + (lo - v) : NULL;
     int w, s;
     if (groups && series && v) {
         for (w = 0; w < p->nworkloads; w++)
@@ -35,21 +36,28 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
         for (w = 0; w < p->nworkloads; w++)
             for (s = 0; s < p->nservers; s++) {
                 const struct compare_cell *c = compare_cell(r, w, s);
-                double x = c->invalid ? NAN : 0;
+                double x = c->invalid ? NAN : 0, l = NAN, u = NAN;
                 /* A result made of failures draws no bar: it would win. */
                 if (c->nruns && !c->invalid) {
-                    if (what == BAR_RPS)
+                    if (what == BAR_RPS) {
                         x = c->rps_median;
-                    else if (what == BAR_P99)
+                        l = c->rps_ci[0];
+                        u = c->rps_ci[1];
+                    } else if (what == BAR_P99) {
                         x = hist_percentile(&c->total.h[H_LATENCY], 99) / 1e6;
+                        l = c->p99_ci_us[0] / 1e3;
+                        u = c->p99_ci_us[1] / 1e3;
+                    }
                     else if (what == BAR_CPU)
                         x = c->server_cpu_us > 0 ? c->server_cpu_us : 0;
                     else
                         x = (double)c->mem_peak / (1024.0 * 1024.0);
                 }
                 v[w * p->nservers + s] = x;
+                lo[w * p->nservers + s] = l;
+                hi[w * p->nservers + s] = u;
             }
-        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v);
+        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v, lo, hi);
     }
     free(groups);
     free(series);
@@ -61,23 +69,30 @@ static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_res
 {
     static const char *const groups[3] = { "mean", "p50", "p99" };
     const char **series = calloc(n_of(p->nservers), sizeof(char *));
-    double *v = calloc(3 * n_of(p->nservers), sizeof(double));
+    double *v = calloc(9 * n_of(p->nservers), sizeof(double));
+    double *lo = v ? v + 3 * n_of(p->nservers) : NULL, *hi = lo ? lo + 3 * n_of(p->nservers) : NULL;
     char title[200];
-    int s;
+    int s, n = p->nservers;
     if (series && v) {
-        for (s = 0; s < p->nservers; s++) {
+        for (s = 0; s < n; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
             series[s] = p->servers[s].name;
+            lo[s] = hi[s] = lo[n + s] = hi[n + s] = lo[2 * n + s] = hi[2 * n + s] = NAN;
             if (c->invalid)
-                v[s] = v[p->nservers + s] = v[2 * p->nservers + s] = NAN;
+                v[s] = v[n + s] = v[2 * n + s] = NAN;
             if (c->nruns == 0 || c->invalid)
                 continue;
-            v[0 * p->nservers + s] = hist_mean(&c->total.h[H_LATENCY]) / 1e6;
-            v[1 * p->nservers + s] = hist_percentile(&c->total.h[H_LATENCY], 50) / 1e6;
-            v[2 * p->nservers + s] = hist_percentile(&c->total.h[H_LATENCY], 99) / 1e6;
+            v[0 * n + s] = hist_mean(&c->total.h[H_LATENCY]) / 1e6;
+            v[1 * n + s] = hist_percentile(&c->total.h[H_LATENCY], 50) / 1e6;
+            v[2 * n + s] = hist_percentile(&c->total.h[H_LATENCY], 99) / 1e6;
+            /* The rounds' intervals (verdict.c), in ms. */
+            lo[n + s] = c->p50_ci_us[0] / 1e3;
+            hi[n + s] = c->p50_ci_us[1] / 1e3;
+            lo[2 * n + s] = c->p99_ci_us[0] / 1e3;
+            hi[2 * n + s] = c->p99_ci_us[1] / 1e3;
         }
         snprintf(title, sizeof(title), "Latency: %s", p->workloads[w].name);
-        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, p->nservers, v);
+        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, n, v, lo, hi);
     }
     free(series);
     free(v);
@@ -92,7 +107,7 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     enum { N = 121 };
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double x[N], *y = calloc(n_of(p->nservers) * N, sizeof(double)), top, lo_p50 = INFINITY, hi = 0;
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 0 }, ay = { "latency (ms)", 0, NULL, NULL, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1 }, ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
     uint64_t most = 10;
     char title[200];
     int s, i, ns = 0;
@@ -141,14 +156,79 @@ out:
     free(y);
 }
 
+/* Workload w's throughput second by second, a line per server, its rounds
+ * laid end to end: a round that dipped, or a server that slows as it runs,
+ * shows. A run's last second, when partial, is scaled to a whole one (it is
+ * no drop), or left out when under half of one and not the only one. */
+static void throughput_over_time(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
+    double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
+    struct svg_axis ax = { "seconds under load (rounds end to end)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
+    char title[200];
+    int s, k, ns = 0;
+
+    if (ser == NULL || xs == NULL || ys == NULL)
+        goto out;
+    for (s = 0; s < p->nservers; s++) {
+        const struct compare_cell *c = compare_cell(r, w, s);
+        uint32_t n = 0, i;
+        double off = 0;
+        if (c->invalid)
+            continue;
+        for (k = 0; k < c->nruns; k++)
+            n += c->runs[k].res.nseconds;
+        if (n == 0)
+            continue;
+        xs[ns] = calloc(n, sizeof(double));
+        ys[ns] = calloc(n, sizeof(double));
+        if (xs[ns] == NULL || ys[ns] == NULL)
+            goto out;
+        n = 0;
+        for (k = 0; k < c->nruns; k++) {
+            const struct engine_result *res = &c->runs[k].res;
+            double last = res->elapsed_s - (double)(res->nseconds ? res->nseconds - 1 : 0);
+            for (i = 0; i < res->nseconds; i++) {
+                double v = (double)res->timeline[i].requests, len = 1;
+                if (i == res->nseconds - 1 && last < 0.999) {
+                    if (last < 0.5 && res->nseconds > 1)
+                        break;
+                    if (last > 0.001)
+                        len = last;
+                }
+                xs[ns][n] = off + i + len / 2;
+                ys[ns][n++] = v / len;
+            }
+            off += res->elapsed_s > 0 ? res->elapsed_s : (double)res->nseconds;
+        }
+        ser[ns].name = p->servers[s].name;
+        ser[ns].x = xs[ns];
+        ser[ns].y = ys[ns];
+        ser[ns].n = (int)n;
+        ns++;
+    }
+    snprintf(title, sizeof(title), "Throughput over time: %s", p->workloads[w].name);
+    if (ns)
+        svg_line_chart(f, title, &ax, &ay, ser, ns);
+out:
+    for (s = 0; xs && ys && s < p->nservers; s++) {
+        free(xs[s]);
+        free(ys[s]);
+    }
+    free(xs);
+    free(ys);
+    free(ser);
+}
+
 /* Memory (PSS, or RSS) of each server over its time under load, its runs
  * laid end to end. */
 static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
-    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0 };
-    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0 };
+    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0 };
     int s, w, k, ns = 0, pss = 1;
 
     if (ser == NULL || xs == NULL || ys == NULL)
@@ -203,7 +283,8 @@ out:
 static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale compare</title><style>"
-               HTML_CSS "body{max-width:960px}h3{font-size:15px}td.l,th.l{text-align:left}code{font-size:12px}"
+               HTML_CSS "body{margin:24px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));"
+               "gap:0 24px}.charts svg{width:100%%;height:auto}h3{font-size:15px}td.l,th.l{text-align:left}code{font-size:12px}"
                "table.cells{font-size:13px}table.cells th{font-weight:normal}.warn{color:#b00}</style></head><body>\n"
                "<h1>rafale compare</h1>\n");
     html_printf(f, "<p>%d server%s, %d workload%s, %d repetition%s interleaved", p->nservers, p->nservers == 1 ? "" : "s",
@@ -455,16 +536,22 @@ int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     page_head(f, p, r);
     servers_table(f, p);
     workloads_table(f, p);
-    bars(f, p, r, "Throughput (median of repetitions)", "requests per second", BAR_RPS);
-    bars(f, p, r, "p99 latency", "latency (ms)", BAR_P99);
+    /* Charts side by side as the window allows (the CSS grid). */
+    html_printf(f, "<div class=\"charts\">\n");
+    bars(f, p, r, "Throughput (median of rounds, 95% interval)", "requests per second", BAR_RPS);
+    bars(f, p, r, "p99 latency (95% interval)", "latency (ms)", BAR_P99);
     bars(f, p, r, "Server CPU per request", "CPU (microseconds per request)", BAR_CPU);
     bars(f, p, r, "Server memory (peak PSS; RSS where PSS was not readable)", "memory (MiB)", BAR_MEM);
     memory_chart(f, p, r);
+    html_printf(f, "</div>\n");
     for (w = 0; w < p->nworkloads; w++) {
         cells_table(f, p, r, w);
         cells_notes(f, p, r, w);
+        html_printf(f, "<div class=\"charts\">\n");
         latency_bars(f, p, r, w);
         percentile_curves(f, p, r, w);
+        throughput_over_time(f, p, r, w);
+        html_printf(f, "</div>\n");
     }
     processes_block(f, p, r);
     failures_block(f, p, r);

@@ -20,7 +20,7 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     enum { N = 121 };
     double x[N], y[3][N];
     struct svg_series ser[3];
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 0 }, ay = { "latency (ms)", 0, NULL, NULL, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1 }, ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
     const struct hist *h[3] = { &s->h[H_LATENCY], &s->h[H_TTFB], &s->h[H_LATENCY_UNC] };
     const char *names[3] = { rate_mode ? "total (from when due)" : "total", "time to first byte", "uncorrected (from send)" };
     double top = log10((double)(s->h[H_LATENCY].total > 10 ? s->h[H_LATENCY].total : 10));
@@ -58,7 +58,7 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
     uint32_t n = r->nseconds, i;
     double last = r->elapsed_s - (double)(n ? n - 1 : 0); /* how much of its last second the run lived */
     double *t, *rps, *err, *p50, *p99, *mx;
-    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0 };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
     if (n == 0)
         return;
     t = calloc(n * 6, sizeof(double));
@@ -90,12 +90,12 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
     }
     {
         struct svg_series s[2] = { { "completed", t, rps, (int)n }, { "errors", t, err, (int)n } };
-        struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0 };
+        struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
         svg_line_chart(f, "Throughput over time", &ax, &ay, s, 2);
     }
     {
         struct svg_series s[3] = { { "p50", t, p50, (int)n }, { "p99", t, p99, (int)n }, { "max", t, mx, (int)n } };
-        struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0 };
+        struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
         svg_line_chart(f, "Latency over time", &ax, &ay, s, 3);
     }
     free(t);
@@ -121,7 +121,7 @@ static void status_chart(FILE *f, const struct stats *s)
             v[n++] = (double)s->errors[i];
         }
     if (n)
-        svg_bar_chart(f, "Status codes and errors", "requests", groups, n, series, 1, v);
+        svg_bar_chart(f, "Status codes and errors", "requests", groups, n, series, 1, v, NULL, NULL);
 }
 
 static void lat_tr(FILE *f, const char *name, const struct hist *h)
@@ -190,8 +190,8 @@ static void memory_chart(FILE *f, const struct monitor_result *m)
 {
     double *x, *y;
     uint32_t i;
-    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0 };
-    struct svg_axis ay = { m->has_pss ? "memory (MiB, PSS)" : "memory (MiB, RSS summed)", 0, NULL, NULL, 0 };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ay = { m->has_pss ? "memory (MiB, PSS)" : "memory (MiB, RSS summed)", 0, NULL, NULL, 0, 0 };
     if (m->npoints < 2 || (x = calloc(2 * m->npoints, sizeof(double))) == NULL)
         return;
     y = x + m->npoints;

@@ -72,6 +72,7 @@ static void fmt_num(char *b, size_t n, double v)
 #define NAME_MAX_CHARS 36
 #define CHAR_W 7        /* average width of a 12 px sans-serif character */
 #define LEG_ROW 18
+#define SVG_TIPS_MAX 1000
 
 /* UTF-8 characters of s, up to max; *bytes receives their length. */
 static size_t chars_of(const char *s, size_t max, size_t *bytes)
@@ -266,6 +267,29 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
         for (j = 0; j < s[i].n; j++)
             html_printf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])));
         html_printf(f, "\"/>\n");
+        /* A tooltip on every point: a dot where points are few, an unseen
+         * target to hover where a dot would crowd the curve; past
+         * SVG_TIPS_MAX points, on every k-th, so a day of seconds stays a
+         * page a browser opens. */
+        for (j = 0; j < s[i].n; j += s[i].n > SVG_TIPS_MAX ? (s[i].n + SVG_TIPS_MAX - 1) / SVG_TIPS_MAX : 1) {
+            char xb[32], yb[32];
+            if (x->nines)
+                snprintf(xb, sizeof(xb), "%.4g%%", 100.0 * (1 - 1 / s[i].x[j]));
+            else
+                fmt_num(xb, sizeof(xb), s[i].x[j]);
+            fmt_num(yb, sizeof(yb), s[i].y[j]);
+            /* (html_printf escapes %s: the opacity is a format of its own) */
+            html_printf(f, s[i].n <= 60 ? "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>"
+                                        : "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+                                          "fill-opacity=\"0\"><title>",
+                        PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])), palette[i % NCOLORS]);
+            html_text(f, s[i].name);
+            html_printf(f, ": ");
+            html_text(f, x->label);
+            html_printf(f, " %s, ", xb);
+            html_text(f, y->label);
+            html_printf(f, " %s</title></circle>\n", yb);
+        }
     }
 #undef PX
 #undef PY
@@ -275,7 +299,8 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
 }
 
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
-                   const char *const *series, int nseries, const double *values)
+                   const char *const *series, int nseries, const double *values, const double *lo,
+                   const double *hi)
 {
     double top = 0, ticks[32];
     int g, s, nt, i;
@@ -283,9 +308,12 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     char b[32];
 
     frame(f, title, nseries > 1 ? legend_height(nseries, series) : 0);
-    for (i = 0; i < ngroups * nseries; i++)
+    for (i = 0; i < ngroups * nseries; i++) {
         if (values[i] > top)
             top = values[i];
+        if (hi && !isnan(values[i]) && hi[i] > top)
+            top = hi[i];
+    }
     if (top <= 0)
         top = 1;
     top *= 1.1;
@@ -311,16 +339,37 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
                         H - B - 4);
                 continue;
             }
+            int k = g * nseries + s, whisker = lo && hi && !isnan(lo[k]) && !isnan(hi[k]) && hi[k] >= lo[k];
+            double label_y = H - B - h - 3;
+            char ci[112] = "";
             fmt_short(b, sizeof(b), v);
+            if (whisker) {
+                char l[32], u[32];
+                fmt_short(l, sizeof(l), lo[k]);
+                fmt_short(u, sizeof(u), hi[k]);
+                snprintf(ci, sizeof(ci), " (95%% interval %s\xe2\x80\x93%s)", l, u);
+            }
             html_printf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
                     x, H - B - h, bw * 0.95, h, palette[s % NCOLORS]);
             html_text(f, series[s]);
-            html_printf(f, ": %s</title></rect>\n", b);
+            html_printf(f, ": %s%s</title></rect>\n", b, ci);
+            if (whisker) {
+                /* The interval as a whisker with caps, over the bar. */
+                double cx = x + bw * 0.95 / 2, y0 = H - B - lo[k] / top * (H - T - B),
+                       y1 = H - B - hi[k] / top * (H - T - B), cap = bw * 0.2 < 8 ? bw * 0.2 : 8;
+                html_printf(f, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
+                               "stroke=\"#222\" stroke-width=\"1.2\" fill=\"none\"><title>", cx, y0, y1, cx - cap, y0,
+                            cx + cap, cx - cap, y1, cx + cap);
+                html_text(f, series[s]);
+                html_printf(f, ":%s</title></path>\n", ci);
+                if (y1 - 3 < label_y)
+                    label_y = y1 - 3;
+            }
             /* A value over its bar when there is room for it; the tooltip
              * has it always. */
             if (bw * 0.95 >= 6.0 * (double)strlen(b))
                 html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
-                        H - B - h - 3, b);
+                        label_y, b);
         }
         html_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"><title>", L + g * gw + gw / 2, H - B + 16);
         html_text(f, groups[g]);

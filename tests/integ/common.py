@@ -532,6 +532,48 @@ def png_not_blank(path):
     return len(set(raw[i] for i in range(0, len(raw), 7))) > 20
 
 
+def png_ink(path):
+    """The rows and the columns of a PNG (8-bit RGB or RGBA, as Chromium writes) that hold something not white: two
+    lists of booleans (stdlib only: the rows are unfiltered as the PNG specification says)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    pos, idat, w, h, ctype = 8, b"", 0, 0, 6
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", data[pos + 8:pos + 18])
+        elif kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    bpp = 4 if ctype == 6 else 3
+    raw, stride = zlib.decompress(idat), w * bpp
+    prev, rows, cols, at = bytes(stride), [], [False] * w, 0
+    for _ in range(h):
+        ftype, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
+        at += 1 + stride
+        if ftype == 2:
+            line = bytearray((x + y) & 255 for x, y in zip(line, prev))
+        elif ftype:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                if ftype == 1:
+                    line[i] = (line[i] + a) & 255
+                elif ftype == 3:
+                    line[i] = (line[i] + (a + b) // 2) & 255
+                elif ftype == 4:
+                    pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        dark = [x for x in range(w) if min(line[x * bpp:x * bpp + 3]) < 200] if min(line) < 200 else []
+        rows.append(bool(dark))
+        for x in dark:
+            cols[x] = True
+        prev = bytes(line)
+    return rows, cols
+
+
 def report_of(path, html=None):
     cmd = [RAFALE, "report"] + (["--html", html] if html else []) + [path]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -684,10 +726,15 @@ def svg_geometry_ok(html):
             for px, py in pts:
                 if kx <= px <= kx + kw and ky <= py <= ky + kh:
                     bad.append("legend key over a curve")
-        for px, py in pts:
+        dots = [tuple(map(float, m)) for m in re.findall(r'class="pt" cx="([\d.-]+)" cy="([\d.-]+)"', svg)]
+        for px, py in pts + dots:
             if not (x0 - 1 <= px <= x0 + w + 1 and y0 - 1 <= py <= bottom + 1):
                 bad.append("curve point %s,%s outside the plot" % (px, py))
                 break
+        for wx, wy0, wy1 in [tuple(map(float, m)) for m in
+                             re.findall(r'class="whisker" d="M([\d.-]+) ([\d.-]+)V([\d.-]+)', svg)]:
+            if not (x0 <= wx <= x0 + w and y0 - 1 <= wy1 <= wy0 <= bottom + 1):
+                bad.append("whisker %s %s-%s outside the plot" % (wx, wy0, wy1))
     return bad
 
 

@@ -351,6 +351,51 @@ def compare_interrupted():
         os.kill(int(pid), signal.SIGKILL)
 
 
+def compare_page(path, cells):
+    """The HTML of a compare of three servers over three rounds: intervals as whiskers, a tooltip on every bar and
+    point, a throughput-over-time chart, and charts that use the window's width (in Chromium)."""
+    import re
+    html = open(path).read()
+    # Three servers: throughput and p99 bars at the top, p50 and p99 in the workload's latency chart.
+    check(html.count('class="whisker"') == 12, "page: a whisker per bar with an interval (%d)" % html.count('class="whisker"'))
+    s = cells["slow"]
+    tip = re.search(r"<title>slow: ([\d.]+) \(95% interval ([\d.]+)\u2013([\d.]+)\)</title>", html)
+    check(tip and abs(float(tip.group(1)) / s["rps_median"] - 1) < 0.01 and
+          abs(float(tip.group(2)) / s["rps_ci"][0] - 1) < 0.01 and abs(float(tip.group(3)) / s["rps_ci"][1] - 1) < 0.01,
+          "page: the bar's tooltip has its value and interval (%s, %s)" % (tip and tip.group(0), s["rps_ci"]))
+    bars = len(re.findall(r'<rect class="bar"', html))
+    check(bars > 0 and bars == len(re.findall(r'<rect class="bar"[^>]*><title>[^<]+</title></rect>', html)),
+          "page: every bar has a tooltip")
+    tl = [x for x in re.findall(r"<svg.*?</svg>", html, re.S) if "Throughput over time: hello" in x]
+    check(len(tl) == 1 and tl[0].count('class="series"') == 3, "page: throughput over time, a line per server")
+    if tl:
+        pts = sum(len(m.split()) for m in re.findall(r'class="series"[^>]*points="([^"]*)"', tl[0]))
+        check(pts >= 3 * 3 and tl[0].count('<circle class="pt"') == pts and
+              "<title>fast1: seconds under load (rounds end to end) " in tl[0],
+              "page: every point has its tooltip (%d points)" % pts)
+    bad = svg_geometry_ok(html)
+    check(not bad, "page: whiskers, points and legends in their places (%s)" % bad[:3])
+    chromium = shutil.which("chromium")
+    if not chromium:
+        print("  (chromium not installed: no screenshot check)")
+        return
+    heights = {}
+    for width in (900, 1900):
+        shot = os.path.join(TMP, "page-%d.png" % width)
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        "--hide-scrollbars", "--force-device-scale-factor=0.5",
+                        "--user-data-dir=" + os.path.join(TMP, "chromium"), "--window-size=%d,9000" % width,
+                        "--screenshot=" + shot, "file://" + path], capture_output=True, text=True, timeout=120)
+        if not check(os.path.exists(shot) and png_not_blank(shot), "page: Chromium renders it at %d px" % width):
+            return
+        rows, cols = png_ink(shot)
+        heights[width] = max(i for i, v in enumerate(rows) if v)
+        check(max(i for i, v in enumerate(cols) if v) > 0.8 * len(cols), "page: it fills the %d px window" % width)
+    # A window twice as wide holds two or three charts a row: the page gets much shorter.
+    check(heights[1900] < 0.7 * heights[900], "page: the charts use the window's width (%s)" % heights)
+
+
 @test
 def compare_verdicts_with_intervals():
     fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
@@ -367,7 +412,8 @@ def compare_verdicts_with_intervals():
         with open(path, "w") as fh:
             fh.write(text + "[workload hello]\npath = /\n")
         out = path + ".json"
-        p = subprocess.run([RAFALE, "compare", path, "--json", out], capture_output=True, text=True, timeout=180)
+        p = subprocess.run([RAFALE, "compare", path, "--json", out, "--html", path + ".html"], capture_output=True,
+                           text=True, timeout=180)
         check(p.returncode == 0, "verdict: compare runs (%s)" % p.stderr[-300:])
         with open(out) as fh:
             w = json.load(fh)["compare"]["workloads"][0]
@@ -388,6 +434,7 @@ def compare_verdicts_with_intervals():
     check(line and "slow %.2fx slower (" % s["ratio"] in line[0] and "same as fast" in line[0],
           "verdict: the text begins with it (%s)" % line)
     check("same (" in out and "x slower (" in out, "verdict: the table's vs best has the intervals")
+    compare_page(os.path.join(TMP, "verdict-fast1-fast2-slow.plan.html"), cells)
     cells, w, out = plan(["fast2", "fast1"])
     check(sorted(c["verdict"] for c in cells.values()) == ["best", "same"], "verdict: the same in the other order")
 
