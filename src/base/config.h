@@ -101,6 +101,7 @@ struct config {
     int quiet;
     int no_progress;
     int no_findings;             /* --findings no: no findings section, nor "findings" in the JSON */
+    int calibrate;               /* --calibrate yes: the result carries this machine's reference */
 
     char **owned;                /* copies of option values the config keeps alive */
     uint32_t nowned, owned_cap;

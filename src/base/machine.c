@@ -61,6 +61,12 @@ static void cpu_model(char *out, size_t n)
     fclose(f);
 }
 
+int machine_same(const struct machine *a, const struct machine *b)
+{
+    return strcmp(a->cpu_model, b->cpu_model) == 0 && a->cpus_online == b->cpus_online &&
+           strcmp(a->kernel, b->kernel) == 0;
+}
+
 void machine_read(struct machine *m, const char *version)
 {
     struct utsname u;

@@ -18,6 +18,24 @@ struct machine {
     long long port_lo, port_hi; /* ip_local_port_range */
 };
 
+/* rafale calibrate's reference: rafale serve measured by rafale on a
+ * machine, always the same workload, so that results from two machines can
+ * be read beside what each machine does with the same work. A reference,
+ * not a conversion: a server's figures do not scale with it. */
+struct machine_ref {
+    int known;
+    double when_unix_s;
+    struct machine m;           /* where it was measured */
+    char workload[96];          /* "GET /, 16 connections, keep-alive, 3 rounds of 2s" */
+    char pin[128];              /* "rafale serve on CPU 0, rafale on CPU 1" */
+    double rps, rps_ci[2];      /* median of the rounds; 95% interval */
+    double p50_us, p99_us;
+};
+
+/* The same machine as far as a reference goes: CPU model, CPUs online,
+ * kernel. */
+int machine_same(const struct machine *a, const struct machine *b);
+
 /* Reads it now (version: rafale's); what cannot be read stays unknown. */
 void machine_read(struct machine *m, const char *version);
 

@@ -77,6 +77,7 @@ struct engine_result {
     struct engine_conns conns;
     struct tcpinfo_sum tcp;     /* TCP_INFO of rafale's connections as they closed */
     struct machine env;         /* where it ran (filled by the caller, cpus_online 0: unknown) */
+    struct machine_ref ref;     /* --calibrate yes: this machine's reference (filled by the caller) */
     struct machine_noise noise; /* what else ran there meanwhile (filled by the caller) */
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */

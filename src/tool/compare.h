@@ -65,6 +65,9 @@ struct cmp_plan {
  * -1 with "FILE:LINE: reason" in err. */
 int compare_file_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen);
 void compare_file_free(struct cmp_plan *p);
+/* pin = auto: with neither CPU list set, splits the CPUs this process may
+ * use between the servers and rafale (pin becomes PIN_CHOSE). */
+void compare_file_pin_auto(struct cmp_settings *set);
 
 /* One run of a workload on a server: its full result. */
 struct compare_run {
@@ -128,6 +131,7 @@ struct cmp_result {
     int interrupted;
     int cgroups;                 /* servers ran in cgroups of their own */
     char note[256];              /* why not, when started servers did not */
+    struct machine_ref ref;      /* calibrate = yes: this machine's reference */
 };
 
 struct compare_cell *compare_cell(const struct cmp_result *r, int w, int s);

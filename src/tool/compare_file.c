@@ -343,7 +343,7 @@ static int parse_workload(struct cmp_workload *wl, const struct config *defaults
  * servers the rest. A quarter: rafale costs less per request than the
  * servers it measures, and a cell where it did not has its
  * client_cpu_bound finding. */
-static void pin_auto(struct cmp_settings *set)
+void compare_file_pin_auto(struct cmp_settings *set)
 {
     int cpus[CMP_MAX_CPUS], n, nc, i;
     if (set->pin == PIN_NO || set->nserver_cpus || set->nclient_cpus)
@@ -419,7 +419,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
             p->nworkloads++;
     }
     override(&p->set, over);
-    pin_auto(&p->set);
+    compare_file_pin_auto(&p->set);
     /* Threads not given: one per CPU rafale is pinned to, or one. */
     if (defaults.threads == 0)
         defaults.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;

@@ -1,5 +1,6 @@
 /* main.c - wires the command line to a run and its reports. The only place
  * that prints a fatal error or chooses an exit code. */
+#include "calibrate.h"
 #include "cli.h"
 #include "compare.h"
 #include "diff.h"
@@ -261,6 +262,35 @@ static int side_by_side(const char *html, struct loaded *runs, const char **name
 
 /* rafale report [--html OUT] FILE.json...: the reports again, from saved
  * results (runs, or a whole compare); several runs are laid side by side. */
+/* Results from different machines, reported together: each machine with
+ * its reference (rafale calibrate), said to be no conversion. */
+static void machines_block(const struct loaded *runs, const char **names, int n)
+{
+    int i, j, machines = 0;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < i && !machine_same(&runs[i].run.res.env, &runs[j].run.res.env); j++)
+            ;
+        machines += j == i;
+    }
+    if (machines < 2)
+        return;
+    printf("These results come from %d machines. Each one's reference, rafale calibrate's same work on each, stands "
+           "beside its figures:\na reference, not a conversion (a server's figures do not scale with it).\n", machines);
+    for (i = 0; i < n; i++) {
+        const struct machine *m = &runs[i].run.res.env;
+        const struct machine_ref *ref = &runs[i].run.res.ref;
+        printf("  %s: %s, %d CPU%s, %s: ", names[i], m->cpu_model[0] ? m->cpu_model : "CPU unknown", m->cpus_online,
+               m->cpus_online == 1 ? "" : "s", m->kernel[0] ? m->kernel : "kernel unknown");
+        if (ref->known && machine_same(&ref->m, m))
+            printf("rafale serve at %.0f req/s\n", ref->rps);
+        else if (ref->known)
+            printf("a reference from another machine (%s, %d CPUs): left out\n", ref->m.cpu_model, ref->m.cpus_online);
+        else
+            printf("no reference (run it with --calibrate yes)\n");
+    }
+    printf("\n");
+}
+
 static int main_report(int argc, char **argv)
 {
     const char *html = NULL;
@@ -307,6 +337,8 @@ static int main_report(int argc, char **argv)
         rc = 2;
         goto out;
     }
+    if (n > 1 && !compares)
+        machines_block(runs, names, n);
     for (i = 0; i < n; i++) {
         if (n > 1)
             printf("%s== %s\n", i ? "\n" : "", names[i]);
@@ -597,6 +629,53 @@ static void cpu_text(const int *cpus, int n, char *buf, size_t len)
     }
 }
 
+/* rafale calibrate [--json FILE]: this machine's reference, measured,
+ * stored and printed. */
+static int main_calibrate(int argc, char **argv)
+{
+    struct machine_ref ref;
+    const char *json = NULL;
+    char err[600], path[4096];
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+            json = argv[++i];
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: rafale calibrate [--json FILE]\n\nMeasures this machine's reference: rafale serve, pinned as "
+                   "compare pins servers,\nwith always the same workload (%s),\nand keeps it in "
+                   "$XDG_CACHE_HOME/rafale/calibration.json (or ~/.cache/rafale/).\nA run with --calibrate yes (compare: "
+                   "calibrate = yes) carries it.\n", CALIBRATE_WORKLOAD);
+            return 0;
+        } else {
+            fprintf(stderr, "rafale calibrate: unknown argument '%s' (rafale calibrate [--json FILE])\n", argv[i]);
+            return 2;
+        }
+    }
+    catch_signals();
+    printf("rafale calibrate: %s\n", CALIBRATE_WORKLOAD);
+    fflush(stdout);
+    if (calibrate_run(&stop_flag, on_compare_line, stdout, &ref, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale calibrate: %s\n", err);
+        return atomic_load(&stop_flag) ? 130 : 1;
+    }
+    printf("\n");
+    report_ref_text(stdout, &ref, "");
+    if (calibrate_path(path, sizeof(path)) != 0) {
+        fprintf(stderr, "rafale calibrate: warning: neither XDG_CACHE_HOME nor HOME is set: the reference is not kept\n");
+    } else if (calibrate_save(path, &ref, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale calibrate: %s\n", err);
+        return 1;
+    } else {
+        printf("Kept in %s\n", path);
+    }
+    if (json && calibrate_save(json, &ref, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale calibrate: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 static int main_compare(int argc, char **argv)
 {
     struct compare_args a;
@@ -651,7 +730,22 @@ static int main_compare(int argc, char **argv)
                plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
                plan.set.repeat == 1 ? "" : "s");
     fflush(stdout);
-    if (compare_run(&plan, &stop_flag, on_compare_line, stdout, &res, err, sizeof(err)) != 0) {
+    {
+        /* calibrate = yes (a workload default): the reference once, first. */
+        struct machine_ref ref;
+        int i, want = 0;
+        memset(&ref, 0, sizeof(ref));
+        for (i = 0; i < plan.nworkloads; i++)
+            want |= plan.workloads[i].cfg.calibrate;
+        if (want && calibrate_get(&stop_flag, on_compare_line, stdout, &ref, err, sizeof(err)) != 0) {
+            fprintf(stderr, "rafale compare: calibrate: %s\n", err);
+            compare_file_free(&plan);
+            return 1;
+        }
+        rc = compare_run(&plan, &stop_flag, on_compare_line, stdout, &res, err, sizeof(err));
+        res.ref = ref;
+    }
+    if (rc != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         rc = 1;
     } else {
@@ -859,6 +953,7 @@ int main(int argc, char **argv)
     struct monitor *mon = NULL;
     struct monitor_result server = { 0 };
     struct netstat_obs net;
+    struct machine_ref ref = { 0 };
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
@@ -876,6 +971,8 @@ int main(int argc, char **argv)
         return main_merge(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return main_diff(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
+        return main_calibrate(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep = 1;
         argc--;
@@ -919,6 +1016,12 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 2;
     }
+    if (cfg.calibrate &&
+        calibrate_get(&stop_flag, cfg.quiet ? NULL : on_compare_line, stderr, &ref, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: calibrate: %s\n", err);
+        config_free(&cfg);
+        return atomic_load(&stop_flag) ? 130 : 1;
+    }
     progress_init(&prog, stderr, &share);
     if (cfg.start_at > 0 && cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now() > 1 && !cfg.quiet)
         fprintf(stderr, "rafale: waiting %.1fs for --start-at\n", cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now());
@@ -947,6 +1050,7 @@ int main(int argc, char **argv)
     progress_done(&prog);
     netstat_end(&net);
     machine_read(&res.env, RAFALE_VERSION);
+    res.ref = ref;
     if (mon)
         monitor_stop(mon, &server);
     netstat_noise(&net, res.client_cpu_s, res.elapsed_s, mon ? &server : NULL, &res.noise);

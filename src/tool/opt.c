@@ -39,7 +39,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE,
 };
 
 struct opt_def {
@@ -200,6 +200,9 @@ static const struct opt_def table[] = {
     { "findings", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "yes|no",
       "say why the numbers look as they do: starved connections, a full accept queue,\nNagle stalls, queueing, CPU "
       "limits, logging... (default yes)", "yes or no", 0, 0, 0, 0, I_FINDINGS, NULL },
+    { "calibrate", 0, K_CUSTOM, D_RUN, S_OUTPUT, OPT_RUN | OPT_WORKLOAD, "yes|no",
+      "carry this machine's reference (rafale calibrate, measured first when this machine\nhas none stored) in "
+      "the report and the JSON (default no)", "yes or no", 0, 0, 0, 0, I_CALIBRATE, NULL },
     { "quiet", 'q', K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, "no progress line on stderr", "yes or no", 0, 0, RUN(quiet),
       1, 0, NULL },
     { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0, NULL },
@@ -554,6 +557,11 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     case I_LATENCY:
         return 0; /* wrk's flag: the distribution is always printed */
+    case I_CALIBRATE:
+        if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+            break;
+        cfg->calibrate = strcmp(v, "yes") == 0;
+        return 0;
     case I_FINDINGS:
         if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
             break;

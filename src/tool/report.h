@@ -28,6 +28,10 @@ void report_json_config(FILE *f, const struct config *cfg);
 void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed);
 /* Writes s as a JSON string literal. */
 void report_json_str(FILE *f, const char *s);
+/* rafale calibrate's reference, as a JSON object. */
+void report_json_ref(FILE *f, const struct machine_ref *ref);
+/* Its line in the text report ("Reference ..."). */
+void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent);
 int report_csv(FILE *f, const struct engine_result *r);
 /* A self-contained HTML page with inline SVG charts. */
 int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,

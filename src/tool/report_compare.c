@@ -322,6 +322,10 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
             for (k = 0; k < n; k++)
                 fprintf(f, "    %s\n", lines[k]);
         }
+    if (r->ref.known) {
+        fputc('\n', f);
+        report_ref_text(f, &r->ref, "");
+    }
     if (r->interrupted)
         fprintf(f, "\nInterrupted: the tables cover the runs made before the signal.\n");
 }
@@ -390,6 +394,10 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     cpus(f, p->set.client_cpus, p->set.nclient_cpus);
     fprintf(f, ", \"pin\": \"%s\"", p->set.pin == PIN_CHOSE ? "auto" : p->set.pin == PIN_NO ? "no" :
                                        p->set.nserver_cpus || p->set.nclient_cpus ? "given" : "none");
+    if (r->ref.known) {
+        fprintf(f, ", \"calibration\": ");
+        report_json_ref(f, &r->ref);
+    }
     fprintf(f, ", \"interrupted\": %s, \"cgroups\": %s, \"note\": ", r->interrupted ? "true" : "false",
             r->cgroups ? "true" : "false");
     report_json_str(f, r->note);

@@ -246,10 +246,10 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
     fprintf(f, "]}");
 }
 
-/* "environment": the machine it ran on. */
-static void jenv(FILE *f, const struct machine *m)
+/* The machine it ran on, as an object. */
+static void jenv_obj(FILE *f, const struct machine *m)
 {
-    fprintf(f, "  \"environment\": {\"cpu_model\": ");
+    fprintf(f, "{\"cpu_model\": ");
     report_json_str(f, m->cpu_model);
     fprintf(f, ", \"cpus_online\": %d, \"governor\": ", m->cpus_online);
     if (m->governor[0])
@@ -262,8 +262,31 @@ static void jenv(FILE *f, const struct machine *m)
     report_json_str(f, m->version);
     fprintf(f, ", \"build\": ");
     report_json_str(f, m->build);
-    fprintf(f, ", \"somaxconn\": %lld, \"ip_local_port_range\": [%lld, %lld]},\n", m->somaxconn, m->port_lo,
-            m->port_hi);
+    fprintf(f, ", \"somaxconn\": %lld, \"ip_local_port_range\": [%lld, %lld]}", m->somaxconn, m->port_lo, m->port_hi);
+}
+
+/* "environment": the machine it ran on. */
+static void jenv(FILE *f, const struct machine *m)
+{
+    fprintf(f, "  \"environment\": ");
+    jenv_obj(f, m);
+    fprintf(f, ",\n");
+}
+
+void report_json_ref(FILE *f, const struct machine_ref *ref)
+{
+    fprintf(f, "{\"when_unix_s\": %.0f, \"workload\": ", ref->when_unix_s);
+    report_json_str(f, ref->workload);
+    fprintf(f, ", \"pin\": ");
+    report_json_str(f, ref->pin);
+    fprintf(f, ", \"rps\": %.1f, \"rps_ci\": ", ref->rps);
+    if (isnan(ref->rps_ci[0]) || isnan(ref->rps_ci[1]))
+        fprintf(f, "null");
+    else
+        fprintf(f, "[%.1f, %.1f]", ref->rps_ci[0], ref->rps_ci[1]);
+    fprintf(f, ", \"p50_us\": %.3f, \"p99_us\": %.3f, \"environment\": ", ref->p50_us, ref->p99_us);
+    jenv_obj(f, &ref->m);
+    fprintf(f, "}");
 }
 
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
@@ -277,6 +300,11 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(f, "  \"start_unix_s\": %.6f,\n", r->start_unix_s);
+    if (r->ref.known) {
+        fprintf(f, "  \"calibration\": ");
+        report_json_ref(f, &r->ref);
+        fprintf(f, ",\n");
+    }
     if (r->shard.count) {
         fprintf(f, "  \"shard\": ");
         jshard(f, &r->shard, 0);

@@ -537,6 +537,53 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
     }
 }
 
+static void load_env(struct jc *c, json_t *cl, struct machine *m)
+{
+    json_t *pr = json_object_get(cl, "ip_local_port_range");
+    size_t at = jcheck_enter(c, "environment");
+    jcheck_copy(m->cpu_model, sizeof(m->cpu_model), jcheck_str(c, cl, "cpu_model", 0));
+    m->cpus_online = (int)jcheck_num(c, cl, "cpus_online", 1, 1e6, 1);
+    if (json_is_string(json_object_get(cl, "governor")))
+        jcheck_copy(m->governor, sizeof(m->governor), jcheck_str(c, cl, "governor", 0));
+    m->boost = json_is_boolean(json_object_get(cl, "boost")) ? json_is_true(json_object_get(cl, "boost")) : -1;
+    jcheck_copy(m->kernel, sizeof(m->kernel), jcheck_str(c, cl, "kernel", 0));
+    jcheck_copy(m->version, sizeof(m->version), jcheck_str(c, cl, "rafale_version", 0));
+    jcheck_copy(m->build, sizeof(m->build), jcheck_str(c, cl, "build", 0));
+    m->somaxconn = (long long)jcheck_num(c, cl, "somaxconn", -1, 1e12, 0);
+    m->port_lo = m->port_hi = -1;
+    if (json_is_array(pr) && json_array_size(pr) == 2 && json_is_integer(json_array_get(pr, 0)) &&
+        json_is_integer(json_array_get(pr, 1))) {
+        m->port_lo = json_integer_value(json_array_get(pr, 0));
+        m->port_hi = json_integer_value(json_array_get(pr, 1));
+    }
+    jcheck_leave(c, at);
+}
+
+void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
+{
+    size_t at = jcheck_enter(c, "calibration");
+    json_t *ci = json_object_get(o, "rps_ci"), *env;
+    memset(ref, 0, sizeof(*ref));
+    ref->when_unix_s = jcheck_num(c, o, "when_unix_s", 0, 1e11, 1);
+    jcheck_copy(ref->workload, sizeof(ref->workload), jcheck_str(c, o, "workload", 1));
+    jcheck_copy(ref->pin, sizeof(ref->pin), jcheck_str(c, o, "pin", 0));
+    ref->rps = jcheck_num(c, o, "rps", 0, 1e12, 1);
+    ref->rps_ci[0] = ref->rps_ci[1] = NAN;
+    if (json_is_array(ci) && json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
+        json_is_number(json_array_get(ci, 1))) {
+        ref->rps_ci[0] = json_number_value(json_array_get(ci, 0));
+        ref->rps_ci[1] = json_number_value(json_array_get(ci, 1));
+        if (!(ref->rps_ci[0] >= 0 && ref->rps_ci[0] <= ref->rps_ci[1] && ref->rps_ci[1] <= 1e12))
+            jcheck_fail(c, "rps_ci", "wants [low, high] with 0 <= low <= high");
+    }
+    ref->p50_us = jcheck_num(c, o, "p50_us", 0, MAX_US, 0);
+    ref->p99_us = jcheck_num(c, o, "p99_us", 0, MAX_US, 0);
+    if ((env = jcheck_obj(c, o, "environment", 1)) != NULL)
+        load_env(c, env, &ref->m);
+    jcheck_leave(c, at);
+    ref->known = !c->failed;
+}
+
 static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
     json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
@@ -590,27 +637,10 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
             jcheck_fail(c, "server_ended_mode_count", "above server_ended");
         jcheck_leave(c, at);
     }
-    if ((cl = jcheck_obj(c, root, "environment", 0)) != NULL) {
-        struct machine *m = &r->env;
-        json_t *pr = json_object_get(cl, "ip_local_port_range");
-        at = jcheck_enter(c, "environment");
-        jcheck_copy(m->cpu_model, sizeof(m->cpu_model), jcheck_str(c, cl, "cpu_model", 0));
-        m->cpus_online = (int)jcheck_num(c, cl, "cpus_online", 1, 1e6, 1);
-        if (json_is_string(json_object_get(cl, "governor")))
-            jcheck_copy(m->governor, sizeof(m->governor), jcheck_str(c, cl, "governor", 0));
-        m->boost = json_is_boolean(json_object_get(cl, "boost")) ? json_is_true(json_object_get(cl, "boost")) : -1;
-        jcheck_copy(m->kernel, sizeof(m->kernel), jcheck_str(c, cl, "kernel", 0));
-        jcheck_copy(m->version, sizeof(m->version), jcheck_str(c, cl, "rafale_version", 0));
-        jcheck_copy(m->build, sizeof(m->build), jcheck_str(c, cl, "build", 0));
-        m->somaxconn = (long long)jcheck_num(c, cl, "somaxconn", -1, 1e12, 0);
-        m->port_lo = m->port_hi = -1;
-        if (json_is_array(pr) && json_array_size(pr) == 2 && json_is_integer(json_array_get(pr, 0)) &&
-            json_is_integer(json_array_get(pr, 1))) {
-            m->port_lo = json_integer_value(json_array_get(pr, 0));
-            m->port_hi = json_integer_value(json_array_get(pr, 1));
-        }
-        jcheck_leave(c, at);
-    }
+    if ((cl = jcheck_obj(c, root, "environment", 0)) != NULL)
+        load_env(c, cl, &r->env);
+    if ((cl = jcheck_obj(c, root, "calibration", 0)) != NULL)
+        report_load_ref(c, cl, &r->ref);
     r->noise.nr_throttled = -1;
     if ((cl = jcheck_obj(c, root, "noise", 0)) != NULL) {
         at = jcheck_enter(c, "noise");
@@ -708,6 +738,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     struct cmp_result *r = &out->cmp;
     json_t *svs, *wls, *e;
     const char *note;
+    struct machine_ref ref;
     size_t k, at;
     int s, w;
 
@@ -715,6 +746,9 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     svs = jcheck_arr(c, cmp, "servers", 1);
     wls = jcheck_arr(c, cmp, "workloads", 1);
     note = jcheck_str(c, cmp, "note", 0);
+    memset(&ref, 0, sizeof(ref));
+    if (jcheck_obj(c, cmp, "calibration", 0))
+        report_load_ref(c, jcheck_obj(c, cmp, "calibration", 0), &ref);
     if (c->failed)
         return -1;
     if (json_array_size(svs) == 0 || json_array_size(wls) == 0 || json_array_size(svs) > 10000 ||
@@ -777,6 +811,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
         return jcheck_fail(c, "", "out of memory");
     r->interrupted = jcheck_bool(c, cmp, "interrupted");
     r->cgroups = jcheck_bool(c, cmp, "cgroups");
+    r->ref = ref;
     jcheck_copy(r->note, sizeof(r->note), note);
     for (s = 0; s < p->nservers; s++) {
         json_t *sv = json_array_get(svs, (size_t)s);

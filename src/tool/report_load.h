@@ -37,5 +37,8 @@ void report_load_free(struct loaded *l);
  * parse alone (NULL with the reason in err). */
 int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen);
 json_t *report_load_json(const char *path, char *err, size_t errlen);
+/* A "calibration" object (rafale calibrate's reference), checked. */
+struct jc;
+void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref);
 
 #endif

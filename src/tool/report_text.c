@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
 const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
@@ -524,7 +525,29 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         per_url_block(f, cfg, r);
     if (r->nshards)
         shards_block(f, r);
+    if (r->ref.known) {
+        fputc('\n', f);
+        report_ref_text(f, &r->ref, "");
+    }
     return ferror(f) ? -1 : 0;
+}
+
+void report_ref_text(FILE *f, const struct machine_ref *ref, const char *in)
+{
+    char when[32] = "?", p50[32], p99[32];
+    time_t t = (time_t)ref->when_unix_s;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+    fprintf(f, "%sReference     this machine's: rafale serve at %.0f req/s", in, ref->rps);
+    if (!isnan(ref->rps_ci[0]) && !isnan(ref->rps_ci[1]))
+        fprintf(f, " (%.0f\xe2\x80\x93%.0f)", ref->rps_ci[0], ref->rps_ci[1]);
+    fprintf(f, ", p50 %s, p99 %s (rafale calibrate, %s)\n", units_fmt_ns(p50, sizeof(p50), ref->p50_us * 1e3),
+            units_fmt_ns(p99, sizeof(p99), ref->p99_us * 1e3), when);
+    fprintf(f, "%s              %s; %s; %s, %d CPU%s, %s\n", in, ref->workload, ref->pin,
+            ref->m.cpu_model[0] ? ref->m.cpu_model : "CPU unknown", ref->m.cpus_online,
+            ref->m.cpus_online == 1 ? "" : "s", ref->m.kernel);
+    fprintf(f, "%s              a reference, not a conversion: a server's figures do not scale with it\n", in);
 }
 
 void report_findings_text(FILE *f, const struct findings *fs, const char *in)
