@@ -17,7 +17,8 @@ void cli_usage(void)
           "       rafale compare [options] PLAN    several servers side by side\n"
           "       rafale report [--html F] RESULT.json...   the reports again from saved results\n"
           "       rafale merge [--json F] [--html F] SHARD.json...   one run's shards (--shard) as one result\n"
-          "       rafale diff [--threshold 5%] [--json F] [--html F] BASE.json NEW.json   a regression gate\n",
+          "       rafale diff [--threshold 5%] [--json F] [--html F] BASE.json NEW.json   a regression gate\n"
+          "       rafale calibrate [--json F]      this machine's reference, for results from several machines\n",
           stdout);
     opt_help(stdout, OPT_RUN);
     fputs("\n"
