@@ -3,7 +3,9 @@
  * server CPU and memory. Built through cmp_saved_*, as `rafale report
  * A.json B.json` builds its side-by-side page. */
 #include "compare.h"
+#include "report_compare.h"
 #include "t.h"
+#include "verdict.h"
 
 #include <math.h>
 #include <string.h>
@@ -129,11 +131,33 @@ static void an_empty_cell_is_not_a_result(void)
     config_free(&cfg);
 }
 
+/* The "vs best" words: a slower verdict whose interval reaches 1.004 says
+ * 1.004, not a "1.00" that would seem to contradict it. */
+static void ratio_words(void)
+{
+    struct compare_cell c;
+    char b[96];
+    memset(&c, 0, sizeof(c));
+    c.nruns = 4;
+    c.verdict = VERDICT_SLOWER;
+    c.ratio = 1.28;
+    c.ratio_ci[0] = 1.004;
+    c.ratio_ci[1] = 1.6449;
+    CHECKF(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "1.28x slower (1.004\xe2\x80\x93" "1.64)") == 0, "%s", b);
+    c.verdict = VERDICT_SAME;
+    c.ratio_ci[0] = 0.97;
+    c.ratio_ci[1] = 1.0;
+    CHECKF(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "same (0.97\xe2\x80\x93" "1.00)") == 0, "%s", b);
+    c.verdict = VERDICT_BEST;
+    CHECK(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "best") == 0);
+}
+
 int main(void)
 {
     T_RUN(median_spread_and_server_figures);
     T_RUN(bad_statuses_make_a_cell_invalid);
     T_RUN(a_new_connection_per_request_is_refused_keepalive);
     T_RUN(an_empty_cell_is_not_a_result);
+    T_RUN(ratio_words);
     T_END("test_compare");
 }

@@ -95,11 +95,16 @@ http {
 CONF
 
 cat > "$dir/plan.conf" <<CONF
+# repeat = auto: rounds until every verdict's interval settles (3 to 8), the
+# first one left out as warm-up; pin = auto (the default) splits the CPUs
+# between the servers and rafale; calibrate = yes carries this machine's
+# reference, to read the result beside one from another machine.
 [settings]
-repeat = 3
+repeat = auto
+max-repeat = 8
+discard = 1
+calibrate = yes
 warmup = 1s
-server-cpus = 0
-client-cpus = 1
 connections = 20
 requests = 10000
 

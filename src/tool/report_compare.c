@@ -26,8 +26,21 @@ double report_compare_best_rps(const struct cmp_result *r, int w)
     return best;
 }
 
+/* An interval of ratios, "1.31\xe2\x80\x931.65": two decimals, three where a
+ * bound would read 1.00 without being 1 (a slower verdict whose interval
+ * shows "1.00" would seem to contradict itself). */
+static const char *ci_text(char b[48], const double ci[2])
+{
+    char lo[16], hi[16];
+    snprintf(lo, sizeof(lo), fabs(ci[0] - 1) < 0.005 && ci[0] != 1 ? "%.3f" : "%.2f", ci[0]);
+    snprintf(hi, sizeof(hi), fabs(ci[1] - 1) < 0.005 && ci[1] != 1 ? "%.3f" : "%.2f", ci[1]);
+    snprintf(b, 48, "%s\xe2\x80\x93%s", lo, hi);
+    return b;
+}
+
 const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best)
 {
+    char ci[48];
     /* The ratio is time per request over the best's, paired by round,
      * with its 95% interval (verdict.c). */
     (void)best;
@@ -40,9 +53,9 @@ const char *report_compare_ratio_text(char *b, size_t n, const struct compare_ce
     else if (c->verdict == VERDICT_UNKNOWN || isnan(c->ratio_ci[0]))
         snprintf(b, n, "%.2fx (1 round)", c->ratio);
     else if (c->verdict == VERDICT_SAME)
-        snprintf(b, n, "same (%.2f\xe2\x80\x93%.2f)", c->ratio_ci[0], c->ratio_ci[1]);
+        snprintf(b, n, "same (%s)", ci_text(ci, c->ratio_ci));
     else
-        snprintf(b, n, "%.2fx slower (%.2f\xe2\x80\x93%.2f)", c->ratio, c->ratio_ci[0], c->ratio_ci[1]);
+        snprintf(b, n, "%.2fx slower (%s)", c->ratio, ci_text(ci, c->ratio_ci));
     return b;
 }
 
@@ -155,6 +168,7 @@ static void warn_ids(char *b, size_t n, size_t *u, const struct findings *fs)
 void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w)
 {
     size_t u = 0;
+    char ci[48];
     int s, k, best = -1;
 #define VADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
     b[0] = '\0';
@@ -177,11 +191,9 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
             if (s == best || (c->nruns == 0 && !r->failed[s]))
                 continue;
             if (k == 0 && c->verdict == VERDICT_SAME && !c->invalid)
-                VADD(" %s: same as %s (%.2f\xe2\x80\x93%.2f)", p->servers[s].name, p->servers[best].name,
-                     c->ratio_ci[0], c->ratio_ci[1]);
+                VADD(" %s: same as %s (%s)", p->servers[s].name, p->servers[best].name, ci_text(ci, c->ratio_ci));
             else if (k == 1 && c->verdict == VERDICT_SLOWER && !c->invalid)
-                VADD(" %s %.2fx slower (%.2f\xe2\x80\x93%.2f)", p->servers[s].name, c->ratio, c->ratio_ci[0],
-                     c->ratio_ci[1]);
+                VADD(" %s %.2fx slower (%s)", p->servers[s].name, c->ratio, ci_text(ci, c->ratio_ci));
             else if (k == 2 && c->verdict == VERDICT_UNKNOWN && !c->invalid)
                 VADD(" %s %.2fx slower in one round (no interval)", p->servers[s].name, c->ratio);
             else if (k == 3 && (c->invalid || r->failed[s]))

@@ -757,6 +757,8 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     config_cmp_defaults(&p->set);
     p->file = jcheck_dup(c, cmp, "plan", NULL);
     p->set.repeat = (int)jcheck_num(c, cmp, "repeat", 0, 1000, 0);
+    p->set.repeat_auto = jcheck_bool(c, cmp, "repeat_auto");
+    p->set.discard = (int)jcheck_num(c, cmp, "discard", 0, 100, 0);
     p->set.grace_ns = jcheck_ns(c, cmp, "grace_s", 0);
     p->set.ready_ns = jcheck_ns(c, cmp, "ready_timeout_s", 0);
     cpu_list(c, cmp, "server_cpus", p->set.server_cpus, &p->set.nserver_cpus);

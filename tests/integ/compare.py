@@ -503,6 +503,16 @@ def compare_repeat_auto():
     check(w["rounds"] == 3 and c["repeat_auto"] is True and "settled after 3 rounds" in p.stdout,
           "repeat auto: a clear difference stops at 3 rounds (%s)" % w["rounds"])
     check(sorted(s["verdict"] for s in w["servers"]) == ["best", "slower"], "repeat auto: its verdict")
+    again = subprocess.run([RAFALE, "report", os.path.join(TMP, "auto.plan.json")], capture_output=True, text=True,
+                           timeout=60)
+    check(again.returncode == 0 and "x 3 (repeat = auto: the rounds it took)" in again.stdout,
+          "repeat auto: rafale report says so too")
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:
+        nc = max(1, len(cpus) // 4)
+        check(c["pin"] == "auto" and c["client_cpus"] == cpus[-nc:] and c["server_cpus"] == cpus[:-nc] and
+              "rafale compare: pin = auto: servers on CPU" in p.stdout,
+              "pin = auto: the CPUs split, and said (%s %s %s)" % (c["pin"], c["server_cpus"], c["client_cpus"]))
     # A close call that stays open: the second server costs 1.6 times the first in every other round (a
     # block of 60 requests each, the plan's run), the same in the others. Its per-round log ratios are 0.47, 0,
     # 0.47, 0 (the first round is discarded): the interval holds 1 and is far wider than 3% at 3 and at 4
