@@ -28,3 +28,6 @@ print(json.dumps(json.load(urllib.request.urlopen("http://127.0.0.1:18080/_count
 echo
 echo '$ rafale --targets api.targets --order session -c 10 -n 400     # no --cookies'
 "$root/rafale" --targets "$here/api.targets" --order session -c 10 -n 400 | grep -E "^ *(Bad status|Status|[0-9]{3} )|login|list|create|show" || true
+echo
+echo '$ rafale --targets api-token.targets --order session -c 10 -n 4000   # a bearer token, checks, think time'
+"$root/rafale" --targets "$here/api-token.targets" --order session -c 10 -n 4000 | sed -n '/^Checks/,/^$/p'

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A small JSON API for the workloads example, which counts what it receives.
 
-POST /login sets a session cookie; /items (GET, POST) and /items/N want that
-cookie (401 without it). GET /_counts answers the counts as JSON: requests per
+POST /login sets a session cookie and answers {"ok": true, "token": ...};
+/items (GET, POST) and /items/N want that cookie or the token as
+"Authorization: Bearer TOKEN" (401 without either); POST /items answers the
+new item's id and its Location. GET /_counts answers the counts as JSON: requests per
 route and status, request ids seen twice, bodies that are not valid JSON, and
 the owners named in created items. Listens on 127.0.0.1 only.
 
@@ -21,6 +23,7 @@ request_ids = set()
 dup_ids = 0
 bad_json = 0
 owners = {}
+next_id = 0
 
 
 def count(key):
@@ -29,12 +32,16 @@ def count(key):
 
 def answer(method, path, headers, body):
     global dup_ids, bad_json
+    global next_id
     cookie = headers.get("cookie", "")
     sid = None
     for part in cookie.split(";"):
         k, _, v = part.strip().partition("=")
         if k == "sid":
             sid = v
+    auth = headers.get("authorization", "")
+    if auth.startswith("Bearer "):
+        sid = auth[7:]
     route = path.split("?")[0]
     if route.startswith("/items/"):
         route = "/items/N"
@@ -47,7 +54,7 @@ def answer(method, path, headers, body):
             sid = os.urandom(8).hex()
             sessions.add(sid)
             count("%s %s 200" % (method, route))
-            return 200, b'{"ok": true}', b"Set-Cookie: sid=%s; Path=/; HttpOnly\r\n" % sid.encode()
+            return 200, b'{"ok": true, "token": "%s"}' % sid.encode(), b"Set-Cookie: sid=%s; Path=/; HttpOnly\r\n" % sid.encode()
         if route not in ("/items", "/items/N"):
             count("%s %s 404" % (method, route))
             return 404, b'{"error": "no such route"}', b""
@@ -65,9 +72,12 @@ def answer(method, path, headers, body):
             except (ValueError, KeyError):
                 bad_json += 1
             count("%s %s 201" % (method, route))
-            return 201, b'{"id": 1}', b""
+            next_id += 1
+            return 201, b'{"ok": true, "id": %d}' % next_id, b"Location: /items/%d\r\n" % next_id
         count("%s %s 200" % (method, route))
-        return 200, b'[{"id": 1, "name": "item"}]', b""
+        if route == "/items/N":
+            return 200, b'{"ok": true, "id": %s}' % path.split("?")[0].rsplit("/", 1)[1].encode(), b""
+        return 200, b'{"ok": true, "items": [{"id": 1, "name": "item"}]}', b""
 
 
 def handle(c):

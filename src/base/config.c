@@ -15,6 +15,8 @@ void config_defaults(struct config *cfg)
     cfg->threads = ncpu > 0 ? (uint32_t)ncpu : 1;
     cfg->keepalive = 1;
     cfg->timeout_ns = 10 * 1000000000ULL;
+    cfg->max_body = 1 << 20;
+    cfg->abort_after_ns = 5 * 1000000000ULL;
     cfg->connect_timeout_ns = 5 * 1000000000ULL;
     cfg->method = "GET";
     cfg->streams = 1;
@@ -73,6 +75,20 @@ int config_add_header(struct config *cfg, const char *h)
     return 0;
 }
 
+int config_add_check(struct config *cfg, const char *expr)
+{
+    const char **n;
+    const char *kept = config_keep(cfg, expr);
+    if (kept == NULL)
+        return -1;
+    n = realloc(cfg->check_exprs, (cfg->ncheck_exprs + 1) * sizeof(char *));
+    if (n == NULL)
+        return -1;
+    cfg->check_exprs = n;
+    cfg->check_exprs[cfg->ncheck_exprs++] = kept;
+    return 0;
+}
+
 /* Re-points a borrowed string of src at a copy kept by dst. */
 static int rekeep(struct config *dst, const char **field)
 {
@@ -100,10 +116,14 @@ int config_copy(struct config *dst, const struct config *src)
     dst->tindex = NULL;
     dst->headers = NULL;
     dst->nheaders = 0;
+    dst->check_exprs = NULL;
+    dst->ncheck_exprs = 0;
     dst->body = NULL;
     dst->sources = NULL;
     for (i = 0; i < src->nheaders; i++)
         rc |= config_add_header(dst, src->headers[i]);
+    for (i = 0; i < src->ncheck_exprs; i++)
+        rc |= config_add_check(dst, src->check_exprs[i]);
     if (src->body) {
         dst->body = malloc(src->body_len ? src->body_len : 1);
         if (dst->body)
@@ -193,6 +213,14 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     }
     if (cfg->threads > cfg->connections)
         cfg->threads = cfg->connections;
+    if (cfg->think_hi_ns && cfg->rate > 0) {
+        snprintf(err, errlen, "--think is for a closed loop: with -R the schedule decides when requests go");
+        return -1;
+    }
+    if (cfg->abort_on_fail && cfg->slo.n == 0) {
+        snprintf(err, errlen, "--abort-on-fail stops a run when its SLO is lost: give --slo too");
+        return -1;
+    }
     if (cfg->max_connections && cfg->rate <= 0) {
         snprintf(err, errlen, "--max-connections goes with -R: a closed loop never falls behind a schedule");
         return -1;
@@ -264,6 +292,7 @@ void config_free(struct config *cfg)
     free(cfg->order);
     free(cfg->tindex);
     free(cfg->headers);
+    free(cfg->check_exprs);
     free(cfg->body);
     free(cfg->sources);
     for (i = 0; i < cfg->nowned; i++)

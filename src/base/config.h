@@ -17,6 +17,12 @@
  * body when it came from --targets. */
 struct target {
     const char *name;            /* "# name: NAME", or NULL */
+    const char **checks;         /* "# check: EXPR" lines before it (kept by the config) */
+    uint32_t nchecks;
+    const char **extracts;       /* "# extract: NAME = EXPR" lines */
+    uint32_t nextracts;
+    uint64_t think_lo_ns, think_hi_ns; /* "# think: D" or "D-D"; has_think: given */
+    int has_think;
     const char *method;          /* NULL: the run's -m */
     const char **headers;        /* own: its header lines (kept by the config) */
     uint32_t nheaders;
@@ -75,6 +81,12 @@ struct config {
     struct tls_options tls;      /* for https:// URLs */
     int http2;                   /* --http2 */
     int cookies;                 /* --cookies: a cookie jar per connection */
+    const char **check_exprs;    /* --check EXPR, on every request (kept) */
+    uint32_t ncheck_exprs;
+    uint64_t max_body;           /* --max-body: bytes of a body kept for checks and extraction */
+    uint64_t think_lo_ns, think_hi_ns; /* --think D or D-D: the pause after each answer (closed loop) */
+    int abort_on_fail;           /* --abort-on-fail: stop once the --slo is lost */
+    uint64_t abort_after_ns;     /* --abort-after: not before this far into the measured phase */
     uint32_t follow;             /* --follow N: redirects followed on the same origin */
     uint32_t streams;            /* --streams: concurrent streams per HTTP/2 connection */
     uint32_t h2_window_bits;     /* --h2-window: flow-control windows of 2^bits - 1 */
@@ -157,6 +169,8 @@ int config_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem);
 /* Takes p (from malloc) to be freed with the config. Returns p, or NULL
  * (p freed) when out of memory. */
 void *config_own(struct config *cfg, void *p);
+/* Appends a --check expression (kept). Returns 0 or -1 (memory). */
+int config_add_check(struct config *cfg, const char *expr);
 /* Appends a header line ("Name: value", kept). Returns 0 or -1 (memory). */
 int config_add_header(struct config *cfg, const char *h);
 /* A deep copy of src, which must have no URLs yet. Returns 0 or -1. */

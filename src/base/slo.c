@@ -55,6 +55,15 @@ static int parse_one(const char *t, struct slo_check *c, char *err, size_t errle
         if (end == val || (pct ? *end != '%' || end[1] : *end != '\0') || c->threshold < 0)
             goto bad;
         return 0;
+    } else if (strcmp(name, "checks") == 0) {
+        size_t vl = strlen(val);
+        c->metric = SLO_CHECKS_PCT;
+        c->threshold = strtod(val, &end);
+        if (end == val || val[vl - 1] != '%' || *end != '%' || end[1] || c->threshold < 0 || c->threshold > 100) {
+            snprintf(err, errlen, "--slo: '%s': checks takes a percentage of responses, such as checks>99.9%%", t);
+            return -1;
+        }
+        return 0;
     } else if (strcmp(name, "rps") == 0) {
         c->metric = SLO_RPS;
         c->threshold = strtod(val, &end);
@@ -62,7 +71,7 @@ static int parse_one(const char *t, struct slo_check *c, char *err, size_t errle
             goto bad;
         return 0;
     } else {
-        snprintf(err, errlen, "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, bad_status, rps)", name);
+        snprintf(err, errlen, "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, bad_status, rps, checks)", name);
         return -1;
     }
     /* Latency: a unit is required, "p99<50" is too easy to misread. */
@@ -145,6 +154,10 @@ int slo_eval(struct slo *s, const struct stats *t, double elapsed_s)
         case SLO_BAD:
             c->value = (double)t->bad_status;
             break;
+        case SLO_CHECKS_PCT:
+            /* Of the responses that had checks; none checked proves nothing. */
+            c->value = t->checked ? 100.0 * (double)(t->checked - t->checks_failed) / (double)t->checked : 0;
+            break;
         }
         if (c->less)
             c->pass = c->or_equal ? c->value <= c->threshold : c->value < c->threshold;
@@ -152,6 +165,8 @@ int slo_eval(struct slo *s, const struct stats *t, double elapsed_s)
             c->pass = c->or_equal ? c->value >= c->threshold : c->value > c->threshold;
         /* A latency check on a run with no sample proves nothing. */
         if ((c->metric == SLO_PCT || c->metric == SLO_MEAN || c->metric == SLO_MAX_LAT) && t->h[H_LATENCY].total == 0)
+            c->pass = 0;
+        if (c->metric == SLO_CHECKS_PCT && t->checked == 0)
             c->pass = 0;
         failed += !c->pass;
     }
@@ -164,6 +179,9 @@ char *slo_value_str(const struct slo_check *c, double v, char *buf, size_t len)
     case SLO_ERRORS_PCT:
     case SLO_BAD_PCT:
         snprintf(buf, len, "%.3g%%", v);
+        break;
+    case SLO_CHECKS_PCT:
+        snprintf(buf, len, "%.4g%% passed", v);
         break;
     case SLO_ERRORS:
     case SLO_BAD:

@@ -1,5 +1,6 @@
 /* slo.h - pass/fail thresholds on a run (k6-style), e.g.
- * "p99<50ms,errors<0.1%,bad_status<1%,rps>10000". */
+ * "p99<50ms,errors<0.1%,bad_status<1%,rps>10000,checks>99.9%" (checks: the
+ * share of checked responses that passed all their checks). */
 #ifndef RAFALE_SLO_H
 #define RAFALE_SLO_H
 
@@ -10,7 +11,8 @@
 
 struct stats;
 
-enum slo_metric { SLO_PCT, SLO_MEAN, SLO_MAX_LAT, SLO_ERRORS_PCT, SLO_ERRORS, SLO_RPS, SLO_BAD_PCT, SLO_BAD };
+enum slo_metric { SLO_PCT, SLO_MEAN, SLO_MAX_LAT, SLO_ERRORS_PCT, SLO_ERRORS, SLO_RPS, SLO_BAD_PCT, SLO_BAD,
+                  SLO_CHECKS_PCT };
 
 struct slo_check {
     char text[48];         /* as the user wrote it */

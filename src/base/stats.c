@@ -115,6 +115,9 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->redirects_away += s->redirects_away;
     d->censored += s->censored;
     d->censored_unsent += s->censored_unsent;
+    d->checked += s->checked;
+    d->checks_failed += s->checks_failed;
+    d->skipped += s->skipped;
 }
 
 uint64_t stats_errors(const struct stats *s)

@@ -72,6 +72,10 @@ struct stats {
      * at their age then, as a timeout is, since they waited at least that
      * long. censored_unsent of them were never sent (no uncorrected sample). */
     uint64_t censored, censored_unsent;
+    /* Checks (# check:, --check): responses that had some, and those of
+     * them that failed one (they stay completed, in the latency figures);
+     * requests not sent because a variable they need was not set. */
+    uint64_t checked, checks_failed, skipped;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */

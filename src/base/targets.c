@@ -6,6 +6,8 @@
 #include "buf.h"
 #include "http_lex.h"
 #include "template.h"
+#include "check.h"
+#include "units.h"
 
 #include <errno.h>
 
@@ -89,6 +91,15 @@ static int same_target(const struct config *cfg, uint32_t i, const char *text, c
     for (h = 0; h < t->nheaders; h++)
         if (strcmp(o->headers[h], t->headers[h]) != 0)
             return 0;
+    if (o->nchecks != t->nchecks || o->nextracts != t->nextracts || o->has_think != t->has_think ||
+        o->think_lo_ns != t->think_lo_ns || o->think_hi_ns != t->think_hi_ns)
+        return 0;
+    for (h = 0; h < t->nchecks; h++)
+        if (strcmp(o->checks[h], t->checks[h]) != 0)
+            return 0;
+    for (h = 0; h < t->nextracts; h++)
+        if (strcmp(o->extracts[h], t->extracts[h]) != 0)
+            return 0;
     return !t->has_body || memcmp(o->body, t->body, t->body_len) == 0;
 }
 
@@ -110,6 +121,10 @@ static uint64_t target_hash(const char *text, const struct target *t)
     h = fnv(h, t->name ? t->name : "", t->name ? strlen(t->name) : 0);
     for (k = 0; k < t->nheaders; k++)
         h = fnv(h, t->headers[k], strlen(t->headers[k]));
+    for (k = 0; k < t->nchecks; k++)
+        h = fnv(h, t->checks[k], strlen(t->checks[k]));
+    for (k = 0; k < t->nextracts; k++)
+        h = fnv(h, t->extracts[k], strlen(t->extracts[k]));
     return t->has_body ? fnv(h, t->body, t->body_len) : h;
 }
 
@@ -211,6 +226,10 @@ struct tf {
     struct target t;
     const char **hdr;        /* its header lines, until it is complete */
     uint32_t hcap;
+    /* Directive lines (# name:, # check:, # extract:, # think:) waiting
+     * for the request they stand before. */
+    struct target pend;
+    uint32_t pend_line, pchecks_cap, pextracts_cap;
 };
 
 static int tf_fail(struct tf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -237,6 +256,7 @@ static int check_templates(struct tf *f, const char *what, enum tpl_where where,
     if (!template_has(s, n))
         return 0;
     memset(&set, 0, sizeof(set));
+    set.vars_any = 1; /* the extractions are checked against them when the run is planned */
     rc = template_compile(s, n, where, &set, f->dir, &t, why, sizeof(why));
     template_free(&t);
     template_set_free(&set);
@@ -305,6 +325,20 @@ static int tf_request(struct tf *f, char *s)
                 return tf_fail(f, "out of memory");
         }
     }
+    if (f->pend.name && f->t.name)
+        return tf_fail(f, "a name twice: '# name: %.40s' on the line before and '# name:' after the URL", f->pend.name);
+    if (f->pend.name)
+        f->t.name = f->pend.name;
+    f->t.checks = f->pend.checks;
+    f->t.nchecks = f->pend.nchecks;
+    f->t.extracts = f->pend.extracts;
+    f->t.nextracts = f->pend.nextracts;
+    f->t.has_think = f->pend.has_think;
+    f->t.think_lo_ns = f->pend.think_lo_ns;
+    f->t.think_hi_ns = f->pend.think_hi_ns;
+    memset(&f->pend, 0, sizeof(f->pend));
+    f->pchecks_cap = f->pextracts_cap = 0;
+    f->pend_line = 0;
     if (*url == '\0')
         return tf_fail(f, "a method without a URL");
     if (url[0] == '/') {
@@ -407,6 +441,98 @@ static int tf_body(struct tf *f, const char *s)
     return check_templates(f, "the body", TPL_BODY, f->t.body, f->t.body_len);
 }
 
+/* A duration or a range of them: "100ms", "1s-3s". */
+static int think_range(const char *v, uint64_t *lo, uint64_t *hi)
+{
+    char a[64];
+    const char *dash = strchr(v, '-');
+    if (strlen(v) >= sizeof(a))
+        return -1;
+    if (dash == NULL)
+        return units_parse_duration(v, lo) == 0 ? (*hi = *lo, 0) : -1;
+    snprintf(a, sizeof(a), "%.*s", (int)(dash - v), v);
+    if (units_parse_duration(a, lo) != 0 || units_parse_duration(dash + 1, hi) != 0 || *hi < *lo)
+        return -1;
+    return 0;
+}
+
+static int pend_add(struct tf *f, const char ***arr, uint32_t *n, uint32_t *cap, const char *v)
+{
+    const char *kept = config_keep(f->cfg, v);
+    if (kept == NULL)
+        return tf_fail(f, "out of memory");
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 4;
+        const char **a = config_own(f->cfg, malloc(nc * sizeof(*a)));
+        if (a == NULL)
+            return tf_fail(f, "out of memory");
+        if (*n)
+            memcpy(a, *arr, *n * sizeof(*a));
+        *arr = a; /* the old array stays the config's until it is freed */
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = kept;
+    return 0;
+}
+
+/* "# name: NAME", "# check: EXPR", "# extract: NAME = EXPR", "# think: D":
+ * a directive for the request after it. Returns 1 when s was one (0 or -1
+ * in *rc), 0 when it is a plain comment. */
+static int tf_directive(struct tf *f, const char *s, int *rc)
+{
+    static const char *const words[] = { "name:", "check:", "extract:", "think:" };
+    const char *v;
+    char why[400];
+    int k;
+    s += 1 + strspn(s + 1, " \t");
+    for (k = 0; k < 4; k++)
+        if (strncmp(s, words[k], strlen(words[k])) == 0)
+            break;
+    if (k == 4)
+        return 0;
+    v = s + strlen(words[k]);
+    v += strspn(v, " \t");
+    *rc = 0;
+    if (f->pend_line == 0)
+        f->pend_line = f->line;
+    if (k == 0) {
+        size_t n = strlen(v), i;
+        char *name;
+        while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+            n--;
+        if (n == 0)
+            return *rc = tf_fail(f, "'# name:' without a name"), 1;
+        if (f->pend.name)
+            return *rc = tf_fail(f, "a second '# name:' for one request"), 1;
+        for (i = 0; i < n; i++)
+            if (!lex_field_char(v[i]))
+                return *rc = tf_fail(f, "the name holds the control byte 0x%02x (it would reach terminals and reports)",
+                                     (unsigned char)v[i]), 1;
+        if ((name = strndup(v, n)) == NULL || (f->pend.name = config_keep(f->cfg, name)) == NULL) {
+            free(name);
+            return *rc = tf_fail(f, "out of memory"), 1;
+        }
+        free(name);
+    } else if (k == 1 || k == 2) {
+        struct check c;
+        if ((k == 1 ? check_compile(v, &c, why, sizeof(why)) : check_compile_extract(v, &c, why, sizeof(why))) != 0)
+            return *rc = tf_fail(f, "# %s %s", words[k], why), 1;
+        check_free(&c);
+        *rc = k == 1 ? pend_add(f, &f->pend.checks, &f->pend.nchecks, &f->pchecks_cap, v)
+                     : pend_add(f, &f->pend.extracts, &f->pend.nextracts, &f->pextracts_cap, v);
+    } else {
+        char d[64];
+        size_t n = strcspn(v, " \t");
+        snprintf(d, sizeof(d), "%.*s", (int)(n < 63 ? n : 63), v);
+        if (f->pend.has_think)
+            return *rc = tf_fail(f, "a second '# think:' for one request"), 1;
+        if (think_range(d, &f->pend.think_lo_ns, &f->pend.think_hi_ns) != 0 || v[n + strspn(v + n, " \t")])
+            return *rc = tf_fail(f, "# think: wants a duration or a range of them (100ms, 1s-3s), not '%.40s'", v), 1;
+        f->pend.has_think = 1;
+    }
+    return 1;
+}
+
 /* A line that starts a request: a method token, a space, then a URL. */
 static int is_request_line(const char *s)
 {
@@ -478,6 +604,13 @@ int targets_parse(struct config *cfg, const char *text, size_t len, const char *
         s = line + strspn(line, " \t");
         if (*s == '\0' || *s == '#') {
             rc = tf_close(&f); /* blank and comment lines end a target */
+            if (rc == 0 && *s == '#')
+                tf_directive(&f, s, &rc);
+            continue;
+        }
+        if (!f.open && f.pend_line && !is_request_line(s)) {
+            rc = tf_fail(&f, "expected the request the directives of line %u are for ('METHOD URL'), got '%.60s'",
+                         f.pend_line, s);
             continue;
         }
         if (!f.open) {
@@ -499,6 +632,10 @@ int targets_parse(struct config *cfg, const char *text, size_t len, const char *
         rc = tf_close(&f);
     else if (f.open)
         url_free(&f.u);
+    if (rc == 0 && f.pend_line) {
+        f.line = f.pend_line;
+        rc = tf_fail(&f, "directives (# name:, # check:, # extract:, # think:) with no request after them");
+    }
     buf_free(&b);
     free((void *)f.hdr);
     if (rc == 0 && cfg->norder == before) {

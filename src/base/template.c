@@ -290,8 +290,26 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
         p->csv = (uint32_t)k;
         p->col = col;
         *maxlen = set->csv[k].max_cell;
+    } else if (strcmp(w[0], "var") == 0) {
+        uint32_t k;
+        if (n != 2) {
+            snprintf(err, errlen, "{{var NAME}} wants one variable name");
+            return -1;
+        }
+        for (k = 0; k < set->nvars; k++)
+            if (strcmp(set->var_names[k], w[1]) == 0)
+                break;
+        if (k == set->nvars && !set->vars_any) {
+            snprintf(err, errlen, "{{var %s}}: no '# extract: %s = ...' sets it", w[1], w[1]);
+            return -1;
+        }
+        p->kind = TPL_VAR;
+        p->col = k < TPL_MAX_VARS ? k : 0;
+        p->where = (uint8_t)where;
+        *maxlen = TPL_VAR_MAX;
     } else {
-        snprintf(err, errlen, "unknown template {{%s}} (seq, rand A B, uuid, conn, csv FILE COLUMN, env NAME)", w[0]);
+        snprintf(err, errlen, "unknown template {{%s}} (seq, rand A B, uuid, conn, csv FILE COLUMN, env NAME, var NAME)",
+                 w[0]);
         return -1;
     }
     return 0;
@@ -320,7 +338,7 @@ int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_s
         if (open == NULL)
             j = n;
         if (j > i) {
-            struct tpl_part p = { TPL_LIT, (uint32_t)text.len, (uint32_t)(j - i), 0, 0, 0, 0 };
+            struct tpl_part p = { TPL_LIT, (uint32_t)text.len, (uint32_t)(j - i), 0, 0, 0, 0, 0 };
             if (buf_put(&text, s + i, j - i) != 0 || add_part(out, &p) != 0)
                 goto oom;
             out->max_len += j - i;
@@ -363,6 +381,8 @@ int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_s
             }
             if (add_part(out, &p) != 0)
                 goto oom;
+            if (p.kind == TPL_VAR)
+                out->vars |= 1ULL << p.col;
             out->max_len += maxlen;
         }
         i = (size_t)(close - s) + 2;
@@ -470,6 +490,25 @@ size_t template_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx 
             row = ctx->rows[p->csv] % c->nrows;
             memcpy(out + o, c->cells[row * c->ncols + p->col], c->lens[row * c->ncols + p->col]);
             o += c->lens[row * c->ncols + p->col];
+            break;
+        }
+        case TPL_VAR: {
+            /* Set before the request was taken (the caller skips one whose
+             * variable is not); a value that cannot stand where it goes
+             * (a CR in a header: a second request) is not written. */
+            const struct tpl_vars *v = ctx->vars;
+            const char *val;
+            if (v == NULL || !(v->set >> p->col & 1)) {
+                ctx->bad_var = p->col + 1;
+                break;
+            }
+            val = v->val + (size_t)p->col * TPL_VAR_MAX;
+            if (p->where != TPL_BODY && template_bad_byte(val, v->len[p->col], (enum tpl_where)p->where) != NULL) {
+                ctx->bad_var = p->col + 1;
+                break;
+            }
+            memcpy(out + o, val, v->len[p->col]);
+            o += v->len[p->col];
             break;
         }
         default:

@@ -8,6 +8,8 @@
  *   {{csv FILE COLUMN}}  COLUMN of the next row of FILE (a header line names
  *                        the columns; rows in order, cycled)
  *   {{env NAME}}         the environment variable, read once at start
+ *   {{var NAME}}         the value "# extract: NAME = ..." took from an
+ *                        earlier answer on this connection (its session)
  *
  * A template is compiled once, before the run; expanding it is a copy into a
  * buffer of at least tpl.max_len bytes, with no allocation. One request's
@@ -20,6 +22,8 @@
 #include <stdint.h>
 
 #define TPL_MAX_CSV 8
+#define TPL_MAX_VARS 64
+#define TPL_VAR_MAX 1024      /* a variable's longest value (check.h's CHECK_VALUE_MAX) */
 
 /* A CSV file read once: its cells, and the next row to hand out. */
 struct tpl_csv {
@@ -41,15 +45,21 @@ struct tpl_set {
     /* Shard i of n (--shard) takes turns i, i+n, i+2n... of {{seq}} and of
      * the CSV rows, so the shards together use every value once. */
     uint64_t stride, offset;
+    /* {{var NAME}}: the names "# extract:" sets, an index each; vars_any:
+     * any name goes (a targets file checked before its run's plan). */
+    const char *var_names[TPL_MAX_VARS];
+    uint32_t nvars;
+    int vars_any;
 };
 
-enum tpl_kind { TPL_LIT, TPL_SEQ, TPL_RAND, TPL_UUID, TPL_CONN, TPL_CSV };
+enum tpl_kind { TPL_LIT, TPL_SEQ, TPL_RAND, TPL_UUID, TPL_CONN, TPL_CSV, TPL_VAR };
 
 struct tpl_part {
     uint8_t kind;
     uint32_t off, len;     /* TPL_LIT: bytes of tpl.text */
     int64_t a, b;          /* TPL_RAND: bounds */
-    uint32_t csv, col;     /* TPL_CSV */
+    uint32_t csv, col;     /* TPL_CSV; TPL_VAR: col is the variable */
+    uint8_t where;         /* TPL_VAR: where its value goes (enum tpl_where) */
 };
 
 struct tpl {
@@ -57,6 +67,15 @@ struct tpl {
     uint32_t nparts;
     char *text;            /* the literal bytes */
     size_t max_len;        /* the longest expansion */
+    uint64_t vars;         /* the variables it uses, a bit each */
+};
+
+/* A connection's variables (its session's): values of up to TPL_VAR_MAX
+ * bytes, set by "# extract:". */
+struct tpl_vars {
+    uint64_t set;          /* a bit per variable that has a value */
+    uint16_t len[TPL_MAX_VARS];
+    char *val;             /* nvars * TPL_VAR_MAX bytes */
 };
 
 /* The per-request state of an expansion. Set seq and rows to TPL_UNSET
@@ -67,6 +86,9 @@ struct tpl_ctx {
     uint64_t rows[TPL_MAX_CSV];
     uint64_t conn;
     uint64_t *rng;         /* the thread's generator */
+    const struct tpl_vars *vars; /* the connection's, or NULL */
+    uint32_t bad_var;      /* after an expansion: 1 + a variable whose value held a byte that cannot stand
+                            * where it went (the request must not be sent), or 0 */
 };
 
 /* Does s (n bytes) hold a template? */
@@ -109,6 +131,8 @@ static inline void template_ctx_start(struct tpl_ctx *ctx, uint64_t conn, uint64
         ctx->rows[i] = TPL_UNSET;
     ctx->conn = conn;
     ctx->rng = rng;
+    ctx->vars = NULL;
+    ctx->bad_var = 0;
 }
 
 /* xorshift64*: the generator behind {{rand}}, {{uuid}} and --order random. */

@@ -30,6 +30,8 @@ void timeline_fini(struct timeline *t)
         for (i = 0; i < t->ndone; i++)
             hist_fini(&t->hists[i]);
     free(t->hists);
+    if (t->keep_cum)
+        hist_fini(&t->cum);
     pthread_mutex_destroy(&t->mu);
     memset(t, 0, sizeof(*t));
 }
@@ -75,6 +77,12 @@ static void settle(struct timeline *t, int all)
         t->done[o->sec].p50_ns = hist_percentile(&o->h, 50);
         t->done[o->sec].p99_ns = hist_percentile(&o->h, 99);
         t->done[o->sec].max_ns = o->h.total ? (double)o->h.max : 0;
+        if (t->keep_cum) {
+            if (hist_merge(&t->cum, &o->h) != 0)
+                t->oom = 1;
+            t->cum_req += o->requests;
+            t->cum_err += o->errors;
+        }
         if (t->keep_hist) {
             /* Moved, not copied: the second's buckets become the kept ones. */
             hist_fini(&t->hists[o->sec]);
@@ -151,4 +159,24 @@ int timeline_latest(struct timeline *t, struct tl_second *out)
     }
     pthread_mutex_unlock(&t->mu);
     return got;
+}
+
+void timeline_keep_cumulative(struct timeline *t)
+{
+    if (hist_init_bits(&t->cum, TL_SUB_BITS) == 0)
+        t->keep_cum = 1;
+}
+
+uint32_t timeline_cumulative(struct timeline *t, struct hist *out, uint64_t *requests, uint64_t *errors)
+{
+    uint32_t n;
+    pthread_mutex_lock(&t->mu);
+    hist_reset(out);
+    if (t->keep_cum && hist_merge(out, &t->cum) != 0)
+        t->oom = 1;
+    *requests = t->cum_req;
+    *errors = t->cum_err;
+    n = t->ndone;
+    pthread_mutex_unlock(&t->mu);
+    return n;
 }

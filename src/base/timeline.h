@@ -36,6 +36,10 @@ struct timeline {
      * done), so the shards' timelines merge exactly (a few KiB a second). */
     int keep_hist;
     struct hist *hists;
+    /* --abort-on-fail: every done second summed, to judge the SLO so far. */
+    int keep_cum;
+    struct hist cum;
+    uint64_t cum_req, cum_err;
 };
 
 /* The precision of the per-second histograms: within 3%. */
@@ -56,5 +60,10 @@ void timeline_finish(struct timeline *t);
 
 /* The last complete second, for the live view; 0 when there is none yet. */
 int timeline_latest(struct timeline *t, struct tl_second *out);
+/* Sums the seconds done from now on (call before the run). */
+void timeline_keep_cumulative(struct timeline *t);
+/* The sum of the seconds done so far: their latency histogram (into out,
+ * TL_SUB_BITS), requests and errors; the seconds done. */
+uint32_t timeline_cumulative(struct timeline *t, struct hist *out, uint64_t *requests, uint64_t *errors);
 
 #endif

@@ -15,10 +15,11 @@
  *   workq.c     the work queue and the requests to send again
  *   record.c    every figure of a request that started or ended, totals
  *               and per URL in one place, and the timeline
+ *   verify.c    a response's checks and extractions (# check:, # extract:)
  *   fairness.c  after join: each connection's share of the answers
  *
  * Calls go down, never round: engine -> conn, http1, http2, plan, plan_h2;
- * http1, http2 -> conn, plan, plan_h2; everything -> workq, record; engine -> fairness; conn
+ * http1, http2 -> conn, plan, plan_h2, verify; everything -> workq, record; engine -> fairness; conn
  * reaches its session only through session_ops.
  *
  * A connection goes
@@ -37,6 +38,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "check.h"
 #include "config.h"
 #include "cookie.h"
 #include "http_parse.h"
@@ -70,7 +72,19 @@ struct plan_url {
     size_t body_len;
     int has_body, add_len; /* add_len: Content-Length is ours to write */
     size_t max_len;        /* the longest expansion */
+    /* Checks (# check:, --check) and extractions (# extract:): ranges of
+     * plan.checks and plan.extracts; what of the response they read. */
+    uint32_t check0, nchecks, extract0, nextracts;
+    uint8_t capture;       /* CAPTURE_HEAD | CAPTURE_BODY */
+    uint8_t after;         /* AFTER_VERIFY | AFTER_THINK: what its answer sets off (0 for most) */
+    uint64_t vars;         /* the variables its templates use, a bit each: not sent until they are set */
+    uint64_t think_lo, think_hi; /* the pause after its answer (closed loop), ns */
 };
+
+#define CAPTURE_HEAD 1
+#define CAPTURE_BODY 2
+#define AFTER_VERIFY 1
+#define AFTER_THINK 2
 
 struct plan_endpoint {
     struct net_addr addr;
@@ -96,10 +110,17 @@ struct plan {
     size_t max_len;         /* the longest expansion of any request */
     void *h2cb;          /* HTTP/2: nghttp2's callbacks, shared by every session */
     void *h2opt;         /* and its options */
+    struct check *checks;   /* every URL's, in URL order */
+    uint32_t nchecks;
+    uint32_t *check_url;    /* the URL of each */
+    struct check *extracts;
+    uint32_t nextracts;
+    uint32_t *extract_var;  /* the variable each sets (tset->var_names) */
     uint64_t t0;         /* start: warm-up begins */
     uint64_t t_measure;  /* measured phase begins */
     uint64_t t_deadline; /* -d ends the measured phase here, or UINT64_MAX */
     const atomic_int *stop;
+    atomic_int aborted;  /* --abort-on-fail: the SLO was lost (engine.c's watch), the workers stop */
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
     /* --stages: the rate (or connections) over time, from t_measure. */
@@ -140,6 +161,19 @@ struct slot {
     uint8_t stage;       /* --stages: the stage it was due in */
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
+    struct capture *capt; /* HTTP/2, a URL with checks: its response's fields and DATA (kept with the slot) */
+};
+
+/* The bytes of a response kept for its checks and extractions (verify.c):
+ * HTTP/1.1 as they came (head, then the body, chunked or not); HTTP/2 its
+ * fields as "name: value" lines, then its DATA. Grown to the largest
+ * response seen, up to a limit, and reused. */
+struct capture {
+    char *p;
+    size_t len, cap;
+    size_t head_len;     /* HTTP/2: where the body begins (HTTP/1.1: found at the end) */
+    uint64_t total;      /* bytes seen, kept or not */
+    uint8_t over;        /* some were not kept */
 };
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
@@ -232,6 +266,12 @@ struct conn {
     uint64_t answered, t_wait, wait_max, wait_end, t_ans_first, t_ans_last;
     uint32_t tcp_answers;
     uint8_t used;        /* started a measured request */
+    uint8_t thinking;    /* --think: its timer holds the next request back */
+    uint8_t parked;      /* skipped a whole turn of its targets: takes no more work */
+    uint32_t skips;      /* requests skipped in a row (a variable not set) */
+    uint64_t think_until; /* --think: no request before then */
+    struct tpl_vars *vars; /* # extract: this connection's values (kept across reconnects) */
+    struct capture capt; /* HTTP/1.1: the response being read, when its URL has checks */
     struct h1 h1;
     struct h2 *h2;       /* HTTP/2's state (http2.c), kept across reconnects */
     struct slot *slots;  /* cap entries; &one when not pipelining */
@@ -259,6 +299,10 @@ void conn_fill(struct conn *c, uint64_t now);
 void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now);
 /* Closes the socket; the connection is idle again. */
 void conn_close(struct conn *c);
+/* --think: holds c's next request until c->think_until (its timer). */
+void conn_think(struct conn *c);
+/* After the answer to a request of URL url: the pause its --think asks. */
+void conn_thought(struct conn *c, uint32_t url, uint64_t now);
 /* Re-arms the request timeout for the oldest outstanding request. */
 void conn_arm(struct conn *c);
 /* --cookies: the Set-Cookie value v (n bytes) of a response to s. */
@@ -288,6 +332,7 @@ struct worker {
     uint32_t qhead, qlen;
     uint64_t budget;       /* measured requests this worker may start */
     uint64_t ended;        /* measured requests completed or failed */
+    uint32_t parked;       /* connections that took no more work (conn.c's pick_url) */
     uint64_t t_last;       /* when the last measured request ended */
     int stopping;
     /* Rate mode: the schedule and the backlog of due, unsent requests. */
@@ -315,6 +360,13 @@ struct worker {
     uint64_t t_all_connected; /* when all nconns first were, 0 if never */
     /* Published for the live view; read by the main thread. */
     _Atomic uint64_t pub_done, pub_err;
+    _Atomic uint64_t pub_checked, pub_chk_failed, pub_bad; /* --abort-on-fail's figures */
+    uint64_t live_bad;     /* --abort-on-fail: responses outside --expect so far */
+    /* What the run asks beyond the common case, read once per request:
+     * some URL's checks read its bytes, some URL has an "after"
+     * (plan_url.after), --abort-on-fail counts bad statuses, some request
+     * needs a variable. */
+    uint8_t capturing, afters, abort, vars;
     _Atomic uint32_t pub_open;
     atomic_int finished;
     /* Findings: TCP_INFO at close (the first TCPINFO_FIRST, then one in
@@ -328,6 +380,11 @@ struct worker {
     struct censored *cens;
     uint32_t ncens;
     uint64_t t_stop;
+    /* Checks: passed and failed per check of the plan, and the first
+     * failure of each (what was seen, and when). */
+    uint64_t *chk_pass, *chk_fail, *chk_seen_t;
+    char (*chk_seen)[CHECK_SEEN_MAX + 1];
+    uint64_t *skipped_var; /* per variable: requests skipped because it was not set */
     char *rbuf;
     char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];
@@ -386,6 +443,21 @@ static inline size_t plan_h2_body_room(const struct plan_url *pu)
 int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
 void http2_plan_callbacks_free(struct plan *pl);
 
+/* verify.c: checks and extractions on a response. */
+/* Keeps n more bytes of a response, up to what its checks may read. */
+void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, size_t n);
+/* The response to s ended with status: its URL's checks counted, its
+ * extractions into c's variables; cp holds its bytes (NULL when its URL
+ * needs none), chunked says how its body came (HTTP/1.1). Returns 1 when
+ * every check passed. */
+int verify_response(struct conn *c, const struct slot *s, unsigned status, struct capture *cp, int chunked,
+                    int h2, uint64_t now);
+/* Before s is taken: 1 when its URL needs a variable c has not set. */
+static inline int verify_missing(const struct conn *c, const struct plan_url *pu)
+{
+    return pu->vars && (c->vars == NULL || (pu->vars & ~c->vars->set) != 0);
+}
+
 /* fairness.c: the connections' share of answers, into out (see
  * engine_conns); p99_ns and max_ns: of the answers; starved ones only in a
  * closed loop. Returns 0, or -1 when out of memory. */
@@ -406,6 +478,13 @@ void record_sent(struct worker *w, const struct slot *s, uint64_t bytes);
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now);
 /* s got its whole response: status, first byte at t_first, and how the
  * server ended the connection after it (CLOSE__COUNT: it did not). */
+/* Check k (of the plan) passed or failed on s's response; seen: what was
+ * there (kept for the first failure). */
+void record_check(struct worker *w, const struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now);
+/* s's response had checks: all passed, or not. */
+void record_checked(struct worker *w, const struct slot *s, int all);
+/* A request was not sent: variable v it needs is not set (due at t_due). */
+void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due);
 void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now);
 /* s, on c, failed with error k (errno e, or a static detail). */

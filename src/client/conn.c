@@ -117,8 +117,10 @@ static uint32_t next_url(struct conn *c)
 }
 
 /* The bytes of s's request: built once, or expanded now into the slot's
- * part of the connection's buffer (a request sent again keeps its own). */
-static void conn_request(struct conn *c, struct slot *s)
+ * part of the connection's buffer (a request sent again keeps its own).
+ * Returns 0, or 1 + the variable whose value cannot stand where it goes
+ * (a CR or LF in a header would end it and start another request). */
+static uint32_t conn_request(struct conn *c, struct slot *s)
 {
     const struct plan *pl = c->w->plan;
     const struct plan_url *pu = &pl->urls[s->url];
@@ -128,7 +130,7 @@ static void conn_request(struct conn *c, struct slot *s)
     if (pu->req) {
         s->req = pu->req;
         s->req_len = pu->len;
-        return;
+        return 0;
     }
     buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
     if (s->kept) {
@@ -136,37 +138,84 @@ static void conn_request(struct conn *c, struct slot *s)
         free(s->kept);
         s->kept = NULL;
         s->req = buf;
-        return;
+        return 0;
     }
     template_ctx_start(&ctx, c->number, &c->w->rng);
+    ctx.vars = c->vars;
     s->req_len = c->sess->expand(c, s, &ctx, buf);
     s->req = buf;
+    return ctx.bad_var;
+}
+
+/* The target c sends next. One that needs a variable its session has not
+ * set is skipped (counted, with the variable: a failed login does not
+ * flood the server with requests it must refuse) and the next one tried.
+ * Returns 0 when none is sent: the budget went to skips, or, in a closed
+ * loop, c skipped a whole turn of its targets, so nothing it could send
+ * would set a variable: it takes no more work. */
+static int pick_url(struct conn *c, uint64_t t_due, uint32_t *url)
+{
+    struct worker *w = c->w;
+    const struct plan *pl = w->plan;
+    uint32_t turn = pl->endpoints[c->endpoint].norder;
+    for (;;) {
+        uint32_t u = next_url(c);
+        const struct plan_url *pu = &pl->urls[u];
+        uint64_t missing;
+        if (!verify_missing(c, pu)) {
+            c->skips = 0;
+            *url = u;
+            return 1;
+        }
+        missing = pu->vars & ~(c->vars ? c->vars->set : 0);
+        record_skip(w, u, (uint32_t)__builtin_ctzll(missing), t_due);
+        if (!rate_mode(w) && ++c->skips > 2 * turn + 2) {
+            c->parked = 1;
+            w->parked++;
+            return 0;
+        }
+        if (rate_mode(w) || (t_due >= pl->t_measure && !workq_may_start(w)))
+            return 0; /* rate mode: this due request was the one skipped */
+    }
 }
 
 /* Gives c a request due at t_due, or (t_due 0) the oldest one waiting to be
- * sent again. The caller checked the budget. */
-static void conn_add(struct conn *c, uint64_t t_due, uint64_t now)
+ * sent again. The caller checked the budget. Returns 0 when it gave none
+ * (pick_url). */
+static int conn_add(struct conn *c, uint64_t t_due, uint64_t now)
 {
     struct worker *w = c->w;
-    struct slot *s = c->sess->slot_new(c);
+    struct slot *s;
+    uint32_t url = 0;
 
+    if (t_due != 0 && w->vars && (c->parked || !pick_url(c, t_due, &url)))
+        return 0;
+    s = c->sess->slot_new(c);
     if (t_due == 0) {
         workq_retry_take(w, s); /* started already: its times and URL go on */
     } else {
         s->t_due = t_due;
         s->t_sent = now;
         s->hops = 0;
-        s->url = next_url(c);
+        s->url = w->vars ? url : next_url(c);
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
         s->kept = NULL;
         record_start(c, s, now);
     }
-    conn_request(c, s);
+    if (conn_request(c, s)) {
+        /* Started, and ended at once: never written. */
+        record_error(c, s, ERR_BAD_VALUE, 0, "an extracted value holds a byte its place in the request cannot carry",
+                     now);
+        if (c->count == 0)
+            workq_enqueue(c); /* its next turn, from the loop (no recursion) */
+        return 0;
+    }
     s->busy = 1;
     c->sess->added(c, s);
     c->count++;
     c->nreq++;
+    return 1;
 }
 
 void conn_fill(struct conn *c, uint64_t now)
@@ -181,12 +230,15 @@ void conn_fill(struct conn *c, uint64_t now)
             conn_close(c);
         return;
     }
+    /* --think: the pause after its last answer holds the next request. */
+    if (w->afters && c->think_until > now && !rate_mode(w)) {
+        conn_think(c);
+        return;
+    }
     while (c->count < c->cap && !c->draining && (rpc == 0 || c->nreq < rpc)) {
         if (w->rlen)
             conn_add(c, 0, now);
-        else if (workq_may_start(w))
-            conn_add(c, now, now);
-        else
+        else if (!workq_may_start(w) || !conn_add(c, now, now))
             break;
     }
     if (was_idle)
@@ -228,7 +280,12 @@ static void conn_open(struct conn *c, uint64_t now)
 
 void conn_take(struct conn *c, uint64_t t_due, uint64_t now)
 {
-    conn_add(c, t_due, now);
+    if (c->w->afters && t_due && c->think_until > now && !rate_mode(c->w)) {
+        conn_think(c);
+        return;
+    }
+    if (!conn_add(c, t_due, now))
+        return;
     if (c->state == C_IDLE) {
         conn_open(c, now);
         return;
@@ -386,9 +443,34 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
     }
 }
 
+void conn_thought(struct conn *c, uint32_t url, uint64_t now)
+{
+    const struct plan_url *pu = &c->w->plan->urls[url];
+    if (pu->think_hi)
+        c->think_until = now + pu->think_lo +
+                         (pu->think_hi > pu->think_lo ? template_rand(&c->w->rng) % (pu->think_hi - pu->think_lo + 1) : 0);
+}
+
+void conn_think(struct conn *c)
+{
+    /* The timer is free: a connection thinks with nothing outstanding. */
+    c->thinking = 1;
+    if (loop_timer_set(&c->w->loop, &c->timer, c->think_until) != 0) {
+        c->thinking = 0;
+        c->think_until = 0; /* no room for the timer: no pause, rather than no next request */
+        workq_enqueue(c);
+    }
+}
+
 static void conn_on_timer(struct timer *t, uint64_t now)
 {
     struct conn *c = container_of(t, struct conn, timer);
+    if (c->thinking) {
+        c->thinking = 0;
+        c->think_until = 0;
+        workq_enqueue(c);
+        return;
+    }
     if (c->count == 0 || c->state == C_IDLE)
         return;
     if (c->state == C_OPEN && c->sess->timeout) {
@@ -427,4 +509,10 @@ void conn_fini(struct conn *c)
         c->sess->fini(c);
     free(c->jar);
     c->jar = NULL;
+    if (c->vars)
+        free(c->vars->val);
+    free(c->vars);
+    c->vars = NULL;
+    free(c->capt.p);
+    memset(&c->capt, 0, sizeof(c->capt));
 }

@@ -147,6 +147,7 @@ static void run_queue(struct worker *w)
     }
 }
 
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -180,9 +181,15 @@ static void *worker_main(void *arg)
         atomic_store_explicit(&w->pub_done, w->st.completed, memory_order_relaxed);
         atomic_store_explicit(&w->pub_err, stats_errors(&w->st), memory_order_relaxed);
         atomic_store_explicit(&w->pub_open, w->open, memory_order_relaxed);
-        if (w->ended >= w->budget)
+        if (w->abort) {
+            atomic_store_explicit(&w->pub_checked, w->st.checked, memory_order_relaxed);
+            atomic_store_explicit(&w->pub_chk_failed, w->st.checks_failed, memory_order_relaxed);
+            atomic_store_explicit(&w->pub_bad, w->live_bad, memory_order_relaxed);
+        }
+        if (w->ended + w->st.skipped >= w->budget || (w->parked && w->parked >= w->nactive))
             break;
-        if (atomic_load_explicit(pl->stop, memory_order_relaxed) || atomic_load_explicit(pl->failed, memory_order_relaxed)) {
+        if (atomic_load_explicit(pl->stop, memory_order_relaxed) || atomic_load_explicit(pl->failed, memory_order_relaxed) ||
+            atomic_load_explicit(&((struct plan *)pl)->aborted, memory_order_relaxed)) {
             w->t_last = clock_ns();
             break;
         }
@@ -229,6 +236,12 @@ static void worker_free(struct worker *w)
     }
     if (w->conns)
         for (i = 0; i < w->nconns; i++) {
+            uint32_t k;
+            for (k = 0; w->conns[i].slots && k < w->conns[i].cap; k++)
+                if (w->conns[i].slots[k].capt) {
+                    free(w->conns[i].slots[k].capt->p);
+                    free(w->conns[i].slots[k].capt);
+                }
             if (w->conns[i].slots != &w->conns[i].one)
                 free(w->conns[i].slots);
             free(w->conns[i].tbuf);
@@ -239,6 +252,11 @@ static void worker_free(struct worker *w)
     free(w->retry);
     free(w->cens);
     free(w->ka_ended);
+    free(w->chk_pass);
+    free(w->chk_fail);
+    free(w->chk_seen_t);
+    free(w->chk_seen);
+    free(w->skipped_var);
     free(w->per_url);
     if (w->per_stage)
         for (i = 0; i < w->plan->ramp.n; i++)
@@ -294,6 +312,20 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->per_url = calloc(engine_nfigs(pl->nurls), sizeof(*w->per_url));
     w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
     w->ka_ended = calloc(KA_MAX + 1, sizeof(*w->ka_ended));
+    w->chk_pass = calloc(pl->nchecks + 1, sizeof(*w->chk_pass));
+    w->chk_fail = calloc(pl->nchecks + 1, sizeof(*w->chk_fail));
+    w->chk_seen_t = calloc(pl->nchecks + 1, sizeof(*w->chk_seen_t));
+    w->chk_seen = calloc(pl->nchecks + 1, sizeof(*w->chk_seen));
+    w->skipped_var = calloc(TPL_MAX_VARS, sizeof(*w->skipped_var));
+    w->abort = (uint8_t)cfg->abort_on_fail;
+    w->vars = pl->tset->nvars > 0;
+    for (i = 0; i < pl->nurls; i++) {
+        w->capturing |= pl->urls[i].capture != 0;
+        w->afters |= pl->urls[i].after != 0;
+    }
+    if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
+        w->skipped_var == NULL)
+        return -1;
     tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
     if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
@@ -624,9 +656,58 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
 }
 
 /* The live view, four times a second until every worker has finished. */
-static void watch(const struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg)
+/* --abort-on-fail: the SLO on the figures so far (the seconds every
+ * thread has closed, so at most a second behind). Returns 1 when it is
+ * lost, with which threshold and when in res. */
+static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stats *snap, struct engine_result *res)
+{
+    struct slo s = pl->cfg->slo;
+    uint64_t req, errs, now = clock_ns();
+    uint32_t t, secs;
+    int k;
+    if (now < pl->t_measure + pl->cfg->abort_after_ns)
+        return 0;
+    secs = timeline_cumulative(pl->tl, &snap->h[H_LATENCY], &req, &errs);
+    if (secs == 0)
+        return 0;
+    snap->completed = req;
+    memset(snap->errors, 0, sizeof(snap->errors));
+    snap->errors[0] = errs;
+    snap->bad_status = snap->checked = snap->checks_failed = 0;
+    for (t = 0; t < nt; t++) {
+        snap->bad_status += atomic_load_explicit(&ws[t].pub_bad, memory_order_relaxed);
+        snap->checked += atomic_load_explicit(&ws[t].pub_checked, memory_order_relaxed);
+        snap->checks_failed += atomic_load_explicit(&ws[t].pub_chk_failed, memory_order_relaxed);
+    }
+    if (snap->bad_status > snap->completed)
+        snap->bad_status = snap->completed; /* published a moment apart */
+    if (snap->checks_failed > snap->checked)
+        snap->checks_failed = snap->checked;
+    if (slo_eval(&s, snap, (double)secs) == 0)
+        return 0;
+    for (k = 0; k < s.n; k++)
+        if (!s.c[k].pass) {
+            char v[32];
+            res->aborted = 1;
+            res->aborted_at_s = (double)(now - pl->t_measure) / 1e9;
+            snprintf(res->aborted_why, sizeof(res->aborted_why), "%s (measured %s over the first %us)", s.c[k].text,
+                     slo_value_str(&s.c[k], s.c[k].value, v, sizeof(v)), secs);
+            break;
+        }
+    return 1;
+}
+
+static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,
+                  struct engine_result *res)
 {
     uint32_t t;
+    struct stats snap;
+    uint64_t next_judge = 0;
+    int judge = pl->cfg->abort_on_fail && stats_init(&snap) == 0;
+    if (judge) {
+        hist_fini(&snap.h[H_LATENCY]);
+        judge = hist_init_bits(&snap.h[H_LATENCY], TL_SUB_BITS) == 0;
+    }
     for (;;) {
         struct engine_progress p;
         struct timespec ts = { 0, 250 * 1000000L };
@@ -637,9 +718,57 @@ static void watch(const struct plan *pl, struct worker *ws, uint32_t nt, engine_
                 all = 0;
         if (all)
             break;
-        sample_progress(pl, ws, nt, &p);
-        progress(&p, arg);
+        if (judge && !atomic_load(&pl->aborted) && clock_ns() >= next_judge) {
+            next_judge = clock_ns() + NS_PER_S;
+            if (slo_lost(pl, ws, nt, &snap, res))
+                atomic_store(&pl->aborted, 1);
+        }
+        if (progress) {
+            sample_progress(pl, ws, nt, &p);
+            progress(&p, arg);
+        }
     }
+    if (pl->cfg->abort_on_fail)
+        stats_fini(&snap);
+}
+
+/* The checks' counts over the threads, the first failure the earliest;
+ * the requests skipped per variable. Returns 0 or -1 (memory). */
+static int merge_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, struct engine_result *res)
+{
+    uint32_t k, t;
+    if (pl->nchecks) {
+        if ((res->checks = calloc(pl->nchecks, sizeof(*res->checks))) == NULL)
+            return -1;
+        res->nchecks = pl->nchecks;
+    }
+    for (k = 0; k < pl->nchecks; k++) {
+        struct engine_check *e = &res->checks[k];
+        uint64_t first = UINT64_MAX;
+        e->url = pl->check_url[k];
+        snprintf(e->text, sizeof(e->text), "%s", pl->checks[k].text);
+        for (t = 0; t < nt; t++) {
+            e->passed += ws[t].chk_pass[k];
+            e->failed += ws[t].chk_fail[k];
+            if (ws[t].chk_fail[k] && ws[t].chk_seen_t[k] < first) {
+                first = ws[t].chk_seen_t[k];
+                snprintf(e->first_failure, sizeof(e->first_failure), "%s", ws[t].chk_seen[k]);
+            }
+        }
+    }
+    if (pl->tset->nvars) {
+        res->var_names = calloc(pl->tset->nvars, sizeof(*res->var_names));
+        res->skipped_var = calloc(pl->tset->nvars, sizeof(*res->skipped_var));
+        if (res->var_names == NULL || res->skipped_var == NULL)
+            return -1;
+        res->nvars = pl->tset->nvars;
+        for (k = 0; k < pl->tset->nvars; k++) {
+            snprintf(res->var_names[k], sizeof(res->var_names[k]), "%s", pl->tset->var_names[k]);
+            for (t = 0; t < nt; t++)
+                res->skipped_var[k] += ws[t].skipped_var[k];
+        }
+    }
+    return 0;
 }
 
 /* What the merged result says of the run itself: its measured time, its
@@ -692,6 +821,8 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
+    if (cfg->abort_on_fail)
+        timeline_keep_cumulative(&tl);
     if (build_plan(cfg, &pl, err, errlen) != 0) {
         rc = ENGINE_EPLAN;
         goto out;
@@ -724,13 +855,17 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
         started_threads++;
     }
-    if (progress && started_threads == nt)
-        watch(&pl, ws, nt, progress, arg);
+    if ((progress || cfg->abort_on_fail) && started_threads == nt)
+        watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
 
     if (started_threads == nt)
         rc = merge(ws, nt, &pl, res, err, errlen);
+    if (rc == 0 && merge_checks(&pl, ws, nt, res) != 0) {
+        snprintf(err, errlen, "out of memory for the checks");
+        rc = -1;
+    }
     if (rc == 0)
         finish_result(cfg, &pl, ws, nt, stop, cpu0, res);
     else
@@ -751,6 +886,9 @@ void engine_result_free(struct engine_result *res)
         for (i = 0; i < res->nurls; i++)
             stats_fini(&res->per_url[i]);
     free(res->per_url);
+    free(res->checks);
+    free(res->var_names);
+    free(res->skipped_var);
     free(res->url_in_flight);
     free(res->timeline);
     if (res->tl_hist)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "check.h"
 #include "machine.h"
 #include "stats.h"
 #include "tcpinfo.h"
@@ -67,8 +68,21 @@ struct engine_conns {
     uint64_t ended_mode, ended_mode_count;
 };
 
+/* A check (# check:, --check) on one target, over the run. */
+struct engine_check {
+    uint32_t url;
+    char text[CHECK_TEXT_MAX + 1];
+    uint64_t passed, failed;
+    char first_failure[CHECK_SEEN_MAX + 1]; /* what the first failing response had */
+};
+
 struct engine_result {
     struct stats total;
+    struct engine_check *checks; /* every target's, in target order */
+    uint32_t nchecks;
+    char (*var_names)[64];      /* # extract: the variables, and the requests skipped for each (not set) */
+    uint64_t *skipped_var;
+    uint32_t nvars;
     struct stats *per_url;      /* nurls entries: engine_nfigs(config's nurls) */
     uint64_t *url_in_flight;    /* nurls entries */
     uint32_t nurls;
@@ -78,6 +92,9 @@ struct engine_result {
     struct tcpinfo_sum tcp;     /* TCP_INFO of rafale's connections as they closed */
     struct machine env;         /* where it ran (filled by the caller, cpus_online 0: unknown) */
     struct machine_ref ref;     /* --calibrate yes: this machine's reference (filled by the caller) */
+    int aborted;                /* --abort-on-fail: stopped when the SLO was lost */
+    double aborted_at_s;        /* when, into the measured phase */
+    char aborted_why[120];      /* which threshold, and its value then */
     struct machine_noise noise; /* what else ran there meanwhile (filled by the caller) */
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */

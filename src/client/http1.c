@@ -32,6 +32,9 @@ static int h1_ready(struct conn *c, uint64_t now)
 
 static void h1_closed(struct conn *c)
 {
+    c->capt.len = c->capt.head_len = 0; /* a response cut short is not checked */
+    c->capt.total = 0;
+    c->capt.over = 0;
     c->h1.nsent = 0;
     c->h1.woff = 0;
     c->h1.hp.sink_len = c->h1.hp.sink_mark = 0; /* a response cut short sets nothing */
@@ -227,16 +230,27 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         c->h1.hp.sink_len = c->h1.hp.sink_mark = 0;
     }
     if ((followed = h1_follow(c)) > 0) {
+        c->capt.len = c->capt.total = 0; /* the redirect's answer is not the one checked */
+        c->capt.over = 0;
         h1_write(c);
         return c->state == C_OPEN ? 0 : -1;
     }
     /* hp_close and close_kind list the reasons in the same order. */
     if (cfg->keepalive && !server_keeps)
         closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;
-    if (followed < 0)
+    if (followed < 0) {
         record_error(c, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
-    else
+    } else {
+        if (w->afters) {
+            uint8_t after = w->plan->urls[slot_at(c, 0)->url].after;
+            if (after & AFTER_VERIFY)
+                verify_response(c, slot_at(c, 0), c->h1.hp.status, &c->capt, (c->h1.hp.flags & HP_F_CHUNKED) != 0, 0,
+                                now);
+            if (after & AFTER_THINK)
+                conn_thought(c, slot_at(c, 0)->url, now);
+        }
         record_response(c, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
+    }
     if (c->h1.nsent == 0)
         force_close = 1; /* answered before the request was written whole */
     else
@@ -287,6 +301,9 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
             return -1;
         }
+        /* Checks that read the head or body: the bytes of this response. */
+        if (c->w->capturing && c->w->plan->urls[slot_at(c, 0)->url].capture)
+            verify_keep(&c->capt, c->w->plan, buf + off, r == -2 ? n - off : (size_t)r);
         if (r == -2)
             break;
         off += (size_t)r;

@@ -47,6 +47,7 @@ struct h2 {
 };
 
 static void set_callbacks(nghttp2_session_callbacks *cb);
+static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud);
 
 /* --- the plan's nghttp2 callbacks and options, shared by its sessions --- */
 
@@ -64,6 +65,15 @@ int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
         return -1;
     }
     set_callbacks(cb);
+    {
+        /* DATA is only looked at when some URL's checks read bodies. */
+        uint32_t i;
+        for (i = 0; i < pl->nurls; i++)
+            if (pl->urls[i].capture) {
+                nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
+                break;
+            }
+    }
     pl->h2cb = cb;
     pl->h2opt = opt;
     return 0;
@@ -242,7 +252,25 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
         s->got_first = 1;
         s->t_first = c->h2->now;
+        if (c->w->plan->urls[s->url].capture) {
+            /* Once per slot, kept for its next streams. */
+            if (s->capt == NULL)
+                s->capt = calloc(1, sizeof(*s->capt));
+            if (s->capt)
+                s->capt->len = s->capt->head_len = s->capt->total = s->capt->over = 0;
+        }
     }
+    return 0;
+}
+
+static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud)
+{
+    struct conn *c = ud;
+    struct slot *s = stream_slot(c, id);
+    (void)ng;
+    (void)flags;
+    if (s && s->capt && c->w->plan->urls[s->url].capture)
+        verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }
 
@@ -261,6 +289,16 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     if (namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)
         s->status = (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0'));
+    /* Checks: the fields as "name: value" lines (not the pseudo-fields,
+     * not trailers after DATA), the head of what a check reads. */
+    if (namelen && name[0] != ':' && (s = stream_slot(c, f->hd.stream_id)) != NULL && s->capt &&
+        c->w->plan->urls[s->url].capture && s->capt->len == s->capt->head_len) {
+        verify_keep(s->capt, c->w->plan, (const char *)name, namelen);
+        verify_keep(s->capt, c->w->plan, ": ", 2);
+        verify_keep(s->capt, c->w->plan, (const char *)value, valuelen);
+        verify_keep(s->capt, c->w->plan, "\r\n", 2);
+        s->capt->head_len = s->capt->len;
+    }
     return 0;
 }
 
@@ -286,8 +324,13 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
         /* The response is whole at END_STREAM: ended here, so its time is
          * the arrival of its last frame. */
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
+            uint8_t after = c->w->plan->urls[s->url].after;
             s->ended = 1;
             c->h2->completed++;
+            if (after & AFTER_VERIFY)
+                verify_response(c, s, s->status, s->capt, 0, 1, c->h2->now);
+            if (after & AFTER_THINK)
+                conn_thought(c, s->url, c->h2->now);
             record_response(c, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
             detach(c, s);
         }

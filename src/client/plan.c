@@ -32,6 +32,17 @@ void plan_free(struct plan *pl)
         free(pl->endpoints[i].urls);
         free(pl->endpoints[i].order);
     }
+    for (i = 0; i < pl->nchecks; i++)
+        check_free(&pl->checks[i]);
+    for (i = 0; i < pl->nextracts; i++)
+        check_free(&pl->extracts[i]);
+    free(pl->checks);
+    free(pl->check_url);
+    free(pl->extracts);
+    free(pl->extract_var);
+    if (pl->tset)
+        for (i = 0; i < pl->tset->nvars; i++)
+            free((void *)pl->tset->var_names[i]);
     free(pl->urls);
     free(pl->endpoints);
     free((void *)pl->next);
@@ -205,6 +216,86 @@ static int same_address(const struct plan_endpoint *tg, const struct net_addr *a
            strcmp(tg->host, u->host) == 0;
 }
 
+/* Each URL's checks and extractions, compiled for the run; the variables
+ * the extractions set, named before any template that uses them compiles. */
+static int build_checks(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
+{
+    uint32_t i, k, nc = 0, nx = 0;
+    char why[400];
+    for (i = 0; i < cfg->nurls; i++) {
+        const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
+        nc += cfg->ncheck_exprs + (t ? t->nchecks : 0);
+        nx += t ? t->nextracts : 0;
+    }
+    pl->checks = calloc(nc ? nc : 1, sizeof(*pl->checks));
+    pl->check_url = calloc(nc ? nc : 1, sizeof(*pl->check_url));
+    pl->extracts = calloc(nx ? nx : 1, sizeof(*pl->extracts));
+    pl->extract_var = calloc(nx ? nx : 1, sizeof(*pl->extract_var));
+    if (pl->checks == NULL || pl->check_url == NULL || pl->extracts == NULL || pl->extract_var == NULL)
+        goto oom;
+    for (i = 0; i < cfg->nurls; i++) {
+        const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
+        struct plan_url *pu = &pl->urls[i];
+        uint32_t own = t ? t->nchecks : 0;
+        pu->check0 = pl->nchecks;
+        for (k = 0; k < own + cfg->ncheck_exprs; k++) {
+            const char *e = k < own ? t->checks[k] : cfg->check_exprs[k - own];
+            struct check *c = &pl->checks[pl->nchecks];
+            if (check_compile(e, c, why, sizeof(why)) != 0)
+                goto bad;
+            pl->check_url[pl->nchecks++] = i;
+            pu->capture |= (check_needs_head(c) ? CAPTURE_HEAD : 0) | (check_needs_body(c) ? CAPTURE_BODY : 0);
+        }
+        pu->nchecks = pl->nchecks - pu->check0;
+        pu->extract0 = pl->nextracts;
+        for (k = 0; t && k < t->nextracts; k++) {
+            struct check *c = &pl->extracts[pl->nextracts];
+            uint32_t v;
+            if (check_compile_extract(t->extracts[k], c, why, sizeof(why)) != 0)
+                goto bad;
+            pl->nextracts++;
+            pu->capture |= (check_needs_head(c) ? CAPTURE_HEAD : 0) | (check_needs_body(c) ? CAPTURE_BODY : 0);
+            for (v = 0; v < pl->tset->nvars; v++)
+                if (strcmp(pl->tset->var_names[v], c->var) == 0)
+                    break;
+            if (v == pl->tset->nvars) {
+                if (v == TPL_MAX_VARS) {
+                    snprintf(why, sizeof(why), "more than %d variables", TPL_MAX_VARS);
+                    goto bad;
+                }
+                if ((pl->tset->var_names[v] = strdup(c->var)) == NULL)
+                    goto oom;
+                pl->tset->nvars++;
+            }
+            pl->extract_var[pl->nextracts - 1] = v;
+        }
+        pu->nextracts = pl->nextracts - pu->extract0;
+        if (t && t->has_think && cfg->rate > 0) {
+            snprintf(why, sizeof(why), "# think: is for a closed loop: with -R the schedule decides when requests go");
+            goto bad;
+        }
+        if (t && t->has_think) {
+            pu->think_lo = t->think_lo_ns;
+            pu->think_hi = t->think_hi_ns;
+        } else {
+            pu->think_lo = cfg->think_lo_ns;
+            pu->think_hi = cfg->think_hi_ns;
+        }
+        pu->after = (uint8_t)((pu->nchecks || pu->nextracts ? AFTER_VERIFY : 0) | (pu->think_hi ? AFTER_THINK : 0));
+        continue;
+bad:
+        if (t && t->file)
+            snprintf(err, errlen, "%s:%u: %s", t->file, t->line, why);
+        else
+            snprintf(err, errlen, "--check: %s", why);
+        return -1;
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
     uint32_t i, j, endpoints_cap = 0;
@@ -220,11 +311,17 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     pl->nurls = cfg->nurls;
     pl->tset->stride = cfg->shard_count ? cfg->shard_count : 1;
     pl->tset->offset = cfg->shard_index;
+    if (build_checks(cfg, pl, err, errlen) != 0)
+        return -1;
     for (i = 0; i < cfg->nurls; i++) {
         struct net_addr a;
         const struct url *u = &cfg->urls[i];
         if (build_request(cfg, pl, i, err, errlen) != 0)
             return -1;
+        if (pl->urls[i].head_tpl)
+            pl->urls[i].vars |= pl->urls[i].head_tpl->vars;
+        if (pl->urls[i].body_tpl)
+            pl->urls[i].vars |= pl->urls[i].body_tpl->vars;
         /* A host and port resolved for the URL before are not looked up
          * again: a targets file of 100 000 paths on one server resolves once. */
         if (i > 0 && (cfg->unix_socket || (strcmp(u->host, cfg->urls[i - 1].host) == 0 && u->port == cfg->urls[i - 1].port)))

@@ -81,6 +81,7 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
                 goto fail;
             }
             pu->max_len += 2 + pu->h2val[k].max_len;
+            pu->vars |= pu->h2val[k].vars;
         }
         if (pu->max_len > pl->max_len)
             pl->max_len = pu->max_len;

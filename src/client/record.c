@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* --stages: the stage a request due at t_due belongs to. */
@@ -169,6 +170,8 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
         status = 0;
     w->st.completed++;
     u->completed++;
+    if (w->abort && !status_set_has(&w->plan->cfg->expect, status))
+        w->live_bad++;
     w->st.status[status]++;
     u->status[status]++;
     if (w->per_stage) {
@@ -194,6 +197,42 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
     hist_record(&w->tl_h, now - s->t_due);
     w->ended++;
     w->t_last = now;
+}
+
+void record_check(struct worker *w, const struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now)
+{
+    if (!s->measured)
+        return;
+    if (ok) {
+        w->chk_pass[k]++;
+        return;
+    }
+    if (w->chk_fail[k]++ == 0) {
+        snprintf(w->chk_seen[k], sizeof(w->chk_seen[k]), "%s", seen);
+        w->chk_seen_t[k] = now;
+    }
+}
+
+void record_checked(struct worker *w, const struct slot *s, int all)
+{
+    struct stats *u = &w->per_url[engine_fig(s->url)];
+    if (!s->measured)
+        return;
+    w->st.checked++;
+    u->checked++;
+    if (!all) {
+        w->st.checks_failed++;
+        u->checks_failed++;
+    }
+}
+
+void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due)
+{
+    if (t_due < w->plan->t_measure)
+        return;
+    w->st.skipped++;
+    w->per_url[engine_fig(url)].skipped++;
+    w->skipped_var[v]++;
 }
 
 static void note_error(struct stats *st, enum err_kind k, int e, const char *detail)

@@ -32,7 +32,7 @@ struct conn *workq_dequeue(struct worker *w)
 
 int workq_may_start(const struct worker *w)
 {
-    return !w->stopping && w->st.started < w->budget;
+    return !w->stopping && w->st.started + w->st.skipped < w->budget;
 }
 
 int workq_retry(struct worker *w, const struct slot *s)
@@ -51,13 +51,16 @@ int workq_retry(struct worker *w, const struct slot *s)
         w->rhead = 0;
     }
     w->retry[(w->rhead + w->rlen) % w->rcap] = *s;
+    w->retry[(w->rhead + w->rlen) % w->rcap].capt = NULL; /* the capture stays with its slot */
     w->rlen++;
     return 0;
 }
 
 void workq_retry_take(struct worker *w, struct slot *s)
 {
+    struct capture *keep = s->capt;
     *s = w->retry[w->rhead];
+    s->capt = keep;
     w->rhead = (w->rhead + 1) % w->rcap;
     w->rlen--;
 }

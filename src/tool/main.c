@@ -144,6 +144,8 @@ static int finish_run(struct config *opts, const struct config *cfg, const struc
     for (i = 0; rc == 0 && i < opts->slo.n; i++)
         if (!opts->slo.c[i].pass)
             rc = 3;
+    if (rc == 0 && r->aborted)
+        rc = 3; /* lost on the way, whatever the end's figures say */
     return rc;
 }
 

@@ -199,6 +199,35 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
     r->nshards = (uint32_t)n;
     r->all_connected_s = 0;
     tcpinfo_sum_init(&r->tcp);
+    /* Checks and skips: the same workload's, summed exactly; the first
+     * failure the first shard's that had one. */
+    if (in[0].run.res.nchecks) {
+        r->nchecks = in[0].run.res.nchecks;
+        if ((r->checks = calloc(r->nchecks, sizeof(*r->checks))) == NULL)
+            goto oom;
+        memcpy(r->checks, in[0].run.res.checks, r->nchecks * sizeof(*r->checks));
+        for (i = 0; i < r->nchecks; i++)
+            r->checks[i].passed = r->checks[i].failed = 0, r->checks[i].first_failure[0] = '\0';
+    }
+    if (in[0].run.res.nvars) {
+        r->nvars = in[0].run.res.nvars;
+        r->var_names = calloc(r->nvars, sizeof(*r->var_names));
+        r->skipped_var = calloc(r->nvars, sizeof(*r->skipped_var));
+        if (r->var_names == NULL || r->skipped_var == NULL)
+            goto oom;
+        memcpy(r->var_names, in[0].run.res.var_names, r->nvars * sizeof(*r->var_names));
+    }
+    for (k = 0; k < n; k++) {
+        const struct engine_result *x = &in[k].run.res;
+        for (i = 0; i < r->nchecks && i < x->nchecks; i++) {
+            r->checks[i].passed += x->checks[i].passed;
+            r->checks[i].failed += x->checks[i].failed;
+            if (!r->checks[i].first_failure[0] && x->checks[i].failed)
+                memcpy(r->checks[i].first_failure, x->checks[i].first_failure, sizeof(r->checks[i].first_failure));
+        }
+        for (i = 0; i < r->nvars && i < x->nvars; i++)
+            r->skipped_var[i] += x->skipped_var[i];
+    }
     for (k = 0; k < n; k++) {
         struct loaded_run *x = &in[k].run;
         struct shard_info *sh = &r->shards[k];

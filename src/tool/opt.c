@@ -3,6 +3,7 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "check.h"
 #include "alike.h"
 #include "jcheck.h"
 #include "err.h"
@@ -39,7 +40,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK,
 };
 
 struct opt_def {
@@ -156,6 +157,15 @@ static const struct opt_def table[] = {
     { "cookies", 0, K_FLAG, D_RUN, S_WORKLOAD, LOADW, NULL,
       "each connection keeps the cookies it is sent and sends them back (a user's session)", "yes or no", 0, 0,
       RUN(cookies), 1, 0, "cookies" },
+    { "check", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "EXPR",
+      "what every response must hold (repeatable): status == 200, header Content-Type ~ json,\nbody contains \"ok\", "
+      "json $.ok == true, size < 16k, duration < 200ms", "a check such as 'status == 200'", 0, 0, 0, 0, I_CHECK, NULL },
+    { "max-body", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "SIZE",
+      "bytes of a body kept for checks and # extract: (default 1M; longer fails its body checks)",
+      "a size such as 64k or 1M", 0, 0, 0, 0, I_MAX_BODY, NULL },
+    { "think", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "D|D-D",
+      "pause D (or a uniform D-D) after each answer before the connection's next request\n(closed loop; # think: per "
+      "target)", "a duration or a range of them, such as 100ms or 1s-3s", 0, 0, 0, 0, I_THINK, NULL },
     { "seed", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "N", "seed of --order random and {{rand}}, {{uuid}}: a run repeats",
       "a number", 0, 0, 0, 0, I_SEED, NULL },
 
@@ -191,6 +201,12 @@ static const struct opt_def table[] = {
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
       0, I_SLO, NULL },
+    { "abort-on-fail", 0, K_FLAG, D_RUN, S_OUTPUT, LOADW, NULL,
+      "with --slo: stop the run the second the SLO is lost (judged once a second on the\nfigures so far, after "
+      "--abort-after), exit 3", "yes or no", 0, 0, RUN(abort_on_fail), 1, 0, "abort_on_fail" },
+    { "abort-after", 0, K_DUR, D_RUN, S_OUTPUT, LOADW, "D",
+      "--abort-on-fail judges nothing before D into the measured phase (default 5s)", "a duration such as 5s", 0, 0,
+      RUN(abort_after_ns), 0, 0, NULL },
     { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "PID",
       "sample the server's process tree: CPU per request, memory (PSS)", "a process id", 1, 2147483647.0,
       RUN(monitor_pid), 0, 0, NULL },
@@ -557,6 +573,51 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     case I_LATENCY:
         return 0; /* wrk's flag: the distribution is always printed */
+    case I_CHECK: {
+        struct check c;
+        char why[300];
+        if (check_compile(v, &c, why, sizeof(why)) != 0)
+            return err_set(err, errlen, NULL, "%s '%s': %s", shown, v, why);
+        check_free(&c);
+        if (config_add_check(cfg, v) != 0)
+            return err_set(err, errlen, NULL, "out of memory");
+        return 0;
+    }
+    case I_MAX_BODY: {
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || !(x >= 0))
+            break;
+        if (*end == 'k' || *end == 'K')
+            x *= 1024, end++;
+        else if (*end == 'M')
+            x *= 1048576, end++;
+        if (*end == 'i' && end[1] == 'B')
+            end += 2;
+        else if (*end == 'B')
+            end++;
+        if (*end || x > 1024.0 * 1048576)
+            break;
+        cfg->max_body = (uint64_t)x;
+        return 0;
+    }
+    case I_THINK: {
+        const char *dash = strchr(v, '-');
+        char a[64];
+        if (strlen(v) >= sizeof(a))
+            break;
+        if (dash == NULL) {
+            if (units_parse_duration(v, &cfg->think_lo_ns) != 0)
+                break;
+            cfg->think_hi_ns = cfg->think_lo_ns;
+            return 0;
+        }
+        snprintf(a, sizeof(a), "%.*s", (int)(dash - v), v);
+        if (units_parse_duration(a, &cfg->think_lo_ns) != 0 || units_parse_duration(dash + 1, &cfg->think_hi_ns) != 0 ||
+            cfg->think_hi_ns < cfg->think_lo_ns)
+            break;
+        return 0;
+    }
     case I_CALIBRATE:
         if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
             break;

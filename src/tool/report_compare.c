@@ -276,6 +276,14 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                            "measured new connections\n", name, report_compare_close_why(&c->total), c->conns_per_req);
             if (c->unstable)
                 fprintf(f, "  [!] %s: repetitions differ by more than 10%%: the machine is noisy\n", name);
+            {
+                /* --abort-on-fail (a workload's slo): the runs that stopped. */
+                int k;
+                for (k = 0; k < c->nruns; k++)
+                    if (c->runs[k].res.aborted)
+                        fprintf(f, "  [!] %s: round %d aborted %.1fs in: %s\n", name, k + 1, c->runs[k].res.aborted_at_s,
+                                c->runs[k].res.aborted_why);
+            }
             if (c->found.n) {
                 /* Its findings (client_cpu_bound among them: rafale, not
                  * the server, set the pace). */

@@ -290,6 +290,28 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
         }
         html_printf(f, "</table>\n");
     }
+    if (r->nchecks) {
+        html_printf(f, "<h2>Checks</h2>\n<p>%llu of %llu checked responses failed one (%.2f%%); they stay in the "
+                       "latency figures.</p>\n<table><tr><th>target</th><th>check</th><th>passed</th><th>failed</th>"
+                       "<th>first failure</th></tr>\n", (unsigned long long)s->checks_failed,
+                    (unsigned long long)s->checked,
+                    s->checked ? 100.0 * (double)s->checks_failed / (double)s->checked : 0.0);
+        for (i = 0; i < r->nchecks; i++) {
+            const struct engine_check *e = &r->checks[i];
+            char lb[600];
+            html_printf(f, "<tr><td>");
+            html_text(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?");
+            html_printf(f, "</td><td style=\"text-align:left\"><code>");
+            html_text(f, e->text);
+            /* (html_printf escapes %s: the class is in the format) */
+            html_printf(f, e->failed ? "</code></td><td>%llu</td><td class=\"fail\">%llu</td><td style=\"text-align:left\">"
+                                     : "</code></td><td>%llu</td><td>%llu</td><td style=\"text-align:left\">",
+                        (unsigned long long)e->passed, (unsigned long long)e->failed);
+            html_text(f, e->failed ? e->first_failure : "");
+            html_printf(f, "</td></tr>\n");
+        }
+        html_printf(f, "</table>\n");
+    }
     if (stats_errors(s)) {
         html_printf(f, "<h2>Errors</h2>\n<table><tr><th>kind</th><th>count</th><th>meaning</th></tr>\n");
         for (k = 0; k < ERR__COUNT; k++)

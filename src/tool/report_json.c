@@ -94,9 +94,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
                 (unsigned long long)s->closes[i]);
     fprintf(f, "}, \"bytes_received\": %llu, \"bytes_sent\": %llu, \"redirects_followed\": %llu, "
-               "\"redirects_to_other_origin\": %llu",
+               "\"redirects_to_other_origin\": %llu, \"checked\": %llu, \"checks_failed\": %llu, \"skipped\": %llu",
             (unsigned long long)s->bytes_recv, (unsigned long long)s->bytes_sent, (unsigned long long)s->redirects,
-            (unsigned long long)s->redirects_away);
+            (unsigned long long)s->redirects_away, (unsigned long long)s->checked, (unsigned long long)s->checks_failed,
+            (unsigned long long)s->skipped);
     if (oldest_s >= 0)
         fprintf(f, ", \"in_flight_oldest_s\": %.6f", oldest_s);
     fprintf(f, "},\n");
@@ -300,6 +301,11 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(f, "  \"start_unix_s\": %.6f,\n", r->start_unix_s);
+    if (r->aborted) {
+        fprintf(f, "  \"aborted\": {\"at_s\": %.3f, \"why\": ", r->aborted_at_s);
+        report_json_str(f, r->aborted_why);
+        fprintf(f, "},\n");
+    }
     if (r->ref.known) {
         fprintf(f, "  \"calibration\": ");
         report_json_ref(f, &r->ref);
@@ -371,6 +377,34 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         }
     }
     fprintf(f, "},\n");
+    if (r->nvars) {
+        fprintf(f, "  \"skipped_by_variable\": {");
+        for (k = 0; k < (int)r->nvars; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            report_json_str(f, r->var_names[k]);
+            fprintf(f, ": %llu", (unsigned long long)r->skipped_var[k]);
+        }
+        fprintf(f, "},\n");
+    }
+    if (r->nchecks) {
+        fprintf(f, "  \"checks\": [");
+        for (i = 0; i < r->nchecks; i++) {
+            const struct engine_check *e = &r->checks[i];
+            char lb[600];
+            fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
+            report_json_str(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?");
+            fprintf(f, ", \"target_index\": %u, \"check\": ", e->url);
+            report_json_str(f, e->text);
+            fprintf(f, ", \"passed\": %llu, \"failed\": %llu, \"first_failure\": ", (unsigned long long)e->passed,
+                    (unsigned long long)e->failed);
+            if (e->failed)
+                report_json_str(f, e->first_failure);
+            else
+                fprintf(f, "null");
+            fprintf(f, "}");
+        }
+        fprintf(f, "\n  ],\n");
+    }
     jtimeline(f, r);
     if (r->nstages) {
         uint64_t t0 = 0;

@@ -105,6 +105,11 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     s->bytes_sent = jcheck_count(c, sum, "bytes_sent", 0);
     s->redirects = jcheck_count(c, sum, "redirects_followed", 0);
     s->redirects_away = jcheck_count(c, sum, "redirects_to_other_origin", 0);
+    s->checked = jcheck_count(c, sum, "checked", 0);
+    s->checks_failed = jcheck_count(c, sum, "checks_failed", 0);
+    s->skipped = jcheck_count(c, sum, "skipped", 0);
+    if (s->checks_failed > s->checked)
+        jcheck_fail(c, "checks_failed", "more than the checked responses");
     if (json_is_object(why)) {
         size_t a2 = jcheck_enter(c, "server_close_reasons");
         for (i = 0; i < CLOSE__COUNT; i++)
@@ -584,6 +589,59 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
     ref->known = !c->failed;
 }
 
+/* "checks" and "skipped_by_variable". */
+static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t nurls)
+{
+    json_t *arr = jcheck_arr(c, root, "checks", 0), *sv = jcheck_obj(c, root, "skipped_by_variable", 0), *v;
+    const char *k;
+    size_t i, at;
+    if (arr && json_array_size(arr)) {
+        if (json_array_size(arr) > 100000) {
+            jcheck_fail(c, "checks", "more than 100000 checks");
+            return;
+        }
+        if ((r->checks = calloc(json_array_size(arr), sizeof(*r->checks))) == NULL) {
+            jcheck_fail(c, "checks", "out of memory");
+            return;
+        }
+        r->nchecks = (uint32_t)json_array_size(arr);
+        for (i = 0; i < r->nchecks && !c->failed; i++) {
+            json_t *e = json_array_get(arr, i);
+            struct engine_check *x = &r->checks[i];
+            at = jcheck_enter(c, "checks[%zu]", i);
+            if (!json_is_object(e)) {
+                jcheck_fail(c, "", "not an object");
+                break;
+            }
+            x->url = (uint32_t)jcheck_num(c, e, "target_index", 0, nurls ? nurls - 1 : 0, 1);
+            jcheck_copy(x->text, sizeof(x->text), jcheck_str(c, e, "check", 1));
+            x->passed = jcheck_count(c, e, "passed", 1);
+            x->failed = jcheck_count(c, e, "failed", 1);
+            if (json_is_string(json_object_get(e, "first_failure")))
+                jcheck_copy(x->first_failure, sizeof(x->first_failure), jcheck_str(c, e, "first_failure", 0));
+            jcheck_leave(c, at);
+        }
+    }
+    if (sv && json_object_size(sv)) {
+        if (json_object_size(sv) > 64) {
+            jcheck_fail(c, "skipped_by_variable", "more than 64 variables");
+            return;
+        }
+        r->var_names = calloc(json_object_size(sv), sizeof(*r->var_names));
+        r->skipped_var = calloc(json_object_size(sv), sizeof(*r->skipped_var));
+        if (r->var_names == NULL || r->skipped_var == NULL) {
+            jcheck_fail(c, "skipped_by_variable", "out of memory");
+            return;
+        }
+        at = jcheck_enter(c, "skipped_by_variable");
+        json_object_foreach(sv, k, v) {
+            jcheck_copy(r->var_names[r->nvars], sizeof(r->var_names[0]), k);
+            r->skipped_var[r->nvars++] = jcheck_count(c, sv, k, 1);
+        }
+        jcheck_leave(c, at);
+    }
+}
+
 static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
     json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
@@ -602,6 +660,14 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         return -1;
     if (load_per_url(c, pu, conf, r) != 0)
         return -1;
+    load_checks(c, root, r, conf->nurls);
+    if ((e = jcheck_obj(c, root, "aborted", 0)) != NULL) {
+        at = jcheck_enter(c, "aborted");
+        r->aborted = 1;
+        r->aborted_at_s = jcheck_num(c, e, "at_s", 0, MAX_SECONDS, 1);
+        jcheck_copy(r->aborted_why, sizeof(r->aborted_why), jcheck_str(c, e, "why", 1));
+        jcheck_leave(c, at);
+    }
     load_stats(c, &r->total, root, &r->in_flight);
     at = jcheck_enter(c, "summary");
     r->elapsed_s = jcheck_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);

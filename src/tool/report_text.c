@@ -400,6 +400,9 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     char b1[32], b2[32], b3[32];
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
 
+    if (r->aborted)
+        fprintf(f, "Aborted       the SLO was lost %.1fs into the run: %s (--abort-on-fail); the figures are of what "
+                   "ran\n", r->aborted_at_s, r->aborted_why);
     fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
             r->elapsed_s);
@@ -497,6 +500,46 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     }
 }
 
+/* Checks: a row per target and check, with the first failure; the
+ * requests not sent for want of a variable. */
+static void checks_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct stats *s = &r->total;
+    uint32_t i, k;
+    size_t w = 6, cw = 5;
+    char lb[600];
+    if (r->nchecks == 0 && s->skipped == 0)
+        return;
+    if (r->nchecks) {
+        for (i = 0; i < r->nchecks; i++) {
+            size_t n = strlen(r->checks[i].url < cfg->nurls ? report_label(cfg, r->checks[i].url, lb, sizeof(lb)) : "?");
+            if (n > w)
+                w = n > 40 ? 40 : n;
+            if (strlen(r->checks[i].text) > cw)
+                cw = strlen(r->checks[i].text) > 50 ? 50 : strlen(r->checks[i].text);
+        }
+        fprintf(f, "\nChecks        %llu of %llu checked responses failed one (%.2f%%); they stay in the latency figures\n",
+                (unsigned long long)s->checks_failed, (unsigned long long)s->checked,
+                s->checked ? 100.0 * (double)s->checks_failed / (double)s->checked : 0.0);
+        fprintf(f, "  %-*s  %-*s %10s %10s\n", (int)w, "target", (int)cw, "check", "passed", "failed");
+        for (i = 0; i < r->nchecks; i++) {
+            const struct engine_check *e = &r->checks[i];
+            fprintf(f, "  %-*.*s  %-*.*s %10llu %10llu\n", (int)w, (int)w,
+                    e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?", (int)cw, (int)cw, e->text,
+                    (unsigned long long)e->passed, (unsigned long long)e->failed);
+            if (e->failed)
+                fprintf(f, "  %-*s  first failure: %s\n", (int)w, "", e->first_failure);
+        }
+    }
+    if (s->skipped) {
+        fprintf(f, "Skipped       %llu requests not sent: a variable they need was not set (", (unsigned long long)s->skipped);
+        for (k = 0, i = 0; k < r->nvars; k++)
+            if (r->skipped_var[k])
+                fprintf(f, "%s%s: %llu", i++ ? ", " : "", r->var_names[k], (unsigned long long)r->skipped_var[k]);
+        fprintf(f, ")\n");
+    }
+}
+
 int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
                 const struct findings *fs)
 {
@@ -517,6 +560,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     status_line(f, s);
     bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + stats_errors(s));
+    checks_block(f, cfg, r);
     if (fs && fs->n) {
         fputc('\n', f);
         report_findings_text(f, fs, "");

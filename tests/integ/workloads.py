@@ -441,3 +441,264 @@ def targets_file_hostile_shapes():
     rp = subprocess.run([RAFALE, "report", jp], capture_output=True, text=True, errors="replace", timeout=RUN_TIMEOUT)
     check(rp.returncode == 0 and "caf" in rp.stdout, "... that rafale report reads (%s %r)" % (rp.returncode,
                                                                                         rp.stderr[:200]))
+
+
+# --- API workloads: checks, extraction, think time (tests/api_server.py records what it got) ---
+
+APISERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api_server.py")
+
+
+class ApiServer:
+    def __init__(self, *args):
+        self.port = free_port()
+        self.log = os.path.join(TMP, "api-%d.log" % self.port)
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        self.p = subprocess.Popen([sys.executable, APISERVER, "--port", str(self.port), "--log", self.log] + list(args),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.p.stdout.readline()
+        wait_port(self.port)
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait(timeout=10)
+        with open(self.log) as fh:
+            return [json.loads(l) for l in fh]
+
+
+@test
+def checks_count_what_the_server_answered():
+    srv = ApiServer()
+    page = os.path.join(TMP, "checks.html")
+    r = rafale("-n", 200, "-c", 2, "-t", 1, "--check", "status == 200", "--check", "json $.ok == true",
+               "--check", "header Content-Type ~ ^application/json$", "--html", page, srv.url("/flaky"))
+    seen = srv.stop()
+    import xml.etree.ElementTree as ET
+    html = open(page).read()
+    ET.fromstring(html.split("\n", 1)[1])
+    check("<h2>Checks</h2>" in html and '<td class="fail">20</td>' in html and "$.ok: false" in html,
+          "checks: the HTML table, the failures marked")
+    chk = {c["check"]: c for c in r.j["checks"]}
+    # The server answered {"ok": false} to exactly every 10th of the 200 requests it got.
+    check(len(seen) == 200 and chk["json $.ok == true"]["failed"] == 20 and chk["json $.ok == true"]["passed"] == 180,
+          "checks: 20 of 200 failed, as the server counted (%s)" % chk.get("json $.ok == true"))
+    check(chk["json $.ok == true"]["first_failure"] == "$.ok: false", "checks: the first failure shows what was seen")
+    check(chk["status == 200"]["failed"] == 0 and chk["header Content-Type ~ ^application/json$"]["passed"] == 200,
+          "checks: the others all passed")
+    s = r.j["summary"]
+    check(s["checked"] == 200 and s["checks_failed"] == 20 and s["requests"] == 200 and s["errors"] == 0,
+          "checks: a failed check is a completed request, counted in checks_failed (%s)" %
+          {k: s[k] for k in ("checked", "checks_failed", "requests")})
+    check(r.j["latency"]["count"] == 200 if "count" in r.j["latency"] else True, "checks: all in the latency figures")
+    check("Checks        20 of 200 checked responses failed one (10.00%)" in r.err + r.out and
+          "first failure: $.ok: false" in r.err + r.out, "checks: the text table")
+    # --slo 'checks>99.9%' fails (90% passed), exit 3; checks>85% passes.
+    srv = ApiServer()
+    p = run_raw(["-q", "-n", 100, "-c", 1, "--check", "json $.ok == true", "--slo", "checks>99.9%", srv.url("/flaky")])
+    p2 = run_raw(["-q", "-n", 100, "-c", 1, "--check", "json $.ok == true", "--slo", "checks>85%", srv.url("/flaky")])
+    srv.stop()
+    check(p[0] == 3 and "checks>99.9%" in p[1] and "90% passed" in p[1], "checks: --slo checks>99.9%% fails, exit 3 (%d)"
+          % p[0])
+    check(p2[0] == 0, "checks: --slo checks>85%% passes (%d)" % p2[0])
+
+
+API_VISIT = """# A visit: log in, list, create, read back what was created.
+# name: login
+# check: status == 200
+# check: json $.ok == true
+# extract: token = json $.token
+# extract: sid = cookie sid
+POST %(u)s/login
+Content-Type: application/json
+< {"user": "demo", "pass": "%(pw)s"}
+
+# name: list
+# check: json $.items[1].id == 2
+GET %(u)s/items
+Authorization: Bearer {{var token}}
+
+# name: create
+# check: status == 201
+# check: header Location ~ ^/items/[0-9]+$
+# extract: where = header Location
+# extract: id = json $.id
+POST %(u)s/items
+Authorization: Bearer {{var token}}
+Content-Type: application/json
+< {"name": "x"}
+
+# name: show
+# check: json $.id > 0
+GET %(u)s/items/{{var id}}
+Authorization: Bearer {{var token}}
+X-Loc: {{var where}}
+
+# name: me
+# check: status == 200
+GET %(u)s/me
+Cookie: sid={{var sid}}
+
+# name: form
+# extract: csrf = body /name="csrf" value="([^"]+)"/
+GET %(u)s/form
+
+# name: post form
+# check: status == 200
+POST %(u)s/form
+X-CSRF: {{var csrf}}
+Content-Length: 0
+"""
+
+
+@test
+def extraction_carries_values_into_the_next_requests():
+    srv = ApiServer()
+    path = targets_file("visit.targets", API_VISIT % dict(u=srv.url("").rstrip("/"), pw="secret"))
+    r = rafale("-n", 210, "-c", 3, "-t", 1, "--order", "session", "--targets", path)
+    seen = srv.stop()
+    check(r.rc == 0 and r.j["summary"]["checks_failed"] == 0 and r.j["summary"]["skipped"] == 0 and
+          r.j["summary"]["requests"] == 210, "extract: a session of 7 steps, every check passed (%s)" %
+          [(c["target"], c["check"], c["failed"], c["first_failure"]) for c in r.j.get("checks", []) if c["failed"]])
+    items = [x for x in seen if x["path"].startswith("/items")]
+    # Each request carried its own connection's token: the one that connection's login got (keep-alive: one TCP
+    # connection each, so the server sees the same client port).
+    # (The connections share the 210 requests as they come: the split between steps is not exact.)
+    check(len(items) >= 80 and all(x["auth"] and x["token_port"] == x["port"] for x in items),
+          "extract: every /items request carried its own connection's token (%s)" %
+          [x for x in items if x["token_port"] != x["port"]][:2])
+    shows = [x for x in seen if x["path"].startswith("/items/")]
+    check(len(shows) >= 25 and len(set(x["path"] for x in shows)) == len(shows) and
+          all(x["xloc"] == x["path"] for x in shows),
+          "extract: each read went to the item its own create made (its JSON id, and its Location header)")
+    check(all(x["cookie"] and x["cookie"].startswith("sid=s-") for x in seen if x["path"] == "/me"),
+          "extract: the cookie's value, taken from Set-Cookie")
+    forms = [x for x in seen if x["method"] == "POST" and x["path"] == "/form"]
+    check(len(forms) >= 25 and all(x["csrf"] and x["csrf"].startswith("c-") for x in forms),
+          "extract: a regex group of an HTML body (the CSRF field)")
+    # A failed login: nothing that needs its token is sent; the session goes on.
+    srv = ApiServer()
+    path = targets_file("visit-bad.targets", API_VISIT % dict(u=srv.url("").rstrip("/"), pw="wrong"))
+    r = rafale("-n", 140, "-c", 2, "-t", 1, "--order", "session", "--targets", path)
+    seen = srv.stop()
+    s = r.j["summary"]
+    sk = r.j["skipped_by_variable"]
+    check(not [x for x in seen if x["path"].startswith("/items")] and s["skipped"] == sk["token"] + sk["sid"] and
+          sk["token"] > 0 and sk["where"] == 0 and sk["id"] == 0 and s["skipped"] + s["started"] == 140,
+          "extract: a failed login's token-needing requests are skipped, not sent (%s, %s)" % (sk, s["started"]))
+    check(accounted(r.j), "extract: started = completed + errors + in flight")
+    check("Skipped       %d requests not sent: a variable they need was not set (token: %d" % (s["skipped"], sk["token"])
+          in r.err + r.out, "extract: the text says which variable")
+
+
+@test
+def think_time_spaces_a_connections_requests():
+    srv = ApiServer()
+    path = targets_file("think.targets", "# think: 150ms\nGET %s\n\n# name: b\nGET %s\n" % (srv.url("/flaky"),
+                                                                                          srv.url("/me")))
+    r = rafale("-n", 12, "-c", 2, "-t", 1, "--order", "session", "--targets", path, "--think", "50ms")
+    seen = srv.stop()
+    by_port = {}
+    for x in seen:
+        by_port.setdefault(x["port"], []).append(x)
+    gaps = []
+    for xs in by_port.values():
+        for a, b in zip(xs, xs[1:]):
+            gaps.append((a["path"], b["t"] - a["t"]))
+    after_flaky = [g for p, g in gaps if p == "/flaky"]
+    after_me = [g for p, g in gaps if p == "/me"]
+    # The server saw each connection pause at least the think time after each answer: 150 ms after /flaky (its own
+    # # think:), 50 ms after /me (--think).
+    check(len(seen) == 12 and after_flaky and after_me and min(after_flaky) >= 0.15 and min(after_me) >= 0.05,
+          "think: the gaps the server saw (%s, %s)" % (after_flaky, after_me))
+    check(r.j["latency"]["max_us"] < 140000 if "max_us" in r.j["latency"] else True,
+          "think: not in the latency figures")
+    p = run_raw(["-q", "-n", 10, "-R", 10, "--think", "10ms", srv.url("/")])
+    check(p[0] == 2 and one_line(p[2], "--think is for a closed loop"), "think: refused with -R (%r)" % p[2])
+
+
+@test
+def api_directives_are_checked_before_the_load():
+    base = "GET http://127.0.0.1:1/\n"
+    cases = [
+        ("# check: status = 200\n" + base, ":1: # check: expected an operator"),
+        ("# check: json items == 1\n" + base, ":1: # check: a JSON path begins with $"),
+        ("\n\n# extract: tok json $.t\n" + base, ":3: # extract: an extraction is NAME = json PATH"),
+        ("# think: soon\n" + base, ":1: # think: wants a duration or a range"),
+        ("# think: 2s-1s\n" + base, ":1: # think: wants a duration"),
+        ("# name: a\n# name: b\n" + base, ":2: a second '# name:'"),
+        (base + "\n# check: status == 200\n", ":3: directives (# name:, # check:, # extract:, # think:) with no request"),
+        ("# check: status == 200\nContent-Type: x\n", ":2: expected the request the directives of line 1 are for"),
+        ("GET http://127.0.0.1:1/{{var nope}}\n", ":1: {{var nope}}: no '# extract: nope = ...' sets it"),
+        ("# think: 10ms\n" + base, "# think: is for a closed loop"),
+    ]
+    for i, (text, want) in enumerate(cases):
+        path = targets_file("bad-%d.targets" % i, text)
+        args = ["-q", "-n", 1, "--targets", path] + (["-R", 10] if "closed loop" in want else [])
+        p = run_raw(args)
+        check(p[0] == 2 and want in p[2] and len(p[2].strip().splitlines()) == 1,
+              "directives: %r refused with its line (%d %r)" % (want, p[0], p[2]))
+    for args, want in ((["--check", "colour == red"], "--check 'colour == red': a check begins with status"),
+                       (["--max-body", "lots"], "--max-body wants a size"),
+                       (["--abort-on-fail"], "--abort-on-fail stops a run when its SLO is lost: give --slo too")):
+        p = run_raw(["-q", "-n", 1] + args + ["http://127.0.0.1:1/"])
+        check(p[0] == 2 and want in p[2] and len(p[2].strip().splitlines()) == 1, "options: %r (%d %r)" % (want, p[0],
+                                                                                                            p[2]))
+
+
+@test
+def checks_and_extraction_over_http2():
+    srv = Serve()
+    path = targets_file("h2.targets", "# extract: n = json $.items[2]\n# check: header content-type ~ json\n"
+                                      "GET %s\n\n# check: size == 300\n# check: status == 200\nGET %s/bytes/{{var n}}00\n"
+                        % (srv.url("/json"), srv.url("").rstrip("/")))
+    r = rafale("--http2", "-n", 100, "-c", 2, "-t", 1, "--order", "session", "--targets", path, "--check",
+               "body contains \"\"")
+    srv.stop()
+    failed = [(c["target"], c["check"], c["first_failure"]) for c in r.j.get("checks", []) if c["failed"]]
+    check(r.rc == 0 and r.j["summary"]["checked"] == 100 and r.j["summary"]["checks_failed"] == 0 and not failed and
+          r.j["summary"]["protocol"] == "h2", "h2: checks on fields and DATA, an extracted value in a path (%s)" % failed)
+    check(sum(c["passed"] for c in r.j["checks"]) == 50 * 2 + 50 * 3, "h2: every check counted")
+
+
+@test
+def shards_sum_their_checks_exactly():
+    srv = ApiServer()
+    paths, outs = run_shards(2, ["-n", 100, "-c", 2, "-t", 1, "--check", "json $.ok == true"], srv.url("/flaky"),
+                             "chk")
+    srv.stop()
+    p = merge("--json", os.path.join(TMP, "chk-merged.json"), *paths)
+    m = json.load(open(os.path.join(TMP, "chk-merged.json")))
+    c = m["checks"][0]
+    check(p.returncode == 0 and c["passed"] + c["failed"] == 100 and c["failed"] == 10 and
+          m["summary"]["checks_failed"] == 10 and m["summary"]["checked"] == 100,
+          "shards: the merged checks are the sum, exactly (%s)" % c)
+
+
+@test
+def abort_on_fail_stops_when_the_slo_is_lost():
+    srv = Serve()
+    # Every answer takes 5 ms: p99 < 3 ms is lost from the first second; judged from 1 s on.
+    r = rafale("-c", 2, "-t", 1, "-d", "30s", "--slo", "p99<3ms", "--abort-on-fail", "--abort-after", "1s",
+               srv.url("/delay/5"), timeout=60)
+    a = r.j.get("aborted") if r.j else None
+    check(r.rc == 3 and a and 1.0 <= a["at_s"] <= 3.0 and r.j["summary"]["elapsed_s"] <= 3.0 and
+          re.match(r"p99<3ms \(measured [0-9.]+ms over the first [0-9]+s\)$", a["why"]),
+          "abort: stopped within 2 s of the breach, exit 3 (%s %s)" % (r.rc, a))
+    check("Aborted       the SLO was lost" in r.err + r.out and accounted(r.j),
+          "abort: the report says so, and every request is accounted for")
+    # A healthy run with the same watch runs to its end: no false alarm.
+    r = rafale("-c", 2, "-t", 1, "-d", "2500ms", "--slo", "p99<1s,errors<1%", "--abort-on-fail", "--abort-after", "1s",
+               srv.url("/"))
+    srv.stop()
+    check(r.rc == 0 and "aborted" not in r.j and r.j["summary"]["elapsed_s"] >= 2.4,
+          "abort: a healthy run is not stopped (%s %s)" % (r.rc, r.j.get("aborted")))
+    # The checks' share too: 90% pass, checks>95% is lost.
+    api = ApiServer()
+    r = rafale("-c", 1, "-t", 1, "-d", "30s", "--check", "json $.ok == true", "--slo", "checks>95%", "--abort-on-fail",
+               "--abort-after", "1s", api.url("/flaky"), timeout=60)
+    api.stop()
+    a = r.j.get("aborted") if r.j else None
+    check(r.rc == 3 and a and a["at_s"] <= 3.0 and "checks>95%" in a["why"], "abort: on the checks' share (%s)" % a)

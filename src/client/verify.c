@@ -1,0 +1,204 @@
+/* verify.c - what a response is checked for, and what is taken from it:
+ * the bytes kept of it (verify_keep) are split into its head and body (a
+ * chunked body undone in place), then each check of its URL is evaluated
+ * and counted, and each extraction sets a variable of the connection's
+ * session. Only URLs with checks or extractions keep anything. */
+#include "client.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HEAD_KEEP ((size_t)64 << 10)
+
+/* As much as a body of --max-body needs, chunk lines and all. */
+static size_t keep_limit(const struct plan *pl)
+{
+    uint64_t mb = pl->cfg->max_body;
+    return HEAD_KEEP + (size_t)(mb + mb / 2) + 4096;
+}
+
+void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, size_t n)
+{
+    size_t limit = keep_limit(pl), k; /* (one more byte is kept free: a NUL after the body, view()) */
+    cp->total += n;
+    k = cp->len < limit ? limit - cp->len : 0;
+    if (k > n)
+        k = n;
+    if (k < n)
+        cp->over = 1;
+    if (k == 0)
+        return;
+    if (cp->len + k + 1 > cp->cap) {
+        /* Grown to the largest response its connection has seen, once. */
+        size_t cap = cp->cap ? cp->cap : 4096;
+        char *p;
+        while (cap < cp->len + k + 1)
+            cap *= 2;
+        if (cap > limit + 1)
+            cap = limit + 1;
+        if ((p = realloc(cp->p, cap)) == NULL) {
+            cp->over = 1;
+            return;
+        }
+        cp->p = p;
+        cp->cap = cap;
+    }
+    memcpy(cp->p + cp->len, buf, k);
+    cp->len += k;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A chunked body (RFC 9112 §7.1), undone in place: its length, or the
+ * bytes undone so far when it is cut short (*whole then 0). */
+static size_t dechunk(char *b, size_t n, int *whole)
+{
+    size_t i = 0, o = 0;
+    *whole = 0;
+    while (i < n) {
+        uint64_t size = 0;
+        int h, digits = 0;
+        while (i < n && (h = hexval(b[i])) >= 0 && digits < 16) {
+            size = size * 16 + (uint64_t)h;
+            i++;
+            digits++;
+        }
+        if (digits == 0)
+            return o;
+        while (i < n && b[i] != '\n') /* extensions */
+            i++;
+        if (i++ >= n)
+            return o;
+        if (size == 0) {
+            *whole = 1;
+            return o;
+        }
+        if (size > n - i) {
+            memmove(b + o, b + i, n - i);
+            return o + (n - i);
+        }
+        memmove(b + o, b + i, (size_t)size);
+        o += (size_t)size;
+        i += (size_t)size;
+        if (i < n && b[i] == '\r')
+            i++;
+        if (i < n && b[i] == '\n')
+            i++;
+    }
+    return o;
+}
+
+/* The check's view of cp: HTTP/1.1's head past its status line, its body
+ * undone. */
+static void view(struct capture *cp, int chunked, int h2, const struct plan *pl, struct check_response *r)
+{
+    uint64_t max = pl->cfg->max_body;
+    r->max_body = max;
+    if (cp == NULL || cp->len == 0 || cp->p == NULL) {
+        r->head = r->body = "";
+        return;
+    }
+    if (h2) {
+        r->head = cp->p;
+        r->head_len = cp->head_len;
+        r->body = cp->p + cp->head_len;
+        r->body_len = cp->len - cp->head_len;
+        r->body_size = cp->total - cp->head_len;
+        r->body_over = cp->over || r->body_len > max;
+    } else {
+        const char *end = memmem(cp->p, cp->len, "\r\n\r\n", 4), *line = memchr(cp->p, '\n', cp->len);
+        size_t hl;
+        if (end == NULL || line == NULL) {
+            /* A head of more than HEAD_KEEP bytes: neither is seen whole. */
+            r->head = r->body = "";
+            r->body_over = 1;
+            r->body_size = cp->total;
+            return; /* ("" is not written to) */
+        }
+        hl = (size_t)(end - cp->p) + 4;
+        r->head = line + 1;
+        r->head_len = (size_t)(end + 2 - (line + 1));
+        r->body = cp->p + hl;
+        r->body_len = cp->len - hl;
+        r->body_size = cp->total - hl;
+        if (chunked) {
+            int whole;
+            r->body_len = dechunk(cp->p + hl, cp->len - hl, &whole);
+            r->body_size = whole && !cp->over ? r->body_len : r->body_size;
+        }
+        r->body_over = cp->over || r->body_len > max;
+        if (r->body_len > max)
+            r->body_len = (size_t)max;
+    }
+    /* A regex reads up to a NUL: one after the body, in the byte kept free. */
+    ((char *)r->body)[r->body_len] = '\0';
+}
+
+static int set_var(struct conn *c, uint32_t v, const char *val, size_t n)
+{
+    const struct tpl_set *ts = c->w->plan->tset;
+    if (c->vars == NULL) {
+        if ((c->vars = calloc(1, sizeof(*c->vars))) == NULL)
+            return -1;
+        if ((c->vars->val = malloc((size_t)ts->nvars * TPL_VAR_MAX)) == NULL) {
+            free(c->vars);
+            c->vars = NULL;
+            return -1;
+        }
+    }
+    memcpy(c->vars->val + (size_t)v * TPL_VAR_MAX, val, n);
+    c->vars->len[v] = (uint16_t)n;
+    c->vars->set |= 1ULL << v;
+    return 0;
+}
+
+int verify_response(struct conn *c, const struct slot *s, unsigned status, struct capture *cp, int chunked, int h2,
+                    uint64_t now)
+{
+    const struct plan *pl = c->w->plan;
+    const struct plan_url *pu = &pl->urls[s->url];
+    struct check_response r;
+    char seen[CHECK_SEEN_MAX + 64], val[CHECK_VALUE_MAX];
+    uint32_t k;
+    int all = 1;
+
+    memset(&r, 0, sizeof(r));
+    r.status = status;
+    r.duration_ns = now - s->t_due;
+    view(pu->capture ? cp : NULL, chunked, h2, pl, &r);
+    for (k = 0; k < pu->nchecks; k++) {
+        int ok;
+        seen[0] = '\0';
+        ok = check_eval(&pl->checks[pu->check0 + k], &r, seen, sizeof(seen));
+        record_check(c->w, s, pu->check0 + k, ok, seen, now);
+        all &= ok;
+    }
+    if (pu->nchecks)
+        record_checked(c->w, s, all);
+    /* Extractions run in warm-up too: a session's state is not a figure.
+     * One that finds nothing unsets its variable, so what needed the value
+     * (a failed login's token) is skipped, not sent stale. */
+    for (k = 0; k < pu->nextracts; k++) {
+        uint32_t v = pl->extract_var[pu->extract0 + k];
+        ssize_t n = check_extract(&pl->extracts[pu->extract0 + k], &r, val);
+        if (n >= 0 && set_var(c, v, val, (size_t)n) == 0)
+            continue;
+        if (c->vars)
+            c->vars->set &= ~(1ULL << v);
+    }
+    if (cp) {
+        cp->len = cp->head_len = 0;
+        cp->total = 0;
+        cp->over = 0;
+    }
+    return all;
+}
