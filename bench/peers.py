@@ -60,6 +60,12 @@ class Nginx:
         conf = (conf.replace("@PORT@", str(self.port)).replace("@TLSPORT@", str(self.tls_port))
                 .replace("@H2PORT@", str(self.h2_port)).replace("@H2TLSPORT@", str(self.h2_tls_port))
                 .replace("@DIR@", self.dir))
+        # A 1 KiB JSON document for the checks' cost (issue 23).
+        items = [{"id": i, "name": "item-%d" % i, "tags": ["a", "b"]} for i in range(20)]
+        doc = {"ok": True, "items": items, "pad": ""}
+        doc["pad"] = "x" * max(0, 1024 - len(json.dumps(doc)))
+        with open(os.path.join(self.dir, "api.json"), "w") as f:
+            f.write(json.dumps(doc))
         self.conf = os.path.join(self.dir, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -303,6 +309,7 @@ def main():
     do_serve = not only or "serve" in only
     do_checks = not only or "checks" in only
     do_targets = not only or "targets" in only
+    do_api = not only or "api" in only
 
     nginx = Nginx()
     rows = []
@@ -368,6 +375,19 @@ def main():
                                                                                cpu * 1e6 / done),
                           file=sys.stderr, flush=True)
 
+            if do_api:
+                # The cost of checks (issue 23): none, a status check, a JSON path on a 1 KiB body.
+                for name, extra in (("no check", []), ("status check", ["--check", "status == 200"]),
+                                    ("json check", ["--check", "json $.items[19].id == 19"])):
+                    done, errs, wall, cpu, rss, j = run_rafale(nginx.url("/api.json"), 50, args.duration, extra=extra)
+                    errs += j["summary"].get("checks_failed", 0)
+                    rows.append(dict(round=rnd, workload="api", tool=name, completed=done, nginx_count=None,
+                                     wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
+                                     rss_kb=rss, errors=errs, all_connected_s=None))
+                    print("round %d %-24s %-13s %8.0f req/s %6.2f us/req cpu" % (rnd + 1, "api", name, done / wall,
+                                                                               cpu * 1e6 / done),
+                          file=sys.stderr, flush=True)
+
         with open(raw, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
@@ -421,6 +441,20 @@ def main():
                     median([b["cpu_us_per_req"] / a["cpu_us_per_req"] for a, b in zip(pl, tg)]),
                     median([r["rps"] for r in tg]), median([r["rps"] for r in pl]),
                     sum(r["errors"] for r in pl + tg)))
+        if do_api:
+            base = [r for r in rows if r["workload"] == "api" and r["tool"] == "no check"]
+            emit()
+            emit("Checks on a 1 KiB JSON answer (rafale -t 1 -c 50, keep-alive, nginx): CPU us/request, median of rounds, "
+                 "and the median of the round-by-round ratios to no check:")
+            emit()
+            emit("| run | CPU us/request | vs no check | req/s | errors and failed checks |")
+            emit("|---|---:|---:|---:|---:|")
+            for name in ("no check", "status check", "json check"):
+                rs = [r for r in rows if r["workload"] == "api" and r["tool"] == name]
+                emit("| %s | %.2f | %.3f | %.0f | %d |" % (name, median([r["cpu_us_per_req"] for r in rs]),
+                                                          median([b["cpu_us_per_req"] / a["cpu_us_per_req"]
+                                                                  for a, b in zip(base, rs)]),
+                                                          median([r["rps"] for r in rs]), sum(r["errors"] for r in rs)))
         if do_checks:
             emit()
             # Syscalls per request, keep-alive: strace over 20 000 requests.

@@ -78,7 +78,7 @@ static void checks(void)
 {
     const char head[] = "Content-Type: application/json; charset=utf-8\r\nContent-Length: 12\r\n"
                         "Set-Cookie: sid=s3cr3t; Path=/\r\nLocation: /next\r\n";
-    struct check_response r = { 200, head, sizeof(head) - 1, JSON, 0, 0, 0, 1 << 20, 150 * 1000000ULL };
+    struct check_response r = { 200, head, sizeof(head) - 1, JSON, 0, 0, 0, 0, 0, 1 << 20, 150 * 1000000ULL };
     char seen[256];
     r.body_len = r.body_size = strlen(JSON);
     CHECK(ev("status == 200", &r, seen) == 1 && ev("status != 200", &r, seen) == 0 && strcmp(seen, "status 200") == 0);
@@ -110,6 +110,22 @@ static void checks(void)
     CHECK(ev("body contains ok", &r, seen) == 0 && strstr(seen, "longer than --max-body (1048576 bytes)"));
     CHECK(ev("json $.ok == true", &r, seen) == 0 && ev("size > 10", &r, seen) == 1);
     r.body_over = 0;
+    /* Operands: JSON's escapes decoded; a quoted regex keeps its own. */
+    r.body = "tab\there, caf\xc3\xa9, a.b";
+    r.body_len = strlen(r.body);
+    CHECK(ev("body contains \"tab\\there\"", &r, seen) == 1 && ev("body contains \"caf\\u00e9\"", &r, seen) == 1);
+    CHECK(ev("body ~ \"a\\.b$\"", &r, seen) == 1 && ev("body ~ \"x\\.b$\"", &r, seen) == 0);
+    /* The head or the size not known: said, not guessed. */
+    r.head_over = 1;
+    CHECK(ev("header Location exists", &r, seen) == 0 && strstr(seen, "head is longer than the 64 KiB kept"));
+    r.head_over = 0;
+    r.size_unknown = 1;
+    CHECK(ev("size > 0", &r, seen) == 0 && strncmp(seen, "size not known", 14) == 0);
+    r.size_unknown = 0;
+    /* C1 controls never reach a terminal: as UTF-8 (C2 9B, a CSI) or a stray byte. */
+    r.body = "a\xc2\x9b" "[31mb\x9b" "c\xc3\xa9";
+    r.body_len = strlen(r.body);
+    CHECK(ev("body contains zzz", &r, seen) == 0 && strcmp(seen, "body: a?[31mb?" "c\xc3\xa9") == 0);
     /* What is seen is cut and printable. */
     r.body = "line one\r\nline two";
     r.body_len = 18;
@@ -123,7 +139,7 @@ static void extractions(void)
 {
     const char head[] = "Location: /items/17\r\nSet-Cookie: theme=dark\r\nSet-Cookie: sid=s3cr3t; Path=/; HttpOnly\r\n";
     const char *body = "<form><input name=\"csrf\" value=\"tok-123\"></form>";
-    struct check_response r = { 200, head, sizeof(head) - 1, JSON, 0, 0, 0, 1 << 20, 1000 };
+    struct check_response r = { 200, head, sizeof(head) - 1, JSON, 0, 0, 0, 0, 0, 1 << 20, 1000 };
     struct check c;
     char out[CHECK_VALUE_MAX], err[300];
     ssize_t n;

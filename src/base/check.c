@@ -97,9 +97,12 @@ static int operand(const char *s, char **out, size_t *len, int *quoted, char *er
     *quoted = n && s[0] == '"';
     if (*quoted) {
         size_t i;
+        ssize_t d;
         for (i = 1; i < n && s[i] != '"'; i++) {
-            if (s[i] == '\\' && i + 1 < n)
+            if (s[i] == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\\'))
                 i++;
+            else if (s[i] == '\\' && i + 1 < n)
+                v[o++] = s[i++]; /* kept, with what it escapes: \. in a regex */
             v[o++] = s[i];
         }
         if (i != n - 1) {
@@ -108,6 +111,10 @@ static int operand(const char *s, char **out, size_t *len, int *quoted, char *er
                                            "something after the quoted value");
             return -1;
         }
+        /* JSON's escapes (\n, \t, \u00e9...) when it is written as JSON; a
+         * regex's own (\. \d) stay as they are, but \" and \\. */
+        if ((d = jpath_string(s, n, v, n)) >= 0)
+            o = (size_t)d;
     } else {
         memcpy(v, s, n);
         o = n;
@@ -451,8 +458,18 @@ static void seen_put(char *seen, size_t cap, const char *prefix, const char *v, 
     o = (size_t)snprintf(seen, cap, "%s", prefix);
     if (o >= cap)
         o = cap - 1;
-    for (i = 0; i < n && o + 1 < cap && i < CHECK_SEEN_MAX; i++)
-        seen[o++] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+    for (i = 0; i < n && o + 1 < cap && i < CHECK_SEEN_MAX; i++) {
+        unsigned char b = (unsigned char)v[i];
+        /* Controls, and C1 controls (U+0080..U+009F as UTF-8, or a stray
+         * byte 0x80..0x9F): a terminal could act on them. */
+        if (b == 0xC2 && i + 1 < n && (unsigned char)v[i + 1] >= 0x80 && (unsigned char)v[i + 1] <= 0x9F) {
+            seen[o++] = '?';
+            i++;
+            continue;
+        }
+        seen[o++] = b < 0x20 || b == 0x7f || (b >= 0x80 && b <= 0x9F && (i == 0 || (unsigned char)v[i - 1] < 0x80))
+                        ? '?' : v[i];
+    }
     seen[o] = '\0';
 }
 
@@ -489,7 +506,7 @@ static int text_cmp(const struct check *c, const char *v, size_t n)
 
 static int to_num(const char *v, size_t n, double *out)
 {
-    char b[64], *end;
+    char b[512], *end;
     if (n == 0 || n >= sizeof(b))
         return -1;
     memcpy(b, v, n);
@@ -514,6 +531,10 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
         seen_put(seen, seenlen, b, "", 0);
         return 0;
     case CK_SIZE:
+        if (r->size_unknown) {
+            seen_put(seen, seenlen, "size not known: a chunked body longer than the bytes kept (--max-body)", "", 0);
+            return 0;
+        }
         if (num_cmp(c->op, (double)r->body_size, c->num))
             return 1;
         snprintf(b, sizeof(b), "size %llu", (unsigned long long)r->body_size);
@@ -530,6 +551,10 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
         const char *v = r->head ? check_header(r->head, r->head_len, c->name, c->nlen, &n) : NULL;
         double x;
         char pre[80];
+        if (r->head_over) {
+            seen_put(seen, seenlen, "the head is longer than the 64 KiB kept: not checked", "", 0);
+            return 0;
+        }
         if (v == NULL) {
             snprintf(pre, sizeof(pre), "no %.60s header", c->name);
             seen_put(seen, seenlen, pre, "", 0);
@@ -587,8 +612,21 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
         if (c->op == CO_EXISTS)
             return 1;
         sl = t == JP_STRING ? jpath_string(v, n, txt, sizeof(txt) - 1) : -1;
-        if (sl >= 0)
+        if (sl >= 0) {
             txt[sl] = '\0';
+        } else if (t == JP_STRING && memchr(v, '\\', n) == NULL) {
+            /* Longer than the buffer, without escapes: its bytes as they lie,
+             * between the quotes. */
+            v++;
+            n -= 2;
+            t = JP_NUMBER; /* compared as raw text from here on */
+            sl = -2;
+        } else if (t == JP_STRING) {
+            snprintf(pre, sizeof(pre), "%.*s: a string of more than 1 KiB with escapes, not compared",
+                     (int)(strcspn(c->text + 5, " =!<>~")), c->text + 5);
+            seen_put(seen, seenlen, pre, "", 0);
+            return 0;
+        }
         switch (c->op) {
         case CO_MATCH:
         case CO_CONTAINS:
@@ -604,7 +642,8 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
                 }
                 eq = 0;
             } else if (c->lit == CL_STR) {
-                eq = sl >= 0 && (size_t)sl == c->slen && memcmp(txt, c->str, c->slen) == 0;
+                eq = sl >= 0 ? (size_t)sl == c->slen && memcmp(txt, c->str, c->slen) == 0
+                             : sl == -2 && n == c->slen && memcmp(v, c->str, n) == 0;
             } else {
                 eq = (c->lit == CL_TRUE && t == JP_TRUE) || (c->lit == CL_FALSE && t == JP_FALSE) ||
                      (c->lit == CL_NULL && t == JP_NULL);
@@ -614,7 +653,7 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
         }
         if (ok)
             return 1;
-        snprintf(pre, sizeof(pre), "%.*s: ", (int)(strcspn(c->text + 5, " ")), c->text + 5);
+        snprintf(pre, sizeof(pre), "%.*s: ", (int)(strcspn(c->text + 5, " =!<>~")), c->text + 5);
         seen_put(seen, seenlen, pre, v, n);
         return 0;
     }

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #define JPATH_MAX_STEPS 32
-#define JPATH_MAX_DEPTH 128   /* nesting a scan goes through before it gives up */
+#define JPATH_MAX_DEPTH 1024  /* nesting a scan goes through before it gives up */
 
 enum jp_type { JP_NONE, JP_OBJECT, JP_ARRAY, JP_STRING, JP_NUMBER, JP_TRUE, JP_FALSE, JP_NULL, JP_BAD };
 

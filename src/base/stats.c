@@ -39,7 +39,7 @@ static const char *const explain[ERR__COUNT] = {
                       "processed nothing, or the connection closed after the GOAWAY before the response was complete",
     [ERR_H2_PROTOCOL] = "an HTTP/2 connection error (a bad frame, a flow-control violation, no SETTINGS from the "
                         "server): every request on the connection failed, and it was replaced",
-    [ERR_BAD_VALUE] = "a value for the next request (a redirect's Location) holds a space, CR, LF or another control "
+    [ERR_BAD_VALUE] = "a value for the next request (a redirect's Location, a # extract: variable) holds a space, CR, LF or another control "
                       "byte that would rewrite the request line or start a second request; nothing was sent",
 };
 

@@ -169,10 +169,19 @@ static int pick_url(struct conn *c, uint64_t t_due, uint32_t *url)
         }
         missing = pu->vars & ~(c->vars ? c->vars->set : 0);
         record_skip(w, u, (uint32_t)__builtin_ctzll(missing), t_due);
-        if (!rate_mode(w) && ++c->skips > 2 * turn + 2) {
-            c->parked = 1;
-            w->parked++;
-            return 0;
+        if (!rate_mode(w) && ++c->skips > turn) {
+            /* A turn's worth skipped: is any target sendable at all? If
+             * not, nothing it could send would set a variable. */
+            const struct plan_endpoint *tg = &pl->endpoints[c->endpoint];
+            uint32_t k;
+            for (k = 0; k < tg->nurls && verify_missing(c, &pl->urls[tg->urls[k]]); k++)
+                ;
+            if (k == tg->nurls) {
+                c->parked = 1;
+                w->parked++;
+                return 0;
+            }
+            c->skips = 0;
         }
         if (rate_mode(w) || (t_due >= pl->t_measure && !workq_may_start(w)))
             return 0; /* rate mode: this due request was the one skipped */
@@ -203,6 +212,7 @@ static int conn_add(struct conn *c, uint64_t t_due, uint64_t now)
         s->kept = NULL;
         record_start(c, s, now);
     }
+    c->thinking = 0; /* the timer is this request's timeout's from here */
     if (conn_request(c, s)) {
         /* Started, and ended at once: never written. */
         record_error(c, s, ERR_BAD_VALUE, 0, "an extracted value holds a byte its place in the request cannot carry",
@@ -453,7 +463,11 @@ void conn_thought(struct conn *c, uint32_t url, uint64_t now)
 
 void conn_think(struct conn *c)
 {
-    /* The timer is free: a connection thinks with nothing outstanding. */
+    /* The timer is the request timeout's: it is free only with nothing
+     * outstanding. With requests still out (pipelining, HTTP/2 streams)
+     * nothing new is added, and the last answer's refill comes back here. */
+    if (c->count > 0)
+        return;
     c->thinking = 1;
     if (loop_timer_set(&c->w->loop, &c->timer, c->think_until) != 0) {
         c->thinking = 0;
@@ -467,9 +481,12 @@ static void conn_on_timer(struct timer *t, uint64_t now)
     struct conn *c = container_of(t, struct conn, timer);
     if (c->thinking) {
         c->thinking = 0;
-        c->think_until = 0;
-        workq_enqueue(c);
-        return;
+        if (c->count == 0) {
+            c->think_until = 0;
+            workq_enqueue(c);
+            return;
+        }
+        /* (A request was added meanwhile: this is its timeout's timer.) */
     }
     if (c->count == 0 || c->state == C_IDLE)
         return;

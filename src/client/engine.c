@@ -54,8 +54,9 @@ static void dispatch(struct worker *w)
         backlog_pop(&w->backlog);
         conn_take(c, due, now);
         /* More room on it (HTTP/2 streams, pipelining): back in the queue,
-         * behind the others, so due requests spread over the connections. */
-        if (c->state == C_OPEN && c->count < c->cap && !c->draining)
+         * behind the others, so due requests spread over the connections.
+         * Idle still: its request was skipped (a variable not set). */
+        if ((c->state == C_OPEN || c->state == C_IDLE) && c->count < c->cap && !c->draining)
             workq_enqueue(c);
     }
     /* --max-connections: the schedule is behind and every connection is
@@ -687,14 +688,19 @@ static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stat
         return 0;
     for (k = 0; k < s.n; k++)
         if (!s.c[k].pass) {
+            /* Nothing measured yet (no answer, or none checked) is not
+             * judged yet: at the end it fails, not on the way. */
+            int lat = s.c[k].metric == SLO_PCT || s.c[k].metric == SLO_MEAN || s.c[k].metric == SLO_MAX_LAT;
+            if ((lat && snap->h[H_LATENCY].total == 0) || (s.c[k].metric == SLO_CHECKS_PCT && snap->checked == 0))
+                continue;
             char v[32];
             res->aborted = 1;
             res->aborted_at_s = (double)(now - pl->t_measure) / 1e9;
             snprintf(res->aborted_why, sizeof(res->aborted_why), "%s (measured %s over the first %us)", s.c[k].text,
                      slo_value_str(&s.c[k], s.c[k].value, v, sizeof(v)), secs);
-            break;
+            return 1;
         }
-    return 1;
+    return 0;
 }
 
 static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,
@@ -756,6 +762,8 @@ static int merge_checks(const struct plan *pl, const struct worker *ws, uint32_t
             }
         }
     }
+    for (t = 0; t < nt; t++)
+        res->parked += ws[t].parked;
     if (pl->tset->nvars) {
         res->var_names = calloc(pl->tset->nvars, sizeof(*res->var_names));
         res->skipped_var = calloc(pl->tset->nvars, sizeof(*res->skipped_var));

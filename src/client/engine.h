@@ -83,6 +83,7 @@ struct engine_result {
     char (*var_names)[64];      /* # extract: the variables, and the requests skipped for each (not set) */
     uint64_t *skipped_var;
     uint32_t nvars;
+    uint32_t parked;            /* connections that took no more work: nothing they could send was sendable */
     struct stats *per_url;      /* nurls entries: engine_nfigs(config's nurls) */
     uint64_t *url_in_flight;    /* nurls entries */
     uint32_t nurls;

@@ -240,6 +240,8 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;
     if (followed < 0) {
         record_error(c, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
+        c->capt.len = c->capt.total = 0; /* its bytes are not the next response's */
+        c->capt.over = 0;
     } else {
         if (w->afters) {
             uint8_t after = w->plan->urls[slot_at(c, 0)->url].after;

@@ -291,7 +291,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
         s->status = (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0'));
     /* Checks: the fields as "name: value" lines (not the pseudo-fields,
      * not trailers after DATA), the head of what a check reads. */
-    if (namelen && name[0] != ':' && (s = stream_slot(c, f->hd.stream_id)) != NULL && s->capt &&
+    if (c->w->capturing && namelen && name[0] != ':' && (s = stream_slot(c, f->hd.stream_id)) != NULL && s->capt &&
         c->w->plan->urls[s->url].capture && s->capt->len == s->capt->head_len) {
         verify_keep(s->capt, c->w->plan, (const char *)name, namelen);
         verify_keep(s->capt, c->w->plan, ": ", 2);

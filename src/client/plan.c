@@ -290,6 +290,12 @@ bad:
             snprintf(err, errlen, "--check: %s", why);
         return -1;
     }
+    for (k = 0; k < (uint32_t)cfg->slo.n; k++)
+        if (cfg->slo.c[k].metric == SLO_CHECKS_PCT && pl->nchecks == 0) {
+            snprintf(err, errlen, "--slo %s: no response is checked (give --check, or # check: in the targets file)",
+                     cfg->slo.c[k].text);
+            return -1;
+        }
     return 0;
 oom:
     snprintf(err, errlen, "out of memory");

@@ -115,13 +115,19 @@ static void view(struct capture *cp, int chunked, int h2, const struct plan *pl,
         r->body_size = cp->total - cp->head_len;
         r->body_over = cp->over || r->body_len > max;
     } else {
-        const char *end = memmem(cp->p, cp->len, "\r\n\r\n", 4), *line = memchr(cp->p, '\n', cp->len);
+        const char *start = cp->p, *end, *line;
         size_t hl;
+        /* Interim answers (100 Continue, 103 Early Hints) come first, each
+         * a head of its own (RFC 9110 §15.2): the final one is checked. */
+        while ((end = memmem(start, cp->len - (size_t)(start - cp->p), "\r\n\r\n", 4)) != NULL &&
+               (size_t)(end - start) > 9 && memcmp(start, "HTTP/1.", 7) == 0 && start[9] == '1')
+            start = end + 4;
+        line = memchr(start, '\n', cp->len - (size_t)(start - cp->p));
         if (end == NULL || line == NULL) {
-            /* A head of more than HEAD_KEEP bytes: neither is seen whole. */
+            /* A head longer than what is kept: neither part is checked. */
             r->head = r->body = "";
-            r->body_over = 1;
-            r->body_size = cp->total;
+            r->head_over = r->body_over = 1;
+            r->size_unknown = 1;
             return; /* ("" is not written to) */
         }
         hl = (size_t)(end - cp->p) + 4;
@@ -133,7 +139,10 @@ static void view(struct capture *cp, int chunked, int h2, const struct plan *pl,
         if (chunked) {
             int whole;
             r->body_len = dechunk(cp->p + hl, cp->len - hl, &whole);
-            r->body_size = whole && !cp->over ? r->body_len : r->body_size;
+            r->body_size = r->body_len;
+            /* Past what was kept, the chunk lines are not told apart from
+             * the data: the size is not known. */
+            r->size_unknown = !whole || cp->over;
         }
         r->body_over = cp->over || r->body_len > max;
         if (r->body_len > max)

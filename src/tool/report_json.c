@@ -377,6 +377,8 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         }
     }
     fprintf(f, "},\n");
+    if (r->nvars)
+        fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
     if (r->nvars) {
         fprintf(f, "  \"skipped_by_variable\": {");
         for (k = 0; k < (int)r->nvars; k++) {

@@ -595,6 +595,7 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
     json_t *arr = jcheck_arr(c, root, "checks", 0), *sv = jcheck_obj(c, root, "skipped_by_variable", 0), *v;
     const char *k;
     size_t i, at;
+    r->parked = (uint32_t)jcheck_num(c, root, "parked_connections", 0, 4294967295.0, 0);
     if (arr && json_array_size(arr)) {
         if (json_array_size(arr) > 100000) {
             jcheck_fail(c, "checks", "more than 100000 checks");

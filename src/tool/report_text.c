@@ -508,7 +508,7 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
     uint32_t i, k;
     size_t w = 6, cw = 5;
     char lb[600];
-    if (r->nchecks == 0 && s->skipped == 0)
+    if (r->nchecks == 0 && s->skipped == 0 && r->parked == 0)
         return;
     if (r->nchecks) {
         for (i = 0; i < r->nchecks; i++) {
@@ -538,6 +538,10 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
                 fprintf(f, "%s%s: %llu", i++ ? ", " : "", r->var_names[k], (unsigned long long)r->skipped_var[k]);
         fprintf(f, ")\n");
     }
+    if (r->parked)
+        fprintf(f, "Stopped       %u connection%s took no more work: every target %s could send needs a variable none "
+                   "of %s answers set\n", r->parked, r->parked == 1 ? "" : "s", r->parked == 1 ? "it" : "they",
+                r->parked == 1 ? "its" : "their");
 }
 
 int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,

@@ -702,3 +702,142 @@ def abort_on_fail_stops_when_the_slo_is_lost():
     api.stop()
     a = r.j.get("aborted") if r.j else None
     check(r.rc == 3 and a and a["at_s"] <= 3.0 and "checks>95%" in a["why"], "abort: on the checks' share (%s)" % a)
+
+
+class ScriptServer:
+    """A raw HTTP/1.1 server on 127.0.0.1 answering each request with answer(path, n) (n: the requests so far),
+    bytes to send as they are, or None to send nothing and keep the connection."""
+
+    def __init__(self, answer):
+        self.answer, self.n, self.lock = answer, 0, threading.Lock()
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.stopping = False
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def loop(self):
+        while not self.stopping:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.handle, args=(c,), daemon=True).start()
+
+    def handle(self, c):
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                path = head.split(b" ")[1].decode()
+                with self.lock:
+                    self.n += 1
+                    n = self.n
+                out = self.answer(path, n)
+                if out:
+                    c.sendall(out)
+        except OSError:
+            pass
+
+    def stop(self):
+        self.stopping = True
+        self.sock.close()
+
+
+def json_answer(body, extra=b""):
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (extra, len(body),
+                                                                                                   body)
+
+
+@test
+def api_defects_found_by_review():
+    # --think with requests still out (pipelining) kept the request timeout's timer: a stalled answer hung the run.
+    srv = ScriptServer(lambda p, n: json_answer(b"{}") if n == 1 else None)
+    r = rafale("-c", 1, "-n", 4, "--pipeline", 2, "--think", "50ms", "--timeout", "1s", srv.url("/a"), timeout=30)
+    srv.stop()
+    check(r.rc == 0 and r.j and r.j["summary"]["requests"] == 1 and r.j["errors"].get("timeout", 0) >= 1,
+          "think: a pipelined request still times out (%s)" % (r.j and r.j["errors"]))
+    # Rate mode: a connection whose request was skipped was dropped from the queue (-n hung, -d sent nothing).
+    srv = Serve()
+    path = targets_file("never.targets", "# extract: nope = json $.nope\nGET %s\n\nGET %s/{{var nope}}\n"
+                        % (srv.url("/"), srv.url("").rstrip("/")))
+    r = rafale("-c", 4, "-R", 200, "-n", 200, "--order", "session", "--targets", path, timeout=30)
+    srv.stop()
+    s = r.j["summary"] if r.j else {}
+    check(r.rc == 0 and s.get("skipped") == 100 and s.get("started") == 100 and s.get("requests") == 100,
+          "rate mode: skips go on over every connection, -n ends (%s)" % {k: s.get(k) for k in ("skipped", "started")})
+    # A refused redirect left its bytes in the capture: the next answer was checked against it.
+    def redir(p, n):
+        if p == "/redir":
+            return b"HTTP/1.1 302 Found\r\nLocation: /x y\r\nX-Which: redirect\r\nContent-Length: 16\r\n\r\n{\"a\":\"redirect\"}"
+        return json_answer(b'{"a":"final"}', b"X-Which: final\r\n")
+    srv = ScriptServer(redir)
+    path = targets_file("redir.targets", "GET %s\n\n# check: json $.a == \"final\"\n# check: header X-Which == final\n"
+                        "GET %s\n" % (srv.url("/redir"), srv.url("/ok")))
+    r = rafale("-c", 1, "-n", 6, "--follow", 3, "--targets", path)
+    srv.stop()
+    check(r.j and r.j["summary"]["checks_failed"] == 0 and r.j["errors"].get("bad_value") == 3,
+          "follow: a refused redirect's bytes are not the next answer's (%s)" % (r.j and r.j["checks"]))
+    # Interim answers (103 Early Hints, 100 Continue) before the final one: the final one is checked.
+    srv = ScriptServer(lambda p, n: b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n" + json_answer(b'{"a":1}'))
+    r = rafale("-c", 1, "-n", 5, "--check", "json $.a == 1", "--check", "header Content-Type ~ json", srv.url("/"))
+    srv.stop()
+    check(r.j and r.j["summary"]["checks_failed"] == 0 and r.j["summary"]["checked"] == 5,
+          "interim: the final answer is checked (%s)" % (r.j and r.j["checks"]))
+    # --abort-on-fail: nothing answered yet is not a lost SLO.
+    srv = Serve()
+    r = rafale("-c", 2, "-d", "3500ms", "--slo", "p99<10s", "--abort-on-fail", "--abort-after", "1s",
+               srv.url("/delay/2500"), timeout=30)
+    check(r.rc == 0 and "aborted" not in r.j, "abort: a slow first answer is not judged before it comes (%s)" %
+          r.j.get("aborted"))
+    # A chunked body longer than what is kept: its size is not known, and the check says so (not a wrong size).
+    r = rafale("-c", 1, "-n", 3, "--max-body", "1k", "--check", "size == 100000", srv.url("/chunked/100000"))
+    r2 = rafale("-c", 1, "-n", 3, "--check", "size == 100000", srv.url("/chunked/100000"))
+    srv.stop()
+    c = r.j["checks"][0]
+    check(c["failed"] == 3 and c["first_failure"].startswith("size not known") and r2.j["checks"][0]["passed"] == 3,
+          "size: unknown past what is kept, exact within (%s, %s)" % (c, r2.j["checks"][0]))
+    # --order random: a connection is stopped only when none of its targets can be sent, not by a run of bad luck.
+    srv = Serve()
+    text = "# extract: tok = body /(Hello)/\nGET %s\n\n" % srv.url("/") + "".join(
+        "GET %s/?u={{var tok}}\n\n" % srv.url("").rstrip("/") for _ in range(9))
+    path = targets_file("random.targets", text)
+    r = rafale("-c", 40, "-t", 1, "-n", 3000, "--order", "random", "--seed", 7, "--targets", path)
+    srv.stop()
+    check(r.j["summary"]["connections_opened"] == 40 and r.j.get("parked_connections") == 0,
+          "random order: no connection stopped by chance (%s opened, %s parked)" %
+          (r.j["summary"]["connections_opened"], r.j.get("parked_connections")))
+    # A long JSON string (past the decode buffer) and a long number are still compared.
+    body = b'{"x": "b' + b"a" * 2000 + b'", "n": 1.' + b"0" * 100 + b'}'
+    srv = ScriptServer(lambda p, n: json_answer(body))
+    r = rafale("-c", 1, "-n", 2, "--check", "json $.x ~ ^ba+$", "--check", "json $.n > 0", "--check",
+               "json $.x contains aaaa", srv.url("/"))
+    srv.stop()
+    check(r.j["summary"]["checks_failed"] == 0, "json: long strings and numbers (%s)" % r.j["checks"])
+    # Every connection stopped: the report says so; --slo checks with nothing checked is refused.
+    srv = Serve()
+    path = targets_file("dead.targets", "# extract: none = json $.never\nGET %s/{{var none}}\n" % srv.url("").rstrip("/"))
+    path2 = targets_file("dead2.targets", "# extract: none = json $.never\nGET %s/x\n\nGET %s/{{var none}}\n"
+                         % (srv.url("").rstrip("/"), srv.url("").rstrip("/")))
+    r = rafale("-c", 2, "-n", 50, "--order", "session", "--targets", path, timeout=30)
+    r2 = rafale("-c", 2, "-n", 50, "--order", "session", "--targets", path2)
+    p = run_raw(["-q", "-n", 5, "--slo", "checks>99%", srv.url("/")])
+    srv.stop()
+    check(r.rc == 0 and r.j["parked_connections"] == 2 and r.j["summary"]["started"] == 0 and
+          "Stopped       2 connections took no more work" in r.err + r.out,
+          "stopped: connections with nothing they can send end the run, and it says so (%s)" % r.j.get("parked_connections"))
+    check(r2.rc == 0 and r2.j["parked_connections"] == 0 and r2.j["summary"]["skipped"] >= 20 and
+          r2.j["summary"]["started"] >= 20 and r2.j["summary"]["skipped"] + r2.j["summary"]["started"] == 50, "session: a target that can be sent keeps a connection going (%s)" %
+          r2.j["summary"])
+    check(p[0] == 2 and one_line(p[2], "--slo checks>99%: no response is checked"), "slo: checks without a check (%r)"
+          % p[2])
