@@ -66,6 +66,10 @@ class Nginx:
         doc["pad"] = "x" * max(0, 1024 - len(json.dumps(doc)))
         with open(os.path.join(self.dir, "api.json"), "w") as f:
             f.write(json.dumps(doc))
+        # nginx's worker (www-data) reads it: the folders on the way must let it.
+        os.chmod(TMP, 0o755)
+        os.chmod(self.dir, 0o755)
+        os.chmod(os.path.join(self.dir, "api.json"), 0o644)
         self.conf = os.path.join(self.dir, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
