@@ -196,6 +196,14 @@ void report_json_config(FILE *f, const struct config *cfg)
         report_json_str(f, cfg->targets_path);
     else
         fprintf(f, "null");
+    fprintf(f, ", \"think_s\": [%.6f, %.6f], \"max_body\": %llu, \"checks\": [", (double)cfg->think_lo_ns / 1e9,
+            (double)cfg->think_hi_ns / 1e9, (unsigned long long)cfg->max_body);
+    for (i = 0; i < cfg->ncheck_exprs; i++) {
+        if (i)
+            fputs(", ", f);
+        report_json_str(f, cfg->check_exprs[i]);
+    }
+    fprintf(f, "]");
     if (cfg->seed_given)
         fprintf(f, ", \"seed\": %llu", (unsigned long long)cfg->seed);
     if (cfg->nstages) {

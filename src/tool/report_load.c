@@ -328,6 +328,27 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
         }
     }
     {
+        /* Think time and the --check list, as the run had them. */
+        json_t *th = json_object_get(o, "think_s"), *ck = jcheck_arr(c, o, "checks", 0);
+        size_t k;
+        if (json_is_array(th) && json_array_size(th) == 2 && json_is_number(json_array_get(th, 0)) &&
+            json_is_number(json_array_get(th, 1))) {
+            double lo = json_number_value(json_array_get(th, 0)), hi = json_number_value(json_array_get(th, 1));
+            if (!(lo >= 0 && lo <= hi && hi <= MAX_SECONDS))
+                jcheck_fail(c, "think_s", "wants [low, high] seconds, 0 <= low <= high");
+            else {
+                cfg->think_lo_ns = (uint64_t)(lo * 1e9);
+                cfg->think_hi_ns = (uint64_t)(hi * 1e9);
+            }
+        }
+        if (json_object_get(o, "max_body"))
+            cfg->max_body = jcheck_count(c, o, "max_body", 0);
+        for (k = 0; ck && k < json_array_size(ck) && k < 1000; k++)
+            if (json_is_string(json_array_get(ck, k)) &&
+                config_add_check(cfg, json_string_value(json_array_get(ck, k))) != 0)
+                goto oom;
+    }
+    {
         json_t *st = jcheck_arr(c, o, "stages", 0), *e;
         size_t k;
         const char *of = jcheck_str(c, o, "stages_of", 0);

@@ -366,6 +366,24 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
     if (i < cfg->nurls) /* some URL is sent with the run's method */
         fprintf(f, ", %s", cfg->method);
     fprintf(f, ", timeout %s\n", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+    {
+        /* Think time: the configured pause, never in the latency figures. */
+        uint32_t i, own = 0;
+        for (i = 0; cfg->targets && i < cfg->nurls; i++)
+            own += cfg->targets[i].has_think;
+        if (cfg->think_hi_ns || own) {
+            fprintf(f, "  think time: ");
+            if (cfg->think_hi_ns > cfg->think_lo_ns)
+                fprintf(f, "%s to %s", units_fmt_ns(b1, sizeof(b1), (double)cfg->think_lo_ns),
+                        units_fmt_ns(b2, sizeof(b2), (double)cfg->think_hi_ns));
+            else if (cfg->think_hi_ns)
+                fprintf(f, "%s", units_fmt_ns(b1, sizeof(b1), (double)cfg->think_lo_ns));
+            else
+                fprintf(f, "none");
+            fprintf(f, " after each answer%s (not in the latency figures)\n",
+                    own ? ", # think: of its own on some targets" : "");
+        }
+    }
     for (i = 0; i < cfg->nurls; i++) {
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
         if (t && t->own)
