@@ -382,7 +382,8 @@ def main():
             if do_api:
                 # The cost of checks (issue 23): none, a status check, a JSON path on a 1 KiB body.
                 for name, extra in (("no check", []), ("status check", ["--check", "status == 200"]),
-                                    ("json check", ["--check", "json $.items[19].id == 19"])):
+                                    ("json check", ["--check", "json $.items[19].id == 19"]),
+                                    ("log every request", ["--log", os.path.join(TMP, "req.jsonl")])):
                     done, errs, wall, cpu, rss, j = run_rafale(nginx.url("/api.json"), 50, args.duration, extra=extra)
                     errs += j["summary"].get("checks_failed", 0)
                     rows.append(dict(round=rnd, workload="api", tool=name, completed=done, nginx_count=None,
@@ -453,7 +454,7 @@ def main():
             emit()
             emit("| run | CPU us/request | vs no check | req/s | errors and failed checks |")
             emit("|---|---:|---:|---:|---:|")
-            for name in ("no check", "status check", "json check"):
+            for name in ("no check", "status check", "json check", "log every request"):
                 rs = [r for r in rows if r["workload"] == "api" and r["tool"] == name]
                 emit("| %s | %.2f | %.3f | %.0f | %d |" % (name, median([r["cpu_us_per_req"] for r in rs]),
                                                           median([b["cpu_us_per_req"] / a["cpu_us_per_req"]

@@ -142,6 +142,7 @@ int config_copy(struct config *dst, const struct config *src)
         rc |= rekeep(dst, &dst->method);
     rc |= rekeep(dst, &dst->content_type);
     rc |= rekeep(dst, &dst->json_path);
+    rc |= rekeep(dst, &dst->log_path);
     rc |= rekeep(dst, &dst->csv_path);
     rc |= rekeep(dst, &dst->hdr_path);
     rc |= rekeep(dst, &dst->html_path);

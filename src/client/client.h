@@ -16,10 +16,12 @@
  *   record.c    every figure of a request that started or ended, totals
  *               and per URL in one place, and the timeline
  *   verify.c    a response's checks and extractions (# check:, # extract:)
+ *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
  *
  * Calls go down, never round: engine -> conn, http1, http2, plan, plan_h2;
- * http1, http2 -> conn, plan, plan_h2, verify; everything -> workq, record; engine -> fairness; conn
+ * http1, http2 -> conn, plan, plan_h2, verify; everything -> workq, record; record -> reqlog;
+ * engine -> fairness, reqlog; conn
  * reaches its session only through session_ops.
  *
  * A connection goes
@@ -79,6 +81,9 @@ struct plan_url {
     uint8_t after;         /* AFTER_VERIFY | AFTER_THINK: what its answer sets off (0 for most) */
     uint64_t vars;         /* the variables its templates use, a bit each: not sent until they are set */
     uint64_t think_lo, think_hi; /* the pause after its answer (closed loop), ns */
+    /* --log: its name or URL, quoted for JSON and for CSV, and its method. */
+    char *log_json, *log_csv, *log_method;
+    size_t log_json_len, log_csv_len, log_method_len;
 };
 
 #define CAPTURE_HEAD 1
@@ -96,8 +101,28 @@ struct plan_endpoint {
     uint32_t norder;
 };
 
+/* --log (reqlog.c): the writer thread and the buffers workers hand it. */
+#define REQLOG_BUFS 4
+struct logbuf {
+    char *p;
+    size_t len;
+    uint64_t lines;
+    int busy;            /* queued for the writer, or being written */
+};
+struct reqlog {
+    int fd, csv, started, closing, failed;
+    uint32_t sample;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct logbuf **ready;
+    uint32_t nready, cap;
+    uint64_t written, dropped;
+};
+
 struct plan {
     const struct config *cfg;
+    struct reqlog *log;  /* --log, or NULL */
     struct plan_url *urls;
     uint32_t nurls;
     struct plan_endpoint *endpoints; /* the addresses connections go to (a --targets entry is a target) */
@@ -162,6 +187,7 @@ struct slot {
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
     struct capture *capt; /* HTTP/2, a URL with checks: its response's fields and DATA (kept with the slot) */
+    uint64_t bytes_in;   /* its response's bytes (--log) */
 };
 
 /* The bytes of a response kept for its checks and extractions (verify.c):
@@ -366,7 +392,11 @@ struct worker {
      * some URL's checks read its bytes, some URL has an "after"
      * (plan_url.after), --abort-on-fail counts bad statuses, some request
      * needs a variable. */
-    uint8_t capturing, afters, abort, vars;
+    uint8_t capturing, afters, abort, vars, logging;
+    /* --log: this worker's buffers, the one it fills, its count for --log-sample. */
+    struct logbuf logb[REQLOG_BUFS];
+    int logcur;
+    uint64_t logn;
     _Atomic uint32_t pub_open;
     atomic_int finished;
     /* Findings: TCP_INFO at close (the first TCPINFO_FIRST, then one in
@@ -458,6 +488,21 @@ static inline int verify_missing(const struct conn *c, const struct plan_url *pu
     return pu->vars && (c->vars == NULL || (pu->vars & ~c->vars->set) != 0);
 }
 
+/* reqlog.c: --log. Opens the file and starts its writer (0, or -1 with err). */
+int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, char *err, size_t errlen);
+/* Its first line: when the measured phase began (wall clock). */
+void reqlog_header(struct reqlog *lg, double start_unix_s);
+int reqlog_worker_init(struct worker *w);
+void reqlog_worker_free(struct worker *w);
+/* A measured request ended: its line (err < 0: completed with status). */
+void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, unsigned status, int err, uint64_t t_first,
+                 uint64_t now);
+/* The worker ends: its last buffer to the writer. */
+void reqlog_flush(struct worker *w);
+/* Every buffer written, the file closed: the lines written and dropped,
+ * and the errno that stopped it (0 none). */
+void reqlog_close(struct reqlog *lg, uint64_t *written, uint64_t *dropped, int *failed);
+
 /* fairness.c: the connections' share of answers, into out (see
  * engine_conns); p99_ns and max_ns: of the answers; starved ones only in a
  * closed loop. Returns 0, or -1 when out of memory. */
@@ -493,7 +538,7 @@ void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, 
  * bytes written on a connection (the requests of several streams); response
  * header blocks on the wire and decoded; s refused unprocessed and queued
  * to be sent again. */
-void record_frame_bytes(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now);
+void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now);
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
 void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now);
 void record_retry(struct worker *w, const struct slot *s);

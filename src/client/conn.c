@@ -210,6 +210,7 @@ static int conn_add(struct conn *c, uint64_t t_due, uint64_t now)
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
         s->kept = NULL;
+        s->bytes_in = 0;
         record_start(c, s, now);
     }
     c->thinking = 0; /* the timer is this request's timeout's from here */

@@ -224,6 +224,7 @@ static void *worker_main(void *arg)
     if (w->err[0])
         atomic_store(pl->failed, 1);
     record_last_second(w);
+    reqlog_flush(w);
     atomic_store(&w->finished, 1);
     return NULL;
 }
@@ -258,6 +259,7 @@ static void worker_free(struct worker *w)
     free(w->chk_seen_t);
     free(w->chk_seen);
     free(w->skipped_var);
+    reqlog_worker_free(w);
     free(w->per_url);
     if (w->per_stage)
         for (i = 0; i < w->plan->ramp.n; i++)
@@ -319,13 +321,14 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->chk_seen = calloc(pl->nchecks + 1, sizeof(*w->chk_seen));
     w->skipped_var = calloc(TPL_MAX_VARS, sizeof(*w->skipped_var));
     w->abort = (uint8_t)cfg->abort_on_fail;
+    w->logging = pl->log != NULL;
     w->vars = pl->tset->nvars > 0;
     for (i = 0; i < pl->nurls; i++) {
         w->capturing |= pl->urls[i].capture != 0;
         w->afters |= pl->urls[i].after != 0;
     }
     if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
-        w->skipped_var == NULL)
+        w->skipped_var == NULL || (pl->log && reqlog_worker_init(w) != 0))
         return -1;
     tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
@@ -812,6 +815,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     const struct config *cfg = &shcfg;
     struct plan pl;
     struct timeline tl;
+    struct reqlog lg;
     atomic_int failed = 0;
     struct worker *ws = NULL;
     uint32_t t, nt = cfg_all->threads, started_threads = 0;
@@ -831,9 +835,17 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     tl.keep_hist = cfg->shard_count > 0;
     if (cfg->abort_on_fail)
         timeline_keep_cumulative(&tl);
+    memset(&lg, 0, sizeof(lg));
     if (build_plan(cfg, &pl, err, errlen) != 0) {
         rc = ENGINE_EPLAN;
         goto out;
+    }
+    if (cfg->log_path) {
+        if (reqlog_open(&lg, cfg, nt, err, errlen) != 0) {
+            rc = ENGINE_EPLAN; /* before any load: the user's path */
+            goto out;
+        }
+        pl.log = &lg;
     }
     pl.stop = stop;
     pl.nthreads = nt;
@@ -853,6 +865,8 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     }
     cpu0 = cpu_seconds();
     res->start_unix_s = shard_now() + (double)cfg->warmup_ns / 1e9;
+    if (pl.log)
+        reqlog_header(pl.log, res->start_unix_s);
     pl.t0 = clock_ns();
     pl.t_measure = pl.t0 + cfg->warmup_ns;
     pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
@@ -867,6 +881,11 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
+    if (pl.log) {
+        int lfail = 0;
+        reqlog_close(pl.log, &res->log_written, &res->log_dropped, &lfail);
+        res->log_failed = lfail;
+    }
 
     if (started_threads == nt)
         rc = merge(ws, nt, &pl, res, err, errlen);
@@ -881,6 +900,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:
+    if (lg.started) {
+        /* Failed before the run: the writer goes too. */
+        uint64_t a, b;
+        int e;
+        reqlog_close(&lg, &a, &b, &e);
+    }
     free(ws);
     free_plan(&pl);
     timeline_fini(&tl);

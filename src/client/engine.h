@@ -84,6 +84,8 @@ struct engine_result {
     uint64_t *skipped_var;
     uint32_t nvars;
     uint32_t parked;            /* connections that took no more work: nothing they could send was sendable */
+    uint64_t log_written, log_dropped; /* --log: lines written, and dropped (the writer behind, or stopped) */
+    int log_failed;             /* --log: the errno that stopped the writing (a full disk), 0 none */
     struct stats *per_url;      /* nurls entries: engine_nfigs(config's nurls) */
     uint64_t *url_in_flight;    /* nurls entries */
     uint32_t nurls;

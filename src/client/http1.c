@@ -303,6 +303,8 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
             return -1;
         }
+        if (c->w->logging)
+            slot_at(c, 0)->bytes_in += r == -2 ? n - off : (size_t)r;
         /* Checks that read the head or body: the bytes of this response. */
         if (c->w->capturing && c->w->plan->urls[slot_at(c, 0)->url].capture)
             verify_keep(&c->capt, c->w->plan, buf + off, r == -2 ? n - off : (size_t)r);

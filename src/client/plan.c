@@ -27,6 +27,9 @@ void plan_free(struct plan *pl)
         free(pl->urls[i].req);
         tpl_drop(&pl->urls[i].head_tpl);
         tpl_drop(&pl->urls[i].body_tpl);
+        free(pl->urls[i].log_json);
+        free(pl->urls[i].log_csv);
+        free(pl->urls[i].log_method);
     }
     for (i = 0; i < pl->nendpoints; i++) {
         free(pl->endpoints[i].urls);
@@ -302,6 +305,49 @@ oom:
     return -1;
 }
 
+/* --log: each URL's name (or its URL, as typed) quoted once for JSON and
+ * for CSV (RFC 4180), cut to 1 KiB; its method. */
+static int log_labels(const struct config *cfg, struct plan *pl)
+{
+    uint32_t i;
+    for (i = 0; i < pl->nurls; i++) {
+        struct plan_url *pu = &pl->urls[i];
+        const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
+        const char *name = t && t->name ? t->name : cfg->url_text[i];
+        const char *m = t && t->own && t->method ? t->method : cfg->method;
+        size_t n = strlen(name), k, j = 0, c = 0;
+        if (n > 1024)
+            n = 1024;
+        pu->log_json = malloc(n * 6 + 3);
+        pu->log_csv = malloc(n * 2 + 3);
+        pu->log_method = strdup(m);
+        if (pu->log_json == NULL || pu->log_csv == NULL || pu->log_method == NULL)
+            return -1;
+        pu->log_json[j++] = '"';
+        pu->log_csv[c++] = '"';
+        for (k = 0; k < n; k++) {
+            unsigned char b = (unsigned char)name[k];
+            if (b == '"' || b == '\\') {
+                pu->log_json[j++] = '\\';
+                pu->log_json[j++] = (char)b;
+            } else if (b < 0x20 || b == 0x7f) {
+                j += (size_t)snprintf(pu->log_json + j, 7, "\\u%04x", b);
+            } else {
+                pu->log_json[j++] = (char)b;
+            }
+            if (b == '"')
+                pu->log_csv[c++] = '"';
+            pu->log_csv[c++] = (char)b;
+        }
+        pu->log_json[j++] = '"';
+        pu->log_csv[c++] = '"';
+        pu->log_json_len = j;
+        pu->log_csv_len = c;
+        pu->log_method_len = strlen(m) > 64 ? 64 : strlen(m);
+    }
+    return 0;
+}
+
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
     uint32_t i, j, endpoints_cap = 0;
@@ -384,5 +430,9 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     }
     if (build_orders(cfg, pl, err, errlen) != 0)
         return -1;
+    if (cfg->log_path && log_labels(cfg, pl) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }

@@ -83,9 +83,10 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
         w->per_url[engine_fig(s->url)].bytes_recv += bytes;
 }
 
-void record_frame_bytes(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
+void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now)
 {
     /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
+    s->bytes_in += bytes;
     if (s->measured && now >= w->plan->t_measure)
         w->per_url[engine_fig(s->url)].bytes_recv += bytes;
 }
@@ -187,6 +188,8 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
         hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
     hist_record(&u->h[H_TTFB], t_first - s->t_sent);
     hist_record(&u->h[H_TRANSFER], now - t_first);
+    if (w->logging)
+        reqlog_line(w, c, s, status, -1, t_first, now);
     if (closed != CLOSE__COUNT) {
         w->st.closes[closed]++;
         u->closes[closed]++;
@@ -256,6 +259,8 @@ void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, 
         c->t_wait = 0;
     note_error(&w->st, k, e, detail);
     note_error(u, k, e, detail);
+    if (w->logging)
+        reqlog_line(w, c, s, 0, (int)k, now, now);
     if (w->per_stage)
         note_error(&w->per_stage[s->stage], k, e, detail);
     record_roll(w, now);

@@ -18,7 +18,8 @@ void cli_usage(void)
           "       rafale report [--html F] RESULT.json...   the reports again from saved results\n"
           "       rafale merge [--json F] [--html F] SHARD.json...   one run's shards (--shard) as one result\n"
           "       rafale diff [--threshold 5%] [--json F] [--html F] BASE.json NEW.json   a regression gate\n"
-          "       rafale calibrate [--json F]      this machine's reference, for results from several machines\n",
+          "       rafale calibrate [--json F]      this machine's reference, for results from several machines\n"
+          "       rafale completion bash|zsh|fish  a completion script for your shell\n",
           stdout);
     opt_help(stdout, OPT_RUN);
     fputs("\n"

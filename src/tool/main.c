@@ -1,6 +1,7 @@
 /* main.c - wires the command line to a run and its reports. The only place
  * that prints a fatal error or chooses an exit code. */
 #include "calibrate.h"
+#include "completion.h"
 #include "cli.h"
 #include "compare.h"
 #include "diff.h"
@@ -975,6 +976,13 @@ int main(int argc, char **argv)
         return main_diff(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
         return main_calibrate(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "completion") == 0) {
+        if (argc != 3 || completion_write(stdout, argv[2]) != 0) {
+            fprintf(stderr, "rafale completion: give bash, zsh or fish (rafale completion bash)\n");
+            return 2;
+        }
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) {
         sweep = 1;
         argc--;

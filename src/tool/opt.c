@@ -201,6 +201,11 @@ static const struct opt_def table[] = {
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
       0, I_SLO, NULL },
+    { "log", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE",
+      "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
+      "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
+    { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, LOAD, "N", "--log: one request in N (default every one)",
+      "a number from 1 to 1000000000", 1, 1000000000, RUN(log_sample), 0, 0, NULL },
     { "abort-on-fail", 0, K_FLAG, D_RUN, S_OUTPUT, LOADW, NULL,
       "with --slo: stop the run the second the SLO is lost (judged once a second on the\nfigures so far, after "
       "--abort-after), exit 3", "yes or no", 0, 0, RUN(abort_on_fail), 1, 0, "abort_on_fail" },
@@ -308,6 +313,19 @@ const struct opt_def *opt_find(const char *name, unsigned where)
         if ((table[i].where & where) && strcmp(table[i].name, name) == 0)
             return &table[i];
     return NULL;
+}
+
+int opt_each(size_t i, struct opt_info *out)
+{
+    if (i >= NOPTS)
+        return 0;
+    out->name = table[i].name;
+    out->short_name = table[i].short_name;
+    out->where = table[i].where;
+    out->arg = table[i].kind == K_FLAG ? NULL : table[i].arg ? table[i].arg : "VALUE";
+    out->wants = table[i].wants;
+    out->help = table[i].help;
+    return 1;
 }
 
 const char *opt_name(const struct opt_def *o)

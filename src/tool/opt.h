@@ -36,6 +36,18 @@ struct opt_def;
 const struct opt_def *opt_find(const char *name, unsigned where);
 /* Its long name. */
 const char *opt_name(const struct opt_def *o);
+
+/* The table, for shell completion: option i (0, 1, ...) into out. Returns
+ * 0 past the last one. */
+struct opt_info {
+    const char *name;
+    char short_name;        /* 0: none */
+    unsigned where;
+    const char *arg;        /* its value's placeholder ("N", "FILE", "yes|no"), NULL for a switch */
+    const char *wants;      /* what its value must be, in words ("sequential, random or session") */
+    const char *help;       /* NULL: hidden */
+};
+int opt_each(size_t i, struct opt_info *out);
 /* 1 when it is a yes/no switch (a flag on the command line). */
 int opt_is_flag(const struct opt_def *o);
 

@@ -387,6 +387,17 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     fprintf(f, "},\n");
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
+    if (cfg->log_path) {
+        fprintf(f, "  \"log\": {\"file\": ");
+        report_json_str(f, cfg->log_path);
+        fprintf(f, ", \"written\": %llu, \"dropped\": %llu, \"error\": ", (unsigned long long)r->log_written,
+                (unsigned long long)r->log_dropped);
+        if (r->log_failed)
+            report_json_str(f, strerror(r->log_failed));
+        else
+            fprintf(f, "null");
+        fprintf(f, "},\n");
+    }
     if (r->nvars) {
         fprintf(f, "  \"skipped_by_variable\": {");
         for (k = 0; k < (int)r->nvars; k++) {

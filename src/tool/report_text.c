@@ -583,6 +583,18 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + stats_errors(s));
     checks_block(f, cfg, r);
+    if (cfg->log_path) {
+        fprintf(f, "\nLog           %llu lines to %s", (unsigned long long)r->log_written,
+                strcmp(cfg->log_path, "-") == 0 ? "stdout" : cfg->log_path);
+        if (cfg->log_sample > 1)
+            fprintf(f, " (one request in %u)", cfg->log_sample);
+        if (r->log_dropped)
+            fprintf(f, "; %llu dropped, counted: %s", (unsigned long long)r->log_dropped,
+                    r->log_failed ? "the writing stopped" : "the writer fell behind");
+        if (r->log_failed)
+            fprintf(f, " (%s)", strerror(r->log_failed));
+        fputc('\n', f);
+    }
     if (fs && fs->n) {
         fputc('\n', f);
         report_findings_text(f, fs, "");

@@ -437,3 +437,104 @@ def calibrate_is_this_machines_reference():
         fh.write("{not json")
     p = run("report", stored)
     check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, "calibrate: a broken store is one line")
+
+
+@test
+def log_has_a_line_per_ended_request():
+    import csv as csvmod
+    srv = Serve()
+    jl = os.path.join(TMP, "req.jsonl")
+    r = rafale("-n", 1000, "-c", 4, "-t", 2, "--log", jl, srv.url("/"), srv.url("/status/503"))
+    lines = [json.loads(l) for l in open(jl)]
+    head, rows = lines[0], lines[1:]
+    s = r.j["summary"]
+    check("start_unix_s" in head and abs(head["start_unix_s"] - r.j["start_unix_s"]) < 1e-3,
+          "log: a header line with the wall clock of the start")
+    check(len(rows) == s["requests"] + s["errors"] == 1000 and r.j["log"] == {"file": jl, "written": 1000, "dropped": 0,
+                                                                            "error": None},
+          "log: a line per ended request (%d, %s)" % (len(rows), r.j.get("log")))
+    keys = ["t_us", "target", "method", "status", "error", "ttfb_us", "total_us", "bytes_in", "bytes_out", "conn",
+            "thread", "shard", "due_us"]
+    check(all(list(x.keys()) == keys for x in rows), "log: the keys, in order")
+    check(sum(1 for x in rows if x["status"] == 503) == r.j["status"]["503"] and
+          all(x["target"] in (srv.url("/"), srv.url("/status/503")) and x["method"] == "GET" for x in rows),
+          "log: statuses and targets as the report counts them")
+    check(all(0 <= x["conn"] < 4 and x["thread"] in (0, 1) and x["ttfb_us"] <= x["total_us"] and x["bytes_in"] > 0 and
+              x["bytes_out"] > 0 and x["due_us"] is None for x in rows), "log: connection, thread, times and bytes")
+    # CSV, rate mode (due_us), errors, one in N.
+    cv = os.path.join(TMP, "req.csv")
+    r = rafale("-n", 200, "-c", 2, "-t", 1, "-R", 400, "--log", cv, "--log-sample", 10, srv.url("/"))
+    with open(cv) as fh:
+        first = fh.readline()
+        rows = list(csvmod.DictReader(fh))
+    check(first.startswith("# rafale request log, start_unix_s=") and len(rows) == 20 and
+          all(x["due_us"] != "" and x["status"] == "200" for x in rows) and r.j["log"]["written"] == 20,
+          "log: CSV, one request in 10, with the due time in rate mode (%d rows)" % len(rows))
+    dead = "http://127.0.0.1:%d/" % free_port()
+    r = rafale("-n", 5, "-c", 1, "--log", jl, dead)
+    rows = [json.loads(l) for l in open(jl)][1:]
+    check(len(rows) == 5 and all(x["error"] == "connect_refused" and x["status"] is None for x in rows),
+          "log: errors have their kind")
+    # A full disk: the run goes on, the lines are counted as dropped.
+    r = rafale("-n", 300, "-c", 2, "--log", "/dev/full", srv.url("/"))
+    check(r.rc == 0 and r.j["summary"]["requests"] == 300 and r.j["log"]["written"] == 0 and
+          r.j["log"]["dropped"] == 300 and r.j["log"]["error"] == "No space left on device" and
+          "300 dropped, counted: the writing stopped" in r.err + r.out, "log: a full disk stops the log, not the run")
+    # A writer that falls behind (a pipe nobody reads for 3 s): the workers never wait; what cannot be kept is
+    # dropped and counted, and every line is either written or counted as dropped.
+    fifo = os.path.join(TMP, "slow.fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    reader = subprocess.Popen([sys.executable, "-c", "import time, sys\nf = open(sys.argv[1], 'rb')\ntime.sleep(3)\n"
+                               "n = 0\nwhile True:\n    b = f.read(65536)\n    if not b: break\n    n += b.count(b'\\n')\n"
+                               "print(n)", fifo], stdout=subprocess.PIPE, text=True)
+    r = rafale("-n", 20000, "-c", 4, "-t", 1, "--log", fifo, srv.url("/"))
+    got = int(reader.communicate(timeout=60)[0])
+    lg = r.j["log"]
+    check(r.rc == 0 and lg["dropped"] > 0 and lg["written"] + lg["dropped"] == 20000 and got == lg["written"] + 1,
+          "log: a slow reader: lines dropped and counted, never a wait (%s, the reader got %d)" % (lg, got))
+    srv.stop()
+    p = subprocess.run([RAFALE, "-q", "-n", "1", "--log", "/nonexistent/dir/x.log", "http://127.0.0.1:1/"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and one_line(p.stderr, "--log: cannot write '/nonexistent/dir/x.log'"),
+          "log: a path that cannot be written, before any load (%r)" % p.stderr)
+
+
+@test
+def completion_from_the_option_table():
+    p = subprocess.run([RAFALE, "completion", "bash"], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0 and "complete -F _rafale rafale" in p.stdout, "completion: a bash script")
+    script = os.path.join(TMP, "rafale.bash")
+    with open(script, "w") as fh:
+        fh.write(p.stdout)
+
+    def complete(*words):
+        words = ["rafale"] + list(words)
+        cmd = ("source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _rafale; printf '%%s\\n' \"${COMPREPLY[@]}\""
+               % (script, " ".join("'%s'" % w for w in words), len(words) - 1))
+        r = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=30, cwd=TMP)
+        return r.stdout.split()
+
+    check(complete("--thr") == ["--threads"], "completion: rafale --thr -> --threads (%s)" % complete("--thr"))
+    c = complete("compare", "--")
+    check("--repeat" in c and "--pin" in c and "--server-cpus" in c and "--check" not in c and "--threads" not in c,
+          "completion: rafale compare -- gives compare's options only (%s)" % c)
+    check(complete("serve", "--li") == ["--listen"], "completion: serve's own")
+    check(sorted(complete("--order", "se")) == ["sequential", "session"], "completion: an option's values")
+    check(sorted(complete("co")) == ["compare", "completion"], "completion: subcommands")
+    os.makedirs(os.path.join(TMP, "cmpl"), exist_ok=True)
+    open(os.path.join(TMP, "cmpl", "plan.targets"), "w").close()
+    check(complete("--targets", "cmpl/pl") == ["cmpl/plan.targets"], "completion: files where an option takes one")
+    for shell in ("zsh", "fish"):
+        p = subprocess.run([RAFALE, "completion", shell], capture_output=True, text=True, timeout=30)
+        check(p.returncode == 0 and ("bashcompinit" in p.stdout if shell == "zsh" else
+                                     "complete -c rafale -n '__fish_seen_subcommand_from compare' -l repeat" in p.stdout),
+              "completion: %s" % shell)
+        if shutil.which(shell):
+            path = os.path.join(TMP, "rafale." + shell)
+            with open(path, "w") as fh:
+                fh.write(p.stdout)
+            r = subprocess.run([shell, "-n", path], capture_output=True, text=True, timeout=30)
+            check(r.returncode == 0, "completion: %s parses it (%s)" % (shell, r.stderr[:200]))
+    p = subprocess.run([RAFALE, "completion", "tcsh"], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and one_line(p.stderr, "give bash, zsh or fish"), "completion: another shell, one line")

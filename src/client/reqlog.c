@@ -1,0 +1,255 @@
+/* reqlog.c - --log FILE: a line per ended request, as it ends. Each worker
+ * formats its lines into buffers of its own (no lock, no allocation per
+ * request) and hands a full one to the writer thread, which alone touches
+ * the file. A worker never waits for the disk: when its buffers are all
+ * still queued, the lines of the one it fills are dropped and counted. */
+#include "client.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LOG_BUF ((size_t)64 << 10)
+#define LOG_LINE_MAX 1600   /* a line's longest: a 1 KiB label, JSON-escaped, and the figures */
+
+static void *writer_main(void *arg)
+{
+    struct reqlog *lg = arg;
+    pthread_mutex_lock(&lg->mu);
+    for (;;) {
+        while (lg->nready == 0 && !lg->closing)
+            pthread_cond_wait(&lg->cv, &lg->mu);
+        if (lg->nready == 0 && lg->closing)
+            break;
+        {
+            struct logbuf *b = lg->ready[0];
+            memmove(lg->ready, lg->ready + 1, (size_t)(lg->nready - 1) * sizeof(*lg->ready));
+            lg->nready--;
+            pthread_mutex_unlock(&lg->mu);
+            /* The write is outside the lock: workers hand buffers meanwhile. */
+            if (!lg->failed) {
+                size_t off = 0;
+                while (off < b->len) {
+                    ssize_t r = write(lg->fd, b->p + off, b->len - off);
+                    if (r < 0 && errno == EINTR)
+                        continue;
+                    if (r <= 0) {
+                        lg->failed = errno ? errno : EIO;
+                        break;
+                    }
+                    off += (size_t)r;
+                }
+            }
+            pthread_mutex_lock(&lg->mu);
+            if (lg->failed)
+                lg->dropped += b->lines;
+            else
+                lg->written += b->lines;
+            b->len = 0;
+            b->lines = 0;
+            b->busy = 0;
+        }
+    }
+    pthread_mutex_unlock(&lg->mu);
+    return NULL;
+}
+
+int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, char *err, size_t errlen)
+{
+    const char *p = cfg->log_path;
+    size_t n = strlen(p);
+    memset(lg, 0, sizeof(*lg));
+    lg->csv = n > 4 && strcmp(p + n - 4, ".csv") == 0;
+    lg->sample = cfg->log_sample ? cfg->log_sample : 1;
+    lg->fd = strcmp(p, "-") == 0 ? dup(STDOUT_FILENO) : open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (lg->fd < 0) {
+        snprintf(err, errlen, "--log: cannot write '%s': %s", p, strerror(errno));
+        return -1;
+    }
+    lg->cap = nthreads * REQLOG_BUFS;
+    if ((lg->ready = calloc(lg->cap, sizeof(*lg->ready))) == NULL) {
+        close(lg->fd);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&lg->mu, NULL);
+    pthread_cond_init(&lg->cv, NULL);
+    if (pthread_create(&lg->thread, NULL, writer_main, lg) != 0) {
+        snprintf(err, errlen, "--log: cannot start its writer thread");
+        close(lg->fd);
+        free(lg->ready);
+        return -1;
+    }
+    lg->started = 1;
+    return 0;
+}
+
+void reqlog_header(struct reqlog *lg, double start_unix_s)
+{
+    char h[400];
+    int k = lg->csv ? snprintf(h, sizeof(h), "# rafale request log, start_unix_s=%.6f\n"
+                                             "t_us,target,method,status,error,ttfb_us,total_us,bytes_in,bytes_out,conn,"
+                                             "thread,shard,due_us\n", start_unix_s)
+                    : snprintf(h, sizeof(h), "{\"rafale_log\": 1, \"start_unix_s\": %.6f}\n", start_unix_s);
+    if (write(lg->fd, h, (size_t)k) != k)
+        lg->failed = errno ? errno : EIO;
+}
+
+int reqlog_worker_init(struct worker *w)
+{
+    int i;
+    for (i = 0; i < REQLOG_BUFS; i++)
+        if ((w->logb[i].p = malloc(LOG_BUF)) == NULL)
+            return -1;
+    return 0;
+}
+
+void reqlog_worker_free(struct worker *w)
+{
+    int i;
+    for (i = 0; i < REQLOG_BUFS; i++)
+        free(w->logb[i].p);
+}
+
+/* Hands the filling buffer to the writer and takes a free one; with none
+ * free, empties it: its lines are dropped, and counted. last: the worker
+ * ends, its buffer goes whatever it holds. */
+static void hand_over(struct worker *w, int last)
+{
+    struct reqlog *lg = w->plan->log;
+    struct logbuf *b = &w->logb[w->logcur];
+    int i, next = -1;
+    pthread_mutex_lock(&lg->mu);
+    for (i = 1; i < REQLOG_BUFS && !last; i++)
+        if (!w->logb[(w->logcur + i) % REQLOG_BUFS].busy) {
+            next = (w->logcur + i) % REQLOG_BUFS;
+            break;
+        }
+    if (b->len && (last || next >= 0)) {
+        b->busy = 1;
+        lg->ready[lg->nready++] = b;
+        pthread_cond_signal(&lg->cv);
+    } else if (b->len) {
+        lg->dropped += b->lines; /* the writer is behind: the worker does not wait */
+        b->len = b->lines = 0;
+    }
+    pthread_mutex_unlock(&lg->mu);
+    if (next >= 0)
+        w->logcur = next;
+}
+
+void reqlog_flush(struct worker *w)
+{
+    if (w->plan->log)
+        hand_over(w, 1);
+}
+
+static size_t put_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+#define LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), sizeof(s) - 1)
+
+void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, unsigned status, int err, uint64_t t_first,
+                 uint64_t now)
+{
+    const struct plan *pl = w->plan;
+    struct reqlog *lg = pl->log;
+    const struct plan_url *pu = &pl->urls[s->url];
+    struct logbuf *b;
+    char *o;
+    int csv = lg->csv;
+    if (lg->sample > 1 && w->logn++ % lg->sample != 0)
+        return;
+    b = &w->logb[w->logcur];
+    if (b->len + LOG_LINE_MAX > LOG_BUF) {
+        hand_over(w, 0);
+        b = &w->logb[w->logcur];
+    }
+    o = b->p + b->len;
+    /* JSON Lines keys / CSV columns: t_us, target, method, status, error,
+     * ttfb_us, total_us, bytes_in, bytes_out, conn, thread, shard, due_us. */
+    o += csv ? 0 : LIT(o, "{\"t_us\": ");
+    o += put_u64(o, (s->t_sent - pl->t_measure) / 1000);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"target\": ");
+    memcpy(o, csv ? pu->log_csv : pu->log_json, csv ? pu->log_csv_len : pu->log_json_len);
+    o += csv ? pu->log_csv_len : pu->log_json_len;
+    o += csv ? LIT(o, ",") : LIT(o, ", \"method\": \"");
+    memcpy(o, pu->log_method, pu->log_method_len);
+    o += pu->log_method_len;
+    o += csv ? LIT(o, ",") : LIT(o, "\", \"status\": ");
+    if (err < 0)
+        o += put_u64(o, status);
+    else
+        o += csv ? 0 : LIT(o, "null");
+    o += csv ? LIT(o, ",") : LIT(o, ", \"error\": ");
+    if (err >= 0) {
+        const char *name = stats_err_name((enum err_kind)err);
+        size_t n = strlen(name);
+        if (!csv)
+            *o++ = '"';
+        memcpy(o, name, n);
+        o += n;
+        if (!csv)
+            *o++ = '"';
+    } else if (!csv) {
+        o += LIT(o, "null");
+    }
+    o += csv ? LIT(o, ",") : LIT(o, ", \"ttfb_us\": ");
+    if (err < 0)
+        o += put_u64(o, (t_first - s->t_sent) / 1000);
+    else if (!csv)
+        o += LIT(o, "null");
+    o += csv ? LIT(o, ",") : LIT(o, ", \"total_us\": ");
+    o += put_u64(o, (now - s->t_due) / 1000);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"bytes_in\": ");
+    o += put_u64(o, s->bytes_in);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"bytes_out\": ");
+    o += put_u64(o, s->req_len);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"conn\": ");
+    o += put_u64(o, c ? c->number : 0);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"thread\": ");
+    o += put_u64(o, w->id);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"shard\": ");
+    o += put_u64(o, pl->cfg->shard_index);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"due_us\": ");
+    if (rate_mode(w))
+        o += put_u64(o, s->t_due > pl->t_measure ? (s->t_due - pl->t_measure) / 1000 : 0);
+    else if (!csv)
+        o += LIT(o, "null");
+    o += csv ? LIT(o, "\n") : LIT(o, "}\n");
+    b->len = (size_t)(o - b->p);
+    b->lines++;
+}
+
+void reqlog_close(struct reqlog *lg, uint64_t *written, uint64_t *dropped, int *failed)
+{
+    if (!lg->started)
+        return;
+    pthread_mutex_lock(&lg->mu);
+    lg->closing = 1;
+    pthread_cond_signal(&lg->cv);
+    pthread_mutex_unlock(&lg->mu);
+    pthread_join(lg->thread, NULL);
+    close(lg->fd);
+    *written = lg->written;
+    *dropped = lg->dropped;
+    *failed = lg->failed;
+    free(lg->ready);
+    pthread_mutex_destroy(&lg->mu);
+    pthread_cond_destroy(&lg->cv);
+    lg->started = 0;
+}
