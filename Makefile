@@ -33,7 +33,7 @@ INC_tool   = -Isrc/base -Isrc/client -Isrc/serve -Isrc/tool
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi perf-check format layout
+.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi perf-check format layout deb
 all: rafale
 
 rafale: $(OBJ)
@@ -179,6 +179,11 @@ fuzz:
 	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
 	./build/fuzz_cookie -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-cookie fuzz/corpus_cookie
 	./build/fuzz_merge -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 build/fuzz-corpus-merge fuzz/corpus_merge
+
+# A Debian package of what is built: rafale (and rafale-mpi when built),
+# the man page, completions for bash, zsh and fish, README and copyright.
+deb: rafale
+	@sh scripts/deb.sh .
 
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale

@@ -7,10 +7,11 @@
 # mpich, libmpich-dev: make test builds and runs rafale-mpi; iproute2: the
 # shards' test puts each in a network namespace of its own; nginx: the
 # findings' tests check that a healthy nginx gives no warning; iptables:
-# they drop SYNs and packets at random in a namespace of their own.)
+# they drop SYNs and packets at random in a namespace of their own;
+# dpkg-dev, fakeroot: make deb, and the test that builds the package.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
