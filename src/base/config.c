@@ -148,6 +148,8 @@ int config_copy(struct config *dst, const struct config *src)
     rc |= rekeep(dst, &dst->html_path);
     rc |= rekeep(dst, &dst->monitor_cgroup);
     rc |= rekeep(dst, &dst->tls.cacert);
+    rc |= rekeep(dst, &dst->tls.cert);
+    rc |= rekeep(dst, &dst->tls.key);
     rc |= rekeep(dst, &dst->tls.ciphers);
     rc |= rekeep(dst, &dst->targets_path);
     rc |= rekeep(dst, &dst->unix_socket);

@@ -36,6 +36,17 @@ struct target {
 
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
 
+/* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
+ * spells them: where a URL's connections go, its Host and SNI unchanged.
+ * An empty host or port (port 0) matches any, or keeps the URL's. */
+#define HOST_MAP_MAX 16
+struct host_map {
+    char host[128];
+    uint16_t port;
+    char to[128];
+    uint16_t to_port;
+};
+
 struct config {
     struct url *urls;            /* parsed, in command-line order (--targets first) */
     const char **url_text;       /* as typed, for reports */
@@ -77,6 +88,8 @@ struct config {
     const char *shard_from;      /* where --shard auto found them ("SLURM_PROCID", ...) */
     double start_at;             /* --start-at: Unix time the measured phase begins; 0: at once */
     struct net_addr *sources;    /* --source: local addresses, round-robin; owned */
+    struct host_map connect_to[HOST_MAP_MAX], resolve[HOST_MAP_MAX];
+    uint32_t nconnect_to, nresolve;
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
     int http2;                   /* --http2 */
@@ -134,6 +147,7 @@ struct serve_config {
     const char *files_dir;
     const char *redirect_to;     /* default Location for /redirect */
     const char *tls_cert, *tls_key; /* serve over TLS */
+    const char *tls_client_ca;   /* --tls-client-ca: require client certificates it signed */
     uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
     uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
     uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections */

@@ -111,6 +111,23 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
             return -1;
         }
     }
+    if (o->cert) {
+        /* mTLS: the certificate (its chain) and its key, checked together. */
+        char what[300];
+        if (SSL_CTX_use_certificate_chain_file(ctx, o->cert) != 1) {
+            snprintf(what, sizeof(what), "--cert: cannot use '%s'", o->cert);
+            tls_client_free(tc);
+            openssl_reason(err, errlen, what);
+            return -1;
+        }
+        if (SSL_CTX_use_PrivateKey_file(ctx, o->key ? o->key : o->cert, SSL_FILETYPE_PEM) != 1 ||
+            SSL_CTX_check_private_key(ctx) != 1) {
+            snprintf(what, sizeof(what), "--key: cannot use '%s' with the certificate", o->key ? o->key : o->cert);
+            tls_client_free(tc);
+            openssl_reason(err, errlen, what);
+            return -1;
+        }
+    }
     if (o->no_resume) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
         SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
@@ -246,6 +263,22 @@ int tls_server_new(const char *cert, const char *key, int h2, struct tls_server 
         return -1;
     }
     *out = ts;
+    return 0;
+}
+
+int tls_server_require_client(struct tls_server *ts, const char *ca_file, char *err, size_t errlen)
+{
+    STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(ca_file);
+    if (names == NULL || SSL_CTX_load_verify_locations(ts->ctx, ca_file, NULL) != 1) {
+        char what[300];
+        snprintf(what, sizeof(what), "--tls-client-ca: cannot load '%s'", ca_file);
+        if (names)
+            sk_X509_NAME_pop_free(names, X509_NAME_free);
+        openssl_reason(err, errlen, what);
+        return -1;
+    }
+    SSL_CTX_set_client_CA_list(ts->ctx, names);
+    SSL_CTX_set_verify(ts->ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     return 0;
 }
 

@@ -14,6 +14,7 @@ struct tls_options {
     const char *ciphers;     /* OpenSSL cipher list (1.2) / ciphersuites (1.3) */
     int no_resume;           /* full handshake every time */
     int h2;                  /* offer only "h2" in ALPN (--http2) */
+    const char *cert, *key;  /* --cert, --key: a client certificate (PEM), for servers that ask for one */
 };
 
 struct tls_client;
@@ -41,6 +42,9 @@ void tls_ticket_free(struct tls_ticket *slot);
 struct tls_server;
 /* h2: ALPN selects "h2" when the client offers it; else "http/1.1". */
 int tls_server_new(const char *cert, const char *key, int h2, struct tls_server **out, char *err, size_t errlen);
+/* Requires a client certificate signed by the CAs of ca_file (PEM). Returns
+ * 0, or -1 with the reason in err. */
+int tls_server_require_client(struct tls_server *ts, const char *ca_file, char *err, size_t errlen);
 void tls_server_free(struct tls_server *ts);
 void *tls_server_conn(struct tls_server *ts, int fd);
 

@@ -213,6 +213,32 @@ oom:
     return -1;
 }
 
+/* Where a URL's connections go: --connect-to first (the first rule that
+ * matches), then --resolve, then a lookup. The URL's host stays its Host
+ * and SNI. */
+static int endpoint_addr(const struct config *cfg, const struct url *u, struct net_addr *a, char *err, size_t errlen)
+{
+    const char *host = u->host;
+    int port = u->port;
+    uint32_t k;
+    for (k = 0; k < cfg->nconnect_to; k++) {
+        const struct host_map *m = &cfg->connect_to[k];
+        if ((m->host[0] == '\0' || strcmp(m->host, host) == 0) && (m->port == 0 || m->port == port)) {
+            if (m->to[0])
+                host = m->to;
+            if (m->to_port)
+                port = m->to_port;
+            break;
+        }
+    }
+    for (k = 0; k < cfg->nresolve; k++)
+        if (strcmp(cfg->resolve[k].host, host) == 0 && cfg->resolve[k].port == port) {
+            host = cfg->resolve[k].to;
+            break;
+        }
+    return net_resolve(host, port, a, err, errlen);
+}
+
 static int same_address(const struct plan_endpoint *tg, const struct net_addr *a, const struct url *u)
 {
     return tg->addr.len == a->len && memcmp(&tg->addr.ss, &a->ss, a->len) == 0 && tg->tls == u->tls &&
@@ -379,7 +405,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         if (i > 0 && (cfg->unix_socket || (strcmp(u->host, cfg->urls[i - 1].host) == 0 && u->port == cfg->urls[i - 1].port)))
             a = pl->endpoints[pl->urls[i - 1].endpoint].addr;
         else if (cfg->unix_socket ? net_unix(cfg->unix_socket, &a, err, errlen) != 0
-                                  : net_resolve(u->host, u->port, &a, err, errlen) != 0)
+                                  : endpoint_addr(cfg, u, &a, err, errlen) != 0)
             return -1;
         /* URLs on the same address (and scheme) share connections; the
          * previous URL's address is looked at first, the usual case. */

@@ -226,7 +226,8 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         goto fail;
     if (sc->files_dir && serve_files_load(s, sc->files_dir, err, errlen) != 0)
         goto fail;
-    if (sc->tls_cert && tls_server_new(sc->tls_cert, sc->tls_key, 1, &s->tls, err, errlen) != 0)
+    if (sc->tls_cert && (tls_server_new(sc->tls_cert, sc->tls_key, 1, &s->tls, err, errlen) != 0 ||
+                         (sc->tls_client_ca && tls_server_require_client(s->tls, sc->tls_client_ca, err, errlen) != 0)))
         goto fail;
     if (sc->access_log) {
         if (strcmp(sc->access_log, "-") == 0) {

@@ -174,6 +174,10 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
         snprintf(err, errlen, "unexpected argument '%s' for serve", argv[first]);
         return CLI_ERROR;
     }
+    if (sc->tls_client_ca && sc->tls_cert == NULL) {
+        snprintf(err, errlen, "--tls-client-ca asks for client certificates over TLS: give --tls-cert and --tls-key too");
+        return CLI_ERROR;
+    }
     if ((sc->tls_cert == NULL) != (sc->tls_key == NULL)) {
         snprintf(err, errlen, "--tls-cert and --tls-key go together");
         return CLI_ERROR;

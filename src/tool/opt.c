@@ -40,7 +40,8 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
+    I_CONNECT_TO, I_RESOLVE,
 };
 
 struct opt_def {
@@ -124,6 +125,16 @@ static const struct opt_def table[] = {
     /* TLS */
     { "insecure", 0, K_FLAG, D_RUN, S_TLS, LOADW, NULL, "do not verify the certificate (-k is ab's keep-alive)",
       "yes or no", 0, 0, RUN(tls.insecure), 1, 0, NULL },
+    { "cert", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "FILE", "a client certificate (PEM, curl's --cert), for servers that ask",
+      NULL, 0, 0, 0, 0, I_CERT, NULL },
+    { "key", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "FILE", "its private key (PEM; default: in the --cert file)", NULL, 0, 0,
+      0, 0, I_KEY, NULL },
+    { "connect-to", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "H:P:H2:P2",
+      "connections for H:P go to H2:P2, the URL's Host and SNI kept (curl's; repeatable)",
+      "HOST:PORT:HOST2:PORT2 (an empty part matches any, or keeps the URL's)", 0, 0, 0, 0, I_CONNECT_TO, NULL },
+    { "resolve", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "H:P:ADDR",
+      "H:P resolves to ADDR, no lookup (curl's; repeatable)", "HOST:PORT:ADDRESS, such as example.com:443:127.0.0.1",
+      0, 0, 0, 0, I_RESOLVE, NULL },
     { "cacert", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "FILE", "trust this CA instead of the system store", NULL, 0, 0, 0, 0,
       I_CACERT, NULL },
     { "tls-version", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "V", "1.2 or 1.3 only", "1.2 or 1.3", 0, 0, 0, 0, I_TLS_VERSION, NULL },
@@ -285,6 +296,8 @@ static const struct opt_def table[] = {
       "a file name", 0, 0, SRV(tls_cert), 0, 0, NULL },
     { "tls-key", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "the certificate's private key", "a file name", 0, 0,
       SRV(tls_key), 0, 0, NULL },
+    { "tls-client-ca", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE",
+      "require a client certificate signed by these CAs (PEM)", "a file name", 0, 0, SRV(tls_client_ca), 0, 0, NULL },
     { "header-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
       "close a connection whose request does not arrive within D (default 60s; 408)", "a duration of at least 1ms",
       1e6, 0, SRV(header_timeout_ns), 0, 0, NULL },
@@ -541,6 +554,58 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
             cfg->tls.version = 13;
         else
             break;
+        return 0;
+    case I_CONNECT_TO:
+    case I_RESOLVE: {
+        struct host_map m;
+        const char *p1 = strchr(v, ':'), *p2 = p1 ? strchr(p1 + 1, ':') : NULL, *p3 = NULL, *to = p2 ? p2 + 1 : NULL;
+        char port[16];
+        unsigned long n;
+        char *end;
+        memset(&m, 0, sizeof(m));
+        if (p2 == NULL || (size_t)(p1 - v) >= sizeof(m.host) || (size_t)(p2 - p1 - 1) >= sizeof(port))
+            break;
+        memcpy(m.host, v, (size_t)(p1 - v));
+        memcpy(port, p1 + 1, (size_t)(p2 - p1 - 1));
+        port[p2 - p1 - 1] = '\0';
+        n = strtoul(port, &end, 10);
+        if (*end || n > 65535 || (o->id == I_RESOLVE && (port[0] == '\0' || n == 0)))
+            break;
+        m.port = (uint16_t)n;
+        if (o->id == I_CONNECT_TO) {
+            /* HOST2 may be [IPv6]; its port follows the last colon. */
+            p3 = to[0] == '[' ? strchr(to, ']') : NULL;
+            p3 = strchr(p3 ? p3 : to, ':');
+            if (p3 == NULL)
+                break;
+            n = strtoul(p3 + 1, &end, 10);
+            if (*end || n > 65535)
+                break;
+            m.to_port = (uint16_t)n;
+        } else {
+            p3 = to + strlen(to);
+        }
+        if (to[0] == '[' && p3 > to + 1 && p3[-1] == ']') {
+            to++;
+            p3--;
+        }
+        if ((size_t)(p3 - to) >= sizeof(m.to) || (o->id == I_RESOLVE && p3 == to))
+            break;
+        memcpy(m.to, to, (size_t)(p3 - to));
+        if (o->id == I_CONNECT_TO ? cfg->nconnect_to == HOST_MAP_MAX : cfg->nresolve == HOST_MAP_MAX)
+            return err_set(err, errlen, NULL, "%s: at most %d of them", shown, HOST_MAP_MAX);
+        if (o->id == I_CONNECT_TO)
+            cfg->connect_to[cfg->nconnect_to++] = m;
+        else
+            cfg->resolve[cfg->nresolve++] = m;
+        return 0;
+    }
+    case I_CERT:
+    case I_KEY:
+        if (access(v, R_OK) != 0)
+            return err_set(err, errlen, NULL, "%s: cannot read '%s': %s", shown, v, strerror(errno));
+        if ((*(o->id == I_CERT ? &cfg->tls.cert : &cfg->tls.key) = config_keep(cfg, v)) == NULL)
+            return err_set(err, errlen, NULL, "out of memory");
         return 0;
     case I_CACERT:
         if (access(v, R_OK) != 0)

@@ -712,7 +712,7 @@ class ScriptServer:
     bytes to send as they are, or None to send nothing and keep the connection."""
 
     def __init__(self, answer):
-        self.answer, self.n, self.lock = answer, 0, threading.Lock()
+        self.answer, self.n, self.lock, self.heads = answer, 0, threading.Lock(), []
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -743,6 +743,7 @@ class ScriptServer:
                     buf += d
                 head, buf = buf.split(b"\r\n\r\n", 1)
                 path = head.split(b" ")[1].decode()
+                self.heads.append(head.decode("latin-1"))
                 with self.lock:
                     self.n += 1
                     n = self.n
@@ -844,3 +845,52 @@ def api_defects_found_by_review():
           r2.j["summary"])
     check(p[0] == 2 and one_line(p[2], "--slo checks>99%: no response is checked"), "slo: checks without a check (%r)"
           % p[2])
+
+
+@test
+def curls_connection_habits():
+    # --connect-to and --resolve: the connection goes elsewhere, the URL's host stays in Host.
+    srv = ScriptServer(lambda p, n: json_answer(b"{}"))
+    r = rafale("-n", 3, "-c", 1, "--connect-to", "api.example:80:127.0.0.1:%d" % srv.port, "http://api.example/x")
+    r2 = rafale("-n", 3, "-c", 1, "--resolve", "api.example:%d:127.0.0.1" % srv.port,
+                "http://api.example:%d/y" % srv.port)
+    srv.stop()
+    hosts = [h.split("\r\nHost: ", 1)[1].split("\r\n")[0] for h in srv.heads]
+    check(r.j["summary"]["requests"] == 3 and r2.j["summary"]["requests"] == 3 and
+          hosts == ["api.example"] * 3 + ["api.example:%d" % srv.port] * 3,
+          "connect-to, resolve: the server got the URL's Host (%s)" % hosts)
+    for args, want in ((["--connect-to", "a:b"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--resolve", "a:80:"], "--resolve wants HOST:PORT:ADDRESS"),
+                       (["--cert", "/nonexistent.pem"], "--cert: cannot read '/nonexistent.pem'")):
+        p = run_raw(["-q", "-n", 1] + args + ["http://127.0.0.1:1/"])
+        check(p[0] == 2 and want in p[2] and len(p[2].strip().splitlines()) == 1, "%s (%d %r)" % (want, p[0], p[2]))
+    # --cert and --key: a server that asks for a client certificate (rafale serve --tls-client-ca).
+    d = make_certs()
+
+    def ossl(*a):
+        subprocess.run(["openssl"] + list(a), cwd=d, check=True, capture_output=True)
+    if not os.path.exists(os.path.join(d, "client.pem")):
+        ossl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=client")
+        ossl("x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+             "client.pem", "-days", "2")
+    tls = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"),
+                "--tls-client-ca", os.path.join(d, "ca.pem"))
+    url = "https://localhost:%d/" % tls.port
+    base = ["-n", 20, "-c", 2, "--cacert", os.path.join(d, "ca.pem"), "--connect-to",
+            "localhost:%d:127.0.0.1:%d" % (tls.port, tls.port)]
+    r = rafale(*(base + ["--cert", os.path.join(d, "client.pem"), "--key", os.path.join(d, "client.key"), url]))
+    r2 = rafale(*(base + [url]))
+    for h2 in ([], ["--http2"]):
+        r3 = rafale(*(base + h2 + ["--cert", os.path.join(d, "client.pem"), "--key", os.path.join(d, "client.key"),
+                                   url]))
+        check(r3.j["summary"]["requests"] == 20 and r3.j["summary"]["errors"] == 0, "mTLS %s" % (h2 or "HTTP/1.1"))
+    tls.stop()
+    check(r.j["summary"]["requests"] == 20 and r.j["summary"]["errors"] == 0,
+          "mTLS: with --cert and --key, every request answered (%s)" % r.j["errors"])
+    check(r2.j["summary"]["requests"] == 0 and r2.j["summary"]["errors"] == 20 and
+          sum(v for k, v in r2.j["errors"].items() if k in ("tls", "reset", "closed_early", "write")) == 20,
+          "mTLS: without a client certificate the server refuses every handshake (TLS 1.3: the refusal may come as the "
+          "request is written) (%s)" % r2.j["errors"])
+    p = run_raw(["serve", "--listen", "127.0.0.1:0", "--tls-client-ca", os.path.join(d, "ca.pem")])
+    check(p[0] == 2 and one_line(p[2], "--tls-client-ca asks for client certificates over TLS"),
+          "serve: --tls-client-ca without a certificate of its own (%r)" % p[2])
