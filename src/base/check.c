@@ -125,29 +125,6 @@ static int operand(const char *s, char **out, size_t *len, int *quoted, char *er
     return 0;
 }
 
-/* "16k", "2M", "512" (bytes; k = 1024). */
-static int parse_size(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !(v >= 0) || !isfinite(v))
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        v *= 1024, end++;
-    else if (*end == 'M')
-        v *= 1024.0 * 1024.0, end++;
-    else if (*end == 'G')
-        v *= 1024.0 * 1024.0 * 1024.0, end++;
-    if (end[0] == 'i' && end[1] == 'B')
-        end += 2;
-    else if (*end == 'B')
-        end++;
-    if (*end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int compile_re(struct check *c, const char *re, int groups, char *err, size_t errlen)
 {
     int rc = regcomp(&c->re, re, REG_EXTENDED | (groups ? 0 : REG_NOSUB));
@@ -253,7 +230,7 @@ int check_compile(const char *expr, struct check *c, char *err, size_t errlen)
         }
         break;
     case CK_SIZE:
-        if (c->op >= CO_MATCH || parse_size(c->str, &c->num) != 0) {
+        if (c->op >= CO_MATCH || units_parse_size(c->str, &c->num) != 0) {
             check_free(c);
             return fail(err, errlen, "size wants <, <=, >, >=, == or != and a size (512, 16k, 1M), in '%.60s'", c->text);
         }

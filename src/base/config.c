@@ -60,33 +60,30 @@ const char *config_keep(struct config *cfg, const char *s)
     return config_own(cfg, strdup(s));
 }
 
-int config_add_header(struct config *cfg, const char *h)
+/* Appends a copy of s (kept) to a list of the config's, grown one at a
+ * time: a handful of entries, read once per run. */
+static int add_kept(struct config *cfg, const char ***list, uint32_t *n, const char *s)
 {
-    const char **n;
-    const char *kept = config_keep(cfg, h);
+    const char **grown;
+    const char *kept = config_keep(cfg, s);
     if (kept == NULL)
         return -1;
-    /* Grown one at a time: a handful of headers, read once per run. */
-    n = realloc(cfg->headers, (cfg->nheaders + 1) * sizeof(char *));
-    if (n == NULL)
+    grown = realloc(*list, (*n + 1) * sizeof(char *));
+    if (grown == NULL)
         return -1;
-    cfg->headers = n;
-    cfg->headers[cfg->nheaders++] = kept;
+    *list = grown;
+    (*list)[(*n)++] = kept;
     return 0;
+}
+
+int config_add_header(struct config *cfg, const char *h)
+{
+    return add_kept(cfg, &cfg->headers, &cfg->nheaders, h);
 }
 
 int config_add_check(struct config *cfg, const char *expr)
 {
-    const char **n;
-    const char *kept = config_keep(cfg, expr);
-    if (kept == NULL)
-        return -1;
-    n = realloc(cfg->check_exprs, (cfg->ncheck_exprs + 1) * sizeof(char *));
-    if (n == NULL)
-        return -1;
-    cfg->check_exprs = n;
-    cfg->check_exprs[cfg->ncheck_exprs++] = kept;
-    return 0;
+    return add_kept(cfg, &cfg->check_exprs, &cfg->ncheck_exprs, expr);
 }
 
 /* Re-points a borrowed string of src at a copy kept by dst. */

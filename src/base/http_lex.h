@@ -30,6 +30,18 @@ static inline int lex_tchar(char c)
     return lex_tchar_table[(unsigned char)c];
 }
 
+/* A hex digit's value, or -1. */
+static inline int lex_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 static inline int lex_digit(char c)
 {
     return c >= '0' && c <= '9';

@@ -1,5 +1,6 @@
 /* jpath.c - a JSON value found by its path, with a scan (see jpath.h). */
 #include "jpath.h"
+#include "http_lex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,16 +18,6 @@ static const char *ws(const char *p, const char *end)
     return p;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* p at a '"': the byte after its closing quote, or NULL (RFC 8259 §7). */
 static const char *scan_string(const char *p, const char *end)
@@ -43,7 +34,7 @@ static const char *scan_string(const char *p, const char *end)
             if (*p == 'u') {
                 int k;
                 for (k = 1; k <= 4; k++)
-                    if (p + k >= end || hexval(p[k]) < 0)
+                    if (p + k >= end || lex_hexval(p[k]) < 0)
                         return NULL;
                 p += 4;
             } else if (!strchr("\"\\/bfnrt", *p)) {
@@ -257,7 +248,7 @@ static long hex4(const char *p)
     long v = 0;
     int k;
     for (k = 0; k < 4; k++) {
-        int h = hexval(p[k]);
+        int h = lex_hexval(p[k]);
         if (h < 0)
             return -1;
         v = v * 16 + h;

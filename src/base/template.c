@@ -3,6 +3,7 @@
 #include "template.h"
 #include "buf.h"
 #include "http_lex.h"
+#include "units.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -409,18 +410,6 @@ void template_free(struct tpl *t)
 
 /* --- expanding --- */
 
-static size_t put_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0, i;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
 
 /* The k-th turn of this process: of the whole run's, with --shard. */
 static inline uint64_t tpl_turn(const struct tpl_set *set, uint64_t k)
@@ -444,10 +433,10 @@ size_t template_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx 
         case TPL_SEQ:
             if (ctx->seq == TPL_UNSET)
                 ctx->seq = tpl_turn(set, atomic_fetch_add_explicit(&set->seq, 1, memory_order_relaxed));
-            o += put_u64(out + o, ctx->seq);
+            o += units_put_u64(out + o, ctx->seq);
             break;
         case TPL_CONN:
-            o += put_u64(out + o, ctx->conn);
+            o += units_put_u64(out + o, ctx->conn);
             break;
         case TPL_RAND: {
             uint64_t span = (uint64_t)p->b - (uint64_t)p->a + 1, r = template_rand(ctx->rng);
@@ -457,9 +446,9 @@ size_t template_expand(const struct tpl *t, struct tpl_set *set, struct tpl_ctx 
             uint64_t v = (uint64_t)p->a + (span ? r % span : r);
             if (v >> 63) {
                 out[o++] = '-';
-                o += put_u64(out + o, (uint64_t)0 - v);
+                o += units_put_u64(out + o, (uint64_t)0 - v);
             } else {
-                o += put_u64(out + o, v);
+                o += units_put_u64(out + o, v);
             }
             break;
         }

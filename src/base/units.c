@@ -64,6 +64,41 @@ int units_parse_count(const char *s, uint64_t *out)
     return 0;
 }
 
+int units_parse_size(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v >= 0) || v > 1e18)
+        return -1;
+    if (*end == 'k' || *end == 'K')
+        v *= 1024, end++;
+    else if (*end == 'M')
+        v *= 1024.0 * 1024.0, end++;
+    else if (*end == 'G')
+        v *= 1024.0 * 1024.0 * 1024.0, end++;
+    if (end[0] == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+size_t units_put_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
 char *units_fmt_ns(char *buf, size_t len, double ns)
 {
     if (ns < 1e3)

@@ -12,6 +12,13 @@ int units_parse_duration(const char *s, uint64_t *ns);
 /* "1000", "10k", "2M" (decimal multipliers). Returns 0 or -1. */
 int units_parse_count(const char *s, uint64_t *out);
 
+/* "512", "16k", "1M", "2G", with an optional "B" or "iB" (k = 1024: a size
+ * in bytes). Returns 0 and sets *out, or -1. */
+int units_parse_size(const char *s, double *out);
+
+/* Writes v in decimal at out (no NUL; 20 bytes at most). Returns its length. */
+size_t units_put_u64(char *out, uint64_t v);
+
 /* Writes a latency given in ns as "812us", "12.3ms", "1.25s". Returns buf. */
 char *units_fmt_ns(char *buf, size_t len, double ns);
 

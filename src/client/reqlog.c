@@ -5,6 +5,7 @@
  * still queued, the lines of the one it fills are dropped and counted. */
 #include "client.h"
 #include "clock.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -148,18 +149,6 @@ void reqlog_flush(struct worker *w)
         hand_over(w, 1);
 }
 
-static size_t put_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0, i;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
 
 #define LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), sizeof(s) - 1)
 
@@ -183,7 +172,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     /* JSON Lines keys / CSV columns: t_us, target, method, status, error,
      * ttfb_us, total_us, bytes_in, bytes_out, conn, thread, shard, due_us. */
     o += csv ? 0 : LIT(o, "{\"t_us\": ");
-    o += put_u64(o, (s->t_sent - pl->t_measure) / 1000);
+    o += units_put_u64(o, (s->t_sent - pl->t_measure) / 1000);
     o += csv ? LIT(o, ",") : LIT(o, ", \"target\": ");
     memcpy(o, csv ? pu->log_csv : pu->log_json, csv ? pu->log_csv_len : pu->log_json_len);
     o += csv ? pu->log_csv_len : pu->log_json_len;
@@ -192,7 +181,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     o += pu->log_method_len;
     o += csv ? LIT(o, ",") : LIT(o, "\", \"status\": ");
     if (err < 0)
-        o += put_u64(o, status);
+        o += units_put_u64(o, status);
     else
         o += csv ? 0 : LIT(o, "null");
     o += csv ? LIT(o, ",") : LIT(o, ", \"error\": ");
@@ -210,24 +199,24 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     }
     o += csv ? LIT(o, ",") : LIT(o, ", \"ttfb_us\": ");
     if (err < 0)
-        o += put_u64(o, (t_first - s->t_sent) / 1000);
+        o += units_put_u64(o, (t_first - s->t_sent) / 1000);
     else if (!csv)
         o += LIT(o, "null");
     o += csv ? LIT(o, ",") : LIT(o, ", \"total_us\": ");
-    o += put_u64(o, (now - s->t_due) / 1000);
+    o += units_put_u64(o, (now - s->t_due) / 1000);
     o += csv ? LIT(o, ",") : LIT(o, ", \"bytes_in\": ");
-    o += put_u64(o, s->bytes_in);
+    o += units_put_u64(o, s->bytes_in);
     o += csv ? LIT(o, ",") : LIT(o, ", \"bytes_out\": ");
-    o += put_u64(o, s->req_len);
+    o += units_put_u64(o, s->req_len);
     o += csv ? LIT(o, ",") : LIT(o, ", \"conn\": ");
-    o += put_u64(o, c ? c->number : 0);
+    o += units_put_u64(o, c ? c->number : 0);
     o += csv ? LIT(o, ",") : LIT(o, ", \"thread\": ");
-    o += put_u64(o, w->id);
+    o += units_put_u64(o, w->id);
     o += csv ? LIT(o, ",") : LIT(o, ", \"shard\": ");
-    o += put_u64(o, pl->cfg->shard_index);
+    o += units_put_u64(o, pl->cfg->shard_index);
     o += csv ? LIT(o, ",") : LIT(o, ", \"due_us\": ");
     if (rate_mode(w))
-        o += put_u64(o, s->t_due > pl->t_measure ? (s->t_due - pl->t_measure) / 1000 : 0);
+        o += units_put_u64(o, s->t_due > pl->t_measure ? (s->t_due - pl->t_measure) / 1000 : 0);
     else if (!csv)
         o += LIT(o, "null");
     o += csv ? LIT(o, "\n") : LIT(o, "}\n");

@@ -4,6 +4,7 @@
  * and counted, and each extraction sets a variable of the connection's
  * session. Only URLs with checks or extractions keep anything. */
 #include "client.h"
+#include "http_lex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,16 +48,6 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
     cp->len += k;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* A chunked body (RFC 9112 §7.1), undone in place: its length, or the
  * bytes undone so far when it is cut short (*whole then 0). */
@@ -67,7 +58,7 @@ static size_t dechunk(char *b, size_t n, int *whole)
     while (i < n) {
         uint64_t size = 0;
         int h, digits = 0;
-        while (i < n && (h = hexval(b[i])) >= 0 && digits < 16) {
+        while (i < n && (h = lex_hexval(b[i])) >= 0 && digits < 16) {
             size = size * 16 + (uint64_t)h;
             i++;
             digits++;

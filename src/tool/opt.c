@@ -667,19 +667,8 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         return 0;
     }
     case I_MAX_BODY: {
-        char *end;
-        double x = strtod(v, &end);
-        if (end == v || !(x >= 0))
-            break;
-        if (*end == 'k' || *end == 'K')
-            x *= 1024, end++;
-        else if (*end == 'M')
-            x *= 1048576, end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (*end == 'B')
-            end++;
-        if (*end || x > 1024.0 * 1048576)
+        double x;
+        if (units_parse_size(v, &x) != 0 || x > 1024.0 * 1048576)
             break;
         cfg->max_body = (uint64_t)x;
         return 0;
