@@ -100,6 +100,8 @@ struct config {
     uint64_t think_lo_ns, think_hi_ns; /* --think D or D-D: the pause after each answer (closed loop) */
     int abort_on_fail;           /* --abort-on-fail: stop once the --slo is lost */
     const char *log_path;        /* --log FILE: a line per ended request (- for stdout) */
+    const char *metrics_listen;  /* --metrics-listen ADDR:PORT: OpenMetrics during the run */
+    int metrics_public;          /* --metrics-public: another address than loopback may be given */
     uint32_t log_sample;         /* --log-sample N: one request in N (0, 1: all) */
     uint64_t abort_after_ns;     /* --abort-after: not before this far into the measured phase */
     uint32_t follow;             /* --follow N: redirects followed on the same origin */

@@ -43,6 +43,7 @@
 #include "check.h"
 #include "config.h"
 #include "cookie.h"
+#include "engine.h"
 #include "http_parse.h"
 #include "io.h"
 #include "loop.h"
@@ -146,6 +147,10 @@ struct plan {
     uint64_t t_deadline; /* -d ends the measured phase here, or UINT64_MAX */
     const atomic_int *stop;
     atomic_int aborted;  /* --abort-on-fail: the SLO was lost (engine.c's watch), the workers stop */
+    /* --metrics-listen: what each worker adds once a second (record_roll),
+     * under live_mu; read by the watch. */
+    struct engine_live *live;
+    pthread_mutex_t live_mu;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
     /* --stages: the rate (or connections) over time, from t_measure. */
@@ -387,12 +392,15 @@ struct worker {
     /* Published for the live view; read by the main thread. */
     _Atomic uint64_t pub_done, pub_err;
     _Atomic uint64_t pub_checked, pub_chk_failed, pub_bad; /* --abort-on-fail's figures */
+    _Atomic uint64_t pub_started, pub_ended; /* --metrics-listen: in flight */
     uint64_t live_bad;     /* --abort-on-fail: responses outside --expect so far */
     /* What the run asks beyond the common case, read once per request:
      * some URL's checks read its bytes, some URL has an "after"
      * (plan_url.after), --abort-on-fail counts bad statuses, some request
      * needs a variable. */
-    uint8_t capturing, afters, abort, vars, logging;
+    uint8_t capturing, afters, abort, vars, logging, live;
+    /* --metrics-listen: this second's counts, added to plan.live as it ends. */
+    uint64_t *live_status, live_err[ERR__COUNT], live_targets[ENGINE_LIVE_TARGETS + 1];
     /* --log: this worker's buffers, the one it fills, its count for --log-sample. */
     struct logbuf logb[REQLOG_BUFS];
     int logcur;

@@ -182,6 +182,10 @@ static void *worker_main(void *arg)
         atomic_store_explicit(&w->pub_done, w->st.completed, memory_order_relaxed);
         atomic_store_explicit(&w->pub_err, stats_errors(&w->st), memory_order_relaxed);
         atomic_store_explicit(&w->pub_open, w->open, memory_order_relaxed);
+        if (w->live) {
+            atomic_store_explicit(&w->pub_started, w->st.started, memory_order_relaxed);
+            atomic_store_explicit(&w->pub_ended, w->ended, memory_order_relaxed);
+        }
         if (w->abort) {
             atomic_store_explicit(&w->pub_checked, w->st.checked, memory_order_relaxed);
             atomic_store_explicit(&w->pub_chk_failed, w->st.checks_failed, memory_order_relaxed);
@@ -259,6 +263,7 @@ static void worker_free(struct worker *w)
     free(w->chk_seen_t);
     free(w->chk_seen);
     free(w->skipped_var);
+    free(w->live_status);
     reqlog_worker_free(w);
     free(w->per_url);
     if (w->per_stage)
@@ -322,6 +327,9 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->skipped_var = calloc(TPL_MAX_VARS, sizeof(*w->skipped_var));
     w->abort = (uint8_t)cfg->abort_on_fail;
     w->logging = pl->log != NULL;
+    w->live = pl->live != NULL;
+    if (w->live && (w->live_status = calloc(STATUS_MAX, sizeof(*w->live_status))) == NULL)
+        return -1;
     w->vars = pl->tset->nvars > 0;
     for (i = 0; i < pl->nurls; i++) {
         w->capturing |= pl->urls[i].capture != 0;
@@ -706,11 +714,37 @@ static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stat
     return 0;
 }
 
+/* --metrics-listen: the figures so far, copied for the caller's callback. */
+static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struct engine_live *out)
+{
+    uint64_t req, errs;
+    uint32_t t;
+    struct hist keep = out->latency;
+    pthread_mutex_lock(&pl->live_mu);
+    *out = *pl->live;
+    pthread_mutex_unlock(&pl->live_mu);
+    out->latency = keep;
+    timeline_cumulative(pl->tl, &out->latency, &req, &errs);
+    out->started = out->ended = 0;
+    out->open = 0;
+    for (t = 0; t < nt; t++) {
+        out->started += atomic_load_explicit(&ws[t].pub_started, memory_order_relaxed);
+        out->ended += atomic_load_explicit(&ws[t].pub_ended, memory_order_relaxed);
+        out->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
+    }
+    if (out->ended > out->started)
+        out->ended = out->started; /* published a moment apart */
+    out->ntargets = pl->nurls < ENGINE_LIVE_TARGETS ? pl->nurls : ENGINE_LIVE_TARGETS + 1;
+    out->target_rate = pl->cfg->rate;
+    out->elapsed_s = ((double)clock_ns() - (double)pl->t_measure) / 1e9;
+}
+
 static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,
                   struct engine_result *res)
 {
     uint32_t t;
     struct stats snap;
+    struct engine_live *live = NULL;
     uint64_t next_judge = 0;
     int judge = pl->cfg->abort_on_fail && stats_init(&snap) == 0;
     if (judge) {
@@ -734,11 +768,26 @@ static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progre
         }
         if (progress) {
             sample_progress(pl, ws, nt, &p);
+            if (pl->live) {
+                if (live == NULL && (live = calloc(1, sizeof(*live))) != NULL &&
+                    hist_init_bits(&live->latency, TL_SUB_BITS) != 0) {
+                    free(live);
+                    live = NULL;
+                }
+                if (live) {
+                    live_snapshot(pl, ws, nt, live);
+                    p.live = live;
+                }
+            }
             progress(&p, arg);
         }
     }
     if (pl->cfg->abort_on_fail)
         stats_fini(&snap);
+    if (live) {
+        hist_fini(&live->latency);
+        free(live);
+    }
 }
 
 /* The checks' counts over the threads, the first failure the earliest;
@@ -833,8 +882,9 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
-    if (cfg->abort_on_fail)
+    if (cfg->abort_on_fail || cfg->metrics_listen)
         timeline_keep_cumulative(&tl);
+
     memset(&lg, 0, sizeof(lg));
     if (build_plan(cfg, &pl, err, errlen) != 0) {
         rc = ENGINE_EPLAN;
@@ -846,6 +896,13 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
             goto out;
         }
         pl.log = &lg;
+    }
+    if (cfg->metrics_listen) {
+        if ((pl.live = calloc(1, sizeof(*pl.live))) == NULL) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        pthread_mutex_init(&pl.live_mu, NULL);
     }
     pl.stop = stop;
     pl.nthreads = nt;
@@ -877,7 +934,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
         started_threads++;
     }
-    if ((progress || cfg->abort_on_fail) && started_threads == nt)
+    if ((progress || cfg->abort_on_fail || cfg->metrics_listen) && started_threads == nt)
         watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
@@ -900,6 +957,11 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:
+    if (pl.live) {
+        pthread_mutex_destroy(&pl.live_mu);
+        free(pl.live);
+        pl.live = NULL;
+    }
     if (lg.started) {
         /* Failed before the run: the writer goes too. */
         uint64_t a, b;

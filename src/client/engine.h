@@ -15,11 +15,29 @@
 #include "timeline.h"
 
 /* What the live view shows, sampled a few times a second. */
+/* --metrics-listen: the run so far, as its threads last told it (each
+ * once a second): responses by status, errors by kind, requests by target
+ * (the first ENGINE_LIVE_TARGETS, then the rest together), the latency
+ * of the seconds done (TL_SUB_BITS precision). */
+#define ENGINE_LIVE_TARGETS 100
+struct engine_live {
+    uint64_t status[STATUS_MAX];
+    uint64_t errors[ERR__COUNT];
+    uint64_t targets[ENGINE_LIVE_TARGETS + 1];
+    uint32_t ntargets;           /* of targets[] in use (the last: the others) */
+    uint64_t started, ended;     /* in flight: started - ended */
+    uint32_t open;               /* connections open */
+    double target_rate;          /* -R, 0 in a closed loop */
+    double elapsed_s;
+    struct hist latency;         /* of the seconds every thread has closed */
+};
+
 struct engine_progress {
     double elapsed_s;           /* since the measured phase began; negative during warm-up */
     uint64_t completed, errors;
     uint32_t open;              /* connections open now */
     double p50_ns, p99_ns;      /* over the last complete second, all threads */
+    const struct engine_live *live; /* --metrics-listen: the figures so far (NULL without) */
 };
 
 typedef void (*engine_progress_fn)(const struct engine_progress *p, void *arg);

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* --stages: the stage a request due at t_due belongs to. */
 static uint8_t stage_of(const struct worker *w, uint64_t t_due)
@@ -126,12 +127,33 @@ void record_redirect(struct worker *w, const struct slot *s, int away)
     }
 }
 
+/* --metrics-listen: this worker's counts since its last second, into the
+ * plan's live figures (once a second, a lock each). */
+static void live_merge(struct worker *w)
+{
+    struct engine_live *l = w->plan->live;
+    uint32_t i;
+    pthread_mutex_lock((pthread_mutex_t *)&w->plan->live_mu);
+    for (i = 0; i < STATUS_MAX; i++)
+        l->status[i] += w->live_status[i];
+    for (i = 0; i < ERR__COUNT; i++)
+        l->errors[i] += w->live_err[i];
+    for (i = 0; i <= ENGINE_LIVE_TARGETS; i++)
+        l->targets[i] += w->live_targets[i];
+    pthread_mutex_unlock((pthread_mutex_t *)&w->plan->live_mu);
+    memset(w->live_status, 0, STATUS_MAX * sizeof(*w->live_status));
+    memset(w->live_err, 0, sizeof(w->live_err));
+    memset(w->live_targets, 0, sizeof(w->live_targets));
+}
+
 void record_roll(struct worker *w, uint64_t now)
 {
     /* The seconds that ended are merged into the shared timeline, empty
      * ones too, so no second waits on an idle thread. One division-free
      * compare on the per-request path. */
     while (now >= w->tl_end) {
+        if (w->live)
+            live_merge(w);
         timeline_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
         hist_reset(&w->tl_h);
         w->tl_req = w->tl_err = 0;
@@ -142,6 +164,8 @@ void record_roll(struct worker *w, uint64_t now)
 
 void record_last_second(struct worker *w)
 {
+    if (w->live)
+        live_merge(w);
     /* The last, partial second, when this thread saw something in it. */
     if (w->tl_req || w->tl_err)
         timeline_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
@@ -173,6 +197,10 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
     u->completed++;
     if (w->abort && !status_set_has(&w->plan->cfg->expect, status))
         w->live_bad++;
+    if (w->live) {
+        w->live_status[status]++;
+        w->live_targets[s->url < ENGINE_LIVE_TARGETS ? s->url : ENGINE_LIVE_TARGETS]++;
+    }
     w->st.status[status]++;
     u->status[status]++;
     if (w->per_stage) {
@@ -261,6 +289,10 @@ void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, 
     note_error(u, k, e, detail);
     if (w->logging)
         reqlog_line(w, c, s, 0, (int)k, now, now);
+    if (w->live) {
+        w->live_err[k]++;
+        w->live_targets[s->url < ENGINE_LIVE_TARGETS ? s->url : ENGINE_LIVE_TARGETS]++;
+    }
     if (w->per_stage)
         note_error(&w->per_stage[s->stage], k, e, detail);
     record_roll(w, now);

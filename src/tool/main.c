@@ -2,6 +2,7 @@
  * that prints a fatal error or chooses an exit code. */
 #include "calibrate.h"
 #include "completion.h"
+#include "metrics.h"
 #include "cli.h"
 #include "compare.h"
 #include "diff.h"
@@ -948,6 +949,21 @@ static int main_mpi(int argc, char **argv)
 }
 #endif
 
+/* --metrics-listen: the engine's progress goes to the metrics thread too. */
+struct live_out {
+    struct metrics *m;
+    struct progress *prog;       /* NULL: --quiet */
+};
+
+static void progress_and_metrics(const struct engine_progress *p, void *arg)
+{
+    struct live_out *o = arg;
+    if (p->live)
+        metrics_publish(o->m, p->live);
+    if (o->prog)
+        progress_update(p, o->prog);
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg, share;
@@ -957,6 +973,7 @@ int main(int argc, char **argv)
     struct monitor_result server = { 0 };
     struct netstat_obs net;
     struct machine_ref ref = { 0 };
+    struct live_out live = { NULL, NULL };
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
@@ -1045,7 +1062,19 @@ int main(int argc, char **argv)
         return 2;
     }
     netstat_begin(&net, &cfg);
-    if ((rc = engine_run(&cfg, &stop_flag, cfg.quiet ? NULL : progress_update, &prog, &res, err, sizeof(err))) != 0) {
+    if (cfg.metrics_listen && metrics_start(&cfg, &live.m, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        if (mon)
+            monitor_stop(mon, &server);
+        monitor_result_free(&server);
+        config_free(&cfg);
+        return 2;
+    }
+    live.prog = cfg.quiet ? NULL : &prog;
+    rc = engine_run(&cfg, &stop_flag, cfg.metrics_listen ? progress_and_metrics : cfg.quiet ? NULL : progress_update,
+                    cfg.metrics_listen ? (void *)&live : &prog, &res, err, sizeof(err));
+    metrics_stop(live.m);
+    if (rc != 0) {
         progress_done(&prog);
         if (mon) {
             monitor_stop(mon, &server);

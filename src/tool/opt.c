@@ -217,6 +217,11 @@ static const struct opt_def table[] = {
       "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
     { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, LOAD, "N", "--log: one request in N (default every one)",
       "a number from 1 to 1000000000", 1, 1000000000, RUN(log_sample), 0, 0, NULL },
+    { "metrics-listen", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "ADDR:PORT",
+      "during the run, answer GET /metrics (OpenMetrics, for Prometheus) and\n/snapshot.json there (loopback only, "
+      "unless --metrics-public)", "an address and port such as 127.0.0.1:9464", 0, 0, RUN(metrics_listen), 0, 0, NULL },
+    { "metrics-public", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+      "let --metrics-listen take an address other than loopback", "yes or no", 0, 0, RUN(metrics_public), 1, 0, NULL },
     { "abort-on-fail", 0, K_FLAG, D_RUN, S_OUTPUT, LOADW, NULL,
       "with --slo: stop the run the second the SLO is lost (judged once a second on the\nfigures so far, after "
       "--abort-after), exit 3", "yes or no", 0, 0, RUN(abort_on_fail), 1, 0, "abort_on_fail" },

@@ -575,3 +575,77 @@ def deb_package_installs_and_runs():
         l = subprocess.run(["lintian", "--no-tag-display-limit", deb], capture_output=True, text=True, timeout=300)
         errors = [x for x in l.stdout.splitlines() if x.startswith("E:")]
         print("  lintian: %d errors" % len(errors))
+
+
+@test
+def metrics_scraped_during_the_run():
+    import urllib.request
+    srv = Serve()
+    port = free_port()
+    jp = os.path.join(TMP, "metrics-run.json")
+    run = subprocess.Popen([RAFALE, "-q", "-c", "4", "-t", "1", "-d", "5s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            "--json", jp, srv.url("/"), srv.url("/status/404")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    # A scraper that connects and never sends, and one that sends garbage: the run goes on.
+    silent = socket.create_connection(("127.0.0.1", port))
+    time.sleep(1.2)
+    garbage, _ = exchange("127.0.0.1:%d" % port, b"\x16\x03\x01 not http at all\r\n\r\n")
+    scrapes = []
+    for _ in range(2):
+        req = urllib.request.Request("http://127.0.0.1:%d/metrics" % port,
+                                     headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            scrapes.append((resp.headers["Content-Type"], resp.read().decode()))
+        time.sleep(1.1)  # the figures move once a second
+    req = urllib.request.Request("http://127.0.0.1:%d/metrics" % port, headers={"Accept": "text/plain;version=0.0.4"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        plain = (resp.headers["Content-Type"], resp.read().decode())
+    out, err = run.communicate(timeout=60)
+    silent.close()
+    srv.stop()
+    j = json.load(open(jp))
+    check(run.returncode == 0 and j["summary"]["elapsed_s"] < 5.6, "metrics: the run ended on time, scrapers and all")
+    check(garbage.startswith(b"HTTP/1.1 4"), "metrics: garbage gets a 4xx (%r)" % garbage[:40])
+    check(scrapes[0][0] == "application/openmetrics-text; version=1.0.0; charset=utf-8" and
+          scrapes[1][1].endswith("# EOF\n") and plain[0].startswith("text/plain; version=0.0.4"),
+          "metrics: OpenMetrics, or the text format when asked (%s, %s)" % (scrapes[0][0], plain[0]))
+    # Parsed by Prometheus' own client library (Debian's python3-prometheus-client, for Debian's python3).
+    parser = ("import sys, json\nfrom prometheus_client.openmetrics.parser import text_string_to_metric_families\n"
+              "out = {}\nfor fam in text_string_to_metric_families(sys.stdin.read()):\n"
+              "    for s in fam.samples:\n        out.setdefault(s.name, []).append([s.labels, s.value])\n"
+              "print(json.dumps(out))\n")
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    parsed = []
+    for _, text in scrapes:
+        p = subprocess.run([py, "-c", parser], input=text, capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, "metrics: prometheus_client parses the scrape (%s)" % p.stderr[-300:])
+        parsed.append(json.loads(p.stdout) if p.returncode == 0 else {})
+    if all(parsed):
+        def total(m, key="rafale_requests_total"):
+            return sum(v for _, v in m.get(key, []))
+        a, b = parsed
+        check(0 < total(a) < total(b) <= j["summary"]["requests"],
+              "metrics: the counts grow during the run, never past the final figures (%s, %s, %s)" %
+              (total(a), total(b), j["summary"]["requests"]))
+        st = {l["status"]: v for l, v in b["rafale_requests_total"]}
+        check(set(st) == {"200", "404"} and abs(st["200"] - st["404"]) <= 4, "metrics: by status (%s)" % st)
+        buckets = [v for l, v in b["rafale_latency_seconds_bucket"]]
+        check(buckets == sorted(buckets) and buckets[-1] == b["rafale_latency_seconds_count"][0][1] > 0 and
+              b["rafale_latency_seconds_sum"][0][1] > 0, "metrics: a cumulative latency histogram")
+        tg = {l["target"]: v for l, v in b["rafale_target_requests_total"]}
+        check(set(tg) == {srv.url("/"), srv.url("/status/404")} and b["rafale_connections_open"][0][1] == 4,
+              "metrics: per target, and the connections open")
+    # Bad input: a port in use, an address not loopback.
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    bport = busy.getsockname()[1]
+    p = subprocess.run([RAFALE, "-q", "-n", "1", "--metrics-listen", "127.0.0.1:%d" % bport, "http://127.0.0.1:1/"],
+                       capture_output=True, text=True, timeout=30)
+    busy.close()
+    check(p.returncode == 2 and one_line(p.stderr, "--metrics-listen 127.0.0.1:%d: Address already in use" % bport),
+          "metrics: a port in use, one line (%r)" % p.stderr)
+    p = subprocess.run([RAFALE, "-q", "-n", "1", "--metrics-listen", "0.0.0.0:%d" % free_port(), "http://127.0.0.1:1/"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and one_line(p.stderr, "is not a loopback address"), "metrics: not loopback (%r)" % p.stderr)

@@ -1,0 +1,371 @@
+/* metrics.c - --metrics-listen: the run's figures for Prometheus while it
+ * runs. A thread of its own answers GET /metrics (OpenMetrics 1.0, or the
+ * Prometheus text format 0.0.4 when the scraper asks for it) and GET
+ * /snapshot.json from the copy the engine's watch publishes four times a
+ * second; it never touches a worker, so a scraper (slow, silent or
+ * hostile) never slows the load. One request per connection, 2 s to send
+ * it, 8 KiB at most. */
+#include "metrics.h"
+#include "net.h"
+#include "stats.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+struct metrics {
+    int fd;
+    atomic_int stop;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    struct engine_live live;     /* the last published (live.latency its own buckets) */
+    int have;
+    char *labels[ENGINE_LIVE_TARGETS + 1]; /* each target's, escaped for a label value */
+    uint32_t nlabels;
+};
+
+/* A label value (OpenMetrics: \\, \" and \n escaped), cut to 200 bytes. */
+static char *label(const char *s)
+{
+    size_t n = strlen(s), i, o = 0;
+    char *out;
+    if (n > 200)
+        n = 200;
+    if ((out = malloc(n * 2 + 1)) == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\' || c == '"') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else {
+            out[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static int is_loopback(const struct net_addr *a)
+{
+    if (a->ss.ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr) >> 24) == 127;
+    if (a->ss.ss_family == AF_INET6) {
+        static const unsigned char lo[16] = { [15] = 1 };
+        return memcmp(&((const struct sockaddr_in6 *)&a->ss)->sin6_addr, lo, 16) == 0;
+    }
+    return 0;
+}
+
+/* The latency histogram's bounds, in seconds (Prometheus' defaults, wider). */
+static const double les[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                              0.25,   0.5,     1,      2.5,   5,      10,    30,   60 };
+#define NLES (sizeof(les) / sizeof(les[0]))
+
+/* The exposition, into a buffer (a few KiB). om: OpenMetrics. */
+static void expose(struct metrics *m, FILE *f, int om)
+{
+    const struct engine_live *l = &m->live;
+    uint64_t cum[NLES] = { 0 }, total = 0;
+    struct hist_iter it;
+    uint32_t i, k;
+    /* OpenMetrics names a counter's family without "_total". */
+    fprintf(f, "# TYPE rafale_requests%s counter\n# HELP rafale_requests%s Responses completed, by status.\n",
+            om ? "" : "_total", om ? "" : "_total");
+    for (i = 0; i < STATUS_MAX; i++)
+        if (l->status[i])
+            fprintf(f, "rafale_requests_total{status=\"%u\"} %llu\n", i, (unsigned long long)l->status[i]);
+    fprintf(f, "# TYPE rafale_errors%s counter\n# HELP rafale_errors%s Requests that failed, by kind.\n",
+            om ? "" : "_total", om ? "" : "_total");
+    for (i = 0; i < ERR__COUNT; i++)
+        fprintf(f, "rafale_errors_total{kind=\"%s\"} %llu\n", stats_err_name((enum err_kind)i),
+                (unsigned long long)l->errors[i]);
+    fprintf(f, "# TYPE rafale_target_requests%s counter\n# HELP rafale_target_requests%s Requests ended, by target "
+               "(the first %d; the rest as other).\n", om ? "" : "_total", om ? "" : "_total", ENGINE_LIVE_TARGETS);
+    for (i = 0; i < l->ntargets && i < m->nlabels; i++)
+        fprintf(f, "rafale_target_requests_total{target=\"%s\"} %llu\n", m->labels[i],
+                (unsigned long long)l->targets[i]);
+    fprintf(f, "# TYPE rafale_in_flight gauge\n# HELP rafale_in_flight Requests started and not ended.\n"
+               "rafale_in_flight %llu\n", (unsigned long long)(l->started - l->ended));
+    fprintf(f, "# TYPE rafale_connections_open gauge\n# HELP rafale_connections_open Connections open.\n"
+               "rafale_connections_open %u\n", l->open);
+    if (l->target_rate > 0)
+        fprintf(f, "# TYPE rafale_target_rate gauge\n# HELP rafale_target_rate The schedule's requests per second.\n"
+                   "rafale_target_rate %.3f\n", l->target_rate);
+    /* Cumulative buckets from the histogram's own: a bucket counts under
+     * the first bound at or above its upper end. */
+    for (hist_iter_init(&it, &l->latency); hist_iter_next(&it);) {
+        total += it.count;
+        for (k = 0; k < NLES; k++)
+            if ((double)it.hi <= les[k] * 1e9) {
+                cum[k] += it.count;
+                break;
+            }
+    }
+    fprintf(f, "# TYPE rafale_latency_seconds histogram\n# HELP rafale_latency_seconds Latency of the responses of the "
+               "seconds done, within 3%%.\n");
+    for (k = 0; k < NLES; k++) {
+        if (k)
+            cum[k] += cum[k - 1];
+        fprintf(f, "rafale_latency_seconds_bucket{le=\"%g\"} %llu\n", les[k], (unsigned long long)cum[k]);
+    }
+    fprintf(f, "rafale_latency_seconds_bucket{le=\"+Inf\"} %llu\nrafale_latency_seconds_sum %.9f\n"
+               "rafale_latency_seconds_count %llu\n", (unsigned long long)total, l->latency.sum / 1e9,
+            (unsigned long long)total);
+    if (om)
+        fprintf(f, "# EOF\n");
+}
+
+static void snapshot_json(struct metrics *m, FILE *f)
+{
+    const struct engine_live *l = &m->live;
+    uint64_t done = 0, errs = 0;
+    uint32_t i;
+    for (i = 0; i < STATUS_MAX; i++)
+        done += l->status[i];
+    for (i = 0; i < ERR__COUNT; i++)
+        errs += l->errors[i];
+    fprintf(f, "{\"elapsed_s\": %.3f, \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, "
+               "\"connections_open\": %u, \"p50_us\": %.1f, \"p99_us\": %.1f}\n", l->elapsed_s,
+            (unsigned long long)done, (unsigned long long)errs, (unsigned long long)(l->started - l->ended), l->open,
+            hist_percentile(&l->latency, 50) / 1e3, hist_percentile(&l->latency, 99) / 1e3);
+}
+
+static void answer(int c, int status, const char *type, const char *body, size_t n)
+{
+    char head[300];
+    int k = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                                         "Connection: close\r\n\r\n", status,
+                     status == 200 ? "OK" : status == 404 ? "Not Found" : status == 405 ? "Method Not Allowed"
+                                                                                         : "Bad Request", type, n);
+    if (send(c, head, (size_t)k, MSG_NOSIGNAL) == k && n)
+        (void)send(c, body, n, MSG_NOSIGNAL);
+}
+
+/* The answer to one whole request (req, NUL-terminated). */
+static void serve_one(struct metrics *m, int c, const char *req, size_t n)
+{
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *f;
+    struct timeval tv = { 2, 0 };
+    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (strncmp(req, "GET ", 4) != 0 && strncmp(req, "HEAD ", 5) != 0) {
+        answer(c, strchr(req, ' ') && memchr(req, '\n', n) ? 405 : 400, "text/plain", "", 0);
+        return;
+    }
+    if ((f = open_memstream(&body, &blen)) == NULL)
+        return;
+    pthread_mutex_lock(&m->mu);
+    if (strncmp(req + 4, "/metrics ", 9) == 0 || strncmp(req + 4, "/metrics?", 9) == 0) {
+        /* OpenMetrics unless the scraper asks only for the old text format. */
+        int om = strstr(req, "application/openmetrics-text") != NULL || strstr(req, "text/plain") == NULL;
+        expose(m, f, om);
+        pthread_mutex_unlock(&m->mu);
+        fclose(f);
+        answer(c, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                          : "text/plain; version=0.0.4; charset=utf-8", body, blen);
+    } else if (strncmp(req + 4, "/snapshot.json ", 15) == 0) {
+        snapshot_json(m, f);
+        pthread_mutex_unlock(&m->mu);
+        fclose(f);
+        answer(c, 200, "application/json", body, blen);
+    } else {
+        pthread_mutex_unlock(&m->mu);
+        fprintf(f, "rafale: GET /metrics (OpenMetrics) or /snapshot.json\n");
+        fclose(f);
+        answer(c, 404, "text/plain", body, blen);
+    }
+    free(body);
+}
+
+/* Up to MAX_PENDING connections at once, each with 2 s to send its
+ * request: a silent one holds only its own slot, never the others. */
+#define MAX_PENDING 16
+#define REQ_MAX 8192
+struct pending {
+    int fd;
+    size_t n;
+    uint64_t deadline_ms;
+    char req[REQ_MAX];
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void *metrics_main(void *arg)
+{
+    struct metrics *m = arg;
+    struct pending *pd = calloc(MAX_PENDING, sizeof(*pd));
+    int k;
+    if (pd == NULL)
+        return NULL;
+    for (k = 0; k < MAX_PENDING; k++)
+        pd[k].fd = -1;
+    while (!atomic_load(&m->stop)) {
+        struct pollfd p[MAX_PENDING + 1];
+        int np = 0, idx[MAX_PENDING + 1], free_slot = -1;
+        uint64_t t;
+        for (k = 0; k < MAX_PENDING; k++)
+            if (pd[k].fd >= 0) {
+                p[np].fd = pd[k].fd;
+                p[np].events = POLLIN;
+                idx[np++] = k;
+            } else if (free_slot < 0) {
+                free_slot = k;
+            }
+        if (free_slot >= 0) {
+            p[np].fd = m->fd;
+            p[np].events = POLLIN;
+            idx[np++] = -1;
+        }
+        if (poll(p, (nfds_t)np, 200) < 0)
+            continue;
+        t = now_ms();
+        for (k = 0; k < np; k++) {
+            struct pending *q;
+            ssize_t r;
+            if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (idx[k] < 0) {
+                int c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (c >= 0) {
+                    pd[free_slot].fd = c;
+                    pd[free_slot].n = 0;
+                    pd[free_slot].deadline_ms = t + 2000;
+                }
+                continue;
+            }
+            q = &pd[idx[k]];
+            r = recv(q->fd, q->req + q->n, REQ_MAX - 1 - q->n, 0);
+            if (r > 0)
+                q->n += (size_t)r;
+            q->req[q->n] = '\0';
+            if (r > 0 && (strstr(q->req, "\r\n\r\n") || strstr(q->req, "\n\n") || q->n == REQ_MAX - 1))
+                serve_one(m, q->fd, q->req, q->n);
+            else if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)))
+                continue;
+            close(q->fd);
+            q->fd = -1;
+        }
+        for (k = 0; k < MAX_PENDING; k++)
+            if (pd[k].fd >= 0 && t > pd[k].deadline_ms) {
+                close(pd[k].fd); /* 2 s and no whole request: dropped */
+                pd[k].fd = -1;
+            }
+    }
+    for (k = 0; k < MAX_PENDING; k++)
+        if (pd[k].fd >= 0)
+            close(pd[k].fd);
+    free(pd);
+    return NULL;
+}
+
+int metrics_start(const struct config *cfg, struct metrics **out, char *err, size_t errlen)
+{
+    const char *spec = cfg->metrics_listen, *colon = strrchr(spec, ':');
+    struct net_addr a;
+    struct metrics *m;
+    char host[256], why[300];
+    unsigned long port;
+    char *end;
+    uint32_t i;
+    if (colon == NULL || (size_t)(colon - spec) >= sizeof(host) ||
+        (port = strtoul(colon + 1, &end, 10)) > 65535 || *end || end == colon + 1) {
+        snprintf(err, errlen, "--metrics-listen wants ADDR:PORT, such as 127.0.0.1:9464, not '%s'", spec);
+        return -1;
+    }
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+    if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+        memmove(host, host + 1, strlen(host));
+        host[strlen(host) - 1] = '\0';
+    }
+    if (net_resolve(host[0] ? host : "127.0.0.1", (uint16_t)port, &a, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "--metrics-listen %s: %s", spec, why);
+        return -1;
+    }
+    if (!is_loopback(&a) && !cfg->metrics_public) {
+        snprintf(err, errlen, "--metrics-listen %s is not a loopback address: anyone who reaches it reads the figures; "
+                              "add --metrics-public to mean it", spec);
+        return -1;
+    }
+    if ((m = calloc(1, sizeof(*m))) == NULL || hist_init_bits(&m->live.latency, 5) != 0) {
+        free(m);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    {
+        /* Without SO_REUSEPORT: a port another program listens on is in use. */
+        int one = 1;
+        m->fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (m->fd < 0 || setsockopt(m->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+            bind(m->fd, (const struct sockaddr *)&a.ss, a.len) != 0 || listen(m->fd, 64) != 0) {
+            snprintf(err, errlen, "--metrics-listen %s: %s", spec, strerror(errno));
+            if (m->fd >= 0)
+                close(m->fd);
+            hist_fini(&m->live.latency);
+            free(m);
+            return -1;
+        }
+    }
+    for (i = 0; i < cfg->nurls && i <= ENGINE_LIVE_TARGETS; i++) {
+        const char *name = i == ENGINE_LIVE_TARGETS ? "other"
+                           : cfg->targets && cfg->targets[i].name ? cfg->targets[i].name : cfg->url_text[i];
+        if ((m->labels[i] = label(name)) == NULL)
+            break;
+        m->nlabels = i + 1;
+    }
+    pthread_mutex_init(&m->mu, NULL);
+    if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
+        snprintf(err, errlen, "--metrics-listen: cannot start its thread");
+        metrics_stop(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+void metrics_publish(struct metrics *m, const struct engine_live *live)
+{
+    struct hist keep;
+    pthread_mutex_lock(&m->mu);
+    keep = m->live.latency;
+    m->live = *live;
+    m->live.latency = keep;
+    hist_reset(&m->live.latency);
+    hist_merge(&m->live.latency, &live->latency);
+    m->have = 1;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_stop(struct metrics *m)
+{
+    uint32_t i;
+    if (m == NULL)
+        return;
+    atomic_store(&m->stop, 1);
+    if (m->thread)
+        pthread_join(m->thread, NULL);
+    close(m->fd);
+    for (i = 0; i < m->nlabels; i++)
+        free(m->labels[i]);
+    hist_fini(&m->live.latency);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}

@@ -1,0 +1,21 @@
+/* metrics.h - --metrics-listen ADDR:PORT: the run's figures, scraped while it
+ * runs (OpenMetrics at /metrics, a JSON snapshot at /snapshot.json). */
+#ifndef RAFALE_METRICS_H
+#define RAFALE_METRICS_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "engine.h"
+
+struct metrics;
+
+/* Binds cfg->metrics_listen (loopback unless cfg->metrics_public) and starts
+ * its thread. Returns 0, or -1 with one line in err (a port in use, an
+ * address not loopback). */
+int metrics_start(const struct config *cfg, struct metrics **out, char *err, size_t errlen);
+/* The engine's latest figures (from its progress callback). */
+void metrics_publish(struct metrics *m, const struct engine_live *live);
+void metrics_stop(struct metrics *m);
+
+#endif
