@@ -747,6 +747,10 @@ static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progre
     struct engine_live *live = NULL;
     uint64_t next_judge = 0;
     int judge = pl->cfg->abort_on_fail && stats_init(&snap) == 0;
+    if (pl->live && (live = calloc(1, sizeof(*live))) != NULL && hist_init_bits(&live->latency, TL_SUB_BITS) != 0) {
+        free(live);
+        live = NULL;
+    }
     if (judge) {
         hist_fini(&snap.h[H_LATENCY]);
         judge = hist_init_bits(&snap.h[H_LATENCY], TL_SUB_BITS) == 0;
@@ -759,8 +763,17 @@ static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progre
         for (t = 0; t < nt; t++)
             if (!atomic_load(&ws[t].finished))
                 all = 0;
-        if (all)
+        if (all) {
+            /* Every thread added its last counts: the live figures are the
+             * run's, one last time. */
+            if (progress && live) {
+                sample_progress(pl, ws, nt, &p);
+                live_snapshot(pl, ws, nt, live);
+                p.live = live;
+                progress(&p, arg);
+            }
             break;
+        }
         if (judge && !atomic_load(&pl->aborted) && clock_ns() >= next_judge) {
             next_judge = clock_ns() + NS_PER_S;
             if (slo_lost(pl, ws, nt, &snap, res))
@@ -768,16 +781,9 @@ static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progre
         }
         if (progress) {
             sample_progress(pl, ws, nt, &p);
-            if (pl->live) {
-                if (live == NULL && (live = calloc(1, sizeof(*live))) != NULL &&
-                    hist_init_bits(&live->latency, TL_SUB_BITS) != 0) {
-                    free(live);
-                    live = NULL;
-                }
-                if (live) {
-                    live_snapshot(pl, ws, nt, live);
-                    p.live = live;
-                }
+            if (live) {
+                live_snapshot(pl, ws, nt, live);
+                p.live = live;
             }
             progress(&p, arg);
         }

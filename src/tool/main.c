@@ -119,7 +119,7 @@ static int write_file(const char *path, enum out_kind k, const struct run_out *o
  * a file could not be written, 130 when interrupted, 3 when an SLO failed,
  * else 0. */
 static int finish_run(struct config *opts, const struct config *cfg, const struct engine_result *r,
-                      const struct monitor_result *server, const struct netstat_obs *net)
+                      const struct monitor_result *server, const struct netstat_obs *net, struct metrics *live)
 {
     static struct findings fs; /* 20 KiB: off the stack */
     const struct findings_in fin = { cfg, r, server, net, -1 };
@@ -141,6 +141,18 @@ static int finish_run(struct config *opts, const struct config *cfg, const struc
     for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
         if (paths[k] && write_file(paths[k], (enum out_kind)k, &o) != 0)
             rc = 1;
+    if (live) {
+        /* The live page shows the final report in its place. */
+        char *html = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&html, &n);
+        if (f) {
+            report_html(f, cfg, r, server, o.fs);
+            fclose(f);
+            metrics_final(live, html, n);
+        }
+        free(html);
+    }
     if (rc == 0 && r->interrupted)
         rc = 130;
     for (i = 0; rc == 0 && i < opts->slo.n; i++)
@@ -811,7 +823,7 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
         rc = 1;
     } else if (rc == 0) {
         /* One report for every rank, as a single process would print. */
-        rc = finish_run(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, NULL);
+        rc = finish_run(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, NULL, NULL);
         engine_result_free(&mr.res);
         monitor_result_free(&mr.server);
         config_free(&mr.cfg);
@@ -1073,8 +1085,8 @@ int main(int argc, char **argv)
     live.prog = cfg.quiet ? NULL : &prog;
     rc = engine_run(&cfg, &stop_flag, cfg.metrics_listen ? progress_and_metrics : cfg.quiet ? NULL : progress_update,
                     cfg.metrics_listen ? (void *)&live : &prog, &res, err, sizeof(err));
-    metrics_stop(live.m);
     if (rc != 0) {
+        metrics_stop(live.m);
         progress_done(&prog);
         if (mon) {
             monitor_stop(mon, &server);
@@ -1095,7 +1107,8 @@ int main(int argc, char **argv)
     netstat_noise(&net, res.client_cpu_s, res.elapsed_s, mon ? &server : NULL, &res.noise);
 
     /* With --json - the JSON owns stdout and the text report goes to stderr. */
-    rc = finish_run(&cfg, &cfg, &res, mon ? &server : NULL, &net);
+    rc = finish_run(&cfg, &cfg, &res, mon ? &server : NULL, &net, live.m);
+    metrics_stop(live.m);
     engine_result_free(&res);
     monitor_result_free(&server);
     config_free(&cfg);

@@ -6,8 +6,10 @@
  * hostile) never slows the load. One request per connection, 2 s to send
  * it, 8 KiB at most. */
 #include "metrics.h"
+#include "html.h"
 #include "net.h"
 #include "stats.h"
+#include "svg.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -22,9 +24,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SERIES_MAX 3600   /* points of the live page's charts: a second each, an hour */
+
 struct metrics {
     int fd;
     atomic_int stop;
+    /* The live page: a point a second, the final report once it is made,
+     * and when a page last asked (then the end waits for it a moment). */
+    double *pt_t, *pt_rps, *pt_p50, *pt_p99;
+    uint32_t npts;
+    uint64_t last_req, last_sec;
+    char *final_html;
+    size_t final_len;
+    int done;
+    atomic_ullong page_seen_ms;
     pthread_t thread;
     pthread_mutex_t mu;
     struct engine_live live;     /* the last published (live.latency its own buckets) */
@@ -128,6 +141,56 @@ static void expose(struct metrics *m, FILE *f, int om)
         fprintf(f, "# EOF\n");
 }
 
+static uint64_t now_ms(void);
+
+/* The live page: numbers and two charts, refreshed once a second from
+ * /snapshot.json and /chart.svg (drawn by the report's SVG code); when the
+ * run is done, the final report in its place. No fetch leaves this origin. */
+static const char PAGE[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale: live</title><style>"
+    "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}#charts svg{width:48%;min-width:480px;height:auto}"
+    "</style></head><body>\n<h1>rafale: live</h1>\n<p id=\"state\">running</p>\n"
+    "<table><tr><th>elapsed</th><th>requests</th><th>req/s</th><th>errors</th><th>in flight</th>"
+    "<th>connections</th><th>p50</th><th>p99</th></tr>\n<tr><td id=\"elapsed\">-</td><td id=\"requests\">-</td>"
+    "<td id=\"rps\">-</td><td id=\"errors\">-</td><td id=\"inflight\">-</td><td id=\"open\">-</td>"
+    "<td id=\"p50\">-</td><td id=\"p99\">-</td></tr></table>\n<div id=\"charts\"></div>\n<script>\n"
+    "var last = null;\n"
+    "function us(v) { return v >= 1000 ? (v / 1000).toFixed(2) + ' ms' : v.toFixed(0) + ' us'; }\n"
+    "function tick() {\n"
+    "  fetch('/snapshot.json').then(function (r) { return r.json(); }).then(function (s) {\n"
+    "    var rps = last && s.elapsed_s > last.elapsed_s ? (s.requests - last.requests) / (s.elapsed_s - last.elapsed_s) : 0;\n"
+    "    document.getElementById('elapsed').textContent = s.elapsed_s.toFixed(1) + ' s';\n"
+    "    document.getElementById('requests').textContent = s.requests;\n"
+    "    document.getElementById('rps').textContent = rps.toFixed(0);\n"
+    "    document.getElementById('errors').textContent = s.errors;\n"
+    "    document.getElementById('inflight').textContent = s.in_flight;\n"
+    "    document.getElementById('open').textContent = s.connections_open;\n"
+    "    document.getElementById('p50').textContent = us(s.p50_us);\n"
+    "    document.getElementById('p99').textContent = us(s.p99_us);\n"
+    "    last = s;\n"
+    "    if (s.done) {\n"
+    "      document.getElementById('state').textContent = 'done: the final report';\n"
+    "      return fetch('/report.html').then(function (r) { return r.text(); }).then(function (h) {\n"
+    "        document.open(); document.write(h); document.close(); });\n"
+    "    }\n"
+    "    return fetch('/chart.svg').then(function (r) { return r.text(); }).then(function (t) {\n"
+    "      document.getElementById('charts').innerHTML = t; setTimeout(tick, 1000); });\n"
+    "  }).catch(function () { document.getElementById('state').textContent = 'the run has ended'; });\n"
+    "}\ntick();\n</script>\n</body></html>\n";
+
+/* The live page's charts: throughput and latency, a point a second. */
+static void charts(struct metrics *m, FILE *f)
+{
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
+    struct svg_axis al = { "latency (ms)", 0, NULL, NULL, 0, 0 };
+    struct svg_series s1 = { "completed", m->pt_t, m->pt_rps, (int)m->npts };
+    struct svg_series s2[2] = { { "p50", m->pt_t, m->pt_p50, (int)m->npts }, { "p99", m->pt_t, m->pt_p99, (int)m->npts } };
+    svg_line_chart(f, "Throughput over time", &ax, &ay, &s1, 1);
+    svg_line_chart(f, "Latency over time (the run so far)", &ax, &al, s2, 2);
+}
+
 static void snapshot_json(struct metrics *m, FILE *f)
 {
     const struct engine_live *l = &m->live;
@@ -138,9 +201,10 @@ static void snapshot_json(struct metrics *m, FILE *f)
     for (i = 0; i < ERR__COUNT; i++)
         errs += l->errors[i];
     fprintf(f, "{\"elapsed_s\": %.3f, \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, "
-               "\"connections_open\": %u, \"p50_us\": %.1f, \"p99_us\": %.1f}\n", l->elapsed_s,
-            (unsigned long long)done, (unsigned long long)errs, (unsigned long long)(l->started - l->ended), l->open,
-            hist_percentile(&l->latency, 50) / 1e3, hist_percentile(&l->latency, 99) / 1e3);
+               "\"connections_open\": %u, \"p50_us\": %.1f, \"p99_us\": %.1f, \"done\": %s}\n",
+            l->elapsed_s > 0 ? l->elapsed_s : 0.0, (unsigned long long)done, (unsigned long long)errs,
+            (unsigned long long)(l->started - l->ended), l->open, hist_percentile(&l->latency, 50) / 1e3,
+            hist_percentile(&l->latency, 99) / 1e3, m->done ? "true" : "false");
 }
 
 static void answer(int c, int status, const char *type, const char *body, size_t n)
@@ -182,6 +246,22 @@ static void serve_one(struct metrics *m, int c, const char *req, size_t n)
         pthread_mutex_unlock(&m->mu);
         fclose(f);
         answer(c, 200, "application/json", body, blen);
+    } else if (strncmp(req + 4, "/chart.svg ", 11) == 0 || strncmp(req + 4, "/chart.svg?", 11) == 0) {
+        charts(m, f);
+        pthread_mutex_unlock(&m->mu);
+        fclose(f);
+        answer(c, 200, "image/svg+xml", body, blen);
+    } else if (strncmp(req + 4, "/report.html ", 13) == 0 && m->done) {
+        fwrite(m->final_html, 1, m->final_len, f);
+        pthread_mutex_unlock(&m->mu);
+        fclose(f);
+        answer(c, 200, "text/html; charset=utf-8", body, blen);
+    } else if (strncmp(req + 4, "/ ", 2) == 0) {
+        atomic_store(&m->page_seen_ms, now_ms());
+        pthread_mutex_unlock(&m->mu);
+        fputs(PAGE, f);
+        fclose(f);
+        answer(c, 200, "text/html; charset=utf-8", body, blen);
     } else {
         pthread_mutex_unlock(&m->mu);
         fprintf(f, "rafale: GET /metrics (OpenMetrics) or /snapshot.json\n");
@@ -316,6 +396,7 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
         m->fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (m->fd < 0 || setsockopt(m->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
             bind(m->fd, (const struct sockaddr *)&a.ss, a.len) != 0 || listen(m->fd, 64) != 0) {
+            /* (errno of the call that failed; close keeps it) */
             snprintf(err, errlen, "--metrics-listen %s: %s", spec, strerror(errno));
             if (m->fd >= 0)
                 close(m->fd);
@@ -331,6 +412,10 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
             break;
         m->nlabels = i + 1;
     }
+    m->pt_t = calloc(SERIES_MAX, sizeof(double));
+    m->pt_rps = calloc(SERIES_MAX, sizeof(double));
+    m->pt_p50 = calloc(SERIES_MAX, sizeof(double));
+    m->pt_p99 = calloc(SERIES_MAX, sizeof(double));
     pthread_mutex_init(&m->mu, NULL);
     if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
         snprintf(err, errlen, "--metrics-listen: cannot start its thread");
@@ -344,6 +429,8 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
 void metrics_publish(struct metrics *m, const struct engine_live *live)
 {
     struct hist keep;
+    uint64_t req = 0;
+    uint32_t i;
     pthread_mutex_lock(&m->mu);
     keep = m->live.latency;
     m->live = *live;
@@ -351,6 +438,34 @@ void metrics_publish(struct metrics *m, const struct engine_live *live)
     hist_reset(&m->live.latency);
     hist_merge(&m->live.latency, &live->latency);
     m->have = 1;
+    /* A point a second for the live page's charts. */
+    for (i = 0; i < STATUS_MAX; i++)
+        req += live->status[i];
+    if (live->elapsed_s >= 1 && (uint64_t)live->elapsed_s > m->last_sec && m->npts < SERIES_MAX && m->pt_t) {
+        double dt = live->elapsed_s - (double)m->last_sec;
+        m->pt_t[m->npts] = live->elapsed_s;
+        m->pt_rps[m->npts] = m->npts || m->last_req ? (double)(req - m->last_req) / (dt > 0 ? dt : 1)
+                                                    : (double)req / live->elapsed_s;
+        m->pt_p50[m->npts] = hist_percentile(&live->latency, 50) / 1e6;
+        m->pt_p99[m->npts] = hist_percentile(&live->latency, 99) / 1e6;
+        m->npts++;
+        m->last_sec = (uint64_t)live->elapsed_s;
+        m->last_req = req;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_final(struct metrics *m, const char *html, size_t len)
+{
+    char *copy = malloc(len ? len : 1);
+    if (copy == NULL)
+        return;
+    memcpy(copy, html, len);
+    pthread_mutex_lock(&m->mu);
+    free(m->final_html);
+    m->final_html = copy;
+    m->final_len = len;
+    m->done = 1;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -359,9 +474,20 @@ void metrics_stop(struct metrics *m)
     uint32_t i;
     if (m == NULL)
         return;
+    /* A live page watched a moment ago: it gets 2.5 s to fetch the final
+     * report (once a second it asks). */
+    if (m->done && m->thread && now_ms() - atomic_load(&m->page_seen_ms) < 10000) {
+        struct timespec ts = { 2, 500 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
     atomic_store(&m->stop, 1);
     if (m->thread)
         pthread_join(m->thread, NULL);
+    free(m->final_html);
+    free(m->pt_t);
+    free(m->pt_rps);
+    free(m->pt_p50);
+    free(m->pt_p99);
     close(m->fd);
     for (i = 0; i < m->nlabels; i++)
         free(m->labels[i]);

@@ -16,6 +16,10 @@ struct metrics;
 int metrics_start(const struct config *cfg, struct metrics **out, char *err, size_t errlen);
 /* The engine's latest figures (from its progress callback). */
 void metrics_publish(struct metrics *m, const struct engine_live *live);
+/* The run's final HTML report: the live page shows it in its place. */
+void metrics_final(struct metrics *m, const char *html, size_t len);
+/* Stops serving (a live page watched lately gets 2.5 s to fetch the final
+ * report first). */
 void metrics_stop(struct metrics *m);
 
 #endif

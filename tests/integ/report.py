@@ -649,3 +649,53 @@ def metrics_scraped_during_the_run():
     p = subprocess.run([RAFALE, "-q", "-n", "1", "--metrics-listen", "0.0.0.0:%d" % free_port(), "http://127.0.0.1:1/"],
                        capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and one_line(p.stderr, "is not a loopback address"), "metrics: not loopback (%r)" % p.stderr)
+
+
+@test
+def live_page_follows_the_run():
+    import urllib.request
+    srv = Serve()
+    port = free_port()
+    jp = os.path.join(TMP, "live-run.json")
+    if os.path.exists(jp):
+        os.unlink(jp)
+    run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "-d", "6s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            "--json", jp, srv.url("/delay/2")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as resp:
+        page = resp.read().decode()
+    check("<script>" in page and "fetch('/snapshot.json')" in page and " src=" not in page and "http" not in
+          page.split("<script>")[1], "live page: one self-contained page that fetches only from where it came")
+    chromium = shutil.which("chromium")
+    seen = []
+    if chromium:
+        for wait in (1.5, 2.5):
+            time.sleep(wait)
+            p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                                "--user-data-dir=" + os.path.join(TMP, "chromium-live"), "--virtual-time-budget=2000",
+                                "--dump-dom", "http://127.0.0.1:%d/" % port], capture_output=True, text=True, timeout=60)
+            m = re.search(r'id="requests">(\d+)<', p.stdout)
+            seen.append((int(m.group(1)) if m else None, p.stdout.count("<svg")))
+        check(seen[0][0] and seen[1][0] and seen[1][0] > seen[0][0] and seen[1][1] >= 2,
+              "live page: in Chromium its numbers move during the run, and its charts are drawn (%s)" % seen)
+    else:
+        print("  (chromium not installed: no browser check)")
+    # When the run is done, the page's snapshot says so and the final report is there (a page was watching: the
+    # endpoint waits a moment for it).
+    for _ in range(200):
+        if os.path.exists(jp) and os.path.getsize(jp) > 0:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    final = json.load(open(jp))
+    with urllib.request.urlopen("http://127.0.0.1:%d/snapshot.json" % port, timeout=10) as resp:
+        snap = json.loads(resp.read())
+    with urllib.request.urlopen("http://127.0.0.1:%d/report.html" % port, timeout=10) as resp:
+        report = resp.read().decode()
+    run.communicate(timeout=60)
+    srv.stop()
+    check(snap["done"] is True and snap["requests"] == final["summary"]["requests"] and snap["errors"] == 0,
+          "live page: done, and its figures are the final JSON's (%s against %s)" % (snap["requests"],
+                                                                                  final["summary"]["requests"]))
+    check("<h1>rafale report</h1>" in report and "Latency by percentile" in report, "live page: the final report")
