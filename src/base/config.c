@@ -217,6 +217,10 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         snprintf(err, errlen, "--think is for a closed loop: with -R the schedule decides when requests go");
         return -1;
     }
+    if (cfg->log_path && cfg->json_path && strcmp(cfg->log_path, "-") == 0 && strcmp(cfg->json_path, "-") == 0) {
+        snprintf(err, errlen, "--log - and --json - both want standard output: give one of them a file");
+        return -1;
+    }
     if (cfg->abort_on_fail && cfg->slo.n == 0) {
         snprintf(err, errlen, "--abort-on-fail stops a run when its SLO is lost: give --slo too");
         return -1;

@@ -498,6 +498,10 @@ def log_has_a_line_per_ended_request():
                        capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and one_line(p.stderr, "--log: cannot write '/nonexistent/dir/x.log'"),
           "log: a path that cannot be written, before any load (%r)" % p.stderr)
+    p = subprocess.run([RAFALE, "-q", "-n", "1", "--log", "-", "--json", "-", "http://127.0.0.1:1/"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and one_line(p.stderr, "--log - and --json - both want standard output"),
+          "log: stdout for both, refused (%r)" % p.stderr)
 
 
 @test
