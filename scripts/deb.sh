@@ -5,6 +5,7 @@
 #
 # usage: sh scripts/deb.sh [OUT_DIR]   (after make rafale; OUT_DIR default .)
 set -e
+umask 022 # the package's folders and files as Debian wants them, whatever the caller's umask
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(cd "${1:-.}" && pwd)
 cd "$root"
@@ -15,15 +16,16 @@ trap 'rm -rf "$stage"' EXIT
 pkg=$stage/rafale_${version}_$arch
 install -s -D -m 755 rafale "$pkg/usr/bin/rafale"
 mpi=
-if [ -x rafale-mpi ]; then
+# rafale-mpi only when it is as new as rafale: an old build is not packaged.
+if [ -x rafale-mpi ] && [ ! rafale-mpi -ot rafale ]; then
     install -s -D -m 755 rafale-mpi "$pkg/usr/bin/rafale-mpi"
     mpi=$pkg/usr/bin/rafale-mpi
 fi
 install -d "$pkg/usr/share/man/man1" "$pkg/usr/share/bash-completion/completions" \
-    "$pkg/usr/share/zsh/vendor-completions" "$pkg/usr/share/fish/vendor_completions.d" "$pkg/usr/share/doc/rafale"
+    "$pkg/usr/share/fish/vendor_completions.d" "$pkg/usr/share/doc/rafale"
 gzip -9n < rafale.1 > "$pkg/usr/share/man/man1/rafale.1.gz"
 ./rafale completion bash > "$pkg/usr/share/bash-completion/completions/rafale"
-./rafale completion zsh > "$pkg/usr/share/zsh/vendor-completions/_rafale"
+# (zsh: eval "$(rafale completion zsh)"; a #compdef file of its own is not made yet)
 ./rafale completion fish > "$pkg/usr/share/fish/vendor_completions.d/rafale.fish"
 install -m 644 README.md "$pkg/usr/share/doc/rafale/README.md"
 cat > "$pkg/usr/share/doc/rafale/copyright" <<COPY

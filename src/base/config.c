@@ -5,7 +5,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
+
+int config_resolve(const struct config *cfg, const char *host, uint16_t port, struct net_addr *a, char *err,
+                   size_t errlen)
+{
+    uint32_t k;
+    for (k = 0; k < cfg->nconnect_to; k++) {
+        const struct host_map *m = &cfg->connect_to[k];
+        if ((m->host[0] == '\0' || strcasecmp(m->host, host) == 0) && (m->port == 0 || m->port == port)) {
+            if (m->to[0])
+                host = m->to;
+            if (m->to_port)
+                port = m->to_port;
+            break;
+        }
+    }
+    for (k = 0; k < cfg->nresolve; k++)
+        if (strcasecmp(cfg->resolve[k].host, host) == 0 && cfg->resolve[k].port == port) {
+            host = cfg->resolve[k].to;
+            break;
+        }
+    return net_resolve(host, port, a, err, errlen);
+}
 
 void config_defaults(struct config *cfg)
 {
@@ -215,6 +238,10 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         cfg->threads = cfg->connections;
     if (cfg->think_hi_ns && cfg->rate > 0) {
         snprintf(err, errlen, "--think is for a closed loop: with -R the schedule decides when requests go");
+        return -1;
+    }
+    if (cfg->tls.key && !cfg->tls.cert) {
+        snprintf(err, errlen, "--key is the private key of a --cert: give --cert too");
         return -1;
     }
     if (cfg->log_path && cfg->json_path && strcmp(cfg->log_path, "-") == 0 && strcmp(cfg->json_path, "-") == 0) {

@@ -176,6 +176,12 @@ struct cmp_settings {
     const char *html_path, *json_path;
 };
 
+/* Where connections to host:port go: --connect-to first (the first rule
+ * that matches, host compared without case), then --resolve, then a
+ * lookup. Returns 0, or -1 with the reason in err. */
+int config_resolve(const struct config *cfg, const char *host, uint16_t port, struct net_addr *a, char *err,
+                   size_t errlen);
+
 /* The defaults of a plain `rafale URL` run, without URLs. */
 void config_defaults(struct config *cfg);
 /* Keeps a copy of s for as long as cfg lives. Returns it, or NULL when out

@@ -279,6 +279,9 @@ int tls_server_require_client(struct tls_server *ts, const char *ca_file, char *
     }
     SSL_CTX_set_client_CA_list(ts->ctx, names);
     SSL_CTX_set_verify(ts->ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    /* A verified session is resumed only within a context it names: without
+     * one, OpenSSL refuses every resumption (an internal error alert). */
+    SSL_CTX_set_session_id_context(ts->ctx, (const unsigned char *)"rafale serve", 12);
     return 0;
 }
 

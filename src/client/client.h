@@ -111,7 +111,8 @@ struct logbuf {
     int busy;            /* queued for the writer, or being written */
 };
 struct reqlog {
-    int fd, csv, started, closing, failed;
+    int fd, csv, started, closing, failed, finished;
+    atomic_int abandon;  /* the run ended 2 s ago: a reader that does not read is given up on */
     uint32_t sample;
     pthread_t thread;
     pthread_mutex_t mu;
@@ -124,6 +125,7 @@ struct reqlog {
 struct plan {
     const struct config *cfg;
     struct reqlog *log;  /* --log, or NULL */
+    size_t log_line_max; /* --log: the longest line a request can make */
     struct plan_url *urls;
     uint32_t nurls;
     struct plan_endpoint *endpoints; /* the addresses connections go to (a --targets entry is a target) */

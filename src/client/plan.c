@@ -213,32 +213,6 @@ oom:
     return -1;
 }
 
-/* Where a URL's connections go: --connect-to first (the first rule that
- * matches), then --resolve, then a lookup. The URL's host stays its Host
- * and SNI. */
-static int endpoint_addr(const struct config *cfg, const struct url *u, struct net_addr *a, char *err, size_t errlen)
-{
-    const char *host = u->host;
-    int port = u->port;
-    uint32_t k;
-    for (k = 0; k < cfg->nconnect_to; k++) {
-        const struct host_map *m = &cfg->connect_to[k];
-        if ((m->host[0] == '\0' || strcmp(m->host, host) == 0) && (m->port == 0 || m->port == port)) {
-            if (m->to[0])
-                host = m->to;
-            if (m->to_port)
-                port = m->to_port;
-            break;
-        }
-    }
-    for (k = 0; k < cfg->nresolve; k++)
-        if (strcmp(cfg->resolve[k].host, host) == 0 && cfg->resolve[k].port == port) {
-            host = cfg->resolve[k].to;
-            break;
-        }
-    return net_resolve(host, port, a, err, errlen);
-}
-
 static int same_address(const struct plan_endpoint *tg, const struct net_addr *a, const struct url *u)
 {
     return tg->addr.len == a->len && memcmp(&tg->addr.ss, &a->ss, a->len) == 0 && tg->tls == u->tls &&
@@ -342,8 +316,12 @@ static int log_labels(const struct config *cfg, struct plan *pl)
         const char *name = t && t->name ? t->name : cfg->url_text[i];
         const char *m = t && t->own && t->method ? t->method : cfg->method;
         size_t n = strlen(name), k, j = 0, c = 0;
-        if (n > 1024)
+        if (n > 1024) {
+            /* Cut on a character's start, not inside a UTF-8 sequence. */
             n = 1024;
+            while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+                n--;
+        }
         pu->log_json = malloc(n * 6 + 3);
         pu->log_csv = malloc(n * 2 + 3);
         pu->log_method = strdup(m);
@@ -353,6 +331,25 @@ static int log_labels(const struct config *cfg, struct plan *pl)
         pu->log_csv[c++] = '"';
         for (k = 0; k < n; k++) {
             unsigned char b = (unsigned char)name[k];
+            if (b >= 0x80) {
+                /* A whole UTF-8 sequence goes as it is; a broken one as '?',
+                 * so every line stays valid UTF-8 (and JSON). */
+                size_t len = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0, q;
+                int ok = len > 0 && k + len <= n;
+                for (q = 1; ok && q < len; q++)
+                    ok = ((unsigned char)name[k + q] & 0xC0) == 0x80;
+                if (!ok) {
+                    pu->log_json[j++] = '?';
+                    pu->log_csv[c++] = '?';
+                    continue;
+                }
+                memcpy(pu->log_json + j, name + k, len);
+                memcpy(pu->log_csv + c, name + k, len);
+                j += len;
+                c += len;
+                k += len - 1;
+                continue;
+            }
             if (b == '"' || b == '\\') {
                 pu->log_json[j++] = '\\';
                 pu->log_json[j++] = (char)b;
@@ -370,6 +367,10 @@ static int log_labels(const struct config *cfg, struct plan *pl)
         pu->log_json_len = j;
         pu->log_csv_len = c;
         pu->log_method_len = strlen(m) > 64 ? 64 : strlen(m);
+        /* The longest line of this URL: its label, its method, and the
+         * figures and keys (under 400 bytes). */
+        if ((j > c ? j : c) + pu->log_method_len + 400 > pl->log_line_max)
+            pl->log_line_max = (j > c ? j : c) + pu->log_method_len + 400;
     }
     return 0;
 }
@@ -405,7 +406,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         if (i > 0 && (cfg->unix_socket || (strcmp(u->host, cfg->urls[i - 1].host) == 0 && u->port == cfg->urls[i - 1].port)))
             a = pl->endpoints[pl->urls[i - 1].endpoint].addr;
         else if (cfg->unix_socket ? net_unix(cfg->unix_socket, &a, err, errlen) != 0
-                                  : endpoint_addr(cfg, u, &a, err, errlen) != 0)
+                                  : config_resolve(cfg, u->host, (uint16_t)u->port, &a, err, errlen) != 0)
             return -1;
         /* URLs on the same address (and scheme) share connections; the
          * previous URL's address is looked at first, the usual case. */

@@ -9,13 +9,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define LOG_BUF ((size_t)64 << 10)
-#define LOG_LINE_MAX 1600   /* a line's longest: a 1 KiB label, JSON-escaped, and the figures */
 
 static void *writer_main(void *arg)
 {
@@ -31,15 +33,26 @@ static void *writer_main(void *arg)
             memmove(lg->ready, lg->ready + 1, (size_t)(lg->nready - 1) * sizeof(*lg->ready));
             lg->nready--;
             pthread_mutex_unlock(&lg->mu);
-            /* The write is outside the lock: workers hand buffers meanwhile. */
+            /* The write is outside the lock: workers hand buffers meanwhile.
+             * The file is non-blocking: a reader that does not read (a pipe)
+             * is waited for, but only until the run's end gives up on it. */
             if (!lg->failed) {
                 size_t off = 0;
                 while (off < b->len) {
                     ssize_t r = write(lg->fd, b->p + off, b->len - off);
                     if (r < 0 && errno == EINTR)
                         continue;
+                    if (r < 0 && errno == EAGAIN) {
+                        struct pollfd p = { lg->fd, POLLOUT, 0 };
+                        if (atomic_load_explicit(&lg->abandon, memory_order_relaxed)) {
+                            lg->failed = EAGAIN;
+                            break;
+                        }
+                        poll(&p, 1, 100);
+                        continue;
+                    }
                     if (r <= 0) {
-                        lg->failed = errno ? errno : EIO;
+                        lg->failed = r < 0 ? errno : EIO;
                         break;
                     }
                     off += (size_t)r;
@@ -55,6 +68,8 @@ static void *writer_main(void *arg)
             b->busy = 0;
         }
     }
+    lg->finished = 1;
+    pthread_cond_broadcast(&lg->cv);
     pthread_mutex_unlock(&lg->mu);
     return NULL;
 }
@@ -66,11 +81,13 @@ int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, 
     memset(lg, 0, sizeof(*lg));
     lg->csv = n > 4 && strcmp(p + n - 4, ".csv") == 0;
     lg->sample = cfg->log_sample ? cfg->log_sample : 1;
-    lg->fd = strcmp(p, "-") == 0 ? dup(STDOUT_FILENO) : open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* O_NONBLOCK: a FIFO nobody reads is refused (ENXIO), not waited for. */
+    lg->fd = strcmp(p, "-") == 0 ? dup(STDOUT_FILENO) : open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
     if (lg->fd < 0) {
-        snprintf(err, errlen, "--log: cannot write '%s': %s", p, strerror(errno));
+        snprintf(err, errlen, "--log: cannot write '%s': %s", p, errno == ENXIO ? "a pipe with no reader" : strerror(errno));
         return -1;
     }
+    fcntl(lg->fd, F_SETFL, fcntl(lg->fd, F_GETFL) | O_NONBLOCK);
     lg->cap = nthreads * REQLOG_BUFS;
     if ((lg->ready = calloc(lg->cap, sizeof(*lg->ready))) == NULL) {
         close(lg->fd);
@@ -164,7 +181,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     if (lg->sample > 1 && w->logn++ % lg->sample != 0)
         return;
     b = &w->logb[w->logcur];
-    if (b->len + LOG_LINE_MAX > LOG_BUF) {
+    if (b->len + pl->log_line_max > LOG_BUF) {
         hand_over(w, 0);
         b = &w->logb[w->logcur];
     }
@@ -231,6 +248,17 @@ void reqlog_close(struct reqlog *lg, uint64_t *written, uint64_t *dropped, int *
     pthread_mutex_lock(&lg->mu);
     lg->closing = 1;
     pthread_cond_signal(&lg->cv);
+    {
+        /* What is queued gets 2 s to be written; then the writer gives up
+         * on a reader that does not read, and the rest counts as dropped. */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 2;
+        while (!lg->finished && pthread_cond_timedwait(&lg->cv, &lg->mu, &until) == 0)
+            ;
+        if (!lg->finished)
+            atomic_store(&lg->abandon, 1);
+    }
     pthread_mutex_unlock(&lg->mu);
     pthread_join(lg->thread, NULL);
     close(lg->fd);

@@ -111,7 +111,7 @@ int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_n
         free(req);
         return -1;
     }
-    if (net_resolve(u->host, u->port, &addr, err, sizeof(err)) != 0) {
+    if (config_resolve(wl, u->host, (uint16_t)u->port, &addr, err, sizeof(err)) != 0) {
         snprintf(a->why, sizeof(a->why), "%s", err);
         goto out;
     }

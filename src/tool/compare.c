@@ -337,7 +337,7 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
 
 /* Does the server answer? A TCP connect, or a GET of `ready` that gets a
  * status in the expected set. Writes what it got into got. */
-static int probe(const struct url *u, const struct cmp_server *s, char *got, size_t gotlen)
+static int probe(const struct config *cfg, const struct url *u, const struct cmp_server *s, char *got, size_t gotlen)
 {
     struct net_addr a;
     char err[128], buf[64];
@@ -346,7 +346,7 @@ static int probe(const struct url *u, const struct cmp_server *s, char *got, siz
     ssize_t n;
 
     got[0] = '\0';
-    if (net_resolve(u->host, u->port, &a, err, sizeof(err)) != 0)
+    if (config_resolve(cfg, u->host, (uint16_t)u->port, &a, err, sizeof(err)) != 0)
         return 0;
     fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -502,7 +502,7 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
         }
     }
     until = clock_ns() + p->set.ready_ns;
-    while (!probe(&u, s, got, sizeof(got))) {
+    while (!probe(&p->workloads[0].cfg, &u, s, got, sizeof(got))) {
         if (sv->started && !proc_alive(&sv->proc, how, sizeof(how))) {
             proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
             err_set(why, whylen, NULL, "%s before answering", how);

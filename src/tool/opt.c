@@ -212,10 +212,10 @@ static const struct opt_def table[] = {
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
       0, I_SLO, NULL },
-    { "log", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE",
+    { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
       "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
-    { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, LOAD, "N", "--log: one request in N (default every one)",
+    { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "N", "--log: one request in N (default every one)",
       "a number from 1 to 1000000000", 1, 1000000000, RUN(log_sample), 0, 0, NULL },
     { "metrics-listen", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "ADDR:PORT",
       "during the run, answer GET /metrics (OpenMetrics, for Prometheus) and\n/snapshot.json there (loopback only, "

@@ -9,6 +9,20 @@
 const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
 const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
+/* Writes s in a column of w characters: cut on a UTF-8 character's start
+ * (never inside one), padded to w characters. */
+static void put_col(FILE *f, const char *s, size_t w)
+{
+    size_t b = 0, chars = 0;
+    while (s[b] && chars < w) {
+        b++;
+        while (((unsigned char)s[b] & 0xC0) == 0x80)
+            b++;
+        chars++;
+    }
+    fprintf(f, "%.*s%*s", (int)b, s, (int)(w - chars), "");
+}
+
 const char *report_method(const struct config *cfg, uint32_t i)
 {
     if (cfg->targets && i < cfg->nurls && cfg->targets[i].own && cfg->targets[i].method)
@@ -510,8 +524,9 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
         char p50[32], p99[32], mx[32], bs[32] = "";
         if (bad)
             snprintf(bs, sizeof(bs), " %11llu", (unsigned long long)u->bad_status);
-        fprintf(f, "  %-*.*s %10llu %8llu%s %11.1f %8s %8s %8s\n", (int)w, (int)w, report_label(cfg, i, lb, sizeof(lb)),
-                (unsigned long long)u->completed, (unsigned long long)stats_errors(u), bs, (double)u->completed / el,
+        fputs("  ", f);
+        put_col(f, report_label(cfg, i, lb, sizeof(lb)), w);
+        fprintf(f, " %10llu %8llu%s %11.1f %8s %8s %8s\n", (unsigned long long)u->completed, (unsigned long long)stats_errors(u), bs, (double)u->completed / el,
                 units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
                 units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),
                 units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));
@@ -542,9 +557,11 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
         fprintf(f, "  %-*s  %-*s %10s %10s\n", (int)w, "target", (int)cw, "check", "passed", "failed");
         for (i = 0; i < r->nchecks; i++) {
             const struct engine_check *e = &r->checks[i];
-            fprintf(f, "  %-*.*s  %-*.*s %10llu %10llu\n", (int)w, (int)w,
-                    e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?", (int)cw, (int)cw, e->text,
-                    (unsigned long long)e->passed, (unsigned long long)e->failed);
+            fputs("  ", f);
+            put_col(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?", w);
+            fputs("  ", f);
+            put_col(f, e->text, cw);
+            fprintf(f, " %10llu %10llu\n", (unsigned long long)e->passed, (unsigned long long)e->failed);
             if (e->failed)
                 fprintf(f, "  %-*s  first failure: %s\n", (int)w, "", e->first_failure);
         }

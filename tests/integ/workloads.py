@@ -851,7 +851,7 @@ def api_defects_found_by_review():
 def curls_connection_habits():
     # --connect-to and --resolve: the connection goes elsewhere, the URL's host stays in Host.
     srv = ScriptServer(lambda p, n: json_answer(b"{}"))
-    r = rafale("-n", 3, "-c", 1, "--connect-to", "api.example:80:127.0.0.1:%d" % srv.port, "http://api.example/x")
+    r = rafale("-n", 3, "-c", 1, "--connect-to", "API.Example:80:127.0.0.1:%d" % srv.port, "http://api.example/x")
     r2 = rafale("-n", 3, "-c", 1, "--resolve", "api.example:%d:127.0.0.1" % srv.port,
                 "http://api.example:%d/y" % srv.port)
     srv.stop()
@@ -859,7 +859,8 @@ def curls_connection_habits():
     check(r.j["summary"]["requests"] == 3 and r2.j["summary"]["requests"] == 3 and
           hosts == ["api.example"] * 3 + ["api.example:%d" % srv.port] * 3,
           "connect-to, resolve: the server got the URL's Host (%s)" % hosts)
-    for args, want in ((["--connect-to", "a:b"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+    for args, want in ((["--key", "/etc/hostname"], "--key is the private key of a --cert: give --cert too"),
+                       (["--connect-to", "a:b"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
                        (["--resolve", "a:80:"], "--resolve wants HOST:PORT:ADDRESS"),
                        (["--cert", "/nonexistent.pem"], "--cert: cannot read '/nonexistent.pem'")):
         p = run_raw(["-q", "-n", 1] + args + ["http://127.0.0.1:1/"])
@@ -880,6 +881,11 @@ def curls_connection_habits():
             "localhost:%d:127.0.0.1:%d" % (tls.port, tls.port)]
     r = rafale(*(base + ["--cert", os.path.join(d, "client.pem"), "--key", os.path.join(d, "client.key"), url]))
     r2 = rafale(*(base + [url]))
+    # New connections resume their TLS session, client certificate and all.
+    r4 = rafale(*(base + ["--close", "--cert", os.path.join(d, "client.pem"), "--key", os.path.join(d, "client.key"),
+                          url]))
+    check(r4.j["summary"]["requests"] == 20 and r4.j["summary"]["errors"] == 0 and r4.j["tls"]["resumed"] > 0,
+          "mTLS: resumed handshakes work (%s, %s)" % (r4.j["errors"], r4.j.get("tls")))
     for h2 in ([], ["--http2"]):
         r3 = rafale(*(base + h2 + ["--cert", os.path.join(d, "client.pem"), "--key", os.path.join(d, "client.key"),
                                    url]))
