@@ -406,6 +406,13 @@ static void sc_read(struct sconn *c, int hup)
             sc_drain_start(c);
             return;
         }
+        if (rc == 0 && c->in.len && serve_h1_may_take(c)) {
+            /* A generated body went out whole at once: the requests
+             * pipelined behind it are already here, and no read will
+             * announce them again. */
+            sc_resume(c);
+            return;
+        }
         if (n < IO_RBUF_SIZE && !hup) {
             serve_conn_arm(c);
             return;
