@@ -409,9 +409,14 @@ static void sc_read(struct sconn *c, int hup)
         if (rc == 0 && c->in.len && serve_h1_may_take(c)) {
             /* A generated body went out whole at once: the requests
              * pipelined behind it are already here, and no read will
-             * announce them again. */
-            sc_resume(c);
-            return;
+             * announce them again. (Only whole ones: a head still
+             * coming waits for its next read.) */
+            used = serve_h1_handle(c, c->in.p, c->in.len);
+            if (used) {
+                memmove(c->in.p, c->in.p + used, c->in.len - used);
+                c->in.len -= used;
+                goto answered;
+            }
         }
         if (n < IO_RBUF_SIZE && !hup) {
             serve_conn_arm(c);
