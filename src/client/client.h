@@ -395,6 +395,9 @@ struct worker {
     _Atomic uint64_t pub_done, pub_err;
     _Atomic uint64_t pub_checked, pub_chk_failed, pub_bad; /* --abort-on-fail's figures */
     _Atomic uint64_t pub_started, pub_ended; /* --metrics-listen: in flight */
+    /* --metrics-listen in rate mode: requests due and not yet sent, and
+     * the due time of the oldest of them (0: none). */
+    _Atomic uint64_t pub_backlog, pub_lag_due;
     uint64_t live_bad;     /* --abort-on-fail: responses outside --expect so far */
     /* What the run asks beyond the common case, read once per request:
      * some URL's checks read its bytes, some URL has an "after"

@@ -185,6 +185,11 @@ static void *worker_main(void *arg)
         if (w->live) {
             atomic_store_explicit(&w->pub_started, w->st.started, memory_order_relaxed);
             atomic_store_explicit(&w->pub_ended, w->ended, memory_order_relaxed);
+            if (rate_mode(w)) {
+                atomic_store_explicit(&w->pub_backlog, w->backlog.len, memory_order_relaxed);
+                atomic_store_explicit(&w->pub_lag_due, w->backlog.len ? backlog_peek(&w->backlog) : 0,
+                                      memory_order_relaxed);
+            }
         }
         if (w->abort) {
             atomic_store_explicit(&w->pub_checked, w->st.checked, memory_order_relaxed);
@@ -717,7 +722,7 @@ static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stat
 /* --metrics-listen: the figures so far, copied for the caller's callback. */
 static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struct engine_live *out)
 {
-    uint64_t req, errs;
+    uint64_t req, errs, now = clock_ns(), due;
     uint32_t t;
     struct hist keep = out->latency;
     pthread_mutex_lock(&pl->live_mu);
@@ -725,9 +730,14 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
     pthread_mutex_unlock(&pl->live_mu);
     out->latency = keep;
     timeline_cumulative(pl->tl, &out->latency, &req, &errs);
-    out->started = out->ended = 0;
+    out->started = out->ended = out->backlog = 0;
     out->open = 0;
+    out->lag_s = 0;
     for (t = 0; t < nt; t++) {
+        out->backlog += atomic_load_explicit(&ws[t].pub_backlog, memory_order_relaxed);
+        due = atomic_load_explicit(&ws[t].pub_lag_due, memory_order_relaxed);
+        if (due && due < now && (double)(now - due) / 1e9 > out->lag_s)
+            out->lag_s = (double)(now - due) / 1e9;
         out->started += atomic_load_explicit(&ws[t].pub_started, memory_order_relaxed);
         out->ended += atomic_load_explicit(&ws[t].pub_ended, memory_order_relaxed);
         out->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
@@ -736,7 +746,7 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
         out->ended = out->started; /* published a moment apart */
     out->ntargets = pl->nurls < ENGINE_LIVE_TARGETS ? pl->nurls : ENGINE_LIVE_TARGETS + 1;
     out->target_rate = pl->cfg->rate;
-    out->elapsed_s = ((double)clock_ns() - (double)pl->t_measure) / 1e9;
+    out->elapsed_s = ((double)now - (double)pl->t_measure) / 1e9;
 }
 
 static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,

@@ -28,6 +28,10 @@ struct engine_live {
     uint64_t started, ended;     /* in flight: started - ended */
     uint32_t open;               /* connections open */
     double target_rate;          /* -R, 0 in a closed loop */
+    /* -R: requests due and not yet sent (no free connection), and how late
+     * the oldest of them is now: the schedule's lag (0 on time). */
+    uint64_t backlog;
+    double lag_s;
     double elapsed_s;
     struct hist latency;         /* of the seconds every thread has closed */
 };

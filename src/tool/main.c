@@ -965,13 +965,18 @@ static int main_mpi(int argc, char **argv)
 struct live_out {
     struct metrics *m;
     struct progress *prog;       /* NULL: --quiet */
+    struct monitor *mon;         /* NULL: no --monitor */
 };
 
 static void progress_and_metrics(const struct engine_progress *p, void *arg)
 {
     struct live_out *o = arg;
-    if (p->live)
-        metrics_publish(o->m, p->live);
+    if (p->live) {
+        struct monitor_live server;
+        if (o->mon)
+            monitor_live(o->mon, &server);
+        metrics_publish(o->m, p->live, o->mon ? &server : NULL);
+    }
     if (o->prog)
         progress_update(p, o->prog);
 }
@@ -985,7 +990,7 @@ int main(int argc, char **argv)
     struct monitor_result server = { 0 };
     struct netstat_obs net;
     struct machine_ref ref = { 0 };
-    struct live_out live = { NULL, NULL };
+    struct live_out live = { NULL, NULL, NULL };
     char err[512], notes[256];
     uint64_t limit;
     int rc = 0, sweep = 0;
@@ -1083,6 +1088,7 @@ int main(int argc, char **argv)
         return 2;
     }
     live.prog = cfg.quiet ? NULL : &prog;
+    live.mon = mon;
     rc = engine_run(&cfg, &stop_flag, cfg.metrics_listen ? progress_and_metrics : cfg.quiet ? NULL : progress_update,
                     cfg.metrics_listen ? (void *)&live : &prog, &res, err, sizeof(err));
     if (rc != 0) {

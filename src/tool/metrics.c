@@ -26,14 +26,20 @@
 
 #define SERIES_MAX 3600   /* points of the live page's charts: a second each, an hour */
 
+/* The live page's series, a point a second: time, completed and failed
+ * per second, p50 and p99 so far, in flight; the server's share of its
+ * CPUs and its memory (with --monitor). */
+enum { PT_T, PT_RPS, PT_ERR, PT_P50, PT_P99, PT_INFLIGHT, PT_SCPU, PT_SMEM, PT__COUNT };
+
 struct metrics {
     int fd;
     atomic_int stop;
     /* The live page: a point a second, the final report once it is made,
      * and when a page last asked (then the end waits for it a moment). */
-    double *pt_t, *pt_rps, *pt_p50, *pt_p99;
+    double *pt[PT__COUNT];
     uint32_t npts;
-    uint64_t last_req, last_sec;
+    uint64_t last_req, last_err, last_sec;
+    double last_cpu_s;
     char *final_html;
     size_t final_len;
     int done;
@@ -42,6 +48,8 @@ struct metrics {
     pthread_mutex_t mu;
     struct engine_live live;     /* the last published (live.latency its own buckets) */
     int have;
+    struct monitor_live server;  /* --monitor's, when have_server */
+    int have_server;
     char *labels[ENGINE_LIVE_TARGETS + 1]; /* each target's, escaped for a label value */
     uint32_t nlabels;
 };
@@ -114,9 +122,33 @@ static void expose(struct metrics *m, FILE *f, int om)
                "rafale_in_flight %llu\n", (unsigned long long)(l->started - l->ended));
     fprintf(f, "# TYPE rafale_connections_open gauge\n# HELP rafale_connections_open Connections open.\n"
                "rafale_connections_open %u\n", l->open);
-    if (l->target_rate > 0)
+    if (l->target_rate > 0) {
         fprintf(f, "# TYPE rafale_target_rate gauge\n# HELP rafale_target_rate The schedule's requests per second.\n"
                    "rafale_target_rate %.3f\n", l->target_rate);
+        fprintf(f, "# TYPE rafale_schedule_lag_seconds gauge\n# HELP rafale_schedule_lag_seconds How late the oldest "
+                   "request due and not yet sent is (0: on schedule); its latency counts from its due time.\n"
+                   "rafale_schedule_lag_seconds %.6f\n", l->lag_s);
+        fprintf(f, "# TYPE rafale_schedule_backlog gauge\n# HELP rafale_schedule_backlog Requests due and not yet "
+                   "sent, waiting for a free connection.\nrafale_schedule_backlog %llu\n",
+                (unsigned long long)l->backlog);
+    }
+    if (m->have_server && m->server.ok) {
+        const struct monitor_live *sv = &m->server;
+        fprintf(f, "# TYPE rafale_server_cpu_seconds%s counter\n# HELP rafale_server_cpu_seconds%s CPU time (user and "
+                   "system) of the monitored server since the monitor began.\nrafale_server_cpu_seconds_total %.3f\n",
+                om ? "" : "_total", om ? "" : "_total", sv->cpu_s);
+        if (sv->cpus > 0)
+            fprintf(f, "# TYPE rafale_server_cpus gauge\n# HELP rafale_server_cpus CPUs the server may use (its "
+                       "affinity, its cgroup's cpu.max, the machine's).\nrafale_server_cpus %g\n", sv->cpus);
+        if (sv->has_pss)
+            fprintf(f, "# TYPE rafale_server_pss_bytes gauge\n# HELP rafale_server_pss_bytes Proportional set size of "
+                       "the server's processes (shared pages divided among them).\nrafale_server_pss_bytes %llu\n",
+                    (unsigned long long)sv->pss_bytes);
+        fprintf(f, "# TYPE rafale_server_rss_bytes gauge\n# HELP rafale_server_rss_bytes Resident set size of the "
+                   "server's processes, summed.\nrafale_server_rss_bytes %llu\n", (unsigned long long)sv->rss_bytes);
+        fprintf(f, "# TYPE rafale_server_processes gauge\n# HELP rafale_server_processes Processes of the server.\n"
+                   "rafale_server_processes %u\n", sv->processes);
+    }
     /* Cumulative buckets from the histogram's own: a bucket counts under
      * the first bound at or above its upper end. */
     for (hist_iter_init(&it, &l->latency); hist_iter_next(&it);) {
@@ -185,10 +217,23 @@ static void charts(struct metrics *m, FILE *f)
     struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
     struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
     struct svg_axis al = { "latency (ms)", 0, NULL, NULL, 0, 0 };
-    struct svg_series s1 = { "completed", m->pt_t, m->pt_rps, (int)m->npts };
-    struct svg_series s2[2] = { { "p50", m->pt_t, m->pt_p50, (int)m->npts }, { "p99", m->pt_t, m->pt_p99, (int)m->npts } };
+    struct svg_axis ae = { "requests", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ac = { "% of the CPUs it may use", 0, NULL, NULL, 0, 0 };
+    struct svg_axis am = { "MiB", 0, NULL, NULL, 0, 0 };
+    double *t = m->pt[PT_T];
+    int n = (int)m->npts;
+    struct svg_series s1 = { "completed", t, m->pt[PT_RPS], n };
+    struct svg_series s2[2] = { { "p50", t, m->pt[PT_P50], n }, { "p99", t, m->pt[PT_P99], n } };
+    struct svg_series s3[2] = { { "errors per second", t, m->pt[PT_ERR], n }, { "in flight", t, m->pt[PT_INFLIGHT], n } };
+    struct svg_series s4 = { "server CPU", t, m->pt[PT_SCPU], n };
+    struct svg_series s5 = { m->server.has_pss ? "server PSS" : "server RSS", t, m->pt[PT_SMEM], n };
     svg_line_chart(f, "Throughput over time", &ax, &ay, &s1, 1);
     svg_line_chart(f, "Latency over time (the run so far)", &ax, &al, s2, 2);
+    svg_line_chart(f, "Errors and requests in flight over time", &ax, &ae, s3, 2);
+    if (m->have_server) {
+        svg_line_chart(f, "Server CPU over time", &ax, &ac, &s4, 1);
+        svg_line_chart(f, "Server memory over time", &ax, &am, &s5, 1);
+    }
 }
 
 static void snapshot_json(struct metrics *m, FILE *f)
@@ -201,10 +246,21 @@ static void snapshot_json(struct metrics *m, FILE *f)
     for (i = 0; i < ERR__COUNT; i++)
         errs += l->errors[i];
     fprintf(f, "{\"elapsed_s\": %.3f, \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, "
-               "\"connections_open\": %u, \"p50_us\": %.1f, \"p99_us\": %.1f, \"done\": %s}\n",
+               "\"connections_open\": %u, \"p50_us\": %.1f, \"p99_us\": %.1f, \"done\": %s",
             l->elapsed_s > 0 ? l->elapsed_s : 0.0, (unsigned long long)done, (unsigned long long)errs,
             (unsigned long long)(l->started - l->ended), l->open, hist_percentile(&l->latency, 50) / 1e3,
             hist_percentile(&l->latency, 99) / 1e3, m->done ? "true" : "false");
+    if (l->target_rate > 0)
+        fprintf(f, ", \"target_rate\": %.3f, \"lag_s\": %.6f, \"backlog\": %llu", l->target_rate, l->lag_s,
+                (unsigned long long)l->backlog);
+    if (m->have_server && m->server.ok) {
+        fprintf(f, ", \"server\": {\"cpu_s\": %.3f, \"cpus\": %g, \"rss_bytes\": %llu, \"processes\": %u",
+                m->server.cpu_s, m->server.cpus, (unsigned long long)m->server.rss_bytes, m->server.processes);
+        if (m->server.has_pss)
+            fprintf(f, ", \"pss_bytes\": %llu", (unsigned long long)m->server.pss_bytes);
+        fputc('}', f);
+    }
+    fputs("}\n", f);
 }
 
 static void answer(int c, int status, const char *type, const char *body, size_t n)
@@ -412,10 +468,9 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
             break;
         m->nlabels = i + 1;
     }
-    m->pt_t = calloc(SERIES_MAX, sizeof(double));
-    m->pt_rps = calloc(SERIES_MAX, sizeof(double));
-    m->pt_p50 = calloc(SERIES_MAX, sizeof(double));
-    m->pt_p99 = calloc(SERIES_MAX, sizeof(double));
+    for (i = 0; i < PT__COUNT; i++)
+        if ((m->pt[i] = calloc(SERIES_MAX, sizeof(double))) == NULL)
+            break; /* no live charts: pt[PT__COUNT - 1] is NULL */
     pthread_mutex_init(&m->mu, NULL);
     if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
         snprintf(err, errlen, "--metrics-listen: cannot start its thread");
@@ -426,10 +481,10 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
     return 0;
 }
 
-void metrics_publish(struct metrics *m, const struct engine_live *live)
+void metrics_publish(struct metrics *m, const struct engine_live *live, const struct monitor_live *server)
 {
     struct hist keep;
-    uint64_t req = 0;
+    uint64_t req = 0, errs = 0;
     uint32_t i;
     pthread_mutex_lock(&m->mu);
     keep = m->live.latency;
@@ -438,19 +493,36 @@ void metrics_publish(struct metrics *m, const struct engine_live *live)
     hist_reset(&m->live.latency);
     hist_merge(&m->live.latency, &live->latency);
     m->have = 1;
+    if (server) {
+        m->server = *server;
+        m->have_server = 1;
+    }
     /* A point a second for the live page's charts. */
     for (i = 0; i < STATUS_MAX; i++)
         req += live->status[i];
-    if (live->elapsed_s >= 1 && (uint64_t)live->elapsed_s > m->last_sec && m->npts < SERIES_MAX && m->pt_t) {
-        double dt = live->elapsed_s - (double)m->last_sec;
-        m->pt_t[m->npts] = live->elapsed_s;
-        m->pt_rps[m->npts] = m->npts || m->last_req ? (double)(req - m->last_req) / (dt > 0 ? dt : 1)
-                                                    : (double)req / live->elapsed_s;
-        m->pt_p50[m->npts] = hist_percentile(&live->latency, 50) / 1e6;
-        m->pt_p99[m->npts] = hist_percentile(&live->latency, 99) / 1e6;
+    for (i = 0; i < ERR__COUNT; i++)
+        errs += live->errors[i];
+    if (live->elapsed_s >= 1 && (uint64_t)live->elapsed_s > m->last_sec && m->npts < SERIES_MAX && m->pt[PT__COUNT - 1]) {
+        double dt = live->elapsed_s - (double)m->last_sec, per = dt > 0 ? dt : 1;
+        uint32_t k = m->npts;
+        if (m->npts == 0 && m->last_req == 0)
+            per = live->elapsed_s; /* the first point: from the start */
+        m->pt[PT_T][k] = live->elapsed_s;
+        m->pt[PT_RPS][k] = (double)(req - m->last_req) / per;
+        m->pt[PT_ERR][k] = (double)(errs - m->last_err) / per;
+        m->pt[PT_P50][k] = hist_percentile(&live->latency, 50) / 1e6;
+        m->pt[PT_P99][k] = hist_percentile(&live->latency, 99) / 1e6;
+        m->pt[PT_INFLIGHT][k] = (double)(live->started - live->ended);
+        if (server && server->ok) {
+            double cpu = server->cpu_s - m->last_cpu_s;
+            m->pt[PT_SCPU][k] = server->cpus > 0 && cpu > 0 ? 100 * cpu / per / server->cpus : 0;
+            m->pt[PT_SMEM][k] = (double)(server->has_pss ? server->pss_bytes : server->rss_bytes) / 1048576.0;
+            m->last_cpu_s = server->cpu_s;
+        }
         m->npts++;
         m->last_sec = (uint64_t)live->elapsed_s;
         m->last_req = req;
+        m->last_err = errs;
     }
     pthread_mutex_unlock(&m->mu);
 }
@@ -484,10 +556,8 @@ void metrics_stop(struct metrics *m)
     if (m->thread)
         pthread_join(m->thread, NULL);
     free(m->final_html);
-    free(m->pt_t);
-    free(m->pt_rps);
-    free(m->pt_p50);
-    free(m->pt_p99);
+    for (i = 0; i < PT__COUNT; i++)
+        free(m->pt[i]);
     close(m->fd);
     for (i = 0; i < m->nlabels; i++)
         free(m->labels[i]);

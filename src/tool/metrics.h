@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "monitor.h"
 
 struct metrics;
 
@@ -14,8 +15,9 @@ struct metrics;
  * its thread. Returns 0, or -1 with one line in err (a port in use, an
  * address not loopback). */
 int metrics_start(const struct config *cfg, struct metrics **out, char *err, size_t errlen);
-/* The engine's latest figures (from its progress callback). */
-void metrics_publish(struct metrics *m, const struct engine_live *live);
+/* The engine's latest figures (from its progress callback), and the
+ * server's with --monitor (NULL without). */
+void metrics_publish(struct metrics *m, const struct engine_live *live, const struct monitor_live *server);
 /* The run's final HTML report: the live page shows it in its place. */
 void metrics_final(struct metrics *m, const char *html, size_t len);
 /* Stops serving (a live page watched lately gets 2.5 s to fetch the final

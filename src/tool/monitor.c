@@ -79,6 +79,9 @@ struct monitor {
     struct monitor_point *series;
     uint32_t npoints, cappoints;
     struct monitor_result r;
+    /* monitor_live's copy: the sampling thread writes it under live_mu. */
+    pthread_mutex_t live_mu;
+    struct monitor_live live;
 };
 
 /* /proc/PID/name into buf, NUL-terminated, in one read (these files are
@@ -350,6 +353,37 @@ static double affinity_cpus(int pid)
     return CPU_COUNT(&set);
 }
 
+/* The CPUs it may use: the least of its affinity, its cgroup's cpu.max and
+ * the CPUs online (0 unknown). */
+static double limit_cpus(struct monitor *m)
+{
+    double online = (double)sysconf(_SC_NPROCESSORS_ONLN), aff, q, cpus;
+    aff = affinity_cpus(m->root ? m->root : m->nps ? m->ps[0].pid : 0);
+    q = m->use_cg ? cgroup_cpu_max(&m->cg) : 0;
+    cpus = online > 0 ? online : 0;
+    if (aff > 0 && (cpus == 0 || aff < cpus))
+        cpus = aff;
+    if (q > 0 && (cpus == 0 || q < cpus))
+        cpus = q;
+    return cpus;
+}
+
+/* CPU seconds so far: the cgroup's own count when it has one (exited
+ * processes included), else the ticks of every process seen. */
+static double cpu_so_far(struct monitor *m, int *exact)
+{
+    uint64_t ticks = 0, usec;
+    uint32_t i;
+    for (i = 0; i < m->ne; i++)
+        ticks += m->e[i].last_ticks - m->e[i].base_ticks;
+    *exact = 0;
+    if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
+        *exact = 1;
+        return (double)(usec - m->cg_cpu0) / 1e6;
+    }
+    return (double)ticks / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void push_point(struct monitor *m, uint64_t pss, uint64_t rss)
 {
     if (m->npoints == m->cappoints) {
@@ -448,6 +482,29 @@ static void sample(struct monitor *m, int want_smaps)
                 m->r.cg_memory_peak_bytes = cur;
         }
     }
+    {
+        int exact;
+        double cpu = cpu_so_far(m, &exact);
+        pthread_mutex_lock(&m->live_mu);
+        m->live.ok = 1;
+        m->live.cpu_s = cpu;
+        m->live.rss_bytes = rss;
+        m->live.processes = m->nps;
+        if (m->live.cpus == 0)
+            m->live.cpus = limit_cpus(m);
+        if (want_smaps) {
+            m->live.pss_bytes = pss;
+            m->live.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
+        }
+        pthread_mutex_unlock(&m->live_mu);
+    }
+}
+
+void monitor_live(struct monitor *m, struct monitor_live *out)
+{
+    pthread_mutex_lock(&m->live_mu);
+    *out = m->live;
+    pthread_mutex_unlock(&m->live_mu);
 }
 
 static void *monitor_main(void *arg)
@@ -500,6 +557,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         m->use_cg = 1;
         snprintf(m->r.cgroup, sizeof(m->r.cgroup), "%s", m->cg.path);
     }
+    pthread_mutex_init(&m->live_mu, NULL);
     m->root = cgroup ? 0 : pid;
     m->delay_ns = delay_ns;
     m->thr0 = -1;
@@ -517,6 +575,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         free(m->ps);
         free(m->e);
         free(m->series);
+        pthread_mutex_destroy(&m->live_mu);
         free(m);
         snprintf(err, errlen, "cannot start the monitor thread");
         return -1;
@@ -528,7 +587,6 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
 void monitor_stop(struct monitor *m, struct monitor_result *r)
 {
     uint32_t i;
-    uint64_t ticks = 0, usec;
     long hz = sysconf(_SC_CLK_TCK);
 
     atomic_store(&m->stop, 1);
@@ -536,33 +594,19 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     if (m->round > 0)
         sample(m, 1);
     for (i = 0; i < m->ne; i++) {
-        ticks += m->e[i].last_ticks - m->e[i].base_ticks;
         if (m->e[i].io_seen) {
             m->r.has_io = 1;
             if (m->e[i].last_wbytes > m->e[i].base_wbytes)
                 m->r.write_bytes += m->e[i].last_wbytes - m->e[i].base_wbytes;
         }
     }
-    {
-        double online = (double)sysconf(_SC_NPROCESSORS_ONLN), aff, q;
-        aff = affinity_cpus(m->root ? m->root : m->nps ? m->ps[0].pid : 0);
-        q = m->use_cg ? cgroup_cpu_max(&m->cg) : 0;
-        m->r.cpus = online > 0 ? online : 0;
-        if (aff > 0 && (m->r.cpus == 0 || aff < m->r.cpus))
-            m->r.cpus = aff;
-        if (q > 0 && (m->r.cpus == 0 || q < m->r.cpus))
-            m->r.cpus = q;
-    }
-    m->r.cpu_s = (double)ticks / (double)hz;
+    m->r.cpus = limit_cpus(m);
+    m->r.cpu_s = cpu_so_far(m, &m->r.cpu_exact);
     m->r.nr_throttled = -1;
     if (m->use_cg && m->thr0 >= 0) {
         long long thr;
         if (cgroup_throttled(&m->cg, &thr) == 0 && thr >= m->thr0)
             m->r.nr_throttled = thr - m->thr0;
-    }
-    if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
-        m->r.cpu_s = (double)(usec - m->cg_cpu0) / 1e6;
-        m->r.cpu_exact = 1;
     }
     m->r.rss_mean_bytes = m->r.samples ? (uint64_t)(m->rss_sum / m->r.samples) : 0;
     m->r.pss_mean_bytes = m->pss_rounds ? (uint64_t)(m->pss_sum / m->pss_rounds) : 0;
@@ -590,6 +634,7 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     m->r.series = m->series;
     m->r.npoints = m->npoints;
     *r = m->r;
+    pthread_mutex_destroy(&m->live_mu);
     free(m->ps);
     free(m->e);
     free(m);

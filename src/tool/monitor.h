@@ -66,6 +66,18 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
  * and frees m. */
 void monitor_stop(struct monitor *m, struct monitor_result *r);
 
+/* The figures so far, for --metrics-listen (any thread may ask, at any
+ * time between start and stop). */
+struct monitor_live {
+    int ok;                   /* a sample was taken */
+    double cpu_s;             /* user+sys since watching began */
+    uint64_t pss_bytes, rss_bytes; /* at the last sample (PSS about once a second) */
+    int has_pss;
+    double cpus;              /* the CPUs it may use, 0 unknown */
+    uint32_t processes;
+};
+void monitor_live(struct monitor *m, struct monitor_live *out);
+
 void monitor_result_free(struct monitor_result *r);
 /* A deep copy. Returns 0 or -1. */
 int monitor_result_copy(struct monitor_result *dst, const struct monitor_result *src);

@@ -612,6 +612,84 @@ def deb_package_installs_and_runs():
         print("  lintian: %d errors" % len(errors))
 
 
+def prom_parse(text):
+    """A scrape parsed by Prometheus' own client library (Debian's python3-prometheus-client, for Debian's
+    python3): {sample name: [[labels, value], ...]}, {} when it does not parse."""
+    parser = ("import sys, json\nfrom prometheus_client.openmetrics.parser import text_string_to_metric_families\n"
+              "out = {}\nfor fam in text_string_to_metric_families(sys.stdin.read()):\n"
+              "    for s in fam.samples:\n        out.setdefault(s.name, []).append([s.labels, s.value])\n"
+              "print(json.dumps(out))\n")
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    p = subprocess.run([py, "-c", parser], input=text, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "metrics: prometheus_client parses the scrape (%s)" % p.stderr[-300:])
+    return json.loads(p.stdout) if p.returncode == 0 else {}
+
+
+def scrape(port, path="/metrics"):
+    import urllib.request
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path),
+                                 headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return resp.read().decode()
+
+
+@test
+def metrics_of_the_schedule_and_the_server():
+    # -R 200 on one connection to a 50 ms answer: at most 20 a second go out, so the schedule falls behind by
+    # design (not by the machine's speed): about 180 requests more each second wait, the oldest ever later.
+    srv = Serve()
+    port = free_port()
+    jp = os.path.join(TMP, "metrics-rate.json")
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-R", "200", "-d", "3s", "--metrics-listen",
+                            "127.0.0.1:%d" % port, "--json", jp, srv.url("/delay/50")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    time.sleep(2)
+    m = prom_parse(scrape(port))
+    snap = json.loads(scrape(port, "/snapshot.json"))
+    run.communicate(timeout=60)
+    srv.stop()
+    if m:
+        lag, backlog = m["rafale_schedule_lag_seconds"][0][1], m["rafale_schedule_backlog"][0][1]
+        check(m["rafale_target_rate"][0][1] == 200 and 0.8 < lag < 2.5 and backlog > 150,
+              "metrics: the schedule's lag and backlog in rate mode (lag %.3fs, %d due and unsent)" % (lag, backlog))
+        check(snap["target_rate"] == 200 and snap["lag_s"] >= lag and snap["backlog"] >= backlog and "server" not in snap,
+              "metrics: the snapshot has them too, and no server without --monitor (%s)" % snap)
+        check("rafale_server_cpu_seconds_total" not in m, "metrics: no server figures without --monitor")
+    # A server that burns 2 ms of CPU per request, watched with --monitor: its CPU time grows between scrapes,
+    # its memory is there, PSS no more than RSS; the final JSON's CPU is at least the last scrape's.
+    fs = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                       "findings_server.py"), "busy", "--port", str(free_port())],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    addr = fs.stdout.readline().split()[-1]
+    port = free_port()
+    jp = os.path.join(TMP, "metrics-monitor.json")
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "4s", "--monitor", str(fs.pid),
+                            "--metrics-listen", "127.0.0.1:%d" % port, "--json", jp, "http://%s/" % addr],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    time.sleep(1.5)
+    a = prom_parse(scrape(port))
+    time.sleep(1.5)
+    b = prom_parse(scrape(port))
+    svg = scrape(port, "/chart.svg")
+    run.communicate(timeout=60)
+    fs.kill()
+    fs.wait()
+    j = json.load(open(jp))
+    if a and b:
+        ca, cb = a["rafale_server_cpu_seconds_total"][0][1], b["rafale_server_cpu_seconds_total"][0][1]
+        check(0 < ca < cb <= j["server"]["cpu_s"] + 0.01,
+              "metrics: the server's CPU seconds grow, never past the final JSON's (%s, %s, %s)" %
+              (ca, cb, j["server"]["cpu_s"]))
+        rss, pss = b["rafale_server_rss_bytes"][0][1], b.get("rafale_server_pss_bytes", [[{}, None]])[0][1]
+        check(rss > 1 << 20 and (pss is None or 0 < pss <= rss) and b["rafale_server_processes"][0][1] == 1 and
+              b["rafale_server_cpus"][0][1] >= 1, "metrics: the server's memory, processes and CPUs (rss %s, pss %s)" %
+              (rss, pss))
+    check("Server CPU over time" in svg and "Server memory over time" in svg and
+          "Errors and requests in flight over time" in svg, "live page: the server's charts, errors and in flight")
+
+
 @test
 def metrics_scraped_during_the_run():
     import urllib.request
@@ -645,17 +723,7 @@ def metrics_scraped_during_the_run():
     check(scrapes[0][0] == "application/openmetrics-text; version=1.0.0; charset=utf-8" and
           scrapes[1][1].endswith("# EOF\n") and plain[0].startswith("text/plain; version=0.0.4"),
           "metrics: OpenMetrics, or the text format when asked (%s, %s)" % (scrapes[0][0], plain[0]))
-    # Parsed by Prometheus' own client library (Debian's python3-prometheus-client, for Debian's python3).
-    parser = ("import sys, json\nfrom prometheus_client.openmetrics.parser import text_string_to_metric_families\n"
-              "out = {}\nfor fam in text_string_to_metric_families(sys.stdin.read()):\n"
-              "    for s in fam.samples:\n        out.setdefault(s.name, []).append([s.labels, s.value])\n"
-              "print(json.dumps(out))\n")
-    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    parsed = []
-    for _, text in scrapes:
-        p = subprocess.run([py, "-c", parser], input=text, capture_output=True, text=True, timeout=60)
-        check(p.returncode == 0, "metrics: prometheus_client parses the scrape (%s)" % p.stderr[-300:])
-        parsed.append(json.loads(p.stdout) if p.returncode == 0 else {})
+    parsed = [prom_parse(text) for _, text in scrapes]
     if all(parsed):
         def total(m, key="rafale_requests_total"):
             return sum(v for _, v in m.get(key, []))
