@@ -22,10 +22,10 @@ if [ -x rafale-mpi ] && [ ! rafale-mpi -ot rafale ]; then
     mpi=$pkg/usr/bin/rafale-mpi
 fi
 install -d "$pkg/usr/share/man/man1" "$pkg/usr/share/bash-completion/completions" \
-    "$pkg/usr/share/fish/vendor_completions.d" "$pkg/usr/share/doc/rafale"
+    "$pkg/usr/share/fish/vendor_completions.d" "$pkg/usr/share/zsh/vendor-completions" "$pkg/usr/share/doc/rafale"
 gzip -9n < rafale.1 > "$pkg/usr/share/man/man1/rafale.1.gz"
 ./rafale completion bash > "$pkg/usr/share/bash-completion/completions/rafale"
-# (zsh: eval "$(rafale completion zsh)"; a #compdef file of its own is not made yet)
+./rafale completion zsh > "$pkg/usr/share/zsh/vendor-completions/_rafale"
 ./rafale completion fish > "$pkg/usr/share/fish/vendor_completions.d/rafale.fish"
 install -m 644 README.md "$pkg/usr/share/doc/rafale/README.md"
 cat > "$pkg/usr/share/doc/rafale/copyright" <<COPY

@@ -89,6 +89,12 @@ static void bash(FILE *f)
                "    local cur prev sub i opts\n"
                "    cur=${COMP_WORDS[COMP_CWORD]}\n"
                "    prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+               "    # --opt=value: bash breaks the word at '=' (COMP_WORDBREAKS).\n"
+               "    if [[ $cur == = ]]; then\n"
+               "        cur=\n"
+               "    elif [[ $prev == = && COMP_CWORD -ge 2 ]]; then\n"
+               "        prev=${COMP_WORDS[COMP_CWORD-2]}\n"
+               "    fi\n"
                "    sub=\n"
                "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
                "        case ${COMP_WORDS[i]} in\n"
@@ -114,10 +120,15 @@ static void bash(FILE *f)
         if (seen)
             continue;
         values(&o, v, sizeof(v));
+        if (!takes_file(o.arg) && !v[0])
+            continue;
+        fprintf(f, "        --%s", o.name);
+        if (o.short_name)
+            fprintf(f, "|-%c", o.short_name);
         if (takes_file(o.arg))
-            fprintf(f, "        --%s) COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n", o.name);
-        else if (v[0])
-            fprintf(f, "        --%s) COMPREPLY=( $(compgen -W \"%s\" -- \"$cur\") ); return ;;\n", o.name, v);
+            fprintf(f, ") COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n");
+        else
+            fprintf(f, ") COMPREPLY=( $(compgen -W \"%s\" -- \"$cur\") ); return ;;\n", v);
     }
     fprintf(f, "        --threshold) return ;;\n"
                "    esac\n"
@@ -153,10 +164,28 @@ static void fish(FILE *f)
     struct opt_info o;
     fprintf(f, "# rafale completion for fish: rafale completion fish > ~/.config/fish/completions/rafale.fish\n"
                "# Generated from rafale's option table.\n");
+    char none[256];
+    size_t n = 0;
     fprintf(f, "complete -c rafale -f -n '__fish_use_subcommand' -a '");
-    for (k = 1; k < NSUBS; k++)
+    for (k = 1; k < NSUBS; k++) {
         fprintf(f, "%s%s", k > 1 ? " " : "", subs[k].name);
+        n += (size_t)snprintf(none + n, sizeof(none) - n, "%s%s", k > 1 ? " " : "", subs[k].name);
+    }
     fprintf(f, "'\n");
+    /* The small subcommands' own words: flags taking a file, or values. */
+    for (k = 1; k < NSUBS; k++) {
+        const char *w = subs[k].own;
+        while (*w) {
+            size_t len = strcspn(w, " ");
+            if (strncmp(w, "--", 2) == 0 && strncmp(w, "--help", len) != 0)
+                fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %.*s -r -F\n", subs[k].name,
+                        (int)len - 2, w + 2);
+            else if (strncmp(w, "--", 2) != 0)
+                fprintf(f, "complete -c rafale -f -n '__fish_seen_subcommand_from %s' -a '%.*s'\n", subs[k].name,
+                        (int)len, w);
+            w += len + (w[len] == ' ');
+        }
+    }
     for (k = 0; k < NSUBS; k++) {
         if (!subs[k].where)
             continue;
@@ -174,7 +203,7 @@ static void fish(FILE *f)
             if (subs[k].name[0])
                 fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %s", subs[k].name, o.name);
             else
-                fprintf(f, "complete -c rafale -n '__fish_use_subcommand' -l %s", o.name);
+                fprintf(f, "complete -c rafale -n 'not __fish_seen_subcommand_from %s' -l %s", none, o.name);
             if (o.short_name)
                 fprintf(f, " -s %c", o.short_name);
             if (o.arg)
@@ -186,16 +215,114 @@ static void fish(FILE *f)
     }
 }
 
+/* An _arguments description: no quote (the spec is in single quotes), no
+ * bracket, colon or backslash (its own syntax). */
+static void zdesc(char *d, size_t len, const char *help)
+{
+    size_t j;
+    snprintf(d, len, "%.*s", (int)strcspn(help, "\n"), help);
+    for (j = 0; d[j]; j++)
+        if (strchr("'[]:\\`$", d[j]))
+            d[j] = d[j] == '[' ? '(' : d[j] == ']' ? ')' : ' ';
+}
+
+/* One option's _arguments specs: --name=[help]:ARG:action, and -x+ for its
+ * short name. */
+static void zspec(FILE *f, const struct opt_info *o)
+{
+    char d[120], v[256], msg[64], a[400];
+    size_t j;
+    int k;
+    zdesc(d, sizeof(d), o->help);
+    values(o, v, sizeof(v));
+    /* The value's message: a ':' in it (ADDR:PORT) would end it. */
+    snprintf(msg, sizeof(msg), "%s", o->arg ? o->arg : "");
+    for (j = 0; msg[j]; j++)
+        if (strchr("'[]:\\`$", msg[j]))
+            msg[j] = ' ';
+    if (o->arg == NULL)
+        a[0] = '\0';
+    else
+        snprintf(a, sizeof(a), ":%s:%s%s%s", msg, takes_file(o->arg) ? "_files" : v[0] ? "(" : " ", v,
+                 !takes_file(o->arg) && v[0] ? ")" : "");
+    for (k = 0; k < (o->short_name ? 2 : 1); k++) {
+        if (k)
+            fprintf(f, " \\\n        '-%c%s[%s]%s'", o->short_name, o->arg ? "+" : "", d, a);
+        else
+            fprintf(f, " \\\n        '--%s%s[%s]%s'", o->name, o->arg ? "=" : "", d, a);
+    }
+}
+
+static void zsh(FILE *f)
+{
+    size_t i, k;
+    struct opt_info o;
+    fprintf(f, "#compdef rafale rafale-mpi\n"
+               "# rafale completion for zsh: put it in a directory of $fpath as _rafale, or\n"
+               "# eval \"$(rafale completion zsh)\" after compinit. Generated from rafale's option table.\n"
+               "_rafale_operand() {\n"
+               "    _alternative 'subcommands:subcommand:(");
+    for (k = 1; k < NSUBS; k++)
+        fprintf(f, "%s%s", k > 1 ? " " : "", subs[k].name);
+    fprintf(f, ")' 'urls:URL:_urls'\n}\n\n"
+               "_rafale() {\n"
+               "    local sub= i\n"
+               "    for ((i = 2; i < CURRENT; i++)); do\n"
+               "        case ${words[i]} in\n"
+               "            ");
+    for (k = 1; k < NSUBS; k++)
+        fprintf(f, "%s%s", k > 1 ? "|" : "", subs[k].name);
+    fprintf(f, ") sub=${words[i]}; break ;;\n"
+               "        esac\n"
+               "    done\n"
+               "    # A subcommand's options follow it: _arguments sees it as the command.\n"
+               "    if [[ -n $sub ]]; then\n"
+               "        words=(\"rafale $sub\" \"${(@)words[i+1,-1]}\")\n"
+               "        (( CURRENT -= i - 1 ))\n"
+               "    fi\n"
+               "    case $sub in\n");
+    for (k = 0; k < NSUBS; k++) {
+        const char *w = subs[k].own;
+        fprintf(f, "        %s)\n            _arguments -s -S", subs[k].name[0] ? subs[k].name : "''");
+        if (subs[k].where)
+            for (i = 0; opt_each(i, &o); i++)
+                if (o.help && (o.where & subs[k].where))
+                    zspec(f, &o);
+        while (*w) {
+            size_t len = strcspn(w, " ");
+            if (strncmp(w, "--", 2) == 0)
+                fprintf(f, " \\\n        '%.*s=[%s]%s'", (int)len, w, strncmp(w, "--help", len) ? "write or read this file" :
+                        "this help", strncmp(w, "--help", len) ? ":FILE:_files" : "");
+            w += len + (w[len] == ' ');
+        }
+        if (k == 0)
+            fprintf(f, " \\\n        '*:URL or subcommand:_rafale_operand'");
+        else if (strcmp(subs[k].name, "sweep") == 0)
+            fprintf(f, " \\\n        '*:URL:_urls'");
+        else if (strcmp(subs[k].name, "compare") == 0)
+            fprintf(f, " \\\n        '*:plan file:_files'");
+        else if (strcmp(subs[k].name, "completion") == 0)
+            fprintf(f, " \\\n        '1:shell:(%s)'", subs[k].own);
+        else if (strcmp(subs[k].name, "serve") != 0 && strcmp(subs[k].name, "calibrate") != 0)
+            fprintf(f, " \\\n        '*:JSON file:_files'");
+        fprintf(f, " ;;\n");
+    }
+    fprintf(f, "    esac\n"
+               "}\n\n"
+               "# Autoloaded from $fpath, this file is the function's body; evaluated, it registers it.\n"
+               "if [[ $funcstack[1] == _rafale ]]; then\n"
+               "    _rafale \"$@\"\n"
+               "else\n"
+               "    compdef _rafale rafale rafale-mpi\n"
+               "fi\n");
+}
+
 int completion_write(FILE *f, const char *shell)
 {
     if (strcmp(shell, "bash") == 0) {
         bash(f);
     } else if (strcmp(shell, "zsh") == 0) {
-        /* zsh runs bash's completions through its bashcompinit. */
-        fprintf(f, "# rafale completion for zsh: eval \"$(rafale completion zsh)\"\n"
-                   "autoload -U +X compinit && compinit\n"
-                   "autoload -U +X bashcompinit && bashcompinit\n");
-        bash(f);
+        zsh(f);
     } else if (strcmp(shell, "fish") == 0) {
         fish(f);
     } else {

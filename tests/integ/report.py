@@ -559,9 +559,13 @@ def completion_from_the_option_table():
     os.makedirs(os.path.join(TMP, "cmpl"), exist_ok=True)
     open(os.path.join(TMP, "cmpl", "plan.targets"), "w").close()
     check(complete("--targets", "cmpl/pl") == ["cmpl/plan.targets"], "completion: files where an option takes one")
+    check(complete("-e", "cmpl/pl") == ["cmpl/plan.targets"], "completion: a short option's file")
+    # --order=se: bash breaks the word at '=' into '--order' '=' 'se'.
+    check(sorted(complete("--order", "=", "se")) == ["sequential", "session"] and
+          len(complete("--order", "=")) == 3, "completion: --opt=value (%s)" % complete("--order", "="))
     for shell in ("zsh", "fish"):
         p = subprocess.run([RAFALE, "completion", shell], capture_output=True, text=True, timeout=30)
-        check(p.returncode == 0 and ("bashcompinit" in p.stdout if shell == "zsh" else
+        check(p.returncode == 0 and (p.stdout.startswith("#compdef rafale") if shell == "zsh" else
                                      "complete -c rafale -n '__fish_seen_subcommand_from compare' -l repeat" in p.stdout),
               "completion: %s" % shell)
         if shutil.which(shell):
@@ -570,6 +574,45 @@ def completion_from_the_option_table():
                 fh.write(p.stdout)
             r = subprocess.run([shell, "-n", path], capture_output=True, text=True, timeout=30)
             check(r.returncode == 0, "completion: %s parses it (%s)" % (shell, r.stderr[:200]))
+            if shell == "fish":
+                def fcomplete(line):
+                    r = subprocess.run(["fish", "--no-config", "-c", "source %s; complete -C '%s'" % (path, line)],
+                                       capture_output=True, text=True, timeout=30)
+                    return sorted(x.split("\t")[0] for x in r.stdout.splitlines())
+                check(fcomplete("rafale --thr") == ["--threads"] and
+                      fcomplete("rafale http://127.0.0.1/ --thr") == ["--threads"],
+                      "completion: fish, before and after the URL (%s)" % fcomplete("rafale http://127.0.0.1/ --thr"))
+                c = fcomplete("rafale compare --")
+                check("--repeat" in c and "--check" not in c and fcomplete("rafale completion ") ==
+                      ["bash", "fish", "zsh"] and fcomplete("rafale report --ht") == ["--html"],
+                      "completion: fish, a subcommand's own (%s)" % c[:5])
+            else:
+                zdir = os.path.join(TMP, "zfunc")
+                os.makedirs(zdir, exist_ok=True)
+                with open(os.path.join(zdir, "_rafale"), "w") as fh:
+                    fh.write(p.stdout)
+                zsh_script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                          "zsh_complete.zsh")
+
+                def zcomplete(line):
+                    r = subprocess.run(["zsh", "-f", zsh_script, zdir, line], capture_output=True, text=True,
+                                       timeout=60)
+                    return r.stdout.split()
+                check(zcomplete("rafale --thr") == ["--threads"] and
+                      zcomplete("rafale http://127.0.0.1/ --thr") == ["--threads"],
+                      "completion: zsh from $fpath, rafale --thr (%s)" % zcomplete("rafale --thr"))
+                c = zcomplete("rafale compare --")
+                check("--repeat" in c and "--pin" in c and "--check" not in c,
+                      "completion: zsh, compare's options (%s)" % c[:6])
+                check(zcomplete("rafale --order ") == ["random", "sequential", "session"] and
+                      zcomplete("rafale serve --li") == ["--listen"] and
+                      zcomplete("rafale completion ") == ["bash", "fish", "zsh"],
+                      "completion: zsh, values and subcommands (%s)" % zcomplete("rafale --order "))
+                r = subprocess.run(["zsh", "-f", "-c", 'autoload -U compinit; compinit -u -D; source %s; '
+                                    'print $_comps[rafale]' % path], capture_output=True, text=True, timeout=30)
+                check(r.stdout.strip() == "_rafale", "completion: zsh, evaluated after compinit (%r)" % r.stdout)
+        else:
+            print("  (%s not installed: its completion not run)" % shell)
     p = subprocess.run([RAFALE, "completion", "tcsh"], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and one_line(p.stderr, "give bash, zsh or fish"), "completion: another shell, one line")
 
@@ -593,7 +636,7 @@ def deb_package_installs_and_runs():
         return
     files = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True).stdout
     for f in ("./usr/bin/rafale", "./usr/share/man/man1/rafale.1.gz", "./usr/share/bash-completion/completions/rafale",
-              "./usr/share/fish/vendor_completions.d/rafale.fish",
+              "./usr/share/fish/vendor_completions.d/rafale.fish", "./usr/share/zsh/vendor-completions/_rafale",
               "./usr/share/doc/rafale/copyright", "./usr/share/doc/rafale/README.md"):
         check(f in files, "deb: holds %s" % f)
     info = subprocess.run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends"], capture_output=True, text=True).stdout
