@@ -563,14 +563,18 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
     case I_CONNECT_TO:
     case I_RESOLVE: {
         struct host_map m;
-        const char *p1 = strchr(v, ':'), *p2 = p1 ? strchr(p1 + 1, ':') : NULL, *p3 = NULL, *to = p2 ? p2 + 1 : NULL;
+        /* HOST may be [IPv6], as in the URL: compared without its brackets. */
+        const char *h = v[0] == '[' ? v + 1 : v, *close = v[0] == '[' ? strchr(v, ']') : NULL;
+        const char *p1 = close ? (close[1] == ':' ? close + 1 : NULL) : v[0] == '[' ? NULL : strchr(v, ':');
+        const char *p2 = p1 ? strchr(p1 + 1, ':') : NULL, *p3 = NULL, *to = p2 ? p2 + 1 : NULL;
+        size_t hlen = p1 ? (size_t)((close ? close : p1) - h) : 0;
         char port[16];
         unsigned long n;
         char *end;
         memset(&m, 0, sizeof(m));
-        if (p2 == NULL || (size_t)(p1 - v) >= sizeof(m.host) || (size_t)(p2 - p1 - 1) >= sizeof(port))
+        if (p2 == NULL || hlen >= sizeof(m.host) || (size_t)(p2 - p1 - 1) >= sizeof(port))
             break;
-        memcpy(m.host, v, (size_t)(p1 - v));
+        memcpy(m.host, h, hlen);
         memcpy(port, p1 + 1, (size_t)(p2 - p1 - 1));
         port[p2 - p1 - 1] = '\0';
         n = strtoul(port, &end, 10);

@@ -854,13 +854,19 @@ def curls_connection_habits():
     r = rafale("-n", 3, "-c", 1, "--connect-to", "API.Example:80:127.0.0.1:%d" % srv.port, "http://api.example/x")
     r2 = rafale("-n", 3, "-c", 1, "--resolve", "api.example:%d:127.0.0.1" % srv.port,
                 "http://api.example:%d/y" % srv.port)
+    # An IPv6 URL host, bracketed as in the URL (the server listens on 127.0.0.1 only: only the map gets there).
+    r3 = rafale("-n", 2, "-c", 1, "--connect-to", "[::1]:%d:127.0.0.1:%d" % (srv.port, srv.port),
+                "http://[::1]:%d/z" % srv.port)
     srv.stop()
     hosts = [h.split("\r\nHost: ", 1)[1].split("\r\n")[0] for h in srv.heads]
     check(r.j["summary"]["requests"] == 3 and r2.j["summary"]["requests"] == 3 and
-          hosts == ["api.example"] * 3 + ["api.example:%d" % srv.port] * 3,
+          r3.j["summary"]["requests"] == 2 and r3.j["summary"]["errors"] == 0 and
+          hosts == ["api.example"] * 3 + ["api.example:%d" % srv.port] * 3 + ["[::1]:%d" % srv.port] * 2,
           "connect-to, resolve: the server got the URL's Host (%s)" % hosts)
     for args, want in ((["--key", "/etc/hostname"], "--key is the private key of a --cert: give --cert too"),
                        (["--connect-to", "a:b"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--connect-to", "[::1:80:a:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--connect-to", "[::1]80:a:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
                        (["--resolve", "a:80:"], "--resolve wants HOST:PORT:ADDRESS"),
                        (["--cert", "/nonexistent.pem"], "--cert: cannot read '/nonexistent.pem'")):
         p = run_raw(["-q", "-n", 1] + args + ["http://127.0.0.1:1/"])
