@@ -37,6 +37,35 @@ static void threads_interleave_evenly(void)
     CHECK(s[0].gap_ns == 1e9 * 3 / 300);
 }
 
+/* Due times come from each request's place in the sequence, not from a
+ * gap added again and again: -R 3000 on 2 threads has a gap of 666 666.67
+ * ns, and adding its truncation 4 500 times ran 3 us early, so a 3 s run
+ * sent 9 001 requests. No drift, at any rate: exactly rate x seconds fall
+ * before the end. */
+static void no_drift_over_a_run(void)
+{
+    static const double rates[] = { 3000, 7, 333333, 1e6 / 3 };
+    uint32_t r, k;
+    for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+        for (uint32_t nt = 1; nt <= 3; nt++) {
+            uint64_t secs = rates[r] < 100 ? 300 : 3, end = 5 + secs * 1000000000ULL, n = 0, last = 0;
+            for (k = 0; k < nt; k++) {
+                struct sched s;
+                uint64_t d;
+                sched_init(&s, 5, k, nt, rates[r], 0, NULL);
+                while ((d = sched_next(&s)) < end) {
+                    n++;
+                    if (d > last)
+                        last = d;
+                }
+            }
+            CHECK(n == (uint64_t)(rates[r] * (double)secs + 0.5));
+            /* The last one within a nanosecond of where it belongs. */
+            CHECK(fabs((double)(last - 5) - (double)(n - 1) * 1e9 / rates[r]) <= 1);
+        }
+    }
+}
+
 static void one_per_second_over_ten_connections(void)
 {
     /* -R 1 over 2 threads: one request a second in all, the threads taking turns. */
@@ -187,6 +216,7 @@ int main(void)
     T_RUN(ramp_integral_and_inverse);
     T_RUN(threads_share_a_ramp);
     T_RUN(threads_interleave_evenly);
+    T_RUN(no_drift_over_a_run);
     T_RUN(one_per_second_over_ten_connections);
     T_RUN(poisson_gaps);
     T_RUN(backlog_fifo);

@@ -24,8 +24,13 @@ void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, do
     }
     s->gap_ns = 1e9 * (double)nthreads / rate;
     s->step_ns = 1e9 / rate;
-    /* Thread id's first request is request id of the global schedule. */
-    s->next_due = schedule_add(t0, schedule_ns((double)id * 1e9 / rate));
+    /* Thread id's first request is request id of the global schedule; each
+     * due time is computed from its place u in it (rounded to the ns), so
+     * no truncation accumulates over a run. */
+    s->t0 = t0;
+    s->u = id;
+    s->du = nthreads;
+    s->next_due = schedule_add(t0, schedule_ns(s->u * s->step_ns + 0.5));
 }
 
 void sched_shift(struct sched *s, double frac, uint64_t salt)
@@ -40,9 +45,9 @@ void sched_shift(struct sched *s, double frac, uint64_t salt)
         s->next_due = t == UINT64_MAX ? UINT64_MAX : schedule_add(s->t0, t);
         return;
     }
-    /* One step of the sequence is gap_ns / nthreads; this thread's first is
-     * already id steps in. */
-    s->next_due = schedule_add(s->next_due, schedule_ns(frac * s->step_ns));
+    /* This thread's first is already id steps in. */
+    s->u += frac;
+    s->next_due = schedule_add(s->t0, schedule_ns(s->u * s->step_ns + 0.5));
 }
 
 /* An exponential gap of mean gap_ns: the arrivals of a Poisson process. */
@@ -69,6 +74,11 @@ uint64_t sched_next(struct sched *s)
         s->next_due = t == UINT64_MAX ? UINT64_MAX : schedule_add(s->t0, t);
         return due;
     }
-    s->next_due = schedule_add(s->next_due, s->poisson ? poisson_gap(s) : schedule_ns(s->gap_ns));
+    if (s->poisson) {
+        s->next_due = schedule_add(s->next_due, poisson_gap(s));
+    } else {
+        s->u += s->du;
+        s->next_due = schedule_add(s->t0, schedule_ns(s->u * s->step_ns + 0.5));
+    }
     return due;
 }

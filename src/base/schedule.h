@@ -53,8 +53,9 @@ struct sched {
     double step_ns;      /* one step of the whole sequence (all threads) */
     int poisson;
     uint64_t rng;        /* xorshift64* state */
-    /* With a ramp: this thread's place in the global sequence. */
-    const struct ramp *ramp;
+    const struct ramp *ramp; /* NULL: a constant rate */
+    /* This thread's place u in the global sequence (advancing du a
+     * request), from t0: each due time is computed, never summed. */
     uint64_t t0;
     double u, du;
 };
