@@ -745,7 +745,12 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
     if (out->ended > out->started)
         out->ended = out->started; /* published a moment apart */
     out->ntargets = pl->nurls < ENGINE_LIVE_TARGETS ? pl->nurls : ENGINE_LIVE_TARGETS + 1;
-    out->target_rate = pl->cfg->rate;
+    out->rate_mode = pl->cfg->rate > 0;
+    /* --stages: the rate of this moment of the ramp. */
+    out->target_rate = pl->ramped == 1 && pl->cfg->rate > 0 ? ramp_rate(&pl->ramp, now > pl->t0 ? now - pl->t0 : 0)
+                                                           : pl->cfg->rate;
+    if (now < pl->t_measure)
+        out->lag_s = 0, out->backlog = 0; /* the warm-up's figures are not the run's */
     out->elapsed_s = ((double)now - (double)pl->t_measure) / 1e9;
 }
 

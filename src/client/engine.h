@@ -27,7 +27,8 @@ struct engine_live {
     uint32_t ntargets;           /* of targets[] in use (the last: the others) */
     uint64_t started, ended;     /* in flight: started - ended */
     uint32_t open;               /* connections open */
-    double target_rate;          /* -R, 0 in a closed loop */
+    int rate_mode;               /* -R (or --stages of rates) */
+    double target_rate;          /* the schedule's rate now, 0 in a closed loop */
     /* -R: requests due and not yet sent (no free connection), and how late
      * the oldest of them is now: the schedule's lag (0 on time). */
     uint64_t backlog;

@@ -39,7 +39,8 @@ struct metrics {
     double *pt[PT__COUNT];
     uint32_t npts;
     uint64_t last_req, last_err, last_sec;
-    double last_cpu_s;
+    double last_t, last_cpu_s;
+    int srv_first;               /* the first point with a server sample, -1 none yet */
     char *final_html;
     size_t final_len;
     int done;
@@ -122,7 +123,7 @@ static void expose(struct metrics *m, FILE *f, int om)
                "rafale_in_flight %llu\n", (unsigned long long)(l->started - l->ended));
     fprintf(f, "# TYPE rafale_connections_open gauge\n# HELP rafale_connections_open Connections open.\n"
                "rafale_connections_open %u\n", l->open);
-    if (l->target_rate > 0) {
+    if (l->rate_mode) {
         fprintf(f, "# TYPE rafale_target_rate gauge\n# HELP rafale_target_rate The schedule's requests per second.\n"
                    "rafale_target_rate %.3f\n", l->target_rate);
         fprintf(f, "# TYPE rafale_schedule_lag_seconds gauge\n# HELP rafale_schedule_lag_seconds How late the oldest "
@@ -225,12 +226,14 @@ static void charts(struct metrics *m, FILE *f)
     struct svg_series s1 = { "completed", t, m->pt[PT_RPS], n };
     struct svg_series s2[2] = { { "p50", t, m->pt[PT_P50], n }, { "p99", t, m->pt[PT_P99], n } };
     struct svg_series s3[2] = { { "errors per second", t, m->pt[PT_ERR], n }, { "in flight", t, m->pt[PT_INFLIGHT], n } };
-    struct svg_series s4 = { "server CPU", t, m->pt[PT_SCPU], n };
-    struct svg_series s5 = { m->server.has_pss ? "server PSS" : "server RSS", t, m->pt[PT_SMEM], n };
+    /* The server's points from its first sample on: none made up before. */
+    int c0 = m->srv_first < 0 || m->srv_first > n ? n : m->srv_first, f0 = m->srv_first < 1 ? n : m->srv_first - 1;
+    struct svg_series s4 = { "server CPU", t + c0, m->pt[PT_SCPU] + c0, n - c0 };
+    struct svg_series s5 = { m->server.has_pss ? "server PSS" : "server RSS", t + f0, m->pt[PT_SMEM] + f0, n - f0 };
     svg_line_chart(f, "Throughput over time", &ax, &ay, &s1, 1);
     svg_line_chart(f, "Latency over time (the run so far)", &ax, &al, s2, 2);
     svg_line_chart(f, "Errors and requests in flight over time", &ax, &ae, s3, 2);
-    if (m->have_server) {
+    if (m->have_server && m->srv_first >= 0) {
         svg_line_chart(f, "Server CPU over time", &ax, &ac, &s4, 1);
         svg_line_chart(f, "Server memory over time", &ax, &am, &s5, 1);
     }
@@ -250,7 +253,7 @@ static void snapshot_json(struct metrics *m, FILE *f)
             l->elapsed_s > 0 ? l->elapsed_s : 0.0, (unsigned long long)done, (unsigned long long)errs,
             (unsigned long long)(l->started - l->ended), l->open, hist_percentile(&l->latency, 50) / 1e3,
             hist_percentile(&l->latency, 99) / 1e3, m->done ? "true" : "false");
-    if (l->target_rate > 0)
+    if (l->rate_mode)
         fprintf(f, ", \"target_rate\": %.3f, \"lag_s\": %.6f, \"backlog\": %llu", l->target_rate, l->lag_s,
                 (unsigned long long)l->backlog);
     if (m->have_server && m->server.ok) {
@@ -468,6 +471,7 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
             break;
         m->nlabels = i + 1;
     }
+    m->srv_first = -1;
     for (i = 0; i < PT__COUNT; i++)
         if ((m->pt[i] = calloc(SERIES_MAX, sizeof(double))) == NULL)
             break; /* no live charts: pt[PT__COUNT - 1] is NULL */
@@ -503,10 +507,10 @@ void metrics_publish(struct metrics *m, const struct engine_live *live, const st
     for (i = 0; i < ERR__COUNT; i++)
         errs += live->errors[i];
     if (live->elapsed_s >= 1 && (uint64_t)live->elapsed_s > m->last_sec && m->npts < SERIES_MAX && m->pt[PT__COUNT - 1]) {
-        double dt = live->elapsed_s - (double)m->last_sec, per = dt > 0 ? dt : 1;
+        /* Rates over the time since the last point (the first: since the
+         * start), not since its whole second. */
+        double dt = live->elapsed_s - m->last_t, per = dt > 0 ? dt : 1;
         uint32_t k = m->npts;
-        if (m->npts == 0 && m->last_req == 0)
-            per = live->elapsed_s; /* the first point: from the start */
         m->pt[PT_T][k] = live->elapsed_s;
         m->pt[PT_RPS][k] = (double)(req - m->last_req) / per;
         m->pt[PT_ERR][k] = (double)(errs - m->last_err) / per;
@@ -515,11 +519,16 @@ void metrics_publish(struct metrics *m, const struct engine_live *live, const st
         m->pt[PT_INFLIGHT][k] = (double)(live->started - live->ended);
         if (server && server->ok) {
             double cpu = server->cpu_s - m->last_cpu_s;
+            /* The first sample's CPU may cover more than this second: its
+             * share is drawn from the next point on. */
+            if (m->srv_first < 0)
+                m->srv_first = (int)k + 1;
             m->pt[PT_SCPU][k] = server->cpus > 0 && cpu > 0 ? 100 * cpu / per / server->cpus : 0;
             m->pt[PT_SMEM][k] = (double)(server->has_pss ? server->pss_bytes : server->rss_bytes) / 1048576.0;
             m->last_cpu_s = server->cpu_s;
         }
         m->npts++;
+        m->last_t = live->elapsed_s;
         m->last_sec = (uint64_t)live->elapsed_s;
         m->last_req = req;
         m->last_err = errs;

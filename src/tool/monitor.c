@@ -70,7 +70,9 @@ struct monitor {
     uint32_t ne;
     int32_t table[TABLE];    /* entry index + 1, 0 when free */
     uint32_t round;
-    uint64_t cg_cpu0;
+    uint64_t cg_cpu0;        /* usage_usec at the start, or 0 once the cgroup was made again */
+    uint64_t cg_prev;        /* usage_usec last read */
+    double cg_carried_s;     /* CPU counted in a cgroup of the same path that was removed */
     int cg_cpu_ok;
     long long thr0;          /* nr_throttled at the start, -1 unknown */
     double rss_sum, pss_sum;
@@ -377,9 +379,17 @@ static double cpu_so_far(struct monitor *m, int *exact)
     for (i = 0; i < m->ne; i++)
         ticks += m->e[i].last_ticks - m->e[i].base_ticks;
     *exact = 0;
-    if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0 && usec >= m->cg_cpu0) {
+    if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0) {
+        /* A count that went down is a new cgroup at the same path (a
+         * service restarted): what the old one counted is carried, so the
+         * figure only grows. */
+        if (usec < m->cg_prev || usec < m->cg_cpu0) {
+            m->cg_carried_s += (double)(m->cg_prev - m->cg_cpu0) / 1e6;
+            m->cg_cpu0 = 0;
+        }
+        m->cg_prev = usec;
         *exact = 1;
-        return (double)(usec - m->cg_cpu0) / 1e6;
+        return m->cg_carried_s + (double)(usec - m->cg_cpu0) / 1e6;
     }
     return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
@@ -454,6 +464,13 @@ static void sample(struct monitor *m, int want_smaps)
     }
     if (m->nps == 0) {
         m->r.gone = 1;
+        pthread_mutex_lock(&m->live_mu);
+        if (m->live.ok) {
+            /* Nothing left to watch: no process, no memory (its CPU stays). */
+            m->live.processes = 0;
+            m->live.rss_bytes = m->live.pss_bytes = 0;
+        }
+        pthread_mutex_unlock(&m->live_mu);
         return;
     }
     m->r.samples++;
@@ -487,11 +504,12 @@ static void sample(struct monitor *m, int want_smaps)
         double cpu = cpu_so_far(m, &exact);
         pthread_mutex_lock(&m->live_mu);
         m->live.ok = 1;
-        m->live.cpu_s = cpu;
+        if (cpu > m->live.cpu_s)
+            m->live.cpu_s = cpu; /* a counter: a cgroup gone a moment (its ticks instead) never lowers it */
         m->live.rss_bytes = rss;
         m->live.processes = m->nps;
-        if (m->live.cpus == 0)
-            m->live.cpus = limit_cpus(m);
+        if (m->live.cpus == 0 || want_smaps)
+            m->live.cpus = limit_cpus(m); /* once a second: cpu.max may change */
         if (want_smaps) {
             m->live.pss_bytes = pss;
             m->live.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
@@ -519,6 +537,7 @@ static void *monitor_main(void *arg)
         m->t0 = clock_ns();
         if (m->use_cg) {
             m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+            m->cg_prev = m->cg_cpu0;
             if (cgroup_throttled(&m->cg, &m->thr0) != 0)
                 m->thr0 = -1;
         }
@@ -566,6 +585,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         m->t0 = clock_ns();
         if (m->use_cg) {
             m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+            m->cg_prev = m->cg_cpu0;
             if (cgroup_throttled(&m->cg, &m->thr0) != 0)
                 m->thr0 = -1;
         }

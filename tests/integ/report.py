@@ -731,6 +731,91 @@ def metrics_of_the_schedule_and_the_server():
               (rss, pss))
     check("Server CPU over time" in svg and "Server memory over time" in svg and
           "Errors and requests in flight over time" in svg, "live page: the server's charts, errors and in flight")
+    # Errors at -R 100 against a closed port: each point of the live chart is 100 a second, its rate taken over
+    # the time since the point before (over a whole second more, the points drifted low).
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "-R", "100", "-d", "4.5s", "--metrics-listen",
+                            "127.0.0.1:%d" % port, "http://127.0.0.1:%d/" % free_port()],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    time.sleep(4)
+    svg = scrape(port, "/chart.svg")
+    run.communicate(timeout=60)
+    rates = [float(x) for x in re.findall(r"<title>errors per second: time \(s\) [0-9.]+, requests ([0-9.]+)</title>",
+                                          svg)]
+    check(len(rates) >= 3 and all(abs(r - 100) < 1.5 for r in rates[1:]),
+          "live page: errors per second at the schedule's rate (%s)" % rates)
+
+
+@test
+def metrics_of_a_server_that_goes():
+    # The watched server dies during the run: its processes and memory go to 0 at once (they stayed at their
+    # last values), its CPU stays.
+    fs = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                       "findings_server.py"), "busy", "--port", str(free_port())],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    addr = fs.stdout.readline().split()[-1]
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-R", "50", "-d", "3s", "--monitor", str(fs.pid),
+                            "--metrics-listen", "127.0.0.1:%d" % port, "http://%s/" % addr],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    time.sleep(1.2)
+    before = json.loads(scrape(port, "/snapshot.json"))
+    fs.kill()
+    fs.wait()
+    time.sleep(1)
+    after = json.loads(scrape(port, "/snapshot.json"))
+    run.communicate(timeout=60)
+    check(before["server"]["processes"] == 1 and before["server"]["rss_bytes"] > 0 and
+          after["server"]["processes"] == 0 and after["server"]["rss_bytes"] == 0 and
+          after["server"].get("pss_bytes", 0) == 0 and after["server"]["cpu_s"] >= before["server"]["cpu_s"],
+          "metrics: a server gone has no processes and no memory (%s, then %s)" % (before["server"], after["server"]))
+    # A cgroup removed and made again at the same path (a service restarted): its CPU counter starts again at 0;
+    # rafale's only grows (it fell to a few ms: Prometheus reads that as a reset).
+    root = cgroup2_root()
+    if root is None or not os.access(root, os.W_OK):
+        print("  (no writable cgroup2: the cgroup made again is not tested)")
+        return
+    cg = os.path.join(root, "rafale-it-cg-%d" % os.getpid())
+    os.makedirs(cg, exist_ok=True)
+    fport = free_port()
+    fs = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs && exec %s %s busy --port %d" %
+                           (cg, sys.executable, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                             "findings_server.py"), fport)],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        fs.stdout.readline()
+        port = free_port()
+        jp = os.path.join(TMP, "metrics-cg.json")
+        run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "3.5s", "--monitor-cgroup", cg, "--json", jp,
+                                "--metrics-listen", "127.0.0.1:%d" % port, "http://127.0.0.1:%d/" % fport],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_port(port)
+        time.sleep(1.8)
+        a = json.loads(scrape(port, "/snapshot.json"))["server"]["cpu_s"]
+        with open(os.path.join(root, "cgroup.procs"), "w") as fh:
+            fh.write(str(fs.pid))
+        os.rmdir(cg)
+        os.makedirs(cg)
+        with open(os.path.join(cg, "cgroup.procs"), "w") as fh:
+            fh.write(str(fs.pid))
+        time.sleep(0.6)
+        b = json.loads(scrape(port, "/snapshot.json"))["server"]["cpu_s"]
+        run.communicate(timeout=60)
+        final = json.load(open(jp))["server"]["cpu_s"]
+        check(a > 0.3 and b >= a and final >= b - 0.01,
+              "metrics: the CPU of a cgroup made again only grows (%.3f, then %.3f; final %.3f)" % (a, b, final))
+    finally:
+        fs.kill()
+        fs.wait()
+        try:
+            with open(os.path.join(root, "cgroup.procs"), "w") as fh:
+                fh.write(str(fs.pid))
+        except OSError:
+            pass
+        if os.path.isdir(cg):
+            os.rmdir(cg)
 
 
 @test
