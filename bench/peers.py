@@ -333,6 +333,11 @@ def main():
                 desc, conns, close, depth, tools = WORKLOADS[wl][:5]
                 pr = proto(wl)
                 for tool in tools:
+                    if tool.startswith("floor") and not os.path.exists(FLOOR if tool == "floor" else FLOOR + "_uring"):
+                        if rnd == 0:
+                            print("(%s: not built, left out: make build/floor%s)" % (tool, "" if tool == "floor"
+                                                                                    else "_uring"), flush=True)
+                        continue
                     before = nginx.count()
                     done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(tls=pr in ("tls", "h2"), h2=pr.startswith("h2")),
                                                                 conns, args.duration, close, depth, pr.startswith("h2"))
