@@ -27,6 +27,14 @@ static const struct {
 };
 #define NSUBS (sizeof(subs) / sizeof(subs[0]))
 
+/* The subcommands' names, sep between them. */
+static void sub_names(FILE *f, const char *sep)
+{
+    size_t k;
+    for (k = 1; k < NSUBS; k++)
+        fprintf(f, "%s%s", k > 1 ? sep : "", subs[k].name);
+}
+
 static int takes_file(const char *arg)
 {
     return arg && (strcmp(arg, "FILE") == 0 || strcmp(arg, "PATH") == 0 || strcmp(arg, "DIR") == 0);
@@ -100,8 +108,7 @@ static void bash(FILE *f)
                "        case ${COMP_WORDS[i]} in\n"
                "            -*) ;;\n");
     fprintf(f, "            ");
-    for (k = 1; k < NSUBS; k++)
-        fprintf(f, "%s%s", k > 1 ? "|" : "", subs[k].name);
+    sub_names(f, "|");
     fprintf(f, ") sub=${COMP_WORDS[i]}; break ;;\n"
                "        esac\n"
                "    done\n"
@@ -144,8 +151,7 @@ static void bash(FILE *f)
     fprintf(f, "    esac\n"
                "    if [[ -z $sub && $cur != -* ]]; then\n"
                "        COMPREPLY=( $(compgen -W \"");
-    for (k = 1; k < NSUBS; k++)
-        fprintf(f, "%s%s", k > 1 ? " " : "", subs[k].name);
+    sub_names(f, " ");
     fprintf(f, "\" -- \"$cur\") )\n"
                "        return\n"
                "    fi\n"
@@ -167,10 +173,9 @@ static void fish(FILE *f)
     char none[256];
     size_t n = 0;
     fprintf(f, "complete -c rafale -f -n '__fish_use_subcommand' -a '");
-    for (k = 1; k < NSUBS; k++) {
-        fprintf(f, "%s%s", k > 1 ? " " : "", subs[k].name);
+    sub_names(f, " ");
+    for (k = 1; k < NSUBS; k++)
         n += (size_t)snprintf(none + n, sizeof(none) - n, "%s%s", k > 1 ? " " : "", subs[k].name);
-    }
     fprintf(f, "'\n");
     /* The small subcommands' own words: flags taking a file, or values. */
     for (k = 1; k < NSUBS; k++) {
@@ -262,16 +267,14 @@ static void zsh(FILE *f)
                "# eval \"$(rafale completion zsh)\" after compinit. Generated from rafale's option table.\n"
                "_rafale_operand() {\n"
                "    _alternative 'subcommands:subcommand:(");
-    for (k = 1; k < NSUBS; k++)
-        fprintf(f, "%s%s", k > 1 ? " " : "", subs[k].name);
+    sub_names(f, " ");
     fprintf(f, ")' 'urls:URL:_urls'\n}\n\n"
                "_rafale() {\n"
                "    local sub= i\n"
                "    for ((i = 2; i < CURRENT; i++)); do\n"
                "        case ${words[i]} in\n"
                "            ");
-    for (k = 1; k < NSUBS; k++)
-        fprintf(f, "%s%s", k > 1 ? "|" : "", subs[k].name);
+    sub_names(f, "|");
     fprintf(f, ") sub=${words[i]}; break ;;\n"
                "        esac\n"
                "    done\n"
