@@ -346,13 +346,24 @@ static int read_wbytes(int pid, uint64_t *out)
     return 0;
 }
 
-/* The CPUs pid may run on, as a count, or 0. */
-static double affinity_cpus(int pid)
+/* The CPUs its processes may run on, as a count, or 0: the union of the
+ * affinities of those that ran while watched (workers pinned apart, as
+ * nginx's worker_cpu_affinity does, add up; an idle parent, a shell that
+ * waits, does not widen it), else of the root's. */
+static double affinity_cpus(struct monitor *m)
 {
-    cpu_set_t set;
-    if (pid <= 0 || sched_getaffinity(pid, sizeof(set), &set) != 0)
+    cpu_set_t all, one;
+    uint32_t i;
+    int any = 0, root = m->root ? m->root : m->nps ? m->ps[0].pid : 0;
+    CPU_ZERO(&all);
+    for (i = 0; i < m->ne; i++)
+        if (m->e[i].last_ticks > m->e[i].base_ticks && sched_getaffinity(m->e[i].pid, sizeof(one), &one) == 0) {
+            CPU_OR(&all, &all, &one);
+            any = 1;
+        }
+    if (!any && (root <= 0 || sched_getaffinity(root, sizeof(all), &all) != 0))
         return 0;
-    return CPU_COUNT(&set);
+    return CPU_COUNT(&all);
 }
 
 /* The CPUs it may use: the least of its affinity, its cgroup's cpu.max and
@@ -360,7 +371,7 @@ static double affinity_cpus(int pid)
 static double limit_cpus(struct monitor *m)
 {
     double online = (double)sysconf(_SC_NPROCESSORS_ONLN), aff, q, cpus;
-    aff = affinity_cpus(m->root ? m->root : m->nps ? m->ps[0].pid : 0);
+    aff = affinity_cpus(m);
     q = m->use_cg ? cgroup_cpu_max(&m->cg) : 0;
     cpus = online > 0 ? online : 0;
     if (aff > 0 && (cpus == 0 || aff < cpus))

@@ -39,8 +39,9 @@ struct monitor_result {
     uint32_t processes;       /* most seen at once */
     uint32_t threads;         /* most seen at once */
     uint32_t samples;
-    /* The CPUs it may use: its affinity, its cgroup's cpu.max, the CPUs
-     * online, the least of them (0 unknown). */
+    /* The CPUs it may use: its affinity (the union of its processes' that
+     * ran), its cgroup's cpu.max, the CPUs online, the least of them (0
+     * unknown). */
     double cpus;
     /* Bytes its processes caused to be written to storage (/proc/PID/io
      * write_bytes) while watched; has_io: some of it was readable. */

@@ -174,6 +174,24 @@ def findings_server_cpu_bound():
               % f["evidence"])
     check(j["server"]["cpus"] == 1, "server cpu: the monitor read its affinity (1 CPU)")
     check(finding(j, "client_cpu_bound") is None, "server cpu: rafale was not the limit")
+    # Watched through a shell that started it and waits (not exec'd): the CPUs it may use are those of the
+    # processes that ran, the pinned server's one, not the idle shell's (it read every CPU, and found nothing).
+    if len(os.sched_getaffinity(0)) > 1:
+        port = free_port()
+        sh = subprocess.Popen(["sh", "-c", "'%s' '%s' busy --port %d; true" % (sys.executable, FSERVER, port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_port(port)
+            r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", sh.pid, "http://127.0.0.1:%d/" % port)
+            check(r.j["server"]["processes"] == 2 and r.j["server"]["cpus"] == 1 and
+                  finding(r.j, "server_cpu_bound") is not None,
+                  "server cpu: through a waiting shell, the server's 1 CPU (%s, %s)" %
+                  ({k: r.j["server"][k] for k in ("processes", "cpus", "cpu_s")}, ids(r.j)))
+        finally:
+            for pid in subprocess.run(["pgrep", "-P", str(sh.pid)], capture_output=True, text=True).stdout.split():
+                os.kill(int(pid), signal.SIGKILL)
+            sh.kill()
+            sh.wait()
 
 
 @test
