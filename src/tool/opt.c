@@ -519,6 +519,65 @@ static int set_sources(struct config *cfg, const char *v, const char *shown, cha
     return 0;
 }
 
+/* One host of a --connect-to/--resolve spec, up to the next ':' (or the
+ * end when last): a name or address, or [IPv6] as a URL writes it, kept
+ * without its brackets. A bracket anywhere else, or [], is refused.
+ * Returns 0 and moves *s past it, or -1. */
+static int take_host(const char **s, int last, char *out, size_t len)
+{
+    const char *b = *s, *e;
+    size_t n;
+    if (*b == '[') {
+        e = strchr(b, ']');
+        if (e == NULL || e == b + 1 || (e[1] != ':' && !(last && e[1] == '\0')))
+            return -1;
+        b++;
+        *s = e + 1;
+    } else {
+        e = last ? b + strlen(b) : strchr(b, ':');
+        if (e == NULL)
+            return -1;
+        *s = e;
+    }
+    n = (size_t)(e - b);
+    if (n >= len || memchr(b, '[', n) || memchr(b, ']', n))
+        return -1;
+    memcpy(out, b, n);
+    out[n] = '\0';
+    return 0;
+}
+
+/* A port of decimal digits only (none: 0), up to the next ':' or the end.
+ * Returns 0 and moves *s past it, or -1. */
+static int take_port(const char **s, uint16_t *port)
+{
+    unsigned long n = 0;
+    const char *p = *s;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((n = n * 10 + (unsigned long)(*p - '0')) > 65535)
+            return -1;
+    if (*p != ':' && *p != '\0')
+        return -1;
+    *port = (uint16_t)n;
+    *s = p;
+    return 0;
+}
+
+/* curl's --connect-to HOST:PORT:HOST2:PORT2 (HOST or PORT empty: any;
+ * HOST2 or PORT2 empty: the same) and --resolve HOST:PORT:ADDRESS. */
+static int host_map_parse(const char *v, int connect_to, struct host_map *m)
+{
+    memset(m, 0, sizeof(*m));
+    if (take_host(&v, 0, m->host, sizeof(m->host)) != 0 || *v++ != ':' || take_port(&v, &m->port) != 0 ||
+        *v++ != ':')
+        return -1;
+    if (!connect_to)
+        return m->host[0] && m->port && take_host(&v, 1, m->to, sizeof(m->to)) == 0 && m->to[0] ? 0 : -1;
+    if (take_host(&v, 0, m->to, sizeof(m->to)) != 0 || *v++ != ':' || take_port(&v, &m->to_port) != 0 || *v)
+        return -1;
+    return 0;
+}
+
 static int set_custom(const struct opt_def *o, const struct opt_dst *d, const char *v, const char *shown, char *err,
                       size_t errlen)
 {
@@ -563,44 +622,8 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
     case I_CONNECT_TO:
     case I_RESOLVE: {
         struct host_map m;
-        /* HOST may be [IPv6], as in the URL: compared without its brackets. */
-        const char *h = v[0] == '[' ? v + 1 : v, *close = v[0] == '[' ? strchr(v, ']') : NULL;
-        const char *p1 = close ? (close[1] == ':' ? close + 1 : NULL) : v[0] == '[' ? NULL : strchr(v, ':');
-        const char *p2 = p1 ? strchr(p1 + 1, ':') : NULL, *p3 = NULL, *to = p2 ? p2 + 1 : NULL;
-        size_t hlen = p1 ? (size_t)((close ? close : p1) - h) : 0;
-        char port[16];
-        unsigned long n;
-        char *end;
-        memset(&m, 0, sizeof(m));
-        if (p2 == NULL || hlen >= sizeof(m.host) || (size_t)(p2 - p1 - 1) >= sizeof(port))
+        if (host_map_parse(v, o->id == I_CONNECT_TO, &m) != 0)
             break;
-        memcpy(m.host, h, hlen);
-        memcpy(port, p1 + 1, (size_t)(p2 - p1 - 1));
-        port[p2 - p1 - 1] = '\0';
-        n = strtoul(port, &end, 10);
-        if (*end || n > 65535 || (o->id == I_RESOLVE && (port[0] == '\0' || n == 0)))
-            break;
-        m.port = (uint16_t)n;
-        if (o->id == I_CONNECT_TO) {
-            /* HOST2 may be [IPv6]; its port follows the last colon. */
-            p3 = to[0] == '[' ? strchr(to, ']') : NULL;
-            p3 = strchr(p3 ? p3 : to, ':');
-            if (p3 == NULL)
-                break;
-            n = strtoul(p3 + 1, &end, 10);
-            if (*end || n > 65535)
-                break;
-            m.to_port = (uint16_t)n;
-        } else {
-            p3 = to + strlen(to);
-        }
-        if (to[0] == '[' && p3 > to + 1 && p3[-1] == ']') {
-            to++;
-            p3--;
-        }
-        if ((size_t)(p3 - to) >= sizeof(m.to) || (o->id == I_RESOLVE && p3 == to))
-            break;
-        memcpy(m.to, to, (size_t)(p3 - to));
         if (o->id == I_CONNECT_TO ? cfg->nconnect_to == HOST_MAP_MAX : cfg->nresolve == HOST_MAP_MAX)
             return err_set(err, errlen, NULL, "%s: at most %d of them", shown, HOST_MAP_MAX);
         if (o->id == I_CONNECT_TO)

@@ -867,6 +867,12 @@ def curls_connection_habits():
                        (["--connect-to", "a:b"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
                        (["--connect-to", "[::1:80:a:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
                        (["--connect-to", "[::1]80:a:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--connect-to", "[]:80:a:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--connect-to", "h:80:[x:81"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--connect-to", "h:80:]:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--connect-to", "h:+80:a:1"], "--connect-to wants HOST:PORT:HOST2:PORT2"),
+                       (["--resolve", "[]:80:127.0.0.1"], "--resolve wants HOST:PORT:ADDRESS"),
+                       (["--resolve", "h:80:[::2"], "--resolve wants HOST:PORT:ADDRESS"),
                        (["--resolve", "a:80:"], "--resolve wants HOST:PORT:ADDRESS"),
                        (["--cert", "/nonexistent.pem"], "--cert: cannot read '/nonexistent.pem'")):
         p = run_raw(["-q", "-n", 1] + args + ["http://127.0.0.1:1/"])
