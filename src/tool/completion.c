@@ -9,23 +9,46 @@
 #include <string.h>
 
 /* Subcommands whose options are the table's, and those with a few flags of
- * their own. */
+ * their own ("--name" a switch, "--name=ARG" one taking a value, always as
+ * the next word: these parse their arguments themselves; FILE a file) and
+ * the words their operand is one of. */
 static const struct {
     const char *name;
     unsigned where;
     const char *own;
+    const char *words;
 } subs[] = {
-    { "", OPT_RUN, "" },
-    { "sweep", OPT_SWEEP, "" },
-    { "serve", OPT_SERVE, "" },
-    { "compare", OPT_COMPARE, "" },
-    { "report", 0, "--html" },
-    { "merge", 0, "--json --html" },
-    { "diff", 0, "--threshold --json --html" },
-    { "calibrate", 0, "--json --help" },
-    { "completion", 0, "bash zsh fish" },
+    { "", OPT_RUN, "", "" },
+    { "sweep", OPT_SWEEP, "", "" },
+    { "serve", OPT_SERVE, "", "" },
+    { "compare", OPT_COMPARE, "", "" },
+    { "report", 0, "--html=FILE", "" },
+    { "merge", 0, "--json=FILE --html=FILE", "" },
+    { "diff", 0, "--threshold=PCT --json=FILE --html=FILE", "" },
+    { "calibrate", 0, "--json=FILE --help", "" },
+    { "completion", 0, "", "bash zsh fish" },
 };
 #define NSUBS (sizeof(subs) / sizeof(subs[0]))
+
+/* The next of a subcommand's own flags from *w: its name (without "--")
+ * and its value's placeholder ("" for a switch). Returns 0 at the end. */
+static int own_next(const char **w, char *name, size_t nlen, char *arg, size_t alen)
+{
+    size_t len = strcspn(*w, " "), eq;
+    if (len == 0)
+        return 0;
+    eq = strcspn(*w, "= ");
+    snprintf(name, nlen, "%.*s", (int)(eq - 2), *w + 2);
+    snprintf(arg, alen, "%.*s", eq < len ? (int)(len - eq - 1) : 0, eq < len ? *w + eq + 1 : "");
+    *w += len + ((*w)[len] == ' ');
+    return 1;
+}
+
+/* Repeatable options (-H, --check, --connect-to ...) say so in their help. */
+static int repeatable(const struct opt_info *o)
+{
+    return o->help && strstr(o->help, "repeatable") != NULL;
+}
 
 /* The subcommands' names, sep between them. */
 static void sub_names(FILE *f, const char *sep)
@@ -67,7 +90,9 @@ static void values(const struct opt_info *o, char *out, size_t len)
         return;
     while (*s) {
         const char *b = s;
-        while (islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-')
+        /* Words of lower-case letters, digits and '-', or a version such as 1.2. */
+        while (islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-' ||
+               (*s == '.' && s > b && isdigit((unsigned char)s[-1]) && isdigit((unsigned char)s[1])))
             s++;
         if (s == b || n + (size_t)(s - b) + 2 >= len) {
             out[0] = '\0';
@@ -127,26 +152,36 @@ static void bash(FILE *f)
         if (seen)
             continue;
         values(&o, v, sizeof(v));
-        if (!takes_file(o.arg) && !v[0])
-            continue;
         fprintf(f, "        --%s", o.name);
         if (o.short_name)
             fprintf(f, "|-%c", o.short_name);
         if (takes_file(o.arg))
             fprintf(f, ") COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n");
-        else
+        else if (v[0])
             fprintf(f, ") COMPREPLY=( $(compgen -W \"%s\" -- \"$cur\") ); return ;;\n", v);
+        else
+            fprintf(f, ") return ;;\n"); /* a number, a duration, a header: nothing to offer */
     }
-    fprintf(f, "        --threshold) return ;;\n"
-               "    esac\n"
+    for (k = 1; k < NSUBS; k++) {
+        const char *w = subs[k].own;
+        char name[32], arg[16];
+        while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
+            if (arg[0] && !takes_file(arg))
+                fprintf(f, "        --%s) return ;;\n", name);
+    }
+    fprintf(f, "    esac\n"
                "    case $sub in\n");
     for (k = 0; k < NSUBS; k++) {
+        const char *w = subs[k].own;
+        char name[32], arg[16];
         fprintf(f, "        %s) opts=\"", subs[k].name[0] ? subs[k].name : "''");
         if (subs[k].where)
             for (i = 0; opt_each(i, &o); i++)
                 if (o.help && (o.where & subs[k].where))
                     fprintf(f, "--%s ", o.name);
-        fprintf(f, "%s\" ;;\n", subs[k].own);
+        while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
+            fprintf(f, "--%s ", name);
+        fprintf(f, "%s\" ;;\n", subs[k].words);
     }
     fprintf(f, "    esac\n"
                "    if [[ -z $sub && $cur != -* ]]; then\n"
@@ -172,6 +207,7 @@ static void fish(FILE *f)
                "# Generated from rafale's option table.\n");
     char none[256];
     size_t n = 0;
+    fprintf(f, "complete -c rafale-mpi --wraps rafale\n");
     fprintf(f, "complete -c rafale -f -n '__fish_use_subcommand' -a '");
     sub_names(f, " ");
     for (k = 1; k < NSUBS; k++)
@@ -180,16 +216,13 @@ static void fish(FILE *f)
     /* The small subcommands' own words: flags taking a file, or values. */
     for (k = 1; k < NSUBS; k++) {
         const char *w = subs[k].own;
-        while (*w) {
-            size_t len = strcspn(w, " ");
-            if (strncmp(w, "--", 2) == 0 && strncmp(w, "--help", len) != 0)
-                fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %.*s -r -F\n", subs[k].name,
-                        (int)len - 2, w + 2);
-            else if (strncmp(w, "--", 2) != 0)
-                fprintf(f, "complete -c rafale -f -n '__fish_seen_subcommand_from %s' -a '%.*s'\n", subs[k].name,
-                        (int)len, w);
-            w += len + (w[len] == ' ');
-        }
+        char name[32], arg[16];
+        while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
+            fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %s%s\n", subs[k].name, name,
+                    !arg[0] ? "" : takes_file(arg) ? " -r -F" : " -x");
+        if (subs[k].words[0])
+            fprintf(f, "complete -c rafale -f -n '__fish_seen_subcommand_from %s' -a '%s'\n", subs[k].name,
+                    subs[k].words);
     }
     for (k = 0; k < NSUBS; k++) {
         if (!subs[k].where)
@@ -212,7 +245,7 @@ static void fish(FILE *f)
             if (o.short_name)
                 fprintf(f, " -s %c", o.short_name);
             if (o.arg)
-                fprintf(f, takes_file(o.arg) ? " -r -F" : " -r");
+                fprintf(f, takes_file(o.arg) ? " -r -F" : " -x"); /* -x: its value, not a file */
             if (v[0])
                 fprintf(f, " -a '%s'", v);
             fprintf(f, " -d '%s'\n", d);
@@ -251,10 +284,11 @@ static void zspec(FILE *f, const struct opt_info *o)
         snprintf(a, sizeof(a), ":%s:%s%s%s", msg, takes_file(o->arg) ? "_files" : v[0] ? "(" : " ", v,
                  !takes_file(o->arg) && v[0] ? ")" : "");
     for (k = 0; k < (o->short_name ? 2 : 1); k++) {
+        /* '*': may be given again (it was not offered a second time). */
         if (k)
-            fprintf(f, " \\\n        '-%c%s[%s]%s'", o->short_name, o->arg ? "+" : "", d, a);
+            fprintf(f, " \\\n        '%s-%c%s[%s]%s'", repeatable(o) ? "*" : "", o->short_name, o->arg ? "+" : "", d, a);
         else
-            fprintf(f, " \\\n        '--%s%s[%s]%s'", o->name, o->arg ? "=" : "", d, a);
+            fprintf(f, " \\\n        '%s--%s%s[%s]%s'", repeatable(o) ? "*" : "", o->name, o->arg ? "=" : "", d, a);
     }
 }
 
@@ -291,12 +325,13 @@ static void zsh(FILE *f)
             for (i = 0; opt_each(i, &o); i++)
                 if (o.help && (o.where & subs[k].where))
                     zspec(f, &o);
-        while (*w) {
-            size_t len = strcspn(w, " ");
-            if (strncmp(w, "--", 2) == 0)
-                fprintf(f, " \\\n        '%.*s=[%s]%s'", (int)len, w, strncmp(w, "--help", len) ? "write or read this file" :
-                        "this help", strncmp(w, "--help", len) ? ":FILE:_files" : "");
-            w += len + (w[len] == ' ');
+        {
+            char name[32], arg[16];
+            /* Their value is always the next word: no '='. */
+            while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
+                fprintf(f, " \\\n        '--%s[%s]%s%s%s'", name, !arg[0] ? "this help" : takes_file(arg) ?
+                        "write or read this file" : "the threshold", arg[0] ? ":" : "", arg,
+                        !arg[0] ? "" : takes_file(arg) ? ":_files" : ": ");
         }
         if (k == 0)
             fprintf(f, " \\\n        '*:URL or subcommand:_rafale_operand'");
@@ -305,7 +340,7 @@ static void zsh(FILE *f)
         else if (strcmp(subs[k].name, "compare") == 0)
             fprintf(f, " \\\n        '*:plan file:_files'");
         else if (strcmp(subs[k].name, "completion") == 0)
-            fprintf(f, " \\\n        '1:shell:(%s)'", subs[k].own);
+            fprintf(f, " \\\n        '1:shell:(%s)'", subs[k].words);
         else if (strcmp(subs[k].name, "serve") != 0 && strcmp(subs[k].name, "calibrate") != 0)
             fprintf(f, " \\\n        '*:JSON file:_files'");
         fprintf(f, " ;;\n");

@@ -340,7 +340,8 @@ int opt_each(size_t i, struct opt_info *out)
     out->name = table[i].name;
     out->short_name = table[i].short_name;
     out->where = table[i].where;
-    out->arg = table[i].kind == K_FLAG ? NULL : table[i].arg ? table[i].arg : "VALUE";
+    /* As getopt_long is told: no placeholder, no value (--help, --version). */
+    out->arg = table[i].kind == K_FLAG ? NULL : table[i].arg;
     out->wants = table[i].wants;
     out->help = table[i].help;
     return 1;

@@ -563,6 +563,11 @@ def completion_from_the_option_table():
     # --order=se: bash breaks the word at '=' into '--order' '=' 'se'.
     check(sorted(complete("--order", "=", "se")) == ["sequential", "session"] and
           len(complete("--order", "=")) == 3, "completion: --opt=value (%s)" % complete("--order", "="))
+    # A value with no words to offer (a number, a duration, a percentage) gets nothing: not the subcommands, not
+    # files (-c sweep, --duration=sweep); a version is a word.
+    check(complete("-c", "") == [] and complete("--duration", "=", "") == [] and complete("serve", "-t", "") == [] and
+          complete("diff", "--threshold", "") == [] and complete("--tls-version", "") == ["1.2", "1.3"],
+          "completion: a free value gets nothing (%s)" % complete("-c", ""))
     for shell in ("zsh", "fish"):
         p = subprocess.run([RAFALE, "completion", shell], capture_output=True, text=True, timeout=30)
         check(p.returncode == 0 and (p.stdout.startswith("#compdef rafale") if shell == "zsh" else
@@ -582,6 +587,9 @@ def completion_from_the_option_table():
                 check(fcomplete("rafale --thr") == ["--threads"] and
                       fcomplete("rafale http://127.0.0.1/ --thr") == ["--threads"],
                       "completion: fish, before and after the URL (%s)" % fcomplete("rafale http://127.0.0.1/ --thr"))
+                check(fcomplete("rafale --arrival ") == ["poisson", "uniform"] and fcomplete("rafale -c ") == [] and
+                      fcomplete("rafale --hel") == ["--help"] and fcomplete("rafale-mpi --thr") == ["--threads"],
+                      "completion: fish, values without files, rafale-mpi (%s)" % fcomplete("rafale --arrival "))
                 c = fcomplete("rafale compare --")
                 check("--repeat" in c and "--check" not in c and fcomplete("rafale completion ") ==
                       ["bash", "fish", "zsh"] and fcomplete("rafale report --ht") == ["--html"],
@@ -608,6 +616,15 @@ def completion_from_the_option_table():
                       zcomplete("rafale serve --li") == ["--listen"] and
                       zcomplete("rafale completion ") == ["bash", "fish", "zsh"],
                       "completion: zsh, values and subcommands (%s)" % zcomplete("rafale --order "))
+                # Repeatable options again; switches are switches (--help took a value, and hid what followed);
+                # the small subcommands take their value as the next word (--html=x was refused).
+                check(zcomplete("rafale -H 'a: b' --hea") == ["--header"] and
+                      "--connect-to" in zcomplete("rafale --connect-to a:1:b:2 --conn") and
+                      zcomplete("rafale --version --thr") == ["--threads"] and
+                      zcomplete("rafale --tls-version ") == ["1.2", "1.3"] and
+                      "'--help[" in p.stdout and "'--help=" not in p.stdout and
+                      "'--html[write or read this file]:FILE:_files'" in p.stdout,
+                      "completion: zsh, repeatable options, switches, own flags")
                 r = subprocess.run(["zsh", "-f", "-c", 'autoload -U compinit; compinit -u -D; source %s; '
                                     'print $_comps[rafale]' % path], capture_output=True, text=True, timeout=30)
                 check(r.stdout.strip() == "_rafale", "completion: zsh, evaluated after compinit (%r)" % r.stdout)
