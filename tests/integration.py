@@ -44,6 +44,7 @@ def main():
             t()
         except Exception as e:  # a crashing test is a failed test, and the rest still run
             common.check(False, "%s raised %r" % (t.__name__, e))
+        common.stop_leftover_serves()  # a test that raised half-way leaves no server running
         print("%-45s %s (%.1fs)" % (t.__name__, "ok" if common.FAILED == before else "FAILED",
                                     time.monotonic() - t0), flush=True)
     print("%s: %d passed, %d failed" % (name, common.PASSED, common.FAILED))

@@ -87,6 +87,17 @@ def check(cond, what):
     return cond
 
 
+# The `rafale serve` instances not stopped yet: the runner stops those a test left (one that raised half-way).
+RUNNING_SERVES = []
+
+
+def stop_leftover_serves():
+    for s in list(RUNNING_SERVES):
+        s.p.kill()
+        s.p.wait(timeout=20)
+        RUNNING_SERVES.remove(s)
+
+
 class Serve:
     """A `rafale serve` instance on a free port; stop() returns its counts."""
 
@@ -106,7 +117,10 @@ class Serve:
                 break
             time.sleep(0.02)
         if self.addr is None:
+            self.p.kill()
+            self.p.wait(timeout=20)
             raise RuntimeError("rafale serve did not start")
+        RUNNING_SERVES.append(self)
 
     def url(self, path="/"):
         return "http://%s%s" % (self.addr, path)
@@ -118,6 +132,8 @@ class Serve:
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         self.p.wait(timeout=20)
+        if self in RUNNING_SERVES:
+            RUNNING_SERVES.remove(self)
         self.err.seek(0)
         text = self.err.read()
         check("Sanitizer" not in text and "runtime error" not in text, "rafale serve ran clean:\n" + text[:3000])
