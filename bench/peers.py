@@ -268,6 +268,15 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def rafale_row(rows, rnd, workload, name, done, errs, wall, cpu, rss):
+    """A row of one of rafale's own variants (targets, api), not counted against nginx, and its progress line."""
+    rows.append(dict(round=rnd, workload=workload, tool=name, completed=done, nginx_count=None, wall_s=wall,
+                     rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done, rss_kb=rss, errors=errs,
+                     all_connected_s=None))
+    print("round %d %-24s %-13s %8.0f req/s %6.2f us/req cpu" % (rnd + 1, workload, name, done / wall,
+                                                               cpu * 1e6 / done), file=sys.stderr, flush=True)
+
+
 def emit_workload(emit, rows, wl, refname):
     """One table row per tool: medians, and ratios to refname computed round by round."""
     desc, conns, close, depth, tools = WORKLOADS[wl][:5]
@@ -377,12 +386,7 @@ def main():
                 plain = [base + "?id=1", base + "?r=500", base + "?u=5b1f0c1e-8f7a-4d2b-9c3e-1a2b3c4d5e6f"]
                 for name, extra in (("plain URLs", plain), ("targets file", ["--targets", tf])):
                     done, errs, wall, cpu, rss, j = run_rafale(None, 50, args.duration, extra=extra)
-                    rows.append(dict(round=rnd, workload="targets", tool=name, completed=done, nginx_count=None,
-                                     wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
-                                     rss_kb=rss, errors=errs, all_connected_s=None))
-                    print("round %d %-24s %-13s %8.0f req/s %6.2f us/req cpu" % (rnd + 1, "targets", name, done / wall,
-                                                                               cpu * 1e6 / done),
-                          file=sys.stderr, flush=True)
+                    rafale_row(rows, rnd, "targets", name, done, errs, wall, cpu, rss)
 
             if do_api:
                 # The cost of checks (issue 23): none, a status check, a JSON path on a 1 KiB body.
@@ -391,12 +395,7 @@ def main():
                                     ("log every request", ["--log", os.path.join(TMP, "req.jsonl")])):
                     done, errs, wall, cpu, rss, j = run_rafale(nginx.url("/api.json"), 50, args.duration, extra=extra)
                     errs += j["summary"].get("checks_failed", 0)
-                    rows.append(dict(round=rnd, workload="api", tool=name, completed=done, nginx_count=None,
-                                     wall_s=wall, rps=done / wall, cpu_s=cpu, cpu_us_per_req=cpu * 1e6 / done,
-                                     rss_kb=rss, errors=errs, all_connected_s=None))
-                    print("round %d %-24s %-13s %8.0f req/s %6.2f us/req cpu" % (rnd + 1, "api", name, done / wall,
-                                                                               cpu * 1e6 / done),
-                          file=sys.stderr, flush=True)
+                    rafale_row(rows, rnd, "api", name, done, errs, wall, cpu, rss)
 
         with open(raw, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))

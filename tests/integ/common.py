@@ -620,6 +620,40 @@ def serve_pids(marker):
 PREFORK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "prefork_server.py")
 
 
+FSERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+
+
+class FServer:
+    """tests/findings_server.py MODE on a free port."""
+
+    def __init__(self, mode, *args):
+        self.port = free_port()
+        self.p = subprocess.Popen([sys.executable, FSERVER, mode, "--port", str(self.port)] + list(args),
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.p.stdout.readline()
+        if not line.startswith("listening on"):
+            raise RuntimeError("findings server %s did not start" % mode)
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait(timeout=10)
+
+
+def scratch_cgroup(name, what):
+    """A cgroup of this test run's own under the cgroup2 root: (root, path), or (None, None), saying what is not
+    tested, when there is no writable cgroup2."""
+    root = cgroup2_root()
+    if root is None or not os.access(root, os.W_OK):
+        print("  (no writable cgroup2: %s not tested)" % what)
+        return None, None
+    cg = os.path.join(root, "%s-%d" % (name, os.getpid()))
+    os.makedirs(cg, exist_ok=True)
+    return root, cg
+
+
 def cgroup2_root():
     for line in open("/proc/self/mountinfo"):
         if " - cgroup2 " in line:

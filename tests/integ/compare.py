@@ -174,12 +174,9 @@ def monitor_pss_of_a_prefork_server():
 
 @test
 def monitor_a_cgroup():
-    root = cgroup2_root()
-    if root is None or not os.access(root, os.W_OK):
-        print("  (no writable cgroup2: --monitor-cgroup not tested)")
+    _, cg = scratch_cgroup("rafale-it", "--monitor-cgroup")
+    if cg is None:
         return
-    cg = os.path.join(root, "rafale-it-%d" % os.getpid())
-    os.makedirs(cg, exist_ok=True)
     port = free_port()
     # The server joins the cgroup before it starts, then leaves its parent's tree (setsid, daemonized).
     p = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs && exec %s %s --port %d --daemonize --workers 3" %
@@ -398,7 +395,7 @@ def compare_page(path, cells):
 
 @test
 def compare_verdicts_with_intervals():
-    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    fs = FSERVER
     ports = [free_port() for _ in range(3)]
 
     def plan(order):
@@ -441,7 +438,7 @@ def compare_verdicts_with_intervals():
 
 @test
 def compare_checks_the_servers_answer_alike():
-    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    fs = FSERVER
     ports = [free_port() for _ in range(3)]
 
     def run(same, statuses):
@@ -481,7 +478,7 @@ def compare_checks_the_servers_answer_alike():
 
 @test
 def compare_repeat_auto():
-    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    fs = FSERVER
     ports = [free_port() for _ in range(2)]
 
     def run(args, extra="max-repeat = 6\nduration = 300ms"):
@@ -531,7 +528,7 @@ def compare_repeat_auto():
 
 @test
 def diff_of_two_compares():
-    fs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
+    fs = FSERVER
     outs = {}
     for tag, ms in (("before", 5), ("after", 10)):
         port = free_port()

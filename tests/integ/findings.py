@@ -3,28 +3,6 @@ with the evidence checked against what the test counts itself; healthy runs agai
 stay silent (no warning)."""
 from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
 
-FSERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings_server.py")
-
-
-class FServer:
-    """tests/findings_server.py MODE on a free port."""
-
-    def __init__(self, mode, *args):
-        self.port = free_port()
-        self.p = subprocess.Popen([sys.executable, FSERVER, mode, "--port", str(self.port)] + list(args),
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.p.stdout.readline()
-        if not line.startswith("listening on"):
-            raise RuntimeError("findings server %s did not start" % mode)
-
-    def url(self, path="/"):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def stop(self):
-        self.p.kill()
-        self.p.wait(timeout=10)
-
-
 def netstat():
     """TcpExt counters, as the test reads them itself."""
     with open("/proc/net/netstat") as f:

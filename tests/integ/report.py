@@ -721,14 +721,11 @@ def metrics_of_the_schedule_and_the_server():
         check("rafale_server_cpu_seconds_total" not in m, "metrics: no server figures without --monitor")
     # A server that burns 2 ms of CPU per request, watched with --monitor: its CPU time grows between scrapes,
     # its memory is there, PSS no more than RSS; the final JSON's CPU is at least the last scrape's.
-    fs = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                                       "findings_server.py"), "busy", "--port", str(free_port())],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    addr = fs.stdout.readline().split()[-1]
+    fs = FServer("busy")
     port = free_port()
     jp = os.path.join(TMP, "metrics-monitor.json")
-    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--monitor", str(fs.pid),
-                            "--metrics-listen", "127.0.0.1:%d" % port, "--json", jp, "http://%s/" % addr],
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--monitor", str(fs.p.pid),
+                            "--metrics-listen", "127.0.0.1:%d" % port, "--json", jp, fs.url()],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_port(port)
     time.sleep(1.5)
@@ -738,8 +735,7 @@ def metrics_of_the_schedule_and_the_server():
     svg = scrape(port, "/chart.svg")
     run.send_signal(signal.SIGINT)
     run.communicate(timeout=60)
-    fs.kill()
-    fs.wait()
+    fs.stop()
     j = json.load(open(jp))
     if a and b:
         ca, cb = a["rafale_server_cpu_seconds_total"][0][1], b["rafale_server_cpu_seconds_total"][0][1]
@@ -773,19 +769,15 @@ def metrics_of_the_schedule_and_the_server():
 def metrics_of_a_server_that_goes():
     # The watched server dies during the run: its processes and memory go to 0 at once (they stayed at their
     # last values), its CPU stays.
-    fs = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                                       "findings_server.py"), "busy", "--port", str(free_port())],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    addr = fs.stdout.readline().split()[-1]
+    fs = FServer("busy")
     port = free_port()
-    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-R", "50", "-d", "30s", "--monitor", str(fs.pid),
-                            "--metrics-listen", "127.0.0.1:%d" % port, "http://%s/" % addr],
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-R", "50", "-d", "30s", "--monitor", str(fs.p.pid),
+                            "--metrics-listen", "127.0.0.1:%d" % port, fs.url()],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_port(port)
     time.sleep(1.2)
     before = json.loads(scrape(port, "/snapshot.json"))
-    fs.kill()
-    fs.wait()
+    fs.stop()
     time.sleep(1)
     after = json.loads(scrape(port, "/snapshot.json"))
     run.send_signal(signal.SIGINT)
@@ -796,16 +788,12 @@ def metrics_of_a_server_that_goes():
           "metrics: a server gone has no processes and no memory (%s, then %s)" % (before["server"], after["server"]))
     # A cgroup removed and made again at the same path (a service restarted): its CPU counter starts again at 0;
     # rafale's only grows (it fell to a few ms: Prometheus reads that as a reset).
-    root = cgroup2_root()
-    if root is None or not os.access(root, os.W_OK):
-        print("  (no writable cgroup2: the cgroup made again is not tested)")
+    root, cg = scratch_cgroup("rafale-it-cg", "the cgroup made again")
+    if cg is None:
         return
-    cg = os.path.join(root, "rafale-it-cg-%d" % os.getpid())
-    os.makedirs(cg, exist_ok=True)
     fport = free_port()
     fs = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs && exec %s %s busy --port %d" %
-                           (cg, sys.executable, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                                             "findings_server.py"), fport)],
+                           (cg, sys.executable, FSERVER, fport)],
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         fs.stdout.readline()
