@@ -6,6 +6,12 @@
 #include <math.h>
 #include <string.h>
 
+/* A constant rate's due time of place u in the sequence, rounded to the ns. */
+static uint64_t at_place(const struct sched *s)
+{
+    return schedule_add(s->t0, schedule_ns(s->u * s->step_ns + 0.5));
+}
+
 void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, double rate, int poisson,
                 const struct ramp *ramp)
 {
@@ -30,7 +36,7 @@ void sched_init(struct sched *s, uint64_t t0, uint32_t id, uint32_t nthreads, do
     s->t0 = t0;
     s->u = id;
     s->du = nthreads;
-    s->next_due = schedule_add(t0, schedule_ns(s->u * s->step_ns + 0.5));
+    s->next_due = at_place(s);
 }
 
 void sched_shift(struct sched *s, double frac, uint64_t salt)
@@ -47,7 +53,7 @@ void sched_shift(struct sched *s, double frac, uint64_t salt)
     }
     /* This thread's first is already id steps in. */
     s->u += frac;
-    s->next_due = schedule_add(s->t0, schedule_ns(s->u * s->step_ns + 0.5));
+    s->next_due = at_place(s);
 }
 
 /* An exponential gap of mean gap_ns: the arrivals of a Poisson process. */
@@ -78,7 +84,7 @@ uint64_t sched_next(struct sched *s)
         s->next_due = schedule_add(s->next_due, poisson_gap(s));
     } else {
         s->u += s->du;
-        s->next_due = schedule_add(s->t0, schedule_ns(s->u * s->step_ns + 0.5));
+        s->next_due = at_place(s);
     }
     return due;
 }

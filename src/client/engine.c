@@ -737,7 +737,7 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
         out->backlog += atomic_load_explicit(&ws[t].pub_backlog, memory_order_relaxed);
         due = atomic_load_explicit(&ws[t].pub_lag_due, memory_order_relaxed);
         if (due && due < now && (double)(now - due) / 1e9 > out->lag_s)
-            out->lag_s = (double)(now - due) / 1e9;
+            out->lag_s = (double)(now - due) / 1e9; /* the oldest of all threads' */
         out->started += atomic_load_explicit(&ws[t].pub_started, memory_order_relaxed);
         out->ended += atomic_load_explicit(&ws[t].pub_ended, memory_order_relaxed);
         out->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
@@ -749,8 +749,10 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
     /* --stages: the rate of this moment of the ramp. */
     out->target_rate = pl->ramped == 1 && pl->cfg->rate > 0 ? ramp_rate(&pl->ramp, now > pl->t0 ? now - pl->t0 : 0)
                                                            : pl->cfg->rate;
-    if (now < pl->t_measure)
-        out->lag_s = 0, out->backlog = 0; /* the warm-up's figures are not the run's */
+    if (now < pl->t_measure) { /* the warm-up's figures are not the run's */
+        out->lag_s = 0;
+        out->backlog = 0;
+    }
     out->elapsed_s = ((double)now - (double)pl->t_measure) / 1e9;
 }
 

@@ -253,12 +253,13 @@ static void fish(FILE *f)
     }
 }
 
-/* An _arguments description: no quote (the spec is in single quotes), no
- * bracket, colon or backslash (its own syntax). */
-static void zdesc(char *d, size_t len, const char *help)
+/* n bytes of s as text of an _arguments spec: no quote (the spec is in
+ * single quotes), no bracket, colon or backslash (its own syntax);
+ * brackets become parentheses, the rest spaces. */
+static void zclean(char *d, size_t len, const char *s, size_t n)
 {
     size_t j;
-    snprintf(d, len, "%.*s", (int)strcspn(help, "\n"), help);
+    snprintf(d, len, "%.*s", (int)n, s);
     for (j = 0; d[j]; j++)
         if (strchr("'[]:\\`$", d[j]))
             d[j] = d[j] == '[' ? '(' : d[j] == ']' ? ')' : ' ';
@@ -269,15 +270,11 @@ static void zdesc(char *d, size_t len, const char *help)
 static void zspec(FILE *f, const struct opt_info *o)
 {
     char d[120], v[256], msg[64], a[400];
-    size_t j;
     int k;
-    zdesc(d, sizeof(d), o->help);
+    zclean(d, sizeof(d), o->help, strcspn(o->help, "\n")); /* the help's first line */
     values(o, v, sizeof(v));
     /* The value's message: a ':' in it (ADDR:PORT) would end it. */
-    snprintf(msg, sizeof(msg), "%s", o->arg ? o->arg : "");
-    for (j = 0; msg[j]; j++)
-        if (strchr("'[]:\\`$", msg[j]))
-            msg[j] = ' ';
+    zclean(msg, sizeof(msg), o->arg ? o->arg : "", o->arg ? strlen(o->arg) : 0);
     if (o->arg == NULL)
         a[0] = '\0';
     else

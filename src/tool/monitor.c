@@ -387,8 +387,6 @@ static double cpu_so_far(struct monitor *m, int *exact)
 {
     uint64_t ticks = 0, usec;
     uint32_t i;
-    for (i = 0; i < m->ne; i++)
-        ticks += m->e[i].last_ticks - m->e[i].base_ticks;
     *exact = 0;
     if (m->use_cg && m->cg_cpu_ok && cgroup_cpu_usec(&m->cg, &usec) == 0) {
         /* A count that went down is a new cgroup at the same path (a
@@ -402,6 +400,8 @@ static double cpu_so_far(struct monitor *m, int *exact)
         *exact = 1;
         return m->cg_carried_s + (double)(usec - m->cg_cpu0) / 1e6;
     }
+    for (i = 0; i < m->ne; i++)
+        ticks += m->e[i].last_ticks - m->e[i].base_ticks;
     return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
@@ -536,6 +536,20 @@ void monitor_live(struct monitor *m, struct monitor_live *out)
     pthread_mutex_unlock(&m->live_mu);
 }
 
+/* Watching begins: the clock, the cgroup's counters and a first sample,
+ * the baselines everything is counted from. */
+static void begin(struct monitor *m)
+{
+    m->t0 = clock_ns();
+    if (m->use_cg) {
+        m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
+        m->cg_prev = m->cg_cpu0;
+        if (cgroup_throttled(&m->cg, &m->thr0) != 0)
+            m->thr0 = -1;
+    }
+    sample(m, 1);
+}
+
 static void *monitor_main(void *arg)
 {
     struct monitor *m = arg;
@@ -545,14 +559,7 @@ static void *monitor_main(void *arg)
         nanosleep(&ts, NULL);
     }
     if (m->round == 0 && !atomic_load(&m->stop)) {
-        m->t0 = clock_ns();
-        if (m->use_cg) {
-            m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
-            m->cg_prev = m->cg_cpu0;
-            if (cgroup_throttled(&m->cg, &m->thr0) != 0)
-                m->thr0 = -1;
-        }
-        sample(m, 1); /* the baselines, after the warm-up */
+        begin(m); /* the baselines, after the warm-up */
     }
     while (!atomic_load(&m->stop)) {
         struct timespec ts = { 0, 100 * 1000000L };
@@ -593,14 +600,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
     m->thr0 = -1;
     m->r.pid = m->root;
     if (delay_ns == 0) {
-        m->t0 = clock_ns();
-        if (m->use_cg) {
-            m->cg_cpu_ok = cgroup_cpu_usec(&m->cg, &m->cg_cpu0) == 0;
-            m->cg_prev = m->cg_cpu0;
-            if (cgroup_throttled(&m->cg, &m->thr0) != 0)
-                m->thr0 = -1;
-        }
-        sample(m, 1); /* the baseline, before any load */
+        begin(m); /* the baselines, before any load */
     }
     if (pthread_create(&m->thread, NULL, monitor_main, m) != 0) {
         free(m->ps);
