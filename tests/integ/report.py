@@ -766,6 +766,55 @@ def metrics_of_the_schedule_and_the_server():
 
 
 @test
+def metrics_of_stages_and_warmup():
+    srv = Serve()
+    # --stages: the rate of the moment (it gave the top stage's, 300, all along).
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "--stages", "1s:300,0.2s:20,30s:20", "--metrics-listen",
+                            "127.0.0.1:%d" % port, srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    wait_port(port)
+    time.sleep(2)
+    snap = json.loads(scrape(port, "/snapshot.json"))
+    run.send_signal(signal.SIGINT)
+    run.communicate(timeout=60)
+    check(snap["elapsed_s"] > 1.3 and snap["target_rate"] == 20, "metrics: --stages, the rate of the moment (%s)" % snap)
+    # During the warm-up nothing is the run's yet: no lag, no backlog (they showed, growing, while all else read 0).
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-R", "200", "--warmup", "30s", "-d", "1s",
+                            "--metrics-listen", "127.0.0.1:%d" % port, srv.url("/delay/50")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    time.sleep(1.5)
+    snap = json.loads(scrape(port, "/snapshot.json"))
+    m = prom_parse(scrape(port))
+    run.send_signal(signal.SIGINT)
+    run.communicate(timeout=60)
+    check(snap["elapsed_s"] == 0 and snap["requests"] == 0 and snap["lag_s"] == 0 and snap["backlog"] == 0 and m and
+          m["rafale_schedule_lag_seconds"][0][1] == 0, "metrics: no lag or backlog during the warm-up (%s)" % snap)
+    srv.stop()
+    # A monitored cgroup with no process yet: no server figures, and no server charts of made-up zeros.
+    _, cg = scratch_cgroup("rafale-it-empty", "an empty monitored cgroup")
+    if cg is None:
+        return
+    try:
+        port = free_port()
+        run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-R", "20", "-d", "30s", "--monitor-cgroup", cg,
+                                "--metrics-listen", "127.0.0.1:%d" % port, "http://127.0.0.1:%d/" % free_port()],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_port(port)
+        time.sleep(2.5)
+        svg = scrape(port, "/chart.svg")
+        text = scrape(port)
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+        check("Throughput over time" in svg and "Server CPU over time" not in svg and
+              "rafale_server_" not in text, "metrics: an empty cgroup, no server figures nor charts")
+    finally:
+        os.rmdir(cg)
+
+
+@test
 def metrics_of_a_server_that_goes():
     # The watched server dies during the run: its processes and memory go to 0 at once (they stayed at their
     # last values), its CPU stays.
