@@ -25,6 +25,8 @@ static void fill_stats(struct stats *s, uint64_t base)
     s->conns_opened = 40;
     s->closes[CLOSE_HEADER] = 30;
     s->closes[CLOSE_IDLE] = 2;
+    s->closes[CLOSE_IDLE_408] = 5;
+    s->closes[CLOSE_UNSOLICITED] = 7;
     s->tls_full = 3;
     s->tls_resumed = 37;
     for (k = 0; k < H__COUNT; k++)
@@ -44,8 +46,8 @@ static void same_stats(const char *what, const struct stats *a, const struct sta
     CHECKF(same_status, "%s statuses", what);
     CHECKF(a->bytes_sent == b->bytes_sent && a->bytes_recv == b->bytes_recv && a->conns_opened == b->conns_opened,
            "%s bytes", what);
-    CHECKF(a->closes[CLOSE_HEADER] == b->closes[CLOSE_HEADER] && a->closes[CLOSE_IDLE] == b->closes[CLOSE_IDLE],
-           "%s closes", what);
+    for (k = 0; k < CLOSE__COUNT; k++)
+        CHECKF(a->closes[k] == b->closes[k], "%s closes %s", what, stats_close_name((enum close_kind)k));
     CHECKF(a->tls_full == b->tls_full && a->tls_resumed == b->tls_resumed, "%s tls", what);
     for (k = 0; k < H__COUNT; k++) {
         const struct hist *x = &a->h[k], *y = &b->h[k];

@@ -148,6 +148,8 @@ static const char *const close_names[CLOSE__COUNT] = {
     [CLOSE_HTTP10] = "http10",
     [CLOSE_BODY_EOF] = "body_until_close",
     [CLOSE_IDLE] = "idle",
+    [CLOSE_IDLE_408] = "idle_408",
+    [CLOSE_UNSOLICITED] = "unsolicited",
 };
 
 static const char *const close_explain[CLOSE__COUNT] = {
@@ -155,6 +157,8 @@ static const char *const close_explain[CLOSE__COUNT] = {
     [CLOSE_HTTP10] = "HTTP/1.0 without keep-alive",
     [CLOSE_BODY_EOF] = "body delimited by the close",
     [CLOSE_IDLE] = "closed while idle, without a word",
+    [CLOSE_IDLE_408] = "closed while idle, after a 408 Request Timeout",
+    [CLOSE_UNSOLICITED] = "sent an answer no request asked for (a second answer, or one before the request)",
 };
 
 const char *stats_close_name(enum close_kind k)

@@ -41,12 +41,16 @@ enum hist_kind {
 };
 
 /* How the server ended a keep-alive connection (it is told in the report,
- * so a server that refuses keep-alive cannot pass for one that keeps it). */
+ * so a server that refuses keep-alive cannot pass for one that keeps it),
+ * or made rafale end it (CLOSE_UNSOLICITED). */
 enum close_kind {
     CLOSE_HEADER,        /* after a response with "Connection: close" */
     CLOSE_HTTP10,        /* after an HTTP/1.0 response without keep-alive */
     CLOSE_BODY_EOF,      /* after a response whose body ran until the close */
     CLOSE_IDLE,          /* an idle connection, between requests, without a word */
+    CLOSE_IDLE_408,      /* an idle connection, after a 408 (Request Timeout) that answered nothing */
+    CLOSE_UNSOLICITED,   /* closed by rafale: bytes came with no request left to answer (a second
+                          * answer, an answer before the request): credited to no request */
     CLOSE__COUNT
 };
 

@@ -557,8 +557,9 @@ void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64
 void record_retry(struct worker *w, const struct slot *s);
 /* --follow: s followed a redirect (away: one to another origin ended it). */
 void record_redirect(struct worker *w, const struct slot *s, int away);
-/* The server closed an idle keep-alive connection. */
-void record_idle_close(struct worker *w, uint64_t now);
+/* A keep-alive connection with no request in flight ended: k says how
+ * (CLOSE_IDLE, CLOSE_IDLE_408, CLOSE_UNSOLICITED). */
+void record_idle_close(struct worker *w, enum close_kind k, uint64_t now);
 /* The timeline: brings the worker's second up to now; closes the last one. */
 void record_roll(struct worker *w, uint64_t now);
 void record_last_second(struct worker *w);

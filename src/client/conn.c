@@ -351,7 +351,7 @@ static void conn_read(struct conn *c, int hup)
             now = clock_ns();
             if (c->count == 0) {
                 /* An idle keep-alive connection closed by the server. */
-                record_idle_close(w, now);
+                record_idle_close(w, CLOSE_IDLE, now);
                 conn_close(c);
                 workq_enqueue(c);
             } else {

@@ -38,6 +38,7 @@ static void h1_closed(struct conn *c)
     c->h1.nsent = 0;
     c->h1.woff = 0;
     c->h1.hp.sink_len = c->h1.hp.sink_mark = 0; /* a response cut short sets nothing */
+    c->h1.hp.loc_len = 0;                       /* nor is followed */
 }
 
 static void h1_added(struct conn *c, struct slot *s)
@@ -279,6 +280,16 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     return 0;
 }
 
+/* Bytes that came with no request in flight, fed to the parser as a
+ * response of their own (r: what it returned for their len bytes): a 408
+ * (Request Timeout), the way some servers end an idle keep-alive
+ * connection (RFC 9110 §15.5.9)? Whole, or its head so far (the rest may be
+ * in the next read); anything after it is not. */
+static int h1_idle_408(const struct hp *hp, ssize_t r, size_t len)
+{
+    return hp->status == 408 && (r == (ssize_t)len || (r == -2 && (hp->flags & HP_F_HEAD_DONE)));
+}
+
 static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 {
     size_t off = 0;
@@ -287,18 +298,26 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
     record_received(c->w, c->count ? slot_at(c, 0) : NULL, (uint64_t)n, now);
     while (off < n) {
         ssize_t r;
-        if (c->count == 0) {
-            /* Bytes nobody asked for: the responses counted, but the
-             * connection is not trusted any more. */
-            conn_close(c);
-            workq_enqueue(c);
-            return -1;
-        }
-        if (!c->h1.got_first) {
+        int stray = c->count == 0;
+        if (stray) {
+            /* Bytes with no request left to answer, on an idle connection
+             * or after the last answer in this read: read as a response of
+             * their own (one call of the parser, so that it stays inlined
+             * here), to tell a 408 from an answer nobody asked for. */
+            http_parse_reset(&c->h1.hp, 0);
+        } else if (!c->h1.got_first) {
             c->h1.got_first = 1;
             c->h1.t_first = now;
         }
         r = http_parse_feed(&c->h1.hp, buf + off, n - off);
+        if (stray) {
+            /* The answers before them counted; these go to no request (never
+             * to the next one), and the connection is not trusted any more. */
+            record_idle_close(c->w, h1_idle_408(&c->h1.hp, r, n - off) ? CLOSE_IDLE_408 : CLOSE_UNSOLICITED, now);
+            conn_close(c);
+            workq_enqueue(c);
+            return -1;
+        }
         if (r == -1) {
             conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
             return -1;

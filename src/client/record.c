@@ -308,10 +308,10 @@ void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, 
     w->t_last = now;
 }
 
-void record_idle_close(struct worker *w, uint64_t now)
+void record_idle_close(struct worker *w, enum close_kind k, uint64_t now)
 {
     if (w->plan->cfg->keepalive && now >= w->plan->t_measure)
-        w->st.closes[CLOSE_IDLE]++;
+        w->st.closes[k]++;
 }
 
 void record_tcpinfo(struct conn *c)

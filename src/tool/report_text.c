@@ -161,26 +161,40 @@ static void text_histogram(FILE *f, const struct hist *h)
 }
 
 /* Why the server ended keep-alive connections, when it did: a server that
- * closes after every response measures new connections, not keep-alive. */
+ * closes after every response measures new connections, not keep-alive.
+ * Answers nobody asked for (a second answer to one request) are said apart,
+ * as a warning: they were credited to no request. */
 static void closes_line(FILE *f, const struct config *cfg, const struct stats *s)
 {
-    uint64_t after = stats_server_closes(s);
+    uint64_t after = stats_server_closes(s), idle = s->closes[CLOSE_IDLE] + s->closes[CLOSE_IDLE_408];
     int k, any = 0;
-    if (!cfg->keepalive || (after == 0 && s->closes[CLOSE_IDLE] == 0))
+    if (!cfg->keepalive)
         return;
-    fprintf(f, "\n              closed by the server: ");
-    if (after)
-        fprintf(f, "%llu after a response (", (unsigned long long)after);
-    for (k = 0; k < CLOSE_IDLE; k++)
-        if (s->closes[k]) {
-            fprintf(f, "%s%llu: %s", any ? ", " : "", (unsigned long long)s->closes[k],
-                    stats_close_explain((enum close_kind)k));
-            any = 1;
+    if (after || idle) {
+        fprintf(f, "\n              closed by the server: ");
+        if (after)
+            fprintf(f, "%llu after a response (", (unsigned long long)after);
+        for (k = 0; k < CLOSE_IDLE; k++)
+            if (s->closes[k]) {
+                fprintf(f, "%s%llu: %s", any ? ", " : "", (unsigned long long)s->closes[k],
+                        stats_close_explain((enum close_kind)k));
+                any = 1;
+            }
+        if (after)
+            fprintf(f, ")");
+        if (idle) {
+            fprintf(f, "%s%llu while idle", after ? "; " : "", (unsigned long long)idle);
+            if (s->closes[CLOSE_IDLE_408] == 0)
+                fprintf(f, ", without a word");
+            else if (s->closes[CLOSE_IDLE] == 0)
+                fprintf(f, ", after a 408 Request Timeout");
+            else
+                fprintf(f, " (%llu after a 408 Request Timeout)", (unsigned long long)s->closes[CLOSE_IDLE_408]);
         }
-    if (after)
-        fprintf(f, ")");
-    if (s->closes[CLOSE_IDLE])
-        fprintf(f, "%s%llu while idle, without a word", after ? "; " : "", (unsigned long long)s->closes[CLOSE_IDLE]);
+    }
+    if (s->closes[CLOSE_UNSOLICITED])
+        fprintf(f, "\nUnsolicited   %llu times the server %s: credited to no request, the connection closed by rafale",
+                (unsigned long long)s->closes[CLOSE_UNSOLICITED], stats_close_explain(CLOSE_UNSOLICITED));
     if (s->completed >= 10 && after * 10 >= s->completed * 9)
         fprintf(f, "\nKeep-alive    refused by the server: nearly every request went on a new connection,\n"
                    "              so this measured new connections, not keep-alive");

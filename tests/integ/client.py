@@ -210,6 +210,57 @@ def why_connections_ended():
 
 
 @test
+def answers_nobody_asked_for():
+    """A server answering every request twice (the second a 201): the first answer is the request's, the second is
+    credited to no request (no 201 counted, never as a later request's answer), and rafale closes the connection,
+    counted as unsolicited; in one write (closed loop), and 5 ms later on an idle connection (-R)."""
+    bad = BadServer("twice")
+    r = rafale("-n", 30, "-c", 2, bad.url())
+    bad.stop()
+    s, why = r.j["summary"], r.j["summary"]["server_close_reasons"]
+    check(s["requests"] == 30 == bad.requests and r.j["status"] == {"200": 30} and err_total(r.j) == 0 and
+          accounted(r.j), "answered twice in one write: 30 completed, as the server received, no 201 credited (%s, %s)"
+          % (s["requests"], r.j["status"]))
+    check(why.get("unsolicited") == 30 and bad.accepted == 30 and s["server_closes"] == 0,
+          "answered twice in one write: 30 connections closed as unsolicited (%s)" % why)
+    check("Unsolicited   30 times the server sent an answer no request asked for" in r.out,
+          "answered twice: the report says so:\n" + r.out)
+    bad = BadServer("twice-later")
+    r = rafale("-R", 20, "-n", 12, "-c", 1, bad.url())
+    bad.stop()
+    s, why = r.j["summary"], r.j["summary"]["server_close_reasons"]
+    check(s["requests"] == 12 == bad.requests and r.j["status"] == {"200": 12} and err_total(r.j) == 0 and
+          accounted(r.j), "answered twice, 5 ms apart: 12 completed as the server received, no 201 (%s, %s)"
+          % (s["requests"], r.j["status"]))
+    # The last one's second answer may come after the run ended.
+    check(why.get("unsolicited") in (11, 12) and bad.accepted >= 11,
+          "answered twice, 5 ms apart: the idle connections closed as unsolicited (%s)" % why)
+
+
+@test
+def idle_408_is_a_close_reason():
+    """A server ending idle keep-alive connections with a 408 (after 20 ms): the connection's end, counted as
+    idle_408, not an error, every request accounted for; healthy keep-alive and --pipeline runs count none."""
+    bad = BadServer("idle408")
+    r = rafale("-R", 20, "-n", 10, "-c", 1, bad.url())
+    bad.stop()
+    s, why = r.j["summary"], r.j["summary"]["server_close_reasons"]
+    check(s["requests"] == 10 == bad.requests and err_total(r.j) == 0 and r.j["status"] == {"200": 10} and
+          accounted(r.j), "idle 408: 10 completed, no error, no 408 counted as an answer (%s)" % r.j["status"])
+    check(why.get("idle_408") in (9, 10) and why.get("unsolicited") == 0 and why["idle"] == 0,
+          "idle 408: counted as its own close reason (%s)" % why)
+    check("while idle, after a 408 Request Timeout" in r.out and "Unsolicited" not in r.out,
+          "idle 408: the report names it:\n" + r.out)
+    srv = Serve()
+    for extra in ([], ["--pipeline", 8]):
+        r = rafale("-n", 2000, "-c", 4, *extra, srv.url())
+        why = r.j["summary"]["server_close_reasons"]
+        check(r.j["summary"]["requests"] == 2000 and why.get("unsolicited") == 0 and why.get("idle_408") == 0 and
+              "closed by" not in r.out and "Unsolicited" not in r.out, "healthy keep-alive %s: no such close (%s)" % (extra, why))
+    srv.stop()
+
+
+@test
 def requests_per_connection():
     srv = Serve()
     r = rafale("-n", 1000, "-c", 5, "--requests-per-connection", 10, srv.url())
@@ -600,7 +651,8 @@ def extra_bytes_http10_trailers_interim():
     r = rafale("-n", 20, "-c", 2, bad.url())
     bad.stop()
     check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0, "junk after a response: response counts")
-    check(bad.accepted == 20, "junk after a response: connection replaced (%d)" % bad.accepted)
+    check(bad.accepted == 20 and r.j["summary"]["server_close_reasons"].get("unsolicited") == 20,
+          "junk after a response: connection replaced, said (%d, %s)" % (bad.accepted, r.j["summary"]["server_close_reasons"]))
     bad = BadServer("http10")
     r = rafale("-n", 20, "-c", 2, bad.url())
     bad.stop()

@@ -151,6 +151,7 @@ class BadServer:
     accepted and the requests it read, the ground truth for the tests."""
 
     RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+    SECOND = b"HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nagain"
 
     def __init__(self, mode, backlog=128):
         self.mode = mode
@@ -202,8 +203,14 @@ class BadServer:
             if m == "closenow":
                 c.close()
                 return
+            if m == "idle408":
+                c.settimeout(0.02)  # its idle limit: 20 ms without a request
             while True:
-                buf = self.read_request(c, buf)
+                try:
+                    buf = self.read_request(c, buf)
+                except socket.timeout:  # idle408: ends the idle connection with a word, as some servers do
+                    c.sendall(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+                    break
                 if buf is None:
                     break
                 if m == "reset":
@@ -227,6 +234,17 @@ class BadServer:
                     continue
                 if m == "extra":
                     c.sendall(self.RESPONSE + b"JUNK")
+                    continue
+                if m == "twice":  # two answers to one request, in one write; the second is told by its 201
+                    c.sendall(self.RESPONSE + self.SECOND)
+                    continue
+                if m == "twice-later":  # the same, the second 5 ms later
+                    c.sendall(self.RESPONSE)
+                    time.sleep(0.005)
+                    c.sendall(self.SECOND)
+                    continue
+                if m == "idle408":
+                    c.sendall(self.RESPONSE)
                     continue
                 if m == "http10":
                     c.sendall(b"HTTP/1.0 200 OK\r\n\r\nbody until close")
