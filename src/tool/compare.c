@@ -717,6 +717,8 @@ static void drop_first_runs(struct cmp_result *r, int k)
     for (i = 0; i < r->nworkloads * r->nservers; i++) {
         struct compare_cell *c = &r->cells[i];
         int n = k < c->nruns ? k : c->nruns;
+        if (n == 0)
+            continue; /* a failed server's cell has no runs, and no array */
         for (j = 0; j < n; j++) {
             engine_result_free(&c->runs[j].res);
             monitor_result_free(&c->runs[j].server);

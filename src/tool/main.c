@@ -38,13 +38,16 @@ static void on_signal(int sig)
     atomic_store(&stop_flag, 1);
 }
 
-static void catch_signals(void)
+/* Ctrl-C and SIGTERM set the stop flag. reset: a second one kills at once,
+ * should a stop ever hang; compare and calibrate say 0: their stop is
+ * bounded (grace, then cgroup.kill) and must not be cut short, or servers
+ * they started would be left running. */
+static void catch_signals(int reset)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
-    /* A second Ctrl-C kills at once, should a stop ever hang. */
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = reset ? SA_RESETHAND : 0;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -180,7 +183,7 @@ static int main_serve(int argc, char **argv)
         break;
     }
     net_raise_nofile(1 << 20);
-    catch_signals();
+    catch_signals(1);
     if (serve_start(&sc, &srv, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale serve: %s\n", err);
         return 1;
@@ -668,7 +671,7 @@ static int main_calibrate(int argc, char **argv)
             return 2;
         }
     }
-    catch_signals();
+    catch_signals(0);
     printf("rafale calibrate: %s\n", CALIBRATE_WORKLOAD);
     fflush(stdout);
     if (calibrate_run(&stop_flag, on_compare_line, stdout, &ref, err, sizeof(err)) != 0) {
@@ -736,7 +739,7 @@ static int main_compare(int argc, char **argv)
                 }
     }
     net_raise_nofile(1 << 20);
-    catch_signals();
+    catch_signals(0);
     if (plan.set.repeat_auto)
         printf("rafale compare: %s, %d server%s, %d workload%s, repeat = auto (3 to %d rounds)\n", a.file,
                plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s",
@@ -926,7 +929,7 @@ static int main_mpi(int argc, char **argv)
     /* A start rank 0 named is when the warm-up begins, all ranks together;
      * a --start-at given is when the measured phase does. */
     cfg.start_at = cfg.start_at > 0 ? start_at : start_at + (double)cfg.warmup_ns / 1e9;
-    catch_signals();
+    catch_signals(1);
     progress_init(&prog, stderr, &cfg);
     m.prog = m.rank == 0 ? &prog : NULL;
     if (m.rank == 0 && (cfg.monitor_pid || cfg.monitor_cgroup) &&
@@ -1048,7 +1051,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    catch_signals();
+    catch_signals(1);
     if (cfg.sweep) {
         rc = main_sweep(&cfg);
         config_free(&cfg);

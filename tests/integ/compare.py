@@ -1,5 +1,6 @@
 """Integration tests: rafale compare: servers side by side, misbehaving servers, cgroups, interruptions, exit status."""
 from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+import glob
 
 
 @test
@@ -474,6 +475,65 @@ def compare_checks_the_servers_answer_alike():
     p = subprocess.run([RAFALE, "compare", path], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and "same wants status, location, type and body" in p.stderr,
           "alike: a bad same is a plan error (%s)" % p.stderr)
+
+
+@test
+def compare_discard_beside_a_server_that_failed_to_start():
+    """discard = 1 and a server that fails to start: the sanitized build once aborted on a zero-length memmove from
+    the failed server's empty runs, leaving the other server running and its log in /tmp."""
+    port, other = free_port(), free_port()
+    tmpdir = os.path.join(TMP, "discard-tmp")
+    os.makedirs(tmpdir, exist_ok=True)
+    plan = os.path.join(TMP, "discard.plan")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\ndiscard = 1\nwarmup = 0s\nready-timeout = 2s\ngrace = 1s\n"
+                "[server ok]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[server exits]\nstart = exit 3\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 50\nconnections = 2\n" % (RAFALE, port, port, other))
+    p = subprocess.Popen([RAFALE, "compare", "--json", plan + ".json", plan], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=tmpdir))
+    out, err = p.communicate(timeout=RUN_TIMEOUT)
+    check("runtime error" not in err and "Sanitizer" not in err, "discard: no sanitizer report (%s)" % err[-600:])
+    j = json.load(open(plan + ".json"))["compare"] if os.path.exists(plan + ".json") else None
+    cell = j["workloads"][0]["servers"][0] if j else {}
+    failed = j["failed"][0]["reason"] if j and j["failed"] else ""
+    check(p.returncode == 1 and cell.get("runs") == 1 and cell.get("requests") == 50 and
+          "exited with status 3 before answering" in failed,
+          "discard: the other server measured once, after its warm-up round (%s %s %s)" % (p.returncode, cell, failed))
+    check(not serve_pids("127.0.0.1:%d" % port), "discard: the other server is stopped")
+    s = socket.socket()
+    refused = s.connect_ex(("127.0.0.1", port)) != 0
+    s.close()
+    check(refused, "discard: its port is free")
+    check(not os.listdir(tmpdir) and not glob.glob("/tmp/rafale-compare-%d-*" % p.pid),
+          "discard: no file left behind (%s)" % os.listdir(tmpdir))
+
+
+@test
+def compare_second_ctrl_c_still_stops_the_servers():
+    """A second Ctrl-C while compare stops its servers (a process that ignores SIGTERM: grace, then kill) does not
+    cut the stop short: nothing is left running, no file is left behind."""
+    port = free_port()
+    tmpdir = os.path.join(TMP, "twice-tmp")
+    os.makedirs(tmpdir, exist_ok=True)
+    plan = os.path.join(TMP, "twice.plan")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\ngrace = 2s\n[server stubborn]\n"
+                "start = trap '' TERM; sleep 99.%d & exec %s serve --listen 127.0.0.1:%d -t 1\n"
+                "url = http://127.0.0.1:%d\n[workload w]\nduration = 30s\nconnections = 1\n"
+                % (port, RAFALE, port, port))
+    p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, TMPDIR=tmpdir))
+    wait_port(port)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, err = interrupt_after(p, 0.5)  # the second, within the 2 s grace
+    check(p.returncode == 130 and "Interrupted" in out, "twice: the report, exit 130 (%s %r)" % (p.returncode, err))
+    left = serve_pids("sleep 99.%d" % port)
+    check(not left, "twice: the process that ignored SIGTERM is killed all the same (%s)" % left)
+    check(not os.listdir(tmpdir), "twice: nothing left in $TMPDIR (%s)" % os.listdir(tmpdir))
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
 
 
 @test
