@@ -18,6 +18,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -379,11 +380,42 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* A directory of compare's own for the servers' output: made by mkdtemp
+ * (mode 0700, a name no one can guess) in $TMPDIR or /tmp, so no other
+ * user can put a file or a link where a log will be written. */
+static int private_dir(char *dir, size_t len, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n;
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    n = snprintf(dir, len, "%s/rafale-compare-XXXXXX", tmp);
+    if (n < 0 || (size_t)n >= len) {
+        snprintf(err, errlen, "TMPDIR is too long (%zu bytes)", strlen(tmp));
+        return -1;
+    }
+    if (mkdtemp(dir) == NULL) {
+        snprintf(err, errlen, "cannot make a directory in %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Server i's log in dir, a new string; NULL when out of memory. */
+static char *log_path(const char *dir, int i)
+{
+    size_t n = strlen(dir) + 32;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/server-%d.log", dir, i);
+    return s;
+}
+
 /* How a server is run and watched during the compare. */
 struct srv {
     struct proc proc;        /* started by us */
     int started;
-    char log[64];
+    char *log;               /* its stdout and stderr, in compare's private directory */
     int monitor_pid;         /* what the monitor follows: a pid, */
     const char *monitor_cg;  /* or a cgroup */
 };
@@ -771,7 +803,7 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
             char *err, size_t errlen)
 {
     struct srv *svs;
-    char line[1200], warn[300];
+    char line[1200], warn[300], dir[PATH_MAX];
     int i, w, rep, rounds, rc = 0;
 
     if (compare_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
@@ -779,19 +811,26 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
         return -1;
     }
     /* Nothing started yet: every stop below is safe. */
-    for (i = 0; i < p->nservers; i++) {
+    for (i = 0; i < p->nservers; i++)
         svs[i].proc.pid = -1;
-        snprintf(svs[i].log, sizeof(svs[i].log), "/tmp/rafale-compare-%d-%d.log", (int)getpid(), i);
-    }
     if (p->set.nclient_cpus && proc_pin_self(p->set.client_cpus, p->set.nclient_cpus) != 0) {
         snprintf(err, errlen, "cannot pin rafale to client-cpus: %s", strerror(errno));
         free(svs);
         return -1;
     }
+    if (private_dir(dir, sizeof(dir), err, errlen) != 0) {
+        free(svs);
+        return -1;
+    }
+    for (i = 0; i < p->nservers; i++)
+        if ((svs[i].log = log_path(dir, i)) == NULL) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            goto end;
+        }
     versions(p);
     proc_become_subreaper();
     for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
-        unlink(svs[i].log);
         if (bring_up(p, i, &svs[i], out, stop, out->failure[i], CMP_WHY_MAX, warn, sizeof(warn)) != 0) {
             out->failed[i] = 1;
             snprintf(line, sizeof(line), "  %s: %s", p->servers[i].name, out->failure[i]);
@@ -851,14 +890,19 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
     out->interrupted = atomic_load(stop) != 0;
     /* The rounds that counted (repeat = auto: as many as it took). */
     p->set.repeat = rep - p->set.discard > 0 ? rep - p->set.discard : 0;
-    /* Stop what we started, interrupted or not. */
+end:
+    /* Stop what we started, interrupted or not, and leave no file. */
     for (i = 0; i < p->nservers; i++) {
         if (svs[i].started)
             proc_stop(&svs[i].proc, p->set.grace_ns);
-        unlink(svs[i].log);
+        if (svs[i].log)
+            unlink(svs[i].log);
+        free(svs[i].log);
     }
+    rmdir(dir);
     proc_reap_orphans(2 * 1000000000ULL);
     free(svs);
-    compare_summarize(p, out);
+    if (rc == 0)
+        compare_summarize(p, out);
     return rc;
 }

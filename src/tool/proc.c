@@ -28,7 +28,8 @@ int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *en
     p->pid = -1;
     if (warnlen)
         warn[0] = '\0';
-    logfd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* A new file: never one already there, nor a link's target. */
+    logfd = open(logfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
     if (logfd < 0) {
         snprintf(err, errlen, "cannot open '%s': %s", logfile, strerror(errno));
         return -1;

@@ -22,7 +22,8 @@ struct proc {
 /* Runs `/bin/sh -c cmd` in its own session and process group, and in a new
  * cgroup named cgname when cgname is not NULL (moved there before it runs
  * anything), in dir, with extra env ("NAME=VALUE"), pinned to cpus when
- * ncpus > 0, its stdout and stderr appended to logfile. When the cgroup
+ * ncpus > 0, its stdout and stderr written to logfile (made anew: a file
+ * or a link already there is refused). When the cgroup
  * cannot be made, the server still starts, in its process group only, and
  * warn says why. Returns 0, or -1 with a reason in err. */
 int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *env, int nenv, const int *cpus,

@@ -510,6 +510,30 @@ def compare_discard_beside_a_server_that_failed_to_start():
 
 
 @test
+def compare_files_in_a_private_directory():
+    """The servers' output goes to a directory of compare's own (mkdtemp, 0700: no name another user can guess or
+    link) in $TMPDIR, removed at the end."""
+    port = free_port()
+    tmpdir = os.path.join(TMP, "private-tmp")
+    os.makedirs(tmpdir, exist_ok=True)
+    seen = os.path.join(TMP, "private-seen")
+    plan = os.path.join(TMP, "private.plan")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\ngrace = 1s\n"
+                "[server ok]\nstart = d=$(dirname $(readlink /proc/$$/fd/1)); echo \"$d $(stat -c %%a \"$d\")\" > %s; "
+                "exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 50\nconnections = 2\n" % (seen, RAFALE, port, port))
+    p = subprocess.run([RAFALE, "compare", plan], capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                       env=dict(os.environ, TMPDIR=tmpdir))
+    where, mode = open(seen).read().split() if os.path.exists(seen) else ("", "")
+    check(p.returncode == 0 and os.path.dirname(where) == tmpdir and
+          os.path.basename(where).startswith("rafale-compare-") and mode == "700",
+          "private: the log lives in a 0700 directory of compare's own in $TMPDIR (%s %s %s)"
+          % (p.returncode, where, mode))
+    check(not os.listdir(tmpdir), "private: the directory is gone afterwards (%s)" % os.listdir(tmpdir))
+
+
+@test
 def compare_second_ctrl_c_still_stops_the_servers():
     """A second Ctrl-C while compare stops its servers (a process that ignores SIGTERM: grace, then kill) does not
     cut the stop short: nothing is left running, no file is left behind."""
