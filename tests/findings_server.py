@@ -12,6 +12,7 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
            other block of N requests, counted over the whole server: a cost that changes from run to run)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body
+  stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
 import argparse
@@ -67,6 +68,11 @@ class Handler(socketserver.StreamRequestHandler):
                 end = time.process_time() + 0.002
                 while time.process_time() < end:
                     pass
+            if self.mode == "stream":
+                self.connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+                while True:
+                    time.sleep(self.ms / 1000.0)
+                    self.connection.sendall(b":")
             if self.mode == "redirect":
                 self.connection.sendall(b"HTTP/1.1 %d Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n"
                                         % self.status)
@@ -124,7 +130,8 @@ async def slow(port, backlog):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect"])
+    ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect",
+                                         "stream"])
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
     ap.add_argument("--ms", type=float, default=0)

@@ -1,21 +1,25 @@
 /* alike.c - do the servers of a compare do the same work? One request of
  * each workload to each server before the load, its answer reduced to what
  * should match: status, Location, Content-Type, framing, body length and a
- * hash of the body (FNV-1a 64, of the decoded body). A plain blocking
- * HTTP/1.1 exchange with Connection: close, bounded in time and size. */
+ * hash of the body (FNV-1a 64, of the decoded body). One HTTP/1.1 exchange
+ * with Connection: close, read until the answer is whole by its framing
+ * (only the head when no body field is asked) or the server closes, within
+ * one deadline for all of it and 8 MiB: an answer cut by either is said to
+ * be so, and compared with nothing. */
 #include "alike.h"
 
+#include "clock.h"
 #include "net.h"
 #include "request.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #define ALIKE_MAX (8u << 20)   /* read at most 8 MiB of an answer */
@@ -90,16 +94,97 @@ static void body(struct alike_answer *a, const char *b, size_t n, const char *te
     a->body_len = n;
 }
 
-int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_ns, struct alike_answer *a)
+/* Where the reading of an answer stands. */
+struct reading {
+    size_t body;               /* where the body starts; 0 while the head is incomplete */
+    int chunked;
+    unsigned long long length; /* Content-Length, when given */
+    int has_length, no_body;
+    size_t chunk;              /* chunked: the next chunk's size line */
+    int done;                  /* the answer is whole by its framing */
+};
+
+/* Waits until fd is ready for events or the deadline passes: 1 ready, 0
+ * the time is up, -1 an error. A signal does not end the wait. */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+    for (;;) {
+        struct pollfd pf = { fd, events, 0 };
+        uint64_t now = clock_ns();
+        int r;
+        if (now >= deadline)
+            return 0;
+        r = poll(&pf, 1, (int)((deadline - now + 999999) / 1000000));
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+/* After more bytes came: is the answer whole by its framing (RFC 9112
+ * §6.3)? buf[got] is a NUL. want_body 0: the head is enough. */
+static void advance(struct reading *rd, char *buf, size_t got, int want_body, int head_req)
+{
+    if (rd->body == 0) {
+        char *eoh = memmem(buf, got, "\r\n\r\n", 4), te[64], cl[32], keep;
+        int status = 0;
+        if (eoh == NULL)
+            return;
+        rd->body = (size_t)(eoh - buf) + 4;
+        keep = eoh[2];
+        eoh[2] = '\0';
+        header(buf, "Transfer-Encoding", te, sizeof(te));
+        rd->has_length = header(buf, "Content-Length", cl, sizeof(cl));
+        eoh[2] = keep;
+        rd->chunked = strcasestr(te, "chunked") != NULL;
+        rd->length = strtoull(cl, NULL, 10);
+        rd->chunk = rd->body;
+        sscanf(buf, "HTTP/%*d.%*d %d", &status);
+        /* No body: to a HEAD, a 204 or a 304 (RFC 9112 §6.3 rule 1). */
+        rd->no_body = head_req || status == 204 || status == 304;
+    }
+    if (!want_body || rd->no_body) {
+        rd->done = 1;
+    } else if (rd->chunked) {
+        for (;;) {
+            const char *crlf = memmem(buf + rd->chunk, got - rd->chunk, "\r\n", 2);
+            size_t data;
+            unsigned long long sz;
+            if (crlf == NULL)
+                return;
+            sz = strtoull(buf + rd->chunk, NULL, 16);
+            data = (size_t)(crlf - buf) + 2;
+            if (sz == 0) {
+                /* The last chunk, then trailer fields up to a blank line
+                 * (RFC 9112 §7.1). */
+                rd->done = memmem(crlf, got - (size_t)(crlf - buf), "\r\n\r\n", 4) != NULL;
+                return;
+            }
+            if (sz > got - data || got - data - (size_t)sz < 2)
+                return;
+            rd->chunk = data + (size_t)sz + 2;
+        }
+    } else if (rd->has_length) {
+        rd->done = got - rd->body >= rd->length;
+    }
+    /* Without either, the answer ends when the server closes. */
+}
+
+int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, uint64_t timeout_ns,
+                struct alike_answer *a)
 {
     struct req_spec rs;
     struct net_addr addr;
-    struct timeval tv = { (time_t)(timeout_ns / 1000000000ULL), (suseconds_t)(timeout_ns % 1000000000ULL / 1000) };
+    struct reading rd;
+    uint64_t deadline = clock_ns() + timeout_ns;
     char err[256], te[64], cl[32], *req = NULL, *buf = NULL, *eoh;
-    size_t len, got = 0, cap = 65536;
-    int fd = -1, rc = -1;
+    size_t len, sent = 0, got = 0, cap = 65536;
+    int fd = -1, rc = -1, e = 0, r = 0;
+    socklen_t elen = sizeof(e);
 
     memset(a, 0, sizeof(*a));
+    memset(&rd, 0, sizeof(rd));
     if (u->tls) {
         snprintf(a->why, sizeof(a->why), "https: not checked");
         return -1;
@@ -115,27 +200,59 @@ int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_n
         snprintf(a->why, sizeof(a->why), "%s", err);
         goto out;
     }
-    if ((fd = socket(addr.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
-        connect(fd, (struct sockaddr *)&addr.ss, addr.len) != 0 || send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
+    /* Non-blocking, every wait against the one deadline: a server that
+     * trickles its answer a byte at a time (an event stream) cannot hold
+     * the compare. */
+    if ((fd = socket(addr.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
+        (connect(fd, (struct sockaddr *)&addr.ss, addr.len) != 0 && errno != EINPROGRESS)) {
         snprintf(a->why, sizeof(a->why), "%s", strerror(errno));
         goto out;
     }
+    if ((r = wait_fd(fd, POLLOUT, deadline)) <= 0)
+        goto cut;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &elen) != 0 || e != 0) {
+        snprintf(a->why, sizeof(a->why), "%s", strerror(e ? e : errno));
+        goto out;
+    }
+    while (sent < len) {
+        ssize_t n = send(fd, req + sent, len - sent, MSG_NOSIGNAL);
+        if (n > 0) {
+            sent += (size_t)n;
+        } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            if ((r = wait_fd(fd, POLLOUT, deadline)) <= 0)
+                goto cut;
+        } else {
+            snprintf(a->why, sizeof(a->why), "%s", strerror(errno));
+            goto out;
+        }
+    }
     if ((buf = malloc(cap + 1)) == NULL)
         goto out;
-    for (;;) {
+    while (!rd.done) {
         ssize_t n;
         if (got == cap) {
             char *nb;
-            if (cap >= ALIKE_MAX || (nb = realloc(buf, cap * 2 + 1)) == NULL)
-                break; /* what came is enough to compare */
+            if (cap >= ALIKE_MAX) {
+                snprintf(a->why, sizeof(a->why), "answer not read whole: more than %u MiB", ALIKE_MAX >> 20);
+                a->cut = 1;
+                goto out;
+            }
+            if ((nb = realloc(buf, cap * 2 + 1)) == NULL)
+                goto out;
             buf = nb;
             cap *= 2;
         }
-        if ((n = recv(fd, buf + got, cap - got, 0)) <= 0)
-            break;
-        got += (size_t)n;
+        n = recv(fd, buf + got, cap - got, 0);
+        if (n > 0) {
+            got += (size_t)n;
+            buf[got] = '\0';
+            advance(&rd, buf, got, (fields & ALIKE_BODY) != 0, strcmp(rs.method, "HEAD") == 0);
+        } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            if ((r = wait_fd(fd, POLLIN, deadline)) <= 0)
+                goto cut;
+        } else {
+            break; /* closed: the answer ends here */
+        }
     }
     buf[got] = '\0';
     if ((eoh = strstr(buf, "\r\n\r\n")) == NULL || sscanf(buf, "HTTP/%*d.%*d %d", &a->status) != 1) {
@@ -150,6 +267,14 @@ int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_n
     body(a, eoh + 4, got - (size_t)(eoh + 4 - buf), te, cl);
     a->ok = 1;
     rc = 0;
+    goto out;
+cut:
+    if (r < 0)
+        snprintf(a->why, sizeof(a->why), "%s", strerror(errno));
+    else {
+        snprintf(a->why, sizeof(a->why), "answer not read whole in %g s", (double)timeout_ns / 1e9);
+        a->cut = 1;
+    }
 out:
     if (fd >= 0)
         close(fd);

@@ -17,6 +17,7 @@
 
 struct alike_answer {
     int ok;                 /* an answer came */
+    int cut;                /* not read whole (time or size): neither alike nor not */
     char why[300];          /* why not */
     int status;
     char location[256], type[128];
@@ -24,10 +25,13 @@ struct alike_answer {
     uint64_t body_len, body_hash;
 };
 
-/* Sends workload wl's (first) request to u and reads the answer, within
- * timeout_ns. Returns 0, or -1 with a->why (https and templated requests
- * are not checked). */
-int alike_fetch(const struct config *wl, const struct url *u, uint64_t timeout_ns, struct alike_answer *a);
+/* Sends workload wl's (first) request to u and reads the answer, the head
+ * alone unless fields holds ALIKE_BODY, within timeout_ns for all of it.
+ * Returns 0, or -1 with a->why (https and templated requests are not
+ * checked; a->cut when the answer could not be read whole in time or in
+ * 8 MiB). */
+int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, uint64_t timeout_ns,
+                struct alike_answer *a);
 /* 1 when a and b agree on fields; else 0 and what differs first
  * ("status", "location", "type", "framing", "body"). */
 int alike_same(const struct alike_answer *a, const struct alike_answer *b, unsigned fields, char *what, size_t n);

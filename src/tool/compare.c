@@ -681,10 +681,16 @@ static int add_difference(struct cmp_alike *al, int server, const char *field, c
     return 0;
 }
 
+/* How long the check waits for one server's answer, all of it: the
+ * workload's timeout, at most 5 s (the check is one request, not a run). */
+#define ALIKE_WAIT_MAX (5 * 1000000000ULL)
+
 /* Do the servers answer workload w alike? Its request once to each, before
  * the load; the differences from the first server's answer, each with the
- * first's own beside it. The runs happen either way. */
-static void check_alike(const struct cmp_plan *p, int w, struct cmp_result *out)
+ * first's own beside it. An answer that could not be read whole is named
+ * in al->cut and compared with nothing: alike is claimed only when no
+ * answer was cut. The runs happen either way. */
+static void check_alike(const struct cmp_plan *p, int w, const atomic_int *stop, struct cmp_result *out)
 {
     static const char *const fields[] = { "status", "location", "type", "framing", "body" };
     static const unsigned bits[] = { ALIKE_STATUS, ALIKE_LOCATION, ALIKE_TYPE, ALIKE_BODY, ALIKE_BODY };
@@ -692,7 +698,8 @@ static void check_alike(const struct cmp_plan *p, int w, struct cmp_result *out)
     struct cmp_alike *al = &out->alike[w];
     unsigned want = p->set.same < 0 ? ALIKE_DEFAULT : (unsigned)p->set.same;
     struct alike_answer *ans = calloc((size_t)p->nservers, sizeof(*ans));
-    int s, ref = -1, k;
+    uint64_t wait = wl->cfg.timeout_ns && wl->cfg.timeout_ns < ALIKE_WAIT_MAX ? wl->cfg.timeout_ns : ALIKE_WAIT_MAX;
+    int s, ref = -1, k, ncut = 0;
     if (ans == NULL)
         return;
     if (want == 0 || wl->cfg.targets_path) {
@@ -704,28 +711,33 @@ static void check_alike(const struct cmp_plan *p, int w, struct cmp_result *out)
         char text[2048], e[256];
         struct url u;
         size_t bl = strlen(p->servers[s].url);
-        if (out->failed[s])
+        if (out->failed[s] || atomic_load(stop))
             continue;
         memset(&u, 0, sizeof(u));
         snprintf(text, sizeof(text), "%.*s%s", (int)(bl && p->servers[s].url[bl - 1] == '/' ? bl - 1 : bl),
                  p->servers[s].url, wl->path);
         if (url_parse(text, &u, e, sizeof(e)) == 0)
-            alike_fetch(&wl->cfg, &u, 5 * 1000000000ULL, &ans[s]);
+            alike_fetch(&wl->cfg, &u, want, wait, &ans[s]);
         else
             snprintf(ans[s].why, sizeof(ans[s].why), "%s", e);
         url_free(&u);
+        if (ans[s].cut) {
+            size_t at = strlen(al->cut);
+            snprintf(al->cut + at, sizeof(al->cut) - at, "%s%s: %s", at ? "; " : "", p->servers[s].name, ans[s].why);
+            ncut++;
+        }
         if (ref < 0 && ans[s].ok)
             ref = s;
     }
     al->checked = ref >= 0;
     if (ref < 0)
-        snprintf(al->note, sizeof(al->note), "no server answered the check");
+        snprintf(al->note, sizeof(al->note), "%s", ncut ? al->cut : "no server answered the check");
     for (k = 0; ref >= 0 && k < 5; k++) {
         int first = 1;
         for (s = 0; s < p->nservers; s++) {
             char what[16];
             struct alike_answer one = ans[s];
-            if (s == ref || out->failed[s] || !(want & bits[k]))
+            if (s == ref || out->failed[s] || ans[s].cut || !(want & bits[k]))
                 continue;
             /* This field alone. */
             if (ans[s].ok && alike_same(&ans[ref], &one, bits[k], what, sizeof(what)))
@@ -738,6 +750,11 @@ static void check_alike(const struct cmp_plan *p, int w, struct cmp_result *out)
             if (add_difference(al, s, ans[s].ok ? fields[k] : "answer", &ans[s]) != 0)
                 break;
         }
+    }
+    if (ncut && al->ndiff == 0 && al->checked) {
+        /* The answers read agree, but a cut one may not: no claim. */
+        al->checked = 0;
+        snprintf(al->note, sizeof(al->note), "%s", al->cut);
     }
     free(ans);
 }
@@ -845,7 +862,7 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
         }
     }
     for (w = 0; w < p->nworkloads && !atomic_load(stop); w++)
-        check_alike(p, w, out);
+        check_alike(p, w, stop, out);
     rounds = (p->set.repeat_auto ? p->set.max_repeat : p->set.repeat) + p->set.discard;
     for (rep = 0; rep < rounds && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {

@@ -116,7 +116,9 @@ struct cmp_difference {
 
 struct cmp_alike {
     int checked;                 /* the answers were compared */
-    char note[200];              /* why not, when not */
+    char note[300];              /* why not, when not */
+    char cut[300];               /* "NAME: answer not read whole in 5 s", each server whose answer was cut:
+                                    compared with nothing */
     struct cmp_difference *diff;
     int ndiff;
 };

@@ -237,6 +237,8 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                 fprintf(f, "        %-9s %-*s %s\n", al->diff[k].field, nw, p->servers[al->diff[k].server].name,
                         al->diff[k].value);
         }
+        if (r->alike && r->alike[w].cut[0])
+            fprintf(f, "  [i] answers not compared (checked once before the load): %s\n", r->alike[w].cut);
         fprintf(f, "  %-*s %9s %19s %9s %9s %8s %10s %8s %9s %10s  %s\n", nw, "server", "req/s", "(min - max req/s)",
                 "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
@@ -456,6 +458,10 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                     fprintf(f, "}");
                 }
                 fprintf(f, "]");
+            }
+            if (r->alike && r->alike[w].cut[0]) {
+                fprintf(f, ", \"alike_cut\": ");
+                report_json_str(f, r->alike[w].cut);
             }
         }
         fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %.3f,\n  \"config\": ", wl->cfg.connections,

@@ -914,6 +914,10 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
          * null (not checked; older files have no key). */
         json_t *al = json_object_get(json_array_get(wls, (size_t)w), "alike"), *d;
         size_t i;
+        at = jcheck_enter(c, "workloads[%d]", w);
+        jcheck_copy(r->alike[w].cut, sizeof(r->alike[w].cut),
+                    jcheck_str(c, json_array_get(wls, (size_t)w), "alike_cut", 0));
+        jcheck_leave(c, at);
         at = jcheck_enter(c, "workloads[%d].alike", w);
         r->alike[w].checked = json_is_true(al) || json_is_array(al);
         json_array_foreach(al, i, d) {

@@ -478,6 +478,49 @@ def compare_checks_the_servers_answer_alike():
 
 
 @test
+def compare_alike_check_is_bounded_in_time():
+    """An endless answer (an event stream, a byte every 0.5 s) holds the check no longer than the workload's
+    timeout (at most 5 s), and is said to be cut, never taken as alike or not."""
+    ports = [free_port() for _ in range(2)]
+    path = os.path.join(TMP, "stream.plan")
+
+    def run(same):
+        with open(path, "w") as fh:
+            fh.write("[settings]\nrepeat = 1\nwarmup = 0s\ngrace = 1s\n%s\n"
+                     "[server plain]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                     "[server stream]\nstart = exec %s %s stream --ms 500 --port %d\nurl = http://127.0.0.1:%d\n"
+                     "[workload events]\npath = /\nconnections = 1\nrequests = 1\ntimeout = 1s\n"
+                     % (same, RAFALE, ports[0], ports[0], sys.executable, FSERVER, ports[1], ports[1]))
+        t0 = time.monotonic()
+        p = subprocess.Popen([RAFALE, "compare", path, "--json", path + ".json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            out, _ = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            check(False, "alike: compare hung on an endless answer (%s)" % same)
+            interrupt_after(p, 0)  # Ctrl-C: it stops its servers
+            return None, "", 30
+        with open(path + ".json") as fh:
+            return json.load(fh)["compare"]["workloads"][0], out, time.monotonic() - t0
+
+    w, out, took = run("same = status,body")
+    if w is None:
+        return
+    check(w["alike"] is None and "stream: answer not read whole in 1 s" in w.get("alike_cut", "") and
+          w["alike_note"] == w["alike_cut"], "alike: an endless body is cut, and neither alike nor not (%s)" % w)
+    check("[i] answers not compared (checked once before the load): stream: answer not read whole in 1 s" in out and
+          "do not answer alike" not in out, "alike: the text says the answer was cut (%r)" % out[-600:])
+    # The check (1 s) and the stream's one request (its 1 s timeout), with a server start each: well under 15 s.
+    check(took < 15, "alike: the check is bounded in time (%.1f s)" % took)
+    back = subprocess.run([RAFALE, "report", path + ".json"], capture_output=True, text=True, timeout=60)
+    check("stream: answer not read whole in 1 s" in back.stdout, "alike: the note comes back from the saved JSON")
+    # Status alone: the head is enough, read at once; the two answer 200 alike.
+    w, out, took = run("")
+    check(w is not None and w["alike"] is True and "alike_cut" not in w,
+          "alike: status and location need the head only (%s)" % w)
+
+
+@test
 def compare_discard_beside_a_server_that_failed_to_start():
     """discard = 1 and a server that fails to start: the sanitized build once aborted on a zero-length memmove from
     the failed server's empty runs, leaving the other server running and its log in /tmp."""
