@@ -135,6 +135,59 @@ static void checks(void)
     CHECK(ev("json $.ok == true", &r, seen) == 0 && strcmp(seen, "not JSON: <html>") == 0);
 }
 
+/* ev() on the body {"n": PRE, then k times D, then POST}. */
+static int ev_num(const char *expr, const char *pre, char d, int k, const char *post)
+{
+    static char body[2048];
+    struct check_response r = { 200, NULL, 0, body, 0, 0, 0, 0, 0, 1 << 20, 1000 };
+    char seen[256];
+    int o = snprintf(body, sizeof(body), "{\"n\": %s", pre);
+    memset(body + o, d, (size_t)k);
+    o += k;
+    o += snprintf(body + o, sizeof(body) - (size_t)o, "%s}", post);
+    r.body_len = r.body_size = (size_t)o;
+    return ev(expr, &r, seen);
+}
+
+/* A JSON number of any length (RFC 8259 §6 sets none) compares by its
+ * value; past the double's range as +-inf, nearer zero than any double as
+ * neither zero nor beyond any other literal. */
+static void long_numbers(void)
+{
+    const char head[] = "X-Long: 1000000000000000000000000000000000000000000000000000000000000\r\nX-Bad: 5abc\r\n";
+    struct check_response r = { 200, head, sizeof(head) - 1, "", 0, 0, 0, 0, 0, 1 << 20, 1000 };
+    char seen[256];
+    double x;
+    CHECK(ev_num("json $.n > 5", "1", '0', 600, "") == 1 && ev_num("json $.n < 5", "1", '0', 600, "") == 0);
+    CHECK(ev_num("json $.n > 5", "1", '0', 300, "") == 1);
+    CHECK(ev_num("json $.n < 5", "0.", '0', 600, "1") == 1 && ev_num("json $.n > 0", "0.", '0', 600, "1") == 1);
+    CHECK(ev_num("json $.n == 0", "0.", '0', 600, "1") == 0 && ev_num("json $.n != 0", "0.", '0', 600, "1") == 1);
+    CHECK(ev_num("json $.n < 0", "0.", '0', 600, "1") == 0 && ev_num("json $.n > -1", "0.", '0', 600, "1") == 1);
+    CHECK(ev_num("json $.n < 0", "-0.", '0', 600, "1") == 1 && ev_num("json $.n > -1", "-0.", '0', 600, "1") == 1);
+    CHECK(ev_num("json $.n == 0", "0.", '0', 600, "") == 1 && ev_num("json $.n == 0", "-0.", '0', 600, "e99999999999") == 1);
+    CHECK(ev_num("json $.n < 5", "-1", '0', 600, "") == 1 && ev_num("json $.n > -1e300", "-1", '0', 600, "") == 0);
+    /* 600 digits after the point. */
+    CHECK(ev_num("json $.n > 2.5", "2.", '5', 600, "") == 1 && ev_num("json $.n < 2.6", "2.", '5', 600, "") == 1);
+    CHECK(ev_num("json $.n >= 25.5", "2", '5', 1, ".50000000000000000000") == 1);
+    /* Digits past those kept still round: 2^53 + 1 and a bit is nearer 2^53 + 2. */
+    CHECK(ev_num("json $.n > 9007199254740992", "9007199254740993.", '0', 40, "1") == 1);
+    CHECK(ev_num("json $.n == 9007199254740992", "9007199254740993.", '0', 40, "") == 1);
+    /* Beyond the double's range: +-inf. */
+    CHECK(ev_num("json $.n > 5", "1e400", 'x', 0, "") == 1 && ev_num("json $.n < -1e300", "-1e400", 'x', 0, "") == 1);
+    CHECK(ev_num("json $.n > 1e300", "1e99999999999999999999", 'x', 0, "") == 1);
+    CHECK(ev_num("json $.n > 0", "1e-99999999999999999999", 'x', 0, "") == 1);
+    CHECK(ev_num("json $.n > 1", "0.", '0', 600, "1e700") == 1 && ev_num("json $.n < 1", "0.", '0', 600, "1e500") == 1);
+    /* Not numbers: refused as before, long or short. */
+    CHECK(ev_num("json $.n > 0", "1", '0', 600, ".") == 0 && ev_num("json $.n > 0", "-", 'x', 0, "") == 0);
+    CHECK(ev_num("json $.n > 0", "1e", 'x', 0, "") == 0 && ev_num("json $.n > 0", ".5", 'x', 0, "") == 0);
+    CHECK(ev_num("json $.n > 0", "+1", 'x', 0, "") == 0 && ev_num("json $.n > 0", "1", '0', 600, "e+") == 0);
+    CHECK(jpath_number("01", 2, &x) == -1 && jpath_number("1.", 2, &x) == -1 && jpath_number("", 0, &x) == -1);
+    CHECK(jpath_number("1e5x", 4, &x) == -1 && jpath_number("-0", 2, &x) == 0 && x == 0);
+    CHECK(jpath_number("123.45e-2", 9, &x) == 0 && x == 1.2345 && jpath_number("-0.0025", 7, &x) == 0 && x == -0.0025);
+    /* A header's number: any length too; not a number still fails. */
+    CHECK(ev("header X-Long > 1e59", &r, seen) == 1 && ev("header X-Bad > 1", &r, seen) == 0);
+}
+
 static void extractions(void)
 {
     const char head[] = "Location: /items/17\r\nSet-Cookie: theme=dark\r\nSet-Cookie: sid=s3cr3t; Path=/; HttpOnly\r\n";
@@ -220,6 +273,7 @@ int main(void)
 {
     T_RUN(paths);
     T_RUN(checks);
+    T_RUN(long_numbers);
     T_RUN(extractions);
     T_RUN(mistakes);
     T_END("test_check");

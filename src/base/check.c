@@ -481,15 +481,26 @@ static int text_cmp(const struct check *c, const char *v, size_t n)
     }
 }
 
-static int to_num(const char *v, size_t n, double *out)
+/* Does the number written v (n bytes) pass op against the literal? Any
+ * length of JSON number (RFC 8259 §6); past the double's range it is
+ * ±inf, and one nearer zero than any double is below every positive
+ * literal and above every negative one, not equal to 0. Other text (a
+ * header's) as strtod reads it. 1 passes, 0 fails, -1 not a number. */
+static int num_test(uint8_t op, const char *v, size_t n, double lit)
 {
     char b[512], *end;
+    double x;
+    int r = jpath_number(v, n, &x);
+    if (r == 1)
+        return num_cmp(op, lit != 0 ? (lit > 0 ? -1.0 : 1.0) : signbit(x) ? -1.0 : 1.0, 0.0);
+    if (r == 0)
+        return num_cmp(op, x, lit);
     if (n == 0 || n >= sizeof(b))
         return -1;
     memcpy(b, v, n);
     b[n] = '\0';
-    *out = strtod(b, &end);
-    return *end == '\0' ? 0 : -1;
+    x = strtod(b, &end);
+    return *end == '\0' ? num_cmp(op, x, lit) : -1;
 }
 
 int check_eval(const struct check *c, const struct check_response *r, char *seen, size_t seenlen)
@@ -526,7 +537,6 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
     case CK_HEADER: {
         size_t n = 0;
         const char *v = r->head ? check_header(r->head, r->head_len, c->name, c->nlen, &n) : NULL;
-        double x;
         char pre[80];
         if (r->head_over) {
             seen_put(seen, seenlen, "the head is longer than the 64 KiB kept: not checked", "", 0);
@@ -548,7 +558,7 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
             line[k] = '\0';
             if (text_cmp(c, line, k))
                 return 1;
-        } else if (c->lit == CL_NUM ? to_num(v, n, &x) == 0 && num_cmp(c->op, x, c->num) : text_cmp(c, v, n)) {
+        } else if (c->lit == CL_NUM ? num_test(c->op, v, n, c->num) == 1 : text_cmp(c, v, n)) {
             return 1;
         }
         snprintf(pre, sizeof(pre), "%.60s: ", c->name);
@@ -611,12 +621,10 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
             break;
         default: {
             int eq;
-            double x;
             if (c->lit == CL_NUM) {
-                if (t == JP_NUMBER && to_num(v, n, &x) == 0) {
-                    ok = num_cmp(c->op, x, c->num);
+                /* (sl == -2: a long string's text, never a number) */
+                if (t == JP_NUMBER && sl == -1 && (ok = num_test(c->op, v, n, c->num)) >= 0)
                     break;
-                }
                 eq = 0;
             } else if (c->lit == CL_STR) {
                 eq = sl >= 0 ? (size_t)sl == c->slen && memcmp(txt, c->str, c->slen) == 0

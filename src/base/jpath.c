@@ -307,6 +307,78 @@ ssize_t jpath_string(const char *v, size_t vlen, char *out, size_t cap)
     return (ssize_t)o;
 }
 
+/* Digits kept of a number's significand: past 17 they cannot change the
+ * nearest double but for a tie, which a sticky digit after them breaks. */
+#define NUM_DIGITS 40
+#define NUM_EXP_CAP 1000000L /* far past the double's range, either way */
+
+int jpath_number(const char *v, size_t vlen, double *out)
+{
+    const char *p = v, *end = v + vlen;
+    char b[NUM_DIGITS + 32];
+    size_t o = 0, kept = 0;
+    long long point = 0; /* where the decimal point sits after the kept digits' first */
+    long exp = 0;
+    int sticky = 0, neg = 0, in_frac = 0;
+    double x;
+
+    if (scan_number(v, end) != end)
+        return -1;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    b[o++] = neg ? '-' : '+';
+    b[o++] = '.';
+    /* The significant digits, from the first non-zero one, as 0.DDD... x
+     * 10^point: no buffer holds the number's whole text (§6 sets no
+     * length), so a digit past NUM_DIGITS only moves the point. */
+    for (; p < end && *p != 'e' && *p != 'E'; p++) {
+        if (*p == '.') {
+            in_frac = 1;
+            continue;
+        }
+        if (kept == 0 && *p == '0') {
+            if (in_frac)
+                point--;
+            continue;
+        }
+        if (!in_frac)
+            point++;
+        if (kept < NUM_DIGITS) {
+            b[o++] = *p;
+            kept++;
+        } else if (*p != '0') {
+            sticky = 1;
+        }
+    }
+    if (kept == 0) {
+        *out = neg ? -0.0 : 0.0;
+        return 0;
+    }
+    if (sticky)
+        b[o++] = '1';
+    if (p < end) {
+        int eneg = 0;
+        if (*++p == '+' || *p == '-')
+            eneg = *p++ == '-';
+        for (; p < end; p++)
+            if (exp < NUM_EXP_CAP)
+                exp = exp * 10 + (*p - '0');
+        if (eneg)
+            exp = -exp;
+    }
+    point += exp;
+    if (point > NUM_EXP_CAP)
+        point = NUM_EXP_CAP;
+    if (point < -NUM_EXP_CAP)
+        point = -NUM_EXP_CAP;
+    snprintf(b + o, sizeof(b) - o, "e%lld", point);
+    x = strtod(b, NULL);
+    *out = x;
+    return x == 0 ? 1 : 0;
+}
+
 int jpath_compile(const char *s, size_t n, struct jpath *out, char *err, size_t errlen)
 {
     size_t i = 1;

@@ -41,4 +41,10 @@ enum jp_type jpath_find(const struct jpath *p, const char *json, size_t len, con
  * -1 when it does not fit or is malformed. */
 ssize_t jpath_string(const char *v, size_t vlen, char *out, size_t cap);
 
+/* A number's text (RFC 8259 §6, all vlen bytes of it, any length) as the
+ * nearest double, ±inf past the double's range. Returns 0; 1 when it is
+ * not zero but nearer zero than the smallest double (then *out is a zero
+ * of its sign); -1 when the text is not a JSON number. */
+int jpath_number(const char *v, size_t vlen, double *out);
+
 #endif
