@@ -170,6 +170,7 @@ int config_copy(struct config *dst, const struct config *src)
     rc |= rekeep(dst, &dst->tls.cacert);
     rc |= rekeep(dst, &dst->tls.cert);
     rc |= rekeep(dst, &dst->tls.key);
+    rc |= rekeep(dst, &dst->tls.pass);
     rc |= rekeep(dst, &dst->tls.ciphers);
     rc |= rekeep(dst, &dst->targets_path);
     rc |= rekeep(dst, &dst->unix_socket);
@@ -242,6 +243,10 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     }
     if (cfg->tls.key && !cfg->tls.cert) {
         snprintf(err, errlen, "--key is the private key of a --cert: give --cert too");
+        return -1;
+    }
+    if (cfg->tls.pass && !cfg->tls.cert) {
+        snprintf(err, errlen, "--pass and --key-pass give the pass phrase of a --cert's key: give --cert too");
         return -1;
     }
     if (cfg->log_path && cfg->json_path && strcmp(cfg->log_path, "-") == 0 && strcmp(cfg->json_path, "-") == 0) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <unistd.h>
@@ -29,6 +30,52 @@ static void openssl_reason(char *err, size_t errlen, const char *what)
     const char *r = e ? ERR_reason_error_string(e) : NULL;
     snprintf(err, errlen, "%s%s%s", what, r ? ": " : "", r ? r : "");
     ERR_clear_error();
+}
+
+/* What a key's pass-phrase callback knows: the phrase given (NULL: none),
+ * and, after, whether OpenSSL asked for one (the key is encrypted). */
+struct pem_pass {
+    const char *phrase;
+    int asked;
+};
+
+/* Installed on every context: OpenSSL's default prompts on the terminal,
+ * or reads standard input when there is none (a CI job's idle pipe:
+ * forever). This one gives the phrase that was given, or fails. */
+static int pem_pass_cb(char *buf, int size, int rwflag, void *u)
+{
+    struct pem_pass *pp = u;
+    size_t n;
+    (void)rwflag;
+    if (pp == NULL)
+        return -1;
+    pp->asked = 1;
+    if (pp->phrase == NULL || size < 0 || (n = strlen(pp->phrase)) > (size_t)size)
+        return -1;
+    memcpy(buf, pp->phrase, n);
+    return (int)n;
+}
+
+/* KEY_NONE: no private key in the file; KEY_LOCKED: encrypted, no phrase. */
+enum { KEY_OK, KEY_ERR, KEY_NONE, KEY_LOCKED, KEY_WRONG };
+
+/* The first private key of a PEM file into ctx, decrypted with phrase
+ * when it is encrypted. KEY_ERR leaves OpenSSL's reason queued. */
+static int use_key(SSL_CTX *ctx, const char *file, const char *phrase)
+{
+    struct pem_pass pp = { phrase, 0 };
+    BIO *b = BIO_new_file(file, "r");
+    EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, pem_pass_cb, &pp) : NULL;
+    int ok = k && SSL_CTX_use_PrivateKey(ctx, k) == 1;
+    EVP_PKEY_free(k);
+    BIO_free(b);
+    if (ok)
+        return KEY_OK;
+    if (b && k == NULL) {
+        ERR_clear_error();
+        return !pp.asked ? KEY_NONE : phrase ? KEY_WRONG : KEY_LOCKED;
+    }
+    return KEY_ERR;
 }
 
 /* TLS 1.3 tickets arrive after the handshake: keep the newest for the next
@@ -71,6 +118,7 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
     }
     tc->ctx = ctx;
     tc->no_resume = o->no_resume;
+    SSL_CTX_set_default_passwd_cb(ctx, pem_pass_cb);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* A TCP close without close_notify reads as end of stream; the HTTP
      * parser then decides whether the response was complete. */
@@ -113,16 +161,30 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
     }
     if (o->cert) {
         /* mTLS: the certificate (its chain) and its key, checked together. */
+        const char *opt = o->key ? "--key" : "--cert", *file = o->key ? o->key : o->cert;
         char what[300];
+        int k;
         if (SSL_CTX_use_certificate_chain_file(ctx, o->cert) != 1) {
             snprintf(what, sizeof(what), "--cert: cannot use '%s'", o->cert);
             tls_client_free(tc);
             openssl_reason(err, errlen, what);
             return -1;
         }
-        if (SSL_CTX_use_PrivateKey_file(ctx, o->key ? o->key : o->cert, SSL_FILETYPE_PEM) != 1 ||
-            SSL_CTX_check_private_key(ctx) != 1) {
-            snprintf(what, sizeof(what), "--key: cannot use '%s' with the certificate", o->key ? o->key : o->cert);
+        k = use_key(ctx, file, o->pass);
+        if (k == KEY_LOCKED || k == KEY_WRONG || k == KEY_NONE) {
+            if (k == KEY_LOCKED)
+                snprintf(err, errlen, "%s %s: the key is encrypted; give its pass phrase with --key-pass env:NAME, "
+                         "file:PATH or pass:PHRASE", opt, file);
+            else if (k == KEY_WRONG)
+                snprintf(err, errlen, "%s %s: wrong pass phrase (bad decrypt)", opt, file);
+            else
+                snprintf(err, errlen, "%s %s: no private key in it (PEM)%s", opt, file,
+                         o->key ? "" : "; give the key's file with --key");
+            tls_client_free(tc);
+            return -1;
+        }
+        if (k != KEY_OK || SSL_CTX_check_private_key(ctx) != 1) {
+            snprintf(what, sizeof(what), "--key: cannot use '%s' with the certificate", file);
             tls_client_free(tc);
             openssl_reason(err, errlen, what);
             return -1;
@@ -234,6 +296,7 @@ void tls_ticket_free(struct tls_ticket *slot)
 int tls_server_new(const char *cert, const char *key, int h2, struct tls_server **out, char *err, size_t errlen)
 {
     struct tls_server *ts = calloc(1, sizeof(*ts));
+    int k;
     if (ts == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -245,6 +308,7 @@ int tls_server_new(const char *cert, const char *key, int h2, struct tls_server 
         return -1;
     }
     SSL_CTX_set_mode(ts->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_default_passwd_cb(ts->ctx, pem_pass_cb);
     SSL_CTX_set_options(ts->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_min_proto_version(ts->ctx, TLS1_2_VERSION);
     SSL_CTX_set_alpn_select_cb(ts->ctx, alpn_select, h2 ? (void *)ts : NULL);
@@ -255,7 +319,16 @@ int tls_server_new(const char *cert, const char *key, int h2, struct tls_server 
         tls_server_free(ts);
         return -1;
     }
-    if (SSL_CTX_use_PrivateKey_file(ts->ctx, key, SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ts->ctx) != 1) {
+    if ((k = use_key(ts->ctx, key, NULL)) == KEY_LOCKED || k == KEY_NONE) {
+        if (k == KEY_LOCKED)
+            snprintf(err, errlen, "--tls-key %s: the key is encrypted; rafale serve takes a key without a pass phrase "
+                     "(openssl pkey -in KEY -out PLAIN)", key);
+        else
+            snprintf(err, errlen, "--tls-key %s: no private key in it (PEM)", key);
+        tls_server_free(ts);
+        return -1;
+    }
+    if (k != KEY_OK || SSL_CTX_check_private_key(ts->ctx) != 1) {
         char what[300];
         snprintf(what, sizeof(what), "cannot use the key '%s'", key);
         openssl_reason(err, errlen, what);

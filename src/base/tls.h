@@ -7,6 +7,8 @@
 
 #include "io.h"
 
+#define TLS_PASS_MAX 1024   /* a key's pass phrase, at most (OpenSSL's PEM_BUFSIZE) */
+
 struct tls_options {
     int insecure;            /* do not verify the server certificate */
     const char *cacert;      /* trust this CA file instead of the system store */
@@ -15,6 +17,7 @@ struct tls_options {
     int no_resume;           /* full handshake every time */
     int h2;                  /* offer only "h2" in ALPN (--http2) */
     const char *cert, *key;  /* --cert, --key: a client certificate (PEM), for servers that ask for one */
+    const char *pass;        /* the key's pass phrase (--pass, --key-pass), NULL: none given */
 };
 
 struct tls_client;

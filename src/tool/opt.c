@@ -41,7 +41,7 @@ enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
     I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
-    I_CONNECT_TO, I_RESOLVE,
+    I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS,
 };
 
 struct opt_def {
@@ -129,6 +129,12 @@ static const struct opt_def table[] = {
       NULL, 0, 0, 0, 0, I_CERT, NULL },
     { "key", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "FILE", "its private key (PEM; default: in the --cert file)", NULL, 0, 0,
       0, 0, I_KEY, NULL },
+    /* The phrase itself has no JSON key: no result, report or log holds it. */
+    { "key-pass", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "SOURCE",
+      "the key's pass phrase from env:NAME, file:PATH (its first line) or pass:PHRASE\n(without one an encrypted "
+      "key is refused, never prompted for)", "env:NAME, file:PATH or pass:PHRASE", 0, 0, 0, 0, I_KEY_PASS, NULL },
+    { "pass", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "PHRASE", "the key's pass phrase as written (curl's; ps shows it)",
+      NULL, 0, 0, 0, 0, I_PASS, NULL },
     { "connect-to", 0, K_CUSTOM, D_RUN, S_TLS, LOADW, "H:P:H2:P2",
       "connections for H:P go to H2:P2, the URL's Host and SNI kept (curl's; repeatable)",
       "HOST:PORT:HOST2:PORT2 (an empty part matches any, or keeps the URL's)", 0, 0, 0, 0, I_CONNECT_TO, NULL },
@@ -579,6 +585,57 @@ static int host_map_parse(const char *v, int connect_to, struct host_map *m)
     return 0;
 }
 
+/* The --key's pass phrase: --pass PHRASE, or --key-pass SOURCE in openssl's
+ * -passin words (env:NAME, file:PATH its first line, pass:PHRASE). Read
+ * now, so a missing variable or file is said before any load. An error
+ * never shows what follows "pass:", nor a value without a known prefix:
+ * it may be the phrase itself. */
+static int set_pass(struct config *cfg, int source, const char *v, const char *shown, char *err, size_t errlen)
+{
+    char line[TLS_PASS_MAX + 2];
+    const char *phrase = v;
+    int rc = 0;
+
+    if (source && strncmp(v, "env:", 4) == 0) {
+        if (v[4] == '\0')
+            return err_set(err, errlen, NULL, "%s env:NAME wants the name of a variable", shown);
+        if ((phrase = getenv(v + 4)) == NULL)
+            return err_set(err, errlen, NULL, "%s %s: the variable %s is not set", shown, v, v + 4);
+    } else if (source && strncmp(v, "file:", 5) == 0) {
+        FILE *f = fopen(v + 5, "r");
+        size_t n;
+        if (f == NULL)
+            return err_set(err, errlen, NULL, "%s %s: cannot read it: %s", shown, v, strerror(errno));
+        if (fgets(line, sizeof(line), f) == NULL) {
+            line[0] = '\0';
+            if (ferror(f))
+                rc = err_set(err, errlen, NULL, "%s %s: cannot read it: %s", shown, v, strerror(errno));
+        }
+        fclose(f);
+        n = strcspn(line, "\r\n");
+        if (rc == 0 && n > TLS_PASS_MAX)
+            rc = err_set(err, errlen, NULL, "%s %s: a first line of more than %d bytes is no pass phrase", shown, v,
+                         TLS_PASS_MAX);
+        line[n] = '\0';
+        phrase = line;
+    } else if (source && strncmp(v, "pass:", 5) == 0) {
+        phrase = v + 5;
+    } else if (source) {
+        const char *colon = strchr(v, ':');
+        if (colon && colon - v < 16)
+            return err_set(err, errlen, NULL, "%s wants env:NAME, file:PATH or pass:PHRASE, not '%.*s...'", shown,
+                           (int)(colon - v + 1), v);
+        return err_set(err, errlen, NULL, "%s wants env:NAME, file:PATH or pass:PHRASE (what was given is not "
+                       "shown: it may be the phrase)", shown);
+    }
+    if (rc == 0 && strlen(phrase) > TLS_PASS_MAX)
+        rc = err_set(err, errlen, NULL, "%s: a pass phrase of more than %d bytes", shown, TLS_PASS_MAX);
+    if (rc == 0 && (cfg->tls.pass = config_keep(cfg, phrase)) == NULL)
+        rc = err_set(err, errlen, NULL, "out of memory");
+    explicit_bzero(line, sizeof(line));
+    return rc;
+}
+
 static int set_custom(const struct opt_def *o, const struct opt_dst *d, const char *v, const char *shown, char *err,
                       size_t errlen)
 {
@@ -640,6 +697,9 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if ((*(o->id == I_CERT ? &cfg->tls.cert : &cfg->tls.key) = config_keep(cfg, v)) == NULL)
             return err_set(err, errlen, NULL, "out of memory");
         return 0;
+    case I_PASS:
+    case I_KEY_PASS:
+        return set_pass(cfg, o->id == I_KEY_PASS, v, shown, err, errlen);
     case I_CACERT:
         if (access(v, R_OK) != 0)
             return err_set(err, errlen, NULL, "%s: cannot read '%s': %s", shown, v, strerror(errno));

@@ -912,3 +912,88 @@ def curls_connection_habits():
     p = run_raw(["serve", "--listen", "127.0.0.1:0", "--tls-client-ca", os.path.join(d, "ca.pem")])
     check(p[0] == 2 and one_line(p[2], "--tls-client-ca asks for client certificates over TLS"),
           "serve: --tls-client-ca without a certificate of its own (%r)" % p[2])
+
+
+@test
+def encrypted_key_pass_phrase():
+    # An encrypted --key: OpenSSL's default asks for the phrase on standard input when there is no terminal, so a
+    # CI job (stdin an idle pipe) waited forever, and with /dev/null got "Enter PEM pass phrase:" twice and "PEM lib".
+    # Now the phrase comes from --key-pass env:/file:/pass: or --pass, and without it one line says why, at once.
+    d = make_certs()
+    e = os.path.join(TMP, "tls-pass")
+    os.makedirs(e, exist_ok=True)
+    phrase = "s3cr3t-Phrase-81"
+
+    def ossl(*a):
+        subprocess.run(["openssl"] + list(a), cwd=e, check=True, capture_output=True)
+    ossl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-aes-128-cbc", "-pass",
+         "pass:" + phrase, "-out", "enc.key")
+    ossl("req", "-new", "-key", "enc.key", "-passin", "pass:" + phrase, "-out", "enc.csr", "-subj", "/CN=client")
+    ossl("x509", "-req", "-in", "enc.csr", "-CA", os.path.join(d, "ca.pem"), "-CAkey", os.path.join(d, "ca.key"),
+         "-set_serial", "81", "-out", "enc.pem", "-days", "2")
+    with open(os.path.join(e, "phrase.txt"), "w") as f:
+        f.write(phrase + "\nnot this line\n")
+    key = os.path.join(e, "enc.key")
+    cert = ["--cert", os.path.join(e, "enc.pem"), "--key", key]
+
+    def no_tty(args, stdin, env=None):
+        """rafale in a session of its own (no terminal to prompt on), its stdin /dev/null (DEVNULL) or a pipe kept
+        open and never written (PIPE); (rc, out, err), or None when it has not ended within 15 s."""
+        idle = os.pipe() if stdin == subprocess.PIPE else None
+        p = subprocess.Popen([RAFALE] + [str(a) for a in args], stdin=idle[0] if idle else stdin,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             env=dict(os.environ, **(env or {})))
+        if idle:
+            os.close(idle[0])
+        try:
+            out, err = p.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            return None
+        finally:
+            if idle:
+                os.close(idle[1])
+        if "runtime error" in err or "AddressSanitizer" in err:
+            check(False, "sanitizer report for %s:\n%s" % (args, err[:3000]))
+        return p.returncode, out, err
+
+    locked = "--key %s: the key is encrypted; give its pass phrase with --key-pass env:NAME, file:PATH or pass:PHRASE" % key
+    for what, stdin in (("an idle pipe", subprocess.PIPE), ("/dev/null", subprocess.DEVNULL)):
+        p = no_tty(["-q", "-n", 1] + cert + ["https://127.0.0.1:1/"], stdin)
+        check(p is not None and p[0] == 2 and one_line(p[2], locked) and "pass phrase:" not in p[1] + p[2],
+              "encrypted key, no phrase, stdin %s: one line, exit 2, no prompt (%r)" % (what, p))
+    for args, env, want in (
+            (["--key-pass", "pass:wrong"], None, "--key %s: wrong pass phrase (bad decrypt)" % key),
+            (["--key-pass", "env:RAFALE_NO_SUCH_VAR"], None, "--key-pass env:RAFALE_NO_SUCH_VAR: the variable "
+                                                             "RAFALE_NO_SUCH_VAR is not set"),
+            (["--key-pass", "file:" + e + "/nope.txt"], None, "--key-pass file:%s/nope.txt: cannot read it" % e),
+            (["--key-pass", phrase], None, "--key-pass wants env:NAME, file:PATH or pass:PHRASE"),
+            (["--key-pass", "penv:X"], None, "--key-pass wants env:NAME, file:PATH or pass:PHRASE, not 'penv:...'")):
+        p = no_tty(["-q", "-n", 1] + cert + args + ["https://127.0.0.1:1/"], subprocess.DEVNULL, env)
+        check(p is not None and p[0] == 2 and one_line(p[2], want) and phrase not in p[2],
+              "%s: %s (%r)" % (args, want, p))
+    p = no_tty(["-q", "-n", 1, "--key-pass", "pass:x", "https://127.0.0.1:1/"], subprocess.DEVNULL)
+    check(p is not None and p[0] == 2 and one_line(p[2], "give --cert too"), "--key-pass without --cert (%r)" % (p,))
+    # Each source, end to end against a server that asks for the certificate; the phrase in no output.
+    tls = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"),
+                "--tls-client-ca", os.path.join(d, "ca.pem"))
+    url = "https://localhost:%d/" % tls.port
+    base = ["-n", 10, "-c", 2, "--cacert", os.path.join(d, "ca.pem"), "--connect-to",
+            "localhost:%d:127.0.0.1:%d" % (tls.port, tls.port)] + cert
+    for i, (args, env) in enumerate(((["--key-pass", "env:RAFALE_TEST_KEY_PASS"], {"RAFALE_TEST_KEY_PASS": phrase}),
+                                     (["--key-pass", "file:" + os.path.join(e, "phrase.txt")], None),
+                                     (["--key-pass", "pass:" + phrase], None), (["--pass", phrase], None))):
+        jp, lp = os.path.join(e, "run%d.json" % i), os.path.join(e, "run%d.log" % i)
+        p = no_tty(base + args + ["--json", jp, "--log", lp, url], subprocess.DEVNULL, env)
+        j = json.load(open(jp)) if p is not None and os.path.exists(jp) else None
+        written = (open(jp).read() if j else "") + (open(lp).read() if os.path.exists(lp) else "")
+        check(p is not None and p[0] == 0 and j and j["summary"]["requests"] == 10 and j["summary"]["errors"] == 0 and
+              phrase not in written + p[1] + p[2], "mTLS with %s: 10 answered, the phrase nowhere (%r)" % (
+              args[0] + (" " + args[1].split(":")[0] if args[0] == "--key-pass" else ""), p and p[2]))
+    tls.stop()
+    # rafale serve takes no phrase: its encrypted key is refused in one line, without a prompt.
+    p = no_tty(["serve", "--listen", "127.0.0.1:0", "--tls-cert", os.path.join(e, "enc.pem"), "--tls-key", key],
+               subprocess.PIPE)
+    check(p is not None and p[0] == 1 and one_line(p[2], "--tls-key %s: the key is encrypted" % key),
+          "serve: an encrypted key, refused at once (%r)" % (p,))
