@@ -1,6 +1,7 @@
 /* config.c - defaults, copies and the cross-option rules of a run's
  * configuration, shared by the command line and the compare plan. */
 #include "config.h"
+#include "request.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,23 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         notes[0] = '\0';
     if (cfg->has_body && !cfg->method_given)
         cfg->method = "POST";
+    {
+        /* -H's framing beside -b: as a targets file's (request_framing). */
+        struct req_spec rs;
+        uint32_t bad = 0;
+        char why[400];
+        memset(&rs, 0, sizeof(rs));
+        rs.method = cfg->method;
+        rs.headers = cfg->headers;
+        rs.nheaders = cfg->nheaders;
+        rs.body = cfg->body;
+        rs.body_len = cfg->body_len;
+        rs.has_body = cfg->has_body;
+        if (request_framing(&rs, &bad, why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "--header '%.60s': %s", cfg->headers[bad], why);
+            return -1;
+        }
+    }
     if (cfg->nstages) {
         uint64_t total = 0;
         double top = 0;

@@ -31,7 +31,7 @@ struct target {
     int has_body;
     int own;                     /* from --targets: -m, -H, -b and -T do not apply */
     const char *file;            /* where it was written, for messages */
-    uint32_t line;
+    uint32_t line;               /* its request line; header k is on line + 1 + k (a blank or # line ends a target) */
 };
 
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };

@@ -2,6 +2,10 @@
  * the hot path only ever writes a ready buffer. */
 #include "request.h"
 #include "buf.h"
+#include "err.h"
+#include "http_lex.h"
+#include "http_parse.h"
+#include "template.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -39,6 +43,109 @@ int request_user_has(const struct req_spec *rs, const char *name)
     for (i = 0; i < rs->nheaders; i++)
         if (strncasecmp(rs->headers[i], name, n) == 0 && rs->headers[i][n] == ':')
             return 1;
+    return 0;
+}
+
+/* The value of header h when its name is name (lower case), OWS trimmed
+ * (its length in *n), or NULL. */
+static const char *framing_value(const char *h, const char *name, size_t *n)
+{
+    size_t k = strlen(name), e;
+    if (!lex_prefix_ci(h, k, name) || h[k] != ':')
+        return NULL;
+    h += k + 1;
+    while (lex_ows(*h))
+        h++;
+    e = strlen(h);
+    while (e && lex_ows(h[e - 1]))
+        e--;
+    *n = e;
+    return h;
+}
+
+/* Does body hold exactly one chunked message (RFC 9112 §7.1), its last
+ * chunk and trailers included? Read as a response's body would be. */
+static int whole_chunked(const char *body, size_t len)
+{
+    static const char head[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    struct hp p;
+    memset(&p, 0, sizeof(p));
+    http_parse_reset(&p, 0);
+    return http_parse_feed(&p, head, sizeof(head) - 1) == -2 && len > 0 &&
+           http_parse_feed(&p, body, len) == (ssize_t)len;
+}
+
+int request_framing(const struct req_spec *rs, uint32_t *bad, char *err, size_t errlen)
+{
+    int templated = rs->has_body && template_has(rs->body, rs->body_len), cl = -1, te = -1, chunked = 0, last = 0;
+    size_t blen = rs->has_body ? rs->body_len : 0, n;
+    uint32_t k;
+
+    for (k = 0; k < rs->nheaders; k++) {
+        const char *v = framing_value(rs->headers[k], "content-length", &n), *name = "Content-Length";
+        if (v == NULL && (v = framing_value(rs->headers[k], "transfer-encoding", &n)) != NULL)
+            name = "Transfer-Encoding";
+        if (v == NULL)
+            continue;
+        *bad = k;
+        /* A value chosen per request (an extracted one may be a server's
+         * choice) could end the body early and start a request of its own. */
+        if (templated)
+            return err_set(err, errlen, NULL, "%s beside a templated body: rafale sets each request's length itself; "
+                           "remove this header", name);
+        if (template_has(v, n))
+            return err_set(err, errlen, NULL, "a templated %s: rafale sets each request's length itself; remove this "
+                           "header", name);
+        if (name[0] == 'C') {
+            uint64_t want;
+            if (cl >= 0)
+                return err_set(err, errlen, NULL, "a second Content-Length: remove this header");
+            if (lex_number(v, n, UINT64_MAX, &want) != 0)
+                return err_set(err, errlen, NULL, "Content-Length wants a number of bytes (RFC 9110 section 8.6), not "
+                               "'%.*s'", (int)(n > 40 ? 40 : n), v);
+            if (want != blen)
+                return err_set(err, errlen, NULL, "Content-Length: %llu but the body is %zu bytes: the server would "
+                               "read the difference from the next request; write %zu, or remove this header (rafale "
+                               "then sets it)", (unsigned long long)want, blen, blen);
+            cl = (int)k;
+        } else {
+            /* Its codings, a comma list: chunked once, and last. */
+            const char *a = v, *end = v + n;
+            while (a < end) {
+                const char *b = memchr(a, ',', (size_t)(end - a)), *e;
+                if (b == NULL)
+                    b = end;
+                for (e = b; e > a && lex_ows(e[-1]); e--)
+                    ;
+                while (a < e && lex_ows(*a))
+                    a++;
+                if (a < e) {
+                    last = lex_eq_ci(a, (size_t)(e - a), "chunked");
+                    chunked += last;
+                }
+                a = b + 1;
+            }
+            te = (int)k;
+        }
+        if (cl >= 0 && te >= 0)
+            return err_set(err, errlen, NULL, "Content-Length beside Transfer-Encoding (RFC 9112 section 6.1): a "
+                           "server could read either; remove one");
+    }
+    if (te < 0)
+        return 0;
+    *bad = (uint32_t)te;
+    /* RFC 9112 §6.3: a request whose last coding is not chunked has no
+     * length a server can find. */
+    if (chunked != 1 || !last)
+        return err_set(err, errlen, NULL, "Transfer-Encoding must end in chunked, once (RFC 9112 section 6.3): else "
+                       "a server cannot tell where the body ends; remove this header");
+    if (!rs->has_body)
+        return err_set(err, errlen, NULL, "Transfer-Encoding without a body: the server would read the next request "
+                       "as this one's chunks; add the body, chunked, or remove this header");
+    if (!whole_chunked(rs->body, rs->body_len))
+        return err_set(err, errlen, NULL, "the body is not one whole chunked message (RFC 9112 section 7.1), as "
+                       "Transfer-Encoding says: the server would read what is left as the next request; write it "
+                       "chunked, or remove this header (rafale then sets Content-Length)");
     return 0;
 }
 

@@ -27,6 +27,16 @@ void request_spec(const struct config *cfg, uint32_t i, struct req_spec *rs);
 /* Is a header named name among the spec's (case-insensitive)? */
 int request_user_has(const struct req_spec *rs, const char *name);
 
+/* Checks the framing the user wrote beside a body (RFC 9112 §6), so every
+ * request ends where its head says and no byte of it can be read as a
+ * request of its own: a templated body takes no Content-Length or
+ * Transfer-Encoding of the user's (rafale sets its length per request); a
+ * Content-Length is one number, the body's length (0 without a body); a
+ * Transfer-Encoding ends in chunked, stands without a Content-Length, and
+ * its body is one whole chunked message. Returns 0, or -1 with why in err
+ * and the header at fault in *bad. Before the run, never per request. */
+int request_framing(const struct req_spec *rs, uint32_t *bad, char *err, size_t errlen);
+
 /* Builds the full request for u (head and body) into a new buffer.
  * Returns 0, or -1 with a reason in err. The caller frees *out. */
 int request_build(const struct req_spec *rs, const struct url *u, char **out, size_t *len, char *err, size_t errlen);

@@ -8,6 +8,7 @@
 #include "template.h"
 #include "check.h"
 #include "units.h"
+#include "request.h"
 
 #include <errno.h>
 
@@ -266,9 +267,26 @@ static int check_templates(struct tf *f, const char *what, enum tpl_where where,
 static int tf_close(struct tf *f)
 {
     const char **h = NULL;
+    struct req_spec rs;
+    uint32_t bad = 0;
+    char why[512];
     if (!f->open)
         return 0;
     f->open = 0;
+    /* A framing header that would not say where the request ends is named
+     * at its own line (the header lines follow the request line). */
+    memset(&rs, 0, sizeof(rs));
+    rs.method = f->t.method;
+    rs.headers = f->hdr;
+    rs.nheaders = f->t.nheaders;
+    rs.body = f->t.body;
+    rs.body_len = f->t.body_len;
+    rs.has_body = f->t.has_body;
+    if (request_framing(&rs, &bad, why, sizeof(why)) != 0) {
+        url_free(&f->u);
+        f->line = f->t.line + 1 + bad;
+        return tf_fail(f, "%s", why);
+    }
     if (f->t.nheaders) {
         /* The header lines, in an array of the config's. */
         h = config_own(f->cfg, malloc(f->t.nheaders * sizeof(*h)));

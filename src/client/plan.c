@@ -90,8 +90,18 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
     struct req_spec rs;
     uint32_t h;
     int templated;
+    char why[512];
 
     request_spec(cfg, i, &rs);
+    /* Refused when the file or the options were read; checked again here,
+     * once per target, so that no way into a plan skips it. */
+    if (request_framing(&rs, &h, why, sizeof(why)) != 0) {
+        if (t && t->own && t->file)
+            snprintf(err, errlen, "%s:%u: %s", t->file, t->line + 1 + h, why);
+        else
+            snprintf(err, errlen, "--header '%.60s': %s", rs.headers[h], why);
+        return -1;
+    }
     pu->head = strcmp(rs.method, "HEAD") == 0;
     pu->tls = cfg->urls[i].tls;
     pu->has_body = rs.has_body;

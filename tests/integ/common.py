@@ -300,7 +300,8 @@ class BadServer:
 class RecServer(BadServer):
     """An HTTP/1.1 server that records every request it receives: (connection, method, path, headers, body).
     /login sets a cookie (sid=<connection>); /redir/N answers 302 to /redir/N-1 down to /redir/0; /other/PORT
-    answers 302 to http://127.0.0.1:PORT/; anything else is 200 'ok'."""
+    answers 302 to http://127.0.0.1:PORT/; /say/STATUS?h=LINE&b=BODY answers STATUS with those header lines and
+    that body; anything else is 200 'ok'. Chunked request bodies are read as a server would."""
 
     def __init__(self, unix_path=None):
         self.records = []
@@ -339,13 +340,18 @@ class RecServer(BadServer):
                     k, v = k.strip().lower(), v.strip()
                     # Two Cookie fields read as one, as RFC 9113 section 8.2.3 joins them.
                     headers[k] = headers[k] + "; " + v if k == "cookie" and k in headers else v
-                n = int(headers.get("content-length", "0"))
-                while len(buf) < n:
-                    d = c.recv(65536)
-                    if not d:
+                if headers.get("transfer-encoding", "").lower().endswith("chunked"):
+                    body, buf = self.read_chunked(c, buf)
+                    if body is None:
                         return
-                    buf += d
-                body, buf = buf[:n], buf[n:]
+                else:
+                    n = int(headers.get("content-length", "0"))
+                    while len(buf) < n:
+                        d = c.recv(65536)
+                        if not d:
+                            return
+                        buf += d
+                    body, buf = buf[:n], buf[n:]
                 with self.lock:
                     self.requests += 1
                     self.records.append((conn_id, method, path, headers, body))
@@ -358,16 +364,43 @@ class RecServer(BadServer):
                 elif path.startswith("/other/"):
                     status, extra = b"302 Found", b"Location: http://127.0.0.1:%s/\r\n" % path[7:].encode()
                 elif path.startswith("/say/"):
-                    # /say/STATUS?h=LINE&h=LINE: the header lines given, percent-encoded, sent raw.
+                    # /say/STATUS?h=LINE&h=LINE&b=BODY: the header lines given, percent-encoded, sent raw; the body.
                     q = path.split("?", 1)[1] if "?" in path else ""
                     status = path[5:8].encode() + b" Said"
                     extra = b"".join(urllib.parse.unquote_to_bytes(v[2:]) + b"\r\n" for v in q.split("&")
                                      if v.startswith("h="))
+                    said = [urllib.parse.unquote_to_bytes(v[2:]) for v in q.split("&") if v.startswith("b=")]
+                    if said:
+                        c.sendall(b"HTTP/1.1 " + status + b"\r\n" + extra + b"Content-Length: %d\r\n\r\n" %
+                                  len(said[0]) + said[0])
+                        continue
                 c.sendall(b"HTTP/1.1 " + status + b"\r\n" + extra + b"Content-Length: 2\r\n\r\nok")
         except (OSError, ValueError):
             pass
         finally:
             c.close()
+
+
+    def read_chunked(self, c, buf):
+        """A chunked body (RFC 9112 section 7.1, no trailers), read as a server would: (body, what follows), or
+        (None, b"") when the connection ended first."""
+        body = b""
+        while True:
+            while b"\r\n" not in buf:
+                d = c.recv(65536)
+                if not d:
+                    return None, b""
+                buf += d
+            line, buf = buf.split(b"\r\n", 1)
+            n = int(line.split(b";")[0], 16)
+            while len(buf) < n + 2:
+                d = c.recv(65536)
+                if not d:
+                    return None, b""
+                buf += d
+            if n == 0:
+                return body, buf[2:]
+            body, buf = body + buf[:n], buf[n + 2:]
 
 
 class H2BadServer(BadServer):

@@ -652,6 +652,74 @@ def api_directives_are_checked_before_the_load():
 
 
 @test
+def a_templated_body_never_sits_beside_a_framing_header():
+    # A server chooses the extracted tok: a body longer than the user's Content-Length, or a chunked body's end,
+    # followed by a request of its own. rafale frames a templated body itself: such a file is refused at the header's
+    # line before anything is sent, so the recording server gets exactly what rafale counted: nothing.
+    srv = RecServer()
+    u = srv.url("").rstrip("/")
+    smuggled = b"GET /smuggled HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n"
+    cases = (("Content-Length: 13", '< {"t":"{{var tok}}"}', b"AAAAAAA" + smuggled),
+             ("Transfer-Encoding: chunked", "< {{var tok}}", b"0\r\n\r\n" + smuggled))
+    for i, (header, body, tok) in enumerate(cases):
+        path = targets_file("smuggle-%d.targets" % i, "# extract: tok = body /<([^>]*)>/\nGET %s/say/200?b=%s\n\n"
+                            "POST %s/body\nX-Any: 1\n%s\n%s\n" % (u, urllib.parse.quote(b"<" + tok + b">", safe=""), u,
+                                                                header, body))
+        for proto in ([], ["--http2"], ["--pipeline", "2"]):
+            p = run_raw(["-q", "-n", 6, "-c", 1, "-t", 1, "--order", "session", "--targets", path] + proto)
+            check(p[0] == 2 and one_line(p[2], "smuggle-%d.targets:6: %s beside a templated body: rafale sets each "
+                                               "request's length itself; remove this header" % (i, header.split(":")[0]))
+                  and srv.records == [],
+                  "smuggling: %s beside a templated body %s refused at its line, nothing sent (%d %r, the server got %s)"
+                  % (header, proto, p[0], p[2], [r[2] for r in srv.records]))
+    # The same from the command line: -H beside a templated -b.
+    p = run_raw(["-q", "-n", 2, "-H", "Transfer-Encoding: chunked", "-b", "{{env TOK}}", u + "/body"],
+                env={"TOK": "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"})
+    srv.stop()
+    check(p[0] == 2 and one_line(p[2], "--header 'Transfer-Encoding: chunked': Transfer-Encoding beside a templated "
+                                       "body") and srv.records == [],
+          "smuggling: -H beside a templated -b refused (%d %r, the server got %s)" % (p[0], p[2],
+                                                                                    [r[2] for r in srv.records]))
+
+
+@test
+def framing_headers_that_lie_are_refused():
+    srv = RecServer()
+    u = srv.url("").rstrip("/")
+    chunk = ("chunk.bin", b"3\r\nabc\r\n0\r\n\r\n")
+    cases = (
+        ('POST %s/a\nContent-Length: 13\n< {"t":"abc"}\n', ":2: Content-Length: 13 but the body is 11 bytes: the server "
+                                                           "would read the difference from the next request; write 11"),
+        ("GET %s/a\nX-A: b\nContent-Length: 5\n", ":3: Content-Length: 5 but the body is 0 bytes"),
+        ("POST %s/a\nContent-Length: 3\nContent-Length: 3\n< abc\n", ":3: a second Content-Length"),
+        ("POST %s/a\nContent-Length: 0x3\n< abc\n", ":2: Content-Length wants a number of bytes"),
+        ("POST %s/a\nContent-Length: {{rand 1 9}}\n< abc\n", ":2: a templated Content-Length"),
+        ("POST %s/a\nTransfer-Encoding: gzip\n< abc\n", ":2: Transfer-Encoding must end in chunked"),
+        ("POST %s/a\nTransfer-Encoding: chunked, chunked\n@chunk.bin\n", ":2: Transfer-Encoding must end in chunked"),
+        ("POST %s/a\nTransfer-Encoding: chunked\n< abc\n", ":2: the body is not one whole chunked message"),
+        ("POST %s/a\nTransfer-Encoding: chunked\n", ":2: Transfer-Encoding without a body"),
+        ("POST %s/a\nContent-Length: 13\nTransfer-Encoding: chunked\n@chunk.bin\n",
+         ":3: Content-Length beside Transfer-Encoding"),
+    )
+    for i, (text, want) in enumerate(cases):
+        path = targets_file("lie-%d.targets" % i, text % u, files=[chunk])
+        p = run_raw(["-q", "-n", 2, "--targets", path])
+        check(p[0] == 2 and one_line(p[2], "lie-%d.targets%s" % (i, want)) and srv.records == [],
+              "framing: %r refused (%d %r, the server got %s)" % (want, p[0], p[2], [r[2] for r in srv.records]))
+    p = run_raw(["-q", "-n", 2, "-H", "Content-Length: 4", "-b", "abc", u + "/a"])
+    check(p[0] == 2 and one_line(p[2], "--header 'Content-Length: 4': Content-Length: 4 but the body is 3 bytes") and
+          srv.records == [], "framing: -H Content-Length beside a shorter -b refused (%d %r)" % (p[0], p[2]))
+    # Honest framing of the user's own goes as written: a right length, a whole chunked body.
+    path = targets_file("honest.targets", "POST %s/len\nContent-Length: 3\n< abc\n\nPOST %s/chunked\n"
+                                          "Transfer-Encoding: gzip, chunked\n@chunk.bin\n" % (u, u), files=[chunk])
+    r = rafale("-n", 4, "-c", 1, "-t", 1, "--targets", path)
+    srv.stop()
+    got = sorted((x[2], x[4]) for x in srv.records)
+    check(r.rc == 0 and err_total(r.j) == 0 and got == [("/chunked", b"abc")] * 2 + [("/len", b"abc")] * 2,
+          "framing: the user's right Content-Length and whole chunked body are sent as written (%s)" % got)
+
+
+@test
 def checks_and_extraction_over_http2():
     srv = Serve()
     path = targets_file("h2.targets", "# extract: n = json $.items[2]\n# check: header content-type ~ json\n"
