@@ -221,13 +221,16 @@ static int h2_forbidden(const char *name, size_t n, const char *value, size_t vl
 
 struct fspan {
     size_t name, nlen, value, vlen; /* offsets into the text */
+    int header;
 };
 
-/* Appends a field whose text goes into t; lower-cases the name. */
-static int field_add(struct buf *t, struct fspan *f, uint32_t *n, const char *name, size_t nlen, const char *value,
-                     size_t vlen)
+/* Appends a field whose text goes into t; lower-cases the name. header:
+ * the spec's header it came from, or -1. */
+static int field_add(struct buf *t, struct fspan *f, uint32_t *n, int header, const char *name, size_t nlen,
+                     const char *value, size_t vlen)
 {
     size_t i;
+    f[*n].header = header;
     f[*n].name = t->len;
     f[*n].nlen = nlen;
     if (buf_put(t, name, nlen) != 0)
@@ -251,7 +254,7 @@ int request_fields(const struct req_spec *rs, const struct url *u, struct req_fi
     const char *authority = url_host_header(u, host, sizeof(host));
     size_t alen = strlen(authority), i;
     uint32_t n = 0, k;
-    int rc = 0;
+    int rc = 0, user_host = -1;
 
     if (f == NULL)
         goto oom;
@@ -262,15 +265,16 @@ int request_fields(const struct req_spec *rs, const struct url *u, struct req_fi
             while (*authority == ' ' || *authority == '\t')
                 authority++;
             alen = strlen(authority);
+            user_host = (int)k;
         }
-    rc |= field_add(&t, f, &n, ":method", 7, rs->method, strlen(rs->method));
-    rc |= field_add(&t, f, &n, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
-    rc |= field_add(&t, f, &n, ":authority", 10, authority, alen);
-    rc |= field_add(&t, f, &n, ":path", 5, u->target, strlen(u->target));
+    rc |= field_add(&t, f, &n, -1, ":method", 7, rs->method, strlen(rs->method));
+    rc |= field_add(&t, f, &n, -1, ":scheme", 7, u->tls ? "https" : "http", u->tls ? 5 : 4);
+    rc |= field_add(&t, f, &n, user_host, ":authority", 10, authority, alen);
+    rc |= field_add(&t, f, &n, -1, ":path", 5, u->target, strlen(u->target));
     if (!request_user_has(rs, "User-Agent"))
-        rc |= field_add(&t, f, &n, "user-agent", 10, "rafale", 6);
+        rc |= field_add(&t, f, &n, -1, "user-agent", 10, "rafale", 6);
     if (!request_user_has(rs, "Accept"))
-        rc |= field_add(&t, f, &n, "accept", 6, "*/*", 3);
+        rc |= field_add(&t, f, &n, -1, "accept", 6, "*/*", 3);
     for (k = 0; k < rs->nheaders && rc == 0; k++) {
         const char *h = rs->headers[k], *colon = strchr(h, ':'), *v;
         size_t nl;
@@ -282,14 +286,14 @@ int request_fields(const struct req_spec *rs, const struct url *u, struct req_fi
             v++;
         if ((nl == 4 && strncasecmp(h, "Host", 4) == 0) || h2_forbidden(h, nl, v, strlen(v)))
             continue;
-        rc |= field_add(&t, f, &n, h, nl, v, strlen(v));
+        rc |= field_add(&t, f, &n, (int)k, h, nl, v, strlen(v));
     }
     if (rs->has_body) {
         if (rs->content_type && !request_user_has(rs, "Content-Type"))
-            rc |= field_add(&t, f, &n, "content-type", 12, rs->content_type, strlen(rs->content_type));
+            rc |= field_add(&t, f, &n, -1, "content-type", 12, rs->content_type, strlen(rs->content_type));
         if (!rs->head_only && !request_user_has(rs, "Content-Length")) {
             int nl = snprintf(num, sizeof(num), "%zu", rs->body_len);
-            rc |= field_add(&t, f, &n, "content-length", 14, num, (size_t)nl);
+            rc |= field_add(&t, f, &n, -1, "content-length", 14, num, (size_t)nl);
         }
     }
     if (rc != 0)
@@ -304,6 +308,7 @@ int request_fields(const struct req_spec *rs, const struct url *u, struct req_fi
         rf[i].nlen = f[i].nlen;
         rf[i].value = (char *)(rf + n) + f[i].value;
         rf[i].vlen = f[i].vlen;
+        rf[i].header = f[i].header;
     }
     free(t.p);
     free(f);

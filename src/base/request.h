@@ -45,6 +45,7 @@ int request_build(const struct req_spec *rs, const struct url *u, char **out, si
 struct req_field {
     const char *name, *value;
     size_t nlen, vlen;
+    int header;            /* the spec's header it came from (a user Host: :authority), or -1 */
 };
 
 /* The same request for HTTP/2 (RFC 9113 §8.3.1): the pseudo-header fields

@@ -171,6 +171,9 @@ size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, con
                    uint8_t *jar_line);
 /* Only its body (HTTP/2). */
 size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+/* The folder a target's {{csv}} paths are relative to: its targets file's
+ * (t may be NULL: ".") into dir (n bytes). */
+void plan_target_dir(const struct target *t, char *dir, size_t n);
 
 /* --- a request and its connection --- */
 

@@ -56,16 +56,21 @@ void plan_free(struct plan *pl)
     tls_client_free(pl->tls);
 }
 
+void plan_target_dir(const struct target *t, char *dir, size_t n)
+{
+    const char *slash = t && t->file ? strrchr(t->file, '/') : NULL;
+    if (slash)
+        snprintf(dir, n, "%.*s", (int)(slash - t->file), t->file);
+    else
+        snprintf(dir, n, ".");
+}
+
 /* Compiles s into a new template. Returns 0 or -1. */
 static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where where, const struct target *t,
                    struct tpl **out, char *err, size_t errlen)
 {
     char why[512], dir[4096];
-    const char *slash = t && t->file ? strrchr(t->file, '/') : NULL;
-    if (slash)
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - t->file), t->file);
-    else
-        snprintf(dir, sizeof(dir), ".");
+    plan_target_dir(t, dir, sizeof(dir));
     if ((*out = calloc(1, sizeof(**out))) == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;

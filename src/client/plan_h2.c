@@ -25,11 +25,13 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
 {
     const struct config *cfg = pl->cfg;
     uint32_t i;
+    int at = -1; /* the header at fault, when one is */
 
     for (i = 0; i < pl->nurls; i++) {
         struct plan_url *pu = &pl->urls[i];
         struct req_field *rf;
         struct req_spec rs;
+        char dir[4096];
         nghttp2_nv *nv;
         int n, k;
         request_spec(cfg, i, &rs);
@@ -59,23 +61,30 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
         pu->h2nnv = (size_t)n;
         if (pu->req != NULL || !any_template(rf, n))
             continue; /* built once (a templated body alone needs no field of its own) */
-        /* Templated: each value that holds one gets its template. */
+        /* Templated: each value that holds one gets its template. Too many
+         * fields are named at the first header line past the limit. */
+        for (k = H2_MAX_FIELDS; k < n && at < 0; k++)
+            at = rf[k].header;
         if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
             snprintf(err, errlen, n > H2_MAX_FIELDS ? "more than %d header fields in a templated request"
                                                     : "out of memory", H2_MAX_FIELDS);
             goto fail;
         }
+        plan_target_dir(cfg->targets ? &cfg->targets[i] : NULL, dir, sizeof(dir));
         for (k = 0; k < n; k++) {
             char why[512];
             if (!template_has(rf[k].value, rf[k].vlen))
                 continue;
+            /* {{csv FILE}} is relative to the targets file, as for HTTP/1.1. */
             if (template_compile(rf[k].value, rf[k].vlen,
                             rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
-                            ".", &pu->h2val[k], why, sizeof(why)) != 0) {
+                            dir, &pu->h2val[k], why, sizeof(why)) != 0) {
+                at = rf[k].header;
                 snprintf(err, errlen, "%s", why);
                 goto fail;
             }
             if (pu->h2val[k].max_len > H2_MAX_VALUE) {
+                at = rf[k].header;
                 snprintf(err, errlen, "a templated header value may reach %zu bytes (%d at most)",
                          pu->h2val[k].max_len, H2_MAX_VALUE);
                 goto fail;
@@ -88,11 +97,14 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
     }
     return 0;
 fail:
-    /* A targets file's request is named by its line, as targets.c does. */
+    /* A targets file's request is named by the line at fault, as targets.c
+     * does: the header's (on the lines after the request line), or the
+     * request line's. */
     if (cfg->targets && cfg->targets[i].file) {
         char why[512];
         snprintf(why, sizeof(why), "%s", err);
-        snprintf(err, errlen, "%s:%u: %s", cfg->targets[i].file, cfg->targets[i].line, why);
+        snprintf(err, errlen, "%s:%u: %s", cfg->targets[i].file,
+                 cfg->targets[i].line + (at >= 0 ? 1 + (uint32_t)at : 0), why);
     }
     return -1;
 }

@@ -309,3 +309,24 @@ def http2_over_tls():
     check(r1.j["summary"]["requests"] == 50 and r1.j["summary"]["protocol"] == "http/1.1",
           "the same TLS port still speaks HTTP/1.1 to a client that asks for it")
     check(reqs == 550, "serve counted both (%s)" % reqs)
+
+
+@test
+def http2_templated_fields_name_their_line_and_find_their_files():
+    # HTTP/2's own limits on a templated request are found when its fields are built: the error names the line of the
+    # header at fault, here a user Host (:authority), not the request line (workloads.py's targets_file_hostile_shapes
+    # has the other fields).
+    big = ("big.csv", b"v\n" + b"x" * 9000 + b"\n")
+    path = targets_file("h2host.targets", "GET http://127.0.0.1:1/\nX-A: 1\nHost: {{csv big.csv v}}\n", files=[big])
+    p = run_raw(["-q", "--http2", "-n", 1, "--targets", path])
+    check(p[0] == 2 and one_line(p[2], "h2host.targets:3: a templated header value may reach 9000 bytes (8192 at most)"),
+          "h2 limits: a templated Host named at its line (%d %r)" % (p[0], p[2]))
+    # A {{csv}} in a header value is read beside the targets file, as over HTTP/1.1 (it was looked for in the
+    # current folder).
+    srv = Serve()
+    path = targets_file("h2csv.targets", "GET %s\nX-User: {{csv h2users.csv name}}\n" % srv.url("/"),
+                        files=[("h2users.csv", b"name\nada\ngrace\n")])
+    r = rafale("--http2", "-n", 10, "-c", 1, "-t", 1, "--targets", path)
+    srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 10 and err_total(r.j) == 0,
+          "h2: a header's {{csv}} file is found beside the targets file (%s %s)" % (r.rc, r.err[-200:]))
