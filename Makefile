@@ -155,7 +155,8 @@ H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
 build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
 
-TGFUZZ_SRC = $(addprefix src/base/,targets.c err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c)
+TGFUZZ_SRC = $(addprefix src/base/,targets.c err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
+             check.c jpath.c request.c http_parse.c)
 build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/base/targets.h src/base/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
 
