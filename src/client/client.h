@@ -110,8 +110,12 @@ struct logbuf {
     uint64_t lines;
     int busy;            /* queued for the writer, or being written */
 };
+/* How the log's descriptor is written (reqlog.c's open_stdout). */
+enum reqlog_how { LOG_OWN, LOG_FILE, LOG_SOCKET, LOG_SHARED };
+
 struct reqlog {
     int fd, csv, started, closing, failed, finished;
+    enum reqlog_how how;
     atomic_int abandon;  /* the run ended 2 s ago: a reader that does not read is given up on */
     uint32_t sample;
     pthread_t thread;

@@ -9,15 +9,48 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LOG_BUF ((size_t)64 << 10)
+
+/* Writes p (n bytes) whole, or returns why not (an errno). A reader that
+ * does not read (a pipe, a terminal) is waited for, but only until the
+ * run's end gives up on it (abandon): the descriptor never blocks. */
+static int write_all(struct reqlog *lg, const char *p, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        size_t k = n - off;
+        ssize_t r;
+        if (atomic_load_explicit(&lg->abandon, memory_order_relaxed))
+            return EAGAIN;
+        if (lg->how != LOG_FILE) {
+            struct pollfd q = { lg->fd, POLLOUT, 0 };
+            if (poll(&q, 1, 100) <= 0)
+                continue; /* not writable yet (or EINTR): abandon is looked at again */
+        }
+        /* A blocking descriptor shared with the caller: after POLLOUT, a
+         * pipe takes PIPE_BUF bytes without blocking (pipe(7)). */
+        if (lg->how == LOG_SHARED && k > PIPE_BUF)
+            k = PIPE_BUF;
+        r = lg->how == LOG_SOCKET ? send(lg->fd, p + off, k, MSG_DONTWAIT | MSG_NOSIGNAL) : write(lg->fd, p + off, k);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : EIO;
+        off += (size_t)r;
+    }
+    return 0;
+}
 
 static void *writer_main(void *arg)
 {
@@ -33,31 +66,9 @@ static void *writer_main(void *arg)
             memmove(lg->ready, lg->ready + 1, (size_t)(lg->nready - 1) * sizeof(*lg->ready));
             lg->nready--;
             pthread_mutex_unlock(&lg->mu);
-            /* The write is outside the lock: workers hand buffers meanwhile.
-             * The file is non-blocking: a reader that does not read (a pipe)
-             * is waited for, but only until the run's end gives up on it. */
-            if (!lg->failed) {
-                size_t off = 0;
-                while (off < b->len) {
-                    ssize_t r = write(lg->fd, b->p + off, b->len - off);
-                    if (r < 0 && errno == EINTR)
-                        continue;
-                    if (r < 0 && errno == EAGAIN) {
-                        struct pollfd p = { lg->fd, POLLOUT, 0 };
-                        if (atomic_load_explicit(&lg->abandon, memory_order_relaxed)) {
-                            lg->failed = EAGAIN;
-                            break;
-                        }
-                        poll(&p, 1, 100);
-                        continue;
-                    }
-                    if (r <= 0) {
-                        lg->failed = r < 0 ? errno : EIO;
-                        break;
-                    }
-                    off += (size_t)r;
-                }
-            }
+            /* The write is outside the lock: workers hand buffers meanwhile. */
+            if (!lg->failed)
+                lg->failed = write_all(lg, b->p, b->len);
             pthread_mutex_lock(&lg->mu);
             if (lg->failed)
                 lg->dropped += b->lines;
@@ -74,6 +85,37 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* --log -: standard output, whose open file description is the caller's
+ * (its flags are shared with the shell's pipe or terminal, and with the
+ * report written after the run): never made non-blocking. A pipe, FIFO or
+ * terminal is opened anew through /proc, a description of rafale's own; a
+ * socket is sent to with MSG_DONTWAIT; a regular file is written as it is
+ * (a disk does not wait for a reader, and its offset is shared with the
+ * report's). Without /proc, poll() comes before each write of PIPE_BUF. */
+static int open_stdout(struct reqlog *lg)
+{
+    struct stat st;
+    char path[40];
+    int fd;
+    if (fstat(STDOUT_FILENO, &st) != 0)
+        return -1;
+    if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+        lg->how = LOG_FILE;
+        return fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+    }
+    if (S_ISSOCK(st.st_mode)) {
+        lg->how = LOG_SOCKET;
+        return fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+    }
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", STDOUT_FILENO);
+    if ((fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) >= 0) {
+        lg->how = LOG_OWN;
+        return fd;
+    }
+    lg->how = LOG_SHARED;
+    return fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+}
+
 int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, char *err, size_t errlen)
 {
     const char *p = cfg->log_path;
@@ -81,13 +123,13 @@ int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, 
     memset(lg, 0, sizeof(*lg));
     lg->csv = n > 4 && strcmp(p + n - 4, ".csv") == 0;
     lg->sample = cfg->log_sample ? cfg->log_sample : 1;
-    /* O_NONBLOCK: a FIFO nobody reads is refused (ENXIO), not waited for. */
-    lg->fd = strcmp(p, "-") == 0 ? dup(STDOUT_FILENO) : open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+    /* O_NONBLOCK: a FIFO nobody reads is refused (ENXIO), not waited for;
+     * the description is rafale's own. */
+    lg->fd = strcmp(p, "-") == 0 ? open_stdout(lg) : open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
     if (lg->fd < 0) {
         snprintf(err, errlen, "--log: cannot write '%s': %s", p, errno == ENXIO ? "a pipe with no reader" : strerror(errno));
         return -1;
     }
-    fcntl(lg->fd, F_SETFL, fcntl(lg->fd, F_GETFL) | O_NONBLOCK);
     lg->cap = nthreads * REQLOG_BUFS;
     if ((lg->ready = calloc(lg->cap, sizeof(*lg->ready))) == NULL) {
         close(lg->fd);
@@ -113,8 +155,7 @@ void reqlog_header(struct reqlog *lg, double start_unix_s)
                                              "t_us,target,method,status,error,ttfb_us,total_us,bytes_in,bytes_out,conn,"
                                              "thread,shard,due_us\n", start_unix_s)
                     : snprintf(h, sizeof(h), "{\"rafale_log\": 1, \"start_unix_s\": %.6f}\n", start_unix_s);
-    if (write(lg->fd, h, (size_t)k) != k)
-        lg->failed = errno ? errno : EIO;
+    lg->failed = write_all(lg, h, (size_t)k);
 }
 
 int reqlog_worker_init(struct worker *w)

@@ -140,7 +140,12 @@ static int finish_run(struct config *opts, const struct config *cfg, const struc
         slo_eval(&opts->slo, &r->total, r->elapsed_s);
         slo_print(text, &opts->slo);
     }
-    fflush(text);
+    if (fflush(text) != 0 || ferror(text)) {
+        /* The report is what the run was for: its loss is said, never silent. */
+        fprintf(stderr, "rafale: writing the report to standard %s failed: %s\n", text == stdout ? "output" : "error",
+                strerror(errno));
+        rc = 1;
+    }
     for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
         if (paths[k] && write_file(paths[k], (enum out_kind)k, &o) != 0)
             rc = 1;

@@ -535,6 +535,52 @@ def log_has_a_line_per_ended_request():
 
 
 @test
+def log_to_a_slow_stdout_keeps_the_report():
+    # --log - into a pipe whose reader does not read yet: the log's lines it cannot keep are dropped and counted,
+    # the report after them is written whole (it waits for the reader), and the caller's pipe is left blocking.
+    import fcntl
+    import select
+    srv = Serve()
+    rd, wr = os.pipe()
+    p = subprocess.Popen([RAFALE, "-n", "3000", "-c", "4", "-t", "1", "--log", "-", srv.url("/")], stdout=wr,
+                         stderr=subprocess.PIPE)
+    # Nothing read until rafale has given up on the reader (2 s after the run) and gone on to its report: an
+    # unfixed build has exited by then, its report lost.
+    try:
+        p.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        pass
+    out = bytearray()
+    while p.poll() is None:
+        if select.select([rd], [], [], 0.1)[0]:
+            out += os.read(rd, 65536)
+    flags = fcntl.fcntl(wr, fcntl.F_GETFL)
+    os.close(wr)
+    while True:
+        b = os.read(rd, 65536)
+        if not b:
+            break
+        out += b
+    os.close(rd)
+    err = p.stderr.read().decode()
+    srv.stop()
+    text = out.decode("utf-8", "replace")
+    check(not flags & os.O_NONBLOCK, "log -: the caller's pipe is still blocking after rafale (flags %#x)" % flags)
+    check(p.returncode == 0 and "Status codes  200: 3000" in text and
+          re.search(r"Log +\d+ lines to stdout; \d+ dropped", text) is not None and err == "",
+          "log -: a slow reader gets the whole report after the log (rc %d, %r, %r)"
+          % (p.returncode, text[-300:], err))
+    # A report that cannot be written is said, on stderr, and the exit is not 0.
+    srv = Serve()
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([RAFALE, "-n", "10", "-c", "1", srv.url("/")], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    check(p.returncode == 1 and one_line(p.stderr, "writing the report to standard output failed: No space left"),
+          "a report that cannot be written: one line, exit 1 (rc %d, %r)" % (p.returncode, p.stderr))
+
+
+@test
 def completion_from_the_option_table():
     p = subprocess.run([RAFALE, "completion", "bash"], capture_output=True, text=True, timeout=30)
     check(p.returncode == 0 and "complete -F _rafale rafale" in p.stdout, "completion: a bash script")
