@@ -3,8 +3,8 @@
  * Prometheus text format 0.0.4 when the scraper asks for it) and GET
  * /snapshot.json from the copy the engine's watch publishes four times a
  * second; it never touches a worker, so a scraper (slow, silent or
- * hostile) never slows the load. One request per connection, 2 s to send
- * it, 8 KiB at most. */
+ * hostile) never slows the load. One request per connection, 8 KiB at
+ * most; 2 s to send it and take the whole answer. */
 #include "metrics.h"
 #include "html.h"
 #include "net.h"
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,27 +266,77 @@ static void snapshot_json(struct metrics *m, FILE *f)
     fputs("}\n", f);
 }
 
-static void answer(int c, int status, const char *type, const char *body, size_t n)
+/* Up to MAX_PENDING connections at once, each with 2 s from its accept to
+ * send its request and take the whole answer: a silent one, or a slow
+ * reader, holds only its own slot, never the others. */
+#define MAX_PENDING 16
+#define REQ_MAX 8192
+struct pending {
+    int fd;
+    size_t n;
+    uint64_t deadline_ms;
+    char *out;          /* the answer, once the request is whole */
+    size_t out_len, out_off;
+    char req[REQ_MAX];
+};
+
+/* The answer, head and body, for the thread's loop to send. */
+static void answer(struct pending *q, int status, const char *type, const char *body, size_t n)
 {
     char head[300];
     int k = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
                                          "Connection: close\r\n\r\n", status,
                      status == 200 ? "OK" : status == 404 ? "Not Found" : status == 405 ? "Method Not Allowed"
                                                                                          : "Bad Request", type, n);
-    if (send(c, head, (size_t)k, MSG_NOSIGNAL) == k && n)
-        (void)send(c, body, n, MSG_NOSIGNAL);
+    if ((q->out = malloc((size_t)k + n)) == NULL)
+        return;
+    memcpy(q->out, head, (size_t)k);
+    if (n)
+        memcpy(q->out + k, body, n);
+    q->out_len = (size_t)k + n;
+    q->out_off = 0;
 }
 
-/* The answer to one whole request (req, NUL-terminated). */
-static void serve_one(struct metrics *m, int c, const char *req, size_t n)
+/* Sends what the client takes now (the socket is non-blocking). Returns 1
+ * when the answer is all sent, 0 when more is to go, -1 on an error. */
+static int send_some(struct pending *q)
 {
+    while (q->out_off < q->out_len) {
+        ssize_t r = send(q->fd, q->out + q->out_off, q->out_len - q->out_off, MSG_NOSIGNAL);
+        if (r > 0)
+            q->out_off += (size_t)r;
+        else if (r < 0 && errno == EINTR)
+            continue;
+        else
+            return r < 0 && errno == EAGAIN ? 0 : -1;
+    }
+    return 1;
+}
+
+/* Closes a client. An answer not sent whole ends with a reset (SO_LINGER
+ * 0): the client sees an error, never a short body that looks whole. */
+static void drop(struct pending *q)
+{
+    if (q->out && q->out_off < q->out_len) {
+        struct linger reset = { 1, 0 };
+        setsockopt(q->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+    }
+    close(q->fd);
+    free(q->out);
+    q->out = NULL;
+    q->fd = -1;
+}
+
+/* The answer to q's whole request (NUL-terminated), into q->out. */
+static void serve_one(struct metrics *m, struct pending *q)
+{
+    const char *req = q->req;
+    size_t n = q->n;
     char *body = NULL;
     size_t blen = 0;
     FILE *f;
-    struct timeval tv = { 2, 0 };
-    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     if (strncmp(req, "GET ", 4) != 0 && strncmp(req, "HEAD ", 5) != 0) {
-        answer(c, strchr(req, ' ') && memchr(req, '\n', n) ? 405 : 400, "text/plain", "", 0);
+        answer(q, strchr(req, ' ') && memchr(req, '\n', n) ? 405 : 400, "text/plain", "", 0);
         return;
     }
     if ((f = open_memstream(&body, &blen)) == NULL)
@@ -299,48 +348,37 @@ static void serve_one(struct metrics *m, int c, const char *req, size_t n)
         expose(m, f, om);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
-        answer(c, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+        answer(q, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
                           : "text/plain; version=0.0.4; charset=utf-8", body, blen);
     } else if (strncmp(req + 4, "/snapshot.json ", 15) == 0) {
         snapshot_json(m, f);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
-        answer(c, 200, "application/json", body, blen);
+        answer(q, 200, "application/json", body, blen);
     } else if (strncmp(req + 4, "/chart.svg ", 11) == 0 || strncmp(req + 4, "/chart.svg?", 11) == 0) {
         charts(m, f);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
-        answer(c, 200, "image/svg+xml", body, blen);
+        answer(q, 200, "image/svg+xml", body, blen);
     } else if (strncmp(req + 4, "/report.html ", 13) == 0 && m->done) {
         fwrite(m->final_html, 1, m->final_len, f);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
-        answer(c, 200, "text/html; charset=utf-8", body, blen);
+        answer(q, 200, "text/html; charset=utf-8", body, blen);
     } else if (strncmp(req + 4, "/ ", 2) == 0) {
         atomic_store(&m->page_seen_ms, now_ms());
         pthread_mutex_unlock(&m->mu);
         fputs(PAGE, f);
         fclose(f);
-        answer(c, 200, "text/html; charset=utf-8", body, blen);
+        answer(q, 200, "text/html; charset=utf-8", body, blen);
     } else {
         pthread_mutex_unlock(&m->mu);
         fprintf(f, "rafale: GET /metrics (OpenMetrics) or /snapshot.json\n");
         fclose(f);
-        answer(c, 404, "text/plain", body, blen);
+        answer(q, 404, "text/plain", body, blen);
     }
     free(body);
 }
-
-/* Up to MAX_PENDING connections at once, each with 2 s to send its
- * request: a silent one holds only its own slot, never the others. */
-#define MAX_PENDING 16
-#define REQ_MAX 8192
-struct pending {
-    int fd;
-    size_t n;
-    uint64_t deadline_ms;
-    char req[REQ_MAX];
-};
 
 static uint64_t now_ms(void)
 {
@@ -365,7 +403,7 @@ static void *metrics_main(void *arg)
         for (k = 0; k < MAX_PENDING; k++)
             if (pd[k].fd >= 0) {
                 p[np].fd = pd[k].fd;
-                p[np].events = POLLIN;
+                p[np].events = pd[k].out ? POLLOUT : POLLIN;
                 idx[np++] = k;
             } else if (free_slot < 0) {
                 free_slot = k;
@@ -381,7 +419,7 @@ static void *metrics_main(void *arg)
         for (k = 0; k < np; k++) {
             struct pending *q;
             ssize_t r;
-            if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+            if (!(p[k].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
                 continue;
             if (idx[k] < 0) {
                 int c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -393,26 +431,26 @@ static void *metrics_main(void *arg)
                 continue;
             }
             q = &pd[idx[k]];
-            r = recv(q->fd, q->req + q->n, REQ_MAX - 1 - q->n, 0);
-            if (r > 0)
-                q->n += (size_t)r;
-            q->req[q->n] = '\0';
-            if (r > 0 && (strstr(q->req, "\r\n\r\n") || strstr(q->req, "\n\n") || q->n == REQ_MAX - 1))
-                serve_one(m, q->fd, q->req, q->n);
-            else if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)))
-                continue;
-            close(q->fd);
-            q->fd = -1;
+            if (q->out == NULL) {
+                r = recv(q->fd, q->req + q->n, REQ_MAX - 1 - q->n, 0);
+                if (r > 0)
+                    q->n += (size_t)r;
+                q->req[q->n] = '\0';
+                if (r > 0 && (strstr(q->req, "\r\n\r\n") || strstr(q->req, "\n\n") || q->n == REQ_MAX - 1))
+                    serve_one(m, q);
+                else if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)))
+                    continue;
+            }
+            if (q->out == NULL || send_some(q) != 0)
+                drop(q); /* answered whole, or a client gone, or no memory for it */
         }
         for (k = 0; k < MAX_PENDING; k++)
-            if (pd[k].fd >= 0 && t > pd[k].deadline_ms) {
-                close(pd[k].fd); /* 2 s and no whole request: dropped */
-                pd[k].fd = -1;
-            }
+            if (pd[k].fd >= 0 && t > pd[k].deadline_ms)
+                drop(&pd[k]); /* 2 s and no whole request, or an answer not taken: dropped */
     }
     for (k = 0; k < MAX_PENDING; k++)
         if (pd[k].fd >= 0)
-            close(pd[k].fd);
+            drop(&pd[k]);
     free(pd);
     return NULL;
 }

@@ -990,6 +990,53 @@ def metrics_scraped_during_the_run():
 
 
 @test
+def metrics_answers_a_slow_reader_whole():
+    # The final report (about 60 KB, of 21 targets: more than the kernel's buffers take at once) to a client with
+    # a 4 KiB receive buffer and 536-byte segments that reads only after a moment: the endpoint's sends are
+    # partial, and it must go on (within the client's 2 s) or reset, never close cleanly after a body shorter
+    # than its Content-Length.
+    srv = Serve()
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            srv.url("/status/404")] + [srv.url("/?%d" % i) for i in range(20)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    scrape(port, "/")  # a live page watches: after the run, the endpoint stays a moment for its final report
+    time.sleep(0.3)
+    run.send_signal(signal.SIGINT)
+    for _ in range(200):
+        if json.loads(scrape(port, "/snapshot.json"))["done"]:
+            break
+        time.sleep(0.05)
+    c = socket.socket()
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    c.connect(("127.0.0.1", port))
+    c.sendall(b"GET /report.html HTTP/1.1\r\nHost: x\r\n\r\n")
+    time.sleep(0.2)
+    data, reset = b"", False
+    c.settimeout(10)
+    try:
+        while True:
+            b = c.recv(4096)
+            if not b:
+                break
+            data += b
+    except ConnectionResetError:
+        reset = True
+    c.close()
+    run.communicate(timeout=60)
+    srv.stop()
+    head, _, body = data.partition(b"\r\n\r\n")
+    m = re.search(rb"Content-Length: (\d+)", head)
+    want = int(m.group(1)) if m else -1
+    check(want > 50000 and (len(body) == want or reset),
+          "metrics: a slow reader gets the whole page or a reset, never a short body (%d of %d bytes, reset %s)"
+          % (len(body), want, reset))
+    check(not reset and body.rstrip().endswith(b"</html>"), "metrics: within its 2 s, the whole page")
+
+
+@test
 def live_page_follows_the_run():
     import urllib.request
     srv = Serve()
