@@ -5,6 +5,7 @@
  * the connection's buffer (plan_expand), with no allocation. */
 #include "client.h"
 #include "request.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,15 +331,9 @@ static int log_labels(const struct config *cfg, struct plan *pl)
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
         const char *name = t && t->name ? t->name : cfg->url_text[i];
         const char *m = t && t->own && t->method ? t->method : cfg->method;
-        size_t n = strlen(name), k, j = 0, c = 0;
-        if (n > 1024) {
-            /* Cut on a character's start, not inside a UTF-8 sequence. */
-            n = 1024;
-            while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
-                n--;
-        }
+        size_t n = text_cut(name, strlen(name), 1024), k, j = 0, c = 0;
         pu->log_json = malloc(n * 6 + 3);
-        pu->log_csv = malloc(n * 2 + 3);
+        pu->log_csv = malloc(n * TEXT_REPLACEMENT_LEN + 3);
         pu->log_method = strdup(m);
         if (pu->log_json == NULL || pu->log_csv == NULL || pu->log_method == NULL)
             return -1;
@@ -347,22 +342,15 @@ static int log_labels(const struct config *cfg, struct plan *pl)
         for (k = 0; k < n; k++) {
             unsigned char b = (unsigned char)name[k];
             if (b >= 0x80) {
-                /* A whole UTF-8 sequence goes as it is; a broken one as '?',
-                 * so every line stays valid UTF-8 (and JSON). */
-                size_t len = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0, q;
-                int ok = len > 0 && k + len <= n;
-                for (q = 1; ok && q < len; q++)
-                    ok = ((unsigned char)name[k + q] & 0xC0) == 0x80;
-                if (!ok) {
-                    pu->log_json[j++] = '?';
-                    pu->log_csv[c++] = '?';
-                    continue;
-                }
-                memcpy(pu->log_json + j, name + k, len);
-                memcpy(pu->log_csv + c, name + k, len);
-                j += len;
-                c += len;
-                k += len - 1;
+                /* A whole UTF-8 sequence goes as it is; a byte that is not
+                 * as U+FFFD, as --json writes it: every line stays UTF-8. */
+                size_t len = text_utf8_len(name + k, n - k);
+                const char *from = len ? name + k : TEXT_REPLACEMENT;
+                memcpy(pu->log_json + j, from, len ? len : TEXT_REPLACEMENT_LEN);
+                memcpy(pu->log_csv + c, from, len ? len : TEXT_REPLACEMENT_LEN);
+                j += len ? len : TEXT_REPLACEMENT_LEN;
+                c += len ? len : TEXT_REPLACEMENT_LEN;
+                k += len ? len - 1 : 0;
                 continue;
             }
             if (b == '"' || b == '\\') {

@@ -10,6 +10,7 @@
 #include "net.h"
 #include "stats.h"
 #include "svg.h"
+#include "text.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -54,25 +55,33 @@ struct metrics {
     uint32_t nlabels;
 };
 
-/* A label value (OpenMetrics: \\, \" and \n escaped), cut to 200 bytes. */
+/* A label value (OpenMetrics: \\, \" and \n escaped), cut to 200 bytes on
+ * a character's start; UTF-8, as a scraper refuses the whole page
+ * otherwise: a byte that is not becomes U+FFFD, a control '?'. */
 static char *label(const char *s)
 {
-    size_t n = strlen(s), i, o = 0;
+    size_t n = text_cut(s, strlen(s), 200), i, o = 0, k;
     char *out;
-    if (n > 200)
-        n = 200;
-    if ((out = malloc(n * 2 + 1)) == NULL)
+    if ((out = malloc(n * TEXT_REPLACEMENT_LEN + 1)) == NULL)
         return NULL;
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i += k) {
         unsigned char c = (unsigned char)s[i];
+        k = 1;
         if (c == '\\' || c == '"') {
             out[o++] = '\\';
             out[o++] = (char)c;
         } else if (c == '\n') {
             out[o++] = '\\';
             out[o++] = 'n';
+        } else if (c < 0x20 || c == 0x7f) {
+            out[o++] = '?';
+        } else if ((k = text_utf8_len(s + i, n - i)) == 0) {
+            memcpy(out + o, TEXT_REPLACEMENT, TEXT_REPLACEMENT_LEN);
+            o += TEXT_REPLACEMENT_LEN;
+            k = 1;
         } else {
-            out[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+            memcpy(out + o, s + i, k);
+            o += k;
         }
     }
     out[o] = '\0';

@@ -2,48 +2,34 @@
  * (see the README): add keys, never rename them. */
 #include "report.h"
 #include "opt.h"
+#include "text.h"
 
 #include <math.h>
 #include <string.h>
 
-/* The length of the well-formed UTF-8 sequence at s (RFC 3629 §4: no
- * overlong forms, no surrogates, nothing past U+10FFFF), or 0. */
-static int utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        unsigned lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
-    }
-    if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        unsigned lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 ? 4 : 0;
-    }
-    return 0;
-}
-
 void report_json_str(FILE *f, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
+    size_t left = strlen(s);
     fputc('"', f);
     while (*p) {
-        int n;
+        size_t n;
         if (*p == '"' || *p == '\\') {
-            fprintf(f, "\\%c", *p++);
+            fprintf(f, "\\%c", *p);
+            n = 1;
         } else if (*p < 0x20 || *p == 0x7f) {
-            fprintf(f, "\\u%04x", *p++);
-        } else if ((n = utf8_len(p)) == 0) {
+            fprintf(f, "\\u%04x", *p);
+            n = 1;
+        } else if ((n = text_utf8_len((const char *)p, left)) == 0) {
             /* JSON is UTF-8 (RFC 8259 §8.1): a byte that is not (a Latin-1
              * name, a server's bytes) becomes U+FFFD. */
-            fputs("\xef\xbf\xbd", f);
-            p++;
+            fputs(TEXT_REPLACEMENT, f);
+            n = 1;
         } else {
-            fwrite(p, 1, (size_t)n, f);
-            p += n;
+            fwrite(p, 1, n, f);
         }
+        p += n;
+        left -= n;
     }
     fputc('"', f);
 }

@@ -1,5 +1,6 @@
 /* report_text.c - the report a person reads at the end of a run. */
 #include "report.h"
+#include "text.h"
 #include "units.h"
 
 #include <math.h>
@@ -9,10 +10,21 @@
 const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
 const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
-/* Writes s in a column of w characters: cut on a UTF-8 character's start
- * (never inside one), padded to w characters. */
-static void put_col(FILE *f, const char *s, size_t w)
+/* s as a terminal may show it (text_scrub: a name or a check from a file),
+ * into buf. */
+static const char *shown(const char *s, char *buf, size_t n)
 {
+    size_t k = (size_t)snprintf(buf, n, "%s", s);
+    text_scrub(buf, k < n ? k : n - 1, 1);
+    return buf;
+}
+
+/* Writes s (shown) in a column of w characters: cut on a UTF-8
+ * character's start (never inside one), padded to w characters. */
+static void put_col(FILE *f, const char *text, size_t w)
+{
+    char buf[1200];
+    const char *s = shown(text, buf, sizeof(buf));
     size_t b = 0, chars = 0;
     while (s[b] && chars < w) {
         b++;
@@ -414,9 +426,10 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
     }
     for (i = 0; i < cfg->nurls; i++) {
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
+        char nb[1200];
         if (t && t->own)
             fprintf(f, "  %s %s%s%s%s\n", report_method(cfg, i), cfg->url_text[i], t->name ? "  (" : "",
-                    t->name ? t->name : "", t->name ? ")" : "");
+                    t->name ? shown(t->name, nb, sizeof(nb)) : "", t->name ? ")" : "");
         else
             fprintf(f, "  %s\n", cfg->url_text[i]);
     }

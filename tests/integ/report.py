@@ -581,6 +581,56 @@ def log_to_a_slow_stdout_keeps_the_report():
 
 
 @test
+def log_and_metrics_write_only_utf8():
+    # Target names that are not UTF-8 (a stray continuation, a surrogate, an overlong form) and one whose
+    # 200th byte is inside a character: the request log (JSON Lines and CSV) and /metrics are UTF-8 all the
+    # same, the bad bytes as U+FFFD (as --json writes them), the label cut on a character's start.
+    srv = Serve()
+    bad = [b"x\xff\x80\x80y", b"x\xed\xa0\x80y", b"x\xe0\x80\xafy"]
+    long_name = b"a" * 199 + "\u00e9".encode()
+    text = b"".join(b"# name: " + n + b"\nGET " + srv.url("/").encode() + b"\n\n" for n in bad + [long_name])
+    tf = os.path.join(TMP, "utf8-names.targets")
+    with open(tf, "wb") as fh:
+        fh.write(text)
+    for ext in ("jsonl", "csv"):
+        lp = os.path.join(TMP, "utf8-names." + ext)
+        p = subprocess.run([RAFALE, "-n", "40", "-c", "1", "-t", "1", "--targets", tf, "--log", lp],
+                           capture_output=True, timeout=RUN_TIMEOUT)
+        got = []
+        for what in (open(lp, "rb").read(), p.stdout):
+            try:
+                got.append(what.decode("utf-8", errors="strict"))
+            except UnicodeDecodeError as e:
+                got.append(None)
+                print("  not UTF-8:", e)
+        check(p.returncode == 0 and got[0] is not None and got[0].count("x\ufffd\ufffd\ufffdy") == 30,
+              "log %s: names that are not UTF-8 written as U+FFFD, the file valid UTF-8" % ext)
+        check(got[1] is not None and "  x???y  " in got[1], "log %s: the text report shows them as '?'" % ext)
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            "--targets", tf], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_port(port)
+    time.sleep(1.2)  # the counts are published once a second
+    import urllib.request
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as resp:
+        page = resp.read()
+    run.send_signal(signal.SIGINT)
+    run.communicate(timeout=60)
+    srv.stop()
+    try:
+        scrape_text = page.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as e:
+        scrape_text = None
+        print("  not UTF-8:", e)
+    check(scrape_text is not None, "metrics: the scrape is UTF-8 whatever the names")
+    if scrape_text is not None:
+        targets = {l["target"] for l, _ in prom_parse(scrape_text).get("rafale_target_requests_total", [])}
+        check({"x\ufffd\ufffd\ufffdy", "x\ufffd\ufffd\ufffdy", "a" * 199} <= targets,
+              "metrics: bad bytes as U+FFFD, a label cut before the character at its 200th byte (%s)"
+              % sorted(t[:12] for t in targets))
+
+
+@test
 def completion_from_the_option_table():
     p = subprocess.run([RAFALE, "completion", "bash"], capture_output=True, text=True, timeout=30)
     check(p.returncode == 0 and "complete -F _rafale rafale" in p.stdout, "completion: a bash script")
