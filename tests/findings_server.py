@@ -11,7 +11,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   log      a thread per connection, a log line per request to --log FILE (or stdout)
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
            other block of N requests, counted over the whole server: a cost that changes from run to run)
-  redirect a thread per connection, --status N (302) with Location: /next and an empty body
+  redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
+           Location with a terminal's escape sequences in it)
   stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
@@ -74,8 +75,8 @@ class Handler(socketserver.StreamRequestHandler):
                     time.sleep(self.ms / 1000.0)
                     self.connection.sendall(b":")
             if self.mode == "redirect":
-                self.connection.sendall(b"HTTP/1.1 %d Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n"
-                                        % self.status)
+                self.connection.sendall(b"HTTP/1.1 %d Found\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n"
+                                        % (self.status, self.location))
                 continue
             if self.mode == "sleep":
                 factor = 1
@@ -134,6 +135,7 @@ def main():
                                          "stream"])
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
+    ap.add_argument("--escape", action="store_true", help="redirect: a Location holding a terminal's escapes")
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -148,6 +150,7 @@ def main():
     Handler.mode = a.mode
     Handler.ms = a.ms
     Handler.status = a.status
+    Handler.location = b"/n\x1b]0;pwned\x07\xc2\x9bext" if a.escape else b"/next"
     Handler.alternate = a.alternate
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout

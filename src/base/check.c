@@ -2,6 +2,7 @@
  * an expression is parsed once into a struct check; evaluating it reads
  * the response where it lies. */
 #include "check.h"
+#include "text.h"
 #include "units.h"
 
 #include <ctype.h>
@@ -426,28 +427,22 @@ const char *check_header(const char *head, size_t head_len, const char *name, si
     return NULL;
 }
 
-/* What was seen, for the first failure: printable, cut. */
+/* What was seen, for the first failure: cut, and shown as a terminal may
+ * show it (text_scrub). */
 static void seen_put(char *seen, size_t cap, const char *prefix, const char *v, size_t n)
 {
-    size_t o, i;
+    size_t o;
     if (seen == NULL || cap == 0)
         return;
     o = (size_t)snprintf(seen, cap, "%s", prefix);
     if (o >= cap)
         o = cap - 1;
-    for (i = 0; i < n && o + 1 < cap && i < CHECK_SEEN_MAX; i++) {
-        unsigned char b = (unsigned char)v[i];
-        /* Controls, and C1 controls (U+0080..U+009F as UTF-8, or a stray
-         * byte 0x80..0x9F): a terminal could act on them. */
-        if (b == 0xC2 && i + 1 < n && (unsigned char)v[i + 1] >= 0x80 && (unsigned char)v[i + 1] <= 0x9F) {
-            seen[o++] = '?';
-            i++;
-            continue;
-        }
-        seen[o++] = b < 0x20 || b == 0x7f || (b >= 0x80 && b <= 0x9F && (i == 0 || (unsigned char)v[i - 1] < 0x80))
-                        ? '?' : v[i];
-    }
-    seen[o] = '\0';
+    if (n > CHECK_SEEN_MAX)
+        n = CHECK_SEEN_MAX;
+    if (n > cap - 1 - o)
+        n = cap - 1 - o;
+    memcpy(seen + o, v, n);
+    text_scrub(seen + o, n, 1);
 }
 
 static int num_cmp(uint8_t op, double a, double b)

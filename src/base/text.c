@@ -40,8 +40,8 @@ size_t text_scrub(char *s, size_t n, int one_line)
     size_t i = 0, o = 0, k;
     while (i < n) {
         unsigned char b = (unsigned char)s[i];
-        if (b == '\n' || b == '\t' || b == '\r') {
-            s[o++] = one_line ? ' ' : b == '\r' ? '?' : (char)b;
+        if ((b == '\n' || b == '\t') && !one_line) {
+            s[o++] = (char)b;
             i++;
         } else if (b < 0x20 || b == 0x7f) {
             s[o++] = '?';

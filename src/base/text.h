@@ -19,9 +19,9 @@ size_t text_utf8_len(const char *s, size_t n);
 size_t text_cut(const char *s, size_t n, size_t max);
 
 /* Makes s (n bytes, s[n] writable) safe for a terminal, in place: a control
- * byte (C0 but newline and tab, DEL), a C1 control (U+0080..U+009F) or a
- * byte that is not UTF-8 becomes '?'; with one_line, newline, tab and CR
- * become a space. NUL-terminates it; returns its new length (<= n). */
+ * byte (C0, DEL), a C1 control (U+0080..U+009F) or a byte that is not UTF-8
+ * becomes '?'; newline and tab stay unless one_line. NUL-terminates it;
+ * returns its new length (<= n). */
 size_t text_scrub(char *s, size_t n, int one_line);
 
 #endif

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "net.h"
 #include "request.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -315,6 +316,8 @@ void alike_value(const struct alike_answer *a, const char *field, char *out, siz
     else
         snprintf(out, n, "%llu bytes, hash %016llx", (unsigned long long)a->body_len,
                  (unsigned long long)a->body_hash);
+    /* A server's bytes (its Location, its Content-Type), bound for a table. */
+    text_scrub(out, strlen(out), 1);
 }
 
 int alike_parse(const char *spec, unsigned *fields)

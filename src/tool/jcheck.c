@@ -2,6 +2,7 @@
  * field taken is checked for its type and range, and the first problem is
  * said as "FILE: path.to.field: what is wrong"; see jcheck.h. */
 #include "jcheck.h"
+#include "text.h"
 #include "err.h"
 
 #include <math.h>
@@ -141,8 +142,9 @@ char *jcheck_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
     return strdup(s ? s : dflt);
 }
 
-/* A saved file's strings reach terminals and pages: a control byte (an
- * escape sequence, a bell) becomes '?', newline and tab excepted. */
+/* A saved file's strings reach terminals and pages: each goes through
+ * text_scrub (a control byte, an escape sequence, a bell, becomes '?';
+ * newline and tab stay). */
 void jcheck_scrub(json_t *j, int depth)
 {
     const char *k;
@@ -152,21 +154,16 @@ void jcheck_scrub(json_t *j, int depth)
         return;
     if (json_is_string(j)) {
         const char *s = json_string_value(j);
+        char *copy;
         n = json_string_length(j);
-        for (i = 0; i < n; i++)
-            if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
-                break;
-        if (i < n) {
-            char *copy = malloc(n ? n : 1);
-            if (copy == NULL)
-                return;
-            memcpy(copy, s, n);
-            for (; i < n; i++)
-                if (((unsigned char)copy[i] < 0x20 && copy[i] != '\n' && copy[i] != '\t') || copy[i] == 0x7f)
-                    copy[i] = '?';
-            json_string_setn(j, copy, n);
-            free(copy);
-        }
+        if ((copy = malloc(n + 1)) == NULL)
+            return;
+        memcpy(copy, s, n);
+        copy[n] = '\0';
+        i = text_scrub(copy, n, 0);
+        if (i != n || memcmp(copy, s, n) != 0)
+            json_string_setn(j, copy, i);
+        free(copy);
     } else if (json_is_object(j)) {
         json_object_foreach(j, k, v)
             jcheck_scrub(v, depth + 1);

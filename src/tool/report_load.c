@@ -14,6 +14,7 @@
 #include "jcheck.h"
 #include "err.h"
 #include "report.h"
+#include "text.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -509,13 +510,6 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
     return c->failed ? -1 : 0;
 }
 
-static void scrub_line(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = ' ';
-}
-
 /* A saved "findings" array: ids, severities and texts as written, each
  * evidence value a finite number. */
 static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
@@ -543,9 +537,9 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
         jcheck_copy(f->summary, sizeof(f->summary), jcheck_str(c, e, "summary", 1));
         jcheck_copy(f->advice, sizeof(f->advice), jcheck_str(c, e, "advice", 0));
         /* One line each in the text report, whatever the file holds. */
-        scrub_line(f->id);
-        scrub_line(f->summary);
-        scrub_line(f->advice);
+        text_scrub(f->id, strlen(f->id), 1);
+        text_scrub(f->summary, strlen(f->summary), 1);
+        text_scrub(f->advice, strlen(f->advice), 1);
         if (ev)
             json_object_foreach(ev, k, v) {
                 if (f->nev == FINDING_EV_MAX)
@@ -1010,8 +1004,14 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
-    if (root == NULL)
+    if (root == NULL) {
         snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
+        text_scrub(err, strlen(err), 1); /* jansson's text may quote the file's bytes */
+        return NULL;
+    }
+    /* Whatever reads it (a result, the calibration cache), its strings
+     * may reach a terminal. */
+    jcheck_scrub(root, 0);
     return root;
 }
 

@@ -440,6 +440,29 @@ def calibrate_is_this_machines_reference():
 
 
 @test
+def calibration_cache_cannot_write_to_a_terminal():
+    # A calibration cache whose workload and pin hold escape sequences (the file is anyone's to edit, as a saved
+    # result is): --calibrate yes shows them through the same scrub as rafale report, never raw.
+    srv = Serve()
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(TMP, "xdg-esc"))
+    stored = os.path.join(TMP, "xdg-esc", "rafale", "calibration.json")
+    os.makedirs(os.path.dirname(stored), exist_ok=True)
+    here = rafale("-n", 5, "-c", 1, srv.url()).j["environment"]  # this machine's: the cache is taken as is
+    ref = {"when_unix_s": 1700000000, "workload": "w\u001b]0;pwned\u0007", "pin": "p\u001b[31mred\u009b2J",
+           "rps": 1000.0, "rps_ci": [900.0, 1100.0], "p50_us": 10.0, "p99_us": 20.0,
+           "environment": here}
+    with open(stored, "w") as fh:
+        json.dump({"tool": "rafale", "calibration": ref}, fh)
+    p = subprocess.run([RAFALE, "-n", "50", "-c", "1", "--calibrate", "yes", srv.url()], capture_output=True,
+                       text=True, timeout=RUN_TIMEOUT, env=env)
+    srv.stop()
+    out = p.stdout + p.stderr
+    check(p.returncode == 0 and "from " + stored in p.stderr and "w?]0;pwned?" in out and "p?[31mred?2J" in out and
+          not any(c in out for c in "\x1b\x07\x9b"),
+          "calibrate: the cache's strings reach the terminal scrubbed (%d, %r)" % (p.returncode, out[-600:]))
+
+
+@test
 def log_has_a_line_per_ended_request():
     import csv as csvmod
     srv = Serve()
