@@ -10,7 +10,9 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
-           other block of N requests, counted over the whole server: a cost that changes from run to run)
+           other block of N requests, counted over the whole server: a cost that changes from run to run;
+           --shed N: every Nth request, counted over the whole server, an instant 503 instead: a server
+           that sheds a little load)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
            Location with a terminal's escape sequences in it)
   stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
@@ -45,6 +47,7 @@ class Handler(socketserver.StreamRequestHandler):
     mode = "single"
     ms = 0
     alternate = 0
+    shed = 0
     lock = None
     status = 302
     logf = None
@@ -80,10 +83,15 @@ class Handler(socketserver.StreamRequestHandler):
                 continue
             if self.mode == "sleep":
                 factor = 1
-                if self.alternate:
+                if self.alternate or self.shed:
                     with self.lock:
-                        factor = 1.6 if (Handler.served // self.alternate) % 2 else 1
+                        factor = 1.6 if self.alternate and (Handler.served // self.alternate) % 2 else 1
                         Handler.served += 1
+                        if self.shed and Handler.served % self.shed == 0:
+                            factor = 0
+                if factor == 0:
+                    self.connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
+                    continue
                 time.sleep(self.ms / 1000.0 * factor)
             if self.mode == "log":
                 self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
@@ -136,6 +144,7 @@ def main():
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
     ap.add_argument("--escape", action="store_true", help="redirect: a Location holding a terminal's escapes")
+    ap.add_argument("--shed", type=int, default=0)
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -152,6 +161,7 @@ def main():
     Handler.status = a.status
     Handler.location = b"/n\x1b]0;pwned\x07\xc2\x9bext" if a.escape else b"/next"
     Handler.alternate = a.alternate
+    Handler.shed = a.shed
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     cls = OneAtATime if a.mode in ("single", "busy") else Threaded

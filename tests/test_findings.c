@@ -200,21 +200,28 @@ static void nagle(void)
     done(&x);
 }
 
-/* A closed loop of conns connections at rps, every answer after lat ns
- * (min at min ns). */
-static void closed_loop(struct fx *x, uint32_t conns, double rps, uint64_t lat, uint64_t min)
+/* A closed loop of conns connections at rps for 2 s, every answer after
+ * lat ns but the first nmin, after min ns (those that found the queue
+ * empty, or outliers). */
+static void closed_loop_n(struct fx *x, uint32_t conns, double rps, uint64_t lat, uint64_t min, uint64_t nmin)
 {
     uint64_t i, n = (uint64_t)(rps * 2);
     x->cfg.connections = conns;
     x->r.total.completed = n;
+    x->r.total.bad_status = 0;
     hist_reset(&x->r.total.h[H_TTFB]);
     hist_reset(&x->r.total.h[H_LATENCY]);
-    hist_record(&x->r.total.h[H_TTFB], min);
-    for (i = 1; i < n; i++) {
-        hist_record(&x->r.total.h[H_TTFB], lat);
-        hist_record(&x->r.total.h[H_LATENCY], lat);
+    for (i = 0; i < n; i++) {
+        hist_record(&x->r.total.h[H_TTFB], i < nmin ? min : lat);
+        hist_record(&x->r.total.h[H_LATENCY], i < nmin ? min : lat);
     }
     transfers(x, 0, 0);
+}
+
+/* The same, 8 workers answering the first 8 at once. */
+static void closed_loop(struct fx *x, uint32_t conns, double rps, uint64_t lat, uint64_t min)
+{
+    closed_loop_n(x, conns, rps, lat, min, 8);
 }
 
 static void queueing(void)
@@ -271,6 +278,48 @@ static void queueing(void)
     CHECK(!has(&x, "queueing"));
     closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
     x.cfg.rate = 192;
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    x.cfg.rate = 0;
+    /* The server's own time is its fifth fastest good answer: five fast
+     * answers are a queue's first, four are outliers. */
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_us", 0) == 35000);
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 4);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    /* 5% of the answers fast (a cache in front of slow pages): p5 is
+     * not above the own time, no queue; a few less, and p5 waits too. */
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 20);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 19);
+    eval(&x, 0);
+    CHECK(has(&x, "queueing"));
+    /* An answer outside --expect (or one that failed a check) may be one
+     * of the fast ones and did no work: it does not count. */
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
+    x.r.total.bad_status = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    x.r.total.bad_status = 0;
+    x.r.total.checks_failed = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    x.r.total.checks_failed = 0;
+    /* 50 ms of work for every connection at once (no queue) and an instant
+     * 503 now and then: the 503 is no measure of the server's time. */
+    closed_loop_n(&x, 10, 10 / 0.05, 50 * MS, 44000, 1);
+    x.r.total.bad_status = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    /* Too few good answers to read a time from: silent. */
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    x.r.total.bad_status = x.r.total.completed - 99;
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    x.r.total.bad_status = x.r.total.completed + 1; /* never more bad than answers, but do not wrap */
     eval(&x, 0);
     CHECK(!has(&x, "queueing"));
     done(&x);

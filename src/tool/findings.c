@@ -35,17 +35,30 @@
 #define NAGLE_OTHER_HI (250 * NS_MS)
 #define NAGLE_MAX_BYTES (64 * 1024)   /* a larger body can take that long on the wire */
 /* queueing: closed loop, enough connections, a latency Little's law
- * explains (in a closed loop it always does), far above the fastest
- * answer (the server's own time, when its queue was empty at the start)
- * and long in itself; nearly all answers well above the fastest too, and
- * each target's median, or else fast and slow answers from a server with
- * room for every connection (a cache in front of slow pages, a mix of
- * cheap and dear targets) would pass for a queue. */
+ * explains (in a closed loop it always does), far above the server's own
+ * time and long in itself; nearly all answers well above that time too,
+ * and each target's median, or else fast and slow answers from a server
+ * with room for every connection (a cache in front of slow pages, a mix of
+ * cheap and dear targets) would pass for a queue.
+ * The server's own time shows in the answers that found its queue empty:
+ * the connections' first ones (W workers answer W at once, then W after
+ * twice the time, ...). It is read as the QUEUE_SERVICE_RANK-th fastest
+ * good answer, every answer of a status outside --expect or a failed check
+ * counted as faster still: an instant 503 did no work, and one fast answer
+ * or four is an outlier (a cached page), not the server's time. A count,
+ * not a share: the empty queue is in the first answers only, a share of
+ * a longer run would reach into the queue. */
 #define QUEUE_MIN_CONNS 8
-#define QUEUE_MIN_RESPONSES 100
+#define QUEUE_MIN_RESPONSES 100        /* good answers */
+#define QUEUE_SERVICE_RANK 5
 #define QUEUE_TIMES_SERVICE 5.0
-#define QUEUE_P5_TIMES_SERVICE 3.0    /* in a queue even the fast answers wait: p5 too, and */
-#define QUEUE_URL_SHARE 0.05          /* the median of every target with 5% of the answers */
+/* In a queue even the fast answers wait: p5 too (5% of fast answers, a
+ * cache, keep p5 near the own time; in a short run p5 is among the first
+ * answers, a few steps of W above the fifth: 2, not 3 as above the
+ * fastest), and the median of every target with 5% of the answers. */
+#define QUEUE_P5_TIMES_SERVICE 2.0
+#define QUEUE_URL_SHARE 0.05
+#define QUEUE_URL_TIMES_SERVICE 3.0
 #define QUEUE_MIN_MEAN_NS (10 * NS_MS)
 #define QUEUE_LITTLE_TOLERANCE 0.30  /* the queue fills during the first second */
 /* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
@@ -122,6 +135,12 @@ static uint64_t hist_within(const struct hist *h, double lo, double hi)
         if ((double)it.lo >= lo && (double)it.hi <= hi)
             n += it.count;
     return n;
+}
+
+/* The r-th smallest sample of h (from 1), at its bucket's middle. */
+static double hist_rank(const struct hist *h, uint64_t r)
+{
+    return h->total ? hist_percentile(h, 100.0 * ((double)r - 0.5) / (double)h->total) : 0;
 }
 
 static double elapsed(const struct ctx *c)
@@ -298,7 +317,7 @@ static int nagle(struct ctx *c)
 }
 
 /* Closed loop: connections / throughput is the latency (Little's law), far
- * above the fastest answers: the time is spent waiting in a queue. */
+ * above the fastest good answers: the time is spent waiting in a queue. */
 static int queueing(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
@@ -306,13 +325,15 @@ static int queueing(struct ctx *c)
     /* The answers alone (first byte, then the rest): the samples recorded
      * at their age when the run stopped would pull the mean down. */
     const struct hist *fb = &c->s->h[H_TTFB];
-    double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service = (double)fb->min;
+    uint64_t bad = c->s->bad_status + c->s->checks_failed;
+    double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service;
     double p5 = hist_percentile(fb, 5);
     uint32_t i;
     char l[32], sv[32], m[32];
-    if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || c->s->completed < QUEUE_MIN_RESPONSES ||
-        x <= 0)
+    if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
+        c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return 0;
+    service = hist_rank(fb, bad + QUEUE_SERVICE_RANK);
     little = (double)cfg->connections * (cfg->http2 ? cfg->streams : cfg->pipeline > 1 ? cfg->pipeline : 1) / x * NS_S;
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
@@ -320,14 +341,14 @@ static int queueing(struct ctx *c)
     for (i = 0; c->r->per_url && i < c->r->nurls; i++) {
         const struct stats *u = &c->r->per_url[i];
         if ((double)u->completed >= QUEUE_URL_SHARE * (double)c->s->completed &&
-            hist_percentile(&u->h[H_TTFB], 50) < QUEUE_P5_TIMES_SERVICE * service)
+            hist_percentile(&u->h[H_TTFB], 50) < QUEUE_URL_TIMES_SERVICE * service)
             return 0; /* a target answered fast: no queue in front of it */
     }
     if ((f = add(c, "queueing", 1)) == NULL)
         return 1;
     say(f->summary, sizeof(f->summary),
         "most of this latency is waiting in the server's queue: %u connections / %.1f req/s = %s (Little's law; mean "
-        "%s), while its own time is about %s (the fastest answer)",
+        "%s), while its own time is about %s (its fastest good answers)",
         cfg->connections, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
         units_fmt_ns(sv, sizeof(sv), service));
     say(f->advice, sizeof(f->advice),

@@ -140,6 +140,20 @@ def findings_queueing():
 
 
 @test
+def findings_queueing_not_a_fast_error():
+    # A thread per connection, 50 ms of work each, all at once (no queue), and every 100th request an instant
+    # 503: latency = connections / throughput as in any closed loop, and the fastest answer is an error that did
+    # no work. The server's own time is its good answers' (50 ms), not the 503's (tens of us): no queueing.
+    srv = FServer("sleep", "--ms", "50", "--shed", "100")
+    r = rafale("-t", 1, "-c", 10, "-d", "2s", srv.url())
+    srv.stop()
+    j = r.j
+    check(j["summary"]["unexpected_status"] >= 2 and j["ttfb"]["min_us"] < 10000 <= j["ttfb"]["percentiles_us"]["50"],
+          "shedding: fast 503s beside 50 ms answers (%s, %s)" % (j["summary"]["unexpected_status"], j["ttfb"]))
+    check(finding(j, "queueing") is None, "shedding: a fast 503 is not the server's own time (%s)" % ids(j))
+
+
+@test
 def findings_server_cpu_bound():
     srv = FServer("busy")
     r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", srv.p.pid, srv.url())
