@@ -1,5 +1,6 @@
 /* Save and load: every figure a run result holds survives --json and
  * `rafale report` (report_json.c then report_load.c). */
+#include "diff.h"
 #include "report.h"
 #include "report_load.h"
 #include "t.h"
@@ -199,9 +200,117 @@ static void strings_are_utf8(void)
     }
 }
 
+/* No figure, however it came (a hostile saved file, a division by a
+ * duration of 5e-324 s), makes a JSON writer print inf or nan: JSON has
+ * neither (RFC 8259 §6), and the whole document would be unreadable. */
+/* w outside a string: after ':', '[', ',', a space or a sign. */
+static int bare_word(const char *s, const char *w)
+{
+    const char *p;
+    for (p = strstr(s, w); p; p = strstr(p + 1, w))
+        if (p > s && strchr(":[, -+", p[-1]))
+            return 1;
+    return 0;
+}
+
+static json_t *parsed(char *out, const char *what)
+{
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    CHECKF(j != NULL, "%s is JSON: %s at %d (%.200s)", what, je.text, je.position,
+           out + (je.position > 80 ? je.position - 80 : 0));
+    CHECKF(!bare_word(out, "inf") && !bare_word(out, "nan"), "%s: no inf, no nan", what);
+    free(out);
+    return j;
+}
+
+static void never_inf_or_nan(void)
+{
+    struct config cfg;
+    struct engine_result r;
+    struct monitor_result m;
+    struct findings fs;
+    struct diff_result d;
+    const char *urls[1] = { "http://127.0.0.1:8080/" };
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f;
+    json_t *j;
+
+    config_defaults(&cfg);
+    cfg.url_text = urls;
+    cfg.nurls = 1;
+    cfg.method = "GET";
+    cfg.rate = 100;
+    memset(&r, 0, sizeof(r));
+    fill_stats(&r.total, 0);
+    r.nurls = 1;
+    r.per_url = calloc(1, sizeof(*r.per_url));
+    r.url_in_flight = calloc(1, sizeof(uint64_t));
+    fill_stats(&r.per_url[0], 1);
+    r.elapsed_s = 5e-324; /* 1012 requests / 5e-324 s: inf req/s */
+    r.client_cpu_s = NAN;
+    r.all_connected_s = -INFINITY;
+    r.target_rate = INFINITY;
+    r.start_unix_s = NAN;
+    r.nseconds = 2;
+    r.timeline = calloc(2, sizeof(*r.timeline));
+    r.timeline[0].p99_ns = INFINITY;
+    r.timeline[1].p50_ns = NAN;
+    memset(&m, 0, sizeof(m));
+    m.cpu_s = INFINITY;
+    m.cpus = NAN;
+    memset(&fs, 0, sizeof(fs));
+    fs.n = 1;
+    snprintf(fs.f[0].id, sizeof(fs.f[0].id), "x");
+    fs.f[0].nev = 2;
+    snprintf(fs.f[0].ev[0].key, sizeof(fs.f[0].ev[0].key), "a");
+    fs.f[0].ev[0].v = INFINITY;
+    snprintf(fs.f[0].ev[1].key, sizeof(fs.f[0].ev[1].key), "b");
+    fs.f[0].ev[1].v = NAN;
+
+    f = open_memstream(&out, &n);
+    CHECK(report_json(f, &cfg, &r, &m, NULL, &fs) == 0);
+    fclose(f);
+    if ((j = parsed(out, "report_json")) != NULL) {
+        json_t *sum = json_object_get(j, "summary");
+        CHECK(json_is_null(json_object_get(sum, "rps")) && json_is_number(json_object_get(sum, "elapsed_s")));
+        CHECK(json_is_null(json_object_get(json_array_get(json_object_get(j, "timeline"), 0), "p99_us")));
+        CHECK(json_is_null(json_object_get(json_object_get(j, "server"), "cpu_s")));
+        json_decref(j);
+    }
+
+    memset(&d, 0, sizeof(d));
+    d.n = 1;
+    d.f[0].name = "req/s";
+    d.f[0].key = "rps";
+    d.f[0].base = 1e-300;
+    d.f[0].now = INFINITY;
+    d.f[0].ratio = INFINITY;
+    d.f[0].ci[0] = 0;
+    d.f[0].ci[1] = INFINITY;
+    out = NULL;
+    f = open_memstream(&out, &n);
+    CHECK(diff_json(f, &d, "a.json", "b.json") == 0);
+    fclose(f);
+    if ((j = parsed(out, "diff_json")) != NULL) {
+        json_t *x = json_array_get(json_object_get(json_object_get(j, "diff"), "figures"), 0);
+        CHECK(json_is_null(json_object_get(x, "new")) && json_is_null(json_object_get(x, "ratio")) &&
+              json_is_null(json_array_get(json_object_get(x, "ratio_ci"), 1)));
+        json_decref(j);
+    }
+    free(r.timeline);
+    r.timeline = NULL;
+    engine_result_free(&r);
+    cfg.url_text = NULL;
+    cfg.nurls = 0;
+    config_free(&cfg);
+}
+
 int main(void)
 {
     T_RUN(round_trip);
     T_RUN(strings_are_utf8);
+    T_RUN(never_inf_or_nan);
     T_END("test_report_json");
 }

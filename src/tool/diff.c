@@ -56,13 +56,16 @@ static void log_interval(struct diff_figure *f, double mb, double vb, int nb, do
     t = verdict_t975((nb < nn ? nb : nn) - 1);
     f->ci[0] = exp(mn - mb - t * se) / (1 + resolution);
     f->ci[1] = exp(mn - mb + t * se) * (1 + resolution);
+    /* Seconds that swing by many orders of magnitude: no interval. */
+    if (!isfinite(f->ci[1]) || !(f->ci[0] > 0))
+        f->ci[0] = f->ci[1] = NAN;
 }
 
 static void judge(struct diff_figure *f, double thr)
 {
     double worse_lo, better;
     f->why = "";
-    if (f->base <= 0 || f->now <= 0 || isnan(f->ci[0]) || isnan(f->ci[1])) {
+    if (!(f->base > 0 && f->now > 0 && isfinite(f->ratio)) || isnan(f->ci[0]) || isnan(f->ci[1])) {
         f->verdict = DIFF_UNKNOWN;
         return;
     }
@@ -212,15 +215,15 @@ int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const
     report_json_str(f, base_name);
     fprintf(f, ", \"new\": ");
     report_json_str(f, now_name);
-    fprintf(f, ", \"threshold\": %.4f, \"worse\": %d, \"figures\": [", d->threshold, d->worse);
+    fprintf(f, ", \"threshold\": %s, \"worse\": %d, \"figures\": [", REPORT_JNUM("%.4f", d->threshold), d->worse);
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
-        fprintf(f, "%s\n  {\"figure\": \"%s\", \"base\": %.3f, \"new\": %.3f, \"ratio\": %.6f, \"ratio_ci\": ",
-                i ? "," : "", x->key, x->base, x->now, x->ratio);
+        fprintf(f, "%s\n  {\"figure\": \"%s\", \"base\": %s, \"new\": %s, \"ratio\": %s, \"ratio_ci\": ", i ? "," : "",
+                x->key, REPORT_JNUM("%.3f", x->base), REPORT_JNUM("%.3f", x->now), REPORT_JNUM("%.6f", x->ratio));
         if (isnan(x->ci[0]) || isnan(x->ci[1]))
             fprintf(f, "null");
         else
-            fprintf(f, "[%.6f, %.6f]", x->ci[0], x->ci[1]);
+            fprintf(f, "[%s, %s]", REPORT_JNUM("%.6f", x->ci[0]), REPORT_JNUM("%.6f", x->ci[1]));
         fprintf(f, ", \"verdict\": \"%s\"}", diff_verdict_name(x->verdict));
     }
     fprintf(f, "\n]}}\n");

@@ -8,6 +8,7 @@
 #include "metrics.h"
 #include "html.h"
 #include "net.h"
+#include "report.h"
 #include "stats.h"
 #include "svg.h"
 #include "text.h"
@@ -257,17 +258,20 @@ static void snapshot_json(struct metrics *m, FILE *f)
         done += l->status[i];
     for (i = 0; i < ERR__COUNT; i++)
         errs += l->errors[i];
-    fprintf(f, "{\"elapsed_s\": %.3f, \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, "
-               "\"connections_open\": %u, \"p50_us\": %.1f, \"p99_us\": %.1f, \"done\": %s",
-            l->elapsed_s > 0 ? l->elapsed_s : 0.0, (unsigned long long)done, (unsigned long long)errs,
-            (unsigned long long)(l->started - l->ended), l->open, hist_percentile(&l->latency, 50) / 1e3,
-            hist_percentile(&l->latency, 99) / 1e3, m->done ? "true" : "false");
+    fprintf(f,
+            "{\"elapsed_s\": %s, \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, "
+            "\"connections_open\": %u, \"p50_us\": %s, \"p99_us\": %s, \"done\": %s",
+            REPORT_JNUM("%.3f", l->elapsed_s > 0 ? l->elapsed_s : 0.0), (unsigned long long)done,
+            (unsigned long long)errs, (unsigned long long)(l->started - l->ended), l->open,
+            REPORT_JNUM("%.1f", hist_percentile(&l->latency, 50) / 1e3),
+            REPORT_JNUM("%.1f", hist_percentile(&l->latency, 99) / 1e3), m->done ? "true" : "false");
     if (l->rate_mode)
-        fprintf(f, ", \"target_rate\": %.3f, \"lag_s\": %.6f, \"backlog\": %llu", l->target_rate, l->lag_s,
-                (unsigned long long)l->backlog);
+        fprintf(f, ", \"target_rate\": %s, \"lag_s\": %s, \"backlog\": %llu", REPORT_JNUM("%.3f", l->target_rate),
+                REPORT_JNUM("%.6f", l->lag_s), (unsigned long long)l->backlog);
     if (m->have_server && m->server.ok) {
-        fprintf(f, ", \"server\": {\"cpu_s\": %.3f, \"cpus\": %g, \"rss_bytes\": %llu, \"processes\": %u",
-                m->server.cpu_s, m->server.cpus, (unsigned long long)m->server.rss_bytes, m->server.processes);
+        fprintf(f, ", \"server\": {\"cpu_s\": %s, \"cpus\": %s, \"rss_bytes\": %llu, \"processes\": %u",
+                REPORT_JNUM("%.3f", m->server.cpu_s), REPORT_JNUM("%g", m->server.cpus),
+                (unsigned long long)m->server.rss_bytes, m->server.processes);
         if (m->server.has_pss)
             fprintf(f, ", \"pss_bytes\": %llu", (unsigned long long)m->server.pss_bytes);
         fputc('}', f);

@@ -28,6 +28,12 @@ void report_json_config(FILE *f, const struct config *cfg);
 void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed);
 /* Writes s as a JSON string literal. */
 void report_json_str(FILE *f, const char *s);
+/* v as a JSON number printed by fmt (one double conversion, "%.3f"), in
+ * buf, or "null" when v is not finite: JSON has no inf or NaN (RFC 8259
+ * §6). Every double a JSON writer prints goes through REPORT_JNUM. */
+#define REPORT_JNUM_MAX 400 /* "%.9f" of the largest double: 309 digits, a sign, a point, 9 decimals */
+const char *report_json_num(char *buf, const char *fmt, double v);
+#define REPORT_JNUM(fmt, v) report_json_num((char[REPORT_JNUM_MAX]){ 0 }, (fmt), (v))
 /* rafale calibrate's reference, as a JSON object. */
 void report_json_ref(FILE *f, const struct machine_ref *ref);
 /* Its line in the text report ("Reference ..."). */

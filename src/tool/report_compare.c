@@ -360,7 +360,7 @@ static void json_ci(FILE *f, const char *key, const double ci[2])
     if (isnan(ci[0]) || isnan(ci[1]))
         fprintf(f, "\"%s\": null, ", key);
     else
-        fprintf(f, "\"%s\": [%.6g, %.6g], ", key, ci[0], ci[1]);
+        fprintf(f, "\"%s\": [%s, %s], ", key, REPORT_JNUM("%.6g", ci[0]), REPORT_JNUM("%.6g", ci[1]));
 }
 
 static void jstr_or_null(FILE *f, const char *s)
@@ -409,8 +409,8 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     fprintf(f, "{\n\"tool\": \"rafale\",\n\"compare\": {\"plan\": ");
     jstr_or_null(f, p->file);
     fprintf(f, ", \"repeat_auto\": %s, \"discard\": %d", p->set.repeat_auto ? "true" : "false", p->set.discard);
-    fprintf(f, ", \"repeat\": %d, \"grace_s\": %.3f, \"ready_timeout_s\": %.3f, \"server_cpus\": ", p->set.repeat,
-            (double)p->set.grace_ns / 1e9, (double)p->set.ready_ns / 1e9);
+    fprintf(f, ", \"repeat\": %d, \"grace_s\": %s, \"ready_timeout_s\": %s, \"server_cpus\": ", p->set.repeat,
+            REPORT_JNUM("%.3f", (double)p->set.grace_ns / 1e9), REPORT_JNUM("%.3f", (double)p->set.ready_ns / 1e9));
     cpus(f, p->set.server_cpus, p->set.nserver_cpus);
     fprintf(f, ", \"client_cpus\": ");
     cpus(f, p->set.client_cpus, p->set.nclient_cpus);
@@ -464,8 +464,8 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                 report_json_str(f, r->alike[w].cut);
             }
         }
-        fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %.3f,\n  \"config\": ", wl->cfg.connections,
-                wl->cfg.keepalive ? "false" : "true", wl->cfg.rate);
+        fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %s,\n  \"config\": ", wl->cfg.connections,
+                wl->cfg.keepalive ? "false" : "true", REPORT_JNUM("%.3f", wl->cfg.rate));
         report_json_config(f, &wl->cfg);
         fprintf(f, ",\n  \"servers\": [");
         for (s = 0; s < p->nservers; s++) {
@@ -478,23 +478,30 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             jstr_or_null(f, c->url);
             fprintf(f, ", \"runs\": %d, \"rps\": [", c->nruns);
             for (k = 0; k < c->nruns; k++)
-                fprintf(f, "%s%.3f", k ? ", " : "",
-                        c->runs[k].res.elapsed_s > 0 ? (double)c->runs[k].res.total.completed / c->runs[k].res.elapsed_s : 0);
-            fprintf(f, "], \"rps_median\": %.3f, \"rps_min\": %.3f, \"rps_max\": %.3f, \"mean_us\": %.3f, \"p50_us\": %.3f, "
-                       "\"p99_us\": %.3f, \"max_us\": %.3f, \"requests\": %llu, \"errors\": %llu, \"unexpected_status\": %llu, "
-                       "\"bad_status_pct\": %.3f, \"connections_opened\": %llu, \"connections_per_request\": %.4f, "
-                       "\"keepalive_refused\": %s, \"server_cpu_us_per_request\": %.3f, \"memory_peak_bytes\": %llu, "
-                       "\"memory_kind\": \"%s\", \"ratio_to_best\": %.4f, \"valid\": %s, \"unstable\": %s, "
-                       "\"client_bound\": %s, \"failed\": %s, \"status\": {",
-                    c->rps_median, c->rps_min, c->rps_max, hist_mean(&t->h[H_LATENCY]) / 1e3,
-                    hist_percentile(&t->h[H_LATENCY], 50) / 1e3, hist_percentile(&t->h[H_LATENCY], 99) / 1e3,
-                    (double)t->h[H_LATENCY].max / 1e3, (unsigned long long)t->completed,
-                    (unsigned long long)stats_errors(t), (unsigned long long)t->bad_status, c->bad_pct,
-                    (unsigned long long)t->conns_opened, c->conns_per_req, c->keepalive_refused ? "true" : "false",
-                    c->server_cpu_us, (unsigned long long)c->mem_peak, c->mem_is_pss ? "pss" : "rss",
-                    c->rps_median > 0 && !c->invalid && best > 0 ? best / c->rps_median : 0,
-                    c->nruns && !c->invalid ? "true" : "false", c->unstable ? "true" : "false",
-                    c->client_bound ? "true" : "false", r->failed[s] ? "true" : "false");
+                fprintf(f, "%s%s", k ? ", " : "",
+                        REPORT_JNUM("%.3f", c->runs[k].res.elapsed_s > 0
+                                                ? (double)c->runs[k].res.total.completed / c->runs[k].res.elapsed_s
+                                                : 0));
+            fprintf(
+                f,
+                "], \"rps_median\": %s, \"rps_min\": %s, \"rps_max\": %s, \"mean_us\": %s, \"p50_us\": %s, "
+                "\"p99_us\": %s, \"max_us\": %s, \"requests\": %llu, \"errors\": %llu, \"unexpected_status\": %llu, "
+                "\"bad_status_pct\": %s, \"connections_opened\": %llu, \"connections_per_request\": %s, "
+                "\"keepalive_refused\": %s, \"server_cpu_us_per_request\": %s, \"memory_peak_bytes\": %llu, "
+                "\"memory_kind\": \"%s\", \"ratio_to_best\": %s, \"valid\": %s, \"unstable\": %s, "
+                "\"client_bound\": %s, \"failed\": %s, \"status\": {",
+                REPORT_JNUM("%.3f", c->rps_median), REPORT_JNUM("%.3f", c->rps_min), REPORT_JNUM("%.3f", c->rps_max),
+                REPORT_JNUM("%.3f", hist_mean(&t->h[H_LATENCY]) / 1e3),
+                REPORT_JNUM("%.3f", hist_percentile(&t->h[H_LATENCY], 50) / 1e3),
+                REPORT_JNUM("%.3f", hist_percentile(&t->h[H_LATENCY], 99) / 1e3),
+                REPORT_JNUM("%.3f", (double)t->h[H_LATENCY].max / 1e3), (unsigned long long)t->completed,
+                (unsigned long long)stats_errors(t), (unsigned long long)t->bad_status, REPORT_JNUM("%.3f", c->bad_pct),
+                (unsigned long long)t->conns_opened, REPORT_JNUM("%.4f", c->conns_per_req),
+                c->keepalive_refused ? "true" : "false", REPORT_JNUM("%.3f", c->server_cpu_us),
+                (unsigned long long)c->mem_peak, c->mem_is_pss ? "pss" : "rss",
+                REPORT_JNUM("%.4f", c->rps_median > 0 && !c->invalid && best > 0 ? best / c->rps_median : 0),
+                c->nruns && !c->invalid ? "true" : "false", c->unstable ? "true" : "false",
+                c->client_bound ? "true" : "false", r->failed[s] ? "true" : "false");
             for (i = 0; i < STATUS_MAX; i++)
                 if (t->status[i]) {
                     fprintf(f, "%s\"%u\": %llu", fs ? "" : ", ", i, (unsigned long long)t->status[i]);
@@ -505,7 +512,8 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             json_ci(f, "p50_ci_us", c->p50_ci_us);
             json_ci(f, "p99_ci_us", c->p99_ci_us);
             json_ci(f, "ratio_ci", c->ratio_ci);
-            fprintf(f, "\"ratio\": %.4f, \"verdict\": \"%s\", \"rank\": %d, \"findings\": ", c->ratio,
+            fprintf(f,
+                    "\"ratio\": %s, \"verdict\": \"%s\", \"rank\": %d, \"findings\": ", REPORT_JNUM("%.4f", c->ratio),
                     c->invalid ? "not valid" : verdict_name(c->verdict), c->rank);
             report_json_findings(f, &c->found, "      ");
             if (c->slo.n && c->nruns) {
@@ -514,8 +522,9 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                 for (i = 0; i < (unsigned)c->slo.n; i++) {
                     fprintf(f, "%s{\"check\": ", i ? ", " : "");
                     report_json_str(f, c->slo.c[i].text);
-                    fprintf(f, ", \"value\": %.6g, \"threshold\": %.6g, \"pass\": %s}", c->slo.c[i].value,
-                            c->slo.c[i].threshold, c->slo.c[i].pass ? "true" : "false");
+                    fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}",
+                            REPORT_JNUM("%.6g", c->slo.c[i].value), REPORT_JNUM("%.6g", c->slo.c[i].threshold),
+                            c->slo.c[i].pass ? "true" : "false");
                 }
                 fprintf(f, "]");
             }

@@ -34,6 +34,14 @@ void report_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+const char *report_json_num(char *buf, const char *fmt, double v)
+{
+    if (!isfinite(v))
+        return "null";
+    snprintf(buf, REPORT_JNUM_MAX, fmt, v);
+    return buf;
+}
+
 static double us(double ns)
 {
     return ns / 1000.0;
@@ -44,15 +52,18 @@ static void jhist_x(FILE *f, const char *key, const struct hist *h, const char *
 {
     struct hist_iter it;
     int first = 1, k;
-    fprintf(f, "%s\"%s\": {\"count\": %llu, \"min_us\": %.3f, \"mean_us\": %.3f, \"stdev_us\": %.3f, \"max_us\": %.3f,\n",
-            ind, key, (unsigned long long)h->total, h->total ? us((double)h->min) : 0.0, us(hist_mean(h)),
-            us(hist_stdev(h)), us((double)h->max));
+    fprintf(f, "%s\"%s\": {\"count\": %llu, \"min_us\": %s, \"mean_us\": %s, \"stdev_us\": %s, \"max_us\": %s,\n", ind,
+            key, (unsigned long long)h->total, REPORT_JNUM("%.3f", h->total ? us((double)h->min) : 0.0),
+            REPORT_JNUM("%.3f", us(hist_mean(h))), REPORT_JNUM("%.3f", us(hist_stdev(h))),
+            REPORT_JNUM("%.3f", us((double)h->max)));
     fprintf(f, "%s  \"percentiles_us\": {", ind);
     for (k = 0; k < REPORT_NPCTS; k++)
-        fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", report_pct_names[k], us(hist_percentile(h, report_pcts[k])));
+        fprintf(f, "%s\"%s\": %s", k ? ", " : "", report_pct_names[k],
+                REPORT_JNUM("%.3f", us(hist_percentile(h, report_pcts[k]))));
     fprintf(f, "},\n%s  \"histogram\": [", ind);
     for (hist_iter_init(&it, h); hist_iter_next(&it);) {
-        fprintf(f, "%s[%.3f, %llu]", first ? "" : ", ", us((double)it.hi), (unsigned long long)it.count);
+        fprintf(f, "%s[%s, %llu]", first ? "" : ", ", REPORT_JNUM("%.3f", us((double)it.hi)),
+                (unsigned long long)it.count);
         first = 0;
     }
     fprintf(f, "]%s}", extra);
@@ -68,14 +79,17 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
                    const char *protocol, const char *ind)
 {
     int i, first = 1;
-    fprintf(f, "%s\"summary\": {\"protocol\": \"%s\", \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
-               "\"elapsed_s\": %.9f, \"rps\": %.3f, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
-               "\"connections_per_request\": %.4f, \"server_closes\": %llu, \"server_close_reasons\": {",
-            ind, protocol, (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)in_flight,
-            (unsigned long long)s->started, elapsed, elapsed > 0 ? (double)s->completed / elapsed : 0.0,
-            (unsigned long long)s->bad_status, (unsigned long long)s->conns_opened,
-            s->completed ? (double)s->conns_opened / (double)s->completed : 0.0,
-            (unsigned long long)stats_server_closes(s));
+    fprintf(
+        f,
+        "%s\"summary\": {\"protocol\": \"%s\", \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
+        "\"elapsed_s\": %s, \"rps\": %s, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
+        "\"connections_per_request\": %s, \"server_closes\": %llu, \"server_close_reasons\": {",
+        ind, protocol, (unsigned long long)s->completed, (unsigned long long)stats_errors(s),
+        (unsigned long long)in_flight, (unsigned long long)s->started, REPORT_JNUM("%.9f", elapsed),
+        REPORT_JNUM("%.3f", elapsed > 0 ? (double)s->completed / elapsed : 0.0), (unsigned long long)s->bad_status,
+        (unsigned long long)s->conns_opened,
+        REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0),
+        (unsigned long long)stats_server_closes(s));
     for (i = 0; i < CLOSE__COUNT; i++)
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
                 (unsigned long long)s->closes[i]);
@@ -85,7 +99,7 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
             (unsigned long long)s->redirects_away, (unsigned long long)s->checked, (unsigned long long)s->checks_failed,
             (unsigned long long)s->skipped);
     if (oldest_s >= 0)
-        fprintf(f, ", \"in_flight_oldest_s\": %.6f", oldest_s);
+        fprintf(f, ", \"in_flight_oldest_s\": %s", REPORT_JNUM("%.6f", oldest_s));
     fprintf(f, "},\n");
     fprintf(f, "%s\"status\": {", ind);
     for (i = 0; i < STATUS_MAX; i++) {
@@ -112,10 +126,11 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     fprintf(f, "%s\"tls\": {\"full\": %llu, \"resumed\": %llu},\n", ind, (unsigned long long)s->tls_full,
             (unsigned long long)s->tls_resumed);
     /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
-    fprintf(f, "%s\"http2\": {\"header_bytes_wire\": %llu, \"header_bytes_decoded\": %llu, "
-               "\"header_space_savings\": %.4f, \"retried\": %llu}",
+    fprintf(f,
+            "%s\"http2\": {\"header_bytes_wire\": %llu, \"header_bytes_decoded\": %llu, "
+            "\"header_space_savings\": %s, \"retried\": %llu}",
             ind, (unsigned long long)s->h2_hdr_wire, (unsigned long long)s->h2_hdr_decoded,
-            s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded : 0.0,
+            REPORT_JNUM("%.4f", s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded : 0.0),
             (unsigned long long)s->h2_retried);
 }
 
@@ -125,10 +140,12 @@ static void jtimeline(FILE *f, const struct engine_result *r)
     fprintf(f, "  \"timeline\": [");
     for (i = 0; i < r->nseconds; i++) {
         const struct tl_second *s = &r->timeline[i];
-        fprintf(f, "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %.3f, \"p99_us\": %.3f, "
-                   "\"max_us\": %.3f",
-                i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors, s->p50_ns / 1e3,
-                s->p99_ns / 1e3, s->max_ns / 1e3);
+        fprintf(f,
+                "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %s, \"p99_us\": %s, "
+                "\"max_us\": %s",
+                i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors,
+                REPORT_JNUM("%.3f", s->p50_ns / 1e3), REPORT_JNUM("%.3f", s->p99_ns / 1e3),
+                REPORT_JNUM("%.3f", s->max_ns / 1e3));
         if (r->tl_hist) {
             /* A shard's: the second's own histogram, so shards merge exactly. */
             fprintf(f, ",\n     ");
@@ -143,12 +160,15 @@ static void jshard(FILE *f, const struct shard_info *s, int merged)
 {
     fprintf(f, "{\"index\": %u, \"count\": %u, \"host\": ", s->index, s->count);
     report_json_str(f, s->host);
-    fprintf(f, ", \"start_unix_s\": %.6f, \"late_s\": %.6f, \"threads\": %u", s->start_unix_s, s->late_s, s->threads);
+    fprintf(f, ", \"start_unix_s\": %s, \"late_s\": %s, \"threads\": %u", REPORT_JNUM("%.6f", s->start_unix_s),
+            REPORT_JNUM("%.6f", s->late_s), s->threads);
     if (merged)
-        fprintf(f, ", \"requests\": %llu, \"errors\": %llu, \"elapsed_s\": %.6f, \"rps\": %.3f, \"p99_us\": %.3f, "
-                   "\"client_cpu_s\": %.6f",
-                (unsigned long long)s->completed, (unsigned long long)s->errors, s->elapsed_s,
-                s->elapsed_s > 0 ? (double)s->completed / s->elapsed_s : 0.0, s->p99_ns / 1e3, s->client_cpu_s);
+        fprintf(f,
+                ", \"requests\": %llu, \"errors\": %llu, \"elapsed_s\": %s, \"rps\": %s, \"p99_us\": %s, "
+                "\"client_cpu_s\": %s",
+                (unsigned long long)s->completed, (unsigned long long)s->errors, REPORT_JNUM("%.6f", s->elapsed_s),
+                REPORT_JNUM("%.3f", s->elapsed_s > 0 ? (double)s->completed / s->elapsed_s : 0.0),
+                REPORT_JNUM("%.3f", s->p99_ns / 1e3), REPORT_JNUM("%.6f", s->client_cpu_s));
     fprintf(f, "}");
 }
 
@@ -182,8 +202,9 @@ void report_json_config(FILE *f, const struct config *cfg)
         report_json_str(f, cfg->targets_path);
     else
         fprintf(f, "null");
-    fprintf(f, ", \"think_s\": [%.6f, %.6f], \"max_body\": %llu, \"checks\": [", (double)cfg->think_lo_ns / 1e9,
-            (double)cfg->think_hi_ns / 1e9, (unsigned long long)cfg->max_body);
+    fprintf(f, ", \"think_s\": [%s, %s], \"max_body\": %llu, \"checks\": [",
+            REPORT_JNUM("%.6f", (double)cfg->think_lo_ns / 1e9), REPORT_JNUM("%.6f", (double)cfg->think_hi_ns / 1e9),
+            (unsigned long long)cfg->max_body);
     for (i = 0; i < cfg->ncheck_exprs; i++) {
         if (i)
             fputs(", ", f);
@@ -193,11 +214,11 @@ void report_json_config(FILE *f, const struct config *cfg)
     if (cfg->seed_given)
         fprintf(f, ", \"seed\": %llu", (unsigned long long)cfg->seed);
     if (cfg->nstages) {
-        fprintf(f, ", \"stages_of\": \"%s\", \"stage_start\": %.3f, \"stages\": [",
-                cfg->stages_conns ? "connections" : "rate", cfg->stage_start);
+        fprintf(f, ", \"stages_of\": \"%s\", \"stage_start\": %s, \"stages\": [",
+                cfg->stages_conns ? "connections" : "rate", REPORT_JNUM("%.3f", cfg->stage_start));
         for (i = 0; i < cfg->nstages; i++)
-            fprintf(f, "%s{\"duration_s\": %.9f, \"to\": %.3f}", i ? ", " : "", (double)cfg->stage_dur[i] / 1e9,
-                    cfg->stage_val[i]);
+            fprintf(f, "%s{\"duration_s\": %s, \"to\": %s}", i ? ", " : "",
+                    REPORT_JNUM("%.9f", (double)cfg->stage_dur[i] / 1e9), REPORT_JNUM("%.3f", cfg->stage_val[i]));
         fprintf(f, "]");
     }
     if (cfg->content_type) {
@@ -212,15 +233,17 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
     uint32_t i;
     fprintf(f, "{\"pid\": %d, \"cgroup\": ", m->pid);
     report_json_str(f, m->cgroup);
-    fprintf(f, ", \"cpu_s\": %.6f, \"cpu_exact\": %s, \"cpu_us_per_request\": %.3f, \"has_pss\": %s, "
-               "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
-               "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
-               "\"samples\": %u, \"exited\": %s, \"cpus\": %.3f, \"pss_note\": ",
-            m->cpu_s, m->cpu_exact ? "true" : "false", completed ? m->cpu_s * 1e6 / (double)completed : 0.0,
-            m->has_pss ? "true" : "false", (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
+    fprintf(f,
+            ", \"cpu_s\": %s, \"cpu_exact\": %s, \"cpu_us_per_request\": %s, \"has_pss\": %s, "
+            "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
+            "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
+            "\"samples\": %u, \"exited\": %s, \"cpus\": %s, \"pss_note\": ",
+            REPORT_JNUM("%.6f", m->cpu_s), m->cpu_exact ? "true" : "false",
+            REPORT_JNUM("%.3f", completed ? m->cpu_s * 1e6 / (double)completed : 0.0), m->has_pss ? "true" : "false",
+            (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
             (unsigned long long)m->uss_peak_bytes, (unsigned long long)m->rss_peak_bytes,
-            (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes, m->threads,
-            m->samples, m->gone ? "true" : "false", m->cpus);
+            (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes,
+            m->threads, m->samples, m->gone ? "true" : "false", REPORT_JNUM("%.3f", m->cpus));
     report_json_str(f, m->pss_note);
     if (m->has_io)
         fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);
@@ -229,15 +252,18 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
         const struct monitor_proc *p = &m->procs[i];
         fprintf(f, "%s\n      {\"pid\": %d, \"ppid\": %d, \"command\": ", i ? "," : "", p->pid, p->ppid);
         report_json_str(f, p->command);
-        fprintf(f, ", \"cpu_s\": %.6f, \"rss_peak_bytes\": %llu, \"pss_peak_bytes\": %llu, \"uss_peak_bytes\": %llu, "
-                   "\"first_seen_s\": %.3f, \"exited\": %s}",
-                p->cpu_s, (unsigned long long)p->rss_peak_bytes, (unsigned long long)p->pss_peak_bytes,
-                (unsigned long long)p->uss_peak_bytes, p->first_seen_s, p->exited ? "true" : "false");
+        fprintf(f,
+                ", \"cpu_s\": %s, \"rss_peak_bytes\": %llu, \"pss_peak_bytes\": %llu, \"uss_peak_bytes\": %llu, "
+                "\"first_seen_s\": %s, \"exited\": %s}",
+                REPORT_JNUM("%.6f", p->cpu_s), (unsigned long long)p->rss_peak_bytes,
+                (unsigned long long)p->pss_peak_bytes, (unsigned long long)p->uss_peak_bytes,
+                REPORT_JNUM("%.3f", p->first_seen_s), p->exited ? "true" : "false");
     }
     fprintf(f, "],\n    \"memory_timeline\": [");
     for (i = 0; i < m->npoints; i++)
-        fprintf(f, "%s{\"t_s\": %.3f, \"pss_bytes\": %llu, \"rss_bytes\": %llu}", i ? ", " : "", m->series[i].t_s,
-                (unsigned long long)m->series[i].pss_bytes, (unsigned long long)m->series[i].rss_bytes);
+        fprintf(f, "%s{\"t_s\": %s, \"pss_bytes\": %llu, \"rss_bytes\": %llu}", i ? ", " : "",
+                REPORT_JNUM("%.3f", m->series[i].t_s), (unsigned long long)m->series[i].pss_bytes,
+                (unsigned long long)m->series[i].rss_bytes);
     fprintf(f, "]}");
 }
 
@@ -270,16 +296,17 @@ static void jenv(FILE *f, const struct machine *m)
 
 void report_json_ref(FILE *f, const struct machine_ref *ref)
 {
-    fprintf(f, "{\"when_unix_s\": %.0f, \"workload\": ", ref->when_unix_s);
+    fprintf(f, "{\"when_unix_s\": %s, \"workload\": ", REPORT_JNUM("%.0f", ref->when_unix_s));
     report_json_str(f, ref->workload);
     fprintf(f, ", \"pin\": ");
     report_json_str(f, ref->pin);
-    fprintf(f, ", \"rps\": %.1f, \"rps_ci\": ", ref->rps);
+    fprintf(f, ", \"rps\": %s, \"rps_ci\": ", REPORT_JNUM("%.1f", ref->rps));
     if (isnan(ref->rps_ci[0]) || isnan(ref->rps_ci[1]))
         fprintf(f, "null");
     else
-        fprintf(f, "[%.1f, %.1f]", ref->rps_ci[0], ref->rps_ci[1]);
-    fprintf(f, ", \"p50_us\": %.3f, \"p99_us\": %.3f, \"environment\": ", ref->p50_us, ref->p99_us);
+        fprintf(f, "[%s, %s]", REPORT_JNUM("%.1f", ref->rps_ci[0]), REPORT_JNUM("%.1f", ref->rps_ci[1]));
+    fprintf(f, ", \"p50_us\": %s, \"p99_us\": %s, \"environment\": ", REPORT_JNUM("%.3f", ref->p50_us),
+            REPORT_JNUM("%.3f", ref->p99_us));
     jenv_obj(f, &ref->m);
     fprintf(f, "}");
 }
@@ -294,9 +321,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     report_json_config(f, cfg);
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
-    fprintf(f, "  \"start_unix_s\": %.6f,\n", r->start_unix_s);
+    fprintf(f, "  \"start_unix_s\": %s,\n", REPORT_JNUM("%.6f", r->start_unix_s));
     if (r->aborted) {
-        fprintf(f, "  \"aborted\": {\"at_s\": %.3f, \"why\": ", r->aborted_at_s);
+        fprintf(f, "  \"aborted\": {\"at_s\": %s, \"why\": ", REPORT_JNUM("%.3f", r->aborted_at_s));
         report_json_str(f, r->aborted_why);
         fprintf(f, "},\n");
     }
@@ -318,34 +345,38 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         }
         fprintf(f, "\n  ],\n");
     }
-    fprintf(f, "  \"client\": {\"cpu_s\": %.6f, \"all_connected_s\": %.6f},\n", r->client_cpu_s, r->all_connected_s);
+    fprintf(f, "  \"client\": {\"cpu_s\": %s, \"all_connected_s\": %s},\n", REPORT_JNUM("%.6f", r->client_cpu_s),
+            REPORT_JNUM("%.6f", r->all_connected_s));
     if (r->env.cpus_online > 0)
         jenv(f, &r->env);
     if (r->noise.known || r->noise.nr_throttled > 0) {
         /* What else ran on the machine meanwhile (null: not measured). */
-        fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": ");
-        fprintf(f, r->noise.known ? "%.3f" : "null", r->noise.foreign_cpu_pct);
-        fprintf(f, ", \"steal_pct\": ");
-        fprintf(f, r->noise.known ? "%.3f" : "null", r->noise.steal_pct);
+        fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": %s, \"steal_pct\": %s",
+                r->noise.known ? REPORT_JNUM("%.3f", r->noise.foreign_cpu_pct) : "null",
+                r->noise.known ? REPORT_JNUM("%.3f", r->noise.steal_pct) : "null");
         fprintf(f, ", \"nr_throttled\": ");
         fprintf(f, r->noise.nr_throttled >= 0 ? "%lld" : "null", r->noise.nr_throttled);
         fprintf(f, "},\n");
     }
     {
         const struct engine_conns *c = &r->conns;
-        fprintf(f, "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
-                   "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %.3f, "
-                   "\"starved_wait_us\": %.3f, \"wait_limit_us\": %.3f, \"server_ended\": %llu, "
-                   "\"server_ended_mode\": %llu, \"server_ended_mode_count\": %llu},\n",
+        fprintf(f,
+                "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
+                "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %s, "
+                "\"starved_wait_us\": %s, \"wait_limit_us\": %s, \"server_ended\": %llu, "
+                "\"server_ended_mode\": %llu, \"server_ended_mode_count\": %llu},\n",
                 (unsigned long long)r->total.conns_opened, c->clients, (unsigned long long)c->req_min,
-                (unsigned long long)c->req_median, (unsigned long long)c->req_max, c->starved, c->longest_wait_s * 1e6,
-                c->starved_wait_s * 1e6, c->wait_limit_s * 1e6, (unsigned long long)c->server_ended,
+                (unsigned long long)c->req_median, (unsigned long long)c->req_max, c->starved,
+                REPORT_JNUM("%.3f", c->longest_wait_s * 1e6), REPORT_JNUM("%.3f", c->starved_wait_s * 1e6),
+                REPORT_JNUM("%.3f", c->wait_limit_s * 1e6), (unsigned long long)c->server_ended,
                 (unsigned long long)c->ended_mode, (unsigned long long)c->ended_mode_count);
-        fprintf(f, "  \"tcp\": {\"sampled\": %llu, \"segments_out\": %llu, \"retransmits\": %llu, "
-                   "\"rtt_mean_us\": %.3f, \"rtt_min_us\": %.3f},\n",
+        fprintf(f,
+                "  \"tcp\": {\"sampled\": %llu, \"segments_out\": %llu, \"retransmits\": %llu, "
+                "\"rtt_mean_us\": %s, \"rtt_min_us\": %s},\n",
                 (unsigned long long)r->tcp.sampled, (unsigned long long)r->tcp.segs_out,
-                (unsigned long long)r->tcp.retrans, r->tcp.sampled ? r->tcp.rtt_sum_us / (double)r->tcp.sampled : 0.0,
-                r->tcp.min_rtt_us == UINT32_MAX ? 0.0 : (double)r->tcp.min_rtt_us);
+                (unsigned long long)r->tcp.retrans,
+                REPORT_JNUM("%.3f", r->tcp.sampled ? r->tcp.rtt_sum_us / (double)r->tcp.sampled : 0.0),
+                REPORT_JNUM("%.3f", r->tcp.min_rtt_us == UINT32_MAX ? 0.0 : (double)r->tcp.min_rtt_us));
     }
     if (server) {
         fprintf(f, "  \"server\": ");
@@ -353,8 +384,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, ",\n");
     }
     if (r->target_rate > 0)
-        fprintf(f, "  \"rate\": {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"queued\": %llu, \"extra_connections\": %u},\n",
-                r->target_rate, r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0,
+        fprintf(f, "  \"rate\": {\"target_rps\": %s, \"sent_rps\": %s, \"queued\": %llu, \"extra_connections\": %u},\n",
+                REPORT_JNUM("%.3f", r->target_rate),
+                REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
     fprintf(f, ",\n  \"error_details\": {");
@@ -418,10 +450,13 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  \"stages\": [");
         for (i = 0; i < r->nstages && i < cfg->nstages; i++) {
             const struct stats *g = &r->per_stage[i];
-            fprintf(f, "%s\n    {\"start_s\": %.3f, \"end_s\": %.3f, \"from\": %.3f, \"to\": %.3f, \"sent\": %llu, "
-                       "\"completed\": %llu, \"errors\": %llu,\n     ",
-                    i ? "," : "", (double)t0 / 1e9, (double)(t0 + cfg->stage_dur[i]) / 1e9,
-                    i ? cfg->stage_val[i - 1] : cfg->stage_start, cfg->stage_val[i], (unsigned long long)g->started,
+            fprintf(f,
+                    "%s\n    {\"start_s\": %s, \"end_s\": %s, \"from\": %s, \"to\": %s, \"sent\": %llu, "
+                    "\"completed\": %llu, \"errors\": %llu,\n     ",
+                    i ? "," : "", REPORT_JNUM("%.3f", (double)t0 / 1e9),
+                    REPORT_JNUM("%.3f", (double)(t0 + cfg->stage_dur[i]) / 1e9),
+                    REPORT_JNUM("%.3f", i ? cfg->stage_val[i - 1] : cfg->stage_start),
+                    REPORT_JNUM("%.3f", cfg->stage_val[i]), (unsigned long long)g->started,
                     (unsigned long long)g->completed, (unsigned long long)stats_errors(g));
             jhist(f, "latency", &g->h[H_LATENCY], "");
             fprintf(f, "}");
@@ -434,8 +469,8 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         for (k = 0; k < slo->n; k++) {
             fprintf(f, "%s{\"check\": ", k ? ", " : "");
             report_json_str(f, slo->c[k].text);
-            fprintf(f, ", \"value\": %.6g, \"threshold\": %.6g, \"pass\": %s}", slo->c[k].value, slo->c[k].threshold,
-                    slo->c[k].pass ? "true" : "false");
+            fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}", REPORT_JNUM("%.6g", slo->c[k].value),
+                    REPORT_JNUM("%.6g", slo->c[k].threshold), slo->c[k].pass ? "true" : "false");
         }
         fprintf(f, "],\n");
     }
@@ -486,12 +521,11 @@ void report_json_findings(FILE *f, const struct findings *fs, const char *ind)
             fprintf(f, "%s", k ? ", " : "");
             report_json_str(f, x->ev[k].key);
             /* Counts exactly, the rest to 6 significant digits. */
-            if (!isfinite(x->ev[k].v))
-                fprintf(f, ": null");
-            else if (fabs(x->ev[k].v) < 9007199254740992.0 && x->ev[k].v == (double)(int64_t)x->ev[k].v)
-                fprintf(f, ": %.0f", x->ev[k].v);
+            if (isfinite(x->ev[k].v) && fabs(x->ev[k].v) < 9007199254740992.0 &&
+                x->ev[k].v == (double)(int64_t)x->ev[k].v)
+                fprintf(f, ": %s", REPORT_JNUM("%.0f", x->ev[k].v));
             else
-                fprintf(f, ": %.6g", x->ev[k].v);
+                fprintf(f, ": %s", REPORT_JNUM("%.6g", x->ev[k].v));
         }
         fprintf(f, "}, \"advice\": ");
         report_json_str(f, x->advice);

@@ -24,7 +24,35 @@
 #include <string.h>
 
 #define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
+/* The histogram keeps whole nanoseconds and the writer prints microseconds
+ * to 3 decimals: a latency is 0 or 1 ns and more. Less came from no run, and
+ * its logarithm (diff's intervals) runs off towards infinity. */
+#define MIN_US 0.001
+/* A run's duration must hold its requests at a rate no run reaches: 10^9
+ * a second, a request a nanosecond, is thousands of times what rafale does
+ * on a core and far above many machines' merged shards; below it, a
+ * duration like 5e-324 s would make the throughput infinite. */
+#define MAX_RPS 1e9
 #define MAX_URLS 1000000
+
+/* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
+static double load_us(struct jc *c, json_t *o, const char *key, int required)
+{
+    double v = jcheck_num(c, o, key, 0, MAX_US, required);
+    if (!c->failed && v > 0 && v < MIN_US)
+        jcheck_fail(c, key, "%g us is below 1 ns, the least latency a run records", v);
+    return v;
+}
+
+/* A duration in seconds that can hold completed requests. */
+static double load_elapsed(struct jc *c, json_t *o, const char *key, uint64_t completed, int required)
+{
+    double v = jcheck_num(c, o, key, 0, MAX_SECONDS, required);
+    if (!c->failed && completed && v < (double)completed / MAX_RPS)
+        jcheck_fail(c, key, "%g s cannot hold %llu requests (more than %.0e a second)", v,
+                    (unsigned long long)completed, MAX_RPS);
+    return v;
+}
 
 /* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
  * adding up to "count"; min <= max within the clamp. */
@@ -38,10 +66,10 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         return;
     at = jcheck_enter(c, "%s", key);
     total = jcheck_count(c, o, "count", 1);
-    mn = jcheck_num(c, o, "min_us", 0, MAX_US, 0);
-    mx = jcheck_num(c, o, "max_us", 0, MAX_US, 0);
-    mean = jcheck_num(c, o, "mean_us", 0, MAX_US, 0);
-    sd = jcheck_num(c, o, "stdev_us", 0, MAX_US, 0);
+    mn = load_us(c, o, "min_us", 0);
+    mx = load_us(c, o, "max_us", 0);
+    mean = load_us(c, o, "mean_us", 0);
+    sd = load_us(c, o, "stdev_us", 0);
     list = jcheck_arr(c, o, "histogram", 1);
     if (c->failed) {
         jcheck_leave(c, at);
@@ -58,7 +86,7 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
             jcheck_fail(c, idx, "not a [upper_bound_us, count] pair");
             break;
         }
-        if (!isfinite(ub) || ub <= prev || ub > MAX_US) {
+        if (!isfinite(ub) || ub <= prev || ub < MIN_US || ub > MAX_US) {
             jcheck_fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
             break;
         }
@@ -391,8 +419,8 @@ static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merge
     if (merged) {
         sh->completed = jcheck_count(c, o, "requests", 1);
         sh->errors = jcheck_count(c, o, "errors", 0);
-        sh->elapsed_s = jcheck_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
-        sh->p99_ns = jcheck_num(c, o, "p99_us", 0, MAX_US, 0) * 1e3;
+        sh->elapsed_s = load_elapsed(c, o, "elapsed_s", sh->completed, 0);
+        sh->p99_ns = load_us(c, o, "p99_us", 0) * 1e3;
         sh->client_cpu_s = jcheck_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
     }
 }
@@ -466,9 +494,9 @@ static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
             at = jcheck_enter(c, "timeline[%zu]", i);
             r->timeline[i].requests = jcheck_count(c, e, "requests", 1);
             r->timeline[i].errors = jcheck_count(c, e, "errors", 0);
-            r->timeline[i].p50_ns = jcheck_num(c, e, "p50_us", 0, MAX_US, 0) * 1e3;
-            r->timeline[i].p99_ns = jcheck_num(c, e, "p99_us", 0, MAX_US, 0) * 1e3;
-            r->timeline[i].max_ns = jcheck_num(c, e, "max_us", 0, MAX_US, 0) * 1e3;
+            r->timeline[i].p50_ns = load_us(c, e, "p50_us", 0) * 1e3;
+            r->timeline[i].p99_ns = load_us(c, e, "p99_us", 0) * 1e3;
+            r->timeline[i].max_ns = load_us(c, e, "max_us", 0) * 1e3;
             if (r->tl_hist) {
                 load_hist(c, &r->tl_hist[i], e, "latency");
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].requests)
@@ -596,8 +624,8 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
         if (!(ref->rps_ci[0] >= 0 && ref->rps_ci[0] <= ref->rps_ci[1] && ref->rps_ci[1] <= 1e12))
             jcheck_fail(c, "rps_ci", "wants [low, high] with 0 <= low <= high");
     }
-    ref->p50_us = jcheck_num(c, o, "p50_us", 0, MAX_US, 0);
-    ref->p99_us = jcheck_num(c, o, "p99_us", 0, MAX_US, 0);
+    ref->p50_us = load_us(c, o, "p50_us", 0);
+    ref->p99_us = load_us(c, o, "p99_us", 0);
     if ((env = jcheck_obj(c, o, "environment", 1)) != NULL)
         load_env(c, env, &ref->m);
     jcheck_leave(c, at);
@@ -686,7 +714,7 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
     }
     load_stats(c, &r->total, root, &r->in_flight);
     at = jcheck_enter(c, "summary");
-    r->elapsed_s = jcheck_num(c, json_object_get(root, "summary"), "elapsed_s", 0, MAX_SECONDS, 1);
+    r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
     jcheck_leave(c, at);
     r->interrupted = jcheck_bool(c, root, "interrupted");
     cl = jcheck_obj(c, root, "client", 0);
@@ -707,9 +735,9 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         cn->req_median = jcheck_count(c, cl, "requests_median", 0);
         cn->req_max = jcheck_count(c, cl, "requests_max", 0);
         cn->starved = (uint32_t)jcheck_num(c, cl, "starved", 0, cn->clients, 0);
-        cn->longest_wait_s = jcheck_num(c, cl, "longest_wait_us", 0, MAX_US, 0) / 1e6;
-        cn->starved_wait_s = jcheck_num(c, cl, "starved_wait_us", 0, MAX_US, 0) / 1e6;
-        cn->wait_limit_s = jcheck_num(c, cl, "wait_limit_us", 0, MAX_US, 0) / 1e6;
+        cn->longest_wait_s = load_us(c, cl, "longest_wait_us", 0) / 1e6;
+        cn->starved_wait_s = load_us(c, cl, "starved_wait_us", 0) / 1e6;
+        cn->wait_limit_s = load_us(c, cl, "wait_limit_us", 0) / 1e6;
         cn->server_ended = jcheck_count(c, cl, "server_ended", 0);
         cn->ended_mode = jcheck_count(c, cl, "server_ended_mode", 0);
         cn->ended_mode_count = jcheck_count(c, cl, "server_ended_mode_count", 0);
@@ -742,8 +770,8 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         r->tcp.sampled = jcheck_count(c, cl, "sampled", 0);
         r->tcp.segs_out = jcheck_count(c, cl, "segments_out", 0);
         r->tcp.retrans = jcheck_count(c, cl, "retransmits", 0);
-        r->tcp.rtt_sum_us = jcheck_num(c, cl, "rtt_mean_us", 0, MAX_US, 0) * (double)r->tcp.sampled;
-        mn = jcheck_num(c, cl, "rtt_min_us", 0, MAX_US, 0);
+        r->tcp.rtt_sum_us = load_us(c, cl, "rtt_mean_us", 0) * (double)r->tcp.sampled;
+        mn = load_us(c, cl, "rtt_min_us", 0);
         r->tcp.min_rtt_us = mn > 0 ? (uint32_t)mn : UINT32_MAX;
         jcheck_leave(c, at);
     }

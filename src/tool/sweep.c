@@ -193,15 +193,19 @@ int sweep_json(FILE *f, const struct config *cfg, const struct sweep_result *r)
             fputs(", ", f);
         report_json_str(f, cfg->slo.c[i].text);
     }
-    fprintf(f, "], \"connections\": %u, \"threads\": %u, \"step_s\": %.3f, \"warmup_s\": %.3f,\n",
-            cfg->connections, cfg->threads, (double)cfg->duration_ns / 1e9, (double)cfg->warmup_ns / 1e9);
-    fprintf(f, "    \"knee_rps\": %.3f, \"interrupted\": %s,\n    \"steps\": [", r->knee, r->interrupted ? "true" : "false");
+    fprintf(f, "], \"connections\": %u, \"threads\": %u, \"step_s\": %s, \"warmup_s\": %s,\n", cfg->connections,
+            cfg->threads, REPORT_JNUM("%.3f", (double)cfg->duration_ns / 1e9),
+            REPORT_JNUM("%.3f", (double)cfg->warmup_ns / 1e9));
+    fprintf(f, "    \"knee_rps\": %s, \"interrupted\": %s,\n    \"steps\": [", REPORT_JNUM("%.3f", r->knee),
+            r->interrupted ? "true" : "false");
     for (i = 0; i < r->n; i++) {
         const struct sweep_step *s = &r->steps[i];
-        fprintf(f, "%s\n      {\"target_rps\": %.3f, \"sent_rps\": %.3f, \"p50_us\": %.3f, \"p99_us\": %.3f, "
-                   "\"max_us\": %.3f, \"errors_pct\": %.4f, \"pass\": %s, \"findings\": [",
-                i ? "," : "", s->target, s->sent, s->p50_ns / 1e3, s->p99_ns / 1e3, s->max_ns / 1e3, s->err_pct,
-                s->pass ? "true" : "false");
+        fprintf(f,
+                "%s\n      {\"target_rps\": %s, \"sent_rps\": %s, \"p50_us\": %s, \"p99_us\": %s, "
+                "\"max_us\": %s, \"errors_pct\": %s, \"pass\": %s, \"findings\": [",
+                i ? "," : "", REPORT_JNUM("%.3f", s->target), REPORT_JNUM("%.3f", s->sent),
+                REPORT_JNUM("%.3f", s->p50_ns / 1e3), REPORT_JNUM("%.3f", s->p99_ns / 1e3),
+                REPORT_JNUM("%.3f", s->max_ns / 1e3), REPORT_JNUM("%.4f", s->err_pct), s->pass ? "true" : "false");
         {
             /* The ids, as strings: warnings first. */
             const char *lists[2] = { s->found, s->found_info };

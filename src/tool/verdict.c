@@ -60,7 +60,7 @@ static int log_interval(const double *l, int k, double *center, double ci[2])
     if (log_stats(l, k, &mean, &half) == 0)
         return 0;
     *center = exp(mean);
-    if (k >= 2) {
+    if (k >= 2 && isfinite(exp(mean + half)) && exp(mean - half) > 0) {
         ci[0] = exp(mean - half);
         ci[1] = exp(mean + half);
     }

@@ -165,6 +165,19 @@ def saved_results_are_checked():
     edited(setp(["per_url", 1, "summary", "requests"], -5), "per_url[1].summary.requests", "out of range")
     edited(setp(["timeline", 0, "p99_us"], 1e300),
            "timeline[0].p99_us", "out of range")
+    # Figures no run writes, that made inf req/s and an infinite interval: a duration too short for its
+    # requests, a latency below the histogram's 1 ns.
+    edited(setp(["summary", "elapsed_s"], 5e-324), "summary.elapsed_s", "cannot hold 500 requests")
+    edited(setp(["summary", "elapsed_s"], 0), "summary.elapsed_s", "cannot hold 500 requests")
+    swings = [dict(base["timeline"][0], t_s=i, p99_us=1e-300 if i % 2 else 3.6e9) for i in range(6)]
+    edited(setp(["timeline"], swings), "timeline[1].p99_us", "below 1 ns")
+    edited(setp(["latency", "min_us"], 1e-300), "latency.min_us", "below 1 ns")
+    edited(setp(["summary", "elapsed_s"], 5e-324), "summary.elapsed_s", "cannot hold 500 requests")
+    p = subprocess.run([RAFALE, "diff", "--json", os.path.join(TMP, "inf-diff.json"), good, bad], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 1 and p.stderr.startswith("rafale diff: %s: summary.elapsed_s: " % bad) and
+          len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(os.path.join(TMP, "inf-diff.json")),
+          "diff: the file is refused in one line, no JSON written (%d %r)" % (p.returncode, p.stderr))
     p = report_of(good)
     check(p.returncode == 0 and "Requests      500 completed" in p.stdout, "report: the unedited file still loads")
     # A saved name with an escape sequence and a bell reaches no terminal as such.
