@@ -16,12 +16,14 @@
 #include "report.h"
 #include "text.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
 /* The histogram keeps whole nanoseconds and the writer prints microseconds
@@ -1028,18 +1030,57 @@ int report_load_root(json_t *root, const char *path, struct loaded *out, char *e
     return load_run(&c, root, &out->run);
 }
 
+/* What the parser reads through: the file, counted, refused past the cap
+ * (a pipe has no size to check first). */
+struct capped {
+    FILE *f;
+    size_t read;
+    int over, err;
+};
+
+static size_t capped_read(void *buf, size_t len, void *data)
+{
+    struct capped *c = data;
+    size_t n = fread(buf, 1, len, c->f);
+    if (n == 0 && ferror(c->f)) {
+        c->err = errno ? errno : EIO;
+        return (size_t)-1;
+    }
+    c->read += n;
+    if (c->read > ((size_t)REPORT_LOAD_MAX_MIB << 20)) {
+        c->over = 1;
+        return (size_t)-1;
+    }
+    return n;
+}
+
 json_t *report_load_json(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (root == NULL) {
-        snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
-        text_scrub(err, strlen(err), 1); /* jansson's text may quote the file's bytes */
+    struct capped c = { fopen(path, "rb"), 0, 0, 0 };
+    struct stat st;
+    json_t *root = NULL;
+    if (c.f == NULL) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
+    if (fstat(fileno(c.f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > ((off_t)REPORT_LOAD_MAX_MIB << 20))
+        c.over = 1;
+    else
+        root = json_load_callback(capped_read, &c, 0, &je);
+    if (c.over)
+        snprintf(err, errlen, "%s: larger than %d MiB", path, REPORT_LOAD_MAX_MIB);
+    else if (root == NULL && c.err)
+        snprintf(err, errlen, "%s: %s", path, strerror(c.err));
+    else if (root == NULL) {
+        snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
+        text_scrub(err, strlen(err), 1); /* jansson's text may quote the file's bytes */
+    }
+    fclose(c.f);
     /* Whatever reads it (a result, the calibration cache), its strings
      * may reach a terminal. */
-    jcheck_scrub(root, 0);
+    if (root != NULL)
+        jcheck_scrub(root, 0);
     return root;
 }
 

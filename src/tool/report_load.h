@@ -30,12 +30,22 @@ struct loaded {
     struct cmp_result cmp;       /* is_compare: every run, summarized */
 };
 
+/* The largest saved result read (report, diff, merge, calibrate's cache).
+ * A run writes about 110 B per second of timeline (a few KiB with --shard's
+ * per-second histograms) and a row of histograms for each of its first 200
+ * targets (40 KiB for a typical spread, 330 KiB with every bucket from 1 us
+ * to 1 h filled): a day-long run of 200 targets stays under 100 MiB.
+ * Loading takes about 12 times the file's size in memory. */
+#define REPORT_LOAD_MAX_MIB 256
+
 /* Reads path. Returns 0, or -1 with a one-line reason in err. */
 int report_load(const char *path, struct loaded *out, char *err, size_t errlen);
 void report_load_free(struct loaded *l);
 /* The same from JSON already parsed (path names it in messages), and the
  * parse alone (NULL with the reason in err). */
 int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen);
+/* The parse refuses a file larger than REPORT_LOAD_MAX_MIB before reading it
+ * (a pipe: as soon as it is). */
 json_t *report_load_json(const char *path, char *err, size_t errlen);
 /* A "calibration" object (rafale calibrate's reference), checked. */
 struct jc;

@@ -191,6 +191,37 @@ def saved_results_are_checked():
 
 
 @test
+def saved_results_have_a_size_cap():
+    # report, diff and merge read at most 256 MiB of a saved result: a larger file is refused by its size before
+    # it is read (a sparse one here), a pipe as soon as it passes the cap; one line each.
+    big, cap = os.path.join(TMP, "big.json"), os.path.join(TMP, "cap.json")
+    for path, size in ((big, (256 << 20) + 1), (cap, 256 << 20)):
+        with open(path, "wb") as f:
+            f.truncate(size)
+    for cmd in (["report", big], ["diff", big, cap], ["merge", big]):
+        p = subprocess.run([RAFALE] + cmd, capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and p.stderr.strip() == "rafale %s: %s: larger than 256 MiB" % (cmd[0], big),
+              "%s: a file over the cap is refused in one line (%d %r)" % (cmd[0], p.returncode, p.stderr))
+    p = subprocess.run([RAFALE, "report", cap], capture_output=True, text=True, timeout=60)
+    check(p.returncode == 1 and "not JSON" in p.stderr, "report: a file at the cap is read (%r)" % p.stderr)
+    os.unlink(big)
+    os.unlink(cap)
+    # A pipe of '[' and spaces without end: refused at the cap, not read until memory runs out.
+    p = subprocess.Popen([RAFALE, "report", "/dev/stdin"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    sent, chunk = 0, b"[" + b" " * (1 << 20)
+    try:
+        while sent < (300 << 20):
+            p.stdin.write(chunk)
+            sent += len(chunk)
+    except BrokenPipeError:
+        pass
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 1 and err.decode().strip() == "rafale report: /dev/stdin: larger than 256 MiB" and
+          sent < (300 << 20), "report: a pipe is refused at the cap (%d, %d MiB sent, %r)" % (p.returncode, sent >> 20, err))
+
+
+@test
 def nothing_reaches_html_unescaped():
     import re
     here = os.path.dirname(os.path.abspath(__file__))
