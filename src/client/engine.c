@@ -722,14 +722,14 @@ static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stat
 /* --metrics-listen: the figures so far, copied for the caller's callback. */
 static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struct engine_live *out)
 {
-    uint64_t req, errs, now = clock_ns(), due;
+    uint64_t now = clock_ns(), due;
     uint32_t t;
     struct hist keep = out->latency;
     pthread_mutex_lock(&pl->live_mu);
     *out = *pl->live;
     pthread_mutex_unlock(&pl->live_mu);
     out->latency = keep;
-    timeline_cumulative(pl->tl, &out->latency, &req, &errs);
+    out->closed_s = timeline_cumulative(pl->tl, &out->latency, &out->closed_req, &out->closed_err);
     out->started = out->ended = out->backlog = 0;
     out->open = 0;
     out->lag_s = 0;

@@ -34,6 +34,10 @@ struct engine_live {
     uint64_t backlog;
     double lag_s;
     double elapsed_s;
+    /* The seconds every thread has closed, and the answers and errors in
+     * them: the live charts' points, exact whatever the moment of the look. */
+    uint32_t closed_s;
+    uint64_t closed_req, closed_err;
     struct hist latency;         /* of the seconds every thread has closed */
 };
 

@@ -540,8 +540,6 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
 void metrics_publish(struct metrics *m, const struct engine_live *live, const struct monitor_live *server)
 {
     struct hist keep;
-    uint64_t req = 0, errs = 0;
-    uint32_t i;
     pthread_mutex_lock(&m->mu);
     keep = m->live.latency;
     m->live = *live;
@@ -553,19 +551,20 @@ void metrics_publish(struct metrics *m, const struct engine_live *live, const st
         m->server = *server;
         m->have_server = 1;
     }
-    /* A point a second for the live page's charts. */
-    for (i = 0; i < STATUS_MAX; i++)
-        req += live->status[i];
-    for (i = 0; i < ERR__COUNT; i++)
-        errs += live->errors[i];
-    if (live->elapsed_s >= 1 && (uint64_t)live->elapsed_s > m->last_sec && m->npts < SERIES_MAX && m->pt[PT__COUNT - 1]) {
-        /* Rates over the time since the last point (the first: since the
-         * start), not since its whole second. */
-        double dt = live->elapsed_s - m->last_t, per = dt > 0 ? dt : 1;
+    /* A point a second for the live page's charts, from the seconds every
+     * thread has closed: counts sampled at the moment of the look halved
+     * one second and doubled the next when a thread closed its second just
+     * after the look. The last second may be partial: its own length. */
+    if (live->closed_s > m->last_sec && m->npts < SERIES_MAX && m->pt[PT__COUNT - 1]) {
+        double end = live->elapsed_s > 0 && live->elapsed_s < live->closed_s ? live->elapsed_s : live->closed_s;
+        double span = end - (double)m->last_sec, dt = live->elapsed_s - m->last_t;
+        double per = dt > 0 ? dt : 1; /* the server's CPU: over the time since its last sample */
         uint32_t k = m->npts;
-        m->pt[PT_T][k] = live->elapsed_s;
-        m->pt[PT_RPS][k] = (double)(req - m->last_req) / per;
-        m->pt[PT_ERR][k] = (double)(errs - m->last_err) / per;
+        if (span <= 0)
+            span = 1;
+        m->pt[PT_T][k] = end;
+        m->pt[PT_RPS][k] = (double)(live->closed_req - m->last_req) / span;
+        m->pt[PT_ERR][k] = (double)(live->closed_err - m->last_err) / span;
         m->pt[PT_P50][k] = hist_percentile(&live->latency, 50) / 1e6;
         m->pt[PT_P99][k] = hist_percentile(&live->latency, 99) / 1e6;
         m->pt[PT_INFLIGHT][k] = (double)(live->started - live->ended);
@@ -581,9 +580,9 @@ void metrics_publish(struct metrics *m, const struct engine_live *live, const st
         }
         m->npts++;
         m->last_t = live->elapsed_s;
-        m->last_sec = (uint64_t)live->elapsed_s;
-        m->last_req = req;
-        m->last_err = errs;
+        m->last_sec = live->closed_s;
+        m->last_req = live->closed_req;
+        m->last_err = live->closed_err;
     }
     pthread_mutex_unlock(&m->mu);
 }
