@@ -33,7 +33,7 @@ INC_tool   = -Isrc/base -Isrc/client -Isrc/serve -Isrc/tool
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit demo clean install bench bench-micro fuzz mpi perf-check format layout deb
+.PHONY: all deps test unit units demo clean install bench bench-micro fuzz mpi perf-check format layout deb
 all: rafale
 
 rafale: $(OBJ)
@@ -97,10 +97,17 @@ build/.deps: scripts/deps.sh
 	@sh scripts/deps.sh
 	@mkdir -p build && touch $@
 
-unit: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_parse build/int/test_http_req
+units: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_parse build/int/test_http_req
 
-test: deps rafale build/asan/rafale unit rafale-mpi
-	@sh tests/run.sh
+# The edit loop: the unit tests (plain, sanitized, integer-checked) and the
+# layout, in seconds.
+unit: units
+	@sh tests/run.sh --unit
+
+# Everything; `make test T=NAME` only the unit programs and integration tests
+# whose name holds NAME (both builds), JOBS=N the integration pool's width.
+test: deps rafale build/asan/rafale units rafale-mpi
+	@T='$(T)' JOBS='$(JOBS)' sh tests/run.sh
 
 # The folders' rules the compiler cannot see (scripts/check_layout.sh).
 layout:

@@ -5,50 +5,251 @@ servers themselves counted. Only 127.0.0.1 / ::1 are ever contacted, and
 every load run is bounded by -n or -d and by a subprocess timeout.
 
 The tests live by area in tests/integ/ (client, serve, http2, workloads,
-report, compare, distributed); tests/integ/common.py holds the servers and
-helpers they share. This runner runs them all, or those whose name holds
-$ONLY, or those of the areas in $AREA (comma-separated), and ends with
-"N passed, N failed".
+report, compare, distributed, findings); tests/integ/common.py holds the
+servers and helpers they share.
 
-usage: integration.py [--sanitized] PATH/TO/rafale
+Tests run in a pool of processes: each test is forked from this runner with
+a temporary directory, a process group and a leftover mark of its own, its
+output kept and printed whole if it fails. Most tests wait (on servers, on
+timeouts, on fixed-length runs), so the pool is a few workers larger than
+the CPUs. A test that measures CPU time or needs a CPU to itself is marked
+@alone: those run one at a time after the pool, with nothing beside them.
+The same test never runs in both builds at once (a test may name a network
+namespace or a cgroup after itself).
+
+usage: integration.py [-j N] [-k NAME] [--durations N] [--plain PATH]
+                      [--sanitized PATH] [PATH]
+
+  PATH / --plain PATH   the plain rafale build (default ./rafale unless
+                        only --sanitized is given)
+  --sanitized PATH      the ASan+UBSan build: its tests run in the same pool
+  -j N                  workers (default: CPUs + 2; $JOBS also sets it)
+  -k NAME               only the tests whose name holds NAME ($ONLY too;
+                        $AREA=client,serve keeps those areas)
+  --durations N         list the N slowest tests at the end (default 20)
+
+Ends with "integration: N passed, N failed".
 """
 import os
+import shutil
+import signal
 import sys
+import tempfile
 import time
+import traceback
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "integ"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
 AREAS = ["client", "serve", "http2", "workloads", "report", "compare", "distributed", "findings"]
+TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
+
+
+def usage(msg):
+    sys.stderr.write("integration.py: %s\n" % msg)
+    sys.exit(2)
+
+
+def parse(argv):
+    opt = {"jobs": int(os.environ.get("JOBS") or 0) or (len(os.sched_getaffinity(0)) + 2),
+           "only": os.environ.get("ONLY", ""), "durations": 20, "plain": None, "sanitized": None}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        val = argv[i + 1] if i + 1 < len(argv) else None
+        if a in ("-j", "-k", "--durations", "--plain", "--sanitized"):
+            if val is None:
+                usage("%s needs a value" % a)
+            if a == "-j" or a == "--durations":
+                if not val.isdigit() or (a == "-j" and int(val) < 1):
+                    usage("%s: a positive number, not %r" % (a, val))
+                opt["jobs" if a == "-j" else "durations"] = int(val)
+            else:
+                opt[{"-k": "only", "--plain": "plain", "--sanitized": "sanitized"}[a]] = val
+            i += 2
+        elif a.startswith("-"):
+            usage("unknown option %s" % a)
+        else:
+            opt["plain"] = a
+            i += 1
+    if opt["plain"] is None and opt["sanitized"] is None:
+        opt["plain"] = "./rafale"
+    return opt
+
+
+def load_areas():
+    """The area modules, imported once here: each forked test inherits them. Their names RAFALE, SANITIZED, TMP
+    and MARK_TOKEN are copies (`from common import *`), so a test's own values are set in every module."""
+    wanted = [a for a in os.environ.get("AREA", "").split(",") if a] or AREAS
+    modules = [__import__(a) for a in AREAS]
+    keep = {m.__name__ for m in modules if m.__name__ in wanted}
+    return modules, [t for t in common.TESTS if t.__module__ in keep]
+
+
+def run_child(t, binary, sanitized, modules, out_fd):
+    """In the forked child: one test with state of its own; writes "passed failed" as its last line."""
+    os.setpgid(0, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    sys.stdout = os.fdopen(1, "w", buffering=1)
+    sys.stderr = sys.stdout
+    tmp = tempfile.mkdtemp(prefix="rafale-it-")
+    mark = "%d-%s" % (os.getpid(), os.urandom(6).hex())
+    os.environ["RAFALE_IT_MARK"] = mark
+    own = {"RAFALE": os.path.abspath(binary), "SANITIZED": sanitized, "TMP": tmp, "MARK_TOKEN": mark}
+    for m in [common] + modules:
+        for k, v in own.items():
+            if k in vars(m):
+                setattr(m, k, v)
+    common.PASSED = common.FAILED = 0
+    try:
+        t()
+    except Exception as e:  # a crashing test is a failed test
+        traceback.print_exc()
+        common.check(False, "%s raised %r" % (t.__name__, e))
+    try:
+        common.stop_leftover_serves()  # a test that raised half-way leaves no server running
+    except Exception as e:
+        common.check(False, "stopping %s's servers raised %r" % (t.__name__, e))
+    if not common.FAILED:  # a failed test's files are kept for a look
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print("  (its files: %s)" % tmp)
+    print("\n%d %d" % (common.PASSED, common.FAILED), flush=True)
+    os._exit(0)
+
+
+class Job:
+    def __init__(self, t, mode, binary):
+        self.t, self.mode, self.binary = t, mode, binary
+        self.name = t.__name__ + (" [sanitized]" if mode == "sanitized" else "")
+        self.out = None
+        self.pid = None
+        self.t0 = self.t1 = 0.0
+        self.passed = self.failed = 0
+        self.text = ""
+
+
+def start(job, modules):
+    sys.stdout.flush()
+    job.out = tempfile.TemporaryFile()
+    job.t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            run_child(job.t, job.binary, job.mode == "sanitized", modules, job.out.fileno())
+        finally:
+            os._exit(3)
+    job.pid = pid
+    try:
+        os.setpgid(pid, pid)  # also done by the child: whichever comes first
+    except OSError:
+        pass
+
+
+def finish(job, status):
+    job.t1 = time.monotonic()
+    try:
+        os.killpg(job.pid, signal.SIGKILL)  # whatever the test left running
+    except OSError:
+        pass
+    job.out.seek(0)
+    job.text = job.out.read().decode("utf-8", "replace")
+    job.out.close()
+    tail = job.text.rstrip().rsplit("\n", 1)[-1].split()
+    if len(tail) == 2 and all(x.isdigit() for x in tail):
+        job.passed, job.failed = int(tail[0]), int(tail[1])
+        job.text = job.text.rstrip().rsplit("\n", 1)[0] if "\n" in job.text.rstrip() else ""
+    else:
+        job.failed = max(job.failed, 1)
+        job.text += "\n  FAIL: %s ended without its counts (status %s)" % (job.name, status)
+    ok = job.failed == 0
+    print("%-58s %s (%.1fs)" % (job.name, "ok" if ok else "FAILED", job.t1 - job.t0), flush=True)
+    if not ok:
+        print("---- output of %s ----\n%s\n---- end of %s ----" % (job.name, job.text.rstrip(), job.name),
+              flush=True)
+
+
+def alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def run_pool(jobs, width, modules):
+    """Runs jobs, at most width at once, never one test in both builds at once."""
+    pending, running = list(jobs), {}
+    while pending or running:
+        busy = {j.t for j in running.values()}
+        while len(running) < width:
+            nxt = next((j for j in pending if j.t not in busy), None)
+            if nxt is None:
+                break
+            pending.remove(nxt)
+            start(nxt, modules)
+            running[nxt.pid] = nxt
+            busy.add(nxt.t)
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            time.sleep(0.02)  # polled: a timed wait for a child has no simpler portable form
+        job = running.pop(pid, None)
+        if job is not None:
+            finish(job, status)
+        now = time.monotonic()
+        for j in list(running.values()):
+            if now - j.t0 > TEST_TIMEOUT:
+                j.out.write(("\n  FAIL: %s still running after %d s: killed" % (j.name, TEST_TIMEOUT)).encode())
+                os.killpg(j.pid, signal.SIGKILL)
 
 
 def main():
-    args = sys.argv[1:]
-    if args and args[0] == "--sanitized":
-        common.SANITIZED = True
-        args = args[1:]
-    common.RAFALE = os.path.abspath(args[0] if args else "./rafale")
-    # The areas read RAFALE and SANITIZED when imported: after they are set.
-    wanted = [a for a in os.environ.get("AREA", "").split(",") if a] or AREAS
-    modules = {a: __import__(a) for a in AREAS}
-    name = "integration" + (" (sanitized)" if common.SANITIZED else "")
-    only = os.environ.get("ONLY")
-    for t in common.TESTS:
-        if only and only not in t.__name__:
-            continue
-        if not any(t.__module__ == modules[a].__name__ for a in wanted):
-            continue
-        before = common.FAILED
-        t0 = time.monotonic()
-        try:
-            t()
-        except Exception as e:  # a crashing test is a failed test, and the rest still run
-            common.check(False, "%s raised %r" % (t.__name__, e))
-        common.stop_leftover_serves()  # a test that raised half-way leaves no server running
-        print("%-45s %s (%.1fs)" % (t.__name__, "ok" if common.FAILED == before else "FAILED",
-                                    time.monotonic() - t0), flush=True)
-    print("%s: %d passed, %d failed" % (name, common.PASSED, common.FAILED))
-    return 1 if common.FAILED else 0
+    opt = parse(sys.argv[1:])
+    modules, tests = load_areas()
+    if opt["only"]:
+        tests = [t for t in tests if opt["only"] in t.__name__]
+    modes = [(m, opt[m]) for m in ("plain", "sanitized") if opt[m]]
+    for _, b in modes:
+        if not os.access(b, os.X_OK):
+            usage("%s: not an executable" % b)
+    jobs = [Job(t, m, b) for t in tests for m, b in modes]
+    pool = [j for j in jobs if not getattr(j.t, "alone", False)]
+    alone = [j for j in jobs if getattr(j.t, "alone", False)]
+    t0 = time.monotonic()
+    try:
+        run_pool(pool, opt["jobs"], modules)
+        run_pool(alone, 1, modules)
+    except KeyboardInterrupt:
+        # The tests are in process groups of their own: Ctrl-C reached only this runner. Passed on, so that what
+        # they run (compare and its servers) stops as it would; what is left after 5 s is killed.
+        left = [j for j in jobs if j.pid and not j.t1]
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            for j in left:
+                try:
+                    os.killpg(j.pid, sig)
+                except OSError:
+                    pass
+            until = time.monotonic() + 5
+            while sig == signal.SIGINT and time.monotonic() < until and any(alive(j.pid) for j in left):
+                time.sleep(0.05)
+        print("integration: interrupted")
+        return 130
+    finally:
+        shutil.rmtree(common.TMP, ignore_errors=True)  # made when common was imported; the tests have their own
+    wall = time.monotonic() - t0
+    if opt["durations"] and jobs:
+        print("\nslowest tests (of %d, %d at once, %.0f s in all):" % (len(jobs), opt["jobs"], wall))
+        for j in sorted(jobs, key=lambda j: j.t1 - j.t0, reverse=True)[:opt["durations"]]:
+            print("  %6.1fs  %s%s" % (j.t1 - j.t0, j.name, " (alone)" if getattr(j.t, "alone", False) else ""))
+    passed = sum(j.passed for j in jobs)
+    failed = sum(j.failed for j in jobs)
+    if not jobs:
+        print("integration: no test's name holds %r" % opt["only"])
+    names = "+".join(m for m, _ in modes)
+    print("integration (%s): %d passed, %d failed" % (names, passed, failed))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

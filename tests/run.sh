@@ -1,7 +1,14 @@
 #!/bin/sh
-# Runs every test: unit tests (plain and ASan+UBSan builds), then the
-# integration tests against the real binary (plain and sanitized), and ends
-# with the total line "N passed, N failed".
+# Runs every test: unit tests (plain, ASan+UBSan and clang's integer
+# sanitizer builds), the layout check, then the integration tests against the
+# plain and the sanitized binary in one parallel pool
+# (tests/integration.py), and ends with the total line "N passed, N failed".
+#
+#   tests/run.sh            everything (make test)
+#   tests/run.sh --unit     the unit tests and the layout check (make unit)
+#   T=NAME tests/run.sh     the unit programs and integration tests whose
+#                           name holds NAME (make test T=NAME)
+#   JOBS=N                  the integration pool's width (default CPUs + 2)
 cd "$(dirname "$0")/.." || exit 1
 pass=0
 fail=0
@@ -27,20 +34,32 @@ run() { # $@: command
     fi
 }
 
-for t in build/test_*; do
-    [ -x "$t" ] && run "$t"
-done
-for t in build/asan/test_*; do
-    [ -x "$t" ] && run "$t"
-done
-for t in build/int/test_*; do
-    [ -x "$t" ] && run "$t"
+unit_only=0
+[ "$1" = "--unit" ] && unit_only=1
+for t in build/test_* build/asan/test_* build/int/test_*; do
+    [ -x "$t" ] || continue
+    case "$t" in *"$T"*) run "$t" ;; esac
 done
 # The layout: no call circle between files, private headers kept home.
-run sh scripts/check_layout.sh
-if [ -f tests/integration.py ]; then
-    run python3 tests/integration.py ./rafale
-    run python3 tests/integration.py --sanitized ./build/asan/rafale
+[ -n "$T" ] || run sh scripts/check_layout.sh
+if [ $unit_only -eq 0 ] && [ -f tests/integration.py ]; then
+    # Streamed as the tests end (a long pool shows progress); the closing line
+    # is tallied from the copy.
+    log=$(mktemp)
+    { python3 tests/integration.py ${T:+-k "$T"} ${JOBS:+-j "$JOBS"} \
+        --plain ./rafale --sanitized ./build/asan/rafale 2>&1; echo "rc $?" >>"$log.rc"; } | tee "$log"
+    rc=$(sed -n 's/^rc //p' "$log.rc")
+    out=$(tail -n 1 "$log")
+    tally "$out"
+    if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -qE '[1-9][0-9]* failed'; then
+        echo "FAILED (exit $rc): tests/integration.py"
+        fail=$((fail + 1))
+    fi
+    rm -f "$log" "$log.rc"
+fi
+if [ $((pass + fail)) -eq 0 ]; then
+    echo "no test's name holds '$T'"
+    fail=1
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

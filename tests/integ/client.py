@@ -345,6 +345,7 @@ def localhost_name_resolves():
 
 
 @test
+@alone
 def rate_is_held():
     srv = Serve(threads=1)
     cases = [(1, "3s"), (10, "2s"), (1000, "2s")] + ([] if SANITIZED else [(20000, "2s")])

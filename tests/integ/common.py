@@ -582,6 +582,13 @@ def test(fn):
     return fn
 
 
+def alone(fn):
+    """Marks a test that measures CPU time or needs a CPU to itself: the runner runs it with no other test beside it
+    (after the pool). Written under @test."""
+    fn.alone = True
+    return fn
+
+
 def png_not_blank(path):
     """True when the PNG's pixels are not all one colour (stdlib only)."""
     import struct

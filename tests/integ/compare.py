@@ -395,6 +395,7 @@ def compare_page(path, cells):
 
 
 @test
+@alone
 def compare_verdicts_with_intervals():
     fs = FSERVER
     ports = [free_port() for _ in range(3)]
@@ -609,6 +610,7 @@ def compare_second_ctrl_c_still_stops_the_servers():
 
 
 @test
+@alone
 def compare_repeat_auto():
     fs = FSERVER
     ports = [free_port() for _ in range(2)]
@@ -659,6 +661,7 @@ def compare_repeat_auto():
 
 
 @test
+@alone
 def diff_of_two_compares():
     fs = FSERVER
     outs = {}

@@ -124,6 +124,7 @@ def merge_hostile_shards():
 
 
 @test
+@alone
 def shard_rate_interleaves():
     # 300 req/s from 3 shards: one evenly spaced stream (~3.3 ms apart), not three bunched ones.
     rec = RecServer()

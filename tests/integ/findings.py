@@ -154,6 +154,7 @@ def findings_queueing_not_a_fast_error():
 
 
 @test
+@alone
 def findings_server_cpu_bound():
     srv = FServer("busy")
     r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", srv.p.pid, srv.url())

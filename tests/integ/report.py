@@ -338,6 +338,7 @@ def environment_in_every_result():
 
 
 @test
+@alone
 def diff_is_a_regression_gate():
     srv = Serve()
     runs = {}

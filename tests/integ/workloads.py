@@ -290,6 +290,7 @@ def template_values_cannot_smuggle():
 
 
 @test
+@alone
 def many_targets_linear_and_bounded():
     # 100 000 distinct targets: read in linear time (CPU, not wall clock: 10x the targets must not cost 50x) and,
     # per-target figures bounded (200 rows and one for the others), in under 100 MB.
