@@ -848,8 +848,13 @@ def api_defects_found_by_review():
     r = rafale("-c", 4, "-R", 200, "-n", 200, "--order", "session", "--targets", path, timeout=30)
     srv.stop()
     s = r.j["summary"] if r.j else {}
-    check(r.rc == 0 and s.get("skipped") == 100 and s.get("started") == 100 and s.get("requests") == 100,
-          "rate mode: skips go on over every connection, -n ends (%s)" % {k: s.get(k) for k in ("skipped", "started")})
+    # Each connection alternates a sent request and a skipped one; which connection takes which due time depends
+    # on when answers come, so each of the 4 may end on either: exactly 100 each on a quiet machine, 98/102 on a
+    # busy one, never more than a step per connection apart.
+    check(r.rc == 0 and s.get("skipped", 0) + s.get("started", 0) == 200 and
+          abs(s.get("skipped", 0) - s.get("started", 0)) <= 4 and s.get("requests") == s.get("started"),
+          "rate mode: skips go on over every connection, -n ends (%s)" %
+          {k: s.get(k) for k in ("skipped", "started", "requests")})
     # A refused redirect left its bytes in the capture: the next answer was checked against it.
     def redir(p, n):
         if p == "/redir":
