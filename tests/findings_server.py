@@ -6,7 +6,7 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   single   one connection at a time (http.server.HTTPServer), head and body in one write: starves the others
   nagle    a thread per connection, head and body in two writes, Nagle on: the delayed-ACK stall
   slow     asyncio, every connection accepted, 4 requests served at once, 20 ms each: queueing
-  busy     one connection at a time, 2 ms of CPU per request, pinned to one CPU: CPU-bound
+  busy     one connection at a time, 2 ms (or --ms N) of CPU per request, pinned to one CPU: CPU-bound
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
@@ -69,7 +69,7 @@ class Handler(socketserver.StreamRequestHandler):
                 self.connection.sendall(BODY)
                 continue
             if self.mode == "busy":
-                end = time.process_time() + 0.002
+                end = time.process_time() + (self.ms or 2) / 1000.0
                 while time.process_time() < end:
                     pass
             if self.mode == "stream":

@@ -156,7 +156,9 @@ def findings_queueing_not_a_fast_error():
 @test
 @alone
 def findings_server_cpu_bound():
-    srv = FServer("busy")
+    # 5 ms of CPU an answer: the round trip to rafale and back (the server idle) is then 2%, not 5% (at 2 ms the
+    # server read 0.88-0.95 busy, about the threshold of 0.9).
+    srv = FServer("busy", "--ms", "5")
     r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", srv.p.pid, srv.url())
     srv.stop()
     j = r.j
@@ -171,7 +173,7 @@ def findings_server_cpu_bound():
     # processes that ran, the pinned server's one, not the idle shell's (it read every CPU, and found nothing).
     if len(os.sched_getaffinity(0)) > 1:
         port = free_port()
-        sh = subprocess.Popen(["sh", "-c", "'%s' '%s' busy --port %d; true" % (sys.executable, FSERVER, port)],
+        sh = subprocess.Popen(["sh", "-c", "'%s' '%s' busy --ms 5 --port %d; true" % (sys.executable, FSERVER, port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_port(port)
