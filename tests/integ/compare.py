@@ -685,5 +685,8 @@ def diff_of_two_compares():
     with open(jp) as fh:
         cells = json.load(fh)
     rps = [f for f in cells[0]["diff"]["figures"] if f["figure"] == "rps"][0]
-    check(len(cells) == 1 and rps["verdict"] == "slower" and rps["ratio_ci"][0] < 0.52 < rps["ratio_ci"][1] * 1.05,
-          "compare diff: per round, throughput about halved (%s)" % rps)
+    # 10 ms against 5 ms plus the same small overhead: a ratio just over 0.5. Rounds of 500 ms count whole requests,
+    # so three rounds may count the same and the interval be a point: the ratio inside it, not 0.52.
+    check(len(cells) == 1 and rps["verdict"] == "slower" and 0.48 < rps["ratio"] < 0.56 and
+          rps["ratio_ci"][0] <= rps["ratio"] <= rps["ratio_ci"][1], "compare diff: per round, throughput about halved (%s)"
+          % rps)
