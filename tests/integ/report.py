@@ -1059,8 +1059,15 @@ def metrics_scraped_during_the_run():
     wait_port(port)
     # A scraper that connects and never sends, and one that sends garbage: the run goes on.
     silent = socket.create_connection(("127.0.0.1", port))
-    time.sleep(1.2)
     garbage, _ = exchange("127.0.0.1:%d" % port, b"\x16\x03\x01 not http at all\r\n\r\n")
+    # Until the first second is published (1.2 s of sleep was not always enough for the sanitized build on a
+    # loaded machine: its first scrape counted 0).
+    until = time.monotonic() + 4
+    while time.monotonic() < until:
+        with urllib.request.urlopen("http://127.0.0.1:%d/snapshot.json" % port, timeout=10) as resp:
+            if json.loads(resp.read().decode()).get("requests", 0) > 0:
+                break
+        time.sleep(0.1)
     scrapes = []
     for _ in range(2):
         req = urllib.request.Request("http://127.0.0.1:%d/metrics" % port,
