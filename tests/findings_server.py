@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Small HTTP servers that make each of rafale's findings happen, on 127.0.0.1, with the standard library only.
 
-usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--marker TEXT]
+usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--workers N] [--marker TEXT]
 
   single   one connection at a time (http.server.HTTPServer), head and body in one write: starves the others
   nagle    a thread per connection, head and body in two writes, Nagle on: the delayed-ACK stall
@@ -16,6 +16,10 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--m
   redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
            Location with a terminal's escape sequences in it)
   stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
+  cpuqueue asyncio, every connection accepted, --ms N milliseconds of CPU per request in the event loop, pinned to
+           one CPU: a queue in front of one busy CPU, its first answers already waiting behind each other
+  grow     asyncio, every connection accepted, --ms N milliseconds (a sleep) per request in a pool of worker threads
+           that starts with one and adds one every 0.2 s while requests wait, up to --workers N (8)
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
 import argparse
@@ -112,6 +116,71 @@ class Threaded(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
 
 
+async def serve_each(port, backlog, answer):
+    """asyncio: every connection accepted, each request answered after `await answer()`."""
+    async def conn(reader, writer):
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    pass
+                await answer()
+                writer.write(WHOLE)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        writer.close()
+
+    srv = await asyncio.start_server(conn, "127.0.0.1", port, backlog=backlog, reuse_address=True)
+    print("listening on 127.0.0.1:%d" % port, flush=True)
+    async with srv:
+        await srv.serve_forever()
+
+
+async def cpuqueue(port, backlog, ms):
+    async def answer():
+        end = time.process_time() + ms / 1000.0
+        while time.process_time() < end:
+            pass
+    await serve_each(port, backlog, answer)
+
+
+async def grow(port, backlog, ms, most):
+    """A pool that starts with one worker thread and grows while requests wait."""
+    import queue
+    loop = asyncio.get_running_loop()
+    work = queue.Queue()
+    workers = []
+
+    def worker():
+        while True:
+            fut = work.get()
+            time.sleep(ms / 1000.0)
+            loop.call_soon_threadsafe(fut.set_result, None)
+
+    def add():
+        t = threading.Thread(target=worker, daemon=True)
+        t.start()
+        workers.append(t)
+
+    def grower():
+        while len(workers) < most:
+            time.sleep(0.2)
+            if work.qsize() > 0:
+                add()
+
+    add()
+    threading.Thread(target=grower, daemon=True).start()
+
+    async def answer():
+        fut = loop.create_future()
+        work.put(fut)
+        await fut
+    await serve_each(port, backlog, answer)
+
+
 async def slow(port, backlog):
     sem = asyncio.Semaphore(4)
 
@@ -140,7 +209,8 @@ async def slow(port, backlog):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect",
-                                         "stream"])
+                                         "stream", "cpuqueue", "grow"])
+    ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
     ap.add_argument("--escape", action="store_true", help="redirect: a Location holding a terminal's escapes")
@@ -154,8 +224,14 @@ def main():
     if a.mode == "slow":
         asyncio.run(slow(a.port, a.backlog))
         return
-    if a.mode == "busy":
+    if a.mode in ("busy", "cpuqueue"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    if a.mode == "cpuqueue":
+        asyncio.run(cpuqueue(a.port, a.backlog, a.ms or 5))
+        return
+    if a.mode == "grow":
+        asyncio.run(grow(a.port, a.backlog, a.ms or 20, a.workers))
+        return
     Handler.mode = a.mode
     Handler.ms = a.ms
     Handler.status = a.status

@@ -325,6 +325,81 @@ static void queueing(void)
     done(&x);
 }
 
+/* With --monitor and the server's CPUs busy, its own time is its CPU per
+ * answer: aiohttp at 400 connections, 300 req/s, 3.3 ms of CPU each, its
+ * first answers already 19.3 ms (the event loop interleaves them all). */
+static void queueing_own_time(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    closed_loop(&x, 400, 300, 1333 * MS, 19300 * 1000);
+    x.m.cpus = 2;
+    x.m.threads = 1;
+    x.m.cpu_s = 600 * 0.0033; /* 99% of its one thread */
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_from_cpu", -1) == 1);
+    CHECK(findings_ev(f, "service_us", 0) > 3299 && findings_ev(f, "service_us", 0) < 3301);
+    CHECK(f && strstr(f->summary, "3.30ms (its CPU per answer, from the monitor: its CPUs were 99% busy)") != NULL);
+    /* Without the monitor: its fifth fastest answer, said so. */
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_from_cpu", -1) == 0);
+    CHECK(findings_ev(f, "service_us", 0) > 19000 && findings_ev(f, "service_us", 0) < 19600);
+    CHECK(f && strstr(f->summary, "(its fifth fastest good answer)") != NULL);
+    /* One busy CPU, 20 connections, 5 ms of CPU each: answers at 5, 10,
+     * ... ms, the fifth at 25 ms, the mean 100 ms: under 5 times the fifth
+     * fastest, over 5 times the CPU. */
+    closed_loop_n(&x, 20, 200, 100 * MS, 25 * MS, 5);
+    eval(&x, 0);
+    CHECK(!has(&x, "queueing"));
+    x.m.cpu_s = 400 * 0.005;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_us", 0) > 4999.9 &&
+          findings_ev(f, "service_us", 0) < 5000.1);
+    /* Its CPUs 79% busy: it waits on something besides, its CPU time is not
+     * its own time (a thread per connection sleeping 50 ms, 0.1 ms of CPU). */
+    x.m.cpu_s = 0.79 * 2;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "queueing")) == NULL);
+    x.m.cpu_s = 0.8 * 2;
+    eval(&x, 1);
+    CHECK(has(&x, "queueing"));
+    closed_loop_n(&x, 10, 10 / 0.05, 50 * MS, 50 * MS, 5);
+    x.m.threads = 11;
+    x.m.cpu_s = 400 * 0.0001;
+    eval(&x, 1);
+    CHECK(!has(&x, "queueing"));
+    CHECK((f = findings_get(&x.fs, "server_waiting")) != NULL);
+    done(&x);
+}
+
+/* A full accept queue does not hide the queue in the server: with aiohttp's
+ * backlog of 128 at 400 connections both hold, and a larger backlog alone
+ * keeps the wait. */
+static void overflow_and_queueing(void)
+{
+    struct fx x;
+    const struct finding *f;
+    int i;
+    healthy(&x);
+    closed_loop(&x, 400, 300, 1333 * MS, 19 * MS);
+    x.net.backlog = 128;
+    x.net.after.listen_overflows = 300;
+    x.net.after.syn_retrans = 272;
+    for (i = 0; i < 272; i++)
+        hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + (uint64_t)i * MS);
+    eval(&x, 0);
+    CHECK(has(&x, "listen_queue_overflow") && has(&x, "queueing"));
+    CHECK((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL &&
+          strstr(f->advice, "see queueing: a larger backlog only moves the wait into the server") != NULL);
+    /* The overflow alone: its advice as before. */
+    closed_loop(&x, 400, 300, 500 * MS, 19 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && !has(&x, "queueing"));
+    CHECK(f && strstr(f->advice, "see queueing") == NULL);
+    done(&x);
+}
+
 static void cpu(void)
 {
     struct fx x;
@@ -403,6 +478,159 @@ static void writes(void)
     x.m.write_bytes = 20 * 20000;
     eval(&x, 1);
     CHECK(has(&x, "server_writes"));
+    done(&x);
+}
+
+/* wchar: every byte passed to write() and the like; the answers are in it
+ * when the server writes its sockets that way, and taken out. */
+static void writes_wchar(void)
+{
+    struct fx x;
+    const struct finding *f;
+    struct url u;
+    healthy(&x); /* 20 000 answers of 150 B */
+    x.m.has_io = x.m.has_wchar = 1;
+    /* Logging to a pipe, the answers by send(): write_bytes 0, wchar the log. */
+    x.m.wchar = 20000 * 90;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
+    CHECK(findings_ev(f, "answers_in_wchar", -1) == 0 && strstr(f->summary, "send()") != NULL);
+    /* Answers by write() and nothing else, or by send() and nothing else. */
+    x.m.wchar = 20000 * 150;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_writes"));
+    x.m.wchar = 0;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_writes"));
+    /* Answers by write() and a log beside them: 19 B a request is under the threshold, 20 is not. */
+    x.m.wchar = 20000 * (150 + 19);
+    eval(&x, 1);
+    CHECK(!has(&x, "server_writes"));
+    x.m.wchar = 20000 * (150 + 20);
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 20);
+    CHECK(findings_ev(f, "answers_in_wchar", -1) == 1);
+    /* Over TLS the socket writes hold records and handshakes too: 10 full
+     * handshakes of 8 KiB and 2 records of 29 B an answer are not logging. */
+    memset(&u, 0, sizeof(u));
+    u.tls = 1;
+    x.cfg.urls = &u;
+    x.cfg.nurls = 1;
+    x.r.total.tls_full = 10;
+    x.m.wchar = 20000 * (150 + 58) + 10 * 8192;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_writes"));
+    x.m.wchar = 20000 * (150 + 64 + 100) + 10 * 16384;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) > 99 &&
+          findings_ev(f, "bytes_per_request", 0) < 100); /* less 64 B per 16 KiB record */
+    x.cfg.urls = NULL;
+    x.cfg.nurls = 0;
+    /* compare captured the same log that wchar counts: once, not twice. */
+    {
+        const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 90 };
+        x.m.wchar = 20000 * 90;
+        findings_eval(&in, &x.fs);
+        CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
+    }
+    done(&x);
+}
+
+/* The monitor's points (the least processes and threads in each second)
+ * and the timeline's seconds: npoints points at 1 s, 2 s, ... after one at 0. */
+static void pool(struct fx *x, struct monitor_point *pt, const uint32_t *threads, uint32_t npoints,
+                 struct tl_second *tl, const uint64_t *req, uint32_t nsec)
+{
+    uint32_t i;
+    memset(pt, 0, npoints * sizeof(*pt));
+    memset(tl, 0, nsec * sizeof(*tl));
+    for (i = 0; i < npoints; i++) {
+        pt[i].t_s = i;
+        pt[i].processes = 1;
+        pt[i].threads = threads[i];
+    }
+    for (i = 0; i < nsec; i++)
+        tl[i].requests = req[i];
+    x->m.series = pt;
+    x->m.npoints = npoints;
+    x->r.timeline = tl;
+    x->r.nseconds = nsec;
+    x->r.elapsed_s = nsec;
+}
+
+static void scaling(void)
+{
+    struct fx x;
+    const struct finding *f;
+    struct monitor_point pt[5];
+    struct tl_second tl[4];
+    /* A pool of 1 worker growing to 8 (threads 3 to 10): 125 req/s, then 400. */
+    const uint32_t grows[5] = { 3, 3, 6, 9, 10 };
+    const uint64_t follows[4] = { 125, 300, 400, 400 };
+    const uint64_t flat[4] = { 390, 400, 400, 400 };
+    /* A thread per connection: made as they open, before the first sample. */
+    const uint32_t at_once[5] = { 1, 17, 17, 17, 17 };
+    const uint32_t few[5] = { 1, 1, 2, 2, 2 };
+    healthy(&x);
+    x.m.cpus = 2;
+    x.m.threads = 10;
+    x.m.cpu_s = 0.4;
+    pool(&x, pt, grows, 5, tl, follows, 4);
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, "server_scaling")) != NULL && f->warning);
+    CHECK(findings_ev(f, "threads_start", 0) == 3 && findings_ev(f, "threads_peak", 0) == 10);
+    /* Seconds 0 and 1 had 3 and 6 (under 2/3 of 10), 2 and 3 had 9 and 10. */
+    CHECK(findings_ev(f, "rps_small", 0) == 212.5 && findings_ev(f, "rps_grown", 0) == 400);
+    CHECK(f && strstr(f->advice, "--warmup") != NULL && strstr(f->summary, "from 3 to 10 threads") != NULL);
+    /* Throughput did not follow: the pool was not the limit. */
+    pool(&x, pt, grows, 5, tl, flat, 4);
+    eval(&x, 1);
+    CHECK(!has(&x, "server_scaling"));
+    /* 1.3 times is the edge (390). */
+    {
+        const uint64_t edge[4] = { 300, 300, 391, 391 }, under[4] = { 300, 300, 389, 389 };
+        pool(&x, pt, grows, 5, tl, edge, 4);
+        eval(&x, 1);
+        CHECK(has(&x, "server_scaling"));
+        pool(&x, pt, grows, 5, tl, under, 4);
+        eval(&x, 1);
+        CHECK(!has(&x, "server_scaling"));
+    }
+    /* Grown before the first sample of the run, or by one thread. */
+    pool(&x, pt, at_once, 5, tl, follows, 4);
+    eval(&x, 1);
+    CHECK(!has(&x, "server_scaling"));
+    pool(&x, pt, few, 5, tl, follows, 4);
+    eval(&x, 1);
+    CHECK(!has(&x, "server_scaling"));
+    /* The last second cut short is not compared: 0.5 s of it, 200 answers. */
+    {
+        const uint32_t late[5] = { 3, 3, 3, 3, 10 };
+        const uint64_t cut[4] = { 125, 125, 125, 200 };
+        pool(&x, pt, late, 5, tl, cut, 4);
+        x.r.elapsed_s = 3.5;
+        eval(&x, 1);
+        CHECK(!has(&x, "server_scaling"));
+    }
+    /* Processes too (a prefork pool): 6 to 27. */
+    {
+        const uint32_t same[5] = { 30, 30, 30, 30, 30 };
+        const uint64_t apache[4] = { 2532, 8573, 8600, 8500 };
+        uint32_t i;
+        pool(&x, pt, same, 5, tl, apache, 4);
+        for (i = 0; i < 5; i++)
+            pt[i].processes = i < 2 ? 6 : 27;
+        eval(&x, 1);
+        CHECK((f = findings_get(&x.fs, "server_scaling")) != NULL && findings_ev(f, "processes_start", 0) == 6 &&
+              findings_ev(f, "processes_peak", 0) == 27 && findings_ev(f, "rps_small", 0) == 2532);
+    }
+    /* No monitor points (an older result): silent. */
+    x.m.series = NULL;
+    x.m.npoints = 0;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_scaling"));
+    x.r.timeline = NULL;
+    x.r.nseconds = 0;
     done(&x);
 }
 
@@ -536,8 +764,12 @@ int main(void)
     T_RUN(listen_overflow);
     T_RUN(nagle);
     T_RUN(queueing);
+    T_RUN(queueing_own_time);
+    T_RUN(overflow_and_queueing);
     T_RUN(cpu);
     T_RUN(writes);
+    T_RUN(writes_wchar);
+    T_RUN(scaling);
     T_RUN(keepalive_limit);
     T_RUN(ports_and_files);
     T_RUN(packet_loss);

@@ -61,6 +61,19 @@
 #define QUEUE_URL_TIMES_SERVICE 3.0
 #define QUEUE_MIN_MEAN_NS (10 * NS_MS)
 #define QUEUE_LITTLE_TOLERANCE 0.30  /* the queue fills during the first second */
+/* With --monitor, the own time is the server's CPU per answer when its
+ * CPUs were this busy: its work is then CPU, and the answers that found the
+ * queue empty are few or none (a server that accepts every connection and
+ * interleaves them, as an event loop does, has no empty queue after its
+ * first answer). CPU per answer, not divided by its workers or CPUs: one
+ * request runs on one CPU at a time, so that is the least it takes; the
+ * CPU time over the CPUs is the time between two answers at full
+ * capacity (1 / throughput), and a wait for a CPU among more workers than
+ * CPUs is a queue too (the run queue), which fewer connections shorten.
+ * Less busy, a server waits on something (I/O, a backend, a sleep) for
+ * longer than its CPU time, which would understate its own time: the
+ * fastest good answers tell it then. */
+#define QUEUE_CPU_BUSY 0.80
 /* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
 #define CPU_BOUND 0.90
 #define CPU_MIN_S 0.5                 /* runs shorter than this tell little */
@@ -72,6 +85,19 @@
 #define WRITES_PER_REQUEST 20.0
 #define WRITES_MIN_BYTES (64 * 1024)
 #define WRITES_MIN_RESPONSES 100
+/* With wchar (every byte passed to write(), writev(), sendfile(): to
+ * files, pipes, terminals, sockets), the answers are taken out: a server
+ * writes its sockets through those calls (nginx, Apache, Go, Node; then
+ * wchar holds every byte rafale received) or through send() and sendmsg()
+ * (Python, Rust's std, haproxy; then none of them), one way for all its
+ * answers. wchar at least the bytes received: the answers are in it, the
+ * rest is other writes; less: they cannot all be, and wchar is taken
+ * whole. Over TLS a server's socket writes hold more than the answers'
+ * bytes rafale counts: a handshake's certificates and tickets, and each
+ * record's header and tag (22-29 B; a head and a body may be two). */
+#define WRITES_TLS_HANDSHAKE_BYTES (16 * 1024)
+#define WRITES_TLS_ANSWER_BYTES 64.0
+#define WRITES_TLS_RECORD 16384.0
 /* keepalive_limit: most server-ended connections carried the same number. */
 #define KA_MIN_ENDED 3
 #define KA_MODE_SHARE 0.8
@@ -79,6 +105,19 @@
 #define LOSS_SHARE 0.005
 #define LOSS_MIN_SEGMENTS 1000
 #define LOSS_MIN_CONNS 1  /* the segments are the sample */
+/* server_scaling: the server's processes or threads grew during the run
+ * (the least seen in a second, from the monitor, sampled ten times a
+ * second), and the seconds when it was still small were slower: a pool
+ * that starts small (Apache prefork spawns up to 32 a second, php-fpm's
+ * dynamic pool, a thread pool on demand) measures its own growth first.
+ * Small: under 2/3 of its peak; grown: 90% of it; both at least a whole
+ * second, two more processes or threads, and the grown seconds 1.3 times
+ * as fast: a server with a thread per connection makes them all as the
+ * connections open, within the first 100 ms sample, and stays silent. */
+#define SCALE_GROWTH 1.5
+#define SCALE_GROWN 0.9
+#define SCALE_MIN_ADDED 2
+#define SCALE_RATE_GAIN 1.3
 
 struct ctx {
     const struct findings_in *in;
@@ -316,8 +355,11 @@ static int nagle(struct ctx *c)
     return 1;
 }
 
+static double server_busy(const struct ctx *c);
+
 /* Closed loop: connections / throughput is the latency (Little's law), far
- * above the fastest good answers: the time is spent waiting in a queue. */
+ * above the server's own time (its CPU per answer when its CPUs were busy,
+ * else its fastest good answers): the time is spent waiting in a queue. */
 static int queueing(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
@@ -327,13 +369,22 @@ static int queueing(struct ctx *c)
     const struct hist *fb = &c->s->h[H_TTFB];
     uint64_t bad = c->s->bad_status + c->s->checks_failed;
     double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service;
-    double p5 = hist_percentile(fb, 5);
+    double p5 = hist_percentile(fb, 5), busy = server_busy(c);
+    int from_cpu;
     uint32_t i;
-    char l[32], sv[32], m[32];
+    char l[32], sv[32], m[32], how[160];
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return 0;
-    service = hist_rank(fb, bad + QUEUE_SERVICE_RANK);
+    from_cpu = busy >= QUEUE_CPU_BUSY && c->in->server->cpu_s > 0;
+    if (from_cpu) {
+        service = c->in->server->cpu_s / (double)c->s->completed * NS_S;
+        say(how, sizeof(how), "its CPU per answer, from the monitor: its CPUs were %.0f%% busy", 100 * busy);
+    } else {
+        service = hist_rank(fb, bad + QUEUE_SERVICE_RANK);
+        say(how, sizeof(how), "its fifth fastest good answer%s",
+            c->in->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
+    }
     little = (double)cfg->connections * (cfg->http2 ? cfg->streams : cfg->pipeline > 1 ? cfg->pipeline : 1) / x * NS_S;
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
@@ -348,9 +399,9 @@ static int queueing(struct ctx *c)
         return 1;
     say(f->summary, sizeof(f->summary),
         "most of this latency is waiting in the server's queue: %u connections / %.1f req/s = %s (Little's law; mean "
-        "%s), while its own time is about %s (its fastest good answers)",
+        "%s), while its own time is about %s (%s)",
         cfg->connections, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
-        units_fmt_ns(sv, sizeof(sv), service));
+        units_fmt_ns(sv, sizeof(sv), service), how);
     say(f->advice, sizeof(f->advice),
         "a closed loop keeps every connection waiting; use fewer connections, or -R / rafale sweep to measure latency "
         "at a load the server can carry");
@@ -359,6 +410,7 @@ static int queueing(struct ctx *c)
     ev(f, "wait_s", little / NS_S);
     ev(f, "latency_mean_us", mean / 1e3);
     ev(f, "service_us", service / 1e3);
+    ev(f, "service_from_cpu", from_cpu);
     return 1;
 }
 
@@ -459,19 +511,40 @@ static void server_cpu(struct ctx *c, int explained, int client_bound)
     ev(f, "latency_p50_us", p50 / 1e3);
 }
 
+/* Over TLS, what a server's socket writes hold beyond the answers' bytes. */
+static double tls_overhead(const struct ctx *c)
+{
+    uint32_t i;
+    for (i = 0; i < c->in->cfg->nurls; i++)
+        if (c->in->cfg->urls[i].tls)
+            return (double)(c->s->tls_full + c->s->tls_resumed) * WRITES_TLS_HANDSHAKE_BYTES +
+                   ((double)c->s->completed + (double)c->s->bytes_recv / WRITES_TLS_RECORD) * WRITES_TLS_ANSWER_BYTES;
+    return 0;
+}
+
+/* What the server wrote that is not an answer: logging to a file, a pipe
+ * or a terminal (wchar), else what compare captured of its output and what
+ * reached storage (write_bytes: a log file, not a pipe). */
 static void server_writes(struct ctx *c)
 {
     const struct monitor_result *m = c->in->server;
-    double bytes = 0, per;
+    double bytes = 0, per, recv = (double)c->s->bytes_recv, wchar = 0;
     struct finding *f;
-    int known = 0;
-    if (m && m->has_io) {
-        bytes += (double)m->write_bytes;
+    int known = 0, answers_in = 0;
+    if (m && m->has_wchar) {
+        wchar = (double)m->wchar;
+        answers_in = wchar >= recv && recv > 0;
+        bytes = answers_in ? wchar - recv - tls_overhead(c) : wchar;
         known = 1;
-    }
-    if (c->in->server_output_bytes >= 0) {
-        bytes += (double)c->in->server_output_bytes;
-        known = 1;
+    } else {
+        if (m && m->has_io) {
+            bytes += (double)m->write_bytes;
+            known = 1;
+        }
+        if (c->in->server_output_bytes >= 0) {
+            bytes += (double)c->in->server_output_bytes;
+            known = 1;
+        }
     }
     if (!known || c->s->completed < WRITES_MIN_RESPONSES || bytes < WRITES_MIN_BYTES)
         return;
@@ -480,12 +553,95 @@ static void server_writes(struct ctx *c)
         return;
     if ((f = add(c, "server_writes", 0)) == NULL)
         return;
-    say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request to files or its terminal (logging?)",
-        per);
+    if (m && m->has_wchar)
+        say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request besides its answers, to files, pipes, "
+            "its terminal or other sockets (logging?): %.0f B written%s", per, wchar,
+            answers_in ? ", less the bytes rafale received" : "; its answers went by send(), not counted there");
+    else
+        say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request to files or its terminal (logging?)",
+            per);
     say(f->advice, sizeof(f->advice), "a log line per request costs time: compare servers with the same logging, "
-        "or turn it off to measure the server alone");
+        "or turn it off to measure the server alone%s", m && m->has_wchar ? " (a proxy's writes to its backends "
+        "count here too)" : "");
     ev(f, "bytes_per_request", per);
     ev(f, "bytes", bytes);
+    if (m && m->has_wchar) {
+        ev(f, "wchar_bytes", wchar);
+        ev(f, "answers_in_wchar", answers_in);
+    }
+}
+
+/* The least processes (or threads) of the points overlapping second s. */
+static double pool_at(const struct monitor_result *m, uint32_t s, int threads)
+{
+    double least = -1;
+    uint32_t i;
+    for (i = 1; i < m->npoints; i++) {
+        double n = threads ? m->series[i].threads : m->series[i].processes;
+        if (m->series[i - 1].t_s < s + 1 && m->series[i].t_s > s && (least < 0 || n < least))
+            least = n;
+    }
+    return least;
+}
+
+/* The pool grew while rafale measured, and throughput followed it. */
+static void server_scaling(struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    uint32_t full, s, k;
+    struct finding *f;
+    if (m == NULL || m->npoints < 3 || c->r->nseconds < 2)
+        return;
+    /* Whole seconds only: the last one may be cut short. */
+    full = c->r->nseconds;
+    if ((double)full > elapsed(c))
+        full--;
+    for (k = 0; k < 2; k++) {
+        double first = k ? m->series[0].threads : m->series[0].processes, peak = first, least = first;
+        double small_req = 0, grown_req = 0, small_rate, grown_rate;
+        uint32_t nsmall = 0, ngrown = 0, i;
+        for (i = 0; i < m->npoints; i++) {
+            double n = k ? m->series[i].threads : m->series[i].processes;
+            peak = n > peak ? n : peak;
+            least = n < least ? n : least;
+        }
+        if (least <= 0 || peak < SCALE_GROWTH * least || peak - least < SCALE_MIN_ADDED)
+            continue;
+        for (s = 0; s < full; s++) {
+            double n = pool_at(m, s, (int)k);
+            if (n < 0)
+                continue;
+            if (n * SCALE_GROWTH < peak) {
+                small_req += (double)c->r->timeline[s].requests;
+                nsmall++;
+            } else if (n >= SCALE_GROWN * peak) {
+                grown_req += (double)c->r->timeline[s].requests;
+                ngrown++;
+            }
+        }
+        if (nsmall == 0 || ngrown == 0)
+            continue;
+        small_rate = small_req / nsmall;
+        grown_rate = grown_req / ngrown;
+        if (grown_rate < SCALE_RATE_GAIN * small_rate || grown_rate <= 0)
+            continue;
+        if ((f = add(c, "server_scaling", 1)) == NULL)
+            return;
+        say(f->summary, sizeof(f->summary), "the server grew from %.0f to %.0f %s during the run, and its throughput "
+            "with it: %.0f req/s in the %u second%s it had fewer than %.0f, %.0f req/s in the %u it had %.0f or more",
+            least, peak, k ? "threads" : "processes", small_rate, nsmall, nsmall == 1 ? "" : "s", peak / SCALE_GROWTH,
+            grown_rate, ngrown, SCALE_GROWN * peak);
+        say(f->advice, sizeof(f->advice), "the figures mix a pool that was growing with the grown one: warm up "
+            "(--warmup) until it has grown, or set its size (Apache's StartServers, php-fpm's pm = static, a fixed "
+            "thread pool)");
+        ev(f, k ? "threads_start" : "processes_start", least);
+        ev(f, k ? "threads_peak" : "processes_peak", peak);
+        ev(f, "rps_small", small_rate);
+        ev(f, "rps_grown", grown_rate);
+        ev(f, "seconds_small", nsmall);
+        ev(f, "seconds_grown", ngrown);
+        return;
+    }
 }
 
 static void keepalive_limit(struct ctx *c)
@@ -614,12 +770,20 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     if (!overflow)
         syn_retransmits(&c);
     starved(&c, overflow);
-    explained = nagle(&c) | overflow;
-    if (!explained)
-        explained = queueing(&c);
+    explained = nagle(&c);
+    /* A full accept queue and a queue in the server are two queues: a
+     * larger backlog lets more connections in to wait in the second. */
+    if (!explained && queueing(&c) && overflow && strcmp(out->f[0].id, "listen_queue_overflow") == 0) {
+        struct finding *lq = &out->f[0];
+        size_t len = strlen(lq->advice);
+        snprintf(lq->advice + len, sizeof(lq->advice) - len, "; but see queueing: a larger backlog only moves the "
+                 "wait into the server");
+    }
+    explained |= overflow || findings_get(out, "queueing") != NULL;
     cbound = client_cpu(&c);
     server_cpu(&c, explained || out->n > 0, cbound);
     server_writes(&c);
+    server_scaling(&c);
     keepalive_limit(&c);
     ports(&c);
     packet_loss(&c);

@@ -49,7 +49,7 @@ struct entry {
     uint64_t start;
     uint64_t base_ticks, last_ticks;
     uint64_t rss_peak, pss_peak, uss_peak;
-    uint64_t base_wbytes, last_wbytes;
+    uint64_t base_wbytes, last_wbytes, base_wchar, last_wchar;
     int io_seen;
     double first_seen_s;
     uint32_t round_seen;     /* last round it was seen in */
@@ -80,6 +80,7 @@ struct monitor {
     int smaps_errno;
     struct monitor_point *series;
     uint32_t npoints, cappoints;
+    uint32_t least_procs, least_threads; /* since the last point, UINT32_MAX none */
     struct monitor_result r;
     /* monitor_live's copy: the sampling thread writes it under live_mu. */
     pthread_mutex_t live_mu;
@@ -336,13 +337,15 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
     return e;
 }
 
-/* /proc/PID/io write_bytes. Returns 0, or -1 when not readable. */
-static int read_wbytes(int pid, uint64_t *out)
+/* /proc/PID/io write_bytes and wchar. Returns 0, or -1 when not readable. */
+static int read_wbytes(int pid, uint64_t *out, uint64_t *wchar)
 {
-    char buf[512], *p;
-    if (read_proc(pid, "io", buf, sizeof(buf)) <= 0 || (p = strstr(buf, "\nwrite_bytes: ")) == NULL)
+    char buf[512], *p, *w;
+    if (read_proc(pid, "io", buf, sizeof(buf)) <= 0 || (p = strstr(buf, "\nwrite_bytes: ")) == NULL ||
+        strncmp(buf, "rchar: ", 7) != 0 || (w = strstr(buf, "\nwchar: ")) == NULL)
         return -1;
     *out = strtoull(p + 14, NULL, 10);
+    *wchar = strtoull(w + 8, NULL, 10);
     return 0;
 }
 
@@ -405,7 +408,7 @@ static double cpu_so_far(struct monitor *m, int *exact)
     return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
-static void push_point(struct monitor *m, uint64_t pss, uint64_t rss)
+static void push_point(struct monitor *m, uint64_t pss, uint64_t rss, uint32_t procs, uint32_t threads)
 {
     if (m->npoints == m->cappoints) {
         uint32_t c = m->cappoints ? m->cappoints * 2 : 64;
@@ -418,6 +421,9 @@ static void push_point(struct monitor *m, uint64_t pss, uint64_t rss)
     m->series[m->npoints].t_s = (double)(clock_ns() - m->t0) / 1e9;
     m->series[m->npoints].pss_bytes = pss;
     m->series[m->npoints].rss_bytes = rss;
+    m->series[m->npoints].processes = procs < m->least_procs ? procs : m->least_procs;
+    m->series[m->npoints].threads = threads < m->least_threads ? threads : m->least_threads;
+    m->least_procs = m->least_threads = UINT32_MAX;
     m->npoints++;
 }
 
@@ -457,13 +463,16 @@ static void sample(struct monitor *m, int want_smaps)
         if (e == NULL)
             continue;
         if (want_smaps) {
-            uint64_t wb;
-            if (read_wbytes(p->pid, &wb) == 0) {
+            uint64_t wb, wc;
+            if (read_wbytes(p->pid, &wb, &wc) == 0) {
                 /* Seen first now: a baseline in the first round, else from 0. */
-                if (!e->io_seen)
+                if (!e->io_seen) {
                     e->base_wbytes = m->round > 1 ? 0 : wb;
+                    e->base_wchar = m->round > 1 ? 0 : wc;
+                }
                 e->io_seen = 1;
                 e->last_wbytes = wb;
+                e->last_wchar = wc;
             }
         }
         e->round_seen = m->round;
@@ -492,6 +501,10 @@ static void sample(struct monitor *m, int want_smaps)
         m->r.processes = m->nps;
     if (threads > m->r.threads)
         m->r.threads = threads;
+    if (m->nps < m->least_procs)
+        m->least_procs = m->nps;
+    if (threads < m->least_threads)
+        m->least_threads = threads;
     if (want_smaps) {
         m->pss_rounds++;
         m->pss_sum += (double)pss;
@@ -499,7 +512,7 @@ static void sample(struct monitor *m, int want_smaps)
             m->r.pss_peak_bytes = pss;
         if (uss > m->r.uss_peak_bytes)
             m->r.uss_peak_bytes = uss;
-        push_point(m, pss, rss);
+        push_point(m, pss, rss, m->nps, threads);
     }
     if (m->use_cg) {
         uint64_t cur, peak;
@@ -597,6 +610,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
     pthread_mutex_init(&m->live_mu, NULL);
     m->root = cgroup ? 0 : pid;
     m->delay_ns = delay_ns;
+    m->least_procs = m->least_threads = UINT32_MAX;
     m->thr0 = -1;
     m->r.pid = m->root;
     if (delay_ns == 0) {
@@ -627,8 +641,11 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     for (i = 0; i < m->ne; i++) {
         if (m->e[i].io_seen) {
             m->r.has_io = 1;
+            m->r.has_wchar = 1;
             if (m->e[i].last_wbytes > m->e[i].base_wbytes)
                 m->r.write_bytes += m->e[i].last_wbytes - m->e[i].base_wbytes;
+            if (m->e[i].last_wchar > m->e[i].base_wchar)
+                m->r.wchar += m->e[i].last_wchar - m->e[i].base_wchar;
         }
     }
     m->r.cpus = limit_cpus(m);

@@ -20,10 +20,15 @@ struct monitor_proc {
     int exited;               /* gone before the end */
 };
 
-/* Memory about once a second. */
+/* Memory about once a second, and the size of the server then. */
 struct monitor_point {
     double t_s;
     uint64_t pss_bytes, rss_bytes;
+    /* The fewest processes and threads seen since the point before (at
+     * 100 ms samples; the first point: at its moment): a pool that grew
+     * within a second is counted at its new size for that second. 0: not
+     * recorded (an older result). */
+    uint32_t processes, threads;
 };
 
 struct monitor_result {
@@ -47,6 +52,11 @@ struct monitor_result {
      * write_bytes) while watched; has_io: some of it was readable. */
     uint64_t write_bytes;
     int has_io;
+    /* Bytes its processes passed to write(), writev(), sendfile() (/proc/PID/io
+     * wchar), to files, pipes, terminals and sockets alike; send() and
+     * sendmsg() are not counted. has_wchar: read (not in older results). */
+    uint64_t wchar;
+    int has_wchar;
     long long nr_throttled;   /* its cgroup's periods throttled by cpu.max while watched, -1 unknown */
     int gone;                 /* nothing was left to watch before the end */
     struct monitor_proc *procs;   /* every process seen, in order of first sight */

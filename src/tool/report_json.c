@@ -247,6 +247,8 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
     report_json_str(f, m->pss_note);
     if (m->has_io)
         fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);
+    if (m->has_wchar)
+        fprintf(f, ", \"wchar_bytes\": %llu", (unsigned long long)m->wchar);
     fprintf(f, ",\n    \"tree\": [");
     for (i = 0; i < m->nprocs; i++) {
         const struct monitor_proc *p = &m->procs[i];
@@ -261,9 +263,9 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
     }
     fprintf(f, "],\n    \"memory_timeline\": [");
     for (i = 0; i < m->npoints; i++)
-        fprintf(f, "%s{\"t_s\": %s, \"pss_bytes\": %llu, \"rss_bytes\": %llu}", i ? ", " : "",
-                REPORT_JNUM("%.3f", m->series[i].t_s), (unsigned long long)m->series[i].pss_bytes,
-                (unsigned long long)m->series[i].rss_bytes);
+        fprintf(f, "%s{\"t_s\": %s, \"pss_bytes\": %llu, \"rss_bytes\": %llu, \"processes\": %u, \"threads\": %u}",
+                i ? ", " : "", REPORT_JNUM("%.3f", m->series[i].t_s), (unsigned long long)m->series[i].pss_bytes,
+                (unsigned long long)m->series[i].rss_bytes, m->series[i].processes, m->series[i].threads);
     fprintf(f, "]}");
 }
 

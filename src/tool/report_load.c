@@ -237,6 +237,8 @@ static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
     m->cpus = jcheck_num(c, sv, "cpus", 0, 1e6, 0);
     m->write_bytes = jcheck_count(c, sv, "write_bytes", 0);
     m->has_io = json_object_get(sv, "write_bytes") != NULL;
+    m->wchar = jcheck_count(c, sv, "wchar_bytes", 0);
+    m->has_wchar = json_object_get(sv, "wchar_bytes") != NULL;
     m->cpu_exact = jcheck_bool(c, sv, "cpu_exact");
     m->has_pss = jcheck_bool(c, sv, "has_pss");
     m->pss_peak_bytes = jcheck_count(c, sv, "pss_peak_bytes", 0);
@@ -278,6 +280,8 @@ static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
             p->t_s = jcheck_num(c, e, "t_s", 0, MAX_SECONDS, 1);
             p->pss_bytes = jcheck_count(c, e, "pss_bytes", 0);
             p->rss_bytes = jcheck_count(c, e, "rss_bytes", 0);
+            p->processes = (uint32_t)jcheck_num(c, e, "processes", 0, 4294967295.0, 0);
+            p->threads = (uint32_t)jcheck_num(c, e, "threads", 0, 4294967295.0, 0);
             jcheck_leave(c, a2);
         }
     }

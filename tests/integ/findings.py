@@ -155,6 +155,93 @@ def findings_queueing_not_a_fast_error():
 
 @test
 @alone
+def findings_queueing_own_time_from_cpu():
+    # One busy CPU behind an event loop that accepts every connection: 20 connections, 5 ms of CPU each. The
+    # answers that found the queue empty are none but the first: the fifth fastest is about 25 ms, a fifth of the
+    # mean (100 ms), and so no queue could be told from the answers alone. With --monitor the own time is the
+    # CPU per answer, said so.
+    srv = FServer("cpuqueue", "--ms", "5")
+    r = rafale("-t", 1, "-c", 20, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "queueing")
+    check(f is not None, "own time from CPU: queueing found (%s)" % ids(j))
+    if f:
+        ev = f["evidence"]
+        cpu_us = j["server"]["cpu_us_per_request"]
+        check(ev["service_from_cpu"] == 1 and abs(ev["service_us"] - cpu_us) <= 0.01 * cpu_us,
+              "own time from CPU: the monitor's CPU per answer (%s, %s)" % (ev, cpu_us))
+        check(5000 <= ev["service_us"] <= 8000, "own time from CPU: about the 5 ms it spends (%s)" % ev["service_us"])
+        check("(its CPU per answer, from the monitor: its CPUs were" in f["summary"],
+              "own time from CPU: the text says where it comes from (%s)" % f["summary"])
+
+
+@test
+def findings_server_scaling():
+    # A pool of one worker thread that grows by one every 0.2 s while requests wait, up to 8; 20 ms a request.
+    srv = FServer("grow", "--ms", "20")
+    r = rafale("-t", 1, "-c", 16, "-d", "3s", "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "server_scaling")
+    check(f is not None and f["severity"] == "warning", "scaling: found (%s)" % ids(j))
+    pts = j["server"]["memory_timeline"]
+    check(pts[0]["threads"] <= 4 and max(p["threads"] for p in pts) >= 9,
+          "scaling: the monitor's points show the threads grow (%s)" % [p["threads"] for p in pts])
+    if f:
+        ev = f["evidence"]
+        check(ev["threads_start"] <= 4 and ev["threads_peak"] >= 9, "scaling: its threads (%s)" % ev)
+        tl = [s["requests"] for s in j["timeline"]]
+        check(ev["rps_grown"] >= 1.3 * ev["rps_small"] and tl[0] < ev["rps_grown"],
+              "scaling: the throughput followed (%s, timeline %s)" % (ev, tl))
+        check("--warmup" in f["advice"] and "pool" in f["advice"], "scaling: the advice (%s)" % f["advice"])
+    # A thread per connection, made as they open: the threads grow, the throughput does not follow. Silent.
+    srv = FServer("sleep", "--ms", "20")
+    r = rafale("-t", 1, "-c", 16, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    check(r.j is not None and r.j["server"]["threads"] >= 17, "thread per connection: 17 threads (%s)"
+          % (r.j and r.j["server"]["threads"]))
+    check(r.j is not None and finding(r.j, "server_scaling") is None,
+          "thread per connection: no server_scaling (%s)" % (r.j and ids(r.j)))
+
+
+@test
+def findings_server_writes_to_a_pipe():
+    # Logging to a pipe never reaches storage (write_bytes 0): the monitor's wchar sees it. The server answers with
+    # send(), which wchar does not count, so wchar is the log alone; the test counts what it drains from the pipe.
+    port = free_port()
+    p = subprocess.Popen([sys.executable, FSERVER, "log", "--port", str(port)], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    check(p.stdout.readline().startswith(b"listening on"), "pipe: the server starts")
+    got = [0]
+
+    def drain():
+        while True:
+            b = p.stdout.read1(65536)
+            if not b:
+                return
+            got[0] += len(b)
+    t = threading.Thread(target=drain, daemon=True)
+    t.start()
+    r = rafale("-t", 1, "-c", 4, "-n", 3000, "--monitor", p.pid, "http://127.0.0.1:%d/" % port)
+    time.sleep(0.1)  # the last lines through the pipe (written before their answers: all are in it)
+    logged = got[0]
+    p.kill()
+    p.wait(timeout=10)
+    j = r.j
+    check(j["server"].get("write_bytes", 0) < 65536, "pipe: nothing reached storage (%s)" % j["server"].get("write_bytes"))
+    check(abs(j["server"]["wchar_bytes"] - logged) <= 0.05 * logged,
+          "pipe: wchar is what the test drained (%s, %d)" % (j["server"].get("wchar_bytes"), logged))
+    f = finding(j, "server_writes")
+    check(f is not None, "pipe: server_writes found (%s)" % ids(j))
+    if f:
+        check(abs(f["evidence"]["bytes_per_request"] - logged / 3000) <= 0.05 * logged / 3000,
+              "pipe: the log's %d B per request (%s)" % (logged / 3000, f["evidence"]))
+        check(f["evidence"]["answers_in_wchar"] == 0, "pipe: the answers went by send() (%s)" % f["evidence"])
+
+
+@test
+@alone
 def findings_server_cpu_bound():
     # 5 ms of CPU an answer: the round trip to rafale and back (the server idle) is then 2%, not 5% (at 2 ms the
     # server read 0.88-0.95 busy, about the threshold of 0.9).
@@ -369,7 +456,7 @@ http { access_log off; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastc
 def findings_silent_when_healthy():
     srv = Serve(threads=2)
     runs = [("-c", 10, "-R", 2000, "-d", "2s"), ("-c", 10, "-R", 500, "-d", "2s", "--close")]
-    for args in runs:
+    for args in runs + [("-c", 4, "-R", 1000, "-d", "2s", "--http2", "--streams", 4)]:
         r = rafale(*(args + ("--monitor", srv.p.pid, srv.url())))
         check(r.j is not None and [i for i in ids(r.j, "warning") if i != "noisy_neighbour"] == [],
           "healthy rafale serve %s: no warning (%s)"
