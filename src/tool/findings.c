@@ -628,9 +628,9 @@ static void server_scaling(struct ctx *c)
         if ((f = add(c, "server_scaling", 1)) == NULL)
             return;
         say(f->summary, sizeof(f->summary), "the server grew from %.0f to %.0f %s during the run, and its throughput "
-            "with it: %.0f req/s in the %u second%s it had fewer than %.0f, %.0f req/s in the %u it had %.0f or more",
-            least, peak, k ? "threads" : "processes", small_rate, nsmall, nsmall == 1 ? "" : "s", peak / SCALE_GROWTH,
-            grown_rate, ngrown, SCALE_GROWN * peak);
+            "with it: %.0f req/s in the %u second%s it had under 2/3 of its most, %.0f req/s in the %u it had 90%% of "
+            "it or more", least, peak, k ? "threads" : "processes", small_rate, nsmall, nsmall == 1 ? "" : "s",
+            grown_rate, ngrown);
         say(f->advice, sizeof(f->advice), "the figures mix a pool that was growing with the grown one: warm up "
             "(--warmup) until it has grown, or set its size (Apache's StartServers, php-fpm's pm = static, a fixed "
             "thread pool)");
