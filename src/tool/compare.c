@@ -249,6 +249,43 @@ out:
     free(p99);
 }
 
+/* The least CPU a server spends on an answer: below it, the answers came
+ * from some other process than the one watched (a stale server on the
+ * port, targets on another host, a pid that is not the server). Not
+ * pipelined, an answer costs the server at least a read and a write system
+ * call, about 1 us together even on a fast machine; pipelined or
+ * multiplexed, those calls are shared by the requests in flight on a
+ * connection, so the floor is divided by that depth. rafale serve, the
+ * fastest server we know, spent 9.6 us per answer keep-alive and 255 ns
+ * with pipelining 64 (floor 16 ns) on a 2-core VM (README, "Is the server
+ * measured the one answering?"): 10 to 16 times the floor. Judged over
+ * CPU_FLOOR_ANSWERS answers at least, so a few stray requests prove
+ * nothing; with /proc's ticks (no cgroup) only when the ticks counted plus
+ * one per process seen (the rounding) stay under it. */
+#define CPU_FLOOR_NS 1000.0
+#define CPU_FLOOR_ANSWERS 1000
+
+/* Why run k's answers cannot be the watched server's, in why; 0 when
+ * they can (or nothing tells). */
+static int implausible_cpu(const struct config *cfg, const struct compare_run *run, int k, char *why, size_t len)
+{
+    uint64_t n = run->res.total.completed;
+    double depth = cfg->http2 ? (cfg->streams > 1 ? cfg->streams : 1) : (cfg->pipeline > 1 ? cfg->pipeline : 1);
+    double floor_s = (double)n * CPU_FLOOR_NS / depth / 1e9, most = run->server.cpu_s;
+    char per[32], fl[32];
+    if (!run->has_server || n < CPU_FLOOR_ANSWERS)
+        return 0;
+    if (!run->server.cpu_exact)
+        most += (double)(run->server.nprocs + 1) / (double)sysconf(_SC_CLK_TCK);
+    if (most >= floor_s)
+        return 0;
+    snprintf(why, len, "the server watched used %s of CPU per answer in round %d (%llu answers), under the %s "
+                       "any server needs: another process answered",
+             units_fmt_ns(per, sizeof(per), run->server.cpu_s * 1e9 / (double)n), k + 1, (unsigned long long)n,
+             units_fmt_ns(fl, sizeof(fl), CPU_FLOOR_NS / depth));
+    return 1;
+}
+
 void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
 {
     int w, s, k;
@@ -314,7 +351,11 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
             c->server_cpu_us = ncpu && cpu ? median(cpu, ncpu) : -1;
             c->unstable = c->nruns > 1 && c->rps_median > 0 && (c->rps_max - c->rps_min) / c->rps_median > 0.10;
             c->bad_pct = c->total.completed ? 100.0 * (double)c->total.bad_status / (double)c->total.completed : 0;
-            c->invalid = c->nruns > 0 && (c->total.completed == 0 || c->bad_pct > 50);
+            c->implausible_cpu[0] = '\0';
+            for (k = 0; k < c->nruns && !implausible_cpu(cfg, &c->runs[k], k, c->implausible_cpu,
+                                                          sizeof(c->implausible_cpu)); k++)
+                ;
+            c->invalid = c->nruns > 0 && (c->total.completed == 0 || c->bad_pct > 50 || c->implausible_cpu[0]);
             c->conns_per_req = c->total.completed ? (double)c->total.conns_opened / (double)c->total.completed : 0;
             c->keepalive_refused = cfg->keepalive && c->total.completed >= 10 && c->conns_per_req > 0.9;
             /* An SLO holds over every repetition together: the merged
@@ -493,6 +534,37 @@ static void log_failure(cmp_log_fn log, void *arg, const char *line, const char 
     }
 }
 
+int compare_ports_free(const struct cmp_plan *p, char *err, size_t errlen)
+{
+    int i;
+    for (i = 0; i < p->nservers; i++) {
+        const struct cmp_server *s = &p->servers[i];
+        struct url u;
+        struct net_addr a;
+        char e[300], who[200];
+        int pid, rc;
+        if (s->start == NULL)
+            continue; /* attached: it is expected to listen */
+        memset(&u, 0, sizeof(u));
+        if (url_parse(s->url, &u, e, sizeof(e)) != 0 ||
+            config_resolve(&p->workloads[0].cfg, u.host, u.port, &a, e, sizeof(e)) != 0) {
+            url_free(&u);
+            continue; /* told when it is started */
+        }
+        rc = proc_port_holder(&a.ss, &pid, who, sizeof(who));
+        if (rc > 0) {
+            err_set(err, errlen, NULL,
+                    "[server %s]: port %u of %s is already held by %s: compare would measure it, not what start "
+                    "runs; stop it, or replace start with reuse = yes to measure the server already there",
+                    s->name, u.port, s->url, who);
+            url_free(&u);
+            return -1;
+        }
+        url_free(&u);
+    }
+    return 0;
+}
+
 /* Starts (or finds) server i and waits until it answers. */
 static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_result *r, const atomic_int *stop,
                     char *why, size_t whylen, char *warn, size_t warnlen)
@@ -516,6 +588,21 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
         sv->monitor_pid = s->pid;
     } else if (s->cgroup) {
         sv->monitor_cg = s->cgroup;
+    } else if (s->reuse) {
+        /* Already running: watch the process that answers on the port. */
+        struct net_addr a;
+        char who[200];
+        int pid = 0, held = config_resolve(&p->workloads[0].cfg, u.host, u.port, &a, err, sizeof(err)) == 0
+                                 ? proc_port_holder(&a.ss, &pid, who, sizeof(who))
+                                 : -1;
+        if (held <= 0 || pid <= 0) {
+            err_set(why, whylen, NULL, "reuse = yes, but %s", held == 0 ? "nothing listens on its url's port"
+                                                           : held < 0 ? "/proc/net/tcp cannot be read"
+                                                                      : "the process listening cannot be named");
+            url_free(&u);
+            return -1;
+        }
+        sv->monitor_pid = pid;
     } else {
         snprintf(cgname, sizeof(cgname), "rafale-%d-%d", (int)getpid(), i);
         if (proc_start(&sv->proc, s->start, s->dir, s->env, s->nenv, p->set.server_cpus, p->set.nserver_cpus, sv->log,

@@ -6,7 +6,9 @@
  *   [settings]            repeat, grace, ready-timeout, server-cpus,
  *                         client-cpus, and the default of any workload key
  *   [server NAME]         start = COMMAND (run by /bin/sh -c) | pid = PID |
- *                         cgroup = PATH; url = http://127.0.0.1:8080; dir,
+ *                         cgroup = PATH | reuse = yes (already running: the
+ *                         process holding the url's port is watched);
+ *                         url = http://127.0.0.1:8080; dir,
  *                         env = NAME=VALUE (repeatable), ready = /path,
  *                         ready-status = 2xx, version = COMMAND
  *   [workload NAME]       path = /, and any run option by its long name:
@@ -35,6 +37,7 @@ struct cmp_server {
     char *start;            /* shell command; NULL when attaching */
     int pid;                /* attach: this process and its children */
     char *cgroup;           /* attach: every process of this cgroup v2 */
+    int reuse;              /* attach: the process that listens on the url's port */
     char *url;              /* base URL, e.g. http://127.0.0.1:8080 */
     char *dir;
     char **env;             /* "NAME=VALUE" */
@@ -65,6 +68,11 @@ struct cmp_plan {
  * -1 with "FILE:LINE: reason" in err. */
 int compare_file_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen);
 void compare_file_free(struct cmp_plan *p);
+
+/* Before anything starts: the port of each server compare starts must be
+ * free, else the server measured would be the one already there. Returns
+ * 0, or -1 with "[server NAME] ... held by pid N (COMMAND) ..." in err. */
+int compare_ports_free(const struct cmp_plan *p, char *err, size_t errlen);
 /* pin = auto: with neither CPU list set, splits the CPUs this process may
  * use between the servers and rafale (pin becomes PIN_CHOSE). */
 void compare_file_pin_auto(struct cmp_settings *set);
@@ -93,7 +101,8 @@ struct compare_cell {
     double bad_pct;              /* responses with a status outside --expect, in % */
     double conns_per_req;
     int keepalive_refused;       /* keep-alive asked, a new connection nearly every time */
-    int invalid;                 /* most responses were bad statuses: not a result */
+    int invalid;                 /* most responses were bad statuses, or implausible_cpu: not a result */
+    char implausible_cpu[200];   /* why the server's CPU shows it did not answer (compare.c), or "" */
     int unstable;                /* repetitions differ by more than 10% */
     int client_bound;            /* rafale's own CPU was saturated in some run (its client_cpu_bound finding) */
     struct findings found;       /* what any of its runs found (evidence "runs": in how many) */

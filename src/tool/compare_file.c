@@ -7,6 +7,7 @@
 #include "targets.h"
 #include "opt.h"
 #include "units.h"
+#include "url.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct kv {
     char *key, *value;
@@ -241,9 +243,13 @@ static int parse_server(struct cmp_server *sv, const struct section *sec, const 
             if (v[0] != '/')
                 return bad(err, errlen, path, kv->line, "ready wants a path such as /health, not '%s'", v);
             rc = keep_str(&sv->ready, v);
-        } else if (!strcmp(key, "cgroup"))
+        } else if (!strcmp(key, "cgroup")) {
             rc = keep_str(&sv->cgroup, v);
-        else if (!strcmp(key, "version"))
+        } else if (!strcmp(key, "reuse")) {
+            if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+                return bad(err, errlen, path, kv->line, "reuse wants yes or no, not '%s'", v);
+            sv->reuse = strcmp(v, "yes") == 0;
+        } else if (!strcmp(key, "version"))
             rc = keep_str(&sv->version_cmd, v);
         else if (!strcmp(key, "ready-status")) {
             char why[200];
@@ -268,7 +274,8 @@ static int parse_server(struct cmp_server *sv, const struct section *sec, const 
                 sv->nenv++;
         } else {
             return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [server %s] (start, pid, cgroup, url, dir, env, ready, ready-status, version)",
+                       "unknown key '%s' in [server %s] (start, pid, cgroup, reuse, url, dir, env, ready, ready-status, "
+                       "version)",
                        key, sv->name);
         }
         if (rc != 0)
@@ -276,8 +283,9 @@ static int parse_server(struct cmp_server *sv, const struct section *sec, const 
     }
     if (sv->url == NULL)
         return bad(err, errlen, path, sec->line, "[server %s] has no url", sv->name);
-    if ((sv->start != NULL) + (sv->pid != 0) + (sv->cgroup != NULL) != 1)
-        return bad(err, errlen, path, sec->line, "[server %s] needs one of start (a command), pid or cgroup",
+    if ((sv->start != NULL) + (sv->pid != 0) + (sv->cgroup != NULL) + (sv->reuse != 0) != 1)
+        return bad(err, errlen, path, sec->line,
+                   "[server %s] needs one of start (a command), pid, cgroup or reuse = yes (already running)",
                    sv->name);
     return 0;
 }
@@ -334,6 +342,52 @@ static int parse_workload(struct cmp_workload *wl, const struct config *defaults
         config_free(&check);
         if (rc != 0)
             return bad(err, errlen, path, sec->line, "[workload %s]: %s", wl->name, why);
+    }
+    return 0;
+}
+
+/* Scheme, host and port: where a request goes (RFC 6454's origin). */
+static int same_origin(const struct url *a, const struct url *b)
+{
+    return strcmp(a->scheme, b->scheme) == 0 && strcasecmp(a->host, b->host) == 0 && a->port == b->port;
+}
+
+/* Every target of a workload's targets file goes to the server under test:
+ * a whole URL on another origin would measure another server in this
+ * server's cell. Each server's paths are loaded on its url, so a path
+ * always passes and a whole URL passes only on the one server it names. */
+static int targets_on_servers(const struct cmp_plan *p, char *err, size_t errlen)
+{
+    int w, s;
+    uint32_t k;
+    for (w = 0; w < p->nworkloads; w++) {
+        const struct cmp_workload *wl = &p->workloads[w];
+        if (wl->cfg.targets_path == NULL || strcmp(wl->cfg.targets_path, "-") == 0)
+            continue; /* standard input is read once, by the run */
+        for (s = 0; s < p->nservers; s++) {
+            const struct cmp_server *sv = &p->servers[s];
+            struct config check;
+            struct url base;
+            char why[400];
+            int rc = 0;
+            if (url_parse(sv->url, &base, why, sizeof(why)) != 0)
+                return bad(err, errlen, p->file, 0, "[server %s] url: %s", sv->name, why);
+            if (config_copy(&check, &wl->cfg) != 0) {
+                url_free(&base);
+                return bad(err, errlen, p->file, 0, "out of memory");
+            }
+            if (targets_load(&check, wl->cfg.targets_path, sv->url, why, sizeof(why)) != 0)
+                rc = bad(err, errlen, p->file, 0, "[workload %s]: %s", wl->name, why);
+            for (k = 0; rc == 0 && k < check.nurls; k++)
+                if (check.targets[k].own && !same_origin(&check.urls[k], &base))
+                    rc = bad(err, errlen, check.targets[k].file, (int)check.targets[k].line,
+                             "%s is not on the server under test ([server %s] is %s): write the path alone so it "
+                             "goes to each server", check.url_text[k], sv->name, sv->url);
+            config_free(&check);
+            url_free(&base);
+            if (rc != 0)
+                return -1;
+        }
     }
     return 0;
 }
@@ -464,6 +518,8 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
         bad(err, errlen, path, 0, "needs at least one [server NAME] and one [workload NAME]");
         goto out;
     }
+    if (targets_on_servers(p, err, errlen) != 0)
+        goto out;
     rc = 0;
 out:
     sections_free(&ss);

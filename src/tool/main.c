@@ -722,6 +722,11 @@ static int main_compare(int argc, char **argv)
         compare_file_free(&plan);
         return 2;
     }
+    if (compare_ports_free(&plan, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        compare_file_free(&plan);
+        return 2;
+    }
     if (plan.set.pin == PIN_CHOSE) {
         char sv[200], cl[200];
         cpu_text(plan.set.server_cpus, plan.set.nserver_cpus, sv, sizeof(sv));

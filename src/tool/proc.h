@@ -58,6 +58,16 @@ int proc_cpus_allowed(int *cpus, int max);
 /* Pins the calling process (and the threads it starts) to cpus. */
 int proc_pin_self(const int *cpus, int ncpus);
 
+/* Who listens on sa's TCP address and port (a listener on the wildcard
+ * address or, for IPv4, on the same address mapped in IPv6 counts too):
+ * from /proc/net/tcp and tcp6, then the process holding that socket among
+ * /proc/PID/fd. Returns 1 when something listens, with "pid N (COMMAND)"
+ * in who and N in *pid (the holder highest in its process tree), or with
+ * *pid 0 and who saying it cannot be named (another user's process);
+ * 0 when nothing listens; -1 when /proc/net/tcp cannot be read. */
+struct sockaddr_storage;
+int proc_port_holder(const struct sockaddr_storage *sa, int *pid, char *who, size_t wholen);
+
 /* The last len - 1 bytes of a file (from a line's start when the file is
  * longer), NUL-terminated in buf; empty when it cannot be read. */
 void proc_tail(const char *file, char *buf, size_t len);

@@ -264,7 +264,9 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
             char codes[128];
             if (c->nruns == 0)
                 continue;
-            if (c->invalid) {
+            if (c->implausible_cpu[0]) {
+                fprintf(f, "  [!] %s: %s: not a valid result, left out of 'vs best'\n", name, c->implausible_cpu);
+            } else if (c->invalid) {
                 report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
                 fprintf(f, "  [!] %s: %.1f%% of responses had a status outside %s (%s): not a valid result, "
                            "left out of 'vs best'\n", name, c->bad_pct, wl->cfg.expect.text,
@@ -326,6 +328,8 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
             fprintf(f, "start = %s", compare_cut(sv->start, strlen(sv->start), cut));
         else if (sv->pid)
             fprintf(f, "pid %d (attached)", sv->pid);
+        else if (sv->reuse)
+            fprintf(f, "reuse = yes: the process listening on its port (attached)");
         else
             fprintf(f, "cgroup %s (attached)", sv->cgroup);
         fprintf(f, "\n");
@@ -513,8 +517,15 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             json_ci(f, "p99_ci_us", c->p99_ci_us);
             json_ci(f, "ratio_ci", c->ratio_ci);
             fprintf(f,
-                    "\"ratio\": %s, \"verdict\": \"%s\", \"rank\": %d, \"findings\": ", REPORT_JNUM("%.4f", c->ratio),
+                    "\"ratio\": %s, \"verdict\": \"%s\", \"rank\": %d, ", REPORT_JNUM("%.4f", c->ratio),
                     c->invalid ? "not valid" : verdict_name(c->verdict), c->rank);
+            if (c->implausible_cpu[0]) {
+                fprintf(f, "\"not_valid_because\": ");
+                report_json_str(f, c->implausible_cpu);
+                fprintf(f, ", \"findings\": ");
+            } else {
+                fprintf(f, "\"findings\": ");
+            }
             report_json_findings(f, &c->found, "      ");
             if (c->slo.n && c->nruns) {
                 /* The workload's SLO on every run merged. */

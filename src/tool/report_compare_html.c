@@ -336,6 +336,8 @@ static void servers_table(FILE *f, const struct cmp_plan *p)
             html_text(f, sv->start);
         else if (sv->pid)
             html_printf(f, "pid %d (attached)", sv->pid);
+        else if (sv->reuse)
+            html_printf(f, "reuse = yes (attached)");
         else
             html_text(f, sv->cgroup);
         html_printf(f, "</code></td><td class=\"l\">");
@@ -447,7 +449,13 @@ static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_resu
         char codes[128];
         if (c->nruns == 0)
             continue;
-        if (c->invalid) {
+        if (c->implausible_cpu[0]) {
+            html_printf(f, "<p class=\"warn\">");
+            html_text(f, p->servers[s].name);
+            html_printf(f, ": ");
+            html_text(f, c->implausible_cpu);
+            html_printf(f, ": not a valid result, left out of the charts and of 'vs best'.</p>\n");
+        } else if (c->invalid) {
             report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
             html_printf(f, "<p class=\"warn\">");
             html_text(f, p->servers[s].name);
