@@ -690,3 +690,85 @@ def diff_of_two_compares():
     check(len(cells) == 1 and rps["verdict"] == "slower" and 0.48 < rps["ratio"] < 0.56 and
           rps["ratio_ci"][0] <= rps["ratio"] <= rps["ratio_ci"][1], "compare diff: per round, throughput about halved (%s)"
           % rps)
+
+
+@test
+def compare_refuses_a_held_port():
+    port, mark = free_port(), os.path.join(TMP, "started")
+    held = socket.socket()
+    held.bind(("127.0.0.1", port))
+    held.listen()
+    plan = os.path.join(TMP, "held.conf")
+    with open(plan, "w") as f:
+        f.write("[server new]\nstart = touch %s; exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 100\n" % (mark, RAFALE, port, port))
+    try:
+        rc, out, err = run_raw(["compare", plan])
+    finally:
+        held.close()
+    check(rc == 2 and one_line(err, "[server new]: port %d of http://127.0.0.1:%d is already held by pid %d ("
+                               % (port, port, os.getpid())) and "python" in err and "integration.py" in err,
+          "compare: a held port is refused, its holder named, exit 2 (%s: %s)" % (rc, err))
+    check(not os.path.exists(mark) and "run 1" not in out, "compare: nothing started beside a held port")
+
+
+@test
+def compare_refuses_a_foreign_target():
+    port, other = free_port(), free_port()
+    targets = targets_file("foreign.txt", "GET /a\n\n# the server under test? no\nGET http://127.0.0.1:%d/b\n" % other)
+    plan = os.path.join(TMP, "foreign.conf")
+    with open(plan, "w") as f:
+        f.write("[workload w]\ntargets = %s\nrequests = 100\n[server a]\nstart = exec %s serve --listen 127.0.0.1:%d\n"
+                "url = http://127.0.0.1:%d\n" % (targets, RAFALE, port, port))
+    rc, out, err = run_raw(["compare", plan])
+    check(rc == 2 and one_line(err, "%s:4: http://127.0.0.1:%d/b is not on the server under test ([server a] is "
+                               "http://127.0.0.1:%d)" % (targets, other, port)),
+          "compare: a target on another origin is refused at FILE:LINE (%s: %s)" % (rc, err))
+    check("run 1" not in out, "compare: nothing ran")
+
+
+@test
+def compare_not_valid_when_another_process_answers():
+    # The url is a rafale serve this test started; [server fake] watches a sleep, which answers nothing: its CPU
+    # per answer is nil. reuse = yes on the same url watches the process that listens: valid, as is a started one.
+    port, mine = free_port(), free_port()
+    srv = subprocess.Popen([RAFALE, "serve", "--listen", "127.0.0.1:%d" % port, "-t", "1"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    idle = subprocess.Popen(["sleep", "60"])
+    plan, jpath = os.path.join(TMP, "fake.conf"), os.path.join(TMP, "fake.json")
+    with open(plan, "w") as f:
+        f.write("""[settings]
+repeat = 1
+warmup = 0
+[server started]
+start = exec %(r)s serve --listen 127.0.0.1:%(m)d -t 1
+url = http://127.0.0.1:%(m)d
+[server fake]
+pid = %(s)d
+url = http://127.0.0.1:%(p)d
+[server reused]
+reuse = yes
+url = http://127.0.0.1:%(p)d
+[workload w]
+connections = 8
+# Enough answers that even /proc's 10 ms ticks tell 1 us each from none.
+requests = 25000
+""" % dict(r=RAFALE, m=mine, p=port, s=idle.pid))
+    try:
+        check(wait_port(port), "rafale serve listens")
+        rc, out, err = run_raw(["compare", "--json", jpath, plan])
+    finally:
+        srv.kill()
+        idle.kill()
+        srv.wait(timeout=10)
+        idle.wait(timeout=10)
+    cells = {s["name"]: s for s in json.load(open(jpath))["compare"]["workloads"][0]["servers"]}
+    check(rc == 1 and cells["fake"]["verdict"] == "not valid" and cells["fake"]["requests"] == 25000 and
+          "another process answered" in cells["fake"].get("not_valid_because", ""),
+          "compare: answers without the watched server's CPU are not valid (%s %s)" % (rc, cells["fake"]))
+    check("[!] fake: the server watched used 0ns of CPU per answer in round 1 (25000 answers), under the 1.00us" in out,
+          "compare: the reason in the text")
+    for name in ("started", "reused"):
+        check(cells[name]["verdict"] != "not valid" and cells[name]["server_cpu_us_per_request"] > 1 and
+              "not_valid_because" not in cells[name], "compare: %s stays valid (%s)" % (name, cells[name]))
+    check("reused: reuse = yes: the process listening on its port (attached)" in out, "compare: reuse in the text")
