@@ -413,7 +413,7 @@ int proc_port_holder(const struct sockaddr_storage *sa, int *pid, char *who, siz
         return n;
     if ((d = opendir("/proc")) != NULL) {
         while ((e = readdir(d)) != NULL && nh < HOLDER_MAX) {
-            char dir[64], link[300], target[64];
+            char dir[64], link[64 + 256 + 2], target[64];
             DIR *fd;
             struct dirent *fe;
             int p = atoi(e->d_name), held = 0;
