@@ -125,6 +125,51 @@ static void whiskers(void)
     free(text);
 }
 
+/* One whisker a thousand times its bar (three noisy rounds): the axis
+ * stays near the tallest bar, so the bars keep their height; that whisker
+ * is clipped at the plot's top, marked, its true bound in its tooltip;
+ * a whisker within reach is drawn whole. */
+static void clipped_whiskers(void)
+{
+    const char *groups[2] = { "w1", "w2" }, *series[2] = { "a", "b" };
+    double v[4] = { 5000, 4000, 6000, 3000 }, lo[4] = { 4500, 3500, 1000, 2900 },
+           hi[4] = { 5500, 4400, 6e6, 3100 };
+    double bx, by, bw, bh, px, y0, y1, top = svg_bar_top(v, hi, 4);
+    char *text = NULL, *w;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECKF(top >= 6000 && top <= 6000 * 1.25, "axis top %g for a tallest bar of 6000", top);
+    CHECKF(svg_bar_top(v, NULL, 4) >= 6000 && svg_bar_top(v, NULL, 4) <= 6000 * 1.25, "no whiskers: %g",
+           svg_bar_top(v, NULL, 4));
+    /* Whiskers within twice the tallest bar are drawn whole: the axis reaches them. */
+    hi[2] = 9000;
+    CHECKF(svg_bar_top(v, hi, 4) >= 9000 && svg_bar_top(v, hi, 4) < 9000 * 1.2, "within reach: %g",
+           svg_bar_top(v, hi, 4));
+    hi[2] = 6e6;
+    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 2, v, lo, hi);
+    fclose(f);
+    CHECKF(well_formed(text) && count(text, "class=\"whisker\"") == 4 && count(text, "data-clipped=\"1\"") == 1,
+           "%.3000s", text);
+    /* The tallest bar (w2, a) fills most of the plot, 240 px high. */
+    w = strstr(text, "class=\"bar\"");
+    w = w ? strstr(w + 1, "class=\"bar\"") : NULL;
+    w = w ? strstr(w + 1, "class=\"bar\"") : NULL;
+    CHECK(w && sscanf(w, "class=\"bar\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &bx, &by, &bw, &bh) == 4);
+    CHECKF(bh > 0.8 * 260, "the tallest bar is %g px high", bh);
+    /* Its whisker: from 1000 up to the plot's top (y 40), an arrowhead, the true bound in its tooltip. */
+    w = strstr(text, "data-clipped");
+    while (w && w > text && strncmp(w, "class=\"whisker\"", 15) != 0)
+        w--;
+    CHECK(w && sscanf(w, "class=\"whisker\" d=\"M%lf %lfV%lf", &px, &y0, &y1) == 3);
+    CHECKF(px > bx && px < bx + bw && fabs(y1 - 40) < 0.5 && fabs((by + bh - y0) / bh - 1000.0 / 6000) < 0.02,
+           "whisker %g %g-%g, bar %g %g %g %g", px, y0, y1, bx, by, bw, bh);
+    CHECKF(strstr(text, "<title>a: (95% interval 1000\xe2\x80\x93" "6M), clipped: it runs off the axis</title>") &&
+           strstr(text, "<title>a: 6000 (95% interval 1000\xe2\x80\x93" "6M)</title></rect>"), "%.3000s", text);
+    /* A value from 1000 to 9999 over its bar as a whole number, not "6e+03". */
+    CHECKF(strstr(text, ">6000</text>") && !strstr(text, "e+03"), "%.3000s", text);
+    free(text);
+}
+
 static void bar_charts(void)
 {
     const char *groups[2] = { "g1", "<g2>" }, *series[3] = { "a", "b", "c" };
@@ -154,5 +199,6 @@ int main(void)
     T_RUN(bar_charts);
     T_RUN(point_tooltips);
     T_RUN(whiskers);
+    T_RUN(clipped_whiskers);
     T_END("test_svg");
 }

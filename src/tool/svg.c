@@ -44,7 +44,8 @@ static int nice_ticks(double lo, double hi, double *out, int max)
     return n;
 }
 
-/* Three significant digits, for the value over a bar. */
+/* Three significant digits, for the value over a bar; whole numbers from
+ * 100 to 9999 (%.3g would write 6000 as "6e+03"). */
 static void fmt_short(char *b, size_t n, double v)
 {
     double a = fabs(v);
@@ -52,6 +53,8 @@ static void fmt_short(char *b, size_t n, double v)
         snprintf(b, n, "%.3gM", v / 1e6);
     else if (a >= 1e4)
         snprintf(b, n, "%.3gk", v / 1e3);
+    else if (a >= 100)
+        snprintf(b, n, "%.0f", v);
     else
         snprintf(b, n, "%.3g", v);
 }
@@ -298,6 +301,27 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     free(names);
 }
 
+/* A whisker may lift the axis up to SVG_WHISKER_ROOM times the tallest
+ * bar, no further: an interval a thousand times its bar (three noisy
+ * rounds) would flatten every bar to a line. One past that does not lift
+ * it at all: it is clipped, and says so. */
+#define SVG_WHISKER_ROOM 2.0
+
+double svg_bar_top(const double *values, const double *hi, int n)
+{
+    double bars = 0, top;
+    int i;
+    for (i = 0; i < n; i++)
+        if (!isnan(values[i]) && values[i] > bars)
+            bars = values[i];
+    top = bars;
+    for (i = 0; hi && i < n; i++)
+        if (!isnan(values[i]) && isfinite(hi[i]) && hi[i] > top && (bars <= 0 || hi[i] <= SVG_WHISKER_ROOM * bars))
+            top = hi[i];
+    /* Headroom over the top for a value's label. */
+    return top > 0 ? top * 1.1 : 1;
+}
+
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
                    const char *const *series, int nseries, const double *values, const double *lo,
                    const double *hi)
@@ -308,15 +332,7 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     char b[32];
 
     frame(f, title, nseries > 1 ? legend_height(nseries, series) : 0);
-    for (i = 0; i < ngroups * nseries; i++) {
-        if (values[i] > top)
-            top = values[i];
-        if (hi && !isnan(values[i]) && hi[i] > top)
-            top = hi[i];
-    }
-    if (top <= 0)
-        top = 1;
-    top *= 1.1;
+    top = svg_bar_top(values, hi, ngroups * nseries);
     html_printf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
             L, T, W - L - R, H - T - B);
     nt = nice_ticks(0, top, ticks, 32);
@@ -354,21 +370,34 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
             html_text(f, series[s]);
             html_printf(f, ": %s%s</title></rect>\n", b, ci);
             if (whisker) {
-                /* The interval as a whisker with caps, over the bar. */
-                double cx = x + bw * 0.95 / 2, y0 = H - B - lo[k] / top * (H - T - B),
-                       y1 = H - B - hi[k] / top * (H - T - B), cap = bw * 0.2 < 8 ? bw * 0.2 : 8;
-                html_printf(f, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
-                               "stroke=\"#222\" stroke-width=\"1.2\" fill=\"none\"><title>", cx, y0, y1, cx - cap, y0,
-                            cx + cap, cx - cap, y1, cx + cap);
+                /* The interval as a whisker with caps, over the bar; one
+                 * that runs off the axis ends in an open arrowhead at the
+                 * plot's top instead of a cap, its true bound in the
+                 * tooltip. */
+                int clipped = hi[k] > top;
+                double cx = x + bw * 0.95 / 2, l0 = lo[k] > 0 ? (lo[k] < top ? lo[k] : top) : 0,
+                       y0 = H - B - l0 / top * (H - T - B), y1 = clipped ? T : H - B - hi[k] / top * (H - T - B),
+                       cap = bw * 0.2 < 8 ? bw * 0.2 : 8;
+                if (clipped)
+                    html_printf(f, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fL%.1f %.1fL%.1f %.1f\" "
+                                   "data-clipped=\"1\" stroke=\"#222\" stroke-width=\"1.2\" fill=\"none\"><title>",
+                                cx, y0, y1, cx - cap, y0, cx + cap, cx - 4, y1 + 6, cx, y1, cx + 4, y1 + 6);
+                else
+                    html_printf(f, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
+                                   "stroke=\"#222\" stroke-width=\"1.2\" fill=\"none\"><title>",
+                                cx, y0, y1, cx - cap, y0, cx + cap, cx - cap, y1, cx + cap);
                 html_text(f, series[s]);
-                html_printf(f, ":%s</title></path>\n", ci);
-                if (y1 - 3 < label_y)
+                html_printf(f, ":%s%s</title></path>\n", ci, clipped ? ", clipped: it runs off the axis" : "");
+                /* The value stays over its bar, beside a clipped whisker
+                 * rather than out of the plot. */
+                if (!clipped && y1 - 3 < label_y)
                     label_y = y1 - 3;
             }
             /* A value over its bar when there is room for it; the tooltip
              * has it always. */
             if (bw * 0.95 >= 6.0 * (double)strlen(b))
-                html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n", x + bw / 2,
+                html_printf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" stroke=\"#fff\" "
+                               "stroke-width=\"3\" paint-order=\"stroke\">%s</text>\n", x + bw / 2,
                         label_y, b);
         }
         html_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"><title>", L + g * gw + gw / 2, H - B + 16);

@@ -29,9 +29,16 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
 /* Writes an <svg> bar chart: ngroups groups of nseries bars;
  * values[g * nseries + s]; NAN draws "not valid" instead of a bar. lo and
  * hi (NULL: none; NAN where unknown) draw each bar's 95% interval as a
- * whisker. Every bar has a tooltip with its value (and interval). */
+ * whisker; the axis is scaled to the bars (svg_bar_top), so a whisker that
+ * runs past it is clipped, ending in an arrowhead (data-clipped="1"). Every
+ * bar has a tooltip with its value (and interval). */
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
                    const char *const *series, int nseries, const double *values, const double *lo,
                    const double *hi);
+
+/* The top of a bar chart's axis: the tallest bar, raised for the whiskers
+ * that end within twice it (one above that is drawn clipped), with
+ * headroom for the labels; 1 when there is nothing to draw. */
+double svg_bar_top(const double *values, const double *hi, int n);
 
 #endif
