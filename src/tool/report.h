@@ -58,6 +58,11 @@ uint64_t report_server_memory(const struct monitor_result *m, const char **label
  * its own, or the URL as typed; the row of the targets past
  * ENGINE_URL_FIGS is "(N other targets)". */
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
+/* Writes text as a terminal may show it in a column of w characters: cut
+ * on a UTF-8 character's start (never inside one), padded to w. */
+void report_put_col(FILE *f, const char *text, size_t w);
+/* Characters (not bytes) of a UTF-8 string, for a column's width. */
+size_t report_chars(const char *s);
 
 /* Is figures row i the one of the targets past ENGINE_URL_FIGS? */
 static inline int report_is_other(const struct config *cfg, uint32_t i)

@@ -207,6 +207,90 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
 #undef VADD
 }
 
+uint32_t report_compare_targets(const struct cmp_result *r, int w, const struct config **cfg)
+{
+    int s, k;
+    for (s = 0; s < r->nservers; s++) {
+        const struct compare_cell *c = compare_cell(r, w, s);
+        for (k = 0; k < c->nruns; k++)
+            if (c->runs[k].cfg && c->runs[k].res.nurls > 1) {
+                *cfg = c->runs[k].cfg;
+                return c->runs[k].res.nurls;
+            }
+    }
+    return 0;
+}
+
+const char *report_compare_target_label(const struct config *cfg, uint32_t i, char *buf, size_t n)
+{
+    const char *u, *path;
+    if (i >= cfg->nurls)
+        return "?";
+    if (report_is_other(cfg, i) || (cfg->targets && cfg->targets[i].name))
+        return report_label(cfg, i, buf, n);
+    u = cfg->url_text[i];
+    path = strstr(u, "://");
+    path = path ? strchr(path + 3, '/') : NULL;
+    snprintf(buf, n, "%s %s", report_method(cfg, i), path ? path : u);
+    return buf;
+}
+
+double report_compare_target(const struct compare_cell *c, uint32_t i, struct stats *out)
+{
+    double el = 0;
+    int k;
+    stats_init(out);
+    for (k = 0; k < c->nruns; k++)
+        if (i < c->runs[k].res.nurls && c->runs[k].res.per_url) {
+            stats_merge(out, &c->runs[k].res.per_url[i]);
+            el += c->runs[k].res.elapsed_s;
+        }
+    return el > 0 ? (double)out->completed / el : 0;
+}
+
+/* A targets workload: a row per target and server, every round merged,
+ * so the endpoint that is slow on one server is seen. */
+static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w, int nw)
+{
+    const struct config *cfg = NULL;
+    uint32_t n = report_compare_targets(r, w, &cfg), i;
+    size_t tw = 6;
+    char lb[600];
+    int s;
+    if (n == 0)
+        return;
+    for (i = 0; i < n; i++)
+        if (report_chars(report_compare_target_label(cfg, i, lb, sizeof(lb))) > tw)
+            tw = report_chars(report_compare_target_label(cfg, i, lb, sizeof(lb)));
+    if (tw > 40)
+        tw = 40;
+    fprintf(f, "  Per target (rounds merged):\n  %-*s %-*s %9s %9s %9s %9s %8s %10s\n", (int)tw, "target", nw, "server",
+            "requests", "req/s", "p50", "p99", "errors", "bad status");
+    for (i = 0; i < n; i++) {
+        int first = 1;
+        for (s = 0; s < p->nservers; s++) {
+            const struct compare_cell *c = compare_cell(r, w, s);
+            struct stats t;
+            char p50[32], p99[32];
+            double rps;
+            if (c->nruns == 0)
+                continue;
+            rps = report_compare_target(c, i, &t);
+            fputs("  ", f);
+            /* The target's name once, on its first server's row. */
+            report_put_col(f, first ? report_compare_target_label(cfg, i, lb, sizeof(lb)) : "", tw);
+            first = 0;
+            fputc(' ', f);
+            report_put_col(f, p->servers[s].name, (size_t)nw);
+            fprintf(f, " %9llu %9.1f %9s %9s %8llu %10llu\n", (unsigned long long)t.completed, rps,
+                    units_fmt_ns(p50, sizeof(p50), hist_percentile(&t.h[H_LATENCY], 50)),
+                    units_fmt_ns(p99, sizeof(p99), hist_percentile(&t.h[H_LATENCY], 99)),
+                    (unsigned long long)stats_errors(&t), (unsigned long long)t.bad_status);
+            stats_fini(&t);
+        }
+    }
+}
+
 void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w, s, nw = report_compare_name_width(p), any_notes = 0;
@@ -258,6 +342,7 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                     (unsigned long long)stats_errors(&c->total), bad, c->conns_per_req, cpu, mem,
                     report_compare_ratio_text(ratio, sizeof(ratio), c, best));
         }
+        targets_block(f, p, r, w, nw);
         for (s = 0; s < p->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
             const char *name = p->servers[s].name;

@@ -28,4 +28,15 @@ void report_compare_cpu_mem(const struct compare_cell *c, char *cpu, size_t cn, 
 /* Width of the server name column. */
 int report_compare_name_width(const struct cmp_plan *p);
 
+/* A targets workload's rows of per-target figures (engine_nfigs of its
+ * targets), *cfg its targets as loaded for a server (the same entries on
+ * every server); 0 when w sends one request (no per-target table). */
+uint32_t report_compare_targets(const struct cmp_result *r, int w, const struct config **cfg);
+/* Target i as the per-target tables name it: its "# name:", else its
+ * method and path (the server's origin left out: it differs per server). */
+const char *report_compare_target_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
+/* Cell c's figures for target i, its rounds merged into *out (stats_init
+ * here, stats_fini by the caller). Returns its req/s over the rounds. */
+double report_compare_target(const struct compare_cell *c, uint32_t i, struct stats *out);
+
 #endif

@@ -439,6 +439,83 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     html_printf(f, "</table>\n");
 }
 
+/* A chart's groups past this would be slivers: the table has them all. */
+#define TARGET_BARS 30
+
+/* A targets workload: a row per target and server (rounds merged), and
+ * each target's p99 per server. */
+static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    const struct config *cfg = NULL;
+    uint32_t n = report_compare_targets(r, w, &cfg), nb = n < TARGET_BARS ? n : TARGET_BARS, i;
+    int s, ns = p->nservers;
+    char lb[600], a[32], b[32], title[300];
+    const char **groups, **series;
+    char (*names)[600];
+    double *v;
+    if (n == 0)
+        return;
+    html_printf(f, "<h3>Per target (rounds merged)</h3>\n<table class=\"cells\"><tr><th class=\"l\">target</th>"
+                   "<th>server</th><th>requests</th><th>req/s</th><th>p50</th><th>p99</th><th>errors</th>"
+                   "<th>bad status</th></tr>\n");
+    for (i = 0; i < n; i++)
+        for (s = 0; s < ns; s++) {
+            const struct compare_cell *c = compare_cell(r, w, s);
+            struct stats t;
+            double rps;
+            if (c->nruns == 0)
+                continue;
+            rps = report_compare_target(c, i, &t);
+            html_printf(f, "<tr><td class=\"l\">");
+            html_text(f, report_compare_target_label(cfg, i, lb, sizeof(lb)));
+            html_printf(f, "</td><td>");
+            html_text(f, p->servers[s].name);
+            html_printf(f, "</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td><td>%llu</td><td class=\"%s\">%llu</td>"
+                           "</tr>\n", (unsigned long long)t.completed, rps,
+                        units_fmt_ns(a, sizeof(a), hist_percentile(&t.h[H_LATENCY], 50)),
+                        units_fmt_ns(b, sizeof(b), hist_percentile(&t.h[H_LATENCY], 99)),
+                        (unsigned long long)stats_errors(&t), t.bad_status ? "warn" : "",
+                        (unsigned long long)t.bad_status);
+            stats_fini(&t);
+        }
+    html_printf(f, "</table>\n");
+    groups = calloc(nb, sizeof(char *));
+    series = calloc(n_of(ns), sizeof(char *));
+    names = calloc(nb, sizeof(*names));
+    v = calloc((size_t)nb * n_of(ns), sizeof(double));
+    if (groups && series && names && v) {
+        for (s = 0; s < ns; s++)
+            series[s] = p->servers[s].name;
+        for (i = 0; i < nb; i++) {
+            snprintf(names[i], sizeof(names[i]), "%s", report_compare_target_label(cfg, i, lb, sizeof(lb)));
+            groups[i] = names[i];
+            for (s = 0; s < ns; s++) {
+                const struct compare_cell *c = compare_cell(r, w, s);
+                struct stats t;
+                /* As in the other charts: nothing to draw for a result that is not one. */
+                v[i * (size_t)ns + (size_t)s] = NAN;
+                if (c->nruns == 0 || c->invalid)
+                    continue;
+                report_compare_target(c, i, &t);
+                if (t.completed)
+                    v[i * (size_t)ns + (size_t)s] = hist_percentile(&t.h[H_LATENCY], 99) / 1e6;
+                stats_fini(&t);
+            }
+        }
+        if (nb < n)
+            snprintf(title, sizeof(title), "p99 per target: %s (the first %u of %u)", p->workloads[w].name, nb, n);
+        else
+            snprintf(title, sizeof(title), "p99 per target: %s", p->workloads[w].name);
+        html_printf(f, "<div class=\"charts\">\n");
+        svg_bar_chart(f, title, "latency (ms)", groups, (int)nb, series, ns, v, NULL, NULL);
+        html_printf(f, "</div>\n");
+    }
+    free(groups);
+    free(series);
+    free(names);
+    free(v);
+}
+
 /* Workload w's warnings, a line per server that earned one. */
 static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
 {
@@ -554,6 +631,7 @@ int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     html_printf(f, "</div>\n");
     for (w = 0; w < p->nworkloads; w++) {
         cells_table(f, p, r, w);
+        targets_block(f, p, r, w);
         cells_notes(f, p, r, w);
         html_printf(f, "<div class=\"charts\">\n");
         latency_bars(f, p, r, w);

@@ -224,6 +224,56 @@ void report_html_findings(FILE *f, const struct findings *fs)
     html_printf(f, "</ul></div>\n");
 }
 
+/* Several URLs or targets: a row each, and their p50 and p99 side by side
+ * (the first HTML_TARGET_BARS: bars past that would be slivers). */
+#define HTML_TARGET_BARS 30
+
+static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
+    uint32_t i, n = r->nurls < HTML_TARGET_BARS ? r->nurls : HTML_TARGET_BARS;
+    const char *word = cfg->targets_path ? "target" : "URL";
+    char b1[32], b2[32], lb[600], title[80];
+    const char **groups = calloc(n, sizeof(char *));
+    char (*names)[600] = calloc(n, sizeof(*names));
+    double *v = calloc(2 * (size_t)n, sizeof(double));
+    static const char *const series[2] = { "p50", "p99" };
+
+    html_printf(f, "<h2>Per %s</h2>\n<table><tr><th>%s</th><th>requests</th><th>errors</th><th>bad status</th>"
+                   "<th>req/s</th><th>p50</th><th>p99</th><th>max</th></tr>\n", word, word);
+    for (i = 0; i < r->nurls; i++) {
+        const struct stats *u = &r->per_url[i];
+        char mx[32];
+        html_printf(f, "<tr><td style=\"text-align:left\">");
+        html_text(f, report_label(cfg, i, lb, sizeof(lb)));
+        html_printf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u),
+                    (unsigned long long)u->bad_status, (double)u->completed / el,
+                    units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->h[H_LATENCY], 50)),
+                    units_fmt_ns(b2, sizeof(b2), hist_percentile(&u->h[H_LATENCY], 99)),
+                    units_fmt_ns(mx, sizeof(mx), (double)u->h[H_LATENCY].max));
+    }
+    html_printf(f, "</table>\n");
+    if (groups && names && v) {
+        for (i = 0; i < n; i++) {
+            const struct stats *u = &r->per_url[i];
+            snprintf(names[i], sizeof(names[i]), "%s", report_label(cfg, i, lb, sizeof(lb)));
+            groups[i] = names[i];
+            /* A target that was never answered has no latency to draw. */
+            v[2 * i] = u->completed ? hist_percentile(&u->h[H_LATENCY], 50) / 1e6 : NAN;
+            v[2 * i + 1] = u->completed ? hist_percentile(&u->h[H_LATENCY], 99) / 1e6 : NAN;
+        }
+        if (n < r->nurls)
+            snprintf(title, sizeof(title), "Latency per %s (the first %u of %u)", word, n, r->nurls);
+        else
+            snprintf(title, sizeof(title), "Latency per %s", word);
+        svg_bar_chart(f, title, "latency (ms)", groups, (int)n, series, 2, v, NULL, NULL);
+    }
+    free(groups);
+    free(names);
+    free(v);
+}
+
 int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
                 const struct findings *fs)
 {
@@ -231,7 +281,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i;
     int k;
-    char b1[32], b2[32];
+    char b1[32];
 
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
                "<style>" STYLE "</style></head><body>\n");
@@ -275,21 +325,8 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
         memory_chart(f, server);
     status_chart(f, s);
 
-    if (r->nurls > 1) {
-        html_printf(f, "<h2>Per URL</h2>\n<table><tr><th>URL</th><th>requests</th><th>errors</th><th>req/s</th>"
-                   "<th>p50</th><th>p99</th></tr>\n");
-        for (i = 0; i < r->nurls; i++) {
-            const struct stats *u = &r->per_url[i];
-            char lb[600];
-            html_printf(f, "<tr><td>");
-            html_text(f, report_label(cfg, i, lb, sizeof(lb)));
-            html_printf(f, "</td><td>%llu</td><td>%llu</td><td>%.1f</td><td>%s</td><td>%s</td></tr>\n",
-                    (unsigned long long)u->completed, (unsigned long long)stats_errors(u), (double)u->completed / el,
-                    units_fmt_ns(b1, sizeof(b1), hist_percentile(&u->h[H_LATENCY], 50)),
-                    units_fmt_ns(b2, sizeof(b2), hist_percentile(&u->h[H_LATENCY], 99)));
-        }
-        html_printf(f, "</table>\n");
-    }
+    if (r->nurls > 1)
+        per_url_block(f, cfg, r);
     if (r->nchecks) {
         html_printf(f, "<h2>Checks</h2>\n<p>%llu of %llu checked responses failed one (%.2f%%); they stay in the "
                        "latency figures.</p>\n<table><tr><th>target</th><th>check</th><th>passed</th><th>failed</th>"

@@ -19,9 +19,7 @@ static const char *shown(const char *s, char *buf, size_t n)
     return buf;
 }
 
-/* Writes s (shown) in a column of w characters: cut on a UTF-8
- * character's start (never inside one), padded to w characters. */
-static void put_col(FILE *f, const char *text, size_t w)
+void report_put_col(FILE *f, const char *text, size_t w)
 {
     char buf[1200];
     const char *s = shown(text, buf, sizeof(buf));
@@ -33,6 +31,14 @@ static void put_col(FILE *f, const char *text, size_t w)
         chars++;
     }
     fprintf(f, "%.*s%*s", (int)b, s, (int)(w - chars), "");
+}
+
+size_t report_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
 }
 
 const char *report_method(const struct config *cfg, uint32_t i)
@@ -537,8 +543,8 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     uint32_t i;
     int bad;
     for (i = 0; i < r->nurls; i++)
-        if (strlen(report_label(cfg, i, lb, sizeof(lb))) > w)
-            w = strlen(report_label(cfg, i, lb, sizeof(lb)));
+        if (report_chars(report_label(cfg, i, lb, sizeof(lb))) > w)
+            w = report_chars(report_label(cfg, i, lb, sizeof(lb)));
     if (w > 60)
         w = 60;
     /* A column of unexpected statuses only when there are some: which
@@ -552,7 +558,7 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
         if (bad)
             snprintf(bs, sizeof(bs), " %11llu", (unsigned long long)u->bad_status);
         fputs("  ", f);
-        put_col(f, report_label(cfg, i, lb, sizeof(lb)), w);
+        report_put_col(f, report_label(cfg, i, lb, sizeof(lb)), w);
         fprintf(f, " %10llu %8llu%s %11.1f %8s %8s %8s\n", (unsigned long long)u->completed, (unsigned long long)stats_errors(u), bs, (double)u->completed / el,
                 units_fmt_ns(p50, sizeof(p50), hist_percentile(&u->h[H_LATENCY], 50)),
                 units_fmt_ns(p99, sizeof(p99), hist_percentile(&u->h[H_LATENCY], 99)),
@@ -585,9 +591,9 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
         for (i = 0; i < r->nchecks; i++) {
             const struct engine_check *e = &r->checks[i];
             fputs("  ", f);
-            put_col(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?", w);
+            report_put_col(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?", w);
             fputs("  ", f);
-            put_col(f, e->text, cw);
+            report_put_col(f, e->text, cw);
             fprintf(f, " %10llu %10llu\n", (unsigned long long)e->passed, (unsigned long long)e->failed);
             if (e->failed)
                 fprintf(f, "  %-*s  first failure: %s\n", (int)w, "", e->first_failure);

@@ -843,6 +843,9 @@ def svg_geometry_ok(html):
                              re.findall(r'class="whisker" d="M([\d.-]+) ([\d.-]+)V([\d.-]+)', svg)]:
             if not (x0 <= wx <= x0 + w and y0 - 1 <= wy1 <= wy0 <= bottom + 1):
                 bad.append("whisker %s %s-%s outside the plot" % (wx, wy0, wy1))
+        for bx, by, bw, bh in bars:
+            if not (x0 - 1 <= bx and bx + bw <= x0 + w + 1 and y0 - 1 <= by and by + bh <= bottom + 1):
+                bad.append("bar %s,%s %sx%s outside the plot" % (bx, by, bw, bh))
     return bad
 
 

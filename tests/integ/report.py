@@ -50,8 +50,9 @@ def html_report():
         ok = False
         print("  parse error:", e)
     check(ok, "--html: well-formed")
-    check(text.count("<svg") == 4 and "Latency by percentile" in text and "Throughput over time" in text and
-          "Latency over time" in text and "Status codes and errors" in text, "--html: the four charts")
+    check(text.count("<svg") == 5 and "Latency by percentile" in text and "Throughput over time" in text and
+          "Latency over time" in text and "Status codes and errors" in text and "Latency per URL" in text,
+          "--html: the five charts (one per URL: two URLs)")
     check("<script" not in text and " src=" not in text and "href=" not in text and "@import" not in text,
           "--html: self-contained, no script, nothing fetched")
     check("percentile" in text and "latency (ms" in text and "requests per second" in text, "--html: axis labels")
@@ -81,6 +82,42 @@ def html_report():
     check(os.path.exists(shot) and png_not_blank(shot), "--html: Chromium renders a page that is not blank")
     console = [l for l in p.stderr.splitlines() if "CONSOLE" in l]
     check(not console, "--html: no console messages (%s)" % console[:3])
+
+
+@test
+def per_target_tables_and_chart():
+    import re
+    srv = Serve()
+    tf = targets_file("endpoints.targets", "# name: fast\nGET %s\n\n# name: m\u00e9dium\nGET %s\n\nGET %s\n"
+                      % (srv.url("/delay/1"), srv.url("/delay/5"), srv.url("/delay/20")))
+    html = os.path.join(TMP, "endpoints.html")
+    r = rafale("-n", 300, "-c", 3, "-t", 1, "--targets", tf, "--html", html)
+    srv.stop()
+    # The text: a row per target with its requests, req/s, p50 and p99 (each target took a third of the run).
+    rows = {}
+    for line in r.out.rsplit("\nTarget ", 1)[-1].splitlines()[1:4]:
+        m = re.match(r"  (.+?)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\S+)\s+(\S+)\s+(\S+)$", line)
+        if m:
+            rows[m.group(1)] = m.groups()[1:]
+    url20 = "GET " + srv.url("/delay/20")
+    check(set(rows) == {"fast", "m\u00e9dium", url20} and all(v[0] == "100" and v[1] == "0" for v in rows.values()),
+          "targets: the text report has a row per target, 100 requests each, no error (%s)" % rows)
+    p50 = {(u["name"] or "GET " + u["url"]): u["latency"]["percentiles_us"]["50"] / 1000 for u in r.j["per_url"]}
+    ms = lambda t: float(t[:-2]) if t.endswith("ms") else float(t[:-2]) / 1000 if t.endswith("us") else float(t[:-1]) * 1e3
+    check(len(rows) == 3 and all(abs(ms(rows[k][3]) - p50[k]) <= 0.01 * p50[k] for k in rows) and
+          ms(rows["fast"][3]) < ms(rows["m\u00e9dium"][3]) < ms(rows[url20][3]) and ms(rows[url20][3]) >= 20,
+          "targets: each target's own p50, as in the JSON, slowest last (%s, %s)" % (rows, p50))
+    text = open(html).read()
+    check(text.count("<svg") == 5 and "<h2>Per target</h2>" in text and "Latency per target" in text,
+          "targets: the HTML has the per-target table and chart")
+    chart = [x for x in re.findall(r"<svg.*?</svg>", text, re.S) if "Latency per target" in x]
+    bars = re.findall(r'<rect class="bar"[^>]*height="([\d.]+)"[^>]*><title>(p50|p99): ([\d.]+)</title>', chart[0]) \
+        if chart else []
+    p50 = [float(v) for _, k, v in bars if k == "p50"]
+    check(len(bars) == 6 and p50 == sorted(p50) and p50[2] >= 20 and "<title>m\u00e9dium</title>" in chart[0],
+          "targets: a p50 and a p99 bar per target, their tooltips in ms (%s)" % bars)
+    bad = svg_geometry_ok(text)
+    check(not bad, "targets: bars, legends in their places (%s)" % bad[:3])
 
 
 @test
