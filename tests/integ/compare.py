@@ -772,3 +772,58 @@ requests = 25000
         check(cells[name]["verdict"] != "not valid" and cells[name]["server_cpu_us_per_request"] > 1 and
               "not_valid_because" not in cells[name], "compare: %s stays valid (%s)" % (name, cells[name]))
     check("reused: reuse = yes: the process listening on its port (attached)" in out, "compare: reuse in the text")
+
+
+def compare_targets_per_endpoint():
+    import re
+    ports = [free_port(), free_port()]
+    d = os.path.join(TMP, "cmp-endpoints")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "api.targets"), "w") as f:
+        f.write("# name: fast\nGET /delay/1\n\nGET /delay/5\n\n# name: sl\u00f6w\nGET /delay/20\n")
+    plan = os.path.join(d, "plan.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 2\nwarmup = 0s\nconnections = 3\nrequests = 150\n\n")
+        for name, port in zip(("one", "two"), ports):
+            f.write("[server %s]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n\n"
+                    % (name, RAFALE, port, port))
+        f.write("[workload api]\ntargets = api.targets\n\n[workload root]\npath = /\n")
+    jpath, html = os.path.join(d, "c.json"), os.path.join(d, "c.html")
+    p = subprocess.run([RAFALE, "compare", plan, "--json", jpath, "--html", html], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    check(p.returncode in (0, 1) and os.path.exists(jpath), "endpoints: compare runs (%s)" % p.stderr[-300:])
+    if not os.path.exists(jpath):
+        return
+    servers = {c["name"]: c for c in json.load(open(jpath))["compare"]["workloads"][0]["servers"]}
+    # The text: after api's table, a row per target and server, with the rounds' requests merged.
+    block = p.stdout.split("Per target (rounds merged):", 1)[-1].split("\n\n", 1)[0].splitlines()
+    rows, name = [], None
+    for line in block:
+        m = re.match(r"  (.*?)\s+(one|two)\s+(\d+)\s+([\d.]+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)$", line)
+        if m:
+            name = m.group(1) or name
+            rows.append((name, m.group(2), int(m.group(3)), int(m.group(7)), int(m.group(8))))
+    expect = [(t, s, 100, 0, 0) for t in ("fast", "GET /delay/5", "sl\u00f6w") for s in ("one", "two")]
+    check(rows == expect, "endpoints: a row per target and server, 2 rounds of 50 each, no error (%s)" % rows)
+    check(p.stdout.count("Per target (rounds merged):") == 1, "endpoints: none for a workload of one request")
+    for s in ("one", "two"):
+        runs = servers[s]["run_results"]
+        want = [sum(run["per_url"][i]["summary"]["requests"] for run in runs) for i in range(3)]
+        check(want == [100, 100, 100], "endpoints: the JSON agrees for %s (%s)" % (s, want))
+    text = open(html).read()
+    check("<h3>Per target (rounds merged)</h3>" in text and "p99 per target: api" in text and
+          text.count('<td class="l">sl\u00f6w</td>') == 2, "endpoints: the HTML has the per-target table and chart")
+    chart = [x for x in re.findall(r"<svg.*?</svg>", text, re.S) if "p99 per target: api" in x]
+    check(len(chart) == 1 and chart[0].count('<rect class="bar"') == 6 and ">GET /delay/5<" in chart[0],
+          "endpoints: a p99 bar per target and server")
+    bad = svg_geometry_ok(text)
+    check(not bad, "endpoints: bars, whiskers and legends in their places (%s)" % bad[:3])
+    # Each bar chart's axis is scaled to its bars, whatever its whiskers (two rounds: wide intervals): the
+    # tallest bar fills at least 1 / 2.2 of its plot (a whisker lifts the axis to twice it at most, + 10%).
+    low = []
+    for svg in re.findall(r"<svg.*?</svg>", text, re.S):
+        hs = [float(h) for h in re.findall(r'<rect class="bar"[^>]*height="([\d.]+)"', svg)]
+        plot = re.search(r'class="plot" x="\d+" y="\d+" width="\d+" height="(\d+)"', svg)
+        if hs and plot and max(hs) > 0 and max(hs) < float(plot.group(1)) / 2.2 - 1:
+            low.append((re.search(r"<title>([^<]*)", svg).group(1), max(hs)))
+    check(not low, "endpoints: every bar chart scaled to its bars (%s)" % low)
