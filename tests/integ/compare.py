@@ -774,6 +774,7 @@ requests = 25000
     check("reused: reuse = yes: the process listening on its port (attached)" in out, "compare: reuse in the text")
 
 
+@test
 def compare_targets_per_endpoint():
     import re
     ports = [free_port(), free_port()]
