@@ -472,6 +472,7 @@ def slo_timeline_hdr():
 
 
 @test
+@alone
 def sweep_finds_the_knee():
     srv = Serve()
     jpath = os.path.join(TMP, "sweep.json")
