@@ -162,9 +162,11 @@ struct serve_config {
 enum cmp_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
 
 struct cmp_settings {
-    int repeat;                  /* runs of each workload on each server (repeat = auto: the rounds run so far) */
-    int repeat_auto;             /* repeat = auto: rounds until the verdicts settle, 3 to max_repeat */
-    int max_repeat;              /* (default 10) */
+    int repeat;                  /* runs of each workload on each server (repeat = auto: at least this many,
+                                    then the rounds run so far) */
+    int repeat_auto;             /* repeat = auto (default): rounds until every verdict is decided, 5 to max_repeat */
+    int max_repeat;              /* (default 15) */
+    double same_within;          /* same-within: the equivalence band, a fraction (default 0.03) */
     int discard;                 /* first rounds left out as warm-up */
     uint64_t grace_ns;           /* SIGTERM, then this long before SIGKILL */
     uint64_t ready_ns;           /* how long a server may take to answer after start */

@@ -120,6 +120,7 @@ int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct co
     memset(r, 0, sizeof(*r));
     config_cmp_defaults(&p->set);
     p->set.repeat = 1;
+    p->set.repeat_auto = 0;
     p->nworkloads = 1;
     p->nservers = n;
     p->workloads = calloc(1, sizeof(*p->workloads));
@@ -199,9 +200,54 @@ static double run_rps(const struct compare_run *run)
     return run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
 }
 
+/* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps (room
+ * for its runs) and the step of its rounds' counts. */
+static void verdict_input(const struct cmp_plan *p, const struct cmp_result *r, int w, int s, double *rps,
+                          struct verdict_cell *vc)
+{
+    const struct compare_cell *c = compare_cell(r, w, s);
+    const struct config *cfg = &p->workloads[w].cfg;
+    int k;
+    memset(vc, 0, sizeof(*vc));
+    for (k = 0; k < c->nruns; k++) {
+        const struct compare_run *run = &c->runs[k];
+        rps[k] = run_rps(run);
+        /* A duration-bound round counts whole requests, and connections in
+         * step finish together: its count moves by c at once. A count-bound
+         * one is timed to the nanosecond. */
+        if (cfg->requests == 0 && run->res.total.completed) {
+            double step = (double)(cfg->connections ? cfg->connections : 1) / (double)run->res.total.completed;
+            if (step > vc->resolution)
+                vc->resolution = step;
+        }
+    }
+    vc->rps = rps;
+    vc->nrounds = c->nruns;
+    vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];
+}
+
+void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, int a, int b, struct verdict_pair *out)
+{
+    const struct compare_cell *ca = compare_cell(r, w, a), *cb = compare_cell(r, w, b);
+    double *ra = calloc((size_t)ca->nruns + 1, sizeof(double)), *rb = calloc((size_t)cb->nruns + 1, sizeof(double));
+    struct verdict_cell va, vb;
+    memset(out, 0, sizeof(*out));
+    out->verdict = VERDICT_INVALID;
+    out->ci[0] = out->ci[1] = NAN;
+    if (ra && rb) {
+        verdict_input(p, r, w, a, ra, &va);
+        verdict_input(p, r, w, b, rb, &vb);
+        if (va.valid && vb.valid)
+            verdict_pair(&va, &vb, p->set.same_within, out);
+    }
+    free(ra);
+    free(rb);
+}
+
 /* Workload w's verdicts (verdict.c): each cell's intervals, its ratio to
- * the best paired by round, its verdict and rank. */
-static void verdicts(struct cmp_result *r, int w)
+ * the best paired by round, its verdict and rank, and against the
+ * baseline. */
+static void verdicts(const struct cmp_plan *p, struct cmp_result *r, int w)
 {
     struct verdict_cell *vc = calloc((size_t)r->nservers, sizeof(*vc));
     double **rps = calloc((size_t)r->nservers, sizeof(*rps)), *p50 = NULL, *p99 = NULL;
@@ -220,25 +266,29 @@ static void verdicts(struct cmp_result *r, int w)
         if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL)
             goto out;
         for (k = 0; k < c->nruns; k++) {
-            rps[s][k] = run_rps(&c->runs[k]);
             p50[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 50) / 1e3;
             p99[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 99) / 1e3;
         }
-        vc[s].rps = rps[s];
-        vc[s].nrounds = c->nruns;
-        vc[s].valid = c->nruns > 0 && !c->invalid && !r->failed[s];
+        verdict_input(p, r, w, s, rps[s], &vc[s]);
         verdict_log_ci(rps[s], c->nruns, c->rps_ci);
         verdict_log_ci(p50, c->nruns, c->p50_ci_us);
         verdict_log_ci(p99, c->nruns, c->p99_ci_us);
     }
-    verdict_rank(vc, r->nservers);
+    verdict_rank(vc, r->nservers, p->set.same_within);
     for (s = 0; s < r->nservers; s++) {
         struct compare_cell *c = compare_cell(r, w, s);
         c->ratio = vc[s].ratio;
         c->ratio_ci[0] = vc[s].ratio_ci[0];
         c->ratio_ci[1] = vc[s].ratio_ci[1];
         c->verdict = vc[s].verdict;
+        c->vs_best = vc[s].vs_best;
         c->rank = vc[s].rank;
+        memset(&c->vs_base, 0, sizeof(c->vs_base));
+        c->vs_base.verdict = VERDICT_INVALID;
+        c->vs_base.ci[0] = c->vs_base.ci[1] = NAN;
+        if (p->baseline > 0 && p->baseline - 1 < r->nservers && s != p->baseline - 1 && vc[s].valid &&
+            vc[p->baseline - 1].valid)
+            verdict_pair(&vc[s], &vc[p->baseline - 1], p->set.same_within, &c->vs_base);
     }
 out:
     for (s = 0; rps && s < r->nservers; s++)
@@ -374,7 +424,7 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
             free(cpu);
         }
     for (w = 0; w < r->nworkloads; w++)
-        verdicts(r, w);
+        verdicts(p, r, w);
 }
 
 /* Does the server answer? A TCP connect, or a GET of `ready` that gets a
@@ -868,23 +918,24 @@ static void drop_first_runs(struct cmp_result *r, int k)
     }
 }
 
-/* repeat = auto: may the rounds stop? When every server's ratio to the
- * best is known within 3% either way, or its verdict (slower: its interval
- * clear of 1) would not change with more. */
-#define AUTO_WITHIN 1.03
+/* repeat = auto: may the rounds stop? When every verdict the reports
+ * show is decided: each server against the best and the baseline, and
+ * every pair of the matrix (up to CMP_MATRIX_MAX servers). */
 static int settled(const struct cmp_plan *p, struct cmp_result *r)
 {
-    int w, s;
+    int w, s, t;
     compare_summarize(p, r);
     for (w = 0; w < r->nworkloads; w++)
         for (s = 0; s < r->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
-            if (r->failed[s] || c->nruns == 0 || c->invalid || c->verdict == VERDICT_BEST ||
-                c->verdict == VERDICT_SLOWER)
-                continue;
-            if (isnan(c->ratio_ci[0]) || c->ratio_ci[1] > c->ratio * AUTO_WITHIN ||
-                c->ratio_ci[0] < c->ratio / AUTO_WITHIN)
+            if (c->verdict == VERDICT_UNDECIDED || c->vs_base.verdict == VERDICT_UNDECIDED)
                 return 0;
+            for (t = s + 1; r->nservers <= CMP_MATRIX_MAX && t < r->nservers; t++) {
+                struct verdict_pair v;
+                compare_pair(p, r, w, s, t, &v);
+                if (v.verdict == VERDICT_UNDECIDED)
+                    return 0;
+            }
         }
     return 1;
 }
@@ -908,7 +959,7 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
 {
     struct srv *svs;
     char line[1200], warn[300], dir[PATH_MAX];
-    int i, w, rep, rounds, rc = 0;
+    int i, w, rep, rounds, least, rc = 0;
 
     if (compare_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -951,6 +1002,8 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
     for (w = 0; w < p->nworkloads && !atomic_load(stop); w++)
         check_alike(p, w, stop, out);
     rounds = (p->set.repeat_auto ? p->set.max_repeat : p->set.repeat) + p->set.discard;
+    /* repeat = auto: at least `repeat` rounds (5; fewer when max-repeat says so). */
+    least = p->set.repeat < p->set.max_repeat ? p->set.repeat : p->set.max_repeat;
     for (rep = 0; rep < rounds && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
             for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
@@ -981,14 +1034,20 @@ int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void
             if (log)
                 log("  (the rounds so far were warm-up: left out)", arg);
         }
-        if (p->set.repeat_auto && rep + 1 - p->set.discard >= 3 && !atomic_load(stop) && settled(p, out)) {
+        if (p->set.repeat_auto && rep + 1 - p->set.discard >= least && !atomic_load(stop) && settled(p, out)) {
             rep++;
             if (log) {
-                snprintf(line, sizeof(line), "  repeat = auto: the verdicts settled after %d rounds",
+                snprintf(line, sizeof(line), "  repeat = auto: every verdict decided after %d rounds",
                          rep - p->set.discard);
                 log(line, arg);
             }
             break;
+        }
+        if (p->set.repeat_auto && rep + 1 == rounds && !atomic_load(stop) && log) {
+            snprintf(line, sizeof(line), "  repeat = auto: max-repeat = %d reached with verdicts still undecided",
+                     p->set.max_repeat);
+            if (!settled(p, out))
+                log(line, arg);
         }
     }
     out->interrupted = atomic_load(stop) != 0;

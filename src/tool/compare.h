@@ -31,6 +31,7 @@
 #include "engine.h"
 #include "findings.h"
 #include "monitor.h"
+#include "verdict.h"
 
 struct cmp_server {
     char *name;
@@ -61,6 +62,7 @@ struct cmp_plan {
     struct cmp_workload *workloads;
     int nworkloads;
     struct cmp_settings set;
+    int baseline;           /* baseline = SERVER: 1 + its index; 0 none */
 };
 
 /* Parses the plan file; the settings given on the command line (over: its
@@ -110,7 +112,9 @@ struct compare_cell {
     double rps_ci[2], p50_ci_us[2], p99_ci_us[2];
     double ratio, ratio_ci[2];   /* time per request over the best's, paired by round */
     int verdict;                 /* enum verdict_kind */
-    int rank;                    /* the same within noise share one; 0 not ranked */
+    struct verdict_pair vs_best; /* the pair behind it (why, when undecided) */
+    struct verdict_pair vs_base; /* against the plan's baseline (verdict VERDICT_INVALID: none) */
+    int rank;                    /* shared only by servers whose verdict is same; 0 not ranked */
     struct slo slo;              /* the workload's --slo on every run merged (slo.n 0: none) */
     int slo_failed;              /* checks that failed */
 };
@@ -175,6 +179,11 @@ int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const cha
                   struct engine_result *res, struct monitor_result *server);
 /* Computes the summary of every cell from its runs. */
 void compare_summarize(const struct cmp_plan *p, struct cmp_result *r);
+/* Server a against server b on workload w, paired by round (verdict.h);
+ * verdict VERDICT_INVALID when either has no valid result. */
+void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, int a, int b, struct verdict_pair *out);
+/* The most servers for which the reports show a matrix of pairwise verdicts. */
+#define CMP_MATRIX_MAX 6
 
 /* What a comparison's exit status says (documented in --help, the man page
  * and the README): 0 when every server gave a valid result for every

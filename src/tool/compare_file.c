@@ -190,7 +190,7 @@ static int workload_key(struct config *cfg, const struct kv *kv, const char *pat
 }
 
 static int parse_settings(struct cmp_plan *p, struct config *defaults, const struct section *sec, const char *path,
-                          char *err, size_t errlen)
+                          const struct kv **baseline, char *err, size_t errlen)
 {
     int k;
     for (k = 0; k < sec->nkv; k++) {
@@ -206,13 +206,18 @@ static int parse_settings(struct cmp_plan *p, struct config *defaults, const str
         }
         if (strcmp(kv->key, "path") == 0)
             return bad(err, errlen, path, kv->line, "path belongs to a [workload]");
+        if (strcmp(kv->key, "baseline") == 0) {
+            /* A server's name: found once every [server] is read. */
+            *baseline = kv;
+            continue;
+        }
         r = workload_key(defaults, kv, path, err, errlen);
         if (r < 0)
             return -1;
         if (r > 0)
             return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [settings] (repeat, grace, ready-timeout, server-cpus, client-cpus, "
-                       "or the default of any workload key)",
+                       "unknown key '%s' in [settings] (repeat, max-repeat, same-within, baseline, grace, "
+                       "ready-timeout, server-cpus, client-cpus, or the default of any workload key)",
                        kv->key);
     }
     return 0;
@@ -424,6 +429,8 @@ static void override(struct cmp_settings *set, const struct cmp_settings *over)
     }
     if (over->max_repeat)
         set->max_repeat = over->max_repeat;
+    if (over->same_within > 0)
+        set->same_within = over->same_within;
     if (over->discard)
         set->discard = over->discard;
     if (over->pin)
@@ -446,6 +453,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
 {
     struct sections ss;
     struct config defaults;
+    const struct kv *baseline = NULL;
     int i, j, rc = -1;
 
     memset(p, 0, sizeof(*p));
@@ -465,7 +473,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
         goto out;
     for (i = 0; i < ss.n; i++) {
         const struct section *sec = &ss.s[i];
-        if (sec->kind == SEC_SETTINGS && parse_settings(p, &defaults, sec, path, err, errlen) != 0)
+        if (sec->kind == SEC_SETTINGS && parse_settings(p, &defaults, sec, path, &baseline, err, errlen) != 0)
             goto out;
         if (sec->kind == SEC_SERVER)
             p->nservers++;
@@ -520,6 +528,15 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
     }
     if (targets_on_servers(p, err, errlen) != 0)
         goto out;
+    if (baseline) {
+        for (j = 0; j < p->nservers && strcmp(p->servers[j].name, baseline->value) != 0; j++)
+            ;
+        if (j == p->nservers) {
+            bad(err, errlen, path, baseline->line, "baseline names no [server]: '%s'", baseline->value);
+            goto out;
+        }
+        p->baseline = j + 1;
+    }
     rc = 0;
 out:
     sections_free(&ss);

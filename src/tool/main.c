@@ -751,9 +751,10 @@ static int main_compare(int argc, char **argv)
     net_raise_nofile(1 << 20);
     catch_signals(0);
     if (plan.set.repeat_auto)
-        printf("rafale compare: %s, %d server%s, %d workload%s, repeat = auto (3 to %d rounds)\n", a.file,
-               plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s",
-               plan.set.max_repeat);
+        printf("rafale compare: %s, %d server%s, %d workload%s, repeat = auto (%d to %d rounds, until every verdict "
+               "is decided)\n", a.file, plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads,
+               plan.nworkloads == 1 ? "" : "s", plan.set.repeat < plan.set.max_repeat ? plan.set.repeat
+               : plan.set.max_repeat, plan.set.max_repeat);
     else
         printf("rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
                plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,

@@ -40,7 +40,7 @@ enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_
 enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
+    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_SAME_WITHIN, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
     I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS,
 };
 
@@ -259,12 +259,15 @@ static const struct opt_def table[] = {
 
     /* rafale compare: [settings] keys and command-line flags */
     { "repeat", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N|auto",
-      "runs of each workload on each server, interleaved (default 3); auto: from 3 rounds\n"
-      "until every verdict's interval is within 3% or cannot change, up to max-repeat",
+      "runs of each workload on each server, interleaved; auto (default): 5 rounds, then more\n"
+      "until every verdict is decided (same, slower, faster), up to max-repeat; N < 3: no verdict",
       "a number of runs from 1 to 1000, or auto", 0, 0, 0, 0, I_REPEAT, NULL },
     { "max-repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
-      "repeat = auto: at most N rounds (default 10)", "a number of rounds from 3 to 1000", 3, 1000, CMP(max_repeat), 0,
+      "repeat = auto: at most N rounds (default 15)", "a number of rounds from 3 to 1000", 3, 1000, CMP(max_repeat), 0,
       0, NULL },
+    { "same-within", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "P%",
+      "two servers are the same only when the whole interval of their ratio is within P%\n"
+      "either way (default 3%)", "a percentage from 0.1% to 50% such as 3%", 0, 0, 0, 0, I_SAME_WITHIN, NULL },
     { "discard", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
       "leave the first N rounds out of the figures, as warm-up (default 0)", "a number of rounds from 0 to 100", 0, 100,
       CMP(discard), 0, 0, NULL },
@@ -717,7 +720,7 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         unsigned long n;
         if (strcmp(v, "auto") == 0) {
             d->cmp->repeat_auto = 1;
-            d->cmp->repeat = 3;
+            d->cmp->repeat = 5;
             return 0;
         }
         n = strtoul(v, &end, 10);
@@ -725,6 +728,14 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
             break;
         d->cmp->repeat = (int)n;
         d->cmp->repeat_auto = 0;
+        return 0;
+    }
+    case I_SAME_WITHIN: {
+        char *end;
+        double pct = strtod(v, &end);
+        if (end == v || strcmp(end, "%") != 0 || !(pct >= 0.1 && pct <= 50))
+            break;
+        d->cmp->same_within = pct / 100;
         return 0;
     }
     case I_SAME: {

@@ -38,9 +38,33 @@ static const char *ci_text(char b[48], const double ci[2])
     return b;
 }
 
-const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best)
+const char *report_compare_pair_text(char *b, size_t n, const struct verdict_pair *v, int brief)
 {
     char ci[48];
+    double inv[2] = { 1 / v->ci[1], 1 / v->ci[0] };
+    if (v->verdict == VERDICT_INVALID)
+        snprintf(b, n, "-");
+    else if (v->verdict == VERDICT_UNDECIDED && isnan(v->ci[0]))
+        snprintf(b, n, brief ? "undecided" : "undecided (%d round%s: no interval)", v->n, v->n == 1 ? "" : "s");
+    else if (brief)
+        snprintf(b, n, v->verdict == VERDICT_SAME        ? "same"
+                       : v->verdict == VERDICT_UNDECIDED ? "undecided"
+                       : v->verdict == VERDICT_SLOWER    ? "%.2fx slower"
+                                                         : "%.2fx faster",
+                 v->verdict == VERDICT_SLOWER ? v->ratio : 1 / v->ratio);
+    else if (v->verdict == VERDICT_SAME)
+        snprintf(b, n, "same (%s)", ci_text(ci, v->ci));
+    else if (v->verdict == VERDICT_UNDECIDED)
+        snprintf(b, n, "undecided (%s)", ci_text(ci, v->ci));
+    else if (v->verdict == VERDICT_SLOWER)
+        snprintf(b, n, "%.2fx slower (%s)", v->ratio, ci_text(ci, v->ci));
+    else
+        snprintf(b, n, "%.2fx faster (%s)", 1 / v->ratio, ci_text(ci, inv));
+    return b;
+}
+
+const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best)
+{
     /* The ratio is time per request over the best's, paired by round,
      * with its 95% interval (verdict.c). */
     (void)best;
@@ -50,13 +74,31 @@ const char *report_compare_ratio_text(char *b, size_t n, const struct compare_ce
         snprintf(b, n, "-");
     else if (c->verdict == VERDICT_BEST)
         snprintf(b, n, "best");
-    else if (c->verdict == VERDICT_UNKNOWN || isnan(c->ratio_ci[0]))
-        snprintf(b, n, "%.2fx (1 round)", c->ratio);
-    else if (c->verdict == VERDICT_SAME)
-        snprintf(b, n, "same (%s)", ci_text(ci, c->ratio_ci));
     else
-        snprintf(b, n, "%.2fx slower (%s)", c->ratio, ci_text(ci, c->ratio_ci));
+        report_compare_pair_text(b, n, &c->vs_best, 0);
     return b;
+}
+
+int report_compare_why(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w, int s)
+{
+    const struct compare_cell *c = compare_cell(r, w, s);
+    const struct verdict_pair *v = c->verdict == VERDICT_UNDECIDED ? &c->vs_best : &c->vs_base;
+    int other = -1, k;
+    char why[400];
+    if (r->failed[s] || c->invalid || c->nruns == 0)
+        return 0;
+    if (c->verdict == VERDICT_UNDECIDED) {
+        for (k = 0; k < r->nservers; k++)
+            if (compare_cell(r, w, k)->verdict == VERDICT_BEST)
+                other = k;
+    } else if (c->vs_base.verdict == VERDICT_UNDECIDED) {
+        other = p->baseline - 1;
+    }
+    if (other < 0)
+        return 0;
+    snprintf(b, n, "%s against %s: undecided: %s", p->servers[s].name, p->servers[other].name,
+             verdict_why_text(why, sizeof(why), v, p->set.same_within));
+    return 1;
 }
 
 /* "GET /, 50 connections, keep-alive, 10000 requests, 2 headers, ..." */
@@ -184,19 +226,25 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
     VADD("Fastest: %s (%.0f req/s)", p->servers[best].name, compare_cell(r, w, best)->rps_median);
     warn_ids(b, n, &u, &compare_cell(r, w, best)->found);
     VADD(".");
-    for (k = 0; k < 4; k++)
-        /* In order: the same as the fastest, slower, one round, not valid. */
+    for (k = 0; k < 5; k++)
+        /* In order: the same as the fastest, slower, faster (rounds missing
+         * from the best), undecided, not valid. */
         for (s = 0; s < r->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
+            char what[96];
             if (s == best || (c->nruns == 0 && !r->failed[s]))
                 continue;
             if (k == 0 && c->verdict == VERDICT_SAME && !c->invalid)
                 VADD(" %s: same as %s (%s)", p->servers[s].name, p->servers[best].name, ci_text(ci, c->ratio_ci));
-            else if (k == 1 && c->verdict == VERDICT_SLOWER && !c->invalid)
-                VADD(" %s %.2fx slower (%s)", p->servers[s].name, c->ratio, ci_text(ci, c->ratio_ci));
-            else if (k == 2 && c->verdict == VERDICT_UNKNOWN && !c->invalid)
-                VADD(" %s %.2fx slower in one round (no interval)", p->servers[s].name, c->ratio);
-            else if (k == 3 && (c->invalid || r->failed[s]))
+            else if (k == 1 && (c->verdict == VERDICT_SLOWER || c->verdict == VERDICT_FASTER) && !c->invalid)
+                VADD(" %s %s", p->servers[s].name, report_compare_pair_text(what, sizeof(what), &c->vs_best, 0));
+            else if (k == 2 && c->verdict == VERDICT_UNDECIDED && !c->invalid && !isnan(c->ratio_ci[0]))
+                VADD(" %s: undecided against %s, %.2fx (%s)", p->servers[s].name, p->servers[best].name, c->ratio,
+                     ci_text(ci, c->ratio_ci));
+            else if (k == 3 && c->verdict == VERDICT_UNDECIDED && !c->invalid && isnan(c->ratio_ci[0]))
+                VADD(" %s: undecided against %s, %.2fx in %d round%s (no interval)", p->servers[s].name,
+                     p->servers[best].name, c->ratio, c->vs_best.n, c->vs_best.n == 1 ? "" : "s");
+            else if (k == 4 && (c->invalid || r->failed[s]))
                 VADD(" %s: not valid (%s)", p->servers[s].name,
                      r->failed[s] ? "failed" : c->total.completed ? "bad statuses" : "no response");
             else
@@ -291,6 +339,56 @@ static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_re
     }
 }
 
+/* Each server against the plan's baseline, in a line. */
+static void baseline_text(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    int s, b = p->baseline - 1, any = 0;
+    if (b < 0 || b >= p->nservers)
+        return;
+    fprintf(f, "  against the baseline, %s:", p->servers[b].name);
+    for (s = 0; s < p->nservers; s++) {
+        const struct compare_cell *c = compare_cell(r, w, s);
+        char what[96];
+        if (s == b || c->vs_base.verdict == VERDICT_INVALID)
+            continue;
+        fprintf(f, "%s %s %s", any ? ";" : "", p->servers[s].name,
+                report_compare_pair_text(what, sizeof(what), &c->vs_base, 0));
+        any = 1;
+    }
+    fprintf(f, "%s\n", any ? "." : " no other valid result.");
+}
+
+/* Every pair of servers (2 to CMP_MATRIX_MAX): the row's time per request
+ * against the column's, as a verdict. */
+static void matrix_text(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w, int nw)
+{
+    int a, b, cw = 13;
+    if (p->nservers < 2 || p->nservers > CMP_MATRIX_MAX)
+        return;
+    for (a = 0; a < p->nservers; a++)
+        if ((int)strlen(p->servers[a].name) + 1 > cw)
+            cw = (int)strlen(p->servers[a].name) + 1;
+    cw = cw > 41 ? 41 : cw;
+    fprintf(f, "  pairwise (the row against the column):\n  %4s %-*s", "", nw, "");
+    for (b = 0; b < p->nservers; b++)
+        fprintf(f, " %-*.*s", cw, cw, p->servers[b].name);
+    fprintf(f, "\n");
+    for (a = 0; a < p->nservers; a++) {
+        fprintf(f, "  %4s %-*.*s", "", nw, nw, p->servers[a].name);
+        for (b = 0; b < p->nservers; b++) {
+            struct verdict_pair v;
+            char what[96];
+            if (a == b) {
+                fprintf(f, " %-*s", cw, ".");
+                continue;
+            }
+            compare_pair(p, r, w, a, b, &v);
+            fprintf(f, " %-*s", cw, report_compare_pair_text(what, sizeof(what), &v, 1));
+        }
+        fprintf(f, "\n");
+    }
+}
+
 void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w, s, nw = report_compare_name_width(p), any_notes = 0;
@@ -301,6 +399,9 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         char line[2048];
         report_compare_verdict_line(line, sizeof(line), p, r, w);
         fprintf(f, "  %s: %s\n", p->workloads[w].name, line);
+        for (s = 0; s < p->nservers; s++)
+            if (report_compare_why(line, sizeof(line), p, r, w, s))
+                fprintf(f, "    %s\n", line);
     }
     if (r->note[0])
         fprintf(f, "\nNote: servers ran in process groups, not cgroups (%s): a server that daemonizes escapes them.\n",
@@ -323,26 +424,33 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         }
         if (r->alike && r->alike[w].cut[0])
             fprintf(f, "  [i] answers not compared (checked once before the load): %s\n", r->alike[w].cut);
-        fprintf(f, "  %-*s %9s %19s %9s %9s %8s %10s %8s %9s %10s  %s\n", nw, "server", "req/s", "(min - max req/s)",
-                "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", report_compare_mem_label(r, w), "vs best");
+        fprintf(f, "  %4s %-*s %9s %19s %9s %9s %8s %10s %8s %9s %10s  %s\n", "rank", nw, "server", "req/s",
+                "(min - max req/s)", "p50", "p99", "errors", "bad status", "conn/req", "CPU/req",
+                report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
-            char p50[32], p99[32], cpu[32], mem[32], ratio[64], range[48], bad[16];
+            char p50[32], p99[32], cpu[32], mem[32], ratio[96], range[48], bad[16], rank[16];
             if (c->nruns == 0) {
-                fprintf(f, "  %-*.*s %9s  (%s)\n", nw, nw, p->servers[s].name, "-",
+                fprintf(f, "  %4s %-*.*s %9s  (%s)\n", "-", nw, nw, p->servers[s].name, "-",
                         r->failed[s] ? "failed, see below" : "not run");
                 continue;
             }
+            if (c->rank > 0)
+                snprintf(rank, sizeof(rank), "%d", c->rank);
+            else
+                snprintf(rank, sizeof(rank), "-");
             snprintf(range, sizeof(range), "(%.0f - %.0f)", c->rps_min, c->rps_max);
             report_compare_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
             snprintf(bad, sizeof(bad), "%.1f%%", c->bad_pct);
-            fprintf(f, "  %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %10s  %s\n", nw, nw, p->servers[s].name,
-                    c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.h[H_LATENCY], 50)),
+            fprintf(f, "  %4s %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %10s  %s\n", rank, nw, nw,
+                    p->servers[s].name, c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.h[H_LATENCY], 50)),
                     units_fmt_ns(p99, sizeof(p99), hist_percentile(&c->total.h[H_LATENCY], 99)),
                     (unsigned long long)stats_errors(&c->total), bad, c->conns_per_req, cpu, mem,
                     report_compare_ratio_text(ratio, sizeof(ratio), c, best));
         }
         targets_block(f, p, r, w, nw);
+        baseline_text(f, p, r, w);
+        matrix_text(f, p, r, w, nw);
         for (s = 0; s < p->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
             const char *name = p->servers[s].name;
@@ -497,7 +605,10 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 
     fprintf(f, "{\n\"tool\": \"rafale\",\n\"compare\": {\"plan\": ");
     jstr_or_null(f, p->file);
-    fprintf(f, ", \"repeat_auto\": %s, \"discard\": %d", p->set.repeat_auto ? "true" : "false", p->set.discard);
+    fprintf(f, ", \"repeat_auto\": %s, \"max_repeat\": %d, \"discard\": %d, \"same_within\": %s, \"baseline\": ",
+            p->set.repeat_auto ? "true" : "false", p->set.max_repeat, p->set.discard,
+            REPORT_JNUM("%.4f", p->set.same_within));
+    jstr_or_null(f, p->baseline > 0 && p->baseline <= p->nservers ? p->servers[p->baseline - 1].name : NULL);
     fprintf(f, ", \"repeat\": %d, \"grace_s\": %s, \"ready_timeout_s\": %s, \"server_cpus\": ", p->set.repeat,
             REPORT_JNUM("%.3f", (double)p->set.grace_ns / 1e9), REPORT_JNUM("%.3f", (double)p->set.ready_ns / 1e9));
     cpus(f, p->set.server_cpus, p->set.nserver_cpus);
@@ -601,16 +712,25 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             json_ci(f, "p50_ci_us", c->p50_ci_us);
             json_ci(f, "p99_ci_us", c->p99_ci_us);
             json_ci(f, "ratio_ci", c->ratio_ci);
-            fprintf(f,
-                    "\"ratio\": %s, \"verdict\": \"%s\", \"rank\": %d, ", REPORT_JNUM("%.4f", c->ratio),
-                    c->invalid ? "not valid" : verdict_name(c->verdict), c->rank);
-            if (c->implausible_cpu[0]) {
-                fprintf(f, "\"not_valid_because\": ");
-                report_json_str(f, c->implausible_cpu);
-                fprintf(f, ", \"findings\": ");
-            } else {
-                fprintf(f, "\"findings\": ");
+            fprintf(f, "\"ratio\": %s, \"verdict\": \"%s\", \"rank\": %d, \"undecided_why\": ",
+                    REPORT_JNUM("%.4f", c->ratio), c->invalid ? "not valid" : verdict_name(c->verdict), c->rank);
+            {
+                char why[600];
+                if (c->verdict == VERDICT_UNDECIDED && !c->invalid)
+                    report_json_str(f, verdict_why_text(why, sizeof(why), &c->vs_best, p->set.same_within));
+                else
+                    fputs("null", f);
+                if (c->vs_base.verdict != VERDICT_INVALID) {
+                    fprintf(f, ", \"vs_baseline\": {\"ratio\": %s, ", REPORT_JNUM("%.4f", c->vs_base.ratio));
+                    json_ci(f, "ratio_ci", c->vs_base.ci);
+                    fprintf(f, "\"verdict\": \"%s\"}", verdict_name(c->vs_base.verdict));
+                }
             }
+            if (c->implausible_cpu[0]) {
+                fprintf(f, ", \"not_valid_because\": ");
+                report_json_str(f, c->implausible_cpu);
+            }
+            fprintf(f, ", \"findings\": ");
             report_json_findings(f, &c->found, "      ");
             if (c->slo.n && c->nruns) {
                 /* The workload's SLO on every run merged. */

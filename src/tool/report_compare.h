@@ -9,8 +9,16 @@
 
 /* The best median req/s of workload w among the valid results. */
 double report_compare_best_rps(const struct cmp_result *r, int w);
-/* "1.00", "1.35x slower", "not valid" or "-". Returns b. */
+/* "best", "same (0.98–1.02)", "1.35x slower (1.30–1.41)", "undecided
+ * (0.93–1.10)", "not valid" or "-": a cell against the best. Returns b. */
 const char *report_compare_ratio_text(char *b, size_t n, const struct compare_cell *c, double best);
+/* A pair's verdict in words, as above; brief: without the interval
+ * ("same", "1.35x slower", "undecided"), for the matrix. Returns b. */
+const char *report_compare_pair_text(char *b, size_t n, const struct verdict_pair *v, int brief);
+/* Server s of workload w undecided against the best (or else the
+ * baseline): "s against best: undecided: too noisy: ...; more rounds ...".
+ * Returns 1 when there is such a line, else 0. */
+int report_compare_why(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w, int s);
 /* Workload w's verdict in a line: "Fastest: X (N req/s). Y 1.50x slower
  * (1.46–1.54). Z: same as X (0.98–1.03). W: not valid (...)." with each
  * server's first warning finding beside it. */

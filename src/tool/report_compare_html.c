@@ -279,6 +279,65 @@ out:
     free(ser);
 }
 
+/* Each server against the plan's baseline, in a line. */
+static void baseline_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    int s, b = p->baseline - 1, any = 0;
+    if (b < 0 || b >= p->nservers)
+        return;
+    html_printf(f, "<br/>Against the baseline, ");
+    html_text(f, p->servers[b].name);
+    html_printf(f, ":");
+    for (s = 0; s < p->nservers; s++) {
+        const struct compare_cell *c = compare_cell(r, w, s);
+        char what[96];
+        if (s == b || c->vs_base.verdict == VERDICT_INVALID)
+            continue;
+        html_printf(f, "%s ", any ? ";" : "");
+        html_text(f, p->servers[s].name);
+        html_printf(f, " ");
+        html_text(f, report_compare_pair_text(what, sizeof(what), &c->vs_base, 0));
+        any = 1;
+    }
+    html_printf(f, "%s", any ? "." : " no other valid result.");
+}
+
+/* Every pair of servers (2 to CMP_MATRIX_MAX), the row against the column. */
+static void matrix_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    int a, b;
+    if (p->nservers < 2 || p->nservers > CMP_MATRIX_MAX)
+        return;
+    html_printf(f, "<table class=\"pairs\"><tr><th>the row against the column</th>");
+    for (b = 0; b < p->nservers; b++) {
+        html_printf(f, "<th>");
+        html_text(f, p->servers[b].name);
+        html_printf(f, "</th>");
+    }
+    html_printf(f, "</tr>\n");
+    for (a = 0; a < p->nservers; a++) {
+        html_printf(f, "<tr><th>");
+        html_text(f, p->servers[a].name);
+        html_printf(f, "</th>");
+        for (b = 0; b < p->nservers; b++) {
+            struct verdict_pair v;
+            char what[96];
+            if (a == b) {
+                html_printf(f, "<td>&middot;</td>");
+                continue;
+            }
+            compare_pair(p, r, w, a, b, &v);
+            html_printf(f, "<td title=\"");
+            html_text(f, report_compare_pair_text(what, sizeof(what), &v, 0));
+            html_printf(f, "\">");
+            html_text(f, report_compare_pair_text(what, sizeof(what), &v, 1));
+            html_printf(f, "</td>");
+        }
+        html_printf(f, "</tr>\n");
+    }
+    html_printf(f, "</table>");
+}
+
 /* The page's head, its CSS, and what was compared how. */
 static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
@@ -308,11 +367,22 @@ static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result
         html_printf(f, "<h2>Verdict</h2>\n<ul>\n");
         for (w = 0; w < p->nworkloads; w++) {
             char line[2048];
+            int s, any = 0;
             report_compare_verdict_line(line, sizeof(line), p, r, w);
             html_printf(f, "<li><b>");
             html_text(f, p->workloads[w].name);
             html_printf(f, "</b>: ");
             html_text(f, line);
+            for (s = 0; s < p->nservers; s++)
+                if (report_compare_why(line, sizeof(line), p, r, w, s)) {
+                    html_printf(f, "%s<li>", any ? "" : "<ul>");
+                    html_text(f, line);
+                    html_printf(f, "</li>");
+                    any = 1;
+                }
+            html_printf(f, "%s", any ? "</ul>" : "");
+            baseline_html(f, p, r, w);
+            matrix_html(f, p, r, w);
             html_printf(f, "</li>\n");
         }
         html_printf(f, "</ul>\n");
@@ -409,7 +479,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     html_text(f, wl->name);
     html_printf(f, "</h2>\n<p>");
     html_text(f, desc);
-    html_printf(f, ".</p>\n<table class=\"cells\"><tr><th rowspan=\"2\">server</th>"
+    html_printf(f, ".</p>\n<table class=\"cells\"><tr><th rowspan=\"2\">rank</th><th rowspan=\"2\">server</th>"
                "<th colspan=\"3\">throughput (req/s)</th><th colspan=\"4\">latency</th>"
                "<th rowspan=\"2\">errors</th><th rowspan=\"2\">bad status (%% of responses)</th>"
                "<th rowspan=\"2\">connections per request</th><th rowspan=\"2\">server CPU per request</th>"
@@ -418,8 +488,11 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             report_compare_mem_label(r, w));
     for (s = 0; s < p->nservers; s++) {
         const struct compare_cell *c = compare_cell(r, w, s);
-        char cpu[32], mem[32], ratio[64];
-        html_printf(f, "<tr><td>");
+        char cpu[32], mem[32], ratio[96];
+        if (c->rank > 0)
+            html_printf(f, "<tr><td>%d</td><td>", c->rank);
+        else
+            html_printf(f, "<tr><td>-</td><td>");
         html_text(f, p->servers[s].name);
         if (c->nruns == 0) {
             html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");

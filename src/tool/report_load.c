@@ -874,6 +874,9 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     p->file = jcheck_dup(c, cmp, "plan", NULL);
     p->set.repeat = (int)jcheck_num(c, cmp, "repeat", 0, 1000, 0);
     p->set.repeat_auto = jcheck_bool(c, cmp, "repeat_auto");
+    /* Results from before same-within: the band they now read with. */
+    if (json_object_get(cmp, "same_within"))
+        p->set.same_within = jcheck_num(c, cmp, "same_within", 0.001, 0.5, 0);
     p->set.discard = (int)jcheck_num(c, cmp, "discard", 0, 100, 0);
     p->set.grace_ns = jcheck_ns(c, cmp, "grace_s", 0);
     p->set.ready_ns = jcheck_ns(c, cmp, "ready_timeout_s", 0);
@@ -904,6 +907,12 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
         sv->version = jcheck_dup(c, e, "version", NULL);
         sv->pid = (int)jcheck_num(c, e, "pid", 0, 2147483647.0, 0);
         jcheck_leave(c, at);
+    }
+    {
+        const char *base = jcheck_str(c, cmp, "baseline", 0);
+        for (s = 0; base && s < p->nservers && !c->failed; s++)
+            if (strcmp(p->servers[s].name, base) == 0)
+                p->baseline = s + 1;
     }
     for (w = 0; w < p->nworkloads && !c->failed; w++) {
         struct cmp_workload *wl = &p->workloads[w];

@@ -1,13 +1,13 @@
-/* verdict.c - paired log-ratio t-intervals over interleaved rounds. See
- * verdict.h for the method and why. */
+/* verdict.c - paired log-ratio intervals over interleaved rounds, and the
+ * decision same / slower / faster / undecided. See verdict.h for the method
+ * and why. */
 #include "verdict.h"
 
 #include <math.h>
-#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
-/* A difference surely under 2% either way is no difference: two copies of
- * one server on two ports can differ by 1%, measurably and meaninglessly. */
-#define VERDICT_SAME_WITHIN 1.02
+#define VERDICT_MAX_ROUNDS 1024
 
 double verdict_t975(int df)
 {
@@ -29,71 +29,202 @@ double verdict_t975(int df)
     return 1.960;
 }
 
-/* Mean and 95% half-width of the n logs in l. Returns how many. */
-static int log_stats(const double *l, int n, double *mean, double *half)
+/* Mean, sd and 95% t half-width of the n logs in l. */
+static void log_stats(const double *l, int n, double *mean, double *sd, double *half)
 {
-    double s = 0, ss = 0, sd;
+    double s = 0, ss = 0;
     int i;
     *mean = 0;
-    *half = NAN;
+    *sd = *half = NAN;
     if (n == 0)
-        return 0;
+        return;
     for (i = 0; i < n; i++)
         s += l[i];
     *mean = s / n;
     if (n < 2)
-        return n;
+        return;
     for (i = 0; i < n; i++)
         ss += (l[i] - *mean) * (l[i] - *mean);
-    sd = sqrt(ss / (n - 1));
-    *half = verdict_t975(n - 1) * sd / sqrt((double)n);
-    return n;
-}
-
-/* exp() of the mean of the k logs in l, into *center, and of its 95%
- * interval into ci (NaN with fewer than 2). Returns k. */
-static int log_interval(const double *l, int k, double *center, double ci[2])
-{
-    double mean, half;
-    ci[0] = ci[1] = NAN;
-    *center = 0;
-    if (log_stats(l, k, &mean, &half) == 0)
-        return 0;
-    *center = exp(mean);
-    if (k >= 2 && isfinite(exp(mean + half)) && exp(mean - half) > 0) {
-        ci[0] = exp(mean - half);
-        ci[1] = exp(mean + half);
-    }
-    return k;
+    *sd = sqrt(ss / (n - 1));
+    *half = verdict_t975(n - 1) * *sd / sqrt((double)n);
 }
 
 double verdict_log_ci(const double *x, int n, double ci[2])
 {
-    double l[1024] = { 0 }, center;
+    double l[VERDICT_MAX_ROUNDS], mean, sd, half;
     int i, k = 0;
-    for (i = 0; i < n && k < 1024; i++)
+    for (i = 0; i < n && k < VERDICT_MAX_ROUNDS; i++)
         if (x[i] > 0 && isfinite(x[i]))
             l[k++] = log(x[i]);
-    log_interval(l, k, &center, ci);
-    return center;
+    ci[0] = ci[1] = NAN;
+    if (k == 0)
+        return 0;
+    log_stats(l, k, &mean, &sd, &half);
+    if (k >= 2 && isfinite(exp(mean + half)) && exp(mean - half) > 0) {
+        ci[0] = exp(mean - half);
+        ci[1] = exp(mean + half);
+    }
+    return exp(mean);
 }
 
-/* Time per request of a over b's, paired by round: the ratio and its
- * interval. Returns the pairs used. */
-static int paired(const struct verdict_cell *a, const struct verdict_cell *b, double *ratio, double ci[2])
+int verdict_decide(const double ci[2], double within)
 {
-    double l[1024] = { 0 };
-    int i, k = 0, n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds;
-    for (i = 0; i < n && k < 1024; i++)
-        if (a->rps[i] > 0 && b->rps[i] > 0)
-            l[k++] = log(b->rps[i] / a->rps[i]);
-    return log_interval(l, k, ratio, ci);
+    double band = 1 + within;
+    if (isnan(ci[0]) || isnan(ci[1]))
+        return VERDICT_UNDECIDED;
+    /* Inside the band wins: a difference surely there but under w is the
+     * same for the user's purpose. */
+    if (ci[0] >= 1 / band && ci[1] <= band)
+        return VERDICT_SAME;
+    if (ci[0] > 1)
+        return VERDICT_SLOWER;
+    if (ci[1] < 1)
+        return VERDICT_FASTER;
+    return VERDICT_UNDECIDED;
 }
 
-int verdict_rank(struct verdict_cell *c, int n)
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The order-statistic interval of the median of the k sorted logs: the
+ * innermost [l[j], l[k-1-j]] that still holds it with 95% (the sign test:
+ * 1 - 2 P(Binomial(k, 1/2) <= j)); [min, max] when even that falls short. */
+static void order_interval(const double *sorted, int k, double *lo, double *hi)
+{
+    double p = pow(0.5, k), cdf = p;
+    int j = 0;
+    /* cdf = P(B <= j); the next step's term is C(k, j+1) / 2^k. */
+    while (j + 1 < k - 1 - (j + 1) + 1) {
+        double next = cdf + p * (k - j) / (j + 1);
+        if (1 - 2 * next < 0.95)
+            break;
+        p = p * (k - j) / (j + 1);
+        cdf = next;
+        j++;
+    }
+    *lo = sorted[j];
+    *hi = sorted[k - 1 - j];
+}
+
+/* The smallest number of rounds whose t half-width, for logs of this sd,
+ * fits in h; 0 when none up to 1000 would. */
+static int rounds_for(double sd, double h)
+{
+    int n;
+    if (!(h > 0))
+        return 0;
+    if (!(sd > 0))
+        return VERDICT_MIN_ROUNDS;
+    for (n = VERDICT_MIN_ROUNDS; n <= 1000; n++)
+        if (verdict_t975(n - 1) * sd / sqrt((double)n) <= h)
+            return n;
+    return 0;
+}
+
+void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out)
+{
+    double l[VERDICT_MAX_ROUNDS], sorted[VERDICT_MAX_ROUNDS], mean, sd, half, olo, ohi, lo, hi, r, band, raw[2], h;
+    int i, k = 0, n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds;
+
+    out->ratio = 0;
+    out->ci[0] = out->ci[1] = NAN;
+    out->why = VWHY_NONE;
+    out->spread = NAN;
+    out->resolution = a->resolution + b->resolution;
+    out->rounds_needed = 0;
+    for (i = 0; i < n && k < VERDICT_MAX_ROUNDS; i++)
+        if (a->rps[i] > 0 && b->rps[i] > 0 && isfinite(a->rps[i]) && isfinite(b->rps[i]))
+            l[k++] = log(b->rps[i] / a->rps[i]);
+    out->n = k;
+    if (k == 0) {
+        out->verdict = VERDICT_UNDECIDED;
+        out->why = VWHY_FEW_ROUNDS;
+        return;
+    }
+    log_stats(l, k, &mean, &sd, &half);
+    out->ratio = exp(mean);
+    out->spread = sd;
+    if (k < VERDICT_MIN_ROUNDS) {
+        /* Two rounds' t-interval (t = 12.7) is a formality, one round has
+         * none: no claim either way. */
+        out->verdict = VERDICT_UNDECIDED;
+        out->why = VWHY_FEW_ROUNDS;
+        out->rounds_needed = VERDICT_MIN_ROUNDS;
+        return;
+    }
+    for (i = 0; i < k; i++)
+        sorted[i] = l[i];
+    qsort(sorted, (size_t)k, sizeof(double), cmp_dbl);
+    order_interval(sorted, k, &olo, &ohi);
+    lo = fmin(mean - half, olo);
+    hi = fmax(mean + half, ohi);
+    r = log1p(out->resolution);
+    raw[0] = exp(lo);
+    raw[1] = exp(hi);
+    out->ci[0] = exp(lo - r);
+    out->ci[1] = exp(hi + r);
+    if (!isfinite(out->ci[1]) || !(out->ci[0] > 0)) {
+        out->ci[0] = out->ci[1] = NAN;
+        out->verdict = VERDICT_UNDECIDED;
+        out->why = VWHY_NOISY;
+        return;
+    }
+    out->verdict = verdict_decide(out->ci, within);
+    if (out->verdict != VERDICT_UNDECIDED)
+        return;
+    if (verdict_decide(raw, within) != VERDICT_UNDECIDED) {
+        out->why = VWHY_COARSE; /* the rounds agree; their counts are too coarse to say so */
+        return;
+    }
+    out->why = VWHY_NOISY;
+    /* The half-width that would decide it, the easier way: inside the
+     * band around the mean, or clear of 1. */
+    band = log1p(within);
+    h = fmax(band - fabs(mean), fabs(mean)) - r;
+    out->rounds_needed = rounds_for(sd, h);
+    if (out->rounds_needed && out->rounds_needed <= k)
+        out->rounds_needed = k + 1; /* the order statistics still disagree: one more at least */
+}
+
+const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, double within)
+{
+    int u;
+    switch (v->why) {
+    case VWHY_FEW_ROUNDS:
+        snprintf(b, n, "too few rounds (%d; an interval needs %d): repeat = 5 or more, or auto", v->n,
+                 VERDICT_MIN_ROUNDS);
+        break;
+    case VWHY_COARSE:
+        snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: longer "
+                       "rounds (duration)",
+                 v->resolution * 100, within * 100);
+        break;
+    case VWHY_NOISY:
+        u = snprintf(b, n, "too noisy: the rounds' ratios spread %.1f%% (sd over %d rounds), the interval "
+                           "%.2f\xe2\x80\x93%.2f is wider than \xc2\xb1%g%%: ",
+                     (exp(isnan(v->spread) ? 0 : v->spread) - 1) * 100, v->n, v->ci[0], v->ci[1], within * 100);
+        if (u < 0 || (size_t)u >= n)
+            break;
+        if (v->rounds_needed)
+            snprintf(b + u, n - (size_t)u, "more rounds (about %d: max-repeat = %d)", v->rounds_needed,
+                     v->rounds_needed);
+        else
+            snprintf(b + u, n - (size_t)u, "more rounds would not do; a quieter machine (pinned CPUs, no other load) "
+                                           "or longer rounds");
+        break;
+    default:
+        snprintf(b, n, "decided");
+    }
+    return b;
+}
+
+int verdict_rank(struct verdict_cell *c, int n, double within)
 {
     double top = 0, ci[2];
-    int best = -1, i, j;
+    int best = -1, i, j, *order, m = 0;
     for (i = 0; i < n; i++) {
         double g = c[i].valid ? verdict_log_ci(c[i].rps, c[i].nrounds, ci) : 0;
         if (g > top) {
@@ -102,10 +233,11 @@ int verdict_rank(struct verdict_cell *c, int n)
         }
     }
     for (i = 0; i < n; i++) {
-        int k;
         c[i].ratio = 0;
         c[i].ratio_ci[0] = c[i].ratio_ci[1] = NAN;
         c[i].rank = 0;
+        c[i].vs_best.verdict = VERDICT_INVALID;
+        c[i].vs_best.why = VWHY_NONE;
         if (!c[i].valid || best < 0) {
             c[i].verdict = VERDICT_INVALID;
             continue;
@@ -115,36 +247,44 @@ int verdict_rank(struct verdict_cell *c, int n)
             c[i].verdict = VERDICT_BEST;
             continue;
         }
-        k = paired(&c[i], &c[best], &c[i].ratio, c[i].ratio_ci);
-        if (k < 2)
-            c[i].verdict = VERDICT_UNKNOWN; /* one round: no interval, no claim */
-        else if ((c[i].ratio_ci[0] <= 1.0 && c[i].ratio_ci[1] >= 1.0) ||
-                 (c[i].ratio_ci[0] >= 1 / VERDICT_SAME_WITHIN && c[i].ratio_ci[1] <= VERDICT_SAME_WITHIN))
-            c[i].verdict = VERDICT_SAME;
-        else
-            c[i].verdict = c[i].ratio_ci[0] > 1.0 ? VERDICT_SLOWER : VERDICT_SAME;
+        verdict_pair(&c[i], &c[best], within, &c[i].vs_best);
+        c[i].ratio = c[i].vs_best.ratio;
+        c[i].ratio_ci[0] = c[i].vs_best.ci[0];
+        c[i].ratio_ci[1] = c[i].vs_best.ci[1];
+        c[i].verdict = c[i].vs_best.verdict;
     }
-    /* A rank is 1 + the servers surely faster than this one (their paired
-     * interval wholly below 1): the same within noise share it. */
-    for (i = 0; i < n; i++) {
-        if (!c[i].valid || best < 0)
-            continue;
-        c[i].rank = 1;
-        for (j = 0; j < n; j++) {
-            double r, cj[2];
-            if (j == i || !c[j].valid)
-                continue;
-            if (paired(&c[j], &c[i], &r, cj) >= 2 && cj[1] < 1.0 && cj[0] < 1 / VERDICT_SAME_WITHIN)
-                c[i].rank++;
-            else if (isnan(cj[1]) && r > 0 && r < 1.0 / 1.005)
-                c[i].rank++; /* one round: the point order, as all there is */
+    if (best < 0 || (order = malloc((size_t)n * sizeof(int))) == NULL)
+        return best;
+    /* Ranks: fastest first (geometric mean over the rounds); a server
+     * shares the rank of the first of the group before it only when it is
+     * the same as that one, so undecided ones get ranks of their own, in
+     * the order of their figures. */
+    for (i = 0; i < n; i++)
+        if (c[i].valid) {
+            double gi = verdict_log_ci(c[i].rps, c[i].nrounds, ci);
+            for (j = m; j > 0 && verdict_log_ci(c[order[j - 1]].rps, c[order[j - 1]].nrounds, ci) < gi; j--)
+                order[j] = order[j - 1];
+            order[j] = i;
+            m++;
         }
+    for (i = 0, j = -1; i < m; i++) {
+        struct verdict_pair v;
+        if (j >= 0) {
+            verdict_pair(&c[order[i]], &c[order[j]], within, &v);
+            if (v.verdict == VERDICT_SAME) {
+                c[order[i]].rank = c[order[j]].rank;
+                continue;
+            }
+        }
+        c[order[i]].rank = i + 1;
+        j = i;
     }
+    free(order);
     return best;
 }
 
 const char *verdict_name(int v)
 {
-    static const char *const names[] = { "best", "same", "slower", "not valid", "unknown" };
-    return v >= 0 && v <= VERDICT_UNKNOWN ? names[v] : "unknown";
+    static const char *const names[] = { "best", "same", "slower", "not valid", "undecided", "faster" };
+    return v >= 0 && v <= VERDICT_FASTER ? names[v] : "undecided";
 }

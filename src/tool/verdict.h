@@ -1,35 +1,77 @@
-/* verdict.h - is server A faster than server B, or the same within noise?
- * From the repetitions of a compare: rounds are interleaved (every server
- * once per round), so the machine's drift hits all servers of a round
+/* verdict.h - is server A faster than server B, the same, or can the data
+ * not tell? From the repetitions of a compare: rounds are interleaved (every
+ * server once per round), so the machine's drift hits all servers of a round
  * alike, and pairing by round takes it out.
  *
- * The method: for two servers, each round's ratio of time per request
- * (throughput of the other over this one's) is taken as a log, and a
- * Student t-interval at 95% is drawn around the mean log-ratio: exp()
- * of it is a geometric-mean ratio and its interval. Logs, because a ratio
- * is multiplicative (1.5x slower and 1.5x faster are symmetric there); a
- * paired t rather than a bootstrap, because a compare has 3 to 10 rounds,
- * too few for a bootstrap to mean much, and the per-round figure is a mean
- * over tens of thousands of requests, close enough to normal. A server's
- * own interval (throughput, p50, p99) is the same t-interval over its
- * rounds' logs, unpaired. A server is the same as the best when its
- * interval holds 1, or lies wholly within 2% of it. */
+ * The interval: each round's ratio of time per request (throughput of the
+ * other over this one's) is taken as a log (a ratio is multiplicative: 1.5x
+ * slower and 1.5x faster are symmetric there). Two 95% intervals are drawn
+ * over those paired logs and the union kept: a Student t-interval around
+ * their mean, and the order-statistic (sign-test) interval of their median,
+ * which holds whatever the rounds' distribution (skewed, an outlier round)
+ * but reaches 95% only from 6 rounds ([min, max] before). Each alone fails
+ * in a known way: t believes a tiny spread that 3 rounds show by chance, the
+ * order statistics are too narrow at 3 to 5 rounds; a verdict needs both.
+ * A bootstrap was left aside: over 3 to 15 rounds its percentiles are
+ * known to be too narrow. The interval is then widened by what a round can
+ * resolve at all: a duration-bound round counts whole requests, and with c
+ * connections in step its count moves by c at once (c / requests, for each
+ * server), so rounds that count the same integers never make a point.
+ *
+ * The decision, with an equivalence band of +-w (same-within, default 3%,
+ * as a ratio 1/(1+w) to 1+w): the whole interval inside the band is
+ * "same"; else an interval clear of 1 is "slower" or "faster"; else
+ * "undecided", with why (too few rounds, too noisy, rounds too short) and
+ * what would decide it. Fewer than 3 paired rounds: no interval, undecided.
+ * A server's own interval (throughput, p50, p99) is a t-interval over its
+ * rounds' logs, unpaired. */
 #ifndef RAFALE_VERDICT_H
 #define RAFALE_VERDICT_H
 
-enum verdict_kind { VERDICT_BEST, VERDICT_SAME, VERDICT_SLOWER, VERDICT_INVALID, VERDICT_UNKNOWN };
+#include <stddef.h>
+
+enum verdict_kind {
+    VERDICT_BEST,
+    VERDICT_SAME,
+    VERDICT_SLOWER,
+    VERDICT_INVALID,
+    VERDICT_UNDECIDED,
+    VERDICT_FASTER,
+};
+
+/* Why a pair is undecided. */
+enum verdict_why { VWHY_NONE, VWHY_FEW_ROUNDS, VWHY_NOISY, VWHY_COARSE };
+
+/* Fewer paired rounds than this: no interval. */
+#define VERDICT_MIN_ROUNDS 3
+
+/* One server's time per request against another's. */
+struct verdict_pair {
+    double ratio;               /* geometric mean of the rounds' ratios (> 1: slower); 0 unknown */
+    double ci[2];               /* its interval; NaN with fewer than VERDICT_MIN_ROUNDS */
+    int n;                      /* paired rounds */
+    int verdict;                /* VERDICT_SAME, _SLOWER, _FASTER or _UNDECIDED */
+    int why;                    /* enum verdict_why, for undecided */
+    double spread;              /* sd of the rounds' log-ratios (~ relative spread) */
+    double resolution;          /* what a round can resolve, relative (both servers' c / requests) */
+    int rounds_needed;          /* noisy: about how many rounds would decide it; 0: more would not */
+};
 
 struct verdict_cell {
     /* In: one server's figure per round (index = round; <= 0 when that
-     * round has none), and whether its result counts at all. */
+     * round has none), whether its result counts at all, and the relative
+     * step of its rounds' counts (connections / requests of its smallest
+     * duration-bound round; 0 when rounds are count-bound). */
     const double *rps;
     int nrounds;
     int valid;
+    double resolution;
     /* Out. */
     double ratio;               /* time per request over the best's (>= 1 but for noise), 0 when invalid */
-    double ratio_ci[2];         /* its 95% interval; NaN when fewer than 2 paired rounds */
+    double ratio_ci[2];         /* its 95% interval; NaN when fewer than 3 paired rounds */
     int verdict;                /* enum verdict_kind */
-    int rank;                   /* 1 for the best and those the same as it; ties share a rank */
+    struct verdict_pair vs_best;/* the pair behind it (why, when undecided) */
+    int rank;                   /* 1 + the servers ahead; shared only with the same */
 };
 
 /* The 97.5% quantile of Student's t with df degrees of freedom. */
@@ -40,12 +82,24 @@ double verdict_t975(int df);
  * there is no value. */
 double verdict_log_ci(const double *x, int n, double ci[2]);
 
+/* The decision over an interval of a ratio (> 1 worse) and a band +-within:
+ * VERDICT_SAME, _SLOWER, _FASTER or _UNDECIDED (NaN bounds: undecided). */
+int verdict_decide(const double ci[2], double within);
+
+/* a against b, paired by round (time per request of a over b's). */
+void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out);
+
+/* Why a pair is undecided and what would decide it, in words ("too noisy:
+ * the rounds' ratios spread 4.1%, the interval 0.93-1.10 is wider than
+ * +-3%: more rounds, max-repeat = 12"). Returns b. */
+const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, double within);
+
 /* The best of the n cells (highest geometric-mean throughput among the
  * valid), each one's ratio to it with its paired interval, its verdict
  * and its rank. Returns the best's index, or -1 when none is valid. */
-int verdict_rank(struct verdict_cell *c, int n);
+int verdict_rank(struct verdict_cell *c, int n, double within);
 
-/* "best", "same", "slower", "not valid", "unknown". */
+/* "best", "same", "slower", "not valid", "undecided", "faster". */
 const char *verdict_name(int v);
 
 #endif
