@@ -139,15 +139,23 @@ static void ratio_words(void)
     char b[96];
     memset(&c, 0, sizeof(c));
     c.nruns = 4;
-    c.verdict = VERDICT_SLOWER;
-    c.ratio = 1.28;
-    c.ratio_ci[0] = 1.004;
-    c.ratio_ci[1] = 1.6449;
+    /* The words come from the pair behind the verdict (c.vs_best). */
+    c.verdict = c.vs_best.verdict = VERDICT_SLOWER;
+    c.vs_best.ratio = 1.28;
+    c.vs_best.ci[0] = 1.004;
+    c.vs_best.ci[1] = 1.6449;
     CHECKF(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "1.28x slower (1.004\xe2\x80\x93" "1.64)") == 0, "%s", b);
-    c.verdict = VERDICT_SAME;
-    c.ratio_ci[0] = 0.97;
-    c.ratio_ci[1] = 1.0;
+    c.verdict = c.vs_best.verdict = VERDICT_SAME;
+    c.vs_best.ci[0] = 0.97;
+    c.vs_best.ci[1] = 1.0;
     CHECKF(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "same (0.97\xe2\x80\x93" "1.00)") == 0, "%s", b);
+    c.verdict = c.vs_best.verdict = VERDICT_UNDECIDED;
+    c.vs_best.ci[0] = 0.7;
+    c.vs_best.ci[1] = 18.89;
+    CHECKF(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "undecided (0.70\xe2\x80\x93" "18.89)") == 0, "%s", b);
+    c.vs_best.ci[0] = c.vs_best.ci[1] = NAN;
+    c.vs_best.n = 2;
+    CHECKF(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "undecided (2 rounds: no interval)") == 0, "%s", b);
     c.verdict = VERDICT_BEST;
     CHECK(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "best") == 0);
 }

@@ -207,20 +207,22 @@ static void verdict_input(const struct cmp_plan *p, const struct cmp_result *r, 
 {
     const struct compare_cell *c = compare_cell(r, w, s);
     const struct config *cfg = &p->workloads[w].cfg;
-    int k;
+    int k, n = 0;
     memset(vc, 0, sizeof(*vc));
     for (k = 0; k < c->nruns; k++) {
         const struct compare_run *run = &c->runs[k];
         rps[k] = run_rps(run);
         /* A duration-bound round counts whole requests, and connections in
          * step finish together: its count moves by c at once. A count-bound
-         * one is timed to the nanosecond. */
+         * one is timed to the nanosecond. The mean of the rounds' steps
+         * bounds what the rounds' mean log can be off by. */
         if (cfg->requests == 0 && run->res.total.completed) {
-            double step = (double)(cfg->connections ? cfg->connections : 1) / (double)run->res.total.completed;
-            if (step > vc->resolution)
-                vc->resolution = step;
+            vc->resolution += (double)(cfg->connections ? cfg->connections : 1) / (double)run->res.total.completed;
+            n++;
         }
     }
+    if (n)
+        vc->resolution /= n;
     vc->rps = rps;
     vc->nrounds = c->nruns;
     vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];

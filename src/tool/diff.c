@@ -50,7 +50,9 @@ static void log_interval(struct diff_figure *f, double mb, double vb, int nb, do
 {
     double se, t;
     f->ci[0] = f->ci[1] = NAN;
-    if (nb < 2 || nn < 2 || isnan(vb) || isnan(vn))
+    /* Two samples' t-interval (t = 12.7) is a formality: as compare, no
+     * interval under 3. */
+    if (nb < VERDICT_MIN_ROUNDS || nn < VERDICT_MIN_ROUNDS || isnan(vb) || isnan(vn))
         return;
     se = sqrt(vb / nb + vn / nn);
     t = verdict_t975((nb < nn ? nb : nn) - 1);
@@ -61,24 +63,32 @@ static void log_interval(struct diff_figure *f, double mb, double vb, int nb, do
         f->ci[0] = f->ci[1] = NAN;
 }
 
+/* compare's decision (verdict_decide) with the threshold as the band. */
 static void judge(struct diff_figure *f, double thr)
 {
-    double worse_lo, better;
+    double worse[2];
+    int v;
     f->why = "";
     if (!(f->base > 0 && f->now > 0 && isfinite(f->ratio)) || isnan(f->ci[0]) || isnan(f->ci[1])) {
-        f->verdict = DIFF_UNKNOWN;
+        f->verdict = DIFF_UNDECIDED;
+        f->why = "too few samples: 3 or more of each";
         return;
     }
     /* Oriented so that > 1 is worse. */
-    worse_lo = f->higher_better ? 1 / f->ci[1] : f->ci[0];
-    better = f->higher_better ? f->ci[0] : 1 / f->ci[1];
-    if (worse_lo > 1 && (f->higher_better ? 1 / f->ratio : f->ratio) > 1 + thr)
-        f->verdict = DIFF_SLOWER;
-    else if (better > 1 && (f->higher_better ? f->ratio : 1 / f->ratio) > 1 + thr)
-        f->verdict = DIFF_FASTER;
-    else {
+    worse[0] = f->higher_better ? 1 / f->ci[1] : f->ci[0];
+    worse[1] = f->higher_better ? 1 / f->ci[0] : f->ci[1];
+    v = verdict_decide(worse, thr);
+    if (v == VERDICT_SAME) {
         f->verdict = DIFF_SAME;
-        f->why = worse_lo > 1 || better > 1 ? "within the threshold" : "within noise";
+        f->why = "within the threshold";
+    } else if (v == VERDICT_SLOWER) {
+        f->verdict = DIFF_SLOWER;
+    } else if (v == VERDICT_FASTER) {
+        f->verdict = DIFF_FASTER;
+    } else {
+        f->verdict = DIFF_UNDECIDED;
+        f->why = "too noisy: the interval holds no change and is wider than the threshold; longer runs or more "
+                 "rounds";
     }
 }
 
@@ -115,8 +125,10 @@ void diff_results(const struct engine_result *base, const struct engine_result *
         log_interval(f, mb, vb, nb, mn, vn, nn, i > 0 ? DIFF_TL_RESOLUTION : 0);
         judge(f, threshold);
     }
-    for (i = 0; i < (size_t)out->n; i++)
+    for (i = 0; i < (size_t)out->n; i++) {
         out->worse += out->f[i].verdict == DIFF_SLOWER;
+        out->undecided += out->f[i].verdict == DIFF_UNDECIDED;
+    }
 }
 
 /* Mean and variance of the logs of n values (those > 0). Returns how many. */
@@ -138,7 +150,7 @@ static int log_values(const double *x, int n, double *mean, double *var)
 }
 
 void diff_rounds(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
-                 struct diff_result *out)
+                 double resolution, struct diff_result *out)
 {
     static const char *const names[3] = { "req/s", "p50", "p99" }, *const keys[3] = { "rps", "p50_us", "p99_us" };
     int i;
@@ -155,16 +167,19 @@ void diff_rounds(const double *const base[3], int nb, const double *const now[3]
         f->base = kb ? exp(mb) : 0;
         f->now = kn ? exp(mn) : 0;
         f->ratio = f->base > 0 ? f->now / f->base : 0;
-        log_interval(f, mb, vb, kb, mn, vn, kn, 0);
+        /* Rounds that count the same whole requests make a point, not an
+         * interval: a round's count is known to its step. */
+        log_interval(f, mb, vb, kb, mn, vn, kn, i == 0 ? resolution : 0);
         judge(f, threshold);
         out->worse += f->verdict == DIFF_SLOWER;
+        out->undecided += f->verdict == DIFF_UNDECIDED;
     }
 }
 
 const char *diff_verdict_name(int v)
 {
-    static const char *const names[] = { "no change", "faster", "slower", "unknown" };
-    return v >= 0 && v <= DIFF_UNKNOWN ? names[v] : "unknown";
+    static const char *const names[] = { "same", "faster", "slower", "undecided" };
+    return v >= 0 && v <= DIFF_UNDECIDED ? names[v] : "undecided";
 }
 
 /* "+12.3%" of a ratio. */
@@ -180,7 +195,7 @@ static const char *pct_str(char *b, size_t n, double ratio)
 void diff_print(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name)
 {
     int i, first = 1;
-    fprintf(f, "rafale diff: %s -> %s (a change under %.1f%% is no change)\n\n", base_name, now_name,
+    fprintf(f, "rafale diff: %s -> %s (same: the whole interval within %.1f%% either way)\n\n", base_name, now_name,
             d->threshold * 100);
     fprintf(f, "  %-8s %14s %14s %9s   %-21s %s\n", "figure", "base", "new", "change", "95% interval", "verdict");
     for (i = 0; i < d->n; i++) {
@@ -196,11 +211,22 @@ void diff_print(FILE *f, const struct diff_result *d, const char *base_name, con
     }
     fprintf(f, "  (latencies in us)\n\nVerdict: ");
     if (d->worse == 0)
-        fprintf(f, "no figure got significantly worse by more than %.1f%%\n", d->threshold * 100);
+        fprintf(f, "no figure got significantly worse\n");
     else {
         fprintf(f, "worse: ");
         for (i = 0; i < d->n; i++)
             if (d->f[i].verdict == DIFF_SLOWER) {
+                fprintf(f, "%s%s", first ? "" : ", ", d->f[i].name);
+                first = 0;
+            }
+        fprintf(f, "\n");
+    }
+    if (d->undecided) {
+        /* Not a regression found, nor its absence: the exit status stays 0,
+         * this line says so. */
+        fprintf(f, "Undecided (the samples cannot tell; not counted as worse): ");
+        for (i = 0, first = 1; i < d->n; i++)
+            if (d->f[i].verdict == DIFF_UNDECIDED) {
                 fprintf(f, "%s%s", first ? "" : ", ", d->f[i].name);
                 first = 0;
             }
@@ -215,7 +241,8 @@ int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const
     report_json_str(f, base_name);
     fprintf(f, ", \"new\": ");
     report_json_str(f, now_name);
-    fprintf(f, ", \"threshold\": %s, \"worse\": %d, \"figures\": [", REPORT_JNUM("%.4f", d->threshold), d->worse);
+    fprintf(f, ", \"threshold\": %s, \"worse\": %d, \"undecided\": %d, \"figures\": [",
+            REPORT_JNUM("%.4f", d->threshold), d->worse, d->undecided);
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
         fprintf(f, "%s\n  {\"figure\": \"%s\", \"base\": %s, \"new\": %s, \"ratio\": %s, \"ratio_ci\": ", i ? "," : "",
@@ -239,7 +266,7 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
     html_text(f, base_name);
     html_printf(f, " &rarr; ");
     html_text(f, now_name);
-    html_printf(f, " (a change under %.1f%% is no change; 95%% intervals)</p>\n<table><tr><th>figure</th><th>base</th>"
+    html_printf(f, " (same: the whole 95%% interval within %.1f%% either way)</p>\n<table><tr><th>figure</th><th>base</th>"
                    "<th>new</th><th>change</th><th>interval</th><th>verdict</th></tr>\n", d->threshold * 100);
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
@@ -254,7 +281,8 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
                                                               : x->verdict == DIFF_FASTER ? "faster" : "",
                     diff_verdict_name(x->verdict));
     }
-    html_printf(f, "</table>\n<p>%s</p>\n</body></html>\n",
-                d->worse ? "Some figure got significantly worse." : "No figure got significantly worse.");
+    html_printf(f, "</table>\n<p>%s%s</p>\n</body></html>\n",
+                d->worse ? "Some figure got significantly worse." : "No figure got significantly worse.",
+                d->undecided ? " Some figure is undecided: the samples cannot tell." : "");
     return ferror(f) ? -1 : 0;
 }

@@ -393,8 +393,24 @@ out:
     return rc;
 }
 
+/* The relative step of a cell's duration-bound rounds' counts: connections
+ * over requests, the mean over its rounds (0 when count-bound), as compare
+ * takes it (compare.c). */
+static double step(const struct compare_cell *c, const struct config *cfg)
+{
+    double sum = 0;
+    int k, n = 0;
+    for (k = 0; cfg->requests == 0 && k < c->nruns; k++)
+        if (c->runs[k].res.total.completed) {
+            sum += (double)(cfg->connections ? cfg->connections : 1) / (double)c->runs[k].res.total.completed;
+            n++;
+        }
+    return n ? sum / n : 0;
+}
+
 /* Two compares: each workload and server of BASE found by name in NEW, its
- * rounds against the other's. Returns the exit status (3: a cell worse). */
+ * rounds against the other's. Returns the exit status (3: a cell worse;
+ * undecided cells are said, and exit 0). */
 static int diff_compares(const struct loaded *in, const char *const files[2], double thr, const char *json,
                          const char *html)
 {
@@ -438,7 +454,8 @@ static int diff_compares(const struct loaded *in, const char *const files[2], do
                         at[step] = hist_percentile(&run->res.total.h[H_LATENCY], 50) / 1e3;
                         at[2 * step] = hist_percentile(&run->res.total.h[H_LATENCY], 99) / 1e3;
                     }
-                    diff_rounds(fb, cb->nruns, fn, cn->nruns, thr, &d);
+                    diff_rounds(fb, cb->nruns, fn, cn->nruns, thr,
+                                step(cb, &pb->workloads[w].cfg) + step(cn, &pn->workloads[w2].cfg), &d);
                     snprintf(lb, sizeof(lb), "%s [%s on %s]", files[0], pb->workloads[w].name, pb->servers[s].name);
                     snprintf(ln, sizeof(ln), "%s [%s on %s]", files[1], pn->workloads[w2].name, pn->servers[s2].name);
                     diff_print(stdout, &d, lb, ln);

@@ -60,8 +60,8 @@ struct verdict_pair {
 struct verdict_cell {
     /* In: one server's figure per round (index = round; <= 0 when that
      * round has none), whether its result counts at all, and the relative
-     * step of its rounds' counts (connections / requests of its smallest
-     * duration-bound round; 0 when rounds are count-bound). */
+     * step of its rounds' counts (connections / requests, the mean over its
+     * duration-bound rounds; 0 when rounds are count-bound). */
     const double *rps;
     int nrounds;
     int valid;
