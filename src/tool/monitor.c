@@ -12,11 +12,17 @@
  * prefork pool it overstates the server several times over. PSS
  * (/proc/PID/smaps_rollup, Linux 4.14) divides each shared page among its
  * sharers and sums to the memory really used; USS is the private part.
- * Reading smaps_rollup walks the page tables, so it is read about once a
- * second while the cheap RSS of /proc/PID/stat is read ten times a second. */
+ * But the kernel divides among every process of the machine: a server's PSS
+ * falls when a second server of the same interpreter starts beside it. So,
+ * as root, a page is divided among the server's own processes only
+ * (pageshare.c, from pagemap's frame numbers): its memory as if it ran
+ * alone. Without root, the kernel's PSS, said so. Both walk the page tables,
+ * so they are read about once a second while the cheap RSS of
+ * /proc/PID/stat is read ten times a second. */
 #include "monitor.h"
 #include "cgroup.h"
 #include "clock.h"
+#include "pageshare.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -49,6 +55,7 @@ struct entry {
     uint64_t start;
     uint64_t base_ticks, last_ticks;
     uint64_t rss_peak, pss_peak, uss_peak;
+    uint64_t own_peak;       /* its share of pages among the server's processes */
     uint64_t base_wbytes, last_wbytes, base_wchar, last_wchar;
     int io_seen;
     double first_seen_s;
@@ -75,10 +82,18 @@ struct monitor {
     double cg_carried_s;     /* CPU counted in a cgroup of the same path that was removed */
     int cg_cpu_ok;
     long long thr0;          /* nr_throttled at the start, -1 unknown */
-    double rss_sum, pss_sum;
+    double rss_sum, pss_sum, own_sum;
     uint32_t pss_rounds, smaps_ok, smaps_failed;
     int smaps_errno;
-    struct monitor_point *series;
+    uint64_t own_peak;       /* the server's pages, each once (pageshare) */
+    uint32_t own_rounds;
+    int own_failed;          /* pageshare could not count a sample: the kernel's PSS for the whole run */
+    char own_why[96];
+    int *pids;               /* scratch for pageshare: the processes of one round */
+    uint64_t *shares;
+    uint32_t cappids;
+    struct monitor_point *series; /* pss_bytes: the kernel's PSS; own_series beside it */
+    uint64_t *own_series;
     uint32_t npoints, cappoints;
     uint32_t least_procs, least_threads; /* since the last point, UINT32_MAX none */
     struct monitor_result r;
@@ -408,14 +423,18 @@ static double cpu_so_far(struct monitor *m, int *exact)
     return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
 
-static void push_point(struct monitor *m, uint64_t pss, uint64_t rss, uint32_t procs, uint32_t threads)
+static void push_point(struct monitor *m, uint64_t pss, uint64_t own, uint64_t rss, uint32_t procs, uint32_t threads)
 {
     if (m->npoints == m->cappoints) {
         uint32_t c = m->cappoints ? m->cappoints * 2 : 64;
         struct monitor_point *n = realloc(m->series, c * sizeof(*n));
+        uint64_t *o;
         if (n == NULL)
             return;
         m->series = n;
+        if ((o = realloc(m->own_series, c * sizeof(*o))) == NULL)
+            return;
+        m->own_series = o;
         m->cappoints = c;
     }
     m->series[m->npoints].t_s = (double)(clock_ns() - m->t0) / 1e9;
@@ -424,13 +443,52 @@ static void push_point(struct monitor *m, uint64_t pss, uint64_t rss, uint32_t p
     m->series[m->npoints].processes = procs < m->least_procs ? procs : m->least_procs;
     m->series[m->npoints].threads = threads < m->least_threads ? threads : m->least_threads;
     m->least_procs = m->least_threads = UINT32_MAX;
+    m->own_series[m->npoints] = own;
     m->npoints++;
+}
+
+/* The server's pages, each divided among its own processes that map it:
+ * each process's share into its entry's peak, the sum into *own. Returns 0,
+ * or -1 when it cannot be counted (then never again in this run). */
+static int sample_own(struct monitor *m, uint64_t *own)
+{
+    uint32_t i;
+    *own = 0;
+    if (m->own_failed)
+        return -1;
+    if (m->nps > m->cappids) {
+        int *p = realloc(m->pids, m->nps * sizeof(*p));
+        uint64_t *s;
+        if (p != NULL)
+            m->pids = p;
+        if (p == NULL || (s = realloc(m->shares, m->nps * sizeof(*s))) == NULL) {
+            m->own_failed = 1;
+            snprintf(m->own_why, sizeof(m->own_why), "out of memory");
+            return -1;
+        }
+        m->shares = s;
+        m->cappids = m->nps;
+    }
+    for (i = 0; i < m->nps; i++)
+        m->pids[i] = m->ps[i].pid;
+    if (pageshare_measure(m->pids, m->nps, m->shares, m->own_why, sizeof(m->own_why)) != 0) {
+        m->own_failed = 1;
+        return -1;
+    }
+    for (i = 0; i < m->nps; i++) {
+        struct entry *e = entry_for(m, &m->ps[i]);
+        *own += m->shares[i];
+        if (e && m->shares[i] > e->own_peak)
+            e->own_peak = m->shares[i];
+    }
+    return 0;
 }
 
 static void sample(struct monitor *m, int want_smaps)
 {
-    uint64_t rss = 0, pss = 0, uss = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t rss = 0, pss = 0, uss = 0, own = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
     uint32_t threads = 0, i;
+    int own_ok = 0;
 
     if (m->use_cg)
         list_cgroup(m);
@@ -493,6 +551,13 @@ static void sample(struct monitor *m, int want_smaps)
         pthread_mutex_unlock(&m->live_mu);
         return;
     }
+    if (want_smaps && sample_own(m, &own) == 0) {
+        own_ok = 1;
+        m->own_rounds++;
+        m->own_sum += (double)own;
+        if (own > m->own_peak)
+            m->own_peak = own;
+    }
     m->r.samples++;
     m->rss_sum += (double)rss;
     if (rss > m->r.rss_peak_bytes)
@@ -512,7 +577,7 @@ static void sample(struct monitor *m, int want_smaps)
             m->r.pss_peak_bytes = pss;
         if (uss > m->r.uss_peak_bytes)
             m->r.uss_peak_bytes = uss;
-        push_point(m, pss, rss, m->nps, threads);
+        push_point(m, pss, own, rss, m->nps, threads);
     }
     if (m->use_cg) {
         uint64_t cur, peak;
@@ -535,8 +600,9 @@ static void sample(struct monitor *m, int want_smaps)
         if (m->live.cpus == 0 || want_smaps)
             m->live.cpus = limit_cpus(m); /* once a second: cpu.max may change */
         if (want_smaps) {
-            m->live.pss_bytes = pss;
+            m->live.pss_bytes = own_ok ? own : pss;
             m->live.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
+            m->live.pss_own = own_ok;
         }
         pthread_mutex_unlock(&m->live_mu);
     }
@@ -620,6 +686,9 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         free(m->ps);
         free(m->e);
         free(m->series);
+        free(m->own_series);
+        free(m->pids);
+        free(m->shares);
         pthread_mutex_destroy(&m->live_mu);
         free(m);
         snprintf(err, errlen, "cannot start the monitor thread");
@@ -659,9 +728,23 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     m->r.rss_mean_bytes = m->r.samples ? (uint64_t)(m->rss_sum / m->r.samples) : 0;
     m->r.pss_mean_bytes = m->pss_rounds ? (uint64_t)(m->pss_sum / m->pss_rounds) : 0;
     m->r.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
+    m->r.pss_sys_peak_bytes = m->r.pss_peak_bytes;
+    /* Every sample counted among its own processes, or none: one measure
+     * for the whole run. */
+    m->r.pss_own = m->r.has_pss && !m->own_failed && m->own_rounds == m->pss_rounds && m->own_rounds > 0;
+    if (m->r.pss_own) {
+        m->r.pss_peak_bytes = m->own_peak;
+        m->r.pss_mean_bytes = (uint64_t)(m->own_sum / m->own_rounds);
+        for (i = 0; i < m->npoints; i++)
+            m->series[i].pss_bytes = m->own_series[i];
+    }
     if (!m->r.has_pss)
         snprintf(m->r.pss_note, sizeof(m->r.pss_note), "PSS unavailable (/proc/PID/smaps_rollup: %s): RSS shown",
                  m->smaps_errno ? strerror(m->smaps_errno) : "not read");
+    else if (!m->r.pss_own)
+        snprintf(m->r.pss_note, sizeof(m->r.pss_note),
+                 "the kernel's PSS, shared pages divided among every process of the machine (%s)",
+                 m->own_why[0] ? m->own_why : "not counted");
     m->r.procs = calloc(m->ne ? m->ne : 1, sizeof(*m->r.procs));
     if (m->r.procs) {
         for (i = 0; i < m->ne; i++) {
@@ -672,7 +755,7 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
             snprintf(p->command, sizeof(p->command), "%s", e->command);
             p->cpu_s = (double)(e->last_ticks - e->base_ticks) / (double)hz;
             p->rss_peak_bytes = e->rss_peak;
-            p->pss_peak_bytes = e->pss_peak;
+            p->pss_peak_bytes = m->r.pss_own ? e->own_peak : e->pss_peak;
             p->uss_peak_bytes = e->uss_peak;
             p->first_seen_s = e->first_seen_s;
             p->exited = e->round_seen != m->round;
@@ -683,6 +766,9 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     m->r.npoints = m->npoints;
     *r = m->r;
     pthread_mutex_destroy(&m->live_mu);
+    free(m->own_series);
+    free(m->pids);
+    free(m->shares);
     free(m->ps);
     free(m->e);
     free(m);

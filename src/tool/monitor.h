@@ -1,8 +1,9 @@
 /* monitor.h - watches a server while a run goes on: a process and all its
  * descendants, or every process of a cgroup v2. CPU time; memory as PSS
  * (each shared page divided among the processes sharing it, so a prefork
- * pool is not counted five times over), USS (private) and RSS; and every
- * process seen, for a per-process table. */
+ * pool is not counted five times over; as root among the server's own
+ * processes only, so other servers beside it change nothing), USS (private)
+ * and RSS; and every process seen, for a per-process table. */
 #ifndef RAFALE_MONITOR_H
 #define RAFALE_MONITOR_H
 
@@ -39,7 +40,14 @@ struct monitor_result {
     uint64_t pss_peak_bytes, pss_mean_bytes, uss_peak_bytes; /* sums over the processes */
     uint64_t rss_peak_bytes, rss_mean_bytes;
     int has_pss;              /* smaps_rollup was readable: PSS/USS are meaningful */
-    char pss_note[128];       /* why not, when not */
+    /* PSS with shared pages divided among the server's own processes only
+     * (pagemap, as root): the pss_* figures, per process and over time, are
+     * the server's memory as if alone. 0: the kernel's PSS, divided among
+     * every process of the machine (other servers of the same interpreter
+     * lower it). */
+    int pss_own;
+    uint64_t pss_sys_peak_bytes; /* the kernel's PSS summed, at its peak */
+    char pss_note[192];       /* why not (PSS, or own pages), when not */
     uint64_t cg_memory_peak_bytes; /* the cgroup's memory.peak (or highest memory.current), 0 unknown */
     uint32_t processes;       /* most seen at once */
     uint32_t threads;         /* most seen at once */
@@ -84,6 +92,7 @@ struct monitor_live {
     double cpu_s;             /* user+sys since watching began */
     uint64_t pss_bytes, rss_bytes; /* at the last sample (PSS about once a second) */
     int has_pss;
+    int pss_own;              /* PSS among the server's own processes (see monitor_result) */
     double cpus;              /* the CPUs it may use, 0 unknown */
     uint32_t processes;
 };

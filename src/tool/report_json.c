@@ -237,13 +237,15 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
             ", \"cpu_s\": %s, \"cpu_exact\": %s, \"cpu_us_per_request\": %s, \"has_pss\": %s, "
             "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
             "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
-            "\"samples\": %u, \"exited\": %s, \"cpus\": %s, \"pss_note\": ",
+            "\"samples\": %u, \"exited\": %s, \"cpus\": %s, \"pss_own\": %s, \"pss_sys_peak_bytes\": %llu, "
+            "\"pss_note\": ",
             REPORT_JNUM("%.6f", m->cpu_s), m->cpu_exact ? "true" : "false",
             REPORT_JNUM("%.3f", completed ? m->cpu_s * 1e6 / (double)completed : 0.0), m->has_pss ? "true" : "false",
             (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
             (unsigned long long)m->uss_peak_bytes, (unsigned long long)m->rss_peak_bytes,
             (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes,
-            m->threads, m->samples, m->gone ? "true" : "false", REPORT_JNUM("%.3f", m->cpus));
+            m->threads, m->samples, m->gone ? "true" : "false", REPORT_JNUM("%.3f", m->cpus),
+            m->pss_own ? "true" : "false", (unsigned long long)m->pss_sys_peak_bytes);
     report_json_str(f, m->pss_note);
     if (m->has_io)
         fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);

@@ -242,6 +242,10 @@ static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
     m->cpu_exact = jcheck_bool(c, sv, "cpu_exact");
     m->has_pss = jcheck_bool(c, sv, "has_pss");
     m->pss_peak_bytes = jcheck_count(c, sv, "pss_peak_bytes", 0);
+    /* Absent (results before it): the kernel's PSS, as they measured. */
+    m->pss_own = jcheck_bool(c, sv, "pss_own");
+    m->pss_sys_peak_bytes = json_object_get(sv, "pss_sys_peak_bytes") ? jcheck_count(c, sv, "pss_sys_peak_bytes", 0)
+                                                                       : m->pss_peak_bytes;
     m->pss_mean_bytes = jcheck_count(c, sv, "pss_mean_bytes", 0);
     m->uss_peak_bytes = jcheck_count(c, sv, "uss_peak_bytes", 0);
     m->rss_peak_bytes = jcheck_count(c, sv, "rss_peak_bytes", 0);

@@ -862,3 +862,37 @@ def compare_targets_per_endpoint():
         if hs and plot and max(hs) > 0 and max(hs) < float(plot.group(1)) / 2.2 - 1:
             low.append((re.search(r"<title>([^<]*)", svg).group(1), max(hs)))
     check(not low, "endpoints: every bar chart scaled to its bars (%s)" % low)
+
+
+@test
+def compare_memory_as_if_alone():
+    # Two servers of one interpreter share its pages (libpython, the modules read from disk): the kernel's PSS
+    # divides each among every process mapping it, so a server beside its twin looked smaller than alone.
+    # Its memory is counted among its own processes only: the same beside a twin as alone.
+    ports = [free_port() for _ in range(3)]
+
+    def run(names):
+        text = "[settings]\nrepeat = 1\nwarmup = 0s\nconnections = 2\nduration = 300ms\n\n"
+        for name in names:
+            port = ports[["lone", "twin1", "twin2"].index(name)]
+            text += ("[server %s]\nstart = exec %s %s sleep --port %d\nurl = http://127.0.0.1:%d\n\n"
+                     % (name, sys.executable, FSERVER, port, port))
+        path = os.path.join(TMP, "mem-%s.plan" % "-".join(names))
+        with open(path, "w") as fh:
+            fh.write(text + "[workload hello]\npath = /\n")
+        p = subprocess.run([RAFALE, "compare", path, "--json", path + ".json"], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0, "memory alone: compare runs (%s)" % p.stderr[-300:])
+        with open(path + ".json") as fh:
+            w = json.load(fh)["compare"]["workloads"][0]
+        return {c["name"]: c for c in w["servers"]}, p.stdout
+
+    alone, _ = run(["lone"])
+    twins, out = run(["twin1", "twin2"])
+    a = alone["lone"]["memory_peak_bytes"]
+    for name in ("twin1", "twin2"):
+        m = twins[name]["memory_peak_bytes"]
+        check(twins[name]["memory_kind"] == alone["lone"]["memory_kind"] == "pss" and abs(m - a) < 0.025 * a,
+              "memory alone: %s beside its twin %.2f MiB, alone %.2f MiB (%s)"
+              % (name, m / 1048576, a / 1048576, twins[name]["memory_kind"]))
+    check("PSS peak" in out, "memory alone: the table names its measure")
