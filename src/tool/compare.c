@@ -338,6 +338,29 @@ static int implausible_cpu(const struct config *cfg, const struct compare_run *r
     return 1;
 }
 
+const char *compare_mem_name(int kind)
+{
+    return kind == CMP_MEM_PSS ? "PSS" : kind == CMP_MEM_PSS_SYS ? "sysPSS" : "RSS";
+}
+
+const char *compare_mem_key(int kind)
+{
+    return kind == CMP_MEM_PSS ? "pss" : kind == CMP_MEM_PSS_SYS ? "pss_sys" : "rss";
+}
+
+static int run_mem_kind(const struct monitor_result *m)
+{
+    return !m->has_pss ? CMP_MEM_RSS : m->pss_own ? CMP_MEM_PSS : CMP_MEM_PSS_SYS;
+}
+
+/* A run's memory peak in the given measure (no more exact than its own). */
+static uint64_t run_mem(const struct monitor_result *m, int kind)
+{
+    if (kind == CMP_MEM_RSS)
+        return m->rss_peak_bytes;
+    return kind == CMP_MEM_PSS_SYS ? m->pss_sys_peak_bytes : m->pss_peak_bytes;
+}
+
 void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
 {
     int w, s, k;
@@ -347,7 +370,7 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
             struct compare_cell *c = compare_cell(r, w, s);
             double *rps = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
             double *cpu = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
-            int ncpu = 0, all_pss = 1;
+            int ncpu = 0, kind = CMP_MEM_PSS;
 
             stats_fini(&c->total);
             stats_init(&c->total);
@@ -360,7 +383,6 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
             for (k = 0; k < c->nruns; k++) {
                 const struct compare_run *run = &c->runs[k];
                 double v = run_rps(run);
-                uint64_t mem;
                 stats_merge(&c->total, &run->res.total);
                 if (rps)
                     rps[k] = v;
@@ -372,12 +394,8 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
                     /* No tick counted by /proc is no measurement, not zero. */
                     if (run->res.total.completed && cpu && (run->server.cpu_s > 0 || run->server.cpu_exact))
                         cpu[ncpu++] = run->server.cpu_s * 1e6 / (double)run->res.total.completed;
-                    all_pss &= run->server.has_pss;
-                    mem = run->server.has_pss ? run->server.pss_peak_bytes : run->server.rss_peak_bytes;
-                    if (c->best_run < 0 || mem > c->mem_peak) {
-                        c->mem_peak = mem;
-                        c->best_run = k;
-                    }
+                    if (run_mem_kind(&run->server) < kind)
+                        kind = run_mem_kind(&run->server);
                 }
                 /* Saturated, it and not the server set the pace: the
                  * findings' rule decides (thread CPU time against the
@@ -389,13 +407,18 @@ void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
                     c->client_bound = 1; /* without findings, its CPU time against the time it had */
                 merge_findings(&c->found, &run->found);
             }
-            c->mem_is_pss = c->best_run >= 0 && all_pss;
-            if (c->best_run >= 0 && !all_pss) {
-                /* Mixed runs: compare like with like, RSS everywhere. */
-                c->mem_peak = 0;
-                for (k = 0; k < c->nruns; k++)
-                    if (c->runs[k].has_server && c->runs[k].server.rss_peak_bytes > c->mem_peak)
-                        c->mem_peak = c->runs[k].server.rss_peak_bytes;
+            /* Runs measured differently: like with like, each in the
+             * least exact measure of them all. */
+            c->mem_kind = kind;
+            for (k = 0; k < c->nruns; k++) {
+                uint64_t mem;
+                if (!c->runs[k].has_server)
+                    continue;
+                mem = run_mem(&c->runs[k].server, kind);
+                if (c->best_run < 0 || mem > c->mem_peak) {
+                    c->mem_peak = mem;
+                    c->best_run = k;
+                }
             }
             if (c->nruns == 0)
                 c->rps_min = 0;

@@ -88,6 +88,17 @@ struct compare_run {
     struct config *cfg;          /* a run of targets (--targets): its own URLs; NULL: the workload's */
 };
 
+/* A cell's memory measure, from the least exact to the most. */
+enum cmp_mem {
+    CMP_MEM_RSS,                 /* RSS summed: PSS was not readable */
+    CMP_MEM_PSS_SYS,             /* the kernel's PSS: shared pages divided among every process of the machine */
+    CMP_MEM_PSS                  /* PSS among the server's own processes: as if it ran alone */
+};
+/* The measure's name in tables: "PSS", "sysPSS", "RSS". */
+const char *compare_mem_name(int kind);
+/* Its name in JSON: "pss", "pss_sys", "rss". */
+const char *compare_mem_key(int kind);
+
 /* One workload on one server: its runs and what they add up to. */
 struct compare_cell {
     char *url;                   /* what the runs were sent to */
@@ -97,8 +108,8 @@ struct compare_cell {
     struct stats total;          /* every run merged: histograms, statuses, counters */
     double rps_median, rps_min, rps_max;
     double server_cpu_us;        /* per request, median over runs; < 0 unknown */
-    uint64_t mem_peak;           /* highest PSS (or RSS when PSS was not readable) of its runs */
-    int mem_is_pss;
+    uint64_t mem_peak;           /* highest memory of its runs, in its measure: */
+    int mem_kind;                /* enum cmp_mem, the least exact of its runs' (like with like) */
     int best_run;                /* the run with the highest memory, for the process table */
     double bad_pct;              /* responses with a status outside --expect, in % */
     double conns_per_req;

@@ -51,7 +51,8 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
  * processes grouped by command; each line starts with indent. */
 void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *indent);
 /* The memory figure a report leads with: PSS, or RSS when PSS could not
- * be read; *label receives "PSS" or "RSS". */
+ * be read; *label receives "PSS" (among the server's own processes),
+ * "sysPSS" (the kernel's, among every process of the machine) or "RSS". */
 uint64_t report_server_memory(const struct monitor_result *m, const char **label);
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of

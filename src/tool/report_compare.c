@@ -135,14 +135,16 @@ void report_compare_describe(char *b, size_t n, const struct cmp_workload *wl)
 #undef ADD
 }
 
-void report_compare_cpu_mem(const struct compare_cell *c, char *cpu, size_t cn, char *mem, size_t mn)
+void report_compare_cpu_mem(const struct compare_cell *c, int named, char *cpu, size_t cn, char *mem, size_t mn)
 {
+    char b[32];
     if (c->server_cpu_us >= 0)
         units_fmt_ns(cpu, cn, c->server_cpu_us * 1e3);
     else
         snprintf(cpu, cn, "-");
     if (c->best_run >= 0)
-        units_fmt_bytes(mem, mn, (double)c->mem_peak);
+        snprintf(mem, mn, "%s%s%s", units_fmt_bytes(b, sizeof(b), (double)c->mem_peak), named ? " " : "",
+                 named ? compare_mem_name(c->mem_kind) : "");
     else
         snprintf(mem, mn, "-");
 }
@@ -181,13 +183,29 @@ const char *report_compare_close_why(const struct stats *t)
     return t->closes[top] ? stats_close_explain((enum close_kind)top) : "closed without saying why";
 }
 
+int report_compare_mem_mixed(const struct cmp_result *r, int w)
+{
+    int s, kind = -1;
+    for (s = 0; s < r->nservers; s++) {
+        const struct compare_cell *c = compare_cell(r, w, s);
+        if (c->best_run < 0)
+            continue;
+        if (kind >= 0 && c->mem_kind != kind)
+            return 1;
+        kind = c->mem_kind;
+    }
+    return 0;
+}
+
 const char *report_compare_mem_label(const struct cmp_result *r, int w)
 {
     int s;
+    if (report_compare_mem_mixed(r, w))
+        return "memory peak";
     for (s = 0; s < r->nservers; s++) {
         const struct compare_cell *c = compare_cell(r, w, s);
-        if (c->best_run >= 0 && !c->mem_is_pss)
-            return "RSS peak";
+        if (c->best_run >= 0)
+            return c->mem_kind == CMP_MEM_PSS ? "PSS peak" : c->mem_kind == CMP_MEM_PSS_SYS ? "sysPSS peak" : "RSS peak";
     }
     return "PSS peak";
 }
@@ -391,7 +409,7 @@ static void matrix_text(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 
 void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
-    int w, s, nw = report_compare_name_width(p), any_notes = 0;
+    int w, s, nw = report_compare_name_width(p), any_notes = 0, mixed, mw;
 
     /* The verdict first: a line per workload. */
     fprintf(f, "\nVerdict\n");
@@ -424,8 +442,11 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         }
         if (r->alike && r->alike[w].cut[0])
             fprintf(f, "  [i] answers not compared (checked once before the load): %s\n", r->alike[w].cut);
-        fprintf(f, "  %4s %-*s %9s %19s %9s %9s %8s %10s %8s %9s %10s  %s\n", "rank", nw, "server", "req/s",
-                "(min - max req/s)", "p50", "p99", "errors", "bad status", "conn/req", "CPU/req",
+        mixed = report_compare_mem_mixed(r, w);
+        /* "12.34MiB sysPSS" when the rows' measures differ */
+        mw = mixed ? 15 : (int)strlen(report_compare_mem_label(r, w)) > 10 ? 11 : 10;
+        fprintf(f, "  %4s %-*s %9s %19s %9s %9s %8s %10s %8s %9s %*s  %s\n", "rank", nw, "server", "req/s",
+                "(min - max req/s)", "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", mw,
                 report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
             const struct compare_cell *c = compare_cell(r, w, s);
@@ -440,12 +461,12 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
             else
                 snprintf(rank, sizeof(rank), "-");
             snprintf(range, sizeof(range), "(%.0f - %.0f)", c->rps_min, c->rps_max);
-            report_compare_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
+            report_compare_cpu_mem(c, mixed, cpu, sizeof(cpu), mem, sizeof(mem));
             snprintf(bad, sizeof(bad), "%.1f%%", c->bad_pct);
-            fprintf(f, "  %4s %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %10s  %s\n", rank, nw, nw,
+            fprintf(f, "  %4s %-*.*s %9.0f %19s %9s %9s %8llu %10s %8.2f %9s %*s  %s\n", rank, nw, nw,
                     p->servers[s].name, c->rps_median, range, units_fmt_ns(p50, sizeof(p50), hist_percentile(&c->total.h[H_LATENCY], 50)),
                     units_fmt_ns(p99, sizeof(p99), hist_percentile(&c->total.h[H_LATENCY], 99)),
-                    (unsigned long long)stats_errors(&c->total), bad, c->conns_per_req, cpu, mem,
+                    (unsigned long long)stats_errors(&c->total), bad, c->conns_per_req, cpu, mw, mem,
                     report_compare_ratio_text(ratio, sizeof(ratio), c, best));
         }
         targets_block(f, p, r, w, nw);
@@ -698,7 +719,7 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                 (unsigned long long)stats_errors(t), (unsigned long long)t->bad_status, REPORT_JNUM("%.3f", c->bad_pct),
                 (unsigned long long)t->conns_opened, REPORT_JNUM("%.4f", c->conns_per_req),
                 c->keepalive_refused ? "true" : "false", REPORT_JNUM("%.3f", c->server_cpu_us),
-                (unsigned long long)c->mem_peak, c->mem_is_pss ? "pss" : "rss",
+                (unsigned long long)c->mem_peak, compare_mem_key(c->mem_kind),
                 REPORT_JNUM("%.4f", c->rps_median > 0 && !c->invalid && best > 0 ? best / c->rps_median : 0),
                 c->nruns && !c->invalid ? "true" : "false", c->unstable ? "true" : "false",
                 c->client_bound ? "true" : "false", r->failed[s] ? "true" : "false");

@@ -29,10 +29,15 @@ void report_compare_describe(char *b, size_t n, const struct cmp_workload *wl);
 void report_compare_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect);
 /* Why the server closed keep-alive connections, in words. */
 const char *report_compare_close_why(const struct stats *t);
-/* "PSS peak", or "RSS peak" when some server's PSS could not be read. */
+/* Whether workload w's cells measured memory differently (PSS here, RSS
+ * there): then each cell names its measure. */
+int report_compare_mem_mixed(const struct cmp_result *r, int w);
+/* The memory column's header: "PSS peak" (or "sysPSS peak", "RSS peak")
+ * when every row has that measure, "memory peak" when they differ. */
 const char *report_compare_mem_label(const struct cmp_result *r, int w);
-/* A cell's server CPU per request and memory peak as shown, or "-". */
-void report_compare_cpu_mem(const struct compare_cell *c, char *cpu, size_t cn, char *mem, size_t mn);
+/* A cell's server CPU per request and memory peak as shown, or "-";
+ * named: the memory followed by its measure ("12.3MiB RSS"). */
+void report_compare_cpu_mem(const struct compare_cell *c, int named, char *cpu, size_t cn, char *mem, size_t mn);
 /* Width of the server name column. */
 int report_compare_name_width(const struct cmp_plan *p);
 

@@ -229,7 +229,7 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
     struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0 };
     struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0 };
-    int s, w, k, ns = 0, pss = 1;
+    int s, w, k, ns = 0, pss = 1, own = 1;
 
     if (ser == NULL || xs == NULL || ys == NULL)
         goto out;
@@ -240,6 +240,7 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
             for (k = 0; k < compare_cell(r, w, s)->nruns; k++) {
                 n += compare_cell(r, w, s)->runs[k].server.npoints;
                 pss &= !compare_cell(r, w, s)->runs[k].has_server || compare_cell(r, w, s)->runs[k].server.has_pss;
+                own &= !compare_cell(r, w, s)->runs[k].has_server || compare_cell(r, w, s)->runs[k].server.pss_own;
             }
         if (n == 0)
             continue;
@@ -265,7 +266,13 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
         ser[ns].n = (int)n;
         ns++;
     }
-    if (!pss)
+    /* The series hold each run's own measure: one line of PSS among the
+     * server's processes beside one of the kernel's PSS would not compare
+     * like with like, so then RSS for all. */
+    if (pss && !own) {
+        pss = 0;
+        ay.label = "memory (MiB, RSS summed: PSS was not measured alike for every run)";
+    } else if (!pss)
         ay.label = "memory (MiB, RSS summed: PSS was not readable)";
     if (ns)
         svg_line_chart(f, pss ? "Server memory (PSS) over time" : "Server memory (RSS) over time", &ax, &ay, ser, ns);
@@ -483,7 +490,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                "<th colspan=\"3\">throughput (req/s)</th><th colspan=\"4\">latency</th>"
                "<th rowspan=\"2\">errors</th><th rowspan=\"2\">bad status (%% of responses)</th>"
                "<th rowspan=\"2\">connections per request</th><th rowspan=\"2\">server CPU per request</th>"
-               "<th rowspan=\"2\">server memory (%s)</th><th rowspan=\"2\">vs best</th></tr>\n"
+               "<th rowspan=\"2\">server %s</th><th rowspan=\"2\">vs best</th></tr>\n"
                "<tr><th>median</th><th>min</th><th>max</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
             report_compare_mem_label(r, w));
     for (s = 0; s < p->nservers; s++) {
@@ -498,7 +505,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             html_printf(f, "</td><td colspan=\"13\" class=\"warn\">%s</td></tr>\n", r->failed[s] ? "failed" : "not run");
             continue;
         }
-        report_compare_cpu_mem(c, cpu, sizeof(cpu), mem, sizeof(mem));
+        report_compare_cpu_mem(c, report_compare_mem_mixed(r, w), cpu, sizeof(cpu), mem, sizeof(mem));
         html_printf(f, "</td><td>%.0f</td><td>%.0f</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                    "<td>%llu</td><td class=\"%s\">%.1f</td><td class=\"%s\">%.2f</td><td>%s</td><td>%s</td>"
                    "<td class=\"%s\">%s</td></tr>\n",
@@ -641,7 +648,8 @@ static void processes_block(FILE *f, const struct cmp_plan *p, const struct cmp_
 {
     int w, s;
     html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. PSS divides each shared page "
-               "among the processes sharing it, so it adds up to the memory really used; RSS counts a shared page "
+               "among the server's own processes sharing it, so it adds up to the memory the server uses, whatever "
+               "runs beside it (sysPSS, without root: among every process of the machine); RSS counts a shared page "
                "in every process.</p>\n");
     for (s = 0; s < p->nservers; s++) {
         const struct compare_run *top = NULL;
@@ -699,7 +707,7 @@ int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     bars(f, p, r, "Throughput (median of rounds, 95% interval)", "requests per second", BAR_RPS);
     bars(f, p, r, "p99 latency (95% interval)", "latency (ms)", BAR_P99);
     bars(f, p, r, "Server CPU per request", "CPU (microseconds per request)", BAR_CPU);
-    bars(f, p, r, "Server memory (peak PSS; RSS where PSS was not readable)", "memory (MiB)", BAR_MEM);
+    bars(f, p, r, "Server memory (peak, in each row's measure of the tables)", "memory (MiB)", BAR_MEM);
     memory_chart(f, p, r);
     html_printf(f, "</div>\n");
     for (w = 0; w < p->nworkloads; w++) {

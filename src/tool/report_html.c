@@ -154,13 +154,18 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
             m->threads, m->cpu_s);
     if (completed)
         html_printf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
-    if (m->has_pss)
-        html_printf(f, ". Memory: PSS %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
-                units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+    if (m->has_pss) {
+        html_printf(f, ". Memory: %s %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
+                m->pss_own ? "PSS" : "sysPSS", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
                 units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
                 units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
                 units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
-    else {
+        if (!m->pss_own) {
+            html_printf(f, " sysPSS: ");
+            html_text(f, m->pss_note);
+            html_printf(f, ".");
+        }
+    } else {
         html_printf(f, ". Memory: RSS summed %s peak (it counts shared pages in each process); ",
                 units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes));
         html_text(f, m->pss_note);
@@ -171,8 +176,8 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     html_printf(f, "</p>\n");
     if (ng == 0)
         return;
-    html_printf(f, "<table><tr><th>processes</th><th>PSS each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
-               "<th>command</th></tr>\n");
+    html_printf(f, "<table><tr><th>processes</th><th>%s each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
+               "<th>command</th></tr>\n", m->pss_own || !m->has_pss ? "PSS" : "sysPSS");
     for (i = 0; i < ng; i++) {
         html_printf(f, "<tr><td>%u%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f</td><td style=\"text-align:left\">",
                 g[i].count, g[i].exited ? " (exited)" : "",
@@ -191,7 +196,7 @@ static void memory_chart(FILE *f, const struct monitor_result *m)
     double *x, *y;
     uint32_t i;
     struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { m->has_pss ? "memory (MiB, PSS)" : "memory (MiB, RSS summed)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ay = { !m->has_pss ? "memory (MiB, RSS summed)" : m->pss_own ? "memory (MiB, PSS)" : "memory (MiB, sysPSS)", 0, NULL, NULL, 0, 0 };
     if (m->npoints < 2 || (x = calloc(2 * m->npoints, sizeof(double))) == NULL)
         return;
     y = x + m->npoints;

@@ -309,7 +309,7 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
 
 uint64_t report_server_memory(const struct monitor_result *m, const char **label)
 {
-    *label = m->has_pss ? "PSS" : "RSS";
+    *label = !m->has_pss ? "RSS" : m->pss_own ? "PSS" : "sysPSS";
     return m->has_pss ? m->pss_peak_bytes : m->rss_peak_bytes;
 }
 
@@ -333,8 +333,8 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
         fprintf(f, " (the run was shorter than what /proc counts, 10ms ticks)");
     fprintf(f, "%s\n", m->cpu_exact ? " (the cgroup's own count, exited processes included)" : "");
     if (m->has_pss)
-        fprintf(f, "%s  memory      PSS %s peak (mean %s), USS %s; RSS summed %s (shared pages counted in each process)\n",
-                in, units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+        fprintf(f, "%s  memory      %s %s peak (mean %s), USS %s; RSS summed %s (shared pages counted in each process)\n",
+                in, m->pss_own ? "PSS" : "sysPSS", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
                 units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
                 units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
                 units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
@@ -342,12 +342,15 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
         fprintf(f, "%s  memory      RSS summed %s peak (mean %s): shared pages counted in each process; %s\n", in,
                 units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes),
                 units_fmt_bytes(b, sizeof(b), (double)m->rss_mean_bytes), m->pss_note);
+    if (m->has_pss && !m->pss_own)
+        fprintf(f, "%s              sysPSS: %s\n", in, m->pss_note);
     if (m->cg_memory_peak_bytes)
         fprintf(f, "%s              the cgroup's own memory peak: %s\n", in,
                 units_fmt_bytes(a, sizeof(a), (double)m->cg_memory_peak_bytes));
     if (ng == 0)
         return;
-    fprintf(f, "%s  processes   %5s %10s %10s %10s %9s  command\n", in, "count", m->has_pss ? "PSS each" : "",
+    fprintf(f, "%s  processes   %5s %10s %10s %10s %9s  command\n", in, "count",
+            m->has_pss ? m->pss_own ? "PSS each" : "sysPSS each" : "",
             m->has_pss ? "USS each" : "", "RSS each", "CPU");
     for (i = 0; i < ng; i++) {
         char cnt[16];
