@@ -152,7 +152,8 @@ static void expose(struct metrics *m, FILE *f, int om)
                        "affinity, its cgroup's cpu.max, the machine's).\nrafale_server_cpus %g\n", sv->cpus);
         if (sv->has_pss)
             fprintf(f, "# TYPE rafale_server_pss_bytes gauge\n# HELP rafale_server_pss_bytes Proportional set size of "
-                       "the server's processes (shared pages divided among them).\nrafale_server_pss_bytes %llu\n",
+                       "the server's processes (shared pages divided among them only as root, else among every "
+                       "process of the machine).\nrafale_server_pss_bytes %llu\n",
                     (unsigned long long)sv->pss_bytes);
         fprintf(f, "# TYPE rafale_server_rss_bytes gauge\n# HELP rafale_server_rss_bytes Resident set size of the "
                    "server's processes, summed.\nrafale_server_rss_bytes %llu\n", (unsigned long long)sv->rss_bytes);
