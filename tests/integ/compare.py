@@ -908,7 +908,8 @@ def compare_memory_as_if_alone():
         json.dump(j, fh)
     p = subprocess.run([RAFALE, "report", "--html", path + ".html", path + ".mixed.json"], capture_output=True,
                        text=True, timeout=60)
-    rows = {l.split()[0]: l for l in p.stdout.splitlines() if l.startswith("  twin")}
+    # The table's rows begin with the rank: "     1 twin1 ...".
+    rows = {m.group(1): l for l in p.stdout.splitlines() for m in [re.match(r"\s+(?:\d+|-)\s+(twin\d)\s", l)] if m}
     check(p.returncode == 0 and "memory peak" in p.stdout and "PSS peak" not in p.stdout and "RSS peak" not in p.stdout
           and re.search(r"MiB PSS  ", rows.get("twin1", "")) and re.search(r"MiB RSS  ", rows.get("twin2", "")),
           "memory alone: a mixed table names each row's measure (%s)" % rows)
