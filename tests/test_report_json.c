@@ -15,7 +15,7 @@ static void fill_stats(struct stats *s, uint64_t base)
     int k;
     stats_init(s);
     s->completed = 1000 + base;
-    s->errors[ERR_TIMEOUT] = 3;
+    s->errors[ERR_TIMEOUT_ANSWER] = 3;
     s->errors[ERR_RESET] = 2;
     s->started = s->completed + 5 + 7;
     s->status[200] = 900 + base;
@@ -40,7 +40,7 @@ static void same_stats(const char *what, const struct stats *a, const struct sta
     int k, i, same_status = 1;
     CHECKF(a->completed == b->completed && a->started == b->started && a->bad_status == b->bad_status, "%s counts",
            what);
-    CHECKF(stats_errors(a) == stats_errors(b) && a->errors[ERR_TIMEOUT] == b->errors[ERR_TIMEOUT], "%s errors", what);
+    CHECKF(stats_errors(a) == stats_errors(b) && a->errors[ERR_TIMEOUT_ANSWER] == b->errors[ERR_TIMEOUT_ANSWER], "%s errors", what);
     for (i = 0; i < STATUS_MAX; i++)
         if (a->status[i] != b->status[i])
             same_status = 0;

@@ -41,7 +41,7 @@ static void evaluates(void)
     for (v = 1; v <= 1000; v++)
         hist_record(&t.h[H_LATENCY], v * 100000); /* 0.1 .. 100 ms */
     t.completed = 990;
-    t.errors[ERR_TIMEOUT] = 10;
+    t.errors[ERR_TIMEOUT_ANSWER] = 10;
     t.bad_status = 99;
     CHECK(slo_parse("p50<60ms,p99<50ms,errors<2%,errors<1%,rps>=990,bad_status<=10%", &s, err, sizeof(err)) == 0);
     CHECK(slo_eval(&s, &t, 1.0) == 2);

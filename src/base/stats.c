@@ -5,10 +5,10 @@
 
 static const char *const names[ERR__COUNT] = {
     [ERR_CONNECT_REFUSED] = "connect_refused",
-    [ERR_CONNECT_TIMEOUT] = "connect_timeout",
+    [ERR_TIMEOUT_CONNECT] = "timeout_connect",
     [ERR_CONNECT_OTHER] = "connect_other",
     [ERR_RESET] = "reset",
-    [ERR_TIMEOUT] = "timeout",
+    [ERR_TIMEOUT_ANSWER] = "timeout_answer",
     [ERR_WRITE] = "write",
     [ERR_MALFORMED] = "malformed",
     [ERR_CLOSED_EARLY] = "closed_early",
@@ -22,10 +22,13 @@ static const char *const names[ERR__COUNT] = {
 
 static const char *const explain[ERR__COUNT] = {
     [ERR_CONNECT_REFUSED] = "nothing accepted the connection (server down, wrong port, or its listen backlog overflowed)",
-    [ERR_CONNECT_TIMEOUT] = "the TCP handshake did not finish within the connect timeout (--connect-timeout)",
+    [ERR_TIMEOUT_CONNECT] = "the connection was not up in time: the TCP handshake within --connect-timeout (or --timeout "
+                            "when shorter), then a TLS one within --timeout; a full accept queue drops SYNs, and a SYN "
+                            "retry waits 1 s",
     [ERR_CONNECT_OTHER] = "the connection could not be opened",
     [ERR_RESET] = "the server reset the connection (TCP RST) while the request was in flight",
-    [ERR_TIMEOUT] = "no complete response within --timeout; counted in the latency percentiles at the time it gave up",
+    [ERR_TIMEOUT_ANSWER] = "connected, and no complete response within --timeout (counted from the request's start, "
+                           "its connect included); counted in the latency percentiles at the time it gave up",
     [ERR_WRITE] = "sending the request failed (the server closed or reset the connection before reading it)",
     [ERR_MALFORMED] = "the response was not valid HTTP/1.x; the connection was replaced",
     [ERR_CLOSED_EARLY] = "the server closed the connection before sending a complete response",
@@ -46,6 +49,14 @@ static const char *const explain[ERR__COUNT] = {
 const char *stats_err_name(enum err_kind k)
 {
     return names[k];
+}
+
+/* Results saved before timeouts were split by phase: "connect_timeout"
+ * was always the handshake's and "timeout" always a connected request's
+ * (a TLS handshake aside), so each reads back as its phase exactly. */
+const char *stats_err_old_name(enum err_kind k)
+{
+    return k == ERR_TIMEOUT_CONNECT ? "connect_timeout" : k == ERR_TIMEOUT_ANSWER ? "timeout" : NULL;
 }
 
 const char *stats_err_explain(enum err_kind k)

@@ -11,10 +11,10 @@
 
 enum err_kind {
     ERR_CONNECT_REFUSED,
-    ERR_CONNECT_TIMEOUT,
+    ERR_TIMEOUT_CONNECT, /* the connection was not up (TCP or TLS handshake) within its limit */
     ERR_CONNECT_OTHER,
     ERR_RESET,
-    ERR_TIMEOUT,
+    ERR_TIMEOUT_ANSWER,  /* connected, and no whole answer within --timeout */
     ERR_WRITE,
     ERR_MALFORMED,
     ERR_CLOSED_EARLY,
@@ -103,6 +103,9 @@ const char *stats_close_explain(enum close_kind k);
 const char *stats_hist_name(enum hist_kind k);
 /* JSON key of an error kind ("connect_refused", ...). */
 const char *stats_err_name(enum err_kind k);
+/* The key results saved before a kind was renamed hold it under
+ * ("timeout", "connect_timeout"), or NULL. */
+const char *stats_err_old_name(enum err_kind k);
 /* One plain-English line saying what the error kind means. */
 const char *stats_err_explain(enum err_kind k);
 

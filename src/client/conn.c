@@ -22,7 +22,7 @@ static enum err_kind connect_kind(int e)
     case ECONNREFUSED:
         return ERR_CONNECT_REFUSED;
     case ETIMEDOUT:
-        return ERR_CONNECT_TIMEOUT;
+        return ERR_TIMEOUT_CONNECT;
     case EADDRNOTAVAIL:
         return ERR_ADDR_UNAVAILABLE;
     default:
@@ -51,6 +51,14 @@ void conn_close(struct conn *c)
     }
 }
 
+/* A timeout before the connection is up (TCP or TLS handshake) is the
+ * connect's, told apart from a connected request's: the first says the
+ * server's accept queue (or the path), the second the server's answer. */
+static enum err_kind timeout_kind(const struct conn *c)
+{
+    return c->state == C_CONNECTING || c->state == C_HANDSHAKE ? ERR_TIMEOUT_CONNECT : ERR_TIMEOUT_ANSWER;
+}
+
 void conn_arm(struct conn *c)
 {
     const struct config *cfg = c->w->plan->cfg;
@@ -62,7 +70,7 @@ void conn_arm(struct conn *c)
     if (loop_timer_set(&c->w->loop, &c->timer, c->sess->oldest(c)->t_sent + limit) != 0)
         /* No room in the timer heap: without a timeout the request could
          * wait forever, so it ends now, said as such. */
-        conn_fail(c, ERR_TIMEOUT, ENOMEM, "no memory for the request's timer", clock_ns());
+        conn_fail(c, timeout_kind(c), ENOMEM, "no memory for the request's timer", clock_ns());
 }
 
 void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now)
@@ -499,8 +507,7 @@ static void conn_on_timer(struct timer *t, uint64_t now)
         conn_arm(c); /* the request that timer was for has been answered */
         return;
     }
-    conn_fail(c, c->state == C_CONNECTING ? ERR_CONNECT_TIMEOUT : ERR_TIMEOUT,
-              c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
+    conn_fail(c, timeout_kind(c), c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
 void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,

@@ -751,7 +751,7 @@ static void h2_timeout(struct conn *c, uint64_t now)
         struct slot *s = &c->slots[i];
         if (!s->busy || now < s->t_sent + limit)
             continue;
-        record_error(c, s, ERR_TIMEOUT, 0, NULL, now);
+        record_error(c, s, ERR_TIMEOUT_ANSWER, 0, NULL, now);
         if (s->stream > 0)
             nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
         detach(c, s);

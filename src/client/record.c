@@ -297,7 +297,7 @@ void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, 
         note_error(&w->per_stage[s->stage], k, e, detail);
     record_roll(w, now);
     w->tl_err++;
-    if (k == ERR_TIMEOUT || k == ERR_CONNECT_TIMEOUT) {
+    if (k == ERR_TIMEOUT_ANSWER || k == ERR_TIMEOUT_CONNECT) {
         /* A slow sample is still a sample: drop it and the tail lies. */
         hist_record(&u->h[H_LATENCY], now - s->t_due);
         if (rate_mode(w))

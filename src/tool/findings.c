@@ -267,7 +267,7 @@ static int listen_overflow(struct ctx *c)
     slow_first = hist_above(&c->s->h[H_TTFB], SYN_STEP_NS);
     /* Host-wide counters: our own connects must show it, at a SYN retry
      * step or timed out (a slow answer proves nothing). */
-    if (ov + dr == 0 || slow_conn + c->s->errors[ERR_CONNECT_TIMEOUT] == 0)
+    if (ov + dr == 0 || slow_conn + c->s->errors[ERR_TIMEOUT_CONNECT] == 0)
         return 0;
     if ((f = add(c, "listen_queue_overflow", 1)) == NULL)
         return 1;

@@ -168,8 +168,13 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     }
     if (er) {
         at = jcheck_enter(c, "errors");
-        for (i = 0; i < ERR__COUNT; i++)
-            errs += s->errors[i] = jcheck_count(c, er, stats_err_name((enum err_kind)i), 0);
+        for (i = 0; i < ERR__COUNT; i++) {
+            /* A result saved before a kind was renamed has its old key. */
+            const char *name = stats_err_name((enum err_kind)i), *old = stats_err_old_name((enum err_kind)i);
+            if (old && json_object_get(er, name) == NULL)
+                name = old;
+            errs += s->errors[i] = jcheck_count(c, er, name, 0);
+        }
         jcheck_leave(c, at);
     }
     if (!c->failed && er && errs != nerr)
@@ -538,7 +543,7 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
             stats_init(g);
             g->started = jcheck_count(c, e, "sent", 1);
             g->completed = jcheck_count(c, e, "completed", 1);
-            g->errors[ERR_TIMEOUT] = jcheck_count(c, e, "errors", 0); /* only their number is shown */
+            g->errors[ERR_TIMEOUT_ANSWER] = jcheck_count(c, e, "errors", 0); /* only their number is shown */
             load_hist(c, &g->h[H_LATENCY], e, "latency");
             jcheck_leave(c, at);
             if (c->failed)

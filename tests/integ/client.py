@@ -123,7 +123,7 @@ def timeouts_are_recorded_in_latency():
     r = rafale("-n", 20, "-c", 5, "--timeout", "100ms", srv.url("/delay/1000"))
     srv.stop()
     j = r.j
-    check(j["errors"]["timeout"] == 20 and j["summary"]["requests"] == 0, "all 20 time out (%s)" % j["errors"])
+    check(j["errors"]["timeout_answer"] == 20 and j["summary"]["requests"] == 0, "all 20 time out (%s)" % j["errors"])
     check(j["latency"]["count"] == 20, "timed-out requests are in the latency histogram")
     check(100000 <= j["latency"]["percentiles_us"]["50"] <= 130000,
           "recorded at the timeout: p50 %.0f us" % j["latency"]["percentiles_us"]["50"])
@@ -293,7 +293,7 @@ def json_shape():
     j = r.j
     for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
         check(k in j["summary"], "summary." + k)
-    kinds = ["connect_refused", "connect_timeout", "connect_other", "reset", "timeout", "write", "malformed",
+    kinds = ["connect_refused", "timeout_connect", "connect_other", "reset", "timeout_answer", "write", "malformed",
              "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol", "bad_value"]
     check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
     for h in ("latency", "connect", "ttfb"):
@@ -622,8 +622,48 @@ def silent_server_times_out():
     bad = BadServer("silent")
     r = rafale("-n", 6, "-c", 3, "--timeout", "200ms", bad.url())
     bad.stop()
-    check(r.j["errors"]["timeout"] == 6 and r.j["latency"]["count"] == 6, "silent: 6 timeouts, in latency")
+    check(r.j["errors"]["timeout_answer"] == 6 and r.j["latency"]["count"] == 6, "silent: 6 timeouts, in latency")
     check(r.j["latency"]["min_us"] >= 200000, "silent: recorded at the timeout")
+
+
+@test
+def timeouts_split_by_phase():
+    # A server that accepts and says nothing: over TLS the handshake never ends (connect phase), over plain HTTP
+    # the answer never comes (answer phase).
+    bad = BadServer("silent")
+    r = rafale("-n", 4, "-c", 2, "--timeout", "200ms", "--insecure", bad.url().replace("http://", "https://"))
+    check(r.j["errors"]["timeout_connect"] == 4 and r.j["errors"]["timeout_answer"] == 0,
+          "TLS handshake unanswered: connect-phase timeouts (%s)" % r.j["errors"])
+    r = rafale("-n", 4, "-c", 2, "--timeout", "200ms", bad.url())
+    bad.stop()
+    check(r.j["errors"]["timeout_answer"] == 4 and r.j["errors"]["timeout_connect"] == 0,
+          "no answer: answer-phase timeouts (%s)" % r.j["errors"])
+    check("timeout_answer" in r.out and "its connect included" in r.out, "the text names the phase")
+    # A result saved before the split: "timeout" reads back as timeout_answer, "connect_timeout" as
+    # timeout_connect; report, diff and --slo keep working on it.
+    new = os.path.join(TMP, "split-new.json")
+    shutil.copy(os.path.join(TMP, "out.json"), new)
+    j = r.j
+
+    def old_keys(o):
+        if isinstance(o, dict):
+            for k, was in (("timeout_answer", "timeout"), ("timeout_connect", "connect_timeout")):
+                if k in o:
+                    o[was] = o.pop(k)
+            for v in o.values():
+                old_keys(v)
+        elif isinstance(o, list):
+            for v in o:
+                old_keys(v)
+    old_keys(j)
+    old = os.path.join(TMP, "split-old.json")
+    with open(old, "w") as fh:
+        json.dump(j, fh)
+    p = report_of(old)
+    check(p.returncode == 0 and re.search(r"timeout_answer +4 ", p.stdout) is not None,
+          "old 'timeout' key read back as timeout_answer (%s)" % (p.stderr or p.stdout[-400:]))
+    d = subprocess.run([RAFALE, "diff", old, new], capture_output=True, text=True, timeout=60)
+    check(d.returncode == 0 and "Verdict" in d.stdout, "diff of an old and a new result (%s)" % d.stderr)
 
 
 @test
@@ -677,8 +717,8 @@ def backlog_full_connect_timeout():
     r = rafale("-n", 12, "-c", 12, "--connect-timeout", "300ms", "--timeout", "600ms", bad.url())
     bad.stop()
     e = r.j["errors"]
-    check(e["connect_timeout"] >= 1 and e["connect_timeout"] + e["timeout"] == 12,
-          "never accepting: connect_timeout and timeout only (%s)" % e)
+    check(e["timeout_connect"] >= 1 and e["timeout_connect"] + e["timeout_answer"] == 12,
+          "never accepting: timeout_connect and timeout_answer only (%s)" % e)
     check(r.j["summary"]["requests"] == 0 and accounted(r.j), "never accepting: accounted")
 
 

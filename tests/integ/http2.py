@@ -63,7 +63,7 @@ def http2_modes():
     check([u["summary"]["requests"] for u in r.j["per_url"]] == [20, 20, 20] and
           r.j["per_url"][2]["status"] == {"404": 20}, "h2: several URLs round-robin")
     r = rafale("--http2", "-n", 8, "-c", 2, "--streams", 4, "--timeout", "100ms", "-t", 1, srv.url("/delay/1000"))
-    check(r.j["errors"]["timeout"] == 8 and r.j["summary"]["requests"] == 0, "h2: --timeout per stream")
+    check(r.j["errors"]["timeout_answer"] == 8 and r.j["summary"]["requests"] == 0, "h2: --timeout per stream")
     conns, reqs = srv.stop()
     # /close over HTTP/2: a GOAWAY after each answer; the other streams are refused unprocessed and sent again.
     srv = Serve()

@@ -839,7 +839,7 @@ def api_defects_found_by_review():
     srv = ScriptServer(lambda p, n: json_answer(b"{}") if n == 1 else None)
     r = rafale("-c", 1, "-n", 4, "--pipeline", 2, "--think", "50ms", "--timeout", "1s", srv.url("/a"), timeout=30)
     srv.stop()
-    check(r.rc == 0 and r.j and r.j["summary"]["requests"] == 1 and r.j["errors"].get("timeout", 0) >= 1,
+    check(r.rc == 0 and r.j and r.j["summary"]["requests"] == 1 and r.j["errors"].get("timeout_answer", 0) >= 1,
           "think: a pipelined request still times out (%s)" % (r.j and r.j["errors"]))
     # Rate mode: a connection whose request was skipped was dropped from the queue (-n hung, -d sent nothing).
     srv = Serve()
