@@ -69,6 +69,7 @@ static void eval(struct fx *x, int with_server)
 static void done(struct fx *x)
 {
     stats_fini(&x->r.total);
+    hist_fini(&x->r.ends);
     config_free(&x->cfg);
 }
 
@@ -757,6 +758,174 @@ static void warnings_first(void)
     done(&x);
 }
 
+/* The healthy run bounded by -n 20000 instead: its ends spread evenly. */
+static void counted(struct fx *x)
+{
+    uint64_t i;
+    healthy(x);
+    x->cfg.requests = 20000;
+    x->cfg.duration_ns = 0;
+    hist_init(&x->r.ends);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x->r.ends, 100 * i * 1000);
+}
+
+/* 20 000 requests: `bulk` of them in the first 0.3 s, the rest at 1-2 s. */
+static void tail_of(struct fx *x, uint64_t bulk)
+{
+    uint64_t i;
+    hist_reset(&x->r.ends);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x->r.ends, i < bulk ? 1000 + i * 300 * MS / bulk : 1000 * MS + (i - bulk) * 1000 * MS / (20000 - bulk));
+}
+
+static void stragglers(void)
+{
+    struct fx x;
+    const struct finding *f;
+    uint64_t i;
+    counted(&x);
+    eval(&x, 0);
+    CHECKF(x.fs.n == 0, "healthy -n run: %d findings, the first %s", x.fs.n, x.fs.n ? x.fs.f[0].id : "");
+    /* 99.5% in the first 0.3 s, the last 100 over 1-2 s: three connects at the SYN retry step. */
+    tail_of(&x, 19900);
+    for (i = 0; i < 3; i++)
+        hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + i * MS);
+    x.net.after.syn_retrans = 3;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "stragglers")) != NULL && f->warning);
+    CHECK(findings_ev(f, "tail_requests", -1) == 100 && findings_ev(f, "requests", -1) == 20000);
+    CHECKF(findings_ev(f, "bulk_s", -1) > 0.29 && findings_ev(f, "bulk_s", -1) < 0.31, "bulk %g",
+           findings_ev(f, "bulk_s", -1));
+    CHECKF(findings_ev(f, "steady_rps", -1) > 19900 / 0.31 && findings_ev(f, "steady_rps", -1) < 19900 / 0.29, "%g",
+           findings_ev(f, "steady_rps", -1));
+    CHECK(findings_ev(f, "rps", -1) == 10000 && findings_ev(f, "slow_connects", -1) == 3);
+    CHECK(findings_ev(f, "syn_retransmits", -1) == 3 && findings_ev(f, "timeouts", -1) == 0);
+    CHECK(f && strstr(f->summary, "SYN retry") && strstr(f->advice, "backlog"));
+    /* Just short: 94.9% in the first half. */
+    tail_of(&x, 18980);
+    eval(&x, 0);
+    CHECK(!has(&x, "stragglers"));
+    tail_of(&x, 19000);
+    eval(&x, 0);
+    CHECK(has(&x, "stragglers"));
+    /* Not where the run's end is no request's: a duration, an interrupted run, requests left in flight. */
+    x.cfg.duration_ns = 2000 * MS;
+    eval(&x, 0);
+    CHECK(!has(&x, "stragglers"));
+    x.cfg.duration_ns = 0;
+    x.r.in_flight = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, "stragglers"));
+    x.r.in_flight = 0;
+    /* Fewer than 20 rounds of the connections: a few latencies long. */
+    x.cfg.connections = 1001;
+    eval(&x, 0);
+    CHECK(!has(&x, "stragglers"));
+    x.cfg.connections = 1000;
+    eval(&x, 0);
+    CHECK(has(&x, "stragglers"));
+    /* The cause: timeouts. */
+    hist_reset(&x.r.total.h[H_CONNECT]);
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 100;
+    x.r.total.completed = 19900;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "stragglers")) != NULL && findings_ev(f, "timeouts", -1) == 100);
+    CHECK(f && strstr(f->advice, "--timeout") && !strstr(f->advice, "backlog"));
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 0;
+    x.r.total.completed = 20000;
+    /* Read back (no ends kept): the timeline, by whole seconds. The issue's nginx with somaxconn 4:
+     * 14 838, 5 091, 62, 5, 4 a second over 4.27 s. */
+    hist_reset(&x.r.ends);
+    {
+        struct tl_second sec[5] = { { .requests = 14838 }, { .requests = 5091 }, { .requests = 62 }, { .requests = 5 },
+                                    { .requests = 4 } };
+        x.r.timeline = sec;
+        x.r.nseconds = 5;
+        x.r.elapsed_s = 4.27;
+        eval(&x, 0);
+        CHECK((f = findings_get(&x.fs, "stragglers")) != NULL);
+        CHECK(findings_ev(f, "tail_requests", -1) == 71 && findings_ev(f, "bulk_s", -1) == 2);
+        CHECK(findings_ev(f, "steady_rps", -1) == 19929 / 2.0);
+        /* 94.9% in the first two seconds: silent. */
+        sec[1].requests = 4143;
+        sec[2].requests = 1010;
+        eval(&x, 0);
+        CHECK(!has(&x, "stragglers"));
+        x.r.timeline = NULL;
+        x.r.nseconds = 0;
+    }
+    done(&x);
+}
+
+/* 10 connections kept alive, 20 000 requests: 300 timed out waiting for
+ * the answer, 50 while connecting, each connection opened again. */
+static void storm_of(struct fx *x)
+{
+    uint64_t i;
+    healthy(x);
+    x->r.total.completed = 19650;
+    x->r.total.errors[ERR_TIMEOUT_ANSWER] = 300;
+    x->r.total.errors[ERR_TIMEOUT_CONNECT] = 50;
+    x->r.total.conns_opened = 10 + 300;
+    for (i = 0; i < 300; i++)
+        hist_record(&x->r.total.h[H_CONNECT], i % 2 ? 100000 : 1000 * MS + i * 1000);
+    x->net.after.syn_retrans = 150;
+}
+
+static void timeout_storm(void)
+{
+    struct fx x;
+    const struct finding *f;
+    storm_of(&x);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, "timeout_storm")) != NULL && f->warning);
+    CHECK(findings_ev(f, "timeouts", -1) == 350 && findings_ev(f, "timeouts_connect", -1) == 50);
+    CHECK(findings_ev(f, "timeouts_answer", -1) == 300 && findings_ev(f, "reconnects", -1) == 300);
+    CHECK(findings_ev(f, "connections", -1) == 10 && findings_ev(f, "connections_opened", -1) == 310);
+    CHECK(findings_ev(f, "slow_connects", -1) == 150 && findings_ev(f, "syn_retransmits", -1) == 150);
+    CHECK(findings_ev(f, "timeout_s", -1) == 10);
+    CHECK(f && strstr(f->advice, "raise --timeout") && strstr(f->advice, "lower -c"));
+    done(&x);
+    /* Timeouts of a slow server, no full queue: no SYN retry, no connect timed out, no overflow. */
+    storm_of(&x);
+    hist_reset(&x.r.total.h[H_CONNECT]);
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 0;
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 350;
+    eval(&x, 0);
+    CHECK(!has(&x, "timeout_storm"));
+    /* ... but a local server's overflow counters show the queue full. */
+    x.net.after.listen_overflows = 40;
+    eval(&x, 0);
+    CHECK(has(&x, "timeout_storm"));
+    done(&x);
+    /* The timeouts did not reconnect (fewer than half of them). */
+    storm_of(&x);
+    x.r.total.conns_opened = 10 + 149;
+    eval(&x, 0);
+    CHECK(!has(&x, "timeout_storm"));
+    x.r.total.conns_opened = 10 + 150;
+    eval(&x, 0);
+    CHECK(has(&x, "timeout_storm"));
+    /* --close: every request opens a connection anyway. */
+    x.cfg.keepalive = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, "timeout_storm"));
+    done(&x);
+    /* Under 1% of the requests. */
+    storm_of(&x);
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 140;
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 50;
+    x.r.total.completed = 20000 - 190;
+    eval(&x, 0);
+    CHECK(!has(&x, "timeout_storm"));
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 150;
+    x.r.total.completed = 20000 - 200;
+    eval(&x, 0);
+    CHECK(has(&x, "timeout_storm"));
+    done(&x);
+}
+
 int main(void)
 {
     T_RUN(healthy_is_silent);
@@ -774,6 +943,8 @@ int main(void)
     T_RUN(ports_and_files);
     T_RUN(packet_loss);
     T_RUN(noisy);
+    T_RUN(stragglers);
+    T_RUN(timeout_storm);
     T_RUN(warnings_first);
     T_END("test_findings");
 }

@@ -374,6 +374,7 @@ struct worker {
     uint64_t ended;        /* measured requests completed or failed */
     uint32_t parked;       /* connections that took no more work (conn.c's pick_url) */
     uint64_t t_last;       /* when the last measured request ended */
+    struct hist ends;      /* when each measured request ended, from the start of the measured phase */
     int stopping;
     /* Rate mode: the schedule and the backlog of due, unsent requests. */
     struct timer sched_timer;

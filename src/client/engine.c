@@ -276,6 +276,7 @@ static void worker_free(struct worker *w)
             stats_fini(&w->per_stage[i]);
     free(w->per_stage);
     hist_fini(&w->tl_h);
+    hist_fini(&w->ends);
     if (w->tickets)
         for (i = 0; i < w->plan->nendpoints; i++)
             tls_ticket_free(&w->tickets[i]);
@@ -345,6 +346,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
+    hist_init(&w->ends);
     if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
         stats_init(&w->st) != 0)
         return -1;
@@ -491,10 +493,12 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
         return -1;
     }
     stats_init(&res->total);
+    hist_init(&res->ends);
     for (i = 0; i < res->nurls; i++)
         stats_init(&res->per_url[i]);
     for (t = 0; t < nt; t++) {
         stats_merge(&res->total, &ws[t].st);
+        hist_merge(&res->ends, &ws[t].ends);
         for (i = 0; i < res->nurls; i++) {
             const struct stats *u = &ws[t].per_url[i];
             stats_merge(&res->per_url[i], u);
@@ -1019,5 +1023,6 @@ void engine_result_free(struct engine_result *res)
             stats_fini(&res->per_stage[i]);
     free(res->per_stage);
     stats_fini(&res->total);
+    hist_fini(&res->ends);
     memset(res, 0, sizeof(*res));
 }

@@ -129,6 +129,8 @@ struct engine_result {
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */
     double elapsed_s;           /* measured phase: from its start to the end of the last request */
+    struct hist ends;           /* when each request ended (answered or failed), from that start; empty in a
+                                 * result read back or merged (its timeline says it by the second) */
     int interrupted;            /* stopped by a signal */
     /* Rate mode only. */
     uint64_t queued;            /* due by the schedule but never sent: no free connection */

@@ -171,6 +171,15 @@ void record_last_second(struct worker *w)
         timeline_close(w->plan->tl, w->tl_sec, w->tl_req, w->tl_err, &w->tl_h);
 }
 
+/* A measured request ended (answered or failed): when, for the run's
+ * length and for the stragglers at its end (findings.c). */
+static void record_end(struct worker *w, uint64_t now)
+{
+    hist_record(&w->ends, now > w->plan->t_measure ? now - w->plan->t_measure : 0);
+    w->ended++;
+    w->t_last = now;
+}
+
 void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now)
 {
@@ -226,8 +235,7 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
     record_roll(w, now);
     w->tl_req++;
     hist_record(&w->tl_h, now - s->t_due);
-    w->ended++;
-    w->t_last = now;
+    record_end(w, now);
 }
 
 void record_check(struct worker *w, const struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now)
@@ -304,8 +312,7 @@ void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, 
             hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
         hist_record(&w->tl_h, now - s->t_due);
     }
-    w->ended++;
-    w->t_last = now;
+    record_end(w, now);
 }
 
 void record_idle_close(struct worker *w, enum close_kind k, uint64_t now)

@@ -119,6 +119,38 @@
 #define SCALE_MIN_ADDED 2
 #define SCALE_RATE_GAIN 1.3
 
+
+/* stragglers: a run bounded by -n lasts until its last request ends, so a
+ * few slow ones (a SYN retry of 1 s, a timeout) set its length and its
+ * headline rate. It fires when 95% or more of the requests had ended in
+ * the first half of the elapsed time: the others, 5% at most, took the
+ * second half, and the headline is under half (0.5 / 0.95) the rate the
+ * rest were answered at. The issue's example: 14 838, 5 091, 62, 5, 4 per
+ * second, 99.6% in the first 2 s of 4.27 s. A -d run ends at its deadline,
+ * which no slow request stretches. At least 500 requests (then the 5% is
+ * 25 or fewer of a real sample), and in a closed loop 20 rounds of its
+ * connections: a run of a few rounds is a few latencies long, and its last
+ * round's ordinary spread a large part of it.
+ * When each request's end was kept (a run, not one read back) the counts
+ * are exact to 0.8%; from the timeline, only whole seconds count as the
+ * first half and its end as the bulk's, so the rule errs toward silence. */
+#define STRAG_BULK_SHARE 0.95
+#define STRAG_MIN_REQUESTS 500
+#define STRAG_MIN_ROUNDS 20
+/* timeout_storm: timeouts whose connections were opened again into a full
+ * accept queue (a timed-out request is still served; its reconnect queues
+ * behind it, and --timeout counts the connect's wait too). At least 10
+ * timeouts and 1% of the requests ended; keep-alive connections opened
+ * beyond -c for half the answer-phase timeouts at least (and 3 or more:
+ * the timeouts did reconnect; with --close every request opens one
+ * anyway); and the queue shown full: SYN_MIN_SLOW connects at a SYN retry
+ * step or timed out, or this host's overflow counters for a local server.
+ * Timeouts without a full queue are a slow server, which latency says. */
+#define STORM_MIN_TIMEOUTS 10
+#define STORM_SHARE 0.01
+#define STORM_RECONNECT_SHARE 0.5
+#define STORM_MIN_RECONNECTS 3
+
 struct ctx {
     const struct findings_in *in;
     const struct engine_result *r;
@@ -743,6 +775,127 @@ static void packet_loss(struct ctx *c)
         ev(f, "min_rtt_us", t->min_rtt_us);
 }
 
+/* Requests ended by t_s into the run and when the last of them ended (an
+ * upper bound): from each request's end when kept, else from the whole
+ * seconds of the timeline. */
+static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
+{
+    const struct engine_result *r = c->r;
+    uint64_t n = 0;
+    uint32_t i;
+    *at_s = 0;
+    if (r->ends.total) {
+        n = hist_within(&r->ends, 0, t_s * NS_S);
+        *at_s = n ? hist_rank(&r->ends, n) / NS_S : 0;
+        return n;
+    }
+    for (i = 0; r->timeline && i < r->nseconds && i + 1 <= t_s; i++) {
+        n += r->timeline[i].requests + r->timeline[i].errors;
+        *at_s = i + 1;
+    }
+    return n;
+}
+
+static uint64_t timeouts(const struct stats *s)
+{
+    return s->errors[ERR_TIMEOUT_CONNECT] + s->errors[ERR_TIMEOUT_ANSWER];
+}
+
+/* A few requests at the end of a -n run set its length. */
+static void stragglers(struct ctx *c)
+{
+    const struct config *cfg = c->in->cfg;
+    const struct netstat_obs *n = c->in->net;
+    uint64_t ended = c->s->completed + stats_errors(c->s), bulk, tail, slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
+    uint64_t tmo = timeouts(c->s);
+    double e = elapsed(c), bulk_s, conc = (double)cfg->connections *
+                                          (cfg->http2 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1);
+    int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
+    struct finding *f;
+    char te[32], tt[32], to[32], mx[32];
+    size_t k;
+    if (cfg->requests == 0 || c->r->interrupted || c->r->aborted || c->r->in_flight || e <= 0 ||
+        (cfg->duration_ns && e * NS_S >= (double)cfg->duration_ns) || ended < STRAG_MIN_REQUESTS ||
+        (cfg->rate <= 0 && (double)ended < STRAG_MIN_ROUNDS * conc))
+        return;
+    bulk = ended_by(c, e / 2, &bulk_s);
+    if ((double)bulk < STRAG_BULK_SHARE * (double)ended || bulk_s <= 0 || (f = add(c, "stragglers", 1)) == NULL)
+        return;
+    tail = ended - bulk;
+    k = (size_t)snprintf(f->summary, sizeof(f->summary),
+                         "%llu of %llu requests (%.1f%%) took the last %s of this %s run: the other %llu were done in "
+                         "%s, at %.0f req/s, where the headline says %.0f req/s; ",
+                         (unsigned long long)tail, (unsigned long long)ended, 100.0 * (double)tail / (double)ended,
+                         units_fmt_ns(tt, sizeof(tt), (e - bulk_s) * NS_S), units_fmt_ns(te, sizeof(te), e * NS_S),
+                         (unsigned long long)bulk, units_fmt_ns(to, sizeof(to), bulk_s * NS_S), (double)bulk / bulk_s,
+                         (double)ended / e);
+    if (k >= sizeof(f->summary))
+        k = sizeof(f->summary) - 1;
+    if (slow || tmo)
+        say(f->summary + k, sizeof(f->summary) - k, "%llu connects waited for a SYN retry (1 s, 3 s ...)%s and %llu "
+            "requests timed out", (unsigned long long)slow, syn > 0 ? ", this host sent SYNs again," : "",
+            (unsigned long long)tmo);
+    else
+        say(f->summary + k, sizeof(f->summary) - k, "rafale saw no cause (no SYN retry, no timeout): the slowest "
+            "answer took %s", units_fmt_ns(mx, sizeof(mx), (double)c->s->h[H_LATENCY].max));
+    say(f->advice, sizeof(f->advice), "the headline is these few requests' length, not the server's rate: quote the "
+        "rate before them, or measure a duration (-d), which slow requests cannot stretch%s",
+        slow ? "; SYN retries mean a full accept queue: raise the listen() backlog and somaxconn, or use keep-alive"
+             : tmo ? "; each timeout lasts --timeout" : "");
+    ev(f, "requests", (double)ended);
+    ev(f, "tail_requests", (double)tail);
+    ev(f, "tail_s", e - bulk_s);
+    ev(f, "elapsed_s", e);
+    ev(f, "bulk_s", bulk_s);
+    ev(f, "steady_rps", (double)bulk / bulk_s);
+    ev(f, "rps", (double)ended / e);
+    ev(f, "slow_connects", (double)slow);
+    ev(f, "timeouts", (double)tmo);
+    if (syn >= 0)
+        ev(f, "syn_retransmits", (double)syn);
+}
+
+/* Timeouts that reconnect into a full accept queue feed themselves. */
+static void timeout_storm(struct ctx *c)
+{
+    const struct config *cfg = c->in->cfg;
+    const struct netstat_obs *n = c->in->net;
+    const struct stats *s = c->s;
+    uint64_t tmo = timeouts(s), ended = s->completed + stats_errors(s), slow = hist_above(&s->h[H_CONNECT], SYN_STEP_NS);
+    uint64_t reconn = s->conns_opened > c->r->conns.clients ? s->conns_opened - c->r->conns.clients : 0;
+    int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
+    int64_t ov = net_ok(n) && n->local ? NET_DELTA(n, listen_overflows) + NET_DELTA(n, listen_drops) : 0;
+    struct finding *f;
+    char t[32];
+    if (!cfg->keepalive || tmo < STORM_MIN_TIMEOUTS || (double)tmo < STORM_SHARE * (double)ended ||
+        reconn < STORM_MIN_RECONNECTS || (double)reconn < STORM_RECONNECT_SHARE * (double)s->errors[ERR_TIMEOUT_ANSWER] ||
+        (slow + s->errors[ERR_TIMEOUT_CONNECT] < SYN_MIN_SLOW && ov == 0))
+        return;
+    if ((f = add(c, "timeout_storm", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "%llu requests timed out (%llu of them before the connection was up, %llu "
+        "waiting for the answer) and their connections were opened again: %llu connections for %u; %llu connects "
+        "waited for a SYN retry%s. Each timeout leaves the server working on the abandoned request and queues a new "
+        "connection behind it, and --timeout (%s) counts that wait too", (unsigned long long)tmo,
+        (unsigned long long)s->errors[ERR_TIMEOUT_CONNECT], (unsigned long long)s->errors[ERR_TIMEOUT_ANSWER],
+        (unsigned long long)s->conns_opened, c->r->conns.clients, (unsigned long long)slow,
+        ov > 0 ? " and the accept queue overflowed" : "", units_fmt_ns(t, sizeof(t), (double)cfg->timeout_ns));
+    say(f->advice, sizeof(f->advice), "raise --timeout above the answers' time at this load, or lower -c to what the "
+        "server accepts: then the queue drains instead of refilling with reconnects");
+    ev(f, "timeouts", (double)tmo);
+    ev(f, "timeouts_connect", (double)s->errors[ERR_TIMEOUT_CONNECT]);
+    ev(f, "timeouts_answer", (double)s->errors[ERR_TIMEOUT_ANSWER]);
+    ev(f, "connections", c->r->conns.clients);
+    ev(f, "connections_opened", (double)s->conns_opened);
+    ev(f, "reconnects", (double)reconn);
+    ev(f, "slow_connects", (double)slow);
+    ev(f, "timeout_s", (double)cfg->timeout_ns / NS_S);
+    if (syn >= 0)
+        ev(f, "syn_retransmits", (double)syn);
+    if (ov > 0)
+        ev(f, "listen_overflows", (double)ov);
+}
+
 static void noisy_neighbour(struct ctx *c)
 {
     const struct machine_noise *n = &c->r->noise;
@@ -787,6 +940,8 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     keepalive_limit(&c);
     ports(&c);
     packet_loss(&c);
+    stragglers(&c);
+    timeout_storm(&c);
     noisy_neighbour(&c);
     /* Warnings first, in the order found. */
     tmp = *out;

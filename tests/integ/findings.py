@@ -440,6 +440,32 @@ def findings_packet_loss():
     check(j["tcp"]["sampled"] == 4 and j["tcp"]["retransmits"] > 0, "packet loss: 4 connections read at close")
 
 
+@test
+def findings_stragglers():
+    # The spray can: net.core.somaxconn 4 in a namespace of its own caps rafale serve's accept queue at 5.
+    # Of 8 connections opened at once, 3 find it full and wait for the kernel's SYN retry (1 s) while the other 5
+    # do the other 497 requests in a tenth of that: those 3 set the elapsed time and the headline.
+    j = in_netns(["echo 4 > /proc/sys/net/core/somaxconn"], "--close -c 8 -n 500", "stragglers")
+    if j is None:
+        return
+    f = finding(j, "stragglers")
+    check(f is not None and f["severity"] == "warning", "stragglers: found (%s, timeline %s)"
+          % (ids(j), j["timeline"]))
+    if f:
+        ev = f["evidence"]
+        check(1 <= ev["tail_requests"] <= 25 and ev["tail_requests"] == ev["slow_connects"],
+              "stragglers: the tail is the connects that waited for a SYN retry (%s)" % ev)
+        check(ev["elapsed_s"] >= 0.95 and ev["tail_s"] > ev["elapsed_s"] / 2 and ev["bulk_s"] < ev["elapsed_s"] / 2,
+              "stragglers: the tail took the run's second half (%s)" % ev)
+        check(abs(ev["rps"] - j["summary"]["rps"]) < 0.01 * ev["rps"] and ev["requests"] == 500,
+              "stragglers: the headline is the summary's")
+        check(abs(ev["steady_rps"] - (500 - ev["tail_requests"]) / ev["bulk_s"]) < 0.01 * ev["steady_rps"]
+              and ev["steady_rps"] > 2 * ev["rps"], "stragglers: the steady rate, before the tail (%s)" % ev)
+        check(ev["syn_retransmits"] >= ev["slow_connects"] and ev["timeouts"] == 0, "stragglers: cause (%s)" % ev)
+        check("SYN retry" in f["summary"] and "backlog" in f["advice"], "stragglers: the text names the cause")
+    check(finding(j, "listen_queue_overflow") is not None, "stragglers: the overflow behind them is reported too")
+
+
 def nginx_conf(port, root):
     conf = os.path.join(root, "nginx.conf")
     with open(conf, "w") as fh:
@@ -467,10 +493,12 @@ def findings_silent_when_healthy():
               % (" ".join(map(str, args)), r.j and r.j.get("findings")))
         check(r.j is not None and [f for f in r.j["findings"] if f["id"] != "noisy_neighbour"] == [],
               "healthy rafale serve %s: no finding at all (the machine's noise aside)" % (args,))
-    # A closed loop saturates someone: only the CPU findings may speak, and nothing else.
-    r = rafale("-c", 20, "-t", 2, "-d", "2s", srv.url())
-    check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound"},
-          "healthy closed loop: only CPU findings (%s)" % ids(r.j))
+    # A closed loop saturates someone: only the CPU findings may speak, and nothing else; bounded by a count,
+    # its last requests end with the others (no stragglers).
+    for args in (("-c", 20, "-t", 2, "-d", "2s"), ("-c", 8, "-n", 3000, "--close")):
+        r = rafale(*(args + (srv.url(),)))
+        check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound"},
+              "healthy closed loop %s: only CPU findings (%s)" % (" ".join(map(str, args)), ids(r.j)))
     srv.stop()
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     check(os.path.exists(nginx), "nginx is installed (make deps installs it)")
@@ -488,6 +516,9 @@ def findings_silent_when_healthy():
             # noisy_neighbour speaks of the machine, not the server: a shared one may be busy (its own test).
             check(r.j is not None and [f for f in r.j["findings"] if f["id"] != "noisy_neighbour"] == [],
                   "healthy nginx %s: no finding (%s)" % (" ".join(map(str, args)), r.j and r.j.get("findings")))
+        r = rafale("-c", 8, "-n", 3000, "--close", "http://127.0.0.1:%d/" % port)
+        check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound"},
+              "healthy nginx -n 3000 --close: no stragglers (%s)" % ids(r.j))
     finally:
         p.kill()
         p.wait(timeout=10)
