@@ -20,6 +20,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
            one CPU: a queue in front of one busy CPU, its first answers already waiting behind each other
   grow     asyncio, every connection accepted, --ms N milliseconds (a sleep) per request in a pool of worker threads
            that starts with one and adds one every 0.2 s while requests wait, up to --workers N (8)
+  blocking asyncio, every answer blocking the event loop --ms N milliseconds (a synchronous handler in an
+           asynchronous server): connections are accepted only between answers, so a small --backlog overflows
 
 It prints "listening on 127.0.0.1:PORT" once ready."""
 import argparse
@@ -206,10 +208,32 @@ async def slow(port, backlog):
         await srv.serve_forever()
 
 
+async def blocking(port, backlog, ms):
+    async def conn(reader, writer):
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    pass
+                time.sleep(ms / 1000.0)  # the whole loop waits: no accept, no other answer
+                writer.write(WHOLE)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        writer.close()
+
+    srv = await asyncio.start_server(conn, "127.0.0.1", port, backlog=backlog, reuse_address=True)
+    print("listening on 127.0.0.1:%d" % port, flush=True)
+    async with srv:
+        await srv.serve_forever()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect",
-                                         "stream", "cpuqueue", "grow"])
+                                         "stream", "cpuqueue", "grow", "blocking"])
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
@@ -223,6 +247,9 @@ def main():
     a = ap.parse_args()
     if a.mode == "slow":
         asyncio.run(slow(a.port, a.backlog))
+        return
+    if a.mode == "blocking":
+        asyncio.run(blocking(a.port, a.backlog, a.ms or 10))
         return
     if a.mode in ("busy", "cpuqueue"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})

@@ -3,7 +3,8 @@
  * what it sees: connections starved, the accept queue overflowing, Nagle
  * meeting delayed ACKs, queueing read as latency, a CPU limit on either
  * side, logging, keep-alive limits, ports and files running out, packet
- * loss. Each finding carries the figures that earned it and one line of
+ * loss, a few slow requests setting a -n run's length (stragglers),
+ * timeouts reconnecting into a full accept queue. Each finding carries the figures that earned it and one line of
  * advice; each rule's threshold and minimum sample is written beside it in
  * findings.c, and a healthy run must stay silent. */
 #ifndef RAFALE_FINDINGS_H

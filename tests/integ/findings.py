@@ -466,6 +466,35 @@ def findings_stragglers():
     check(finding(j, "listen_queue_overflow") is not None, "stragglers: the overflow behind them is reported too")
 
 
+@test
+def findings_timeout_storm():
+    # An asynchronous server whose answers block its loop 50 ms (it accepts only between them), backlog 4, 40
+    # connections: a round of answers takes 2 s, so answers pass --timeout 1.5 s; each timed-out connection is
+    # opened again into the full accept queue and waits for a SYN retry (1 s) of its 1.5 s.
+    srv = FServer("blocking", "--ms", "50", "--backlog", "4")
+    r = rafale("-c", 40, "--timeout", "1500ms", "-d", "3s", srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "timeout_storm")
+    check(f is not None and f["severity"] == "warning", "storm: found (%s, errors %s)" % (ids(j), j["errors"]))
+    if f:
+        ev = f["evidence"]
+        check(ev["timeouts"] == j["errors"]["timeout_connect"] + j["errors"]["timeout_answer"] >= 10
+              and ev["timeouts_answer"] == j["errors"]["timeout_answer"], "storm: the timeouts (%s)" % ev)
+        check(ev["connections"] == 40 and ev["connections_opened"] == j["summary"]["connections_opened"]
+              and ev["reconnects"] == ev["connections_opened"] + ev["timeouts_connect"] - 40 >= 3,
+              "storm: connections opened beyond -c (%s)" % ev)
+        check(ev["slow_connects"] + ev["timeouts_connect"] >= 3 and ev["timeout_s"] == 1.5,
+              "storm: connects waited in the full queue (%s)" % ev)
+        check("raise --timeout" in f["advice"] and "lower -c" in f["advice"], "storm: the advice")
+    # The same timeouts from a server that accepts every connection at once (a thread each): no queue, no storm.
+    srv = FServer("sleep", "--ms", "400")
+    r = rafale("-c", 10, "--timeout", "200ms", "-d", "1s", srv.url())
+    srv.stop()
+    check(r.j["errors"]["timeout_answer"] >= 10 and finding(r.j, "timeout_storm") is None,
+          "slow server, no full queue: no storm (%s, %s)" % (r.j["errors"]["timeout_answer"], ids(r.j)))
+
+
 def nginx_conf(port, root):
     conf = os.path.join(root, "nginx.conf")
     with open(conf, "w") as fh:
