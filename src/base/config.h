@@ -176,6 +176,8 @@ struct cmp_settings {
     int same;                    /* what servers must answer alike (alike.h's bits); 0: not checked; -1 default */
     int pin;                     /* enum cmp_pin: how the CPUs were split between servers and rafale */
     const char *html_path, *json_path;
+    uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the plan's */
+    int warmup_set;              /* given (0s is a warm-up of none) */
 };
 
 /* Where connections to host:port go: --connect-to first (the first rule

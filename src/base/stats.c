@@ -99,6 +99,7 @@ void stats_merge(struct stats *d, const struct stats *s)
 {
     int i;
     d->started += s->started;
+    d->carried_in += s->carried_in;
     d->completed += s->completed;
     for (i = 0; i < ERR__COUNT; i++) {
         d->errors[i] += s->errors[i];

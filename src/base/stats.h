@@ -56,6 +56,10 @@ enum close_kind {
 
 struct stats {
     uint64_t started;          /* requests begun (a connect attempt for one counts) */
+    /* Of them, begun in the warm-up and still outstanding when the measured
+     * window opened: they count where they end, as every answer in the
+     * window does (engine's record.c). */
+    uint64_t carried_in;
     uint64_t completed;        /* full responses received, whatever the status */
     uint64_t errors[ERR__COUNT];
     uint64_t status[STATUS_MAX];

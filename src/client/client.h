@@ -192,7 +192,8 @@ struct slot {
     uint32_t url;
     int32_t stream;      /* HTTP/2: its stream id, 0 before it is submitted */
     uint16_t status;     /* HTTP/2: the final status */
-    uint8_t measured;    /* started in the measured phase: counts in the results */
+    uint8_t measured;    /* counts in the results: due or started in the measured window, or
+                          * begun in the warm-up and carried in (record.c) */
     uint8_t busy;        /* outstanding on its connection */
     uint8_t got_first;   /* HTTP/2: t_first is set */
     uint8_t ended;       /* HTTP/2: the response ended (END_STREAM) */
@@ -370,12 +371,13 @@ struct worker {
      * round-robin over the connections, as evenly as the schedule allows. */
     uint32_t *q;
     uint32_t qhead, qlen;
-    uint64_t budget;       /* measured requests this worker may start */
+    uint64_t budget;       /* measured requests this worker may start (carried in ones too) */
     uint64_t ended;        /* measured requests completed or failed */
     uint32_t parked;       /* connections that took no more work (conn.c's pick_url) */
     uint64_t t_last;       /* when the last measured request ended */
     struct hist ends;      /* when each measured request ended, from the start of the measured phase */
     int stopping;
+    uint8_t carried;       /* the measured window opened: the warm-up's requests were carried in */
     /* Rate mode: the schedule and the backlog of due, unsent requests. */
     struct timer sched_timer;
     struct sched sched;
@@ -501,7 +503,7 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
  * extractions into c's variables; cp holds its bytes (NULL when its URL
  * needs none), chunked says how its body came (HTTP/1.1). Returns 1 when
  * every check passed. */
-int verify_response(struct conn *c, const struct slot *s, unsigned status, struct capture *cp, int chunked,
+int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, int chunked,
                     int h2, uint64_t now);
 /* Before s is taken: 1 when its URL needs a variable c has not set. */
 static inline int verify_missing(const struct conn *c, const struct plan_url *pu)
@@ -542,19 +544,23 @@ void record_tls(struct worker *w, const struct slot *s, uint64_t ns, int resumed
 /* Bytes written for s, bytes read (s: the oldest outstanding, or NULL). */
 void record_sent(struct worker *w, const struct slot *s, uint64_t bytes);
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now);
-/* s got its whole response: status, first byte at t_first, and how the
- * server ended the connection after it (CLOSE__COUNT: it did not). */
 /* Check k (of the plan) passed or failed on s's response; seen: what was
  * there (kept for the first failure). */
-void record_check(struct worker *w, const struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now);
+void record_check(struct conn *c, struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now);
 /* s's response had checks: all passed, or not. */
 void record_checked(struct worker *w, const struct slot *s, int all);
 /* A request was not sent: variable v it needs is not set (due at t_due). */
 void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due);
-void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
+/* s got its whole response: status, first byte at t_first, and how the
+ * server ended the connection after it (CLOSE__COUNT: it did not). */
+void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now);
 /* s, on c, failed with error k (errno e, or a static detail). */
-void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now);
+void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now);
+/* The measured window opens (once per worker): the warm-up's requests still
+ * outstanding join it, counted as started (stats.carried_in); their answers
+ * count where they end, as every answer in the window does. */
+void record_carry_in(struct worker *w);
 /* HTTP/2: bytes of s's frames (its URL's share of what was received);
  * bytes written on a connection (the requests of several streams); response
  * header blocks on the wire and decoded; s refused unprocessed and queued

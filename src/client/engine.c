@@ -75,7 +75,8 @@ static void sched_fire(struct timer *t, uint64_t now)
 
     while (w->sched.next_due <= now && w->sched.next_due < pl->t_deadline && !w->stopping) {
         if (w->sched.next_due >= pl->t_measure) {
-            if (w->scheduled >= w->budget)
+            /* -n counts the requests the window took in from the warm-up. */
+            if (w->scheduled + w->st.carried_in >= w->budget)
                 break;
             w->scheduled++;
         }
@@ -86,7 +87,7 @@ static void sched_fire(struct timer *t, uint64_t now)
         }
     }
     dispatch(w);
-    if (w->sched.next_due < pl->t_deadline && (w->sched.next_due < pl->t_measure || w->scheduled < w->budget) &&
+    if (w->sched.next_due < pl->t_deadline && (w->sched.next_due < pl->t_measure || w->scheduled + w->st.carried_in < w->budget) &&
         loop_timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0) {
         snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
         w->stopping = 1;
@@ -210,6 +211,8 @@ static void *worker_main(void *arg)
         }
         if (pl->ramped == 2)
             ramp_conns(w, now);
+        if (!w->carried && now >= pl->t_measure)
+            record_carry_in(w);
         record_roll(w, now);
         if (w->err[0]) {
             atomic_store(pl->failed, 1);
@@ -218,6 +221,8 @@ static void *worker_main(void *arg)
         wait = (w->qlen && !rate_mode(w)) ? 0 : MAX_WAIT_NS;
         if (pl->t_deadline - now < wait)
             wait = pl->t_deadline - now;
+        if (!w->carried && pl->t_measure - now < wait)
+            wait = pl->t_measure - now; /* the window opens on time, the budget knowing what it carries */
         if (loop_poll(&w->loop, wait) < 0) {
             snprintf(w->err, sizeof(w->err), "epoll_wait: %s", strerror(errno));
             break;

@@ -1,7 +1,9 @@
 /* record.c - every figure a request adds to the results, in one place: the
  * counters of all URLs and of its own URL, its URL's histograms (the totals'
  * are summed after join), and the timeline. A new statistic is one edit
- * here. Only requests of the measured phase count. */
+ * here. Only requests of the measured window count: those begun in it, and
+ * those begun in the warm-up that end in it (carried in, see
+ * record_carry_in). */
 #include "client.h"
 #include "clock.h"
 #include "engine.h"
@@ -14,23 +16,24 @@
 static uint8_t stage_of(const struct worker *w, uint64_t t_due)
 {
     const struct ramp *rp = &w->plan->ramp;
-    uint64_t rel = t_due - w->plan->t_measure;
+    uint64_t rel = t_due > w->plan->t_measure ? t_due - w->plan->t_measure : 0;
     uint32_t k = 0;
     while (k + 1 < rp->n && rel >= rp->t[k + 1])
         k++;
     return (uint8_t)k;
 }
 
-void record_start(struct conn *c, struct slot *s, uint64_t now)
+/* A request's start, counted: c NULL for one waiting to be sent again
+ * (HTTP/2), whose connection is not known. */
+static void count_start(struct worker *w, struct conn *c, struct slot *s, uint64_t now)
 {
-    struct worker *w = c->w;
-    if (!s->measured)
-        return;
-    /* Fairness: a connection waits from its first outstanding request to
-     * its next answer (a reconnect does not end the wait). */
-    c->used = 1;
-    if (c->t_wait == 0)
-        c->t_wait = now;
+    if (c) {
+        /* Fairness: a connection waits from its first outstanding request
+         * to its next answer (a reconnect does not end the wait). */
+        c->used = 1;
+        if (c->t_wait == 0)
+            c->t_wait = now;
+    }
     if (w->per_stage) {
         s->stage = stage_of(w, s->t_due);
         w->per_stage[s->stage].started++;
@@ -39,6 +42,60 @@ void record_start(struct conn *c, struct slot *s, uint64_t now)
     w->per_url[engine_fig(s->url)].started++;
     if (rate_mode(w))
         hist_record(&w->per_url[engine_fig(s->url)].h[H_LAG], now - s->t_due);
+}
+
+
+/* A warm-up request that the window takes in: begun when it was (its
+ * latency and send lag count from its own due and send times, so rate
+ * mode's correction holds), counted among the window's requests. */
+static void carry(struct worker *w, struct conn *c, struct slot *s)
+{
+    s->measured = 1;
+    w->st.carried_in++;
+    w->per_url[engine_fig(s->url)].carried_in++;
+    count_start(w, c, s, s->t_sent);
+}
+
+void record_carry_in(struct worker *w)
+{
+    uint32_t i, k;
+    w->carried = 1;
+    for (i = 0; i < w->nconns; i++) {
+        struct conn *c = &w->conns[i];
+        for (k = 0; c->count && k < c->cap; k++)
+            if (c->slots[k].busy && !c->slots[k].measured)
+                carry(w, c, &c->slots[k]);
+    }
+    for (i = 0; i < w->rlen; i++) {
+        struct slot *s = &w->retry[(w->rhead + i) % w->rcap];
+        if (!s->measured)
+            carry(w, NULL, s);
+    }
+}
+
+void record_start(struct conn *c, struct slot *s, uint64_t now)
+{
+    if (s->measured)
+        count_start(c->w, c, s, now);
+    else if (now >= c->w->plan->t_measure)
+        carry(c->w, c, s); /* rate mode: due in the warm-up, sent in the window */
+}
+
+/* Whether what s does at now counts. A request that ends in the window
+ * counts whenever it began; the first such end opens the window for the
+ * whole worker (the worker loop may not have yet). Only a warm-up
+ * request is unmeasured at or after t_measure (conn.c): one cold branch. */
+static int counts(struct worker *w, struct conn *c, struct slot *s, uint64_t now)
+{
+    if (s->measured)
+        return 1;
+    if (now < w->plan->t_measure)
+        return 0;
+    if (!w->carried)
+        record_carry_in(w);
+    if (!s->measured) /* no longer on its connection's ring (released first) */
+        carry(w, c, s);
+    return 1;
 }
 
 void record_connect(struct worker *w, const struct slot *s, uint64_t now)
@@ -88,7 +145,7 @@ void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64
 {
     /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
     s->bytes_in += bytes;
-    if (s->measured && now >= w->plan->t_measure)
+    if (now >= w->plan->t_measure && counts(w, NULL, s, now))
         w->per_url[engine_fig(s->url)].bytes_recv += bytes;
 }
 
@@ -180,13 +237,13 @@ static void record_end(struct worker *w, uint64_t now)
     w->t_last = now;
 }
 
-void record_response(struct conn *c, const struct slot *s, unsigned status, uint64_t t_first,
+void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t_first,
                      enum close_kind closed, uint64_t now)
 {
     struct worker *w = c->w;
     struct stats *u = &w->per_url[engine_fig(s->url)];
     c->tcp_answers++;
-    if (!s->measured)
+    if (!counts(w, c, s, now))
         return;
     if (c->t_wait) {
         uint64_t from = c->t_wait > w->plan->t_measure ? c->t_wait : w->plan->t_measure;
@@ -238,9 +295,10 @@ void record_response(struct conn *c, const struct slot *s, unsigned status, uint
     record_end(w, now);
 }
 
-void record_check(struct worker *w, const struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now)
+void record_check(struct conn *c, struct slot *s, uint32_t k, int ok, const char *seen, uint64_t now)
 {
-    if (!s->measured)
+    struct worker *w = c->w;
+    if (!counts(w, c, s, now))
         return;
     if (ok) {
         w->chk_pass[k]++;
@@ -283,11 +341,11 @@ static void note_error(struct stats *st, enum err_kind k, int e, const char *det
         st->err_detail[k] = detail;
 }
 
-void record_error(struct conn *c, const struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
+void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
 {
     struct worker *w = c->w;
     struct stats *u = &w->per_url[engine_fig(s->url)];
-    if (!s->measured)
+    if (!counts(w, c, s, now))
         return;
     /* In rate mode a connection with nothing left outstanding is idle, not
      * waiting; a closed loop tries again at once, its wait going on. */

@@ -210,6 +210,16 @@ void reqlog_flush(struct worker *w)
 
 #define LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), sizeof(s) - 1)
 
+/* Microseconds from t0 to t, negative before it: a request begun in the
+ * warm-up and ended in the window is logged with the window's. */
+static size_t put_since(char *o, uint64_t t, uint64_t t0)
+{
+    if (t >= t0)
+        return units_put_u64(o, (t - t0) / 1000);
+    *o = '-';
+    return 1 + units_put_u64(o + 1, (t0 - t) / 1000);
+}
+
 void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, unsigned status, int err, uint64_t t_first,
                  uint64_t now)
 {
@@ -230,7 +240,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     /* JSON Lines keys / CSV columns: t_us, target, method, status, error,
      * ttfb_us, total_us, bytes_in, bytes_out, conn, thread, shard, due_us. */
     o += csv ? 0 : LIT(o, "{\"t_us\": ");
-    o += units_put_u64(o, (s->t_sent - pl->t_measure) / 1000);
+    o += put_since(o, s->t_sent, pl->t_measure);
     o += csv ? LIT(o, ",") : LIT(o, ", \"target\": ");
     memcpy(o, csv ? pu->log_csv : pu->log_json, csv ? pu->log_csv_len : pu->log_json_len);
     o += csv ? pu->log_csv_len : pu->log_json_len;
@@ -274,7 +284,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     o += units_put_u64(o, pl->cfg->shard_index);
     o += csv ? LIT(o, ",") : LIT(o, ", \"due_us\": ");
     if (rate_mode(w))
-        o += units_put_u64(o, s->t_due > pl->t_measure ? (s->t_due - pl->t_measure) / 1000 : 0);
+        o += put_since(o, s->t_due, pl->t_measure);
     else if (!csv)
         o += LIT(o, "null");
     o += csv ? LIT(o, "\n") : LIT(o, "}\n");

@@ -161,7 +161,7 @@ static int set_var(struct conn *c, uint32_t v, const char *val, size_t n)
     return 0;
 }
 
-int verify_response(struct conn *c, const struct slot *s, unsigned status, struct capture *cp, int chunked, int h2,
+int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, int chunked, int h2,
                     uint64_t now)
 {
     const struct plan *pl = c->w->plan;
@@ -179,7 +179,7 @@ int verify_response(struct conn *c, const struct slot *s, unsigned status, struc
         int ok;
         seen[0] = '\0';
         ok = check_eval(&pl->checks[pu->check0 + k], &r, seen, sizeof(seen));
-        record_check(c->w, s, pu->check0 + k, ok, seen, now);
+        record_check(c, s, pu->check0 + k, ok, seen, now);
         all &= ok;
     }
     if (pu->nchecks)

@@ -295,8 +295,8 @@ static int parse_server(struct cmp_server *sv, const struct section *sec, const 
     return 0;
 }
 
-static int parse_workload(struct cmp_workload *wl, const struct config *defaults, const struct section *sec,
-                          const char *path, char *err, size_t errlen)
+static int parse_workload(struct cmp_workload *wl, const struct config *defaults, const struct cmp_settings *over,
+                          const struct section *sec, const char *path, char *err, size_t errlen)
 {
     char why[400], notes[8];
     int k;
@@ -324,6 +324,8 @@ static int parse_workload(struct cmp_workload *wl, const struct config *defaults
     }
     if (wl->path == NULL && keep_str(&wl->path, "/") != 0)
         return bad(err, errlen, path, sec->line, "out of memory");
+    if (over && over->warmup_set) /* the command line's, over the file's */
+        wl->cfg.warmup_ns = over->warmup_ns;
     /* Neither a count nor a duration: 5 s, not the 10 s of a plain run. */
     if (wl->cfg.requests == 0 && wl->cfg.duration_ns == 0)
         wl->cfg.duration_ns = 5 * 1000000000ULL;
@@ -517,7 +519,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
                     bad(err, errlen, path, sec->line, "a second [workload %s]", sec->name);
                     goto out;
                 }
-            if ((wl->name = strdup(sec->name)) == NULL || parse_workload(wl, &defaults, sec, path, err, errlen) != 0)
+            if ((wl->name = strdup(sec->name)) == NULL || parse_workload(wl, &defaults, over, sec, path, err, errlen) != 0)
                 goto out;
         }
     }

@@ -41,7 +41,7 @@ enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
     I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_SAME_WITHIN, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
-    I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS,
+    I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS, I_CMP_WARMUP,
 };
 
 struct opt_def {
@@ -271,6 +271,12 @@ static const struct opt_def table[] = {
     { "discard", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
       "leave the first N rounds out of the figures, as warm-up (default 0)", "a number of rounds from 0 to 100", 0, 100,
       CMP(discard), 0, 0, NULL },
+    /* A workload key (the run's row above) whose compare default differs:
+     * said here, and set for every workload from the command line. */
+    { "warmup", 0, K_CUSTOM, D_CMP, S_MISC, OPT_COMPARE, "D",
+      "load sent before each run and left out of its figures (default 1s; a plan's\n"
+      "warmup key sets its own, this sets every workload's)", "a duration such as 1s or 0s", 0, 0, 0, 0,
+      I_CMP_WARMUP, NULL },
     { "grace", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "SIGTERM, then SIGKILL after D (default 3s)",
       "a duration such as 3s", 0, 0, CMP(grace_ns), 0, 0, NULL },
     { "ready-timeout", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "how long a server may take to answer (default 15s)",
@@ -736,6 +742,14 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if (end == v || strcmp(end, "%") != 0 || !(pct >= 0.1 && pct <= 50))
             break;
         d->cmp->same_within = pct / 100;
+        return 0;
+    }
+    case I_CMP_WARMUP: {
+        uint64_t ns;
+        if (units_parse_duration(v, &ns) != 0)
+            break;
+        d->cmp->warmup_ns = ns;
+        d->cmp->warmup_set = 1;
         return 0;
     }
     case I_SAME: {

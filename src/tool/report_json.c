@@ -82,10 +82,12 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     fprintf(
         f,
         "%s\"summary\": {\"protocol\": \"%s\", \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
+        "\"carried_in\": %llu, "
         "\"elapsed_s\": %s, \"rps\": %s, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
         "\"connections_per_request\": %s, \"server_closes\": %llu, \"server_close_reasons\": {",
         ind, protocol, (unsigned long long)s->completed, (unsigned long long)stats_errors(s),
-        (unsigned long long)in_flight, (unsigned long long)s->started, REPORT_JNUM("%.9f", elapsed),
+        (unsigned long long)in_flight, (unsigned long long)s->started, (unsigned long long)s->carried_in,
+        REPORT_JNUM("%.9f", elapsed),
         REPORT_JNUM("%.3f", elapsed > 0 ? (double)s->completed / elapsed : 0.0), (unsigned long long)s->bad_status,
         (unsigned long long)s->conns_opened,
         REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0),
@@ -114,11 +116,14 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
                 (unsigned long long)s->errors[i]);
     fprintf(f, "},\n");
     for (i = 0; i < H__COUNT; i++) {
-        char extra[96] = "";
+        char extra[160] = "";
         if (i == H_LATENCY)
-            /* latency.censored: samples of requests still waiting at the
-             * end, at their age then (censored_unsent: never sent). */
-            snprintf(extra, sizeof(extra), ", \"censored\": %llu, \"censored_unsent\": %llu",
+            /* latency.covers: the requests that ended in the measured
+             * window, whenever begun (summary.carried_in of them in the
+             * warm-up); latency.censored: samples of requests still waiting
+             * at its end, at their age then (censored_unsent: never sent). */
+            snprintf(extra, sizeof(extra),
+                     ", \"covers\": \"ended in the window\", \"censored\": %llu, \"censored_unsent\": %llu",
                      (unsigned long long)s->censored, (unsigned long long)s->censored_unsent);
         jhist_x(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind, extra);
         fprintf(f, ",\n");

@@ -128,6 +128,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     at = jcheck_enter(c, "summary");
     s->completed = jcheck_count(c, sum, "requests", 1);
     s->started = jcheck_count(c, sum, "started", 0);
+    s->carried_in = jcheck_count(c, sum, "carried_in", 0);
     nerr = jcheck_count(c, sum, "errors", 1);
     *in_flight = jcheck_count(c, sum, "in_flight", 0);
     s->conns_opened = jcheck_count(c, sum, "connections_opened", 0);
@@ -180,6 +181,8 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     if (!c->failed && er && errs != nerr)
         jcheck_fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
              (unsigned long long)errs);
+    if (s->carried_in > s->started)
+        jcheck_fail(c, "carried_in", "more than the started requests");
     if (!c->failed && s->started && s->started != s->completed + nerr + *in_flight)
         jcheck_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
              (unsigned long long)(s->completed + nerr + *in_flight));
