@@ -917,3 +917,27 @@ def compare_memory_as_if_alone():
         html = fh.read()
     check("server memory peak</th>" in html and re.search(r"MiB PSS</td>", html) and re.search(r"MiB RSS</td>", html),
           "memory alone: and so does the page")
+
+
+@test
+def compare_warmup_default_and_flag():
+    """compare warms every run up for 1 s unless told: --help says so, and --warmup sets every workload's, over the
+    plan's key."""
+    p = subprocess.run([RAFALE, "compare", "--help"], capture_output=True, text=True)
+    line = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("--warmup D")]
+    check(p.returncode == 0 and len(line) == 1 and "(default 1s;" in line[0],
+          "compare --help: the warm-up and its default (%r)" % line)
+    port = free_port()
+    plan = os.path.join(TMP, "warm.plan")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 1s\nconnections = 2\nrequests = 100\n"
+                "[server ok]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n"
+                "[workload a]\npath = /\n[workload b]\npath = /\nwarmup = 2s\n" % (RAFALE, port, port))
+    jp = plan + ".json"
+    p = subprocess.run([RAFALE, "compare", "--warmup", "100ms", "--json", jp, plan], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    ws = json.load(open(jp))["compare"]["workloads"] if p.returncode == 0 else []
+    check([w["config"]["warmup_s"] for w in ws] == [0.1, 0.1], "compare --warmup: every workload's, over the plan's "
+          "(%s %r)" % ([w["config"]["warmup_s"] for w in ws], p.stderr[-300:]))
+    p = subprocess.run([RAFALE, "compare", "--warmup", "soon", plan], capture_output=True, text=True)
+    check(p.returncode == 2 and "--warmup wants a duration" in p.stderr, "compare --warmup: a bad value (%r)" % p.stderr)
