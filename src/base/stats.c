@@ -132,6 +132,11 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->skipped += s->skipped;
 }
 
+uint64_t stats_sent(const struct stats *s)
+{
+    return s->started - s->carried_in;
+}
+
 uint64_t stats_errors(const struct stats *s)
 {
     uint64_t n = 0;

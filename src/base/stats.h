@@ -94,6 +94,9 @@ int stats_init(struct stats *s);
 void stats_fini(struct stats *s);
 void stats_merge(struct stats *dst, const struct stats *src);
 uint64_t stats_errors(const struct stats *s);
+/* Requests sent in the measured window: started, less those carried in
+ * from the warm-up (rate mode's "sent", against its target). */
+uint64_t stats_sent(const struct stats *s);
 /* Keep-alive connections the server ended after a response (not idle ones). */
 uint64_t stats_server_closes(const struct stats *s);
 /* Sets s->bad_status: the responses whose status is not in expect. */

@@ -395,7 +395,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     if (r->target_rate > 0)
         fprintf(f, "  \"rate\": {\"target_rps\": %s, \"sent_rps\": %s, \"queued\": %llu, \"extra_connections\": %u},\n",
                 REPORT_JNUM("%.3f", r->target_rate),
-                REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)r->total.started / r->elapsed_s : 0.0),
+                REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
     fprintf(f, ",\n  \"error_details\": {");

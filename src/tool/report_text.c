@@ -276,7 +276,7 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
-    double achieved = (double)s->started / el, ratio = achieved / r->target_rate;
+    double achieved = (double)stats_sent(s) / el, ratio = achieved / r->target_rate;
     double cpu_share = r->client_cpu_s / (el * cfg->threads);
     char l50[32], l99[32], lmax[32];
 

@@ -52,7 +52,7 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
         client_bound = findings_get(&fs, "client_cpu_bound") != NULL;
     }
     errs = stats_errors(&r.total);
-    st->sent = r.elapsed_s > 0 ? (double)r.total.started / r.elapsed_s : 0;
+    st->sent = r.elapsed_s > 0 ? (double)stats_sent(&r.total) / r.elapsed_s : 0;
     st->p50_ns = hist_percentile(&r.total.h[H_LATENCY], 50);
     st->p99_ns = hist_percentile(&r.total.h[H_LATENCY], 99);
     st->max_ns = (double)r.total.h[H_LATENCY].max;

@@ -478,11 +478,16 @@ def warmup_healthy_budget():
     """A fast server with -n and a warm-up: the budget counts the few requests carried in, every one answered."""
     srv = Serve()
     r = rafale("-n", 2000, "-c", 4, "-t", 1, "--warmup", "300ms", srv.url())
+    # Rate mode: 20 ms answers at 200 req/s leave about 4 in flight when the window opens; sent in the warm-up,
+    # they are not the window's sent rate.
+    rate = rafale("-R", 200, "-d", "1s", "-c", 8, "-t", 1, "--warmup", "300ms", srv.url("/delay/20")).j
     srv.stop()
     s = r.j["summary"]
     check(s["requests"] == 2000 and s["in_flight"] == 0 and err_total(r.j) == 0 and accounted(r.j),
           "warm-up with -n: exactly -n answered, none left (%s)" % s)
     check(0 <= s["carried_in"] <= 4, "warm-up with -n: at most one carried in per connection (%s)" % s["carried_in"])
+    check(rate["summary"]["carried_in"] >= 1 and 198 <= rate["rate"]["sent_rps"] <= 201 and accounted(rate),
+          "warm-up, rate mode: the sent rate is the window's schedule (%s, %s)" % (rate["rate"], rate["summary"]))
 
 
 @test
