@@ -87,7 +87,8 @@ static void sched_fire(struct timer *t, uint64_t now)
         }
     }
     dispatch(w);
-    if (w->sched.next_due < pl->t_deadline && (w->sched.next_due < pl->t_measure || w->scheduled + w->st.carried_in < w->budget) &&
+    if (w->sched.next_due < pl->t_deadline &&
+        (w->sched.next_due < pl->t_measure || w->scheduled + w->st.carried_in < w->budget) &&
         loop_timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0) {
         snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
         w->stopping = 1;

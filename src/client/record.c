@@ -44,7 +44,6 @@ static void count_start(struct worker *w, struct conn *c, struct slot *s, uint64
         hist_record(&w->per_url[engine_fig(s->url)].h[H_LAG], now - s->t_due);
 }
 
-
 /* A warm-up request that the window takes in: begun when it was (its
  * latency and send lag count from its own due and send times, so rate
  * mode's correction holds), counted among the window's requests. */

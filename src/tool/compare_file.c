@@ -519,7 +519,8 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
                     bad(err, errlen, path, sec->line, "a second [workload %s]", sec->name);
                     goto out;
                 }
-            if ((wl->name = strdup(sec->name)) == NULL || parse_workload(wl, &defaults, over, sec, path, err, errlen) != 0)
+            if ((wl->name = strdup(sec->name)) == NULL ||
+                parse_workload(wl, &defaults, over, sec, path, err, errlen) != 0)
                 goto out;
         }
     }
