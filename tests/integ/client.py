@@ -438,8 +438,9 @@ def warmup_not_counted():
 def warmup_does_not_bias():
     """A queueing server (findings_server.py slow: 4 answers at once, 20 ms each, every connection accepted): at the
     end of the warm-up each of the 100 connections has a request waiting in its queue. They hold the server in the
-    window; their answers count where they end, so the rate after a warm-up is the server's steady rate. Before,
-    they went uncounted: 136-144 req/s after --warmup 1s against 174-182 without; in rate mode 11 against 192."""
+    window; their answers count where they end, so the rate after a warm-up is the server's steady rate (192 req/s
+    here, within 10%). Before, they went uncounted: 136-144 req/s after --warmup 1s, the first second 92; in rate
+    mode 11 against 192."""
     srv = FServer("slow")
     cold = rafale("-c", 100, "-d", "2s", srv.url()).j
     warm = rafale("-c", 100, "-d", "2s", "--warmup", "1s", srv.url())
@@ -452,8 +453,9 @@ def warmup_does_not_bias():
     check(steady >= 100, "warm-up: the cold run's second second is whole (%s)" % cold["timeline"])
     check(0.9 <= s["rps"] / steady <= 1.1, "warm-up: the rate after it is the steady rate within 10%% (%.1f vs %d)"
           % (s["rps"], steady))
-    check(0.9 <= s["rps"] / cold["summary"]["rps"] <= 1.25,
-          "warm-up: with and without within -10%%..+25%% (the cold start) (%.1f vs %.1f)"
+    # Over the whole run the cold one is lower by its start (156-190 req/s on a quiet machine, 162-184 on a busy
+    # one, against 182-192 warm): the warm-up never lowers the rate (before: 0.76-0.91 of the cold run's).
+    check(s["rps"] >= 0.95 * cold["summary"]["rps"], "warm-up: with it not below without (%.1f vs %.1f)"
           % (s["rps"], cold["summary"]["rps"]))
     check(j["timeline"][0]["requests"] >= 0.8 * j["timeline"][1]["requests"],
           "warm-up: no dip in the window's first second (%s)" % j["timeline"])
