@@ -264,7 +264,7 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
                    "<style>" HTML_CSS ".slower{color:#b00;font-weight:bold}.faster{color:#070}</style></head><body>\n"
                    "<h1>rafale diff</h1>\n<p>");
     html_text(f, base_name);
-    html_printf(f, " &rarr; ");
+    html_printf(f, " &#8594; ");
     html_text(f, now_name);
     html_printf(f, " (same: the whole 95%% interval within %.1f%% either way)</p>\n<table><tr><th>figure</th><th>base</th>"
                    "<th>new</th><th>change</th><th>interval</th><th>verdict</th></tr>\n", d->threshold * 100);

@@ -330,7 +330,7 @@ static void matrix_html(FILE *f, const struct cmp_plan *p, const struct cmp_resu
             struct verdict_pair v;
             char what[96];
             if (a == b) {
-                html_printf(f, "<td>&middot;</td>");
+                html_printf(f, "<td>&#183;</td>");
                 continue;
             }
             compare_pair(p, r, w, a, b, &v);
@@ -454,7 +454,7 @@ static void workloads_table(FILE *f, const struct cmp_plan *p)
         html_printf(f, "</code></td><td>%u</td><td class=\"l\">%s", c->connections,
                 c->keepalive ? "keep-alive" : "new connection per request");
         if (c->http2)
-            html_printf(f, ", HTTP/2 &times; %u stream%s", c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
+            html_printf(f, ", HTTP/2 &#215; %u stream%s", c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
         else if (c->pipeline > 1)
             html_printf(f, ", pipelining %u", c->pipeline);
         html_printf(f, "</td><td>");
