@@ -292,7 +292,7 @@ def http2_in_a_compare_plan():
     check(runs["h1"]["summary"]["protocol"] == "http/1.1" and runs["h2"]["summary"]["protocol"] == "h2" and
           runs["h2"]["config"]["streams"] == 4 and runs["h2"]["summary"]["requests"] == 300,
           "compare: one plan, the same server over HTTP/1.1 and HTTP/2")
-    check("HTTP/2 x 4 streams" in p.stdout and "HTTP/2 &times; 4 streams" in open(hpath).read(),
+    check("HTTP/2 x 4 streams" in p.stdout and "HTTP/2 &#215; 4 streams" in open(hpath).read(),
           "compare: the workload says HTTP/2 in the table and the page")
 
 
