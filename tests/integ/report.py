@@ -1125,12 +1125,20 @@ def metrics_scraped_during_the_run():
                 break
         time.sleep(0.1)
     scrapes = []
-    for _ in range(2):
+
+    def counts(text):
+        return [l for l in text.splitlines() if l.startswith("rafale_requests_total")]
+    # The figures move once a second, when the workers close it: the second scrape is the first that differs
+    # (3 s at most; a fixed 1.1 s later, the sanitized build's second had not always closed yet).
+    until = time.monotonic() + 3
+    while len(scrapes) < 2:
         req = urllib.request.Request("http://127.0.0.1:%d/metrics" % port,
                                      headers={"Accept": "application/openmetrics-text; version=1.0.0"})
         with urllib.request.urlopen(req, timeout=10) as resp:
-            scrapes.append((resp.headers["Content-Type"], resp.read().decode()))
-        time.sleep(1.1)  # the figures move once a second
+            got = (resp.headers["Content-Type"], resp.read().decode())
+        if not scrapes or counts(got[1]) != counts(scrapes[0][1]) or time.monotonic() > until:
+            scrapes.append(got)
+        time.sleep(0.25)
     req = urllib.request.Request("http://127.0.0.1:%d/metrics" % port, headers={"Accept": "text/plain;version=0.0.4"})
     with urllib.request.urlopen(req, timeout=10) as resp:
         plain = (resp.headers["Content-Type"], resp.read().decode())
