@@ -95,13 +95,14 @@ http {
 CONF
 
 cat > "$dir/plan.conf" <<CONF
-# repeat = auto: rounds until every verdict's interval settles (3 to 8), the
-# first one left out as warm-up; pin = auto (the default) splits the CPUs
+# repeat = auto: at least 5 rounds, then more until every verdict is decided
+# (same, slower or faster by its interval) or 15 rounds, the first one left
+# out as warm-up; pin = auto (the default) splits the CPUs
 # between the servers and rafale; calibrate = yes carries this machine's
 # reference, to read the result beside one from another machine.
 [settings]
 repeat = auto
-max-repeat = 8
+max-repeat = 15
 discard = 1
 calibrate = yes
 warmup = 1s
