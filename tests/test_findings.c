@@ -500,6 +500,10 @@ static void writes_wchar(void)
     x.m.wchar = 20000 * 150;
     eval(&x, 1);
     CHECK(!has(&x, "server_writes"));
+    /* Answers by writev, wchar read a moment before the last of them (nginx: 2% under): silent. */
+    x.m.wchar = 20000 * 147;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_writes"));
     x.m.wchar = 0;
     eval(&x, 1);
     CHECK(!has(&x, "server_writes"));
