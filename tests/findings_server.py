@@ -186,48 +186,16 @@ async def grow(port, backlog, ms, most):
 async def slow(port, backlog):
     sem = asyncio.Semaphore(4)
 
-    async def conn(reader, writer):
-        try:
-            while True:
-                line = await reader.readline()
-                if not line:
-                    break
-                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
-                    pass
-                async with sem:
-                    await asyncio.sleep(0.02)
-                writer.write(WHOLE)
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        writer.close()
-
-    srv = await asyncio.start_server(conn, "127.0.0.1", port, backlog=backlog, reuse_address=True)
-    print("listening on 127.0.0.1:%d" % port, flush=True)
-    async with srv:
-        await srv.serve_forever()
+    async def answer():
+        async with sem:
+            await asyncio.sleep(0.02)
+    await serve_each(port, backlog, answer)
 
 
 async def blocking(port, backlog, ms):
-    async def conn(reader, writer):
-        try:
-            while True:
-                line = await reader.readline()
-                if not line:
-                    break
-                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
-                    pass
-                time.sleep(ms / 1000.0)  # the whole loop waits: no accept, no other answer
-                writer.write(WHOLE)
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        writer.close()
-
-    srv = await asyncio.start_server(conn, "127.0.0.1", port, backlog=backlog, reuse_address=True)
-    print("listening on 127.0.0.1:%d" % port, flush=True)
-    async with srv:
-        await srv.serve_forever()
+    async def answer():
+        time.sleep(ms / 1000.0)  # the whole loop waits: no accept, no other answer
+    await serve_each(port, backlog, answer)
 
 
 def main():
