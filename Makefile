@@ -15,21 +15,29 @@ SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-fra
 # wrap and lossy conversions too, which C allows but a parser should not do).
 INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=integer,undefined -fno-sanitize-recover=all
 
-# Folders are programs: base/ (shared pieces), client/ (the load generator),
-# serve/ (the target server), tool/ (command line, compare, reports). Each
-# folder compiles seeing only the folders it may use, so the compiler itself
-# refuses a circle: base sees base; client and serve see base and
-# themselves; tool sees all. scripts/check_layout.sh checks the rest.
+# Folders are programs and the rooms they share: base/ (shared pieces),
+# client/ (the load generator), serve/ (the target server), observe/ (the
+# server monitor), options/ (the option table and the command line's parse),
+# report/ (every report of a run, findings, merge), compare/ (compare, diff,
+# calibrate, verdicts), cli/ (main, the subcommands, live views). Each folder
+# compiles seeing only the folders it may use, so the compiler itself
+# refuses a circle:
+#   base <- client, serve, observe, options <- report <- compare <- cli
+# scripts/check_layout.sh checks the rest.
 SRC      = $(wildcard src/*/*.c)
 OBJ      = $(SRC:src/%.c=build/%.o)
-LIBOBJ   = $(filter-out build/tool/main.o,$(OBJ))
+LIBOBJ   = $(filter-out build/cli/main.o,$(OBJ))
 ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
-ASANLIB  = $(filter-out build/asan/tool/main.o,$(ASANOBJ))
+ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 INC_base   = -Isrc/base
 INC_client = -Isrc/base -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve
-INC_tool   = -Isrc/base -Isrc/client -Isrc/serve -Isrc/tool
+INC_observe = -Isrc/base -Isrc/observe
+INC_options = -Isrc/base -Isrc/options
+INC_report  = -Isrc/base -Isrc/client -Isrc/observe -Isrc/options -Isrc/report
+INC_compare = $(INC_report) -Isrc/compare
+INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
@@ -55,10 +63,10 @@ build/asan/rafale: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(LDLIBS)
 
 build/test_%: tests/test_%.c tests/t.h $(LIBOBJ)
-	$(CC) $(WARN) $(INC_tool) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+	$(CC) $(WARN) $(INC_cli) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
 build/asan/test_%: tests/test_%.c tests/t.h $(ASANLIB)
-	$(CC) $(WARN) $(INC_tool) $(SAN) -o $@ $< $(ASANLIB) $(LDLIBS)
+	$(CC) $(WARN) $(INC_cli) $(SAN) -o $@ $< $(ASANLIB) $(LDLIBS)
 
 build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build/int
 	$(INTSAN) $(INC_base) -o $@ tests/test_http_parse.c src/base/http_parse.c
@@ -66,7 +74,7 @@ build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/base/http_parse
 build/int/test_http_req: tests/test_http_req.c tests/t.h src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build/int
 	$(INTSAN) $(INC_serve) -o $@ tests/test_http_req.c src/serve/http_req.c
 
-# rafale-mpi: the same sources with the MPI glue (src/tool/mpi_glue.c) compiled
+# rafale-mpi: the same sources with the MPI glue (src/cli/mpi_glue.c) compiled
 # in by mpicc; the plain rafale never links MPI. `make mpi` installs MPICH.
 MPICC   ?= mpicc
 MPIOBJ   = $(SRC:src/%.c=build/mpi/%.o)
@@ -138,7 +146,7 @@ build/floor_uring: bench/floor_uring.c bench/floor.h | build
 	$(CC) $(WARN) -O2 -o $@ bench/floor_uring.c -luring
 
 build/micro: bench/micro.c $(LIBOBJ)
-	$(CC) $(WARN) $(INC_tool) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+	$(CC) $(WARN) $(INC_cli) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
 bench-micro: build/micro
 	@./build/micro
@@ -151,7 +159,7 @@ perf-check:
 # libFuzzer, ASan+UBSan): the response parser, serve's request parser, and
 # serve's HTTP/2 side (its frames, through nghttp2, and its answers).
 FUZZ_SECONDS ?= 60
-FUZZ_CC = clang $(WARN) $(INC_tool) -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_CC = clang $(WARN) $(INC_cli) -g -O1 -fsanitize=fuzzer,address,undefined
 build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_http_parse.c src/base/http_parse.c
 
@@ -171,7 +179,7 @@ build/fuzz_cookie: fuzz/fuzz_cookie.c src/base/cookie.c src/base/cookie.h | buil
 	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/base/cookie.c
 
 # rafale merge reads saved results with most of the program behind it.
-MERGEFUZZ_SRC = $(filter-out src/tool/main.c,$(SRC))
+MERGEFUZZ_SRC = $(filter-out src/cli/main.c,$(SRC))
 build/fuzz_merge: fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) $(LDLIBS)
 

@@ -2,7 +2,7 @@
  * `rafale report` (report_json.c then report_load.c). */
 #include "diff.h"
 #include "report.h"
-#include "report_load.h"
+#include "compare_load.h"
 #include "t.h"
 
 #include <math.h>
@@ -141,7 +141,7 @@ static void round_trip(void)
     f = fopen(path, "w");
     CHECK(report_json(f, &cfg, &r, &m, NULL, NULL) == 0);
     fclose(f);
-    CHECKF(report_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+    CHECKF(compare_load(path, &back, err, sizeof(err)) == 0, "%s", err);
     unlink(path);
 
     same_stats("total", &r.total, &back.run.res.total);
@@ -163,7 +163,7 @@ static void round_trip(void)
           strcmp(back.run.server.cgroup, m.cgroup) == 0 && back.run.server.nprocs == 2 &&
           back.run.server.procs[1].exited && strcmp(back.run.server.procs[1].command, "worker") == 0 &&
           back.run.server.npoints == 1 && back.run.server.series[0].pss_bytes == m.series[0].pss_bytes);
-    report_load_free(&back);
+    compare_load_free(&back);
     free(r.timeline);
     r.timeline = NULL;
     engine_result_free(&r);

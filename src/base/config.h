@@ -161,6 +161,13 @@ struct serve_config {
 /* pin: 0 (not said) is auto. */
 enum cmp_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
 
+/* What compare's servers must answer alike (`same`), checked by alike.c. */
+#define ALIKE_STATUS 1u
+#define ALIKE_LOCATION 2u
+#define ALIKE_TYPE 4u
+#define ALIKE_BODY 8u       /* framing (length, chunked, close), length and hash */
+#define ALIKE_DEFAULT (ALIKE_STATUS | ALIKE_LOCATION)
+
 struct cmp_settings {
     int repeat;                  /* runs of each workload on each server (repeat = auto: at least this many,
                                     then the rounds run so far) */
@@ -173,7 +180,7 @@ struct cmp_settings {
     int cgroups;                 /* run each server in a cgroup of its own (when the machine allows) */
     int server_cpus[CMP_MAX_CPUS], nserver_cpus;
     int client_cpus[CMP_MAX_CPUS], nclient_cpus;
-    int same;                    /* what servers must answer alike (alike.h's bits); 0: not checked; -1 default */
+    int same;                    /* what servers must answer alike (ALIKE_ bits); 0: not checked; -1 default */
     int pin;                     /* enum cmp_pin: how the CPUs were split between servers and rafale */
     const char *html_path, *json_path;
     uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the plan's */

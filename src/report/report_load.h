@@ -1,12 +1,12 @@
 /* report_load.h - reads a result saved with --json back, so `rafale report`
- * can rebuild the text and HTML reports without running anything. */
+ * can rebuild the text and HTML reports without running anything (a
+ * compare's saved result: compare_load.h). */
 #ifndef RAFALE_REPORT_LOAD_H
 #define RAFALE_REPORT_LOAD_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "compare.h"
 #include "config.h"
 #include "engine.h"
 #include "findings.h"
@@ -22,14 +22,6 @@ struct loaded_run {
     int has_findings;
 };
 
-/* What a saved file holds: one run (--json), or a whole compare. */
-struct loaded {
-    int is_compare;
-    struct loaded_run run;       /* !is_compare */
-    struct cmp_plan plan;        /* is_compare: as far as the reports need it */
-    struct cmp_result cmp;       /* is_compare: every run, summarized */
-};
-
 /* The largest saved result read (report, diff, merge, calibrate's cache).
  * A run writes about 110 B per second of timeline (a few KiB with --shard's
  * per-second histograms) and a row of histograms for each of its first 200
@@ -38,17 +30,19 @@ struct loaded {
  * Loading takes about 12 times the file's size in memory. */
 #define REPORT_LOAD_MAX_MIB 256
 
-/* Reads path. Returns 0, or -1 with a one-line reason in err. */
-int report_load(const char *path, struct loaded *out, char *err, size_t errlen);
-void report_load_free(struct loaded *l);
-/* The same from JSON already parsed (path names it in messages), and the
- * parse alone (NULL with the reason in err). */
-int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen);
+/* Reads one run's result from JSON already parsed (path names it in
+ * messages). Returns 0, or -1 with a one-line reason in err. */
+int report_load_run_root(json_t *root, const char *path, struct loaded_run *out, char *err, size_t errlen);
+void report_load_run_free(struct loaded_run *run);
 /* The parse refuses a file larger than REPORT_LOAD_MAX_MIB before reading it
  * (a pipe: as soon as it is). */
 json_t *report_load_json(const char *path, char *err, size_t errlen);
 /* A "calibration" object (rafale calibrate's reference), checked. */
 struct jc;
 void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref);
+/* A run's result and a "config" object, for a reader of a larger file (a
+ * compare's runs and workloads). Return 0, or -1 (the reason in c). */
+int report_load_run(struct jc *c, json_t *root, struct loaded_run *run);
+int report_load_config(struct jc *c, json_t *o, struct config *cfg);
 
 #endif

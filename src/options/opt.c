@@ -4,7 +4,6 @@
  * feel at home. */
 #include "opt.h"
 #include "check.h"
-#include "alike.h"
 #include "jcheck.h"
 #include "err.h"
 #include "shard.h"
@@ -645,6 +644,29 @@ static int set_pass(struct config *cfg, int source, const char *v, const char *s
     return rc;
 }
 
+/* "status,location,type,body" (any of them) or "no" (0). Returns 0, or -1. */
+static int same_parse(const char *spec, unsigned *fields)
+{
+    char buf[128], *tok, *save;
+    *fields = 0;
+    if (strcmp(spec, "no") == 0)
+        return 0;
+    snprintf(buf, sizeof(buf), "%s", spec);
+    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(tok, "status") == 0)
+            *fields |= ALIKE_STATUS;
+        else if (strcmp(tok, "location") == 0)
+            *fields |= ALIKE_LOCATION;
+        else if (strcmp(tok, "type") == 0)
+            *fields |= ALIKE_TYPE;
+        else if (strcmp(tok, "body") == 0)
+            *fields |= ALIKE_BODY;
+        else
+            return -1;
+    }
+    return *fields ? 0 : -1;
+}
+
 static int set_custom(const struct opt_def *o, const struct opt_dst *d, const char *v, const char *shown, char *err,
                       size_t errlen)
 {
@@ -754,7 +776,7 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
     }
     case I_SAME: {
         unsigned fields;
-        if (alike_parse(v, &fields) != 0)
+        if (same_parse(v, &fields) != 0)
             break;
         d->cmp->same = (int)fields;
         return 0;

@@ -44,7 +44,7 @@ static const char *config_diff(json_t *a, json_t *b)
 
 /* The per-second timelines of the shards, aligned on the wall clock: a
  * shard that began k seconds after the first adds into second t + k. */
-static int merge_timeline(struct loaded *in, int n, double t0, struct engine_result *r)
+static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine_result *r)
 {
     uint32_t len = 0, s, i;
     struct hist *h;
@@ -52,7 +52,7 @@ static int merge_timeline(struct loaded *in, int n, double t0, struct engine_res
     /* Every offset is at most the starts' spread, checked before (under a
      * day), and every timeline at most 2^32 seconds: the sum fits 64 bits. */
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].run.res;
+        const struct engine_result *x = &in[k].res;
         uint64_t off = (uint64_t)llround(x->start_unix_s - t0);
         if (x->nseconds && off + x->nseconds > len) {
             if (off + x->nseconds > UINT32_MAX)
@@ -72,7 +72,7 @@ static int merge_timeline(struct loaded *in, int n, double t0, struct engine_res
     for (s = 0; s < len; s++)
         hist_init_bits(&h[s], TL_SUB_BITS);
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].run.res;
+        const struct engine_result *x = &in[k].res;
         uint32_t off = (uint32_t)llround(x->start_unix_s - t0);
         for (i = 0; i < x->nseconds; i++) {
             struct tl_second *d = &r->timeline[off + i];
@@ -100,7 +100,7 @@ static int merge_timeline(struct loaded *in, int n, double t0, struct engine_res
 /* What one run's shards must share beyond the workload: starts close in
  * time, and each shard's timeline adding up to its own totals (a saved
  * result is untrusted input). Returns 0, or -1 with the reason. */
-static int check_shards(struct loaded *in, const char **names, int n, char *err, size_t errlen)
+static int check_shards(struct loaded_run *in, const char **names, int n, char *err, size_t errlen)
 {
     int k, first = 0, last = 0;
     /* How long the run lasted: by its timelines where there are (their
@@ -108,7 +108,7 @@ static int check_shards(struct loaded *in, const char **names, int n, char *err,
      * number), else by elapsed_s (nothing is then sized by it). */
     double longest = 0, longest_tl = 0;
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].run.res;
+        const struct engine_result *x = &in[k].res;
         uint64_t req = 0, errs = 0;
         uint32_t i;
         /* Stopped once past the totals: a sum of tampered counts could
@@ -123,9 +123,9 @@ static int check_shards(struct loaded *in, const char **names, int n, char *err,
                      (unsigned long long)x->total.completed, (unsigned long long)stats_errors(&x->total));
             return -1;
         }
-        if (x->start_unix_s < in[first].run.res.start_unix_s)
+        if (x->start_unix_s < in[first].res.start_unix_s)
             first = k;
-        if (x->start_unix_s > in[last].run.res.start_unix_s)
+        if (x->start_unix_s > in[last].res.start_unix_s)
             last = k;
         if (x->elapsed_s > longest)
             longest = x->elapsed_s;
@@ -134,9 +134,9 @@ static int check_shards(struct loaded *in, const char **names, int n, char *err,
     }
     if (longest_tl > 0)
         longest = longest_tl;
-    if (in[last].run.res.start_unix_s - in[first].run.res.start_unix_s > longest + MERGE_MARGIN_S) {
+    if (in[last].res.start_unix_s - in[first].res.start_unix_s > longest + MERGE_MARGIN_S) {
         snprintf(err, errlen, "%s started %.0fs after %s, more than the run lasted (%.0fs) plus %.0fs: not shards of "
-                 "one run", names[last], in[last].run.res.start_unix_s - in[first].run.res.start_unix_s,
+                 "one run", names[last], in[last].res.start_unix_s - in[first].res.start_unix_s,
                  names[first], longest, MERGE_MARGIN_S);
         return -1;
     }
@@ -172,7 +172,7 @@ static void merge_conns(struct engine_conns *d, const struct engine_conns *s, in
     }
 }
 
-static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *err, size_t errlen)
+static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char *err, size_t errlen)
 {
     struct engine_result *r = &out->res;
     double t0 = 1e300, t_end = 0;
@@ -180,14 +180,14 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
     int k;
 
     /* The workload is the first shard's (the totals: every shard holds them). */
-    out->cfg = in[0].run.cfg;
-    memset(&in[0].run.cfg, 0, sizeof(in[0].run.cfg));
+    out->cfg = in[0].cfg;
+    memset(&in[0].cfg, 0, sizeof(in[0].cfg));
     if (stats_init(&r->total) != 0)
         goto oom;
-    r->nurls = in[0].run.res.nurls;
+    r->nurls = in[0].res.nurls;
     r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(*r->per_url));
     r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(*r->url_in_flight));
-    r->nstages = in[0].run.res.nstages;
+    r->nstages = in[0].res.nstages;
     r->per_stage = r->nstages ? calloc(r->nstages, sizeof(*r->per_stage)) : NULL;
     r->shards = calloc((size_t)n, sizeof(*r->shards));
     if (r->per_url == NULL || r->url_in_flight == NULL || (r->nstages && r->per_stage == NULL) || r->shards == NULL)
@@ -201,24 +201,24 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
     tcpinfo_sum_init(&r->tcp);
     /* Checks and skips: the same workload's, summed exactly; the first
      * failure the first shard's that had one. */
-    if (in[0].run.res.nchecks) {
-        r->nchecks = in[0].run.res.nchecks;
+    if (in[0].res.nchecks) {
+        r->nchecks = in[0].res.nchecks;
         if ((r->checks = calloc(r->nchecks, sizeof(*r->checks))) == NULL)
             goto oom;
-        memcpy(r->checks, in[0].run.res.checks, r->nchecks * sizeof(*r->checks));
+        memcpy(r->checks, in[0].res.checks, r->nchecks * sizeof(*r->checks));
         for (i = 0; i < r->nchecks; i++)
             r->checks[i].passed = r->checks[i].failed = 0, r->checks[i].first_failure[0] = '\0';
     }
-    if (in[0].run.res.nvars) {
-        r->nvars = in[0].run.res.nvars;
+    if (in[0].res.nvars) {
+        r->nvars = in[0].res.nvars;
         r->var_names = calloc(r->nvars, sizeof(*r->var_names));
         r->skipped_var = calloc(r->nvars, sizeof(*r->skipped_var));
         if (r->var_names == NULL || r->skipped_var == NULL)
             goto oom;
-        memcpy(r->var_names, in[0].run.res.var_names, r->nvars * sizeof(*r->var_names));
+        memcpy(r->var_names, in[0].res.var_names, r->nvars * sizeof(*r->var_names));
     }
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].run.res;
+        const struct engine_result *x = &in[k].res;
         for (i = 0; i < r->nchecks && i < x->nchecks; i++) {
             r->checks[i].passed += x->checks[i].passed;
             r->checks[i].failed += x->checks[i].failed;
@@ -229,7 +229,7 @@ static int merge_into(struct loaded *in, int n, struct loaded_run *out, char *er
             r->skipped_var[i] += x->skipped_var[i];
     }
     for (k = 0; k < n; k++) {
-        struct loaded_run *x = &in[k].run;
+        struct loaded_run *x = &in[k];
         struct shard_info *sh = &r->shards[k];
         stats_merge(&r->total, &x->res.total);
         for (i = 0; i < r->nurls; i++) {
@@ -283,7 +283,7 @@ oom:
 
 int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *out, char *err, size_t errlen)
 {
-    struct loaded *in;
+    struct loaded_run *in;
     int *by_index = NULL, k, rc = -1, count = 0;
 
     memset(out, 0, sizeof(*out));
@@ -303,22 +303,22 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
             snprintf(err, errlen, "%s: not a shard's result (saved with --json by rafale --shard I/N)", names[k]);
             goto out;
         }
-        if (report_load_root(roots[k], names[k], &in[k], err, errlen) != 0)
+        if (report_load_run_root(roots[k], names[k], &in[k], err, errlen) != 0)
             goto out;
         if (k == 0) {
-            count = (int)in[0].run.res.shard.count;
+            count = (int)in[0].res.shard.count;
         } else if ((diff = config_diff(json_object_get(roots[0], "config"), json_object_get(roots[k], "config")))) {
             snprintf(err, errlen, "%s and %s are not shards of the same workload: their '%s' differ", names[0],
                      names[k], diff);
             goto out;
         }
-        if ((int)in[k].run.res.shard.count != count) {
+        if ((int)in[k].res.shard.count != count) {
             snprintf(err, errlen, "%s is one of %u shards, %s one of %u: not the same run", names[k],
-                     in[k].run.res.shard.count, names[0], (unsigned)count);
+                     in[k].res.shard.count, names[0], (unsigned)count);
             goto out;
         }
-        if (count == n && by_index[in[k].run.res.shard.index]++) {
-            snprintf(err, errlen, "%s: shard %u/%u is given twice", names[k], in[k].run.res.shard.index, count);
+        if (count == n && by_index[in[k].res.shard.index]++) {
+            snprintf(err, errlen, "%s: shard %u/%u is given twice", names[k], in[k].res.shard.index, count);
             goto out;
         }
     }
@@ -337,7 +337,7 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
     }
 out:
     for (k = 0; k < n; k++)
-        report_load_free(&in[k]);
+        report_load_run_free(&in[k]);
     free(in);
     free(by_index);
     return rc;

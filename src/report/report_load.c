@@ -301,7 +301,7 @@ static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
 }
 
 /* The "config" object of a result into cfg; its strings are kept by cfg. */
-static int load_config(struct jc *c, json_t *o, struct config *cfg)
+int report_load_config(struct jc *c, json_t *o, struct config *cfg)
 {
     json_t *urls, *hs, *e;
     const char *ex, *arr, *m, *ct;
@@ -704,7 +704,7 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
     }
 }
 
-static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
+int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
     json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
     struct config *conf = &run->cfg;
@@ -718,7 +718,7 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
-    if (load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
+    if (report_load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
         return -1;
     if (load_per_url(c, pu, conf, r) != 0)
         return -1;
@@ -837,7 +837,7 @@ static int load_run(struct jc *c, json_t *root, struct loaded_run *run)
     return c->failed ? -1 : 0;
 }
 
-static void loaded_run_free(struct loaded_run *run)
+void report_load_run_free(struct loaded_run *run)
 {
     engine_result_free(&run->res);
     monitor_result_free(&run->server);
@@ -845,215 +845,6 @@ static void loaded_run_free(struct loaded_run *run)
 }
 
 
-static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
-{
-    json_t *list = jcheck_arr(c, o, key, 0), *e;
-    size_t i;
-    json_array_foreach(list, i, e) {
-        if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 1023) {
-            jcheck_fail(c, key, "entry %zu is not a CPU number", i);
-            return;
-        }
-        if (*n < CMP_MAX_CPUS)
-            out[(*n)++] = (int)json_integer_value(e);
-    }
-}
-
-/* A compare result: the plan as far as the reports need it, and every run. */
-static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
-{
-    struct cmp_plan *p = &out->plan;
-    struct cmp_result *r = &out->cmp;
-    json_t *svs, *wls, *e;
-    const char *note;
-    struct machine_ref ref;
-    size_t k, at;
-    int s, w;
-
-    jcheck_enter(c, "compare");
-    svs = jcheck_arr(c, cmp, "servers", 1);
-    wls = jcheck_arr(c, cmp, "workloads", 1);
-    note = jcheck_str(c, cmp, "note", 0);
-    memset(&ref, 0, sizeof(ref));
-    if (jcheck_obj(c, cmp, "calibration", 0))
-        report_load_ref(c, jcheck_obj(c, cmp, "calibration", 0), &ref);
-    if (c->failed)
-        return -1;
-    if (json_array_size(svs) == 0 || json_array_size(wls) == 0 || json_array_size(svs) > 10000 ||
-        json_array_size(wls) > 10000)
-        return jcheck_fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
-    config_cmp_defaults(&p->set);
-    p->file = jcheck_dup(c, cmp, "plan", NULL);
-    p->set.repeat = (int)jcheck_num(c, cmp, "repeat", 0, 1000, 0);
-    p->set.repeat_auto = jcheck_bool(c, cmp, "repeat_auto");
-    /* Results from before same-within: the band they now read with. */
-    if (json_object_get(cmp, "same_within"))
-        p->set.same_within = jcheck_num(c, cmp, "same_within", 0.001, 0.5, 0);
-    p->set.discard = (int)jcheck_num(c, cmp, "discard", 0, 100, 0);
-    p->set.grace_ns = jcheck_ns(c, cmp, "grace_s", 0);
-    p->set.ready_ns = jcheck_ns(c, cmp, "ready_timeout_s", 0);
-    cpu_list(c, cmp, "server_cpus", p->set.server_cpus, &p->set.nserver_cpus);
-    cpu_list(c, cmp, "client_cpus", p->set.client_cpus, &p->set.nclient_cpus);
-    {
-        const char *pin = jcheck_str(c, cmp, "pin", 0);
-        p->set.pin = pin && strcmp(pin, "auto") == 0 ? PIN_CHOSE : pin && strcmp(pin, "no") == 0 ? PIN_NO : 0;
-    }
-    p->nservers = (int)json_array_size(svs);
-    p->nworkloads = (int)json_array_size(wls);
-    p->servers = calloc((size_t)p->nservers, sizeof(*p->servers));
-    p->workloads = calloc((size_t)p->nworkloads, sizeof(*p->workloads));
-    if (p->servers == NULL || p->workloads == NULL)
-        return jcheck_fail(c, "", "out of memory");
-    for (s = 0; s < p->nservers && !c->failed; s++) {
-        struct cmp_server *sv = &p->servers[s];
-        e = json_array_get(svs, (size_t)s);
-        at = jcheck_enter(c, "servers[%d]", s);
-        if (!json_is_object(e)) {
-            jcheck_fail(c, "", "not an object");
-            break;
-        }
-        sv->name = jcheck_dup(c, e, "name", "?");
-        sv->url = jcheck_dup(c, e, "url", "");
-        sv->start = jcheck_dup(c, e, "start", NULL);
-        sv->cgroup = jcheck_dup(c, e, "cgroup", NULL);
-        sv->version = jcheck_dup(c, e, "version", NULL);
-        sv->pid = (int)jcheck_num(c, e, "pid", 0, 2147483647.0, 0);
-        jcheck_leave(c, at);
-    }
-    {
-        const char *base = jcheck_str(c, cmp, "baseline", 0);
-        for (s = 0; base && s < p->nservers && !c->failed; s++)
-            if (strcmp(p->servers[s].name, base) == 0)
-                p->baseline = s + 1;
-    }
-    for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        struct cmp_workload *wl = &p->workloads[w];
-        e = json_array_get(wls, (size_t)w);
-        at = jcheck_enter(c, "workloads[%d]", w);
-        if (!json_is_object(e)) {
-            jcheck_fail(c, "", "not an object");
-            break;
-        }
-        wl->name = jcheck_dup(c, e, "name", "?");
-        wl->path = jcheck_dup(c, e, "path", "/");
-        if (load_config(c, jcheck_obj(c, e, "config", 1), &wl->cfg) != 0)
-            break;
-        /* The workload itself has no URL: each server has its own. */
-        free(wl->cfg.url_text);
-        wl->cfg.url_text = NULL;
-        wl->cfg.nurls = 0;
-        jcheck_leave(c, at);
-    }
-    if (c->failed)
-        return -1;
-    if (compare_result_init(r, p) != 0)
-        return jcheck_fail(c, "", "out of memory");
-    r->interrupted = jcheck_bool(c, cmp, "interrupted");
-    r->cgroups = jcheck_bool(c, cmp, "cgroups");
-    r->ref = ref;
-    jcheck_copy(r->note, sizeof(r->note), note);
-    for (s = 0; s < p->nservers; s++) {
-        json_t *sv = json_array_get(svs, (size_t)s);
-        r->failed[s] = jcheck_bool(c, sv, "failed");
-        jcheck_copy(r->failure[s], CMP_WHY_MAX, jcheck_str(c, sv, "reason", 0));
-        jcheck_copy(r->output[s], CMP_OUTPUT_MAX + 1, jcheck_str(c, sv, "output", 0));
-    }
-    for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        /* Did the servers answer alike: true, a list of differences, or
-         * null (not checked; older files have no key). */
-        json_t *al = json_object_get(json_array_get(wls, (size_t)w), "alike"), *d;
-        size_t i;
-        at = jcheck_enter(c, "workloads[%d]", w);
-        jcheck_copy(r->alike[w].cut, sizeof(r->alike[w].cut),
-                    jcheck_str(c, json_array_get(wls, (size_t)w), "alike_cut", 0));
-        jcheck_leave(c, at);
-        at = jcheck_enter(c, "workloads[%d].alike", w);
-        r->alike[w].checked = json_is_true(al) || json_is_array(al);
-        json_array_foreach(al, i, d) {
-            const char *srv = json_string_value(json_object_get(d, "server"));
-            const char *field = json_string_value(json_object_get(d, "field"));
-            const char *value = json_string_value(json_object_get(d, "value"));
-            struct cmp_difference *n;
-            for (s = 0; srv && s < p->nservers; s++)
-                if (strcmp(p->servers[s].name, srv) == 0)
-                    break;
-            if (srv == NULL || field == NULL || value == NULL || s == p->nservers) {
-                jcheck_fail(c, "", "[%zu]: not a {field, server, value} of a server of the plan", i);
-                break;
-            }
-            if (i > 10000 || (n = realloc(r->alike[w].diff, (i + 1) * sizeof(*n))) == NULL) {
-                jcheck_fail(c, "", "too many differences");
-                break;
-            }
-            r->alike[w].diff = n;
-            n[i].server = s;
-            jcheck_copy(n[i].field, sizeof(n[i].field), field);
-            jcheck_copy(n[i].value, sizeof(n[i].value), value);
-            r->alike[w].ndiff = (int)i + 1;
-        }
-        jcheck_leave(c, at);
-    }
-    for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        json_t *cells = jcheck_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
-        if (cells && json_array_size(cells) != (size_t)p->nservers) {
-            jcheck_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
-            break;
-        }
-        for (s = 0; s < p->nservers && !c->failed; s++) {
-            json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
-            struct compare_cell *cc = compare_cell(r, w, s);
-            at = jcheck_enter(c, "workloads[%d].servers[%d]", w, s);
-            runs = jcheck_arr(c, cell, "run_results", 0);
-            cc->url = jcheck_dup(c, cell, "url", NULL);
-            json_array_foreach(runs, k, ro) {
-                struct loaded_run lr;
-                size_t a2 = jcheck_enter(c, "run_results[%zu]", k);
-                if (load_run(c, ro, &lr) != 0 || compare_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
-                    if (!c->failed)
-                        jcheck_fail(c, "", "out of memory");
-                    loaded_run_free(&lr);
-                    break;
-                }
-                cc->runs[cc->nruns - 1].found = lr.found;
-                if (lr.cfg.nurls > 1 || lr.cfg.targets_path) {
-                    /* A run of targets keeps its own URLs. */
-                    struct compare_run *run = &cc->runs[cc->nruns - 1];
-                    if ((run->cfg = malloc(sizeof(*run->cfg))) != NULL) {
-                        *run->cfg = lr.cfg;
-                        memset(&lr.cfg, 0, sizeof(lr.cfg));
-                    }
-                }
-                loaded_run_free(&lr);
-                jcheck_leave(c, a2);
-            }
-            jcheck_leave(c, at);
-        }
-    }
-    if (c->failed)
-        return -1;
-    compare_summarize(p, r);
-    return 0;
-}
-
-
-int report_load_root(json_t *root, const char *path, struct loaded *out, char *err, size_t errlen)
-{
-    struct jc c = { path, err, errlen, 0, "" };
-    json_t *cmp;
-
-    memset(out, 0, sizeof(*out));
-    if (!json_is_object(root)) {
-        snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
-        return -1;
-    }
-    jcheck_scrub(root, 0);
-    cmp = json_object_get(root, "compare");
-    if (json_is_object(cmp)) {
-        out->is_compare = 1;
-        return load_compare(&c, cmp, out);
-    }
-    return load_run(&c, root, &out->run);
-}
 
 /* What the parser reads through: the file, counted, refused past the cap
  * (a pipe has no size to check first). */
@@ -1109,26 +900,13 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
     return root;
 }
 
-int report_load(const char *path, struct loaded *out, char *err, size_t errlen)
+int report_load_run_root(json_t *root, const char *path, struct loaded_run *out, char *err, size_t errlen)
 {
-    json_t *root;
-    int rc;
+    struct jc c = { path, err, errlen, 0, "" };
 
     memset(out, 0, sizeof(*out));
-    if ((root = report_load_json(path, err, errlen)) == NULL)
-        return -1;
-    rc = report_load_root(root, path, out, err, errlen);
-    json_decref(root);
-    return rc;
-}
-
-void report_load_free(struct loaded *l)
-{
-    if (l->is_compare) {
-        compare_result_free(&l->cmp);
-        compare_file_free(&l->plan);
-    } else {
-        loaded_run_free(&l->run);
-    }
-    memset(l, 0, sizeof(*l));
+    if (!json_is_object(root))
+        return err_set(err, errlen, path, "not a rafale result (saved with --json)");
+    jcheck_scrub(root, 0);
+    return report_load_run(&c, root, out);
 }

@@ -16,7 +16,7 @@
 #include "netstat.h"
 #include "progress.h"
 #include "report.h"
-#include "report_load.h"
+#include "compare_load.h"
 #include "serve.h"
 #include "shard.h"
 #include "slo.h"
@@ -342,9 +342,9 @@ static int main_report(int argc, char **argv)
             goto out;
         }
         names[n] = argv[i];
-        if (report_load(argv[i], &runs[n], err, sizeof(err)) != 0) {
+        if (compare_load(argv[i], &runs[n], err, sizeof(err)) != 0) {
             fprintf(stderr, "rafale report: %s\n", err);
-            report_load_free(&runs[n]);
+            compare_load_free(&runs[n]);
             rc = 1;
             goto out;
         }
@@ -387,7 +387,7 @@ static int main_report(int argc, char **argv)
     }
 out:
     for (i = 0; i < n; i++)
-        report_load_free(&runs[i]);
+        compare_load_free(&runs[i]);
     free(runs);
     free(names);
     return rc;
@@ -529,7 +529,7 @@ static int main_diff(int argc, char **argv)
     }
     for (i = 0; i < 2; i++) {
         if ((roots[i] = report_load_json(files[i], err, sizeof(err))) == NULL ||
-            report_load_root(roots[i], files[i], &in[i], err, sizeof(err)) != 0) {
+            compare_load_root(roots[i], files[i], &in[i], err, sizeof(err)) != 0) {
             fprintf(stderr, "rafale diff: %s\n", err);
             rc = 1;
             goto out;
@@ -567,7 +567,7 @@ static int main_diff(int argc, char **argv)
     }
 out:
     for (i = 0; i < 2; i++) {
-        report_load_free(&in[i]);
+        compare_load_free(&in[i]);
         if (roots[i])
             json_decref(roots[i]);
     }

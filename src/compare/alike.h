@@ -9,12 +9,6 @@
 #include "config.h"
 #include "url.h"
 
-#define ALIKE_STATUS 1u
-#define ALIKE_LOCATION 2u
-#define ALIKE_TYPE 4u
-#define ALIKE_BODY 8u       /* framing (length, chunked, close), length and hash */
-#define ALIKE_DEFAULT (ALIKE_STATUS | ALIKE_LOCATION)
-
 struct alike_answer {
     int ok;                 /* an answer came */
     int cut;                /* not read whole (time or size): neither alike nor not */
@@ -37,7 +31,5 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
 int alike_same(const struct alike_answer *a, const struct alike_answer *b, unsigned fields, char *what, size_t n);
 /* An answer's value of field, for the table. */
 void alike_value(const struct alike_answer *a, const char *field, char *out, size_t n);
-/* "status,location,type,body" (any of them) or "no" (0). Returns 0, or -1. */
-int alike_parse(const char *spec, unsigned *fields);
 
 #endif

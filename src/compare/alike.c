@@ -319,25 +319,3 @@ void alike_value(const struct alike_answer *a, const char *field, char *out, siz
     /* A server's bytes (its Location, its Content-Type), bound for a table. */
     text_scrub(out, strlen(out), 1);
 }
-
-int alike_parse(const char *spec, unsigned *fields)
-{
-    char buf[128], *tok, *save;
-    *fields = 0;
-    if (strcmp(spec, "no") == 0)
-        return 0;
-    snprintf(buf, sizeof(buf), "%s", spec);
-    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-        if (strcmp(tok, "status") == 0)
-            *fields |= ALIKE_STATUS;
-        else if (strcmp(tok, "location") == 0)
-            *fields |= ALIKE_LOCATION;
-        else if (strcmp(tok, "type") == 0)
-            *fields |= ALIKE_TYPE;
-        else if (strcmp(tok, "body") == 0)
-            *fields |= ALIKE_BODY;
-        else
-            return -1;
-    }
-    return *fields ? 0 : -1;
-}
