@@ -43,7 +43,7 @@
 #include "check.h"
 #include "config.h"
 #include "cookie.h"
-#include "engine.h"
+#include "engine_figs.h"
 #include "http_parse.h"
 #include "io.h"
 #include "loop.h"

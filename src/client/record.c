@@ -6,7 +6,7 @@
  * record_carry_in). */
 #include "client.h"
 #include "clock.h"
-#include "engine.h"
+#include "engine_figs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
