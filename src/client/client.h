@@ -1,9 +1,11 @@
 /* client.h - the load generator's insides (src/client), shared by its
  * files and by nothing outside the folder (make layout checks):
  *
- *   engine.c    worker threads, the rate schedule's timer, start, progress
- *               and the merge after join; it builds the plan and picks each
- *               connection's session
+ *   engine.c    worker threads, the rate schedule's timer, start and stop;
+ *               it builds the plan and picks each connection's session
+ *   live.c      the watch while the workers run: progress, the live
+ *               figures (--metrics-listen), --abort-on-fail's SLO
+ *   collect.c   after join: the workers' figures into one result
  *   plan.c      the read-only plan: addresses resolved, request bytes built
  *               once, templated requests expanded (HTTP/1.1 form)
  *   plan_h2.c   the plan's HTTP/2 form: header fields built once
@@ -21,7 +23,7 @@
  *
  * Calls go down, never round: engine -> conn, http1, http2, plan, plan_h2;
  * http1, http2 -> conn, plan, plan_h2, verify; everything -> workq, record; record -> reqlog;
- * engine -> fairness, reqlog; conn
+ * engine -> live, collect; collect -> fairness; engine -> reqlog; conn
  * reaches its session only through session_ops.
  *
  * A connection goes

@@ -1,7 +1,8 @@
 /* engine.c - runs a load test: the worker threads, each with its own event
  * loop, connections (conn.c), read buffer and counters; the work queue that
- * gives connections their requests; the constant-rate schedule's timer; and,
- * after join, the merge of the workers' results. Threads share only the
+ * gives connections their requests; the constant-rate schedule's timer. The
+ * watch while they run is live.c's, the collection of their figures after
+ * join collect.c's. Threads share only the
  * read-only plan (plan.c) and the timeline (which has its own lock), so the
  * hot path has no locks and no atomics.
  *
@@ -12,6 +13,8 @@
  * request should have been sent (no coordinated omission). */
 #include "engine.h"
 #include "client.h"
+#include "collect.h"
+#include "live.h"
 #include "clock.h"
 #include "shard.h"
 
@@ -393,180 +396,6 @@ static double cpu_seconds(void)
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* Sums what the workers published, for the live view; the latencies are
- * those of the last complete second over all threads. */
-static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t nt, struct engine_progress *p)
-{
-    struct tl_second last;
-    uint32_t t;
-    memset(p, 0, sizeof(*p));
-    p->elapsed_s = ((double)clock_ns() - (double)pl->t_measure) / 1e9;
-    for (t = 0; t < nt; t++) {
-        p->completed += atomic_load_explicit(&ws[t].pub_done, memory_order_relaxed);
-        p->errors += atomic_load_explicit(&ws[t].pub_err, memory_order_relaxed);
-        p->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
-    }
-    if (timeline_latest(pl->tl, &last)) {
-        p->p50_ns = last.p50_ns;
-        p->p99_ns = last.p99_ns;
-    }
-}
-
-/* The timeline, once every worker is done. Returns 0 or -1. */
-static int take_timeline(struct timeline *tl, struct engine_result *res)
-{
-    timeline_finish(tl);
-    if (tl->ndone == 0)
-        return 0;
-    res->timeline = malloc(tl->ndone * sizeof(*res->timeline));
-    if (res->timeline == NULL)
-        return -1;
-    memcpy(res->timeline, tl->done, tl->ndone * sizeof(*res->timeline));
-    res->nseconds = tl->ndone;
-    if (tl->keep_hist && tl->hists) {
-        /* Taken over: the timeline forgets them. */
-        res->tl_hist = tl->hists;
-        tl->hists = NULL;
-        tl->keep_hist = 0;
-    }
-    return tl->oom ? -1 : 0;
-}
-
-/* The requests that waited when the run stopped, at their age then: into
- * the latency histograms (their URL's and the totals; a due, unsent one
- * only the totals' corrected one, having no URL yet nor a send time) and
- * their stage's. Only those older than every sample recorded: a wait is a
- * lower bound of its latency, and one below the others' would pull the
- * percentiles down, where one above them can only raise them toward the
- * truth. After the fairness limit took the answers' p99. */
-static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, uint8_t stage, uint64_t age_due,
-                       uint64_t age_sent)
-{
-    double age = (double)age_due / 1e9;
-    if (age > res->in_flight_oldest_s)
-        res->in_flight_oldest_s = age;
-    if (age_due < limit)
-        return;
-    if (url != UINT32_MAX) {
-        struct stats *u = &res->per_url[engine_fig(url)];
-        hist_record(&u->h[H_LATENCY], age_due);
-        hist_record(&u->h[H_LATENCY_UNC], age_sent);
-        hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
-        u->censored++;
-    } else {
-        res->total.censored_unsent++;
-    }
-    hist_record(&res->total.h[H_LATENCY], age_due);
-    res->total.censored++;
-    if (res->per_stage && stage < res->nstages)
-        hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);
-}
-
-static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res)
-{
-    uint64_t limit = res->total.h[H_LATENCY].total ? res->total.h[H_LATENCY].max : 0;
-    uint32_t t, i;
-    for (t = 0; t < nt; t++) {
-        const struct worker *w = &ws[t];
-        for (i = 0; i < w->ncens; i++) {
-            const struct censored *e = &w->cens[i];
-            censor_one(res, limit, e->url, e->stage, e->age_due, e->age_sent);
-        }
-        for (i = 0; i < w->backlog.len; i++) {
-            uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
-            if (due >= pl->t_measure && due < w->t_stop)
-                censor_one(res, limit, UINT32_MAX, record_stage(w, due), w->t_stop - due, 0);
-        }
-    }
-}
-
-/* After join: the workers' counters and histograms into one result. Counters
- * come from each worker's totals; histograms are recorded per URL only
- * (half the work per response) and summed here. Returns 0, or -1 with a
- * reason in err. */
-static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res, char *err,
-                 size_t errlen)
-{
-    const struct config *cfg = pl->cfg;
-    uint32_t t, i;
-    int k;
-
-    res->nurls = engine_nfigs(pl->nurls);
-    res->per_url = calloc(res->nurls, sizeof(*res->per_url));
-    res->url_in_flight = calloc(res->nurls, sizeof(uint64_t));
-    if (res->per_url == NULL || res->url_in_flight == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    stats_init(&res->total);
-    hist_init(&res->ends);
-    for (i = 0; i < res->nurls; i++)
-        stats_init(&res->per_url[i]);
-    for (t = 0; t < nt; t++) {
-        stats_merge(&res->total, &ws[t].st);
-        hist_merge(&res->ends, &ws[t].ends);
-        for (i = 0; i < res->nurls; i++) {
-            const struct stats *u = &ws[t].per_url[i];
-            stats_merge(&res->per_url[i], u);
-            for (k = 0; k < H__COUNT; k++)
-                hist_merge(&res->total.h[k], &u->h[k]);
-        }
-        res->queued += ws[t].backlog.len;
-        res->extra_connections += ws[t].nactive - (cfg->connections / nt + (t < cfg->connections % nt));
-        if (ws[t].t_all_connected == 0)
-            res->all_connected_s = -1;
-        else if (res->all_connected_s >= 0 && (double)(ws[t].t_all_connected - pl->t0) / 1e9 > res->all_connected_s)
-            res->all_connected_s = (double)(ws[t].t_all_connected - pl->t0) / 1e9;
-        if (ws[t].err[0]) {
-            snprintf(err, errlen, "%s", ws[t].err);
-            return -1;
-        }
-    }
-    if (cfg->rate <= 0) {
-        /* Closed loop: every request is sent when due, so the uncorrected
-         * histogram is the corrected one (record.c records it once). */
-        for (i = 0; i < res->nurls; i++)
-            hist_merge(&res->per_url[i].h[H_LATENCY_UNC], &res->per_url[i].h[H_LATENCY]);
-        hist_merge(&res->total.h[H_LATENCY_UNC], &res->total.h[H_LATENCY]);
-    }
-    res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
-    /* The answers' own figures: first byte plus the rest (timeouts and the
-     * censored are not answers), each sum a bound from above. */
-    if (fairness_merge(ws, nt,
-                       hist_percentile(&res->total.h[H_TTFB], 99) + hist_percentile(&res->total.h[H_TRANSFER], 99),
-                       (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, cfg->rate <= 0,
-                       &res->conns) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    tcpinfo_sum_init(&res->tcp);
-    for (t = 0; t < nt; t++)
-        tcpinfo_merge(&res->tcp, &ws[t].tcp);
-    if (pl->ramped) {
-        if ((res->per_stage = calloc(pl->ramp.n, sizeof(*res->per_stage))) == NULL) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        res->nstages = pl->ramp.n;
-        for (i = 0; i < pl->ramp.n; i++) {
-            stats_init(&res->per_stage[i]);
-            for (t = 0; t < nt; t++)
-                stats_merge(&res->per_stage[i], &ws[t].per_stage[i]);
-        }
-    }
-    censor_merge(ws, nt, pl, res);
-    stats_count_bad(&res->total, &cfg->expect);
-    for (i = 0; i < res->nurls; i++) {
-        res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);
-        stats_count_bad(&res->per_url[i], &cfg->expect);
-    }
-    if (take_timeline(pl->tl, res) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    return 0;
-}
-
 /* Waits until the wall clock reads t (--start-at), or stop. Returns how
  * late it is (0 when on time). */
 static double wait_until(double t, const atomic_int *stop)
@@ -682,213 +511,6 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
     return ws;
 }
 
-/* The live view, four times a second until every worker has finished. */
-/* --abort-on-fail: the SLO on the figures so far (the seconds every
- * thread has closed, so at most a second behind). Returns 1 when it is
- * lost, with which threshold and when in res. */
-static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stats *snap, struct engine_result *res)
-{
-    struct slo s = pl->cfg->slo;
-    uint64_t req, errs, now = clock_ns();
-    uint32_t t, secs;
-    int k;
-    if (now < pl->t_measure + pl->cfg->abort_after_ns)
-        return 0;
-    secs = timeline_cumulative(pl->tl, &snap->h[H_LATENCY], &req, &errs);
-    if (secs == 0)
-        return 0;
-    snap->completed = req;
-    memset(snap->errors, 0, sizeof(snap->errors));
-    snap->errors[0] = errs;
-    snap->bad_status = snap->checked = snap->checks_failed = 0;
-    for (t = 0; t < nt; t++) {
-        snap->bad_status += atomic_load_explicit(&ws[t].pub_bad, memory_order_relaxed);
-        snap->checked += atomic_load_explicit(&ws[t].pub_checked, memory_order_relaxed);
-        snap->checks_failed += atomic_load_explicit(&ws[t].pub_chk_failed, memory_order_relaxed);
-    }
-    if (snap->bad_status > snap->completed)
-        snap->bad_status = snap->completed; /* published a moment apart */
-    if (snap->checks_failed > snap->checked)
-        snap->checks_failed = snap->checked;
-    if (slo_eval(&s, snap, (double)secs) == 0)
-        return 0;
-    for (k = 0; k < s.n; k++)
-        if (!s.c[k].pass) {
-            /* Nothing measured yet (no answer, or none checked) is not
-             * judged yet: at the end it fails, not on the way. */
-            int lat = s.c[k].metric == SLO_PCT || s.c[k].metric == SLO_MEAN || s.c[k].metric == SLO_MAX_LAT;
-            if ((lat && snap->h[H_LATENCY].total == 0) || (s.c[k].metric == SLO_CHECKS_PCT && snap->checked == 0))
-                continue;
-            char v[32];
-            res->aborted = 1;
-            res->aborted_at_s = (double)(now - pl->t_measure) / 1e9;
-            snprintf(res->aborted_why, sizeof(res->aborted_why), "%s (measured %s over the first %us)", s.c[k].text,
-                     slo_value_str(&s.c[k], s.c[k].value, v, sizeof(v)), secs);
-            return 1;
-        }
-    return 0;
-}
-
-/* --metrics-listen: the figures so far, copied for the caller's callback. */
-static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struct engine_live *out)
-{
-    uint64_t now = clock_ns(), due;
-    uint32_t t;
-    struct hist keep = out->latency;
-    pthread_mutex_lock(&pl->live_mu);
-    *out = *pl->live;
-    pthread_mutex_unlock(&pl->live_mu);
-    out->latency = keep;
-    out->closed_s = timeline_cumulative(pl->tl, &out->latency, &out->closed_req, &out->closed_err);
-    out->started = out->ended = out->backlog = 0;
-    out->open = 0;
-    out->lag_s = 0;
-    for (t = 0; t < nt; t++) {
-        out->backlog += atomic_load_explicit(&ws[t].pub_backlog, memory_order_relaxed);
-        due = atomic_load_explicit(&ws[t].pub_lag_due, memory_order_relaxed);
-        if (due && due < now && (double)(now - due) / 1e9 > out->lag_s)
-            out->lag_s = (double)(now - due) / 1e9; /* the oldest of all threads' */
-        out->started += atomic_load_explicit(&ws[t].pub_started, memory_order_relaxed);
-        out->ended += atomic_load_explicit(&ws[t].pub_ended, memory_order_relaxed);
-        out->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
-    }
-    if (out->ended > out->started)
-        out->ended = out->started; /* published a moment apart */
-    out->ntargets = pl->nurls < ENGINE_LIVE_TARGETS ? pl->nurls : ENGINE_LIVE_TARGETS + 1;
-    out->rate_mode = pl->cfg->rate > 0;
-    /* --stages: the rate of this moment of the ramp. */
-    out->target_rate = pl->ramped == 1 && pl->cfg->rate > 0 ? ramp_rate(&pl->ramp, now > pl->t0 ? now - pl->t0 : 0)
-                                                           : pl->cfg->rate;
-    if (now < pl->t_measure) { /* the warm-up's figures are not the run's */
-        out->lag_s = 0;
-        out->backlog = 0;
-    }
-    out->elapsed_s = ((double)now - (double)pl->t_measure) / 1e9;
-}
-
-static void watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,
-                  struct engine_result *res)
-{
-    uint32_t t;
-    struct stats snap;
-    struct engine_live *live = NULL;
-    uint64_t next_judge = 0;
-    int judge = pl->cfg->abort_on_fail && stats_init(&snap) == 0;
-    if (pl->live && (live = calloc(1, sizeof(*live))) != NULL && hist_init_bits(&live->latency, TL_SUB_BITS) != 0) {
-        free(live);
-        live = NULL;
-    }
-    if (judge) {
-        hist_fini(&snap.h[H_LATENCY]);
-        judge = hist_init_bits(&snap.h[H_LATENCY], TL_SUB_BITS) == 0;
-    }
-    for (;;) {
-        struct engine_progress p;
-        struct timespec ts = { 0, 250 * 1000000L };
-        int all = 1;
-        nanosleep(&ts, NULL);
-        for (t = 0; t < nt; t++)
-            if (!atomic_load(&ws[t].finished))
-                all = 0;
-        if (all) {
-            /* Every thread added its last counts: the live figures are the
-             * run's, one last time. */
-            if (progress && live) {
-                sample_progress(pl, ws, nt, &p);
-                live_snapshot(pl, ws, nt, live);
-                p.live = live;
-                progress(&p, arg);
-            }
-            break;
-        }
-        if (judge && !atomic_load(&pl->aborted) && clock_ns() >= next_judge) {
-            next_judge = clock_ns() + NS_PER_S;
-            if (slo_lost(pl, ws, nt, &snap, res))
-                atomic_store(&pl->aborted, 1);
-        }
-        if (progress) {
-            sample_progress(pl, ws, nt, &p);
-            if (live) {
-                live_snapshot(pl, ws, nt, live);
-                p.live = live;
-            }
-            progress(&p, arg);
-        }
-    }
-    if (pl->cfg->abort_on_fail)
-        stats_fini(&snap);
-    if (live) {
-        hist_fini(&live->latency);
-        free(live);
-    }
-}
-
-/* The checks' counts over the threads, the first failure the earliest;
- * the requests skipped per variable. Returns 0 or -1 (memory). */
-static int merge_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, struct engine_result *res)
-{
-    uint32_t k, t;
-    if (pl->nchecks) {
-        if ((res->checks = calloc(pl->nchecks, sizeof(*res->checks))) == NULL)
-            return -1;
-        res->nchecks = pl->nchecks;
-    }
-    for (k = 0; k < pl->nchecks; k++) {
-        struct engine_check *e = &res->checks[k];
-        uint64_t first = UINT64_MAX;
-        e->url = pl->check_url[k];
-        snprintf(e->text, sizeof(e->text), "%s", pl->checks[k].text);
-        for (t = 0; t < nt; t++) {
-            e->passed += ws[t].chk_pass[k];
-            e->failed += ws[t].chk_fail[k];
-            if (ws[t].chk_fail[k] && ws[t].chk_seen_t[k] < first) {
-                first = ws[t].chk_seen_t[k];
-                snprintf(e->first_failure, sizeof(e->first_failure), "%s", ws[t].chk_seen[k]);
-            }
-        }
-    }
-    for (t = 0; t < nt; t++)
-        res->parked += ws[t].parked;
-    if (pl->tset->nvars) {
-        res->var_names = calloc(pl->tset->nvars, sizeof(*res->var_names));
-        res->skipped_var = calloc(pl->tset->nvars, sizeof(*res->skipped_var));
-        if (res->var_names == NULL || res->skipped_var == NULL)
-            return -1;
-        res->nvars = pl->tset->nvars;
-        for (k = 0; k < pl->tset->nvars; k++) {
-            snprintf(res->var_names[k], sizeof(res->var_names[k]), "%s", pl->tset->var_names[k]);
-            for (t = 0; t < nt; t++)
-                res->skipped_var[k] += ws[t].skipped_var[k];
-        }
-    }
-    return 0;
-}
-
-/* What the merged result says of the run itself: its measured time, its
- * rate, rafale's CPU, this shard's place. */
-static void finish_result(const struct config *cfg, const struct plan *pl, const struct worker *ws, uint32_t nt,
-                          const atomic_int *stop, double cpu0, struct engine_result *res)
-{
-    uint64_t t_end = 0;
-    uint32_t t;
-    res->elapsed_s = 0;
-    for (t = 0; t < nt; t++)
-        if (ws[t].t_last > t_end)
-            t_end = ws[t].t_last;
-    if (t_end > pl->t_measure)
-        res->elapsed_s = (double)(t_end - pl->t_measure) / 1e9;
-    res->interrupted = atomic_load(stop) != 0;
-    res->target_rate = cfg->rate;
-    res->client_cpu_s = cpu_seconds() - cpu0;
-    res->shard.index = cfg->shard_index;
-    res->shard.count = cfg->shard_count;
-    res->shard.start_unix_s = res->start_unix_s;
-    res->shard.threads = nt;
-    if (gethostname(res->shard.host, sizeof(res->shard.host)) != 0)
-        snprintf(res->shard.host, sizeof(res->shard.host), "?");
-    res->shard.host[sizeof(res->shard.host) - 1] = '\0';
-}
-
 int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct engine_result *res, char *err, size_t errlen)
 {
@@ -968,7 +590,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         started_threads++;
     }
     if ((progress || cfg->abort_on_fail || cfg->metrics_listen) && started_threads == nt)
-        watch(&pl, ws, nt, progress, arg, res);
+        live_watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
     if (pl.log) {
@@ -978,13 +600,13 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     }
 
     if (started_threads == nt)
-        rc = merge(ws, nt, &pl, res, err, errlen);
-    if (rc == 0 && merge_checks(&pl, ws, nt, res) != 0) {
+        rc = collect_merge(ws, nt, &pl, res, err, errlen);
+    if (rc == 0 && collect_checks(&pl, ws, nt, res) != 0) {
         snprintf(err, errlen, "out of memory for the checks");
         rc = -1;
     }
     if (rc == 0)
-        finish_result(cfg, &pl, ws, nt, stop, cpu0, res);
+        collect_finish(cfg, &pl, ws, nt, stop, cpu_seconds() - cpu0, res);
     else
         engine_result_free(res); /* what was merged before the failure */
     for (t = 0; t < nt; t++)

@@ -1,0 +1,232 @@
+/* collect.c - after join: the workers' counters, histograms, checks and
+ * waiting requests into one engine_result. Each worker wrote only its own
+ * figures while it ran; here they are summed (stats_merge, by the counters'
+ * table), the requests still waiting are censored into the histograms, and
+ * the result gets what it says of the run itself. */
+#include "collect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The timeline, once every worker is done. Returns 0 or -1. */
+static int take_timeline(struct timeline *tl, struct engine_result *res)
+{
+    timeline_finish(tl);
+    if (tl->ndone == 0)
+        return 0;
+    res->timeline = malloc(tl->ndone * sizeof(*res->timeline));
+    if (res->timeline == NULL)
+        return -1;
+    memcpy(res->timeline, tl->done, tl->ndone * sizeof(*res->timeline));
+    res->nseconds = tl->ndone;
+    if (tl->keep_hist && tl->hists) {
+        /* Taken over: the timeline forgets them. */
+        res->tl_hist = tl->hists;
+        tl->hists = NULL;
+        tl->keep_hist = 0;
+    }
+    return tl->oom ? -1 : 0;
+}
+
+/* The requests that waited when the run stopped, at their age then: into
+ * the latency histograms (their URL's and the totals; a due, unsent one
+ * only the totals' corrected one, having no URL yet nor a send time) and
+ * their stage's. Only those older than every sample recorded: a wait is a
+ * lower bound of its latency, and one below the others' would pull the
+ * percentiles down, where one above them can only raise them toward the
+ * truth. After the fairness limit took the answers' p99. */
+static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, uint8_t stage, uint64_t age_due,
+                       uint64_t age_sent)
+{
+    double age = (double)age_due / 1e9;
+    if (age > res->in_flight_oldest_s)
+        res->in_flight_oldest_s = age;
+    if (age_due < limit)
+        return;
+    if (url != UINT32_MAX) {
+        struct stats *u = &res->per_url[engine_fig(url)];
+        hist_record(&u->h[H_LATENCY], age_due);
+        hist_record(&u->h[H_LATENCY_UNC], age_sent);
+        hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
+        u->censored++;
+    } else {
+        res->total.censored_unsent++;
+    }
+    hist_record(&res->total.h[H_LATENCY], age_due);
+    res->total.censored++;
+    if (res->per_stage && stage < res->nstages)
+        hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);
+}
+
+static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res)
+{
+    uint64_t limit = res->total.h[H_LATENCY].total ? res->total.h[H_LATENCY].max : 0;
+    uint32_t t, i;
+    for (t = 0; t < nt; t++) {
+        const struct worker *w = &ws[t];
+        for (i = 0; i < w->ncens; i++) {
+            const struct censored *e = &w->cens[i];
+            censor_one(res, limit, e->url, e->stage, e->age_due, e->age_sent);
+        }
+        for (i = 0; i < w->backlog.len; i++) {
+            uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
+            if (due >= pl->t_measure && due < w->t_stop)
+                censor_one(res, limit, UINT32_MAX, record_stage(w, due), w->t_stop - due, 0);
+        }
+    }
+}
+
+/* After join: the workers' counters and histograms into one result. Counters
+ * come from each worker's totals; histograms are recorded per URL only
+ * (half the work per response) and summed here. Returns 0, or -1 with a
+ * reason in err. */
+int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res, char *err,
+                  size_t errlen)
+{
+    const struct config *cfg = pl->cfg;
+    uint32_t t, i;
+    int k;
+
+    res->nurls = engine_nfigs(pl->nurls);
+    res->per_url = calloc(res->nurls, sizeof(*res->per_url));
+    res->url_in_flight = calloc(res->nurls, sizeof(uint64_t));
+    if (res->per_url == NULL || res->url_in_flight == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    stats_init(&res->total);
+    hist_init(&res->ends);
+    for (i = 0; i < res->nurls; i++)
+        stats_init(&res->per_url[i]);
+    for (t = 0; t < nt; t++) {
+        stats_merge(&res->total, &ws[t].st);
+        hist_merge(&res->ends, &ws[t].ends);
+        for (i = 0; i < res->nurls; i++) {
+            const struct stats *u = &ws[t].per_url[i];
+            stats_merge(&res->per_url[i], u);
+            for (k = 0; k < H__COUNT; k++)
+                hist_merge(&res->total.h[k], &u->h[k]);
+        }
+        res->queued += ws[t].backlog.len;
+        res->extra_connections += ws[t].nactive - (cfg->connections / nt + (t < cfg->connections % nt));
+        if (ws[t].t_all_connected == 0)
+            res->all_connected_s = -1;
+        else if (res->all_connected_s >= 0 && (double)(ws[t].t_all_connected - pl->t0) / 1e9 > res->all_connected_s)
+            res->all_connected_s = (double)(ws[t].t_all_connected - pl->t0) / 1e9;
+        if (ws[t].err[0]) {
+            snprintf(err, errlen, "%s", ws[t].err);
+            return -1;
+        }
+    }
+    if (cfg->rate <= 0) {
+        /* Closed loop: every request is sent when due, so the uncorrected
+         * histogram is the corrected one (record.c records it once). */
+        for (i = 0; i < res->nurls; i++)
+            hist_merge(&res->per_url[i].h[H_LATENCY_UNC], &res->per_url[i].h[H_LATENCY]);
+        hist_merge(&res->total.h[H_LATENCY_UNC], &res->total.h[H_LATENCY]);
+    }
+    res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
+    /* The answers' own figures: first byte plus the rest (timeouts and the
+     * censored are not answers), each sum a bound from above. */
+    if (fairness_merge(ws, nt,
+                       hist_percentile(&res->total.h[H_TTFB], 99) + hist_percentile(&res->total.h[H_TRANSFER], 99),
+                       (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, cfg->rate <= 0,
+                       &res->conns) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    tcpinfo_sum_init(&res->tcp);
+    for (t = 0; t < nt; t++)
+        tcpinfo_merge(&res->tcp, &ws[t].tcp);
+    if (pl->ramped) {
+        if ((res->per_stage = calloc(pl->ramp.n, sizeof(*res->per_stage))) == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        res->nstages = pl->ramp.n;
+        for (i = 0; i < pl->ramp.n; i++) {
+            stats_init(&res->per_stage[i]);
+            for (t = 0; t < nt; t++)
+                stats_merge(&res->per_stage[i], &ws[t].per_stage[i]);
+        }
+    }
+    censor_merge(ws, nt, pl, res);
+    stats_count_bad(&res->total, &cfg->expect);
+    for (i = 0; i < res->nurls; i++) {
+        res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);
+        stats_count_bad(&res->per_url[i], &cfg->expect);
+    }
+    if (take_timeline(pl->tl, res) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The checks' counts over the threads, the first failure the earliest;
+ * the requests skipped per variable. Returns 0 or -1 (memory). */
+int collect_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, struct engine_result *res)
+{
+    uint32_t k, t;
+    if (pl->nchecks) {
+        if ((res->checks = calloc(pl->nchecks, sizeof(*res->checks))) == NULL)
+            return -1;
+        res->nchecks = pl->nchecks;
+    }
+    for (k = 0; k < pl->nchecks; k++) {
+        struct engine_check *e = &res->checks[k];
+        uint64_t first = UINT64_MAX;
+        e->url = pl->check_url[k];
+        snprintf(e->text, sizeof(e->text), "%s", pl->checks[k].text);
+        for (t = 0; t < nt; t++) {
+            e->passed += ws[t].chk_pass[k];
+            e->failed += ws[t].chk_fail[k];
+            if (ws[t].chk_fail[k] && ws[t].chk_seen_t[k] < first) {
+                first = ws[t].chk_seen_t[k];
+                snprintf(e->first_failure, sizeof(e->first_failure), "%s", ws[t].chk_seen[k]);
+            }
+        }
+    }
+    for (t = 0; t < nt; t++)
+        res->parked += ws[t].parked;
+    if (pl->tset->nvars) {
+        res->var_names = calloc(pl->tset->nvars, sizeof(*res->var_names));
+        res->skipped_var = calloc(pl->tset->nvars, sizeof(*res->skipped_var));
+        if (res->var_names == NULL || res->skipped_var == NULL)
+            return -1;
+        res->nvars = pl->tset->nvars;
+        for (k = 0; k < pl->tset->nvars; k++) {
+            snprintf(res->var_names[k], sizeof(res->var_names[k]), "%s", pl->tset->var_names[k]);
+            for (t = 0; t < nt; t++)
+                res->skipped_var[k] += ws[t].skipped_var[k];
+        }
+    }
+    return 0;
+}
+
+/* What the merged result says of the run itself: its measured time, its
+ * rate, rafale's CPU, this shard's place. */
+void collect_finish(const struct config *cfg, const struct plan *pl, const struct worker *ws, uint32_t nt,
+                    const atomic_int *stop, double cpu_s, struct engine_result *res)
+{
+    uint64_t t_end = 0;
+    uint32_t t;
+    res->elapsed_s = 0;
+    for (t = 0; t < nt; t++)
+        if (ws[t].t_last > t_end)
+            t_end = ws[t].t_last;
+    if (t_end > pl->t_measure)
+        res->elapsed_s = (double)(t_end - pl->t_measure) / 1e9;
+    res->interrupted = atomic_load(stop) != 0;
+    res->target_rate = cfg->rate;
+    res->client_cpu_s = cpu_s;
+    res->shard.index = cfg->shard_index;
+    res->shard.count = cfg->shard_count;
+    res->shard.start_unix_s = res->start_unix_s;
+    res->shard.threads = nt;
+    if (gethostname(res->shard.host, sizeof(res->shard.host)) != 0)
+        snprintf(res->shard.host, sizeof(res->shard.host), "?");
+    res->shard.host[sizeof(res->shard.host) - 1] = '\0';
+}
