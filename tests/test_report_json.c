@@ -30,6 +30,13 @@ static void fill_stats(struct stats *s, uint64_t base)
     s->closes[CLOSE_UNSOLICITED] = 7;
     s->tls_full = 3;
     s->tls_resumed = 37;
+    /* Every other counter of the table a value of its own: a row added
+     * there is saved and read back with no more said here. */
+    for (k = 0; k < COUNTERS_NROWS; k++)
+        if (stats_counters[k].derived == COUNTERS_D_NONE && *stats_counter(s, &stats_counters[k]) == 0)
+            *stats_counter(s, &stats_counters[k]) = 10 + (uint64_t)k + base;
+    s->checks_failed = s->checked - 1;
+    s->censored_unsent = s->censored - 1;
     for (k = 0; k < H__COUNT; k++)
         for (v = 1; v <= 500; v++)
             hist_record(&s->h[k], (v * 7919 + base) * (uint64_t)(k + 1) * 1000);
@@ -50,6 +57,10 @@ static void same_stats(const char *what, const struct stats *a, const struct sta
     for (k = 0; k < CLOSE__COUNT; k++)
         CHECKF(a->closes[k] == b->closes[k], "%s closes %s", what, stats_close_name((enum close_kind)k));
     CHECKF(a->tls_full == b->tls_full && a->tls_resumed == b->tls_resumed, "%s tls", what);
+    for (k = 0; k < COUNTERS_NROWS; k++)
+        if (stats_counters[k].derived == COUNTERS_D_NONE)
+            CHECKF(stats_counter_get(a, &stats_counters[k]) == stats_counter_get(b, &stats_counters[k]), "%s %s", what,
+                   stats_counters[k].key);
     for (k = 0; k < H__COUNT; k++) {
         const struct hist *x = &a->h[k], *y = &b->h[k];
         double p;
@@ -307,9 +318,35 @@ static void never_inf_or_nan(void)
     config_free(&cfg);
 }
 
+/* How the table's rows merge (threads after join, shards in rafale
+ * merge): every row today sums, MAX and MIN are there for the next. */
+static void counters_merge(void)
+{
+    struct stats a, b;
+    uint64_t was[COUNTERS_NROWS];
+    int k, ok = 1;
+    CHECK(counters_merged(COUNTERS_SUM, 2, 3) == 5 && counters_merged(COUNTERS_MAX, 2, 3) == 3 &&
+          counters_merged(COUNTERS_MAX, 3, 0) == 3);
+    /* MIN: 0 is a fresh result's "none yet", not a least value. */
+    CHECK(counters_merged(COUNTERS_MIN, 0, 7) == 7 && counters_merged(COUNTERS_MIN, 7, 0) == 7 &&
+          counters_merged(COUNTERS_MIN, 7, 4) == 4);
+    fill_stats(&a, 1);
+    fill_stats(&b, 2);
+    for (k = 0; k < COUNTERS_NROWS; k++)
+        was[k] = stats_counters[k].derived ? 0 : stats_counter_get(&a, &stats_counters[k]);
+    stats_merge(&a, &b);
+    for (k = 0; k < COUNTERS_NROWS; k++)
+        if (stats_counters[k].derived == COUNTERS_D_NONE)
+            ok &= stats_counter_get(&a, &stats_counters[k]) == was[k] + stats_counter_get(&b, &stats_counters[k]);
+    CHECK(ok && a.checks_failed == was[COUNTERS_ROW_checks_failed] + b.checks_failed);
+    stats_fini(&a);
+    stats_fini(&b);
+}
+
 int main(void)
 {
     T_RUN(round_trip);
+    T_RUN(counters_merge);
     T_RUN(strings_are_utf8);
     T_RUN(never_inf_or_nan);
     T_END("test_report_json");

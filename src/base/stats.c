@@ -95,12 +95,20 @@ void stats_fini(struct stats *s)
         hist_fini(&s->h[k]);
 }
 
+#define STATS_ROW_C(field, in, key, merge, metric, help)                                                             \
+    { key, metric, help, offsetof(struct stats, field), COUNTERS_IN_##in, COUNTERS_##merge, COUNTERS_D_NONE },
+#define STATS_ROW_D(in, name) { #name, NULL, NULL, 0, COUNTERS_IN_##in, COUNTERS_SUM, COUNTERS_D_##name },
+const struct counters_row stats_counters[COUNTERS_NROWS] = { COUNTERS_TABLE(STATS_ROW_C, STATS_ROW_D) };
+
 void stats_merge(struct stats *d, const struct stats *s)
 {
     int i;
-    d->started += s->started;
-    d->carried_in += s->carried_in;
-    d->completed += s->completed;
+    for (i = 0; i < COUNTERS_NROWS; i++) {
+        const struct counters_row *r = &stats_counters[i];
+        if (r->derived == COUNTERS_D_NONE)
+            *stats_counter(d, r) = counters_merged((enum counters_merge)r->merge, *stats_counter(d, r),
+                                                   stats_counter_get(s, r));
+    }
     for (i = 0; i < ERR__COUNT; i++) {
         d->errors[i] += s->errors[i];
         if (d->err_errno[i] == 0)
@@ -110,26 +118,10 @@ void stats_merge(struct stats *d, const struct stats *s)
     }
     for (i = 0; i < STATUS_MAX; i++)
         d->status[i] += s->status[i];
-    d->bytes_sent += s->bytes_sent;
-    d->bytes_recv += s->bytes_recv;
-    d->conns_opened += s->conns_opened;
     for (i = 0; i < CLOSE__COUNT; i++)
         d->closes[i] += s->closes[i];
-    d->bad_status += s->bad_status;
     for (i = 0; i < H__COUNT; i++)
         hist_merge(&d->h[i], &s->h[i]);
-    d->tls_full += s->tls_full;
-    d->tls_resumed += s->tls_resumed;
-    d->h2_hdr_wire += s->h2_hdr_wire;
-    d->h2_hdr_decoded += s->h2_hdr_decoded;
-    d->h2_retried += s->h2_retried;
-    d->redirects += s->redirects;
-    d->redirects_away += s->redirects_away;
-    d->censored += s->censored;
-    d->censored_unsent += s->censored_unsent;
-    d->checked += s->checked;
-    d->checks_failed += s->checks_failed;
-    d->skipped += s->skipped;
 }
 
 uint64_t stats_sent(const struct stats *s)

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "hist.h"
 #include "status.h"
 
@@ -54,40 +55,32 @@ enum close_kind {
     CLOSE__COUNT
 };
 
+/* One field per row of the counters' table (counters.h), and what the
+ * table does not hold: counts by kind, by status, by how the server
+ * closed, the first errno and detail of each error kind, the histograms. */
+#define STATS_FIELD(field, in, key, merge, metric, help) uint64_t field;
+#define STATS_NO_D(in, name)
 struct stats {
-    uint64_t started;          /* requests begun (a connect attempt for one counts) */
-    /* Of them, begun in the warm-up and still outstanding when the measured
-     * window opened: they count where they end, as every answer in the
-     * window does (engine's record.c). */
-    uint64_t carried_in;
-    uint64_t completed;        /* full responses received, whatever the status */
+    COUNTERS_TABLE(STATS_FIELD, STATS_NO_D)
     uint64_t errors[ERR__COUNT];
     uint64_t status[STATUS_MAX];
-    uint64_t bytes_sent, bytes_recv;
-    uint64_t conns_opened;     /* connections that completed the TCP handshake */
     uint64_t closes[CLOSE__COUNT]; /* keep-alive connections the server ended, by how */
-    uint64_t bad_status;       /* completed with a status outside --expect (set after the run) */
-    uint64_t tls_full, tls_resumed; /* TLS handshakes */
-    /* HTTP/2: response header blocks as they came on the wire (HEADERS and
-     * CONTINUATION payloads) and decoded (names + values); requests refused
-     * unprocessed (GOAWAY, REFUSED_STREAM) and sent again. */
-    uint64_t h2_hdr_wire, h2_hdr_decoded, h2_retried;
-    /* --follow: redirects followed, and redirects to another origin that
-     * ended their request instead. */
-    uint64_t redirects, redirects_away;
-    /* Requests still outstanding when the run stopped (or, in the totals of a
-     * rate-mode run, due and never sent): recorded in the latency histogram
-     * at their age then, as a timeout is, since they waited at least that
-     * long. censored_unsent of them were never sent (no uncorrected sample). */
-    uint64_t censored, censored_unsent;
-    /* Checks (# check:, --check): responses that had some, and those of
-     * them that failed one (they stay completed, in the latency figures);
-     * requests not sent because a variable they need was not set. */
-    uint64_t checked, checks_failed, skipped;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */
 };
+
+/* The counters' table as rows, COUNTERS_NROWS of them, and a row's field
+ * in s (not for a D row). */
+extern const struct counters_row stats_counters[COUNTERS_NROWS];
+static inline uint64_t *stats_counter(struct stats *s, const struct counters_row *r)
+{
+    return (uint64_t *)(void *)((char *)s + r->off);
+}
+static inline uint64_t stats_counter_get(const struct stats *s, const struct counters_row *r)
+{
+    return *(const uint64_t *)(const void *)((const char *)s + r->off);
+}
 
 /* Returns 0 or an errno value. */
 int stats_init(struct stats *s);

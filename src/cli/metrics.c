@@ -128,6 +128,12 @@ static void expose(struct metrics *m, FILE *f, int om)
     for (i = 0; i < l->ntargets && i < m->nlabels; i++)
         fprintf(f, "rafale_target_requests_total{target=\"%s\"} %llu\n", m->labels[i],
                 (unsigned long long)l->targets[i]);
+    /* The counters' table's (counters.h), each its own family. */
+    for (i = 0; i < COUNTERS_NROWS; i++)
+        if (stats_counters[i].metric)
+            fprintf(f, "# TYPE rafale_%s%s counter\n# HELP rafale_%s%s %s\nrafale_%s_total %llu\n",
+                    stats_counters[i].metric, om ? "" : "_total", stats_counters[i].metric, om ? "" : "_total",
+                    stats_counters[i].help, stats_counters[i].metric, (unsigned long long)l->counters[i]);
     fprintf(f, "# TYPE rafale_in_flight gauge\n# HELP rafale_in_flight Requests started and not ended.\n"
                "rafale_in_flight %llu\n", (unsigned long long)(l->started - l->ended));
     fprintf(f, "# TYPE rafale_connections_open gauge\n# HELP rafale_connections_open Connections open.\n"

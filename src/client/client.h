@@ -445,6 +445,9 @@ struct worker {
     struct iovec iov[MAX_IOV];
     pthread_t thread;
     char err[400];
+    /* --metrics-listen: the counters as last added to plan.live (once a
+     * second; last in the struct, away from what each request touches). */
+    uint64_t live_counted[COUNTERS_NROWS];
 };
 
 #define KA_MAX 4096

@@ -36,6 +36,7 @@ struct engine_live {
     uint64_t status[STATUS_MAX];
     uint64_t errors[ERR__COUNT];
     uint64_t targets[ENGINE_LIVE_TARGETS + 1];
+    uint64_t counters[COUNTERS_NROWS]; /* by the counters' rows that have a metric (counters.h) */
     uint32_t ntargets;           /* of targets[] in use (the last: the others) */
     uint64_t started, ended;     /* in flight: started - ended */
     uint32_t open;               /* connections open */

@@ -196,6 +196,13 @@ static void live_merge(struct worker *w)
         l->errors[i] += w->live_err[i];
     for (i = 0; i <= ENGINE_LIVE_TARGETS; i++)
         l->targets[i] += w->live_targets[i];
+    /* The counters with a metric: what this worker counted since. */
+    for (i = 0; i < COUNTERS_NROWS; i++)
+        if (stats_counters[i].metric) {
+            uint64_t v = stats_counter_get(&w->st, &stats_counters[i]);
+            l->counters[i] += v - w->live_counted[i];
+            w->live_counted[i] = v;
+        }
     pthread_mutex_unlock((pthread_mutex_t *)&w->plan->live_mu);
     memset(w->live_status, 0, STATUS_MAX * sizeof(*w->live_status));
     memset(w->live_err, 0, sizeof(w->live_err));

@@ -47,8 +47,8 @@ static double us(double ns)
     return ns / 1000.0;
 }
 
-/* A histogram object; extra: more members, ", \"k\": v" each. */
-static void jhist_x(FILE *f, const char *key, const struct hist *h, const char *ind, const char *extra)
+/* A histogram object, left open after its buckets for more members. */
+static void jhist_open(FILE *f, const char *key, const struct hist *h, const char *ind)
 {
     struct hist_iter it;
     int first = 1, k;
@@ -66,42 +66,109 @@ static void jhist_x(FILE *f, const char *key, const struct hist *h, const char *
                 (unsigned long long)it.count);
         first = 0;
     }
-    fprintf(f, "]%s}", extra);
+    fprintf(f, "]");
 }
 
 static void jhist(FILE *f, const char *key, const struct hist *h, const char *ind)
 {
-    jhist_x(f, key, h, ind, "");
+    jhist_open(f, key, h, ind);
+    fprintf(f, "}");
+}
+
+/* What the totals' or a URL's counters are written with. */
+struct jstats_of {
+    const struct stats *s;
+    uint64_t in_flight;
+    double oldest_s, elapsed;   /* oldest_s < 0: not told */
+    const char *protocol;
+};
+
+/* A figure worked out from the counters (a D row of counters.h), after
+ * sep. Returns 0 when it has nothing to say here. */
+static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d, const char *sep)
+{
+    const struct stats *s = x->s;
+    int i;
+    switch (d) {
+    case COUNTERS_D_protocol:
+        fprintf(f, "%s\"protocol\": \"%s\"", sep, x->protocol);
+        return 1;
+    case COUNTERS_D_errors:
+        fprintf(f, "%s\"errors\": %llu", sep, (unsigned long long)stats_errors(s));
+        return 1;
+    case COUNTERS_D_in_flight:
+        fprintf(f, "%s\"in_flight\": %llu", sep, (unsigned long long)x->in_flight);
+        return 1;
+    case COUNTERS_D_elapsed_s:
+        fprintf(f, "%s\"elapsed_s\": %s", sep, REPORT_JNUM("%.9f", x->elapsed));
+        return 1;
+    case COUNTERS_D_rps:
+        fprintf(f, "%s\"rps\": %s", sep,
+                REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0));
+        return 1;
+    case COUNTERS_D_connections_per_request:
+        fprintf(f, "%s\"connections_per_request\": %s", sep,
+                REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0));
+        return 1;
+    case COUNTERS_D_server_closes:
+        fprintf(f, "%s\"server_closes\": %llu, \"server_close_reasons\": {", sep,
+                (unsigned long long)stats_server_closes(s));
+        for (i = 0; i < CLOSE__COUNT; i++)
+            fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
+                    (unsigned long long)s->closes[i]);
+        fprintf(f, "}");
+        return 1;
+    case COUNTERS_D_in_flight_oldest_s:
+        if (x->oldest_s < 0)
+            return 0;
+        fprintf(f, "%s\"in_flight_oldest_s\": %s", sep, REPORT_JNUM("%.6f", x->oldest_s));
+        return 1;
+    case COUNTERS_D_covers:
+        /* latency.covers: the requests that ended in the measured window,
+         * whenever begun (summary.carried_in of them in the warm-up);
+         * latency.censored: samples of requests still waiting at its end,
+         * at their age then (censored_unsent: never sent). */
+        fprintf(f, "%s\"covers\": \"ended in the window\"", sep);
+        return 1;
+    case COUNTERS_D_header_space_savings:
+        /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
+        fprintf(f, "%s\"header_space_savings\": %s", sep,
+                REPORT_JNUM("%.4f", s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded
+                                                      : 0.0));
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The members of object `in` from the counters' table, in its order;
+ * first: no separator before the first. */
+static void jcounters(FILE *f, const struct jstats_of *x, enum counters_in in, int first)
+{
+    int i;
+    for (i = 0; i < COUNTERS_NROWS; i++) {
+        const struct counters_row *r = &stats_counters[i];
+        const char *sep = first ? "" : ", ";
+        if (r->in != in)
+            continue;
+        if (r->derived != COUNTERS_D_NONE) {
+            if (jderived(f, x, (enum counters_derived)r->derived, sep))
+                first = 0;
+            continue;
+        }
+        fprintf(f, "%s\"%s\": %llu", sep, r->key, (unsigned long long)stats_counter_get(x->s, r));
+        first = 0;
+    }
 }
 
 /* The parts shared by the totals and each URL. */
 static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double oldest_s, double elapsed,
                    const char *protocol, const char *ind)
 {
+    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol };
     int i, first = 1;
-    fprintf(
-        f,
-        "%s\"summary\": {\"protocol\": \"%s\", \"requests\": %llu, \"errors\": %llu, \"in_flight\": %llu, \"started\": %llu, "
-        "\"carried_in\": %llu, "
-        "\"elapsed_s\": %s, \"rps\": %s, \"unexpected_status\": %llu, \"connections_opened\": %llu, "
-        "\"connections_per_request\": %s, \"server_closes\": %llu, \"server_close_reasons\": {",
-        ind, protocol, (unsigned long long)s->completed, (unsigned long long)stats_errors(s),
-        (unsigned long long)in_flight, (unsigned long long)s->started, (unsigned long long)s->carried_in,
-        REPORT_JNUM("%.9f", elapsed),
-        REPORT_JNUM("%.3f", elapsed > 0 ? (double)s->completed / elapsed : 0.0), (unsigned long long)s->bad_status,
-        (unsigned long long)s->conns_opened,
-        REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0),
-        (unsigned long long)stats_server_closes(s));
-    for (i = 0; i < CLOSE__COUNT; i++)
-        fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
-                (unsigned long long)s->closes[i]);
-    fprintf(f, "}, \"bytes_received\": %llu, \"bytes_sent\": %llu, \"redirects_followed\": %llu, "
-               "\"redirects_to_other_origin\": %llu, \"checked\": %llu, \"checks_failed\": %llu, \"skipped\": %llu",
-            (unsigned long long)s->bytes_recv, (unsigned long long)s->bytes_sent, (unsigned long long)s->redirects,
-            (unsigned long long)s->redirects_away, (unsigned long long)s->checked, (unsigned long long)s->checks_failed,
-            (unsigned long long)s->skipped);
-    if (oldest_s >= 0)
-        fprintf(f, ", \"in_flight_oldest_s\": %s", REPORT_JNUM("%.6f", oldest_s));
+    fprintf(f, "%s\"summary\": {", ind);
+    jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
     fprintf(f, "},\n");
     fprintf(f, "%s\"status\": {", ind);
     for (i = 0; i < STATUS_MAX; i++) {
@@ -116,27 +183,16 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
                 (unsigned long long)s->errors[i]);
     fprintf(f, "},\n");
     for (i = 0; i < H__COUNT; i++) {
-        char extra[160] = "";
+        jhist_open(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind);
         if (i == H_LATENCY)
-            /* latency.covers: the requests that ended in the measured
-             * window, whenever begun (summary.carried_in of them in the
-             * warm-up); latency.censored: samples of requests still waiting
-             * at its end, at their age then (censored_unsent: never sent). */
-            snprintf(extra, sizeof(extra),
-                     ", \"covers\": \"ended in the window\", \"censored\": %llu, \"censored_unsent\": %llu",
-                     (unsigned long long)s->censored, (unsigned long long)s->censored_unsent);
-        jhist_x(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind, extra);
-        fprintf(f, ",\n");
+            jcounters(f, &x, COUNTERS_IN_LATENCY, 0);
+        fprintf(f, "},\n");
     }
-    fprintf(f, "%s\"tls\": {\"full\": %llu, \"resumed\": %llu},\n", ind, (unsigned long long)s->tls_full,
-            (unsigned long long)s->tls_resumed);
-    /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
-    fprintf(f,
-            "%s\"http2\": {\"header_bytes_wire\": %llu, \"header_bytes_decoded\": %llu, "
-            "\"header_space_savings\": %s, \"retried\": %llu}",
-            ind, (unsigned long long)s->h2_hdr_wire, (unsigned long long)s->h2_hdr_decoded,
-            REPORT_JNUM("%.4f", s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded : 0.0),
-            (unsigned long long)s->h2_retried);
+    fprintf(f, "%s\"tls\": {", ind);
+    jcounters(f, &x, COUNTERS_IN_TLS, 1);
+    fprintf(f, "},\n%s\"http2\": {", ind);
+    jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
+    fprintf(f, "}");
 }
 
 static void jtimeline(FILE *f, const struct engine_result *r)

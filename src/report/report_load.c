@@ -112,6 +112,20 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
     jcheck_leave(c, at);
 }
 
+/* The counters of object o that the counters' table puts there
+ * (counters.h). Only summary.requests must be there, what makes a result;
+ * any other may be missing from a result saved before it was counted. */
+static void load_counters(struct jc *c, struct stats *s, json_t *o, enum counters_in in)
+{
+    int i;
+    for (i = 0; i < COUNTERS_NROWS; i++) {
+        const struct counters_row *r = &stats_counters[i];
+        uint64_t *v = stats_counter(s, r);
+        if (r->in == in && r->derived == COUNTERS_D_NONE)
+            *v = jcheck_count(c, o, r->key, v == &s->completed);
+    }
+}
+
 /* The counters, statuses, errors and histograms of the totals or one URL. */
 static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
@@ -126,20 +140,9 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     if (c->failed)
         return;
     at = jcheck_enter(c, "summary");
-    s->completed = jcheck_count(c, sum, "requests", 1);
-    s->started = jcheck_count(c, sum, "started", 0);
-    s->carried_in = jcheck_count(c, sum, "carried_in", 0);
+    load_counters(c, s, sum, COUNTERS_IN_SUMMARY);
     nerr = jcheck_count(c, sum, "errors", 1);
     *in_flight = jcheck_count(c, sum, "in_flight", 0);
-    s->conns_opened = jcheck_count(c, sum, "connections_opened", 0);
-    s->bad_status = jcheck_count(c, sum, "unexpected_status", 0);
-    s->bytes_recv = jcheck_count(c, sum, "bytes_received", 0);
-    s->bytes_sent = jcheck_count(c, sum, "bytes_sent", 0);
-    s->redirects = jcheck_count(c, sum, "redirects_followed", 0);
-    s->redirects_away = jcheck_count(c, sum, "redirects_to_other_origin", 0);
-    s->checked = jcheck_count(c, sum, "checked", 0);
-    s->checks_failed = jcheck_count(c, sum, "checks_failed", 0);
-    s->skipped = jcheck_count(c, sum, "skipped", 0);
     if (s->checks_failed > s->checked)
         jcheck_fail(c, "checks_failed", "more than the checked responses");
     if (json_is_object(why)) {
@@ -188,23 +191,19 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
              (unsigned long long)(s->completed + nerr + *in_flight));
     if (tls) {
         at = jcheck_enter(c, "tls");
-        s->tls_full = jcheck_count(c, tls, "full", 0);
-        s->tls_resumed = jcheck_count(c, tls, "resumed", 0);
+        load_counters(c, s, tls, COUNTERS_IN_TLS);
         jcheck_leave(c, at);
     }
     if (h2) {
         at = jcheck_enter(c, "http2");
-        s->h2_hdr_wire = jcheck_count(c, h2, "header_bytes_wire", 0);
-        s->h2_hdr_decoded = jcheck_count(c, h2, "header_bytes_decoded", 0);
-        s->h2_retried = jcheck_count(c, h2, "retried", 0);
+        load_counters(c, s, h2, COUNTERS_IN_HTTP2);
         jcheck_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
     if ((v = jcheck_obj(c, o, "latency", 0)) != NULL) {
         at = jcheck_enter(c, "latency");
-        s->censored = jcheck_count(c, v, "censored", 0);
-        s->censored_unsent = jcheck_count(c, v, "censored_unsent", 0);
+        load_counters(c, s, v, COUNTERS_IN_LATENCY);
         if (s->censored_unsent > s->censored)
             jcheck_fail(c, "censored_unsent", "above censored");
         jcheck_leave(c, at);

@@ -1167,6 +1167,13 @@ def metrics_scraped_during_the_run():
         tg = {l["target"]: v for l, v in b["rafale_target_requests_total"]}
         check(set(tg) == {srv.url("/"), srv.url("/status/404")} and b["rafale_connections_open"][0][1] == 4,
               "metrics: per target, and the connections open")
+        # The counters' table's rows (counters.h) as counters of their own: growing, never past the final JSON's.
+        rows = [("rafale_requests_started_total", "started"), ("rafale_connections_opened_total", "connections_opened"),
+                ("rafale_sent_bytes_total", "bytes_sent"), ("rafale_received_bytes_total", "bytes_received")]
+        got = [(total(a, k), total(b, k), j["summary"][key]) for k, key in rows]
+        check(all(0 < x <= y <= z for x, y, z in got[2:]) and 0 < got[0][0] < got[0][1] <= got[0][2] and
+              got[1][1] == 4 == got[1][2] and "rafale_responses_failing_checks_total" in b,
+              "metrics: the counters' table's rows, growing to the final figures (%s)" % got)
     # Bad input: a port in use, an address not loopback.
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))

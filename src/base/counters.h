@@ -1,0 +1,110 @@
+/* counters.h - the table of a run's counters: a row each, and from the
+ * rows struct stats' fields (stats.h), the merge of threads after join and
+ * of shards in rafale merge (stats_merge), the result JSON's keys as it is
+ * written (report_json.c) and read back (report_load.c), and the live
+ * OpenMetrics figures of --metrics-listen (metrics.c). The workers count
+ * into the fields as before (record.c): the table is for merging and
+ * printing, never on the hot path.
+ *
+ * Adding a counter is a row here, and the places that count it.
+ *
+ * COUNTERS_TABLE(C, D) lists, in the order the JSON writes them:
+ *
+ *   C(field, in, key, merge, metric, help)
+ *     field   a uint64_t of struct stats
+ *     in      the JSON object holding it, within the totals and each URL:
+ *             SUMMARY, LATENCY, TLS or HTTP2
+ *     key     its JSON key (a contract: add keys, never rename one)
+ *     merge   how threads and shards put theirs together: SUM, MAX or MIN
+ *     metric  its OpenMetrics counter, rafale_<metric>_total, or NULL when
+ *             not counted live (set after the run)
+ *     help    what it counts: the metric's HELP, and the field's doc
+ *
+ *   D(in, name)
+ *     a figure the JSON writer works out from others at this place
+ *     (report_json.c, COUNTERS_D_name), so that the rows keep each
+ *     object's key order. */
+#ifndef RAFALE_COUNTERS_H
+#define RAFALE_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COUNTERS_TABLE(C, D)                                                                                          \
+    D(SUMMARY, protocol)                                                                                              \
+    C(completed, SUMMARY, "requests", SUM, NULL, "Full responses received, whatever the status.")                     \
+    D(SUMMARY, errors)                                                                                                \
+    D(SUMMARY, in_flight)                                                                                             \
+    C(started, SUMMARY, "started", SUM, "requests_started",                                                           \
+      "Requests begun in the measured window (a connect attempt for one counts).")                                    \
+    C(carried_in, SUMMARY, "carried_in", SUM, "requests_carried_in",                                                  \
+      "Requests begun in the warm-up and still outstanding when the measured window opened; they count where they "   \
+      "end.")                                                                                                         \
+    D(SUMMARY, elapsed_s)                                                                                             \
+    D(SUMMARY, rps)                                                                                                   \
+    C(bad_status, SUMMARY, "unexpected_status", SUM, NULL,                                                            \
+      "Responses with a status outside --expect (counted after the run).")                                            \
+    C(conns_opened, SUMMARY, "connections_opened", SUM, "connections_opened",                                         \
+      "Connections that completed the TCP handshake.")                                                                \
+    D(SUMMARY, connections_per_request)                                                                               \
+    D(SUMMARY, server_closes)                                                                                         \
+    C(bytes_recv, SUMMARY, "bytes_received", SUM, "received_bytes", "Bytes received.")                                \
+    C(bytes_sent, SUMMARY, "bytes_sent", SUM, "sent_bytes", "Bytes sent.")                                            \
+    C(redirects, SUMMARY, "redirects_followed", SUM, "redirects_followed", "Redirects followed (--follow).")          \
+    C(redirects_away, SUMMARY, "redirects_to_other_origin", SUM, "redirects_to_other_origin",                         \
+      "Redirects to another origin, which ended their request instead (--follow).")                                   \
+    C(checked, SUMMARY, "checked", SUM, "responses_checked", "Responses that had checks (# check:, --check).")        \
+    C(checks_failed, SUMMARY, "checks_failed", SUM, "responses_failing_checks",                                       \
+      "Checked responses that failed one (they stay completed, in the latency figures).")                             \
+    C(skipped, SUMMARY, "skipped", SUM, "requests_skipped",                                                           \
+      "Requests not sent because a variable they need was not set.")                                                  \
+    D(SUMMARY, in_flight_oldest_s)                                                                                    \
+    D(LATENCY, covers)                                                                                                \
+    C(censored, LATENCY, "censored", SUM, NULL,                                                                       \
+      "Requests still outstanding when the run stopped (or, in the totals of a rate-mode run, due and never sent), "  \
+      "in the latency histogram at their age then.")                                                                  \
+    C(censored_unsent, LATENCY, "censored_unsent", SUM, NULL, "Of the censored, those never sent.")                   \
+    C(tls_full, TLS, "full", SUM, "tls_handshakes_full", "Full TLS handshakes.")                                      \
+    C(tls_resumed, TLS, "resumed", SUM, "tls_handshakes_resumed", "Resumed TLS handshakes.")                          \
+    C(h2_hdr_wire, HTTP2, "header_bytes_wire", SUM, "http2_header_wire_bytes",                                        \
+      "HTTP/2: response header blocks as they came on the wire (HEADERS and CONTINUATION payloads).")                 \
+    C(h2_hdr_decoded, HTTP2, "header_bytes_decoded", SUM, "http2_header_decoded_bytes",                               \
+      "HTTP/2: response header blocks decoded (names and values).")                                                   \
+    D(HTTP2, header_space_savings)                                                                                    \
+    C(h2_retried, HTTP2, "retried", SUM, "http2_retried",                                                             \
+      "HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM) and sent again.")
+
+/* Where a row's key goes, and how two counts of it become one. */
+enum counters_in { COUNTERS_IN_SUMMARY, COUNTERS_IN_LATENCY, COUNTERS_IN_TLS, COUNTERS_IN_HTTP2 };
+enum counters_merge { COUNTERS_SUM, COUNTERS_MAX, COUNTERS_MIN };
+
+/* A row's index in the table, COUNTERS_NROWS of them (the D rows too). */
+#define COUNTERS_ROW_C(field, in, key, merge, metric, help) COUNTERS_ROW_##field,
+#define COUNTERS_ROW_D(in, name) COUNTERS_ROWD_##name,
+enum { COUNTERS_TABLE(COUNTERS_ROW_C, COUNTERS_ROW_D) COUNTERS_NROWS };
+
+/* The D rows' figures, 0 for a counter. */
+#define COUNTERS_NO_C(field, in, key, merge, metric, help)
+#define COUNTERS_D_ENUM(in, name) COUNTERS_D_##name,
+enum counters_derived { COUNTERS_D_NONE, COUNTERS_TABLE(COUNTERS_NO_C, COUNTERS_D_ENUM) COUNTERS_D__COUNT };
+
+/* A row as data (stats.c holds them, stats_counters[]): the D rows have
+ * their name as key, derived set, and no field. */
+struct counters_row {
+    const char *key, *metric, *help;
+    size_t off;                  /* of the field in struct stats */
+    uint8_t in, merge, derived;  /* enum counters_in, counters_merge, counters_derived */
+};
+
+/* Two counts of a row merged: MIN keeps the least of those that counted
+ * something (0 is "none yet", as a fresh result holds). */
+static inline uint64_t counters_merged(enum counters_merge m, uint64_t a, uint64_t b)
+{
+    if (m == COUNTERS_MAX)
+        return a > b ? a : b;
+    if (m == COUNTERS_MIN)
+        return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+    return a + b;
+}
+
+#endif
