@@ -489,6 +489,11 @@ void plan_h2_free(struct plan *pl);
 /* A templated HTTP/2 request's body and field values, into out. Returns
  * the body's length (the values follow at the body's largest size). */
 size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+/* A request's fields for nghttp2, into out (nghttp2_nv[H2_MAX_FIELDS + 1]):
+ * the URL's, its templated values from req (expanded), and the jar's
+ * cookies for it (written in buf). Returns how many. */
+size_t plan_h2_fields(const struct plan *pl, uint32_t url, const char *req, const struct jar *jar, char *buf,
+                      void *out);
 
 /* The largest body of a URL's request: where its field values begin. */
 static inline size_t plan_h2_body_room(const struct plan_url *pu)

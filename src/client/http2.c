@@ -20,6 +20,7 @@
  *   fails every stream on it as h2_protocol, and the connection is replaced. */
 #include "client.h"
 #include "clock.h"
+#include "err.h"
 #include "request.h"
 
 #include <errno.h>
@@ -55,14 +56,11 @@ int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
 {
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
-    if (nghttp2_session_callbacks_new(&cb) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    if (nghttp2_session_callbacks_new(&cb) != 0)
+        return err_set(err, errlen, NULL, "out of memory");
     if (nghttp2_option_new(&opt) != 0) {
         nghttp2_session_callbacks_del(cb);
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        return err_set(err, errlen, NULL, "out of memory");
     }
     set_callbacks(cb);
     {
@@ -190,27 +188,7 @@ static void submit(struct conn *c, struct slot *s)
         /* Templated field values, expanded with the request (conn.c), and
          * the connection's cookies: nghttp2 copies them. */
         nghttp2_nv nv[H2_MAX_FIELDS + 1];
-        const char *v = s->req + plan_h2_body_room(pu);
-        const char *path = pl->cfg->urls[s->url].target;
-        size_t k, n = pu->h2nnv, ck;
-        for (k = 0; k < pu->h2nnv; k++) {
-            nv[k] = ((const nghttp2_nv *)pu->h2nv)[k];
-            if (pu->h2val == NULL || pu->h2val[k].nparts == 0)
-                continue;
-            nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
-            nv[k].value = (uint8_t *)v + 2;
-            nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
-            v += 2 + nv[k].valuelen;
-        }
-        if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pu->tls, time(NULL), c->w->wbuf)) > 0 &&
-            n <= H2_MAX_FIELDS) {
-            nv[n].name = (uint8_t *)"cookie";
-            nv[n].namelen = 6;
-            nv[n].value = (uint8_t *)c->w->wbuf;
-            nv[n].valuelen = ck;
-            nv[n].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
-            n++;
-        }
+        size_t n = plan_h2_fields(pl, s->url, s->req, c->jar, c->w->wbuf, nv);
         id = nghttp2_submit_request(c->h2->ng, NULL, nv, n, pu->has_body ? &prd : NULL, s);
     } else {
         id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);

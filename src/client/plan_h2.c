@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int any_template(const struct req_field *rf, int n)
 {
@@ -144,4 +145,31 @@ size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, 
         o += 2 + n;
     }
     return blen;
+}
+
+size_t plan_h2_fields(const struct plan *pl, uint32_t url, const char *req, const struct jar *jar, char *buf,
+                      void *out)
+{
+    const struct plan_url *pu = &pl->urls[url];
+    const char *v = req + plan_h2_body_room(pu), *path = pl->cfg->urls[url].target;
+    nghttp2_nv *nv = out;
+    size_t k, n = pu->h2nnv, ck;
+    for (k = 0; k < pu->h2nnv; k++) {
+        nv[k] = ((const nghttp2_nv *)pu->h2nv)[k];
+        if (pu->h2val == NULL || pu->h2val[k].nparts == 0)
+            continue;
+        nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
+        nv[k].value = (uint8_t *)v + 2;
+        nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
+        v += 2 + nv[k].valuelen;
+    }
+    if (jar && (ck = cookie_header(jar, path, strlen(path), pu->tls, time(NULL), buf)) > 0 && n <= H2_MAX_FIELDS) {
+        nv[n].name = (uint8_t *)"cookie";
+        nv[n].namelen = 6;
+        nv[n].value = (uint8_t *)buf;
+        nv[n].valuelen = ck;
+        nv[n].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
+        n++;
+    }
+    return n;
 }

@@ -376,6 +376,120 @@ void report_json_ref(FILE *f, const struct machine_ref *ref)
     fprintf(f, "}");
 }
 
+/* "connections" (fairness) and "tcp" (TCP_INFO of the closed ones). */
+static void jconns(FILE *f, const struct engine_result *r)
+{
+    const struct engine_conns *c = &r->conns;
+    fprintf(f,
+            "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
+            "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %s, "
+            "\"starved_wait_us\": %s, \"wait_limit_us\": %s, \"server_ended\": %llu, "
+            "\"server_ended_mode\": %llu, \"server_ended_mode_count\": %llu},\n",
+            (unsigned long long)r->total.conns_opened, c->clients, (unsigned long long)c->req_min,
+            (unsigned long long)c->req_median, (unsigned long long)c->req_max, c->starved,
+            REPORT_JNUM("%.3f", c->longest_wait_s * 1e6), REPORT_JNUM("%.3f", c->starved_wait_s * 1e6),
+            REPORT_JNUM("%.3f", c->wait_limit_s * 1e6), (unsigned long long)c->server_ended,
+            (unsigned long long)c->ended_mode, (unsigned long long)c->ended_mode_count);
+    fprintf(f,
+            "  \"tcp\": {\"sampled\": %llu, \"segments_out\": %llu, \"retransmits\": %llu, "
+            "\"rtt_mean_us\": %s, \"rtt_min_us\": %s},\n",
+            (unsigned long long)r->tcp.sampled, (unsigned long long)r->tcp.segs_out,
+            (unsigned long long)r->tcp.retrans,
+            REPORT_JNUM("%.3f", r->tcp.sampled ? r->tcp.rtt_sum_us / (double)r->tcp.sampled : 0.0),
+            REPORT_JNUM("%.3f", r->tcp.min_rtt_us == UINT32_MAX ? 0.0 : (double)r->tcp.min_rtt_us));
+}
+
+/* "error_details": what each kind of error seen was, in words. */
+static void jerror_details(FILE *f, const struct stats *s)
+{
+    int k, first = 1;
+    fprintf(f, ",\n  \"error_details\": {");
+    for (k = 0; k < ERR__COUNT; k++) {
+        if (s->errors[k] == 0)
+            continue;
+        fprintf(f, "%s\"%s\": ", first ? "" : ", ", stats_err_name((enum err_kind)k));
+        report_json_str(f, s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k])
+                                                                       : stats_err_explain((enum err_kind)k));
+        first = 0;
+    }
+    fprintf(f, "},\n");
+}
+
+/* "checks": each check's passes and failures, the first failure's words. */
+static void jchecks(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    uint32_t i;
+    fprintf(f, "  \"checks\": [");
+    for (i = 0; i < r->nchecks; i++) {
+        const struct engine_check *e = &r->checks[i];
+        char lb[600];
+        fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
+        report_json_str(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?");
+        fprintf(f, ", \"target_index\": %u, \"check\": ", e->url);
+        report_json_str(f, e->text);
+        fprintf(f, ", \"passed\": %llu, \"failed\": %llu, \"first_failure\": ", (unsigned long long)e->passed,
+                (unsigned long long)e->failed);
+        if (e->failed)
+            report_json_str(f, e->first_failure);
+        else
+            fprintf(f, "null");
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+/* "stages" (--stages): each stage's span, load and latency. */
+static void jstages(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    uint32_t i;
+    uint64_t t0 = 0;
+    fprintf(f, "  \"stages\": [");
+    for (i = 0; i < r->nstages && i < cfg->nstages; i++) {
+        const struct stats *g = &r->per_stage[i];
+        fprintf(f,
+                "%s\n    {\"start_s\": %s, \"end_s\": %s, \"from\": %s, \"to\": %s, \"sent\": %llu, "
+                "\"completed\": %llu, \"errors\": %llu,\n     ",
+                i ? "," : "", REPORT_JNUM("%.3f", (double)t0 / 1e9),
+                REPORT_JNUM("%.3f", (double)(t0 + cfg->stage_dur[i]) / 1e9),
+                REPORT_JNUM("%.3f", i ? cfg->stage_val[i - 1] : cfg->stage_start),
+                REPORT_JNUM("%.3f", cfg->stage_val[i]), (unsigned long long)g->started,
+                (unsigned long long)g->completed, (unsigned long long)stats_errors(g));
+        jhist(f, "latency", &g->h[H_LATENCY], "");
+        fprintf(f, "}");
+        t0 += cfg->stage_dur[i];
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+/* "per_url": each target's figures, the ones past ENGINE_URL_FIGS as one. */
+static void jper_url(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    uint32_t i;
+    fprintf(f, "  \"per_url\": [");
+    for (i = 0; i < r->nurls; i++) {
+        fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
+        if (report_is_other(cfg, i)) {
+            /* The targets past ENGINE_URL_FIGS, together. */
+            fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
+                    cfg->nurls - ENGINE_URL_FIGS);
+            jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+            fprintf(f, "}");
+            continue;
+        }
+        report_json_str(f, cfg->url_text[i]);
+        fprintf(f, ", \"method\": ");
+        report_json_str(f, report_method(cfg, i));
+        fprintf(f, ", \"name\": ");
+        if (cfg->targets && cfg->targets[i].name)
+            report_json_str(f, cfg->targets[i].name);
+        else
+            fprintf(f, "null");
+        fprintf(f, ",\n");
+        jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+        fprintf(f, "}");
+    }
+}
+
 int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
                 const struct slo *slo, const struct findings *fs)
 {
@@ -423,26 +537,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, r->noise.nr_throttled >= 0 ? "%lld" : "null", r->noise.nr_throttled);
         fprintf(f, "},\n");
     }
-    {
-        const struct engine_conns *c = &r->conns;
-        fprintf(f,
-                "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
-                "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %s, "
-                "\"starved_wait_us\": %s, \"wait_limit_us\": %s, \"server_ended\": %llu, "
-                "\"server_ended_mode\": %llu, \"server_ended_mode_count\": %llu},\n",
-                (unsigned long long)r->total.conns_opened, c->clients, (unsigned long long)c->req_min,
-                (unsigned long long)c->req_median, (unsigned long long)c->req_max, c->starved,
-                REPORT_JNUM("%.3f", c->longest_wait_s * 1e6), REPORT_JNUM("%.3f", c->starved_wait_s * 1e6),
-                REPORT_JNUM("%.3f", c->wait_limit_s * 1e6), (unsigned long long)c->server_ended,
-                (unsigned long long)c->ended_mode, (unsigned long long)c->ended_mode_count);
-        fprintf(f,
-                "  \"tcp\": {\"sampled\": %llu, \"segments_out\": %llu, \"retransmits\": %llu, "
-                "\"rtt_mean_us\": %s, \"rtt_min_us\": %s},\n",
-                (unsigned long long)r->tcp.sampled, (unsigned long long)r->tcp.segs_out,
-                (unsigned long long)r->tcp.retrans,
-                REPORT_JNUM("%.3f", r->tcp.sampled ? r->tcp.rtt_sum_us / (double)r->tcp.sampled : 0.0),
-                REPORT_JNUM("%.3f", r->tcp.min_rtt_us == UINT32_MAX ? 0.0 : (double)r->tcp.min_rtt_us));
-    }
+    jconns(f, r);
     if (server) {
         fprintf(f, "  \"server\": ");
         report_json_server(f, server, r->total.completed);
@@ -454,20 +549,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
-    fprintf(f, ",\n  \"error_details\": {");
-    {
-        int first = 1;
-        for (k = 0; k < ERR__COUNT; k++) {
-            const struct stats *s = &r->total;
-            if (s->errors[k] == 0)
-                continue;
-            fprintf(f, "%s\"%s\": ", first ? "" : ", ", stats_err_name((enum err_kind)k));
-            report_json_str(f, s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k])
-                                                                           : stats_err_explain((enum err_kind)k));
-            first = 0;
-        }
-    }
-    fprintf(f, "},\n");
+    jerror_details(f, &r->total);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
     if (cfg->log_path) {
@@ -490,45 +572,11 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         }
         fprintf(f, "},\n");
     }
-    if (r->nchecks) {
-        fprintf(f, "  \"checks\": [");
-        for (i = 0; i < r->nchecks; i++) {
-            const struct engine_check *e = &r->checks[i];
-            char lb[600];
-            fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
-            report_json_str(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?");
-            fprintf(f, ", \"target_index\": %u, \"check\": ", e->url);
-            report_json_str(f, e->text);
-            fprintf(f, ", \"passed\": %llu, \"failed\": %llu, \"first_failure\": ", (unsigned long long)e->passed,
-                    (unsigned long long)e->failed);
-            if (e->failed)
-                report_json_str(f, e->first_failure);
-            else
-                fprintf(f, "null");
-            fprintf(f, "}");
-        }
-        fprintf(f, "\n  ],\n");
-    }
+    if (r->nchecks)
+        jchecks(f, cfg, r);
     jtimeline(f, r);
-    if (r->nstages) {
-        uint64_t t0 = 0;
-        fprintf(f, "  \"stages\": [");
-        for (i = 0; i < r->nstages && i < cfg->nstages; i++) {
-            const struct stats *g = &r->per_stage[i];
-            fprintf(f,
-                    "%s\n    {\"start_s\": %s, \"end_s\": %s, \"from\": %s, \"to\": %s, \"sent\": %llu, "
-                    "\"completed\": %llu, \"errors\": %llu,\n     ",
-                    i ? "," : "", REPORT_JNUM("%.3f", (double)t0 / 1e9),
-                    REPORT_JNUM("%.3f", (double)(t0 + cfg->stage_dur[i]) / 1e9),
-                    REPORT_JNUM("%.3f", i ? cfg->stage_val[i - 1] : cfg->stage_start),
-                    REPORT_JNUM("%.3f", cfg->stage_val[i]), (unsigned long long)g->started,
-                    (unsigned long long)g->completed, (unsigned long long)stats_errors(g));
-            jhist(f, "latency", &g->h[H_LATENCY], "");
-            fprintf(f, "}");
-            t0 += cfg->stage_dur[i];
-        }
-        fprintf(f, "\n  ],\n");
-    }
+    if (r->nstages)
+        jstages(f, cfg, r);
     if (slo && slo->n) {
         fprintf(f, "  \"slo\": [");
         for (k = 0; k < slo->n; k++) {
@@ -544,29 +592,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         report_json_findings(f, fs, "  ");
         fprintf(f, ",\n");
     }
-    fprintf(f, "  \"per_url\": [");
-    for (i = 0; i < r->nurls; i++) {
-        fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
-        if (report_is_other(cfg, i)) {
-            /* The targets past ENGINE_URL_FIGS, together. */
-            fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
-                    cfg->nurls - ENGINE_URL_FIGS);
-            jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
-            fprintf(f, "}");
-            continue;
-        }
-        report_json_str(f, cfg->url_text[i]);
-        fprintf(f, ", \"method\": ");
-        report_json_str(f, report_method(cfg, i));
-        fprintf(f, ", \"name\": ");
-        if (cfg->targets && cfg->targets[i].name)
-            report_json_str(f, cfg->targets[i].name);
-        else
-            fprintf(f, "null");
-        fprintf(f, ",\n");
-        jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
-        fprintf(f, "}");
-    }
+    jper_url(f, cfg, r);
     fprintf(f, "\n  ]\n}\n");
     return ferror(f) ? -1 : 0;
 }

@@ -10,7 +10,6 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
-#include "opt.h"
 #include "jcheck.h"
 #include "err.h"
 #include "report.h"
@@ -35,7 +34,6 @@
  * on a core and far above many machines' merged shards; below it, a
  * duration like 5e-324 s would make the throughput infinite. */
 #define MAX_RPS 1e9
-#define MAX_URLS 1000000
 
 /* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
 static double load_us(struct jc *c, json_t *o, const char *key, int required)
@@ -230,196 +228,6 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 }
 
 
-static void load_server(struct jc *c, struct monitor_result *m, json_t *sv)
-{
-    json_t *tree = jcheck_arr(c, sv, "tree", 0), *mt = jcheck_arr(c, sv, "memory_timeline", 0), *e;
-    size_t i, at = jcheck_enter(c, "server");
-
-    m->pid = (int)jcheck_num(c, sv, "pid", 0, 2147483647.0, 0);
-    jcheck_copy(m->cgroup, sizeof(m->cgroup), jcheck_str(c, sv, "cgroup", 0));
-    jcheck_copy(m->pss_note, sizeof(m->pss_note), jcheck_str(c, sv, "pss_note", 0));
-    if (m->pss_note[0] == '\0')
-        jcheck_copy(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
-    m->cpu_s = jcheck_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
-    m->cpus = jcheck_num(c, sv, "cpus", 0, 1e6, 0);
-    m->write_bytes = jcheck_count(c, sv, "write_bytes", 0);
-    m->has_io = json_object_get(sv, "write_bytes") != NULL;
-    m->wchar = jcheck_count(c, sv, "wchar_bytes", 0);
-    m->has_wchar = json_object_get(sv, "wchar_bytes") != NULL;
-    m->cpu_exact = jcheck_bool(c, sv, "cpu_exact");
-    m->has_pss = jcheck_bool(c, sv, "has_pss");
-    m->pss_peak_bytes = jcheck_count(c, sv, "pss_peak_bytes", 0);
-    /* Absent (results before it): the kernel's PSS, as they measured. */
-    m->pss_own = jcheck_bool(c, sv, "pss_own");
-    m->pss_sys_peak_bytes = json_object_get(sv, "pss_sys_peak_bytes") ? jcheck_count(c, sv, "pss_sys_peak_bytes", 0)
-                                                                       : m->pss_peak_bytes;
-    m->pss_mean_bytes = jcheck_count(c, sv, "pss_mean_bytes", 0);
-    m->uss_peak_bytes = jcheck_count(c, sv, "uss_peak_bytes", 0);
-    m->rss_peak_bytes = jcheck_count(c, sv, "rss_peak_bytes", 0);
-    m->rss_mean_bytes = jcheck_count(c, sv, "rss_mean_bytes", 0);
-    m->cg_memory_peak_bytes = jcheck_count(c, sv, "cgroup_memory_peak_bytes", 0);
-    m->processes = (uint32_t)jcheck_num(c, sv, "processes", 0, 4294967295.0, 0);
-    m->threads = (uint32_t)jcheck_num(c, sv, "threads", 0, 4294967295.0, 0);
-    m->samples = (uint32_t)jcheck_num(c, sv, "samples", 0, 4294967295.0, 0);
-    m->gone = jcheck_bool(c, sv, "exited");
-    if (!c->failed && tree && json_array_size(tree) &&
-        (m->procs = calloc(json_array_size(tree), sizeof(*m->procs))) != NULL) {
-        json_array_foreach(tree, i, e) {
-            struct monitor_proc *p = &m->procs[m->nprocs++];
-            size_t a2 = jcheck_enter(c, "tree[%zu]", i);
-            if (!json_is_object(e)) {
-                jcheck_fail(c, "", "not an object");
-                break;
-            }
-            p->pid = (int)jcheck_num(c, e, "pid", 0, 2147483647.0, 0);
-            p->ppid = (int)jcheck_num(c, e, "ppid", 0, 2147483647.0, 0);
-            jcheck_copy(p->command, sizeof(p->command), jcheck_str(c, e, "command", 0));
-            p->cpu_s = jcheck_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
-            p->rss_peak_bytes = jcheck_count(c, e, "rss_peak_bytes", 0);
-            p->pss_peak_bytes = jcheck_count(c, e, "pss_peak_bytes", 0);
-            p->uss_peak_bytes = jcheck_count(c, e, "uss_peak_bytes", 0);
-            p->first_seen_s = jcheck_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
-            p->exited = jcheck_bool(c, e, "exited");
-            jcheck_leave(c, a2);
-        }
-    }
-    if (!c->failed && mt && json_array_size(mt) &&
-        (m->series = calloc(json_array_size(mt), sizeof(*m->series))) != NULL) {
-        json_array_foreach(mt, i, e) {
-            struct monitor_point *p = &m->series[m->npoints++];
-            size_t a2 = jcheck_enter(c, "memory_timeline[%zu]", i);
-            p->t_s = jcheck_num(c, e, "t_s", 0, MAX_SECONDS, 1);
-            p->pss_bytes = jcheck_count(c, e, "pss_bytes", 0);
-            p->rss_bytes = jcheck_count(c, e, "rss_bytes", 0);
-            p->processes = (uint32_t)jcheck_num(c, e, "processes", 0, 4294967295.0, 0);
-            p->threads = (uint32_t)jcheck_num(c, e, "threads", 0, 4294967295.0, 0);
-            jcheck_leave(c, a2);
-        }
-    }
-    jcheck_leave(c, at);
-}
-
-/* The "config" object of a result into cfg; its strings are kept by cfg. */
-int report_load_config(struct jc *c, json_t *o, struct config *cfg)
-{
-    json_t *urls, *hs, *e;
-    const char *ex, *arr, *m, *ct;
-    char why[128];
-    size_t i, n, at = jcheck_enter(c, "config");
-
-    config_defaults(cfg);
-    urls = jcheck_arr(c, o, "urls", 1);
-    hs = jcheck_arr(c, o, "headers", 0);
-    ex = jcheck_str(c, o, "expect", 0);
-    arr = jcheck_str(c, o, "arrival", 0);
-    m = jcheck_str(c, o, "method", 1);
-    ct = jcheck_str(c, o, "content_type", 0);
-    if (c->failed)
-        goto out;
-    n = json_array_size(urls);
-    if (n > MAX_URLS) {
-        jcheck_fail(c, "urls", "more than %d", MAX_URLS);
-        goto out;
-    }
-    if ((cfg->url_text = calloc(n ? n : 1, sizeof(char *))) == NULL)
-        goto oom;
-    cfg->nurls = (uint32_t)n;
-    for (i = 0; i < n; i++) {
-        const char *u = json_string_value(json_array_get(urls, i));
-        if (u == NULL) {
-            jcheck_fail(c, "urls", "entry %zu is not a string", i);
-            goto out;
-        }
-        if ((cfg->url_text[i] = config_keep(cfg, u)) == NULL)
-            goto oom;
-    }
-    json_array_foreach(hs, i, e) {
-        if (!json_is_string(e)) {
-            jcheck_fail(c, "headers", "entry %zu is not a string", i);
-            goto out;
-        }
-        if (config_add_header(cfg, json_string_value(e)) != 0)
-            goto oom;
-    }
-    /* What rafale writes there is a token: anything else did not come from it. */
-    for (i = 0; m[i]; i++)
-        if (!((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z') || m[i] == '-' || m[i] == '_') || i > 32) {
-            jcheck_fail(c, "method", "not an HTTP method");
-            goto out;
-        }
-    if (i == 0 || (cfg->method = config_keep(cfg, m)) == NULL) {
-        if (i == 0)
-            jcheck_fail(c, "method", "empty");
-        goto out;
-    }
-    if (ct && (cfg->content_type = config_keep(cfg, ct)) == NULL)
-        goto oom;
-    /* Every option the table gives a JSON key, read through the table. */
-    opt_json_read(c, o, cfg);
-    cfg->body_len = (size_t)jcheck_count(c, o, "body_bytes", 0);
-    cfg->has_body = cfg->body_len > 0;
-    if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
-        jcheck_fail(c, "expect", "not a status list: %s", why);
-    cfg->poisson = arr && strcmp(arr, "poisson") == 0;
-    {
-        const char *ord = jcheck_str(c, o, "order", 0), *tp = jcheck_str(c, o, "targets", 0);
-        cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
-                          : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_SESSION
-                                                                                                   : ORDER_DEFAULT;
-        if (tp && (cfg->targets_path = config_keep(cfg, tp)) == NULL)
-            goto oom;
-        if (json_object_get(o, "seed")) {
-            cfg->seed = jcheck_count(c, o, "seed", 0);
-            cfg->seed_given = 1;
-        }
-    }
-    {
-        /* Think time and the --check list, as the run had them. */
-        json_t *th = json_object_get(o, "think_s"), *ck = jcheck_arr(c, o, "checks", 0);
-        size_t k;
-        if (json_is_array(th) && json_array_size(th) == 2 && json_is_number(json_array_get(th, 0)) &&
-            json_is_number(json_array_get(th, 1))) {
-            double lo = json_number_value(json_array_get(th, 0)), hi = json_number_value(json_array_get(th, 1));
-            if (!(lo >= 0 && lo <= hi && hi <= MAX_SECONDS))
-                jcheck_fail(c, "think_s", "wants [low, high] seconds, 0 <= low <= high");
-            else {
-                cfg->think_lo_ns = (uint64_t)(lo * 1e9);
-                cfg->think_hi_ns = (uint64_t)(hi * 1e9);
-            }
-        }
-        if (json_object_get(o, "max_body"))
-            cfg->max_body = jcheck_count(c, o, "max_body", 0);
-        for (k = 0; ck && k < json_array_size(ck) && k < 1000; k++)
-            if (json_is_string(json_array_get(ck, k)) &&
-                config_add_check(cfg, json_string_value(json_array_get(ck, k))) != 0)
-                goto oom;
-    }
-    {
-        json_t *st = jcheck_arr(c, o, "stages", 0), *e;
-        size_t k;
-        const char *of = jcheck_str(c, o, "stages_of", 0);
-        if (st && json_array_size(st) > 64)
-            jcheck_fail(c, "stages", "more than 64 stages");
-        json_array_foreach(st, k, e) {
-            size_t a2 = jcheck_enter(c, "stages[%zu]", k);
-            if (k >= 64)
-                break;
-            cfg->stage_dur[k] = jcheck_ns(c, e, "duration_s", 1);
-            cfg->stage_val[k] = jcheck_num(c, e, "to", 0, 1e8, 1);
-            jcheck_leave(c, a2);
-            cfg->nstages = (uint32_t)k + 1;
-        }
-        cfg->stages_conns = of && strcmp(of, "connections") == 0;
-        cfg->stage_start = jcheck_num(c, o, "stage_start", 0, 1e8, 0);
-    }
-out:
-    jcheck_leave(c, at);
-    return c->failed ? -1 : 0;
-oom:
-    jcheck_leave(c, at);
-    jcheck_fail(c, "", "out of memory");
-    return -1;
-}
 
 /* A shard's place ("shard") or a merged result's entry ("shards"). */
 static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
@@ -703,47 +511,12 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
     }
 }
 
-int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
+/* What a run says of its connections: "connections" (fairness), the
+ * machine and its noise, the calibration, "tcp". */
+static void load_client_side(struct jc *c, json_t *root, struct engine_result *r)
 {
-    json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
-    struct config *conf = &run->cfg;
-    struct engine_result *r = &run->res;
-    size_t i, at;
-
-    memset(run, 0, sizeof(*run));
-    if (c->failed || !json_object_get(root, "summary")) {
-        if (!c->failed)
-            jcheck_fail(c, "summary", "missing");
-        snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
-        return -1;
-    }
-    if (report_load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
-        return -1;
-    if (load_per_url(c, pu, conf, r) != 0)
-        return -1;
-    load_checks(c, root, r, conf->nurls);
-    if ((e = jcheck_obj(c, root, "aborted", 0)) != NULL) {
-        at = jcheck_enter(c, "aborted");
-        r->aborted = 1;
-        r->aborted_at_s = jcheck_num(c, e, "at_s", 0, MAX_SECONDS, 1);
-        jcheck_copy(r->aborted_why, sizeof(r->aborted_why), jcheck_str(c, e, "why", 1));
-        jcheck_leave(c, at);
-    }
-    load_stats(c, &r->total, root, &r->in_flight);
-    at = jcheck_enter(c, "summary");
-    r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
-    jcheck_leave(c, at);
-    r->interrupted = jcheck_bool(c, root, "interrupted");
-    cl = jcheck_obj(c, root, "client", 0);
-    r->all_connected_s = -1;
-    if (cl) {
-        at = jcheck_enter(c, "client");
-        r->client_cpu_s = jcheck_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
-        if (json_object_get(cl, "all_connected_s"))
-            r->all_connected_s = jcheck_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
-        jcheck_leave(c, at);
-    }
-    r->in_flight_oldest_s = jcheck_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    json_t *cl;
+    size_t at;
     if ((cl = jcheck_obj(c, root, "connections", 0)) != NULL) {
         struct engine_conns *cn = &r->conns;
         at = jcheck_enter(c, "connections");
@@ -792,6 +565,50 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
         r->tcp.min_rtt_us = mn > 0 ? (uint32_t)mn : UINT32_MAX;
         jcheck_leave(c, at);
     }
+}
+
+int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
+{
+    json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
+    struct config *conf = &run->cfg;
+    struct engine_result *r = &run->res;
+    size_t i, at;
+
+    memset(run, 0, sizeof(*run));
+    if (c->failed || !json_object_get(root, "summary")) {
+        if (!c->failed)
+            jcheck_fail(c, "summary", "missing");
+        snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
+        return -1;
+    }
+    if (report_load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
+        return -1;
+    if (load_per_url(c, pu, conf, r) != 0)
+        return -1;
+    load_checks(c, root, r, conf->nurls);
+    if ((e = jcheck_obj(c, root, "aborted", 0)) != NULL) {
+        at = jcheck_enter(c, "aborted");
+        r->aborted = 1;
+        r->aborted_at_s = jcheck_num(c, e, "at_s", 0, MAX_SECONDS, 1);
+        jcheck_copy(r->aborted_why, sizeof(r->aborted_why), jcheck_str(c, e, "why", 1));
+        jcheck_leave(c, at);
+    }
+    load_stats(c, &r->total, root, &r->in_flight);
+    at = jcheck_enter(c, "summary");
+    r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
+    jcheck_leave(c, at);
+    r->interrupted = jcheck_bool(c, root, "interrupted");
+    cl = jcheck_obj(c, root, "client", 0);
+    r->all_connected_s = -1;
+    if (cl) {
+        at = jcheck_enter(c, "client");
+        r->client_cpu_s = jcheck_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
+        if (json_object_get(cl, "all_connected_s"))
+            r->all_connected_s = jcheck_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
+        jcheck_leave(c, at);
+    }
+    r->in_flight_oldest_s = jcheck_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    load_client_side(c, root, r);
     r->start_unix_s = jcheck_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jcheck_obj(c, root, "shard", 0)) != NULL) {
         at = jcheck_enter(c, "shard");
@@ -823,7 +640,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
     sv = jcheck_obj(c, root, "server", 0);
     if (sv && !c->failed) {
         run->has_server = 1;
-        load_server(c, &run->server, sv);
+        report_load_server(c, &run->server, sv);
     }
     if ((rt = jcheck_arr(c, root, "findings", 0)) != NULL) {
         load_findings(c, rt, &run->found);

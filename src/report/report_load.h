@@ -44,5 +44,7 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref);
  * compare's runs and workloads). Return 0, or -1 (the reason in c). */
 int report_load_run(struct jc *c, json_t *root, struct loaded_run *run);
 int report_load_config(struct jc *c, json_t *o, struct config *cfg);
+/* A "server" object (--monitor's figures) into m (report_load_server.c). */
+void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv);
 
 #endif
