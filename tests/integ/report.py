@@ -260,10 +260,11 @@ def saved_results_have_a_size_cap():
 
 @test
 def nothing_reaches_html_unescaped():
+    import glob
     import re
     here = os.path.dirname(os.path.abspath(__file__))
     for name in ("report_html.c", "report_compare_html.c", "svg.c"):
-        src = open(os.path.join(here, "..", "..", "src", "tool", name)).read()
+        src = open(glob.glob(os.path.join(here, "..", "..", "src", "*", name))[0]).read()
         raw = re.findall(r"\b(fprintf|fputs|fputc|fwrite|putc|vfprintf)\s*\(", src)
         check(not raw, "html: %s writes only through html.h (%s)" % (name, raw))
     XSS = '<script>alert(1)</script>'
