@@ -2,6 +2,8 @@
  * whichever way the option was written, options of another command named,
  * flags in plans, and the cross-option rules of config_finish(). */
 #include "opt.h"
+#include "cmp_settings.h"
+#include "serve_config.h"
 #include "jcheck.h"
 #include "t.h"
 

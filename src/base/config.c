@@ -354,18 +354,3 @@ void config_free(struct config *cfg)
     free(cfg->owned);
     memset(cfg, 0, sizeof(*cfg));
 }
-
-void config_cmp_defaults(struct cmp_settings *cs)
-{
-    memset(cs, 0, sizeof(*cs));
-    cs->repeat = 5;
-    cs->repeat_auto = 1;
-    cs->max_repeat = 15;
-    /* A difference under 3% either way is no difference worth a claim:
-     * two copies of one server on two ports differ by 1%. */
-    cs->same_within = 0.03;
-    cs->grace_ns = 3 * 1000000000ULL;
-    cs->ready_ns = 15 * 1000000000ULL;
-    cs->cgroups = 1;
-    cs->same = -1;
-}

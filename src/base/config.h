@@ -141,52 +141,6 @@ struct config {
     uint32_t *tindex, tindex_cap;
 };
 
-/* Options of `rafale serve`. */
-struct serve_config {
-    const char *listen;          /* "127.0.0.1:8080" */
-    uint32_t threads;
-    const char *access_log;      /* NULL, "-" or a file */
-    const char *files_dir;
-    const char *redirect_to;     /* default Location for /redirect */
-    const char *tls_cert, *tls_key; /* serve over TLS */
-    const char *tls_client_ca;   /* --tls-client-ca: require client certificates it signed */
-    uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
-    uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
-    uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections */
-};
-
-/* Settings of `rafale compare` that are not about one run: from the plan's
- * [settings] or the command line. */
-#define CMP_MAX_CPUS 64
-/* pin: 0 (not said) is auto. */
-enum cmp_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
-
-/* What compare's servers must answer alike (`same`), checked by alike.c. */
-#define ALIKE_STATUS 1u
-#define ALIKE_LOCATION 2u
-#define ALIKE_TYPE 4u
-#define ALIKE_BODY 8u       /* framing (length, chunked, close), length and hash */
-#define ALIKE_DEFAULT (ALIKE_STATUS | ALIKE_LOCATION)
-
-struct cmp_settings {
-    int repeat;                  /* runs of each workload on each server (repeat = auto: at least this many,
-                                    then the rounds run so far) */
-    int repeat_auto;             /* repeat = auto (default): rounds until every verdict is decided, 5 to max_repeat */
-    int max_repeat;              /* (default 15) */
-    double same_within;          /* same-within: the equivalence band, a fraction (default 0.03) */
-    int discard;                 /* first rounds left out as warm-up */
-    uint64_t grace_ns;           /* SIGTERM, then this long before SIGKILL */
-    uint64_t ready_ns;           /* how long a server may take to answer after start */
-    int cgroups;                 /* run each server in a cgroup of its own (when the machine allows) */
-    int server_cpus[CMP_MAX_CPUS], nserver_cpus;
-    int client_cpus[CMP_MAX_CPUS], nclient_cpus;
-    int same;                    /* what servers must answer alike (ALIKE_ bits); 0: not checked; -1 default */
-    int pin;                     /* enum cmp_pin: how the CPUs were split between servers and rafale */
-    const char *html_path, *json_path;
-    uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the plan's */
-    int warmup_set;              /* given (0s is a warm-up of none) */
-};
-
 /* Where connections to host:port go: --connect-to first (the first rule
  * that matches, host compared without case), then --resolve, then a
  * lookup. Returns 0, or -1 with the reason in err. */
@@ -216,7 +170,5 @@ int config_copy(struct config *dst, const struct config *src);
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
-
-void config_cmp_defaults(struct cmp_settings *cs);
 
 #endif

@@ -7,6 +7,7 @@
  * one deadline for all of it and 8 MiB: an answer cut by either is said to
  * be so, and compared with nothing. */
 #include "alike.h"
+#include "cmp_settings.h"
 
 #include "clock.h"
 #include "net.h"

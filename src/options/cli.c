@@ -2,6 +2,7 @@
  * operands, the help pages. */
 #include "cli.h"
 #include "opt.h"
+#include "serve_config.h"
 #include "targets.h"
 
 #include <stdio.h>

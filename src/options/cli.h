@@ -6,7 +6,10 @@
 
 #include <stddef.h>
 
+#include "cmp_settings.h"
 #include "config.h"
+
+struct serve_config; /* serve_config.h: only the parser and serve need its fields */
 
 #define RAFALE_VERSION "0.2.0"
 

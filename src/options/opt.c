@@ -3,6 +3,8 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt.h"
+#include "cmp_settings.h"
+#include "serve_config.h"
 #include "check.h"
 #include "jcheck.h"
 #include "err.h"

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "serve_config.h"
 
 struct serve;
 

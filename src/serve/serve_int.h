@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "serve_config.h"
 #include "net.h"
 #include "tls.h"
 
