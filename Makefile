@@ -23,6 +23,8 @@ INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=
 # compiles seeing only the folders it may use, so the compiler itself
 # refuses a circle:
 #   base <- client, serve, observe, options <- report <- compare <- cli
+# (serve <- options for serve's settings, serve_config.h, alone; cli sees
+# serve too).
 # scripts/check_layout.sh checks the rest.
 SRC      = $(wildcard src/*/*.c)
 OBJ      = $(SRC:src/%.c=build/%.o)
@@ -170,13 +172,13 @@ H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
 build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
 
-TGFUZZ_SRC = $(addprefix src/base/,targets.c err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
-             check.c jpath.c request.c http_parse.c)
-build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/base/targets.h src/base/template.h | build
+TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
+             check.c jpath.c request.c http_parse.c text.c)
+build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/options/targets.h src/base/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
 
-build/fuzz_cookie: fuzz/fuzz_cookie.c src/base/cookie.c src/base/cookie.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/base/cookie.c
+build/fuzz_cookie: fuzz/fuzz_cookie.c src/client/cookie.c src/client/cookie.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/client/cookie.c
 
 # rafale merge reads saved results with most of the program behind it.
 MERGEFUZZ_SRC = $(filter-out src/cli/main.c,$(SRC))
