@@ -1,19 +1,196 @@
 #!/bin/sh
 # The layout's rules, checked on the built objects and the sources (make
-# layout; make test runs it): 1. no call circle between source files: from
-# nm, file A calls file B when A uses a symbol B defines, and the graph of
-# those calls has no cycle; 2. a program's private header (client.h,
-# serve_int.h) is included only inside its folder. The compiler checks the
-# folder graph itself: each folder compiles seeing only the folders it may
-# use (see the Makefile). Ends with "layout: N passed, N failed".
+# layout; make unit and make test run it):
+#  1. no circle between modules (a module: A.c with A.h), from what the
+#     linker sees and what the compiler reads together: A depends on B when
+#     A's object uses a symbol B defines (nm), or when A.c or A.h includes
+#     B.h. A header with no .c of its own (client.h, report.h) is read
+#     through: who includes it includes what it includes. So an inline in a
+#     header (engine.h's engine_fig, used by record.c while engine.c calls
+#     record) closes a circle as a call would;
+#  2. every #include "X" of src/ is of a folder the including file's folder
+#     may see: the Makefile's INC_* lines, read here, are the one list (the
+#     compiler holds them too, but only for what it builds, and only at the
+#     first file it meets);
+#  3. a folder's private header (client.h, serve_int.h, serve_conn.h) is
+#     included only inside its folder;
+#  4. tests/: a unit test includes only what its build sees (INC_cli, or its
+#     own INC_* line in the Makefile), and no private header, except the
+#     white-box test of a module of that folder (tests/test_M.c where
+#     src/FOLDER/M.c exists: test_plan.c reads client.h, test_serve_reply.c
+#     serve_int.h).
+# Ends with "layout: N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
 objs=$(ls build/asan/*/*.o 2>/dev/null | grep -v '/main\.o$')
 [ -n "$objs" ] || { echo "layout: build the sanitized objects first (make build/asan/rafale)"; exit 1; }
 python3 - $objs <<'PY'
-import subprocess, sys, collections, os, re
+import subprocess, sys, collections, os, re, glob
+
+# Private headers and the folder each belongs to.
+PRIVATE = {"client.h": "client", "serve_int.h": "serve", "serve_conn.h": "serve"}
+# An edge of the folder graph opened for some headers alone: options sees
+# serve for serve's settings, not for the server.
+NARROW = {("options", "serve"): {"serve_config.h"}}
+# Known edges that close a circle, each with why it is allowed for now:
+# left out of the graph (said, not failed); one no longer there fails, so
+# the list cannot outlive its edge.
+KNOWN = {
+    # issue 33 item 7 (helper COUNTERS removes it): record.c reads engine.h's
+    # inline engine_fig() and ENGINE_LIVE_TARGETS while engine.c calls record_*.
+    ("client/record", "client/engine"): "issue 33",
+    # issue 33: fairness.c fills engine.h's struct engine_conns while
+    # engine.c calls fairness_merge(): the result struct belongs to fairness.
+    ("client/fairness", "client/engine"): "issue 33",
+    # issue 33: request.c reads struct config (request_spec) while
+    # config_finish() calls request_framing(): request_spec belongs to config.
+    ("base/request", "base/config"): "issue 33",
+}
+
+failed = passed = 0
+def fail(msg):
+    global failed
+    failed += 1
+    print("layout: " + msg)
+
+# The folder graph, from the Makefile's INC_name = $(INC_other) -Isrc/x lines.
+inc_raw = {}
+for line in open("Makefile"):
+    m = re.match(r"INC_(\w+)\s*=\s*(.*)$", line)
+    if m:
+        inc_raw[m.group(1)] = m.group(2).split()
+def visible(name, seen=()):
+    out = []
+    for tok in inc_raw.get(name, ()):
+        m = re.match(r"\$\(INC_(\w+)\)$", tok)
+        if m and m.group(1) not in seen:
+            out += [f for f in visible(m.group(1), seen + (name,)) if f not in out]
+        elif tok.startswith("-Isrc/") and tok[6:] not in out:
+            out.append(tok[6:])
+    return out
+see = {name: set(visible(name)) for name in inc_raw}
+folders = sorted(d for d in os.listdir("src") if os.path.isdir(os.path.join("src", d)))
+for d in folders:
+    if d not in see:
+        fail("src/%s has no INC_%s line in the Makefile" % (d, d))
+        see[d] = {d}
+
+# Where each header lives; which files include what.
+holder = collections.defaultdict(list)
+for p in sorted(glob.glob("src/*/*.h")):
+    holder[os.path.basename(p)].append(p.split("/")[1])
+def includes(path):
+    out = []
+    for n, line in enumerate(open(path, errors="replace"), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if m:
+            out.append((n, m.group(1)))
+    return out
+def where(f, hdr):
+    """The folder whose hdr a file of src/f reads: its own first (the
+    compiler looks beside the including file first), else one it sees."""
+    hs = holder.get(hdr, [])
+    if not hs:
+        return None
+    if f in hs:
+        return f
+    vis = [h for h in hs if h in see.get(f, ())]
+    return vis[0] if vis else hs[0]
+
+srcs = sorted(glob.glob("src/*/*.c") + glob.glob("src/*/*.h"))
+bad_before = failed
+for p in srcs:
+    f = p.split("/")[1]
+    for n, hdr in includes(p):
+        h = where(f, hdr)
+        if h is None:
+            continue   # not a header of src/ (the compiler says if it is nowhere)
+        if h not in see[f]:
+            fail("%s:%d includes %s of src/%s, which src/%s may not see (Makefile INC_%s)" % (p, n, hdr, h, f, f))
+        elif (f, h) in NARROW and hdr not in NARROW[(f, h)]:
+            fail("%s:%d includes %s: src/%s sees src/%s only for %s" % (p, n, hdr, f, h, ", ".join(sorted(NARROW[(f, h)]))))
+        elif hdr in PRIVATE and PRIVATE[hdr] != f:
+            fail("%s:%d includes %s, private to src/%s" % (p, n, hdr, PRIVATE[hdr]))
+if failed == bad_before:
+    passed += 1
+
+# tests/: what each unit test's build sees (INC_cli unless its own rule says).
+test_inc = {}
+for line in open("Makefile"):
+    m = re.search(r"\$\(INC_(\w+)\).*\btests/(test_\w+)\.c", line)
+    if m:
+        test_inc[m.group(2)] = m.group(1)
+bad_before = failed
+for p in sorted(glob.glob("tests/test_*.c")):
+    t = os.path.basename(p)[:-2]
+    module = t[len("test_"):]
+    builds = {"cli"} | ({test_inc[t]} if t in test_inc else set())
+    for n, hdr in includes(p):
+        if not holder.get(hdr):
+            continue   # t.h and the like
+        for b in sorted(builds):
+            h = where(b, hdr)
+            if h not in see[b]:
+                fail("%s:%d includes %s of src/%s, which its build (INC_%s) does not see" % (p, n, hdr, h, b))
+        if hdr in PRIVATE and not os.path.exists("src/%s/%s.c" % (PRIVATE[hdr], module)):
+            fail("%s:%d includes %s, private to src/%s (only a test of a module of that folder may)" %
+                 (p, n, hdr, PRIVATE[hdr]))
+if failed == bad_before:
+    passed += 1
+
+# The module graph: calls (nm), and includes that are used. A header with
+# no .c of its own, and a folder's private header (its shared types), is
+# read through; A depends on B.h when A includes it (so) and names
+# something B.h defines: a type, a macro, an inline function.
+def module(p):
+    return p.split("/", 1)[1].rsplit(".", 1)[0]
+has_c = {module(p) for p in glob.glob("src/*/*.c")}
+def strip(text):
+    return re.sub(r'/\*.*?\*/|"(?:\\.|[^"\\\n])*"', " ", text, flags=re.S)
+names, hdr_inc = {}, {}
+for p in glob.glob("src/*/*.h"):
+    f = p.split("/")[1]
+    t = strip(open(p, errors="replace").read())
+    n = set(re.findall(r"\b(?:struct|union|enum)\s+(\w+)\s*\{", t))
+    n |= set(re.findall(r"#\s*define\s+(\w+)", t))
+    n |= set(re.findall(r"\binline\b[^;{(]*?\b(\w+)\s*\(", t))
+    n |= set(re.findall(r"\btypedef\b[^;]*?\b(\w+)\s*;", t))
+    for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", t):
+        n |= set(re.findall(r"\b([A-Z_][A-Z0-9_]*)\b", body))
+    n.discard(re.sub(r"\W", "_", "RAFALE_" + os.path.basename(p).upper()))
+    names["%s/%s" % (f, os.path.basename(p))] = n
+    hdr_inc["%s/%s" % (f, os.path.basename(p))] = [("%s/%s" % (where(f, h), h)) for _, h in includes(p) if where(f, h)]
+def through(hp):
+    return hp[:-2] not in has_c or os.path.basename(hp) in PRIVATE
+def reach(hp, seen):
+    """The module headers hp brings in: itself, or through it."""
+    if hp in seen:
+        return []
+    seen.add(hp)
+    if not through(hp):
+        return [hp]
+    out = []
+    for h in hdr_inc.get(hp, ()):
+        out += reach(h, seen)
+    return out
+edges = collections.defaultdict(dict)   # a -> b -> why
+for p in srcs:
+    f = p.split("/")[1]
+    a = module(p)
+    if a not in has_c or (p.endswith(".h") and through(p.split("/", 1)[1])):
+        continue
+    words = set(re.findall(r"\w+", strip(open(p, errors="replace").read())))
+    for n, hdr in includes(p):
+        h = where(f, hdr)
+        if h is None:
+            continue
+        for hp in reach("%s/%s" % (h, hdr), set()):
+            used = sorted(words & names.get(hp, set()))
+            if hp[:-2] != a and used:
+                edges[a].setdefault(hp[:-2], "%s:%d includes %s%s, uses %s" %
+                                    (p, n, hdr, "" if hp.endswith("/" + hdr) else " (to %s)" % hp, used[0]))
 defs, uses = {}, collections.defaultdict(set)
 for o in sys.argv[1:]:
-    name = os.path.relpath(o, "build/asan")[:-2] + ".c"
+    name = os.path.relpath(o, "build/asan")[:-2]
     for line in subprocess.run(["nm", "-P", o], capture_output=True, text=True).stdout.splitlines():
         parts = line.split()
         if len(parts) < 2:
@@ -23,16 +200,22 @@ for o in sys.argv[1:]:
             defs[sym] = name
         elif kind == "U":
             uses[name].add(sym)
-calls = collections.defaultdict(set)
-for f, syms in uses.items():
-    for s in syms:
-        if s in defs and defs[s] != f:
-            calls[f].add(defs[s])
-# Tarjan's strongly connected components: a component of two or more files is a circle.
-index, low, stack, on, comps, n = {}, {}, [], set(), [], [0]
+for a, syms in uses.items():
+    for s in sorted(syms):
+        if s in defs and defs[s] != a:
+            edges[a].setdefault(defs[s], "%s.c calls %s" % (a, s))
+
+for (a, b), why in sorted(KNOWN.items()):
+    if b in edges.get(a, {}):
+        print("layout: known (%s): %s -> %s (%s)" % (why, a, b, edges[a].pop(b)))
+    else:
+        fail("the known edge %s -> %s is gone: take it out of KNOWN" % (a, b))
+
+# Tarjan's strongly connected components: a component of two or more modules is a circle.
+index, low, stack, on, comps, cnt = {}, {}, [], set(), [], [0]
 def visit(v):
-    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
-    for w in calls.get(v, ()):
+    index[v] = low[v] = cnt[0]; cnt[0] += 1; stack.append(v); on.add(v)
+    for w in edges.get(v, ()):
         if w not in index:
             visit(w); low[v] = min(low[v], low[w])
         elif w in on:
@@ -45,30 +228,15 @@ def visit(v):
                 break
         comps.append(c)
 sys.setrecursionlimit(10000)
-for v in sorted(set(uses) | set(defs.values())):
+for v in sorted(set(edges) | has_c | set(defs.values())):
     if v not in index:
         visit(v)
-passed = failed = 0
 for c in comps:
-    if len(c) > 1:
-        failed += 1
-        inner = sorted("%s -> %s" % (a, b) for a in c for b in calls[a] if b in c)
-        print("layout: a call circle between %s: %s" % (", ".join(sorted(c)), "; ".join(inner)))
-    else:
+    if len(c) < 2:
         passed += 1
-# Private headers stay in their folder.
-for hdr, folder in (("client.h", "src/client"), ("serve_int.h", "src/serve"), ("serve_conn.h", "src/serve")):
-    bad = []
-    for root, _, files in os.walk("src"):
-        for fn in files:
-            p = os.path.join(root, fn)
-            if root != folder and re.search(r'#include "%s"' % re.escape(hdr), open(p).read()):
-                bad.append(p)
-    if bad:
-        failed += 1
-        print("layout: %s is private to %s but included by %s" % (hdr, folder, ", ".join(bad)))
-    else:
-        passed += 1
+        continue
+    inner = sorted("%s -> %s (%s)" % (a, b, edges[a][b]) for a in c for b in edges[a] if b in c)
+    fail("a circle between %s: %s" % (", ".join(sorted(c)), "; ".join(inner)))
 print("layout: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY

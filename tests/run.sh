@@ -40,7 +40,8 @@ for t in build/test_* build/asan/test_* build/int/test_*; do
     [ -x "$t" ] || continue
     case "$t" in *"$T"*) run "$t" ;; esac
 done
-# The layout: no call circle between files, private headers kept home.
+# The layout: no circle between modules (calls, used includes), includes
+# only of folders the Makefile lets one see, private headers kept home.
 [ -n "$T" ] || run sh scripts/check_layout.sh
 if [ $unit_only -eq 0 ] && [ -f tests/integration.py ]; then
     # Streamed as the tests end (a long pool shows progress); the closing line

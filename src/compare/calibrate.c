@@ -106,7 +106,7 @@ int calibrate_run(const atomic_int *stop, cmp_log_fn log, void *arg, struct mach
     }
     /* As the compare will pin (pin = auto), to give rafale serve a thread
      * per CPU it gets. */
-    compare_file_defaults(&set);
+    cmp_settings_defaults(&set);
     compare_file_pin_auto(&set);
     snprintf(path, sizeof(path), "/tmp/rafale-calibrate-XXXXXX");
     if ((fd = mkstemp(path)) < 0) {

@@ -79,8 +79,6 @@ int compare_ports_free(const struct cmp_plan *p, char *err, size_t errlen);
 /* pin = auto: with neither CPU list set, splits the CPUs this process may
  * use between the servers and rafale (pin becomes PIN_CHOSE). */
 void compare_file_pin_auto(struct cmp_settings *set);
-/* The settings of a plan that says none (repeat = auto, same-within 3%, ...). */
-void compare_file_defaults(struct cmp_settings *cs);
 
 /* One run of a workload on a server: its full result. */
 struct compare_run {

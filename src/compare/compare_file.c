@@ -404,21 +404,6 @@ static int targets_on_servers(const struct cmp_plan *p, char *err, size_t errlen
  * servers the rest. A quarter: rafale costs less per request than the
  * servers it measures, and a cell where it did not has its
  * client_cpu_bound finding. */
-void compare_file_defaults(struct cmp_settings *cs)
-{
-    memset(cs, 0, sizeof(*cs));
-    cs->repeat = 5;
-    cs->repeat_auto = 1;
-    cs->max_repeat = 15;
-    /* A difference under 3% either way is no difference worth a claim:
-     * two copies of one server on two ports differ by 1%. */
-    cs->same_within = 0.03;
-    cs->grace_ns = 3 * 1000000000ULL;
-    cs->ready_ns = 15 * 1000000000ULL;
-    cs->cgroups = 1;
-    cs->same = -1;
-}
-
 void compare_file_pin_auto(struct cmp_settings *set)
 {
     int cpus[CMP_MAX_CPUS], n, nc, i;
@@ -474,7 +459,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
     int i, j, rc = -1;
 
     memset(p, 0, sizeof(*p));
-    compare_file_defaults(&p->set);
+    cmp_settings_defaults(&p->set);
     /* Compare's own defaults for a workload: 50 connections, 1 s of warm-up,
      * threads to match the client CPUs (0 until the settings are known). */
     config_defaults(&defaults);

@@ -49,7 +49,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     if (json_array_size(svs) == 0 || json_array_size(wls) == 0 || json_array_size(svs) > 10000 ||
         json_array_size(wls) > 10000)
         return jcheck_fail(c, "servers", "a compare needs 1 to 10000 servers and workloads");
-    compare_file_defaults(&p->set);
+    cmp_settings_defaults(&p->set);
     p->file = jcheck_dup(c, cmp, "plan", NULL);
     p->set.repeat = (int)jcheck_num(c, cmp, "repeat", 0, 1000, 0);
     p->set.repeat_auto = jcheck_bool(c, cmp, "repeat_auto");

@@ -6,6 +6,7 @@
 #define RAFALE_CMP_SETTINGS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define CMP_MAX_CPUS 64
 /* pin: 0 (not said) is auto. */
@@ -36,5 +37,21 @@ struct cmp_settings {
     uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the plan's */
     int warmup_set;              /* given (0s is a warm-up of none) */
 };
+
+/* The settings of a plan that says none (repeat = auto, same-within 3%, ...). */
+static inline void cmp_settings_defaults(struct cmp_settings *cs)
+{
+    memset(cs, 0, sizeof(*cs));
+    cs->repeat = 5;
+    cs->repeat_auto = 1;
+    cs->max_repeat = 15;
+    /* A difference under 3% either way is no difference worth a claim:
+     * two copies of one server on two ports differ by 1%. */
+    cs->same_within = 0.03;
+    cs->grace_ns = 3 * 1000000000ULL;
+    cs->ready_ns = 15 * 1000000000ULL;
+    cs->cgroups = 1;
+    cs->same = -1;
+}
 
 #endif
