@@ -145,75 +145,11 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *a)
     return -1;
 }
 
-int check_compile(const char *expr, struct check *c, char *err, size_t errlen)
+/* The value after the operator, read as the subject wants it (a status
+ * code, a size, a duration, a JSON literal, a pattern). Returns 0, or -1
+ * with c freed and the reason in err. */
+static int compile_value(struct check *c, const char *subj, const char *ow, int quoted, char *err, size_t errlen)
 {
-    const char *s = expr;
-    char subj[32], w[CHECK_TEXT_MAX + 1], ow[32];
-    int quoted = 0;
-    size_t n = strlen(expr);
-
-    memset(c, 0, sizeof(*c));
-    while (n && (expr[n - 1] == ' ' || expr[n - 1] == '\t'))
-        n--;
-    if (n > CHECK_TEXT_MAX)
-        return fail(err, errlen, "a check of more than %s characters", "240");
-    snprintf(c->text, sizeof(c->text), "%.*s", (int)n, skip_ws(expr));
-    word_until(&s, subj, sizeof(subj), "=!<>~");
-    if (strcmp(subj, "status") == 0)
-        c->subject = CK_STATUS;
-    else if (strcmp(subj, "header") == 0)
-        c->subject = CK_HEADER;
-    else if (strcmp(subj, "body") == 0)
-        c->subject = CK_BODY;
-    else if (strcmp(subj, "json") == 0)
-        c->subject = CK_JSON;
-    else if (strcmp(subj, "size") == 0)
-        c->subject = CK_SIZE;
-    else if (strcmp(subj, "duration") == 0)
-        c->subject = CK_DURATION;
-    else
-        return fail(err, errlen, "a check begins with status, header, body, json, size or duration, not '%.40s'",
-                    subj);
-    if (c->subject == CK_HEADER) {
-        size_t k;
-        if (word(&s, w, sizeof(w)) == 0)
-            return fail(err, errlen, "%s", "'header' wants a header name: header Content-Type ~ json");
-        for (k = 0; w[k]; k++)
-            if (!isalnum((unsigned char)w[k]) && !strchr("!#$%&'*+-.^_`|~", w[k]))
-                return fail(err, errlen, "'%.60s' is not a header name", w);
-        if ((c->name = strdup(w)) == NULL)
-            goto oom;
-        c->nlen = strlen(w);
-    } else if (c->subject == CK_JSON) {
-        if (word_until(&s, w, sizeof(w), "=!<>~") == 0)
-            return fail(err, errlen, "%s", "'json' wants a path: json $.ok == true");
-        if (jpath_compile(w, strlen(w), &c->path, err, errlen) != 0)
-            return -1;
-    }
-    if (op_word(&s, ow, sizeof(ow)) == 0 || parse_op(ow, &c->op) != 0) {
-        check_free(c);
-        return fail(err, errlen, "expected an operator (==, !=, <, <=, >, >=, ~, contains, exists) after '%.60s'",
-                    c->text);
-    }
-    if (c->op == CO_EXISTS) {
-        if (*skip_ws(s)) {
-            check_free(c);
-            return fail(err, errlen, "'exists' takes no value: '%.60s'", c->text);
-        }
-        if (c->subject != CK_HEADER && c->subject != CK_JSON) {
-            check_free(c);
-            return fail(err, errlen, "%s", "'exists' is for a header or a JSON path");
-        }
-        return 0;
-    }
-    if (operand(s, &c->str, &c->slen, &quoted, err, errlen) != 0) {
-        check_free(c);
-        return -1;
-    }
-    if (c->slen == 0 && !quoted) {
-        check_free(c);
-        return fail(err, errlen, "'%.60s' wants a value after its operator", c->text);
-    }
     c->lit = CL_STR;
     switch (c->subject) {
     case CK_STATUS:
@@ -301,6 +237,78 @@ bad_op:
              c->subject == CK_BODY ? "body: contains, ~, == or !=" : "status: ==, !=, <, <=, >, >= or ~");
     check_free(c);
     return -1;
+}
+
+int check_compile(const char *expr, struct check *c, char *err, size_t errlen)
+{
+    const char *s = expr;
+    char subj[32], w[CHECK_TEXT_MAX + 1], ow[32];
+    int quoted = 0;
+    size_t n = strlen(expr);
+
+    memset(c, 0, sizeof(*c));
+    while (n && (expr[n - 1] == ' ' || expr[n - 1] == '\t'))
+        n--;
+    if (n > CHECK_TEXT_MAX)
+        return fail(err, errlen, "a check of more than %s characters", "240");
+    snprintf(c->text, sizeof(c->text), "%.*s", (int)n, skip_ws(expr));
+    word_until(&s, subj, sizeof(subj), "=!<>~");
+    if (strcmp(subj, "status") == 0)
+        c->subject = CK_STATUS;
+    else if (strcmp(subj, "header") == 0)
+        c->subject = CK_HEADER;
+    else if (strcmp(subj, "body") == 0)
+        c->subject = CK_BODY;
+    else if (strcmp(subj, "json") == 0)
+        c->subject = CK_JSON;
+    else if (strcmp(subj, "size") == 0)
+        c->subject = CK_SIZE;
+    else if (strcmp(subj, "duration") == 0)
+        c->subject = CK_DURATION;
+    else
+        return fail(err, errlen, "a check begins with status, header, body, json, size or duration, not '%.40s'",
+                    subj);
+    if (c->subject == CK_HEADER) {
+        size_t k;
+        if (word(&s, w, sizeof(w)) == 0)
+            return fail(err, errlen, "%s", "'header' wants a header name: header Content-Type ~ json");
+        for (k = 0; w[k]; k++)
+            if (!isalnum((unsigned char)w[k]) && !strchr("!#$%&'*+-.^_`|~", w[k]))
+                return fail(err, errlen, "'%.60s' is not a header name", w);
+        if ((c->name = strdup(w)) == NULL)
+            goto oom;
+        c->nlen = strlen(w);
+    } else if (c->subject == CK_JSON) {
+        if (word_until(&s, w, sizeof(w), "=!<>~") == 0)
+            return fail(err, errlen, "%s", "'json' wants a path: json $.ok == true");
+        if (jpath_compile(w, strlen(w), &c->path, err, errlen) != 0)
+            return -1;
+    }
+    if (op_word(&s, ow, sizeof(ow)) == 0 || parse_op(ow, &c->op) != 0) {
+        check_free(c);
+        return fail(err, errlen, "expected an operator (==, !=, <, <=, >, >=, ~, contains, exists) after '%.60s'",
+                    c->text);
+    }
+    if (c->op == CO_EXISTS) {
+        if (*skip_ws(s)) {
+            check_free(c);
+            return fail(err, errlen, "'exists' takes no value: '%.60s'", c->text);
+        }
+        if (c->subject != CK_HEADER && c->subject != CK_JSON) {
+            check_free(c);
+            return fail(err, errlen, "%s", "'exists' is for a header or a JSON path");
+        }
+        return 0;
+    }
+    if (operand(s, &c->str, &c->slen, &quoted, err, errlen) != 0) {
+        check_free(c);
+        return -1;
+    }
+    if (c->slen == 0 && !quoted) {
+        check_free(c);
+        return fail(err, errlen, "'%.60s' wants a value after its operator", c->text);
+    }
+    return compile_value(c, subj, ow, quoted, err, errlen);
 oom:
     snprintf(err, errlen, "out of memory");
     check_free(c);
@@ -498,6 +506,108 @@ static int num_test(uint8_t op, const char *v, size_t n, double lit)
     return *end == '\0' ? num_cmp(op, x, lit) : -1;
 }
 
+/* A header check: 1 passed, 0 failed (what was seen in seen). */
+static int eval_header(const struct check *c, const struct check_response *r, char *seen, size_t seenlen)
+{
+    size_t n = 0;
+    const char *v = r->head ? check_header(r->head, r->head_len, c->name, c->nlen, &n) : NULL;
+    char pre[80];
+    if (r->head_over) {
+        seen_put(seen, seenlen, "the head is longer than the 64 KiB kept: not checked", "", 0);
+        return 0;
+    }
+    if (v == NULL) {
+        snprintf(pre, sizeof(pre), "no %.60s header", c->name);
+        seen_put(seen, seenlen, pre, "", 0);
+        return 0;
+    }
+    if (c->op == CO_EXISTS)
+        return 1;
+    if (c->op == CO_MATCH) {
+        /* The value where a NUL can follow it (a head line is at most
+         * 8 KiB long). */
+        char line[8200];
+        size_t k = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
+        memcpy(line, v, k);
+        line[k] = '\0';
+        if (text_cmp(c, line, k))
+            return 1;
+    } else if (c->lit == CL_NUM ? num_test(c->op, v, n, c->num) == 1 : text_cmp(c, v, n)) {
+        return 1;
+    }
+    snprintf(pre, sizeof(pre), "%.60s: ", c->name);
+    seen_put(seen, seenlen, pre, v, n);
+    return 0;
+}
+
+/* A JSON path check: 1 passed, 0 failed (what was seen in seen). */
+static int eval_json(const struct check *c, const struct check_response *r, char *seen, size_t seenlen)
+{
+    const char *v = NULL;
+    size_t n = 0;
+    enum jp_type t;
+    char txt[CHECK_VALUE_MAX], pre[CHECK_TEXT_MAX + 40];
+    ssize_t sl;
+    int ok;
+    if (r->body_over) {
+        snprintf(pre, sizeof(pre), "the body is longer than --max-body (%llu bytes): not checked",
+                 (unsigned long long)r->max_body);
+        seen_put(seen, seenlen, pre, "", 0);
+        return 0;
+    }
+    t = jpath_find(&c->path, r->body ? r->body : "", r->body_len, &v, &n);
+    if (t == JP_NONE || t == JP_BAD) {
+        seen_put(seen, seenlen, t == JP_NONE ? "no such value in: " : "not JSON: ", r->body ? r->body : "",
+                 r->body_len);
+        return 0;
+    }
+    if (c->op == CO_EXISTS)
+        return 1;
+    sl = t == JP_STRING ? jpath_string(v, n, txt, sizeof(txt) - 1) : -1;
+    if (sl >= 0) {
+        txt[sl] = '\0';
+    } else if (t == JP_STRING && memchr(v, '\\', n) == NULL) {
+        /* Longer than the buffer, without escapes: its bytes as they lie,
+         * between the quotes. */
+        v++;
+        n -= 2;
+        t = JP_NUMBER; /* compared as raw text from here on */
+        sl = -2;
+    } else if (t == JP_STRING) {
+        snprintf(pre, sizeof(pre), "%.*s: a string of more than 1 KiB with escapes, not compared",
+                 (int)(strcspn(c->text + 5, " =!<>~")), c->text + 5);
+        seen_put(seen, seenlen, pre, "", 0);
+        return 0;
+    }
+    switch (c->op) {
+    case CO_MATCH:
+    case CO_CONTAINS:
+        ok = sl >= 0 ? text_cmp(c, txt, (size_t)sl) : text_cmp(c, v, n);
+        break;
+    default: {
+        int eq;
+        if (c->lit == CL_NUM) {
+            /* (sl == -2: a long string's text, never a number) */
+            if (t == JP_NUMBER && sl == -1 && (ok = num_test(c->op, v, n, c->num)) >= 0)
+                break;
+            eq = 0;
+        } else if (c->lit == CL_STR) {
+            eq = sl >= 0 ? (size_t)sl == c->slen && memcmp(txt, c->str, c->slen) == 0
+                         : sl == -2 && n == c->slen && memcmp(v, c->str, n) == 0;
+        } else {
+            eq = (c->lit == CL_TRUE && t == JP_TRUE) || (c->lit == CL_FALSE && t == JP_FALSE) ||
+                 (c->lit == CL_NULL && t == JP_NULL);
+        }
+        ok = c->op == CO_EQ ? eq : c->op == CO_NE ? !eq : 0;
+    }
+    }
+    if (ok)
+        return 1;
+    snprintf(pre, sizeof(pre), "%.*s: ", (int)(strcspn(c->text + 5, " =!<>~")), c->text + 5);
+    seen_put(seen, seenlen, pre, v, n);
+    return 0;
+}
+
 int check_eval(const struct check *c, const struct check_response *r, char *seen, size_t seenlen)
 {
     char b[64];
@@ -529,37 +639,8 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
         units_fmt_ns(b, sizeof(b), (double)r->duration_ns);
         seen_put(seen, seenlen, "duration ", b, strlen(b));
         return 0;
-    case CK_HEADER: {
-        size_t n = 0;
-        const char *v = r->head ? check_header(r->head, r->head_len, c->name, c->nlen, &n) : NULL;
-        char pre[80];
-        if (r->head_over) {
-            seen_put(seen, seenlen, "the head is longer than the 64 KiB kept: not checked", "", 0);
-            return 0;
-        }
-        if (v == NULL) {
-            snprintf(pre, sizeof(pre), "no %.60s header", c->name);
-            seen_put(seen, seenlen, pre, "", 0);
-            return 0;
-        }
-        if (c->op == CO_EXISTS)
-            return 1;
-        if (c->op == CO_MATCH) {
-            /* The value where a NUL can follow it (a head line is at most
-             * 8 KiB long). */
-            char line[8200];
-            size_t k = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
-            memcpy(line, v, k);
-            line[k] = '\0';
-            if (text_cmp(c, line, k))
-                return 1;
-        } else if (c->lit == CL_NUM ? num_test(c->op, v, n, c->num) == 1 : text_cmp(c, v, n)) {
-            return 1;
-        }
-        snprintf(pre, sizeof(pre), "%.60s: ", c->name);
-        seen_put(seen, seenlen, pre, v, n);
-        return 0;
-    }
+    case CK_HEADER:
+        return eval_header(c, r, seen, seenlen);
     case CK_BODY:
         if (r->body_over) {
             char pre[120];
@@ -572,71 +653,8 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
             return 1;
         seen_put(seen, seenlen, "body: ", r->body ? r->body : "", r->body_len);
         return 0;
-    case CK_JSON: {
-        const char *v = NULL;
-        size_t n = 0;
-        enum jp_type t;
-        char txt[CHECK_VALUE_MAX], pre[CHECK_TEXT_MAX + 40];
-        ssize_t sl;
-        int ok;
-        if (r->body_over) {
-            snprintf(pre, sizeof(pre), "the body is longer than --max-body (%llu bytes): not checked",
-                     (unsigned long long)r->max_body);
-            seen_put(seen, seenlen, pre, "", 0);
-            return 0;
-        }
-        t = jpath_find(&c->path, r->body ? r->body : "", r->body_len, &v, &n);
-        if (t == JP_NONE || t == JP_BAD) {
-            seen_put(seen, seenlen, t == JP_NONE ? "no such value in: " : "not JSON: ", r->body ? r->body : "",
-                     r->body_len);
-            return 0;
-        }
-        if (c->op == CO_EXISTS)
-            return 1;
-        sl = t == JP_STRING ? jpath_string(v, n, txt, sizeof(txt) - 1) : -1;
-        if (sl >= 0) {
-            txt[sl] = '\0';
-        } else if (t == JP_STRING && memchr(v, '\\', n) == NULL) {
-            /* Longer than the buffer, without escapes: its bytes as they lie,
-             * between the quotes. */
-            v++;
-            n -= 2;
-            t = JP_NUMBER; /* compared as raw text from here on */
-            sl = -2;
-        } else if (t == JP_STRING) {
-            snprintf(pre, sizeof(pre), "%.*s: a string of more than 1 KiB with escapes, not compared",
-                     (int)(strcspn(c->text + 5, " =!<>~")), c->text + 5);
-            seen_put(seen, seenlen, pre, "", 0);
-            return 0;
-        }
-        switch (c->op) {
-        case CO_MATCH:
-        case CO_CONTAINS:
-            ok = sl >= 0 ? text_cmp(c, txt, (size_t)sl) : text_cmp(c, v, n);
-            break;
-        default: {
-            int eq;
-            if (c->lit == CL_NUM) {
-                /* (sl == -2: a long string's text, never a number) */
-                if (t == JP_NUMBER && sl == -1 && (ok = num_test(c->op, v, n, c->num)) >= 0)
-                    break;
-                eq = 0;
-            } else if (c->lit == CL_STR) {
-                eq = sl >= 0 ? (size_t)sl == c->slen && memcmp(txt, c->str, c->slen) == 0
-                             : sl == -2 && n == c->slen && memcmp(v, c->str, n) == 0;
-            } else {
-                eq = (c->lit == CL_TRUE && t == JP_TRUE) || (c->lit == CL_FALSE && t == JP_FALSE) ||
-                     (c->lit == CL_NULL && t == JP_NULL);
-            }
-            ok = c->op == CO_EQ ? eq : c->op == CO_NE ? !eq : 0;
-        }
-        }
-        if (ok)
-            return 1;
-        snprintf(pre, sizeof(pre), "%.*s: ", (int)(strcspn(c->text + 5, " =!<>~")), c->text + 5);
-        seen_put(seen, seenlen, pre, v, n);
-        return 0;
-    }
+    case CK_JSON:
+        return eval_json(c, r, seen, seenlen);
     default:
         return 0;
     }
