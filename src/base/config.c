@@ -178,73 +178,85 @@ int config_copy(struct config *dst, const struct config *src)
     return rc ? -1 : 0;
 }
 
+/* -H's framing beside -b: as a targets file's (request_framing). Returns 0
+ * or -1. */
+static int finish_framing(const struct config *cfg, char *err, size_t errlen)
+{
+    struct req_spec rs;
+    uint32_t bad = 0;
+    char why[400];
+    memset(&rs, 0, sizeof(rs));
+    rs.method = cfg->method;
+    rs.headers = cfg->headers;
+    rs.nheaders = cfg->nheaders;
+    rs.body = cfg->body;
+    rs.body_len = cfg->body_len;
+    rs.has_body = cfg->has_body;
+    if (request_framing(&rs, &bad, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "--header '%.60s': %s", cfg->headers[bad], why);
+        return -1;
+    }
+    return 0;
+}
+
+/* --stages: the duration is their sum; the rate or the connections their top. Returns 0 or -1. */
+static int finish_stages(struct config *cfg, char *err, size_t errlen)
+{
+    uint64_t total = 0;
+    double top = 0;
+    uint32_t i;
+    if (cfg->duration_ns) {
+        snprintf(err, errlen, "--stages sets the duration (their sum): drop -d");
+        return -1;
+    }
+    if (cfg->warmup_ns) {
+        snprintf(err, errlen, "--stages and --warmup do not go together: make the first stage the warm-up");
+        return -1;
+    }
+    for (i = 0; i < cfg->nstages; i++) {
+        total += cfg->stage_dur[i];
+        if (cfg->stage_val[i] > top)
+            top = cfg->stage_val[i];
+    }
+    cfg->duration_ns = total;
+    if (cfg->stages_conns) {
+        if (cfg->rate > 0) {
+            snprintf(err, errlen, "stages of connections ('30s:200c') are closed loop: drop -R, or give rates");
+            return -1;
+        }
+        /* From -c (or none) to each value; as many connections as the top one. */
+        cfg->stage_start = cfg->connections_given ? cfg->connections : 0;
+        if (cfg->stage_start > top)
+            top = cfg->stage_start;
+        if (top < 1) {
+            snprintf(err, errlen, "--stages: at least one stage needs a connection");
+            return -1;
+        }
+        cfg->connections = (uint32_t)(top + 0.5);
+    } else {
+        /* From -R (or 0); the top rate makes this a constant-rate run. */
+        cfg->stage_start = cfg->rate;
+        if (cfg->stage_start > top)
+            top = cfg->stage_start;
+        if (!(top > 0)) {
+            snprintf(err, errlen, "--stages: every rate is 0");
+            return -1;
+        }
+        cfg->rate = top;
+    }
+    return 0;
+}
+
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen)
 {
     if (notes && noteslen)
         notes[0] = '\0';
     if (cfg->has_body && !cfg->method_given)
         cfg->method = "POST";
-    {
-        /* -H's framing beside -b: as a targets file's (request_framing). */
-        struct req_spec rs;
-        uint32_t bad = 0;
-        char why[400];
-        memset(&rs, 0, sizeof(rs));
-        rs.method = cfg->method;
-        rs.headers = cfg->headers;
-        rs.nheaders = cfg->nheaders;
-        rs.body = cfg->body;
-        rs.body_len = cfg->body_len;
-        rs.has_body = cfg->has_body;
-        if (request_framing(&rs, &bad, why, sizeof(why)) != 0) {
-            snprintf(err, errlen, "--header '%.60s': %s", cfg->headers[bad], why);
-            return -1;
-        }
-    }
-    if (cfg->nstages) {
-        uint64_t total = 0;
-        double top = 0;
-        uint32_t i;
-        if (cfg->duration_ns) {
-            snprintf(err, errlen, "--stages sets the duration (their sum): drop -d");
-            return -1;
-        }
-        if (cfg->warmup_ns) {
-            snprintf(err, errlen, "--stages and --warmup do not go together: make the first stage the warm-up");
-            return -1;
-        }
-        for (i = 0; i < cfg->nstages; i++) {
-            total += cfg->stage_dur[i];
-            if (cfg->stage_val[i] > top)
-                top = cfg->stage_val[i];
-        }
-        cfg->duration_ns = total;
-        if (cfg->stages_conns) {
-            if (cfg->rate > 0) {
-                snprintf(err, errlen, "stages of connections ('30s:200c') are closed loop: drop -R, or give rates");
-                return -1;
-            }
-            /* From -c (or none) to each value; as many connections as the top one. */
-            cfg->stage_start = cfg->connections_given ? cfg->connections : 0;
-            if (cfg->stage_start > top)
-                top = cfg->stage_start;
-            if (top < 1) {
-                snprintf(err, errlen, "--stages: at least one stage needs a connection");
-                return -1;
-            }
-            cfg->connections = (uint32_t)(top + 0.5);
-        } else {
-            /* From -R (or 0); the top rate makes this a constant-rate run. */
-            cfg->stage_start = cfg->rate;
-            if (cfg->stage_start > top)
-                top = cfg->stage_start;
-            if (!(top > 0)) {
-                snprintf(err, errlen, "--stages: every rate is 0");
-                return -1;
-            }
-            cfg->rate = top;
-        }
-    }
+    if (finish_framing(cfg, err, errlen) != 0)
+        return -1;
+    if (cfg->nstages && finish_stages(cfg, err, errlen) != 0)
+        return -1;
     if (cfg->requests == 0 && cfg->duration_ns == 0)
         cfg->duration_ns = 10 * 1000000000ULL;
     if (cfg->requests && cfg->requests < cfg->connections) {
