@@ -1,0 +1,253 @@
+/* findings_int.h - what the rules' files share, private to them
+ * (findings.c, findings_server.c): every threshold with its reason, in one
+ * place, the context a rule reads, and the small helpers that add a finding
+ * and its evidence. */
+#ifndef RAFALE_FINDINGS_INT_H
+#define RAFALE_FINDINGS_INT_H
+
+#include "findings.h"
+#include "hist.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NS_S 1e9
+#define NS_MS 1e6
+
+/* --- thresholds, in one place --- */
+
+/* noisy_neighbour: other processes used this share of all the CPUs. */
+#define NOISE_FOREIGN_PCT 10.0
+
+/* listen_queue_overflow / syn_retransmits: a connect (or a first byte)
+ * that took a SYN retry: Linux resends a SYN after 1 s, then 3 s, 7 s. */
+#define SYN_STEP_NS (0.9 * NS_S)
+#define SYN_MIN_SLOW 3              /* and at least this many such connects for syn_retransmits */
+/* nagle_delayed_ack: half the responses end in a delayed-ACK window after
+ * their first byte, their bodies small, their first bytes fast. */
+#define NAGLE_MIN_RESPONSES 20
+#define NAGLE_SHARE 0.5
+#define NAGLE_LINUX_LO (30 * NS_MS)   /* Linux: 40 ms (TCP_DELACK_MIN), a little more under load */
+#define NAGLE_LINUX_HI (60 * NS_MS)
+#define NAGLE_OTHER_LO (180 * NS_MS)  /* the 200 ms of other systems */
+#define NAGLE_OTHER_HI (250 * NS_MS)
+#define NAGLE_MAX_BYTES (64 * 1024)   /* a larger body can take that long on the wire */
+/* queueing: closed loop, enough connections, a latency Little's law
+ * explains (in a closed loop it always does), far above the server's own
+ * time and long in itself; nearly all answers well above that time too,
+ * and each target's median, or else fast and slow answers from a server
+ * with room for every connection (a cache in front of slow pages, a mix of
+ * cheap and dear targets) would pass for a queue.
+ * The server's own time shows in the answers that found its queue empty:
+ * the connections' first ones (W workers answer W at once, then W after
+ * twice the time, ...). It is read as the QUEUE_SERVICE_RANK-th fastest
+ * good answer, every answer of a status outside --expect or a failed check
+ * counted as faster still: an instant 503 did no work, and one fast answer
+ * or four is an outlier (a cached page), not the server's time. A count,
+ * not a share: the empty queue is in the first answers only, a share of
+ * a longer run would reach into the queue. */
+#define QUEUE_MIN_CONNS 8
+#define QUEUE_MIN_RESPONSES 100        /* good answers */
+#define QUEUE_SERVICE_RANK 5
+#define QUEUE_TIMES_SERVICE 5.0
+/* In a queue even the fast answers wait: p5 too (5% of fast answers, a
+ * cache, keep p5 near the own time; in a short run p5 is among the first
+ * answers, a few steps of W above the fifth: 2, not 3 as above the
+ * fastest), and the median of every target with 5% of the answers. */
+#define QUEUE_P5_TIMES_SERVICE 2.0
+#define QUEUE_URL_SHARE 0.05
+#define QUEUE_URL_TIMES_SERVICE 3.0
+#define QUEUE_MIN_MEAN_NS (10 * NS_MS)
+#define QUEUE_LITTLE_TOLERANCE 0.30  /* the queue fills during the first second */
+/* With --monitor, the own time is the server's CPU per answer when its
+ * CPUs were this busy: its work is then CPU, and the answers that found the
+ * queue empty are few or none (a server that accepts every connection and
+ * interleaves them, as an event loop does, has no empty queue after its
+ * first answer). CPU per answer, not divided by its workers or CPUs: one
+ * request runs on one CPU at a time, so that is the least it takes; the
+ * CPU time over the CPUs is the time between two answers at full
+ * capacity (1 / throughput), and a wait for a CPU among more workers than
+ * CPUs is a queue too (the run queue), which fewer connections shorten.
+ * Less busy, a server waits on something (I/O, a backend, a sleep) for
+ * longer than its CPU time, which would understate its own time: the
+ * fastest good answers tell it then. */
+#define QUEUE_CPU_BUSY 0.80
+/* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
+#define CPU_BOUND 0.90
+#define CPU_MIN_S 0.5                 /* runs shorter than this tell little */
+/* server_waiting: neither side busy, and slow answers anyway. */
+#define WAIT_SERVER_MAX 0.50
+#define WAIT_MIN_P50_NS (10 * NS_MS)
+#define WAIT_MIN_RESPONSES 20
+/* server_writes: bytes per request to storage or the terminal. */
+#define WRITES_PER_REQUEST 20.0
+#define WRITES_MIN_BYTES (64 * 1024)
+#define WRITES_MIN_RESPONSES 100
+/* With wchar (every byte passed to write(), writev(), sendfile(): to
+ * files, pipes, terminals, sockets), the answers are taken out: a server
+ * writes its sockets through those calls (nginx, Apache, Go, Node; then
+ * wchar holds every byte rafale received) or through send() and sendmsg()
+ * (Python, Rust's std, haproxy; then none of them), one way for all its
+ * answers. wchar at least the bytes received: the answers are in it, the
+ * rest is other writes; less: they cannot all be, and wchar is taken
+ * whole. Over TLS a server's socket writes hold more than the answers'
+ * bytes rafale counts: a handshake's certificates and tickets, and each
+ * record's header and tag (22-29 B; a head and a body may be two). */
+/* The monitor's wchar and rafale's bytes are read a moment apart (answers
+ * in flight, the window's edges): nginx writing its answers by writev read
+ * 2% under the bytes received, and the whole of it was taken for logging.
+ * Within 10% under, the answers are in it; a log as large as 90% of the
+ * answers, written beside send(), is then missed, not imagined. */
+#define WRITES_ANSWERS_IN 0.9
+#define WRITES_TLS_HANDSHAKE_BYTES (16 * 1024)
+#define WRITES_TLS_ANSWER_BYTES 64.0
+#define WRITES_TLS_RECORD 16384.0
+/* keepalive_limit: most server-ended connections carried the same number. */
+#define KA_MIN_ENDED 3
+#define KA_MODE_SHARE 0.8
+/* packet_loss: retransmitted segments of the connections read at close. */
+#define LOSS_SHARE 0.005
+#define LOSS_MIN_SEGMENTS 1000
+#define LOSS_MIN_CONNS 1  /* the segments are the sample */
+/* server_scaling: the server's processes or threads grew during the run
+ * (the least seen in a second, from the monitor, sampled ten times a
+ * second), and the seconds when it was still small were slower: a pool
+ * that starts small (Apache prefork spawns up to 32 a second, php-fpm's
+ * dynamic pool, a thread pool on demand) measures its own growth first.
+ * Small: under 2/3 of its peak; grown: 90% of it; both at least a whole
+ * second, two more processes or threads, and the grown seconds 1.3 times
+ * as fast: a server with a thread per connection makes them all as the
+ * connections open, within the first 100 ms sample, and stays silent. */
+#define SCALE_GROWTH 1.5
+#define SCALE_GROWN 0.9
+#define SCALE_MIN_ADDED 2
+#define SCALE_RATE_GAIN 1.3
+
+/* stragglers: a run bounded by -n lasts until its last request ends, so a
+ * few slow ones (a SYN retry of 1 s, a timeout) set its length and its
+ * headline rate. It fires when 95% or more of the requests had ended in
+ * the first half of the elapsed time: the others, 5% at most, took the
+ * second half, and the headline is under half (0.5 / 0.95) the rate the
+ * rest were answered at. The issue's example: 14 838, 5 091, 62, 5, 4 per
+ * second, 99.6% in the first 2 s of 4.27 s. A -d run ends at its deadline,
+ * which no slow request stretches. At least 500 requests (then the 5% is
+ * 25 or fewer of a real sample), and in a closed loop 20 rounds of its
+ * connections: a run of a few rounds is a few latencies long, and its last
+ * round's ordinary spread a large part of it.
+ * When each request's end was kept (a run, not one read back) the counts
+ * are exact to 0.8%; from the timeline, only whole seconds count as the
+ * first half and its end as the bulk's, so the rule errs toward silence. */
+#define STRAG_BULK_SHARE 0.95
+#define STRAG_MIN_REQUESTS 500
+#define STRAG_MIN_ROUNDS 20
+/* timeout_storm: timeouts whose connections were opened again into a full
+ * accept queue (a timed-out request is still served; its reconnect queues
+ * behind it, and --timeout counts the connect's wait too). At least 10
+ * timeouts and 1% of the requests ended; 3 or more connects beyond the -c
+ * connections (opened, or timed out connecting): the timeouts did
+ * reconnect (keep-alive only: with --close every request opens one
+ * anyway). Not a share of the timeouts: a reconnect still waiting for its
+ * SYN retry when the run ends is neither opened nor timed out; and the queue shown full by our own connects: SYN_MIN_SLOW of
+ * them at a SYN retry step or timed out (the host's overflow counters are
+ * host-wide: evidence, not proof). Timeouts without a full queue are a
+ * slow server, which latency says. */
+#define STORM_MIN_TIMEOUTS 10
+#define STORM_SHARE 0.01
+#define STORM_MIN_RECONNECTS 3
+
+struct ctx {
+    const struct findings_in *in;
+    const struct engine_result *r;
+    const struct stats *s;
+    struct findings *out;
+};
+
+static inline struct finding *add(struct ctx *c, const char *id, int warning)
+{
+    struct finding *f;
+    if (c->out->n == FINDINGS_MAX)
+        return NULL;
+    f = &c->out->f[c->out->n++];
+    memset(f, 0, sizeof(*f));
+    snprintf(f->id, sizeof(f->id), "%s", id);
+    f->warning = warning;
+    return f;
+}
+
+static inline void ev(struct finding *f, const char *key, double v)
+{
+    if (f == NULL || f->nev == FINDING_EV_MAX)
+        return;
+    snprintf(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), "%s", key);
+    f->ev[f->nev++].v = v;
+}
+
+static inline void say(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline void say(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+}
+
+/* Samples of h at or above x ns, and between lo and hi. */
+static inline uint64_t hist_above(const struct hist *h, double x)
+{
+    struct hist_iter it;
+    uint64_t n = 0;
+    for (hist_iter_init(&it, h); hist_iter_next(&it);)
+        if ((double)it.lo >= x)
+            n += it.count;
+    return n;
+}
+
+static inline uint64_t hist_within(const struct hist *h, double lo, double hi)
+{
+    struct hist_iter it;
+    uint64_t n = 0;
+    for (hist_iter_init(&it, h); hist_iter_next(&it);)
+        if ((double)it.lo >= lo && (double)it.hi <= hi)
+            n += it.count;
+    return n;
+}
+
+/* The r-th smallest sample of h (from 1), at its bucket's middle. */
+static inline double hist_rank(const struct hist *h, uint64_t r)
+{
+    return h->total ? hist_percentile(h, 100.0 * ((double)r - 0.5) / (double)h->total) : 0;
+}
+
+static inline double elapsed(const struct ctx *c)
+{
+    return c->r->elapsed_s > 0 ? c->r->elapsed_s : 0;
+}
+
+static inline double rps(const struct ctx *c)
+{
+    return elapsed(c) > 0 ? (double)c->s->completed / elapsed(c) : 0;
+}
+
+static inline int64_t delta(const struct netstat_counters *a, const struct netstat_counters *b, size_t off)
+{
+    uint64_t x = *(const uint64_t *)((const char *)a + off), y = *(const uint64_t *)((const char *)b + off);
+    return y >= x ? (int64_t)(y - x) : 0;
+}
+
+#define NET_DELTA(net, field) delta(&(net)->before, &(net)->after, offsetof(struct netstat_counters, field))
+
+static inline int net_ok(const struct netstat_obs *n)
+{
+    return n && n->before.ok && n->after.ok;
+}
+
+/* The server's rules (findings_server.c). */
+/* The share of its CPUs the server used, or -1 when not known. */
+double findings_server_busy(const struct ctx *c);
+void findings_server_cpu(struct ctx *c, int explained, int client_bound);
+void findings_server_writes(struct ctx *c);
+void findings_server_scaling(struct ctx *c);
+
+#endif

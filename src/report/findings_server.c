@@ -1,0 +1,197 @@
+/* findings_server.c - the rules about the server itself, from its monitor:
+ * its CPU, what it writes per answer, how it scaled over the run. */
+#include "findings_int.h"
+
+#include "units.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The server's share of the CPUs it may use. */
+/* The CPUs the server may use: its affinity, cgroup and the machine's
+ * (monitor), and no more than the threads it had. */
+static double server_cpus(const struct monitor_result *m)
+{
+    return m->threads && m->threads < m->cpus ? m->threads : m->cpus;
+}
+
+double findings_server_busy(const struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    if (m == NULL || m->cpus <= 0 || elapsed(c) < CPU_MIN_S || (m->cpu_s <= 0 && !m->cpu_exact))
+        return -1;
+    return m->cpu_s / (elapsed(c) * server_cpus(m));
+}
+
+void findings_server_cpu(struct ctx *c, int explained, int client_bound)
+{
+    const struct monitor_result *m = c->in->server;
+    double busy = findings_server_busy(c), p50 = hist_percentile(&c->s->h[H_LATENCY], 50);
+    struct finding *f;
+    char b[32];
+    if (busy < 0)
+        return;
+    if (busy >= CPU_BOUND) {
+        if ((f = add(c, "server_cpu_bound", 0)) == NULL)
+            return;
+        say(f->summary, sizeof(f->summary), "the server used %.0f%% of the %.4g CPU%s it may use (%s): its CPU is the "
+            "limit (%.0f us of CPU per request)", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
+            server_cpus(m) < m->cpus ? "one per thread it had" : "its affinity, cgroup and the machine's",
+            c->s->completed ? m->cpu_s * 1e6 / (double)c->s->completed : 0.0);
+        say(f->advice, sizeof(f->advice), "this throughput is what its CPUs give: profile it, or give it more CPUs "
+            "(affinity, cgroup cpu.max, workers)");
+        ev(f, "busy", busy);
+        ev(f, "cpus", server_cpus(m));
+        ev(f, "cpu_s", m->cpu_s);
+        return;
+    }
+    /* At a constant rate both sides idle is the point: closed loop only. */
+    if (explained || client_bound || c->in->cfg->rate > 0 || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
+        c->s->completed < WAIT_MIN_RESPONSES)
+        return;
+    if ((f = add(c, "server_waiting", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "neither side was busy (the server used %.0f%% of the %.4g CPU%s it may use) "
+        "and yet half the answers took %s or more", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
+        units_fmt_ns(b, sizeof(b), p50));
+    say(f->advice, sizeof(f->advice), "the server waits on something else: locks, sleeps, I/O, a backend, a small "
+        "pool of workers");
+    ev(f, "busy", busy);
+    ev(f, "cpus", server_cpus(m));
+    ev(f, "latency_p50_us", p50 / 1e3);
+}
+
+/* Over TLS, what a server's socket writes hold beyond the answers' bytes. */
+static double tls_overhead(const struct ctx *c)
+{
+    uint32_t i;
+    for (i = 0; i < c->in->cfg->nurls; i++)
+        if (c->in->cfg->urls[i].tls)
+            return (double)(c->s->tls_full + c->s->tls_resumed) * WRITES_TLS_HANDSHAKE_BYTES +
+                   ((double)c->s->completed + (double)c->s->bytes_recv / WRITES_TLS_RECORD) * WRITES_TLS_ANSWER_BYTES;
+    return 0;
+}
+
+/* What the server wrote that is not an answer: logging to a file, a pipe
+ * or a terminal (wchar), else what compare captured of its output and what
+ * reached storage (write_bytes: a log file, not a pipe). */
+void findings_server_writes(struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    double bytes = 0, per, recv = (double)c->s->bytes_recv, wchar = 0;
+    struct finding *f;
+    int known = 0, answers_in = 0;
+    if (m && m->has_wchar) {
+        wchar = (double)m->wchar;
+        answers_in = wchar >= WRITES_ANSWERS_IN * recv && recv > 0;
+        bytes = answers_in ? wchar - recv - tls_overhead(c) : wchar;
+        if (bytes < 0)
+            bytes = 0;
+        known = 1;
+    } else {
+        if (m && m->has_io) {
+            bytes += (double)m->write_bytes;
+            known = 1;
+        }
+        if (c->in->server_output_bytes >= 0) {
+            bytes += (double)c->in->server_output_bytes;
+            known = 1;
+        }
+    }
+    if (!known || c->s->completed < WRITES_MIN_RESPONSES || bytes < WRITES_MIN_BYTES)
+        return;
+    per = bytes / (double)c->s->completed;
+    if (per < WRITES_PER_REQUEST)
+        return;
+    if ((f = add(c, "server_writes", 0)) == NULL)
+        return;
+    if (m && m->has_wchar)
+        say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request besides its answers, to files, pipes, "
+            "its terminal or other sockets (logging?): %.0f B written%s", per, wchar,
+            answers_in ? ", less the bytes rafale received" : "; its answers went by send(), not counted there");
+    else
+        say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request to files or its terminal (logging?)",
+            per);
+    say(f->advice, sizeof(f->advice), "a log line per request costs time: compare servers with the same logging, "
+        "or turn it off to measure the server alone%s", m && m->has_wchar ? " (a proxy's writes to its backends "
+        "count here too)" : "");
+    ev(f, "bytes_per_request", per);
+    ev(f, "bytes", bytes);
+    if (m && m->has_wchar) {
+        ev(f, "wchar_bytes", wchar);
+        ev(f, "answers_in_wchar", answers_in);
+    }
+}
+
+/* The least processes (or threads) of the points overlapping second s. */
+static double pool_at(const struct monitor_result *m, uint32_t s, int threads)
+{
+    double least = -1;
+    uint32_t i;
+    for (i = 1; i < m->npoints; i++) {
+        double n = threads ? m->series[i].threads : m->series[i].processes;
+        if (m->series[i - 1].t_s < s + 1 && m->series[i].t_s > s && (least < 0 || n < least))
+            least = n;
+    }
+    return least;
+}
+
+/* The pool grew while rafale measured, and throughput followed it. */
+void findings_server_scaling(struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    uint32_t full, s, k;
+    struct finding *f;
+    if (m == NULL || m->npoints < 3 || c->r->nseconds < 2)
+        return;
+    /* Whole seconds only: the last one may be cut short. */
+    full = c->r->nseconds;
+    if ((double)full > elapsed(c))
+        full--;
+    for (k = 0; k < 2; k++) {
+        double first = k ? m->series[0].threads : m->series[0].processes, peak = first, least = first;
+        double small_req = 0, grown_req = 0, small_rate, grown_rate;
+        uint32_t nsmall = 0, ngrown = 0, i;
+        for (i = 0; i < m->npoints; i++) {
+            double n = k ? m->series[i].threads : m->series[i].processes;
+            peak = n > peak ? n : peak;
+            least = n < least ? n : least;
+        }
+        if (least <= 0 || peak < SCALE_GROWTH * least || peak - least < SCALE_MIN_ADDED)
+            continue;
+        for (s = 0; s < full; s++) {
+            double n = pool_at(m, s, (int)k);
+            if (n < 0)
+                continue;
+            if (n * SCALE_GROWTH < peak) {
+                small_req += (double)c->r->timeline[s].requests;
+                nsmall++;
+            } else if (n >= SCALE_GROWN * peak) {
+                grown_req += (double)c->r->timeline[s].requests;
+                ngrown++;
+            }
+        }
+        if (nsmall == 0 || ngrown == 0)
+            continue;
+        small_rate = small_req / nsmall;
+        grown_rate = grown_req / ngrown;
+        if (grown_rate < SCALE_RATE_GAIN * small_rate || grown_rate <= 0)
+            continue;
+        if ((f = add(c, "server_scaling", 1)) == NULL)
+            return;
+        say(f->summary, sizeof(f->summary), "the server grew from %.0f to %.0f %s during the run, and its throughput "
+            "with it: %.0f req/s in the %u second%s it had under 2/3 of its most, %.0f req/s in the %u it had 90%% of "
+            "it or more", least, peak, k ? "threads" : "processes", small_rate, nsmall, nsmall == 1 ? "" : "s",
+            grown_rate, ngrown);
+        say(f->advice, sizeof(f->advice), "the figures mix a pool that was growing with the grown one: warm up "
+            "(--warmup) until it has grown, or set its size (Apache's StartServers, php-fpm's pm = static, a fixed "
+            "thread pool)");
+        ev(f, k ? "threads_start" : "processes_start", least);
+        ev(f, k ? "threads_peak" : "processes_peak", peak);
+        ev(f, "rps_small", small_rate);
+        ev(f, "rps_grown", grown_rate);
+        ev(f, "seconds_small", nsmall);
+        ev(f, "seconds_grown", ngrown);
+        return;
+    }
+}
