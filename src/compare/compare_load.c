@@ -27,6 +27,93 @@ static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
 }
 
 /* A compare result: the plan as far as the reports need it, and every run. */
+/* Each workload's alike check: true, a list of differences, or null. */
+static void load_alike(struct jc *c, json_t *wls, const struct cmp_plan *p, struct cmp_result *r)
+{
+    size_t at;
+    int s, w;
+
+    for (w = 0; w < p->nworkloads && !c->failed; w++) {
+        /* Did the servers answer alike: true, a list of differences, or
+         * null (not checked; older files have no key). */
+        json_t *al = json_object_get(json_array_get(wls, (size_t)w), "alike"), *d;
+        size_t i;
+        at = jcheck_enter(c, "workloads[%d]", w);
+        jcheck_copy(r->alike[w].cut, sizeof(r->alike[w].cut),
+                    jcheck_str(c, json_array_get(wls, (size_t)w), "alike_cut", 0));
+        jcheck_leave(c, at);
+        at = jcheck_enter(c, "workloads[%d].alike", w);
+        r->alike[w].checked = json_is_true(al) || json_is_array(al);
+        json_array_foreach(al, i, d) {
+            const char *srv = json_string_value(json_object_get(d, "server"));
+            const char *field = json_string_value(json_object_get(d, "field"));
+            const char *value = json_string_value(json_object_get(d, "value"));
+            struct cmp_difference *n;
+            for (s = 0; srv && s < p->nservers; s++)
+                if (strcmp(p->servers[s].name, srv) == 0)
+                    break;
+            if (srv == NULL || field == NULL || value == NULL || s == p->nservers) {
+                jcheck_fail(c, "", "[%zu]: not a {field, server, value} of a server of the plan", i);
+                break;
+            }
+            if (i > 10000 || (n = realloc(r->alike[w].diff, (i + 1) * sizeof(*n))) == NULL) {
+                jcheck_fail(c, "", "too many differences");
+                break;
+            }
+            r->alike[w].diff = n;
+            n[i].server = s;
+            jcheck_copy(n[i].field, sizeof(n[i].field), field);
+            jcheck_copy(n[i].value, sizeof(n[i].value), value);
+            r->alike[w].ndiff = (int)i + 1;
+        }
+        jcheck_leave(c, at);
+    }
+}
+
+/* Each workload's cells: a server's runs, each a run's saved result. */
+static void load_cells(struct jc *c, json_t *wls, const struct cmp_plan *p, struct cmp_result *r)
+{
+    size_t at, k;
+    int s, w;
+
+    for (w = 0; w < p->nworkloads && !c->failed; w++) {
+        json_t *cells = jcheck_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
+        if (cells && json_array_size(cells) != (size_t)p->nservers) {
+            jcheck_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
+            break;
+        }
+        for (s = 0; s < p->nservers && !c->failed; s++) {
+            json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
+            struct compare_cell *cc = compare_cell(r, w, s);
+            at = jcheck_enter(c, "workloads[%d].servers[%d]", w, s);
+            runs = jcheck_arr(c, cell, "run_results", 0);
+            cc->url = jcheck_dup(c, cell, "url", NULL);
+            json_array_foreach(runs, k, ro) {
+                struct loaded_run lr;
+                size_t a2 = jcheck_enter(c, "run_results[%zu]", k);
+                if (report_load_run(c, ro, &lr) != 0 || compare_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
+                    if (!c->failed)
+                        jcheck_fail(c, "", "out of memory");
+                    report_load_run_free(&lr);
+                    break;
+                }
+                cc->runs[cc->nruns - 1].found = lr.found;
+                if (lr.cfg.nurls > 1 || lr.cfg.targets_path) {
+                    /* A run of targets keeps its own URLs. */
+                    struct compare_run *run = &cc->runs[cc->nruns - 1];
+                    if ((run->cfg = malloc(sizeof(*run->cfg))) != NULL) {
+                        *run->cfg = lr.cfg;
+                        memset(&lr.cfg, 0, sizeof(lr.cfg));
+                    }
+                }
+                report_load_run_free(&lr);
+                jcheck_leave(c, a2);
+            }
+            jcheck_leave(c, at);
+        }
+    }
+}
+
 static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
 {
     struct cmp_plan *p = &out->plan;
@@ -34,7 +121,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     json_t *svs, *wls, *e;
     const char *note;
     struct machine_ref ref;
-    size_t k, at;
+    size_t at;
     int s, w;
 
     jcheck_enter(c, "compare");
@@ -125,77 +212,8 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
         jcheck_copy(r->failure[s], CMP_WHY_MAX, jcheck_str(c, sv, "reason", 0));
         jcheck_copy(r->output[s], CMP_OUTPUT_MAX + 1, jcheck_str(c, sv, "output", 0));
     }
-    for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        /* Did the servers answer alike: true, a list of differences, or
-         * null (not checked; older files have no key). */
-        json_t *al = json_object_get(json_array_get(wls, (size_t)w), "alike"), *d;
-        size_t i;
-        at = jcheck_enter(c, "workloads[%d]", w);
-        jcheck_copy(r->alike[w].cut, sizeof(r->alike[w].cut),
-                    jcheck_str(c, json_array_get(wls, (size_t)w), "alike_cut", 0));
-        jcheck_leave(c, at);
-        at = jcheck_enter(c, "workloads[%d].alike", w);
-        r->alike[w].checked = json_is_true(al) || json_is_array(al);
-        json_array_foreach(al, i, d) {
-            const char *srv = json_string_value(json_object_get(d, "server"));
-            const char *field = json_string_value(json_object_get(d, "field"));
-            const char *value = json_string_value(json_object_get(d, "value"));
-            struct cmp_difference *n;
-            for (s = 0; srv && s < p->nservers; s++)
-                if (strcmp(p->servers[s].name, srv) == 0)
-                    break;
-            if (srv == NULL || field == NULL || value == NULL || s == p->nservers) {
-                jcheck_fail(c, "", "[%zu]: not a {field, server, value} of a server of the plan", i);
-                break;
-            }
-            if (i > 10000 || (n = realloc(r->alike[w].diff, (i + 1) * sizeof(*n))) == NULL) {
-                jcheck_fail(c, "", "too many differences");
-                break;
-            }
-            r->alike[w].diff = n;
-            n[i].server = s;
-            jcheck_copy(n[i].field, sizeof(n[i].field), field);
-            jcheck_copy(n[i].value, sizeof(n[i].value), value);
-            r->alike[w].ndiff = (int)i + 1;
-        }
-        jcheck_leave(c, at);
-    }
-    for (w = 0; w < p->nworkloads && !c->failed; w++) {
-        json_t *cells = jcheck_arr(c, json_array_get(wls, (size_t)w), "servers", 1);
-        if (cells && json_array_size(cells) != (size_t)p->nservers) {
-            jcheck_fail(c, "servers", "workload %d has %zu results for %d servers", w, json_array_size(cells), p->nservers);
-            break;
-        }
-        for (s = 0; s < p->nservers && !c->failed; s++) {
-            json_t *cell = json_array_get(cells, (size_t)s), *runs, *ro;
-            struct compare_cell *cc = compare_cell(r, w, s);
-            at = jcheck_enter(c, "workloads[%d].servers[%d]", w, s);
-            runs = jcheck_arr(c, cell, "run_results", 0);
-            cc->url = jcheck_dup(c, cell, "url", NULL);
-            json_array_foreach(runs, k, ro) {
-                struct loaded_run lr;
-                size_t a2 = jcheck_enter(c, "run_results[%zu]", k);
-                if (report_load_run(c, ro, &lr) != 0 || compare_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
-                    if (!c->failed)
-                        jcheck_fail(c, "", "out of memory");
-                    report_load_run_free(&lr);
-                    break;
-                }
-                cc->runs[cc->nruns - 1].found = lr.found;
-                if (lr.cfg.nurls > 1 || lr.cfg.targets_path) {
-                    /* A run of targets keeps its own URLs. */
-                    struct compare_run *run = &cc->runs[cc->nruns - 1];
-                    if ((run->cfg = malloc(sizeof(*run->cfg))) != NULL) {
-                        *run->cfg = lr.cfg;
-                        memset(&lr.cfg, 0, sizeof(lr.cfg));
-                    }
-                }
-                report_load_run_free(&lr);
-                jcheck_leave(c, a2);
-            }
-            jcheck_leave(c, at);
-        }
-    }
+    load_alike(c, wls, p, r);
+    load_cells(c, wls, p, r);
     if (c->failed)
         return -1;
     compare_summarize(p, r);
