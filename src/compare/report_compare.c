@@ -407,6 +407,104 @@ static void matrix_text(FILE *f, const struct cmp_plan *p, const struct cmp_resu
     }
 }
 
+/* The notes under a workload's table, a server at a time: invalid
+ * results, bad statuses, refused keep-alive, noise, aborted rounds, its
+ * findings, its SLO. Returns whether there was any. */
+static int cell_notes(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+{
+    const struct cmp_workload *wl = &p->workloads[w];
+    int s, any = 0;
+
+    for (s = 0; s < p->nservers; s++) {
+        const struct compare_cell *c = compare_cell(r, w, s);
+        const char *name = p->servers[s].name;
+        char codes[128];
+        if (c->nruns == 0)
+            continue;
+        if (c->implausible_cpu[0]) {
+            fprintf(f, "  [!] %s: %s: not a valid result, left out of 'vs best'\n", name, c->implausible_cpu);
+        } else if (c->invalid) {
+            report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+            fprintf(f, "  [!] %s: %.1f%% of responses had a status outside %s (%s): not a valid result, "
+                       "left out of 'vs best'\n", name, c->bad_pct, wl->cfg.expect.text,
+                    c->total.completed ? codes : "no response at all");
+        } else if (c->bad_pct > 0) {
+            report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
+            fprintf(f, "  [!] %s: %.1f%% bad statuses (%s)\n", name, c->bad_pct, codes);
+        }
+        if (c->keepalive_refused)
+            fprintf(f, "  [!] %s: keep-alive refused by the server (%s): %.2f connections per request, so this "
+                       "measured new connections\n", name, report_compare_close_why(&c->total), c->conns_per_req);
+        if (c->unstable)
+            fprintf(f, "  [!] %s: repetitions differ by more than 10%%: the machine is noisy\n", name);
+        {
+            /* --abort-on-fail (a workload's slo): the runs that stopped. */
+            int k;
+            for (k = 0; k < c->nruns; k++)
+                if (c->runs[k].res.aborted)
+                    fprintf(f, "  [!] %s: round %d aborted %.1fs in: %s\n", name, k + 1, c->runs[k].res.aborted_at_s,
+                            c->runs[k].res.aborted_why);
+        }
+        if (c->found.n) {
+            /* Its findings (client_cpu_bound among them: rafale, not
+             * the server, set the pace). */
+            int k;
+            for (k = 0; k < c->found.n; k++)
+                fprintf(f, "  %s %s: %s: %s\n        -> %s\n", c->found.f[k].warning ? "[!]" : "[i]", name,
+                        c->found.f[k].id, c->found.f[k].summary, c->found.f[k].advice);
+        }
+        if (c->slo.n && c->nruns) {
+            int k2;
+            fprintf(f, "  %s %s: SLO %s:", c->slo_failed ? "[!]" : "   ", name, c->slo_failed ? "FAILED" : "met");
+            for (k2 = 0; k2 < c->slo.n; k2++) {
+                char v[32];
+                fprintf(f, "%s %s %s (%s)", k2 ? "," : "", c->slo.c[k2].text, c->slo.c[k2].pass ? "pass" : "FAIL",
+                        slo_value_str(&c->slo.c[k2], c->slo.c[k2].value, v, sizeof(v)));
+            }
+            fprintf(f, "\n");
+        }
+        any |= c->invalid || c->keepalive_refused || c->unstable || c->found.n || c->bad_pct > 0;
+    }
+    return any;
+}
+
+/* Each server: how it was run, its version, its processes in its run with the most memory. */
+static void servers_text(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+{
+    int s, w;
+
+    fprintf(f, "\nServers\n");
+    for (s = 0; s < p->nservers; s++) {
+        const struct cmp_server *sv = &p->servers[s];
+        const struct compare_run *top = NULL;
+        uint64_t most = 0;
+        char cut[CMP_OUTPUT_COLS + 4];
+        for (w = 0; w < p->nworkloads; w++) {
+            const struct compare_cell *c = compare_cell(r, w, s);
+            if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
+                top = &c->runs[c->best_run];
+                most = c->mem_peak;
+            }
+        }
+        fprintf(f, "  %s: ", sv->name);
+        if (sv->start)
+            fprintf(f, "start = %s", compare_cut(sv->start, strlen(sv->start), cut));
+        else if (sv->pid)
+            fprintf(f, "pid %d (attached)", sv->pid);
+        else if (sv->reuse)
+            fprintf(f, "reuse = yes: the process listening on its port (attached)");
+        else
+            fprintf(f, "cgroup %s (attached)", sv->cgroup);
+        fprintf(f, "\n");
+        if (sv->version)
+            fprintf(f, "    version: %s\n", sv->version);
+        if (top) {
+            fprintf(f, "    in its run with the most memory:\n");
+            report_server_text(f, &top->server, top->res.total.completed, "    ");
+        }
+    }
+}
+
 void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
 {
     int w, s, nw = report_compare_name_width(p), any_notes = 0, mixed, mw;
@@ -472,88 +570,10 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         targets_block(f, p, r, w, nw);
         baseline_text(f, p, r, w);
         matrix_text(f, p, r, w, nw);
-        for (s = 0; s < p->nservers; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
-            const char *name = p->servers[s].name;
-            char codes[128];
-            if (c->nruns == 0)
-                continue;
-            if (c->implausible_cpu[0]) {
-                fprintf(f, "  [!] %s: %s: not a valid result, left out of 'vs best'\n", name, c->implausible_cpu);
-            } else if (c->invalid) {
-                report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
-                fprintf(f, "  [!] %s: %.1f%% of responses had a status outside %s (%s): not a valid result, "
-                           "left out of 'vs best'\n", name, c->bad_pct, wl->cfg.expect.text,
-                        c->total.completed ? codes : "no response at all");
-            } else if (c->bad_pct > 0) {
-                report_compare_bad_codes(codes, sizeof(codes), &c->total, &wl->cfg.expect);
-                fprintf(f, "  [!] %s: %.1f%% bad statuses (%s)\n", name, c->bad_pct, codes);
-            }
-            if (c->keepalive_refused)
-                fprintf(f, "  [!] %s: keep-alive refused by the server (%s): %.2f connections per request, so this "
-                           "measured new connections\n", name, report_compare_close_why(&c->total), c->conns_per_req);
-            if (c->unstable)
-                fprintf(f, "  [!] %s: repetitions differ by more than 10%%: the machine is noisy\n", name);
-            {
-                /* --abort-on-fail (a workload's slo): the runs that stopped. */
-                int k;
-                for (k = 0; k < c->nruns; k++)
-                    if (c->runs[k].res.aborted)
-                        fprintf(f, "  [!] %s: round %d aborted %.1fs in: %s\n", name, k + 1, c->runs[k].res.aborted_at_s,
-                                c->runs[k].res.aborted_why);
-            }
-            if (c->found.n) {
-                /* Its findings (client_cpu_bound among them: rafale, not
-                 * the server, set the pace). */
-                int k;
-                for (k = 0; k < c->found.n; k++)
-                    fprintf(f, "  %s %s: %s: %s\n        -> %s\n", c->found.f[k].warning ? "[!]" : "[i]", name,
-                            c->found.f[k].id, c->found.f[k].summary, c->found.f[k].advice);
-            }
-            if (c->slo.n && c->nruns) {
-                int k2;
-                fprintf(f, "  %s %s: SLO %s:", c->slo_failed ? "[!]" : "   ", name, c->slo_failed ? "FAILED" : "met");
-                for (k2 = 0; k2 < c->slo.n; k2++) {
-                    char v[32];
-                    fprintf(f, "%s %s %s (%s)", k2 ? "," : "", c->slo.c[k2].text, c->slo.c[k2].pass ? "pass" : "FAIL",
-                            slo_value_str(&c->slo.c[k2], c->slo.c[k2].value, v, sizeof(v)));
-                }
-                fprintf(f, "\n");
-            }
-            any_notes |= c->invalid || c->keepalive_refused || c->unstable || c->found.n || c->bad_pct > 0;
-        }
+        any_notes |= cell_notes(f, p, r, w);
     }
     (void)any_notes;
-    fprintf(f, "\nServers\n");
-    for (s = 0; s < p->nservers; s++) {
-        const struct cmp_server *sv = &p->servers[s];
-        const struct compare_run *top = NULL;
-        uint64_t most = 0;
-        char cut[CMP_OUTPUT_COLS + 4];
-        for (w = 0; w < p->nworkloads; w++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
-            if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
-                top = &c->runs[c->best_run];
-                most = c->mem_peak;
-            }
-        }
-        fprintf(f, "  %s: ", sv->name);
-        if (sv->start)
-            fprintf(f, "start = %s", compare_cut(sv->start, strlen(sv->start), cut));
-        else if (sv->pid)
-            fprintf(f, "pid %d (attached)", sv->pid);
-        else if (sv->reuse)
-            fprintf(f, "reuse = yes: the process listening on its port (attached)");
-        else
-            fprintf(f, "cgroup %s (attached)", sv->cgroup);
-        fprintf(f, "\n");
-        if (sv->version)
-            fprintf(f, "    version: %s\n", sv->version);
-        if (top) {
-            fprintf(f, "    in its run with the most memory:\n");
-            report_server_text(f, &top->server, top->res.total.completed, "    ");
-        }
-    }
+    servers_text(f, p, r);
     for (s = 0; s < p->nservers; s++)
         if (r->failed[s]) {
             char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4];
@@ -569,231 +589,3 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
     if (r->interrupted)
         fprintf(f, "\nInterrupted: the tables cover the runs made before the signal.\n");
 }
-
-/* --- JSON ---------------------------------------------------------------- */
-
-/* "key": [low, high], or null when unknown (fewer than 2 rounds). */
-static void json_ci(FILE *f, const char *key, const double ci[2])
-{
-    if (isnan(ci[0]) || isnan(ci[1]))
-        fprintf(f, "\"%s\": null, ", key);
-    else
-        fprintf(f, "\"%s\": [%s, %s], ", key, REPORT_JNUM("%.6g", ci[0]), REPORT_JNUM("%.6g", ci[1]));
-}
-
-static void jstr_or_null(FILE *f, const char *s)
-{
-    if (s)
-        report_json_str(f, s);
-    else
-        fputs("null", f);
-}
-
-static void cpus(FILE *f, const int *c, int n)
-{
-    int i;
-    fputc('[', f);
-    for (i = 0; i < n; i++)
-        fprintf(f, "%s%d", i ? ", " : "", c[i]);
-    fputc(']', f);
-}
-
-/* Server s: how it was started, and why it failed if it did. */
-static void json_server(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int s)
-{
-    const struct cmp_server *sv = &p->servers[s];
-    fprintf(f, "%s\n  {\"name\": ", s ? "," : "");
-    report_json_str(f, sv->name);
-    fprintf(f, ", \"url\": ");
-    report_json_str(f, sv->url);
-    fprintf(f, ", \"start\": ");
-    jstr_or_null(f, sv->start);
-    fprintf(f, ", \"pid\": %d, \"cgroup\": ", sv->pid);
-    jstr_or_null(f, sv->cgroup);
-    fprintf(f, ", \"version\": ");
-    jstr_or_null(f, sv->version);
-    fprintf(f, ", \"failed\": %s, \"reason\": ", r->failed[s] ? "true" : "false");
-    jstr_or_null(f, r->failed[s] ? r->failure[s] : NULL);
-    fprintf(f, ", \"output\": ");
-    jstr_or_null(f, r->failed[s] && r->output[s][0] ? r->output[s] : NULL);
-    fprintf(f, "}");
-}
-
-int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
-{
-    int w, s, k, first = 1;
-    unsigned i;
-
-    fprintf(f, "{\n\"tool\": \"rafale\",\n\"compare\": {\"plan\": ");
-    jstr_or_null(f, p->file);
-    fprintf(f, ", \"repeat_auto\": %s, \"max_repeat\": %d, \"discard\": %d, \"same_within\": %s, \"baseline\": ",
-            p->set.repeat_auto ? "true" : "false", p->set.max_repeat, p->set.discard,
-            REPORT_JNUM("%.4f", p->set.same_within));
-    jstr_or_null(f, p->baseline > 0 && p->baseline <= p->nservers ? p->servers[p->baseline - 1].name : NULL);
-    fprintf(f, ", \"repeat\": %d, \"grace_s\": %s, \"ready_timeout_s\": %s, \"server_cpus\": ", p->set.repeat,
-            REPORT_JNUM("%.3f", (double)p->set.grace_ns / 1e9), REPORT_JNUM("%.3f", (double)p->set.ready_ns / 1e9));
-    cpus(f, p->set.server_cpus, p->set.nserver_cpus);
-    fprintf(f, ", \"client_cpus\": ");
-    cpus(f, p->set.client_cpus, p->set.nclient_cpus);
-    fprintf(f, ", \"pin\": \"%s\"", p->set.pin == PIN_CHOSE ? "auto" : p->set.pin == PIN_NO ? "no" :
-                                       p->set.nserver_cpus || p->set.nclient_cpus ? "given" : "none");
-    if (r->ref.known) {
-        fprintf(f, ", \"calibration\": ");
-        report_json_ref(f, &r->ref);
-    }
-    fprintf(f, ", \"interrupted\": %s, \"cgroups\": %s, \"note\": ", r->interrupted ? "true" : "false",
-            r->cgroups ? "true" : "false");
-    report_json_str(f, r->note);
-    fprintf(f, ",\n\"servers\": [");
-    for (s = 0; s < p->nservers; s++)
-        json_server(f, p, r, s);
-    fprintf(f, "],\n\"workloads\": [");
-    for (w = 0; w < p->nworkloads; w++) {
-        const struct cmp_workload *wl = &p->workloads[w];
-        double best = report_compare_best_rps(r, w);
-        fprintf(f, "%s\n {\"name\": ", w ? "," : "");
-        report_json_str(f, wl->name);
-        fprintf(f, ", \"path\": ");
-        report_json_str(f, wl->path);
-        {
-            /* Rounds: the most repetitions any server had. */
-            int rounds = 0, s2;
-            for (s2 = 0; s2 < p->nservers; s2++)
-                if (compare_cell(r, w, s2)->nruns > rounds)
-                    rounds = compare_cell(r, w, s2)->nruns;
-            fprintf(f, ", \"rounds\": %d, \"alike\": ", rounds);
-            if (r->alike == NULL || !r->alike[w].checked) {
-                fprintf(f, "null, \"alike_note\": ");
-                report_json_str(f, r->alike ? r->alike[w].note : "");
-            } else if (r->alike[w].ndiff == 0) {
-                fprintf(f, "true");
-            } else {
-                int k;
-                fprintf(f, "[");
-                for (k = 0; k < r->alike[w].ndiff; k++) {
-                    const struct cmp_difference *d = &r->alike[w].diff[k];
-                    fprintf(f, "%s{\"field\": \"%s\", \"server\": ", k ? ", " : "", d->field);
-                    report_json_str(f, p->servers[d->server].name);
-                    fprintf(f, ", \"value\": ");
-                    report_json_str(f, d->value);
-                    fprintf(f, "}");
-                }
-                fprintf(f, "]");
-            }
-            if (r->alike && r->alike[w].cut[0]) {
-                fprintf(f, ", \"alike_cut\": ");
-                report_json_str(f, r->alike[w].cut);
-            }
-        }
-        fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %s,\n  \"config\": ", wl->cfg.connections,
-                wl->cfg.keepalive ? "false" : "true", REPORT_JNUM("%.3f", wl->cfg.rate));
-        report_json_config(f, &wl->cfg);
-        fprintf(f, ",\n  \"servers\": [");
-        for (s = 0; s < p->nservers; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
-            const struct stats *t = &c->total;
-            int fs = 1;
-            fprintf(f, "%s\n   {\"name\": ", s ? "," : "");
-            report_json_str(f, p->servers[s].name);
-            fprintf(f, ", \"url\": ");
-            jstr_or_null(f, c->url);
-            fprintf(f, ", \"runs\": %d, \"rps\": [", c->nruns);
-            for (k = 0; k < c->nruns; k++)
-                fprintf(f, "%s%s", k ? ", " : "",
-                        REPORT_JNUM("%.3f", c->runs[k].res.elapsed_s > 0
-                                                ? (double)c->runs[k].res.total.completed / c->runs[k].res.elapsed_s
-                                                : 0));
-            fprintf(
-                f,
-                "], \"rps_median\": %s, \"rps_min\": %s, \"rps_max\": %s, \"mean_us\": %s, \"p50_us\": %s, "
-                "\"p99_us\": %s, \"max_us\": %s, \"requests\": %llu, \"errors\": %llu, \"unexpected_status\": %llu, "
-                "\"bad_status_pct\": %s, \"connections_opened\": %llu, \"connections_per_request\": %s, "
-                "\"keepalive_refused\": %s, \"server_cpu_us_per_request\": %s, \"memory_peak_bytes\": %llu, "
-                "\"memory_kind\": \"%s\", \"ratio_to_best\": %s, \"valid\": %s, \"unstable\": %s, "
-                "\"client_bound\": %s, \"failed\": %s, \"status\": {",
-                REPORT_JNUM("%.3f", c->rps_median), REPORT_JNUM("%.3f", c->rps_min), REPORT_JNUM("%.3f", c->rps_max),
-                REPORT_JNUM("%.3f", hist_mean(&t->h[H_LATENCY]) / 1e3),
-                REPORT_JNUM("%.3f", hist_percentile(&t->h[H_LATENCY], 50) / 1e3),
-                REPORT_JNUM("%.3f", hist_percentile(&t->h[H_LATENCY], 99) / 1e3),
-                REPORT_JNUM("%.3f", (double)t->h[H_LATENCY].max / 1e3), (unsigned long long)t->completed,
-                (unsigned long long)stats_errors(t), (unsigned long long)t->bad_status, REPORT_JNUM("%.3f", c->bad_pct),
-                (unsigned long long)t->conns_opened, REPORT_JNUM("%.4f", c->conns_per_req),
-                c->keepalive_refused ? "true" : "false", REPORT_JNUM("%.3f", c->server_cpu_us),
-                (unsigned long long)c->mem_peak, compare_mem_key(c->mem_kind),
-                REPORT_JNUM("%.4f", c->rps_median > 0 && !c->invalid && best > 0 ? best / c->rps_median : 0),
-                c->nruns && !c->invalid ? "true" : "false", c->unstable ? "true" : "false",
-                c->client_bound ? "true" : "false", r->failed[s] ? "true" : "false");
-            for (i = 0; i < STATUS_MAX; i++)
-                if (t->status[i]) {
-                    fprintf(f, "%s\"%u\": %llu", fs ? "" : ", ", i, (unsigned long long)t->status[i]);
-                    fs = 0;
-                }
-            fprintf(f, "}, ");
-            json_ci(f, "rps_ci", c->rps_ci);
-            json_ci(f, "p50_ci_us", c->p50_ci_us);
-            json_ci(f, "p99_ci_us", c->p99_ci_us);
-            json_ci(f, "ratio_ci", c->ratio_ci);
-            fprintf(f, "\"ratio\": %s, \"verdict\": \"%s\", \"rank\": %d, \"undecided_why\": ",
-                    REPORT_JNUM("%.4f", c->ratio), c->invalid ? "not valid" : verdict_name(c->verdict), c->rank);
-            {
-                char why[600];
-                if (c->verdict == VERDICT_UNDECIDED && !c->invalid)
-                    report_json_str(f, verdict_why_text(why, sizeof(why), &c->vs_best, p->set.same_within));
-                else
-                    fputs("null", f);
-                if (c->vs_base.verdict != VERDICT_INVALID) {
-                    fprintf(f, ", \"vs_baseline\": {\"ratio\": %s, ", REPORT_JNUM("%.4f", c->vs_base.ratio));
-                    json_ci(f, "ratio_ci", c->vs_base.ci);
-                    fprintf(f, "\"verdict\": \"%s\"}", verdict_name(c->vs_base.verdict));
-                }
-            }
-            if (c->implausible_cpu[0]) {
-                fprintf(f, ", \"not_valid_because\": ");
-                report_json_str(f, c->implausible_cpu);
-            }
-            fprintf(f, ", \"findings\": ");
-            report_json_findings(f, &c->found, "      ");
-            if (c->slo.n && c->nruns) {
-                /* The workload's SLO on every run merged. */
-                fprintf(f, ", \"slo\": [");
-                for (i = 0; i < (unsigned)c->slo.n; i++) {
-                    fprintf(f, "%s{\"check\": ", i ? ", " : "");
-                    report_json_str(f, c->slo.c[i].text);
-                    fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}",
-                            REPORT_JNUM("%.6g", c->slo.c[i].value), REPORT_JNUM("%.6g", c->slo.c[i].threshold),
-                            c->slo.c[i].pass ? "true" : "false");
-                }
-                fprintf(f, "]");
-            }
-            fprintf(f, ",\n    \"run_results\": [");
-            for (k = 0; k < c->nruns; k++) {
-                /* Each run exactly as `rafale --json` writes it. */
-                struct config cfg = wl->cfg;
-                const char *ut[1] = { c->url ? c->url : "" };
-                cfg.url_text = ut;
-                cfg.nurls = 1;
-                fprintf(f, "%s\n", k ? "," : "");
-                report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].res,
-                            c->runs[k].has_server ? &c->runs[k].server : NULL, NULL, &c->runs[k].found);
-            }
-            fprintf(f, "]}");
-        }
-        fprintf(f, "]}");
-    }
-    fprintf(f, "\n],\n\"failed\": [");
-    for (s = 0; s < p->nservers; s++) {
-        if (!r->failed[s])
-            continue;
-        fprintf(f, "%s{\"name\": ", first ? "" : ", ");
-        report_json_str(f, p->servers[s].name);
-        fprintf(f, ", \"reason\": ");
-        report_json_str(f, r->failure[s]);
-        fprintf(f, ", \"output\": ");
-        report_json_str(f, r->output[s]);
-        fprintf(f, "}");
-        first = 0;
-    }
-    fprintf(f, "]}\n}\n");
-    return ferror(f) ? -1 : 0;
-}
-
