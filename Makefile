@@ -38,7 +38,8 @@ INC_serve  = -Isrc/base -Isrc/serve
 INC_observe = -Isrc/base -Isrc/observe
 INC_options = -Isrc/base -Isrc/serve -Isrc/options
 INC_report  = -Isrc/base -Isrc/client -Isrc/observe -Isrc/options -Isrc/report
-INC_compare = $(INC_report) -Isrc/compare
+INC_run     = $(INC_report) -Isrc/run
+INC_compare = $(INC_run) -Isrc/compare
 INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))

@@ -3,46 +3,16 @@
  * subcommand, the values of those that take one of a few words, and files
  * where an option takes a file. */
 #include "completion.h"
+#include "cli.h"
+#include "cmd.h"
 #include "opt.h"
 
 #include <ctype.h>
 #include <string.h>
 
-/* Subcommands whose options are the table's, and those with a few flags of
- * their own ("--name" a switch, "--name=ARG" one taking a value, always as
- * the next word: these parse their arguments themselves; FILE a file) and
- * the words their operand is one of. */
-static const struct {
-    const char *name;
-    unsigned where;
-    const char *own;
-    const char *words;
-} subs[] = {
-    { "", OPT_RUN, "", "" },
-    { "sweep", OPT_SWEEP, "", "" },
-    { "serve", OPT_SERVE, "", "" },
-    { "compare", OPT_COMPARE, "", "" },
-    { "report", 0, "--html=FILE", "" },
-    { "merge", 0, "--json=FILE --html=FILE", "" },
-    { "diff", 0, "--threshold=PCT --json=FILE --html=FILE", "" },
-    { "calibrate", 0, "--json=FILE --help", "" },
-    { "completion", 0, "", "bash zsh fish" },
-};
-#define NSUBS (sizeof(subs) / sizeof(subs[0]))
-
-/* The next of a subcommand's own flags from *w: its name (without "--")
- * and its value's placeholder ("" for a switch). Returns 0 at the end. */
-static int own_next(const char **w, char *name, size_t nlen, char *arg, size_t alen)
-{
-    size_t len = strcspn(*w, " "), eq;
-    if (len == 0)
-        return 0;
-    eq = strcspn(*w, "= ");
-    snprintf(name, nlen, "%.*s", (int)(eq - 2), *w + 2);
-    snprintf(arg, alen, "%.*s", eq < len ? (int)(len - eq - 1) : 0, eq < len ? *w + eq + 1 : "");
-    *w += len + ((*w)[len] == ' ');
-    return 1;
-}
+/* The subcommands are src/cli's table (cmd.c): row 0 is the run itself,
+ * its name "". */
+#define SUB(k) cmd_at((unsigned)(k))
 
 /* Repeatable options (-H, --check, --connect-to ...) say so in their help. */
 static int repeatable(const struct opt_info *o)
@@ -54,8 +24,8 @@ static int repeatable(const struct opt_info *o)
 static void sub_names(FILE *f, const char *sep)
 {
     size_t k;
-    for (k = 1; k < NSUBS; k++)
-        fprintf(f, "%s%s", k > 1 ? sep : "", subs[k].name);
+    for (k = 1; SUB(k); k++)
+        fprintf(f, "%s%s", k > 1 ? sep : "", SUB(k)->name);
 }
 
 static int takes_file(const char *arg)
@@ -162,26 +132,14 @@ static void bash(FILE *f)
         else
             fprintf(f, ") return ;;\n"); /* a number, a duration, a header: nothing to offer */
     }
-    for (k = 1; k < NSUBS; k++) {
-        const char *w = subs[k].own;
-        char name[32], arg[16];
-        while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
-            if (arg[0] && !takes_file(arg))
-                fprintf(f, "        --%s) return ;;\n", name);
-    }
     fprintf(f, "    esac\n"
                "    case $sub in\n");
-    for (k = 0; k < NSUBS; k++) {
-        const char *w = subs[k].own;
-        char name[32], arg[16];
-        fprintf(f, "        %s) opts=\"", subs[k].name[0] ? subs[k].name : "''");
-        if (subs[k].where)
-            for (i = 0; opt_each(i, &o); i++)
-                if (o.help && (o.where & subs[k].where))
-                    fprintf(f, "--%s ", o.name);
-        while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
-            fprintf(f, "--%s ", name);
-        fprintf(f, "%s\" ;;\n", subs[k].words);
+    for (k = 0; SUB(k); k++) {
+        fprintf(f, "        %s) opts=\"", SUB(k)->name[0] ? SUB(k)->name : "''");
+        for (i = 0; opt_each(i, &o); i++)
+            if (o.help && (o.where & SUB(k)->where))
+                fprintf(f, "--%s ", o.name);
+        fprintf(f, "%s\" ;;\n", SUB(k)->words ? SUB(k)->words : "");
     }
     fprintf(f, "    esac\n"
                "    if [[ -z $sub && $cur != -* ]]; then\n"
@@ -190,7 +148,12 @@ static void bash(FILE *f)
     fprintf(f, "\" -- \"$cur\") )\n"
                "        return\n"
                "    fi\n"
-               "    if [[ $cur == -* || $sub == completion ]]; then\n"
+               "    if [[ $cur == -*");
+    /* Subcommands whose operand is one of a few words: those words. */
+    for (k = 1; SUB(k); k++)
+        if (SUB(k)->words)
+            fprintf(f, " || $sub == %s", SUB(k)->name);
+    fprintf(f, " ]]; then\n"
                "        COMPREPLY=( $(compgen -W \"$opts\" -- \"$cur\") )\n"
                "    else\n"
                "        COMPREPLY=( $(compgen -f -- \"$cur\") )\n"
@@ -210,27 +173,19 @@ static void fish(FILE *f)
     fprintf(f, "complete -c rafale-mpi --wraps rafale\n");
     fprintf(f, "complete -c rafale -f -n '__fish_use_subcommand' -a '");
     sub_names(f, " ");
-    for (k = 1; k < NSUBS; k++)
-        n += (size_t)snprintf(none + n, sizeof(none) - n, "%s%s", k > 1 ? " " : "", subs[k].name);
+    for (k = 1; SUB(k); k++)
+        n += (size_t)snprintf(none + n, sizeof(none) - n, "%s%s", k > 1 ? " " : "", SUB(k)->name);
     fprintf(f, "'\n");
-    /* The small subcommands' own words: flags taking a file, or values. */
-    for (k = 1; k < NSUBS; k++) {
-        const char *w = subs[k].own;
-        char name[32], arg[16];
-        while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
-            fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %s%s\n", subs[k].name, name,
-                    !arg[0] ? "" : takes_file(arg) ? " -r -F" : " -x");
-        if (subs[k].words[0])
-            fprintf(f, "complete -c rafale -f -n '__fish_seen_subcommand_from %s' -a '%s'\n", subs[k].name,
-                    subs[k].words);
-    }
-    for (k = 0; k < NSUBS; k++) {
-        if (!subs[k].where)
-            continue;
+    /* Operands that are one of a few words. */
+    for (k = 1; SUB(k); k++)
+        if (SUB(k)->words)
+            fprintf(f, "complete -c rafale -f -n '__fish_seen_subcommand_from %s' -a '%s'\n", SUB(k)->name,
+                    SUB(k)->words);
+    for (k = 0; SUB(k); k++) {
         for (i = 0; opt_each(i, &o); i++) {
             char v[256], d[80];
             size_t j;
-            if (o.help == NULL || !(o.where & subs[k].where))
+            if (o.help == NULL || !(o.where & SUB(k)->where))
                 continue;
             values(&o, v, sizeof(v));
             /* The help's first line, without quotes that would end fish's. */
@@ -238,8 +193,8 @@ static void fish(FILE *f)
             for (j = 0; d[j]; j++)
                 if (d[j] == '\'')
                     d[j] = ' ';
-            if (subs[k].name[0])
-                fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %s", subs[k].name, o.name);
+            if (SUB(k)->name[0])
+                fprintf(f, "complete -c rafale -n '__fish_seen_subcommand_from %s' -l %s", SUB(k)->name, o.name);
             else
                 fprintf(f, "complete -c rafale -n 'not __fish_seen_subcommand_from %s' -l %s", none, o.name);
             if (o.short_name)
@@ -315,31 +270,20 @@ static void zsh(FILE *f)
                "        (( CURRENT -= i - 1 ))\n"
                "    fi\n"
                "    case $sub in\n");
-    for (k = 0; k < NSUBS; k++) {
-        const char *w = subs[k].own;
-        fprintf(f, "        %s)\n            _arguments -s -S", subs[k].name[0] ? subs[k].name : "''");
-        if (subs[k].where)
-            for (i = 0; opt_each(i, &o); i++)
-                if (o.help && (o.where & subs[k].where))
-                    zspec(f, &o);
-        {
-            char name[32], arg[16];
-            /* Their value is always the next word: no '='. */
-            while (own_next(&w, name, sizeof(name), arg, sizeof(arg)))
-                fprintf(f, " \\\n        '--%s[%s]%s%s%s'", name, !arg[0] ? "this help" : takes_file(arg) ?
-                        "write or read this file" : "the threshold", arg[0] ? ":" : "", arg,
-                        !arg[0] ? "" : takes_file(arg) ? ":_files" : ": ");
-        }
+    for (k = 0; SUB(k); k++) {
+        const struct cmd *c = SUB(k);
+        fprintf(f, "        %s)\n            _arguments -s -S", c->name[0] ? c->name : "''");
+        for (i = 0; opt_each(i, &o); i++)
+            if (o.help && (o.where & c->where))
+                zspec(f, &o);
         if (k == 0)
             fprintf(f, " \\\n        '*:URL or subcommand:_rafale_operand'");
-        else if (strcmp(subs[k].name, "sweep") == 0)
+        else if (c->words)
+            fprintf(f, " \\\n        '1:%s:(%s)'", c->operand, c->words);
+        else if (c->operand && strcmp(c->operand, "URL") == 0)
             fprintf(f, " \\\n        '*:URL:_urls'");
-        else if (strcmp(subs[k].name, "compare") == 0)
-            fprintf(f, " \\\n        '*:plan file:_files'");
-        else if (strcmp(subs[k].name, "completion") == 0)
-            fprintf(f, " \\\n        '1:shell:(%s)'", subs[k].words);
-        else if (strcmp(subs[k].name, "serve") != 0 && strcmp(subs[k].name, "calibrate") != 0)
-            fprintf(f, " \\\n        '*:JSON file:_files'");
+        else if (c->operand)
+            fprintf(f, " \\\n        '*:%s:_files'", c->operand);
         fprintf(f, " ;;\n");
     }
     fprintf(f, "    esac\n"
@@ -364,4 +308,30 @@ int completion_write(FILE *f, const char *shell)
         return -1;
     }
     return ferror(f) ? -1 : 0;
+}
+
+int completion_main(int argc, char **argv)
+{
+    const struct cmd *c = cmd_find("completion");
+    struct result_args a = { 0 };
+    char err[300];
+    int first;
+
+    switch (cli_parse_args(argc, argv, c->where, c->usage, 1, &a, &first, err, sizeof(err))) {
+    case CLI_HELP:
+        cmd_help(stdout, c);
+        /* fall through */
+    case CLI_EXIT:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale completion: %s\n", err);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (argc - first != 1 || completion_write(stdout, argv[first]) != 0) {
+        fprintf(stderr, "rafale completion: give bash, zsh or fish (rafale completion bash)\n");
+        return 2;
+    }
+    return 0;
 }

@@ -3,9 +3,8 @@
  * to within 5%. A step also fails when rafale could not send at the asked
  * rate (under 98%): a rate that was not offered was not sustained. */
 #include "sweep.h"
-#include "engine.h"
 #include "findings.h"
-#include "netstat.h"
+#include "observed.h"
 #include "report.h"
 #include "units.h"
 
@@ -23,9 +22,11 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     const struct config *base = es->cfg;
     const atomic_int *stop = es->stop;
     struct config cfg = *base;
-    struct engine_result r;
+    static struct findings fs; /* 20 KiB: off the stack */
+    struct observed ob;
+    struct observed_in in = { 0 };
+    const struct engine_result *r = &ob.res;
     struct slo slo = base->slo;
-    struct netstat_obs net;
     uint64_t errs;
     int i, client_bound = -1;
 
@@ -33,16 +34,15 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     cfg.requests = 0;
     memset(st, 0, sizeof(*st));
     st->target = rate;
-    netstat_begin(&net, &cfg);
-    if (engine_run(&cfg, stop, NULL, NULL, &r, err, errlen) != 0)
+    in.cfg = &cfg;
+    in.stop = stop;
+    in.no_noise = 1;
+    in.found = cfg.no_findings ? NULL : &fs;
+    if (observed_run(&in, &ob, err, errlen) != 0)
         return -1;
-    netstat_end(&net);
     if (!cfg.no_findings) {
         /* A step's findings, by id: the step table names them. */
-        const struct findings_in fin = { &cfg, &r, NULL, &net, -1 };
-        static struct findings fs;
         size_t at = 0, ati = 0;
-        findings_eval(&fin, &fs);
         for (i = 0; i < fs.n; i++) {
             char *to = fs.f[i].warning ? st->found : st->found_info;
             size_t *pos = fs.f[i].warning ? &at : &ati;
@@ -51,13 +51,13 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
         }
         client_bound = findings_get(&fs, "client_cpu_bound") != NULL;
     }
-    errs = stats_errors(&r.total);
-    st->sent = r.elapsed_s > 0 ? (double)stats_sent(&r.total) / r.elapsed_s : 0;
-    st->p50_ns = hist_percentile(&r.total.h[H_LATENCY], 50);
-    st->p99_ns = hist_percentile(&r.total.h[H_LATENCY], 99);
-    st->max_ns = (double)r.total.h[H_LATENCY].max;
-    st->err_pct = r.total.completed + errs ? 100.0 * (double)errs / (double)(r.total.completed + errs) : 0;
-    st->pass = slo_eval(&slo, &r.total, r.elapsed_s) == 0;
+    errs = stats_errors(&r->total);
+    st->sent = r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0;
+    st->p50_ns = hist_percentile(&r->total.h[H_LATENCY], 50);
+    st->p99_ns = hist_percentile(&r->total.h[H_LATENCY], 99);
+    st->max_ns = (double)r->total.h[H_LATENCY].max;
+    st->err_pct = r->total.completed + errs ? 100.0 * (double)errs / (double)(r->total.completed + errs) : 0;
+    st->pass = slo_eval(&slo, &r->total, r->elapsed_s) == 0;
     for (i = 0; i < slo.n; i++) {
         if (!slo.c[i].pass) {
             char v[32];
@@ -69,11 +69,11 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     if (st->pass && st->sent < 0.98 * rate) {
         st->pass = 0;
         snprintf(st->why, sizeof(st->why), "sent only %.0f req/s (%s)", st->sent,
-                 (client_bound < 0 ? r.client_cpu_s > 0.9 * r.elapsed_s * cfg.threads : client_bound)
+                 (client_bound < 0 ? r->client_cpu_s > 0.9 * r->elapsed_s * cfg.threads : client_bound)
                      ? "rafale's CPU was saturated"
                      : "connections all busy: raise -c");
     }
-    engine_result_free(&r);
+    observed_free(&ob);
     return 0;
 }
 

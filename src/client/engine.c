@@ -457,8 +457,7 @@ int engine_check(const struct config *cfg, int connect, char *err, size_t errlen
     struct plan pl;
     uint32_t i;
     int rc;
-    if (shard_apply(cfg, &scfg, err, errlen) != 0)
-        return -1;
+    scfg = *cfg; /* the caller's share already (shard_apply) */
     rc = build_plan(&scfg, &pl, err, errlen);
     for (i = 0; rc == 0 && connect && i < pl.nendpoints; i++) {
         int e = probe(&pl.endpoints[i].addr, cfg->nsources ? &cfg->sources[0] : NULL, cfg->connect_timeout_ns);
@@ -528,8 +527,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
 
     memset(res, 0, sizeof(*res));
     memset(&pl, 0, sizeof(pl));
-    if (shard_apply(cfg_all, &shcfg, err, errlen) != 0)
-        return -1;
+    shcfg = *cfg_all; /* the caller's share already (shard_apply): computed once */
     if (nt > cfg->connections)
         nt = cfg->connections;
     if (timeline_init(&tl, nt) != 0) {

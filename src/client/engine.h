@@ -106,7 +106,8 @@ struct engine_result {
     uint32_t nshards;
 };
 
-/* Runs the test described by cfg. `stop` is polled; setting it ends the run
+/* Runs the test described by cfg, this process's share of the run
+ * (shard_apply's: the caller computes it once). `stop` is polled; setting it ends the run
  * early with a correct partial result. progress, when not NULL, is called
  * from the calling thread about four times a second. Returns 0, or -1 with a one-line
  * reason in err, or ENGINE_EPLAN (the plan could not be built: a bad
@@ -118,8 +119,9 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
 
 void engine_result_free(struct engine_result *res);
 
-/* What engine_run would refuse before sending anything (options that do
- * not go together, names that do not resolve), without running; with
+/* What engine_run would refuse of cfg (a share, as engine_run's) before
+ * sending anything (options that do not go together, names that do not
+ * resolve), without running; with
  * connect, also one connection to each address (closed at once). Returns
  * 0, or -1 with a one-line reason in err. */
 int engine_check(const struct config *cfg, int connect, char *err, size_t errlen);

@@ -13,7 +13,7 @@
 #include "clock.h"
 #include "machine.h"
 #include "net.h"
-#include "netstat.h"
+#include "observed.h"
 #include "proc.h"
 #include "units.h"
 
@@ -143,313 +143,6 @@ int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const cha
     if (sv->name == NULL || sv->url == NULL)
         return -1;
     return compare_add_run(compare_cell(r, 0, k), res, server);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* A cell's findings: each one any of its runs found, the first run's
- * figures, and in how many runs (evidence "runs"). */
-static void merge_findings(struct findings *cell, const struct findings *run)
-{
-    int i;
-    for (i = 0; i < run->n; i++) {
-        struct finding *f = (struct finding *)findings_get(cell, run->f[i].id);
-        if (f == NULL && cell->n < FINDINGS_MAX) {
-            f = &cell->f[cell->n++];
-            *f = run->f[i];
-            if (f->nev < FINDING_EV_MAX) {
-                snprintf(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), "runs");
-                f->ev[f->nev++].v = 0;
-            }
-        }
-        if (f && f->nev && strcmp(f->ev[f->nev - 1].key, "runs") == 0)
-            f->ev[f->nev - 1].v++;
-    }
-}
-
-/* "(in 2 of 3 runs) " before a finding not every run found. */
-static void runs_note(struct finding *f, int nruns)
-{
-    char buf[sizeof(f->summary) + 64];
-    double n = findings_ev(f, "runs", nruns);
-    size_t len;
-    if (n >= nruns)
-        return;
-    len = (size_t)snprintf(buf, sizeof(buf), "(in %.0f of %d runs) %s", n, nruns, f->summary);
-    if (len >= sizeof(f->summary))
-        len = sizeof(f->summary) - 1; /* cut: the figures stay in the evidence */
-    memcpy(f->summary, buf, len);
-    f->summary[len] = '\0';
-}
-
-/* Sorts v in place and returns its median. */
-static double median(double *v, int n)
-{
-    if (n <= 0)
-        return 0;
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double run_rps(const struct compare_run *run)
-{
-    return run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
-}
-
-/* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps (room
- * for its runs) and the step of its rounds' counts. */
-static void verdict_input(const struct cmp_plan *p, const struct cmp_result *r, int w, int s, double *rps,
-                          struct verdict_cell *vc)
-{
-    const struct compare_cell *c = compare_cell(r, w, s);
-    const struct config *cfg = &p->workloads[w].cfg;
-    int k, n = 0;
-    memset(vc, 0, sizeof(*vc));
-    for (k = 0; k < c->nruns; k++) {
-        const struct compare_run *run = &c->runs[k];
-        rps[k] = run_rps(run);
-        /* A duration-bound round counts whole requests, and connections in
-         * step finish together: its count moves by c at once. A count-bound
-         * one is timed to the nanosecond. The mean of the rounds' steps
-         * bounds what the rounds' mean log can be off by. */
-        if (cfg->requests == 0 && run->res.total.completed) {
-            vc->resolution += (double)(cfg->connections ? cfg->connections : 1) / (double)run->res.total.completed;
-            n++;
-        }
-    }
-    if (n)
-        vc->resolution /= n;
-    vc->rps = rps;
-    vc->nrounds = c->nruns;
-    vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];
-}
-
-void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, int a, int b, struct verdict_pair *out)
-{
-    const struct compare_cell *ca = compare_cell(r, w, a), *cb = compare_cell(r, w, b);
-    double *ra = calloc((size_t)ca->nruns + 1, sizeof(double)), *rb = calloc((size_t)cb->nruns + 1, sizeof(double));
-    struct verdict_cell va, vb;
-    memset(out, 0, sizeof(*out));
-    out->verdict = VERDICT_INVALID;
-    out->ci[0] = out->ci[1] = NAN;
-    if (ra && rb) {
-        verdict_input(p, r, w, a, ra, &va);
-        verdict_input(p, r, w, b, rb, &vb);
-        if (va.valid && vb.valid)
-            verdict_pair(&va, &vb, p->set.same_within, out);
-    }
-    free(ra);
-    free(rb);
-}
-
-/* Workload w's verdicts (verdict.c): each cell's intervals, its ratio to
- * the best paired by round, its verdict and rank, and against the
- * baseline. */
-static void verdicts(const struct cmp_plan *p, struct cmp_result *r, int w)
-{
-    struct verdict_cell *vc = calloc((size_t)r->nservers, sizeof(*vc));
-    double **rps = calloc((size_t)r->nservers, sizeof(*rps)), *p50 = NULL, *p99 = NULL;
-    int s, k, most = 0;
-    if (vc == NULL || rps == NULL)
-        goto out;
-    for (s = 0; s < r->nservers; s++)
-        if (compare_cell(r, w, s)->nruns > most)
-            most = compare_cell(r, w, s)->nruns;
-    p50 = calloc((size_t)(most ? most : 1), sizeof(double));
-    p99 = calloc((size_t)(most ? most : 1), sizeof(double));
-    if (p50 == NULL || p99 == NULL)
-        goto out;
-    for (s = 0; s < r->nservers; s++) {
-        struct compare_cell *c = compare_cell(r, w, s);
-        if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL)
-            goto out;
-        for (k = 0; k < c->nruns; k++) {
-            p50[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 50) / 1e3;
-            p99[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 99) / 1e3;
-        }
-        verdict_input(p, r, w, s, rps[s], &vc[s]);
-        verdict_log_ci(rps[s], c->nruns, c->rps_ci);
-        verdict_log_ci(p50, c->nruns, c->p50_ci_us);
-        verdict_log_ci(p99, c->nruns, c->p99_ci_us);
-    }
-    verdict_rank(vc, r->nservers, p->set.same_within);
-    for (s = 0; s < r->nservers; s++) {
-        struct compare_cell *c = compare_cell(r, w, s);
-        c->ratio = vc[s].ratio;
-        c->ratio_ci[0] = vc[s].ratio_ci[0];
-        c->ratio_ci[1] = vc[s].ratio_ci[1];
-        c->verdict = vc[s].verdict;
-        c->vs_best = vc[s].vs_best;
-        c->rank = vc[s].rank;
-        memset(&c->vs_base, 0, sizeof(c->vs_base));
-        c->vs_base.verdict = VERDICT_INVALID;
-        c->vs_base.ci[0] = c->vs_base.ci[1] = NAN;
-        if (p->baseline > 0 && p->baseline - 1 < r->nservers && s != p->baseline - 1 && vc[s].valid &&
-            vc[p->baseline - 1].valid)
-            verdict_pair(&vc[s], &vc[p->baseline - 1], p->set.same_within, &c->vs_base);
-    }
-out:
-    for (s = 0; rps && s < r->nservers; s++)
-        free(rps[s]);
-    free(rps);
-    free(vc);
-    free(p50);
-    free(p99);
-}
-
-/* The least CPU a server spends on an answer: below it, the answers came
- * from some other process than the one watched (a stale server on the
- * port, targets on another host, a pid that is not the server). Not
- * pipelined, an answer costs the server at least a read and a write system
- * call, about 1 us together even on a fast machine; pipelined or
- * multiplexed, those calls are shared by the requests in flight on a
- * connection, so the floor is divided by that depth. rafale serve, the
- * fastest server we know, spent 9.6 us per answer keep-alive and 255 ns
- * with pipelining 64 (floor 16 ns) on a 2-core VM (README, "Is the server
- * measured the one answering?"): 10 to 16 times the floor. Judged over
- * CPU_FLOOR_ANSWERS answers at least, so a few stray requests prove
- * nothing; with /proc's ticks (no cgroup) only when the ticks counted plus
- * one per process seen (the rounding) stay under it. */
-#define CPU_FLOOR_NS 1000.0
-#define CPU_FLOOR_ANSWERS 1000
-
-/* Why run k's answers cannot be the watched server's, in why; 0 when
- * they can (or nothing tells). */
-static int implausible_cpu(const struct config *cfg, const struct compare_run *run, int k, char *why, size_t len)
-{
-    uint64_t n = run->res.total.completed;
-    double depth = cfg->http2 ? (cfg->streams > 1 ? cfg->streams : 1) : (cfg->pipeline > 1 ? cfg->pipeline : 1);
-    double floor_s = (double)n * CPU_FLOOR_NS / depth / 1e9, most = run->server.cpu_s;
-    char per[32], fl[32];
-    if (!run->has_server || n < CPU_FLOOR_ANSWERS)
-        return 0;
-    if (!run->server.cpu_exact)
-        most += (double)(run->server.nprocs + 1) / (double)sysconf(_SC_CLK_TCK);
-    if (most >= floor_s)
-        return 0;
-    snprintf(why, len, "the server watched used %s of CPU per answer in round %d (%llu answers), under the %s "
-                       "any server needs: another process answered",
-             units_fmt_ns(per, sizeof(per), run->server.cpu_s * 1e9 / (double)n), k + 1, (unsigned long long)n,
-             units_fmt_ns(fl, sizeof(fl), CPU_FLOOR_NS / depth));
-    return 1;
-}
-
-const char *compare_mem_name(int kind)
-{
-    return kind == CMP_MEM_PSS ? "PSS" : kind == CMP_MEM_PSS_SYS ? "sysPSS" : "RSS";
-}
-
-const char *compare_mem_key(int kind)
-{
-    return kind == CMP_MEM_PSS ? "pss" : kind == CMP_MEM_PSS_SYS ? "pss_sys" : "rss";
-}
-
-static int run_mem_kind(const struct monitor_result *m)
-{
-    return !m->has_pss ? CMP_MEM_RSS : m->pss_own ? CMP_MEM_PSS : CMP_MEM_PSS_SYS;
-}
-
-/* A run's memory peak in the given measure (no more exact than its own). */
-static uint64_t run_mem(const struct monitor_result *m, int kind)
-{
-    if (kind == CMP_MEM_RSS)
-        return m->rss_peak_bytes;
-    return kind == CMP_MEM_PSS_SYS ? m->pss_sys_peak_bytes : m->pss_peak_bytes;
-}
-
-void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
-{
-    int w, s, k;
-    for (w = 0; w < r->nworkloads; w++)
-        for (s = 0; s < r->nservers; s++) {
-            const struct config *cfg = &p->workloads[w].cfg;
-            struct compare_cell *c = compare_cell(r, w, s);
-            double *rps = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
-            double *cpu = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
-            int ncpu = 0, kind = CMP_MEM_PSS;
-
-            stats_fini(&c->total);
-            stats_init(&c->total);
-            c->rps_min = INFINITY;
-            c->rps_max = 0;
-            c->mem_peak = 0;
-            c->best_run = -1;
-            c->client_bound = 0;
-            memset(&c->found, 0, sizeof(c->found));
-            for (k = 0; k < c->nruns; k++) {
-                const struct compare_run *run = &c->runs[k];
-                double v = run_rps(run);
-                stats_merge(&c->total, &run->res.total);
-                if (rps)
-                    rps[k] = v;
-                if (v < c->rps_min)
-                    c->rps_min = v;
-                if (v > c->rps_max)
-                    c->rps_max = v;
-                if (run->has_server) {
-                    /* No tick counted by /proc is no measurement, not zero. */
-                    if (run->res.total.completed && cpu && (run->server.cpu_s > 0 || run->server.cpu_exact))
-                        cpu[ncpu++] = run->server.cpu_s * 1e6 / (double)run->res.total.completed;
-                    if (run_mem_kind(&run->server) < kind)
-                        kind = run_mem_kind(&run->server);
-                }
-                /* Saturated, it and not the server set the pace: the
-                 * findings' rule decides (thread CPU time against the
-                 * time it had). */
-                if (findings_get(&run->found, "client_cpu_bound") ||
-                    (cfg->no_findings &&
-                     run->res.client_cpu_s > 0.9 * (run->res.elapsed_s + (double)cfg->warmup_ns / 1e9) *
-                                                 (cfg->threads ? cfg->threads : 1)))
-                    c->client_bound = 1; /* without findings, its CPU time against the time it had */
-                merge_findings(&c->found, &run->found);
-            }
-            /* Runs measured differently: like with like, each in the
-             * least exact measure of them all. */
-            c->mem_kind = kind;
-            for (k = 0; k < c->nruns; k++) {
-                uint64_t mem;
-                if (!c->runs[k].has_server)
-                    continue;
-                mem = run_mem(&c->runs[k].server, kind);
-                if (c->best_run < 0 || mem > c->mem_peak) {
-                    c->mem_peak = mem;
-                    c->best_run = k;
-                }
-            }
-            if (c->nruns == 0)
-                c->rps_min = 0;
-            c->rps_median = rps ? median(rps, c->nruns) : 0;
-            c->server_cpu_us = ncpu && cpu ? median(cpu, ncpu) : -1;
-            c->unstable = c->nruns > 1 && c->rps_median > 0 && (c->rps_max - c->rps_min) / c->rps_median > 0.10;
-            c->bad_pct = c->total.completed ? 100.0 * (double)c->total.bad_status / (double)c->total.completed : 0;
-            c->implausible_cpu[0] = '\0';
-            for (k = 0; k < c->nruns && !implausible_cpu(cfg, &c->runs[k], k, c->implausible_cpu,
-                                                          sizeof(c->implausible_cpu)); k++)
-                ;
-            c->invalid = c->nruns > 0 && (c->total.completed == 0 || c->bad_pct > 50 || c->implausible_cpu[0]);
-            c->conns_per_req = c->total.completed ? (double)c->total.conns_opened / (double)c->total.completed : 0;
-            c->keepalive_refused = cfg->keepalive && c->total.completed >= 10 && c->conns_per_req > 0.9;
-            /* An SLO holds over every repetition together: the merged
-             * histograms, and throughput over the runs' summed time. */
-            c->slo = cfg->slo;
-            c->slo_failed = 0;
-            if (c->slo.n && c->nruns) {
-                double el = 0;
-                for (k = 0; k < c->nruns; k++)
-                    el += c->runs[k].res.elapsed_s;
-                c->slo_failed = slo_eval(&c->slo, &c->total, el);
-            }
-            for (k = 0; k < c->found.n; k++)
-                runs_note(&c->found.f[k], c->nruns);
-            free(rps);
-            free(cpu);
-        }
-    for (w = 0; w < r->nworkloads; w++)
-        verdicts(p, r, w);
 }
 
 /* Does the server answer? A TCP connect, or a GET of `ready` that gets a
@@ -734,12 +427,9 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     const struct cmp_server *server = &p->servers[s];
     struct compare_cell *cell = compare_cell(out, w, s);
     struct config cfg = wl->cfg, own;
-    struct engine_result res;
-    struct monitor *mon = NULL;
-    struct monitor_result mr;
-    struct netstat_obs net;
-    struct stat st;
-    int64_t out0 = -1, outb = -1;
+    static struct findings found; /* 20 KiB: off the stack */
+    struct observed ob;
+    struct observed_in in = { 0 };
     struct url u;
     char text[2048], err[512], p99[32];
     const char *ut[1];
@@ -776,47 +466,32 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         cfg.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;
     if (cfg.threads > cfg.connections)
         cfg.threads = cfg.connections;
-    memset(&mr, 0, sizeof(mr));
-    if ((sv->monitor_pid > 0 || sv->monitor_cg) &&
-        monitor_start(sv->monitor_pid, sv->monitor_cg, cfg.warmup_ns, &mon, err, sizeof(err)) != 0)
-        mon = NULL;
-    netstat_begin(&net, &cfg);
-    if (sv->started && stat(sv->log, &st) == 0)
-        out0 = (int64_t)st.st_size;
-    rc = engine_run(&cfg, stop, NULL, NULL, &res, err, sizeof(err));
-    netstat_end(&net);
-    if (rc == 0)
-        machine_read(&res.env, RAFALE_VERSION);
-    if (out0 >= 0 && stat(sv->log, &st) == 0 && (int64_t)st.st_size >= out0)
-        outb = (int64_t)st.st_size - out0; /* its stdout and stderr during the run */
-    if (mon)
-        monitor_stop(mon, &mr);
-    if (rc == 0)
-        netstat_noise(&net, res.client_cpu_s, res.elapsed_s, mon ? &mr : NULL, &res.noise);
+    in.cfg = &cfg;
+    in.stop = stop;
+    in.monitor_pid = sv->monitor_pid;
+    in.monitor_cgroup = sv->monitor_cg; /* a monitor that cannot start: the run goes without */
+    in.server_log = sv->started ? sv->log : NULL;
+    in.found = cfg.no_findings ? NULL : &found;
+    rc = observed_run(&in, &ob, err, sizeof(err));
     url_free(&u);
     if (rc != 0) {
-        monitor_result_free(&mr);
         config_free(&own);
         err_set(why, whylen, NULL, "%s", err);
         return -1;
     }
     snprintf(line, linelen, "  run %d: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", rep + 1, wl->name,
-             server->name, res.elapsed_s > 0 ? (double)res.total.completed / res.elapsed_s : 0,
-             units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.total.h[H_LATENCY], 99)),
-             (unsigned long long)stats_errors(&res.total),
-             res.total.completed && res.total.bad_status * 2 > res.total.completed ? "  (mostly bad statuses)" : "");
-    if (compare_add_run(cell, &res, mon ? &mr : NULL) != 0) {
-        engine_result_free(&res);
-        monitor_result_free(&mr);
+             server->name, ob.res.elapsed_s > 0 ? (double)ob.res.total.completed / ob.res.elapsed_s : 0,
+             units_fmt_ns(p99, sizeof(p99), hist_percentile(&ob.res.total.h[H_LATENCY], 99)),
+             (unsigned long long)stats_errors(&ob.res.total),
+             ob.res.total.completed && ob.res.total.bad_status * 2 > ob.res.total.completed ? "  (mostly bad statuses)" : "");
+    if (compare_add_run(cell, &ob.res, ob.has_server ? &ob.server : NULL) != 0) {
+        observed_free(&ob);
         config_free(&own);
         err_set(why, whylen, NULL, "out of memory");
         return -1;
     }
-    if (!cfg.no_findings) {
-        struct compare_run *run = &cell->runs[cell->nruns - 1];
-        const struct findings_in fin = { &cfg, &run->res, run->has_server ? &run->server : NULL, &net, outb };
-        findings_eval(&fin, &run->found);
-    }
+    if (!cfg.no_findings)
+        cell->runs[cell->nruns - 1].found = found;
     if (wl->cfg.targets_path) {
         /* The run keeps its targets: its results are per target. */
         struct compare_run *run = &cell->runs[cell->nruns - 1];

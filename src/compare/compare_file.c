@@ -180,7 +180,7 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
 static int workload_key(struct config *cfg, const struct kv *kv, const char *path, char *err, size_t errlen)
 {
     const struct opt_def *o = opt_find(kv->key, OPT_WORKLOAD);
-    struct opt_dst d = { cfg, NULL, NULL };
+    struct opt_dst d = { cfg, NULL, NULL, NULL };
     char why[400];
     if (o == NULL)
         return 1;
@@ -198,7 +198,7 @@ static int parse_settings(struct cmp_plan *p, struct config *defaults, const str
         const struct opt_def *o = opt_find(kv->key, OPT_SETTINGS);
         int r;
         if (o) {
-            struct opt_dst d = { NULL, NULL, &p->set };
+            struct opt_dst d = { NULL, NULL, &p->set, NULL };
             char why[400];
             if (opt_set(o, &d, kv->value, kv->key, why, sizeof(why)) != 0)
                 return bad(err, errlen, path, kv->line, "%s", why);

@@ -1,5 +1,7 @@
 /* diff.c - two runs' figures, their changes and intervals. See diff.h. */
 #include "diff.h"
+#include "compare.h"
+#include "compare_load.h"
 
 #include "hist.h"
 #include "html.h"
@@ -8,6 +10,7 @@
 #include "verdict.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DIFF_TL_RESOLUTION 0.03
@@ -285,4 +288,74 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
                 d->worse ? "Some figure got significantly worse." : "No figure got significantly worse.",
                 d->undecided ? " Some figure is undecided: the samples cannot tell." : "");
     return ferror(f) ? -1 : 0;
+}
+
+/* The relative step of a cell's duration-bound rounds' counts: connections
+ * over requests, the mean over its rounds (0 when count-bound), as compare
+ * takes it (compare.c). */
+static double rounds_step(const struct compare_cell *c, const struct config *cfg)
+{
+    double sum = 0;
+    int k, n = 0;
+    for (k = 0; cfg->requests == 0 && k < c->nruns; k++)
+        if (c->runs[k].res.total.completed) {
+            sum += (double)(cfg->connections ? cfg->connections : 1) / (double)c->runs[k].res.total.completed;
+            n++;
+        }
+    return n ? sum / n : 0;
+}
+
+int diff_compares(const struct loaded *in, const char *const files[2], double thr, FILE *out, FILE *jf, int *worse)
+{
+    const struct cmp_plan *pb = &in[0].plan, *pn = &in[1].plan;
+    int w, s, w2, s2, k, cells = 0;
+    *worse = 0;
+    if (jf)
+        fprintf(jf, "[");
+    for (w = 0; w < pb->nworkloads; w++)
+        for (w2 = 0; w2 < pn->nworkloads; w2++) {
+            if (strcmp(pb->workloads[w].name, pn->workloads[w2].name) != 0)
+                continue;
+            for (s = 0; s < pb->nservers; s++)
+                for (s2 = 0; s2 < pn->nservers; s2++) {
+                    const struct compare_cell *cb = compare_cell(&in[0].cmp, w, s), *cn = compare_cell(&in[1].cmp, w2, s2);
+                    double *v = NULL;
+                    const double *fb[3], *fn[3];
+                    char lb[600], ln[600];
+                    struct diff_result d;
+                    if (strcmp(pb->servers[s].name, pn->servers[s2].name) != 0 || cb->nruns == 0 || cn->nruns == 0)
+                        continue;
+                    if ((v = calloc((size_t)(cb->nruns + cn->nruns) * 3, sizeof(double))) == NULL)
+                        continue;
+                    for (k = 0; k < 3; k++) {
+                        fb[k] = v + k * cb->nruns;
+                        fn[k] = v + 3 * cb->nruns + k * cn->nruns;
+                    }
+                    for (k = 0; k < cb->nruns + cn->nruns; k++) {
+                        const struct compare_run *run = k < cb->nruns ? &cb->runs[k] : &cn->runs[k - cb->nruns];
+                        double *at = k < cb->nruns ? v + k : v + 3 * cb->nruns + (k - cb->nruns);
+                        int step = k < cb->nruns ? cb->nruns : cn->nruns;
+                        at[0] = run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
+                        at[step] = hist_percentile(&run->res.total.h[H_LATENCY], 50) / 1e3;
+                        at[2 * step] = hist_percentile(&run->res.total.h[H_LATENCY], 99) / 1e3;
+                    }
+                    diff_rounds(fb, cb->nruns, fn, cn->nruns, thr,
+                                rounds_step(cb, &pb->workloads[w].cfg) + rounds_step(cn, &pn->workloads[w2].cfg), &d);
+                    snprintf(lb, sizeof(lb), "%s [%s on %s]", files[0], pb->workloads[w].name, pb->servers[s].name);
+                    snprintf(ln, sizeof(ln), "%s [%s on %s]", files[1], pn->workloads[w2].name, pn->servers[s2].name);
+                    diff_print(out, &d, lb, ln);
+                    fputc('\n', out);
+                    if (jf) {
+                        if (cells)
+                            fprintf(jf, ",\n");
+                        diff_json(jf, &d, lb, ln);
+                    }
+                    *worse += d.worse;
+                    cells++;
+                    free(v);
+                }
+        }
+    if (jf)
+        fprintf(jf, "]\n");
+    return cells;
 }

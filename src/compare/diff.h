@@ -57,6 +57,14 @@ void diff_print(FILE *f, const struct diff_result *d, const char *base_name, con
 int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name);
 int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name);
 
+/* Two compares (rafale diff on two compare results): each workload and
+ * server of in[0] found by name in in[1] (two of them), its rounds against the other's,
+ * printed on out with the files' names, and written to jf (a JSON array;
+ * NULL: none). *worse: the cells significantly worse. Returns the cells
+ * compared (0: they share no workload and server by name). */
+struct loaded;
+int diff_compares(const struct loaded *in, const char *const files[2], double thr, FILE *out, FILE *jf, int *worse);
+
 /* "same", "faster", "slower", "undecided". */
 const char *diff_verdict_name(int v);
 

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "opt.h"
 #include "serve_config.h"
+#include "err.h"
 #include "targets.h"
 
 #include <stdio.h>
@@ -10,19 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-void cli_usage(void)
+void cli_usage(FILE *f)
 {
-    fputs("Usage: rafale [options] URL...          load-test one or more HTTP endpoints\n"
-          "       rafale sweep [options] URL       the highest rate within an SLO\n"
-          "       rafale serve [options]           run the built-in target server\n"
-          "       rafale compare [options] PLAN    several servers side by side\n"
-          "       rafale report [--html F] RESULT.json...   the reports again from saved results\n"
-          "       rafale merge [--json F] [--html F] SHARD.json...   one run's shards (--shard) as one result\n"
-          "       rafale diff [--threshold 5%] [--json F] [--html F] BASE.json NEW.json   a regression gate\n"
-          "       rafale calibrate [--json F]      this machine's reference, for results from several machines\n"
-          "       rafale completion bash|zsh|fish  a completion script for your shell\n",
-          stdout);
-    opt_help(stdout, OPT_RUN);
+    opt_help(f, OPT_RUN);
     fputs("\n"
           "Several URLs are used round-robin and reported one by one. Durations take\n"
           "ms, s, m, h; counts take k and M (-n 100k).\n"
@@ -38,7 +29,7 @@ void cli_usage(void)
           "Examples:\n"
           "  rafale -c 50 -d 10s http://127.0.0.1:8080/          like wrk -c 50 -d 10s\n"
           "  rafale -n 10000 -c 20 --close http://127.0.0.1/     like ab -n 10000 -c 20\n",
-          stdout);
+          f);
 }
 
 static void serve_usage(void)
@@ -69,12 +60,15 @@ static enum cli_result from_opt(enum opt_result r, void (*usage)(void))
 {
     switch (r) {
     case OPT_HELP:
+        if (usage == NULL)
+            return CLI_HELP; /* the caller's, from the subcommands' table */
         usage();
         return CLI_EXIT;
     case OPT_VERSION:
         printf("rafale %s\n", RAFALE_VERSION);
         return CLI_EXIT;
     case OPT_ERROR:
+    case OPT_UNKNOWN:
         return CLI_ERROR;
     default:
         return CLI_OK;
@@ -84,13 +78,13 @@ static enum cli_result from_opt(enum opt_result r, void (*usage)(void))
 enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen)
 {
-    struct opt_dst d = { cfg, NULL, NULL };
+    struct opt_dst d = { cfg, NULL, NULL, NULL };
     enum cli_result r;
     int first, i;
 
     config_defaults(cfg);
     notes[0] = '\0';
-    r = from_opt(opt_parse_argv(argc, argv, sweep ? OPT_SWEEP : OPT_RUN, &d, &first, err, errlen), cli_usage);
+    r = from_opt(opt_parse_argv(argc, argv, sweep ? OPT_SWEEP : OPT_RUN, &d, &first, err, errlen), NULL);
     if (r != CLI_OK)
         return r;
 
@@ -137,7 +131,7 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
 
 enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
 {
-    struct opt_dst d = { NULL, NULL, &a->set };
+    struct opt_dst d = { NULL, NULL, &a->set, NULL };
     enum cli_result r;
     int first;
 
@@ -155,7 +149,7 @@ enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a,
 
 enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen)
 {
-    struct opt_dst d = { NULL, sc, NULL };
+    struct opt_dst d = { NULL, sc, NULL, NULL };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     enum cli_result r;
     int first;
@@ -181,6 +175,28 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
     }
     if ((sc->tls_cert == NULL) != (sc->tls_key == NULL)) {
         snprintf(err, errlen, "--tls-cert and --tls-key go together");
+        return CLI_ERROR;
+    }
+    return CLI_OK;
+}
+
+enum cli_result cli_parse_args(int argc, char **argv, unsigned where, const char *synopsis, int operands,
+                               struct result_args *a, int *first, char *err, size_t errlen)
+{
+    struct opt_dst d = { NULL, NULL, NULL, a };
+    const char *word = operands ? "option" : "argument";
+    enum opt_result r = opt_parse_argv(argc, argv, where, &d, first, err, errlen);
+
+    if (r == OPT_UNKNOWN) {
+        err_set(err, errlen, NULL, "unknown %s '%s' (rafale %s)", word, argv[*first], synopsis);
+        return CLI_ERROR;
+    }
+    if (r == OPT_HELP)
+        return CLI_HELP;
+    if (r != OPT_OK)
+        return CLI_ERROR;
+    if (operands == 0 && *first < argc) {
+        err_set(err, errlen, NULL, "unknown argument '%s' (rafale %s)", argv[*first], synopsis);
         return CLI_ERROR;
     }
     return CLI_OK;

@@ -1,13 +1,16 @@
-/* cli.h - the command lines of rafale, rafale sweep, serve and compare:
+/* cli.h - the command lines of rafale, sweep, serve, compare and the
+ * subcommands on saved results:
  * the option table (opt.c) applied to argv, plus the checks that need the
  * operands. */
 #ifndef RAFALE_CLI_H
 #define RAFALE_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cmp_settings.h"
 #include "config.h"
+#include "opt.h"
 
 struct serve_config; /* serve_config.h: only the parser and serve need its fields */
 
@@ -16,11 +19,12 @@ struct serve_config; /* serve_config.h: only the parser and serve need its field
 enum cli_result {
     CLI_OK,       /* run with the config */
     CLI_EXIT,     /* --help or --version was printed: exit 0 */
-    CLI_ERROR     /* err holds one line for the user: exit 2 */
+    CLI_ERROR,    /* err holds one line for the user: exit 2 */
+    CLI_HELP      /* --help: the caller prints the subcommand's help, exit 0 */
 };
 
 /* Parses `rafale [options] URL...` (sweep: `rafale sweep [options] URL...`,
- * argv[0] being "sweep"). notes receives remarks for the user (adjustments
+ * argv[0] being "sweep"); CLI_HELP for --help. notes receives remarks for the user (adjustments
  * such as lowering -c), possibly empty. Free cfg with config_free(). */
 enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen);
@@ -36,6 +40,16 @@ struct compare_args {
 };
 enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen);
 
-void cli_usage(void);
+/* `rafale NAME [options] OPERAND...` of the subcommands on saved results
+ * (report, merge, diff, calibrate, completion): the options of `where`
+ * into a, the operands from argv[*first]. operands: 0 when it takes none.
+ * An unknown option is said with synopsis, "unknown option '--x' (rafale
+ * SYNOPSIS)" ("argument" when it takes no operands). */
+enum cli_result cli_parse_args(int argc, char **argv, unsigned where, const char *synopsis, int operands,
+                               struct result_args *a, int *first, char *err, size_t errlen);
+
+/* The options of a run and the examples: the help after the subcommands'
+ * lines (src/cli's table). */
+void cli_usage(FILE *f);
 
 #endif

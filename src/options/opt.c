@@ -2,14 +2,12 @@
  * the help text, and single options for the compare plan. Flags follow ab
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
-#include "opt.h"
+#include "opt_int.h"
 #include "cmp_settings.h"
 #include "serve_config.h"
 #include "check.h"
 #include "jcheck.h"
 #include "err.h"
-#include "shard.h"
-#include "buf.h"
 #include "units.h"
 #include "http_lex.h"
 
@@ -31,19 +29,12 @@ enum kind {
     K_RATE,     /* double in (0, max] */
     K_TEXT,     /* const char *, any text */
     K_FIELD,    /* const char *, text sent in a header field: no control byte but HTAB (RFC 9110 §5.5) */
-    K_CUSTOM,   /* handled by id in set_custom() */
+    K_CUSTOM,   /* handled by id in opt_value_set() (opt_value.c) */
 };
 
-enum dst { D_RUN, D_SERVE, D_CMP };
+enum dst { D_RUN, D_SERVE, D_CMP, D_RES };
 
 enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_SHARD, S_OUTPUT, S_SWEEP, S_MISC };
-
-enum id {
-    I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
-    I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
-    I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_SAME_WITHIN, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
-    I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS, I_CMP_WARMUP,
-};
 
 struct opt_def {
     const char *name;
@@ -65,16 +56,12 @@ struct opt_def {
 #define RUN(f) offsetof(struct config, f)
 #define SRV(f) offsetof(struct serve_config, f)
 #define CMP(f) offsetof(struct cmp_settings, f)
+#define RES(f) offsetof(struct result_args, f)
 
 /* Options of a run that a compare workload may set too. */
 #define LOADW (OPT_RUN | OPT_SWEEP | OPT_WORKLOAD)
 #define LOAD (OPT_RUN | OPT_SWEEP)
 
-/* Rates a schedule holds exactly: one request in 1 000 s at least (its
- * interval fits the nanosecond clock many times over), 10^8 a second at
- * most. */
-#define RATE_MIN 0.001
-#define RATE_MAX 1e8
 
 static const struct opt_def table[] = {
     /* Load */
@@ -326,8 +313,20 @@ static const struct opt_def table[] = {
       "close an idle keep-alive connection, or one that stops reading, after D (default 75s)",
       "a duration of at least 1ms", 1e6, 0, SRV(idle_timeout_ns), 0, 0, NULL },
 
+    /* rafale report, merge, diff, calibrate: saved results read, and written */
+    { "html", 0, K_TEXT, D_RES, S_MISC, OPT_REPORT | OPT_MERGE | OPT_DIFF, "FILE",
+      "write the report as a self-contained HTML page", "a file name", 0, 0, RES(html), 0, 0, NULL },
+    { "json", 0, K_TEXT, D_RES, S_MISC, OPT_MERGE | OPT_DIFF, "FILE", "write the result as JSON (- for stdout)",
+      "a file name", 0, 0, RES(json), 0, 0, NULL },
+    { "json", 0, K_TEXT, D_RES, S_MISC, OPT_CALIBRATE, "FILE", "keep the reference in FILE too", "a file name", 0, 0,
+      RES(json), 0, 0, NULL },
+    { "threshold", 0, K_CUSTOM, D_RES, S_MISC, OPT_DIFF, "P%",
+      "a figure is worse only when it got worse by more than P% (default 5%)", "a percentage such as 5%", 0, 0, 0, 0,
+      I_THRESHOLD, NULL },
+
     /* Everywhere on the command line */
-    { "help", 'h', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE, NULL,
+    { "help", 'h', K_CUSTOM, D_RUN, S_MISC,
+      OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE | OPT_REPORT | OPT_MERGE | OPT_DIFF | OPT_CALIBRATE | OPT_COMPLETION, NULL,
       "this help", NULL, 0, 0, 0, 0, I_HELP, NULL },
     { "version", 'V', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP, NULL, "the version", NULL, 0, 0, 0, 0, I_VERSION, NULL },
 };
@@ -384,508 +383,13 @@ static int yesno(const char *v, int *out)
     return 0;
 }
 
-static int valid_header(const char *h)
-{
-    const char *colon = strchr(h, ':');
-    const char *p;
-    if (colon == NULL || colon == h)
-        return 0;
-    /* RFC 9110 §5.1: a field name is a token, no space before the colon;
-     * §5.5: a value holds no CR, LF, NUL, DEL or other control but HTAB. */
-    for (p = h; p < colon; p++)
-        if (!lex_tchar(*p))
-            return 0;
-    for (p = colon + 1; *p; p++)
-        if (!lex_field_char(*p))
-            return 0;
-    return 1;
-}
-
-static int valid_method(const char *m)
-{
-    /* RFC 9110 §9.1: a method is a token; letters, '-' and '_' in practice. */
-    if (*m == '\0' || strlen(m) > 32)
-        return 0;
-    for (; *m; m++)
-        if (!((*m >= 'A' && *m <= 'Z') || (*m >= 'a' && *m <= 'z') || *m == '-' || *m == '_'))
-            return 0;
-    return 1;
-}
-
-static int read_body_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
-{
-    struct buf b = { 0 };
-    if (buf_read_file(&b, path, (size_t)1 << 31) != 0) {
-        int e = errno;
-        buf_free(&b);
-        if (e == EFBIG || e == ENOMEM)
-            return err_set(err, errlen, NULL, "body file '%s' is too large", path);
-        return err_set(err, errlen, NULL, "cannot read body file '%s': %s", path, strerror(e));
-    }
-    *out = b.p ? b.p : malloc(1);
-    *len = b.len;
-    return *out ? 0 : err_set(err, errlen, NULL, "out of memory");
-}
-
-/* "0", "0,2", "1-3" into out (at most CMP_MAX_CPUS). Returns 0 or -1. */
-static int cpu_list(const char *v, int *out, int *n)
-{
-    const char *p = v;
-    *n = 0;
-    while (*p) {
-        char *end;
-        long a, b;
-        a = strtol(p, &end, 10);
-        if (end == p || a < 0)
-            return -1;
-        b = a;
-        if (*end == '-') {
-            p = end + 1;
-            b = strtol(p, &end, 10);
-            if (end == p || b < a)
-                return -1;
-        }
-        if (b > 1023 || (*end != ',' && *end != '\0'))
-            return -1;
-        for (; a <= b && *n < CMP_MAX_CPUS; a++)
-            out[(*n)++] = (int)a;
-        p = *end == ',' ? end + 1 : end;
-        if (*end == ',' && *p == '\0')
-            return -1;
-    }
-    return *n > 0 ? 0 : -1;
-}
-
-/* --stages 'DUR:RATE,...' or 'DUR:Nc,...' into cfg. Returns 0, or -1
- * (nothing set) when v is not such a list. */
-static int parse_stages(struct config *cfg, const char *v)
-{
-    char copy[2048], *tok, *save = NULL;
-    int conns = -1;
-    if (strlen(v) >= sizeof(copy))
-        return -1;
-    strcpy(copy, v);
-    cfg->nstages = 0;
-    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':'), *end;
-        double val;
-        int c;
-        if (colon == NULL || cfg->nstages == 64)
-            goto bad;
-        *colon = '\0';
-        if (units_parse_duration(tok, &cfg->stage_dur[cfg->nstages]) != 0 || cfg->stage_dur[cfg->nstages] == 0)
-            goto bad;
-        errno = 0;
-        val = strtod(colon + 1, &end);
-        c = *end == 'c';
-        /* A rate stage goes to 0 or to a rate -R could have; a
-         * connections stage to a whole number. */
-        if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) || val > RATE_MAX ||
-            (!c && val > 0 && val < RATE_MIN) || (c && val != floor(val)) || (conns >= 0 && c != conns))
-            goto bad;
-        conns = c;
-        cfg->stage_val[cfg->nstages++] = val;
-    }
-    if (cfg->nstages == 0)
-        return -1;
-    cfg->stages_conns = conns;
-    return 0;
-bad:
-    cfg->nstages = 0;
-    return -1;
-}
-
-/* -b TEXT, or --body-file FILE (read whole). Returns 0, or -1 with why. */
-static int set_body(struct config *cfg, int from_file, const char *v, char *err, size_t errlen)
-{
-    char *b = NULL;
-    size_t n = 0;
-    if (from_file) {
-        if (read_body_file(v, &b, &n, err, errlen) != 0)
-            return -1;
-    } else {
-        n = strlen(v);
-        if ((b = malloc(n + 1)) == NULL)
-            return err_set(err, errlen, NULL, "out of memory");
-        memcpy(b, v, n + 1);
-    }
-    free(cfg->body);
-    cfg->body = b;
-    cfg->body_len = n;
-    cfg->has_body = 1;
-    return 0;
-}
-
-/* --source: local addresses to connect from, round-robin. */
-static int set_sources(struct config *cfg, const char *v, const char *shown, char *err, size_t errlen)
-{
-    enum { MAX_SOURCES = 256 };
-    struct net_addr *a = calloc(MAX_SOURCES, sizeof(*a));
-    char why[200];
-    int n;
-    if (a == NULL)
-        return err_set(err, errlen, NULL, "out of memory");
-    n = net_parse_sources(v, a, MAX_SOURCES, why, sizeof(why));
-    if (n < 0) {
-        free(a);
-        return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
-    }
-    free(cfg->sources);
-    cfg->sources = a;
-    cfg->nsources = (uint32_t)n;
-    return 0;
-}
-
-/* One host of a --connect-to/--resolve spec, up to the next ':' (or the
- * end when last): a name or address, or [IPv6] as a URL writes it, kept
- * without its brackets. A bracket anywhere else, or [], is refused.
- * Returns 0 and moves *s past it, or -1. */
-static int take_host(const char **s, int last, char *out, size_t len)
-{
-    const char *b = *s, *e;
-    size_t n;
-    if (*b == '[') {
-        e = strchr(b, ']');
-        if (e == NULL || e == b + 1 || (e[1] != ':' && !(last && e[1] == '\0')))
-            return -1;
-        b++;
-        *s = e + 1;
-    } else {
-        e = last ? b + strlen(b) : strchr(b, ':');
-        if (e == NULL)
-            return -1;
-        *s = e;
-    }
-    n = (size_t)(e - b);
-    if (n >= len || memchr(b, '[', n) || memchr(b, ']', n))
-        return -1;
-    memcpy(out, b, n);
-    out[n] = '\0';
-    return 0;
-}
-
-/* A port of decimal digits only (none: 0), up to the next ':' or the end.
- * Returns 0 and moves *s past it, or -1. */
-static int take_port(const char **s, uint16_t *port)
-{
-    unsigned long n = 0;
-    const char *p = *s;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if ((n = n * 10 + (unsigned long)(*p - '0')) > 65535)
-            return -1;
-    if (*p != ':' && *p != '\0')
-        return -1;
-    *port = (uint16_t)n;
-    *s = p;
-    return 0;
-}
-
-/* curl's --connect-to HOST:PORT:HOST2:PORT2 (HOST or PORT empty: any;
- * HOST2 or PORT2 empty: the same) and --resolve HOST:PORT:ADDRESS. */
-static int host_map_parse(const char *v, int connect_to, struct host_map *m)
-{
-    memset(m, 0, sizeof(*m));
-    if (take_host(&v, 0, m->host, sizeof(m->host)) != 0 || *v++ != ':' || take_port(&v, &m->port) != 0 ||
-        *v++ != ':')
-        return -1;
-    if (!connect_to)
-        return m->host[0] && m->port && take_host(&v, 1, m->to, sizeof(m->to)) == 0 && m->to[0] ? 0 : -1;
-    if (take_host(&v, 0, m->to, sizeof(m->to)) != 0 || *v++ != ':' || take_port(&v, &m->to_port) != 0 || *v)
-        return -1;
-    return 0;
-}
-
-/* The --key's pass phrase: --pass PHRASE, or --key-pass SOURCE in openssl's
- * -passin words (env:NAME, file:PATH its first line, pass:PHRASE). Read
- * now, so a missing variable or file is said before any load. An error
- * never shows what follows "pass:", nor a value without a known prefix:
- * it may be the phrase itself. */
-static int set_pass(struct config *cfg, int source, const char *v, const char *shown, char *err, size_t errlen)
-{
-    char line[TLS_PASS_MAX + 2];
-    const char *phrase = v;
-    int rc = 0;
-
-    if (source && strncmp(v, "env:", 4) == 0) {
-        if (v[4] == '\0')
-            return err_set(err, errlen, NULL, "%s env:NAME wants the name of a variable", shown);
-        if ((phrase = getenv(v + 4)) == NULL)
-            return err_set(err, errlen, NULL, "%s %s: the variable %s is not set", shown, v, v + 4);
-    } else if (source && strncmp(v, "file:", 5) == 0) {
-        FILE *f = fopen(v + 5, "r");
-        size_t n;
-        if (f == NULL)
-            return err_set(err, errlen, NULL, "%s %s: cannot read it: %s", shown, v, strerror(errno));
-        if (fgets(line, sizeof(line), f) == NULL) {
-            line[0] = '\0';
-            if (ferror(f))
-                rc = err_set(err, errlen, NULL, "%s %s: cannot read it: %s", shown, v, strerror(errno));
-        }
-        fclose(f);
-        n = strcspn(line, "\r\n");
-        if (rc == 0 && n > TLS_PASS_MAX)
-            rc = err_set(err, errlen, NULL, "%s %s: a first line of more than %d bytes is no pass phrase", shown, v,
-                         TLS_PASS_MAX);
-        line[n] = '\0';
-        phrase = line;
-    } else if (source && strncmp(v, "pass:", 5) == 0) {
-        phrase = v + 5;
-    } else if (source) {
-        const char *colon = strchr(v, ':');
-        if (colon && colon - v < 16)
-            return err_set(err, errlen, NULL, "%s wants env:NAME, file:PATH or pass:PHRASE, not '%.*s...'", shown,
-                           (int)(colon - v + 1), v);
-        return err_set(err, errlen, NULL, "%s wants env:NAME, file:PATH or pass:PHRASE (what was given is not "
-                       "shown: it may be the phrase)", shown);
-    }
-    if (rc == 0 && strlen(phrase) > TLS_PASS_MAX)
-        rc = err_set(err, errlen, NULL, "%s: a pass phrase of more than %d bytes", shown, TLS_PASS_MAX);
-    if (rc == 0 && (cfg->tls.pass = config_keep(cfg, phrase)) == NULL)
-        rc = err_set(err, errlen, NULL, "out of memory");
-    explicit_bzero(line, sizeof(line));
-    return rc;
-}
-
-/* "status,location,type,body" (any of them) or "no" (0). Returns 0, or -1. */
-static int same_parse(const char *spec, unsigned *fields)
-{
-    char buf[128], *tok, *save;
-    *fields = 0;
-    if (strcmp(spec, "no") == 0)
-        return 0;
-    snprintf(buf, sizeof(buf), "%s", spec);
-    for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-        if (strcmp(tok, "status") == 0)
-            *fields |= ALIKE_STATUS;
-        else if (strcmp(tok, "location") == 0)
-            *fields |= ALIKE_LOCATION;
-        else if (strcmp(tok, "type") == 0)
-            *fields |= ALIKE_TYPE;
-        else if (strcmp(tok, "body") == 0)
-            *fields |= ALIKE_BODY;
-        else
-            return -1;
-    }
-    return *fields ? 0 : -1;
-}
-
-static int set_custom(const struct opt_def *o, const struct opt_dst *d, const char *v, const char *shown, char *err,
-                      size_t errlen)
-{
-    struct config *cfg = d->run;
-    char why[200];
-
-    switch (o->id) {
-    case I_METHOD:
-        if (!valid_method(v))
-            break;
-        if ((cfg->method = config_keep(cfg, v)) == NULL)
-            return err_set(err, errlen, NULL, "out of memory");
-        cfg->method_given = 1;
-        return 0;
-    case I_HEADER:
-        if (!valid_header(v))
-            break;
-        if (config_add_header(cfg, v) != 0)
-            return err_set(err, errlen, NULL, "out of memory");
-        return 0;
-    case I_BODY:
-    case I_BODY_FILE:
-        return set_body(cfg, o->id == I_BODY_FILE, v, err, errlen);
-    case I_SOURCE:
-        return set_sources(cfg, v, shown, err, errlen);
-    case I_ARRIVAL:
-        if (strcmp(v, "poisson") == 0)
-            cfg->poisson = 1;
-        else if (strcmp(v, "uniform") == 0)
-            cfg->poisson = 0;
-        else
-            break;
-        return 0;
-    case I_TLS_VERSION:
-        if (strcmp(v, "1.2") == 0)
-            cfg->tls.version = 12;
-        else if (strcmp(v, "1.3") == 0)
-            cfg->tls.version = 13;
-        else
-            break;
-        return 0;
-    case I_CONNECT_TO:
-    case I_RESOLVE: {
-        struct host_map m;
-        if (host_map_parse(v, o->id == I_CONNECT_TO, &m) != 0)
-            break;
-        if (o->id == I_CONNECT_TO ? cfg->nconnect_to == HOST_MAP_MAX : cfg->nresolve == HOST_MAP_MAX)
-            return err_set(err, errlen, NULL, "%s: at most %d of them", shown, HOST_MAP_MAX);
-        if (o->id == I_CONNECT_TO)
-            cfg->connect_to[cfg->nconnect_to++] = m;
-        else
-            cfg->resolve[cfg->nresolve++] = m;
-        return 0;
-    }
-    case I_CERT:
-    case I_KEY:
-        if (access(v, R_OK) != 0)
-            return err_set(err, errlen, NULL, "%s: cannot read '%s': %s", shown, v, strerror(errno));
-        if ((*(o->id == I_CERT ? &cfg->tls.cert : &cfg->tls.key) = config_keep(cfg, v)) == NULL)
-            return err_set(err, errlen, NULL, "out of memory");
-        return 0;
-    case I_PASS:
-    case I_KEY_PASS:
-        return set_pass(cfg, o->id == I_KEY_PASS, v, shown, err, errlen);
-    case I_CACERT:
-        if (access(v, R_OK) != 0)
-            return err_set(err, errlen, NULL, "%s: cannot read '%s': %s", shown, v, strerror(errno));
-        if ((cfg->tls.cacert = config_keep(cfg, v)) == NULL)
-            return err_set(err, errlen, NULL, "out of memory");
-        return 0;
-    case I_SLO:
-        return slo_parse(v, &cfg->slo, err, errlen);
-    case I_EXPECT:
-        if (status_set_parse(v, &cfg->expect, why, sizeof(why)) != 0)
-            return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
-        return 0;
-    case I_REPEAT: {
-        char *end;
-        unsigned long n;
-        if (strcmp(v, "auto") == 0) {
-            d->cmp->repeat_auto = 1;
-            d->cmp->repeat = 5;
-            return 0;
-        }
-        n = strtoul(v, &end, 10);
-        if (*v < '0' || *v > '9' || *end || n < 1 || n > 1000)
-            break;
-        d->cmp->repeat = (int)n;
-        d->cmp->repeat_auto = 0;
-        return 0;
-    }
-    case I_SAME_WITHIN: {
-        char *end;
-        double pct = strtod(v, &end);
-        if (end == v || strcmp(end, "%") != 0 || !(pct >= 0.1 && pct <= 50))
-            break;
-        d->cmp->same_within = pct / 100;
-        return 0;
-    }
-    case I_CMP_WARMUP: {
-        uint64_t ns;
-        if (units_parse_duration(v, &ns) != 0)
-            break;
-        d->cmp->warmup_ns = ns;
-        d->cmp->warmup_set = 1;
-        return 0;
-    }
-    case I_SAME: {
-        unsigned fields;
-        if (same_parse(v, &fields) != 0)
-            break;
-        d->cmp->same = (int)fields;
-        return 0;
-    }
-    case I_PIN:
-        if (strcmp(v, "auto") != 0 && strcmp(v, "no") != 0)
-            break;
-        d->cmp->pin = strcmp(v, "no") == 0 ? PIN_NO : PIN_AUTO;
-        return 0;
-    case I_SERVER_CPUS:
-        if (cpu_list(v, d->cmp->server_cpus, &d->cmp->nserver_cpus) != 0)
-            break;
-        return 0;
-    case I_CLIENT_CPUS:
-        if (cpu_list(v, d->cmp->client_cpus, &d->cmp->nclient_cpus) != 0)
-            break;
-        return 0;
-    case I_LATENCY:
-        return 0; /* wrk's flag: the distribution is always printed */
-    case I_CHECK: {
-        struct check c;
-        char why[300];
-        if (check_compile(v, &c, why, sizeof(why)) != 0)
-            return err_set(err, errlen, NULL, "%s '%s': %s", shown, v, why);
-        check_free(&c);
-        if (config_add_check(cfg, v) != 0)
-            return err_set(err, errlen, NULL, "out of memory");
-        return 0;
-    }
-    case I_MAX_BODY: {
-        double x;
-        if (units_parse_size(v, &x) != 0 || x > 1024.0 * 1048576)
-            break;
-        cfg->max_body = (uint64_t)x;
-        return 0;
-    }
-    case I_THINK: {
-        const char *dash = strchr(v, '-');
-        char a[64];
-        if (strlen(v) >= sizeof(a))
-            break;
-        if (dash == NULL) {
-            if (units_parse_duration(v, &cfg->think_lo_ns) != 0)
-                break;
-            cfg->think_hi_ns = cfg->think_lo_ns;
-            return 0;
-        }
-        snprintf(a, sizeof(a), "%.*s", (int)(dash - v), v);
-        if (units_parse_duration(a, &cfg->think_lo_ns) != 0 || units_parse_duration(dash + 1, &cfg->think_hi_ns) != 0 ||
-            cfg->think_hi_ns < cfg->think_lo_ns)
-            break;
-        return 0;
-    }
-    case I_CALIBRATE:
-        if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
-            break;
-        cfg->calibrate = strcmp(v, "yes") == 0;
-        return 0;
-    case I_FINDINGS:
-        if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
-            break;
-        cfg->no_findings = strcmp(v, "no") == 0;
-        return 0;
-    case I_ORDER:
-        if (strcmp(v, "sequential") == 0)
-            cfg->order_mode = ORDER_SEQUENTIAL;
-        else if (strcmp(v, "random") == 0)
-            cfg->order_mode = ORDER_RANDOM;
-        else if (strcmp(v, "session") == 0)
-            cfg->order_mode = ORDER_SESSION;
-        else
-            break;
-        return 0;
-    case I_STAGES:
-        if (parse_stages(cfg, v) != 0)
-            break;
-        return 0;
-    case I_SHARD:
-        if (shard_parse(v, &cfg->shard_index, &cfg->shard_count, &cfg->shard_from) == 0)
-            return 0;
-        if (strcmp(v, "auto") == 0)
-            return err_set(err, errlen, NULL, "%s auto: no shard rank and size in the environment (OMPI_COMM_WORLD_RANK/SIZE, "
-                        "PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS, or JOB_COMPLETION_INDEX with RAFALE_SHARDS)", shown);
-        break;
-    case I_START_AT:
-        if ((cfg->start_at = shard_parse_time(v)) > 0)
-            return 0;
-        break;
-    case I_SEED: {
-        char *end;
-        errno = 0;
-        cfg->seed = strtoull(v, &end, 10);
-        if (errno || end == v || *end || *v == '-')
-            break;
-        cfg->seed_given = 1;
-        return 0;
-    }
-    default:
-        return err_set(err, errlen, NULL, "%s cannot be set here", shown);
-    }
-    return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, o->wants, v);
-}
-
 int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
             size_t errlen)
 {
-    void *base = o->dst == D_RUN ? (void *)d->run : o->dst == D_SERVE ? (void *)d->serve : (void *)d->cmp;
+    void *base = o->dst == D_RUN     ? (void *)d->run
+                 : o->dst == D_SERVE ? (void *)d->serve
+                 : o->dst == D_CMP   ? (void *)d->cmp
+                                     : (void *)d->res;
     char *field = (char *)base + o->off;
     uint64_t u;
     size_t k;
@@ -949,7 +453,7 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
         return 0;
     }
     default:
-        return set_custom(o, d, value, shown, err, errlen);
+        return opt_value_set(o->id, o->wants, d, value, shown, err, errlen);
     }
     return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, o->wants, value);
 }
@@ -1021,10 +525,12 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                 err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", optopt);
             else
                 unknown_long(argv[optind - 1], err, errlen);
-            return OPT_ERROR;
+            *first_arg = optind - 1;
+            return OPT_UNKNOWN;
         }
         if (opt >= 0x1000) {
-            const char *tok = optarg && optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+            int at = optarg && optind >= 2 && optarg == argv[optind - 1] ? optind - 2 : optind - 1;
+            const char *tok = argv[at];
             size_t tl;
             o = byidx[opt - 0x1000];
             snprintf(shown, sizeof(shown), "--%s", o->name);
@@ -1037,7 +543,8 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                     for (i = 0; i < NOPTS; i++)
                         if (strlen(table[i].name) == tl && strncmp(table[i].name, tok, tl) == 0) {
                             unknown_long(tok - 2, err, errlen);
-                            return OPT_ERROR;
+                            *first_arg = at;
+                            return OPT_UNKNOWN;
                         }
             }
         } else {
@@ -1046,7 +553,8 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                     o = byidx[i];
             if (o == NULL) {
                 err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", opt);
-                return OPT_ERROR;
+                *first_arg = optind - 1;
+                return OPT_UNKNOWN;
             }
             snprintf(shown, sizeof(shown), "-%c", opt);
         }

@@ -20,6 +20,18 @@ enum {
     OPT_SETTINGS = 1 << 3, /* a key of a compare plan's [settings] only */
     OPT_COMPARE = 1 << 4,  /* rafale compare [options] PLAN */
     OPT_SERVE = 1 << 5,    /* rafale serve [options] */
+    OPT_REPORT = 1 << 6,   /* rafale report [options] RESULT.json... */
+    OPT_MERGE = 1 << 7,    /* rafale merge [options] SHARD.json... */
+    OPT_DIFF = 1 << 8,     /* rafale diff [options] BASE.json NEW.json */
+    OPT_CALIBRATE = 1 << 9, /* rafale calibrate [options] */
+    OPT_COMPLETION = 1 << 10, /* rafale completion SHELL */
+};
+
+/* What report, merge, diff and calibrate take besides their files. */
+struct result_args {
+    const char *json;      /* --json FILE */
+    const char *html;      /* --html FILE */
+    double threshold;      /* diff's --threshold, a fraction (0.05 for 5%) */
 };
 
 /* What the options write into; only the member for the command at hand
@@ -28,6 +40,7 @@ struct opt_dst {
     struct config *run;
     struct serve_config *serve;
     struct cmp_settings *cmp;
+    struct result_args *res;
 };
 
 struct opt_def;
@@ -58,10 +71,11 @@ int opt_is_flag(const struct opt_def *o);
 int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
             size_t errlen);
 
-enum opt_result { OPT_OK, OPT_HELP, OPT_VERSION, OPT_ERROR };
+enum opt_result { OPT_OK, OPT_HELP, OPT_VERSION, OPT_ERROR, OPT_UNKNOWN };
 
 /* Parses argv[1..] with getopt_long against the options of `where`, applying
- * each. *first_arg receives the index of the first operand. */
+ * each. *first_arg receives the index of the first operand; OPT_UNKNOWN
+ * (an option `where` does not have, said in err): the index of its word. */
 enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
                                char *err, size_t errlen);
 

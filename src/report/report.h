@@ -38,6 +38,9 @@ const char *report_json_num(char *buf, const char *fmt, double v);
 void report_json_ref(FILE *f, const struct machine_ref *ref);
 /* Its line in the text report ("Reference ..."). */
 void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent);
+/* Results reported together (names[i] the file of res[i]): when they come
+ * from two machines or more, each machine and its reference (report_machines.c). */
+void report_machines(FILE *f, const struct engine_result *const *res, const char *const *names, int n);
 int report_csv(FILE *f, const struct engine_result *r);
 /* A self-contained HTML page with inline SVG charts. */
 int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,

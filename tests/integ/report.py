@@ -840,13 +840,13 @@ def completion_from_the_option_table():
                       zcomplete("rafale completion ") == ["bash", "fish", "zsh"],
                       "completion: zsh, values and subcommands (%s)" % zcomplete("rafale --order "))
                 # Repeatable options again; switches are switches (--help took a value, and hid what followed);
-                # the small subcommands take their value as the next word (--html=x was refused).
+                # the small subcommands' options come from the option table too (--html=x is taken as --html x).
                 check(zcomplete("rafale -H 'a: b' --hea") == ["--header"] and
                       "--connect-to" in zcomplete("rafale --connect-to a:1:b:2 --conn") and
                       zcomplete("rafale --version --thr") == ["--threads"] and
                       zcomplete("rafale --tls-version ") == ["1.2", "1.3"] and
                       "'--help[" in p.stdout and "'--help=" not in p.stdout and
-                      "'--html[write or read this file]:FILE:_files'" in p.stdout,
+                      "'--html=[write the report as a self-contained HTML page]:FILE:_files'" in p.stdout,
                       "completion: zsh, repeatable options, switches, own flags")
                 r = subprocess.run(["zsh", "-f", "-c", 'autoload -U compinit; compinit -u -D; source %s; '
                                     'print $_comps[rafale]' % path], capture_output=True, text=True, timeout=30)

@@ -1,0 +1,134 @@
+/* cmd_compare.c - `rafale compare PLAN`: the plan read, the CPUs said,
+ * the reference measured when asked, the rounds run, the report and files
+ * written. */
+#include "cmd.h"
+#include "calibrate.h"
+#include "cli.h"
+#include "compare.h"
+#include "net.h"
+#include "report_compare.h"
+#include "stop.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "0-2,5": a CPU list as people write it. */
+static void cpu_text(const int *cpus, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+    int i = 0;
+    buf[0] = '\0';
+    while (i < n && at + 24 < len) {
+        int j = i;
+        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        at += (size_t)snprintf(buf + at, len - at, "%s%d", at ? "," : "", cpus[i]);
+        if (j > i)
+            at += (size_t)snprintf(buf + at, len - at, "-%d", cpus[j]);
+        i = j + 1;
+    }
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct compare_args a;
+    struct cmp_plan plan;
+    struct cmp_result res;
+    char err[512];
+    int rc = 0;
+
+    switch (cli_parse_compare(argc, argv, &a, err, sizeof(err))) {
+    case CLI_EXIT:
+    case CLI_HELP:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale compare: %s\n", err);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (compare_file_parse(a.file, &a.set, &plan, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        compare_file_free(&plan);
+        return 2;
+    }
+    if (compare_ports_free(&plan, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        compare_file_free(&plan);
+        return 2;
+    }
+    if (plan.set.pin == PIN_CHOSE) {
+        char sv[200], cl[200];
+        cpu_text(plan.set.server_cpus, plan.set.nserver_cpus, sv, sizeof(sv));
+        cpu_text(plan.set.client_cpus, plan.set.nclient_cpus, cl, sizeof(cl));
+        printf("rafale compare: pin = auto: servers on CPU%s %s, rafale on CPU%s %s (server-cpus and client-cpus "
+               "choose, pin = no pins nothing)\n", plan.set.nserver_cpus > 1 ? "s" : "", sv,
+               plan.set.nclient_cpus > 1 ? "s" : "", cl);
+    } else if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
+        fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (%s): they compete for the "
+                        "same cores\n", plan.set.pin == PIN_NO ? "pin = no" : "server-cpus, client-cpus");
+    } else {
+        int i, j;
+        for (i = 0; i < plan.set.nserver_cpus; i++)
+            for (j = 0; j < plan.set.nclient_cpus; j++)
+                if (plan.set.server_cpus[i] == plan.set.client_cpus[j]) {
+                    fprintf(stderr, "rafale compare: warning: CPU %d is given to both the servers and rafale\n",
+                            plan.set.server_cpus[i]);
+                    i = plan.set.nserver_cpus;
+                    break;
+                }
+    }
+    net_raise_nofile(1 << 20);
+    stop_catch(0);
+    if (plan.set.repeat_auto)
+        printf("rafale compare: %s, %d server%s, %d workload%s, repeat = auto (%d to %d rounds, until every verdict "
+               "is decided)\n", a.file, plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads,
+               plan.nworkloads == 1 ? "" : "s", plan.set.repeat < plan.set.max_repeat ? plan.set.repeat
+               : plan.set.max_repeat, plan.set.max_repeat);
+    else
+        printf("rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
+               plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
+               plan.set.repeat == 1 ? "" : "s");
+    fflush(stdout);
+    {
+        /* calibrate = yes (a workload default): the reference once, first. */
+        struct machine_ref ref;
+        int i, want = 0;
+        memset(&ref, 0, sizeof(ref));
+        for (i = 0; i < plan.nworkloads; i++)
+            want |= plan.workloads[i].cfg.calibrate;
+        if (want && calibrate_get(stop_flag(), cmd_log_line, stdout, &ref, err, sizeof(err)) != 0) {
+            fprintf(stderr, "rafale compare: calibrate: %s\n", err);
+            compare_file_free(&plan);
+            return 1;
+        }
+        rc = compare_run(&plan, stop_flag(), cmd_log_line, stdout, &res, err, sizeof(err));
+        res.ref = ref;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        rc = 1;
+    } else {
+        report_compare_print(stdout, &plan, &res);
+        if (plan.set.json_path) {
+            FILE *f = fopen(plan.set.json_path, "w");
+            int wrc = f ? report_compare_json(f, &plan, &res) : -1;
+            if (f && fclose(f) != 0)
+                wrc = -1;
+            if (wrc != 0) {
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", plan.set.json_path);
+                rc = 1;
+            }
+        }
+        if (plan.set.html_path && cmd_compare_html("rafale compare", plan.set.html_path, &plan, &res) != 0)
+            rc = 1;
+        /* The report is written whole in every case; the status says
+         * whether it measured what was asked. */
+        if (rc == 0)
+            rc = compare_exit_status(&res);
+    }
+    compare_result_free(&res);
+    compare_file_free(&plan);
+    return rc;
+}
+

@@ -1,0 +1,81 @@
+/* cmd_merge.c - `rafale merge SHARD.json...`: the shards of one run
+ * (--shard I/N) as the one result of the whole run. */
+#include "cmd.h"
+#include "cli.h"
+#include "findings.h"
+#include "merge.h"
+#include "outputs.h"
+#include "report.h"
+#include "report_load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The merged result's findings (the host counters stay with each
+ * shard's), its report and its files. Returns the exit status. */
+static int merged_out(struct loaded_run *m, const struct result_args *a)
+{
+    static struct findings fs; /* 20 KiB: off the stack */
+    const struct findings_in fin = { &m->cfg, &m->res, m->has_server ? &m->server : NULL, NULL, -1 };
+    const struct run_out o = { &m->cfg, &m->res, m->has_server ? &m->server : NULL, NULL, &fs };
+    int rc = 0;
+    findings_eval(&fin, &fs);
+    report_text(a->json && strcmp(a->json, "-") == 0 ? stderr : stdout, &m->cfg, &m->res, o.server, &fs);
+    if (a->json && outputs_write(a->json, OUT_JSON, &o) != 0)
+        rc = 1;
+    if (a->html && outputs_write(a->html, OUT_HTML, &o) != 0)
+        rc = 1;
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    const struct cmd *c = cmd_find("merge");
+    struct result_args a = { 0 };
+    json_t **roots;
+    struct loaded_run m;
+    char err[512];
+    int i, n = 0, first, rc = 0;
+
+    switch (cli_parse_args(argc, argv, c->where, c->usage, -1, &a, &first, err, sizeof(err))) {
+    case CLI_HELP:
+        cmd_help(stdout, c);
+        /* fall through */
+    case CLI_EXIT:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale merge: %s\n", err);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (first >= argc) {
+        fprintf(stderr, "rafale merge: no shard results given (rafale %s)\n", c->usage);
+        return 2;
+    }
+    if ((roots = calloc((size_t)argc, sizeof(*roots))) == NULL) {
+        fprintf(stderr, "rafale merge: out of memory\n");
+        return 1;
+    }
+    for (i = first; i < argc; i++, n++)
+        if ((roots[n] = report_load_json(argv[i], err, sizeof(err))) == NULL) {
+            fprintf(stderr, "rafale merge: %s\n", err);
+            rc = 1;
+            goto out;
+        }
+    if (merge_shards(roots, (const char **)argv + first, n, &m, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale merge: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    rc = merged_out(&m, &a);
+    engine_result_free(&m.res);
+    monitor_result_free(&m.server);
+    config_free(&m.cfg);
+out:
+    for (i = 0; i < n; i++)
+        json_decref(roots[i]);
+    free(roots);
+    return rc;
+}

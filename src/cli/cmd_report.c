@@ -1,0 +1,126 @@
+/* cmd_report.c - `rafale report RESULT.json...`: the reports again, from
+ * saved results (runs, or a whole compare); several runs are laid side by
+ * side. */
+#include "cmd.h"
+#include "cli.h"
+#include "compare.h"
+#include "compare_load.h"
+#include "outputs.h"
+#include "report.h"
+#include "report_compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Several saved runs side by side, as one workload of a compare whose
+ * "servers" are the files. */
+static int side_by_side(const char *html, struct loaded *runs, char **names, int n)
+{
+    struct cmp_plan plan;
+    struct cmp_result cr;
+    int k, rc = compare_saved_init(&plan, &cr, &runs[0].run.cfg, n);
+
+    for (k = 0; k < n && rc == 0; k++) {
+        const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
+        struct loaded_run *lr = &runs[k].run;
+        rc = compare_saved_add(&plan, &cr, k, base, lr->cfg.nurls ? lr->cfg.url_text[0] : "", &lr->res,
+                           lr->has_server ? &lr->server : NULL);
+        lr->has_server = 0;
+    }
+    if (rc == 0) {
+        compare_summarize(&plan, &cr);
+        rc = cmd_compare_html("rafale report", html, &plan, &cr);
+    } else {
+        fprintf(stderr, "rafale report: out of memory\n");
+    }
+    compare_result_free(&cr);
+    compare_file_free(&plan);
+    return rc != 0;
+}
+
+/* The text reports of the n results, then the page html asks for. */
+static int report_out(struct loaded *runs, char **names, int n, int compares, const char *html)
+{
+    int i;
+    if (n > 1 && !compares) {
+        const struct engine_result **res = calloc((size_t)n, sizeof(*res));
+        for (i = 0; res && i < n; i++)
+            res[i] = &runs[i].run.res;
+        if (res)
+            report_machines(stdout, res, (const char *const *)names, n);
+        free(res);
+    }
+    for (i = 0; i < n; i++) {
+        if (n > 1)
+            printf("%s== %s\n", i ? "\n" : "", names[i]);
+        if (runs[i].is_compare)
+            report_compare_print(stdout, &runs[i].plan, &runs[i].cmp);
+        else
+            report_text(stdout, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL,
+                        runs[i].run.has_findings ? &runs[i].run.found : NULL);
+    }
+    if (html == NULL)
+        return 0;
+    if (compares)
+        return cmd_compare_html("rafale report", html, &runs[0].plan, &runs[0].cmp) != 0;
+    if (n > 1)
+        return side_by_side(html, runs, names, n);
+    {
+        const struct run_out o = { &runs[0].run.cfg, &runs[0].run.res,
+                                   runs[0].run.has_server ? &runs[0].run.server : NULL, NULL,
+                                   runs[0].run.has_findings ? &runs[0].run.found : NULL };
+        return outputs_write(html, OUT_HTML, &o) != 0;
+    }
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const struct cmd *c = cmd_find("report");
+    struct result_args a = { 0 };
+    struct loaded *runs;
+    char err[512], **names;
+    int i, n = 0, first, rc = 0, compares = 0;
+
+    switch (cli_parse_args(argc, argv, c->where, c->usage, -1, &a, &first, err, sizeof(err))) {
+    case CLI_HELP:
+        cmd_help(stdout, c);
+        /* fall through */
+    case CLI_EXIT:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale report: %s\n", err);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (first >= argc) {
+        fprintf(stderr, "rafale report: no result file given (rafale %s)\n", c->usage);
+        return 2;
+    }
+    names = argv + first;
+    if ((runs = calloc((size_t)argc, sizeof(*runs))) == NULL) {
+        fprintf(stderr, "rafale report: out of memory\n");
+        return 1;
+    }
+    for (i = first; i < argc; i++, n++) {
+        if (compare_load(argv[i], &runs[n], err, sizeof(err)) != 0) {
+            fprintf(stderr, "rafale report: %s\n", err);
+            compare_load_free(&runs[n]);
+            rc = 1;
+            goto out;
+        }
+        compares += runs[n].is_compare;
+    }
+    if (compares && n > 1) {
+        fprintf(stderr, "rafale report: a compare result is reported on its own: give one file\n");
+        rc = 2;
+        goto out;
+    }
+    rc = report_out(runs, names, n, compares, a.html);
+out:
+    for (i = 0; i < n; i++)
+        compare_load_free(&runs[i]);
+    free(runs);
+    return rc;
+}

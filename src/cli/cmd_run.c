@@ -1,0 +1,194 @@
+/* cmd_run.c - `rafale [options] URL...` and `rafale sweep`: the command
+ * line into a run (or a sweep of runs), the run watched, its result
+ * written. */
+#include "cmd.h"
+#include "calibrate.h"
+#include "cli.h"
+#include "metrics.h"
+#include "monitor.h"
+#include "net.h"
+#include "observed.h"
+#include "outputs.h"
+#include "progress.h"
+#include "shard.h"
+#include "stop.h"
+#include "sweep.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --metrics-listen: the engine's progress goes to the metrics thread too. */
+struct live_out {
+    struct metrics *m;
+    struct progress *prog;       /* NULL: --quiet */
+    const struct observed *ob;   /* its monitor, NULL without --monitor */
+};
+
+static void progress_and_metrics(const struct engine_progress *p, void *arg)
+{
+    struct live_out *o = arg;
+    if (p->live) {
+        struct monitor_live server;
+        struct monitor *mon = o->ob->mon;
+        if (mon)
+            monitor_live(mon, &server);
+        metrics_publish(o->m, p->live, mon ? &server : NULL);
+    }
+    if (o->prog)
+        progress_update(p, o->prog);
+}
+
+/* The command line of a run or a sweep into cfg, the open-file limit
+ * raised for it, the signals caught. Returns -1 to go on, or the exit
+ * status. */
+static int prepare(int argc, char **argv, int sweep, struct config *cfg)
+{
+    char err[512], notes[256];
+    uint64_t limit;
+
+    switch (cli_parse(argc, argv, sweep, cfg, err, sizeof(err), notes, sizeof(notes))) {
+    case CLI_HELP:
+        cmd_usage(stdout);
+        /* fall through */
+    case CLI_EXIT:
+        config_free(cfg);
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(cfg);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (notes[0])
+        fprintf(stderr, "rafale: %s\n", notes);
+
+    /* Every connection is a descriptor; a few more for epoll and files. */
+    {
+        uint32_t want = cfg->max_connections > cfg->connections ? cfg->max_connections : cfg->connections;
+        limit = net_raise_nofile((uint64_t)want + 64);
+        if (limit < (uint64_t)want + 64) {
+            fprintf(stderr, "rafale: %u connections need %u open files but the limit is %llu: raise it with 'ulimit -n %u'\n",
+                    want, want + 64, (unsigned long long)limit, want + 64);
+            config_free(cfg);
+            return 2;
+        }
+    }
+    stop_catch(1);
+    return -1;
+}
+
+static void on_sweep_step(const struct sweep_step *s, void *arg)
+{
+    sweep_print_step(arg, s);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct config cfg;
+    struct sweep_result sr;
+    FILE *out;
+    char err[512];
+    int rc = prepare(argc, argv, 1, &cfg);
+
+    if (rc >= 0)
+        return rc;
+    out = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
+    sweep_print_header(out, &cfg);
+    if (sweep_run(&cfg, stop_flag(), on_sweep_step, out, &sr, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(&cfg);
+        return 1;
+    }
+    sweep_print_summary(out, &sr);
+    rc = sr.interrupted ? 130 : sr.knee > 0 ? 0 : 3;
+    if (cfg.json_path) {
+        FILE *f = strcmp(cfg.json_path, "-") == 0 ? stdout : fopen(cfg.json_path, "w");
+        int wrc;
+        if (f == NULL) {
+            fprintf(stderr, "rafale: cannot write JSON to '%s': %s\n", cfg.json_path, strerror(errno));
+            config_free(&cfg);
+            return 1;
+        }
+        wrc = sweep_json(f, &cfg, &sr);
+        if (f != stdout)
+            wrc |= fclose(f);
+        if (wrc != 0) {
+            fprintf(stderr, "rafale: writing JSON to '%s' failed\n", cfg.json_path);
+            rc = 1;
+        }
+    }
+    config_free(&cfg);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static struct findings fs; /* 20 KiB: off the stack */
+    struct config cfg, share;
+    struct observed ob;
+    struct progress prog;
+    struct machine_ref ref = { 0 };
+    struct live_out live = { NULL, NULL, NULL };
+    struct observed_in in = { 0 };
+    char err[512];
+    int rc = prepare(argc, argv, 0, &cfg);
+
+    if (rc >= 0)
+        return rc;
+    /* This shard's share, computed once: the live view counts against it,
+     * the engine runs it. */
+    if (shard_apply(&cfg, &share, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(&cfg);
+        return 2;
+    }
+    if (cfg.calibrate &&
+        calibrate_get(stop_flag(), cfg.quiet ? NULL : cmd_log_line, stderr, &ref, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: calibrate: %s\n", err);
+        config_free(&cfg);
+        return atomic_load(stop_flag()) ? 130 : 1;
+    }
+    progress_init(&prog, stderr, &share);
+    if (cfg.start_at > 0 && cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now() > 1 && !cfg.quiet)
+        fprintf(stderr, "rafale: waiting %.1fs for --start-at\n", cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now());
+    if (cfg.start_at > 0 && shard_now() > cfg.start_at + 1)
+        fprintf(stderr, "rafale: warning: --start-at was %.1fs ago: this shard begins late (its report says by how much)\n",
+                shard_now() - cfg.start_at);
+    if (cfg.metrics_listen && metrics_start(&cfg, &live.m, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(&cfg);
+        return 2;
+    }
+    live.prog = cfg.quiet ? NULL : &prog;
+    live.ob = &ob;
+    in.cfg = &cfg;
+    in.share = &share;
+    in.stop = stop_flag();
+    in.progress = cfg.metrics_listen ? progress_and_metrics : cfg.quiet ? NULL : progress_update;
+    in.arg = cfg.metrics_listen ? (void *)&live : &prog;
+    in.monitor_pid = (int)cfg.monitor_pid;
+    in.monitor_cgroup = cfg.monitor_cgroup;
+    in.monitor_required = 1;
+    in.server_log = NULL;
+    in.found = cfg.no_findings ? NULL : &fs;
+    rc = observed_run(&in, &ob, err, sizeof(err));
+    progress_done(&prog);
+    if (rc != 0) {
+        metrics_stop(live.m);
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(&cfg);
+        /* The plan is built before any load: a mistake in it (or in
+         * --monitor) is the user's, exit 2. */
+        return rc == ENGINE_EPLAN ? 2 : 1;
+    }
+    ob.res.ref = ref;
+    /* With --json - the JSON owns stdout and the text report goes to stderr. */
+    rc = outputs_finish(&cfg, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, in.found, live.m);
+    metrics_stop(live.m);
+    observed_free(&ob);
+    config_free(&cfg);
+    return rc;
+}

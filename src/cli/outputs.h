@@ -1,0 +1,42 @@
+/* outputs.h - what a run's result is written as: the text report, the SLO
+ * checks, the files the command line asks for (JSON, CSV, HTML,
+ * HdrHistogram) and the live page's last state. A run, rafale-mpi's merged
+ * ranks and rafale merge share them. */
+#ifndef RAFALE_OUTPUTS_H
+#define RAFALE_OUTPUTS_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "engine.h"
+#include "findings.h"
+#include "metrics.h"
+#include "monitor.h"
+#include "slo.h"
+
+/* A run's result, as every output takes it. */
+struct run_out {
+    const struct config *cfg;
+    const struct engine_result *r;
+    const struct monitor_result *server; /* or NULL */
+    const struct slo *slo;               /* evaluated, or NULL */
+    const struct findings *fs;           /* or NULL (--findings no) */
+};
+
+/* The files a run writes. */
+enum out_kind { OUT_JSON, OUT_CSV, OUT_HTML, OUT_HDR };
+
+/* Writes o as kind k to path ("-": stdout). Returns 0, or -1 (said on
+ * stderr). */
+int outputs_write(const char *path, enum out_kind k, const struct run_out *o);
+
+/* The end of a run, one or merged from ranks: the text report with its
+ * findings fs (or NULL) (on stderr when the JSON owns stdout), the SLO
+ * checks of opts (the command line's) on the result, every file opts asks
+ * for, the live page's last state (live, or NULL). Returns the exit status:
+ * 1 when a file could not be written, 130 when interrupted, 3 when an SLO
+ * failed, else 0. */
+int outputs_finish(struct config *opts, const struct config *cfg, const struct engine_result *r,
+                   const struct monitor_result *server, const struct findings *fs, struct metrics *live);
+
+#endif

@@ -1,0 +1,17 @@
+/* stop.h - the one global: the stop flag SIGINT and SIGTERM set, which
+ * every run polls. */
+#ifndef RAFALE_STOP_H
+#define RAFALE_STOP_H
+
+#include <stdatomic.h>
+
+/* The flag. */
+const atomic_int *stop_flag(void);
+
+/* Ctrl-C and SIGTERM set the flag; SIGPIPE is ignored. reset: a second
+ * one kills at once, should a stop ever hang; compare and calibrate say 0:
+ * their stop is bounded (grace, then cgroup.kill) and must not be cut
+ * short, or servers they started would be left running. */
+void stop_catch(int reset);
+
+#endif
