@@ -17,7 +17,7 @@ static enum opt_result parse(const char *line, unsigned where, struct config *cf
     static char buf[512];
     char *argv[32], *tok, *save = NULL;
     int argc = 0;
-    struct opt_dst d = { cfg, sc, cs };
+    struct opt_dst d = { cfg, sc, cs, NULL };
     snprintf(buf, sizeof(buf), "prog %s", line);
     for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
         argv[argc++] = tok;

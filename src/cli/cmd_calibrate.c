@@ -8,9 +8,10 @@
 
 #include <stdio.h>
 
-int cmd_calibrate(int argc, char **argv)
+int cmd_calibrate(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
-    const struct cmd *c = cmd_find("calibrate");
+    (void)all;
+    const struct cmd *c = self;
     struct result_args a = { 0 };
     struct machine_ref ref;
     char err[600], path[4096];

@@ -29,8 +29,10 @@ static void cpu_text(const int *cpus, int n, char *buf, size_t len)
     }
 }
 
-int cmd_compare(int argc, char **argv)
+int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
+    (void)self;
+    (void)all;
     struct compare_args a;
     struct cmp_plan plan;
     struct cmp_result res;

@@ -29,9 +29,10 @@ static int merged_out(struct loaded_run *m, const struct result_args *a)
     return rc;
 }
 
-int cmd_merge(int argc, char **argv)
+int cmd_merge(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
-    const struct cmd *c = cmd_find("merge");
+    (void)all;
+    const struct cmd *c = self;
     struct result_args a = { 0 };
     json_t **roots;
     struct loaded_run m;

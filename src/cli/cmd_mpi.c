@@ -80,8 +80,9 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
 
 /* rafale-mpi ARGS under mpiexec (or srun): each rank one shard of the run;
  * rank 0 prints the one merged report and writes the one --json/--html. */
-int cmd_mpi(int argc, char **argv)
+int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
+    (void)self;
     struct mpig m;
     struct config cfg;
     struct config share;
@@ -104,14 +105,14 @@ int cmd_mpi(int argc, char **argv)
         (void)e;
     }
     memset(&cfg, 0, sizeof(cfg));
-    if (argc > 1 && cmd_find(argv[1]) && !cmd_find(argv[1])->mpi) {
+    if (argc > 1 && cmd_find(all, argv[1]) && !cmd_find(all, argv[1])->mpi) {
         snprintf(err, sizeof(err), "rafale-mpi runs load tests; use rafale for '%s'", argv[1]);
         ok = 0;
         rc = 2;
     } else {
         switch (cli_parse(argc, argv, 0, &cfg, err, sizeof(err), notes, sizeof(notes))) {
         case CLI_HELP:
-            cmd_usage(stdout);
+            cmd_usage(stdout, all);
             /* fall through */
         case CLI_EXIT:
             config_free(&cfg);

@@ -74,9 +74,10 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     }
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
-    const struct cmd *c = cmd_find("report");
+    (void)all;
+    const struct cmd *c = self;
     struct result_args a = { 0 };
     struct loaded *runs;
     char err[512], **names;

@@ -40,17 +40,17 @@ static void progress_and_metrics(const struct engine_progress *p, void *arg)
         progress_update(p, o->prog);
 }
 
-/* The command line of a run or a sweep into cfg, the open-file limit
- * raised for it, the signals caught. Returns -1 to go on, or the exit
- * status. */
-static int prepare(int argc, char **argv, int sweep, struct config *cfg)
+/* The command line of a run or a sweep into cfg (--help: the usage lines
+ * of all), the open-file limit raised for it, the signals caught. Returns
+ * -1 to go on, or the exit status. */
+static int prepare(const struct cmd *all, int argc, char **argv, int sweep, struct config *cfg)
 {
     char err[512], notes[256];
     uint64_t limit;
 
     switch (cli_parse(argc, argv, sweep, cfg, err, sizeof(err), notes, sizeof(notes))) {
     case CLI_HELP:
-        cmd_usage(stdout);
+        cmd_usage(stdout, all);
         /* fall through */
     case CLI_EXIT:
         config_free(cfg);
@@ -85,13 +85,14 @@ static void on_sweep_step(const struct sweep_step *s, void *arg)
     sweep_print_step(arg, s);
 }
 
-int cmd_sweep(int argc, char **argv)
+int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
+    (void)self;
     struct config cfg;
     struct sweep_result sr;
     FILE *out;
     char err[512];
-    int rc = prepare(argc, argv, 1, &cfg);
+    int rc = prepare(all, argc, argv, 1, &cfg);
 
     if (rc >= 0)
         return rc;
@@ -124,8 +125,9 @@ int cmd_sweep(int argc, char **argv)
     return rc;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
+    (void)self;
     static struct findings fs; /* 20 KiB: off the stack */
     struct config cfg, share;
     struct observed ob;
@@ -134,7 +136,7 @@ int cmd_run(int argc, char **argv)
     struct live_out live = { NULL, NULL, NULL };
     struct observed_in in = { 0 };
     char err[512];
-    int rc = prepare(argc, argv, 0, &cfg);
+    int rc = prepare(all, argc, argv, 0, &cfg);
 
     if (rc >= 0)
         return rc;

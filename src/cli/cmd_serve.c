@@ -8,8 +8,10 @@
 
 #include <stdio.h>
 
-int cmd_serve(int argc, char **argv)
+int cmd_serve(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
+    (void)self;
+    (void)all;
     struct serve_config sc;
     struct serve *srv;
     struct serve_counts counts;

@@ -10,9 +10,9 @@
 #include <ctype.h>
 #include <string.h>
 
-/* The subcommands are src/cli's table (cmd.c): row 0 is the run itself,
- * its name "". */
-#define SUB(k) cmd_at((unsigned)(k))
+/* The subcommands are src/cli's table (all, main.c's): row 0 is the run
+ * itself, its name "". */
+#define SUB(k) (all[k].name ? &all[k] : NULL)
 
 /* Repeatable options (-H, --check, --connect-to ...) say so in their help. */
 static int repeatable(const struct opt_info *o)
@@ -21,7 +21,7 @@ static int repeatable(const struct opt_info *o)
 }
 
 /* The subcommands' names, sep between them. */
-static void sub_names(FILE *f, const char *sep)
+static void sub_names(FILE *f, const char *sep, const struct cmd *all)
 {
     size_t k;
     for (k = 1; SUB(k); k++)
@@ -82,7 +82,7 @@ static void values(const struct opt_info *o, char *out, size_t len)
     }
 }
 
-static void bash(FILE *f)
+static void bash(FILE *f, const struct cmd *all)
 {
     size_t i, k;
     struct opt_info o;
@@ -103,7 +103,7 @@ static void bash(FILE *f)
                "        case ${COMP_WORDS[i]} in\n"
                "            -*) ;;\n");
     fprintf(f, "            ");
-    sub_names(f, "|");
+    sub_names(f, "|", all);
     fprintf(f, ") sub=${COMP_WORDS[i]}; break ;;\n"
                "        esac\n"
                "    done\n"
@@ -144,7 +144,7 @@ static void bash(FILE *f)
     fprintf(f, "    esac\n"
                "    if [[ -z $sub && $cur != -* ]]; then\n"
                "        COMPREPLY=( $(compgen -W \"");
-    sub_names(f, " ");
+    sub_names(f, " ", all);
     fprintf(f, "\" -- \"$cur\") )\n"
                "        return\n"
                "    fi\n"
@@ -162,7 +162,7 @@ static void bash(FILE *f)
                "complete -F _rafale rafale rafale-mpi\n");
 }
 
-static void fish(FILE *f)
+static void fish(FILE *f, const struct cmd *all)
 {
     size_t i, k;
     struct opt_info o;
@@ -172,7 +172,7 @@ static void fish(FILE *f)
     size_t n = 0;
     fprintf(f, "complete -c rafale-mpi --wraps rafale\n");
     fprintf(f, "complete -c rafale -f -n '__fish_use_subcommand' -a '");
-    sub_names(f, " ");
+    sub_names(f, " ", all);
     for (k = 1; SUB(k); k++)
         n += (size_t)snprintf(none + n, sizeof(none) - n, "%s%s", k > 1 ? " " : "", SUB(k)->name);
     fprintf(f, "'\n");
@@ -244,7 +244,7 @@ static void zspec(FILE *f, const struct opt_info *o)
     }
 }
 
-static void zsh(FILE *f)
+static void zsh(FILE *f, const struct cmd *all)
 {
     size_t i, k;
     struct opt_info o;
@@ -253,14 +253,14 @@ static void zsh(FILE *f)
                "# eval \"$(rafale completion zsh)\" after compinit. Generated from rafale's option table.\n"
                "_rafale_operand() {\n"
                "    _alternative 'subcommands:subcommand:(");
-    sub_names(f, " ");
+    sub_names(f, " ", all);
     fprintf(f, ")' 'urls:URL:_urls'\n}\n\n"
                "_rafale() {\n"
                "    local sub= i\n"
                "    for ((i = 2; i < CURRENT; i++)); do\n"
                "        case ${words[i]} in\n"
                "            ");
-    sub_names(f, "|");
+    sub_names(f, "|", all);
     fprintf(f, ") sub=${words[i]}; break ;;\n"
                "        esac\n"
                "    done\n"
@@ -296,23 +296,23 @@ static void zsh(FILE *f)
                "fi\n");
 }
 
-int completion_write(FILE *f, const char *shell)
+int completion_write(FILE *f, const char *shell, const struct cmd *all)
 {
     if (strcmp(shell, "bash") == 0) {
-        bash(f);
+        bash(f, all);
     } else if (strcmp(shell, "zsh") == 0) {
-        zsh(f);
+        zsh(f, all);
     } else if (strcmp(shell, "fish") == 0) {
-        fish(f);
+        fish(f, all);
     } else {
         return -1;
     }
     return ferror(f) ? -1 : 0;
 }
 
-int completion_main(int argc, char **argv)
+int completion_main(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
-    const struct cmd *c = cmd_find("completion");
+    const struct cmd *c = self;
     struct result_args a = { 0 };
     char err[300];
     int first;
@@ -329,7 +329,7 @@ int completion_main(int argc, char **argv)
     case CLI_OK:
         break;
     }
-    if (argc - first != 1 || completion_write(stdout, argv[first]) != 0) {
+    if (argc - first != 1 || completion_write(stdout, argv[first], all) != 0) {
         fprintf(stderr, "rafale completion: give bash, zsh or fish (rafale completion bash)\n");
         return 2;
     }

@@ -5,8 +5,11 @@
 
 #include <stdio.h>
 
-/* Writes the script for shell ("bash", "zsh", "fish"). Returns 0, or -1
- * for another shell or a write error. */
-int completion_write(FILE *f, const char *shell);
+struct cmd;
+
+/* Writes the script for shell ("bash", "zsh", "fish"), the subcommands
+ * those of all (cmd.h). Returns 0, or -1 for another shell or a write
+ * error. */
+int completion_write(FILE *f, const char *shell, const struct cmd *all);
 
 #endif

@@ -1,17 +1,39 @@
-/* main.c - rafale's entry: the subcommand named by the first word (cmd.c's
- * table), or the run itself. The bodies (cmd_*.c) print fatal errors and
- * choose the exit code. */
+/* main.c - rafale's entry and the subcommands' table (cmd.h): the
+ * subcommand named by the first word, or the run itself. The bodies
+ * (cmd_*.c) print fatal errors and choose the exit code. */
 #include "cmd.h"
+#include "opt.h"
+
+#include <stddef.h>
+
+static const struct cmd cmds[] = {
+    { "", cmd_run, "[options] URL...", "load-test one or more HTTP endpoints", 1, OPT_RUN, "URL", NULL },
+    { "sweep", cmd_sweep, "sweep [options] URL", "the highest rate within an SLO", 0, OPT_SWEEP, "URL", NULL },
+    { "serve", cmd_serve, "serve [options]", "run the built-in target server", 0, OPT_SERVE, NULL, NULL },
+    { "compare", cmd_compare, "compare [options] PLAN", "several servers side by side", 0, OPT_COMPARE, "plan file",
+      NULL },
+    { "report", cmd_report, "report [--html F] RESULT.json...", "the reports again from saved results", 0, OPT_REPORT,
+      "JSON file", NULL },
+    { "merge", cmd_merge, "merge [--json F] [--html F] SHARD.json...", "one run's shards (--shard) as one result", 0,
+      OPT_MERGE, "JSON file", NULL },
+    { "diff", cmd_diff, "diff [--threshold 5%] [--json F] [--html F] BASE.json NEW.json", "a regression gate", 0,
+      OPT_DIFF, "JSON file", NULL },
+    { "calibrate", cmd_calibrate, "calibrate [--json F]", "this machine's reference, for results from several machines",
+      0, OPT_CALIBRATE, NULL, NULL },
+    { "completion", completion_main, "completion bash|zsh|fish", "a completion script for your shell", 0,
+      OPT_COMPLETION, "shell", "bash zsh fish" },
+    { NULL, NULL, NULL, NULL, 0, 0, NULL, NULL },
+};
 
 int main(int argc, char **argv)
 {
-    const struct cmd *c = argc > 1 ? cmd_find(argv[1]) : NULL;
+    const struct cmd *c = argc > 1 ? cmd_find(cmds, argv[1]) : NULL;
 
 #ifdef RAFALE_MPI
-    return cmd_mpi(argc, argv);
+    return cmd_mpi(&cmds[0], cmds, argc, argv);
 #endif
     /* A subcommand takes its own argv, argv[0] its name; the run, rafale's. */
     if (c == NULL || c->name[0] == '\0')
-        return cmd_run(argc, argv);
-    return c->run(argc - 1, argv + 1);
+        return cmd_run(&cmds[0], cmds, argc, argv);
+    return c->run(c, cmds, argc - 1, argv + 1);
 }

@@ -68,7 +68,6 @@ static enum cli_result from_opt(enum opt_result r, void (*usage)(void))
         printf("rafale %s\n", RAFALE_VERSION);
         return CLI_EXIT;
     case OPT_ERROR:
-    case OPT_UNKNOWN:
         return CLI_ERROR;
     default:
         return CLI_OK;
@@ -187,7 +186,7 @@ enum cli_result cli_parse_args(int argc, char **argv, unsigned where, const char
     const char *word = operands ? "option" : "argument";
     enum opt_result r = opt_parse_argv(argc, argv, where, &d, first, err, errlen);
 
-    if (r == OPT_UNKNOWN) {
+    if (r == OPT_ERROR && *first >= 0) {
         err_set(err, errlen, NULL, "unknown %s '%s' (rafale %s)", word, argv[*first], synopsis);
         return CLI_ERROR;
     }

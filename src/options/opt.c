@@ -508,6 +508,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
     memset(&longs[nl], 0, sizeof(longs[nl]));
     shorts[ns] = '\0';
 
+    *first_arg = -1;
     opterr = 0;
     optind = 0; /* 0, not 1: glibc starts afresh, forgetting a previous parse half done */
     for (;;) {
@@ -526,7 +527,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
             else
                 unknown_long(argv[optind - 1], err, errlen);
             *first_arg = optind - 1;
-            return OPT_UNKNOWN;
+            return OPT_ERROR;
         }
         if (opt >= 0x1000) {
             int at = optarg && optind >= 2 && optarg == argv[optind - 1] ? optind - 2 : optind - 1;
@@ -544,7 +545,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                         if (strlen(table[i].name) == tl && strncmp(table[i].name, tok, tl) == 0) {
                             unknown_long(tok - 2, err, errlen);
                             *first_arg = at;
-                            return OPT_UNKNOWN;
+                            return OPT_ERROR;
                         }
             }
         } else {
@@ -554,7 +555,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
             if (o == NULL) {
                 err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", opt);
                 *first_arg = optind - 1;
-                return OPT_UNKNOWN;
+                return OPT_ERROR;
             }
             snprintf(shown, sizeof(shown), "-%c", opt);
         }

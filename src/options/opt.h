@@ -71,11 +71,12 @@ int opt_is_flag(const struct opt_def *o);
 int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
             size_t errlen);
 
-enum opt_result { OPT_OK, OPT_HELP, OPT_VERSION, OPT_ERROR, OPT_UNKNOWN };
+enum opt_result { OPT_OK, OPT_HELP, OPT_VERSION, OPT_ERROR };
 
 /* Parses argv[1..] with getopt_long against the options of `where`, applying
- * each. *first_arg receives the index of the first operand; OPT_UNKNOWN
- * (an option `where` does not have, said in err): the index of its word. */
+ * each. *first_arg receives the index of the first operand; on OPT_ERROR,
+ * the index of the word of an option `where` does not have (said in err),
+ * or -1 for another mistake. */
 enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
                                char *err, size_t errlen);
 

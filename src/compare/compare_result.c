@@ -1,8 +1,9 @@
-/* compare_summary.c - a compare's cells summed up from their runs: the
- * medians, the verdicts between servers (with their intervals), what
- * makes a run's CPU figure implausible, the memory figure each server
- * gives, the findings of the runs as the cell's. A saved compare is
- * summed up again by the same code, so it rebuilds exactly. */
+/* compare_result.c - a compare's result: its cells and the runs added to
+ * them (as they are made, or read back from saved results), summed up: the
+ * medians, the verdicts between servers (with their intervals), what makes
+ * a run's CPU figure implausible, the memory figure each server gives, the
+ * findings of the runs as the cell's. A saved compare is summed up again
+ * by the same code, so it rebuilds exactly. */
 #include "compare.h"
 #include "units.h"
 #include "verdict.h"
@@ -12,6 +13,118 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+struct compare_cell *compare_cell(const struct cmp_result *r, int w, int s)
+{
+    return &r->cells[w * r->nservers + s];
+}
+
+int compare_result_init(struct cmp_result *r, const struct cmp_plan *p)
+{
+    int i;
+    memset(r, 0, sizeof(*r));
+    r->nworkloads = p->nworkloads;
+    r->nservers = p->nservers;
+    r->cells = calloc((size_t)(p->nworkloads * p->nservers), sizeof(*r->cells));
+    r->failed = calloc((size_t)p->nservers, sizeof(int));
+    r->failure = calloc((size_t)p->nservers, sizeof(char *));
+    r->output = calloc((size_t)p->nservers, sizeof(char *));
+    r->alike = calloc((size_t)(p->nworkloads ? p->nworkloads : 1), sizeof(*r->alike));
+    if (r->cells == NULL || r->failed == NULL || r->failure == NULL || r->output == NULL || r->alike == NULL)
+        return -1;
+    for (i = 0; i < p->nworkloads * p->nservers; i++)
+        if (stats_init(&r->cells[i].total) != 0)
+            return -1;
+    for (i = 0; i < p->nservers; i++)
+        if ((r->failure[i] = calloc(1, CMP_WHY_MAX)) == NULL || (r->output[i] = calloc(1, CMP_OUTPUT_MAX + 1)) == NULL)
+            return -1;
+    return 0;
+}
+
+void compare_result_free(struct cmp_result *r)
+{
+    int i, k;
+    for (i = 0; r->cells && i < r->nworkloads * r->nservers; i++) {
+        struct compare_cell *c = &r->cells[i];
+        for (k = 0; k < c->nruns; k++) {
+            engine_result_free(&c->runs[k].res);
+            monitor_result_free(&c->runs[k].server);
+            if (c->runs[k].cfg) {
+                config_free(c->runs[k].cfg);
+                free(c->runs[k].cfg);
+            }
+        }
+        free(c->runs);
+        free(c->url);
+        stats_fini(&c->total);
+    }
+    for (i = 0; r->failure && i < r->nservers; i++)
+        free(r->failure[i]);
+    for (i = 0; r->output && i < r->nservers; i++)
+        free(r->output[i]);
+    for (i = 0; r->alike && i < r->nworkloads; i++)
+        free(r->alike[i].diff);
+    free(r->alike);
+    free(r->cells);
+    free(r->failed);
+    free(r->failure);
+    free(r->output);
+    memset(r, 0, sizeof(*r));
+}
+
+int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server)
+{
+    struct compare_run *run;
+    if (c->nruns == c->caprun) {
+        int cap = c->caprun ? c->caprun * 2 : 4;
+        struct compare_run *n = realloc(c->runs, (size_t)cap * sizeof(*n));
+        if (n == NULL)
+            return -1;
+        c->runs = n;
+        c->caprun = cap;
+    }
+    run = &c->runs[c->nruns++];
+    memset(run, 0, sizeof(*run));
+    run->res = *res;
+    memset(res, 0, sizeof(*res));
+    if (server) {
+        run->server = *server;
+        run->has_server = 1;
+        memset(server, 0, sizeof(*server));
+    }
+    return 0;
+}
+
+int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n)
+{
+    memset(p, 0, sizeof(*p));
+    memset(r, 0, sizeof(*r));
+    config_cmp_defaults(&p->set);
+    p->set.repeat = 1;
+    p->set.repeat_auto = 0;
+    p->nworkloads = 1;
+    p->nservers = n;
+    p->workloads = calloc(1, sizeof(*p->workloads));
+    p->servers = calloc((size_t)n, sizeof(*p->servers));
+    if (p->workloads == NULL || p->servers == NULL || compare_result_init(r, p) != 0)
+        return -1;
+    p->workloads[0].name = strdup("saved runs");
+    p->workloads[0].path = strdup("/");
+    if (p->workloads[0].name == NULL || p->workloads[0].path == NULL || config_copy(&p->workloads[0].cfg, cfg) != 0)
+        return -1;
+    return 0;
+}
+
+int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+                  struct engine_result *res, struct monitor_result *server)
+{
+    struct cmp_server *sv = &p->servers[k];
+    sv->name = strdup(name);
+    sv->url = strdup(url);
+    if (sv->name == NULL || sv->url == NULL)
+        return -1;
+    return compare_add_run(compare_cell(r, 0, k), res, server);
+}
 
 static int cmp_double(const void *a, const void *b)
 {
