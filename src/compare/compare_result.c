@@ -99,7 +99,7 @@ int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct co
 {
     memset(p, 0, sizeof(*p));
     memset(r, 0, sizeof(*r));
-    config_cmp_defaults(&p->set);
+    cmp_settings_defaults(&p->set);
     p->set.repeat = 1;
     p->set.repeat_auto = 0;
     p->nworkloads = 1;

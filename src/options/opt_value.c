@@ -3,6 +3,8 @@
  * addresses, curl's host maps, pass phrases, stages, CPU lists, compare's
  * settings. opt.c's table names each by its id (opt_int.h). */
 #include "opt_int.h"
+#include "cmp_settings.h"
+#include "serve_config.h"
 #include "check.h"
 #include "err.h"
 #include "shard.h"
