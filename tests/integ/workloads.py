@@ -733,7 +733,12 @@ def checks_and_extraction_over_http2():
     failed = [(c["target"], c["check"], c["first_failure"]) for c in r.j.get("checks", []) if c["failed"]]
     check(r.rc == 0 and r.j["summary"]["checked"] == 100 and r.j["summary"]["checks_failed"] == 0 and not failed and
           r.j["summary"]["protocol"] == "h2", "h2: checks on fields and DATA, an extracted value in a path (%s)" % failed)
-    check(sum(c["passed"] for c in r.j["checks"]) == 50 * 2 + 50 * 3, "h2: every check counted")
+    # Each connection walks json, bytes, json...; how many requests each
+    # connection takes of the 100 depends on timing, so the targets' shares
+    # come from per_url (2 checks on /json, 3 on /bytes).
+    n = [u["summary"]["requests"] for u in r.j["per_url"]]
+    check(sum(c["passed"] for c in r.j["checks"]) == n[0] * 2 + n[1] * 3 and sum(n) == 100 and abs(n[0] - n[1]) <= 2,
+          "h2: every check counted (%s)" % n)
 
 
 @test
