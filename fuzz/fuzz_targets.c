@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
                       sizeof(err)) != 0) {
         if (strncmp(err, "fuzz", 4) != 0 || strchr(err, '\n') != NULL)
             abort();
-    } else if (cfg.nurls == 0 || cfg.norder < cfg.nurls) {
+    } else if (cfg.ntargets == 0 || cfg.norder < cfg.ntargets) {
         abort();
     }
     config_free(&cfg);

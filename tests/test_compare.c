@@ -37,8 +37,8 @@ static struct config keepalive_cfg(void)
 static void median_spread_and_server_figures(void)
 {
     struct config cfg = keepalive_cfg();
-    struct cmp_plan p;
-    struct cmp_result r;
+    struct compare_file p;
+    struct compare_result r;
     struct engine_result a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
     struct monitor_result m;
     struct compare_cell *cell;
@@ -53,7 +53,7 @@ static void median_spread_and_server_figures(void)
     CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a, &m) == 0);
     /* More runs of the same cell, as repeat = 3 would make. */
-    cell = compare_cell(&r, 0, 0);
+    cell = compare_cell_at(&r, 0, 0);
     CHECK(compare_add_run(cell, &b, NULL) == 0 && compare_add_run(cell, &c, NULL) == 0);
     CHECK(a.total.h[H_LATENCY].counts == NULL && m.pss_peak_bytes == 0); /* taken over */
     compare_summarize(&p, &r);
@@ -73,16 +73,16 @@ static void median_spread_and_server_figures(void)
 static void bad_statuses_make_a_cell_invalid(void)
 {
     struct config cfg = keepalive_cfg();
-    struct cmp_plan p;
-    struct cmp_result r;
+    struct compare_file p;
+    struct compare_result r;
     struct engine_result ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
     CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "half", "u", &ok, NULL) == 0);
     CHECK(compare_saved_add(&p, &r, 1, "most", "u", &broken, NULL) == 0);
     compare_summarize(&p, &r);
-    CHECK(!compare_cell(&r, 0, 0)->invalid && compare_cell(&r, 0, 0)->bad_pct == 50);
-    CHECK(compare_cell(&r, 0, 1)->invalid);
-    CHECK(compare_cell(&r, 0, 0)->server_cpu_us < 0); /* no server watched: unknown, not zero */
+    CHECK(!compare_cell_at(&r, 0, 0)->invalid && compare_cell_at(&r, 0, 0)->bad_pct == 50);
+    CHECK(compare_cell_at(&r, 0, 1)->invalid);
+    CHECK(compare_cell_at(&r, 0, 0)->server_cpu_us < 0); /* no server watched: unknown, not zero */
     compare_result_free(&r);
     compare_file_free(&p);
     config_free(&cfg);
@@ -91,17 +91,17 @@ static void bad_statuses_make_a_cell_invalid(void)
 static void a_new_connection_per_request_is_refused_keepalive(void)
 {
     struct config cfg = keepalive_cfg();
-    struct cmp_plan p;
-    struct cmp_result r;
+    struct compare_file p;
+    struct compare_result r;
     struct engine_result closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 3) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
     CHECK(compare_saved_add(&p, &r, 1, "boundary", "u", &keeps, NULL) == 0);
     CHECK(compare_saved_add(&p, &r, 2, "few", "u", &few, NULL) == 0);
     compare_summarize(&p, &r);
-    CHECK(compare_cell(&r, 0, 0)->keepalive_refused && compare_cell(&r, 0, 0)->conns_per_req == 1);
-    CHECK(compare_cell(&r, 0, 1)->keepalive_refused);   /* 0.95 connections per request */
-    CHECK(!compare_cell(&r, 0, 2)->keepalive_refused);  /* too few requests to tell */
+    CHECK(compare_cell_at(&r, 0, 0)->keepalive_refused && compare_cell_at(&r, 0, 0)->conns_per_req == 1);
+    CHECK(compare_cell_at(&r, 0, 1)->keepalive_refused);   /* 0.95 connections per request */
+    CHECK(!compare_cell_at(&r, 0, 2)->keepalive_refused);  /* too few requests to tell */
     compare_result_free(&r);
     compare_file_free(&p);
 
@@ -111,7 +111,7 @@ static void a_new_connection_per_request_is_refused_keepalive(void)
     CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
     compare_summarize(&p, &r);
-    CHECK(!compare_cell(&r, 0, 0)->keepalive_refused);
+    CHECK(!compare_cell_at(&r, 0, 0)->keepalive_refused);
     compare_result_free(&r);
     compare_file_free(&p);
     config_free(&cfg);
@@ -120,14 +120,14 @@ static void a_new_connection_per_request_is_refused_keepalive(void)
 static void an_empty_cell_is_not_a_result(void)
 {
     struct config cfg = keepalive_cfg();
-    struct cmp_plan p;
-    struct cmp_result r;
+    struct compare_file p;
+    struct compare_result r;
     struct engine_result none = run(0, 1.0, 0, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "nothing", "u", &none, NULL) == 0);
     compare_summarize(&p, &r);
-    CHECK(compare_cell(&r, 0, 0)->invalid && compare_cell(&r, 0, 0)->rps_median == 0);
-    CHECK(!compare_cell(&r, 0, 1)->invalid && compare_cell(&r, 0, 1)->nruns == 0 && compare_cell(&r, 0, 1)->rps_min == 0);
+    CHECK(compare_cell_at(&r, 0, 0)->invalid && compare_cell_at(&r, 0, 0)->rps_median == 0);
+    CHECK(!compare_cell_at(&r, 0, 1)->invalid && compare_cell_at(&r, 0, 1)->nruns == 0 && compare_cell_at(&r, 0, 1)->rps_min == 0);
     compare_result_free(&r);
     compare_file_free(&p);
     config_free(&cfg);

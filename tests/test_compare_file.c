@@ -23,7 +23,7 @@ static void write_plan(const char *fmt, ...)
 }
 
 /* Parses the plan now in path; returns the error text ("" when it parsed). */
-static const char *parse(struct cmp_plan *p, const struct cmp_settings *over)
+static const char *parse(struct compare_file *p, const struct compare_settings *over)
 {
     static char err[512];
     err[0] = '\0';
@@ -34,7 +34,7 @@ static const char *parse(struct cmp_plan *p, const struct cmp_settings *over)
 
 static void check_error(const char *plan, const char *want)
 {
-    struct cmp_plan p;
+    struct compare_file p;
     const char *e;
     write_plan("%s", plan);
     e = parse(&p, NULL);
@@ -44,7 +44,7 @@ static void check_error(const char *plan, const char *want)
 
 static void settings_are_defaults(void)
 {
-    struct cmp_plan p;
+    struct compare_file p;
     const char *e;
     write_plan("# a comment\n"
                "[settings]\n"
@@ -106,8 +106,8 @@ static void settings_are_defaults(void)
 
 static void no_cap_and_threads_follow_the_client_cpus(void)
 {
-    struct cmp_plan p;
-    struct cmp_settings over;
+    struct compare_file p;
+    struct compare_settings over;
     FILE *f = fopen(path, "w");
     const char *e;
     int i;
@@ -139,8 +139,8 @@ static void no_cap_and_threads_follow_the_client_cpus(void)
  * given or pin = no. */
 static void pin_auto_splits_the_cpus(void)
 {
-    struct cmp_plan p;
-    struct cmp_settings over;
+    struct compare_file p;
+    struct compare_settings over;
     int cpus[CMP_MAX_CPUS], n = proc_cpus_allowed(cpus, CMP_MAX_CPUS), nc = n / 4 > 0 ? n / 4 : 1, i;
     const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\n";
 

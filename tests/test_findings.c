@@ -247,16 +247,16 @@ static void queueing(void)
             hist_record(&u[0].h[H_TTFB], 15000);
         for (i = 0; i < 364; i++)
             hist_record(&u[1].h[H_TTFB], 1040 * MS);
-        x.r.per_url = u;
-        x.r.nurls = 2;
+        x.r.per_target = u;
+        x.r.ntargets = 2;
         eval(&x, 0);
         CHECK(!has(&x, "queueing")); /* 20 of 384: over 5% */
         u[0].completed = 19;
         x.r.total.completed = 383;
         eval(&x, 0);
         CHECK(has(&x, "queueing")); /* under 5%: too few to speak */
-        x.r.per_url = NULL;
-        x.r.nurls = 0;
+        x.r.per_target = NULL;
+        x.r.ntargets = 0;
         stats_fini(&u[0]);
         stats_fini(&u[1]);
     }
@@ -520,7 +520,7 @@ static void writes_wchar(void)
     memset(&u, 0, sizeof(u));
     u.tls = 1;
     x.cfg.urls = &u;
-    x.cfg.nurls = 1;
+    x.cfg.ntargets = 1;
     x.r.total.tls_full = 10;
     x.m.wchar = 20000 * (150 + 58) + 10 * 8192;
     eval(&x, 1);
@@ -530,7 +530,7 @@ static void writes_wchar(void)
     CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) > 99 &&
           findings_ev(f, "bytes_per_request", 0) < 100); /* less 64 B per 16 KiB record */
     x.cfg.urls = NULL;
-    x.cfg.nurls = 0;
+    x.cfg.ntargets = 0;
     /* compare captured the same log that wchar counts: once, not twice. */
     {
         const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 90 };
@@ -662,16 +662,16 @@ static void keepalive_limit(void)
         u[0].completed = u[1].completed = 10000;
         u[1].closes[CLOSE_HEADER] = 200;
         x.r.total.closes[CLOSE_HEADER] = 200;
-        x.r.per_url = u;
-        x.r.nurls = 2;
+        x.r.per_target = u;
+        x.r.ntargets = 2;
         eval(&x, 0);
         CHECK(!has(&x, "keepalive_limit"));
         u[0].closes[CLOSE_HEADER] = 100; /* both close alike: the server's limit */
         u[1].closes[CLOSE_HEADER] = 100;
         eval(&x, 0);
         CHECK(has(&x, "keepalive_limit"));
-        x.r.per_url = NULL;
-        x.r.nurls = 0;
+        x.r.per_target = NULL;
+        x.r.ntargets = 0;
         stats_fini(&u[0]);
         stats_fini(&u[1]);
     }

@@ -2,16 +2,16 @@
  * whichever way the option was written, options of another command named,
  * flags in plans, and the cross-option rules of config_finish(). */
 #include "opt.h"
-#include "cmp_settings.h"
+#include "compare_settings.h"
 #include "serve_config.h"
-#include "jcheck.h"
+#include "jread.h"
 #include "t.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Parses a command line given as one string (space-separated). */
-static enum opt_result parse(const char *line, unsigned where, struct config *cfg, struct cmp_settings *cs,
+static enum opt_result parse(const char *line, unsigned where, struct config *cfg, struct compare_settings *cs,
                              struct serve_config *sc, char *err, int *first)
 {
     static char buf[512];

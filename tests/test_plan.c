@@ -33,7 +33,7 @@ static void endpoints_shared(void)
      * host name (its own Host and SNI), is one of its own. */
     CHECK(pl.nendpoints == 3 && pl.urls[0].endpoint == pl.urls[1].endpoint && pl.urls[2].endpoint != pl.urls[0].endpoint &&
           pl.urls[3].endpoint != pl.urls[0].endpoint);
-    CHECK(pl.endpoints[pl.urls[0].endpoint].nurls == 2 && pl.endpoints[pl.urls[0].endpoint].norder == 2);
+    CHECK(pl.endpoints[pl.urls[0].endpoint].ntargets == 2 && pl.endpoints[pl.urls[0].endpoint].norder == 2);
     /* Untemplated: the bytes are ready, built once. */
     CHECK(pl.urls[1].req && pl.urls[1].len > 0 && memcmp(pl.urls[1].req, "GET /b HTTP/1.1\r\n", 17) == 0);
     plan_free(&pl);

@@ -86,7 +86,7 @@ static void round_trip(void)
 
     config_defaults(&cfg);
     cfg.url_text = urls;
-    cfg.nurls = 2;
+    cfg.ntargets = 2;
     cfg.method = "POST";
     cfg.connections = 7;
     cfg.threads = 2;
@@ -103,12 +103,12 @@ static void round_trip(void)
 
     memset(&r, 0, sizeof(r));
     fill_stats(&r.total, 0);
-    r.nurls = 2;
-    r.per_url = calloc(2, sizeof(*r.per_url));
-    r.url_in_flight = calloc(2, sizeof(uint64_t));
-    fill_stats(&r.per_url[0], 1);
-    fill_stats(&r.per_url[1], 2);
-    r.in_flight = r.url_in_flight[0] = r.url_in_flight[1] = 7;
+    r.ntargets = 2;
+    r.per_target = calloc(2, sizeof(*r.per_target));
+    r.target_in_flight = calloc(2, sizeof(uint64_t));
+    fill_stats(&r.per_target[0], 1);
+    fill_stats(&r.per_target[1], 2);
+    r.in_flight = r.target_in_flight[0] = r.target_in_flight[1] = 7;
     r.elapsed_s = 3.123456789;
     r.all_connected_s = 0.25;
     r.client_cpu_s = 1.5;
@@ -156,14 +156,14 @@ static void round_trip(void)
     unlink(path);
 
     same_stats("total", &r.total, &back.run.res.total);
-    same_stats("per_url[1]", &r.per_url[1], &back.run.res.per_url[1]);
-    CHECK(back.run.res.nurls == 2 && back.run.res.in_flight == 7 && back.run.res.url_in_flight[1] == 7);
+    same_stats("per_url[1]", &r.per_target[1], &back.run.res.per_target[1]);
+    CHECK(back.run.res.ntargets == 2 && back.run.res.in_flight == 7 && back.run.res.target_in_flight[1] == 7);
     CHECK(fabs(back.run.res.elapsed_s - r.elapsed_s) < 1e-9 && back.run.res.all_connected_s == 0.25 &&
           back.run.res.client_cpu_s == 1.5 && back.run.res.target_rate == 250.5 && back.run.res.queued == 9 &&
           back.run.res.extra_connections == 2);
     CHECK(back.run.res.nseconds == 3 && back.run.res.timeline[2].requests == 302 &&
           back.run.res.timeline[2].p99_ns == 6e6 && back.run.res.timeline[1].errors == 1);
-    CHECK(back.run.cfg.nurls == 2 && strcmp(back.run.cfg.url_text[1], urls[1]) == 0 &&
+    CHECK(back.run.cfg.ntargets == 2 && strcmp(back.run.cfg.url_text[1], urls[1]) == 0 &&
           strcmp(back.run.cfg.method, "POST") == 0 && back.run.cfg.connections == 7 && back.run.cfg.threads == 2 &&
           back.run.cfg.requests == 2024 && back.run.cfg.duration_ns == 3000000000ULL &&
           back.run.cfg.warmup_ns == 500000000ULL && back.run.cfg.rate == 250.5 && back.run.cfg.poisson &&
@@ -180,7 +180,7 @@ static void round_trip(void)
     engine_result_free(&r);
     monitor_result_free(&m);
     cfg.url_text = NULL;
-    cfg.nurls = 0;
+    cfg.ntargets = 0;
     config_free(&cfg);
 }
 
@@ -250,15 +250,15 @@ static void never_inf_or_nan(void)
 
     config_defaults(&cfg);
     cfg.url_text = urls;
-    cfg.nurls = 1;
+    cfg.ntargets = 1;
     cfg.method = "GET";
     cfg.rate = 100;
     memset(&r, 0, sizeof(r));
     fill_stats(&r.total, 0);
-    r.nurls = 1;
-    r.per_url = calloc(1, sizeof(*r.per_url));
-    r.url_in_flight = calloc(1, sizeof(uint64_t));
-    fill_stats(&r.per_url[0], 1);
+    r.ntargets = 1;
+    r.per_target = calloc(1, sizeof(*r.per_target));
+    r.target_in_flight = calloc(1, sizeof(uint64_t));
+    fill_stats(&r.per_target[0], 1);
     r.elapsed_s = 5e-324; /* 1012 requests / 5e-324 s: inf req/s */
     r.client_cpu_s = NAN;
     r.all_connected_s = -INFINITY;
@@ -314,7 +314,7 @@ static void never_inf_or_nan(void)
     r.timeline = NULL;
     engine_result_free(&r);
     cfg.url_text = NULL;
-    cfg.nurls = 0;
+    cfg.ntargets = 0;
     config_free(&cfg);
 }
 

@@ -16,7 +16,7 @@ static char *build(struct config *cfg, const char *url)
     if (url_parse(url, &u, err, sizeof(err)) != 0)
         return NULL;
     struct req_spec rs;
-    request_spec(cfg, 0, &rs);
+    config_request(cfg, 0, &rs);
     if (request_build(&rs, &u, &out, &len, err, sizeof(err)) != 0) {
         out = NULL;
     } else {

@@ -128,7 +128,7 @@ int config_copy(struct config *dst, const struct config *src)
     dst->urls = NULL;
     dst->url_text = NULL;
     dst->targets = NULL;
-    dst->nurls = 0;
+    dst->ntargets = 0;
     dst->order = NULL;
     dst->norder = 0;
     dst->owned = NULL;
@@ -324,14 +324,14 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     if (cfg->order_mode != ORDER_DEFAULT && cfg->norder == 0) {
         /* URLs alone: --order walks them as written. */
         uint32_t i;
-        cfg->order = calloc(cfg->nurls ? cfg->nurls : 1, sizeof(uint32_t));
+        cfg->order = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(uint32_t));
         if (cfg->order == NULL) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        for (i = 0; i < cfg->nurls; i++)
+        for (i = 0; i < cfg->ntargets; i++)
             cfg->order[i] = i;
-        cfg->norder = cfg->nurls;
+        cfg->norder = cfg->ntargets;
     }
     if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
         cfg->order_mode = ORDER_SEQUENTIAL;
@@ -339,7 +339,7 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         snprintf(err, errlen, "--source picks local IP addresses: it does not go with --unix-socket");
         return -1;
     }
-    if (cfg->nsources && cfg->nurls && cfg->urls[0].host_is_ipv6) {
+    if (cfg->nsources && cfg->ntargets && cfg->urls[0].host_is_ipv6) {
         snprintf(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
         return -1;
     }
@@ -350,7 +350,7 @@ void config_free(struct config *cfg)
 {
     uint32_t i;
     if (cfg->urls)
-        for (i = 0; i < cfg->nurls; i++)
+        for (i = 0; i < cfg->ntargets; i++)
             url_free(&cfg->urls[i]);
     free(cfg->urls);
     free(cfg->url_text);
@@ -365,4 +365,27 @@ void config_free(struct config *cfg)
         free(cfg->owned[i]);
     free(cfg->owned);
     memset(cfg, 0, sizeof(*cfg));
+}
+
+void config_request(const struct config *cfg, uint32_t i, struct req_spec *rs)
+{
+    const struct target *t = cfg->targets && i < cfg->ntargets ? &cfg->targets[i] : NULL;
+    memset(rs, 0, sizeof(*rs));
+    rs->keepalive = cfg->keepalive;
+    if (t && t->own) {
+        rs->method = t->method;
+        rs->headers = t->headers;
+        rs->nheaders = t->nheaders;
+        rs->body = t->body;
+        rs->body_len = t->body_len;
+        rs->has_body = t->has_body;
+        return;
+    }
+    rs->method = cfg->method;
+    rs->headers = cfg->headers;
+    rs->nheaders = cfg->nheaders;
+    rs->content_type = cfg->content_type;
+    rs->body = cfg->body;
+    rs->body_len = cfg->body_len;
+    rs->has_body = cfg->has_body;
 }

@@ -34,7 +34,7 @@ struct target {
     uint32_t line;               /* its request line; header k is on line + 1 + k (a blank or # line ends a target) */
 };
 
-enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
+enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_WALK };
 
 /* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
  * spells them: where a URL's connections go, its Host and SNI unchanged.
@@ -50,8 +50,8 @@ struct host_map {
 struct config {
     struct url *urls;            /* parsed, in command-line order (--targets first) */
     const char **url_text;       /* as typed, for reports */
-    struct target *targets;      /* nurls entries, parallel to urls */
-    uint32_t nurls;
+    struct target *targets;      /* ntargets entries, parallel to urls */
+    uint32_t ntargets;
     uint32_t *order;             /* the sequence of targets: one written twice is there twice */
     uint32_t norder;
     int order_mode;              /* --order; ORDER_DEFAULT: round-robin per connection */
@@ -170,5 +170,9 @@ int config_copy(struct config *dst, const struct config *src);
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
+
+struct req_spec;
+/* The spec of target i of cfg (cfg->targets may be NULL: the run's). */
+void config_request(const struct config *cfg, uint32_t i, struct req_spec *rs);
 
 #endif

@@ -13,29 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-void request_spec(const struct config *cfg, uint32_t i, struct req_spec *rs)
-{
-    const struct target *t = cfg->targets && i < cfg->nurls ? &cfg->targets[i] : NULL;
-    memset(rs, 0, sizeof(*rs));
-    rs->keepalive = cfg->keepalive;
-    if (t && t->own) {
-        rs->method = t->method;
-        rs->headers = t->headers;
-        rs->nheaders = t->nheaders;
-        rs->body = t->body;
-        rs->body_len = t->body_len;
-        rs->has_body = t->has_body;
-        return;
-    }
-    rs->method = cfg->method;
-    rs->headers = cfg->headers;
-    rs->nheaders = cfg->nheaders;
-    rs->content_type = cfg->content_type;
-    rs->body = cfg->body;
-    rs->body_len = cfg->body_len;
-    rs->has_body = cfg->has_body;
-}
-
 int request_user_has(const struct req_spec *rs, const char *name)
 {
     size_t n = strlen(name);

@@ -3,8 +3,10 @@
 #define RAFALE_REQUEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include "config.h"
+#include "url.h"
+
 
 /* What one target sends: the run's -m, -H, -T and body, or the target's
  * own (from --targets). Pointers into the config. */
@@ -22,8 +24,6 @@ struct req_spec {
     int head_only;
 };
 
-/* The spec of target i of cfg (cfg->targets may be NULL: the run's). */
-void request_spec(const struct config *cfg, uint32_t i, struct req_spec *rs);
 /* Is a header named name among the spec's (case-insensitive)? */
 int request_user_has(const struct req_spec *rs, const char *name);
 

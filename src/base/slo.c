@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_one(const char *t, struct slo_check *c, char *err, size_t errlen)
+static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen)
 {
     const char *op = strpbrk(t, "<>");
     char name[24], *end;
@@ -128,7 +128,7 @@ int slo_eval(struct slo *s, const struct stats *t, double elapsed_s)
     int i, failed = 0;
 
     for (i = 0; i < s->n; i++) {
-        struct slo_check *c = &s->c[i];
+        struct slo_goal *c = &s->c[i];
         switch (c->metric) {
         case SLO_PCT:
             c->value = hist_percentile(&t->h[H_LATENCY], c->pct);
@@ -173,7 +173,7 @@ int slo_eval(struct slo *s, const struct stats *t, double elapsed_s)
     return failed;
 }
 
-char *slo_value_str(const struct slo_check *c, double v, char *buf, size_t len)
+char *slo_value_str(const struct slo_goal *c, double v, char *buf, size_t len)
 {
     switch (c->metric) {
     case SLO_ERRORS_PCT:

@@ -14,7 +14,7 @@ struct stats;
 enum slo_metric { SLO_PCT, SLO_MEAN, SLO_MAX_LAT, SLO_ERRORS_PCT, SLO_ERRORS, SLO_RPS, SLO_BAD_PCT, SLO_BAD,
                   SLO_CHECKS_PCT };
 
-struct slo_check {
+struct slo_goal {
     char text[48];         /* as the user wrote it */
     enum slo_metric metric;
     double pct;            /* for SLO_PCT */
@@ -26,7 +26,7 @@ struct slo_check {
 };
 
 struct slo {
-    struct slo_check c[SLO_MAX];
+    struct slo_goal c[SLO_MAX];
     int n;
 };
 
@@ -38,6 +38,6 @@ int slo_eval(struct slo *s, const struct stats *t, double elapsed_s);
 /* Prints "SLO" and a pass/fail line per check. */
 void slo_print(FILE *f, const struct slo *s);
 /* The value of a check in words ("12.3ms", "0.35%", "9876 req/s"). */
-char *slo_value_str(const struct slo_check *c, double v, char *buf, size_t len);
+char *slo_value_str(const struct slo_goal *c, double v, char *buf, size_t len);
 
 #endif

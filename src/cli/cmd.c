@@ -48,7 +48,7 @@ void cmd_log_line(const char *line, void *arg)
     fflush(arg);
 }
 
-int cmd_compare_html(const char *who, const char *path, const struct cmp_plan *p, const struct cmp_result *r)
+int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r)
 {
     FILE *f = fopen(path, "w");
     int rc;

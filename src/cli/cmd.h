@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-struct cmp_plan;
-struct cmp_result;
+struct compare_file;
+struct compare_result;
 
 struct cmd {
     const char *name;      /* "": the run itself, `rafale [options] URL...` */
@@ -36,7 +36,7 @@ void cmd_help(FILE *f, const struct cmd *c);
  * on arg (a FILE *), and a compare's HTML page written to path (who: the
  * command, for the error). Returns 0 or -1 (said on stderr). */
 void cmd_log_line(const char *line, void *arg);
-int cmd_compare_html(const char *who, const char *path, const struct cmp_plan *p, const struct cmp_result *r);
+int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r);
 
 /* The bodies (cmd_*.c, completion.c). */
 int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv);

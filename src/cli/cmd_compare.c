@@ -34,8 +34,8 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
     (void)self;
     (void)all;
     struct compare_args a;
-    struct cmp_plan plan;
-    struct cmp_result res;
+    struct compare_file plan;
+    struct compare_result res;
     char err[512];
     int rc = 0;
 
@@ -104,7 +104,7 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
             compare_file_free(&plan);
             return 1;
         }
-        rc = compare_run(&plan, stop_flag(), cmd_log_line, stdout, &res, err, sizeof(err));
+        rc = compare_rounds(&plan, stop_flag(), cmd_log_line, stdout, &res, err, sizeof(err));
         res.ref = ref;
     }
     if (rc != 0) {

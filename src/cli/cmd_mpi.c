@@ -145,7 +145,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             snprintf(err, sizeof(err), "%llu connections need more open files than the limit: raise it with 'ulimit -n'",
                      (unsigned long long)want - 64);
             ok = 0;
-        } else if (shard_apply(&cfg, &share, err, sizeof(err)) != 0 || engine_check(&share, 1, err, sizeof(err)) != 0) {
+        } else if (shard_apply(&cfg, &share, err, sizeof(err)) != 0 || engine_preflight(&share, 1, err, sizeof(err)) != 0) {
             /* A rank that cannot resolve or reach the server says so
              * before anything is sent, rather than run on errors alone. */
             ok = 0;

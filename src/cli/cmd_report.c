@@ -17,14 +17,14 @@
  * "servers" are the files. */
 static int side_by_side(const char *html, struct loaded *runs, char **names, int n)
 {
-    struct cmp_plan plan;
-    struct cmp_result cr;
+    struct compare_file plan;
+    struct compare_result cr;
     int k, rc = compare_saved_init(&plan, &cr, &runs[0].run.cfg, n);
 
     for (k = 0; k < n && rc == 0; k++) {
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
         struct loaded_run *lr = &runs[k].run;
-        rc = compare_saved_add(&plan, &cr, k, base, lr->cfg.nurls ? lr->cfg.url_text[0] : "", &lr->res,
+        rc = compare_saved_add(&plan, &cr, k, base, lr->cfg.ntargets ? lr->cfg.url_text[0] : "", &lr->res,
                            lr->has_server ? &lr->server : NULL);
         lr->has_server = 0;
     }

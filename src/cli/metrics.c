@@ -52,7 +52,7 @@ struct metrics {
     int have;
     struct monitor_live server;  /* --monitor's, when have_server */
     int have_server;
-    char *labels[ENGINE_LIVE_TARGETS + 1]; /* each target's, escaped for a label value */
+    char *labels[ENGINE_LIVE_FIGS + 1]; /* each target's, escaped for a label value */
     uint32_t nlabels;
 };
 
@@ -124,7 +124,7 @@ static void expose(struct metrics *m, FILE *f, int om)
         fprintf(f, "rafale_errors_total{kind=\"%s\"} %llu\n", stats_err_name((enum err_kind)i),
                 (unsigned long long)l->errors[i]);
     fprintf(f, "# TYPE rafale_target_requests%s counter\n# HELP rafale_target_requests%s Requests ended, by target "
-               "(the first %d; the rest as other).\n", om ? "" : "_total", om ? "" : "_total", ENGINE_LIVE_TARGETS);
+               "(the first %d; the rest as other).\n", om ? "" : "_total", om ? "" : "_total", ENGINE_LIVE_FIGS);
     for (i = 0; i < l->ntargets && i < m->nlabels; i++)
         fprintf(f, "rafale_target_requests_total{target=\"%s\"} %llu\n", m->labels[i],
                 (unsigned long long)l->targets[i]);
@@ -523,8 +523,8 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
             return -1;
         }
     }
-    for (i = 0; i < cfg->nurls && i <= ENGINE_LIVE_TARGETS; i++) {
-        const char *name = i == ENGINE_LIVE_TARGETS ? "other"
+    for (i = 0; i < cfg->ntargets && i <= ENGINE_LIVE_FIGS; i++) {
+        const char *name = i == ENGINE_LIVE_FIGS ? "other"
                            : cfg->targets && cfg->targets[i].name ? cfg->targets[i].name : cfg->url_text[i];
         if ((m->labels[i] = label(name)) == NULL)
             break;

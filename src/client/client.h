@@ -61,7 +61,7 @@
 
 /* --- the plan (plan.c): read-only while the threads run --- */
 
-struct plan_url {
+struct plan_target {
     char *req;           /* the request's bytes, built once; NULL when templated */
     size_t len;
     void *h2nv;          /* HTTP/2: the request's header fields (nghttp2_nv), built once */
@@ -99,7 +99,7 @@ struct plan_endpoint {
     int tls;
     char host[URL_HOST_MAX];  /* for SNI and the certificate check */
     uint32_t *urls;      /* indexes into plan.urls */
-    uint32_t nurls;
+    uint32_t ntargets;
     uint32_t *order;     /* its share of the --targets order (repetitions weigh) */
     uint32_t norder;
 };
@@ -132,8 +132,8 @@ struct plan {
     const struct config *cfg;
     struct reqlog *log;  /* --log, or NULL */
     size_t log_line_max; /* --log: the longest line a request can make */
-    struct plan_url *urls;
-    uint32_t nurls;
+    struct plan_target *urls;
+    uint32_t ntargets;
     struct plan_endpoint *endpoints; /* the addresses connections go to (a --targets entry is a target) */
     uint32_t nendpoints;
     uint32_t nthreads;
@@ -146,7 +146,7 @@ struct plan {
     void *h2opt;         /* and its options */
     struct check *checks;   /* every URL's, in URL order */
     uint32_t nchecks;
-    uint32_t *check_url;    /* the URL of each */
+    uint32_t *check_target;    /* the URL of each */
     struct check *extracts;
     uint32_t nextracts;
     uint32_t *extract_var;  /* the variable each sets (tset->var_names) */
@@ -390,7 +390,7 @@ struct worker {
     struct slot *retry;
     uint32_t rhead, rlen, rcap;
     struct stats st;       /* counters of all URLs; histograms are per URL only */
-    struct stats *per_url;
+    struct stats *per_target;
     struct stats *per_stage; /* --stages: by the stage a request was due in */
     struct tls_ticket *tickets; /* a TLS session ticket per endpoint, for resumption */
     uint64_t rng;          /* --order random, {{rand}}, {{uuid}}: seeded by --seed */
@@ -413,11 +413,11 @@ struct worker {
     uint64_t live_bad;     /* --abort-on-fail: responses outside --expect so far */
     /* What the run asks beyond the common case, read once per request:
      * some URL's checks read its bytes, some URL has an "after"
-     * (plan_url.after), --abort-on-fail counts bad statuses, some request
+     * (plan_target.after), --abort-on-fail counts bad statuses, some request
      * needs a variable. */
     uint8_t capturing, afters, abort, vars, logging, live;
     /* --metrics-listen: this second's counts, added to plan.live as it ends. */
-    uint64_t *live_status, live_err[ERR__COUNT], live_targets[ENGINE_LIVE_TARGETS + 1];
+    uint64_t *live_status, live_err[ERR__COUNT], live_targets[ENGINE_LIVE_FIGS + 1];
     /* --log: this worker's buffers, the one it fills, its count for --log-sample. */
     struct logbuf logb[REQLOG_BUFS];
     int logcur;
@@ -496,7 +496,7 @@ size_t plan_h2_fields(const struct plan *pl, uint32_t url, const char *req, cons
                       void *out);
 
 /* The largest body of a URL's request: where its field values begin. */
-static inline size_t plan_h2_body_room(const struct plan_url *pu)
+static inline size_t plan_h2_body_room(const struct plan_target *pu)
 {
     return pu->body_tpl ? pu->body_tpl->max_len : pu->body_len;
 }
@@ -516,7 +516,7 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
 int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, int chunked,
                     int h2, uint64_t now);
 /* Before s is taken: 1 when its URL needs a variable c has not set. */
-static inline int verify_missing(const struct conn *c, const struct plan_url *pu)
+static inline int verify_missing(const struct conn *c, const struct plan_target *pu)
 {
     return pu->vars && (c->vars == NULL || (pu->vars & ~c->vars->set) != 0);
 }
@@ -537,11 +537,11 @@ void reqlog_flush(struct worker *w);
 void reqlog_close(struct reqlog *lg, uint64_t *written, uint64_t *dropped, int *failed);
 
 /* fairness.c: the connections' share of answers, into out (see
- * engine_conns); p99_ns and max_ns: of the answers; starved ones only in a
+ * fairness.h); p99_ns and max_ns: of the answers; starved ones only in a
  * closed loop. Returns 0, or -1 when out of memory. */
-struct engine_conns;
-int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,
-                   struct engine_conns *out);
+struct fairness_conns;
+int fairness_collect(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,
+                   struct fairness_conns *out);
 
 /* --- record.c: the bookkeeping of a request --- */
 

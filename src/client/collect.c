@@ -46,7 +46,7 @@ static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, 
     if (age_due < limit)
         return;
     if (url != UINT32_MAX) {
-        struct stats *u = &res->per_url[engine_fig(url)];
+        struct stats *u = &res->per_target[engine_fig(url)];
         hist_record(&u->h[H_LATENCY], age_due);
         hist_record(&u->h[H_LATENCY_UNC], age_sent);
         hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
@@ -89,23 +89,23 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
     uint32_t t, i;
     int k;
 
-    res->nurls = engine_nfigs(pl->nurls);
-    res->per_url = calloc(res->nurls, sizeof(*res->per_url));
-    res->url_in_flight = calloc(res->nurls, sizeof(uint64_t));
-    if (res->per_url == NULL || res->url_in_flight == NULL) {
+    res->ntargets = engine_nfigs(pl->ntargets);
+    res->per_target = calloc(res->ntargets, sizeof(*res->per_target));
+    res->target_in_flight = calloc(res->ntargets, sizeof(uint64_t));
+    if (res->per_target == NULL || res->target_in_flight == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     stats_init(&res->total);
     hist_init(&res->ends);
-    for (i = 0; i < res->nurls; i++)
-        stats_init(&res->per_url[i]);
+    for (i = 0; i < res->ntargets; i++)
+        stats_init(&res->per_target[i]);
     for (t = 0; t < nt; t++) {
         stats_merge(&res->total, &ws[t].st);
         hist_merge(&res->ends, &ws[t].ends);
-        for (i = 0; i < res->nurls; i++) {
-            const struct stats *u = &ws[t].per_url[i];
-            stats_merge(&res->per_url[i], u);
+        for (i = 0; i < res->ntargets; i++) {
+            const struct stats *u = &ws[t].per_target[i];
+            stats_merge(&res->per_target[i], u);
             for (k = 0; k < H__COUNT; k++)
                 hist_merge(&res->total.h[k], &u->h[k]);
         }
@@ -123,14 +123,14 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
     if (cfg->rate <= 0) {
         /* Closed loop: every request is sent when due, so the uncorrected
          * histogram is the corrected one (record.c records it once). */
-        for (i = 0; i < res->nurls; i++)
-            hist_merge(&res->per_url[i].h[H_LATENCY_UNC], &res->per_url[i].h[H_LATENCY]);
+        for (i = 0; i < res->ntargets; i++)
+            hist_merge(&res->per_target[i].h[H_LATENCY_UNC], &res->per_target[i].h[H_LATENCY]);
         hist_merge(&res->total.h[H_LATENCY_UNC], &res->total.h[H_LATENCY]);
     }
     res->in_flight = res->total.started - res->total.completed - stats_errors(&res->total);
     /* The answers' own figures: first byte plus the rest (timeouts and the
      * censored are not answers), each sum a bound from above. */
-    if (fairness_merge(ws, nt,
+    if (fairness_collect(ws, nt,
                        hist_percentile(&res->total.h[H_TTFB], 99) + hist_percentile(&res->total.h[H_TRANSFER], 99),
                        (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, cfg->rate <= 0,
                        &res->conns) != 0) {
@@ -154,9 +154,9 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
     }
     censor_merge(ws, nt, pl, res);
     stats_count_bad(&res->total, &cfg->expect);
-    for (i = 0; i < res->nurls; i++) {
-        res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);
-        stats_count_bad(&res->per_url[i], &cfg->expect);
+    for (i = 0; i < res->ntargets; i++) {
+        res->target_in_flight[i] = res->per_target[i].started - res->per_target[i].completed - stats_errors(&res->per_target[i]);
+        stats_count_bad(&res->per_target[i], &cfg->expect);
     }
     if (take_timeline(pl->tl, res) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -178,7 +178,7 @@ int collect_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, 
     for (k = 0; k < pl->nchecks; k++) {
         struct engine_check *e = &res->checks[k];
         uint64_t first = UINT64_MAX;
-        e->url = pl->check_url[k];
+        e->target = pl->check_target[k];
         snprintf(e->text, sizeof(e->text), "%s", pl->checks[k].text);
         for (t = 0; t < nt; t++) {
             e->passed += ws[t].chk_pass[k];

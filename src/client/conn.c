@@ -117,10 +117,10 @@ static uint32_t next_url(struct conn *c)
                           pl->tset->offset) % tg->norder]; /* with --shard: this shard's turns of the run's sequence */
     case ORDER_RANDOM:
         return tg->order[template_rand(&c->w->rng) % tg->norder];
-    case ORDER_SESSION:
+    case ORDER_WALK:
         return tg->order[c->walk++ % tg->norder];
     default:
-        return tg->urls[c->rr++ % tg->nurls];
+        return tg->urls[c->rr++ % tg->ntargets];
     }
 }
 
@@ -131,7 +131,7 @@ static uint32_t next_url(struct conn *c)
 static uint32_t conn_request(struct conn *c, struct slot *s)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_url *pu = &pl->urls[s->url];
+    const struct plan_target *pu = &pl->urls[s->url];
     struct tpl_ctx ctx;
     char *buf;
 
@@ -168,7 +168,7 @@ static int pick_url(struct conn *c, uint64_t t_due, uint32_t *url)
     uint32_t turn = pl->endpoints[c->endpoint].norder;
     for (;;) {
         uint32_t u = next_url(c);
-        const struct plan_url *pu = &pl->urls[u];
+        const struct plan_target *pu = &pl->urls[u];
         uint64_t missing;
         if (!verify_missing(c, pu)) {
             c->skips = 0;
@@ -182,9 +182,9 @@ static int pick_url(struct conn *c, uint64_t t_due, uint32_t *url)
              * not, nothing it could send would set a variable. */
             const struct plan_endpoint *tg = &pl->endpoints[c->endpoint];
             uint32_t k;
-            for (k = 0; k < tg->nurls && verify_missing(c, &pl->urls[tg->urls[k]]); k++)
+            for (k = 0; k < tg->ntargets && verify_missing(c, &pl->urls[tg->urls[k]]); k++)
                 ;
-            if (k == tg->nurls) {
+            if (k == tg->ntargets) {
                 c->parked = 1;
                 w->parked++;
                 return 0;
@@ -464,7 +464,7 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
 
 void conn_thought(struct conn *c, uint32_t url, uint64_t now)
 {
-    const struct plan_url *pu = &c->w->plan->urls[url];
+    const struct plan_target *pu = &c->w->plan->urls[url];
     if (pu->think_hi)
         c->think_until = now + pu->think_lo +
                          (pu->think_hi > pu->think_lo ? template_rand(&c->w->rng) % (pu->think_hi - pu->think_lo + 1) : 0);

@@ -250,9 +250,9 @@ static void *worker_main(void *arg)
 static void worker_free(struct worker *w)
 {
     uint32_t i;
-    if (w->per_url) {
-        for (i = 0; i < engine_nfigs(w->plan->nurls); i++)
-            stats_fini(&w->per_url[i]);
+    if (w->per_target) {
+        for (i = 0; i < engine_nfigs(w->plan->ntargets); i++)
+            stats_fini(&w->per_target[i]);
     }
     if (w->conns)
         for (i = 0; i < w->nconns; i++) {
@@ -279,7 +279,7 @@ static void worker_free(struct worker *w)
     free(w->skipped_var);
     free(w->live_status);
     reqlog_worker_free(w);
-    free(w->per_url);
+    free(w->per_target);
     if (w->per_stage)
         for (i = 0; i < w->plan->ramp.n; i++)
             stats_fini(&w->per_stage[i]);
@@ -332,7 +332,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     if ((cfg->http2 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
                                                                                                  : 64 * 1024)) == NULL)
         return -1;
-    w->per_url = calloc(engine_nfigs(pl->nurls), sizeof(*w->per_url));
+    w->per_target = calloc(engine_nfigs(pl->ntargets), sizeof(*w->per_target));
     w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
     w->ka_ended = calloc(KA_MAX + 1, sizeof(*w->ka_ended));
     w->chk_pass = calloc(pl->nchecks + 1, sizeof(*w->chk_pass));
@@ -346,7 +346,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     if (w->live && (w->live_status = calloc(STATUS_MAX, sizeof(*w->live_status))) == NULL)
         return -1;
     w->vars = pl->tset->nvars > 0;
-    for (i = 0; i < pl->nurls; i++) {
+    for (i = 0; i < pl->ntargets; i++) {
         w->capturing |= pl->urls[i].capture != 0;
         w->afters |= pl->urls[i].after != 0;
     }
@@ -356,11 +356,11 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
     hist_init(&w->ends);
-    if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_url == NULL ||
+    if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_target == NULL ||
         stats_init(&w->st) != 0)
         return -1;
-    for (i = 0; i < engine_nfigs(pl->nurls); i++)
-        if (stats_init(&w->per_url[i]) != 0)
+    for (i = 0; i < engine_nfigs(pl->ntargets); i++)
+        if (stats_init(&w->per_target[i]) != 0)
             return -1;
     if (pl->ramped) {
         if ((w->per_stage = calloc(pl->ramp.n, sizeof(*w->per_stage))) == NULL)
@@ -451,7 +451,7 @@ static void free_plan(struct plan *pl)
     plan_free(pl);
 }
 
-int engine_check(const struct config *cfg, int connect, char *err, size_t errlen)
+int engine_preflight(const struct config *cfg, int connect, char *err, size_t errlen)
 {
     struct config scfg;
     struct plan pl;
@@ -630,14 +630,14 @@ out:
 void engine_result_free(struct engine_result *res)
 {
     uint32_t i;
-    if (res->per_url)
-        for (i = 0; i < res->nurls; i++)
-            stats_fini(&res->per_url[i]);
-    free(res->per_url);
+    if (res->per_target)
+        for (i = 0; i < res->ntargets; i++)
+            stats_fini(&res->per_target[i]);
+    free(res->per_target);
     free(res->checks);
     free(res->var_names);
     free(res->skipped_var);
-    free(res->url_in_flight);
+    free(res->target_in_flight);
     free(res->timeline);
     if (res->tl_hist)
         for (i = 0; i < res->nseconds; i++)

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "engine_figs.h"
+#include "fairness.h"
 #include "check.h"
 #include "machine.h"
 #include "stats.h"
@@ -38,24 +39,9 @@ struct shard_info {
     double elapsed_s, p99_ns, client_cpu_s;
 };
 
-/* Fairness over the -c connections (each kept across its reconnects), and
- * how the server ended keep-alive connections. */
-struct engine_conns {
-    uint32_t clients;           /* connections that started a measured request */
-    uint64_t req_min, req_median, req_max; /* answers each got */
-    uint32_t starved;           /* waited wait_limit_s or more for an answer while another was answered */
-    double starved_wait_s;      /* the longest wait of a starved one */
-    double longest_wait_s;      /* the longest any connection waited for an answer */
-    double wait_limit_s;        /* max(1 s, 10 x p99 of the answers), 0 when nothing was answered */
-    /* TCP connections the server ended right after a response (keep-alive),
-     * and the most common number of answers such a connection had carried. */
-    uint64_t server_ended;
-    uint64_t ended_mode, ended_mode_count;
-};
-
 /* A check (# check:, --check) on one target, over the run. */
 struct engine_check {
-    uint32_t url;
+    uint32_t target;
     char text[CHECK_TEXT_MAX + 1];
     uint64_t passed, failed;
     char first_failure[CHECK_SEEN_MAX + 1]; /* what the first failing response had */
@@ -71,12 +57,12 @@ struct engine_result {
     uint32_t parked;            /* connections that took no more work: nothing they could send was sendable */
     uint64_t log_written, log_dropped; /* --log: lines written, and dropped (the writer behind, or stopped) */
     int log_failed;             /* --log: the errno that stopped the writing (a full disk), 0 none */
-    struct stats *per_url;      /* nurls entries: engine_nfigs(config's nurls) */
-    uint64_t *url_in_flight;    /* nurls entries */
-    uint32_t nurls;
+    struct stats *per_target;      /* ntargets entries: engine_nfigs(config's ntargets) */
+    uint64_t *target_in_flight;    /* ntargets entries */
+    uint32_t ntargets;
     uint64_t in_flight;         /* started but neither completed nor failed at the end */
     double in_flight_oldest_s;  /* the age then of the oldest of them (or of a due, unsent one) */
-    struct engine_conns conns;
+    struct fairness_conns conns;
     struct tcpinfo_sum tcp;     /* TCP_INFO of rafale's connections as they closed */
     struct machine env;         /* where it ran (filled by the caller, cpus_online 0: unknown) */
     struct machine_ref ref;     /* --calibrate yes: this machine's reference (filled by the caller) */
@@ -124,6 +110,6 @@ void engine_result_free(struct engine_result *res);
  * resolve), without running; with
  * connect, also one connection to each address (closed at once). Returns
  * 0, or -1 with a one-line reason in err. */
-int engine_check(const struct config *cfg, int connect, char *err, size_t errlen);
+int engine_preflight(const struct config *cfg, int connect, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /* engine_figs.h - the rows the engine keeps its figures in: one per
- * target up to ENGINE_URL_FIGS, and the live figures of --metrics-listen.
+ * target up to ENGINE_TARGET_FIGS, and the live figures of --metrics-listen.
  * Its own header so that the workers' bookkeeping (record.c) and the
  * engine's callers share them without record.c seeing engine.h (engine ->
  * record, never back). */
@@ -11,31 +11,31 @@
 #include "hist.h"
 #include "stats.h"
 
-/* Per-target figures are kept for the first ENGINE_URL_FIGS targets; the
+/* Per-target figures are kept for the first ENGINE_TARGET_FIGS targets; the
  * others (a targets file of 100 000 paths) share one more row, "other",
  * so the figures stay within a few MiB a thread. */
-#define ENGINE_URL_FIGS 200
+#define ENGINE_TARGET_FIGS 200
 
-/* The row of URL url's figures, and the rows for nurls URLs. */
+/* The row of URL url's figures, and the rows for ntargets URLs. */
 static inline uint32_t engine_fig(uint32_t url)
 {
-    return url < ENGINE_URL_FIGS ? url : ENGINE_URL_FIGS;
+    return url < ENGINE_TARGET_FIGS ? url : ENGINE_TARGET_FIGS;
 }
 
-static inline uint32_t engine_nfigs(uint32_t nurls)
+static inline uint32_t engine_nfigs(uint32_t ntargets)
 {
-    return nurls > ENGINE_URL_FIGS ? ENGINE_URL_FIGS + 1 : nurls;
+    return ntargets > ENGINE_TARGET_FIGS ? ENGINE_TARGET_FIGS + 1 : ntargets;
 }
 
 /* --metrics-listen: the run so far, as its threads last told it (each
  * once a second): responses by status, errors by kind, requests by target
- * (the first ENGINE_LIVE_TARGETS, then the rest together), the latency
+ * (the first ENGINE_LIVE_FIGS, then the rest together), the latency
  * of the seconds done (TL_SUB_BITS precision). */
-#define ENGINE_LIVE_TARGETS 100
+#define ENGINE_LIVE_FIGS 100
 struct engine_live {
     uint64_t status[STATUS_MAX];
     uint64_t errors[ERR__COUNT];
-    uint64_t targets[ENGINE_LIVE_TARGETS + 1];
+    uint64_t targets[ENGINE_LIVE_FIGS + 1];
     uint64_t counters[COUNTERS_NROWS]; /* by the counters' rows that have a metric (counters.h) */
     uint32_t ntargets;           /* of targets[] in use (the last: the others) */
     uint64_t started, ended;     /* in flight: started - ended */

@@ -4,7 +4,7 @@
  * (starved), and how many answers the server let a keep-alive connection
  * carry before it ended it. */
 #include "client.h"
-#include "engine.h"
+#include "fairness.h"
 
 #include <stdlib.h>
 
@@ -32,8 +32,8 @@ static int answered_within(const struct fair_conn *j, uint64_t from, uint64_t to
     return j->answered && j->wait_max < limit && b > a && b - a >= limit;
 }
 
-int fairness_merge(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,
-                   struct engine_conns *out)
+int fairness_collect(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,
+                   struct fairness_conns *out)
 {
     struct fair_conn *fc;
     uint64_t *counts, limit, n = 0, i, j, steps = 0;

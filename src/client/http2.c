@@ -66,7 +66,7 @@ int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
     {
         /* DATA is only looked at when some URL's checks read bodies. */
         uint32_t i;
-        for (i = 0; i < pl->nurls; i++)
+        for (i = 0; i < pl->ntargets; i++)
             if (pl->urls[i].capture) {
                 nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
                 break;
@@ -152,7 +152,7 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 {
     struct conn *c = ud;
     struct slot *s = nghttp2_session_get_stream_user_data(ng, id);
-    const struct plan_url *pu;
+    const struct plan_target *pu;
     const char *body;
     size_t left, k, total;
     (void)src;
@@ -174,7 +174,7 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 static void submit(struct conn *c, struct slot *s)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_url *pu = &pl->urls[s->url];
+    const struct plan_target *pu = &pl->urls[s->url];
     nghttp2_data_provider prd;
     int32_t id;
 

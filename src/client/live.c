@@ -102,7 +102,7 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
     }
     if (out->ended > out->started)
         out->ended = out->started; /* published a moment apart */
-    out->ntargets = pl->nurls < ENGINE_LIVE_TARGETS ? pl->nurls : ENGINE_LIVE_TARGETS + 1;
+    out->ntargets = pl->ntargets < ENGINE_LIVE_FIGS ? pl->ntargets : ENGINE_LIVE_FIGS + 1;
     out->rate_mode = pl->cfg->rate > 0;
     /* --stages: the rate of this moment of the ramp. */
     out->target_rate = pl->ramped == 1 && pl->cfg->rate > 0 ? ramp_rate(&pl->ramp, now > pl->t0 ? now - pl->t0 : 0)

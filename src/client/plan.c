@@ -24,7 +24,7 @@ static void tpl_drop(struct tpl **t)
 void plan_free(struct plan *pl)
 {
     uint32_t i;
-    for (i = 0; i < pl->nurls; i++) {
+    for (i = 0; i < pl->ntargets; i++) {
         free(pl->urls[i].req);
         tpl_drop(&pl->urls[i].head_tpl);
         tpl_drop(&pl->urls[i].body_tpl);
@@ -41,7 +41,7 @@ void plan_free(struct plan *pl)
     for (i = 0; i < pl->nextracts; i++)
         check_free(&pl->extracts[i]);
     free(pl->checks);
-    free(pl->check_url);
+    free(pl->check_target);
     free(pl->extracts);
     free(pl->extract_var);
     if (pl->tset)
@@ -91,14 +91,14 @@ static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where wher
 /* The request of URL i, built once, or compiled when it holds templates. */
 static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, char *err, size_t errlen)
 {
-    struct plan_url *pu = &pl->urls[i];
+    struct plan_target *pu = &pl->urls[i];
     const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
     struct req_spec rs;
     uint32_t h;
     int templated;
     char why[512];
 
-    request_spec(cfg, i, &rs);
+    config_request(cfg, i, &rs);
     /* Refused when the file or the options were read; checked again here,
      * once per target, so that no way into a plan skips it. */
     if (request_framing(&rs, &h, why, sizeof(why)) != 0) {
@@ -152,7 +152,7 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
 size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out,
                    uint8_t *jar_line)
 {
-    const struct plan_url *pu = &pl->urls[url];
+    const struct plan_target *pu = &pl->urls[url];
     size_t o = template_expand(pu->head_tpl, pl->tset, ctx, out), blen;
     char *body;
     *jar_line = 0;
@@ -195,7 +195,7 @@ size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, con
 
 size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
 {
-    const struct plan_url *pu = &pl->urls[url];
+    const struct plan_target *pu = &pl->urls[url];
     if (pu->body_tpl)
         return template_expand(pu->body_tpl, pl->tset, ctx, out);
     memcpy(out, pu->body, pu->body_len);
@@ -209,7 +209,7 @@ static int build_orders(const struct config *cfg, struct plan *pl, char *err, si
     pl->next = calloc(pl->nendpoints ? pl->nendpoints : 1, sizeof(*pl->next));
     if (pl->next == NULL)
         goto oom;
-    uint32_t n = cfg->norder ? cfg->norder : cfg->nurls;
+    uint32_t n = cfg->norder ? cfg->norder : cfg->ntargets;
     /* One pass to count each address's share, one to fill it in. */
     for (k = 0; k < n; k++)
         pl->endpoints[pl->urls[cfg->norder ? cfg->order[k] : k].endpoint].norder++;
@@ -241,20 +241,20 @@ static int build_checks(const struct config *cfg, struct plan *pl, char *err, si
 {
     uint32_t i, k, nc = 0, nx = 0;
     char why[400];
-    for (i = 0; i < cfg->nurls; i++) {
+    for (i = 0; i < cfg->ntargets; i++) {
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
         nc += cfg->ncheck_exprs + (t ? t->nchecks : 0);
         nx += t ? t->nextracts : 0;
     }
     pl->checks = calloc(nc ? nc : 1, sizeof(*pl->checks));
-    pl->check_url = calloc(nc ? nc : 1, sizeof(*pl->check_url));
+    pl->check_target = calloc(nc ? nc : 1, sizeof(*pl->check_target));
     pl->extracts = calloc(nx ? nx : 1, sizeof(*pl->extracts));
     pl->extract_var = calloc(nx ? nx : 1, sizeof(*pl->extract_var));
-    if (pl->checks == NULL || pl->check_url == NULL || pl->extracts == NULL || pl->extract_var == NULL)
+    if (pl->checks == NULL || pl->check_target == NULL || pl->extracts == NULL || pl->extract_var == NULL)
         goto oom;
-    for (i = 0; i < cfg->nurls; i++) {
+    for (i = 0; i < cfg->ntargets; i++) {
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
-        struct plan_url *pu = &pl->urls[i];
+        struct plan_target *pu = &pl->urls[i];
         uint32_t own = t ? t->nchecks : 0;
         pu->check0 = pl->nchecks;
         for (k = 0; k < own + cfg->ncheck_exprs; k++) {
@@ -262,7 +262,7 @@ static int build_checks(const struct config *cfg, struct plan *pl, char *err, si
             struct check *c = &pl->checks[pl->nchecks];
             if (check_compile(e, c, why, sizeof(why)) != 0)
                 goto bad;
-            pl->check_url[pl->nchecks++] = i;
+            pl->check_target[pl->nchecks++] = i;
             pu->capture |= (check_needs_head(c) ? CAPTURE_HEAD : 0) | (check_needs_body(c) ? CAPTURE_BODY : 0);
         }
         pu->nchecks = pl->nchecks - pu->check0;
@@ -326,8 +326,8 @@ oom:
 static int log_labels(const struct config *cfg, struct plan *pl)
 {
     uint32_t i;
-    for (i = 0; i < pl->nurls; i++) {
-        struct plan_url *pu = &pl->urls[i];
+    for (i = 0; i < pl->ntargets; i++) {
+        struct plan_target *pu = &pl->urls[i];
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
         const char *name = t && t->name ? t->name : cfg->url_text[i];
         const char *m = t && t->own && t->method ? t->method : cfg->method;
@@ -384,18 +384,18 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
 
     memset(pl, 0, sizeof(*pl));
     pl->cfg = cfg;
-    pl->urls = calloc(cfg->nurls, sizeof(*pl->urls));
+    pl->urls = calloc(cfg->ntargets, sizeof(*pl->urls));
     pl->tset = calloc(1, sizeof(*pl->tset));
     if (pl->urls == NULL || pl->tset == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    pl->nurls = cfg->nurls;
+    pl->ntargets = cfg->ntargets;
     pl->tset->stride = cfg->shard_count ? cfg->shard_count : 1;
     pl->tset->offset = cfg->shard_index;
     if (build_checks(cfg, pl, err, errlen) != 0)
         return -1;
-    for (i = 0; i < cfg->nurls; i++) {
+    for (i = 0; i < cfg->ntargets; i++) {
         struct net_addr a;
         const struct url *u = &cfg->urls[i];
         if (build_request(cfg, pl, i, err, errlen) != 0)
@@ -433,9 +433,9 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
             snprintf(pl->endpoints[j].host, sizeof(pl->endpoints[j].host), "%s", u->host);
             pl->nendpoints++;
         }
-        if ((pl->endpoints[j].nurls & (pl->endpoints[j].nurls - 1)) == 0) {
-            /* nurls is 0 or a power of two: the room is full. */
-            uint32_t *nu = realloc(pl->endpoints[j].urls, (pl->endpoints[j].nurls ? 2 * (size_t)pl->endpoints[j].nurls : 1) *
+        if ((pl->endpoints[j].ntargets & (pl->endpoints[j].ntargets - 1)) == 0) {
+            /* ntargets is 0 or a power of two: the room is full. */
+            uint32_t *nu = realloc(pl->endpoints[j].urls, (pl->endpoints[j].ntargets ? 2 * (size_t)pl->endpoints[j].ntargets : 1) *
                                                             sizeof(uint32_t));
             if (nu == NULL) {
                 snprintf(err, errlen, "out of memory");
@@ -443,7 +443,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
             }
             pl->endpoints[j].urls = nu;
         }
-        pl->endpoints[j].urls[pl->endpoints[j].nurls++] = i;
+        pl->endpoints[j].urls[pl->endpoints[j].ntargets++] = i;
         pl->urls[i].endpoint = j;
         if (pl->urls[i].max_len > pl->max_len)
             pl->max_len = pl->urls[i].max_len;
@@ -451,7 +451,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     if (cfg->follow && !cfg->http2) {
         /* A redirect's request is rebuilt in the slot's buffer: the longest
          * head, a Location of up to 2 KiB, and the body. */
-        for (i = 0; i < pl->nurls; i++) {
+        for (i = 0; i < pl->ntargets; i++) {
             size_t n = (pl->urls[i].req ? pl->urls[i].len : pl->urls[i].max_len) + 2100;
             if (n > pl->max_len)
                 pl->max_len = n;

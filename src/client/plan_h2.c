@@ -28,14 +28,14 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
     uint32_t i;
     int at = -1; /* the header at fault, when one is */
 
-    for (i = 0; i < pl->nurls; i++) {
-        struct plan_url *pu = &pl->urls[i];
+    for (i = 0; i < pl->ntargets; i++) {
+        struct plan_target *pu = &pl->urls[i];
         struct req_field *rf;
         struct req_spec rs;
         char dir[4096];
         nghttp2_nv *nv;
         int n, k;
-        request_spec(cfg, i, &rs);
+        config_request(cfg, i, &rs);
         /* A templated body has no content-length field: its DATA frames
          * end with END_STREAM (RFC 9113 §8.1). */
         rs.head_only = pu->body_tpl != NULL;
@@ -113,7 +113,7 @@ fail:
 void plan_h2_free(struct plan *pl)
 {
     uint32_t i;
-    for (i = 0; i < pl->nurls; i++) {
+    for (i = 0; i < pl->ntargets; i++) {
         nghttp2_nv *nv = pl->urls[i].h2nv;
         if (pl->urls[i].h2val) {
             size_t k;
@@ -132,7 +132,7 @@ void plan_h2_free(struct plan *pl)
 
 size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
 {
-    const struct plan_url *pu = &pl->urls[url];
+    const struct plan_target *pu = &pl->urls[url];
     size_t blen = pu->has_body ? plan_expand_body(pl, url, ctx, out) : 0, o = plan_h2_body_room(pu), k;
     /* Then each templated value, its length first (two bytes). */
     for (k = 0; pu->h2val && k < pu->h2nnv; k++) {
@@ -150,7 +150,7 @@ size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, 
 size_t plan_h2_fields(const struct plan *pl, uint32_t url, const char *req, const struct jar *jar, char *buf,
                       void *out)
 {
-    const struct plan_url *pu = &pl->urls[url];
+    const struct plan_target *pu = &pl->urls[url];
     const char *v = req + plan_h2_body_room(pu), *path = pl->cfg->urls[url].target;
     nghttp2_nv *nv = out;
     size_t k, n = pu->h2nnv, ck;

@@ -39,9 +39,9 @@ static void count_start(struct worker *w, struct conn *c, struct slot *s, uint64
         w->per_stage[s->stage].started++;
     }
     w->st.started++;
-    w->per_url[engine_fig(s->url)].started++;
+    w->per_target[engine_fig(s->url)].started++;
     if (rate_mode(w))
-        hist_record(&w->per_url[engine_fig(s->url)].h[H_LAG], now - s->t_due);
+        hist_record(&w->per_target[engine_fig(s->url)].h[H_LAG], now - s->t_due);
 }
 
 /* A warm-up request that the window takes in: begun when it was (its
@@ -51,7 +51,7 @@ static void carry(struct worker *w, struct conn *c, struct slot *s)
 {
     s->measured = 1;
     w->st.carried_in++;
-    w->per_url[engine_fig(s->url)].carried_in++;
+    w->per_target[engine_fig(s->url)].carried_in++;
     count_start(w, c, s, s->t_sent);
 }
 
@@ -104,13 +104,13 @@ void record_connect(struct worker *w, const struct slot *s, uint64_t now)
     if (!s->measured)
         return;
     w->st.conns_opened++;
-    w->per_url[engine_fig(s->url)].conns_opened++;
-    hist_record(&w->per_url[engine_fig(s->url)].h[H_CONNECT], now - s->t_sent);
+    w->per_target[engine_fig(s->url)].conns_opened++;
+    hist_record(&w->per_target[engine_fig(s->url)].h[H_CONNECT], now - s->t_sent);
 }
 
 void record_tls(struct worker *w, const struct slot *s, uint64_t ns, int resumed)
 {
-    struct stats *u = &w->per_url[engine_fig(s->url)];
+    struct stats *u = &w->per_target[engine_fig(s->url)];
     if (!s->measured)
         return;
     hist_record(&u->h[H_TLS], ns);
@@ -128,7 +128,7 @@ void record_sent(struct worker *w, const struct slot *s, uint64_t bytes)
     if (!s->measured)
         return;
     w->st.bytes_sent += bytes;
-    w->per_url[engine_fig(s->url)].bytes_sent += bytes;
+    w->per_target[engine_fig(s->url)].bytes_sent += bytes;
 }
 
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
@@ -137,7 +137,7 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
         return;
     w->st.bytes_recv += bytes;
     if (s)
-        w->per_url[engine_fig(s->url)].bytes_recv += bytes;
+        w->per_target[engine_fig(s->url)].bytes_recv += bytes;
 }
 
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now)
@@ -145,7 +145,7 @@ void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64
     /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
     s->bytes_in += bytes;
     if (now >= w->plan->t_measure && counts(w, NULL, s, now))
-        w->per_url[engine_fig(s->url)].bytes_recv += bytes;
+        w->per_target[engine_fig(s->url)].bytes_recv += bytes;
 }
 
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)
@@ -167,7 +167,7 @@ void record_retry(struct worker *w, const struct slot *s)
     if (!s->measured)
         return;
     w->st.h2_retried++;
-    w->per_url[engine_fig(s->url)].h2_retried++;
+    w->per_target[engine_fig(s->url)].h2_retried++;
 }
 
 void record_redirect(struct worker *w, const struct slot *s, int away)
@@ -176,10 +176,10 @@ void record_redirect(struct worker *w, const struct slot *s, int away)
         return;
     if (away) {
         w->st.redirects_away++;
-        w->per_url[engine_fig(s->url)].redirects_away++;
+        w->per_target[engine_fig(s->url)].redirects_away++;
     } else {
         w->st.redirects++;
-        w->per_url[engine_fig(s->url)].redirects++;
+        w->per_target[engine_fig(s->url)].redirects++;
     }
 }
 
@@ -194,7 +194,7 @@ static void live_merge(struct worker *w)
         l->status[i] += w->live_status[i];
     for (i = 0; i < ERR__COUNT; i++)
         l->errors[i] += w->live_err[i];
-    for (i = 0; i <= ENGINE_LIVE_TARGETS; i++)
+    for (i = 0; i <= ENGINE_LIVE_FIGS; i++)
         l->targets[i] += w->live_targets[i];
     /* The counters with a metric: what this worker counted since. */
     for (i = 0; i < COUNTERS_NROWS; i++)
@@ -247,7 +247,7 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
                      enum close_kind closed, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_url[engine_fig(s->url)];
+    struct stats *u = &w->per_target[engine_fig(s->url)];
     c->tcp_answers++;
     if (!counts(w, c, s, now))
         return;
@@ -271,7 +271,7 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
         w->live_bad++;
     if (w->live) {
         w->live_status[status]++;
-        w->live_targets[s->url < ENGINE_LIVE_TARGETS ? s->url : ENGINE_LIVE_TARGETS]++;
+        w->live_targets[s->url < ENGINE_LIVE_FIGS ? s->url : ENGINE_LIVE_FIGS]++;
     }
     w->st.status[status]++;
     u->status[status]++;
@@ -318,7 +318,7 @@ void record_check(struct conn *c, struct slot *s, uint32_t k, int ok, const char
 
 void record_checked(struct worker *w, const struct slot *s, int all)
 {
-    struct stats *u = &w->per_url[engine_fig(s->url)];
+    struct stats *u = &w->per_target[engine_fig(s->url)];
     if (!s->measured)
         return;
     w->st.checked++;
@@ -334,7 +334,7 @@ void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due)
     if (t_due < w->plan->t_measure)
         return;
     w->st.skipped++;
-    w->per_url[engine_fig(url)].skipped++;
+    w->per_target[engine_fig(url)].skipped++;
     w->skipped_var[v]++;
 }
 
@@ -350,7 +350,7 @@ static void note_error(struct stats *st, enum err_kind k, int e, const char *det
 void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_url[engine_fig(s->url)];
+    struct stats *u = &w->per_target[engine_fig(s->url)];
     if (!counts(w, c, s, now))
         return;
     /* In rate mode a connection with nothing left outstanding is idle, not
@@ -363,7 +363,7 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
         reqlog_line(w, c, s, 0, (int)k, now, now);
     if (w->live) {
         w->live_err[k]++;
-        w->live_targets[s->url < ENGINE_LIVE_TARGETS ? s->url : ENGINE_LIVE_TARGETS]++;
+        w->live_targets[s->url < ENGINE_LIVE_FIGS ? s->url : ENGINE_LIVE_FIGS]++;
     }
     if (w->per_stage)
         note_error(&w->per_stage[s->stage], k, e, detail);

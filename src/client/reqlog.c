@@ -225,7 +225,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
 {
     const struct plan *pl = w->plan;
     struct reqlog *lg = pl->log;
-    const struct plan_url *pu = &pl->urls[s->url];
+    const struct plan_target *pu = &pl->urls[s->url];
     struct logbuf *b;
     char *o;
     int csv = lg->csv;

@@ -165,7 +165,7 @@ int verify_response(struct conn *c, struct slot *s, unsigned status, struct capt
                     uint64_t now)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_url *pu = &pl->urls[s->url];
+    const struct plan_target *pu = &pl->urls[s->url];
     struct check_response r;
     char seen[CHECK_SEEN_MAX + 64], val[CHECK_VALUE_MAX];
     uint32_t k;

@@ -7,7 +7,7 @@
  * one deadline for all of it and 8 MiB: an answer cut by either is said to
  * be so, and compared with nothing. */
 #include "alike.h"
-#include "cmp_settings.h"
+#include "compare_settings.h"
 
 #include "clock.h"
 #include "net.h"
@@ -191,7 +191,7 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
         snprintf(a->why, sizeof(a->why), "https: not checked");
         return -1;
     }
-    request_spec(wl, 0, &rs);
+    config_request(wl, 0, &rs);
     rs.keepalive = 0;
     if (rs.head_only || request_build(&rs, u, &req, &len, err, sizeof(err)) != 0) {
         snprintf(a->why, sizeof(a->why), "%s", rs.head_only ? "a templated request: not checked" : err);

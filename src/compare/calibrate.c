@@ -3,7 +3,7 @@
  * plan written here, always the same. */
 #include "calibrate.h"
 #include "cli.h"
-#include "jcheck.h"
+#include "jread.h"
 #include "proc.h"
 #include "report.h"
 #include "report_load.h"
@@ -77,12 +77,12 @@ static int write_plan(const char *path, const char *self, int port, int threads,
     return 0;
 }
 
-int calibrate_run(const atomic_int *stop, cmp_log_fn log, void *arg, struct machine_ref *out, char *err,
+int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct machine_ref *out, char *err,
                   size_t errlen)
 {
-    struct cmp_settings set;
-    struct cmp_plan plan;
-    struct cmp_result res;
+    struct compare_settings set;
+    struct compare_file plan;
+    struct compare_result res;
     char self[4096], path[64], sv[160], cl[160];
     int cpus[CMP_MAX_CPUS], ncpus = proc_cpus_allowed(cpus, CMP_MAX_CPUS), port, fd, rc = -1;
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -106,7 +106,7 @@ int calibrate_run(const atomic_int *stop, cmp_log_fn log, void *arg, struct mach
     }
     /* As the compare will pin (pin = auto), to give rafale serve a thread
      * per CPU it gets. */
-    cmp_settings_defaults(&set);
+    compare_settings_defaults(&set);
     compare_file_pin_auto(&set);
     snprintf(path, sizeof(path), "/tmp/rafale-calibrate-XXXXXX");
     if ((fd = mkstemp(path)) < 0) {
@@ -122,9 +122,9 @@ int calibrate_run(const atomic_int *stop, cmp_log_fn log, void *arg, struct mach
     unlink(path);
     free(plan.file);
     plan.file = strdup("rafale calibrate");
-    if (compare_run(&plan, stop, log, arg, &res, err, errlen) != 0)
+    if (compare_rounds(&plan, stop, log, arg, &res, err, errlen) != 0)
         goto out;
-    c = compare_cell(&res, 0, 0);
+    c = compare_cell_at(&res, 0, 0);
     if (res.interrupted) {
         snprintf(err, errlen, "interrupted");
         goto out;
@@ -214,13 +214,13 @@ int calibrate_load(const char *path, struct machine_ref *ref, char *err, size_t 
     c.path = path;
     c.err = err;
     c.errlen = errlen;
-    if ((o = jcheck_obj(&c, root, "calibration", 1)) != NULL)
+    if ((o = jread_obj(&c, root, "calibration", 1)) != NULL)
         report_load_ref(&c, o, ref);
     json_decref(root);
     return c.failed || !ref->known ? -1 : 0;
 }
 
-int calibrate_get(const atomic_int *stop, cmp_log_fn log, void *arg, struct machine_ref *out, char *err,
+int calibrate_get(const atomic_int *stop, compare_log_fn log, void *arg, struct machine_ref *out, char *err,
                   size_t errlen)
 {
     struct machine now;

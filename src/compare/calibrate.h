@@ -20,7 +20,7 @@ int calibrate_path(char *buf, size_t len);
 
 /* Measures it now (about 8 s). rafale's own CPU affinity is put back as it
  * was. Returns 0, or -1 with a one-line reason in err. */
-int calibrate_run(const atomic_int *stop, cmp_log_fn log, void *arg, struct machine_ref *out, char *err,
+int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct machine_ref *out, char *err,
                   size_t errlen);
 
 /* Writes it to path (its folder made), atomically. Returns 0 or -1 (err). */
@@ -31,7 +31,7 @@ int calibrate_load(const char *path, struct machine_ref *ref, char *err, size_t 
 /* The stored reference when it was measured on this machine, else a new
  * one, measured and stored (a store that fails is only said in log).
  * Returns 0 or -1 (err). */
-int calibrate_get(const atomic_int *stop, cmp_log_fn log, void *arg, struct machine_ref *out, char *err,
+int calibrate_get(const atomic_int *stop, compare_log_fn log, void *arg, struct machine_ref *out, char *err,
                   size_t errlen);
 
 #endif

@@ -35,7 +35,7 @@
 
 /* Does the server answer? A TCP connect, or a GET of `ready` that gets a
  * status in the expected set. Writes what it got into got. */
-static int probe(const struct config *cfg, const struct url *u, const struct cmp_server *s, char *got, size_t gotlen)
+static int probe(const struct config *cfg, const struct url *u, const struct compare_server *s, char *got, size_t gotlen)
 {
     struct net_addr a;
     char err[128], buf[64];
@@ -155,7 +155,7 @@ int compare_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4])
     return n;
 }
 
-int compare_exit_status(const struct cmp_result *r)
+int compare_exit_status(const struct compare_result *r)
 {
     int w, s, slo = 0;
     if (r->interrupted)
@@ -164,7 +164,7 @@ int compare_exit_status(const struct cmp_result *r)
         if (r->failed[s])
             return 1;
         for (w = 0; w < r->nworkloads; w++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             if (c->nruns == 0 || c->invalid)
                 return 1;
             slo |= c->slo_failed > 0;
@@ -174,7 +174,7 @@ int compare_exit_status(const struct cmp_result *r)
 }
 
 /* A failed server's line for the live log, then its last output lines. */
-static void log_failure(cmp_log_fn log, void *arg, const char *line, const char *output)
+static void log_failure(compare_log_fn log, void *arg, const char *line, const char *output)
 {
     char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4], l[CMP_OUTPUT_COLS + 16];
     int n, k;
@@ -190,11 +190,11 @@ static void log_failure(cmp_log_fn log, void *arg, const char *line, const char 
     }
 }
 
-int compare_ports_free(const struct cmp_plan *p, char *err, size_t errlen)
+int compare_ports_free(const struct compare_file *p, char *err, size_t errlen)
 {
     int i;
     for (i = 0; i < p->nservers; i++) {
-        const struct cmp_server *s = &p->servers[i];
+        const struct compare_server *s = &p->servers[i];
         struct url u;
         struct net_addr a;
         char e[300], who[200];
@@ -222,10 +222,10 @@ int compare_ports_free(const struct cmp_plan *p, char *err, size_t errlen)
 }
 
 /* Starts (or finds) server i and waits until it answers. */
-static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_result *r, const atomic_int *stop,
+static int bring_up(const struct compare_file *p, int i, struct srv *sv, struct compare_result *r, const atomic_int *stop,
                     char *why, size_t whylen, char *warn, size_t warnlen)
 {
-    const struct cmp_server *s = &p->servers[i];
+    const struct compare_server *s = &p->servers[i];
     struct url u;
     char err[300], how[128], got[64], cgname[64];
     uint64_t until;
@@ -308,12 +308,12 @@ static int bring_up(const struct cmp_plan *p, int i, struct srv *sv, struct cmp_
 
 /* One run of workload w against server s. Returns 0, or -1 when the run
  * could not be made (the reason in why). */
-static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv, int rep, const atomic_int *stop,
-                   struct cmp_result *out, char *why, size_t whylen, char *line, size_t linelen)
+static int one_run(const struct compare_file *p, int w, int s, const struct srv *sv, int rep, const atomic_int *stop,
+                   struct compare_result *out, char *why, size_t whylen, char *line, size_t linelen)
 {
-    const struct cmp_workload *wl = &p->workloads[w];
-    const struct cmp_server *server = &p->servers[s];
-    struct compare_cell *cell = compare_cell(out, w, s);
+    const struct compare_workload *wl = &p->workloads[w];
+    const struct compare_server *server = &p->servers[s];
+    struct compare_cell *cell = compare_cell_at(out, w, s);
     struct config cfg = wl->cfg, own;
     static struct findings found; /* 20 KiB: off the stack */
     struct observed ob;
@@ -348,7 +348,7 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
         ut[0] = text;
         cfg.urls = &u;
         cfg.url_text = ut;
-        cfg.nurls = 1;
+        cfg.ntargets = 1;
     }
     if (cfg.threads == 0)
         cfg.threads = p->set.nclient_cpus ? (uint32_t)p->set.nclient_cpus : 1;
@@ -393,9 +393,9 @@ static int one_run(const struct cmp_plan *p, int w, int s, const struct srv *sv,
     return 0;
 }
 
-static int add_difference(struct cmp_alike *al, int server, const char *field, const struct alike_answer *a)
+static int add_difference(struct compare_alike *al, int server, const char *field, const struct alike_answer *a)
 {
-    struct cmp_difference *n = realloc(al->diff, (size_t)(al->ndiff + 1) * sizeof(*n));
+    struct compare_difference *n = realloc(al->diff, (size_t)(al->ndiff + 1) * sizeof(*n));
     if (n == NULL)
         return -1;
     al->diff = n;
@@ -415,12 +415,12 @@ static int add_difference(struct cmp_alike *al, int server, const char *field, c
  * first's own beside it. An answer that could not be read whole is named
  * in al->cut and compared with nothing: alike is claimed only when no
  * answer was cut. The runs happen either way. */
-static void check_alike(const struct cmp_plan *p, int w, const atomic_int *stop, struct cmp_result *out)
+static void check_alike(const struct compare_file *p, int w, const atomic_int *stop, struct compare_result *out)
 {
     static const char *const fields[] = { "status", "location", "type", "framing", "body" };
     static const unsigned bits[] = { ALIKE_STATUS, ALIKE_LOCATION, ALIKE_TYPE, ALIKE_BODY, ALIKE_BODY };
-    const struct cmp_workload *wl = &p->workloads[w];
-    struct cmp_alike *al = &out->alike[w];
+    const struct compare_workload *wl = &p->workloads[w];
+    struct compare_alike *al = &out->alike[w];
     unsigned want = p->set.same < 0 ? ALIKE_DEFAULT : (unsigned)p->set.same;
     struct alike_answer *ans = calloc((size_t)p->nservers, sizeof(*ans));
     uint64_t wait = wl->cfg.timeout_ns && wl->cfg.timeout_ns < ALIKE_WAIT_MAX ? wl->cfg.timeout_ns : ALIKE_WAIT_MAX;
@@ -485,7 +485,7 @@ static void check_alike(const struct cmp_plan *p, int w, const atomic_int *stop,
 }
 
 /* The first k runs of every cell go: warm-up rounds (discard = k). */
-static void drop_first_runs(struct cmp_result *r, int k)
+static void drop_first_runs(struct compare_result *r, int k)
 {
     int i, j;
     for (i = 0; i < r->nworkloads * r->nservers; i++) {
@@ -509,13 +509,13 @@ static void drop_first_runs(struct cmp_result *r, int k)
 /* repeat = auto: may the rounds stop? When every verdict the reports
  * show is decided: each server against the best and the baseline, and
  * every pair of the matrix (up to CMP_MATRIX_MAX servers). */
-static int settled(const struct cmp_plan *p, struct cmp_result *r)
+static int settled(const struct compare_file *p, struct compare_result *r)
 {
     int w, s, t;
     compare_summarize(p, r);
     for (w = 0; w < r->nworkloads; w++)
         for (s = 0; s < r->nservers; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             if (c->verdict == VERDICT_UNDECIDED || c->vs_base.verdict == VERDICT_UNDECIDED)
                 return 0;
             for (t = s + 1; r->nservers <= CMP_MATRIX_MAX && t < r->nservers; t++) {
@@ -529,7 +529,7 @@ static int settled(const struct cmp_plan *p, struct cmp_result *r)
 }
 
 /* The version line of each server, when the plan gives a command for it. */
-static void versions(struct cmp_plan *p)
+static void versions(struct compare_file *p)
 {
     int i;
     for (i = 0; i < p->nservers; i++) {
@@ -542,7 +542,7 @@ static void versions(struct cmp_plan *p)
     }
 }
 
-int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
+int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_fn log, void *arg, struct compare_result *out,
             char *err, size_t errlen)
 {
     struct srv *svs;

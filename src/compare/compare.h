@@ -27,14 +27,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cmp_settings.h"
+#include "compare_settings.h"
 #include "config.h"
 #include "engine.h"
 #include "findings.h"
 #include "monitor.h"
 #include "verdict.h"
 
-struct cmp_server {
+struct compare_server {
     char *name;
     char *start;            /* shell command; NULL when attaching */
     int pid;                /* attach: this process and its children */
@@ -50,35 +50,35 @@ struct cmp_server {
     char *version;          /* that line, or NULL */
 };
 
-struct cmp_workload {
+struct compare_workload {
     char *name;
     char *path;             /* appended to each server's url */
     struct config cfg;      /* every run option; the URL is set per run */
 };
 
-struct cmp_plan {
+struct compare_file {
     char *file;
-    struct cmp_server *servers;
+    struct compare_server *servers;
     int nservers;
-    struct cmp_workload *workloads;
+    struct compare_workload *workloads;
     int nworkloads;
-    struct cmp_settings set;
+    struct compare_settings set;
     int baseline;           /* baseline = SERVER: 1 + its index; 0 none */
 };
 
 /* Parses the plan file; the settings given on the command line (over: its
  * non-zero fields, or NULL) take precedence over the file's. Returns 0, or
  * -1 with "FILE:LINE: reason" in err. */
-int compare_file_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen);
-void compare_file_free(struct cmp_plan *p);
+int compare_file_parse(const char *path, const struct compare_settings *over, struct compare_file *p, char *err, size_t errlen);
+void compare_file_free(struct compare_file *p);
 
 /* Before anything starts: the port of each server compare starts must be
  * free, else the server measured would be the one already there. Returns
  * 0, or -1 with "[server NAME] ... held by pid N (COMMAND) ..." in err. */
-int compare_ports_free(const struct cmp_plan *p, char *err, size_t errlen);
+int compare_ports_free(const struct compare_file *p, char *err, size_t errlen);
 /* pin = auto: with neither CPU list set, splits the CPUs this process may
  * use between the servers and rafale (pin becomes PIN_CHOSE). */
-void compare_file_pin_auto(struct cmp_settings *set);
+void compare_file_pin_auto(struct compare_settings *set);
 
 /* One run of a workload on a server: its full result. */
 struct compare_run {
@@ -90,7 +90,7 @@ struct compare_run {
 };
 
 /* A cell's memory measure, from the least exact to the most. */
-enum cmp_mem {
+enum compare_mem {
     CMP_MEM_RSS,                 /* RSS summed: PSS was not readable */
     CMP_MEM_PSS_SYS,             /* the kernel's PSS: shared pages divided among every process of the machine */
     CMP_MEM_PSS                  /* PSS among the server's own processes: as if it ran alone */
@@ -110,7 +110,7 @@ struct compare_cell {
     double rps_median, rps_min, rps_max;
     double server_cpu_us;        /* per request, median over runs; < 0 unknown */
     uint64_t mem_peak;           /* highest memory of its runs, in its measure: */
-    int mem_kind;                /* enum cmp_mem, the least exact of its runs' (like with like) */
+    int mem_kind;                /* enum compare_mem, the least exact of its runs' (like with like) */
     int best_run;                /* the run with the highest memory, for the process table */
     double bad_pct;              /* responses with a status outside --expect, in % */
     double conns_per_req;
@@ -133,24 +133,24 @@ struct compare_cell {
 
 /* Servers answering a workload differently: a row per server and field
  * that differ from the first server's answer (and the first's own). */
-struct cmp_difference {
+struct compare_difference {
     int server;
     char field[16];              /* "status", "location", "type", "framing", "body" */
     char value[300];
 };
 
-struct cmp_alike {
+struct compare_alike {
     int checked;                 /* the answers were compared */
     char note[300];              /* why not, when not */
     char cut[300];               /* "NAME: answer not read whole in 5 s", each server whose answer was cut:
                                     compared with nothing */
-    struct cmp_difference *diff;
+    struct compare_difference *diff;
     int ndiff;
 };
 
-struct cmp_result {
+struct compare_result {
     int nworkloads, nservers;
-    struct cmp_alike *alike;     /* per workload: the same work, checked before the load */
+    struct compare_alike *alike;     /* per workload: the same work, checked before the load */
     struct compare_cell *cells;      /* [w * nservers + s] */
     int *failed;                 /* server could not be used */
     char **failure;              /* why, in a line (CMP_WHY_MAX bytes) */
@@ -161,7 +161,7 @@ struct cmp_result {
     struct machine_ref ref;      /* calibrate = yes: this machine's reference */
 };
 
-struct compare_cell *compare_cell(const struct cmp_result *r, int w, int s);
+struct compare_cell *compare_cell_at(const struct compare_result *r, int w, int s);
 
 #define CMP_WHY_MAX 512
 #define CMP_OUTPUT_MAX 4096   /* of a failed server's output, kept (the JSON has it whole) */
@@ -176,24 +176,24 @@ int compare_output_lines(const char *out, char lines[][CMP_OUTPUT_COLS + 4]);
 /* s, cut as compare_output_lines cuts a line, into buf. */
 const char *compare_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4]);
 
-typedef void (*cmp_log_fn)(const char *line, void *arg);
+typedef void (*compare_log_fn)(const char *line, void *arg);
 
 /* Allocates an empty result for p. Returns 0 or -1. */
-int compare_result_init(struct cmp_result *r, const struct cmp_plan *p);
+int compare_result_init(struct compare_result *r, const struct compare_file *p);
 /* Adds a run to a cell (taking res and server over). Returns 0 or -1. */
 int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server);
 /* A compare of saved runs (`rafale report A.json B.json`): one workload with
  * cfg's settings and n "servers", one per run. compare_saved_add() names run k
  * and takes its result over. Both return 0 or -1 (out of memory); p and r
  * are freed by the caller either way. */
-int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n);
-int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+int compare_saved_init(struct compare_file *p, struct compare_result *r, const struct config *cfg, int n);
+int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
                   struct engine_result *res, struct monitor_result *server);
 /* Computes the summary of every cell from its runs. */
-void compare_summarize(const struct cmp_plan *p, struct cmp_result *r);
+void compare_summarize(const struct compare_file *p, struct compare_result *r);
 /* Server a against server b on workload w, paired by round (verdict.h);
  * verdict VERDICT_INVALID when either has no valid result. */
-void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, int a, int b, struct verdict_pair *out);
+void compare_pair(const struct compare_file *p, const struct compare_result *r, int w, int a, int b, struct verdict_pair *out);
 /* The most servers for which the reports show a matrix of pairwise verdicts. */
 #define CMP_MATRIX_MAX 6
 
@@ -201,20 +201,20 @@ void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, i
  * and the README): 0 when every server gave a valid result for every
  * workload, 1 when a server failed or a result is not valid, 3 when an SLO
  * failed (and all else was valid), 130 when interrupted. */
-int compare_exit_status(const struct cmp_result *r);
+int compare_exit_status(const struct compare_result *r);
 
 /* Runs the plan: starts the servers, runs every workload against every
  * server, repetitions interleaved, stops everything. log receives one line
  * per event. Returns 0 (the result may hold failed servers), or -1 with a
  * reason in err. Every process started is gone before it returns, even when
  * *stop was set. */
-int compare_run(struct cmp_plan *p, const atomic_int *stop, cmp_log_fn log, void *arg, struct cmp_result *out,
+int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_fn log, void *arg, struct compare_result *out,
             char *err, size_t errlen);
-void compare_result_free(struct cmp_result *r);
+void compare_result_free(struct compare_result *r);
 
 /* Text tables, a self-contained HTML page, JSON with every run in full. */
-void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
-int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
-int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r);
+void report_compare_print(FILE *f, const struct compare_file *p, const struct compare_result *r);
+int report_compare_html(FILE *f, const struct compare_file *p, const struct compare_result *r);
+int report_compare_json(FILE *f, const struct compare_file *p, const struct compare_result *r);
 
 #endif

@@ -189,7 +189,7 @@ static int workload_key(struct config *cfg, const struct kv *kv, const char *pat
     return 0;
 }
 
-static int parse_settings(struct cmp_plan *p, struct config *defaults, const struct section *sec, const char *path,
+static int parse_settings(struct compare_file *p, struct config *defaults, const struct section *sec, const char *path,
                           const struct kv **baseline, char *err, size_t errlen)
 {
     int k;
@@ -230,7 +230,7 @@ static int keep_str(char **field, const char *v)
     return *field ? 0 : -1;
 }
 
-static int parse_server(struct cmp_server *sv, const struct section *sec, const char *path, char *err, size_t errlen)
+static int parse_server(struct compare_server *sv, const struct section *sec, const char *path, char *err, size_t errlen)
 {
     int k;
     status_set_default(&sv->ready_status);
@@ -295,7 +295,7 @@ static int parse_server(struct cmp_server *sv, const struct section *sec, const 
     return 0;
 }
 
-static int parse_workload(struct cmp_workload *wl, const struct config *defaults, const struct cmp_settings *over,
+static int parse_workload(struct compare_workload *wl, const struct config *defaults, const struct compare_settings *over,
                           const struct section *sec, const char *path, char *err, size_t errlen)
 {
     char why[400], notes[8];
@@ -363,16 +363,16 @@ static int same_origin(const struct url *a, const struct url *b)
  * a whole URL on another origin would measure another server in this
  * server's cell. Each server's paths are loaded on its url, so a path
  * always passes and a whole URL passes only on the one server it names. */
-static int targets_on_servers(const struct cmp_plan *p, char *err, size_t errlen)
+static int targets_on_servers(const struct compare_file *p, char *err, size_t errlen)
 {
     int w, s;
     uint32_t k;
     for (w = 0; w < p->nworkloads; w++) {
-        const struct cmp_workload *wl = &p->workloads[w];
+        const struct compare_workload *wl = &p->workloads[w];
         if (wl->cfg.targets_path == NULL || strcmp(wl->cfg.targets_path, "-") == 0)
             continue; /* standard input is read once, by the run */
         for (s = 0; s < p->nservers; s++) {
-            const struct cmp_server *sv = &p->servers[s];
+            const struct compare_server *sv = &p->servers[s];
             struct config check;
             struct url base;
             char why[400];
@@ -385,7 +385,7 @@ static int targets_on_servers(const struct cmp_plan *p, char *err, size_t errlen
             }
             if (targets_load(&check, wl->cfg.targets_path, sv->url, why, sizeof(why)) != 0)
                 rc = bad(err, errlen, p->file, 0, "[workload %s]: %s", wl->name, why);
-            for (k = 0; rc == 0 && k < check.nurls; k++)
+            for (k = 0; rc == 0 && k < check.ntargets; k++)
                 if (check.targets[k].own && !same_origin(&check.urls[k], &base))
                     rc = bad(err, errlen, check.targets[k].file, (int)check.targets[k].line,
                              "%s is not on the server under test ([server %s] is %s): write the path alone so it "
@@ -404,7 +404,7 @@ static int targets_on_servers(const struct cmp_plan *p, char *err, size_t errlen
  * servers the rest. A quarter: rafale costs less per request than the
  * servers it measures, and a cell where it did not has its
  * client_cpu_bound finding. */
-void compare_file_pin_auto(struct cmp_settings *set)
+void compare_file_pin_auto(struct compare_settings *set)
 {
     int cpus[CMP_MAX_CPUS], n, nc, i;
     if (set->pin == PIN_NO || set->nserver_cpus || set->nclient_cpus)
@@ -421,7 +421,7 @@ void compare_file_pin_auto(struct cmp_settings *set)
 }
 
 /* The command line's settings over the file's. */
-static void override(struct cmp_settings *set, const struct cmp_settings *over)
+static void override(struct compare_settings *set, const struct compare_settings *over)
 {
     if (over == NULL)
         return;
@@ -451,7 +451,7 @@ static void override(struct cmp_settings *set, const struct cmp_settings *over)
         set->json_path = over->json_path;
 }
 
-int compare_file_parse(const char *path, const struct cmp_settings *over, struct cmp_plan *p, char *err, size_t errlen)
+int compare_file_parse(const char *path, const struct compare_settings *over, struct compare_file *p, char *err, size_t errlen)
 {
     struct sections ss;
     struct config defaults;
@@ -459,7 +459,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
     int i, j, rc = -1;
 
     memset(p, 0, sizeof(*p));
-    cmp_settings_defaults(&p->set);
+    compare_settings_defaults(&p->set);
     /* Compare's own defaults for a workload: 50 connections, 1 s of warm-up,
      * threads to match the client CPUs (0 until the settings are known). */
     config_defaults(&defaults);
@@ -504,7 +504,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
             goto out;
         }
         if (sec->kind == SEC_SERVER) {
-            struct cmp_server *sv = &p->servers[p->nservers++];
+            struct compare_server *sv = &p->servers[p->nservers++];
             for (j = 0; j < p->nservers - 1; j++)
                 if (strcmp(p->servers[j].name, sec->name) == 0) {
                     bad(err, errlen, path, sec->line, "a second [server %s]", sec->name);
@@ -513,7 +513,7 @@ int compare_file_parse(const char *path, const struct cmp_settings *over, struct
             if ((sv->name = strdup(sec->name)) == NULL || parse_server(sv, sec, path, err, errlen) != 0)
                 goto out;
         } else {
-            struct cmp_workload *wl = &p->workloads[p->nworkloads++];
+            struct compare_workload *wl = &p->workloads[p->nworkloads++];
             for (j = 0; j < p->nworkloads - 1; j++)
                 if (strcmp(p->workloads[j].name, sec->name) == 0) {
                     bad(err, errlen, path, sec->line, "a second [workload %s]", sec->name);
@@ -547,11 +547,11 @@ out:
     return rc;
 }
 
-void compare_file_free(struct cmp_plan *p)
+void compare_file_free(struct compare_file *p)
 {
     int i, k;
     for (i = 0; p->servers && i < p->nservers; i++) {
-        struct cmp_server *s = &p->servers[i];
+        struct compare_server *s = &p->servers[i];
         free(s->name);
         free(s->start);
         free(s->cgroup);

@@ -13,8 +13,8 @@
 struct loaded {
     int is_compare;
     struct loaded_run run;       /* !is_compare */
-    struct cmp_plan plan;        /* is_compare: as far as the reports need it */
-    struct cmp_result cmp;       /* is_compare: every run, summarized */
+    struct compare_file plan;        /* is_compare: as far as the reports need it */
+    struct compare_result cmp;       /* is_compare: every run, summarized */
 };
 
 /* Reads path. Returns 0, or -1 with a one-line reason in err. */

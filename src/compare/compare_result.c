@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-struct compare_cell *compare_cell(const struct cmp_result *r, int w, int s)
+struct compare_cell *compare_cell_at(const struct compare_result *r, int w, int s)
 {
     return &r->cells[w * r->nservers + s];
 }
 
-int compare_result_init(struct cmp_result *r, const struct cmp_plan *p)
+int compare_result_init(struct compare_result *r, const struct compare_file *p)
 {
     int i;
     memset(r, 0, sizeof(*r));
@@ -41,7 +41,7 @@ int compare_result_init(struct cmp_result *r, const struct cmp_plan *p)
     return 0;
 }
 
-void compare_result_free(struct cmp_result *r)
+void compare_result_free(struct compare_result *r)
 {
     int i, k;
     for (i = 0; r->cells && i < r->nworkloads * r->nservers; i++) {
@@ -95,11 +95,11 @@ int compare_add_run(struct compare_cell *c, struct engine_result *res, struct mo
     return 0;
 }
 
-int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct config *cfg, int n)
+int compare_saved_init(struct compare_file *p, struct compare_result *r, const struct config *cfg, int n)
 {
     memset(p, 0, sizeof(*p));
     memset(r, 0, sizeof(*r));
-    cmp_settings_defaults(&p->set);
+    compare_settings_defaults(&p->set);
     p->set.repeat = 1;
     p->set.repeat_auto = 0;
     p->nworkloads = 1;
@@ -115,15 +115,15 @@ int compare_saved_init(struct cmp_plan *p, struct cmp_result *r, const struct co
     return 0;
 }
 
-int compare_saved_add(struct cmp_plan *p, struct cmp_result *r, int k, const char *name, const char *url,
+int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
                   struct engine_result *res, struct monitor_result *server)
 {
-    struct cmp_server *sv = &p->servers[k];
+    struct compare_server *sv = &p->servers[k];
     sv->name = strdup(name);
     sv->url = strdup(url);
     if (sv->name == NULL || sv->url == NULL)
         return -1;
-    return compare_add_run(compare_cell(r, 0, k), res, server);
+    return compare_add_run(compare_cell_at(r, 0, k), res, server);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -183,10 +183,10 @@ static double run_rps(const struct compare_run *run)
 
 /* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps (room
  * for its runs) and the step of its rounds' counts. */
-static void verdict_input(const struct cmp_plan *p, const struct cmp_result *r, int w, int s, double *rps,
+static void verdict_input(const struct compare_file *p, const struct compare_result *r, int w, int s, double *rps,
                           struct verdict_cell *vc)
 {
-    const struct compare_cell *c = compare_cell(r, w, s);
+    const struct compare_cell *c = compare_cell_at(r, w, s);
     const struct config *cfg = &p->workloads[w].cfg;
     int k, n = 0;
     memset(vc, 0, sizeof(*vc));
@@ -209,9 +209,9 @@ static void verdict_input(const struct cmp_plan *p, const struct cmp_result *r, 
     vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];
 }
 
-void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, int a, int b, struct verdict_pair *out)
+void compare_pair(const struct compare_file *p, const struct compare_result *r, int w, int a, int b, struct verdict_pair *out)
 {
-    const struct compare_cell *ca = compare_cell(r, w, a), *cb = compare_cell(r, w, b);
+    const struct compare_cell *ca = compare_cell_at(r, w, a), *cb = compare_cell_at(r, w, b);
     double *ra = calloc((size_t)ca->nruns + 1, sizeof(double)), *rb = calloc((size_t)cb->nruns + 1, sizeof(double));
     struct verdict_cell va, vb;
     memset(out, 0, sizeof(*out));
@@ -230,7 +230,7 @@ void compare_pair(const struct cmp_plan *p, const struct cmp_result *r, int w, i
 /* Workload w's verdicts (verdict.c): each cell's intervals, its ratio to
  * the best paired by round, its verdict and rank, and against the
  * baseline. */
-static void verdicts(const struct cmp_plan *p, struct cmp_result *r, int w)
+static void verdicts(const struct compare_file *p, struct compare_result *r, int w)
 {
     struct verdict_cell *vc = calloc((size_t)r->nservers, sizeof(*vc));
     double **rps = calloc((size_t)r->nservers, sizeof(*rps)), *p50 = NULL, *p99 = NULL;
@@ -238,14 +238,14 @@ static void verdicts(const struct cmp_plan *p, struct cmp_result *r, int w)
     if (vc == NULL || rps == NULL)
         goto out;
     for (s = 0; s < r->nservers; s++)
-        if (compare_cell(r, w, s)->nruns > most)
-            most = compare_cell(r, w, s)->nruns;
+        if (compare_cell_at(r, w, s)->nruns > most)
+            most = compare_cell_at(r, w, s)->nruns;
     p50 = calloc((size_t)(most ? most : 1), sizeof(double));
     p99 = calloc((size_t)(most ? most : 1), sizeof(double));
     if (p50 == NULL || p99 == NULL)
         goto out;
     for (s = 0; s < r->nservers; s++) {
-        struct compare_cell *c = compare_cell(r, w, s);
+        struct compare_cell *c = compare_cell_at(r, w, s);
         if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL)
             goto out;
         for (k = 0; k < c->nruns; k++) {
@@ -259,7 +259,7 @@ static void verdicts(const struct cmp_plan *p, struct cmp_result *r, int w)
     }
     verdict_rank(vc, r->nservers, p->set.same_within);
     for (s = 0; s < r->nservers; s++) {
-        struct compare_cell *c = compare_cell(r, w, s);
+        struct compare_cell *c = compare_cell_at(r, w, s);
         c->ratio = vc[s].ratio;
         c->ratio_ci[0] = vc[s].ratio_ci[0];
         c->ratio_ci[1] = vc[s].ratio_ci[1];
@@ -342,13 +342,13 @@ static uint64_t run_mem(const struct monitor_result *m, int kind)
     return kind == CMP_MEM_PSS_SYS ? m->pss_sys_peak_bytes : m->pss_peak_bytes;
 }
 
-void compare_summarize(const struct cmp_plan *p, struct cmp_result *r)
+void compare_summarize(const struct compare_file *p, struct compare_result *r)
 {
     int w, s, k;
     for (w = 0; w < r->nworkloads; w++)
         for (s = 0; s < r->nservers; s++) {
             const struct config *cfg = &p->workloads[w].cfg;
-            struct compare_cell *c = compare_cell(r, w, s);
+            struct compare_cell *c = compare_cell_at(r, w, s);
             double *rps = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
             double *cpu = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
             int ncpu = 0, kind = CMP_MEM_PSS;

@@ -152,7 +152,7 @@ static int log_values(const double *x, int n, double *mean, double *var)
     return k;
 }
 
-void diff_rounds(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
+void diff_windows(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
                  double resolution, struct diff_result *out)
 {
     static const char *const names[3] = { "req/s", "p50", "p99" }, *const keys[3] = { "rps", "p50_us", "p99_us" };
@@ -307,7 +307,7 @@ static double rounds_step(const struct compare_cell *c, const struct config *cfg
 
 int diff_compares(const struct loaded *in, const char *const files[2], double thr, FILE *out, FILE *jf, int *worse)
 {
-    const struct cmp_plan *pb = &in[0].plan, *pn = &in[1].plan;
+    const struct compare_file *pb = &in[0].plan, *pn = &in[1].plan;
     int w, s, w2, s2, k, cells = 0;
     *worse = 0;
     if (jf)
@@ -318,7 +318,7 @@ int diff_compares(const struct loaded *in, const char *const files[2], double th
                 continue;
             for (s = 0; s < pb->nservers; s++)
                 for (s2 = 0; s2 < pn->nservers; s2++) {
-                    const struct compare_cell *cb = compare_cell(&in[0].cmp, w, s), *cn = compare_cell(&in[1].cmp, w2, s2);
+                    const struct compare_cell *cb = compare_cell_at(&in[0].cmp, w, s), *cn = compare_cell_at(&in[1].cmp, w2, s2);
                     double *v = NULL;
                     const double *fb[3], *fn[3];
                     char lb[600], ln[600];
@@ -339,7 +339,7 @@ int diff_compares(const struct loaded *in, const char *const files[2], double th
                         at[step] = hist_percentile(&run->res.total.h[H_LATENCY], 50) / 1e3;
                         at[2 * step] = hist_percentile(&run->res.total.h[H_LATENCY], 99) / 1e3;
                     }
-                    diff_rounds(fb, cb->nruns, fn, cn->nruns, thr,
+                    diff_windows(fb, cb->nruns, fn, cn->nruns, thr,
                                 rounds_step(cb, &pb->workloads[w].cfg) + rounds_step(cn, &pn->workloads[w2].cfg), &d);
                     snprintf(lb, sizeof(lb), "%s [%s on %s]", files[0], pb->workloads[w].name, pb->servers[s].name);
                     snprintf(ln, sizeof(ln), "%s [%s on %s]", files[1], pn->workloads[w2].name, pn->servers[s2].name);

@@ -49,7 +49,7 @@ void diff_results(const struct engine_result *base, const struct engine_result *
  * each or undecided), throughput's widened by resolution: the relative step
  * of a round's count (both compares' connections / requests; 0 for
  * count-bound rounds). */
-void diff_rounds(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
+void diff_windows(const double *const base[3], int nb, const double *const now[3], int nn, double threshold,
                  double resolution, struct diff_result *out);
 
 /* The table; names: the two files. */

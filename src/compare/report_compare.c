@@ -14,12 +14,12 @@
 
 /* The best median req/s of workload w among the servers whose result is
  * valid. */
-double report_compare_best_rps(const struct cmp_result *r, int w)
+double report_compare_best_rps(const struct compare_result *r, int w)
 {
     double best = 0;
     int s;
     for (s = 0; s < r->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         if (!r->failed[s] && c->nruns && !c->invalid && c->rps_median > best)
             best = c->rps_median;
     }
@@ -79,9 +79,9 @@ const char *report_compare_ratio_text(char *b, size_t n, const struct compare_ce
     return b;
 }
 
-int report_compare_why(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w, int s)
+int report_compare_why(char *b, size_t n, const struct compare_file *p, const struct compare_result *r, int w, int s)
 {
-    const struct compare_cell *c = compare_cell(r, w, s);
+    const struct compare_cell *c = compare_cell_at(r, w, s);
     const struct verdict_pair *v = c->verdict == VERDICT_UNDECIDED ? &c->vs_best : &c->vs_base;
     int other = -1, k;
     char why[400];
@@ -89,7 +89,7 @@ int report_compare_why(char *b, size_t n, const struct cmp_plan *p, const struct
         return 0;
     if (c->verdict == VERDICT_UNDECIDED) {
         for (k = 0; k < r->nservers; k++)
-            if (compare_cell(r, w, k)->verdict == VERDICT_BEST)
+            if (compare_cell_at(r, w, k)->verdict == VERDICT_BEST)
                 other = k;
     } else if (c->vs_base.verdict == VERDICT_UNDECIDED) {
         other = p->baseline - 1;
@@ -102,7 +102,7 @@ int report_compare_why(char *b, size_t n, const struct cmp_plan *p, const struct
 }
 
 /* "GET /, 50 connections, keep-alive, 10000 requests, 2 headers, ..." */
-void report_compare_describe(char *b, size_t n, const struct cmp_workload *wl)
+void report_compare_describe(char *b, size_t n, const struct compare_workload *wl)
 {
     const struct config *c = &wl->cfg;
     char d[32];
@@ -149,7 +149,7 @@ void report_compare_cpu_mem(const struct compare_cell *c, int named, char *cpu, 
         snprintf(mem, mn, "-");
 }
 
-int report_compare_name_width(const struct cmp_plan *p)
+int report_compare_name_width(const struct compare_file *p)
 {
     int s, w = 6;
     for (s = 0; s < p->nservers; s++)
@@ -183,11 +183,11 @@ const char *report_compare_close_why(const struct stats *t)
     return t->closes[top] ? stats_close_explain((enum close_kind)top) : "closed without saying why";
 }
 
-int report_compare_mem_mixed(const struct cmp_result *r, int w)
+int report_compare_mem_mixed(const struct compare_result *r, int w)
 {
     int s, kind = -1;
     for (s = 0; s < r->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         if (c->best_run < 0)
             continue;
         if (kind >= 0 && c->mem_kind != kind)
@@ -197,13 +197,13 @@ int report_compare_mem_mixed(const struct cmp_result *r, int w)
     return 0;
 }
 
-const char *report_compare_mem_label(const struct cmp_result *r, int w)
+const char *report_compare_mem_label(const struct compare_result *r, int w)
 {
     int s;
     if (report_compare_mem_mixed(r, w))
         return "memory peak";
     for (s = 0; s < r->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         if (c->best_run >= 0)
             return c->mem_kind == CMP_MEM_PSS ? "PSS peak" : c->mem_kind == CMP_MEM_PSS_SYS ? "sysPSS peak" : "RSS peak";
     }
@@ -225,7 +225,7 @@ static void warn_ids(char *b, size_t n, size_t *u, const struct findings *fs)
     }
 }
 
-void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, const struct cmp_result *r, int w)
+void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p, const struct compare_result *r, int w)
 {
     size_t u = 0;
     char ci[48];
@@ -233,7 +233,7 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
 #define VADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
     b[0] = '\0';
     for (s = 0; s < r->nservers; s++)
-        if (compare_cell(r, w, s)->verdict == VERDICT_BEST && compare_cell(r, w, s)->nruns)
+        if (compare_cell_at(r, w, s)->verdict == VERDICT_BEST && compare_cell_at(r, w, s)->nruns)
             best = s;
     if (best < 0) {
         VADD("no valid result.");
@@ -241,14 +241,14 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
     }
     if (r->alike && r->alike[w].ndiff)
         VADD("(servers do not answer alike) ");
-    VADD("Fastest: %s (%.0f req/s)", p->servers[best].name, compare_cell(r, w, best)->rps_median);
-    warn_ids(b, n, &u, &compare_cell(r, w, best)->found);
+    VADD("Fastest: %s (%.0f req/s)", p->servers[best].name, compare_cell_at(r, w, best)->rps_median);
+    warn_ids(b, n, &u, &compare_cell_at(r, w, best)->found);
     VADD(".");
     for (k = 0; k < 5; k++)
         /* In order: the same as the fastest, slower, faster (rounds missing
          * from the best), undecided, not valid. */
         for (s = 0; s < r->nservers; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             char what[96];
             if (s == best || (c->nruns == 0 && !r->failed[s]))
                 continue;
@@ -273,15 +273,15 @@ void report_compare_verdict_line(char *b, size_t n, const struct cmp_plan *p, co
 #undef VADD
 }
 
-uint32_t report_compare_targets(const struct cmp_result *r, int w, const struct config **cfg)
+uint32_t report_compare_targets(const struct compare_result *r, int w, const struct config **cfg)
 {
     int s, k;
     for (s = 0; s < r->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         for (k = 0; k < c->nruns; k++)
-            if (c->runs[k].cfg && c->runs[k].res.nurls > 1) {
+            if (c->runs[k].cfg && c->runs[k].res.ntargets > 1) {
                 *cfg = c->runs[k].cfg;
-                return c->runs[k].res.nurls;
+                return c->runs[k].res.ntargets;
             }
     }
     return 0;
@@ -290,7 +290,7 @@ uint32_t report_compare_targets(const struct cmp_result *r, int w, const struct 
 const char *report_compare_target_label(const struct config *cfg, uint32_t i, char *buf, size_t n)
 {
     const char *u, *path;
-    if (i >= cfg->nurls)
+    if (i >= cfg->ntargets)
         return "?";
     if (report_is_other(cfg, i) || (cfg->targets && cfg->targets[i].name))
         return report_label(cfg, i, buf, n);
@@ -307,8 +307,8 @@ double report_compare_target(const struct compare_cell *c, uint32_t i, struct st
     int k;
     stats_init(out);
     for (k = 0; k < c->nruns; k++)
-        if (i < c->runs[k].res.nurls && c->runs[k].res.per_url) {
-            stats_merge(out, &c->runs[k].res.per_url[i]);
+        if (i < c->runs[k].res.ntargets && c->runs[k].res.per_target) {
+            stats_merge(out, &c->runs[k].res.per_target[i]);
             el += c->runs[k].res.elapsed_s;
         }
     return el > 0 ? (double)out->completed / el : 0;
@@ -316,7 +316,7 @@ double report_compare_target(const struct compare_cell *c, uint32_t i, struct st
 
 /* A targets workload: a row per target and server, every round merged,
  * so the endpoint that is slow on one server is seen. */
-static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w, int nw)
+static void targets_block(FILE *f, const struct compare_file *p, const struct compare_result *r, int w, int nw)
 {
     const struct config *cfg = NULL;
     uint32_t n = report_compare_targets(r, w, &cfg), i;
@@ -335,7 +335,7 @@ static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_re
     for (i = 0; i < n; i++) {
         int first = 1;
         for (s = 0; s < p->nservers; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             struct stats t;
             char p50[32], p99[32];
             double rps;
@@ -358,14 +358,14 @@ static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_re
 }
 
 /* Each server against the plan's baseline, in a line. */
-static void baseline_text(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void baseline_text(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int s, b = p->baseline - 1, any = 0;
     if (b < 0 || b >= p->nservers)
         return;
     fprintf(f, "  against the baseline, %s:", p->servers[b].name);
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         char what[96];
         if (s == b || c->vs_base.verdict == VERDICT_INVALID)
             continue;
@@ -378,7 +378,7 @@ static void baseline_text(FILE *f, const struct cmp_plan *p, const struct cmp_re
 
 /* Every pair of servers (2 to CMP_MATRIX_MAX): the row's time per request
  * against the column's, as a verdict. */
-static void matrix_text(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w, int nw)
+static void matrix_text(FILE *f, const struct compare_file *p, const struct compare_result *r, int w, int nw)
 {
     int a, b, cw = 13;
     if (p->nservers < 2 || p->nservers > CMP_MATRIX_MAX)
@@ -410,13 +410,13 @@ static void matrix_text(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 /* The notes under a workload's table, a server at a time: invalid
  * results, bad statuses, refused keep-alive, noise, aborted rounds, its
  * findings, its SLO. Returns whether there was any. */
-static int cell_notes(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static int cell_notes(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
-    const struct cmp_workload *wl = &p->workloads[w];
+    const struct compare_workload *wl = &p->workloads[w];
     int s, any = 0;
 
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         const char *name = p->servers[s].name;
         char codes[128];
         if (c->nruns == 0)
@@ -469,18 +469,18 @@ static int cell_notes(FILE *f, const struct cmp_plan *p, const struct cmp_result
 }
 
 /* Each server: how it was run, its version, its processes in its run with the most memory. */
-static void servers_text(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+static void servers_text(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int s, w;
 
     fprintf(f, "\nServers\n");
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_server *sv = &p->servers[s];
+        const struct compare_server *sv = &p->servers[s];
         const struct compare_run *top = NULL;
         uint64_t most = 0;
         char cut[CMP_OUTPUT_COLS + 4];
         for (w = 0; w < p->nworkloads; w++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
                 top = &c->runs[c->best_run];
                 most = c->mem_peak;
@@ -505,7 +505,7 @@ static void servers_text(FILE *f, const struct cmp_plan *p, const struct cmp_res
     }
 }
 
-void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+void report_compare_print(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int w, s, nw = report_compare_name_width(p), any_notes = 0, mixed, mw;
 
@@ -523,7 +523,7 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
         fprintf(f, "\nNote: servers ran in process groups, not cgroups (%s): a server that daemonizes escapes them.\n",
                 r->note);
     for (w = 0; w < p->nworkloads; w++) {
-        const struct cmp_workload *wl = &p->workloads[w];
+        const struct compare_workload *wl = &p->workloads[w];
         double best = report_compare_best_rps(r, w);
         char desc[400];
         report_compare_describe(desc, sizeof(desc), wl);
@@ -531,7 +531,7 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                 p->set.repeat_auto ? " (repeat = auto: the rounds it took)" : "");
         if (r->alike && r->alike[w].ndiff) {
             /* Before the figures: they may not measure the same work. */
-            const struct cmp_alike *al = &r->alike[w];
+            const struct compare_alike *al = &r->alike[w];
             int k;
             fprintf(f, "  [!] servers do not answer alike (checked once before the load; the runs went on):\n");
             for (k = 0; k < al->ndiff; k++)
@@ -547,7 +547,7 @@ void report_compare_print(FILE *f, const struct cmp_plan *p, const struct cmp_re
                 "(min - max req/s)", "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", mw,
                 report_compare_mem_label(r, w), "vs best");
         for (s = 0; s < p->nservers; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             char p50[32], p99[32], cpu[32], mem[32], ratio[96], range[48], bad[16], rank[16];
             if (c->nruns == 0) {
                 fprintf(f, "  %4s %-*.*s %9s  (%s)\n", "-", nw, nw, p->servers[s].name, "-",

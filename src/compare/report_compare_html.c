@@ -20,7 +20,7 @@ static size_t n_of(int n)
     return n > 0 ? (size_t)n : 0;
 }
 
-static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, const char *title, const char *ylabel,
+static void bars(FILE *f, const struct compare_file *p, const struct compare_result *r, const char *title, const char *ylabel,
                  enum what what)
 {
     const char **groups = calloc(n_of(p->nworkloads), sizeof(char *));
@@ -35,7 +35,7 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
             series[s] = p->servers[s].name;
         for (w = 0; w < p->nworkloads; w++)
             for (s = 0; s < p->nservers; s++) {
-                const struct compare_cell *c = compare_cell(r, w, s);
+                const struct compare_cell *c = compare_cell_at(r, w, s);
                 double x = c->invalid ? NAN : 0, l = NAN, u = NAN;
                 /* A result made of failures draws no bar: it would win. */
                 if (c->nruns && !c->invalid) {
@@ -65,7 +65,7 @@ static void bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, 
 }
 
 /* Mean, p50 and p99 of one workload, a group each, a bar per server. */
-static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void latency_bars(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     static const char *const groups[3] = { "mean", "p50", "p99" };
     const char **series = calloc(n_of(p->nservers), sizeof(char *));
@@ -75,7 +75,7 @@ static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_res
     int s, n = p->nservers;
     if (series && v) {
         for (s = 0; s < n; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             series[s] = p->servers[s].name;
             lo[s] = hi[s] = lo[n + s] = hi[n + s] = lo[2 * n + s] = hi[2 * n + s] = NAN;
             if (c->invalid)
@@ -100,7 +100,7 @@ static void latency_bars(FILE *f, const struct cmp_plan *p, const struct cmp_res
 
 /* Percentile curves of one workload; a log latency axis when one server's
  * tail would flatten every other curve. */
-static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void percentile_curves(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     static const double ticks[] = { 1, 10, 100, 1000, 10000, 100000 };
     static const char *const labels[] = { "0%", "90%", "99%", "99.9%", "99.99%", "99.999%" };
@@ -115,7 +115,7 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     if (ser == NULL || y == NULL)
         goto out;
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         if (c->nruns && c->total.h[H_LATENCY].total > most)
             most = c->total.h[H_LATENCY].total;
     }
@@ -125,7 +125,7 @@ static void percentile_curves(FILE *f, const struct cmp_plan *p, const struct cm
     for (i = 0; i < N; i++)
         x[i] = pow(10, top * i / (N - 1));
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         double *ys = y + ns * N;
         if (c->nruns == 0 || c->total.h[H_LATENCY].total == 0 || c->invalid)
             continue;
@@ -160,7 +160,7 @@ out:
  * laid end to end: a round that dipped, or a server that slows as it runs,
  * shows. A run's last second, when partial, is scaled to a whole one (it is
  * no drop), or left out when under half of one and not the only one. */
-static void throughput_over_time(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void throughput_over_time(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
@@ -172,7 +172,7 @@ static void throughput_over_time(FILE *f, const struct cmp_plan *p, const struct
     if (ser == NULL || xs == NULL || ys == NULL)
         goto out;
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         uint32_t n = 0, i;
         double off = 0;
         if (c->invalid)
@@ -223,7 +223,7 @@ out:
 
 /* Memory (PSS, or RSS) of each server over its time under load, its runs
  * laid end to end. */
-static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+static void memory_chart(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
@@ -237,10 +237,10 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
         uint32_t n = 0, i;
         double off = 0;
         for (w = 0; w < p->nworkloads; w++)
-            for (k = 0; k < compare_cell(r, w, s)->nruns; k++) {
-                n += compare_cell(r, w, s)->runs[k].server.npoints;
-                pss &= !compare_cell(r, w, s)->runs[k].has_server || compare_cell(r, w, s)->runs[k].server.has_pss;
-                own &= !compare_cell(r, w, s)->runs[k].has_server || compare_cell(r, w, s)->runs[k].server.pss_own;
+            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
+                n += compare_cell_at(r, w, s)->runs[k].server.npoints;
+                pss &= !compare_cell_at(r, w, s)->runs[k].has_server || compare_cell_at(r, w, s)->runs[k].server.has_pss;
+                own &= !compare_cell_at(r, w, s)->runs[k].has_server || compare_cell_at(r, w, s)->runs[k].server.pss_own;
             }
         if (n == 0)
             continue;
@@ -250,8 +250,8 @@ static void memory_chart(FILE *f, const struct cmp_plan *p, const struct cmp_res
             goto out;
         n = 0;
         for (w = 0; w < p->nworkloads; w++)
-            for (k = 0; k < compare_cell(r, w, s)->nruns; k++) {
-                const struct monitor_result *m = &compare_cell(r, w, s)->runs[k].server;
+            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
+                const struct monitor_result *m = &compare_cell_at(r, w, s)->runs[k].server;
                 double last = 0;
                 for (i = 0; i < m->npoints; i++) {
                     xs[ns][n] = off + m->series[i].t_s;
@@ -287,7 +287,7 @@ out:
 }
 
 /* Each server against the plan's baseline, in a line. */
-static void baseline_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void baseline_html(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int s, b = p->baseline - 1, any = 0;
     if (b < 0 || b >= p->nservers)
@@ -296,7 +296,7 @@ static void baseline_html(FILE *f, const struct cmp_plan *p, const struct cmp_re
     html_text(f, p->servers[b].name);
     html_printf(f, ":");
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         char what[96];
         if (s == b || c->vs_base.verdict == VERDICT_INVALID)
             continue;
@@ -310,7 +310,7 @@ static void baseline_html(FILE *f, const struct cmp_plan *p, const struct cmp_re
 }
 
 /* Every pair of servers (2 to CMP_MATRIX_MAX), the row against the column. */
-static void matrix_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void matrix_html(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int a, b;
     if (p->nservers < 2 || p->nservers > CMP_MATRIX_MAX)
@@ -346,7 +346,7 @@ static void matrix_html(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 }
 
 /* The page's head, its CSS, and what was compared how. */
-static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+static void page_head(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale compare</title><style>"
                HTML_CSS "body{margin:24px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));"
@@ -397,13 +397,13 @@ static void page_head(FILE *f, const struct cmp_plan *p, const struct cmp_result
 }
 
 /* Each server: its URL, how it was started, its version. */
-static void servers_table(FILE *f, const struct cmp_plan *p)
+static void servers_table(FILE *f, const struct compare_file *p)
 {
     int s;
     html_printf(f, "<h2>Servers</h2>\n<table><tr><th>server</th><th class=\"l\">url</th><th class=\"l\">started with</th>"
                "<th class=\"l\">version</th></tr>\n");
     for (s = 0; s < p->nservers; s++) {
-        const struct cmp_server *sv = &p->servers[s];
+        const struct compare_server *sv = &p->servers[s];
         html_printf(f, "<tr><td>");
         html_text(f, sv->name);
         html_printf(f, "</td><td class=\"l\">");
@@ -424,14 +424,14 @@ static void servers_table(FILE *f, const struct cmp_plan *p)
 }
 
 /* Each workload: its request, connections, mode, length, rate, warm-up. */
-static void workloads_table(FILE *f, const struct cmp_plan *p)
+static void workloads_table(FILE *f, const struct compare_file *p)
 {
     int w;
     char a[32], b[32], c2[32];
     html_printf(f, "</table>\n<h2>Workloads</h2>\n<table><tr><th>workload</th><th class=\"l\">request</th><th>connections</th>"
                "<th class=\"l\">mode</th><th>length</th><th>rate (req/s)</th><th>warm-up</th><th>good statuses</th></tr>\n");
     for (w = 0; w < p->nworkloads; w++) {
-        const struct cmp_workload *wl = &p->workloads[w];
+        const struct compare_workload *wl = &p->workloads[w];
         const struct config *c = &wl->cfg;
         uint32_t h;
         html_printf(f, "<tr><td>");
@@ -474,9 +474,9 @@ static void workloads_table(FILE *f, const struct cmp_plan *p)
 }
 
 /* Workload w's table: a row per server. */
-static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void cells_table(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
-    const struct cmp_workload *wl = &p->workloads[w];
+    const struct compare_workload *wl = &p->workloads[w];
     int s;
     char a[32], b[32], c2[32], d[32];
     double best = report_compare_best_rps(r, w);
@@ -494,7 +494,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
                "<tr><th>median</th><th>min</th><th>max</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>\n",
             report_compare_mem_label(r, w));
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         char cpu[32], mem[32], ratio[96];
         if (c->rank > 0)
             html_printf(f, "<tr><td>%d</td><td>", c->rank);
@@ -524,7 +524,7 @@ static void cells_table(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 
 /* A targets workload: a row per target and server (rounds merged), and
  * each target's p99 per server. */
-static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void targets_block(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     const struct config *cfg = NULL;
     uint32_t n = report_compare_targets(r, w, &cfg), nb = n < TARGET_BARS ? n : TARGET_BARS, i;
@@ -540,7 +540,7 @@ static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_re
                    "<th>bad status</th></tr>\n");
     for (i = 0; i < n; i++)
         for (s = 0; s < ns; s++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             struct stats t;
             double rps;
             if (c->nruns == 0)
@@ -570,7 +570,7 @@ static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_re
             snprintf(names[i], sizeof(names[i]), "%s", report_compare_target_label(cfg, i, lb, sizeof(lb)));
             groups[i] = names[i];
             for (s = 0; s < ns; s++) {
-                const struct compare_cell *c = compare_cell(r, w, s);
+                const struct compare_cell *c = compare_cell_at(r, w, s);
                 struct stats t;
                 /* As in the other charts: nothing to draw for a result that is not one. */
                 v[i * (size_t)ns + (size_t)s] = NAN;
@@ -597,12 +597,12 @@ static void targets_block(FILE *f, const struct cmp_plan *p, const struct cmp_re
 }
 
 /* Workload w's warnings, a line per server that earned one. */
-static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void cells_notes(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
-    const struct cmp_workload *wl = &p->workloads[w];
+    const struct compare_workload *wl = &p->workloads[w];
     int s;
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_cell *c = compare_cell(r, w, s);
+        const struct compare_cell *c = compare_cell_at(r, w, s);
         char codes[128];
         if (c->nruns == 0)
             continue;
@@ -644,7 +644,7 @@ static void cells_notes(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 }
 
 /* Each server's processes, in its run with the most memory. */
-static void processes_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+static void processes_block(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int w, s;
     html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. PSS divides each shared page "
@@ -655,7 +655,7 @@ static void processes_block(FILE *f, const struct cmp_plan *p, const struct cmp_
         const struct compare_run *top = NULL;
         uint64_t most = 0;
         for (w = 0; w < p->nworkloads; w++) {
-            const struct compare_cell *c = compare_cell(r, w, s);
+            const struct compare_cell *c = compare_cell_at(r, w, s);
             if (c->best_run >= 0 && (top == NULL || c->mem_peak > most)) {
                 top = &c->runs[c->best_run];
                 most = c->mem_peak;
@@ -671,7 +671,7 @@ static void processes_block(FILE *f, const struct cmp_plan *p, const struct cmp_
 }
 
 /* The servers that failed: why, and their last output lines. */
-static void failures_block(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+static void failures_block(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int s;
     for (s = 0; s < p->nservers; s++)
@@ -695,7 +695,7 @@ static void failures_block(FILE *f, const struct cmp_plan *p, const struct cmp_r
         }
 }
 
-int report_compare_html(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+int report_compare_html(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int w;
 

@@ -35,9 +35,9 @@ static void cpus(FILE *f, const int *c, int n)
 }
 
 /* Server s: how it was started, and why it failed if it did. */
-static void json_server(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int s)
+static void json_server(FILE *f, const struct compare_file *p, const struct compare_result *r, int s)
 {
-    const struct cmp_server *sv = &p->servers[s];
+    const struct compare_server *sv = &p->servers[s];
     fprintf(f, "%s\n  {\"name\": ", s ? "," : "");
     report_json_str(f, sv->name);
     fprintf(f, ", \"url\": ");
@@ -56,13 +56,13 @@ static void json_server(FILE *f, const struct cmp_plan *p, const struct cmp_resu
 }
 
 /* A workload's rounds and whether its servers answered alike. */
-static void json_alike(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w)
+static void json_alike(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     /* Rounds: the most repetitions any server had. */
     int rounds = 0, s2;
     for (s2 = 0; s2 < p->nservers; s2++)
-        if (compare_cell(r, w, s2)->nruns > rounds)
-            rounds = compare_cell(r, w, s2)->nruns;
+        if (compare_cell_at(r, w, s2)->nruns > rounds)
+            rounds = compare_cell_at(r, w, s2)->nruns;
     fprintf(f, ", \"rounds\": %d, \"alike\": ", rounds);
     if (r->alike == NULL || !r->alike[w].checked) {
         fprintf(f, "null, \"alike_note\": ");
@@ -73,7 +73,7 @@ static void json_alike(FILE *f, const struct cmp_plan *p, const struct cmp_resul
         int k;
         fprintf(f, "[");
         for (k = 0; k < r->alike[w].ndiff; k++) {
-            const struct cmp_difference *d = &r->alike[w].diff[k];
+            const struct compare_difference *d = &r->alike[w].diff[k];
             fprintf(f, "%s{\"field\": \"%s\", \"server\": ", k ? ", " : "", d->field);
             report_json_str(f, p->servers[d->server].name);
             fprintf(f, ", \"value\": ");
@@ -90,12 +90,12 @@ static void json_alike(FILE *f, const struct cmp_plan *p, const struct cmp_resul
 
 /* A workload's cell on server s: its figures, intervals, verdict, findings,
  * SLO and every run as `rafale --json` writes it. */
-static void json_cell(FILE *f, const struct cmp_plan *p, const struct cmp_result *r, int w, int s, double best)
+static void json_cell(FILE *f, const struct compare_file *p, const struct compare_result *r, int w, int s, double best)
 {
-    const struct cmp_workload *wl = &p->workloads[w];
+    const struct compare_workload *wl = &p->workloads[w];
     int k;
     unsigned i;
-    const struct compare_cell *c = compare_cell(r, w, s);
+    const struct compare_cell *c = compare_cell_at(r, w, s);
     const struct stats *t = &c->total;
     int fs = 1;
     fprintf(f, "%s\n   {\"name\": ", s ? "," : "");
@@ -176,7 +176,7 @@ static void json_cell(FILE *f, const struct cmp_plan *p, const struct cmp_result
         struct config cfg = wl->cfg;
         const char *ut[1] = { c->url ? c->url : "" };
         cfg.url_text = ut;
-        cfg.nurls = 1;
+        cfg.ntargets = 1;
         fprintf(f, "%s\n", k ? "," : "");
         report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].res,
                     c->runs[k].has_server ? &c->runs[k].server : NULL, NULL, &c->runs[k].found);
@@ -184,7 +184,7 @@ static void json_cell(FILE *f, const struct cmp_plan *p, const struct cmp_result
     fprintf(f, "]}");
 }
 
-int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_result *r)
+int report_compare_json(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int w, s, first = 1;
 
@@ -213,7 +213,7 @@ int report_compare_json(FILE *f, const struct cmp_plan *p, const struct cmp_resu
         json_server(f, p, r, s);
     fprintf(f, "],\n\"workloads\": [");
     for (w = 0; w < p->nworkloads; w++) {
-        const struct cmp_workload *wl = &p->workloads[w];
+        const struct compare_workload *wl = &p->workloads[w];
         double best = report_compare_best_rps(r, w);
         fprintf(f, "%s\n {\"name\": ", w ? "," : "");
         report_json_str(f, wl->name);

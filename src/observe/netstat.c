@@ -179,7 +179,7 @@ void netstat_begin(struct netstat_obs *o, const struct config *cfg)
         if (sched_getaffinity(0, sizeof(set), &set) == 0)
             o->client_cpus = (uint32_t)CPU_COUNT(&set);
     }
-    if (cfg->nurls && !cfg->unix_socket && config_resolve(cfg, cfg->urls[0].host, (uint16_t)cfg->urls[0].port, &a, err, sizeof(err)) == 0) {
+    if (cfg->ntargets && !cfg->unix_socket && config_resolve(cfg, cfg->urls[0].host, (uint16_t)cfg->urls[0].port, &a, err, sizeof(err)) == 0) {
         net_addr_str(&a, o->addr, sizeof(o->addr));
         o->local = is_local(&a);
         if (o->local && listener(&a, &o->backlog, &o->accept_queue) == 0)

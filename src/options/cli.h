@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cmp_settings.h"
+#include "compare_settings.h"
 #include "config.h"
 #include "opt.h"
 
@@ -36,7 +36,7 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
  * the command line (zero when not given), which override the plan's. */
 struct compare_args {
     const char *file;
-    struct cmp_settings set;
+    struct compare_settings set;
 };
 enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen);
 

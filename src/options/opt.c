@@ -3,10 +3,10 @@
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt_int.h"
-#include "cmp_settings.h"
+#include "compare_settings.h"
 #include "serve_config.h"
 #include "check.h"
-#include "jcheck.h"
+#include "jread.h"
 #include "err.h"
 #include "units.h"
 #include "http_lex.h"
@@ -55,7 +55,7 @@ struct opt_def {
 
 #define RUN(f) offsetof(struct config, f)
 #define SRV(f) offsetof(struct serve_config, f)
-#define CMP(f) offsetof(struct cmp_settings, f)
+#define CMP(f) offsetof(struct compare_settings, f)
 #define RES(f) offsetof(struct result_args, f)
 
 /* Options of a run that a compare workload may set too. */
@@ -670,20 +670,20 @@ int opt_json_read(struct jc *c, json_t *o, struct config *cfg)
             continue; /* absent: the default */
         switch (d->kind) {
         case K_U32:
-            *(uint32_t *)(void *)field = (uint32_t)jcheck_num(c, o, d->json, 0, d->max, 0);
+            *(uint32_t *)(void *)field = (uint32_t)jread_num(c, o, d->json, 0, d->max, 0);
             break;
         case K_U64:
-            *(uint64_t *)(void *)field = jcheck_count(c, o, d->json, 0);
+            *(uint64_t *)(void *)field = jread_count(c, o, d->json, 0);
             break;
         case K_DUR:
-            *(uint64_t *)(void *)field = jcheck_ns(c, o, d->json, 0);
+            *(uint64_t *)(void *)field = jread_ns(c, o, d->json, 0);
             break;
         case K_RATE:
-            *(double *)(void *)field = jcheck_num(c, o, d->json, 0, d->max, 0);
+            *(double *)(void *)field = jread_num(c, o, d->json, 0, d->max, 0);
             break;
         case K_FLAG:
             if (!json_is_boolean(v))
-                jcheck_fail(c, d->json, "not true or false");
+                jread_fail(c, d->json, "not true or false");
             *(int *)(void *)field = json_is_true(v);
             break;
         default:

@@ -39,7 +39,7 @@ struct result_args {
 struct opt_dst {
     struct config *run;
     struct serve_config *serve;
-    struct cmp_settings *cmp;
+    struct compare_settings *cmp;
     struct result_args *res;
 };
 

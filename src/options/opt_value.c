@@ -3,7 +3,7 @@
  * addresses, curl's host maps, pass phrases, stages, CPU lists, compare's
  * settings. opt.c's table names each by its id (opt_int.h). */
 #include "opt_int.h"
-#include "cmp_settings.h"
+#include "compare_settings.h"
 #include "serve_config.h"
 #include "check.h"
 #include "err.h"
@@ -444,7 +444,7 @@ static int set_workload(int id, struct config *cfg, const char *v, const char *s
         else if (strcmp(v, "random") == 0)
             cfg->order_mode = ORDER_RANDOM;
         else if (strcmp(v, "session") == 0)
-            cfg->order_mode = ORDER_SESSION;
+            cfg->order_mode = ORDER_WALK;
         else
             break;
         return 0;
@@ -480,7 +480,7 @@ static int set_workload(int id, struct config *cfg, const char *v, const char *s
 
 /* A compare's settings. Returns 0, -1 with why in err, 1 for a value it
  * does not take (said with the option's `wants`), or 2 for another's id. */
-static int set_compare(int id, struct cmp_settings *set, const char *v)
+static int set_compare(int id, struct compare_settings *set, const char *v)
 {
 
     switch (id) {

@@ -142,9 +142,9 @@ static uint32_t *index_slot(const struct config *cfg, const char *text, const st
 static int index_grow(struct config *cfg)
 {
     uint32_t cap = cfg->tindex_cap ? cfg->tindex_cap : 64, i;
-    if (cfg->tindex && (uint64_t)(cfg->nurls + 1) * 2 <= cfg->tindex_cap)
+    if (cfg->tindex && (uint64_t)(cfg->ntargets + 1) * 2 <= cfg->tindex_cap)
         return 0;
-    while ((uint64_t)(cfg->nurls + 1) * 2 > cap)
+    while ((uint64_t)(cfg->ntargets + 1) * 2 > cap)
         cap *= 2;
     free(cfg->tindex);
     if ((cfg->tindex = calloc(cap, sizeof(*cfg->tindex))) == NULL) {
@@ -152,7 +152,7 @@ static int index_grow(struct config *cfg)
         return -1;
     }
     cfg->tindex_cap = cap;
-    for (i = 0; i < cfg->nurls; i++)
+    for (i = 0; i < cfg->ntargets; i++)
         *index_slot(cfg, cfg->url_text[i], &cfg->targets[i]) = i + 1;
     return 0;
 }
@@ -170,7 +170,7 @@ static int add_target(struct config *cfg, const char *text, struct url *u, const
         url_free(u);
         i = *slot - 1;
     } else {
-        i = cfg->nurls;
+        i = cfg->ntargets;
         /* The three arrays share one count and one room. */
         cap = cfg->urls_cap;
         if (config_grow(&cfg->urls, &cap, i + 1, sizeof(*cfg->urls)) != 0)
@@ -186,7 +186,7 @@ static int add_target(struct config *cfg, const char *text, struct url *u, const
             goto oom;
         cfg->urls[i] = *u;
         cfg->targets[i] = *t;
-        cfg->nurls++;
+        cfg->ntargets++;
         *slot = i + 1;
     }
     if (config_grow(&cfg->order, &cfg->order_cap, cfg->norder + 1, sizeof(*cfg->order)) != 0)

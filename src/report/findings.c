@@ -17,7 +17,7 @@
 /* Connections that waited past the limit while another was answered. */
 static void starved(struct ctx *c, int overflow)
 {
-    const struct engine_conns *k = &c->r->conns;
+    const struct fairness_conns *k = &c->r->conns;
     struct finding *f;
     char w[32], l[32];
     if (k->starved == 0 || k->clients < 2)
@@ -196,8 +196,8 @@ static int queueing(struct ctx *c)
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
         return 0;
-    for (i = 0; c->r->per_url && i < c->r->nurls; i++) {
-        const struct stats *u = &c->r->per_url[i];
+    for (i = 0; c->r->per_target && i < c->r->ntargets; i++) {
+        const struct stats *u = &c->r->per_target[i];
         if ((double)u->completed >= QUEUE_URL_SHARE * (double)c->s->completed &&
             hist_percentile(&u->h[H_TTFB], 50) < QUEUE_URL_TIMES_SERVICE * service)
             return 0; /* a target answered fast: no queue in front of it */
@@ -266,17 +266,17 @@ static int client_cpu(struct ctx *c)
 
 static void keepalive_limit(struct ctx *c)
 {
-    const struct engine_conns *k = &c->r->conns;
+    const struct fairness_conns *k = &c->r->conns;
     struct finding *f;
     double share;
     uint32_t i;
     if (!c->in->cfg->keepalive || k->server_ended < KA_MIN_ENDED || k->ended_mode < 2 ||
         (double)k->ended_mode_count < KA_MODE_SHARE * (double)k->server_ended || c->s->completed == 0)
         return;
-    for (i = 0; c->r->per_url && c->r->nurls > 1 && i < c->r->nurls; i++) {
+    for (i = 0; c->r->per_target && c->r->ntargets > 1 && i < c->r->ntargets; i++) {
         /* One target's answers end most of them: that target closes (its
          * "Connection: close"), no request limit of the server's. */
-        const struct stats *u = &c->r->per_url[i];
+        const struct stats *u = &c->r->per_target[i];
         if ((double)stats_server_closes(u) >= KA_MODE_SHARE * (double)stats_server_closes(c->s) &&
             (double)u->completed < KA_MODE_SHARE * (double)c->s->completed)
             return;

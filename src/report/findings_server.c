@@ -65,7 +65,7 @@ void findings_server_cpu(struct ctx *c, int explained, int client_bound)
 static double tls_overhead(const struct ctx *c)
 {
     uint32_t i;
-    for (i = 0; i < c->in->cfg->nurls; i++)
+    for (i = 0; i < c->in->cfg->ntargets; i++)
         if (c->in->cfg->urls[i].tls)
             return (double)(c->s->tls_full + c->s->tls_resumed) * WRITES_TLS_HANDSHAKE_BYTES +
                    ((double)c->s->completed + (double)c->s->bytes_recv / WRITES_TLS_RECORD) * WRITES_TLS_ANSWER_BYTES;

@@ -146,7 +146,7 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
 /* The shards' fairness figures: counts summed, extremes kept. The median
  * is the largest of the shards' medians, an upper bound (each shard keeps
  * only its own connections' median). */
-static void merge_conns(struct engine_conns *d, const struct engine_conns *s, int first)
+static void merge_conns(struct fairness_conns *d, const struct fairness_conns *s, int first)
 {
     if (first || s->req_min < d->req_min)
         d->req_min = s->req_min;
@@ -184,16 +184,16 @@ static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char
     memset(&in[0].cfg, 0, sizeof(in[0].cfg));
     if (stats_init(&r->total) != 0)
         goto oom;
-    r->nurls = in[0].res.nurls;
-    r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(*r->per_url));
-    r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(*r->url_in_flight));
+    r->ntargets = in[0].res.ntargets;
+    r->per_target = calloc(r->ntargets ? r->ntargets : 1, sizeof(*r->per_target));
+    r->target_in_flight = calloc(r->ntargets ? r->ntargets : 1, sizeof(*r->target_in_flight));
     r->nstages = in[0].res.nstages;
     r->per_stage = r->nstages ? calloc(r->nstages, sizeof(*r->per_stage)) : NULL;
     r->shards = calloc((size_t)n, sizeof(*r->shards));
-    if (r->per_url == NULL || r->url_in_flight == NULL || (r->nstages && r->per_stage == NULL) || r->shards == NULL)
+    if (r->per_target == NULL || r->target_in_flight == NULL || (r->nstages && r->per_stage == NULL) || r->shards == NULL)
         goto oom;
-    for (i = 0; i < r->nurls; i++)
-        stats_init(&r->per_url[i]);
+    for (i = 0; i < r->ntargets; i++)
+        stats_init(&r->per_target[i]);
     for (i = 0; i < r->nstages; i++)
         stats_init(&r->per_stage[i]);
     r->nshards = (uint32_t)n;
@@ -232,9 +232,9 @@ static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char
         struct loaded_run *x = &in[k];
         struct shard_info *sh = &r->shards[k];
         stats_merge(&r->total, &x->res.total);
-        for (i = 0; i < r->nurls; i++) {
-            stats_merge(&r->per_url[i], &x->res.per_url[i]);
-            r->url_in_flight[i] += x->res.url_in_flight[i];
+        for (i = 0; i < r->ntargets; i++) {
+            stats_merge(&r->per_target[i], &x->res.per_target[i]);
+            r->target_in_flight[i] += x->res.target_in_flight[i];
         }
         for (i = 0; i < r->nstages && i < x->res.nstages; i++)
             stats_merge(&r->per_stage[i], &x->res.per_stage[i]);

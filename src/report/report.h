@@ -60,7 +60,7 @@ uint64_t report_server_memory(const struct monitor_result *m, const char **label
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
  * its own, or the URL as typed; the row of the targets past
- * ENGINE_URL_FIGS is "(N other targets)". */
+ * ENGINE_TARGET_FIGS is "(N other targets)". */
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
 /* Writes text as a terminal may show it in a column of w characters: cut
  * on a UTF-8 character's start (never inside one), padded to w. */
@@ -68,10 +68,10 @@ void report_put_col(FILE *f, const char *text, size_t w);
 /* Characters (not bytes) of a UTF-8 string, for a column's width. */
 size_t report_chars(const char *s);
 
-/* Is figures row i the one of the targets past ENGINE_URL_FIGS? */
+/* Is figures row i the one of the targets past ENGINE_TARGET_FIGS? */
 static inline int report_is_other(const struct config *cfg, uint32_t i)
 {
-    return cfg->nurls > ENGINE_URL_FIGS && i == ENGINE_URL_FIGS;
+    return cfg->ntargets > ENGINE_TARGET_FIGS && i == ENGINE_TARGET_FIGS;
 }
 /* The method URL i is sent with. */
 const char *report_method(const struct config *cfg, uint32_t i);

@@ -236,7 +236,7 @@ void report_html_findings(FILE *f, const struct findings *fs)
 static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
 {
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
-    uint32_t i, n = r->nurls < HTML_TARGET_BARS ? r->nurls : HTML_TARGET_BARS;
+    uint32_t i, n = r->ntargets < HTML_TARGET_BARS ? r->ntargets : HTML_TARGET_BARS;
     const char *word = cfg->targets_path ? "target" : "URL";
     char b1[32], b2[32], lb[600], title[80];
     const char **groups = calloc(n, sizeof(char *));
@@ -246,8 +246,8 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
 
     html_printf(f, "<h2>Per %s</h2>\n<table><tr><th>%s</th><th>requests</th><th>errors</th><th>bad status</th>"
                    "<th>req/s</th><th>p50</th><th>p99</th><th>max</th></tr>\n", word, word);
-    for (i = 0; i < r->nurls; i++) {
-        const struct stats *u = &r->per_url[i];
+    for (i = 0; i < r->ntargets; i++) {
+        const struct stats *u = &r->per_target[i];
         char mx[32];
         html_printf(f, "<tr><td style=\"text-align:left\">");
         html_text(f, report_label(cfg, i, lb, sizeof(lb)));
@@ -261,15 +261,15 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     html_printf(f, "</table>\n");
     if (groups && names && v) {
         for (i = 0; i < n; i++) {
-            const struct stats *u = &r->per_url[i];
+            const struct stats *u = &r->per_target[i];
             snprintf(names[i], sizeof(names[i]), "%s", report_label(cfg, i, lb, sizeof(lb)));
             groups[i] = names[i];
             /* A target that was never answered has no latency to draw. */
             v[2 * i] = u->completed ? hist_percentile(&u->h[H_LATENCY], 50) / 1e6 : NAN;
             v[2 * i + 1] = u->completed ? hist_percentile(&u->h[H_LATENCY], 99) / 1e6 : NAN;
         }
-        if (n < r->nurls)
-            snprintf(title, sizeof(title), "Latency per %s (the first %u of %u)", word, n, r->nurls);
+        if (n < r->ntargets)
+            snprintf(title, sizeof(title), "Latency per %s (the first %u of %u)", word, n, r->ntargets);
         else
             snprintf(title, sizeof(title), "Latency per %s", word);
         svg_bar_chart(f, title, "latency (ms)", groups, (int)n, series, 2, v, NULL, NULL);
@@ -291,7 +291,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
                "<style>" STYLE "</style></head><body>\n");
     html_printf(f, "<h1>rafale report</h1>\n<p>");
-    for (i = 0; i < cfg->nurls; i++) {
+    for (i = 0; i < cfg->ntargets; i++) {
         html_text(f, cfg->url_text[i]);
         html_printf(f, "<br/>");
     }
@@ -330,7 +330,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
         memory_chart(f, server);
     status_chart(f, s);
 
-    if (r->nurls > 1)
+    if (r->ntargets > 1)
         per_url_block(f, cfg, r);
     if (r->nchecks) {
         html_printf(f, "<h2>Checks</h2>\n<p>%llu of %llu checked responses failed one (%.2f%%); they stay in the "
@@ -342,7 +342,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
             const struct engine_check *e = &r->checks[i];
             char lb[600];
             html_printf(f, "<tr><td>");
-            html_text(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?");
+            html_text(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");
             html_printf(f, "</td><td style=\"text-align:left\"><code>");
             html_text(f, e->text);
             /* (html_printf escapes %s: the class is in the format) */

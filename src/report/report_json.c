@@ -238,7 +238,7 @@ void report_json_config(FILE *f, const struct config *cfg)
     uint32_t i;
 
     fprintf(f, "{\"urls\": [");
-    for (i = 0; i < cfg->nurls; i++) {
+    for (i = 0; i < cfg->ntargets; i++) {
         if (i)
             fputs(", ", f);
         report_json_str(f, cfg->url_text[i]);
@@ -258,7 +258,7 @@ void report_json_config(FILE *f, const struct config *cfg)
     report_json_str(f, cfg->expect.text);
     fprintf(f, ", \"order\": \"%s\", \"targets\": ",
             cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
-            : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");
+            : cfg->order_mode == ORDER_WALK ? "session" : "per-connection");
     if (cfg->targets_path)
         report_json_str(f, cfg->targets_path);
     else
@@ -379,7 +379,7 @@ void report_json_ref(FILE *f, const struct machine_ref *ref)
 /* "connections" (fairness) and "tcp" (TCP_INFO of the closed ones). */
 static void jconns(FILE *f, const struct engine_result *r)
 {
-    const struct engine_conns *c = &r->conns;
+    const struct fairness_conns *c = &r->conns;
     fprintf(f,
             "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
             "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %s, "
@@ -424,8 +424,8 @@ static void jchecks(FILE *f, const struct config *cfg, const struct engine_resul
         const struct engine_check *e = &r->checks[i];
         char lb[600];
         fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
-        report_json_str(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?");
-        fprintf(f, ", \"target_index\": %u, \"check\": ", e->url);
+        report_json_str(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");
+        fprintf(f, ", \"target_index\": %u, \"check\": ", e->target);
         report_json_str(f, e->text);
         fprintf(f, ", \"passed\": %llu, \"failed\": %llu, \"first_failure\": ", (unsigned long long)e->passed,
                 (unsigned long long)e->failed);
@@ -461,18 +461,18 @@ static void jstages(FILE *f, const struct config *cfg, const struct engine_resul
     fprintf(f, "\n  ],\n");
 }
 
-/* "per_url": each target's figures, the ones past ENGINE_URL_FIGS as one. */
+/* "per_url": each target's figures, the ones past ENGINE_TARGET_FIGS as one. */
 static void jper_url(FILE *f, const struct config *cfg, const struct engine_result *r)
 {
     uint32_t i;
     fprintf(f, "  \"per_url\": [");
-    for (i = 0; i < r->nurls; i++) {
+    for (i = 0; i < r->ntargets; i++) {
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
         if (report_is_other(cfg, i)) {
-            /* The targets past ENGINE_URL_FIGS, together. */
+            /* The targets past ENGINE_TARGET_FIGS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
-                    cfg->nurls - ENGINE_URL_FIGS);
-            jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+                    cfg->ntargets - ENGINE_TARGET_FIGS);
+            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
             fprintf(f, "}");
             continue;
         }
@@ -485,7 +485,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct engine_resu
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
         fprintf(f, "}");
     }
 }

@@ -10,7 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
-#include "jcheck.h"
+#include "jread.h"
 #include "err.h"
 #include "report.h"
 #include "text.h"
@@ -38,18 +38,18 @@
 /* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
 static double load_us(struct jc *c, json_t *o, const char *key, int required)
 {
-    double v = jcheck_num(c, o, key, 0, MAX_US, required);
+    double v = jread_num(c, o, key, 0, MAX_US, required);
     if (!c->failed && v > 0 && v < MIN_US)
-        jcheck_fail(c, key, "%g us is below 1 ns, the least latency a run records", v);
+        jread_fail(c, key, "%g us is below 1 ns, the least latency a run records", v);
     return v;
 }
 
 /* A duration in seconds that can hold completed requests. */
 static double load_elapsed(struct jc *c, json_t *o, const char *key, uint64_t completed, int required)
 {
-    double v = jcheck_num(c, o, key, 0, MAX_SECONDS, required);
+    double v = jread_num(c, o, key, 0, MAX_SECONDS, required);
     if (!c->failed && completed && v < (double)completed / MAX_RPS)
-        jcheck_fail(c, key, "%g s cannot hold %llu requests (more than %.0e a second)", v,
+        jread_fail(c, key, "%g s cannot hold %llu requests (more than %.0e a second)", v,
                     (unsigned long long)completed, MAX_RPS);
     return v;
 }
@@ -58,40 +58,40 @@ static double load_elapsed(struct jc *c, json_t *o, const char *key, uint64_t co
  * adding up to "count"; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
 {
-    json_t *o = jcheck_obj(c, parent, key, 0), *list, *e;
+    json_t *o = jread_obj(c, parent, key, 0), *list, *e;
     size_t i, at;
     double prev = 0, mean, sd, mn, mx;
     uint64_t total, sum = 0;
     if (o == NULL)
         return;
-    at = jcheck_enter(c, "%s", key);
-    total = jcheck_count(c, o, "count", 1);
+    at = jread_enter(c, "%s", key);
+    total = jread_count(c, o, "count", 1);
     mn = load_us(c, o, "min_us", 0);
     mx = load_us(c, o, "max_us", 0);
     mean = load_us(c, o, "mean_us", 0);
     sd = load_us(c, o, "stdev_us", 0);
-    list = jcheck_arr(c, o, "histogram", 1);
+    list = jread_arr(c, o, "histogram", 1);
     if (c->failed) {
-        jcheck_leave(c, at);
+        jread_leave(c, at);
         return;
     }
     if (mn > mx)
-        jcheck_fail(c, "min_us", "above max_us");
+        jread_fail(c, "min_us", "above max_us");
     json_array_foreach(list, i, e) {
         double ub = json_number_value(json_array_get(e, 0)), n = json_number_value(json_array_get(e, 1));
         char idx[32];
         snprintf(idx, sizeof(idx), "histogram[%zu]", i);
         if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_number(json_array_get(e, 0)) ||
             !json_is_number(json_array_get(e, 1))) {
-            jcheck_fail(c, idx, "not a [upper_bound_us, count] pair");
+            jread_fail(c, idx, "not a [upper_bound_us, count] pair");
             break;
         }
         if (!isfinite(ub) || ub <= prev || ub < MIN_US || ub > MAX_US) {
-            jcheck_fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
+            jread_fail(c, idx, "bucket bound %g is not above the previous one (%g) or out of range", ub, prev);
             break;
         }
         if (!isfinite(n) || n < 0 || n > MAX_COUNT || n != floor(n)) {
-            jcheck_fail(c, idx, "count %g is not a whole number from 0", n);
+            jread_fail(c, idx, "count %g is not a whole number from 0", n);
             break;
         }
         prev = ub;
@@ -100,14 +100,14 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         hist_record_n(h, ub * 1e3 >= 1 ? (uint64_t)(ub * 1e3) - 1 : 0, (uint64_t)n);
     }
     if (!c->failed && sum != total)
-        jcheck_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
+        jread_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
-    jcheck_leave(c, at);
+    jread_leave(c, at);
 }
 
 /* The counters of object o that the counters' table puts there
@@ -120,16 +120,16 @@ static void load_counters(struct jc *c, struct stats *s, json_t *o, enum counter
         const struct counters_row *r = &stats_counters[i];
         uint64_t *v = stats_counter(s, r);
         if (r->in == in && r->derived == COUNTERS_D_NONE)
-            *v = jcheck_count(c, o, r->key, v == &s->completed);
+            *v = jread_count(c, o, r->key, v == &s->completed);
     }
 }
 
 /* The counters, statuses, errors and histograms of the totals or one URL. */
 static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
-    json_t *sum = jcheck_obj(c, o, "summary", 1), *st = jcheck_obj(c, o, "status", 0), *er = jcheck_obj(c, o, "errors", 1), *v;
-    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jcheck_obj(c, o, "tls", 0);
-    json_t *h2 = jcheck_obj(c, o, "http2", 0);
+    json_t *sum = jread_obj(c, o, "summary", 1), *st = jread_obj(c, o, "status", 0), *er = jread_obj(c, o, "errors", 1), *v;
+    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, "tls", 0);
+    json_t *h2 = jread_obj(c, o, "http2", 0);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -137,74 +137,74 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 
     if (c->failed)
         return;
-    at = jcheck_enter(c, "summary");
+    at = jread_enter(c, "summary");
     load_counters(c, s, sum, COUNTERS_IN_SUMMARY);
-    nerr = jcheck_count(c, sum, "errors", 1);
-    *in_flight = jcheck_count(c, sum, "in_flight", 0);
+    nerr = jread_count(c, sum, "errors", 1);
+    *in_flight = jread_count(c, sum, "in_flight", 0);
     if (s->checks_failed > s->checked)
-        jcheck_fail(c, "checks_failed", "more than the checked responses");
+        jread_fail(c, "checks_failed", "more than the checked responses");
     if (json_is_object(why)) {
-        size_t a2 = jcheck_enter(c, "server_close_reasons");
+        size_t a2 = jread_enter(c, "server_close_reasons");
         for (i = 0; i < CLOSE__COUNT; i++)
-            s->closes[i] = jcheck_count(c, why, stats_close_name((enum close_kind)i), 0);
-        jcheck_leave(c, a2);
+            s->closes[i] = jread_count(c, why, stats_close_name((enum close_kind)i), 0);
+        jread_leave(c, a2);
     } else {
         /* Results saved before the reasons were told apart. */
-        s->closes[CLOSE_HEADER] = jcheck_count(c, sum, "server_closes", 0);
+        s->closes[CLOSE_HEADER] = jread_count(c, sum, "server_closes", 0);
     }
     if (s->bad_status > s->completed)
-        jcheck_fail(c, "unexpected_status", "more than the completed requests");
-    jcheck_leave(c, at);
+        jread_fail(c, "unexpected_status", "more than the completed requests");
+    jread_leave(c, at);
     if (st) {
-        at = jcheck_enter(c, "status");
+        at = jread_enter(c, "status");
         json_object_foreach(st, k, v) {
             char *end;
             long code = strtol(k, &end, 10);
             if (*k == '\0' || *end || code < 0 || code >= STATUS_MAX) {
-                jcheck_fail(c, k, "not a status code (0 to 599)");
+                jread_fail(c, k, "not a status code (0 to 599)");
                 break;
             }
-            s->status[code] = jcheck_count(c, st, k, 1);
+            s->status[code] = jread_count(c, st, k, 1);
         }
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
     if (er) {
-        at = jcheck_enter(c, "errors");
+        at = jread_enter(c, "errors");
         for (i = 0; i < ERR__COUNT; i++) {
             /* A result saved before a kind was renamed has its old key. */
             const char *name = stats_err_name((enum err_kind)i), *old = stats_err_old_name((enum err_kind)i);
             if (old && json_object_get(er, name) == NULL)
                 name = old;
-            errs += s->errors[i] = jcheck_count(c, er, name, 0);
+            errs += s->errors[i] = jread_count(c, er, name, 0);
         }
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
     if (!c->failed && er && errs != nerr)
-        jcheck_fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
+        jread_fail(c, "summary.errors", "%llu, but the kinds add up to %llu", (unsigned long long)nerr,
              (unsigned long long)errs);
     if (s->carried_in > s->started)
-        jcheck_fail(c, "carried_in", "more than the started requests");
+        jread_fail(c, "carried_in", "more than the started requests");
     if (!c->failed && s->started && s->started != s->completed + nerr + *in_flight)
-        jcheck_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
+        jread_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
              (unsigned long long)(s->completed + nerr + *in_flight));
     if (tls) {
-        at = jcheck_enter(c, "tls");
+        at = jread_enter(c, "tls");
         load_counters(c, s, tls, COUNTERS_IN_TLS);
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
     if (h2) {
-        at = jcheck_enter(c, "http2");
+        at = jread_enter(c, "http2");
         load_counters(c, s, h2, COUNTERS_IN_HTTP2);
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
-    if ((v = jcheck_obj(c, o, "latency", 0)) != NULL) {
-        at = jcheck_enter(c, "latency");
+    if ((v = jread_obj(c, o, "latency", 0)) != NULL) {
+        at = jread_enter(c, "latency");
         load_counters(c, s, v, COUNTERS_IN_LATENCY);
         if (s->censored_unsent > s->censored)
-            jcheck_fail(c, "censored_unsent", "above censored");
-        jcheck_leave(c, at);
+            jread_fail(c, "censored_unsent", "above censored");
+        jread_leave(c, at);
     }
 }
 
@@ -212,17 +212,17 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char *name, const char *method)
 {
     size_t k;
-    if (cfg->targets == NULL && (cfg->targets = calloc(cfg->nurls, sizeof(*cfg->targets))) == NULL)
-        return jcheck_fail(c, "", "out of memory");
+    if (cfg->targets == NULL && (cfg->targets = calloc(cfg->ntargets, sizeof(*cfg->targets))) == NULL)
+        return jread_fail(c, "", "out of memory");
     if (method) {
         for (k = 0; method[k]; k++)
             if (!((method[k] >= 'A' && method[k] <= 'Z') || method[k] == '-' || method[k] == '_') || k > 32)
-                return jcheck_fail(c, "method", "not an HTTP method");
+                return jread_fail(c, "method", "not an HTTP method");
         if ((cfg->targets[i].method = config_keep(cfg, method)) == NULL)
-            return jcheck_fail(c, "", "out of memory");
+            return jread_fail(c, "", "out of memory");
     }
     if (name && (cfg->targets[i].name = config_keep(cfg, name)) == NULL)
-        return jcheck_fail(c, "", "out of memory");
+        return jread_fail(c, "", "out of memory");
     cfg->targets[i].own = 1;
     return 0;
 }
@@ -232,21 +232,21 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 /* A shard's place ("shard") or a merged result's entry ("shards"). */
 static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
 {
-    const char *host = jcheck_str(c, o, "host", 0);
-    sh->index = (uint32_t)jcheck_num(c, o, "index", 0, 100000, 1);
-    sh->count = (uint32_t)jcheck_num(c, o, "count", 1, 100000, 1);
+    const char *host = jread_str(c, o, "host", 0);
+    sh->index = (uint32_t)jread_num(c, o, "index", 0, 100000, 1);
+    sh->count = (uint32_t)jread_num(c, o, "count", 1, 100000, 1);
     if (!c->failed && sh->index >= sh->count)
-        jcheck_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
-    jcheck_copy(sh->host, sizeof(sh->host), host);
-    sh->start_unix_s = jcheck_num(c, o, "start_unix_s", 0, 1e11, 0);
-    sh->late_s = jcheck_num(c, o, "late_s", 0, MAX_SECONDS, 0);
-    sh->threads = (uint32_t)jcheck_num(c, o, "threads", 0, 1024, 0);
+        jread_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
+    jread_copy(sh->host, sizeof(sh->host), host);
+    sh->start_unix_s = jread_num(c, o, "start_unix_s", 0, 1e11, 0);
+    sh->late_s = jread_num(c, o, "late_s", 0, MAX_SECONDS, 0);
+    sh->threads = (uint32_t)jread_num(c, o, "threads", 0, 1024, 0);
     if (merged) {
-        sh->completed = jcheck_count(c, o, "requests", 1);
-        sh->errors = jcheck_count(c, o, "errors", 0);
+        sh->completed = jread_count(c, o, "requests", 1);
+        sh->errors = jread_count(c, o, "errors", 0);
         sh->elapsed_s = load_elapsed(c, o, "elapsed_s", sh->completed, 0);
         sh->p99_ns = load_us(c, o, "p99_us", 0) * 1e3;
-        sh->client_cpu_s = jcheck_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
+        sh->client_cpu_s = jread_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
     }
 }
 
@@ -256,44 +256,44 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
 {
     json_t *e;
     size_t i, n, at;
-    /* A row per URL up to ENGINE_URL_FIGS and one for the others, as a run
+    /* A row per URL up to ENGINE_TARGET_FIGS and one for the others, as a run
      * writes them; a file with a row for every URL has the rows past the
      * limit folded into the others' row as they are read. */
     n = json_array_size(pu);
-    if (n != engine_nfigs(conf->nurls) && n != conf->nurls)
-        return jcheck_fail(c, "per_url", "%zu entries for %u URLs", n, conf->nurls);
-    r->nurls = engine_nfigs(conf->nurls);
-    r->per_url = calloc(r->nurls ? r->nurls : 1, sizeof(struct stats));
-    r->url_in_flight = calloc(r->nurls ? r->nurls : 1, sizeof(uint64_t));
-    if (r->per_url == NULL || r->url_in_flight == NULL)
-        return jcheck_fail(c, "", "out of memory");
-    for (i = 0; i < r->nurls; i++)
-        stats_init(&r->per_url[i]);
+    if (n != engine_nfigs(conf->ntargets) && n != conf->ntargets)
+        return jread_fail(c, "per_url", "%zu entries for %u URLs", n, conf->ntargets);
+    r->ntargets = engine_nfigs(conf->ntargets);
+    r->per_target = calloc(r->ntargets ? r->ntargets : 1, sizeof(struct stats));
+    r->target_in_flight = calloc(r->ntargets ? r->ntargets : 1, sizeof(uint64_t));
+    if (r->per_target == NULL || r->target_in_flight == NULL)
+        return jread_fail(c, "", "out of memory");
+    for (i = 0; i < r->ntargets; i++)
+        stats_init(&r->per_target[i]);
     for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
-        at = jcheck_enter(c, "per_url[%zu]", i);
-        if (i > ENGINE_URL_FIGS) {
+        at = jread_enter(c, "per_url[%zu]", i);
+        if (i > ENGINE_TARGET_FIGS) {
             struct stats one;
             uint64_t fl = 0;
             stats_init(&one);
             if (json_is_object(e))
                 load_stats(c, &one, e, &fl);
             else
-                jcheck_fail(c, "", "not an object");
-            stats_merge(&r->per_url[ENGINE_URL_FIGS], &one);
-            r->url_in_flight[ENGINE_URL_FIGS] += fl;
+                jread_fail(c, "", "not an object");
+            stats_merge(&r->per_target[ENGINE_TARGET_FIGS], &one);
+            r->target_in_flight[ENGINE_TARGET_FIGS] += fl;
             stats_fini(&one);
         } else if (!json_is_object(e)) {
-            jcheck_fail(c, "", "not an object");
+            jread_fail(c, "", "not an object");
         } else {
-            const char *nm = jcheck_str(c, e, "name", 0), *me = jcheck_str(c, e, "method", 0);
-            load_stats(c, &r->per_url[i], e, &r->url_in_flight[i]);
+            const char *nm = jread_str(c, e, "name", 0), *me = jread_str(c, e, "method", 0);
+            load_stats(c, &r->per_target[i], e, &r->target_in_flight[i]);
             /* A target of its own (--targets): its name and method. */
             if (!report_is_other(conf, (uint32_t)i) && (nm || conf->targets_path || (me && strcmp(me, conf->method) != 0)) &&
                 load_target(c, conf, (uint32_t)i, nm, me) != 0)
                 break;
         }
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
     return c->failed ? -1 : 0;
 }
@@ -307,28 +307,28 @@ static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
         r->nseconds = (uint32_t)json_array_size(tl);
         r->timeline = calloc(r->nseconds, sizeof(*r->timeline));
         if (r->timeline == NULL)
-            return jcheck_fail(c, "", "out of memory");
+            return jread_fail(c, "", "out of memory");
         /* A shard's seconds come with their histograms; all or none. */
         if (json_object_get(json_array_get(tl, 0), "latency")) {
             if ((r->tl_hist = calloc(r->nseconds, sizeof(*r->tl_hist))) == NULL)
-                return jcheck_fail(c, "", "out of memory");
+                return jread_fail(c, "", "out of memory");
             for (i = 0; i < r->nseconds; i++)
                 hist_init_bits(&r->tl_hist[i], TL_SUB_BITS);
         }
         json_array_foreach(tl, i, e) {
-            at = jcheck_enter(c, "timeline[%zu]", i);
-            r->timeline[i].requests = jcheck_count(c, e, "requests", 1);
-            r->timeline[i].errors = jcheck_count(c, e, "errors", 0);
+            at = jread_enter(c, "timeline[%zu]", i);
+            r->timeline[i].requests = jread_count(c, e, "requests", 1);
+            r->timeline[i].errors = jread_count(c, e, "errors", 0);
             r->timeline[i].p50_ns = load_us(c, e, "p50_us", 0) * 1e3;
             r->timeline[i].p99_ns = load_us(c, e, "p99_us", 0) * 1e3;
             r->timeline[i].max_ns = load_us(c, e, "max_us", 0) * 1e3;
             if (r->tl_hist) {
                 load_hist(c, &r->tl_hist[i], e, "latency");
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].requests)
-                    jcheck_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
+                    jread_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
                          (unsigned long long)r->timeline[i].requests);
             }
-            jcheck_leave(c, at);
+            jread_leave(c, at);
             if (c->failed)
                 break;
         }
@@ -343,19 +343,19 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
     size_t i, at;
     if (tl && json_array_size(tl) && !c->failed) {
         if (json_array_size(tl) != conf->nstages)
-            return jcheck_fail(c, "stages", "%zu results for %u stages", json_array_size(tl), conf->nstages);
+            return jread_fail(c, "stages", "%zu results for %u stages", json_array_size(tl), conf->nstages);
         r->nstages = (uint32_t)json_array_size(tl);
         if ((r->per_stage = calloc(r->nstages, sizeof(*r->per_stage))) == NULL)
-            return jcheck_fail(c, "", "out of memory");
+            return jread_fail(c, "", "out of memory");
         json_array_foreach(tl, i, e) {
             struct stats *g = &r->per_stage[i];
-            at = jcheck_enter(c, "stages[%zu]", i);
+            at = jread_enter(c, "stages[%zu]", i);
             stats_init(g);
-            g->started = jcheck_count(c, e, "sent", 1);
-            g->completed = jcheck_count(c, e, "completed", 1);
-            g->errors[ERR_TIMEOUT_ANSWER] = jcheck_count(c, e, "errors", 0); /* only their number is shown */
+            g->started = jread_count(c, e, "sent", 1);
+            g->completed = jread_count(c, e, "completed", 1);
+            g->errors[ERR_TIMEOUT_ANSWER] = jread_count(c, e, "errors", 0); /* only their number is shown */
             load_hist(c, &g->h[H_LATENCY], e, "latency");
-            jcheck_leave(c, at);
+            jread_leave(c, at);
             if (c->failed)
                 break;
         }
@@ -371,24 +371,24 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
     size_t i;
     memset(fs, 0, sizeof(*fs));
     json_array_foreach(arr, i, e) {
-        size_t at = jcheck_enter(c, "findings[%zu]", i);
+        size_t at = jread_enter(c, "findings[%zu]", i);
         struct finding *f;
-        json_t *ev = jcheck_obj(c, e, "evidence", 0), *v;
+        json_t *ev = jread_obj(c, e, "evidence", 0), *v;
         const char *k, *sev;
         if (!c->failed && !json_is_object(e))
-            jcheck_fail(c, "", "not an object");
+            jread_fail(c, "", "not an object");
         if (c->failed || fs->n == FINDINGS_MAX) {
-            jcheck_leave(c, at);
+            jread_leave(c, at);
             break;
         }
         f = &fs->f[fs->n++];
-        jcheck_copy(f->id, sizeof(f->id), jcheck_str(c, e, "id", 1));
-        sev = jcheck_str(c, e, "severity", 1);
+        jread_copy(f->id, sizeof(f->id), jread_str(c, e, "id", 1));
+        sev = jread_str(c, e, "severity", 1);
         if (sev && strcmp(sev, "warning") != 0 && strcmp(sev, "info") != 0)
-            jcheck_fail(c, "severity", "neither warning nor info");
+            jread_fail(c, "severity", "neither warning nor info");
         f->warning = sev && strcmp(sev, "warning") == 0;
-        jcheck_copy(f->summary, sizeof(f->summary), jcheck_str(c, e, "summary", 1));
-        jcheck_copy(f->advice, sizeof(f->advice), jcheck_str(c, e, "advice", 0));
+        jread_copy(f->summary, sizeof(f->summary), jread_str(c, e, "summary", 1));
+        jread_copy(f->advice, sizeof(f->advice), jread_str(c, e, "advice", 0));
         /* One line each in the text report, whatever the file holds. */
         text_scrub(f->id, strlen(f->id), 1);
         text_scrub(f->summary, strlen(f->summary), 1);
@@ -400,114 +400,114 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
                 if (json_is_null(v))
                     continue; /* a figure that could not be had */
                 if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-                    jcheck_fail(c, k, "not a number");
+                    jread_fail(c, k, "not a number");
                     break;
                 }
-                jcheck_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
+                jread_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
                 f->ev[f->nev++].v = json_number_value(v);
             }
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
 }
 
 static void load_env(struct jc *c, json_t *cl, struct machine *m)
 {
     json_t *pr = json_object_get(cl, "ip_local_port_range");
-    size_t at = jcheck_enter(c, "environment");
-    jcheck_copy(m->cpu_model, sizeof(m->cpu_model), jcheck_str(c, cl, "cpu_model", 0));
-    m->cpus_online = (int)jcheck_num(c, cl, "cpus_online", 1, 1e6, 1);
+    size_t at = jread_enter(c, "environment");
+    jread_copy(m->cpu_model, sizeof(m->cpu_model), jread_str(c, cl, "cpu_model", 0));
+    m->cpus_online = (int)jread_num(c, cl, "cpus_online", 1, 1e6, 1);
     if (json_is_string(json_object_get(cl, "governor")))
-        jcheck_copy(m->governor, sizeof(m->governor), jcheck_str(c, cl, "governor", 0));
+        jread_copy(m->governor, sizeof(m->governor), jread_str(c, cl, "governor", 0));
     m->boost = json_is_boolean(json_object_get(cl, "boost")) ? json_is_true(json_object_get(cl, "boost")) : -1;
-    jcheck_copy(m->kernel, sizeof(m->kernel), jcheck_str(c, cl, "kernel", 0));
-    jcheck_copy(m->version, sizeof(m->version), jcheck_str(c, cl, "rafale_version", 0));
-    jcheck_copy(m->build, sizeof(m->build), jcheck_str(c, cl, "build", 0));
-    m->somaxconn = (long long)jcheck_num(c, cl, "somaxconn", -1, 1e12, 0);
+    jread_copy(m->kernel, sizeof(m->kernel), jread_str(c, cl, "kernel", 0));
+    jread_copy(m->version, sizeof(m->version), jread_str(c, cl, "rafale_version", 0));
+    jread_copy(m->build, sizeof(m->build), jread_str(c, cl, "build", 0));
+    m->somaxconn = (long long)jread_num(c, cl, "somaxconn", -1, 1e12, 0);
     m->port_lo = m->port_hi = -1;
     if (json_is_array(pr) && json_array_size(pr) == 2 && json_is_integer(json_array_get(pr, 0)) &&
         json_is_integer(json_array_get(pr, 1))) {
         m->port_lo = json_integer_value(json_array_get(pr, 0));
         m->port_hi = json_integer_value(json_array_get(pr, 1));
     }
-    jcheck_leave(c, at);
+    jread_leave(c, at);
 }
 
 void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
 {
-    size_t at = jcheck_enter(c, "calibration");
+    size_t at = jread_enter(c, "calibration");
     json_t *ci = json_object_get(o, "rps_ci"), *env;
     memset(ref, 0, sizeof(*ref));
-    ref->when_unix_s = jcheck_num(c, o, "when_unix_s", 0, 1e11, 1);
-    jcheck_copy(ref->workload, sizeof(ref->workload), jcheck_str(c, o, "workload", 1));
-    jcheck_copy(ref->pin, sizeof(ref->pin), jcheck_str(c, o, "pin", 0));
-    ref->rps = jcheck_num(c, o, "rps", 0, 1e12, 1);
+    ref->when_unix_s = jread_num(c, o, "when_unix_s", 0, 1e11, 1);
+    jread_copy(ref->workload, sizeof(ref->workload), jread_str(c, o, "workload", 1));
+    jread_copy(ref->pin, sizeof(ref->pin), jread_str(c, o, "pin", 0));
+    ref->rps = jread_num(c, o, "rps", 0, 1e12, 1);
     ref->rps_ci[0] = ref->rps_ci[1] = NAN;
     if (json_is_array(ci) && json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
         json_is_number(json_array_get(ci, 1))) {
         ref->rps_ci[0] = json_number_value(json_array_get(ci, 0));
         ref->rps_ci[1] = json_number_value(json_array_get(ci, 1));
         if (!(ref->rps_ci[0] >= 0 && ref->rps_ci[0] <= ref->rps_ci[1] && ref->rps_ci[1] <= 1e12))
-            jcheck_fail(c, "rps_ci", "wants [low, high] with 0 <= low <= high");
+            jread_fail(c, "rps_ci", "wants [low, high] with 0 <= low <= high");
     }
     ref->p50_us = load_us(c, o, "p50_us", 0);
     ref->p99_us = load_us(c, o, "p99_us", 0);
-    if ((env = jcheck_obj(c, o, "environment", 1)) != NULL)
+    if ((env = jread_obj(c, o, "environment", 1)) != NULL)
         load_env(c, env, &ref->m);
-    jcheck_leave(c, at);
+    jread_leave(c, at);
     ref->known = !c->failed;
 }
 
 /* "checks" and "skipped_by_variable". */
-static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t nurls)
+static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t ntargets)
 {
-    json_t *arr = jcheck_arr(c, root, "checks", 0), *sv = jcheck_obj(c, root, "skipped_by_variable", 0), *v;
+    json_t *arr = jread_arr(c, root, "checks", 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
     const char *k;
     size_t i, at;
-    r->parked = (uint32_t)jcheck_num(c, root, "parked_connections", 0, 4294967295.0, 0);
+    r->parked = (uint32_t)jread_num(c, root, "parked_connections", 0, 4294967295.0, 0);
     if (arr && json_array_size(arr)) {
         if (json_array_size(arr) > 100000) {
-            jcheck_fail(c, "checks", "more than 100000 checks");
+            jread_fail(c, "checks", "more than 100000 checks");
             return;
         }
         if ((r->checks = calloc(json_array_size(arr), sizeof(*r->checks))) == NULL) {
-            jcheck_fail(c, "checks", "out of memory");
+            jread_fail(c, "checks", "out of memory");
             return;
         }
         r->nchecks = (uint32_t)json_array_size(arr);
         for (i = 0; i < r->nchecks && !c->failed; i++) {
             json_t *e = json_array_get(arr, i);
             struct engine_check *x = &r->checks[i];
-            at = jcheck_enter(c, "checks[%zu]", i);
+            at = jread_enter(c, "checks[%zu]", i);
             if (!json_is_object(e)) {
-                jcheck_fail(c, "", "not an object");
+                jread_fail(c, "", "not an object");
                 break;
             }
-            x->url = (uint32_t)jcheck_num(c, e, "target_index", 0, nurls ? nurls - 1 : 0, 1);
-            jcheck_copy(x->text, sizeof(x->text), jcheck_str(c, e, "check", 1));
-            x->passed = jcheck_count(c, e, "passed", 1);
-            x->failed = jcheck_count(c, e, "failed", 1);
+            x->target = (uint32_t)jread_num(c, e, "target_index", 0, ntargets ? ntargets - 1 : 0, 1);
+            jread_copy(x->text, sizeof(x->text), jread_str(c, e, "check", 1));
+            x->passed = jread_count(c, e, "passed", 1);
+            x->failed = jread_count(c, e, "failed", 1);
             if (json_is_string(json_object_get(e, "first_failure")))
-                jcheck_copy(x->first_failure, sizeof(x->first_failure), jcheck_str(c, e, "first_failure", 0));
-            jcheck_leave(c, at);
+                jread_copy(x->first_failure, sizeof(x->first_failure), jread_str(c, e, "first_failure", 0));
+            jread_leave(c, at);
         }
     }
     if (sv && json_object_size(sv)) {
         if (json_object_size(sv) > 64) {
-            jcheck_fail(c, "skipped_by_variable", "more than 64 variables");
+            jread_fail(c, "skipped_by_variable", "more than 64 variables");
             return;
         }
         r->var_names = calloc(json_object_size(sv), sizeof(*r->var_names));
         r->skipped_var = calloc(json_object_size(sv), sizeof(*r->skipped_var));
         if (r->var_names == NULL || r->skipped_var == NULL) {
-            jcheck_fail(c, "skipped_by_variable", "out of memory");
+            jread_fail(c, "skipped_by_variable", "out of memory");
             return;
         }
-        at = jcheck_enter(c, "skipped_by_variable");
+        at = jread_enter(c, "skipped_by_variable");
         json_object_foreach(sv, k, v) {
-            jcheck_copy(r->var_names[r->nvars], sizeof(r->var_names[0]), k);
-            r->skipped_var[r->nvars++] = jcheck_count(c, sv, k, 1);
+            jread_copy(r->var_names[r->nvars], sizeof(r->var_names[0]), k);
+            r->skipped_var[r->nvars++] = jread_count(c, sv, k, 1);
         }
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
 }
 
@@ -517,59 +517,59 @@ static void load_client_side(struct jc *c, json_t *root, struct engine_result *r
 {
     json_t *cl;
     size_t at;
-    if ((cl = jcheck_obj(c, root, "connections", 0)) != NULL) {
-        struct engine_conns *cn = &r->conns;
-        at = jcheck_enter(c, "connections");
-        cn->clients = (uint32_t)jcheck_num(c, cl, "clients", 0, 4294967295.0, 0);
-        cn->req_min = jcheck_count(c, cl, "requests_min", 0);
-        cn->req_median = jcheck_count(c, cl, "requests_median", 0);
-        cn->req_max = jcheck_count(c, cl, "requests_max", 0);
-        cn->starved = (uint32_t)jcheck_num(c, cl, "starved", 0, cn->clients, 0);
+    if ((cl = jread_obj(c, root, "connections", 0)) != NULL) {
+        struct fairness_conns *cn = &r->conns;
+        at = jread_enter(c, "connections");
+        cn->clients = (uint32_t)jread_num(c, cl, "clients", 0, 4294967295.0, 0);
+        cn->req_min = jread_count(c, cl, "requests_min", 0);
+        cn->req_median = jread_count(c, cl, "requests_median", 0);
+        cn->req_max = jread_count(c, cl, "requests_max", 0);
+        cn->starved = (uint32_t)jread_num(c, cl, "starved", 0, cn->clients, 0);
         cn->longest_wait_s = load_us(c, cl, "longest_wait_us", 0) / 1e6;
         cn->starved_wait_s = load_us(c, cl, "starved_wait_us", 0) / 1e6;
         cn->wait_limit_s = load_us(c, cl, "wait_limit_us", 0) / 1e6;
-        cn->server_ended = jcheck_count(c, cl, "server_ended", 0);
-        cn->ended_mode = jcheck_count(c, cl, "server_ended_mode", 0);
-        cn->ended_mode_count = jcheck_count(c, cl, "server_ended_mode_count", 0);
+        cn->server_ended = jread_count(c, cl, "server_ended", 0);
+        cn->ended_mode = jread_count(c, cl, "server_ended_mode", 0);
+        cn->ended_mode_count = jread_count(c, cl, "server_ended_mode_count", 0);
         if (cn->req_min > cn->req_median || cn->req_median > cn->req_max)
-            jcheck_fail(c, "requests_median", "not between requests_min and requests_max");
+            jread_fail(c, "requests_median", "not between requests_min and requests_max");
         if (cn->ended_mode_count > cn->server_ended)
-            jcheck_fail(c, "server_ended_mode_count", "above server_ended");
-        jcheck_leave(c, at);
+            jread_fail(c, "server_ended_mode_count", "above server_ended");
+        jread_leave(c, at);
     }
-    if ((cl = jcheck_obj(c, root, "environment", 0)) != NULL)
+    if ((cl = jread_obj(c, root, "environment", 0)) != NULL)
         load_env(c, cl, &r->env);
-    if ((cl = jcheck_obj(c, root, "calibration", 0)) != NULL)
+    if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
         report_load_ref(c, cl, &r->ref);
     r->noise.nr_throttled = -1;
-    if ((cl = jcheck_obj(c, root, "noise", 0)) != NULL) {
-        at = jcheck_enter(c, "noise");
+    if ((cl = jread_obj(c, root, "noise", 0)) != NULL) {
+        at = jread_enter(c, "noise");
         if (json_is_number(json_object_get(cl, "foreign_cpu_pct"))) {
             r->noise.known = 1;
-            r->noise.foreign_cpu_pct = jcheck_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
-            r->noise.steal_pct = jcheck_num(c, cl, "steal_pct", 0, 100000, 0);
+            r->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
+            r->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
         }
         if (json_is_number(json_object_get(cl, "nr_throttled")))
-            r->noise.nr_throttled = (long long)jcheck_num(c, cl, "nr_throttled", 0, 1e15, 0);
-        jcheck_leave(c, at);
+            r->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
+        jread_leave(c, at);
     }
     tcpinfo_sum_init(&r->tcp);
-    if ((cl = jcheck_obj(c, root, "tcp", 0)) != NULL) {
+    if ((cl = jread_obj(c, root, "tcp", 0)) != NULL) {
         double mn;
-        at = jcheck_enter(c, "tcp");
-        r->tcp.sampled = jcheck_count(c, cl, "sampled", 0);
-        r->tcp.segs_out = jcheck_count(c, cl, "segments_out", 0);
-        r->tcp.retrans = jcheck_count(c, cl, "retransmits", 0);
+        at = jread_enter(c, "tcp");
+        r->tcp.sampled = jread_count(c, cl, "sampled", 0);
+        r->tcp.segs_out = jread_count(c, cl, "segments_out", 0);
+        r->tcp.retrans = jread_count(c, cl, "retransmits", 0);
         r->tcp.rtt_sum_us = load_us(c, cl, "rtt_mean_us", 0) * (double)r->tcp.sampled;
         mn = load_us(c, cl, "rtt_min_us", 0);
         r->tcp.min_rtt_us = mn > 0 ? (uint32_t)mn : UINT32_MAX;
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
 }
 
 int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
-    json_t *cfg = jcheck_obj(c, root, "config", 1), *pu = jcheck_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
+    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
     struct config *conf = &run->cfg;
     struct engine_result *r = &run->res;
     size_t i, at;
@@ -577,7 +577,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
     memset(run, 0, sizeof(*run));
     if (c->failed || !json_object_get(root, "summary")) {
         if (!c->failed)
-            jcheck_fail(c, "summary", "missing");
+            jread_fail(c, "summary", "missing");
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
@@ -585,70 +585,70 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
         return -1;
     if (load_per_url(c, pu, conf, r) != 0)
         return -1;
-    load_checks(c, root, r, conf->nurls);
-    if ((e = jcheck_obj(c, root, "aborted", 0)) != NULL) {
-        at = jcheck_enter(c, "aborted");
+    load_checks(c, root, r, conf->ntargets);
+    if ((e = jread_obj(c, root, "aborted", 0)) != NULL) {
+        at = jread_enter(c, "aborted");
         r->aborted = 1;
-        r->aborted_at_s = jcheck_num(c, e, "at_s", 0, MAX_SECONDS, 1);
-        jcheck_copy(r->aborted_why, sizeof(r->aborted_why), jcheck_str(c, e, "why", 1));
-        jcheck_leave(c, at);
+        r->aborted_at_s = jread_num(c, e, "at_s", 0, MAX_SECONDS, 1);
+        jread_copy(r->aborted_why, sizeof(r->aborted_why), jread_str(c, e, "why", 1));
+        jread_leave(c, at);
     }
     load_stats(c, &r->total, root, &r->in_flight);
-    at = jcheck_enter(c, "summary");
+    at = jread_enter(c, "summary");
     r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
-    jcheck_leave(c, at);
-    r->interrupted = jcheck_bool(c, root, "interrupted");
-    cl = jcheck_obj(c, root, "client", 0);
+    jread_leave(c, at);
+    r->interrupted = jread_bool(c, root, "interrupted");
+    cl = jread_obj(c, root, "client", 0);
     r->all_connected_s = -1;
     if (cl) {
-        at = jcheck_enter(c, "client");
-        r->client_cpu_s = jcheck_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
+        at = jread_enter(c, "client");
+        r->client_cpu_s = jread_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
         if (json_object_get(cl, "all_connected_s"))
-            r->all_connected_s = jcheck_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
-        jcheck_leave(c, at);
+            r->all_connected_s = jread_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
+        jread_leave(c, at);
     }
-    r->in_flight_oldest_s = jcheck_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
     load_client_side(c, root, r);
-    r->start_unix_s = jcheck_num(c, root, "start_unix_s", 0, 1e11, 0);
-    if ((rt = jcheck_obj(c, root, "shard", 0)) != NULL) {
-        at = jcheck_enter(c, "shard");
+    r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
+    if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
+        at = jread_enter(c, "shard");
         load_shard(c, rt, &r->shard, 0);
-        jcheck_leave(c, at);
+        jread_leave(c, at);
     }
-    if ((rt = jcheck_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
+    if ((rt = jread_arr(c, root, "shards", 0)) != NULL && json_array_size(rt) && !c->failed) {
         if (json_array_size(rt) > 100000)
-            return jcheck_fail(c, "shards", "more than 100000");
+            return jread_fail(c, "shards", "more than 100000");
         r->nshards = (uint32_t)json_array_size(rt);
         if ((r->shards = calloc(r->nshards, sizeof(*r->shards))) == NULL)
-            return jcheck_fail(c, "", "out of memory");
+            return jread_fail(c, "", "out of memory");
         json_array_foreach(rt, i, e) {
-            at = jcheck_enter(c, "shards[%zu]", i);
+            at = jread_enter(c, "shards[%zu]", i);
             load_shard(c, e, &r->shards[i], 1);
-            jcheck_leave(c, at);
+            jread_leave(c, at);
             if (c->failed)
                 break;
         }
     }
-    rt = jcheck_obj(c, root, "rate", 0);
+    rt = jread_obj(c, root, "rate", 0);
     if (rt) {
-        at = jcheck_enter(c, "rate");
-        r->target_rate = jcheck_num(c, rt, "target_rps", 0, 1e8, 0);
-        r->queued = jcheck_count(c, rt, "queued", 0);
-        r->extra_connections = (uint32_t)jcheck_num(c, rt, "extra_connections", 0, 10000000, 0);
-        jcheck_leave(c, at);
+        at = jread_enter(c, "rate");
+        r->target_rate = jread_num(c, rt, "target_rps", 0, 1e8, 0);
+        r->queued = jread_count(c, rt, "queued", 0);
+        r->extra_connections = (uint32_t)jread_num(c, rt, "extra_connections", 0, 10000000, 0);
+        jread_leave(c, at);
     }
-    sv = jcheck_obj(c, root, "server", 0);
+    sv = jread_obj(c, root, "server", 0);
     if (sv && !c->failed) {
         run->has_server = 1;
         report_load_server(c, &run->server, sv);
     }
-    if ((rt = jcheck_arr(c, root, "findings", 0)) != NULL) {
+    if ((rt = jread_arr(c, root, "findings", 0)) != NULL) {
         load_findings(c, rt, &run->found);
         run->has_findings = 1;
     }
-    if (load_timeline(c, jcheck_arr(c, root, "timeline", 0), r) != 0)
+    if (load_timeline(c, jread_arr(c, root, "timeline", 0), r) != 0)
         return -1;
-    if (load_stages(c, jcheck_arr(c, root, "stages", 0), conf, r) != 0)
+    if (load_stages(c, jread_arr(c, root, "stages", 0), conf, r) != 0)
         return -1;
     return c->failed ? -1 : 0;
 }
@@ -712,7 +712,7 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
     /* Whatever reads it (a result, the calibration cache), its strings
      * may reach a terminal. */
     if (root != NULL)
-        jcheck_scrub(root, 0);
+        jread_scrub(root, 0);
     return root;
 }
 
@@ -723,6 +723,6 @@ int report_load_run_root(json_t *root, const char *path, struct loaded_run *out,
     memset(out, 0, sizeof(*out));
     if (!json_is_object(root))
         return err_set(err, errlen, path, "not a rafale result (saved with --json)");
-    jcheck_scrub(root, 0);
+    jread_scrub(root, 0);
     return report_load_run(&c, root, out);
 }

@@ -43,16 +43,16 @@ size_t report_chars(const char *s)
 
 const char *report_method(const struct config *cfg, uint32_t i)
 {
-    if (cfg->targets && i < cfg->nurls && cfg->targets[i].own && cfg->targets[i].method)
+    if (cfg->targets && i < cfg->ntargets && cfg->targets[i].own && cfg->targets[i].method)
         return cfg->targets[i].method;
     return cfg->method;
 }
 
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n)
 {
-    const struct target *t = cfg->targets && i < cfg->nurls ? &cfg->targets[i] : NULL;
+    const struct target *t = cfg->targets && i < cfg->ntargets ? &cfg->targets[i] : NULL;
     if (report_is_other(cfg, i)) {
-        snprintf(buf, n, "(%u other targets)", cfg->nurls - ENGINE_URL_FIGS);
+        snprintf(buf, n, "(%u other targets)", cfg->ntargets - ENGINE_TARGET_FIGS);
         return buf;
     }
     if (t && t->name)
@@ -410,15 +410,15 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
         fprintf(f, ", %llu requests", (unsigned long long)cfg->requests);
     if (cfg->duration_ns)
         fprintf(f, ", %s at most", units_fmt_ns(b1, sizeof(b1), (double)cfg->duration_ns));
-    for (i = 0; i < cfg->nurls && cfg->targets && cfg->targets[i].own; i++)
+    for (i = 0; i < cfg->ntargets && cfg->targets && cfg->targets[i].own; i++)
         ;
-    if (i < cfg->nurls) /* some URL is sent with the run's method */
+    if (i < cfg->ntargets) /* some URL is sent with the run's method */
         fprintf(f, ", %s", cfg->method);
     fprintf(f, ", timeout %s\n", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
     {
         /* Think time: the configured pause, never in the latency figures. */
         uint32_t i, own = 0;
-        for (i = 0; cfg->targets && i < cfg->nurls; i++)
+        for (i = 0; cfg->targets && i < cfg->ntargets; i++)
             own += cfg->targets[i].has_think;
         if (cfg->think_hi_ns || own) {
             fprintf(f, "  think time: ");
@@ -433,7 +433,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
                     own ? ", # think: of its own on some targets" : "");
         }
     }
-    for (i = 0; i < cfg->nurls; i++) {
+    for (i = 0; i < cfg->ntargets; i++) {
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
         char nb[1200];
         if (t && t->own)
@@ -444,8 +444,8 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
     }
     if (cfg->targets_path)
         fprintf(f, "Targets from %s, %s order%s.\n", cfg->targets_path,
-                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_SESSION ? "session" : "sequential",
-                cfg->norder > cfg->nurls ? " (repeated targets weigh more)" : "");
+                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_WALK ? "session" : "sequential",
+                cfg->norder > cfg->ntargets ? " (repeated targets weigh more)" : "");
     if (cfg->warmup_ns && r->total.carried_in)
         /* Left out, they would hold the server in the window unanswered:
          * a queueing server's throughput fell by a third. */
@@ -551,7 +551,7 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     char lb[600];
     uint32_t i;
     int bad;
-    for (i = 0; i < r->nurls; i++)
+    for (i = 0; i < r->ntargets; i++)
         if (report_chars(report_label(cfg, i, lb, sizeof(lb))) > w)
             w = report_chars(report_label(cfg, i, lb, sizeof(lb)));
     if (w > 60)
@@ -561,8 +561,8 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     bad = s->bad_status > 0;
     fprintf(f, "\n%s %*s %10s %8s%s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",
             "requests", "errors", bad ? "  bad status" : "", "req/s", "p50", "p99", "max");
-    for (i = 0; i < r->nurls; i++) {
-        const struct stats *u = &r->per_url[i];
+    for (i = 0; i < r->ntargets; i++) {
+        const struct stats *u = &r->per_target[i];
         char p50[32], p99[32], mx[32], bs[32] = "";
         if (bad)
             snprintf(bs, sizeof(bs), " %11llu", (unsigned long long)u->bad_status);
@@ -587,7 +587,7 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
         return;
     if (r->nchecks) {
         for (i = 0; i < r->nchecks; i++) {
-            size_t n = strlen(r->checks[i].url < cfg->nurls ? report_label(cfg, r->checks[i].url, lb, sizeof(lb)) : "?");
+            size_t n = strlen(r->checks[i].target < cfg->ntargets ? report_label(cfg, r->checks[i].target, lb, sizeof(lb)) : "?");
             if (n > w)
                 w = n > 40 ? 40 : n;
             if (strlen(r->checks[i].text) > cw)
@@ -600,7 +600,7 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
         for (i = 0; i < r->nchecks; i++) {
             const struct engine_check *e = &r->checks[i];
             fputs("  ", f);
-            report_put_col(f, e->url < cfg->nurls ? report_label(cfg, e->url, lb, sizeof(lb)) : "?", w);
+            report_put_col(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?", w);
             fputs("  ", f);
             report_put_col(f, e->text, cw);
             fprintf(f, " %10llu %10llu\n", (unsigned long long)e->passed, (unsigned long long)e->failed);
@@ -658,7 +658,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         fputc('\n', f);
         report_findings_text(f, fs, "");
     }
-    if (r->nurls > 1)
+    if (r->ntargets > 1)
         per_url_block(f, cfg, r);
     if (r->nshards)
         shards_block(f, r);

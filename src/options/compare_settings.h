@@ -1,16 +1,16 @@
-/* cmp_settings.h - the settings of `rafale compare` that are not about one
+/* compare_settings.h - the settings of `rafale compare` that are not about one
  * run, as plain data: filled by the option table from the plan's
  * [settings] or the command line, read by src/compare. Here in options, the
  * lowest folder both see (compare sits above options). */
-#ifndef RAFALE_CMP_SETTINGS_H
-#define RAFALE_CMP_SETTINGS_H
+#ifndef RAFALE_COMPARE_SETTINGS_H
+#define RAFALE_COMPARE_SETTINGS_H
 
 #include <stdint.h>
 #include <string.h>
 
 #define CMP_MAX_CPUS 64
 /* pin: 0 (not said) is auto. */
-enum cmp_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
+enum compare_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
 
 /* What compare's servers must answer alike (`same`), checked by alike.c. */
 #define ALIKE_STATUS 1u
@@ -19,7 +19,7 @@ enum cmp_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
 #define ALIKE_BODY 8u       /* framing (length, chunked, close), length and hash */
 #define ALIKE_DEFAULT (ALIKE_STATUS | ALIKE_LOCATION)
 
-struct cmp_settings {
+struct compare_settings {
     int repeat;                  /* runs of each workload on each server (repeat = auto: at least this many,
                                     then the rounds run so far) */
     int repeat_auto;             /* repeat = auto (default): rounds until every verdict is decided, 5 to max_repeat */
@@ -32,14 +32,14 @@ struct cmp_settings {
     int server_cpus[CMP_MAX_CPUS], nserver_cpus;
     int client_cpus[CMP_MAX_CPUS], nclient_cpus;
     int same;                    /* what servers must answer alike (ALIKE_ bits); 0: not checked; -1 default */
-    int pin;                     /* enum cmp_pin: how the CPUs were split between servers and rafale */
+    int pin;                     /* enum compare_pin: how the CPUs were split between servers and rafale */
     const char *html_path, *json_path;
     uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the plan's */
     int warmup_set;              /* given (0s is a warm-up of none) */
 };
 
 /* The settings of a plan that says none (repeat = auto, same-within 3%, ...). */
-static inline void cmp_settings_defaults(struct cmp_settings *cs)
+static inline void compare_settings_defaults(struct compare_settings *cs)
 {
     memset(cs, 0, sizeof(*cs));
     cs->repeat = 5;

@@ -1,7 +1,7 @@
-/* jcheck.c - a checked reader of JSON documents (through jansson): every
+/* jread.c - a checked reader of JSON documents (through jansson): every
  * field taken is checked for its type and range, and the first problem is
- * said as "FILE: path.to.field: what is wrong"; see jcheck.h. */
-#include "jcheck.h"
+ * said as "FILE: path.to.field: what is wrong"; see jread.h. */
+#include "jread.h"
 #include "text.h"
 #include "err.h"
 
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int jcheck_fail(struct jc *c, const char *key, const char *fmt, ...)
+int jread_fail(struct jc *c, const char *key, const char *fmt, ...)
 {
     char place[4400];
     va_list ap;
@@ -26,7 +26,7 @@ int jcheck_fail(struct jc *c, const char *key, const char *fmt, ...)
 }
 
 /* Enters a sub-object for messages; returns the previous length to restore. */
-size_t jcheck_enter(struct jc *c, const char *fmt, ...)
+size_t jread_enter(struct jc *c, const char *fmt, ...)
 {
     size_t n = strlen(c->at);
     va_list ap;
@@ -38,105 +38,105 @@ size_t jcheck_enter(struct jc *c, const char *fmt, ...)
     return n;
 }
 
-void jcheck_leave(struct jc *c, size_t n)
+void jread_leave(struct jc *c, size_t n)
 {
     c->at[n] = '\0';
 }
 
 /* A number in [lo, hi]; absent is 0 (or an error when required). */
-double jcheck_num(struct jc *c, json_t *o, const char *key, double lo, double hi, int required)
+double jread_num(struct jc *c, json_t *o, const char *key, double lo, double hi, int required)
 {
     json_t *v = json_object_get(o, key);
     double d;
     if (v == NULL || json_is_null(v)) {
         if (required)
-            jcheck_fail(c, key, "missing");
+            jread_fail(c, key, "missing");
         return 0;
     }
     if (!json_is_number(v)) {
-        jcheck_fail(c, key, "not a number");
+        jread_fail(c, key, "not a number");
         return 0;
     }
     d = json_number_value(v);
     if (!isfinite(d) || d < lo || d > hi) {
-        jcheck_fail(c, key, "%g is out of range (%g to %g)", d, lo, hi);
+        jread_fail(c, key, "%g is out of range (%g to %g)", d, lo, hi);
         return 0;
     }
     return d;
 }
 
 /* A count: a whole number from 0 to 2^53. */
-uint64_t jcheck_count(struct jc *c, json_t *o, const char *key, int required)
+uint64_t jread_count(struct jc *c, json_t *o, const char *key, int required)
 {
-    double d = jcheck_num(c, o, key, 0, MAX_COUNT, required);
+    double d = jread_num(c, o, key, 0, MAX_COUNT, required);
     if (d != floor(d)) {
-        jcheck_fail(c, key, "%g is not a whole number", d);
+        jread_fail(c, key, "%g is not a whole number", d);
         return 0;
     }
     return (uint64_t)d;
 }
 
 /* Seconds in ns. */
-uint64_t jcheck_ns(struct jc *c, json_t *o, const char *key, int required)
+uint64_t jread_ns(struct jc *c, json_t *o, const char *key, int required)
 {
-    return (uint64_t)(jcheck_num(c, o, key, 0, MAX_SECONDS, required) * 1e9 + 0.5);
+    return (uint64_t)(jread_num(c, o, key, 0, MAX_SECONDS, required) * 1e9 + 0.5);
 }
 
-const char *jcheck_str(struct jc *c, json_t *o, const char *key, int required)
+const char *jread_str(struct jc *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
     if (v == NULL || json_is_null(v)) {
         if (required)
-            jcheck_fail(c, key, "missing");
+            jread_fail(c, key, "missing");
         return NULL;
     }
     if (!json_is_string(v)) {
-        jcheck_fail(c, key, "not a string");
+        jread_fail(c, key, "not a string");
         return NULL;
     }
     return json_string_value(v);
 }
 
-int jcheck_bool(struct jc *c, json_t *o, const char *key)
+int jread_bool(struct jc *c, json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (v && !json_is_boolean(v) && !json_is_null(v))
-        jcheck_fail(c, key, "not true or false");
+        jread_fail(c, key, "not true or false");
     return json_is_true(v);
 }
 
-json_t *jcheck_obj(struct jc *c, json_t *o, const char *key, int required)
+json_t *jread_obj(struct jc *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
     if ((v == NULL || json_is_null(v)) && !required)
         return NULL;
     if (!json_is_object(v)) {
-        jcheck_fail(c, key, v ? "not an object" : "missing");
+        jread_fail(c, key, v ? "not an object" : "missing");
         return NULL;
     }
     return v;
 }
 
-json_t *jcheck_arr(struct jc *c, json_t *o, const char *key, int required)
+json_t *jread_arr(struct jc *c, json_t *o, const char *key, int required)
 {
     json_t *v = json_object_get(o, key);
     if ((v == NULL || json_is_null(v)) && !required)
         return NULL;
     if (!json_is_array(v)) {
-        jcheck_fail(c, key, v ? "not a list" : "missing");
+        jread_fail(c, key, v ? "not a list" : "missing");
         return NULL;
     }
     return v;
 }
 
-void jcheck_copy(char *dst, size_t len, const char *s)
+void jread_copy(char *dst, size_t len, const char *s)
 {
     snprintf(dst, len, "%s", s ? s : "");
 }
 
-char *jcheck_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
+char *jread_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
 {
-    const char *s = jcheck_str(c, o, k, 0);
+    const char *s = jread_str(c, o, k, 0);
     if (s == NULL && dflt == NULL)
         return NULL;
     return strdup(s ? s : dflt);
@@ -145,7 +145,7 @@ char *jcheck_dup(struct jc *c, json_t *o, const char *k, const char *dflt)
 /* A saved file's strings reach terminals and pages: each goes through
  * text_scrub (a control byte, an escape sequence, a bell, becomes '?';
  * newline and tab stay). */
-void jcheck_scrub(json_t *j, int depth)
+void jread_scrub(json_t *j, int depth)
 {
     const char *k;
     json_t *v;
@@ -166,9 +166,9 @@ void jcheck_scrub(json_t *j, int depth)
         free(copy);
     } else if (json_is_object(j)) {
         json_object_foreach(j, k, v)
-            jcheck_scrub(v, depth + 1);
+            jread_scrub(v, depth + 1);
     } else if (json_is_array(j)) {
         json_array_foreach(j, i, v)
-            jcheck_scrub(v, depth + 1);
+            jread_scrub(v, depth + 1);
     }
 }
