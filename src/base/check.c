@@ -2,6 +2,7 @@
  * an expression is parsed once into a struct check; evaluating it reads
  * the response where it lies. */
 #include "check.h"
+#include "err.h"
 #include "text.h"
 #include "units.h"
 
@@ -92,7 +93,7 @@ static int operand(const char *s, char **out, size_t *len, int *quoted, char *er
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
         n--;
     if ((v = malloc(n + 1)) == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     *quoted = n && s[0] == '"';
@@ -108,8 +109,8 @@ static int operand(const char *s, char **out, size_t *len, int *quoted, char *er
         }
         if (i != n - 1) {
             free(v);
-            snprintf(err, errlen, i >= n ? "a quoted value without its closing quote" :
-                                           "something after the quoted value");
+            err_set(err, errlen, NULL,
+                    i >= n ? "a quoted value without its closing quote" : "something after the quoted value");
             return -1;
         }
         /* JSON's escapes (\n, \t, \u00e9...) when it is written as JSON; a
@@ -132,7 +133,7 @@ static int compile_re(struct check *c, const char *re, int groups, char *err, si
     if (rc != 0) {
         char why[200];
         regerror(rc, &c->re, why, sizeof(why));
-        snprintf(err, errlen, "bad regular expression '%.60s': %s", re, why);
+        err_set(err, errlen, NULL, "bad regular expression '%.60s': %s", re, why);
         return -1;
     }
     c->has_re = 1;
@@ -141,7 +142,7 @@ static int compile_re(struct check *c, const char *re, int groups, char *err, si
 
 static int fail(char *err, size_t errlen, const char *fmt, const char *a)
 {
-    snprintf(err, errlen, fmt, a);
+    err_set(err, errlen, NULL, fmt, a);
     return -1;
 }
 
@@ -233,8 +234,8 @@ static int compile_value(struct check *c, const char *subj, const char *ow, int 
     }
     return 0;
 bad_op:
-    snprintf(err, errlen, "%s does not take '%s' (%s)", subj, ow,
-             c->subject == CK_BODY ? "body: contains, ~, == or !=" : "status: ==, !=, <, <=, >, >= or ~");
+    err_set(err, errlen, NULL, "%s does not take '%s' (%s)", subj, ow,
+            c->subject == CK_BODY ? "body: contains, ~, == or !=" : "status: ==, !=, <, <=, >, >= or ~");
     check_free(c);
     return -1;
 }
@@ -310,7 +311,7 @@ int check_compile(const char *expr, struct check *c, char *err, size_t errlen)
     }
     return compile_value(c, subj, ow, quoted, err, errlen);
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     check_free(c);
     return -1;
 }
@@ -345,7 +346,7 @@ int check_compile_extract(const char *expr, struct check *c, char *err, size_t e
         c->subject = CK_JSON;
         if (word(&s, w, sizeof(w)) == 0 || jpath_compile(w, strlen(w), &c->path, err, errlen) != 0) {
             if (w[0] == '\0')
-                snprintf(err, errlen, "'json' wants a path: %s = json $.token", name);
+                err_set(err, errlen, NULL, "'json' wants a path: %s = json $.token", name);
             check_free(c);
             return -1;
         }
@@ -388,7 +389,7 @@ int check_compile_extract(const char *expr, struct check *c, char *err, size_t e
     }
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     check_free(c);
     return -1;
 }

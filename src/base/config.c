@@ -1,6 +1,7 @@
 /* config.c - defaults, copies and the cross-option rules of a run's
  * configuration, shared by the command line and the compare plan. */
 #include "config.h"
+#include "err.h"
 #include "request.h"
 
 #include <stdio.h>
@@ -193,7 +194,7 @@ static int finish_framing(const struct config *cfg, char *err, size_t errlen)
     rs.body_len = cfg->body_len;
     rs.has_body = cfg->has_body;
     if (request_framing(&rs, &bad, why, sizeof(why)) != 0) {
-        snprintf(err, errlen, "--header '%.60s': %s", cfg->headers[bad], why);
+        err_set(err, errlen, NULL, "--header '%.60s': %s", cfg->headers[bad], why);
         return -1;
     }
     return 0;
@@ -206,11 +207,11 @@ static int finish_stages(struct config *cfg, char *err, size_t errlen)
     double top = 0;
     uint32_t i;
     if (cfg->duration_ns) {
-        snprintf(err, errlen, "--stages sets the duration (their sum): drop -d");
+        err_set(err, errlen, NULL, "--stages sets the duration (their sum): drop -d");
         return -1;
     }
     if (cfg->warmup_ns) {
-        snprintf(err, errlen, "--stages and --warmup do not go together: make the first stage the warm-up");
+        err_set(err, errlen, NULL, "--stages and --warmup do not go together: make the first stage the warm-up");
         return -1;
     }
     for (i = 0; i < cfg->nstages; i++) {
@@ -221,7 +222,7 @@ static int finish_stages(struct config *cfg, char *err, size_t errlen)
     cfg->duration_ns = total;
     if (cfg->stages_conns) {
         if (cfg->rate > 0) {
-            snprintf(err, errlen, "stages of connections ('30s:200c') are closed loop: drop -R, or give rates");
+            err_set(err, errlen, NULL, "stages of connections ('30s:200c') are closed loop: drop -R, or give rates");
             return -1;
         }
         /* From -c (or none) to each value; as many connections as the top one. */
@@ -229,7 +230,7 @@ static int finish_stages(struct config *cfg, char *err, size_t errlen)
         if (cfg->stage_start > top)
             top = cfg->stage_start;
         if (top < 1) {
-            snprintf(err, errlen, "--stages: at least one stage needs a connection");
+            err_set(err, errlen, NULL, "--stages: at least one stage needs a connection");
             return -1;
         }
         cfg->connections = (uint32_t)(top + 0.5);
@@ -239,7 +240,7 @@ static int finish_stages(struct config *cfg, char *err, size_t errlen)
         if (cfg->stage_start > top)
             top = cfg->stage_start;
         if (!(top > 0)) {
-            snprintf(err, errlen, "--stages: every rate is 0");
+            err_set(err, errlen, NULL, "--stages: every rate is 0");
             return -1;
         }
         cfg->rate = top;
@@ -268,56 +269,58 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     if (cfg->threads > cfg->connections)
         cfg->threads = cfg->connections;
     if (cfg->think_hi_ns && cfg->rate > 0) {
-        snprintf(err, errlen, "--think is for a closed loop: with -R the schedule decides when requests go");
+        err_set(err, errlen, NULL, "--think is for a closed loop: with -R the schedule decides when requests go");
         return -1;
     }
     if (cfg->tls.key && !cfg->tls.cert) {
-        snprintf(err, errlen, "--key is the private key of a --cert: give --cert too");
+        err_set(err, errlen, NULL, "--key is the private key of a --cert: give --cert too");
         return -1;
     }
     if (cfg->tls.pass && !cfg->tls.cert) {
-        snprintf(err, errlen, "--pass and --key-pass give the pass phrase of a --cert's key: give --cert too");
+        err_set(err, errlen, NULL, "--pass and --key-pass give the pass phrase of a --cert's key: give --cert too");
         return -1;
     }
     if (cfg->log_path && cfg->json_path && strcmp(cfg->log_path, "-") == 0 && strcmp(cfg->json_path, "-") == 0) {
-        snprintf(err, errlen, "--log - and --json - both want standard output: give one of them a file");
+        err_set(err, errlen, NULL, "--log - and --json - both want standard output: give one of them a file");
         return -1;
     }
     if (cfg->abort_on_fail && cfg->slo.n == 0) {
-        snprintf(err, errlen, "--abort-on-fail stops a run when its SLO is lost: give --slo too");
+        err_set(err, errlen, NULL, "--abort-on-fail stops a run when its SLO is lost: give --slo too");
         return -1;
     }
     if (cfg->max_connections && cfg->rate <= 0) {
-        snprintf(err, errlen, "--max-connections goes with -R: a closed loop never falls behind a schedule");
+        err_set(err, errlen, NULL, "--max-connections goes with -R: a closed loop never falls behind a schedule");
         return -1;
     }
     if (cfg->max_connections && cfg->max_connections < cfg->connections) {
-        snprintf(err, errlen, "--max-connections %u is below -c %u", cfg->max_connections, cfg->connections);
+        err_set(err, errlen, NULL, "--max-connections %u is below -c %u", cfg->max_connections, cfg->connections);
         return -1;
     }
     if (cfg->pipeline > 1 && !cfg->keepalive) {
-        snprintf(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
+        err_set(err, errlen, NULL, "--pipeline needs keep-alive: it cannot go with --close");
         return -1;
     }
     if (cfg->follow && cfg->http2) {
-        snprintf(err, errlen, "--follow works over HTTP/1.1 only so far: drop --http2 or --follow");
+        err_set(err, errlen, NULL, "--follow works over HTTP/1.1 only so far: drop --http2 or --follow");
         return -1;
     }
     if (cfg->follow && cfg->pipeline > 1) {
-        snprintf(err, errlen, "--follow waits for each answer: it does not go with --pipeline");
+        err_set(err, errlen, NULL, "--follow waits for each answer: it does not go with --pipeline");
         return -1;
     }
     if (cfg->http2 && cfg->pipeline > 1) {
-        snprintf(err, errlen, "--pipeline is HTTP/1.1's: with --http2, use --streams N (concurrent streams per connection)");
+        err_set(err, errlen, NULL,
+                "--pipeline is HTTP/1.1's: with --http2, use --streams N (concurrent streams per connection)");
         return -1;
     }
     if (!cfg->http2 && cfg->streams > 1) {
-        snprintf(err, errlen, "--streams goes with --http2 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
+        err_set(err, errlen, NULL,
+                "--streams goes with --http2 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
         return -1;
     }
     if (cfg->streams > 1 && !cfg->keepalive) {
-        snprintf(err, errlen, "--streams %u with --close: one request per connection leaves nothing to multiplex",
-                 cfg->streams);
+        err_set(err, errlen, NULL, "--streams %u with --close: one request per connection leaves nothing to multiplex",
+                cfg->streams);
         return -1;
     }
     cfg->tls.h2 = cfg->http2;
@@ -326,7 +329,7 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         uint32_t i;
         cfg->order = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(uint32_t));
         if (cfg->order == NULL) {
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             return -1;
         }
         for (i = 0; i < cfg->ntargets; i++)
@@ -336,11 +339,11 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
         cfg->order_mode = ORDER_SEQUENTIAL;
     if (cfg->nsources && cfg->unix_socket) {
-        snprintf(err, errlen, "--source picks local IP addresses: it does not go with --unix-socket");
+        err_set(err, errlen, NULL, "--source picks local IP addresses: it does not go with --unix-socket");
         return -1;
     }
     if (cfg->nsources && cfg->ntargets && cfg->urls[0].host_is_ipv6) {
-        snprintf(err, errlen, "--source takes IPv4 addresses; the URL is IPv6");
+        err_set(err, errlen, NULL, "--source takes IPv4 addresses; the URL is IPv6");
         return -1;
     }
     return 0;

@@ -1,5 +1,6 @@
 /* jpath.c - a JSON value found by its path, with a scan (see jpath.h). */
 #include "jpath.h"
+#include "err.h"
 #include "http_lex.h"
 
 #include <stdio.h>
@@ -384,13 +385,13 @@ int jpath_compile(const char *s, size_t n, struct jpath *out, char *err, size_t 
     size_t i = 1;
     memset(out, 0, sizeof(*out));
     if (n == 0 || s[0] != '$') {
-        snprintf(err, errlen, "a JSON path begins with $ ($.a.b[2].c), not '%.*s'", (int)(n > 40 ? 40 : n), s);
+        err_set(err, errlen, NULL, "a JSON path begins with $ ($.a.b[2].c), not '%.*s'", (int)(n > 40 ? 40 : n), s);
         return -1;
     }
     while (i < n) {
         struct jp_step *st;
         if (out->n == JPATH_MAX_STEPS) {
-            snprintf(err, errlen, "a JSON path of more than %d steps", JPATH_MAX_STEPS);
+            err_set(err, errlen, NULL, "a JSON path of more than %d steps", JPATH_MAX_STEPS);
             goto fail;
         }
         st = &out->step[out->n];
@@ -399,7 +400,7 @@ int jpath_compile(const char *s, size_t n, struct jpath *out, char *err, size_t 
             while (i < n && s[i] != '.' && s[i] != '[')
                 i++;
             if (i == b) {
-                snprintf(err, errlen, "an empty member name in the JSON path '%.*s'", (int)n, s);
+                err_set(err, errlen, NULL, "an empty member name in the JSON path '%.*s'", (int)n, s);
                 goto fail;
             }
             if ((st->key = strndup(s + b, i - b)) == NULL)
@@ -410,7 +411,7 @@ int jpath_compile(const char *s, size_t n, struct jpath *out, char *err, size_t 
             size_t b = i + 2;
             const char *close = memchr(s + b, q, n - b);
             if (close == NULL || (size_t)(close - s) + 1 >= n || close[1] != ']') {
-                snprintf(err, errlen, "[%c...%c] not closed in the JSON path '%.*s'", q, q, (int)n, s);
+                err_set(err, errlen, NULL, "[%c...%c] not closed in the JSON path '%.*s'", q, q, (int)n, s);
                 goto fail;
             }
             if ((st->key = strndup(s + b, (size_t)(close - s) - b)) == NULL)
@@ -423,20 +424,20 @@ int jpath_compile(const char *s, size_t n, struct jpath *out, char *err, size_t 
             while (i < n && s[i] >= '0' && s[i] <= '9' && v < 100000000UL)
                 v = v * 10 + (unsigned long)(s[i++] - '0');
             if (i == b || i >= n || s[i] != ']') {
-                snprintf(err, errlen, "[N] wants an index (a whole number) in the JSON path '%.*s'", (int)n, s);
+                err_set(err, errlen, NULL, "[N] wants an index (a whole number) in the JSON path '%.*s'", (int)n, s);
                 goto fail;
             }
             i++;
             st->index = (uint32_t)v;
         } else {
-            snprintf(err, errlen, "in the JSON path '%.*s': '.name' or '[N]' after '%.*s'", (int)n, s, (int)i, s);
+            err_set(err, errlen, NULL, "in the JSON path '%.*s': '.name' or '[N]' after '%.*s'", (int)n, s, (int)i, s);
             goto fail;
         }
         out->n++;
     }
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
 fail:
     jpath_free(out);
     return -1;

@@ -1,6 +1,7 @@
 /* net.c - sockets: name resolution, non-blocking connect, listeners.
  * Linux specifics (SOCK_NONBLOCK, TCP_NODELAY, SO_REUSEPORT) live here. */
 #include "net.h"
+#include "err.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,8 +39,8 @@ int net_resolve(const char *host, uint16_t port, struct net_addr *out, char *err
         rc = getaddrinfo(host, ports, &hints, &res);
     }
     if (rc != 0) {
-        snprintf(err, errlen, "cannot resolve host '%s': %s", host,
-                 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        err_set(err, errlen, NULL, "cannot resolve host '%s': %s", host,
+                rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
         return -1;
     }
     memcpy(&out->ss, res->ai_addr, res->ai_addrlen);
@@ -54,7 +55,7 @@ int net_unix(const char *path, struct net_addr *out, char *err, size_t errlen)
     size_t n = strlen(path);
     memset(out, 0, sizeof(*out));
     if (n == 0 || n >= sizeof(su->sun_path)) {
-        snprintf(err, errlen, "a Unix socket path of 1 to %zu bytes, not '%s'", sizeof(su->sun_path) - 1, path);
+        err_set(err, errlen, NULL, "a Unix socket path of 1 to %zu bytes, not '%s'", sizeof(su->sun_path) - 1, path);
         return -1;
     }
     su->sun_family = AF_UNIX;
@@ -144,7 +145,7 @@ int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err
     }
     return n;
 bad:
-    snprintf(err, errlen, "an IPv4 address or a range such as 127.0.0.2-127.0.0.9 (at most %d)", max);
+    err_set(err, errlen, NULL, "an IPv4 address or a range such as 127.0.0.2-127.0.0.9 (at most %d)", max);
     return -1;
 }
 
@@ -164,7 +165,7 @@ int net_listen(const struct net_addr *a, int backlog, char *err, size_t errlen)
 
     fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
+        err_set(err, errlen, NULL, "socket: %s", strerror(errno));
         return -1;
     }
     if (a->ss.ss_family == AF_UNIX) {
@@ -180,7 +181,7 @@ int net_listen(const struct net_addr *a, int backlog, char *err, size_t errlen)
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
     }
     if (bind(fd, (const struct sockaddr *)&a->ss, a->len) != 0 || listen(fd, backlog) != 0) {
-        snprintf(err, errlen, "cannot listen on %s: %s", net_addr_str(a, as, sizeof(as)), strerror(errno));
+        err_set(err, errlen, NULL, "cannot listen on %s: %s", net_addr_str(a, as, sizeof(as)), strerror(errno));
         close(fd);
         return -1;
     }

@@ -172,7 +172,7 @@ int request_build(const struct req_spec *rs, const struct url *u, char **out, si
     }
     if (rc != 0) {
         free(b.p);
-        snprintf(err, errlen, "out of memory building the request");
+        err_set(err, errlen, NULL, "out of memory building the request");
         return -1;
     }
     /* Kept for the whole run, once per target: no spare room (100 000
@@ -294,6 +294,6 @@ int request_fields(const struct req_spec *rs, const struct url *u, struct req_fi
 oom:
     free(t.p);
     free(f);
-    snprintf(err, errlen, "out of memory building the request");
+    err_set(err, errlen, NULL, "out of memory building the request");
     return -1;
 }

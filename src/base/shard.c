@@ -1,5 +1,6 @@
 /* shard.c - see shard.h. */
 #include "shard.h"
+#include "err.h"
 #include "config.h"
 
 #include <stdio.h>
@@ -104,15 +105,15 @@ int shard_apply(const struct config *cfg, struct config *out, char *err, size_t 
     out->connections = (uint32_t)shard_share(cfg->connections, i, n);
     out->max_connections = (uint32_t)shard_share(cfg->max_connections, i, n);
     if (out->connections == 0) {
-        snprintf(err, errlen, "-c %u cannot be split over %u shards: each shard needs at least one connection",
-                 cfg->connections, n);
+        err_set(err, errlen, NULL, "-c %u cannot be split over %u shards: each shard needs at least one connection",
+                cfg->connections, n);
         return -1;
     }
     if (cfg->requests) {
         out->requests = shard_share(cfg->requests, i, n);
         if (out->requests == 0) {
-            snprintf(err, errlen, "-n %llu cannot be split over %u shards: each shard needs at least one request",
-                     (unsigned long long)cfg->requests, n);
+            err_set(err, errlen, NULL, "-n %llu cannot be split over %u shards: each shard needs at least one request",
+                    (unsigned long long)cfg->requests, n);
             return -1;
         }
     }

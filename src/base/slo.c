@@ -1,6 +1,7 @@
 /* slo.c - pass/fail thresholds on a run. Latency checks use the reported
  * latency (corrected for coordinated omission in rate mode). */
 #include "slo.h"
+#include "err.h"
 #include "stats.h"
 #include "units.h"
 
@@ -60,7 +61,7 @@ static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen
         c->metric = SLO_CHECKS_PCT;
         c->threshold = strtod(val, &end);
         if (end == val || val[vl - 1] != '%' || *end != '%' || end[1] || c->threshold < 0 || c->threshold > 100) {
-            snprintf(err, errlen, "--slo: '%s': checks takes a percentage of responses, such as checks>99.9%%", t);
+            err_set(err, errlen, NULL, "--slo: '%s': checks takes a percentage of responses, such as checks>99.9%%", t);
             return -1;
         }
         return 0;
@@ -71,21 +72,22 @@ static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen
             goto bad;
         return 0;
     } else {
-        snprintf(err, errlen, "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, bad_status, rps, checks)", name);
+        err_set(err, errlen, NULL,
+                "--slo: unknown measure '%s' (use p50, p99, p99.9, mean, max, errors, bad_status, rps, checks)", name);
         return -1;
     }
     /* Latency: a unit is required, "p99<50" is too easy to misread. */
     {
         uint64_t ns;
         if (!isalpha((unsigned char)val[strlen(val) - 1]) || units_parse_duration(val, &ns) != 0) {
-            snprintf(err, errlen, "--slo: '%s' needs a duration with a unit, such as 50ms", t);
+            err_set(err, errlen, NULL, "--slo: '%s' needs a duration with a unit, such as 50ms", t);
             return -1;
         }
         c->threshold = (double)ns;
     }
     return 0;
 bad:
-    snprintf(err, errlen, "--slo: cannot read '%s' (expected e.g. p99<50ms, errors<0.1%%, rps>10000)", t);
+    err_set(err, errlen, NULL, "--slo: cannot read '%s' (expected e.g. p99<50ms, errors<0.1%%, rps>10000)", t);
     return -1;
 }
 
@@ -94,7 +96,7 @@ int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen)
     char buf[512], *tok, *save = NULL;
     memset(s, 0, sizeof(*s));
     if (strlen(spec) >= sizeof(buf)) {
-        snprintf(err, errlen, "--slo: too long");
+        err_set(err, errlen, NULL, "--slo: too long");
         return -1;
     }
     strcpy(buf, spec);
@@ -108,7 +110,7 @@ int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen)
         if (*a == '\0')
             continue;
         if (s->n == SLO_MAX) {
-            snprintf(err, errlen, "--slo: at most %d checks", SLO_MAX);
+            err_set(err, errlen, NULL, "--slo: at most %d checks", SLO_MAX);
             return -1;
         }
         if (parse_one(a, &s->c[s->n], err, errlen) != 0)
@@ -116,7 +118,7 @@ int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen)
         s->n++;
     }
     if (s->n == 0) {
-        snprintf(err, errlen, "--slo: no check given (e.g. 'p99<50ms,errors<0.1%%')");
+        err_set(err, errlen, NULL, "--slo: no check given (e.g. 'p99<50ms,errors<0.1%%')");
         return -1;
     }
     return 0;

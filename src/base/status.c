@@ -1,5 +1,6 @@
 /* status.c - sets of HTTP status codes. */
 #include "status.h"
+#include "err.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,7 +65,7 @@ int status_set_parse(const char *spec, struct status_set *s, char *err, size_t e
     return 0;
 bad:
     memset(s, 0, sizeof(*s));
-    snprintf(err, errlen, "status codes such as 200, 200,302, 2xx,3xx or 200-299");
+    err_set(err, errlen, NULL, "status codes such as 200, 200,302, 2xx,3xx or 200-299");
     return -1;
 }
 

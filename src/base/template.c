@@ -1,6 +1,7 @@
 /* template.c - {{...}} values in requests: compiled once, expanded per
  * request by copying. See template.h. */
 #include "template.h"
+#include "err.h"
 #include "buf.h"
 #include "http_lex.h"
 #include "units.h"
@@ -59,13 +60,13 @@ static int csv_load(struct tpl_csv *c, const char *path, char *err, size_t errle
     uint32_t row_cells = 0;
 
     if (buf_read_file(&b, path, (size_t)256 << 20) != 0) {
-        snprintf(err, errlen, "cannot read CSV file '%s': %s", path, strerror(errno));
+        err_set(err, errlen, NULL, "cannot read CSV file '%s': %s", path, strerror(errno));
         buf_free(&b);
         return -1;
     }
     if (buf_put(&b, "\n", 1) != 0) {
         buf_free(&b);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     c->data = b.p;
@@ -124,14 +125,14 @@ static int csv_load(struct tpl_csv *c, const char *path, char *err, size_t errle
         } else if (c->ncols == 0) {
             c->ncols = row_cells;
         } else if (row_cells != c->ncols) {
-            snprintf(err, errlen, "CSV file '%s': row %zu has %u cells, the header line %u", path,
-                     ncells / c->ncols + 1, row_cells, c->ncols);
+            err_set(err, errlen, NULL, "CSV file '%s': row %zu has %u cells, the header line %u", path,
+                    ncells / c->ncols + 1, row_cells, c->ncols);
             return -1;
         }
         row_cells = 0;
     }
     if (c->ncols == 0 || ncells <= c->ncols) {
-        snprintf(err, errlen, "CSV file '%s' has no row after its header line", path);
+        err_set(err, errlen, NULL, "CSV file '%s' has no row after its header line", path);
         return -1;
     }
     c->names = c->cells;
@@ -143,7 +144,7 @@ static int csv_load(struct tpl_csv *c, const char *path, char *err, size_t errle
             c->max_cell = c->lens[i];
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     return -1;
 }
 
@@ -154,7 +155,7 @@ static int csv_find(struct tpl_set *set, const char *path, char *err, size_t err
         if (strcmp(set->csv[i].path, path) == 0)
             return (int)i;
     if (set->ncsv == TPL_MAX_CSV) {
-        snprintf(err, errlen, "more than %d CSV files", TPL_MAX_CSV);
+        err_set(err, errlen, NULL, "more than %d CSV files", TPL_MAX_CSV);
         return -1;
     }
     memset(&set->csv[set->ncsv], 0, sizeof(set->csv[0]));
@@ -227,7 +228,7 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
         /* Any A <= B: the span is taken in unsigned arithmetic, where even
          * the whole int64 range (a span of 2^64, wrapping to 0) is exact. */
         if (n != 3 || parse_int(w[1], &p->a) != 0 || parse_int(w[2], &p->b) != 0 || p->a > p->b) {
-            snprintf(err, errlen, "{{rand A B}} wants two integers, A <= B");
+            err_set(err, errlen, NULL, "{{rand A B}} wants two integers, A <= B");
             return -1;
         }
         p->kind = TPL_RAND;
@@ -235,22 +236,22 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
     } else if (strcmp(w[0], "env") == 0) {
         const char *v;
         if (n != 2) {
-            snprintf(err, errlen, "{{env NAME}} wants one variable name");
+            err_set(err, errlen, NULL, "{{env NAME}} wants one variable name");
             return -1;
         }
         v = getenv(w[1]);
         if (v == NULL) {
-            snprintf(err, errlen, "{{env %s}}: %s is not set", w[1], w[1]);
+            err_set(err, errlen, NULL, "{{env %s}}: %s is not set", w[1], w[1]);
             return -1;
         }
         *litlen = strlen(v);
         if (*litlen > 4096) {
-            snprintf(err, errlen, "{{env %s}}: longer than 4096 bytes", w[1]);
+            err_set(err, errlen, NULL, "{{env %s}}: longer than 4096 bytes", w[1]);
             return -1;
         }
         if ((bad = template_bad_byte(v, *litlen, where)) != NULL) {
-            snprintf(err, errlen, "{{env %s}}: the value holds %s, which cannot go in %s", w[1],
-                     byte_name(*bad, bn, sizeof(bn)), where_name(where));
+            err_set(err, errlen, NULL, "{{env %s}}: the value holds %s, which cannot go in %s", w[1],
+                    byte_name(*bad, bn, sizeof(bn)), where_name(where));
             return -1;
         }
         memcpy(lit, v, *litlen);
@@ -261,7 +262,7 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
         int k;
         uint32_t col;
         if (n != 3) {
-            snprintf(err, errlen, "{{csv FILE COLUMN}} wants a file and a column name");
+            err_set(err, errlen, NULL, "{{csv FILE COLUMN}} wants a file and a column name");
             return -1;
         }
         if (w[1][0] == '/' || basedir == NULL)
@@ -274,7 +275,7 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
             if (strcmp(set->csv[k].names[col], w[2]) == 0)
                 break;
         if (col == set->csv[k].ncols) {
-            snprintf(err, errlen, "{{csv %s %s}}: the file has no column '%s'", w[1], w[2], w[2]);
+            err_set(err, errlen, NULL, "{{csv %s %s}}: the file has no column '%s'", w[1], w[2], w[2]);
             return -1;
         }
         if (where != TPL_BODY) {
@@ -282,8 +283,8 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
             uint32_t r;
             for (r = 0; r < c->nrows; r++)
                 if ((bad = template_bad_byte(c->cells[r * c->ncols + col], c->lens[r * c->ncols + col], where)) != NULL) {
-                    snprintf(err, errlen, "{{csv %s %s}}: data row %u holds %s, which cannot go in %s", w[1], w[2],
-                             r + 1, byte_name(*bad, bn, sizeof(bn)), where_name(where));
+                    err_set(err, errlen, NULL, "{{csv %s %s}}: data row %u holds %s, which cannot go in %s", w[1], w[2],
+                            r + 1, byte_name(*bad, bn, sizeof(bn)), where_name(where));
                     return -1;
                 }
         }
@@ -294,14 +295,14 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
     } else if (strcmp(w[0], "var") == 0) {
         uint32_t k;
         if (n != 2) {
-            snprintf(err, errlen, "{{var NAME}} wants one variable name");
+            err_set(err, errlen, NULL, "{{var NAME}} wants one variable name");
             return -1;
         }
         for (k = 0; k < set->nvars; k++)
             if (strcmp(set->var_names[k], w[1]) == 0)
                 break;
         if (k == set->nvars && !set->vars_any) {
-            snprintf(err, errlen, "{{var %s}}: no '# extract: %s = ...' sets it", w[1], w[1]);
+            err_set(err, errlen, NULL, "{{var %s}}: no '# extract: %s = ...' sets it", w[1], w[1]);
             return -1;
         }
         p->kind = TPL_VAR;
@@ -309,8 +310,8 @@ static int compile_one(char **w, int n, enum tpl_where where, struct tpl_set *se
         p->where = (uint8_t)where;
         *maxlen = TPL_VAR_MAX;
     } else {
-        snprintf(err, errlen, "unknown template {{%s}} (seq, rand A B, uuid, conn, csv FILE COLUMN, env NAME, var NAME)",
-                 w[0]);
+        err_set(err, errlen, NULL,
+                "unknown template {{%s}} (seq, rand A B, uuid, conn, csv FILE COLUMN, env NAME, var NAME)", w[0]);
         return -1;
     }
     return 0;
@@ -353,7 +354,7 @@ int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_s
                 break;
             }
         if (close == NULL || close - open > 4200) {
-            snprintf(err, errlen, "'{{' without '}}'");
+            err_set(err, errlen, NULL, "'{{' without '}}'");
             goto fail;
         }
         {
@@ -367,7 +368,7 @@ int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_s
             for (q = strtok(inner, " \t"); q && nw < 8; q = strtok(NULL, " \t"))
                 w[nw++] = q;
             if (nw == 0) {
-                snprintf(err, errlen, "an empty {{}}");
+                err_set(err, errlen, NULL, "an empty {{}}");
                 goto fail;
             }
             enum tpl_where here = where != TPL_HEAD ? where : crlf == NULL || open < crlf ? TPL_TARGET : TPL_FIELD;
@@ -392,7 +393,7 @@ int template_compile(const char *s, size_t n, enum tpl_where where, struct tpl_s
     free(lit);
     return out->text ? 0 : -1;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
 fail:
     free(lit);
     free(text.p);

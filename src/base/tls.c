@@ -3,6 +3,7 @@
  * WANT_READ / WANT_WRITE become EAGAIN or IO_WANT_*, and the edge-triggered
  * loop calls back on the next readiness. */
 #include "tls.h"
+#include "err.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ static void openssl_reason(char *err, size_t errlen, const char *what)
 {
     unsigned long e = ERR_peek_last_error();
     const char *r = e ? ERR_reason_error_string(e) : NULL;
-    snprintf(err, errlen, "%s%s%s", what, r ? ": " : "", r ? r : "");
+    err_set(err, errlen, NULL, "%s%s%s", what, r ? ": " : "", r ? r : "");
     ERR_clear_error();
 }
 
@@ -107,7 +108,7 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
     SSL_CTX *ctx;
 
     if (tc == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     ctx = SSL_CTX_new(TLS_client_method());
@@ -142,7 +143,7 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
         ERR_clear_error();
         if (!a && !b) {
             tls_client_free(tc);
-            snprintf(err, errlen, "--ciphers: OpenSSL knows none of '%s'", o->ciphers);
+            err_set(err, errlen, NULL, "--ciphers: OpenSSL knows none of '%s'", o->ciphers);
             return -1;
         }
     }
@@ -173,13 +174,15 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
         k = use_key(ctx, file, o->pass);
         if (k == KEY_LOCKED || k == KEY_WRONG || k == KEY_NONE) {
             if (k == KEY_LOCKED)
-                snprintf(err, errlen, "%s %s: the key is encrypted; give its pass phrase with --key-pass env:NAME, "
-                         "file:PATH or pass:PHRASE", opt, file);
+                err_set(err, errlen, NULL,
+                        "%s %s: the key is encrypted; give its pass phrase with --key-pass env:NAME, "
+                        "file:PATH or pass:PHRASE",
+                        opt, file);
             else if (k == KEY_WRONG)
-                snprintf(err, errlen, "%s %s: wrong pass phrase (bad decrypt)", opt, file);
+                err_set(err, errlen, NULL, "%s %s: wrong pass phrase (bad decrypt)", opt, file);
             else
-                snprintf(err, errlen, "%s %s: no private key in it (PEM)%s", opt, file,
-                         o->key ? "" : "; give the key's file with --key");
+                err_set(err, errlen, NULL, "%s %s: no private key in it (PEM)%s", opt, file,
+                        o->key ? "" : "; give the key's file with --key");
             tls_client_free(tc);
             return -1;
         }
@@ -298,7 +301,7 @@ int tls_server_new(const char *cert, const char *key, int h2, struct tls_server 
     struct tls_server *ts = calloc(1, sizeof(*ts));
     int k;
     if (ts == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     ts->ctx = SSL_CTX_new(TLS_server_method());
@@ -321,10 +324,12 @@ int tls_server_new(const char *cert, const char *key, int h2, struct tls_server 
     }
     if ((k = use_key(ts->ctx, key, NULL)) == KEY_LOCKED || k == KEY_NONE) {
         if (k == KEY_LOCKED)
-            snprintf(err, errlen, "--tls-key %s: the key is encrypted; rafale serve takes a key without a pass phrase "
-                     "(openssl pkey -in KEY -out PLAIN)", key);
+            err_set(err, errlen, NULL,
+                    "--tls-key %s: the key is encrypted; rafale serve takes a key without a pass phrase "
+                    "(openssl pkey -in KEY -out PLAIN)",
+                    key);
         else
-            snprintf(err, errlen, "--tls-key %s: no private key in it (PEM)", key);
+            err_set(err, errlen, NULL, "--tls-key %s: no private key in it (PEM)", key);
         tls_server_free(ts);
         return -1;
     }

@@ -2,6 +2,7 @@
  * Strict on purpose: a typo in a benchmark URL should fail loudly at start,
  * not produce a run full of 404s or connection errors. */
 #include "url.h"
+#include "err.h"
 #include "http_lex.h"
 
 #include <ctype.h>
@@ -22,18 +23,18 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
 
     memset(u, 0, sizeof(*u));
     if (s == NULL || *s == '\0') {
-        snprintf(err, errlen, "empty URL");
+        err_set(err, errlen, NULL, "empty URL");
         return -1;
     }
     for (p = s; *p; p++) {
         if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
-            snprintf(err, errlen, "URL '%s' contains a space or control character", s);
+            err_set(err, errlen, NULL, "URL '%s' contains a space or control character", s);
             return -1;
         }
         /* RFC 9112 §3.2 and RFC 3986 §2: a request-target is ASCII. */
         if ((unsigned char)*p >= 0x80) {
-            snprintf(err, errlen, "URL '%s' holds the byte 0x%02x, which is not ASCII: percent-encode it (%%%02X)", s,
-                     (unsigned char)*p, (unsigned char)*p);
+            err_set(err, errlen, NULL, "URL '%s' holds the byte 0x%02x, which is not ASCII: percent-encode it (%%%02X)",
+                    s, (unsigned char)*p, (unsigned char)*p);
             return -1;
         }
     }
@@ -43,8 +44,8 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
         if (slen == 5 && strncasecmp(s, "https", 5) == 0) {
             u->tls = 1;
         } else if (slen != 4 || strncasecmp(s, "http", 4) != 0) {
-            snprintf(err, errlen, "unsupported scheme '%.*s' in '%s' (http:// and https:// are)",
-                     (int)(slen > 16 ? 16 : slen), s, s);
+            err_set(err, errlen, NULL, "unsupported scheme '%.*s' in '%s' (http:// and https:// are)",
+                    (int)(slen > 16 ? 16 : slen), s, s);
             return -1;
         }
         host = p + 3;
@@ -54,7 +55,7 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
     strcpy(u->scheme, u->tls ? "https" : "http");
 
     if (strpbrk(host, "@") != NULL && (strchr(host, '/') == NULL || strchr(host, '@') < strchr(host, '/'))) {
-        snprintf(err, errlen, "user:password@ in URLs is not supported; send an Authorization header with -H");
+        err_set(err, errlen, NULL, "user:password@ in URLs is not supported; send an Authorization header with -H");
         return -1;
     }
 
@@ -62,12 +63,12 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
         host++;
         host_end = strchr(host, ']');
         if (host_end == NULL) {
-            snprintf(err, errlen, "unterminated IPv6 address in '%s'", s);
+            err_set(err, errlen, NULL, "unterminated IPv6 address in '%s'", s);
             return -1;
         }
         for (p = host; p < host_end; p++) {
             if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.' && *p != '%') {
-                snprintf(err, errlen, "bad IPv6 address in '%s'", s);
+                err_set(err, errlen, NULL, "bad IPv6 address in '%s'", s);
                 return -1;
             }
         }
@@ -76,7 +77,7 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
     } else {
         for (p = host; *p && *p != ':' && *p != '/' && *p != '?' && *p != '#'; p++) {
             if (!host_char_ok((unsigned char)*p)) {
-                snprintf(err, errlen, "bad character '%c' in host name of '%s'", *p, s);
+                err_set(err, errlen, NULL, "bad character '%c' in host name of '%s'", *p, s);
                 return -1;
             }
         }
@@ -84,11 +85,11 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
     }
     hlen = (size_t)(host_end - host);
     if (hlen == 0) {
-        snprintf(err, errlen, "no host name in '%s'", s);
+        err_set(err, errlen, NULL, "no host name in '%s'", s);
         return -1;
     }
     if (hlen >= URL_HOST_MAX) {
-        snprintf(err, errlen, "host name too long in '%s'", s);
+        err_set(err, errlen, NULL, "host name too long in '%s'", s);
         return -1;
     }
     memcpy(u->host, host, hlen);
@@ -105,13 +106,13 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
             p++;
         }
         if (p == port_s || port == 0 || port > 65535 || (*p && *p != '/' && *p != '?' && *p != '#')) {
-            snprintf(err, errlen, "bad port in '%s' (want 1-65535)", s);
+            err_set(err, errlen, NULL, "bad port in '%s' (want 1-65535)", s);
             return -1;
         }
         u->port = (uint16_t)port;
         u->port_explicit = 1;
     } else if (*p && *p != '/' && *p != '?' && *p != '#') {
-        snprintf(err, errlen, "malformed URL '%s'", s);
+        err_set(err, errlen, NULL, "malformed URL '%s'", s);
         return -1;
     }
 
@@ -123,7 +124,7 @@ int url_parse(const char *s, struct url *u, char *err, size_t errlen)
         int need_slash = (plen == 0 || path[0] != '/');
         u->target = malloc(plen + 2);
         if (u->target == NULL) {
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             return -1;
         }
         if (need_slash)

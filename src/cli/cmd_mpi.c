@@ -2,6 +2,7 @@
  * rank one shard of the run; rank 0 prints the one merged report and
  * writes the one --json/--html. */
 #ifdef RAFALE_MPI
+#include "err.h"
 #include "cmd.h"
 #include "cli.h"
 #include "engine.h"
@@ -106,7 +107,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     }
     memset(&cfg, 0, sizeof(cfg));
     if (argc > 1 && cmd_find(all, argv[1]) && !cmd_find(all, argv[1])->mpi) {
-        snprintf(err, sizeof(err), "rafale-mpi runs load tests; use rafale for '%s'", argv[1]);
+        err_set(err, sizeof(err), NULL, "rafale-mpi runs load tests; use rafale for '%s'", argv[1]);
         ok = 0;
         rc = 2;
     } else {
@@ -124,7 +125,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             break;
         case CLI_OK:
             if (cfg.shard_count) {
-                snprintf(err, sizeof(err), "--shard is MPI's to set under rafale-mpi (rank and size)");
+                err_set(err, sizeof(err), NULL, "--shard is MPI's to set under rafale-mpi (rank and size)");
                 ok = 0;
                 rc = 2;
             }
@@ -142,7 +143,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             cfg.json_path = cfg.csv_path = cfg.html_path = cfg.hdr_path = NULL;
         }
         if (net_raise_nofile(want) < want) {
-            snprintf(err, sizeof(err), "%llu connections need more open files than the limit: raise it with 'ulimit -n'",
+            err_set(err, sizeof(err), NULL, "%llu connections need more open files than the limit: raise it with 'ulimit -n'",
                      (unsigned long long)want - 64);
             ok = 0;
         } else if (shard_apply(&cfg, &share, err, sizeof(err)) != 0 || engine_preflight(&share, 1, err, sizeof(err)) != 0) {
@@ -183,7 +184,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
         ran = 1;
         if (f == NULL || report_json(f, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, NULL, NULL) != 0 ||
             fclose(f) != 0) {
-            snprintf(err, sizeof(err), "out of memory for its result");
+            err_set(err, sizeof(err), NULL, "out of memory for its result");
             free(json);
             json = NULL;
         }

@@ -6,6 +6,7 @@
  * hostile) never slows the load. One request per connection, 8 KiB at
  * most; 2 s to send it and take the whole answer. */
 #include "metrics.h"
+#include "err.h"
 #include "html.h"
 #include "net.h"
 #include "report.h"
@@ -486,7 +487,7 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
     uint32_t i;
     if (colon == NULL || (size_t)(colon - spec) >= sizeof(host) ||
         (port = strtoul(colon + 1, &end, 10)) > 65535 || *end || end == colon + 1) {
-        snprintf(err, errlen, "--metrics-listen wants ADDR:PORT, such as 127.0.0.1:9464, not '%s'", spec);
+        err_set(err, errlen, NULL, "--metrics-listen wants ADDR:PORT, such as 127.0.0.1:9464, not '%s'", spec);
         return -1;
     }
     snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
@@ -495,17 +496,19 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
         host[strlen(host) - 1] = '\0';
     }
     if (net_resolve(host[0] ? host : "127.0.0.1", (uint16_t)port, &a, why, sizeof(why)) != 0) {
-        snprintf(err, errlen, "--metrics-listen %s: %s", spec, why);
+        err_set(err, errlen, NULL, "--metrics-listen %s: %s", spec, why);
         return -1;
     }
     if (!is_loopback(&a) && !cfg->metrics_public) {
-        snprintf(err, errlen, "--metrics-listen %s is not a loopback address: anyone who reaches it reads the figures; "
-                              "add --metrics-public to mean it", spec);
+        err_set(err, errlen, NULL,
+                "--metrics-listen %s is not a loopback address: anyone who reaches it reads the figures; "
+                "add --metrics-public to mean it",
+                spec);
         return -1;
     }
     if ((m = calloc(1, sizeof(*m))) == NULL || hist_init_bits(&m->live.latency, 5) != 0) {
         free(m);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     {
@@ -515,7 +518,7 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
         if (m->fd < 0 || setsockopt(m->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
             bind(m->fd, (const struct sockaddr *)&a.ss, a.len) != 0 || listen(m->fd, 64) != 0) {
             /* (errno of the call that failed; close keeps it) */
-            snprintf(err, errlen, "--metrics-listen %s: %s", spec, strerror(errno));
+            err_set(err, errlen, NULL, "--metrics-listen %s: %s", spec, strerror(errno));
             if (m->fd >= 0)
                 close(m->fd);
             hist_fini(&m->live.latency);
@@ -536,7 +539,7 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
             break; /* no live charts: pt[PT__COUNT - 1] is NULL */
     pthread_mutex_init(&m->mu, NULL);
     if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
-        snprintf(err, errlen, "--metrics-listen: cannot start its thread");
+        err_set(err, errlen, NULL, "--metrics-listen: cannot start its thread");
         metrics_stop(m);
         return -1;
     }

@@ -4,6 +4,7 @@
  * table), the requests still waiting are censored into the histograms, and
  * the result gets what it says of the run itself. */
 #include "collect.h"
+#include "err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
     res->per_target = calloc(res->ntargets, sizeof(*res->per_target));
     res->target_in_flight = calloc(res->ntargets, sizeof(uint64_t));
     if (res->per_target == NULL || res->target_in_flight == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     stats_init(&res->total);
@@ -116,7 +117,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
         else if (res->all_connected_s >= 0 && (double)(ws[t].t_all_connected - pl->t0) / 1e9 > res->all_connected_s)
             res->all_connected_s = (double)(ws[t].t_all_connected - pl->t0) / 1e9;
         if (ws[t].err[0]) {
-            snprintf(err, errlen, "%s", ws[t].err);
+            err_set(err, errlen, NULL, "%s", ws[t].err);
             return -1;
         }
     }
@@ -134,7 +135,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
                        hist_percentile(&res->total.h[H_TTFB], 99) + hist_percentile(&res->total.h[H_TRANSFER], 99),
                        (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, cfg->rate <= 0,
                        &res->conns) != 0) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     tcpinfo_sum_init(&res->tcp);
@@ -142,7 +143,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
         tcpinfo_merge(&res->tcp, &ws[t].tcp);
     if (pl->ramped) {
         if ((res->per_stage = calloc(pl->ramp.n, sizeof(*res->per_stage))) == NULL) {
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             return -1;
         }
         res->nstages = pl->ramp.n;
@@ -159,7 +160,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
         stats_count_bad(&res->per_target[i], &cfg->expect);
     }
     if (take_timeline(pl->tl, res) != 0) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     return 0;

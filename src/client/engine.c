@@ -12,6 +12,7 @@
  * connection and keep their due time, so latency is measured from when the
  * request should have been sent (no coordinated omission). */
 #include "engine.h"
+#include "err.h"
 #include "client.h"
 #include "collect.h"
 #include "live.h"
@@ -463,8 +464,8 @@ int engine_preflight(const struct config *cfg, int connect, char *err, size_t er
         int e = probe(&pl.endpoints[i].addr, cfg->nsources ? &cfg->sources[0] : NULL, cfg->connect_timeout_ns);
         if (e != 0) {
             char a[128];
-            snprintf(err, errlen, "cannot connect to %s: %s", net_addr_str(&pl.endpoints[i].addr, a, sizeof(a)),
-                     strerror(e));
+            err_set(err, errlen, NULL, "cannot connect to %s: %s", net_addr_str(&pl.endpoints[i].addr, a, sizeof(a)),
+                    strerror(e));
             rc = -1;
         }
     }
@@ -481,7 +482,7 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
     uint64_t budget_left = cfg->requests ? cfg->requests : UINT64_MAX;
     uint32_t t, i, first = 0;
     if (ws == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return NULL;
     }
     for (t = 0; t < nt; t++) {
@@ -499,7 +500,7 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
             budget_left -= budget;
         }
         if (worker_init(&ws[t], pl, t, nc, nmax, first, budget) != 0) {
-            snprintf(err, errlen, "cannot set up worker %u: out of memory or file descriptors", t);
+            err_set(err, errlen, NULL, "cannot set up worker %u: out of memory or file descriptors", t);
             for (i = 0; i <= t; i++)
                 worker_free(&ws[i]);
             free(ws);
@@ -531,7 +532,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     if (nt > cfg->connections)
         nt = cfg->connections;
     if (timeline_init(&tl, nt) != 0) {
-        snprintf(err, errlen, "cannot set up the timeline");
+        err_set(err, errlen, NULL, "cannot set up the timeline");
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
@@ -552,7 +553,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     }
     if (cfg->metrics_listen) {
         if ((pl.live = calloc(1, sizeof(*pl.live))) == NULL) {
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             goto out;
         }
         pthread_mutex_init(&pl.live_mu, NULL);
@@ -582,7 +583,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
     for (t = 0; t < nt; t++) {
         if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
-            snprintf(err, errlen, "cannot start thread: %s", strerror(errno));
+            err_set(err, errlen, NULL, "cannot start thread: %s", strerror(errno));
             break;
         }
         started_threads++;
@@ -600,7 +601,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     if (started_threads == nt)
         rc = collect_merge(ws, nt, &pl, res, err, errlen);
     if (rc == 0 && collect_checks(&pl, ws, nt, res) != 0) {
-        snprintf(err, errlen, "out of memory for the checks");
+        err_set(err, errlen, NULL, "out of memory for the checks");
         rc = -1;
     }
     if (rc == 0)

@@ -4,6 +4,7 @@
  * request with templates is compiled once and expanded per request into
  * the connection's buffer (plan_expand), with no allocation. */
 #include "client.h"
+#include "err.h"
 #include "request.h"
 #include "text.h"
 
@@ -73,16 +74,16 @@ static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where wher
     char why[512], dir[4096];
     plan_target_dir(t, dir, sizeof(dir));
     if ((*out = calloc(1, sizeof(**out))) == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     if (template_compile(s, n, where, pl->tset, dir, *out, why, sizeof(why)) != 0) {
         free(*out);
         *out = NULL;
         if (t && t->file)
-            snprintf(err, errlen, "%s:%u: %s", t->file, t->line, why);
+            err_set(err, errlen, NULL, "%s:%u: %s", t->file, t->line, why);
         else
-            snprintf(err, errlen, "%s", why);
+            err_set(err, errlen, NULL, "%s", why);
         return -1;
     }
     return 0;
@@ -103,9 +104,9 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
      * once per target, so that no way into a plan skips it. */
     if (request_framing(&rs, &h, why, sizeof(why)) != 0) {
         if (t && t->own && t->file)
-            snprintf(err, errlen, "%s:%u: %s", t->file, t->line + 1 + h, why);
+            err_set(err, errlen, NULL, "%s:%u: %s", t->file, t->line + 1 + h, why);
         else
-            snprintf(err, errlen, "--header '%.60s': %s", rs.headers[h], why);
+            err_set(err, errlen, NULL, "--header '%.60s': %s", rs.headers[h], why);
         return -1;
     }
     pu->head = strcmp(rs.method, "HEAD") == 0;
@@ -225,7 +226,7 @@ static int build_orders(const struct config *cfg, struct plan *pl, char *err, si
     }
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     return -1;
 }
 
@@ -304,20 +305,21 @@ static int build_checks(const struct config *cfg, struct plan *pl, char *err, si
         continue;
 bad:
         if (t && t->file)
-            snprintf(err, errlen, "%s:%u: %s", t->file, t->line, why);
+            err_set(err, errlen, NULL, "%s:%u: %s", t->file, t->line, why);
         else
-            snprintf(err, errlen, "--check: %s", why);
+            err_set(err, errlen, NULL, "--check: %s", why);
         return -1;
     }
     for (k = 0; k < (uint32_t)cfg->slo.n; k++)
         if (cfg->slo.c[k].metric == SLO_CHECKS_PCT && pl->nchecks == 0) {
-            snprintf(err, errlen, "--slo %s: no response is checked (give --check, or # check: in the targets file)",
-                     cfg->slo.c[k].text);
+            err_set(err, errlen, NULL,
+                    "--slo %s: no response is checked (give --check, or # check: in the targets file)",
+                    cfg->slo.c[k].text);
             return -1;
         }
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     return -1;
 }
 
@@ -387,7 +389,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     pl->urls = calloc(cfg->ntargets, sizeof(*pl->urls));
     pl->tset = calloc(1, sizeof(*pl->tset));
     if (pl->urls == NULL || pl->tset == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     pl->ntargets = cfg->ntargets;
@@ -424,7 +426,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
          * targets may name one server or 100 000. */
         if (j == pl->nendpoints) {
             if (config_grow(&pl->endpoints, &endpoints_cap, j + 1, sizeof(*pl->endpoints)) != 0) {
-                snprintf(err, errlen, "out of memory");
+                err_set(err, errlen, NULL, "out of memory");
                 return -1;
             }
             memset(&pl->endpoints[j], 0, sizeof(pl->endpoints[j]));
@@ -438,7 +440,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
             uint32_t *nu = realloc(pl->endpoints[j].urls, (pl->endpoints[j].ntargets ? 2 * (size_t)pl->endpoints[j].ntargets : 1) *
                                                             sizeof(uint32_t));
             if (nu == NULL) {
-                snprintf(err, errlen, "out of memory");
+                err_set(err, errlen, NULL, "out of memory");
                 return -1;
             }
             pl->endpoints[j].urls = nu;
@@ -461,7 +463,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     if (build_orders(cfg, pl, err, errlen) != 0)
         return -1;
     if (cfg->log_path && log_labels(cfg, pl) != 0) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     return 0;

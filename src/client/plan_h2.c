@@ -5,6 +5,7 @@
  * buffer. The session (http2.c) submits them; the engine builds and frees
  * this part of the plan. */
 #include "client.h"
+#include "err.h"
 #include "request.h"
 
 #include <nghttp2/nghttp2.h>
@@ -46,7 +47,7 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
         nv = malloc((size_t)n * sizeof(*nv) + sizeof(rf));
         if (nv == NULL) {
             free(rf);
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             goto fail;
         }
         for (k = 0; k < n; k++) {
@@ -67,8 +68,9 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
         for (k = H2_MAX_FIELDS; k < n && at < 0; k++)
             at = rf[k].header;
         if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
-            snprintf(err, errlen, n > H2_MAX_FIELDS ? "more than %d header fields in a templated request"
-                                                    : "out of memory", H2_MAX_FIELDS);
+            err_set(err, errlen, NULL,
+                    n > H2_MAX_FIELDS ? "more than %d header fields in a templated request" : "out of memory",
+                    H2_MAX_FIELDS);
             goto fail;
         }
         plan_target_dir(cfg->targets ? &cfg->targets[i] : NULL, dir, sizeof(dir));
@@ -81,13 +83,13 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
                             rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
                             dir, &pu->h2val[k], why, sizeof(why)) != 0) {
                 at = rf[k].header;
-                snprintf(err, errlen, "%s", why);
+                err_set(err, errlen, NULL, "%s", why);
                 goto fail;
             }
             if (pu->h2val[k].max_len > H2_MAX_VALUE) {
                 at = rf[k].header;
-                snprintf(err, errlen, "a templated header value may reach %zu bytes (%d at most)",
-                         pu->h2val[k].max_len, H2_MAX_VALUE);
+                err_set(err, errlen, NULL, "a templated header value may reach %zu bytes (%d at most)",
+                        pu->h2val[k].max_len, H2_MAX_VALUE);
                 goto fail;
             }
             pu->max_len += 2 + pu->h2val[k].max_len;
@@ -104,8 +106,8 @@ fail:
     if (cfg->targets && cfg->targets[i].file) {
         char why[512];
         snprintf(why, sizeof(why), "%s", err);
-        snprintf(err, errlen, "%s:%u: %s", cfg->targets[i].file,
-                 cfg->targets[i].line + (at >= 0 ? 1 + (uint32_t)at : 0), why);
+        err_set(err, errlen, NULL, "%s:%u: %s", cfg->targets[i].file,
+                cfg->targets[i].line + (at >= 0 ? 1 + (uint32_t)at : 0), why);
     }
     return -1;
 }

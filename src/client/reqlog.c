@@ -4,6 +4,7 @@
  * the file. A worker never waits for the disk: when its buffers are all
  * still queued, the lines of the one it fills are dropped and counted. */
 #include "client.h"
+#include "err.h"
 #include "clock.h"
 #include "units.h"
 
@@ -127,19 +128,20 @@ int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, 
      * the description is rafale's own. */
     lg->fd = strcmp(p, "-") == 0 ? open_stdout(lg) : open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
     if (lg->fd < 0) {
-        snprintf(err, errlen, "--log: cannot write '%s': %s", p, errno == ENXIO ? "a pipe with no reader" : strerror(errno));
+        err_set(err, errlen, NULL, "--log: cannot write '%s': %s", p,
+                errno == ENXIO ? "a pipe with no reader" : strerror(errno));
         return -1;
     }
     lg->cap = nthreads * REQLOG_BUFS;
     if ((lg->ready = calloc(lg->cap, sizeof(*lg->ready))) == NULL) {
         close(lg->fd);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     pthread_mutex_init(&lg->mu, NULL);
     pthread_cond_init(&lg->cv, NULL);
     if (pthread_create(&lg->thread, NULL, writer_main, lg) != 0) {
-        snprintf(err, errlen, "--log: cannot start its writer thread");
+        err_set(err, errlen, NULL, "--log: cannot start its writer thread");
         close(lg->fd);
         free(lg->ready);
         return -1;

@@ -2,6 +2,7 @@
  * through compare (the same start, pinning, rounds and intervals), with a
  * plan written here, always the same. */
 #include "calibrate.h"
+#include "err.h"
 #include "cli.h"
 #include "jread.h"
 #include "proc.h"
@@ -62,7 +63,7 @@ static int write_plan(const char *path, const char *self, int port, int threads,
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, NULL, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     /* The workload of CALIBRATE_WORKLOAD. */
@@ -71,7 +72,7 @@ static int write_plan(const char *path, const char *self, int port, int threads,
                "url = http://127.0.0.1:%d\n\n[workload reference]\npath = /\n",
             self, port, threads, port);
     if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, NULL, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -92,16 +93,16 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
     memset(&plan, 0, sizeof(plan));
     memset(&res, 0, sizeof(res));
     if (n <= 0 || (size_t)n >= sizeof(self) - 1) {
-        snprintf(err, errlen, "cannot find rafale's own program (/proc/self/exe)");
+        err_set(err, errlen, NULL, "cannot find rafale's own program (/proc/self/exe)");
         return -1;
     }
     self[n] = '\0';
     if (strchr(self, '\'')) {
-        snprintf(err, errlen, "rafale's path has a quote in it (%s): run it from another place", self);
+        err_set(err, errlen, NULL, "rafale's path has a quote in it (%s): run it from another place", self);
         return -1;
     }
     if ((port = free_port()) < 0) {
-        snprintf(err, errlen, "no free port on 127.0.0.1: %s", strerror(errno));
+        err_set(err, errlen, NULL, "no free port on 127.0.0.1: %s", strerror(errno));
         return -1;
     }
     /* As the compare will pin (pin = auto), to give rafale serve a thread
@@ -110,7 +111,7 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
     compare_file_pin_auto(&set);
     snprintf(path, sizeof(path), "/tmp/rafale-calibrate-XXXXXX");
     if ((fd = mkstemp(path)) < 0) {
-        snprintf(err, errlen, "cannot make a file in /tmp: %s", strerror(errno));
+        err_set(err, errlen, NULL, "cannot make a file in /tmp: %s", strerror(errno));
         return -1;
     }
     close(fd);
@@ -126,11 +127,12 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
         goto out;
     c = compare_cell_at(&res, 0, 0);
     if (res.interrupted) {
-        snprintf(err, errlen, "interrupted");
+        err_set(err, errlen, NULL, "interrupted");
         goto out;
     }
     if (res.failed[0] || c->nruns == 0 || c->invalid) {
-        snprintf(err, errlen, "rafale serve did not give a result: %s", res.failed[0] ? res.failure[0] : "no valid run");
+        err_set(err, errlen, NULL, "rafale serve did not give a result: %s",
+                res.failed[0] ? res.failure[0] : "no valid run");
         goto out;
     }
     out->known = 1;
@@ -183,20 +185,20 @@ int calibrate_save(const char *path, const struct machine_ref *ref, char *err, s
     if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
         *slash = '\0';
         if (mkdirs(dir) != 0) {
-            snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
+            err_set(err, errlen, NULL, "cannot make %s: %s", dir, strerror(errno));
             return -1;
         }
     }
     snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
     if ((f = fopen(tmp, "w")) == NULL) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        err_set(err, errlen, NULL, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
     fprintf(f, "{\"tool\": \"rafale\", \"calibration\": ");
     report_json_ref(f, ref);
     fprintf(f, "}\n");
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        err_set(err, errlen, NULL, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
     }

@@ -88,11 +88,11 @@ static int private_dir(char *dir, size_t len, char *err, size_t errlen)
         tmp = "/tmp";
     n = snprintf(dir, len, "%s/rafale-compare-XXXXXX", tmp);
     if (n < 0 || (size_t)n >= len) {
-        snprintf(err, errlen, "TMPDIR is too long (%zu bytes)", strlen(tmp));
+        err_set(err, errlen, NULL, "TMPDIR is too long (%zu bytes)", strlen(tmp));
         return -1;
     }
     if (mkdtemp(dir) == NULL) {
-        snprintf(err, errlen, "cannot make a directory in %s: %s", tmp, strerror(errno));
+        err_set(err, errlen, NULL, "cannot make a directory in %s: %s", tmp, strerror(errno));
         return -1;
     }
     return 0;
@@ -550,14 +550,14 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
     int i, w, rep, rounds, least, rc = 0;
 
     if (compare_result_init(out, p) != 0 || (svs = calloc((size_t)p->nservers, sizeof(*svs))) == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     /* Nothing started yet: every stop below is safe. */
     for (i = 0; i < p->nservers; i++)
         svs[i].proc.pid = -1;
     if (p->set.nclient_cpus && proc_pin_self(p->set.client_cpus, p->set.nclient_cpus) != 0) {
-        snprintf(err, errlen, "cannot pin rafale to client-cpus: %s", strerror(errno));
+        err_set(err, errlen, NULL, "cannot pin rafale to client-cpus: %s", strerror(errno));
         free(svs);
         return -1;
     }
@@ -567,7 +567,7 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
     }
     for (i = 0; i < p->nservers; i++)
         if ((svs[i].log = log_path(dir, i)) == NULL) {
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             rc = -1;
             goto end;
         }

@@ -468,7 +468,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
     defaults.threads = 0;
     memset(&ss, 0, sizeof(ss));
     if ((p->file = strdup(path)) == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         goto out;
     }
     if (read_sections(path, &ss, err, errlen) != 0)
@@ -490,7 +490,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
     p->servers = calloc((size_t)p->nservers + 1, sizeof(*p->servers));
     p->workloads = calloc((size_t)p->nworkloads + 1, sizeof(*p->workloads));
     if (p->servers == NULL || p->workloads == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         goto out;
     }
     p->nservers = p->nworkloads = 0;

@@ -228,7 +228,7 @@ int compare_load_root(json_t *root, const char *path, struct loaded *out, char *
 
     memset(out, 0, sizeof(*out));
     if (!json_is_object(root)) {
-        snprintf(err, errlen, "%s: not a rafale result (saved with --json)", path);
+        err_set(err, errlen, NULL, "%s: not a rafale result (saved with --json)", path);
         return -1;
     }
     jread_scrub(root, 0);

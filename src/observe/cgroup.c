@@ -1,6 +1,7 @@
 /* cgroup.c - cgroup v2 through its files (Documentation/admin-guide/
  * cgroup-v2.rst): cgroup.procs, cgroup.events, cgroup.kill, cpu.stat. */
 #include "cgroup.h"
+#include "err.h"
 #include "clock.h"
 
 #include <dirent.h>
@@ -116,7 +117,7 @@ int cgroup_create(struct cgroup *cg, const char *name, char *err, size_t errlen)
 
     memset(cg, 0, sizeof(*cg));
     if (find_mount(mnt, sizeof(mnt)) != 0) {
-        snprintf(err, errlen, "no cgroup2 file system is mounted");
+        err_set(err, errlen, NULL, "no cgroup2 file system is mounted");
         return -1;
     }
     /* Beside rafale's own cgroup first (what systemd delegates), else at the
@@ -141,7 +142,7 @@ int cgroup_create(struct cgroup *cg, const char *name, char *err, size_t errlen)
         }
         e = errno;
     }
-    snprintf(err, errlen, "cannot make a cgroup in %s: %s", mnt, strerror(e));
+    err_set(err, errlen, NULL, "cannot make a cgroup in %s: %s", mnt, strerror(e));
     cg->path[0] = '\0';
     return -1;
 }
@@ -152,7 +153,7 @@ int cgroup_open(struct cgroup *cg, const char *path, char *err, size_t errlen)
     memset(cg, 0, sizeof(*cg));
     if (!is_cgroup2(path) || read_small(path, "cgroup.procs", buf, sizeof(buf)) != 0 ||
         join(cg->path, sizeof(cg->path), path, NULL) != 0) {
-        snprintf(err, errlen, "'%s' is not a readable cgroup v2 directory", path);
+        err_set(err, errlen, NULL, "'%s' is not a readable cgroup v2 directory", path);
         return -1;
     }
     return 0;

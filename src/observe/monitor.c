@@ -20,6 +20,7 @@
  * so they are read about once a second while the cheap RSS of
  * /proc/PID/stat is read ten times a second. */
 #include "monitor.h"
+#include "err.h"
 #include "cgroup.h"
 #include "clock.h"
 #include "pageshare.h"
@@ -660,13 +661,13 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
     struct pstat p;
 
     if (cgroup == NULL && (pid <= 0 || read_stat(pid, &p) != 0)) {
-        snprintf(err, errlen, "--monitor: no process %d", pid);
+        err_set(err, errlen, NULL, "--monitor: no process %d", pid);
         return -1;
     }
     m = calloc(1, sizeof(*m));
     if (m == NULL || (m->e = calloc(MAX_ENTRIES, sizeof(*m->e))) == NULL) {
         free(m);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     if (cgroup) {
@@ -696,7 +697,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         free(m->shares);
         pthread_mutex_destroy(&m->live_mu);
         free(m);
-        snprintf(err, errlen, "cannot start the monitor thread");
+        err_set(err, errlen, NULL, "cannot start the monitor thread");
         return -1;
     }
     *out = m;

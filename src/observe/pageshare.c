@@ -6,6 +6,7 @@
  * page per mapping. Linear in the pages mapped; the walk reads the address
  * space, resident or not, so it is bounded (PAGESHARE_MAX_VIRT). */
 #include "pageshare.h"
+#include "err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,20 +114,20 @@ int pageshare_measure(const int *pids, uint32_t n, uint64_t *share, char *err, s
     int rc = -1;
 
     if (start == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     for (i = 0; i < n; i++) {
         int r;
         start[i] = f.n;
         if ((r = walk(pids[i], &f, page)) != 0) {
-            snprintf(err, errlen, r == -2 ? "more than 64 GiB of address space to walk" : "out of memory");
+            err_set(err, errlen, NULL, r == -2 ? "more than 64 GiB of address space to walk" : "out of memory");
             goto out;
         }
     }
     start[n] = f.n;
     if (f.present > 0 && f.zero == f.present) {
-        snprintf(err, errlen, "/proc/PID/pagemap gives no frame numbers without root");
+        err_set(err, errlen, NULL, "/proc/PID/pagemap gives no frame numbers without root");
         goto out;
     }
     while (cap < 2 * f.n + 2)
@@ -135,7 +136,7 @@ int pageshare_measure(const int *pids, uint32_t n, uint64_t *share, char *err, s
     keys = calloc(cap, sizeof(*keys));
     count = calloc(cap, sizeof(*count));
     if (keys == NULL || count == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         goto out;
     }
     for (k = 0; k < f.n; k++) {

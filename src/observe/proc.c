@@ -1,6 +1,7 @@
 /* proc.c - the servers of `rafale compare`: start (in a cgroup of their own
  * when possible), follow, stop. */
 #include "proc.h"
+#include "err.h"
 #include "clock.h"
 
 #include <dirent.h>
@@ -35,11 +36,11 @@ int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *en
     /* A new file: never one already there, nor a link's target. */
     logfd = open(logfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
     if (logfd < 0) {
-        snprintf(err, errlen, "cannot open '%s': %s", logfile, strerror(errno));
+        err_set(err, errlen, NULL, "cannot open '%s': %s", logfile, strerror(errno));
         return -1;
     }
     if (pipe2(go, O_CLOEXEC) != 0) {
-        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        err_set(err, errlen, NULL, "pipe: %s", strerror(errno));
         close(logfd);
         return -1;
     }
@@ -47,7 +48,7 @@ int proc_start(struct proc *p, const char *cmd, const char *dir, char *const *en
         snprintf(warn, warnlen, "%s", why);
     pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
+        err_set(err, errlen, NULL, "fork: %s", strerror(errno));
         close(logfd);
         close(go[0]);
         close(go[1]);

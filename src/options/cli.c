@@ -88,7 +88,7 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
         return r;
 
     if (first >= argc && cfg->targets_path == NULL) {
-        snprintf(err, errlen, "no URL given (try: rafale -c 10 -d 5s http://127.0.0.1:8080/)");
+        err_set(err, errlen, NULL, "no URL given (try: rafale -c 10 -d 5s http://127.0.0.1:8080/)");
         return CLI_ERROR;
     }
     /* The targets file first, then the URLs (the run's -m, -H, -b apply to these). */
@@ -101,11 +101,12 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
     if (sweep) {
         cfg->sweep = 1;
         if (cfg->slo.n == 0) {
-            snprintf(err, errlen, "rafale sweep needs --slo, e.g. --slo 'p99<50ms,errors<0.1%%'");
+            err_set(err, errlen, NULL, "rafale sweep needs --slo, e.g. --slo 'p99<50ms,errors<0.1%%'");
             return CLI_ERROR;
         }
         if (cfg->rate > 0 || cfg->requests || cfg->nstages) {
-            snprintf(err, errlen, "rafale sweep chooses the rates itself: drop -R, -n and --stages (use --start/--max, -d per step)");
+            err_set(err, errlen, NULL,
+                    "rafale sweep chooses the rates itself: drop -R, -n and --stages (use --start/--max, -d per step)");
             return CLI_ERROR;
         }
         if (cfg->sweep_start == 0)
@@ -113,7 +114,7 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
         if (cfg->sweep_max == 0)
             cfg->sweep_max = 1e7;
         if (cfg->sweep_max < cfg->sweep_start) {
-            snprintf(err, errlen, "--max is below --start");
+            err_set(err, errlen, NULL, "--max is below --start");
             return CLI_ERROR;
         }
         if (cfg->duration_ns == 0)
@@ -122,7 +123,8 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
             cfg->warmup_ns = 1000000000ULL;
     }
     if (cfg->monitor_pid && cfg->monitor_cgroup) {
-        snprintf(err, errlen, "--monitor and --monitor-cgroup do not go together: the cgroup already holds every process");
+        err_set(err, errlen, NULL,
+                "--monitor and --monitor-cgroup do not go together: the cgroup already holds every process");
         return CLI_ERROR;
     }
     return config_finish(cfg, err, errlen, notes, noteslen) == 0 ? CLI_OK : CLI_ERROR;
@@ -139,7 +141,7 @@ enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a,
     if (r != CLI_OK)
         return r;
     if (first != argc - 1) {
-        snprintf(err, errlen, "rafale compare wants one plan file (see rafale compare --help)");
+        err_set(err, errlen, NULL, "rafale compare wants one plan file (see rafale compare --help)");
         return CLI_ERROR;
     }
     a->file = argv[first];
@@ -165,15 +167,16 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
     if (r != CLI_OK)
         return r;
     if (first < argc) {
-        snprintf(err, errlen, "unexpected argument '%s' for serve", argv[first]);
+        err_set(err, errlen, NULL, "unexpected argument '%s' for serve", argv[first]);
         return CLI_ERROR;
     }
     if (sc->tls_client_ca && sc->tls_cert == NULL) {
-        snprintf(err, errlen, "--tls-client-ca asks for client certificates over TLS: give --tls-cert and --tls-key too");
+        err_set(err, errlen, NULL,
+                "--tls-client-ca asks for client certificates over TLS: give --tls-cert and --tls-key too");
         return CLI_ERROR;
     }
     if ((sc->tls_cert == NULL) != (sc->tls_key == NULL)) {
-        snprintf(err, errlen, "--tls-cert and --tls-key go together");
+        err_set(err, errlen, NULL, "--tls-cert and --tls-key go together");
         return CLI_ERROR;
     }
     return CLI_OK;

@@ -29,7 +29,7 @@ int targets_parse_url(const char *text, struct url *u, char *err, size_t errlen)
     if (!template_has(text, n))
         return url_parse(text, u, err, errlen);
     if (template_has(text, (size_t)(path - text))) {
-        snprintf(err, errlen, "templates go in the URL's path and query, not in its scheme, host or port");
+        err_set(err, errlen, NULL, "templates go in the URL's path and query, not in its scheme, host or port");
         return -1;
     }
     /* Checked with each {{...}} as a plain value; the path keeps them. */
@@ -38,7 +38,7 @@ int targets_parse_url(const char *text, struct url *u, char *err, size_t errlen)
             const char *close = strstr(text + i + 2, "}}");
             if (close == NULL) {
                 free(sk.p);
-                snprintf(err, errlen, "'{{' without '}}' in '%s'", text);
+                err_set(err, errlen, NULL, "'{{' without '}}' in '%s'", text);
                 return -1;
             }
             if (buf_put(&sk, "0", 1) != 0)
@@ -74,7 +74,7 @@ int targets_parse_url(const char *text, struct url *u, char *err, size_t errlen)
 oom:
     free(sk.p);
 oom2:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     return -1;
 }
 
@@ -196,7 +196,7 @@ static int add_target(struct config *cfg, const char *text, struct url *u, const
 oom:
     url_free(u);
 oom2:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     return -1;
 }
 
@@ -575,8 +575,8 @@ int targets_load(struct config *cfg, const char *path, const char *base, char *e
      * read until memory runs out. */
     if ((strcmp(path, "-") == 0 ? buf_read_stream(&b, stdin, TARGETS_MAX_FILE)
                                 : buf_read_file(&b, path, TARGETS_MAX_FILE)) != 0) {
-        snprintf(err, errlen, "--targets: cannot read '%s': %s", strcmp(path, "-") == 0 ? "(stdin)" : path,
-                 errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
+        err_set(err, errlen, NULL, "--targets: cannot read '%s': %s", strcmp(path, "-") == 0 ? "(stdin)" : path,
+                errno == EFBIG ? "larger than 64 MiB" : strerror(errno));
         buf_free(&b);
         return -1;
     }
@@ -604,7 +604,7 @@ int targets_parse(struct config *cfg, const char *text, size_t len, const char *
     /* A copy to cut into lines, ending with one. */
     if (buf_put(&b, text, len) != 0 || buf_put(&b, "\n", 1) != 0) {
         buf_free(&b);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     while (i < b.len && rc == 0) {
@@ -657,7 +657,7 @@ int targets_parse(struct config *cfg, const char *text, size_t len, const char *
     buf_free(&b);
     free((void *)f.hdr);
     if (rc == 0 && cfg->norder == before) {
-        snprintf(err, errlen, "%s: no request in the file", f.file);
+        err_set(err, errlen, NULL, "%s: no request in the file", f.file);
         return -1;
     }
     return rc;

@@ -1,5 +1,6 @@
 /* merge.c - see merge.h. */
 #include "merge.h"
+#include "err.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -118,9 +119,11 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
             errs += x->timeline[i].errors;
         }
         if (x->nseconds && (req != x->total.completed || errs != stats_errors(&x->total))) {
-            snprintf(err, errlen, "%s: its timeline counts %llu requests and %llu errors, its totals %llu and %llu: "
-                     "not a consistent result", names[k], (unsigned long long)req, (unsigned long long)errs,
-                     (unsigned long long)x->total.completed, (unsigned long long)stats_errors(&x->total));
+            err_set(err, errlen, NULL,
+                    "%s: its timeline counts %llu requests and %llu errors, its totals %llu and %llu: "
+                    "not a consistent result",
+                    names[k], (unsigned long long)req, (unsigned long long)errs, (unsigned long long)x->total.completed,
+                    (unsigned long long)stats_errors(&x->total));
             return -1;
         }
         if (x->start_unix_s < in[first].res.start_unix_s)
@@ -135,9 +138,11 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
     if (longest_tl > 0)
         longest = longest_tl;
     if (in[last].res.start_unix_s - in[first].res.start_unix_s > longest + MERGE_MARGIN_S) {
-        snprintf(err, errlen, "%s started %.0fs after %s, more than the run lasted (%.0fs) plus %.0fs: not shards of "
-                 "one run", names[last], in[last].res.start_unix_s - in[first].res.start_unix_s,
-                 names[first], longest, MERGE_MARGIN_S);
+        err_set(err, errlen, NULL,
+                "%s started %.0fs after %s, more than the run lasted (%.0fs) plus %.0fs: not shards of "
+                "one run",
+                names[last], in[last].res.start_unix_s - in[first].res.start_unix_s, names[first], longest,
+                MERGE_MARGIN_S);
         return -1;
     }
     return 0;
@@ -277,7 +282,7 @@ static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char
         goto oom;
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    err_set(err, errlen, NULL, "out of memory");
     return -1;
 }
 
@@ -288,19 +293,19 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
 
     memset(out, 0, sizeof(*out));
     if (n < 1) {
-        snprintf(err, errlen, "no shard results given");
+        err_set(err, errlen, NULL, "no shard results given");
         return -1;
     }
     if ((in = calloc((size_t)n, sizeof(*in))) == NULL || (by_index = calloc((size_t)n, sizeof(*by_index))) == NULL) {
         free(in);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     for (k = 0; k < n; k++) {
         json_t *sh = json_object_get(roots[k], "shard");
         const char *diff;
         if (!json_is_object(roots[k]) || json_is_object(json_object_get(roots[k], "compare")) || !json_is_object(sh)) {
-            snprintf(err, errlen, "%s: not a shard's result (saved with --json by rafale --shard I/N)", names[k]);
+            err_set(err, errlen, NULL, "%s: not a shard's result (saved with --json by rafale --shard I/N)", names[k]);
             goto out;
         }
         if (report_load_run_root(roots[k], names[k], &in[k], err, errlen) != 0)
@@ -308,23 +313,24 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
         if (k == 0) {
             count = (int)in[0].res.shard.count;
         } else if ((diff = config_diff(json_object_get(roots[0], "config"), json_object_get(roots[k], "config")))) {
-            snprintf(err, errlen, "%s and %s are not shards of the same workload: their '%s' differ", names[0],
-                     names[k], diff);
+            err_set(err, errlen, NULL, "%s and %s are not shards of the same workload: their '%s' differ", names[0],
+                    names[k], diff);
             goto out;
         }
         if ((int)in[k].res.shard.count != count) {
-            snprintf(err, errlen, "%s is one of %u shards, %s one of %u: not the same run", names[k],
-                     in[k].res.shard.count, names[0], (unsigned)count);
+            err_set(err, errlen, NULL, "%s is one of %u shards, %s one of %u: not the same run", names[k],
+                    in[k].res.shard.count, names[0], (unsigned)count);
             goto out;
         }
         if (count == n && by_index[in[k].res.shard.index]++) {
-            snprintf(err, errlen, "%s: shard %u/%u is given twice", names[k], in[k].res.shard.index, count);
+            err_set(err, errlen, NULL, "%s: shard %u/%u is given twice", names[k], in[k].res.shard.index, count);
             goto out;
         }
     }
     if (count != n) {
-        snprintf(err, errlen, "the run had %d shards and %d result%s given: every shard's is needed for an exact total",
-                 count, n, n == 1 ? " is" : "s are");
+        err_set(err, errlen, NULL,
+                "the run had %d shards and %d result%s given: every shard's is needed for an exact total", count, n,
+                n == 1 ? " is" : "s are");
         goto out;
     }
     if (check_shards(in, names, n, err, errlen) != 0)

@@ -693,7 +693,7 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
     struct stat st;
     json_t *root = NULL;
     if (c.f == NULL) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        err_set(err, errlen, NULL, "%s: %s", path, strerror(errno));
         return NULL;
     }
     if (fstat(fileno(c.f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > ((off_t)REPORT_LOAD_MAX_MIB << 20))
@@ -701,11 +701,11 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
     else
         root = json_load_callback(capped_read, &c, 0, &je);
     if (c.over)
-        snprintf(err, errlen, "%s: larger than %d MiB", path, REPORT_LOAD_MAX_MIB);
+        err_set(err, errlen, NULL, "%s: larger than %d MiB", path, REPORT_LOAD_MAX_MIB);
     else if (root == NULL && c.err)
-        snprintf(err, errlen, "%s: %s", path, strerror(c.err));
+        err_set(err, errlen, NULL, "%s: %s", path, strerror(c.err));
     else if (root == NULL) {
-        snprintf(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
+        err_set(err, errlen, NULL, "%s:%d: not JSON: %s", path, je.line, je.text);
         text_scrub(err, strlen(err), 1); /* jansson's text may quote the file's bytes */
     }
     fclose(c.f);

@@ -15,6 +15,7 @@
  * a request head must arrive within --header-timeout and an idle connection
  * is closed after --idle-timeout, as a connection whose client stops reading. */
 #include "serve.h"
+#include "err.h"
 #include "serve_conn.h"
 #include "serve_h2.h"
 #include "buf.h"
@@ -163,7 +164,7 @@ static int parse_listen(const char *spec, struct net_addr *a, char *err, size_t 
         strcpy(host, "0.0.0.0");
     return net_resolve(host, (uint16_t)port, a, err, errlen);
 bad:
-    snprintf(err, errlen, "--listen wants ADDR:PORT such as 127.0.0.1:8080 or [::1]:0, not '%s'", spec);
+    err_set(err, errlen, NULL, "--listen wants ADDR:PORT such as 127.0.0.1:8080 or [::1]:0, not '%s'", spec);
     return -1;
 }
 
@@ -218,7 +219,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
     uint32_t i;
 
     if (s == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
     s->cfg = *sc;
@@ -233,7 +234,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         if (strcmp(sc->access_log, "-") == 0) {
             s->log = stdout;
         } else if ((s->log = fopen(sc->access_log, "a")) == NULL) {
-            snprintf(err, errlen, "cannot open access log '%s': %s", sc->access_log, strerror(errno));
+            err_set(err, errlen, NULL, "cannot open access log '%s': %s", sc->access_log, strerror(errno));
             goto fail;
         } else {
             s->log_owned = 1;
@@ -241,7 +242,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
     }
     s->threads = calloc(sc->threads, sizeof(*s->threads));
     if (s->threads == NULL) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, NULL, "out of memory");
         goto fail;
     }
     for (i = 0; i < sc->threads; i++) {
@@ -252,7 +253,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         t->s = s;
         t->rng = 2463534242u + i * 7919u;
         if (loop_init(&t->loop, 512) != 0 || (t->rbuf = malloc(IO_RBUF_SIZE)) == NULL) {
-            snprintf(err, errlen, "out of memory");
+            err_set(err, errlen, NULL, "out of memory");
             goto fail;
         }
         /* A Unix socket has no SO_REUSEPORT: its threads share one listener. */
@@ -269,7 +270,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         t->lio.fn = on_accept;
         t->tick.fn = on_tick;
         if (loop_add(&t->loop, t->lfd, LOOP_IN, &t->lio) != 0) {
-            snprintf(err, errlen, "epoll: %s", strerror(errno));
+            err_set(err, errlen, NULL, "epoll: %s", strerror(errno));
             goto fail;
         }
         on_tick(&t->tick, clock_ns());
@@ -296,7 +297,7 @@ int serve_wait(struct serve *s, const atomic_int *stop, struct serve_counts *cou
     for (i = 0; i < s->nthreads; i++) {
         s->threads[i].stop = stop;
         if (pthread_create(&s->threads[i].th, NULL, sthread_main, &s->threads[i]) != 0) {
-            snprintf(err, errlen, "cannot start thread: %s", strerror(errno));
+            err_set(err, errlen, NULL, "cannot start thread: %s", strerror(errno));
             rc = -1;
             break;
         }

@@ -1,6 +1,7 @@
 /* serve_files.c - rafale serve --files DIR: the directory's regular files
  * read into memory once, with their content types, for /random. */
 #include "serve_int.h"
+#include "err.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +35,7 @@ int serve_files_load(struct serve *s, const char *dir, char *err, size_t errlen)
     size_t cap = 0, total = 0;
 
     if (d == NULL) {
-        snprintf(err, errlen, "cannot open --files directory '%s': %s", dir, strerror(errno));
+        err_set(err, errlen, NULL, "cannot open --files directory '%s': %s", dir, strerror(errno));
         return -1;
     }
     while ((de = readdir(d)) != NULL) {
@@ -50,7 +51,7 @@ int serve_files_load(struct serve *s, const char *dir, char *err, size_t errlen)
         total += (size_t)st.st_size;
         if (total > (1u << 30)) {
             closedir(d);
-            snprintf(err, errlen, "--files directory '%s' holds more than 1 GiB", dir);
+            err_set(err, errlen, NULL, "--files directory '%s' holds more than 1 GiB", dir);
             return -1;
         }
         if (s->nfiles == cap) {
@@ -73,7 +74,7 @@ int serve_files_load(struct serve *s, const char *dir, char *err, size_t errlen)
             free(fe->data);
             free(fe->name);
             closedir(d);
-            snprintf(err, errlen, "cannot read '%s'", path);
+            err_set(err, errlen, NULL, "cannot read '%s'", path);
             return -1;
         }
         fclose(f);
@@ -81,7 +82,7 @@ int serve_files_load(struct serve *s, const char *dir, char *err, size_t errlen)
     }
     closedir(d);
     if (s->nfiles == 0) {
-        snprintf(err, errlen, "--files directory '%s' has no regular files", dir);
+        err_set(err, errlen, NULL, "--files directory '%s' has no regular files", dir);
         return -1;
     }
     return 0;
