@@ -282,6 +282,8 @@ def emit_workload(emit, rows, wl, refname):
     desc, conns, close, depth, tools = WORKLOADS[wl][:5]
     for tool in tools:
         mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
+        if not mine:  # a tool this machine could not run (the io_uring floor without liburing)
+            continue
         ratios_rps, ratios_cpu, ratios_floor = [], [], []
         for r in mine:
             fl = [x for x in rows if x["workload"] == wl and x["tool"] == "floor" and x["round"] == r["round"]]
