@@ -72,6 +72,8 @@ static const char *const hist_names[H__COUNT] = {
     [H_LAG] = "send_lag",
     [H_TLS] = "tls_handshake",
     [H_TRANSFER] = "transfer",
+    [H_LATENCY_USER] = "latency_user",
+    [H_CLIENT_DELAY] = "client_delay",
 };
 
 const char *stats_hist_name(enum hist_kind k)
@@ -130,6 +132,8 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->checked += s->checked;
     d->checks_failed += s->checks_failed;
     d->skipped += s->skipped;
+    d->stamped_kernel += s->stamped_kernel;
+    d->stamped_user += s->stamped_user;
 }
 
 uint64_t stats_sent(const struct stats *s)

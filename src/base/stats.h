@@ -37,6 +37,8 @@ enum hist_kind {
     H_LAG,          /* rate mode: how late a request was sent against the schedule */
     H_TLS,          /* TLS handshake, after the TCP connect */
     H_TRANSFER,     /* from the first byte of a response to its last (ab's Processing - Waiting) */
+    H_LATENCY_USER, /* H_LATENCY to the moment rafale read the last byte, not the kernel's arrival */
+    H_CLIENT_DELAY, /* per answer: from the kernel's arrival of its last byte to rafale's read of it */
     H__COUNT
 };
 
@@ -84,6 +86,9 @@ struct stats {
      * them that failed one (they stay completed, in the latency figures);
      * requests not sent because a variable they need was not set. */
     uint64_t checked, checks_failed, skipped;
+    /* Answers whose times are the kernel's receive timestamps, and those
+     * stamped as rafale read them (--timestamps user, or none came). */
+    uint64_t stamped_kernel, stamped_user;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */
@@ -106,7 +111,7 @@ const char *stats_close_name(enum close_kind k);
 const char *stats_close_explain(enum close_kind k);
 
 /* JSON key of a histogram ("latency", "connect", "ttfb", "latency_uncorrected",
- * "send_lag", "tls_handshake"). */
+ * "send_lag", "tls_handshake", "transfer", "latency_user", "client_delay"). */
 const char *stats_hist_name(enum hist_kind k);
 /* JSON key of an error kind ("connect_refused", ...). */
 const char *stats_err_name(enum err_kind k);

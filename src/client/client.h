@@ -301,6 +301,8 @@ struct conn {
     uint32_t rr;         /* next URL of the endpoint, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
+    uint64_t rx_stamp;   /* the kernel's receive time of the latest data read (CLOCK_REALTIME ns), 0: none */
+    uint8_t stamping;    /* its socket gives kernel receive timestamps (rxstamp.h) */
     /* Fairness (record.c): answers it got, when its present wait for one
      * began (0: it waits for none), its longest wait and when that ended,
      * its first and last answer; answers on the present TCP connection. */
@@ -438,6 +440,9 @@ struct worker {
     uint64_t *chk_pass, *chk_fail, *chk_seen_t;
     char (*chk_seen)[CHECK_SEEN_MAX + 1];
     uint64_t *skipped_var; /* per variable: requests skipped because it was not set */
+    /* The kernel's arrival (monotonic ns) of the bytes a session is reading
+     * now, set by conn_read around a session's read; 0: none (user time). */
+    uint64_t t_arr;
     char *rbuf;
     char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];
@@ -458,6 +463,13 @@ struct censored {
 static inline int rate_mode(const struct worker *w)
 {
     return w->plan->cfg->rate > 0;
+}
+
+/* When the bytes being read arrived (kernel's stamp) or, without one, now:
+ * a response's first and last byte are stamped with it. */
+static inline uint64_t conn_arrival(const struct conn *c, uint64_t now)
+{
+    return c->w->t_arr ? c->w->t_arr : now;
 }
 
 /* workq.c: the work queue and the requests to send again. */
@@ -517,9 +529,10 @@ int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, 
 void reqlog_header(struct reqlog *lg, double start_unix_s);
 int reqlog_worker_init(struct worker *w);
 void reqlog_worker_free(struct worker *w);
-/* A measured request ended: its line (err < 0: completed with status). */
+/* A measured request ended: its line (err < 0: completed with status),
+ * its last byte's arrival t_end (the kernel's) and now (rafale's read). */
 void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, unsigned status, int err, uint64_t t_first,
-                 uint64_t now);
+                 uint64_t t_end, uint64_t now);
 /* The worker ends: its last buffer to the writer. */
 void reqlog_flush(struct worker *w);
 /* Every buffer written, the file closed: the lines written and dropped,

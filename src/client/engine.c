@@ -450,6 +450,7 @@ static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, 
     if (url != UINT32_MAX) {
         struct stats *u = &res->per_url[engine_fig(url)];
         hist_record(&u->h[H_LATENCY], age_due);
+        hist_record(&u->h[H_LATENCY_USER], age_due);
         hist_record(&u->h[H_LATENCY_UNC], age_sent);
         hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
         u->censored++;
@@ -457,6 +458,7 @@ static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, 
         res->total.censored_unsent++;
     }
     hist_record(&res->total.h[H_LATENCY], age_due);
+    hist_record(&res->total.h[H_LATENCY_USER], age_due);
     res->total.censored++;
     if (res->per_stage && stage < res->nstages)
         hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);

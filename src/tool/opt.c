@@ -41,7 +41,7 @@ enum id {
     I_NONE, I_HELP, I_VERSION, I_METHOD, I_HEADER, I_BODY, I_BODY_FILE, I_SOURCE, I_ARRIVAL, I_TLS_VERSION,
     I_CACERT, I_SLO, I_EXPECT, I_SERVER_CPUS, I_CLIENT_CPUS, I_LATENCY, I_CONNECTIONS, I_ORDER, I_SEED, I_STAGES,
     I_SHARD, I_START_AT, I_FINDINGS, I_SAME, I_REPEAT, I_SAME_WITHIN, I_PIN, I_CALIBRATE, I_CHECK, I_MAX_BODY, I_THINK, I_CERT, I_KEY,
-    I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS, I_CMP_WARMUP,
+    I_CONNECT_TO, I_RESOLVE, I_PASS, I_KEY_PASS, I_CMP_WARMUP, I_TIMESTAMPS,
 };
 
 struct opt_def {
@@ -221,6 +221,9 @@ static const struct opt_def table[] = {
     { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
       "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
+    { "timestamps", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "HOW",
+      "kernel (default): an answer's times are when the kernel received it; user: when\nrafale read it (the client's "
+      "own delay included)", "kernel or user", 0, 0, 0, 0, I_TIMESTAMPS, NULL },
     { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "N", "--log: one request in N (default every one)",
       "a number from 1 to 1000000000", 1, 1000000000, RUN(log_sample), 0, 0, NULL },
     { "metrics-listen", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "ADDR:PORT",
@@ -817,6 +820,11 @@ static int set_custom(const struct opt_def *o, const struct opt_dst *d, const ch
         if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
             break;
         cfg->no_findings = strcmp(v, "no") == 0;
+        return 0;
+    case I_TIMESTAMPS:
+        if (strcmp(v, "kernel") != 0 && strcmp(v, "user") != 0)
+            break;
+        cfg->user_timestamps = strcmp(v, "user") == 0;
         return 0;
     case I_ORDER:
         if (strcmp(v, "sequential") == 0)

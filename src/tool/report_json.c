@@ -123,8 +123,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
              * warm-up); latency.censored: samples of requests still waiting
              * at its end, at their age then (censored_unsent: never sent). */
             snprintf(extra, sizeof(extra),
-                     ", \"covers\": \"ended in the window\", \"censored\": %llu, \"censored_unsent\": %llu",
-                     (unsigned long long)s->censored, (unsigned long long)s->censored_unsent);
+                     ", \"covers\": \"ended in the window\", \"censored\": %llu, \"censored_unsent\": %llu, "
+                     "\"stamped_kernel\": %llu, \"stamped_user\": %llu",
+                     (unsigned long long)s->censored, (unsigned long long)s->censored_unsent,
+                     (unsigned long long)s->stamped_kernel, (unsigned long long)s->stamped_user);
         jhist_x(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind, extra);
         fprintf(f, ",\n");
     }
@@ -200,6 +202,7 @@ void report_json_config(FILE *f, const struct config *cfg)
     }
     fprintf(f, "], \"arrival\": \"%s\", \"expect\": ", cfg->poisson ? "poisson" : "uniform");
     report_json_str(f, cfg->expect.text);
+    fprintf(f, ", \"timestamps\": \"%s\"", cfg->user_timestamps ? "user" : "kernel");
     fprintf(f, ", \"order\": \"%s\", \"targets\": ",
             cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
             : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");

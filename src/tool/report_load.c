@@ -205,6 +205,8 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         at = jcheck_enter(c, "latency");
         s->censored = jcheck_count(c, v, "censored", 0);
         s->censored_unsent = jcheck_count(c, v, "censored_unsent", 0);
+        s->stamped_kernel = jcheck_count(c, v, "stamped_kernel", 0);
+        s->stamped_user = jcheck_count(c, v, "stamped_user", 0);
         if (s->censored_unsent > s->censored)
             jcheck_fail(c, "censored_unsent", "above censored");
         jcheck_leave(c, at);
@@ -362,6 +364,11 @@ static int load_config(struct jc *c, json_t *o, struct config *cfg)
     if (ex && status_set_parse(ex, &cfg->expect, why, sizeof(why)) != 0)
         jcheck_fail(c, "expect", "not a status list: %s", why);
     cfg->poisson = arr && strcmp(arr, "poisson") == 0;
+    {
+        /* Results saved before kernel timestamps were user time. */
+        const char *ts = jcheck_str(c, o, "timestamps", 0);
+        cfg->user_timestamps = ts == NULL || strcmp(ts, "user") == 0;
+    }
     {
         const char *ord = jcheck_str(c, o, "order", 0), *tp = jcheck_str(c, o, "targets", 0);
         cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
