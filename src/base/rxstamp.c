@@ -54,14 +54,18 @@ ssize_t rxstamp_recv(int fd, void *buf, size_t len, uint64_t *stamp)
     return n;
 }
 
-uint64_t rxstamp_mono(uint64_t stamp, uint64_t now_mono)
+static uint64_t ns_of(clockid_t id)
 {
-    struct timespec rt;
-    uint64_t real, age;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    real = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
-    /* How long ago the data arrived: the offset between the two clocks
-     * cancels out, whatever it is now. */
-    age = real > stamp ? real - stamp : 0;
-    return age < now_mono ? now_mono - age : now_mono;
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+void rxstamp_sample(struct rxstamp_clock *k, uint64_t now_mono)
+{
+    /* The wall clock read between two monotonic reads: the offset is
+     * within half their gap (tens of ns through the vDSO). */
+    uint64_t a = ns_of(CLOCK_MONOTONIC), real = ns_of(CLOCK_REALTIME), b = ns_of(CLOCK_MONOTONIC);
+    k->off = real - (a + (b - a) / 2);
+    k->next = now_mono + 1000000000ULL;
 }

@@ -48,6 +48,7 @@
 #include "io.h"
 #include "loop.h"
 #include "net.h"
+#include "rxstamp.h"
 #include "schedule.h"
 #include "stats.h"
 #include "tcpinfo.h"
@@ -443,6 +444,7 @@ struct worker {
     /* The kernel's arrival (monotonic ns) of the bytes a session is reading
      * now, set by conn_read around a session's read; 0: none (user time). */
     uint64_t t_arr;
+    struct rxstamp_clock clk; /* the kernel's stamps onto the monotonic clock */
     char *rbuf;
     char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];

@@ -335,7 +335,7 @@ static void conn_read(struct conn *c, int hup)
             now = clock_ns();
             /* The session stamps its answers with the kernel's arrival,
              * and records now beside it: the client's own delay. */
-            w->t_arr = c->rx_stamp ? rxstamp_mono(c->rx_stamp, now) : 0;
+            w->t_arr = c->rx_stamp ? rxstamp_mono(&w->clk, c->rx_stamp, now) : 0;
             done = c->sess->read(c, w->rbuf, (size_t)n, now);
             w->t_arr = 0;
             if (done < 0)

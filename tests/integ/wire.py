@@ -143,3 +143,46 @@ def log_and_json_agree():
         json.dump(old, f)
     rc, out, err = run_raw(["report", p])
     check(rc == 0 and "Latency" in out, "rafale report reads a result without latency_user (%s)" % err[:300])
+
+
+@test
+@alone
+def busy_client_cpu_reads_late():
+    """A busy process on rafale's CPU: the kernel-stamped figures stay put while latency_user and client_delay grow,
+    and the client_delay finding says so; a quiet run stays silent."""
+    if len(os.sched_getaffinity(0)) < 2:
+        print("  skipped: needs two CPUs (the server on one, rafale and a busy process on the other)")
+        return
+    cpus = sorted(os.sched_getaffinity(0))
+    srv = Serve()
+    os.sched_setaffinity(srv.p.pid, {cpus[0]})
+    pin = lambda: os.sched_setaffinity(0, {cpus[1]})  # noqa: E731
+    quiet = rafale("-n", 5000, "-c", 1, "-t", 1, srv.url("/"), preexec=pin)
+    # The busy process has the CPU's priority (rafale runs at nice 19): else the scheduler lets rafale, which
+    # sleeps between answers, preempt it at once on most wake-ups, and under 1% of the reads come late.
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin)
+    try:
+        time.sleep(0.2)
+        busy = rafale("-n", 5000, "-c", 1, "-t", 1, srv.url("/"), preexec=lambda: (pin(), os.nice(19)))
+    finally:
+        spin.kill()
+        spin.wait()
+    srv.stop()
+    q, b = quiet.j, busy.j
+    ids = lambda j: [f["id"] for f in j.get("findings", [])]  # noqa: E731
+
+    def late_share(j):
+        """The share of answers read 1 ms or more after they arrived (the finding's rule), from the histogram."""
+        h = j["client_delay"]
+        return sum(n for ub, n in h["histogram"] if ub > 1000) / max(1, h["count"])
+    # On a machine shared with other work, the quiet run may not be quiet: the finding must agree with its figure.
+    agree = lambda j: late_share(j) >= 0.009 if "client_delay" in ids(j) else late_share(j) <= 0.011  # noqa: E731
+    check(agree(q),
+          "quiet: the client_delay finding as its figure says (%s; %.2f%% late)" % (ids(q), 100 * late_share(q)))
+    check(agree(b),
+          "busy: the client_delay finding as its figure says (%s; %.2f%% late)" % (ids(b), 100 * late_share(b)))
+    bd, bl, bu = (b[k]["percentiles_us"]["99"] for k in ("client_delay", "latency", "latency_user"))
+    qd = q["client_delay"]["percentiles_us"]["99.9"]
+    check(b["client_delay"]["percentiles_us"]["99.9"] > qd and bu > bl,
+          "busy: client_delay grows (p99.9 %s µs, quiet %s) and latency_user with it (p99 %s, kernel %s µs)" %
+          (b["client_delay"]["percentiles_us"]["99.9"], qd, bu, bl))
