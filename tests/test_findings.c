@@ -427,6 +427,7 @@ static void client_delay(void)
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&
           strstr(f->summary, "client_delay") != NULL);
+    done(&x);
     /* A slow server (1 s answers): 2 ms is under a tenth of them. */
     healthy(&x);
     hist_reset(&x.r.total.h[H_LATENCY]);
@@ -436,6 +437,7 @@ static void client_delay(void)
     }
     eval(&x, 0);
     CHECK(!has(&x, "client_delay"));
+    done(&x);
 }
 
 static void cpu(void)
