@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+struct rxstamp_msg;
+
 enum { IO_OK = 0, IO_WANT_READ = -2, IO_WANT_WRITE = -3, IO_ERROR = -1 };
 
 /* The read buffer of a thread (rafale's workers, serve's threads): a read
@@ -25,11 +27,12 @@ struct io_ops {
     /* Like read(2)/write(2): bytes, 0 at end of stream, or -1 with errno
      * (EAGAIN when the socket is not ready). */
     ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
-    /* read, with the kernel's receive timestamp (rxstamp.h) of the latest
-     * data taken from the socket into *stamp (CLOCK_REALTIME ns, 0: it came
-     * without one); *stamp is left as it was when nothing was taken from
-     * the socket (TLS: bytes OpenSSL had buffered keep their read's). */
-    ssize_t (*recv)(void *ctx, int fd, void *buf, size_t len, uint64_t *stamp);
+    /* read into rm's buffer (rxstamp.h: its header built once), with the
+     * kernel's receive timestamp of the latest data taken from the socket
+     * into *stamp (CLOCK_REALTIME ns, 0: it came without one); *stamp is
+     * left as it was when nothing was taken from the socket (TLS: bytes
+     * OpenSSL had buffered keep their read's). */
+    ssize_t (*recv)(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *stamp);
     ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
     /* Several buffers at once (pipelined requests): one system call. */
     ssize_t (*writev)(void *ctx, int fd, const struct iovec *iov, int n);

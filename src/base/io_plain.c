@@ -19,10 +19,10 @@ static ssize_t plain_read(void *ctx, int fd, void *buf, size_t len)
     return read(fd, buf, len);
 }
 
-static ssize_t plain_recv(void *ctx, int fd, void *buf, size_t len, uint64_t *stamp)
+static ssize_t plain_recv(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *stamp)
 {
     (void)ctx;
-    return rxstamp_recv(fd, buf, len, stamp);
+    return rxstamp_read(fd, rm, stamp);
 }
 
 static ssize_t plain_write(void *ctx, int fd, const void *buf, size_t len)

@@ -164,6 +164,14 @@ void stats_count_bad(struct stats *s, const struct status_set *expect)
             s->bad_status += s->status[i];
 }
 
+void stats_count_stamped(struct stats *s)
+{
+    /* An answer has a client delay exactly when the kernel stamped it
+     * (record.c), so the two counts are not kept per answer. */
+    s->stamped_kernel = s->h[H_CLIENT_DELAY].total;
+    s->stamped_user = s->completed - s->stamped_kernel;
+}
+
 static const char *const close_names[CLOSE__COUNT] = {
     [CLOSE_HEADER] = "connection_close",
     [CLOSE_HTTP10] = "http10",

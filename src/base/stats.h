@@ -87,8 +87,13 @@ struct stats {
      * requests not sent because a variable they need was not set. */
     uint64_t checked, checks_failed, skipped;
     /* Answers whose times are the kernel's receive timestamps, and those
-     * stamped as rafale read them (--timestamps user, or none came). */
+     * stamped as rafale read them (--timestamps user, or none came): set
+     * after a run by stats_count_stamped, not counted per answer. */
     uint64_t stamped_kernel, stamped_user;
+    /* A worker's answers read whole at once, whose transfer (0) it counts
+     * here and adds to h[H_TRANSFER] at its end (record.c): an add in place
+     * of a histogram record per answer. 0 in a run's results. */
+    uint64_t transfer_zero;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */
@@ -106,6 +111,8 @@ uint64_t stats_sent(const struct stats *s);
 uint64_t stats_server_closes(const struct stats *s);
 /* Sets s->bad_status: the responses whose status is not in expect. */
 void stats_count_bad(struct stats *s, const struct status_set *expect);
+/* Sets stamped_kernel and stamped_user from the histograms, after a run. */
+void stats_count_stamped(struct stats *s);
 /* JSON key and plain words of a close kind. */
 const char *stats_close_name(enum close_kind k);
 const char *stats_close_explain(enum close_kind k);

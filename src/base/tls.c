@@ -493,12 +493,12 @@ static ssize_t tls_read(void *ctx, int fd, void *buf, size_t len)
     return (ssize_t)total;
 }
 
-static ssize_t tls_recv(void *ctx, int fd, void *buf, size_t len, uint64_t *stamp)
+static ssize_t tls_recv(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *stamp)
 {
     BIO *b = SSL_get_rbio(ctx);
     ssize_t n;
     BIO_set_data(b, stamp);
-    n = tls_read(ctx, fd, buf, len);
+    n = tls_read(ctx, fd, rm->iov.iov_base, rm->iov.iov_len);
     BIO_set_data(b, NULL);
     return n;
 }

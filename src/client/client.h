@@ -445,6 +445,7 @@ struct worker {
      * now, set by conn_read around a session's read; 0: none (user time). */
     uint64_t t_arr;
     struct rxstamp_clock clk; /* the kernel's stamps onto the monotonic clock */
+    struct rxstamp_msg rx;    /* recvmsg's header around rbuf, built at the first stamped connection */
     char *rbuf;
     char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];
@@ -589,7 +590,8 @@ void record_redirect(struct worker *w, const struct slot *s, int away);
 /* A keep-alive connection with no request in flight ended: k says how
  * (CLOSE_IDLE, CLOSE_IDLE_408, CLOSE_UNSOLICITED). */
 void record_idle_close(struct worker *w, enum close_kind k, uint64_t now);
-/* The timeline: brings the worker's second up to now; closes the last one. */
+/* The timeline: brings the worker's second up to now; closes the last one
+ * (and adds the transfers counted apart), once the worker is done. */
 void record_roll(struct worker *w, uint64_t now);
 void record_last_second(struct worker *w);
 /* c's socket is about to close: its TCP_INFO, when sampled. */

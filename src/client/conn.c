@@ -293,6 +293,8 @@ static void conn_open(struct conn *c, uint64_t now)
      * the connection's answers are stamped as they are read. */
     c->rx_stamp = 0;
     c->stamping = !cfg->user_timestamps && rxstamp_enable(fd) == 0;
+    if (c->stamping && w->rx.m.msg_iov == NULL) /* the worker's first */
+        rxstamp_msg_init(&w->rx, w->rbuf, IO_RBUF_SIZE);
     c->state = C_CONNECTING;
     w->open++;
     if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &c->io)) != 0) {
@@ -326,7 +328,7 @@ static void conn_read(struct conn *c, int hup)
     struct worker *w = c->w;
 
     for (;;) {
-        ssize_t n = c->stamping ? c->ops->recv(c->io_ctx, c->fd, w->rbuf, IO_RBUF_SIZE, &c->rx_stamp)
+        ssize_t n = c->stamping ? c->ops->recv(c->io_ctx, c->fd, &w->rx, &c->rx_stamp)
                                 : c->ops->read(c->io_ctx, c->fd, w->rbuf, IO_RBUF_SIZE);
         uint64_t now;
 

@@ -558,9 +558,11 @@ static int merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct e
     }
     censor_merge(ws, nt, pl, res);
     stats_count_bad(&res->total, &cfg->expect);
+    stats_count_stamped(&res->total);
     for (i = 0; i < res->nurls; i++) {
         res->url_in_flight[i] = res->per_url[i].started - res->per_url[i].completed - stats_errors(&res->per_url[i]);
         stats_count_bad(&res->per_url[i], &cfg->expect);
+        stats_count_stamped(&res->per_url[i]);
     }
     if (take_timeline(pl->tl, res) != 0) {
         snprintf(err, errlen, "out of memory");

@@ -220,6 +220,11 @@ void record_roll(struct worker *w, uint64_t now)
 
 void record_last_second(struct worker *w)
 {
+    uint32_t i;
+    for (i = 0; i < engine_nfigs(w->plan->nurls); i++) {
+        hist_record_n(&w->per_url[i].h[H_TRANSFER], 0, w->per_url[i].transfer_zero);
+        w->per_url[i].transfer_zero = 0;
+    }
     if (w->live)
         live_merge(w);
     /* The last, partial second, when this thread saw something in it. */
@@ -241,9 +246,10 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
 {
     struct worker *w = c->w;
     struct stats *u = &w->per_url[engine_fig(s->url)];
-    /* The kernel's arrival of its last byte (conn_read), or now without
-     * one; kept within [sent, now] so no figure can come out negative. */
-    uint64_t t_arr = w->t_arr && w->t_arr < now ? w->t_arr : now;
+    /* The kernel's arrival of its last byte (conn_read; never after now),
+     * or now without one; kept within [sent, now] so no figure can come
+     * out negative. */
+    uint64_t t_arr = w->t_arr ? w->t_arr : now;
     c->tcp_answers++;
     if (!counts(w, c, s, now))
         return;
@@ -253,13 +259,6 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
         t_first = t_arr;
     if (t_first < s->t_sent)
         t_first = s->t_sent;
-    if (w->t_arr) {
-        w->st.stamped_kernel++;
-        u->stamped_kernel++;
-    } else {
-        w->st.stamped_user++;
-        u->stamped_user++;
-    }
     if (c->t_wait) {
         uint64_t from = c->t_wait > w->plan->t_measure ? c->t_wait : w->plan->t_measure;
         if (now - from > c->wait_max) {
@@ -299,7 +298,10 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
          * after join (engine.c) instead of recorded twice. */
         hist_record(&u->h[H_LATENCY_UNC], t_arr - s->t_sent);
     hist_record(&u->h[H_TTFB], t_first - s->t_sent);
-    hist_record(&u->h[H_TRANSFER], t_arr - t_first);
+    if (t_arr != t_first)
+        hist_record(&u->h[H_TRANSFER], t_arr - t_first);
+    else
+        u->transfer_zero++;
     if (w->logging)
         reqlog_line(w, c, s, status, -1, t_first, t_arr, now);
     if (closed != CLOSE__COUNT) {

@@ -116,6 +116,7 @@ static void lat_header(FILE *f)
 static void lat_row(FILE *f, const char *name, const struct hist *h)
 {
     char b[32];
+    double v[REPORT_NPCTS];
     int i;
     fprintf(f, "  %-8s", name);
     if (h->total == 0) {
@@ -125,8 +126,9 @@ static void lat_row(FILE *f, const char *name, const struct hist *h)
     fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), (double)h->min));
     fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_mean(h)));
     fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_stdev(h)));
+    hist_percentiles(h, report_pcts, REPORT_NPCTS, v);
     for (i = 0; i < REPORT_NPCTS; i++)
-        fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_percentile(h, report_pcts[i])));
+        fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), v[i]));
     fprintf(f, " %8s\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 

@@ -66,8 +66,10 @@ def consistent(r, n, what):
         check(False, what + ": no result (%s)" % r.err[:300])
         return
     lat, usr, cd, fb = j["latency"], j["latency_user"], j["client_delay"], j["ttfb"]
+    # transfer's count too: the answers read whole at once are counted apart and added at the thread's end.
     check(j["summary"]["requests"] == n and lat["count"] == n and usr["count"] == n and
-          lat["stamped_kernel"] == n and lat["stamped_user"] == 0 and cd["count"] == n,
+          lat["stamped_kernel"] == n and lat["stamped_user"] == 0 and cd["count"] == n and
+          j["transfer"]["count"] == n and fb["count"] == n,
           "%s: %d requests, every one kernel-stamped (%s, %s)" % (what, j["summary"]["requests"],
                                                                  lat["stamped_kernel"], lat["stamped_user"]))
     check(lat["min_us"] >= 0 and cd["min_us"] >= 0 and fb["min_us"] >= 0 and fb["max_us"] <= lat["max_us"] and
