@@ -79,11 +79,15 @@ def wire_requests(pcap, port):
 
 
 def pair(rows, start_unix_s, wire):
-    """Each --log row with its request on the wire: [(row, wire latency ns)]. The log's times (µs from its start)
-    and the capture's (wall clock) differ by an offset, taken as the median over the first rows; a row then goes
-    with the request nearest its time, within 15 µs, or with none."""
+    """Each --log row with its request on the wire: [(row, wire latency ns)]. One connection without pipelining
+    sends its requests in order, so when the capture holds as many requests as the log, the i-th row is the
+    i-th request. Else the log's times (µs from its start) and the capture's (wall clock) differ by an offset,
+    taken as the median over the first rows, and a row goes with the request nearest its time, within 15 µs, or
+    with none: a request whose write was held up longer than that goes unpaired."""
     if not rows or not wire:
         return []
+    if len(rows) == len(wire):
+        return [(r, w[1]) for r, w in zip(rows, wire)]
     wt = [t for t, _ in wire]
     t0 = start_unix_s * 1e9
     k = min(len(rows), len(wire), 101)
@@ -111,7 +115,8 @@ def read_log(path):
 
 
 def measure(rafale, url, port, n, mode, tmp, extra=(), cpu=TOOL_CPU):
-    """One run under capture: ([(log row, wire µs)], result JSON, dropped packets)."""
+    """One run under capture: ([(log row, wire µs)], result JSON, dropped packets, [wire µs of every request
+    captured])."""
     pcap, log, js = (os.path.join(tmp, "%s.%s" % (mode, e)) for e in ("pcap", "log", "json"))
     cap = capture_start(port, pcap)
     try:
@@ -122,21 +127,26 @@ def measure(rafale, url, port, n, mode, tmp, extra=(), cpu=TOOL_CPU):
     finally:
         dropped = capture_stop(cap)
     start, rows = read_log(log)
-    return [(r, w / 1000.0) for r, w in pair(rows, start, wire_requests(pcap, port))], json.load(open(js)), dropped
+    wire = wire_requests(pcap, port)
+    return ([(r, w / 1000.0) for r, w in pair(rows, start, wire)], json.load(open(js)), dropped,
+            [w / 1000.0 for _, w in wire])
 
 
-def summary(pairs, j):
-    """The figures the README quotes: wire and reported percentiles, per-request errors (µs)."""
-    wire = [w for _, w in pairs]
-    k = [r["total_us"] - w for r, w in pairs]
-    u = [r["user_total_us"] - w for r, w in pairs]
+def summary(pairs, j, wire_all=None):
+    """The figures the README quotes: wire and reported percentiles (every request captured, as the JSON has
+    every request), per-request errors (µs). --log writes whole µs, cut down: a row's figure is taken at the
+    middle of its µs, else the errors would read half a µs low."""
+    wire = wire_all if wire_all else [w for _, w in pairs]
+    k = [r["total_us"] + 0.5 - w for r, w in pairs]
+    u = [r["user_total_us"] + 0.5 - w for r, w in pairs]
     rep = j["latency"]["percentiles_us"]
     return {"paired": len(pairs), "requests": j["summary"]["requests"],
             "wire": [pct(wire, p) for p in (50, 90, 99)],
             "reported": [rep["50"], rep["90"], rep["99"]],
             "err_kernel": statistics.median(k) if k else float("nan"),
             "err_user": statistics.median(u) if u else float("nan"),
-            "client_delay_p99": j.get("client_delay", {}).get("percentiles_us", {}).get("99")}
+            "client_delay_p99": j["client_delay"]["percentiles_us"]["99"] if j.get("client_delay", {}).get("count")
+            else None}
 
 
 def within(s):
@@ -168,8 +178,8 @@ def main():
                 time.sleep(0.5)
             try:
                 for mode in a.modes.split(","):
-                    pairs, j, dropped = measure(a.rafale, url, port, a.n, mode, tmp)
-                    s = summary(pairs, j)
+                    pairs, j, dropped, wire_all = measure(a.rafale, url, port, a.n, mode, tmp)
+                    s = summary(pairs, j, wire_all)
                     note = "" if s["paired"] == s["requests"] and not dropped else \
                         " (paired %d of %d, %d dropped)" % (s["paired"], s["requests"], dropped)
                     print("| %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %+.1f, %+.1f | %s | %s%s |" % (

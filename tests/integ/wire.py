@@ -3,9 +3,11 @@ every protocol stamped alike."""
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 from common import *  # noqa: F401,F403
@@ -38,7 +40,7 @@ def kernel_stamps_match_the_wire():
     tmp = os.path.join(TMP, "wire")
     os.makedirs(tmp, exist_ok=True)
     try:
-        pairs, j, dropped = wire_latency.measure(RAFALE, srv.url("/"), srv.port, 2000, "kernel", tmp, cpu=None)
+        pairs, j, dropped, _ = wire_latency.measure(RAFALE, srv.url("/"), srv.port, 2000, "kernel", tmp, cpu=None)
     except RuntimeError as e:
         srv.stop()
         print("  skipped: " + str(e))
@@ -147,44 +149,102 @@ def log_and_json_agree():
     check(rc == 0 and "Latency" in out, "rafale report reads a result without latency_user (%s)" % err[:300])
 
 
+def waiting(pid):
+    """Whether every thread of pid sleeps (rafale's worker in epoll_wait, its request written), none runs."""
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "R":
+                return False
+    return True
+
+
+def held_off(cmd, pin, cpu, stop_s=0.003):
+    """Runs cmd (rafale) held off its CPU for 3 ms each time it waits for an answer: stopped and continued, as
+    a neighbour that keeps the CPU would hold it, but without taking the CPU from anything else on a shared
+    machine (a spinning process is no match there: rafale waking up preempts it, and the machine's other work
+    delays rafale's reads about as often). Stopped only while it sleeps, after its write, so no request's start
+    is held up before its write; an answer that comes while it is held off is read late by the rest of the 3
+    ms. The thread that holds it runs on cpu (the server's). Returns (returncode, stderr)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=pin)
+    done = threading.Event()
+
+    def hold():
+        os.sched_setaffinity(0, {cpu})  # this thread only
+        try:
+            while not done.is_set():
+                t = time.monotonic() + 0.002
+                while not waiting(p.pid) and time.monotonic() < t:
+                    pass
+                try:
+                    os.kill(p.pid, signal.SIGSTOP)
+                    time.sleep(stop_s)
+                finally:
+                    os.kill(p.pid, signal.SIGCONT)
+                time.sleep(0.0002)  # it reads the answer and writes the next request
+        except OSError:
+            pass  # rafale is gone
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        err = p.communicate(timeout=60)[1]
+    finally:
+        done.set()
+        t.join()
+    return p.returncode, err
+
+
 @test
 @alone
 def busy_client_cpu_reads_late():
-    """A busy process on rafale's CPU: the kernel-stamped figures stay put while latency_user and client_delay grow,
-    and the client_delay finding says so; a quiet run stays silent."""
+    """rafale kept off its CPU while its answers arrive (held_off), against a server that answers after 1 ms:
+    the kernel-stamped median stays where the quiet run had it (the server's 1 ms) while latency_user and
+    client_delay grow by the time rafale was held off, and the client_delay finding says so; a quiet run is as
+    its figure says. On a machine shared with other work the figures move from run to run (a quiet run may read
+    some answers milliseconds late), so each claim is a ratio within a run, or against the quiet run with room."""
     if len(os.sched_getaffinity(0)) < 2:
-        print("  skipped: needs two CPUs (the server on one, rafale and a busy process on the other)")
+        print("  skipped: needs two CPUs (the server on one, rafale on the other)")
         return
     cpus = sorted(os.sched_getaffinity(0))
     srv = Serve()
     os.sched_setaffinity(srv.p.pid, {cpus[0]})
     pin = lambda: os.sched_setaffinity(0, {cpus[1]})  # noqa: E731
-    quiet = rafale("-n", 5000, "-c", 1, "-t", 1, srv.url("/"), preexec=pin)
-    # The busy process has the CPU's priority (rafale runs at nice 19): else the scheduler lets rafale, which
-    # sleeps between answers, preempt it at once on most wake-ups, and under 1% of the reads come late.
-    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=pin)
-    try:
-        time.sleep(0.2)
-        busy = rafale("-n", 5000, "-c", 1, "-t", 1, srv.url("/"), preexec=lambda: (pin(), os.nice(19)))
-    finally:
-        spin.kill()
-        spin.wait()
+    url = srv.url("/delay/1")
+    quiet = rafale("-n", 300, "-c", 1, "-t", 1, url, preexec=pin)
+    jb = os.path.join(TMP, "busy.json")
+    rc, err = held_off([RAFALE, "-q", "-n", "300", "-c", "1", "-t", "1", "--json", jb, url], pin, cpus[0])
     srv.stop()
-    q, b = quiet.j, busy.j
+    check(rc == 0 and os.path.exists(jb), "busy: rafale ran (%s)" % err[:300])
+    if quiet.j is None or not os.path.exists(jb):
+        return
+    q, b = quiet.j, json.load(open(jb))
     ids = lambda j: [f["id"] for f in j.get("findings", [])]  # noqa: E731
+    pc = lambda j, k, p: j[k]["percentiles_us"][p]  # noqa: E731
 
     def late_share(j):
         """The share of answers read 1 ms or more after they arrived (the finding's rule), from the histogram."""
         h = j["client_delay"]
         return sum(n for ub, n in h["histogram"] if ub > 1000) / max(1, h["count"])
-    # On a machine shared with other work, the quiet run may not be quiet: the finding must agree with its figure.
+    # The quiet run may not be quiet on a shared machine: its finding must agree with its figure.
     agree = lambda j: late_share(j) >= 0.009 if "client_delay" in ids(j) else late_share(j) <= 0.011  # noqa: E731
     check(agree(q),
           "quiet: the client_delay finding as its figure says (%s; %.2f%% late)" % (ids(q), 100 * late_share(q)))
-    check(agree(b),
-          "busy: the client_delay finding as its figure says (%s; %.2f%% late)" % (ids(b), 100 * late_share(b)))
-    bd, bl, bu = (b[k]["percentiles_us"]["99"] for k in ("client_delay", "latency", "latency_user"))
-    qd = q["client_delay"]["percentiles_us"]["99.9"]
-    check(b["client_delay"]["percentiles_us"]["99.9"] > qd and bu > bl,
-          "busy: client_delay grows (p99.9 %s µs, quiet %s) and latency_user with it (p99 %s, kernel %s µs)" %
-          (b["client_delay"]["percentiles_us"]["99.9"], qd, bu, bl))
+    check("client_delay" in ids(b) and late_share(b) >= 0.5 and late_share(b) >= 3 * late_share(q),
+          "busy: the client_delay finding fires (%s; %.1f%% read 1 ms late, quiet %.1f%%)" %
+          (ids(b), 100 * late_share(b), 100 * late_share(q)))
+    # Within each run: held off, rafale reads its answers about 2 ms after the kernel had them, so the as-read
+    # median is at least twice the kernel's and the client's delay at least the kernel-stamped median; quiet,
+    # the as-read median is the kernel's plus a wake-up.
+    check(pc(b, "latency_user", "50") >= 2 * pc(b, "latency", "50") and
+          pc(b, "client_delay", "50") >= pc(b, "latency", "50"),
+          "busy: as read p50 %s µs, kernel's %s; client delay p50 %s µs" %
+          (pc(b, "latency_user", "50"), pc(b, "latency", "50"), pc(b, "client_delay", "50")))
+    check(pc(q, "latency_user", "50") < 1.5 * pc(q, "latency", "50"),
+          "quiet: as read p50 %s µs, kernel's %s" % (pc(q, "latency_user", "50"), pc(q, "latency", "50")))
+    # Against the quiet run: the kernel-stamped median stays (the server's 1 ms, within a quarter) while the
+    # as-read median grows at least twice as much.
+    rk = pc(b, "latency", "50") / pc(q, "latency", "50")
+    ru = pc(b, "latency_user", "50") / pc(q, "latency_user", "50")
+    check(0.8 <= rk <= 1.25 and ru >= 2 * rk,
+          "busy against quiet: kernel median x%.2f (%s -> %s µs), as read median x%.2f (%s -> %s µs)" %
+          (rk, pc(q, "latency", "50"), pc(b, "latency", "50"), ru, pc(q, "latency_user", "50"),
+           pc(b, "latency_user", "50")))
