@@ -48,6 +48,7 @@ static int grow_range(struct hist *h, uint32_t need_lo, uint32_t need_hi)
 {
     uint32_t block = 1u << h->sub_bits, full = full_size(h->sub_bits);
     uint32_t lo = h->nbuckets ? h->base : need_lo / block * block, hi = h->nbuckets ? h->base + h->nbuckets : lo;
+    uint32_t top;
     uint64_t *c;
     if (need_lo < lo)
         lo = need_lo / block > 0 ? (need_lo / block - 1) * block : 0;
@@ -71,6 +72,8 @@ static int grow_range(struct hist *h, uint32_t need_lo, uint32_t need_hi)
     h->counts = c;
     h->base = lo;
     h->nbuckets = hi - lo;
+    top = hist_bucket_of(h->sub_bits, HIST_MAX_NS);
+    h->fast = top <= lo ? 0 : top - lo < h->nbuckets ? top - lo : h->nbuckets;
     return 0;
 }
 
@@ -116,7 +119,7 @@ void hist_fini(struct hist *h)
 {
     free(h->counts);
     h->counts = NULL;
-    h->nbuckets = h->base = 0;
+    h->nbuckets = h->base = h->fast = 0;
 }
 
 void hist_reset(struct hist *h)

@@ -17,6 +17,7 @@ struct hist {
     uint32_t base;      /* index of counts[0] */
     uint32_t nbuckets;  /* held; every bucket outside them is empty */
     uint32_t sub_bits;  /* linear sub-buckets per power of two: 2^sub_bits */
+    uint32_t fast;      /* counts[0..fast) lie below HIST_MAX_NS's bucket: no clamp to check there */
     uint64_t total;
     uint64_t min, max;  /* exact, in ns */
     double sum, sumsq;  /* for mean and stdev */
@@ -45,8 +46,8 @@ static inline uint32_t hist_bucket_of(uint32_t sub_bits, uint64_t v)
     return (uint32_t)((s << sub_bits) + (v >> s));
 }
 
-/* hist_record's rare path: a value past HIST_MAX_NS (clamped), or out of
- * the band held (which then grows). */
+/* hist_record's rare path: a value out of the band held (which then
+ * grows), or in HIST_MAX_NS's bucket or past it (clamped). */
 void hist_record_slow(struct hist *h, uint64_t ns);
 
 /* Records one value in ns. (Out of memory when growing: the value counts
@@ -55,9 +56,10 @@ void hist_record_slow(struct hist *h, uint64_t ns);
  * fifth of each one's cost. */
 static inline void hist_record(struct hist *h, uint64_t ns)
 {
-    /* Unsigned: below the band wraps around and is out of range too. */
+    /* Unsigned: below the band wraps around and is out of range too; a
+     * value past HIST_MAX_NS falls in its bucket or above, past fast. */
     uint32_t i = hist_bucket_of(h->sub_bits, ns) - h->base;
-    if (__builtin_expect(ns > HIST_MAX_NS || i >= h->nbuckets, 0)) {
+    if (__builtin_expect(i >= h->fast, 0)) {
         hist_record_slow(h, ns);
         return;
     }
