@@ -10,10 +10,12 @@
 # they drop SYNs and packets at random in a namespace of their own;
 # dpkg-dev, fakeroot: make deb, and the test that builds the package;
 # python3-prometheus-client: the metrics test parses a scrape with it;
-# zsh, fish: the completion test completes in each shell.)
+# zsh, fish: the completion test completes in each shell; tcpdump: the
+# latency test and bench/wire_latency.py hold rafale's figures against a
+# packet capture.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot python3-prometheus-client zsh fish"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot python3-prometheus-client zsh fish tcpdump"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -141,6 +141,10 @@ static void clamped(void)
     hist_reset(&a);
     hist_record(&a, HIST_MAX_NS * 10);
     CHECK(a.total == 1 && a.max == HIST_MAX_NS);
+    /* Just above, with the band already holding its bucket: still the
+     * clamped value in the extremes and the sums. */
+    hist_record(&a, HIST_MAX_NS + 1000000000ULL);
+    CHECK(a.total == 2 && a.max == HIST_MAX_NS && a.sum == 2.0 * (double)HIST_MAX_NS);
 
 }
 
@@ -203,6 +207,55 @@ static void empty_and_fini(void)
     hist_fini(&b); /* safe twice */
 }
 
+/* The percentile as the walk from the bottom through the iterator finds it. */
+static double walked(const struct hist *h, double p)
+{
+    struct hist_iter it;
+    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->total), seen = 0;
+    if (rank == 0)
+        rank = 1;
+    for (hist_iter_init(&it, h); hist_iter_next(&it);)
+        if ((seen += it.count) >= rank) {
+            double mid = it.hi - it.lo <= 1 ? (double)it.lo : ((double)it.lo + (double)it.hi) / 2;
+            return mid < (double)h->min ? (double)h->min : mid > (double)h->max ? (double)h->max : mid;
+        }
+    return (double)h->max;
+}
+
+static void walks_agree(void)
+{
+    /* hist_percentile walks from the nearer end and hist_percentiles walks
+     * once for many: both as the plain walk from the bottom, on bands grown
+     * down and up in turn (each growth clears only what is new). */
+    static const double ps[] = { 0.001, 1, 25, 49.99, 50, 50.01, 75, 90, 99, 99.9, 99.99, 99.9999 };
+    enum { NP = sizeof(ps) / sizeof(ps[0]) };
+    uint64_t x = 88172645463325252ULL, n;
+    int round, k, same = 1, counted = 1;
+    for (round = 0; round < 6; round++) {
+        struct hist h;
+        struct hist_iter it;
+        double got[NP];
+        uint64_t sum = 0;
+        CHECK(hist_init(&h) == 0);
+        for (n = 0; n < 5000u + 3000u * (uint64_t)round; n++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* Alternately far below and far above: the band widens both ways. */
+            hist_record(&h, n % 2 ? 40000 + x % (1000u << round) * 37 : 30000 - x % (25000u >> round));
+        }
+        hist_percentiles(&h, ps, NP, got);
+        for (k = 0; k < NP; k++)
+            if (hist_percentile(&h, ps[k]) != walked(&h, ps[k]) || got[k] != walked(&h, ps[k]))
+                same = 0;
+        for (hist_iter_init(&it, &h); hist_iter_next(&it);)
+            sum += it.count;
+        if (sum != h.total)
+            counted = 0;
+        hist_fini(&h);
+    }
+    CHECK(same);
+    CHECK(counted);
+}
+
 int main(void)
 {
     T_RUN(within_one_percent);
@@ -211,6 +264,7 @@ int main(void)
     T_RUN(merge);
     T_RUN(held_band);
     T_RUN(clamped);
+    T_RUN(walks_agree);
     T_RUN(coarse);
     T_RUN(hdr_output);
     T_RUN(empty_and_fini);

@@ -66,6 +66,7 @@ struct config {
     uint32_t max_connections;    /* --max-connections (rate mode): 0 or at least -c */
     uint32_t threads;            /* -t */
     int keepalive;               /* 0 with --close */
+    int user_timestamps;         /* --timestamps user: answers stamped as read, not as the kernel got them */
     uint64_t requests_per_conn;  /* 0: unlimited */
     uint64_t timeout_ns;
     uint64_t connect_timeout_ns;

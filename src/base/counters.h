@@ -64,6 +64,10 @@
       "Requests still outstanding when the run stopped (or, in the totals of a rate-mode run, due and never sent), "  \
       "in the latency histogram at their age then.")                                                                  \
     C(censored_unsent, LATENCY, "censored_unsent", SUM, NULL, "Of the censored, those never sent.")                   \
+    C(stamped_kernel, LATENCY, "stamped_kernel", SUM, NULL,                                                           \
+      "Answers whose times are the kernel's receive timestamps (counted after the run).")                             \
+    C(stamped_user, LATENCY, "stamped_user", SUM, NULL,                                                               \
+      "Answers stamped as rafale read them (--timestamps user, or no kernel stamp came; counted after the run).")     \
     C(tls_full, TLS, "full", SUM, "tls_handshakes_full", "Full TLS handshakes.")                                      \
     C(tls_resumed, TLS, "resumed", SUM, "tls_handshakes_resumed", "Resumed TLS handshakes.")                          \
     C(h2_hdr_wire, HTTP2, "header_bytes_wire", SUM, "http2_header_wire_bytes",                                        \

@@ -9,16 +9,6 @@
 /* Highest bit of HIST_MAX_NS is 41: ranges B..41 after the linear start. */
 #define TOP_BIT 41
 
-static inline uint32_t bucket_of(const struct hist *h, uint64_t v)
-{
-    unsigned m, b = h->sub_bits;
-    if (v < (1u << b))
-        return (uint32_t)v;
-    m = 63u - (unsigned)__builtin_clzll(v);
-    /* (m - B) * SUB + (v >> (m - B)): continuous with the linear start. */
-    return (uint32_t)(((m - b) << b) + (v >> (m - b)));
-}
-
 uint32_t hist_bucket_count(const struct hist *h)
 {
     return h->nbuckets;
@@ -51,31 +41,45 @@ static uint32_t full_size(uint32_t sub_bits)
     return (TOP_BIT - sub_bits + 2) << sub_bits;
 }
 
-/* Makes room for bucket index `need`: the held band grows to whole blocks of
- * 2^sub_bits around it, one block more on the side it grew, so a slowly
- * widening band reallocates rarely. */
-static int grow(struct hist *h, uint32_t need)
+/* Makes room for bucket indexes need_lo..need_hi: the held band grows to
+ * whole blocks of 2^sub_bits around them, one block more on the side it
+ * grew, so a slowly widening band reallocates rarely. */
+static int grow_range(struct hist *h, uint32_t need_lo, uint32_t need_hi)
 {
     uint32_t block = 1u << h->sub_bits, full = full_size(h->sub_bits);
-    uint32_t lo = h->nbuckets ? h->base : need / block * block, hi = h->nbuckets ? h->base + h->nbuckets : lo;
+    uint32_t lo = h->nbuckets ? h->base : need_lo / block * block, hi = h->nbuckets ? h->base + h->nbuckets : lo;
+    uint32_t top;
     uint64_t *c;
-    if (need < lo)
-        lo = need / block > 0 ? (need / block - 1) * block : 0;
-    if (need >= hi)
-        hi = (need / block + 2) * block;
+    if (need_lo < lo)
+        lo = need_lo / block > 0 ? (need_lo / block - 1) * block : 0;
+    if (need_hi >= hi)
+        hi = (need_hi / block + 2) * block;
     if (hi > full)
         hi = full;
     c = malloc((size_t)(hi - lo) * sizeof(uint64_t));
     if (c == NULL)
         return ENOMEM;
-    memset(c, 0, (size_t)(hi - lo) * sizeof(uint64_t));
-    if (h->nbuckets)
-        memcpy(c + (h->base - lo), h->counts, h->nbuckets * sizeof(uint64_t));
+    /* Only what the old band does not cover is cleared. */
+    if (h->nbuckets) {
+        uint32_t at = h->base - lo, end = at + h->nbuckets;
+        memset(c, 0, at * sizeof(uint64_t));
+        memcpy(c + at, h->counts, h->nbuckets * sizeof(uint64_t));
+        memset(c + end, 0, (hi - lo - end) * sizeof(uint64_t));
+    } else {
+        memset(c, 0, (size_t)(hi - lo) * sizeof(uint64_t));
+    }
     free(h->counts);
     h->counts = c;
     h->base = lo;
     h->nbuckets = hi - lo;
+    top = hist_bucket_of(h->sub_bits, HIST_MAX_NS);
+    h->fast = top <= lo ? 0 : top - lo < h->nbuckets ? top - lo : h->nbuckets;
     return 0;
+}
+
+static int grow(struct hist *h, uint32_t need)
+{
+    return grow_range(h, need, need);
 }
 
 void hist_iter_init(struct hist_iter *it, const struct hist *h)
@@ -115,7 +119,7 @@ void hist_fini(struct hist *h)
 {
     free(h->counts);
     h->counts = NULL;
-    h->nbuckets = h->base = 0;
+    h->nbuckets = h->base = h->fast = 0;
 }
 
 void hist_reset(struct hist *h)
@@ -128,14 +132,13 @@ void hist_reset(struct hist *h)
     h->sum = h->sumsq = 0;
 }
 
-void hist_record(struct hist *h, uint64_t ns)
+void hist_record_slow(struct hist *h, uint64_t ns)
 {
     uint32_t b;
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
-    b = bucket_of(h, ns);
-    /* Unsigned: below the band wraps around and is out of range too. */
-    if (__builtin_expect(b - h->base < h->nbuckets, 1) || grow(h, b) == 0)
+    b = hist_bucket_of(h->sub_bits, ns);
+    if (b - h->base < h->nbuckets || grow(h, b) == 0)
         h->counts[b - h->base]++;
     h->total++;
     if (ns < h->min)
@@ -153,7 +156,7 @@ void hist_record_n(struct hist *h, uint64_t ns, uint64_t n)
         return;
     if (ns > HIST_MAX_NS)
         ns = HIST_MAX_NS;
-    b = bucket_of(h, ns);
+    b = hist_bucket_of(h->sub_bits, ns);
     if (b - h->base < h->nbuckets || grow(h, b) == 0)
         h->counts[b - h->base] += n;
     h->total += n;
@@ -176,8 +179,9 @@ int hist_merge(struct hist *dst, const struct hist *src)
     while (hi > lo && src->counts[hi - 1] == 0)
         hi--;
     if (lo < hi) {
-        if ((src->base + lo - dst->base >= dst->nbuckets && grow(dst, src->base + lo) != 0) ||
-            (src->base + hi - 1 - dst->base >= dst->nbuckets && grow(dst, src->base + hi - 1) != 0))
+        /* One growth for both ends: an empty dst is allocated once. */
+        if ((src->base + lo - dst->base >= dst->nbuckets || src->base + hi - 1 - dst->base >= dst->nbuckets) &&
+            grow_range(dst, src->base + lo, src->base + hi - 1) != 0)
             return ENOMEM;
         for (i = lo; i < hi; i++)
             dst->counts[src->base + i - dst->base] += src->counts[i];
@@ -192,10 +196,33 @@ int hist_merge(struct hist *dst, const struct hist *src)
     return 0;
 }
 
+/* The value reported for held bucket i: its midpoint, within the exact
+ * extremes. */
+static double bucket_value(const struct hist *h, uint32_t i)
+{
+    uint64_t lo, hi;
+    double mid;
+    hist_bucket_range(h, h->base + i, &lo, &hi);
+    mid = hi - lo <= 1 ? (double)lo : ((double)lo + (double)hi) / 2;
+    if (mid < (double)h->min)
+        mid = (double)h->min;
+    if (mid > (double)h->max)
+        mid = (double)h->max;
+    return mid;
+}
+
+/* The rank (1-based) of the sample at percentile p, 0 < p < 100: the
+ * smallest value with at least p% of samples at or below it. */
+static uint64_t rank_of(const struct hist *h, double p)
+{
+    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->total);
+    return rank ? rank : 1;
+}
+
 double hist_percentile(const struct hist *h, double p)
 {
     uint64_t rank, seen = 0;
-    struct hist_iter it;
+    uint32_t i;
 
     if (h->total == 0)
         return 0;
@@ -203,23 +230,43 @@ double hist_percentile(const struct hist *h, double p)
         return (double)h->min;
     if (p >= 100)
         return (double)h->max;
-    /* The smallest value with at least p% of samples at or below it. */
-    rank = (uint64_t)ceil(p / 100.0 * (double)h->total);
-    if (rank == 0)
-        rank = 1;
-    for (hist_iter_init(&it, h); hist_iter_next(&it);) {
-        seen += it.count;
-        if (seen >= rank) {
-            double mid = it.hi - it.lo <= 1 ? (double)it.lo : ((double)it.lo + (double)it.hi) / 2;
-            /* The exact extremes are known: never report outside them. */
-            if (mid < (double)h->min)
-                mid = (double)h->min;
-            if (mid > (double)h->max)
-                mid = (double)h->max;
-            return mid;
-        }
+    rank = rank_of(h, p);
+    /* Walked from the nearer end, so the tail's percentiles do not walk
+     * the whole band: from the top, the bucket is the first one past which
+     * more than total - rank samples lie. */
+    if (rank > h->total / 2) {
+        for (i = h->nbuckets; i-- > 0;)
+            if ((seen += h->counts[i]) > h->total - rank)
+                break;
+    } else {
+        for (i = 0; i < h->nbuckets; i++)
+            if ((seen += h->counts[i]) >= rank)
+                break;
     }
-    return (double)h->max;
+    if (i >= h->nbuckets) /* buckets short of total: a grow failed */
+        return (double)h->max;
+    return bucket_value(h, i);
+}
+
+void hist_percentiles(const struct hist *h, const double *p, int n, double *out)
+{
+    uint64_t seen = 0;
+    uint32_t i = 0;
+    int k;
+
+    for (k = 0; k < n; k++) {
+        uint64_t rank;
+        if (h->total == 0 || p[k] <= 0 || p[k] >= 100) {
+            out[k] = hist_percentile(h, p[k]);
+            continue;
+        }
+        rank = rank_of(h, p[k]);
+        /* One walk for them all: the next percentile's bucket is at or
+         * past this one's. */
+        while (i < h->nbuckets && seen + h->counts[i] < rank)
+            seen += h->counts[i++];
+        out[k] = i < h->nbuckets ? bucket_value(h, i) : (double)h->max;
+    }
 }
 
 double hist_mean(const struct hist *h)

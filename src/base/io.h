@@ -4,8 +4,11 @@
 #define RAFALE_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+
+struct rxstamp_msg;
 
 enum { IO_OK = 0, IO_WANT_READ = -2, IO_WANT_WRITE = -3, IO_ERROR = -1 };
 
@@ -24,6 +27,12 @@ struct io_ops {
     /* Like read(2)/write(2): bytes, 0 at end of stream, or -1 with errno
      * (EAGAIN when the socket is not ready). */
     ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
+    /* read into rm's buffer (rxstamp.h: its header built once), with the
+     * kernel's receive timestamp of the latest data taken from the socket
+     * into *stamp (CLOCK_REALTIME ns, 0: it came without one); *stamp is
+     * left as it was when nothing was taken from the socket (TLS: bytes
+     * OpenSSL had buffered keep their read's). */
+    ssize_t (*recv)(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *stamp);
     ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
     /* Several buffers at once (pipelined requests): one system call. */
     ssize_t (*writev)(void *ctx, int fd, const struct iovec *iov, int n);

@@ -1,5 +1,6 @@
 /* io_plain.c - plain TCP transport: straight system calls. */
 #include "io.h"
+#include "rxstamp.h"
 
 #include <sys/uio.h>
 #include <sys/socket.h>
@@ -16,6 +17,12 @@ static ssize_t plain_read(void *ctx, int fd, void *buf, size_t len)
 {
     (void)ctx;
     return read(fd, buf, len);
+}
+
+static ssize_t plain_recv(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *stamp)
+{
+    (void)ctx;
+    return rxstamp_read(fd, rm, stamp);
 }
 
 static ssize_t plain_write(void *ctx, int fd, const void *buf, size_t len)
@@ -58,6 +65,7 @@ const struct io_ops io_plain = {
     .name = "tcp",
     .handshake = plain_handshake,
     .read = plain_read,
+    .recv = plain_recv,
     .write = plain_write,
     .writev = plain_writev,
     .close = plain_close,

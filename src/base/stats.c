@@ -72,6 +72,8 @@ static const char *const hist_names[H__COUNT] = {
     [H_LAG] = "send_lag",
     [H_TLS] = "tls_handshake",
     [H_TRANSFER] = "transfer",
+    [H_LATENCY_USER] = "latency_user",
+    [H_CLIENT_DELAY] = "client_delay",
 };
 
 const char *stats_hist_name(enum hist_kind k)
@@ -150,6 +152,14 @@ void stats_count_bad(struct stats *s, const struct status_set *expect)
     for (i = 0; i < STATUS_MAX; i++)
         if (s->status[i] && !status_set_has(expect, i))
             s->bad_status += s->status[i];
+}
+
+void stats_count_stamped(struct stats *s)
+{
+    /* An answer has a client delay exactly when the kernel stamped it
+     * (record.c), so the two counts are not kept per answer. */
+    s->stamped_kernel = s->h[H_CLIENT_DELAY].total;
+    s->stamped_user = s->completed - s->stamped_kernel;
 }
 
 static const char *const close_names[CLOSE__COUNT] = {

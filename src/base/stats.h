@@ -38,6 +38,8 @@ enum hist_kind {
     H_LAG,          /* rate mode: how late a request was sent against the schedule */
     H_TLS,          /* TLS handshake, after the TCP connect */
     H_TRANSFER,     /* from the first byte of a response to its last (ab's Processing - Waiting) */
+    H_LATENCY_USER, /* H_LATENCY to the moment rafale read the last byte, not the kernel's arrival */
+    H_CLIENT_DELAY, /* per answer: from the kernel's arrival of its last byte to rafale's read of it */
     H__COUNT
 };
 
@@ -65,6 +67,11 @@ struct stats {
     uint64_t errors[ERR__COUNT];
     uint64_t status[STATUS_MAX];
     uint64_t closes[CLOSE__COUNT]; /* keep-alive connections the server ended, by how */
+    /* A worker's answers read whole at once, whose transfer (0) it counts
+     * here and adds to h[H_TRANSFER] at its end (record.c): an add in place
+     * of a histogram record per answer. 0 in a run's results, not a row of
+     * the counters' table. */
+    uint64_t transfer_zero;
     int err_errno[ERR__COUNT]; /* first errno seen per kind, for the explanation */
     const char *err_detail[ERR__COUNT]; /* first static detail (parser reason) */
     struct hist h[H__COUNT];   /* see enum hist_kind */
@@ -94,12 +101,14 @@ uint64_t stats_sent(const struct stats *s);
 uint64_t stats_server_closes(const struct stats *s);
 /* Sets s->bad_status: the responses whose status is not in expect. */
 void stats_count_bad(struct stats *s, const struct status_set *expect);
+/* Sets stamped_kernel and stamped_user from the histograms, after a run. */
+void stats_count_stamped(struct stats *s);
 /* JSON key and plain words of a close kind. */
 const char *stats_close_name(enum close_kind k);
 const char *stats_close_explain(enum close_kind k);
 
 /* JSON key of a histogram ("latency", "connect", "ttfb", "latency_uncorrected",
- * "send_lag", "tls_handshake"). */
+ * "send_lag", "tls_handshake", "transfer", "latency_user", "client_delay"). */
 const char *stats_hist_name(enum hist_kind k);
 /* JSON key of an error kind ("connect_refused", ...). */
 const char *stats_err_name(enum err_kind k);

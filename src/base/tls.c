@@ -4,6 +4,7 @@
  * loop calls back on the next readiness. */
 #include "tls.h"
 #include "err.h"
+#include "rxstamp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 struct tls_client {
     SSL_CTX *ctx;
+    BIO_METHOD *bio; /* the socket BIO, reading through rxstamp_recv; NULL: OpenSSL's own */
     int no_resume;
 };
 
@@ -79,6 +81,43 @@ static int use_key(SSL_CTX *ctx, const char *file, const char *phrase)
     return KEY_ERR;
 }
 
+/* The socket BIO's read, through recvmsg: the kernel's receive stamp of
+ * what it reads goes where the BIO's data points (tls_recv sets it for
+ * the length of a read; NULL otherwise, as in the handshake). The rest
+ * (write, ctrl, create, destroy) is OpenSSL's socket BIO. */
+static int stamp_bio_read(BIO *b, char *out, int len)
+{
+    uint64_t *stamp = BIO_get_data(b), none = 0;
+    ssize_t n;
+    if (out == NULL || len <= 0)
+        return 0;
+    errno = 0;
+    n = rxstamp_recv(BIO_get_fd(b, NULL), out, (size_t)len, stamp ? stamp : &none);
+    BIO_clear_retry_flags(b);
+    if (n <= 0) {
+        if (BIO_sock_should_retry((int)n))
+            BIO_set_retry_read(b);
+        else if (n == 0)
+            BIO_set_flags(b, BIO_FLAGS_IN_EOF); /* what SSL_OP_IGNORE_UNEXPECTED_EOF reads */
+    }
+    return (int)n;
+}
+
+static BIO_METHOD *stamp_bio_method(void)
+{
+    const BIO_METHOD *sock = BIO_s_socket();
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "rafale socket");
+    if (m == NULL)
+        return NULL;
+    if (!BIO_meth_set_read(m, stamp_bio_read) || !BIO_meth_set_write(m, BIO_meth_get_write(sock)) ||
+        !BIO_meth_set_puts(m, BIO_meth_get_puts(sock)) || !BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(sock)) ||
+        !BIO_meth_set_create(m, BIO_meth_get_create(sock)) || !BIO_meth_set_destroy(m, BIO_meth_get_destroy(sock))) {
+        BIO_meth_free(m);
+        return NULL;
+    }
+    return m;
+}
+
 /* TLS 1.3 tickets arrive after the handshake: keep the newest for the next
  * connection to the same target. */
 static int new_session(SSL *ssl, SSL_SESSION *sess)
@@ -119,6 +158,10 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
     }
     tc->ctx = ctx;
     tc->no_resume = o->no_resume;
+    /* Without it (out of memory) the connections read as OpenSSL does, and
+     * their answers are stamped in user space. */
+    tc->bio = stamp_bio_method();
+    ERR_clear_error();
     SSL_CTX_set_default_passwd_cb(ctx, pem_pass_cb);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* A TCP close without close_notify reads as end of stream; the HTTP
@@ -209,6 +252,7 @@ void tls_client_free(struct tls_client *tc)
     if (tc == NULL)
         return;
     SSL_CTX_free(tc->ctx);
+    BIO_meth_free(tc->bio);
     free(tc);
 }
 
@@ -216,10 +260,15 @@ void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tl
                       const char **why)
 {
     SSL *ssl = SSL_new(tc->ctx);
+    BIO *b = ssl && tc->bio ? BIO_new(tc->bio) : NULL;
     unsigned char ip[16];
     int is_ip;
 
-    if (ssl == NULL || !SSL_set_fd(ssl, fd)) {
+    if (b) {
+        BIO_set_fd(b, fd, BIO_NOCLOSE);
+        SSL_set_bio(ssl, b, b);
+    }
+    if (ssl == NULL || (b == NULL && !SSL_set_fd(ssl, fd))) {
         /* OpenSSL's reason, from its static tables, so it can be kept. */
         const char *r = ERR_reason_error_string(ERR_peek_last_error());
         SSL_free(ssl);
@@ -449,6 +498,16 @@ static ssize_t tls_read(void *ctx, int fd, void *buf, size_t len)
     return (ssize_t)total;
 }
 
+static ssize_t tls_recv(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *stamp)
+{
+    BIO *b = SSL_get_rbio(ctx);
+    ssize_t n;
+    BIO_set_data(b, stamp);
+    n = tls_read(ctx, fd, rm->iov.iov_base, rm->iov.iov_len);
+    BIO_set_data(b, NULL);
+    return n;
+}
+
 static ssize_t tls_write(void *ctx, int fd, const void *buf, size_t len)
 {
     SSL *ssl = ctx;
@@ -520,6 +579,7 @@ const struct io_ops io_tls = {
     .name = "tls",
     .handshake = tls_handshake,
     .read = tls_read,
+    .recv = tls_recv,
     .write = tls_write,
     .writev = tls_writev,
     .close = tls_close,

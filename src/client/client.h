@@ -50,6 +50,7 @@
 #include "io.h"
 #include "loop.h"
 #include "net.h"
+#include "rxstamp.h"
 #include "schedule.h"
 #include "stats.h"
 #include "tcpinfo.h"
@@ -303,6 +304,8 @@ struct conn {
     uint32_t rr;         /* next URL of the endpoint, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
+    uint64_t rx_stamp;   /* the kernel's receive time of the latest data read (CLOCK_REALTIME ns), 0: none */
+    uint8_t stamping;    /* its socket gives kernel receive timestamps (rxstamp.h) */
     /* Fairness (record.c): answers it got, when its present wait for one
      * began (0: it waits for none), its longest wait and when that ended,
      * its first and last answer; answers on the present TCP connection. */
@@ -440,6 +443,11 @@ struct worker {
     uint64_t *chk_pass, *chk_fail, *chk_seen_t;
     char (*chk_seen)[CHECK_SEEN_MAX + 1];
     uint64_t *skipped_var; /* per variable: requests skipped because it was not set */
+    /* The kernel's arrival (monotonic ns) of the bytes a session is reading
+     * now, set by conn_read around a session's read; 0: none (user time). */
+    uint64_t t_arr;
+    struct rxstamp_clock clk; /* the kernel's stamps onto the monotonic clock */
+    struct rxstamp_msg rx;    /* recvmsg's header around rbuf, built at the first stamped connection */
     char *rbuf;
     char *wbuf;            /* HTTP/2: frames gathered into one write; --follow: a request being rebuilt */
     struct iovec iov[MAX_IOV];
@@ -463,6 +471,13 @@ struct censored {
 static inline int rate_mode(const struct worker *w)
 {
     return w->plan->cfg->rate > 0;
+}
+
+/* When the bytes being read arrived (kernel's stamp) or, without one, now:
+ * a response's first and last byte are stamped with it. */
+static inline uint64_t conn_arrival(const struct conn *c, uint64_t now)
+{
+    return c->w->t_arr ? c->w->t_arr : now;
 }
 
 /* workq.c: the work queue and the requests to send again. */
@@ -527,9 +542,10 @@ int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, 
 void reqlog_header(struct reqlog *lg, double start_unix_s);
 int reqlog_worker_init(struct worker *w);
 void reqlog_worker_free(struct worker *w);
-/* A measured request ended: its line (err < 0: completed with status). */
+/* A measured request ended: its line (err < 0: completed with status),
+ * its last byte's arrival t_end (the kernel's) and now (rafale's read). */
 void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, unsigned status, int err, uint64_t t_first,
-                 uint64_t now);
+                 uint64_t t_end, uint64_t now);
 /* The worker ends: its last buffer to the writer. */
 void reqlog_flush(struct worker *w);
 /* Every buffer written, the file closed: the lines written and dropped,
@@ -584,7 +600,8 @@ void record_redirect(struct worker *w, const struct slot *s, int away);
 /* A keep-alive connection with no request in flight ended: k says how
  * (CLOSE_IDLE, CLOSE_IDLE_408, CLOSE_UNSOLICITED). */
 void record_idle_close(struct worker *w, enum close_kind k, uint64_t now);
-/* The timeline: brings the worker's second up to now; closes the last one. */
+/* The timeline: brings the worker's second up to now; closes the last one
+ * (and adds the transfers counted apart), once the worker is done. */
 void record_roll(struct worker *w, uint64_t now);
 void record_last_second(struct worker *w);
 /* c's socket is about to close: its TCP_INFO, when sampled. */

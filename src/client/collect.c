@@ -49,6 +49,7 @@ static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, 
     if (url != UINT32_MAX) {
         struct stats *u = &res->per_target[engine_fig(url)];
         hist_record(&u->h[H_LATENCY], age_due);
+        hist_record(&u->h[H_LATENCY_USER], age_due);
         hist_record(&u->h[H_LATENCY_UNC], age_sent);
         hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
         u->censored++;
@@ -56,6 +57,7 @@ static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, 
         res->total.censored_unsent++;
     }
     hist_record(&res->total.h[H_LATENCY], age_due);
+    hist_record(&res->total.h[H_LATENCY_USER], age_due);
     res->total.censored++;
     if (res->per_stage && stage < res->nstages)
         hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);
@@ -155,9 +157,11 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
     }
     censor_merge(ws, nt, pl, res);
     stats_count_bad(&res->total, &cfg->expect);
+    stats_count_stamped(&res->total);
     for (i = 0; i < res->ntargets; i++) {
         res->target_in_flight[i] = res->per_target[i].started - res->per_target[i].completed - stats_errors(&res->per_target[i]);
         stats_count_bad(&res->per_target[i], &cfg->expect);
+        stats_count_stamped(&res->per_target[i]);
     }
     if (take_timeline(pl->tl, res) != 0) {
         err_set(err, errlen, NULL, "out of memory");

@@ -10,6 +10,7 @@
  * (workq.c); every figure goes through record.c. */
 #include "client.h"
 #include "clock.h"
+#include "rxstamp.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -288,6 +289,12 @@ static void conn_open(struct conn *c, uint64_t now)
     c->fd = fd;
     c->ops = &io_plain;
     c->io_ctx = NULL;
+    /* One setsockopt per connection; refused (an old kernel, a sandbox),
+     * the connection's answers are stamped as they are read. */
+    c->rx_stamp = 0;
+    c->stamping = !cfg->user_timestamps && rxstamp_enable(fd) == 0;
+    if (c->stamping && w->rx.m.msg_iov == NULL) /* the worker's first */
+        rxstamp_msg_init(&w->rx, w->rbuf, IO_RBUF_SIZE);
     c->state = C_CONNECTING;
     w->open++;
     if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &c->io)) != 0) {
@@ -321,13 +328,18 @@ static void conn_read(struct conn *c, int hup)
     struct worker *w = c->w;
 
     for (;;) {
-        ssize_t n = c->ops->read(c->io_ctx, c->fd, w->rbuf, IO_RBUF_SIZE);
+        ssize_t n = c->stamping ? c->ops->recv(c->io_ctx, c->fd, &w->rx, &c->rx_stamp)
+                                : c->ops->read(c->io_ctx, c->fd, w->rbuf, IO_RBUF_SIZE);
         uint64_t now;
 
         if (n > 0) {
             int done;
             now = clock_ns();
+            /* The session stamps its answers with the kernel's arrival,
+             * and records now beside it: the client's own delay. */
+            w->t_arr = c->rx_stamp ? rxstamp_mono(&w->clk, c->rx_stamp, now) : 0;
             done = c->sess->read(c, w->rbuf, (size_t)n, now);
+            w->t_arr = 0;
             if (done < 0)
                 return;
             /* Pipelining and HTTP/2 streams: top up once half the window
@@ -339,8 +351,9 @@ static void conn_read(struct conn *c, int hup)
                 (c->cap <= 2 || c->count <= c->cap / 2 || rate_mode(w))) {
                 if (rate_mode(w))
                     workq_enqueue(c);
-                else
-                    conn_fill(c, now);
+                else /* the next request starts now, not at the read: its
+                      * answer's parsing and recording are not its latency */
+                    conn_fill(c, clock_ns());
                 if (c->state != C_OPEN)
                     return;
             }

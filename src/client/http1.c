@@ -307,7 +307,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             http_parse_reset(&c->h1.hp, 0);
         } else if (!c->h1.got_first) {
             c->h1.got_first = 1;
-            c->h1.t_first = now;
+            c->h1.t_first = conn_arrival(c, now);
         }
         r = http_parse_feed(&c->h1.hp, buf + off, n - off);
         if (stray) {

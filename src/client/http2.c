@@ -229,7 +229,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     (void)ng;
     if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
         s->got_first = 1;
-        s->t_first = c->h2->now;
+        s->t_first = conn_arrival(c, c->h2->now);
         if (c->w->plan->urls[s->url].capture) {
             /* Once per slot, kept for its next streams. */
             if (s->capt == NULL)

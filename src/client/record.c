@@ -227,6 +227,11 @@ void record_roll(struct worker *w, uint64_t now)
 
 void record_last_second(struct worker *w)
 {
+    uint32_t i;
+    for (i = 0; i < engine_nfigs(w->plan->ntargets); i++) {
+        hist_record_n(&w->per_target[i].h[H_TRANSFER], 0, w->per_target[i].transfer_zero);
+        w->per_target[i].transfer_zero = 0;
+    }
     if (w->live)
         live_merge(w);
     /* The last, partial second, when this thread saw something in it. */
@@ -248,9 +253,19 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
 {
     struct worker *w = c->w;
     struct stats *u = &w->per_target[engine_fig(s->url)];
+    /* The kernel's arrival of its last byte (conn_read; never after now),
+     * or now without one; kept within [sent, now] so no figure can come
+     * out negative. */
+    uint64_t t_arr = w->t_arr ? w->t_arr : now;
     c->tcp_answers++;
     if (!counts(w, c, s, now))
         return;
+    if (t_arr < s->t_sent)
+        t_arr = s->t_sent;
+    if (t_first > t_arr)
+        t_first = t_arr;
+    if (t_first < s->t_sent)
+        t_first = s->t_sent;
     if (c->t_wait) {
         uint64_t from = c->t_wait > w->plan->t_measure ? c->t_wait : w->plan->t_measure;
         if (now - from > c->wait_max) {
@@ -279,17 +294,23 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
         struct stats *g = &w->per_stage[s->stage];
         g->completed++;
         g->status[status]++;
-        hist_record(&g->h[H_LATENCY], now - s->t_due);
+        hist_record(&g->h[H_LATENCY], t_arr - s->t_due);
     }
-    hist_record(&u->h[H_LATENCY], now - s->t_due);
+    hist_record(&u->h[H_LATENCY], t_arr - s->t_due);
+    hist_record(&u->h[H_LATENCY_USER], now - s->t_due);
+    if (w->t_arr) /* user-stamped answers have no delay to tell */
+        hist_record(&u->h[H_CLIENT_DELAY], now - t_arr);
     if (rate_mode(w))
         /* A closed loop sends when due: the two are one histogram, copied
          * after join (engine.c) instead of recorded twice. */
-        hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
+        hist_record(&u->h[H_LATENCY_UNC], t_arr - s->t_sent);
     hist_record(&u->h[H_TTFB], t_first - s->t_sent);
-    hist_record(&u->h[H_TRANSFER], now - t_first);
+    if (t_arr != t_first)
+        hist_record(&u->h[H_TRANSFER], t_arr - t_first);
+    else
+        u->transfer_zero++;
     if (w->logging)
-        reqlog_line(w, c, s, status, -1, t_first, now);
+        reqlog_line(w, c, s, status, -1, t_first, t_arr, now);
     if (closed != CLOSE__COUNT) {
         w->st.closes[closed]++;
         u->closes[closed]++;
@@ -297,7 +318,7 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
     }
     record_roll(w, now);
     w->tl_req++;
-    hist_record(&w->tl_h, now - s->t_due);
+    hist_record(&w->tl_h, t_arr - s->t_due);
     record_end(w, now);
 }
 
@@ -360,7 +381,7 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
     note_error(&w->st, k, e, detail);
     note_error(u, k, e, detail);
     if (w->logging)
-        reqlog_line(w, c, s, 0, (int)k, now, now);
+        reqlog_line(w, c, s, 0, (int)k, now, now, now);
     if (w->live) {
         w->live_err[k]++;
         w->live_targets[s->url < ENGINE_LIVE_FIGS ? s->url : ENGINE_LIVE_FIGS]++;
@@ -372,6 +393,7 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
     if (k == ERR_TIMEOUT_ANSWER || k == ERR_TIMEOUT_CONNECT) {
         /* A slow sample is still a sample: drop it and the tail lies. */
         hist_record(&u->h[H_LATENCY], now - s->t_due);
+        hist_record(&u->h[H_LATENCY_USER], now - s->t_due);
         if (rate_mode(w))
             hist_record(&u->h[H_LATENCY_UNC], now - s->t_sent);
         hist_record(&w->tl_h, now - s->t_due);

@@ -154,7 +154,7 @@ void reqlog_header(struct reqlog *lg, double start_unix_s)
 {
     char h[400];
     int k = lg->csv ? snprintf(h, sizeof(h), "# rafale request log, start_unix_s=%.6f\n"
-                                             "t_us,target,method,status,error,ttfb_us,total_us,bytes_in,bytes_out,conn,"
+                                             "t_us,target,method,status,error,ttfb_us,total_us,user_total_us,bytes_in,bytes_out,conn,"
                                              "thread,shard,due_us\n", start_unix_s)
                     : snprintf(h, sizeof(h), "{\"rafale_log\": 1, \"start_unix_s\": %.6f}\n", start_unix_s);
     lg->failed = write_all(lg, h, (size_t)k);
@@ -223,7 +223,7 @@ static size_t put_since(char *o, uint64_t t, uint64_t t0)
 }
 
 void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, unsigned status, int err, uint64_t t_first,
-                 uint64_t now)
+                 uint64_t t_end, uint64_t now)
 {
     const struct plan *pl = w->plan;
     struct reqlog *lg = pl->log;
@@ -240,7 +240,8 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     }
     o = b->p + b->len;
     /* JSON Lines keys / CSV columns: t_us, target, method, status, error,
-     * ttfb_us, total_us, bytes_in, bytes_out, conn, thread, shard, due_us. */
+     * ttfb_us, total_us (to the kernel's arrival), user_total_us (to
+     * rafale's read), bytes_in, bytes_out, conn, thread, shard, due_us. */
     o += csv ? 0 : LIT(o, "{\"t_us\": ");
     o += put_since(o, s->t_sent, pl->t_measure);
     o += csv ? LIT(o, ",") : LIT(o, ", \"target\": ");
@@ -273,6 +274,8 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     else if (!csv)
         o += LIT(o, "null");
     o += csv ? LIT(o, ",") : LIT(o, ", \"total_us\": ");
+    o += units_put_u64(o, (t_end - s->t_due) / 1000);
+    o += csv ? LIT(o, ",") : LIT(o, ", \"user_total_us\": ");
     o += units_put_u64(o, (now - s->t_due) / 1000);
     o += csv ? LIT(o, ",") : LIT(o, ", \"bytes_in\": ");
     o += units_put_u64(o, s->bytes_in);

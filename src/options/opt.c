@@ -209,6 +209,9 @@ static const struct opt_def table[] = {
     { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
       "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
+    { "timestamps", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "HOW",
+      "kernel (default): an answer's times are when the kernel received it; user: when\nrafale read it (the client's "
+      "own delay included)", "kernel or user", 0, 0, 0, 0, I_TIMESTAMPS, NULL },
     { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "N", "--log: one request in N (default every one)",
       "a number from 1 to 1000000000", 1, 1000000000, RUN(log_sample), 0, 0, NULL },
     { "metrics-listen", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "ADDR:PORT",

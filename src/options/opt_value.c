@@ -438,6 +438,11 @@ static int set_workload(int id, struct config *cfg, const char *v, const char *s
             break;
         cfg->no_findings = strcmp(v, "no") == 0;
         return 0;
+    case I_TIMESTAMPS:
+        if (strcmp(v, "kernel") != 0 && strcmp(v, "user") != 0)
+            break;
+        cfg->user_timestamps = strcmp(v, "user") == 0;
+        return 0;
     case I_ORDER:
         if (strcmp(v, "sequential") == 0)
             cfg->order_mode = ORDER_SEQUENTIAL;

@@ -221,6 +221,29 @@ static int queueing(struct ctx *c)
     return 1;
 }
 
+static void client_delay(struct ctx *c)
+{
+    const struct hist *d = &c->s->h[H_CLIENT_DELAY];
+    double p50 = hist_percentile(&c->s->h[H_LATENCY], 50), late_ns = p50 * CD_LATE_OF_P50, share;
+    struct finding *f;
+    if (d->total < CD_MIN_RESPONSES)
+        return;
+    if (late_ns < CD_LATE_NS)
+        late_ns = CD_LATE_NS;
+    share = (double)hist_above(d, late_ns) / (double)d->total;
+    if (share < CD_LATE_SHARE || (f = add(c, "client_delay", 1)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "rafale read %.1f%% of responses late (%.0f ms or more after they arrived; "
+        "p99 %.2f ms): the latency figures are the kernel's and do not include it, but the load it sent may have "
+        "been throttled", 100 * share, late_ns / NS_MS, hist_percentile(d, 99) / NS_MS);
+    say(f->advice, sizeof(f->advice), "give rafale CPUs of its own (taskset, fewer threads than free CPUs) and "
+        "keep other busy processes off them");
+    ev(f, "late_share", share);
+    ev(f, "late_ms", late_ns / NS_MS);
+    ev(f, "p99_ms", hist_percentile(d, 99) / NS_MS);
+    ev(f, "latency_p50_ms", p50 / NS_MS);
+}
+
 static int client_cpu(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
@@ -261,6 +284,14 @@ static int client_cpu(struct ctx *c)
     ev(f, "busy", busy);
     ev(f, "threads", th);
     ev(f, "cpu_s", cpu_s);
+    if (c->s->h[H_CLIENT_DELAY].total) {
+        /* What that cost the answers: the time they waited for rafale. */
+        size_t len = strlen(f->summary);
+        double p99 = hist_percentile(&c->s->h[H_CLIENT_DELAY], 99);
+        snprintf(f->summary + len, sizeof(f->summary) - len, "; its own delay reading answers: p99 %.2f ms "
+                 "(client_delay)", p99 / NS_MS);
+        ev(f, "client_delay_p99_ms", p99 / NS_MS);
+    }
     return 1;
 }
 
@@ -522,6 +553,7 @@ void findings_eval(const struct findings_in *in, struct findings *out)
                  "wait into the server");
     }
     explained |= overflow || findings_get(out, "queueing") != NULL;
+    client_delay(&c);
     cbound = client_cpu(&c);
     findings_server_cpu(&c, explained || out->n > 0, cbound);
     findings_server_writes(&c);

@@ -77,6 +77,18 @@
 /* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
 #define CPU_BOUND 0.90
 #define CPU_MIN_S 0.5                 /* runs shorter than this tell little */
+/* client_delay: answers rafale read late, after the kernel had them. A
+ * wake-up from epoll_wait costs tens of µs on a virtual machine (about
+ * the whole answer of a fast server) and is no fault; a read 1 ms or more
+ * after the arrival means rafale's thread was not running (another
+ * process had its CPU, or it was busy): in a closed loop its next request
+ * waited that long, so the load it sent was throttled. Late counts from a
+ * tenth of the median latency too, so a slow server's answers need more;
+ * 1% of the answers so late is a pattern, not one preemption. */
+#define CD_LATE_NS (1 * NS_MS)
+#define CD_LATE_OF_P50 0.10
+#define CD_LATE_SHARE 0.01
+#define CD_MIN_RESPONSES 100
 /* server_waiting: neither side busy, and slow answers anyway. */
 #define WAIT_SERVER_MAX 0.50
 #define WAIT_MIN_P50_NS (10 * NS_MS)

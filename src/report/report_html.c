@@ -323,6 +323,9 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     lat_tr(f, "total", &s->h[H_LATENCY]);
     if (cfg->rate > 0)
         lat_tr(f, "uncorrected", &s->h[H_LATENCY_UNC]);
+    /* Empty (not drawn) unless the kernel stamped the answers. */
+    lat_tr(f, "total as read", s->h[H_CLIENT_DELAY].total ? &s->h[H_LATENCY_USER] : &s->h[H_CLIENT_DELAY]);
+    lat_tr(f, "client delay", &s->h[H_CLIENT_DELAY]);
     html_printf(f, "</table>\n");
     percentile_chart(f, s, cfg->rate > 0);
     timeline_charts(f, r);

@@ -256,6 +256,7 @@ void report_json_config(FILE *f, const struct config *cfg)
     }
     fprintf(f, "], \"arrival\": \"%s\", \"expect\": ", cfg->poisson ? "poisson" : "uniform");
     report_json_str(f, cfg->expect.text);
+    fprintf(f, ", \"timestamps\": \"%s\"", cfg->user_timestamps ? "user" : "kernel");
     fprintf(f, ", \"order\": \"%s\", \"targets\": ",
             cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
             : cfg->order_mode == ORDER_WALK ? "session" : "per-connection");

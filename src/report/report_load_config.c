@@ -74,6 +74,11 @@ int report_load_config(struct jc *c, json_t *o, struct config *cfg)
         jread_fail(c, "expect", "not a status list: %s", why);
     cfg->poisson = arr && strcmp(arr, "poisson") == 0;
     {
+        /* Results saved before kernel timestamps were user time. */
+        const char *ts = jread_str(c, o, "timestamps", 0);
+        cfg->user_timestamps = ts == NULL || strcmp(ts, "user") == 0;
+    }
+    {
         const char *ord = jread_str(c, o, "order", 0), *tp = jread_str(c, o, "targets", 0);
         cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
                           : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_WALK

@@ -116,6 +116,7 @@ static void lat_header(FILE *f)
 static void lat_row(FILE *f, const char *name, const struct hist *h)
 {
     char b[32];
+    double v[REPORT_NPCTS];
     int i;
     fprintf(f, "  %-8s", name);
     if (h->total == 0) {
@@ -125,8 +126,9 @@ static void lat_row(FILE *f, const char *name, const struct hist *h)
     fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), (double)h->min));
     fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_mean(h)));
     fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_stdev(h)));
+    hist_percentiles(h, report_pcts, REPORT_NPCTS, v);
     for (i = 0; i < REPORT_NPCTS; i++)
-        fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hist_percentile(h, report_pcts[i])));
+        fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), v[i]));
     fprintf(f, " %8s\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 
@@ -518,6 +520,21 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 }
 
+/* How the answers' times were taken (results saved before say nothing). */
+static void stamp_note(FILE *f, const struct stats *s)
+{
+    if (s->stamped_kernel && !s->stamped_user)
+        fprintf(f, "  (times end at the kernel's arrival of an answer; as read: when rafale read it;\n"
+                   "   cl.delay: the difference, rafale's own delay, in none of the other figures)\n");
+    else if (s->stamped_kernel)
+        fprintf(f, "  (%llu answers timed at the kernel's arrival, %llu stamped as read in user time: their\n"
+                   "   sockets gave no kernel timestamps)\n",
+                (unsigned long long)s->stamped_kernel, (unsigned long long)s->stamped_user);
+    else if (s->stamped_user)
+        fprintf(f, "  (times end when rafale read an answer: stamped as read, in user time, rafale's own\n"
+                   "   delay included)\n");
+}
+
 /* The latency table, what its rows mean, and the distribution. */
 static void latency_block(FILE *f, const struct engine_result *r)
 {
@@ -530,6 +547,11 @@ static void latency_block(FILE *f, const struct engine_result *r)
     if (s->h[H_TRANSFER].total)
         lat_row(f, "transfer", &s->h[H_TRANSFER]);
     lat_row(f, "total", &s->h[H_LATENCY]);
+    if (s->h[H_CLIENT_DELAY].total) {
+        lat_row(f, "as read", &s->h[H_LATENCY_USER]);
+        lat_row(f, "cl.delay", &s->h[H_CLIENT_DELAY]);
+    }
+    stamp_note(f, s);
     if (r->target_rate > 0) {
         lat_row(f, "uncorr.", &s->h[H_LATENCY_UNC]);
         fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"

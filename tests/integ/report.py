@@ -577,7 +577,7 @@ def log_has_a_line_per_ended_request():
     check(len(rows) == s["requests"] + s["errors"] == 1000 and r.j["log"] == {"file": jl, "written": 1000, "dropped": 0,
                                                                             "error": None},
           "log: a line per ended request (%d, %s)" % (len(rows), r.j.get("log")))
-    keys = ["t_us", "target", "method", "status", "error", "ttfb_us", "total_us", "bytes_in", "bytes_out", "conn",
+    keys = ["t_us", "target", "method", "status", "error", "ttfb_us", "total_us", "user_total_us", "bytes_in", "bytes_out", "conn",
             "thread", "shard", "due_us"]
     check(all(list(x.keys()) == keys for x in rows), "log: the keys, in order")
     check(sum(1 for x in rows if x["status"] == 503) == r.j["status"]["503"] and
