@@ -8,6 +8,16 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g -flto=auto
 WARN     = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 LDLIBS   = -ljansson -lnghttp2 -lssl -lcrypto -lm -pthread
+# HTTP/3 (QUIC through ngtcp2 with GnuTLS, and nghttp3) is built when
+# pkg-config finds the three libraries (`make deps` installs them; HTTP3=no
+# leaves it out). Only the files named *http3*/*_h3* call them, so a move to
+# another version of their API touches those alone.
+H3PKG    = libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
+HTTP3   ?= $(shell pkg-config --exists $(H3PKG) 2>/dev/null && echo yes)
+ifeq ($(HTTP3),yes)
+WARN    += -DRAFALE_HTTP3 $(shell pkg-config --cflags $(H3PKG))
+LDLIBS  += $(shell pkg-config --libs $(H3PKG))
+endif
 # float-cast-overflow: a double read from a file and cast to an integer it
 # cannot hold is undefined; UBSan does not check it unless asked.
 SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -24,7 +34,8 @@ INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=
 # refuses a circle:
 #   base <- client, serve, observe, options <- report <- compare <- cli
 # scripts/check_layout.sh checks the rest.
-SRC      = $(wildcard src/*/*.c)
+H3SRC    = $(wildcard src/*/*http3*.c src/*/*_h3*.c)
+SRC      = $(if $(filter yes,$(HTTP3)),$(wildcard src/*/*.c),$(filter-out $(H3SRC),$(wildcard src/*/*.c)))
 OBJ      = $(SRC:src/%.c=build/%.o)
 LIBOBJ   = $(filter-out build/cli/main.o,$(OBJ))
 ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)

@@ -10,10 +10,12 @@
 # they drop SYNs and packets at random in a namespace of their own;
 # dpkg-dev, fakeroot: make deb, and the test that builds the package;
 # python3-prometheus-client: the metrics test parses a scrape with it;
-# zsh, fish: the completion test completes in each shell.)
+# zsh, fish: the completion test completes in each shell; libngtcp2-dev,
+# libngtcp2-crypto-gnutls-dev, libnghttp3-dev, libgnutls28-dev: HTTP/3, and
+# ngtcp2-server, ngtcp2-client: ngtcp2's own peers its tests talk to.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot python3-prometheus-client zsh fish"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot python3-prometheus-client zsh fish libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev ngtcp2-server ngtcp2-client"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

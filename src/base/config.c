@@ -287,6 +287,21 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         snprintf(err, errlen, "--pipeline needs keep-alive: it cannot go with --close");
         return -1;
     }
+#ifndef RAFALE_HTTP3
+    if (cfg->http3) {
+        snprintf(err, errlen, "--http3: this rafale was built without HTTP/3 (it needs libngtcp2-dev, "
+                              "libngtcp2-crypto-gnutls-dev and libnghttp3-dev at build time: make deps, then make)");
+        return -1;
+    }
+#endif
+    if (cfg->http3 && cfg->http2) {
+        snprintf(err, errlen, "--http2 and --http3 both: choose one");
+        return -1;
+    }
+    if (cfg->follow && cfg->http3) {
+        snprintf(err, errlen, "--follow works over HTTP/1.1 only so far: drop --http3 or --follow");
+        return -1;
+    }
     if (cfg->follow && cfg->http2) {
         snprintf(err, errlen, "--follow works over HTTP/1.1 only so far: drop --http2 or --follow");
         return -1;
@@ -295,12 +310,12 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         snprintf(err, errlen, "--follow waits for each answer: it does not go with --pipeline");
         return -1;
     }
-    if (cfg->http2 && cfg->pipeline > 1) {
-        snprintf(err, errlen, "--pipeline is HTTP/1.1's: with --http2, use --streams N (concurrent streams per connection)");
+    if ((cfg->http2 || cfg->http3) && cfg->pipeline > 1) {
+        snprintf(err, errlen, "--pipeline is HTTP/1.1's: with --http2 or --http3, use --streams N (concurrent streams per connection)");
         return -1;
     }
-    if (!cfg->http2 && cfg->streams > 1) {
-        snprintf(err, errlen, "--streams goes with --http2 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
+    if (!cfg->http2 && !cfg->http3 && cfg->streams > 1) {
+        snprintf(err, errlen, "--streams goes with --http2 or --http3 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
         return -1;
     }
     if (cfg->streams > 1 && !cfg->keepalive) {

@@ -93,6 +93,7 @@ struct config {
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
     int http2;                   /* --http2 */
+    int http3;                   /* --http3: QUIC (client/http3.c), on https:// URLs only */
     int cookies;                 /* --cookies: a cookie jar per connection */
     const char **check_exprs;    /* --check EXPR, on every request (kept) */
     uint32_t ncheck_exprs;
@@ -153,6 +154,7 @@ struct serve_config {
     uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
     uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
     uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections */
+    int http3;                   /* --http3: HTTP/3 over QUIC on the --listen port, UDP (serve_h3.c) */
 };
 
 /* Settings of `rafale compare` that are not about one run: from the plan's

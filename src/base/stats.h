@@ -24,6 +24,11 @@ enum err_kind {
     ERR_H2_GOAWAY,      /* HTTP/2: ended by the server's GOAWAY */
     ERR_H2_PROTOCOL,    /* HTTP/2: a connection error (bad frame, flow control, no SETTINGS) */
     ERR_BAD_VALUE,      /* a value bound for the request line or a header could smuggle bytes: nothing sent */
+    ERR_QUIC_HANDSHAKE, /* HTTP/3: the QUIC handshake failed or was not answered in time */
+    ERR_QUIC_IDLE,      /* HTTP/3: QUIC's idle timeout ended the connection with requests outstanding */
+    ERR_QUIC_CLOSE,     /* HTTP/3: a CONNECTION_CLOSE (the peer's, or ours on its protocol error) */
+    ERR_H3_RESET,       /* HTTP/3: the server reset the request's stream */
+    ERR_H3_GOAWAY,      /* HTTP/3: ended by the server's GOAWAY */
     ERR__COUNT
 };
 
@@ -72,6 +77,12 @@ struct stats {
      * CONTINUATION payloads) and decoded (names + values); requests refused
      * unprocessed (GOAWAY, REFUSED_STREAM) and sent again. */
     uint64_t h2_hdr_wire, h2_hdr_decoded, h2_retried;
+    /* HTTP/3: QUIC datagrams sent and received, packets declared lost
+     * (ngtcp2 0.12 counts them per stream: a packet carrying several
+     * streams' data counts for each), and each connection's RTT estimate
+     * when it closed (smoothed, summed over quic_conns, and the least
+     * minimum seen). */
+    uint64_t quic_sent, quic_recv, quic_lost, quic_conns, quic_srtt_sum_ns, quic_min_rtt_ns;
     /* --follow: redirects followed, and redirects to another origin that
      * ended their request instead. */
     uint64_t redirects, redirects_away;

@@ -1,0 +1,78 @@
+/* http3.h - what the two halves of the HTTP/3 client share, and nothing
+ * else includes: http3.c (the session: requests as streams, nghttp3) and
+ * http3_quic.c (its transport: a connected UDP socket, ngtcp2 with GnuTLS,
+ * the packets and their timer). Only these files name ngtcp2, nghttp3 or
+ * GnuTLS, so that their 1.x API touches them alone. */
+#ifndef RAFALE_HTTP3_H
+#define RAFALE_HTTP3_H
+
+#include "client.h"
+
+#include <gnutls/gnutls.h>
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+
+#define H3_BATCH 16           /* datagrams per sendmmsg and recvmmsg */
+#define H3_SLOT 1500          /* room for a datagram we send (ngtcp2 0.12's PMTUD stops at 1452) */
+#define H3_RSLICE 4096        /* room for one we receive: our max_udp_payload_size */
+
+/* What the plan's connections share (plan.h3). */
+struct h3_plan {
+    gnutls_certificate_credentials_t cred;
+    ngtcp2_callbacks qcb;
+    nghttp3_callbacks hcb;
+    int verify;               /* check the server's certificate (not --insecure) */
+};
+
+/* A connection's HTTP/3 state, kept across its reconnects. */
+struct h3 {
+    struct conn *c;
+    struct loop_io io;        /* its UDP socket's events (not conn.c's) */
+    struct timer qtimer;      /* ngtcp2's expiry: loss detection, ACK delay, pacing, idle */
+    ngtcp2_conn *qc;
+    nghttp3_conn *hc;
+    gnutls_session_t tls;
+    ngtcp2_crypto_conn_ref ref;
+    ngtcp2_path_storage ps;
+    uint64_t now;             /* when the packets being processed arrived */
+    int64_t goaway_id;        /* the server's GOAWAY: streams from this one were not processed; -1 before */
+    int done;                 /* responses ended while reading */
+    uint8_t handshaken;       /* 1: ngtcp2 said the handshake completed; 2: the connection is up */
+    uint8_t more_streams;     /* the server raised its stream limit: unsent requests may go */
+    uint64_t sent, recv, lost; /* this connection's datagrams, and packets declared lost */
+    /* Datagrams the socket did not take yet (sendmmsg said EAGAIN). */
+    uint8_t *pend;
+    uint16_t pend_len[H3_BATCH];
+    uint32_t npend, pend_first;
+};
+
+/* http3_quic.c */
+/* Fills the transport's callbacks (the crypto ones from ngtcp2_crypto). */
+void http3_quic_callbacks(ngtcp2_callbacks *cb);
+/* Opens c's UDP socket and QUIC connection, sends its first flight. Returns
+ * 0, or -1 when it failed the connection. */
+int http3_quic_open(struct conn *c, uint64_t now);
+/* Writes what ngtcp2 and nghttp3 have to send, then sets the timer.
+ * Returns 0, or -1 when the connection failed (and was closed). */
+int http3_quic_flush(struct conn *c);
+/* Reads every datagram waiting. Returns 0, or -1 when it failed. */
+int http3_quic_input(struct conn *c);
+/* ngtcp2 said liberr: the connection is over; its requests fail, named. */
+void http3_quic_lost(struct conn *c, int liberr, uint64_t now);
+/* Closes it with H3_NO_ERROR (RFC 9114 section 5.2), then the socket. */
+void http3_quic_goodbye(struct conn *c);
+/* Frees the QUIC connection and its TLS session (the socket is conn.c's). */
+void http3_quic_free(struct h3 *h, uint64_t now);
+/* "H3_REQUEST_REJECTED (0x10b)": an HTTP/3 or QUIC error code's name. */
+const char *http3_quic_code_name(int app, uint64_t code);
+
+/* http3.c: called by the transport. */
+/* The handshake completed (inside ngtcp2): binds HTTP/3's own streams. */
+int http3_bind(struct conn *c);
+/* After packets were read (outside ngtcp2): the handshake's end, the
+ * refill after answers, a connection done with; then what waits is
+ * written. */
+void http3_settle(struct conn *c, uint64_t now);
+
+#endif
