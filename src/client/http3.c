@@ -24,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 
+static int bind_streams(struct conn *c);
+
 static int64_t sid(const struct slot *s)
 {
     return (int64_t)s->stream - 1;
@@ -273,7 +275,7 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
     struct conn *c = ud;
     (void)qc;
     c->h3->handshaken = 1;
-    return http3_bind(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 /* --- the plan's shared part --- */
@@ -345,7 +347,7 @@ void http3_plan_free(struct plan *pl)
     pl->h3 = NULL;
 }
 
-int http3_bind(struct conn *c)
+static int bind_streams(struct conn *c)
 {
     struct h3 *h = c->h3;
     const struct h3_plan *hp = c->w->plan->h3;
@@ -470,7 +472,10 @@ static void fatal_alpn(struct conn *c, const char *alpn)
     conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "the server does not speak HTTP/3 (ALPN h3)", clock_ns());
 }
 
-void http3_settle(struct conn *c, uint64_t now)
+/* After packets were read (outside ngtcp2): the handshake's end, the
+ * refill after answers, a connection done with; then what waits is
+ * written. */
+static void settle(struct conn *c, uint64_t now)
 {
     struct h3 *h = c->h3;
     struct worker *w = c->w;
@@ -636,6 +641,21 @@ static size_t h3_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx
     return plan_h2_expand(c->w->plan, s->url, ctx, buf);
 }
 
+/* The UDP socket's events: its datagrams, then what they set off. */
+static void on_io(struct loop_io *io, uint32_t ev)
+{
+    struct h3 *h = container_of(io, struct h3, io);
+    struct conn *c = h->c;
+    if (h->qc == NULL || c->fd < 0)
+        return;
+    h->done = 0;
+    if ((ev & (LOOP_IN | LOOP_ERR)) && http3_quic_input(c) != 0)
+        return;
+    if ((ev & LOOP_OUT) && h->npend && http3_quic_flush(c) != 0)
+        return;
+    settle(c, h->now);
+}
+
 static int h3_prepare(struct conn *c, uint64_t now)
 {
     if (c->h3 == NULL && (c->h3 = calloc(1, sizeof(*c->h3))) == NULL) {
@@ -643,6 +663,7 @@ static int h3_prepare(struct conn *c, uint64_t now)
         return -1;
     }
     c->h3->c = c;
+    c->h3->io.fn = on_io;
     return 0;
 }
 

@@ -67,12 +67,7 @@ void http3_quic_free(struct h3 *h, uint64_t now);
 /* "H3_REQUEST_REJECTED (0x10b)": an HTTP/3 or QUIC error code's name. */
 const char *http3_quic_code_name(int app, uint64_t code);
 
-/* http3.c: called by the transport. */
-/* The handshake completed (inside ngtcp2): binds HTTP/3's own streams. */
-int http3_bind(struct conn *c);
-/* After packets were read (outside ngtcp2): the handshake's end, the
- * refill after answers, a connection done with; then what waits is
- * written. */
-void http3_settle(struct conn *c, uint64_t now);
+/* (Calls go one way, http3.c -> http3_quic.c: the session sets the
+ * socket's handler, h3.io, and ngtcp2's callbacks that reach HTTP/3.) */
 
 #endif

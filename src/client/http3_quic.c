@@ -74,7 +74,6 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 }
 
 static void on_qtimer(struct timer *t, uint64_t now);
-static void on_io(struct loop_io *io, uint32_t ev);
 
 /* The TLS session of a new connection: ALPN h3, SNI, the certificate's
  * check. Returns 0, or -1 with GnuTLS's reason in *why. */
@@ -169,7 +168,6 @@ int http3_quic_open(struct conn *c, uint64_t now)
     c->io_ctx = NULL;
     c->state = C_CONNECTING; /* the QUIC handshake: conn_arm gives it --connect-timeout */
     w->open++;
-    h->io.fn = on_io;
     h->qtimer.fn = on_qtimer;
     h->goaway_id = -1;
     h->handshaken = h->more_streams = 0;
@@ -546,16 +544,4 @@ static void on_qtimer(struct timer *t, uint64_t now)
         return;
     }
     http3_quic_flush(c);
-}
-
-static void on_io(struct loop_io *io, uint32_t ev)
-{
-    struct h3 *h = container_of(io, struct h3, io);
-    struct conn *c = h->c;
-    if (h->qc == NULL || c->fd < 0)
-        return;
-    h->done = 0;
-    if ((ev & (LOOP_IN | LOOP_ERR)) && http3_quic_input(c) != 0)
-        return;
-    http3_settle(c, h->now);
 }

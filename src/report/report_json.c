@@ -137,6 +137,15 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
             ind, (unsigned long long)s->h2_hdr_wire, (unsigned long long)s->h2_hdr_decoded,
             REPORT_JNUM("%.4f", s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded : 0.0),
             (unsigned long long)s->h2_retried);
+    /* HTTP/3: QUIC's own figures (ngtcp2's), in the totals only. */
+    if (s->quic_sent || s->quic_recv)
+        fprintf(f,
+                ",\n%s\"quic\": {\"packets_sent\": %llu, \"packets_received\": %llu, \"packets_lost\": %llu, "
+                "\"connections\": %llu, \"smoothed_rtt_s\": %s, \"min_rtt_s\": %s}",
+                ind, (unsigned long long)s->quic_sent, (unsigned long long)s->quic_recv,
+                (unsigned long long)s->quic_lost, (unsigned long long)s->quic_conns,
+                REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0),
+                REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9));
 }
 
 static void jtimeline(FILE *f, const struct engine_result *r)
@@ -397,7 +406,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
                 REPORT_JNUM("%.3f", r->target_rate),
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "  ");
     fprintf(f, ",\n  \"error_details\": {");
     {
         int first = 1;
@@ -495,7 +504,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
             /* The targets past ENGINE_URL_FIGS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->nurls - ENGINE_URL_FIGS);
-            jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+            jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
             fprintf(f, "}");
             continue;
         }
@@ -508,7 +517,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+        jstats(f, &r->per_url[i], r->url_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");

@@ -100,6 +100,18 @@ static void h2_line(FILE *f, const struct stats *s)
                    "again on another connection", (unsigned long long)s->h2_retried);
 }
 
+static void quic_line(FILE *f, const struct stats *s)
+{
+    char a[32], b[32];
+    fprintf(f, "\nQUIC          %llu packets sent, %llu received, %llu lost", (unsigned long long)s->quic_sent,
+            (unsigned long long)s->quic_recv, (unsigned long long)s->quic_lost);
+    if (s->quic_conns)
+        fprintf(f, "; RTT %s smoothed (mean of %llu connection%s), %s least",
+                units_fmt_ns(a, sizeof(a), (double)s->quic_srtt_sum_ns / (double)s->quic_conns),
+                (unsigned long long)s->quic_conns, s->quic_conns == 1 ? "" : "s",
+                units_fmt_ns(b, sizeof(b), (double)s->quic_min_rtt_ns));
+}
+
 /* The header over lat_row's columns, its percentiles from the names table. */
 static void lat_header(FILE *f)
 {
@@ -395,9 +407,9 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
     fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
             cfg->threads, cfg->threads == 1 ? "" : "s",
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
-    if (cfg->http2)
-        fprintf(f, ", HTTP/2 (%u stream%s per connection)", cfg->streams ? cfg->streams : 1,
-                cfg->streams > 1 ? "s" : "");
+    if (cfg->http2 || cfg->http3)
+        fprintf(f, ", %s (%u stream%s per connection)", cfg->http3 ? "HTTP/3 over QUIC" : "HTTP/2",
+                cfg->streams ? cfg->streams : 1, cfg->streams > 1 ? "s" : "");
     if (cfg->keepalive && cfg->requests_per_conn)
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
     if (cfg->pipeline > 1)
@@ -505,6 +517,8 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
     if (cfg->http2)
         h2_line(f, s);
+    if (s->quic_sent || s->quic_recv)
+        quic_line(f, s);
     if (cfg->follow || s->redirects || s->redirects_away) {
         fprintf(f, "\nRedirects     %llu followed", (unsigned long long)s->redirects);
         if (s->completed)
@@ -534,10 +548,11 @@ static void latency_block(FILE *f, const struct engine_result *r)
         lat_row(f, "uncorr.", &s->h[H_LATENCY_UNC]);
         fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"
                    "   counts; uncorr.: from when it was actually sent, as closed-loop tools report it;\n"
-                   "   connect: TCP handshakes; ttfb: from the send; transfer: first byte to last)\n");
+                   "   connect: %s handshakes; ttfb: from the send; transfer: first byte to last)\n",
+                s->quic_sent ? "QUIC" : "TCP");
     } else {
-        fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included;\n"
-                   "   transfer: from the first byte of a response to its last)\n");
+        fprintf(f, "  (connect: %s handshakes; ttfb and total: from the start of a request, its connect included;\n"
+                   "   transfer: from the first byte of a response to its last)\n", s->quic_sent ? "QUIC" : "TCP");
     }
     text_histogram(f, &s->h[H_LATENCY]);
 }

@@ -1,0 +1,143 @@
+"""Integration tests: HTTP/3 over QUIC: against ngtcp2's own example server (gtlsserver, Debian's ngtcp2-server) for
+interoperability, against UDP peers that never answer, and the counts of every run."""
+import threading
+
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+
+def built_with_http3():
+    rc, out, err = run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])
+    return "built without HTTP/3" not in err
+
+
+def udp_port():
+    """A UDP port nothing is bound to."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Gtls:
+    """ngtcp2's example HTTP/3 server on a free UDP port, serving a folder; stop() returns the requests it began."""
+
+    def __init__(self):
+        d = make_certs()
+        self.www = os.path.join(TMP, "www")
+        os.makedirs(self.www, exist_ok=True)
+        with open(os.path.join(self.www, "index.html"), "w") as f:
+            f.write("hello over QUIC\n")
+        self.port = udp_port()
+        self.log = open(os.path.join(TMP, "gtls.log"), "w+")
+        self.p = subprocess.Popen(["gtlsserver", "--no-quic-dump", "--no-http-dump", "-d", self.www, "127.0.0.1",
+                                   str(self.port), os.path.join(d, "srv.key"), os.path.join(d, "srv.pem")],
+                                  stdout=self.log, stderr=subprocess.STDOUT)
+        time.sleep(0.3)
+        check(self.p.poll() is None, "gtlsserver started")
+
+    def url(self, path="/index.html"):
+        return "https://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait(timeout=20)
+        self.log.seek(0)
+        return sum(1 for line in self.log if "request headers started" in line)
+
+
+class Mute:
+    """A UDP socket that reads every datagram and answers none: a QUIC server that never answers the handshake."""
+
+    def __init__(self):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.bind(("127.0.0.1", 0))
+        self.port = self.s.getsockname()[1]
+        self.got = 0
+        self.done = False
+        self.t = threading.Thread(target=self.run, daemon=True)
+        self.t.start()
+
+    def run(self):
+        self.s.settimeout(0.1)
+        while not self.done:
+            try:
+                self.s.recv(65536)
+                self.got += 1
+            except socket.timeout:
+                pass
+
+    def stop(self):
+        self.done = True
+        self.t.join()
+        self.s.close()
+        return self.got
+
+
+@test
+def http3_without_it():
+    if built_with_http3():
+        return
+    rc, out, err = run_raw(["--http3", "-n", 1, "https://127.0.0.1:1/"])
+    check(rc != 0 and one_line(err, "--http3: this rafale was built without HTTP/3"),
+          "a build without the QUIC libraries says so in one line")
+
+
+@test
+def http3_interop_gtlsserver():
+    """Against ngtcp2's example server: every request is one the server began, at 1 and at 10 streams, with the
+    certificate checked (--cacert) or not (--insecure); QUIC's figures in both reports."""
+    if not built_with_http3():
+        return
+    ca = os.path.join(make_certs(), "ca.pem")
+    srv = Gtls()
+    r = rafale("--http3", "--cacert", ca, "-n", 300, "-c", 3, "-t", 1, srv.url())
+    j = r.j
+    check(j["summary"]["protocol"] == "h3" and j["config"]["http3"] is True, "h3: protocol and setting in the JSON")
+    check(j["summary"]["requests"] == 300 and err_total(j) == 0 and j["status"] == {"200": 300},
+          "h3 against gtlsserver, verified: 300 answered 200 (%s)" % j["summary"])
+    check(j["summary"]["connections_opened"] == 3 and accounted(j), "h3: 3 connections, every request accounted")
+    q = j["quic"]
+    check(q["packets_sent"] > 0 and q["packets_received"] > 0 and q["packets_lost"] == 0 and q["connections"] == 3
+          and 0 < q["min_rtt_s"] <= q["smoothed_rtt_s"] < 1, "h3: QUIC's figures in the JSON (%s)" % q)
+    check("HTTP/3 over QUIC (1 stream per connection)" in r.out and "QUIC          " in r.out and
+          "connect: QUIC handshakes" in r.out, "h3: said in the text report")
+    r = rafale("--http3", "--insecure", "-n", 1000, "-c", 2, "--streams", 10, "-t", 1, srv.url())
+    check(r.j["summary"]["requests"] == 1000 and err_total(r.j) == 0 and r.j["summary"]["connections_opened"] == 2,
+          "h3 --streams 10, not verified: 1000 answered on 2 connections")
+    r = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, srv.url())
+    check(r.j["summary"]["requests"] == 40 and r.j["summary"]["connections_opened"] == 40,
+          "h3 --close: a connection per request (%d)" % r.j["summary"]["connections_opened"])
+    r = rafale("--http3", "--insecure", "-R", 200, "-d", "1s", "-c", 2, "--streams", 4, "-t", 1, srv.url())
+    check(abs(r.j["summary"]["started"] - 200) <= 3 and err_total(r.j) == 0 and accounted(r.j),
+          "h3 -R 200 for 1 s: 200 sent, none failed (%d)" % r.j["summary"]["started"])
+    began = srv.stop()
+    check(began == 300 + 1000 + 40 + r.j["summary"]["started"],
+          "gtlsserver began exactly the requests rafale made (%d)" % began)
+    # Verification on, and no CA given for the test's own: each request a named TLS error.
+    srv = Gtls()
+    r = rafale("--http3", "-n", 4, "-c", 2, "-t", 1, srv.url())
+    srv.stop()
+    check(r.j["errors"].get("tls") == 4 and r.j["summary"]["requests"] == 0 and accounted(r.j) and
+          "did not verify" in r.out, "h3: an untrusted certificate is 4 tls errors (%s)" % r.j["errors"])
+
+
+@test
+def http3_no_answer():
+    """A server that reads the handshake and never answers, and a port where nothing listens: every request ends
+    as a named error, nothing hangs."""
+    if not built_with_http3():
+        return
+    m = Mute()
+    r = rafale("--http3", "--insecure", "-n", 6, "-c", 3, "--streams", 2, "--connect-timeout", "300ms", "-t", 1,
+               "https://127.0.0.1:%d/" % m.port)
+    got = m.stop()
+    j = r.j
+    check(j["errors"].get("quic_handshake") == 6 and j["summary"]["requests"] == 0 and accounted(j) and
+          j["summary"]["in_flight"] == 0, "h3 unanswered: 6 quic_handshake errors (%s)" % j["errors"])
+    check(r.wall < 5 and got >= 2, "h3 unanswered: ended by --connect-timeout (%.1f s, %d datagrams)" % (r.wall, got))
+    r = rafale("--http3", "--insecure", "-n", 5, "-c", 1, "-t", 1, "https://127.0.0.1:%d/" % udp_port())
+    check(r.j["errors"].get("connect_refused") == 5 and accounted(r.j),
+          "h3 to a closed UDP port: ICMP's refusal, 5 connect_refused (%s)" % r.j["errors"])
+    rc, out, err = run_raw(["--http3", "-n", 1, "http://127.0.0.1:1/"])
+    check(rc != 0 and one_line(err, "give https:// URLs"), "h3 on http:// is refused in one line (%s)" % err)
