@@ -154,7 +154,6 @@ struct serve_config {
     uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
     uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
     uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections */
-    int http3;                   /* --http3: HTTP/3 over QUIC on the --listen port, UDP (serve_h3.c) */
 };
 
 /* Settings of `rafale compare` that are not about one run: from the plan's
