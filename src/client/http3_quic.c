@@ -170,6 +170,7 @@ int http3_quic_open(struct conn *c, uint64_t now)
     w->open++;
     h->qtimer.fn = on_qtimer;
     h->goaway_id = -1;
+    h->now = now;
     h->handshaken = h->more_streams = 0;
     h->sent = h->recv = h->lost = 0;
     h->npend = h->pend_first = 0;
