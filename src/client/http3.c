@@ -42,6 +42,7 @@ static void detach(struct conn *c, struct slot *s)
             ngtcp2_conn_set_stream_user_data(h->qc, sid(s), NULL);
     }
     s->stream = 0;
+    h->body[s - c->slots] = NULL;
     conn_release(c, s);
     h->done++;
 }
@@ -226,6 +227,8 @@ static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t
     if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
         code = NGHTTP3_H3_NO_ERROR;
     r = nghttp3_conn_close_stream(h->hc, id, code);
+    if (h->held)
+        http3_body_done(h, id); /* neither library points at it any more */
     return r == 0 || r == NGHTTP3_ERR_STREAM_NOT_FOUND ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
@@ -368,8 +371,8 @@ static int bind_streams(struct conn *c)
 
 /* --- requests --- */
 
-/* The request's body, whole, from the plan's copy or the slot's expansion
- * (both outlive the stream). */
+/* The request's body, whole, from the plan's copy or the connection's copy
+ * of the slot's expansion (http3_body.c: both outlive the stream). */
 static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, size_t veccnt, uint32_t *flags, void *ud,
                                void *sud)
 {
@@ -383,7 +386,7 @@ static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
     if (s == NULL)
         return 0;
     pu = &c->w->plan->urls[s->url];
-    vec[0].base = (uint8_t *)(pu->req ? pu->body : s->req);
+    vec[0].base = (uint8_t *)(pu->req ? pu->body : c->h3->body[s - c->slots]);
     vec[0].len = pu->req ? pu->body_len : s->req_len;
     return 1;
 }
@@ -437,7 +440,12 @@ static void submit(struct conn *c, struct slot *s)
         nv[n].flags = NGHTTP3_NV_FLAG_NONE;
         n++;
     }
-    if ((r = nghttp3_conn_submit_request(h->hc, id, nv, n, pu->has_body ? &dr : NULL, s)) != 0) {
+    if (pu->has_body && !pu->req &&
+        (h->body[s - c->slots] = http3_body_take(h, id, s->req, s->req_len, plan_h2_body_room(pu))) == NULL)
+        r = NGHTTP3_ERR_NOMEM;
+    else
+        r = nghttp3_conn_submit_request(h->hc, id, nv, n, pu->has_body ? &dr : NULL, s);
+    if (r != 0) {
         ngtcp2_conn_shutdown_stream(h->qc, id, NGHTTP3_H3_INTERNAL_ERROR);
         record_error(c, s, ERR_QUIC_CLOSE, 0, nghttp3_strerror(r), clock_ns());
         detach(c, s);
@@ -634,6 +642,7 @@ static void h3_closed(struct conn *c)
         nghttp3_conn_del(h->hc);
     h->hc = NULL;
     http3_quic_free(h, now);
+    http3_body_all_done(h);
 }
 
 static size_t h3_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
@@ -662,6 +671,10 @@ static int h3_prepare(struct conn *c, uint64_t now)
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
+    if (c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) {
+        conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
+        return -1;
+    }
     c->h3->c = c;
     c->h3->io.fn = on_io;
     return 0;
@@ -677,6 +690,8 @@ static void h3_fini(struct conn *c)
     if (c->h3 == NULL)
         return;
     h3_closed(c);
+    http3_body_free(c->h3);
+    free(c->h3->body);
     free(c->h3->pend);
     free(c->h3);
     c->h3 = NULL;

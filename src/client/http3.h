@@ -25,6 +25,8 @@ struct h3_plan {
     int verify;               /* check the server's certificate (not --insecure) */
 };
 
+struct h3_body;
+
 /* A connection's HTTP/3 state, kept across its reconnects. */
 struct h3 {
     struct conn *c;
@@ -45,6 +47,10 @@ struct h3 {
     uint8_t *pend;
     uint16_t pend_len[H3_BATCH];
     uint32_t npend, pend_first;
+    /* Templated bodies ngtcp2 may still send (http3_body.c); body[i] is
+     * slot i's while its stream is the slot's. */
+    struct h3_body *held, *spare;
+    const char **body;
 };
 
 /* http3_quic.c */
@@ -66,6 +72,17 @@ void http3_quic_goodbye(struct conn *c);
 void http3_quic_free(struct h3 *h, uint64_t now);
 /* "H3_REQUEST_REJECTED (0x10b)": an HTTP/3 or QUIC error code's name. */
 const char *http3_quic_code_name(int app, uint64_t code);
+
+/* http3_body.c */
+/* A copy of a templated body (len bytes of src, room at most) for stream
+ * id, kept until http3_body_done(id). NULL when out of memory. */
+const char *http3_body_take(struct h3 *h, int64_t id, const char *src, size_t len, size_t room);
+/* ngtcp2 closed stream id: its body, if any, may be reused. */
+void http3_body_done(struct h3 *h, int64_t id);
+/* The QUIC connection is gone: every body may be reused. */
+void http3_body_all_done(struct h3 *h);
+/* Frees them all (the connection goes away for good). */
+void http3_body_free(struct h3 *h);
 
 /* (Calls go one way, http3.c -> http3_quic.c: the session sets the
  * socket's handler, h3.io, and ngtcp2's callbacks that reach HTTP/3.) */
