@@ -193,7 +193,7 @@ static int main_serve(int argc, char **argv)
         fprintf(stderr, "rafale serve: %s\n", err);
         return 1;
     }
-    printf("listening on %s%s\n", serve_address(srv), sc.tls_cert ? " (TLS)" : "");
+    printf("listening on %s%s%s\n", serve_address(srv), sc.tls_cert ? " (TLS)" : "", sc.http3 ? " (and HTTP/3 on UDP)" : "");
     fflush(stdout);
     if (serve_wait(srv, &stop_flag, &counts, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale serve: %s\n", err);

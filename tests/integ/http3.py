@@ -1,5 +1,6 @@
 """Integration tests: HTTP/3 over QUIC: against ngtcp2's own example server (gtlsserver, Debian's ngtcp2-server) for
 interoperability, against UDP peers that never answer, and the counts of every run."""
+import http.client
 import threading
 
 from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
@@ -141,3 +142,84 @@ def http3_no_answer():
           "h3 to a closed UDP port: ICMP's refusal, 5 connect_refused (%s)" % r.j["errors"])
     rc, out, err = run_raw(["--http3", "-n", 1, "http://127.0.0.1:1/"])
     check(rc != 0 and one_line(err, "give https:// URLs"), "h3 on http:// is refused in one line (%s)" % err)
+
+
+def serve_h3(*args):
+    srv = Serve("--http3", *args)
+    return srv, "https://%s" % srv.addr
+
+
+@test
+def http3_serve_counts():
+    """rafale --http3 against rafale serve --http3: every request one the server counted, at 1 and 10 streams, with
+    --close and with -R; and the TCP answers of the same server name its HTTP/3 port in Alt-Svc."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 300, "-c", 3, "-t", 1, base + "/")
+    check(r.j["summary"]["requests"] == 300 and err_total(r.j) == 0 and r.j["status"] == {"200": 300} and
+          r.j["summary"]["connections_opened"] == 3, "serve h3, 1 stream: 300 answered 200 (%s)" % r.j["summary"])
+    r2 = rafale("--http3", "--insecure", "-n", 1000, "-c", 2, "--streams", 10, "-t", 1, base + "/json")
+    check(r2.j["summary"]["requests"] == 1000 and err_total(r2.j) == 0 and r2.j["summary"]["connections_opened"] == 2,
+          "serve h3, 10 streams: 1000 answered on 2 connections (%s)" % r2.j["summary"])
+    r3 = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, base + "/")
+    check(r3.j["summary"]["requests"] == 40 and r3.j["summary"]["connections_opened"] == 40,
+          "serve h3 --close: a connection per request (%d)" % r3.j["summary"]["connections_opened"])
+    r4 = rafale("--http3", "--insecure", "-R", 200, "-d", "1s", "-c", 2, "--streams", 4, "-t", 1, base + "/")
+    started = r4.j["summary"]["started"]
+    check(abs(started - 200) <= 3 and err_total(r4.j) == 0 and accounted(r4.j),
+          "serve h3 -R 200 for 1 s: 200 sent, none failed (%d)" % started)
+    conn = http.client.HTTPConnection(srv.addr.rsplit(":", 1)[0], srv.port, timeout=5)
+    conn.request("GET", "/")
+    alt = conn.getresponse().getheader("Alt-Svc")
+    conn.close()
+    conns, reqs = srv.stop()
+    check(alt == 'h3=":%d"' % srv.port, "TCP answers say where HTTP/3 is: Alt-Svc %s" % alt)
+    check(reqs == 300 + 1000 + 40 + started + 1 and conns == 3 + 2 + 40 + r4.j["summary"]["connections_opened"] + 1,
+          "serve counted exactly rafale's requests and connections (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_serve_routes():
+    """serve's routes over HTTP/3: generated bodies whole (by length and by check), a delay, a status, a HEAD; a
+    field section past serve's limit is 431; a server stream limit under --streams only holds requests back."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--h2-streams", "4")
+    r = rafale("--http3", "--insecure", "-n", 6, "-c", 2, "--streams", 3, "-t", 1, "--check", "size == 1000000",
+               base + "/bytes/1000000")
+    check(r.j["summary"]["requests"] == 6 and err_total(r.j) == 0 and r.j["checks"][0]["passed"] == 6 and
+          r.j["summary"]["bytes_received"] > 6 * 1000000, "h3 /bytes/1000000 whole, 6 times (%s)" % r.j["summary"])
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 1, "-t", 1, "--check", "size == 70000", "--check",
+               'body contains "PQRSabcdefgh"',
+               base + "/chunked/70000")
+    check(r.j["summary"]["requests"] == 4 and [c["passed"] for c in r.j["checks"]] == [4, 4],
+          "h3 /chunked/70000 whole, its 1000-byte chunks' pattern (%s)" % r.j["checks"])
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 1, "--streams", 4, "-t", 1, base + "/delay/100")
+    check(r.j["summary"]["requests"] == 4 and r.j["latency"]["min_us"] >= 100000,
+          "h3 /delay/100: answered after 100 ms (%s)" % r.j["latency"]["min_us"])
+    r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, "-m", "HEAD", base + "/status/404")
+    check(r.j["status"] == {"404": 3}, "h3 HEAD /status/404 (%s)" % r.j["status"])
+    r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, "-H", "X-Big: " + "a" * 17000, base + "/")
+    check(r.j["status"] == {"431": 3}, "h3: a field section over 16 KiB is 431 (%s)" % r.j["status"])
+    r = rafale("--http3", "--insecure", "-n", 200, "-c", 1, "--streams", 40, "-t", 1, base + "/")
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0,
+          "h3 --streams 40 against a limit of 4: all 200 answered, none failed (%s)" % r.j["summary"])
+    conns, reqs = srv.stop()
+    check(reqs == 6 + 4 + 4 + 3 + 3 + 200, "serve counted them all (%s)" % reqs)
+
+
+@test
+def http3_serve_interop_gtlsclient():
+    """ngtcp2's example client (gtlsclient, Debian's ngtcp2-client) against rafale serve --http3: 20 requests on one
+    connection, each answered 200 with the body serve makes, counted by serve."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--h2-streams", "8")
+    p = subprocess.run(["gtlsclient", "-n", "20", "--exit-on-all-streams-close", "--no-quic-dump", "127.0.0.1",
+                        str(srv.port), base + "/bytes/3000"], capture_output=True, text=True, timeout=20)
+    out = p.stdout + p.stderr
+    conns, reqs = srv.stop()
+    check(p.returncode == 0 and out.count("[:status: 200]") == 20 and out.count("[content-length: 3000]") == 20,
+          "gtlsclient: 20 answers 200 (rc %d, %d)" % (p.returncode, out.count("[:status: 200]")))
+    check(conns == 1 and reqs == 20, "serve counted gtlsclient's connection and requests (%s, %s)" % (conns, reqs))
