@@ -7,9 +7,13 @@
  * Choices, with the RFC 9114 section they come from:
  * - ALPN "h3" (section 3.1); a server that does not agree ends the run;
  * - a stream the server resets is h3_stream_reset with its code (8.1);
- * - a GOAWAY (5.2) drains the connection: streams from its id on were not
- *   processed and end as h3_goaway; the connection closes once the rest
- *   are answered;
+ * - a GOAWAY (5.2) drains the connection; the connection closes once the
+ *   rest are answered;
+ * - requests refused unprocessed (streams from a GOAWAY's id on, or reset
+ *   with H3_REQUEST_REJECTED: 4.1.1 says it is safe) are sent again on
+ *   another connection, as over HTTP/2 (http2.c), up to H3_RETRIES times
+ *   on a server that processes none, and counted; the rest are
+ *   h3_goaway errors;
  * - a stream past --timeout is cancelled (H3_REQUEST_CANCELLED, 4.1.1) and
  *   counted as a timeout; the connection stays;
  * - a slot's stream is its QUIC stream id + 1, so that 0 still says "not
@@ -23,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define H3_RETRIES 3
 
 static int bind_streams(struct conn *c);
 
@@ -45,6 +51,53 @@ static void detach(struct conn *c, struct slot *s)
     h->body[s - c->slots] = NULL;
     conn_release(c, s);
     h->done++;
+}
+
+/* Has the server answered on c, or may it still: a GOAWAY that lets some
+ * streams through, a response, or a stream before s still in flight? QUIC
+ * does not order streams, so a refusal of s may come before the answer to
+ * an earlier stream, or before the GOAWAY that explains it. */
+static int progress(const struct conn *c, const struct slot *s)
+{
+    uint32_t i;
+    if (c->h3->goaway_id > 0 || c->h3->completed > 0)
+        return 1;
+    for (i = 0; s->stream > 0 && i < c->cap; i++)
+        if (c->slots[i].busy && c->slots[i].stream > 0 && c->slots[i].stream < s->stream)
+            return 1;
+    return 0;
+}
+
+/* s was refused unprocessed: sent again on another connection. A server
+ * that processes nothing on a connection (a GOAWAY naming stream 0,
+ * refusals of its first stream before any answer) gets H3_RETRIES chances
+ * per request, then it is an error; one that answers some streams and
+ * refuses the rest (a request limit per connection) is followed as long as
+ * it does. */
+static void refused(struct conn *c, struct slot *s, const char *why)
+{
+    struct worker *w = c->w;
+    struct h3 *h = c->h3;
+    const struct plan *pl = w->plan;
+    int progress_made = progress(c, s);
+    if (progress_made || s->retries < H3_RETRIES) {
+        struct slot again = *s;
+        again.retries = (uint8_t)(s->retries + !progress_made);
+        again.busy = 0;
+        again.stream = 0;
+        again.kept = NULL;
+        /* A templated request goes again as it was ({{seq}} once). */
+        if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
+            memcpy(again.kept, s->req, pl->max_len);
+        if ((pl->urls[s->url].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
+            record_retry(w, s);
+            detach(c, s);
+            return;
+        }
+        free(again.kept);
+    }
+    record_error(c, s, ERR_H3_GOAWAY, 0, why, h->now);
+    detach(c, s);
 }
 
 /* --- nghttp3's callbacks (user data: the connection; stream's: the slot) --- */
@@ -141,6 +194,7 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     if (after & AFTER_THINK)
         conn_thought(c, s->url, now);
     record_response(c, s, s->status, s->got_first ? s->t_first : now, CLOSE__COUNT, now);
+    c->h3->completed++;
     detach(c, s);
     return 0;
 }
@@ -153,8 +207,12 @@ static int on_h3_stream_close(nghttp3_conn *hc, int64_t id, uint64_t code, void 
     (void)id;
     if (s == NULL)
         return 0; /* ended, failed or given up on already */
-    record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
-    detach(c, s);
+    if (code == NGHTTP3_H3_REQUEST_REJECTED)
+        refused(c, s, "H3_REQUEST_REJECTED, refused again");
+    else {
+        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
+        detach(c, s);
+    }
     return 0;
 }
 
@@ -181,10 +239,9 @@ static int on_shutdown(nghttp3_conn *hc, int64_t id, void *ud)
         struct slot *s = &c->slots[i];
         if (!s->busy || (s->stream > 0 && sid(s) < id))
             continue;
-        record_error(c, s, ERR_H3_GOAWAY, 0, "a stream from the GOAWAY's id on: not processed", h->now);
         if (s->stream > 0)
             ngtcp2_conn_shutdown_stream(h->qc, sid(s), NGHTTP3_H3_REQUEST_CANCELLED);
-        detach(c, s);
+        refused(c, s, "at or above the GOAWAY's stream id, refused again");
     }
     return 0;
 }
@@ -239,7 +296,9 @@ static int on_stream_reset(ngtcp2_conn *qc, int64_t id, uint64_t final_size, uin
     struct slot *s = sud;
     (void)qc;
     (void)final_size;
-    if (s) {
+    if (s && code == NGHTTP3_H3_REQUEST_REJECTED) {
+        refused(c, s, "H3_REQUEST_REJECTED, refused again");
+    } else if (s) {
         record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
         detach(c, s);
     }

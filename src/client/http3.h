@@ -40,6 +40,7 @@ struct h3 {
     uint64_t now;             /* when the packets being processed arrived */
     int64_t goaway_id;        /* the server's GOAWAY: streams from this one were not processed; -1 before */
     int done;                 /* responses ended while reading */
+    uint32_t completed;       /* responses ended on this connection */
     uint8_t handshaken;       /* 1: ngtcp2 said the handshake completed; 2: the connection is up */
     uint8_t more_streams;     /* the server raised its stream limit: unsent requests may go */
     uint64_t sent, recv, lost; /* this connection's datagrams, and packets declared lost */

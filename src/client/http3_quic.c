@@ -172,6 +172,7 @@ int http3_quic_open(struct conn *c, uint64_t now)
     h->goaway_id = -1;
     h->now = now;
     h->handshaken = h->more_streams = 0;
+    h->completed = 0;
     h->sent = h->recv = h->lost = 0;
     h->npend = h->pend_first = 0;
     ngtcp2_path_storage_init(&h->ps, (const ngtcp2_sockaddr *)&local, llen, (const ngtcp2_sockaddr *)&a->ss, a->len,

@@ -223,3 +223,21 @@ def http3_serve_interop_gtlsclient():
     check(p.returncode == 0 and out.count("[:status: 200]") == 20 and out.count("[content-length: 3000]") == 20,
           "gtlsclient: 20 answers 200 (rc %d, %d)" % (p.returncode, out.count("[:status: 200]")))
     check(conns == 1 and reqs == 20, "serve counted gtlsclient's connection and requests (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_refused_sent_again():
+    """serve's /close over HTTP/3 answers one stream, sends GOAWAY and refuses the others (H3_REQUEST_REJECTED):
+    at 10 streams, each refused request goes again on another connection until answered, counted as retried; every
+    request is answered once, as serve counts."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 60, "-c", 2, "--streams", 10, "-t", 1, base + "/close")
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 60 and err_total(j) == 0 and accounted(j) and j["http2"]["retried"] > 0,
+          "h3 /close at 10 streams: 60 answered, none failed, %d sent again (%s)" % (j["http2"]["retried"], j["errors"]))
+    check("refused unprocessed (GOAWAY or H3_REQUEST_REJECTED)" in r.out, "the text says they were sent again")
+    check(reqs == 60 and conns == j["summary"]["connections_opened"] == 60,
+          "serve answered each once, one a connection (%s, %s)" % (conns, reqs))
