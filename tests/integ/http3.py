@@ -241,3 +241,52 @@ def http3_refused_sent_again():
     check("refused unprocessed (GOAWAY or H3_REQUEST_REJECTED)" in r.out, "the text says they were sent again")
     check(reqs == 60 and conns == j["summary"]["connections_opened"] == 60,
           "serve answered each once, one a connection (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_compare_workload():
+    """A compare plan with one server speaking HTTP/2 over TLS and HTTP/3 on the same port (rafale serve --tls-cert
+    --http3), and two workloads, http2 = yes and http3 = yes: each runs, with the server's CPU per request, and the
+    workload line says which protocol."""
+    if not built_with_http3():
+        return
+    d = make_certs()
+    port = free_port()
+    plan = os.path.join(TMP, "plan.conf")
+    with open(plan, "w") as f:
+        f.write("""[settings]
+repeat = 2
+warmup = 100ms
+ready-timeout = 2s
+grace = 1s
+
+[server rafale]
+start = exec %(r)s serve --listen 127.0.0.1:%(p)d -t 1 --tls-cert %(d)s/srv.pem --tls-key %(d)s/srv.key --http3
+url = https://127.0.0.1:%(p)d
+
+[workload over h2]
+path = /
+http2 = yes
+streams = 10
+connections = 2
+requests = 2000
+cacert = %(d)s/ca.pem
+
+[workload over h3]
+path = /
+http3 = yes
+streams = 10
+connections = 2
+requests = 2000
+cacert = %(d)s/ca.pem
+""" % dict(r=RAFALE, p=port, d=d))
+    jpath = os.path.join(TMP, "cmp.json")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 0, "compare h2 and h3: exit 0 (%s %s)" % (p.returncode, p.stderr[-400:]))
+    j = json.load(open(jpath))["compare"]
+    got = {w["name"]: w["servers"][0] for w in j["workloads"]}
+    check(got["over h2"]["requests"] == 4000 and got["over h3"]["requests"] == 4000 and
+          got["over h3"]["errors"] == 0, "compare: each workload ran twice, -n each (%s)" % got["over h3"])
+    check(got["over h2"]["server_cpu_us_per_request"] > 0 and got["over h3"]["server_cpu_us_per_request"] > 0,
+          "compare: the server's CPU per request over each protocol")
+    check("HTTP/3 x 10 streams" in p.stdout and "HTTP/2 x 10 streams" in p.stdout, "compare: the workload lines")
