@@ -7,7 +7,7 @@
  * them again until they are acknowledged.
  *
  * Limits, as over HTTP/2: --h2-streams streams at once (QUIC's
- * MAX_STREAMS, raised as streams close); a field section past serve's
+ * MAX_STREAMS, raised as requests are answered); a field section past serve's
  * HTTP/1.1 limits (HR_MAX_HEAD bytes counted as RFC 9114 section 4.2.2
  * does, HR_MAX_FIELDS fields) is answered 431; no dynamic QPACK table is
  * offered (RFC 9204 section 3.2.3: capacity 0), so a client cannot make
@@ -28,6 +28,7 @@ struct sh3_stream {
     struct sh3_stream *next, *prev; /* the active list, or the free list (next) */
     int64_t id;
     uint8_t head, delayed, path_too_long, answered, too_large;
+    uint8_t credited;               /* the client may open another stream for it (MAX_STREAMS) */
     uint32_t fields;
     uint64_t list_size;
     uint64_t due;                   /* a /delay answer's time */
@@ -59,7 +60,7 @@ static struct sh3_stream *stream_new(struct sh3_conn *c, int64_t id)
     else if ((st = calloc(1, sizeof(*st))) == NULL)
         return NULL;
     st->id = id;
-    st->head = st->delayed = st->path_too_long = st->answered = st->too_large = 0;
+    st->head = st->delayed = st->path_too_long = st->answered = st->too_large = st->credited = 0;
     st->fields = 0;
     st->list_size = 0;
     st->off = 0;
@@ -116,6 +117,18 @@ static nghttp3_nv nv(const char *name, const char *value, size_t vlen)
     return v;
 }
 
+/* The request on st is processed (answered or refused): the client may
+ * open another stream. The limit is on requests being worked on, not on
+ * streams whose answer is not yet acknowledged, which would cost a round
+ * trip (and the client's ACK delay) per request at the limit. */
+static void credit(struct sh3_conn *c, struct sh3_stream *st)
+{
+    if (!st->credited) {
+        st->credited = 1;
+        ngtcp2_conn_extend_max_streams_bidi(c->qc, 1);
+    }
+}
+
 static void submit(struct sh3_conn *c, struct sh3_stream *st)
 {
     const struct reply *rp = &st->rp;
@@ -128,6 +141,7 @@ static void submit(struct sh3_conn *c, struct sh3_stream *st)
     uint64_t len = rp->kind == B_GEN_BYTES || rp->kind == B_GEN_CHUNKED ? rp->gen_len : rp->blen;
 
     st->answered = 1;
+    credit(c, st);
     snprintf(st->status, sizeof(st->status), "%d", rp->status);
     hd[n++] = nv(":status", st->status, strlen(st->status));
     hd[n++] = nv("server", "rafale", 6);
@@ -168,6 +182,7 @@ static void answer(struct sh3_conn *c, struct sh3_stream *st)
         /* Past our GOAWAY: not processed, and said so (section 4.1.1):
          * the client may send it again elsewhere. */
         st->answered = 1;
+        credit(c, st);
         ngtcp2_conn_shutdown_stream(c->qc, st->id, NGHTTP3_H3_REQUEST_REJECTED);
         return;
     }
@@ -200,6 +215,7 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     if (id > c->max_sid)
         c->max_sid = id;
     nghttp3_conn_set_stream_user_data(hc, id, st);
+    ngtcp2_conn_set_stream_user_data(c->qc, id, st);
     return 0;
 }
 
@@ -324,13 +340,13 @@ static int on_acked(ngtcp2_conn *qc, int64_t id, uint64_t offset, uint64_t len, 
 static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t code, void *ud, void *sud)
 {
     struct sh3_conn *c = ud;
+    struct sh3_stream *st = sud;
     int r;
-    (void)sud;
     if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
         code = NGHTTP3_H3_NO_ERROR;
-    /* A client's request stream is done: it may open another (the limit
-     * is the number open at once, not in all). */
-    if (ngtcp2_is_bidi_stream(id) && !ngtcp2_conn_is_local_stream(qc, id))
+    /* A request stream that ends unanswered (reset, or never a request):
+     * its credit back (the limit is the number open at once). */
+    if (ngtcp2_is_bidi_stream(id) && !ngtcp2_conn_is_local_stream(qc, id) && (st == NULL || !st->credited))
         ngtcp2_conn_extend_max_streams_bidi(qc, 1);
     if (c->hc == NULL)
         return 0;
