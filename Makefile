@@ -52,7 +52,7 @@ INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit units demo clean install bench bench-micro fuzz mpi perf-check format layout deb
+.PHONY: all deps test unit units demo clean install bench bench-h3 bench-micro fuzz mpi perf-check format layout deb
 all: rafale
 
 rafale: $(OBJ)
@@ -147,6 +147,12 @@ bench: rafale build/floor
 	@sh scripts/deps.sh liburing-dev
 	@$(MAKE) -s build/floor_uring
 	@sh bench/peers.sh
+	@if [ "$(HTTP3)" = yes ]; then sh scripts/deps.sh ngtcp2-client && python3 bench/h3.py; fi
+
+# HTTP/3 alone: rafale --http3 against ngtcp2's gtlsclient and rafale --http2.
+bench-h3: rafale
+	@sh scripts/deps.sh ngtcp2-client
+	@python3 bench/h3.py
 
 # The least a client can cost (bench/floor.c): what the bench compares against.
 build/floor: bench/floor.c bench/floor.h | build
