@@ -11,7 +11,12 @@
  * HTTP/1.1 limits (HR_MAX_HEAD bytes counted as RFC 9114 section 4.2.2
  * does, HR_MAX_FIELDS fields) is answered 431; no dynamic QPACK table is
  * offered (RFC 9204 section 3.2.3: capacity 0), so a client cannot make
- * the server hold one. /close answers, then sends GOAWAY (section 5.2):
+ * the server hold one; requests the client resets before their answer
+ * (rapid reset, CVE-2023-44487) draw on a bucket of SH3_RESET_BURST that
+ * refills at SH3_RESET_RATE a second, nghttp2's figures for HTTP/2: past
+ * it the connection closes with H3_EXCESSIVE_LOAD (section 8.1), since
+ * each one cost the server a request's work and freed its stream at once.
+ * /close answers, then sends GOAWAY (section 5.2):
  * requests on later streams are refused with H3_REQUEST_REJECTED. */
 #include "serve_h3_int.h"
 #include "buf.h"
@@ -23,12 +28,15 @@
 
 #define MAX_PATH 8192 /* a longer :path is answered 414 */
 #define GEN_RUN (64 * 1024) /* pattern bytes handed to nghttp3 at a time */
+#define SH3_RESET_BURST 1000
+#define SH3_RESET_RATE 33
 
 struct sh3_stream {
     struct sh3_stream *next, *prev; /* the active list, or the free list (next) */
     int64_t id;
     uint8_t head, delayed, path_too_long, answered, too_large;
     uint8_t credited;               /* the client may open another stream for it (MAX_STREAMS) */
+    uint8_t reset;                  /* the client reset it before its answer (counted once) */
     uint32_t fields;
     uint64_t list_size;
     uint64_t due;                   /* a /delay answer's time */
@@ -60,7 +68,7 @@ static struct sh3_stream *stream_new(struct sh3_conn *c, int64_t id)
     else if ((st = calloc(1, sizeof(*st))) == NULL)
         return NULL;
     st->id = id;
-    st->head = st->delayed = st->path_too_long = st->answered = st->too_large = st->credited = 0;
+    st->head = st->delayed = st->path_too_long = st->answered = st->too_large = st->credited = st->reset = 0;
     st->fields = 0;
     st->list_size = 0;
     st->off = 0;
@@ -337,6 +345,32 @@ static int on_acked(ngtcp2_conn *qc, int64_t id, uint64_t offset, uint64_t len, 
     return nghttp3_conn_add_ack_offset(c->hc, id, len) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
+/* The client reset st's stream before its answer (RESET_STREAM; or
+ * STOP_SENDING, which is all a QUIC client can send once its request was
+ * acknowledged: the stream then closes unanswered): a token of the bucket,
+ * once a stream. Returns 0, or -1 when there is none left. */
+static int reset_token(struct sh3_conn *c, struct sh3_stream *st)
+{
+    uint64_t add;
+    if (st == NULL || st->answered || st->reset)
+        return 0;
+    st->reset = 1;
+    add = (c->now - c->reset_t) * SH3_RESET_RATE / 1000000000u;
+    if (c->reset_t == 0 || c->resets_left + add > SH3_RESET_BURST) {
+        c->resets_left = SH3_RESET_BURST;
+        c->reset_t = c->now;
+    } else if (add > 0) {
+        c->resets_left += (uint32_t)add;
+        c->reset_t += add * 1000000000u / SH3_RESET_RATE;
+    }
+    if (c->resets_left == 0) {
+        c->h3_error = NGHTTP3_H3_EXCESSIVE_LOAD;
+        return -1;
+    }
+    c->resets_left--;
+    return 0;
+}
+
 static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t code, void *ud, void *sud)
 {
     struct sh3_conn *c = ud;
@@ -348,6 +382,8 @@ static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t
      * its credit back (the limit is the number open at once). */
     if (ngtcp2_is_bidi_stream(id) && !ngtcp2_conn_is_local_stream(qc, id) && (st == NULL || !st->credited))
         ngtcp2_conn_extend_max_streams_bidi(qc, 1);
+    if (reset_token(c, st) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
     if (c->hc == NULL)
         return 0;
     r = nghttp3_conn_close_stream(c->hc, id, code);
@@ -357,10 +393,12 @@ static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t
 static int on_stream_reset(ngtcp2_conn *qc, int64_t id, uint64_t final_size, uint64_t code, void *ud, void *sud)
 {
     struct sh3_conn *c = ud;
-    (void)qc;
+    struct sh3_stream *st = sud;
     (void)final_size;
     (void)code;
-    (void)sud;
+    (void)qc;
+    if (reset_token(c, st) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
     if (c->hc == NULL)
         return 0;
     return nghttp3_conn_shutdown_stream_read(c->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
@@ -368,7 +406,14 @@ static int on_stream_reset(ngtcp2_conn *qc, int64_t id, uint64_t final_size, uin
 
 static int on_quic_stop_sending(ngtcp2_conn *qc, int64_t id, uint64_t code, void *ud, void *sud)
 {
-    return on_stream_reset(qc, id, 0, code, ud, sud);
+    struct sh3_conn *c = ud;
+    (void)qc;
+    (void)code;
+    if (reset_token(c, sud) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    if (c->hc == NULL)
+        return 0;
+    return nghttp3_conn_shutdown_stream_read(c->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_extend_remote_bidi(ngtcp2_conn *qc, uint64_t max, void *ud)

@@ -37,6 +37,8 @@ struct sh3_conn {
     int64_t max_sid;              /* the highest request stream seen, or -1 */
     int64_t goaway_id;            /* our GOAWAY's (after /close): streams from it are refused, or -1 */
     uint64_t h3_error;            /* the client broke HTTP/3: our CONNECTION_CLOSE's code, or 0 */
+    uint64_t reset_t;             /* rapid reset's bucket (serve_h3.c): when it was last filled, 0 before */
+    uint32_t resets_left;
     uint8_t dead;                 /* freed once the batch of datagrams is done */
     uint8_t dirty;                /* on the batch's list: write after it */
     struct sh3_conn *next_dirty;

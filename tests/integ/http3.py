@@ -290,3 +290,22 @@ cacert = %(d)s/ca.pem
     check(got["over h2"]["server_cpu_us_per_request"] > 0 and got["over h3"]["server_cpu_us_per_request"] > 0,
           "compare: the server's CPU per request over each protocol")
     check("HTTP/3 x 10 streams" in p.stdout and "HTTP/2 x 10 streams" in p.stdout, "compare: the workload lines")
+
+
+@test
+def http3_serve_rapid_reset():
+    """A client that gives up on each request before its answer (100 streams of /delay/1000 at a time, --timeout
+    50ms: each stream reset): past 1000 such resets serve closes the connection with H3_EXCESSIVE_LOAD, a named error
+    for the requests then in flight; another client is answered."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 2000, "-c", 1, "--streams", 100, "-t", 1, "--timeout", "50ms",
+               base + "/delay/1000")
+    other = rafale("--http3", "--insecure", "-n", 100, "-c", 1, "-t", 1, base + "/")
+    srv.stop()
+    j = r.j
+    check(j["errors"]["quic_connection_close"] >= 1 and "H3_EXCESSIVE_LOAD" in j["error_details"]["quic_connection_close"]
+          and j["summary"]["connections_opened"] >= 2 and accounted(j),
+          "h3 rapid reset: the connection closed with H3_EXCESSIVE_LOAD (%s)" % j["error_details"])
+    check(other.j["summary"]["requests"] == 100 and err_total(other.j) == 0, "h3 rapid reset: another client answered")
