@@ -557,6 +557,7 @@ static void settle(struct conn *c, uint64_t now)
             return;
         }
         record_connect(w, c->sess->oldest(c), now); /* the handshake's time: QUIC's connect */
+        record_tls(w, c->sess->oldest(c), now - c->sess->oldest(c)->t_sent, gnutls_session_is_resumed(h->tls) != 0);
         conn_up(c, now); /* submits (ready), refills, writes */
         return;
     }
@@ -750,6 +751,7 @@ static void h3_fini(struct conn *c)
         return;
     h3_closed(c);
     http3_body_free(c->h3);
+    gnutls_free(c->h3->ticket.data);
     free(c->h3->body);
     free(c->h3->pend);
     free(c->h3);

@@ -35,6 +35,7 @@ struct h3 {
     ngtcp2_conn *qc;
     nghttp3_conn *hc;
     gnutls_session_t tls;
+    gnutls_datum_t ticket;    /* the last session ticket, to resume with (TLS 1.3 tickets are for one use) */
     ngtcp2_crypto_conn_ref ref;
     ngtcp2_path_storage ps;
     uint64_t now;             /* when the packets being processed arrived */

@@ -75,15 +75,38 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 
 static void on_qtimer(struct timer *t, uint64_t now);
 
+/* A session ticket (TLS 1.3's NewSessionTicket, after the handshake): kept
+ * by the connection, for its next handshake to resume. */
+static int on_ticket(gnutls_session_t tls, unsigned int type, unsigned when, unsigned int incoming,
+                     const gnutls_datum_t *msg)
+{
+    ngtcp2_crypto_conn_ref *ref = gnutls_session_get_ptr(tls);
+    struct h3 *h = ref->user_data;
+    (void)type;
+    (void)when;
+    (void)msg;
+    if (!incoming)
+        return 0;
+    gnutls_free(h->ticket.data);
+    h->ticket.data = NULL;
+    h->ticket.size = 0;
+    if (gnutls_session_get_data2(tls, &h->ticket) != 0) {
+        h->ticket.data = NULL;
+        h->ticket.size = 0;
+    }
+    return 0;
+}
+
 /* The TLS session of a new connection: ALPN h3, SNI, the certificate's
- * check. Returns 0, or -1 with GnuTLS's reason in *why. */
+ * check, the last ticket (unless --no-tls-resume). No 0-RTT yet: no early
+ * data is asked for. Returns 0, or -1 with GnuTLS's reason in *why. */
 static int tls_start(struct conn *c, struct h3 *h, const char **why)
 {
     const struct h3_plan *hp = c->w->plan->h3;
     const char *host = c->w->plan->endpoints[c->endpoint].host;
     gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
     int r;
-    if ((r = gnutls_init(&h->tls, GNUTLS_CLIENT | GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA)) != 0) {
+    if ((r = gnutls_init(&h->tls, GNUTLS_CLIENT)) != 0) {
         h->tls = NULL;
         *why = gnutls_strerror(r);
         return -1;
@@ -103,6 +126,11 @@ static int tls_start(struct conn *c, struct h3 *h, const char **why)
         gnutls_server_name_set(h->tls, GNUTLS_NAME_DNS, host, strlen(host));
     if (hp->verify)
         gnutls_session_set_verify_cert(h->tls, host[0] == '[' ? NULL : host, 0);
+    if (!c->w->plan->cfg->tls.no_resume) {
+        gnutls_handshake_set_hook_function(h->tls, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET, GNUTLS_HOOK_POST, on_ticket);
+        if (h->ticket.size)
+            (void)gnutls_session_set_data(h->tls, h->ticket.data, h->ticket.size); /* a stale one: a full handshake */
+    }
     return 0;
 }
 

@@ -72,6 +72,7 @@ struct sh3_ep {
 /* The server's TLS credentials (struct serve's h3tls). */
 struct sh3_tls {
     gnutls_certificate_credentials_t cred;
+    gnutls_datum_t ticket_key;    /* session tickets' key, made at start: clients resume (not across restarts) */
 };
 
 /* serve_h3_cid.c */

@@ -98,6 +98,11 @@ int serve_h3_tls_new(struct serve *s, char *err, size_t errlen)
                  gnutls_strerror(r));
         return -1;
     }
+    if ((r = gnutls_session_ticket_key_generate(&tls->ticket_key)) < 0) {
+        tls->ticket_key.data = NULL;
+        snprintf(err, errlen, "--http3: session tickets: %s", gnutls_strerror(r));
+        return -1;
+    }
     return 0;
 }
 
@@ -105,6 +110,10 @@ void serve_h3_tls_free(struct serve *s)
 {
     if (s->h3tls && s->h3tls->cred)
         gnutls_certificate_free_credentials(s->h3tls->cred);
+    if (s->h3tls && s->h3tls->ticket_key.data) {
+        gnutls_memset(s->h3tls->ticket_key.data, 0, s->h3tls->ticket_key.size);
+        gnutls_free(s->h3tls->ticket_key.data);
+    }
     free(s->h3tls);
     s->h3tls = NULL;
 }
@@ -182,7 +191,8 @@ static int tls_start(struct sh3_ep *ep, struct sh3_conn *c)
     if (gnutls_priority_set_direct(c->tls, SH3_PRIORITY, NULL) != 0 ||
         ngtcp2_crypto_gnutls_configure_server_session(c->tls) != 0 ||
         gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, ep->t->s->h3tls->cred) != 0 ||
-        gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0)
+        gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0 ||
+        gnutls_session_ticket_enable_server(c->tls, &ep->t->s->h3tls->ticket_key) != 0)
         return -1;
     c->ref.get_conn = get_conn;
     c->ref.user_data = c;

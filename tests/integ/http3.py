@@ -309,3 +309,26 @@ def http3_serve_rapid_reset():
           and j["summary"]["connections_opened"] >= 2 and accounted(j),
           "h3 rapid reset: the connection closed with H3_EXCESSIVE_LOAD (%s)" % j["error_details"])
     check(other.j["summary"]["requests"] == 100 and err_total(other.j) == 0, "h3 rapid reset: another client answered")
+
+
+@test
+def http3_resumption():
+    """--close over HTTP/3: each connection after a slot's first resumes with the ticket of its last (TLS 1.3 inside
+    QUIC), counted as TLS handshakes full and resumed, against rafale serve --http3 and against gtlsserver;
+    --no-tls-resume makes every handshake full."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, base + "/")
+    r2 = rafale("--http3", "--insecure", "--close", "--no-tls-resume", "-n", 20, "-c", 2, "-t", 1, base + "/")
+    srv.stop()
+    t = r.j["tls"]
+    check(r.j["summary"]["requests"] == 40 and t["full"] + t["resumed"] == 40 and t["full"] <= 4 and t["resumed"] >= 36,
+          "h3 --close against serve: resumed after each slot's first (%s)" % t)
+    check("resumed" in r.out and r2.j["tls"] == {"full": 20, "resumed": 0}, "--no-tls-resume: all full (%s)" % r2.j["tls"])
+    g = Gtls()
+    r = rafale("--http3", "--insecure", "--close", "-n", 20, "-c", 2, "-t", 1, g.url())
+    g.stop()
+    t = r.j["tls"]
+    check(r.j["summary"]["requests"] == 20 and t["full"] + t["resumed"] == 20 and t["resumed"] >= 16,
+          "h3 --close against gtlsserver: resumed too (%s)" % t)
