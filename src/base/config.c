@@ -294,6 +294,11 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         return -1;
     }
 #endif
+    if (cfg->http3_0rtt && (!cfg->http3 || cfg->tls.no_resume)) {
+        snprintf(err, errlen, "--http3-0rtt sends requests with a resumed QUIC handshake: it needs --http3, and "
+                              "not --no-tls-resume");
+        return -1;
+    }
     if (cfg->http3 && cfg->http2) {
         snprintf(err, errlen, "--http2 and --http3 both: choose one");
         return -1;

@@ -143,6 +143,8 @@ void stats_merge(struct stats *d, const struct stats *s)
     d->quic_lost += s->quic_lost;
     d->quic_conns += s->quic_conns;
     d->quic_srtt_sum_ns += s->quic_srtt_sum_ns;
+    d->quic_early += s->quic_early;
+    d->quic_early_rejected += s->quic_early_rejected;
     if (s->quic_min_rtt_ns && (d->quic_min_rtt_ns == 0 || s->quic_min_rtt_ns < d->quic_min_rtt_ns))
         d->quic_min_rtt_ns = s->quic_min_rtt_ns;
     d->redirects += s->redirects;

@@ -83,6 +83,9 @@ struct stats {
      * when it closed (smoothed, summed over quic_conns, and the least
      * minimum seen). */
     uint64_t quic_sent, quic_recv, quic_lost, quic_conns, quic_srtt_sum_ns, quic_min_rtt_ns;
+    /* --http3-0rtt: connections whose requests went in 0-RTT, the server
+     * taking them or not (then sent again after the handshake). */
+    uint64_t quic_early, quic_early_rejected;
     /* --follow: redirects followed, and redirects to another origin that
      * ended their request instead. */
     uint64_t redirects, redirects_away;

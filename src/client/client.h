@@ -593,6 +593,8 @@ void record_retry(struct worker *w, const struct slot *s);
  * connection's RTT estimate (smoothed and least) as it closes. */
 void record_quic(struct worker *w, uint64_t sent, uint64_t recv, uint64_t lost, uint64_t now);
 void record_quic_rtt(struct worker *w, uint64_t srtt_ns, uint64_t min_rtt_ns, uint64_t now);
+/* --http3-0rtt: a connection's requests went in 0-RTT; the server took them or not. */
+void record_quic_early(struct worker *w, int accepted, uint64_t now);
 /* --follow: s followed a redirect (away: one to another origin ended it). */
 void record_redirect(struct worker *w, const struct slot *s, int away);
 /* A keep-alive connection with no request in flight ended: k says how

@@ -30,7 +30,6 @@
 
 #define H3_RETRIES 3
 
-static int bind_streams(struct conn *c);
 
 static int64_t sid(const struct slot *s)
 {
@@ -337,7 +336,9 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
     struct conn *c = ud;
     (void)qc;
     c->h3->handshaken = 1;
-    return bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    if (c->h3->hc)
+        return 0; /* opened for 0-RTT */
+    return http3_bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 /* --- the plan's shared part --- */
@@ -378,6 +379,7 @@ int http3_plan_init(struct plan *pl, char *err, size_t errlen)
         return -1;
     }
     http3_quic_callbacks(&hp->qcb);
+    http3_early_callbacks(&hp->qcb);
     hp->qcb.handshake_completed = on_handshake_completed;
     hp->qcb.recv_stream_data = on_recv_stream_data;
     hp->qcb.acked_stream_data_offset = on_acked;
@@ -409,7 +411,7 @@ void http3_plan_free(struct plan *pl)
     pl->h3 = NULL;
 }
 
-static int bind_streams(struct conn *c)
+int http3_bind_streams(struct conn *c)
 {
     struct h3 *h = c->h3;
     const struct h3_plan *hp = c->w->plan->h3;
@@ -514,7 +516,7 @@ static void submit(struct conn *c, struct slot *s)
 }
 
 /* Requests added before the connection was up or beyond the stream limit. */
-static void submit_waiting(struct conn *c)
+void http3_submit_waiting(struct conn *c)
 {
     uint32_t i;
     c->h3->more_streams = 0;
@@ -556,6 +558,7 @@ static void settle(struct conn *c, uint64_t now)
             fatal_alpn(c, p.size ? "another protocol" : "none chosen");
             return;
         }
+        http3_early_done(c, now);
         record_connect(w, c->sess->oldest(c), now); /* the handshake's time: QUIC's connect */
         record_tls(w, c->sess->oldest(c), now - c->sess->oldest(c)->t_sent, gnutls_session_is_resumed(h->tls) != 0);
         conn_up(c, now); /* submits (ready), refills, writes */
@@ -566,7 +569,7 @@ static void settle(struct conn *c, uint64_t now)
         return;
     }
     if (h->more_streams)
-        submit_waiting(c);
+        http3_submit_waiting(c);
     /* Done with it (its GOAWAY came, or --close, or its share of
      * requests): closed before any refill, as over HTTP/2. */
     if (c->count == 0 && (c->draining || !cfg->keepalive || (rpc && c->nreq >= rpc))) {
@@ -615,14 +618,14 @@ static struct slot *h3_oldest(struct conn *c)
 static void h3_added(struct conn *c, struct slot *s)
 {
     s->stream = 0;
-    if (c->state == C_OPEN && c->h3 && c->h3->hc)
+    if (c->h3 && (c->state == C_OPEN || c->h3->early == 2) && c->h3->hc)
         submit(c, s);
 }
 
 static int h3_ready(struct conn *c, uint64_t now)
 {
     (void)now;
-    submit_waiting(c);
+    http3_submit_waiting(c);
     return 0;
 }
 

@@ -98,15 +98,17 @@ static int on_ticket(gnutls_session_t tls, unsigned int type, unsigned when, uns
 }
 
 /* The TLS session of a new connection: ALPN h3, SNI, the certificate's
- * check, the last ticket (unless --no-tls-resume). No 0-RTT yet: no early
- * data is asked for. Returns 0, or -1 with GnuTLS's reason in *why. */
+ * check, the last ticket (unless --no-tls-resume); early data only with
+ * --http3-0rtt. Returns 0, or -1 with GnuTLS's reason in *why. */
 static int tls_start(struct conn *c, struct h3 *h, const char **why)
 {
     const struct h3_plan *hp = c->w->plan->h3;
     const char *host = c->w->plan->endpoints[c->endpoint].host;
     gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
     int r;
-    if ((r = gnutls_init(&h->tls, GNUTLS_CLIENT)) != 0) {
+    if ((r = gnutls_init(&h->tls, GNUTLS_CLIENT | (c->w->plan->cfg->http3_0rtt
+                                                         ? GNUTLS_ENABLE_EARLY_DATA | GNUTLS_NO_END_OF_EARLY_DATA
+                                                         : 0))) != 0) {
         h->tls = NULL;
         *why = gnutls_strerror(r);
         return -1;
@@ -215,6 +217,7 @@ int http3_quic_open(struct conn *c, uint64_t now)
         return -1;
     }
     ngtcp2_conn_set_tls_native_handle(h->qc, h->tls);
+    http3_early_setup(c);
     if ((e = loop_add(&w->loop, fd, LOOP_IN | LOOP_OUT, &h->io)) != 0) {
         conn_fail(c, ERR_CONNECT_OTHER, e, NULL, now);
         return -1;
@@ -315,7 +318,7 @@ static ngtcp2_ssize write_one(struct h3 *h, uint8_t *dest, size_t room, uint64_t
         nghttp3_ssize nv = 0, i;
         ngtcp2_ssize n, nd = -1;
         ngtcp2_pkt_info pi;
-        if (h->hc && ngtcp2_conn_get_handshake_completed(h->qc)) {
+        if (h->hc && (h->early == 2 || ngtcp2_conn_get_handshake_completed(h->qc))) {
             nv = nghttp3_conn_writev_stream(h->hc, &sid, &fin, hv, 16);
             if (nv < 0)
                 return NGTCP2_ERR_CALLBACK_FAILURE;
@@ -374,6 +377,12 @@ int http3_quic_flush(struct conn *c)
         ngtcp2_ssize k = write_one(h, buf + (size_t)n * H3_SLOT, room, now);
         if (k < 0) {
             http3_quic_lost(c, (int)k, now);
+            return -1;
+        }
+        /* The ClientHello made the 0-RTT key: the requests go now, in this
+         * flight (ngtcp2 paces the next one). */
+        if (h->early == 1 && http3_early_send(c) < 0) {
+            conn_fail(c, ERR_QUIC_HANDSHAKE, ENOMEM, "no HTTP/3 session for 0-RTT", now);
             return -1;
         }
         if (k > 0)

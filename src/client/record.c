@@ -163,6 +163,16 @@ void record_quic(struct worker *w, uint64_t sent, uint64_t recv, uint64_t lost, 
     w->st.quic_lost += lost;
 }
 
+void record_quic_early(struct worker *w, int accepted, uint64_t now)
+{
+    if (now < w->plan->t_measure)
+        return;
+    if (accepted)
+        w->st.quic_early++;
+    else
+        w->st.quic_early_rejected++;
+}
+
 void record_quic_rtt(struct worker *w, uint64_t srtt_ns, uint64_t min_rtt_ns, uint64_t now)
 {
     if (now < w->plan->t_measure)

@@ -141,11 +141,13 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     if (s->quic_sent || s->quic_recv)
         fprintf(f,
                 ",\n%s\"quic\": {\"packets_sent\": %llu, \"packets_received\": %llu, \"packets_lost\": %llu, "
-                "\"connections\": %llu, \"smoothed_rtt_s\": %s, \"min_rtt_s\": %s}",
+                "\"connections\": %llu, \"smoothed_rtt_s\": %s, \"min_rtt_s\": %s, \"early_data_accepted\": %llu, "
+                "\"early_data_rejected\": %llu}",
                 ind, (unsigned long long)s->quic_sent, (unsigned long long)s->quic_recv,
                 (unsigned long long)s->quic_lost, (unsigned long long)s->quic_conns,
                 REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0),
-                REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9));
+                REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9), (unsigned long long)s->quic_early,
+                (unsigned long long)s->quic_early_rejected);
 }
 
 static void jtimeline(FILE *f, const struct engine_result *r)

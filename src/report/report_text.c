@@ -110,6 +110,9 @@ static void quic_line(FILE *f, const struct stats *s)
                 units_fmt_ns(a, sizeof(a), (double)s->quic_srtt_sum_ns / (double)s->quic_conns),
                 (unsigned long long)s->quic_conns, s->quic_conns == 1 ? "" : "s",
                 units_fmt_ns(b, sizeof(b), (double)s->quic_min_rtt_ns));
+    if (s->quic_early + s->quic_early_rejected)
+        fprintf(f, "\n              0-RTT: %llu connections sent their requests early, the server took them on %llu",
+                (unsigned long long)(s->quic_early + s->quic_early_rejected), (unsigned long long)s->quic_early);
     if (s->h2_retried)
         fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or H3_REQUEST_REJECTED) and "
                    "sent again on another connection", (unsigned long long)s->h2_retried);

@@ -332,3 +332,29 @@ def http3_resumption():
     t = r.j["tls"]
     check(r.j["summary"]["requests"] == 20 and t["full"] + t["resumed"] == 20 and t["resumed"] >= 16,
           "h3 --close against gtlsserver: resumed too (%s)" % t)
+
+
+@test
+def http3_0rtt():
+    """--http3-0rtt with --close: each resumed connection sends its request in 0-RTT; gtlsserver takes them (early
+    data accepted, its count exact), rafale serve refuses them (it takes no early data) and the requests go again
+    after the handshake: every request answered once either way."""
+    if not built_with_http3():
+        return
+    rc, out, err = run_raw(["--http3-0rtt", "-n", 1, "https://127.0.0.1:1/"])
+    check(rc != 0 and one_line(err, "--http3-0rtt sends requests with a resumed QUIC handshake"), "needs --http3")
+    g = Gtls()
+    r = rafale("--http3", "--http3-0rtt", "--insecure", "--close", "-n", 20, "-c", 2, "-t", 1, g.url())
+    began = g.stop()
+    q = r.j["quic"]
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0 and q["early_data_accepted"] >= 16 and
+          q["early_data_rejected"] == 0 and began == 20,
+          "0-RTT against gtlsserver: taken early, each once (%s, %d began)" % (q, began))
+    check("0-RTT: " in r.out, "the text says so")
+    srv, base = serve_h3()
+    r = rafale("--http3", "--http3-0rtt", "--insecure", "--close", "-n", 20, "-c", 2, "-t", 1, base + "/")
+    conns, reqs = srv.stop()
+    q = r.j["quic"]
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0 and q["early_data_accepted"] == 0 and
+          q["early_data_rejected"] >= 16 and reqs == 20,
+          "0-RTT refused by serve: sent again, each answered once (%s, %s)" % (q, reqs))
