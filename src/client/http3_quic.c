@@ -397,7 +397,12 @@ int http3_quic_flush(struct conn *c)
         if (k == 0)
             break;
     }
-    ngtcp2_conn_update_pkt_tx_time(h->qc, now);
+    /* Pacing from the handshake's end only: before an RTT sample ngtcp2
+     * paces by its initial guess (333 ms), which held the first request
+     * some 20 ms behind a handshake done in 1 ms (the server's flight and
+     * ours are a few packets anyway). */
+    if (ngtcp2_conn_get_handshake_completed(h->qc))
+        ngtcp2_conn_update_pkt_tx_time(h->qc, now);
     arm(c);
     return c->state == C_IDLE ? -1 : 0;
 }

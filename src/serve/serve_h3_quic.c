@@ -333,7 +333,10 @@ static void flush(struct sh3_conn *c, uint64_t now)
         if (k == 0)
             break;
     }
-    ngtcp2_conn_update_pkt_tx_time(c->qc, now);
+    /* Pacing from the handshake's end only (as the client, http3_quic.c):
+     * paced by the initial RTT guess, the first answer waited ~20 ms. */
+    if (ngtcp2_conn_get_handshake_completed(c->qc))
+        ngtcp2_conn_update_pkt_tx_time(c->qc, now);
     arm(c);
 }
 
