@@ -174,7 +174,8 @@ perf-check:
 
 # Fuzz the parsers of untrusted bytes for FUZZ_SECONDS each (clang's
 # libFuzzer, ASan+UBSan): the response parser, serve's request parser, and
-# serve's HTTP/2 side (its frames, through nghttp2, and its answers).
+# serve's HTTP/2 side (its frames, through nghttp2, and its answers), and
+# its HTTP/3 side (through nghttp3) when built with HTTP/3.
 FUZZ_SECONDS ?= 60
 FUZZ_CC = clang $(WARN) $(INC_cli) -g -O1 -fsanitize=fuzzer,address,undefined
 build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build
@@ -186,6 +187,11 @@ build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_re
 H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
 build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
+
+# serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
+H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_reply.c src/base/buf.c
+build/fuzz_h3_serve: fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
 
 TGFUZZ_SRC = $(addprefix src/base/,targets.c err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
              check.c jpath.c request.c http_parse.c)
@@ -212,6 +218,8 @@ fuzz:
 	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
 	./build/fuzz_cookie -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-cookie fuzz/corpus_cookie
 	./build/fuzz_merge -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 build/fuzz-corpus-merge fuzz/corpus_merge
+	if [ "$(HTTP3)" = yes ]; then $(MAKE) build/fuzz_h3_serve && mkdir -p build/fuzz-corpus-h3 && \
+	    ./build/fuzz_h3_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h3 fuzz/corpus_h3; fi
 
 # A Debian package of what is built: rafale (and rafale-mpi when built),
 # the man page, completions for bash, zsh and fish, README and copyright.

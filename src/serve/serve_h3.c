@@ -465,11 +465,10 @@ void serve_h3_callbacks(ngtcp2_callbacks *qcb, nghttp3_callbacks *hcb)
     hcb->reset_stream = on_reset_stream;
 }
 
-int serve_h3_session(struct sh3_conn *c)
+int serve_h3_session_new(struct sh3_conn *c)
 {
     const ngtcp2_transport_params *par = ngtcp2_conn_get_local_transport_params(c->qc);
     nghttp3_settings set;
-    int64_t ctrl, enc, dec;
     nghttp3_settings_default(&set);
     set.max_field_section_size = HR_MAX_HEAD;
     set.qpack_max_dtable_capacity = 0;
@@ -479,6 +478,14 @@ int serve_h3_session(struct sh3_conn *c)
         return -1;
     }
     nghttp3_conn_set_max_client_streams_bidi(c->hc, par->initial_max_streams_bidi);
+    return 0;
+}
+
+int serve_h3_session(struct sh3_conn *c)
+{
+    int64_t ctrl, enc, dec;
+    if (serve_h3_session_new(c) != 0)
+        return -1;
     /* Section 6.2.1: a control stream, and QPACK's two (RFC 9204 4.2). */
     if (ngtcp2_conn_open_uni_stream(c->qc, &ctrl, NULL) != 0 || ngtcp2_conn_open_uni_stream(c->qc, &enc, NULL) != 0 ||
         ngtcp2_conn_open_uni_stream(c->qc, &dec, NULL) != 0 || nghttp3_conn_bind_control_stream(c->hc, ctrl) != 0 ||

@@ -89,6 +89,9 @@ void serve_h3_callbacks(ngtcp2_callbacks *qcb, nghttp3_callbacks *hcb);
 /* The HTTP/3 session of c, once QUIC's handshake is done: its control and
  * QPACK streams. Returns 0, or -1. */
 int serve_h3_session(struct sh3_conn *c);
+/* Only nghttp3's server session of c, with serve's settings (the fuzzer
+ * binds its streams itself). Returns 0, or -1. */
+int serve_h3_session_new(struct sh3_conn *c);
 /* Frees c's streams and session. */
 void serve_h3_session_free(struct sh3_conn *c);
 /* When c's next /delay answer is due, or UINT64_MAX. */
