@@ -31,6 +31,8 @@
 #define H3_RETRIES 3
 
 
+static int bind_streams(struct conn *c);
+
 static int64_t sid(const struct slot *s)
 {
     return (int64_t)s->stream - 1;
@@ -338,7 +340,7 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
     c->h3->handshaken = 1;
     if (c->h3->hc)
         return 0; /* opened for 0-RTT */
-    return http3_bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 /* --- the plan's shared part --- */
@@ -411,7 +413,7 @@ void http3_plan_free(struct plan *pl)
     pl->h3 = NULL;
 }
 
-int http3_bind_streams(struct conn *c)
+static int bind_streams(struct conn *c)
 {
     struct h3 *h = c->h3;
     const struct h3_plan *hp = c->w->plan->h3;
@@ -516,7 +518,7 @@ static void submit(struct conn *c, struct slot *s)
 }
 
 /* Requests added before the connection was up or beyond the stream limit. */
-void http3_submit_waiting(struct conn *c)
+static void submit_waiting(struct conn *c)
 {
     uint32_t i;
     c->h3->more_streams = 0;
@@ -559,6 +561,10 @@ static void settle(struct conn *c, uint64_t now)
             return;
         }
         http3_early_done(c, now);
+        if (h->hc == NULL && bind_streams(c) != 0) { /* its early data refused: a session again */
+            conn_fail(c, ERR_QUIC_CLOSE, ENOMEM, "no HTTP/3 session", now);
+            return;
+        }
         record_connect(w, c->sess->oldest(c), now); /* the handshake's time: QUIC's connect */
         record_tls(w, c->sess->oldest(c), now - c->sess->oldest(c)->t_sent, gnutls_session_is_resumed(h->tls) != 0);
         conn_up(c, now); /* submits (ready), refills, writes */
@@ -569,7 +575,7 @@ static void settle(struct conn *c, uint64_t now)
         return;
     }
     if (h->more_streams)
-        http3_submit_waiting(c);
+        submit_waiting(c);
     /* Done with it (its GOAWAY came, or --close, or its share of
      * requests): closed before any refill, as over HTTP/2. */
     if (c->count == 0 && (c->draining || !cfg->keepalive || (rpc && c->nreq >= rpc))) {
@@ -625,7 +631,7 @@ static void h3_added(struct conn *c, struct slot *s)
 static int h3_ready(struct conn *c, uint64_t now)
 {
     (void)now;
-    http3_submit_waiting(c);
+    submit_waiting(c);
     return 0;
 }
 
@@ -743,9 +749,20 @@ static int h3_prepare(struct conn *c, uint64_t now)
     return 0;
 }
 
+/* The first flight made the 0-RTT key (--http3-0rtt, http3_early.c): the
+ * HTTP/3 session and the requests go early. */
 static void h3_open(struct conn *c, uint64_t now)
 {
-    http3_quic_open(c, now);
+    struct h3 *h = c->h3;
+    if (http3_quic_open(c, now) != 0 || h->early != 1 || h->hc)
+        return;
+    if (bind_streams(c) != 0) {
+        conn_fail(c, ERR_QUIC_HANDSHAKE, ENOMEM, "no HTTP/3 session for 0-RTT", now);
+        return;
+    }
+    h->early = 2;
+    submit_waiting(c);
+    http3_quic_flush(c);
 }
 
 static void h3_fini(struct conn *c)

@@ -78,19 +78,11 @@ void http3_quic_free(struct h3 *h, uint64_t now);
 /* "H3_REQUEST_REJECTED (0x10b)": an HTTP/3 or QUIC error code's name. */
 const char *http3_quic_code_name(int app, uint64_t code);
 
-/* http3.c, for http3_early.c: the HTTP/3 session's streams on c's QUIC
- * connection (0 or -1); the requests waiting for a stream, submitted. */
-int http3_bind_streams(struct conn *c);
-void http3_submit_waiting(struct conn *c);
-
 /* http3_early.c (0-RTT) */
 /* Its ngtcp2 callbacks: the 0-RTT key, the server's refusal. */
 void http3_early_callbacks(ngtcp2_callbacks *cb);
 /* A new QUIC connection: the last server's parameters, when 0-RTT may go. */
 void http3_early_setup(struct conn *c);
-/* The 0-RTT key came (h->early 1): the HTTP/3 session and the requests,
- * for the flight under way. Returns 1 when they went, 0, or -1. */
-int http3_early_send(struct conn *c);
 /* The handshake is done: its parameters remembered, the early data's fate
  * told and counted. */
 void http3_early_done(struct conn *c, uint64_t now);

@@ -5,10 +5,12 @@
  * came). Off by default: a request sent in 0-RTT may be replayed by an
  * attacker, so only what is safe to repeat belongs there.
  *
- * When the server refuses the early data, ngtcp2 forgets the streams
- * (ngtcp2_conn_early_data_rejected): nghttp3's session goes too, and the
- * requests go again, unchanged, once the handshake is done, as for a
- * connection without 0-RTT. Each connection that tried counts as accepted
+ * The session and the requests go in http3.c, right after the first
+ * flight, which made the 0-RTT key (nothing of http3.c is called from here,
+ * so the calls go one way). When the server refuses the early data, ngtcp2
+ * forgets the streams (ngtcp2_conn_early_data_rejected): nghttp3's session
+ * goes too, and the requests go again, unchanged, once the handshake is
+ * done, as for a connection without 0-RTT. Each connection that tried counts as accepted
  * or rejected (JSON quic.early_data_accepted and early_data_rejected). */
 #include "http3.h"
 
@@ -26,7 +28,8 @@ static int on_tx_key(ngtcp2_conn *qc, ngtcp2_crypto_level level, void *ud)
 }
 
 /* The server refused the early data: the streams are gone, their requests
- * wait (stream 0) for the handshake's end. */
+ * wait (stream 0) for the handshake's end, when http3.c opens the HTTP/3
+ * session again. */
 static int on_rejected(ngtcp2_conn *qc, void *ud)
 {
     struct conn *c = ud;
@@ -39,12 +42,10 @@ static int on_rejected(ngtcp2_conn *qc, void *ud)
         if (c->slots[i].busy)
             c->slots[i].stream = 0;
     http3_body_all_done(h);
+    (void)qc;
     if (h->hc)
         nghttp3_conn_del(h->hc);
     h->hc = NULL;
-    /* A handshake already done opens the HTTP/3 session again here. */
-    if (ngtcp2_conn_get_handshake_completed(qc) && http3_bind_streams(c) != 0)
-        return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
 }
 
@@ -60,18 +61,6 @@ void http3_early_setup(struct conn *c)
     h->early = 0;
     if (c->w->plan->cfg->http3_0rtt && h->ticket.size && h->have_params)
         ngtcp2_conn_set_early_remote_transport_params(h->qc, &h->early_params);
-}
-
-int http3_early_send(struct conn *c)
-{
-    struct h3 *h = c->h3;
-    if (h->early != 1 || h->hc)
-        return 0;
-    if (http3_bind_streams(c) != 0)
-        return -1;
-    h->early = 2;
-    http3_submit_waiting(c);
-    return 1;
 }
 
 void http3_early_done(struct conn *c, uint64_t now)

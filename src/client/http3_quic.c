@@ -379,12 +379,6 @@ int http3_quic_flush(struct conn *c)
             http3_quic_lost(c, (int)k, now);
             return -1;
         }
-        /* The ClientHello made the 0-RTT key: the requests go now, in this
-         * flight (ngtcp2 paces the next one). */
-        if (h->early == 1 && http3_early_send(c) < 0) {
-            conn_fail(c, ERR_QUIC_HANDSHAKE, ENOMEM, "no HTTP/3 session for 0-RTT", now);
-            return -1;
-        }
         if (k > 0)
             len[n++] = (uint16_t)k;
         if (n && (k == 0 || n == H3_BATCH)) {
