@@ -29,6 +29,7 @@ static void routes_match_a_list(void)
     int i, k, wrong = 0;
 
     memset(&ep, 0, sizeof(ep));
+    memset(conns, 0, sizeof(conns));
     CHECK(serve_h3_cid_find(&ep, (const uint8_t *)"nothing", 7) == NULL); /* an empty table */
     for (i = 0; i < N; i++) {
         /* Lengths 2 to 20, each its own: i in its last two bytes. */
@@ -41,6 +42,7 @@ static void routes_match_a_list(void)
         live[i] = 1;
     }
     CHECK(ep.nroutes == N && ep.caproutes >= 2 * N);
+    CHECK(conns[0].nroutes == (N + 6) / 7 && conns[6].nroutes == N / 7); /* each connection knows its count */
     /* Delete two in three, in a scattered order, checking all as it goes. */
     for (i = 0; i < N; i++) {
         int j = (int)(((uint64_t)i * 7919) % N);
@@ -54,11 +56,15 @@ static void routes_match_a_list(void)
     }
     CHECKF(wrong == 0, "%d lookups wrong", wrong);
     CHECK(ep.nroutes == (N + 2) / 3);
+    for (i = 0, k = 0; i < 7; i++)
+        k += (int)conns[i].nroutes;
+    CHECK(k == (N + 2) / 3);
     /* Deleting what is not there changes nothing; adding again re-routes. */
     serve_h3_cid_del(&ep, ids[1], lens[1]);
     CHECK(ep.nroutes == (N + 2) / 3);
+    k = (int)conns[0].nroutes;
     CHECK(serve_h3_cid_add(&ep, ids[0], lens[0], &conns[6]) == 0 && ep.nroutes == (N + 2) / 3 &&
-          serve_h3_cid_find(&ep, ids[0], lens[0]) == &conns[6]);
+          serve_h3_cid_find(&ep, ids[0], lens[0]) == &conns[6] && (int)conns[0].nroutes == k - 1);
     CHECK(serve_h3_cid_add(&ep, ids[0], 21, &conns[0]) == -1); /* longer than QUIC allows */
     free(ep.routes);
 }

@@ -55,6 +55,9 @@ int serve_h3_cid_add(struct sh3_ep *ep, const uint8_t *cid, size_t len, struct s
         k = (k + 1) & (ep->caproutes - 1);
     if (ep->routes[k].conn == NULL)
         ep->nroutes++;
+    else
+        ep->routes[k].conn->nroutes--;
+    c->nroutes++;
     ep->routes[k].len = (uint8_t)len;
     memcpy(ep->routes[k].id, cid, len);
     ep->routes[k].conn = c;
@@ -85,6 +88,7 @@ void serve_h3_cid_del(struct sh3_ep *ep, const uint8_t *cid, size_t len)
     if (at < 0)
         return;
     hole = (uint32_t)at;
+    ep->routes[hole].conn->nroutes--;
     ep->routes[hole].conn = NULL;
     ep->nroutes--;
     /* Backward shift: an entry after the hole moves into it unless its

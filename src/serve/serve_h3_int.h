@@ -39,6 +39,7 @@ struct sh3_conn {
     uint64_t h3_error;            /* the client broke HTTP/3: our CONNECTION_CLOSE's code, or 0 */
     uint64_t reset_t;             /* rapid reset's bucket (serve_h3.c): when it was last filled, 0 before */
     uint32_t resets_left;
+    uint32_t nroutes;             /* connection IDs routed to it (serve_h3_cid.c) */
     uint8_t dead;                 /* freed once the batch of datagrams is done */
     uint8_t dirty;                /* on the batch's list: write after it */
     struct sh3_conn *next_dirty;

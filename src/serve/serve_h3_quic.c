@@ -164,8 +164,10 @@ static void conn_free(struct sh3_conn *c)
         }
         ngtcp2_conn_del(c->qc);
     }
-    /* Any route left (more than 16 IDs, or one ngtcp2 no longer lists). */
-    if (ep->nroutes) {
+    serve_h3_cid_del(ep, c->odcid.data, c->odcid.datalen);
+    /* Any route left (more than 16 IDs, or one ngtcp2 no longer lists):
+     * the whole table is read, which the IDs above spare in practice. */
+    if (c->nroutes) {
         uint32_t k;
         for (k = 0; k < ep->caproutes; k++)
             while (ep->routes[k].conn == c)
