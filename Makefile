@@ -40,7 +40,7 @@ OBJ      = $(SRC:src/%.c=build/%.o)
 LIBOBJ   = $(filter-out build/cli/main.o,$(OBJ))
 ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
-UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c),$(wildcard tests/test_*.c))))
+UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c tests/test_*http3*.c),$(wildcard tests/test_*.c))))
 INC_base   = -Isrc/base
 INC_client = -Isrc/base -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve

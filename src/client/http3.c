@@ -253,9 +253,11 @@ static int on_recv_stream_data(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint
                                size_t len, void *ud, void *sud)
 {
     struct conn *c = ud;
+    struct slot *s = sud;
     nghttp3_ssize n;
     (void)offset;
-    (void)sud;
+    if (s) /* a response: its field sections' bytes on the wire, QPACK's side of the saving */
+        record_h2_headers(c->w, http3_frames_headers(&c->h3->frames[s - c->slots], data, len), 0, c->h3->now);
     n = nghttp3_conn_read_stream(c->h3->hc, id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
     if (n < 0)
         return NGTCP2_ERR_CALLBACK_FAILURE;
@@ -515,6 +517,7 @@ static void submit(struct conn *c, struct slot *s)
         return;
     }
     s->stream = (int32_t)(id + 1);
+    memset(&h->frames[s - c->slots], 0, sizeof(*h->frames));
 }
 
 /* Requests added before the connection was up or beyond the stream limit. */
@@ -530,19 +533,6 @@ static void submit_waiting(struct conn *c)
         }
 }
 
-/* A worker's error that ends the whole run: the server does not speak
- * HTTP/3 at all. */
-static void fatal_alpn(struct conn *c, const char *alpn)
-{
-    const struct plan *pl = c->w->plan;
-    uint32_t u = pl->endpoints[c->endpoint].urls[0];
-    if (c->w->err[0] == '\0')
-        snprintf(c->w->err, sizeof(c->w->err), "%s: the server did not agree to HTTP/3 in the QUIC handshake (ALPN: "
-                 "%s)", pl->cfg->url_text[u], alpn);
-    c->w->stopping = 1;
-    conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "the server does not speak HTTP/3 (ALPN h3)", clock_ns());
-}
-
 /* After packets were read (outside ngtcp2): the handshake's end, the
  * refill after answers, a connection done with; then what waits is
  * written. */
@@ -554,12 +544,9 @@ static void settle(struct conn *c, uint64_t now)
     uint64_t rpc = cfg->requests_per_conn;
 
     if (h->handshaken == 1) {
-        gnutls_datum_t p = { NULL, 0 };
         h->handshaken = 2;
-        if (gnutls_alpn_get_selected_protocol(h->tls, &p) != 0 || p.size != 2 || memcmp(p.data, "h3", 2) != 0) {
-            fatal_alpn(c, p.size ? "another protocol" : "none chosen");
+        if (http3_quic_alpn(c) != 0)
             return;
-        }
         http3_early_done(c, now);
         if (h->hc == NULL && bind_streams(c) != 0) { /* its early data refused: a session again */
             conn_fail(c, ERR_QUIC_CLOSE, ENOMEM, "no HTTP/3 session", now);
@@ -740,7 +727,8 @@ static int h3_prepare(struct conn *c, uint64_t now)
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
-    if (c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) {
+    if ((c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) ||
+        (c->h3->frames == NULL && (c->h3->frames = calloc(c->cap, sizeof(*c->h3->frames))) == NULL)) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
@@ -773,6 +761,7 @@ static void h3_fini(struct conn *c)
     http3_body_free(c->h3);
     gnutls_free(c->h3->ticket.data);
     free(c->h3->body);
+    free(c->h3->frames);
     free(c->h3->pend);
     free(c->h3);
     c->h3 = NULL;

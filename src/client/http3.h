@@ -27,6 +27,13 @@ struct h3_plan {
 
 struct h3_body;
 
+/* Where a response stream's frames stand (http3_frames.c). */
+struct h3_frames {
+    uint64_t value, type, left;
+    uint8_t phase;            /* 0: its type, 1: its length, 2: its payload */
+    uint8_t vlen, vneed;      /* bytes of the integer read, and its length */
+};
+
 /* A connection's HTTP/3 state, kept across its reconnects. */
 struct h3 {
     struct conn *c;
@@ -56,6 +63,7 @@ struct h3 {
      * slot i's while its stream is the slot's. */
     struct h3_body *held, *spare;
     const char **body;
+    struct h3_frames *frames; /* slot i's response stream, to count its field sections' bytes */
 };
 
 /* http3_quic.c */
@@ -71,6 +79,9 @@ int http3_quic_flush(struct conn *c);
 int http3_quic_input(struct conn *c);
 /* ngtcp2 said liberr: the connection is over; its requests fail, named. */
 void http3_quic_lost(struct conn *c, int liberr, uint64_t now);
+/* The handshake is done: did the server choose h3 (ALPN)? Returns 0, or
+ * -1 when it did not: the run ends (the worker's error says why). */
+int http3_quic_alpn(struct conn *c);
 /* Closes it with H3_NO_ERROR (RFC 9114 section 5.2), then the socket. */
 void http3_quic_goodbye(struct conn *c);
 /* Frees the QUIC connection and its TLS session (the socket is conn.c's). */
@@ -86,6 +97,11 @@ void http3_early_setup(struct conn *c);
 /* The handshake is done: its parameters remembered, the early data's fate
  * told and counted. */
 void http3_early_done(struct conn *c, uint64_t now);
+
+/* http3_frames.c */
+/* n more bytes of a response stream: how many of them are HEADERS frames'
+ * payloads (QPACK's encoded field sections). */
+uint64_t http3_frames_headers(struct h3_frames *f, const uint8_t *p, size_t n);
 
 /* http3_body.c */
 /* A copy of a templated body (len bytes of src, room at most) for stream

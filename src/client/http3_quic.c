@@ -500,6 +500,23 @@ static void send_close(struct conn *c, const ngtcp2_connection_close_error *cc)
         record_quic(c->w, 1, 0, 0, clock_ns());
 }
 
+int http3_quic_alpn(struct conn *c)
+{
+    struct h3 *h = c->h3;
+    const struct plan *pl = c->w->plan;
+    gnutls_datum_t p = { NULL, 0 };
+    if (gnutls_alpn_get_selected_protocol(h->tls, &p) == 0 && p.size == 2 && memcmp(p.data, "h3", 2) == 0)
+        return 0;
+    /* A worker's error that ends the whole run: the server does not speak
+     * HTTP/3 at all. */
+    if (c->w->err[0] == '\0')
+        snprintf(c->w->err, sizeof(c->w->err), "%s: the server did not agree to HTTP/3 in the QUIC handshake (ALPN: "
+                 "%s)", pl->cfg->url_text[pl->endpoints[c->endpoint].urls[0]], p.size ? "another protocol" : "none chosen");
+    c->w->stopping = 1;
+    conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "the server does not speak HTTP/3 (ALPN h3)", clock_ns());
+    return -1;
+}
+
 void http3_quic_goodbye(struct conn *c)
 {
     struct h3 *h = c->h3;

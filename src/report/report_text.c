@@ -88,14 +88,15 @@ static void stages_block(FILE *f, const struct config *cfg, const struct engine_
 }
 
 /* HTTP/2: what header compression saved, and requests sent again. */
-static void h2_line(FILE *f, const struct stats *s)
+static void h2_line(FILE *f, const struct stats *s, int h3)
 {
     char w[32], d[32];
-    fprintf(f, "\nHTTP/2        response headers %s on the wire, %s decoded", units_fmt_bytes(w, sizeof(w), (double)s->h2_hdr_wire),
-            units_fmt_bytes(d, sizeof(d), (double)s->h2_hdr_decoded));
+    fprintf(f, "\n%s response headers %s on the wire, %s decoded", h3 ? "HTTP/3       " : "HTTP/2       ",
+            units_fmt_bytes(w, sizeof(w), (double)s->h2_hdr_wire), units_fmt_bytes(d, sizeof(d), (double)s->h2_hdr_decoded));
     if (s->h2_hdr_decoded)
-        fprintf(f, " (HPACK saved %.1f%%)", 100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
-    if (s->h2_retried)
+        fprintf(f, " (%s saved %.1f%%)", h3 ? "QPACK" : "HPACK",
+                100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
+    if (s->h2_retried && !h3)
         fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or REFUSED_STREAM) and sent "
                    "again on another connection", (unsigned long long)s->h2_retried);
 }
@@ -521,8 +522,8 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     if (s->tls_full + s->tls_resumed)
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
-    if (cfg->http2)
-        h2_line(f, s);
+    if (cfg->http2 || cfg->http3)
+        h2_line(f, s, cfg->http3);
     if (s->quic_sent || s->quic_recv)
         quic_line(f, s);
     if (cfg->follow || s->redirects || s->redirects_away) {

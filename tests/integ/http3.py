@@ -162,6 +162,11 @@ def http3_serve_counts():
     r2 = rafale("--http3", "--insecure", "-n", 1000, "-c", 2, "--streams", 10, "-t", 1, base + "/json")
     check(r2.j["summary"]["requests"] == 1000 and err_total(r2.j) == 0 and r2.j["summary"]["connections_opened"] == 2,
           "serve h3, 10 streams: 1000 answered on 2 connections (%s)" % r2.j["summary"])
+    h = r2.j["http2"]
+    # /json's fields: ":status" "200", "server" "rafale", a 29-byte date, its type and a length of 2 digits.
+    check(h["header_bytes_decoded"] == 1000 * (7 + 3 + 6 + 6 + 4 + 29 + 12 + 16 + 14 + 2) and
+          1000 * 20 < h["header_bytes_wire"] < h["header_bytes_decoded"] and "QPACK saved" in r2.out,
+          "serve h3: QPACK's saving, its field sections on the wire and decoded (%s)" % h)
     r3 = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, base + "/")
     check(r3.j["summary"]["requests"] == 40 and r3.j["summary"]["connections_opened"] == 40,
           "serve h3 --close: a connection per request (%d)" % r3.j["summary"]["connections_opened"])
