@@ -8,6 +8,16 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g -flto=auto
 WARN     = -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
 LDLIBS   = -ljansson -lnghttp2 -lssl -lcrypto -lm -pthread
+# HTTP/3 (QUIC through ngtcp2 with GnuTLS, and nghttp3) is built when
+# pkg-config finds the three libraries (`make deps` installs them; HTTP3=no
+# leaves it out). Only the files named *http3*/*_h3* call them, so a move to
+# another version of their API touches those alone.
+H3PKG    = libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
+HTTP3   ?= $(shell pkg-config --exists $(H3PKG) 2>/dev/null && echo yes)
+ifeq ($(HTTP3),yes)
+WARN    += -DRAFALE_HTTP3 $(shell pkg-config --cflags $(H3PKG))
+LDLIBS  += $(shell pkg-config --libs $(H3PKG))
+endif
 # float-cast-overflow: a double read from a file and cast to an integer it
 # cannot hold is undefined; UBSan does not check it unless asked.
 SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -26,12 +36,13 @@ INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=
 # (serve <- options for serve's settings, serve_config.h, alone; cli sees
 # serve too).
 # scripts/check_layout.sh checks the rest.
-SRC      = $(wildcard src/*/*.c)
+H3SRC    = $(wildcard src/*/*http3*.c src/*/*_h3*.c)
+SRC      = $(if $(filter yes,$(HTTP3)),$(wildcard src/*/*.c),$(filter-out $(H3SRC),$(wildcard src/*/*.c)))
 OBJ      = $(SRC:src/%.c=build/%.o)
 LIBOBJ   = $(filter-out build/cli/main.o,$(OBJ))
 ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
-UNITS    = $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
+UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c tests/test_*http3*.c),$(wildcard tests/test_*.c))))
 INC_base   = -Isrc/base
 INC_client = -Isrc/base -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve
@@ -44,7 +55,7 @@ INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit units demo clean install bench bench-micro fuzz mpi perf-check format layout deb
+.PHONY: all deps test unit units demo clean install bench bench-h3 bench-micro fuzz mpi perf-check format layout deb
 all: rafale
 
 rafale: $(OBJ)
@@ -139,6 +150,12 @@ bench: rafale build/floor
 	@sh scripts/deps.sh liburing-dev
 	@$(MAKE) -s build/floor_uring
 	@sh bench/peers.sh
+	@if [ "$(HTTP3)" = yes ]; then sh scripts/deps.sh ngtcp2-client && python3 bench/h3.py; fi
+
+# HTTP/3 alone: rafale --http3 against ngtcp2's gtlsclient and rafale --http2.
+bench-h3: rafale
+	@sh scripts/deps.sh ngtcp2-client
+	@python3 bench/h3.py
 
 # The least a client can cost (bench/floor.c): what the bench compares against.
 build/floor: bench/floor.c bench/floor.h | build
@@ -160,7 +177,8 @@ perf-check:
 
 # Fuzz the parsers of untrusted bytes for FUZZ_SECONDS each (clang's
 # libFuzzer, ASan+UBSan): the response parser, serve's request parser, and
-# serve's HTTP/2 side (its frames, through nghttp2, and its answers).
+# serve's HTTP/2 side (its frames, through nghttp2, and its answers), and
+# its HTTP/3 side (through nghttp3) when built with HTTP/3.
 FUZZ_SECONDS ?= 60
 FUZZ_CC = clang $(WARN) $(INC_cli) -g -O1 -fsanitize=fuzzer,address,undefined
 build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build
@@ -172,6 +190,11 @@ build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_re
 H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
 build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
+
+# serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
+H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_reply.c src/base/buf.c
+build/fuzz_h3_serve: fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
 
 TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
              check.c jpath.c request.c http_parse.c text.c)
@@ -198,6 +221,8 @@ fuzz:
 	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
 	./build/fuzz_cookie -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-cookie fuzz/corpus_cookie
 	./build/fuzz_merge -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 build/fuzz-corpus-merge fuzz/corpus_merge
+	if [ "$(HTTP3)" = yes ]; then $(MAKE) build/fuzz_h3_serve && mkdir -p build/fuzz-corpus-h3 && \
+	    ./build/fuzz_h3_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h3 fuzz/corpus_h3; fi
 
 # A Debian package of what is built: rafale (and rafale-mpi when built),
 # the man page, completions for bash, zsh and fish, README and copyright.

@@ -12,10 +12,12 @@
 # python3-prometheus-client: the metrics test parses a scrape with it;
 # zsh, fish: the completion test completes in each shell; tcpdump: the
 # latency test and bench/wire_latency.py hold rafale's figures against a
-# packet capture.)
+# packet capture; libngtcp2-dev, libngtcp2-crypto-gnutls-dev,
+# libnghttp3-dev, libgnutls28-dev: HTTP/3, and ngtcp2-server, ngtcp2-client:
+# ngtcp2's own peers its tests talk to.)
 set -e
 need="$*"
-[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot python3-prometheus-client zsh fish tcpdump"
+[ -n "$need" ] || need="gcc make libc6-dev libssl-dev libjansson-dev libnghttp2-dev openssl python3 chromium clang mpich libmpich-dev iproute2 nginx iptables dpkg-dev fakeroot python3-prometheus-client zsh fish tcpdump libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev ngtcp2-server ngtcp2-client"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

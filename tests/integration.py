@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
-AREAS = ["client", "serve", "http2", "workloads", "report", "compare", "distributed", "findings", "wire"]
+AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "compare", "distributed", "findings", "wire"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 
 

@@ -300,6 +300,26 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         err_set(err, errlen, NULL, "--pipeline needs keep-alive: it cannot go with --close");
         return -1;
     }
+#ifndef RAFALE_HTTP3
+    if (cfg->http3) {
+        err_set(err, errlen, NULL, "--http3: this rafale was built without HTTP/3 (it needs libngtcp2-dev, "
+                              "libngtcp2-crypto-gnutls-dev and libnghttp3-dev at build time: make deps, then make)");
+        return -1;
+    }
+#endif
+    if (cfg->http3_0rtt && (!cfg->http3 || cfg->tls.no_resume)) {
+        err_set(err, errlen, NULL, "--http3-0rtt sends requests with a resumed QUIC handshake: it needs --http3, and "
+                              "not --no-tls-resume");
+        return -1;
+    }
+    if (cfg->http3 && cfg->http2) {
+        err_set(err, errlen, NULL, "--http2 and --http3 both: choose one");
+        return -1;
+    }
+    if (cfg->follow && cfg->http3) {
+        err_set(err, errlen, NULL, "--follow works over HTTP/1.1 only so far: drop --http3 or --follow");
+        return -1;
+    }
     if (cfg->follow && cfg->http2) {
         err_set(err, errlen, NULL, "--follow works over HTTP/1.1 only so far: drop --http2 or --follow");
         return -1;
@@ -308,14 +328,12 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         err_set(err, errlen, NULL, "--follow waits for each answer: it does not go with --pipeline");
         return -1;
     }
-    if (cfg->http2 && cfg->pipeline > 1) {
-        err_set(err, errlen, NULL,
-                "--pipeline is HTTP/1.1's: with --http2, use --streams N (concurrent streams per connection)");
+    if ((cfg->http2 || cfg->http3) && cfg->pipeline > 1) {
+        err_set(err, errlen, NULL, "--pipeline is HTTP/1.1's: with --http2 or --http3, use --streams N (concurrent streams per connection)");
         return -1;
     }
-    if (!cfg->http2 && cfg->streams > 1) {
-        err_set(err, errlen, NULL,
-                "--streams goes with --http2 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
+    if (!cfg->http2 && !cfg->http3 && cfg->streams > 1) {
+        err_set(err, errlen, NULL, "--streams goes with --http2 or --http3 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
         return -1;
     }
     if (cfg->streams > 1 && !cfg->keepalive) {

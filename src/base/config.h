@@ -94,6 +94,8 @@ struct config {
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
     int http2;                   /* --http2 */
+    int http3;                   /* --http3: QUIC (client/http3.c), on https:// URLs only */
+    int http3_0rtt;              /* --http3-0rtt: requests in 0-RTT when resuming (client/http3_early.c) */
     int cookies;                 /* --cookies: a cookie jar per connection */
     const char **check_exprs;    /* --check EXPR, on every request (kept) */
     uint32_t ncheck_exprs;

@@ -13,7 +13,7 @@
  *   C(field, in, key, merge, metric, help)
  *     field   a uint64_t of struct stats
  *     in      the JSON object holding it, within the totals and each URL:
- *             SUMMARY, LATENCY, TLS or HTTP2
+ *             SUMMARY, LATENCY, TLS, HTTP2 or QUIC (written when QUIC ran)
  *     key     its JSON key (a contract: add keys, never rename one)
  *     merge   how threads and shards put theirs together: SUM, MAX or MIN
  *     metric  its OpenMetrics counter, rafale_<metric>_total, or NULL when
@@ -76,10 +76,25 @@
       "HTTP/2: response header blocks decoded (names and values).")                                                   \
     D(HTTP2, header_space_savings)                                                                                    \
     C(h2_retried, HTTP2, "retried", SUM, "http2_retried",                                                             \
-      "HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM) and sent again.")
+      "HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM) and sent again.")                                \
+    C(quic_sent, QUIC, "packets_sent", SUM, NULL, "HTTP/3: QUIC datagrams sent.")                                     \
+    C(quic_recv, QUIC, "packets_received", SUM, NULL, "HTTP/3: QUIC datagrams received.")                             \
+    C(quic_lost, QUIC, "packets_lost", SUM, NULL,                                                                     \
+      "HTTP/3: packets declared lost (ngtcp2 0.12 counts them per stream: a packet of several streams counts for "    \
+      "each).")                                                                                                       \
+    C(quic_conns, QUIC, "connections", SUM, NULL, "HTTP/3: QUIC connections closed, whose RTT estimates are summed.") \
+    C(quic_srtt_sum_ns, QUIC, "smoothed_rtt_sum_ns", SUM, NULL,                                                       \
+      "HTTP/3: each closed connection's smoothed RTT, summed (over connections).")                                    \
+    D(QUIC, smoothed_rtt_s)                                                                                           \
+    C(quic_min_rtt_ns, QUIC, "min_rtt_ns", MIN, NULL, "HTTP/3: the least minimum RTT of the connections.")            \
+    D(QUIC, min_rtt_s)                                                                                                \
+    C(quic_early, QUIC, "early_data_accepted", SUM, NULL,                                                             \
+      "HTTP/3: connections whose requests went in 0-RTT and were taken (--http3-0rtt).")                              \
+    C(quic_early_rejected, QUIC, "early_data_rejected", SUM, NULL,                                                    \
+      "HTTP/3: connections whose 0-RTT requests the server refused (sent again after the handshake).")
 
 /* Where a row's key goes, and how two counts of it become one. */
-enum counters_in { COUNTERS_IN_SUMMARY, COUNTERS_IN_LATENCY, COUNTERS_IN_TLS, COUNTERS_IN_HTTP2 };
+enum counters_in { COUNTERS_IN_SUMMARY, COUNTERS_IN_LATENCY, COUNTERS_IN_TLS, COUNTERS_IN_HTTP2, COUNTERS_IN_QUIC };
 enum counters_merge { COUNTERS_SUM, COUNTERS_MAX, COUNTERS_MIN };
 
 /* A row's index in the table, COUNTERS_NROWS of them (the D rows too). */

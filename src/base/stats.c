@@ -18,6 +18,11 @@ static const char *const names[ERR__COUNT] = {
     [ERR_H2_GOAWAY] = "h2_goaway",
     [ERR_H2_PROTOCOL] = "h2_protocol",
     [ERR_BAD_VALUE] = "bad_value",
+    [ERR_QUIC_HANDSHAKE] = "quic_handshake",
+    [ERR_QUIC_IDLE] = "quic_idle_timeout",
+    [ERR_QUIC_CLOSE] = "quic_connection_close",
+    [ERR_H3_RESET] = "h3_stream_reset",
+    [ERR_H3_GOAWAY] = "h3_goaway",
 };
 
 static const char *const explain[ERR__COUNT] = {
@@ -44,6 +49,16 @@ static const char *const explain[ERR__COUNT] = {
                         "server): every request on the connection failed, and it was replaced",
     [ERR_BAD_VALUE] = "a value for the next request (a redirect's Location, a # extract: variable) holds a space, CR, LF or another control "
                       "byte that would rewrite the request line or start a second request; nothing was sent",
+    [ERR_QUIC_HANDSHAKE] = "the QUIC handshake failed, or the server did not answer it within --connect-timeout (or "
+                           "--timeout when shorter): nothing listens on that UDP port, or a firewall drops it",
+    [ERR_QUIC_IDLE] = "QUIC's idle timeout ended the connection: nothing came from the server for that long while "
+                      "requests were outstanding",
+    [ERR_QUIC_CLOSE] = "the connection was closed with a QUIC CONNECTION_CLOSE (the server's, or ours after a protocol "
+                       "error it made); the transport or application error code is shown",
+    [ERR_H3_RESET] = "the server reset the request's stream (RESET_STREAM) before a complete response; the HTTP/3 "
+                     "error code it gave is shown",
+    [ERR_H3_GOAWAY] = "the server's GOAWAY ended the request: its stream was above the last one the server said it "
+                      "would process",
 };
 
 const char *stats_err_name(enum err_kind k)

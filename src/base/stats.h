@@ -25,6 +25,11 @@ enum err_kind {
     ERR_H2_GOAWAY,      /* HTTP/2: ended by the server's GOAWAY */
     ERR_H2_PROTOCOL,    /* HTTP/2: a connection error (bad frame, flow control, no SETTINGS) */
     ERR_BAD_VALUE,      /* a value bound for the request line or a header could smuggle bytes: nothing sent */
+    ERR_QUIC_HANDSHAKE, /* HTTP/3: the QUIC handshake failed or was not answered in time */
+    ERR_QUIC_IDLE,      /* HTTP/3: QUIC's idle timeout ended the connection with requests outstanding */
+    ERR_QUIC_CLOSE,     /* HTTP/3: a CONNECTION_CLOSE (the peer's, or ours on its protocol error) */
+    ERR_H3_RESET,       /* HTTP/3: the server reset the request's stream */
+    ERR_H3_GOAWAY,      /* HTTP/3: ended by the server's GOAWAY */
     ERR__COUNT
 };
 

@@ -33,7 +33,7 @@ int cmd_serve(const struct cmd *self, const struct cmd *all, int argc, char **ar
         fprintf(stderr, "rafale serve: %s\n", err);
         return 1;
     }
-    printf("listening on %s%s\n", serve_address(srv), sc.tls_cert ? " (TLS)" : "");
+    printf("listening on %s%s%s\n", serve_address(srv), sc.tls_cert ? " (TLS)" : "", sc.http3 ? " (and HTTP/3 on UDP)" : "");
     fflush(stdout);
     if (serve_wait(srv, stop_flag(), &counts, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale serve: %s\n", err);

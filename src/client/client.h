@@ -145,6 +145,7 @@ struct plan {
     size_t max_len;         /* the longest expansion of any request */
     void *h2cb;          /* HTTP/2: nghttp2's callbacks, shared by every session */
     void *h2opt;         /* and its options */
+    void *h3;            /* HTTP/3: what its connections share (http3.c: TLS credentials, callbacks) */
     struct check *checks;   /* every URL's, in URL order */
     uint32_t nchecks;
     uint32_t *check_target;    /* the URL of each */
@@ -262,10 +263,18 @@ struct session_ops {
     int (*prepare)(struct conn *c, uint64_t now);
     /* The connection goes away for good: frees the session's insides. */
     void (*fini)(struct conn *c);
+    /* A session that brings its own transport (HTTP/3: QUIC over UDP)
+     * opens it here, instead of TCP and TLS: it sets fd, watches it with
+     * handlers of its own, and calls conn_up once its handshake is done.
+     * NULL for sessions over TCP. Its timeout op then runs in every state. */
+    void (*open)(struct conn *c, uint64_t now);
 };
 
 extern const struct session_ops session_http1;
 extern const struct session_ops session_http2;
+#ifdef RAFALE_HTTP3
+extern const struct session_ops session_http3;
+#endif
 
 /* HTTP/1.1's state on a connection. */
 struct h1 {
@@ -278,6 +287,7 @@ struct h1 {
 
 struct worker;
 struct h2;
+struct h3;
 
 struct conn {
     struct loop_io io;
@@ -320,6 +330,7 @@ struct conn {
     struct capture capt; /* HTTP/1.1: the response being read, when its URL has checks */
     struct h1 h1;
     struct h2 *h2;       /* HTTP/2's state (http2.c), kept across reconnects */
+    struct h3 *h3;       /* HTTP/3's (http3.c): its QUIC connection too, kept across reconnects */
     struct slot *slots;  /* cap entries; &one when not pipelining */
     struct slot one;
 };
@@ -349,6 +360,9 @@ void conn_close(struct conn *c);
 void conn_think(struct conn *c);
 /* After the answer to a request of URL url: the pause its --think asks. */
 void conn_thought(struct conn *c, uint32_t url, uint64_t now);
+/* A session's own transport (session_ops.open) finished its handshake: the
+ * connection is open, its requests go. */
+void conn_up(struct conn *c, uint64_t now);
 /* Re-arms the request timeout for the oldest outstanding request. */
 void conn_arm(struct conn *c);
 /* --cookies: the Set-Cookie value v (n bytes) of a response to s. */
@@ -516,6 +530,12 @@ static inline size_t plan_h2_body_room(const struct plan_target *pu)
     return pu->body_tpl ? pu->body_tpl->max_len : pu->body_len;
 }
 
+/* http3.c: what the plan's HTTP/3 connections share (TLS credentials, the
+ * libraries' callbacks); every URL must be https://. Returns 0, or -1 with
+ * the reason in err. */
+int http3_plan_init(struct plan *pl, char *err, size_t errlen);
+void http3_plan_free(struct plan *pl);
+
 /* http2.c: nghttp2's callbacks and options, made once for the plan's
  * sessions. Returns 0, or -1 with the reason in err. */
 int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
@@ -595,6 +615,12 @@ void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
 void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now);
 void record_retry(struct worker *w, const struct slot *s);
+/* HTTP/3: QUIC datagrams sent and received, packets declared lost; a
+ * connection's RTT estimate (smoothed and least) as it closes. */
+void record_quic(struct worker *w, uint64_t sent, uint64_t recv, uint64_t lost, uint64_t now);
+void record_quic_rtt(struct worker *w, uint64_t srtt_ns, uint64_t min_rtt_ns, uint64_t now);
+/* --http3-0rtt: a connection's requests went in 0-RTT; the server took them or not. */
+void record_quic_early(struct worker *w, int accepted, uint64_t now);
 /* --follow: s followed a redirect (away: one to another origin ended it). */
 void record_redirect(struct worker *w, const struct slot *s, int away);
 /* A keep-alive connection with no request in flight ended: k says how

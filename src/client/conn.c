@@ -281,6 +281,10 @@ static void conn_open(struct conn *c, uint64_t now)
     c->tcp_answers = 0;
     if (c->sess->prepare(c, now) != 0)
         return;
+    if (c->sess->open) {
+        c->sess->open(c, now);
+        return;
+    }
     fd = net_connect(&w->plan->endpoints[c->endpoint].addr, src);
     if (fd < 0) {
         conn_fail(c, connect_kind(-fd), -fd, NULL, now);
@@ -394,7 +398,7 @@ static void conn_read(struct conn *c, int hup)
     }
 }
 
-static void conn_ready(struct conn *c, uint64_t now)
+void conn_up(struct conn *c, uint64_t now)
 {
     c->state = C_OPEN;
     if (c->sess->ready(c, now) != 0)
@@ -426,7 +430,7 @@ static void conn_handshake(struct conn *c)
     kind = c->ops->handshake_kind(c->io_ctx);
     if (kind != IO_HS_NONE)
         record_tls(c->w, c->sess->oldest(c), now - c->t_tcp, kind == IO_HS_RESUMED);
-    conn_ready(c, now);
+    conn_up(c, now);
 }
 
 static void conn_on_io(struct loop_io *io, uint32_t ev)
@@ -512,7 +516,7 @@ static void conn_on_timer(struct timer *t, uint64_t now)
     }
     if (c->count == 0 || c->state == C_IDLE)
         return;
-    if (c->state == C_OPEN && c->sess->timeout) {
+    if ((c->state == C_OPEN || c->sess->open) && c->sess->timeout) {
         c->sess->timeout(c, now);
         return;
     }

@@ -310,11 +310,21 @@ static uint64_t splitmix(uint64_t x)
     return x ? x : 1;
 }
 
+/* The protocol of the run's connections. */
+static const struct session_ops *engine_session(const struct config *cfg)
+{
+#ifdef RAFALE_HTTP3
+    if (cfg->http3)
+        return &session_http3;
+#endif
+    return cfg->http2 ? &session_http2 : &session_http1;
+}
+
 static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t nmax,
                        uint32_t first_conn, uint64_t budget)
 {
     const struct config *cfg = pl->cfg;
-    uint32_t i, depth = cfg->http2 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
+    uint32_t i, depth = cfg->http2 || cfg->http3 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
 
     memset(w, 0, sizeof(*w));
     w->plan = pl;
@@ -330,7 +340,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->q = calloc(nconns, sizeof(uint32_t));
     w->rbuf = malloc(IO_RBUF_SIZE);
-    if ((cfg->http2 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
+    if ((cfg->http2 || cfg->http3 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
                                                                                                  : 64 * 1024)) == NULL)
         return -1;
     w->per_target = calloc(engine_nfigs(pl->ntargets), sizeof(*w->per_target));
@@ -382,7 +392,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
             return -1;
         }
         /* Spread the starting URL so each URL gets its share from the start. */
-        conn_init(&w->conns[i], w, pl->cfg->http2 ? &session_http2 : &session_http1, first_conn + i, (first_conn + i) % pl->nendpoints, (first_conn + i) / pl->nendpoints,
+        conn_init(&w->conns[i], w, engine_session(pl->cfg), first_conn + i, (first_conn + i) % pl->nendpoints, (first_conn + i) / pl->nendpoints,
                   (uint16_t)depth, slots, tbuf);
     }
     return 0;
@@ -440,6 +450,12 @@ static int build_plan(const struct config *cfg, struct plan *pl, char *err, size
         return -1;
     if (cfg->http2 && (plan_h2_build(pl, err, errlen) != 0 || http2_plan_callbacks(pl, err, errlen) != 0))
         return -1;
+#ifdef RAFALE_HTTP3
+    /* HTTP/3 sends HTTP/2's header fields (RFC 9114 section 4.3 keeps its
+     * pseudo-fields). */
+    if (cfg->http3 && (plan_h2_build(pl, err, errlen) != 0 || http3_plan_init(pl, err, errlen) != 0))
+        return -1;
+#endif
     return 0;
 }
 
@@ -449,6 +465,12 @@ static void free_plan(struct plan *pl)
         plan_h2_free(pl);
         http2_plan_callbacks_free(pl);
     }
+#ifdef RAFALE_HTTP3
+    if (pl->cfg && pl->cfg->http3) {
+        plan_h2_free(pl);
+        http3_plan_free(pl);
+    }
+#endif
     plan_free(pl);
 }
 

@@ -132,7 +132,7 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
     } else if (rs.has_body) {
         pu->max_len = rs.body_len;
     }
-    if (!cfg->http2) {
+    if (!cfg->http2 && !cfg->http3) {
         char *head;
         size_t n;
         int rc;
@@ -420,7 +420,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
             for (j = 0; j < pl->nendpoints; j++)
                 if (same_address(&pl->endpoints[j], &a, u))
                     break;
-        if (u->tls && pl->tls == NULL && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
+        if (u->tls && pl->tls == NULL && !cfg->http3 && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
             return -1;
         /* Addresses and their URLs grow by doubling: a file of 100 000
          * targets may name one server or 100 000. */

@@ -154,6 +154,35 @@ void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)
         w->st.bytes_sent += bytes;
 }
 
+void record_quic(struct worker *w, uint64_t sent, uint64_t recv, uint64_t lost, uint64_t now)
+{
+    if (now < w->plan->t_measure)
+        return;
+    w->st.quic_sent += sent;
+    w->st.quic_recv += recv;
+    w->st.quic_lost += lost;
+}
+
+void record_quic_early(struct worker *w, int accepted, uint64_t now)
+{
+    if (now < w->plan->t_measure)
+        return;
+    if (accepted)
+        w->st.quic_early++;
+    else
+        w->st.quic_early_rejected++;
+}
+
+void record_quic_rtt(struct worker *w, uint64_t srtt_ns, uint64_t min_rtt_ns, uint64_t now)
+{
+    if (now < w->plan->t_measure)
+        return;
+    w->st.quic_conns++;
+    w->st.quic_srtt_sum_ns += srtt_ns;
+    if (w->st.quic_min_rtt_ns == 0 || min_rtt_ns < w->st.quic_min_rtt_ns)
+        w->st.quic_min_rtt_ns = min_rtt_ns;
+}
+
 void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now)
 {
     if (now < w->plan->t_measure)
@@ -414,8 +443,8 @@ void record_tcpinfo(struct conn *c)
      * path. The first TCPINFO_FIRST closes, then one in TCPINFO_EVERY:
      * where every request closes one (--close, a server that closes) the
      * getsockopt stays off most of them. */
-    if (c->fd < 0 || c->state != C_OPEN)
-        return;
+    if (c->fd < 0 || c->state != C_OPEN || c->sess->open)
+        return; /* (QUIC's socket is UDP: no TCP_INFO) */
     if (w->tcp_closes++ >= TCPINFO_FIRST && w->tcp_closes % TCPINFO_EVERY != 0)
         return;
     tcpinfo_add(&w->tcp, c->fd);

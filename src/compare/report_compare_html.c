@@ -453,8 +453,9 @@ static void workloads_table(FILE *f, const struct compare_file *p)
             html_printf(f, "<br/>(body: %zu bytes)", c->body_len);
         html_printf(f, "</code></td><td>%u</td><td class=\"l\">%s", c->connections,
                 c->keepalive ? "keep-alive" : "new connection per request");
-        if (c->http2)
-            html_printf(f, ", HTTP/2 &#215; %u stream%s", c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
+        if (c->http2 || c->http3)
+            html_printf(f, ", HTTP/%d &#215; %u stream%s", c->http3 ? 3 : 2, c->streams ? c->streams : 1,
+                        c->streams > 1 ? "s" : "");
         else if (c->pipeline > 1)
             html_printf(f, ", pipelining %u", c->pipeline);
         html_printf(f, "</td><td>");

@@ -142,6 +142,12 @@ static const struct opt_def table[] = {
       "speak HTTP/2: prior knowledge (h2c) on http://, ALPN h2 on https://", "yes or no", 0, 0, RUN(http2), 1, 0, "http2" },
     { "streams", 0, K_U32, D_RUN, S_HTTP2, LOADW, "N", "concurrent streams per HTTP/2 connection (h2load's -m; default 1)",
       "a number of streams from 1 to 1024", 1, 1024, RUN(streams), 0, 0, "streams" },
+    { "http3", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
+      "speak HTTP/3 (QUIC v1 over UDP, ALPN h3) on https:// URLs; --streams N per connection", "yes or no", 0, 0,
+      RUN(http3), 1, 0, "http3" },
+    { "http3-0rtt", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
+      "HTTP/3: send requests in 0-RTT when a connection resumes (they may be replayed: safe requests only)",
+      "yes or no", 0, 0, RUN(http3_0rtt), 1, 0, "http3_0rtt" },
     { "h2-window", 0, K_U32, D_RUN, S_HTTP2, LOADW, "BITS",
       "HTTP/2 flow-control windows of 2^BITS-1 bytes, stream and connection (default 30)", "a number of bits from 14 to 30",
       14, 30, RUN(h2_window_bits), 0, 0, "h2_window_bits" },
@@ -307,6 +313,9 @@ static const struct opt_def table[] = {
       "a file name", 0, 0, SRV(tls_cert), 0, 0, NULL },
     { "tls-key", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE", "the certificate's private key", "a file name", 0, 0,
       SRV(tls_key), 0, 0, NULL },
+    { "http3", 0, K_FLAG, D_SERVE, S_MISC, OPT_SERVE, NULL,
+      "HTTP/3 too, on UDP at the same address and port (TLS from --tls-cert, or a self-signed certificate)",
+      "yes or no", 0, 0, SRV(http3), 1, 0, NULL },
     { "tls-client-ca", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE",
       "require a client certificate signed by these CAs (PEM)", "a file name", 0, 0, SRV(tls_client_ca), 0, 0, NULL },
     { "header-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
@@ -337,7 +346,7 @@ static const struct opt_def table[] = {
 #define NOPTS (sizeof(table) / sizeof(table[0]))
 
 static const char *const section_names[] = {
-    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2", [S_WORKLOAD] = "Workload",
+    [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2 and HTTP/3", [S_WORKLOAD] = "Workload",
     [S_REQUEST] = "Request", [S_SHARD] = "Several machines (rafale merge joins the shards' --json)", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
 };
 

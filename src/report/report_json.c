@@ -136,6 +136,13 @@ static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d,
                 REPORT_JNUM("%.4f", s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded
                                                       : 0.0));
         return 1;
+    case COUNTERS_D_smoothed_rtt_s:
+        fprintf(f, "%s\"smoothed_rtt_s\": %s", sep,
+                REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0));
+        return 1;
+    case COUNTERS_D_min_rtt_s:
+        fprintf(f, "%s\"min_rtt_s\": %s", sep, REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9));
+        return 1;
     default:
         return 0;
     }
@@ -193,6 +200,12 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     fprintf(f, "},\n%s\"http2\": {", ind);
     jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
     fprintf(f, "}");
+    /* HTTP/3: QUIC's own figures (ngtcp2's), where QUIC ran. */
+    if (s->quic_sent || s->quic_recv) {
+        fprintf(f, ",\n%s\"quic\": {", ind);
+        jcounters(f, &x, COUNTERS_IN_QUIC, 1);
+        fprintf(f, "}");
+    }
 }
 
 static void jtimeline(FILE *f, const struct engine_result *r)
@@ -473,7 +486,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct engine_resu
             /* The targets past ENGINE_TARGET_FIGS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->ntargets - ENGINE_TARGET_FIGS);
-            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
             fprintf(f, "}");
             continue;
         }
@@ -486,7 +499,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct engine_resu
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "     ");
+        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
         fprintf(f, "}");
     }
 }
@@ -549,7 +562,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
                 REPORT_JNUM("%.3f", r->target_rate),
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http2 ? "h2" : "http/1.1", "  ");
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "  ");
     jerror_details(f, &r->total);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);

@@ -130,6 +130,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     json_t *sum = jread_obj(c, o, "summary", 1), *st = jread_obj(c, o, "status", 0), *er = jread_obj(c, o, "errors", 1), *v;
     json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, "tls", 0);
     json_t *h2 = jread_obj(c, o, "http2", 0);
+    json_t *quic = jread_obj(c, o, "quic", 0);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -195,6 +196,11 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     if (h2) {
         at = jread_enter(c, "http2");
         load_counters(c, s, h2, COUNTERS_IN_HTTP2);
+        jread_leave(c, at);
+    }
+    if (quic) {
+        at = jread_enter(c, "quic");
+        load_counters(c, s, quic, COUNTERS_IN_QUIC);
         jread_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)

@@ -88,16 +88,35 @@ static void stages_block(FILE *f, const struct config *cfg, const struct engine_
 }
 
 /* HTTP/2: what header compression saved, and requests sent again. */
-static void h2_line(FILE *f, const struct stats *s)
+static void h2_line(FILE *f, const struct stats *s, int h3)
 {
     char w[32], d[32];
-    fprintf(f, "\nHTTP/2        response headers %s on the wire, %s decoded", units_fmt_bytes(w, sizeof(w), (double)s->h2_hdr_wire),
-            units_fmt_bytes(d, sizeof(d), (double)s->h2_hdr_decoded));
+    fprintf(f, "\n%s response headers %s on the wire, %s decoded", h3 ? "HTTP/3       " : "HTTP/2       ",
+            units_fmt_bytes(w, sizeof(w), (double)s->h2_hdr_wire), units_fmt_bytes(d, sizeof(d), (double)s->h2_hdr_decoded));
     if (s->h2_hdr_decoded)
-        fprintf(f, " (HPACK saved %.1f%%)", 100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
-    if (s->h2_retried)
+        fprintf(f, " (%s saved %.1f%%)", h3 ? "QPACK" : "HPACK",
+                100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
+    if (s->h2_retried && !h3)
         fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or REFUSED_STREAM) and sent "
                    "again on another connection", (unsigned long long)s->h2_retried);
+}
+
+static void quic_line(FILE *f, const struct stats *s)
+{
+    char a[32], b[32];
+    fprintf(f, "\nQUIC          %llu packets sent, %llu received, %llu lost", (unsigned long long)s->quic_sent,
+            (unsigned long long)s->quic_recv, (unsigned long long)s->quic_lost);
+    if (s->quic_conns)
+        fprintf(f, "; RTT %s smoothed (mean of %llu connection%s), %s least",
+                units_fmt_ns(a, sizeof(a), (double)s->quic_srtt_sum_ns / (double)s->quic_conns),
+                (unsigned long long)s->quic_conns, s->quic_conns == 1 ? "" : "s",
+                units_fmt_ns(b, sizeof(b), (double)s->quic_min_rtt_ns));
+    if (s->quic_early + s->quic_early_rejected)
+        fprintf(f, "\n              0-RTT: %llu connections sent their requests early, the server took them on %llu",
+                (unsigned long long)(s->quic_early + s->quic_early_rejected), (unsigned long long)s->quic_early);
+    if (s->h2_retried)
+        fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or H3_REQUEST_REJECTED) and "
+                   "sent again on another connection", (unsigned long long)s->h2_retried);
 }
 
 /* The header over lat_row's columns, its percentiles from the names table. */
@@ -397,9 +416,9 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
     fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
             cfg->threads, cfg->threads == 1 ? "" : "s",
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
-    if (cfg->http2)
-        fprintf(f, ", HTTP/2 (%u stream%s per connection)", cfg->streams ? cfg->streams : 1,
-                cfg->streams > 1 ? "s" : "");
+    if (cfg->http2 || cfg->http3)
+        fprintf(f, ", %s (%u stream%s per connection)", cfg->http3 ? "HTTP/3 over QUIC" : "HTTP/2",
+                cfg->streams ? cfg->streams : 1, cfg->streams > 1 ? "s" : "");
     if (cfg->keepalive && cfg->requests_per_conn)
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
     if (cfg->pipeline > 1)
@@ -505,8 +524,10 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     if (s->tls_full + s->tls_resumed)
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
-    if (cfg->http2)
-        h2_line(f, s);
+    if (cfg->http2 || cfg->http3)
+        h2_line(f, s, cfg->http3);
+    if (s->quic_sent || s->quic_recv)
+        quic_line(f, s);
     if (cfg->follow || s->redirects || s->redirects_away) {
         fprintf(f, "\nRedirects     %llu followed", (unsigned long long)s->redirects);
         if (s->completed)
@@ -556,10 +577,11 @@ static void latency_block(FILE *f, const struct engine_result *r)
         lat_row(f, "uncorr.", &s->h[H_LATENCY_UNC]);
         fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"
                    "   counts; uncorr.: from when it was actually sent, as closed-loop tools report it;\n"
-                   "   connect: TCP handshakes; ttfb: from the send; transfer: first byte to last)\n");
+                   "   connect: %s handshakes; ttfb: from the send; transfer: first byte to last)\n",
+                s->quic_sent ? "QUIC" : "TCP");
     } else {
-        fprintf(f, "  (connect: TCP handshakes; ttfb and total: from the start of a request, its connect included;\n"
-                   "   transfer: from the first byte of a response to its last)\n");
+        fprintf(f, "  (connect: %s handshakes; ttfb and total: from the start of a request, its connect included;\n"
+                   "   transfer: from the first byte of a response to its last)\n", s->quic_sent ? "QUIC" : "TCP");
     }
     text_histogram(f, &s->h[H_LATENCY]);
 }

@@ -18,6 +18,9 @@
 #include "err.h"
 #include "serve_conn.h"
 #include "serve_h2.h"
+#ifdef RAFALE_HTTP3
+#include "serve_h3.h"
+#endif
 #include "buf.h"
 #include "clock.h"
 #include "http_lex.h"
@@ -168,6 +171,23 @@ bad:
     return -1;
 }
 
+/* --http3 needs the libraries at build time, and an address UDP can bind. */
+static int serve_http3_check(struct serve *s, char *err, size_t errlen)
+{
+#ifdef RAFALE_HTTP3
+    if (s->addr.ss.ss_family == AF_UNIX) {
+        err_set(err, errlen, NULL, "--http3 serves on UDP: give --listen ADDR:PORT, not a Unix socket");
+        return -1;
+    }
+    return serve_h3_tls_new(s, err, errlen);
+#else
+    (void)s;
+    err_set(err, errlen, NULL, "--http3: this rafale was built without HTTP/3 (it needs libngtcp2-dev, "
+                          "libngtcp2-crypto-gnutls-dev and libnghttp3-dev at build time: make deps, then make)");
+    return -1;
+#endif
+}
+
 static void set_port(struct net_addr *a, uint16_t port)
 {
     if (a->ss.ss_family == AF_INET6)
@@ -184,6 +204,9 @@ static void serve_free(struct serve *s)
         struct sconn *c;
         if (t->lfd >= 0 && !t->lfd_shared)
             close(t->lfd);
+#ifdef RAFALE_HTTP3
+        serve_h3_close(t);
+#endif
         while ((c = t->all) != NULL) {
             t->all = c->next_all;
             if (c->fd >= 0)
@@ -210,6 +233,9 @@ static void serve_free(struct serve *s)
     if (s->log && s->log_owned)
         fclose(s->log);
     tls_server_free(s->tls);
+#ifdef RAFALE_HTTP3
+    serve_h3_tls_free(s);
+#endif
     free(s);
 }
 
@@ -229,6 +255,8 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         goto fail;
     if (sc->tls_cert && (tls_server_new(sc->tls_cert, sc->tls_key, 1, &s->tls, err, errlen) != 0 ||
                          (sc->tls_client_ca && tls_server_require_client(s->tls, sc->tls_client_ca, err, errlen) != 0)))
+        goto fail;
+    if (sc->http3 && serve_http3_check(s, err, errlen) != 0)
         goto fail;
     if (sc->access_log) {
         if (strcmp(sc->access_log, "-") == 0) {
@@ -267,6 +295,15 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         }
         if (i == 0 && s->addr.ss.ss_family != AF_UNIX)
             set_port(&s->addr, net_local_port(t->lfd)); /* port 0: the others join the one picked */
+#ifdef RAFALE_HTTP3
+        /* HTTP/3 on UDP at the TCP listener's address and port, as servers
+         * announce it (Alt-Svc: h3=":PORT", RFC 9114 section 3.1.1). */
+        if (sc->http3) {
+            if (serve_h3_listen(t, &s->addr, err, errlen) != 0)
+                goto fail;
+            snprintf(s->alt_svc, sizeof(s->alt_svc), "h3=\":%u\"", (unsigned)net_local_port(t->lfd));
+        }
+#endif
         t->lio.fn = on_accept;
         t->tick.fn = on_tick;
         if (loop_add(&t->loop, t->lfd, LOOP_IN, &t->lio) != 0) {

@@ -18,7 +18,8 @@ struct serve_config {
     const char *tls_client_ca;   /* --tls-client-ca: require client certificates it signed */
     uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
     uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */
-    uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections */
+    uint32_t h2_streams;         /* SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections (and HTTP/3's streams) */
+    int http3;                   /* --http3: HTTP/3 on UDP at the same address and port too (serve_h3*.c) */
 };
 
 #endif

@@ -25,6 +25,7 @@
 enum gen_kind { GEN_NONE, GEN_BYTES, GEN_CHUNKED, GEN_MEM };
 
 struct sthread;
+struct sh3_ep;
 
 struct sconn {
     struct loop_io io;
@@ -75,6 +76,7 @@ struct sthread {
     struct buf hello;       /* ready-made keep-alive answer to GET / */
     struct sconn *free;
     struct sconn *all;
+    struct sh3_ep *h3;       /* --http3: its UDP socket and QUIC connections (serve_h3_quic.c), or NULL */
     uint32_t rng;
     const atomic_int *stop;
 };

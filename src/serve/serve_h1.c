@@ -22,6 +22,8 @@ static int head_common(struct sthread *t, const struct req *r, int status, const
 {
     int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, serve_reply_reason(status), t->date);
     t->last_status = status;
+    if (t->s->alt_svc[0])
+        rc |= buf_printf(&t->wb, "Alt-Svc: %s\r\n", t->s->alt_svc); /* --http3 (RFC 9114 section 3.1.1) */
     if (ctype)
         rc |= buf_printf(&t->wb, "Content-Type: %s\r\n", ctype);
     if (!r->keep)

@@ -108,7 +108,7 @@ static nghttp2_nv nv(const char *name, const char *value, size_t vlen)
 static void submit(struct sh2 *h, struct sstream *st)
 {
     const struct reply *rp = &st->rp;
-    nghttp2_nv hd[6];
+    nghttp2_nv hd[7];
     nghttp2_data_provider prd;
     size_t n = 0;
     int has_len = rp->kind != B_GEN_CHUNKED, no_body = rp->status == 204 || rp->status == 304;
@@ -123,6 +123,8 @@ static void submit(struct sh2 *h, struct sstream *st)
         hd[n++] = nv("content-type", rp->ctype, strlen(rp->ctype));
     if (rp->location)
         hd[n++] = nv("location", rp->location, rp->loclen);
+    if (h->env.s->alt_svc[0])
+        hd[n++] = nv("alt-svc", h->env.s->alt_svc, strlen(h->env.s->alt_svc)); /* --http3 */
     if (has_len && !no_body) {
         snprintf(st->clen, sizeof(st->clen), "%llu", (unsigned long long)len);
         hd[n++] = nv("content-length", st->clen, strlen(st->clen));

@@ -27,6 +27,7 @@ struct file_ent {
 };
 
 struct sthread;
+struct sh3_tls;
 
 struct serve {
     struct serve_config cfg;
@@ -39,6 +40,8 @@ struct serve {
     FILE *log;
     int log_owned;
     struct tls_server *tls;
+    struct sh3_tls *h3tls;       /* --http3: QUIC's TLS (serve_h3_quic.c), or NULL */
+    char alt_svc[24];            /* --http3: the Alt-Svc value of TCP answers ("h3=\":PORT\""), or "" */
 };
 
 /* How the body of a reply is made. */

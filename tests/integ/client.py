@@ -294,7 +294,8 @@ def json_shape():
     for k in ("requests", "errors", "in_flight", "elapsed_s", "rps", "connections_opened", "bytes_received"):
         check(k in j["summary"], "summary." + k)
     kinds = ["connect_refused", "timeout_connect", "connect_other", "reset", "timeout_answer", "write", "malformed",
-             "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol", "bad_value"]
+             "closed_early", "addr_unavailable", "tls", "h2_rst_stream", "h2_goaway", "h2_protocol", "bad_value",
+             "quic_handshake", "quic_idle_timeout", "quic_connection_close", "h3_stream_reset", "h3_goaway"]
     check(sorted(j["errors"]) == sorted(kinds), "every error kind present")
     for h in ("latency", "connect", "ttfb"):
         for k in ("min_us", "mean_us", "stdev_us", "max_us", "percentiles_us", "histogram"):

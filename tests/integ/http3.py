@@ -1,0 +1,366 @@
+"""Integration tests: HTTP/3 over QUIC: against ngtcp2's own example server (gtlsserver, Debian's ngtcp2-server) for
+interoperability, against UDP peers that never answer, and the counts of every run."""
+import http.client
+import threading
+
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+
+def built_with_http3():
+    rc, out, err = run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])
+    return "built without HTTP/3" not in err
+
+
+def udp_port():
+    """A UDP port nothing is bound to."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Gtls:
+    """ngtcp2's example HTTP/3 server on a free UDP port, serving a folder; stop() returns the requests it began."""
+
+    def __init__(self):
+        d = make_certs()
+        self.www = os.path.join(TMP, "www")
+        os.makedirs(self.www, exist_ok=True)
+        with open(os.path.join(self.www, "index.html"), "w") as f:
+            f.write("hello over QUIC\n")
+        self.port = udp_port()
+        self.log = open(os.path.join(TMP, "gtls.log"), "w+")
+        self.p = subprocess.Popen(["gtlsserver", "--no-quic-dump", "--no-http-dump", "-d", self.www, "127.0.0.1",
+                                   str(self.port), os.path.join(d, "srv.key"), os.path.join(d, "srv.pem")],
+                                  stdout=self.log, stderr=subprocess.STDOUT)
+        time.sleep(0.3)
+        check(self.p.poll() is None, "gtlsserver started")
+
+    def url(self, path="/index.html"):
+        return "https://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait(timeout=20)
+        self.log.seek(0)
+        return sum(1 for line in self.log if "request headers started" in line)
+
+
+class Mute:
+    """A UDP socket that reads every datagram and answers none: a QUIC server that never answers the handshake."""
+
+    def __init__(self):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.bind(("127.0.0.1", 0))
+        self.port = self.s.getsockname()[1]
+        self.got = 0
+        self.done = False
+        self.t = threading.Thread(target=self.run, daemon=True)
+        self.t.start()
+
+    def run(self):
+        self.s.settimeout(0.1)
+        while not self.done:
+            try:
+                self.s.recv(65536)
+                self.got += 1
+            except socket.timeout:
+                pass
+
+    def stop(self):
+        self.done = True
+        self.t.join()
+        self.s.close()
+        return self.got
+
+
+@test
+def http3_without_it():
+    if built_with_http3():
+        return
+    rc, out, err = run_raw(["--http3", "-n", 1, "https://127.0.0.1:1/"])
+    check(rc != 0 and one_line(err, "--http3: this rafale was built without HTTP/3"),
+          "a build without the QUIC libraries says so in one line")
+
+
+@test
+def http3_interop_gtlsserver():
+    """Against ngtcp2's example server: every request is one the server began, at 1 and at 10 streams, with the
+    certificate checked (--cacert) or not (--insecure); QUIC's figures in both reports."""
+    if not built_with_http3():
+        return
+    ca = os.path.join(make_certs(), "ca.pem")
+    srv = Gtls()
+    r = rafale("--http3", "--cacert", ca, "-n", 300, "-c", 3, "-t", 1, srv.url())
+    j = r.j
+    check(j["summary"]["protocol"] == "h3" and j["config"]["http3"] is True, "h3: protocol and setting in the JSON")
+    check(j["summary"]["requests"] == 300 and err_total(j) == 0 and j["status"] == {"200": 300},
+          "h3 against gtlsserver, verified: 300 answered 200 (%s)" % j["summary"])
+    check(j["summary"]["connections_opened"] == 3 and accounted(j), "h3: 3 connections, every request accounted")
+    q = j["quic"]
+    check(q["packets_sent"] > 0 and q["packets_received"] > 0 and q["packets_lost"] == 0 and q["connections"] == 3
+          and 0 < q["min_rtt_s"] <= q["smoothed_rtt_s"] < 1, "h3: QUIC's figures in the JSON (%s)" % q)
+    check("HTTP/3 over QUIC (1 stream per connection)" in r.out and "QUIC          " in r.out and
+          "connect: QUIC handshakes" in r.out, "h3: said in the text report")
+    r = rafale("--http3", "--insecure", "-n", 1000, "-c", 2, "--streams", 10, "-t", 1, srv.url())
+    check(r.j["summary"]["requests"] == 1000 and err_total(r.j) == 0 and r.j["summary"]["connections_opened"] == 2,
+          "h3 --streams 10, not verified: 1000 answered on 2 connections")
+    r = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, srv.url())
+    check(r.j["summary"]["requests"] == 40 and r.j["summary"]["connections_opened"] == 40,
+          "h3 --close: a connection per request (%d)" % r.j["summary"]["connections_opened"])
+    r = rafale("--http3", "--insecure", "-R", 200, "-d", "1s", "-c", 2, "--streams", 4, "-t", 1, srv.url())
+    check(abs(r.j["summary"]["started"] - 200) <= 3 and err_total(r.j) == 0 and accounted(r.j),
+          "h3 -R 200 for 1 s: 200 sent, none failed (%d)" % r.j["summary"]["started"])
+    began = srv.stop()
+    check(began == 300 + 1000 + 40 + r.j["summary"]["started"],
+          "gtlsserver began exactly the requests rafale made (%d)" % began)
+    # Verification on, and no CA given for the test's own: each request a named TLS error.
+    srv = Gtls()
+    r = rafale("--http3", "-n", 4, "-c", 2, "-t", 1, srv.url())
+    srv.stop()
+    check(r.j["errors"].get("tls") == 4 and r.j["summary"]["requests"] == 0 and accounted(r.j) and
+          "did not verify" in r.out, "h3: an untrusted certificate is 4 tls errors (%s)" % r.j["errors"])
+
+
+@test
+def http3_no_answer():
+    """A server that reads the handshake and never answers, and a port where nothing listens: every request ends
+    as a named error, nothing hangs."""
+    if not built_with_http3():
+        return
+    m = Mute()
+    r = rafale("--http3", "--insecure", "-n", 6, "-c", 3, "--streams", 2, "--connect-timeout", "300ms", "-t", 1,
+               "https://127.0.0.1:%d/" % m.port)
+    got = m.stop()
+    j = r.j
+    check(j["errors"].get("quic_handshake") == 6 and j["summary"]["requests"] == 0 and accounted(j) and
+          j["summary"]["in_flight"] == 0, "h3 unanswered: 6 quic_handshake errors (%s)" % j["errors"])
+    check(r.wall < 5 and got >= 2, "h3 unanswered: ended by --connect-timeout (%.1f s, %d datagrams)" % (r.wall, got))
+    r = rafale("--http3", "--insecure", "-n", 5, "-c", 1, "-t", 1, "https://127.0.0.1:%d/" % udp_port())
+    check(r.j["errors"].get("connect_refused") == 5 and accounted(r.j),
+          "h3 to a closed UDP port: ICMP's refusal, 5 connect_refused (%s)" % r.j["errors"])
+    rc, out, err = run_raw(["--http3", "-n", 1, "http://127.0.0.1:1/"])
+    check(rc != 0 and one_line(err, "give https:// URLs"), "h3 on http:// is refused in one line (%s)" % err)
+
+
+def serve_h3(*args):
+    srv = Serve("--http3", *args)
+    return srv, "https://%s" % srv.addr
+
+
+@test
+def http3_serve_counts():
+    """rafale --http3 against rafale serve --http3: every request one the server counted, at 1 and 10 streams, with
+    --close and with -R; and the TCP answers of the same server name its HTTP/3 port in Alt-Svc."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 300, "-c", 3, "-t", 1, base + "/")
+    check(r.j["summary"]["requests"] == 300 and err_total(r.j) == 0 and r.j["status"] == {"200": 300} and
+          r.j["summary"]["connections_opened"] == 3, "serve h3, 1 stream: 300 answered 200 (%s)" % r.j["summary"])
+    r2 = rafale("--http3", "--insecure", "-n", 1000, "-c", 2, "--streams", 10, "-t", 1, base + "/json")
+    check(r2.j["summary"]["requests"] == 1000 and err_total(r2.j) == 0 and r2.j["summary"]["connections_opened"] == 2,
+          "serve h3, 10 streams: 1000 answered on 2 connections (%s)" % r2.j["summary"])
+    h = r2.j["http2"]
+    # /json's fields: ":status" "200", "server" "rafale", a 29-byte date, its type and a length of 2 digits.
+    check(h["header_bytes_decoded"] == 1000 * (7 + 3 + 6 + 6 + 4 + 29 + 12 + 16 + 14 + 2) and
+          1000 * 20 < h["header_bytes_wire"] < h["header_bytes_decoded"] and "QPACK saved" in r2.out,
+          "serve h3: QPACK's saving, its field sections on the wire and decoded (%s)" % h)
+    r3 = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, base + "/")
+    check(r3.j["summary"]["requests"] == 40 and r3.j["summary"]["connections_opened"] == 40,
+          "serve h3 --close: a connection per request (%d)" % r3.j["summary"]["connections_opened"])
+    r4 = rafale("--http3", "--insecure", "-R", 200, "-d", "1s", "-c", 2, "--streams", 4, "-t", 1, base + "/")
+    started = r4.j["summary"]["started"]
+    check(abs(started - 200) <= 3 and err_total(r4.j) == 0 and accounted(r4.j),
+          "serve h3 -R 200 for 1 s: 200 sent, none failed (%d)" % started)
+    conn = http.client.HTTPConnection(srv.addr.rsplit(":", 1)[0], srv.port, timeout=5)
+    conn.request("GET", "/")
+    alt = conn.getresponse().getheader("Alt-Svc")
+    conn.close()
+    conns, reqs = srv.stop()
+    check(alt == 'h3=":%d"' % srv.port, "TCP answers say where HTTP/3 is: Alt-Svc %s" % alt)
+    check(reqs == 300 + 1000 + 40 + started + 1 and conns == 3 + 2 + 40 + r4.j["summary"]["connections_opened"] + 1,
+          "serve counted exactly rafale's requests and connections (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_serve_routes():
+    """serve's routes over HTTP/3: generated bodies whole (by length and by check), a delay, a status, a HEAD; a
+    field section past serve's limit is 431; a server stream limit under --streams only holds requests back."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--h2-streams", "4")
+    r = rafale("--http3", "--insecure", "-n", 6, "-c", 2, "--streams", 3, "-t", 1, "--check", "size == 1000000",
+               base + "/bytes/1000000")
+    check(r.j["summary"]["requests"] == 6 and err_total(r.j) == 0 and r.j["checks"][0]["passed"] == 6 and
+          r.j["summary"]["bytes_received"] > 6 * 1000000, "h3 /bytes/1000000 whole, 6 times (%s)" % r.j["summary"])
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 1, "-t", 1, "--check", "size == 70000", "--check",
+               'body contains "PQRSabcdefgh"',
+               base + "/chunked/70000")
+    check(r.j["summary"]["requests"] == 4 and [c["passed"] for c in r.j["checks"]] == [4, 4],
+          "h3 /chunked/70000 whole, its 1000-byte chunks' pattern (%s)" % r.j["checks"])
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 1, "--streams", 4, "-t", 1, base + "/delay/100")
+    check(r.j["summary"]["requests"] == 4 and r.j["latency"]["min_us"] >= 100000,
+          "h3 /delay/100: answered after 100 ms (%s)" % r.j["latency"]["min_us"])
+    r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, "-m", "HEAD", base + "/status/404")
+    check(r.j["status"] == {"404": 3}, "h3 HEAD /status/404 (%s)" % r.j["status"])
+    r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, "-H", "X-Big: " + "a" * 17000, base + "/")
+    check(r.j["status"] == {"431": 3}, "h3: a field section over 16 KiB is 431 (%s)" % r.j["status"])
+    r = rafale("--http3", "--insecure", "-n", 200, "-c", 1, "--streams", 40, "-t", 1, base + "/")
+    check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0,
+          "h3 --streams 40 against a limit of 4: all 200 answered, none failed (%s)" % r.j["summary"])
+    conns, reqs = srv.stop()
+    check(reqs == 6 + 4 + 4 + 3 + 3 + 200, "serve counted them all (%s)" % reqs)
+
+
+@test
+def http3_serve_interop_gtlsclient():
+    """ngtcp2's example client (gtlsclient, Debian's ngtcp2-client) against rafale serve --http3: 20 requests on one
+    connection, each answered 200 with the body serve makes, counted by serve."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--h2-streams", "8")
+    p = subprocess.run(["gtlsclient", "-n", "20", "--exit-on-all-streams-close", "--no-quic-dump", "127.0.0.1",
+                        str(srv.port), base + "/bytes/3000"], capture_output=True, text=True, timeout=20)
+    out = p.stdout + p.stderr
+    conns, reqs = srv.stop()
+    check(p.returncode == 0 and out.count("[:status: 200]") == 20 and out.count("[content-length: 3000]") == 20,
+          "gtlsclient: 20 answers 200 (rc %d, %d)" % (p.returncode, out.count("[:status: 200]")))
+    check(conns == 1 and reqs == 20, "serve counted gtlsclient's connection and requests (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_refused_sent_again():
+    """serve's /close over HTTP/3 answers one stream, sends GOAWAY and refuses the others (H3_REQUEST_REJECTED):
+    at 10 streams, each refused request goes again on another connection until answered, counted as retried; every
+    request is answered once, as serve counts."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 60, "-c", 2, "--streams", 10, "-t", 1, base + "/close")
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 60 and err_total(j) == 0 and accounted(j) and j["http2"]["retried"] > 0,
+          "h3 /close at 10 streams: 60 answered, none failed, %d sent again (%s)" % (j["http2"]["retried"], j["errors"]))
+    check("refused unprocessed (GOAWAY or H3_REQUEST_REJECTED)" in r.out, "the text says they were sent again")
+    check(reqs == 60 and conns == j["summary"]["connections_opened"] == 60,
+          "serve answered each once, one a connection (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_compare_workload():
+    """A compare plan with one server speaking HTTP/2 over TLS and HTTP/3 on the same port (rafale serve --tls-cert
+    --http3), and two workloads, http2 = yes and http3 = yes: each runs, with the server's CPU per request, and the
+    workload line says which protocol."""
+    if not built_with_http3():
+        return
+    d = make_certs()
+    port = free_port()
+    plan = os.path.join(TMP, "plan.conf")
+    with open(plan, "w") as f:
+        f.write("""[settings]
+repeat = 2
+warmup = 100ms
+ready-timeout = 2s
+grace = 1s
+
+[server rafale]
+start = exec %(r)s serve --listen 127.0.0.1:%(p)d -t 1 --tls-cert %(d)s/srv.pem --tls-key %(d)s/srv.key --http3
+url = https://127.0.0.1:%(p)d
+
+[workload over h2]
+path = /
+http2 = yes
+streams = 10
+connections = 2
+requests = 2000
+cacert = %(d)s/ca.pem
+
+[workload over h3]
+path = /
+http3 = yes
+streams = 10
+connections = 2
+requests = 2000
+cacert = %(d)s/ca.pem
+""" % dict(r=RAFALE, p=port, d=d))
+    jpath = os.path.join(TMP, "cmp.json")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 0, "compare h2 and h3: exit 0 (%s %s)" % (p.returncode, p.stderr[-400:]))
+    j = json.load(open(jpath))["compare"]
+    got = {w["name"]: w["servers"][0] for w in j["workloads"]}
+    check(got["over h2"]["requests"] == 4000 and got["over h3"]["requests"] == 4000 and
+          got["over h3"]["errors"] == 0, "compare: each workload ran twice, -n each (%s)" % got["over h3"])
+    check(got["over h2"]["server_cpu_us_per_request"] > 0 and got["over h3"]["server_cpu_us_per_request"] > 0,
+          "compare: the server's CPU per request over each protocol")
+    check("HTTP/3 x 10 streams" in p.stdout and "HTTP/2 x 10 streams" in p.stdout, "compare: the workload lines")
+
+
+@test
+def http3_serve_rapid_reset():
+    """A client that gives up on each request before its answer (100 streams of /delay/1000 at a time, --timeout
+    50ms: each stream reset): past 1000 such resets serve closes the connection with H3_EXCESSIVE_LOAD, a named error
+    for the requests then in flight; another client is answered."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 2000, "-c", 1, "--streams", 100, "-t", 1, "--timeout", "50ms",
+               base + "/delay/1000")
+    other = rafale("--http3", "--insecure", "-n", 100, "-c", 1, "-t", 1, base + "/")
+    srv.stop()
+    j = r.j
+    check(j["errors"]["quic_connection_close"] >= 1 and "H3_EXCESSIVE_LOAD" in j["error_details"]["quic_connection_close"]
+          and j["summary"]["connections_opened"] >= 2 and accounted(j),
+          "h3 rapid reset: the connection closed with H3_EXCESSIVE_LOAD (%s)" % j["error_details"])
+    check(other.j["summary"]["requests"] == 100 and err_total(other.j) == 0, "h3 rapid reset: another client answered")
+
+
+@test
+def http3_resumption():
+    """--close over HTTP/3: each connection after a slot's first resumes with the ticket of its last (TLS 1.3 inside
+    QUIC), counted as TLS handshakes full and resumed, against rafale serve --http3 and against gtlsserver;
+    --no-tls-resume makes every handshake full."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, base + "/")
+    r2 = rafale("--http3", "--insecure", "--close", "--no-tls-resume", "-n", 20, "-c", 2, "-t", 1, base + "/")
+    srv.stop()
+    t = r.j["tls"]
+    check(r.j["summary"]["requests"] == 40 and t["full"] + t["resumed"] == 40 and t["full"] <= 4 and t["resumed"] >= 36,
+          "h3 --close against serve: resumed after each slot's first (%s)" % t)
+    check("resumed" in r.out and r2.j["tls"] == {"full": 20, "resumed": 0}, "--no-tls-resume: all full (%s)" % r2.j["tls"])
+    g = Gtls()
+    r = rafale("--http3", "--insecure", "--close", "-n", 20, "-c", 2, "-t", 1, g.url())
+    g.stop()
+    t = r.j["tls"]
+    check(r.j["summary"]["requests"] == 20 and t["full"] + t["resumed"] == 20 and t["resumed"] >= 16,
+          "h3 --close against gtlsserver: resumed too (%s)" % t)
+
+
+@test
+def http3_0rtt():
+    """--http3-0rtt with --close: each resumed connection sends its request in 0-RTT; gtlsserver takes them (early
+    data accepted, its count exact), rafale serve refuses them (it takes no early data) and the requests go again
+    after the handshake: every request answered once either way."""
+    if not built_with_http3():
+        return
+    rc, out, err = run_raw(["--http3-0rtt", "-n", 1, "https://127.0.0.1:1/"])
+    check(rc != 0 and one_line(err, "--http3-0rtt sends requests with a resumed QUIC handshake"), "needs --http3")
+    g = Gtls()
+    r = rafale("--http3", "--http3-0rtt", "--insecure", "--close", "-n", 20, "-c", 2, "-t", 1, g.url())
+    began = g.stop()
+    early = sum(1 for line in open(os.path.join(TMP, "gtls.log")) if "pkt rx" in line and "type=0RTT" in line)
+    q = r.j["quic"]
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0 and q["early_data_accepted"] >= 16 and
+          q["early_data_rejected"] == 0 and began == 20 and early >= q["early_data_accepted"],
+          "0-RTT against gtlsserver: taken early, each once (%s, %d began, %d 0-RTT packets)" % (q, began, early))
+    check("0-RTT: " in r.out, "the text says so")
+    srv, base = serve_h3()
+    r = rafale("--http3", "--http3-0rtt", "--insecure", "--close", "-n", 20, "-c", 2, "-t", 1, base + "/")
+    conns, reqs = srv.stop()
+    q = r.j["quic"]
+    check(r.j["summary"]["requests"] == 20 and err_total(r.j) == 0 and q["early_data_accepted"] == 0 and
+          q["early_data_rejected"] >= 16 and reqs == 20,
+          "0-RTT refused by serve: sent again, each answered once (%s, %s)" % (q, reqs))
