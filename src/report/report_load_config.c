@@ -11,6 +11,27 @@
 
 #define MAX_URLS 1000000 /* a saved config's URLs, at most */
 
+/* The stages (--stages) as the run had them. */
+static void load_stages(struct jc *c, json_t *o, struct config *cfg)
+{
+    json_t *st = jread_arr(c, o, "stages", 0), *e;
+    size_t k;
+    const char *of = jread_str(c, o, "stages_of", 0);
+    if (st && json_array_size(st) > 64)
+        jread_fail(c, "stages", "more than 64 stages");
+    json_array_foreach(st, k, e) {
+        size_t a2 = jread_enter(c, "stages[%zu]", k);
+        if (k >= 64)
+            break;
+        cfg->stage_dur[k] = jread_ns(c, e, "duration_s", 1);
+        cfg->stage_val[k] = jread_num(c, e, "to", 0, 1e8, 1);
+        jread_leave(c, a2);
+        cfg->nstages = (uint32_t)k + 1;
+    }
+    cfg->stages_conns = of && strcmp(of, "connections") == 0;
+    cfg->stage_start = jread_num(c, o, "stage_start", 0, 1e8, 0);
+}
+
 /* The "config" object of a result into cfg; its strings are kept by cfg. */
 int report_load_config(struct jc *c, json_t *o, struct config *cfg)
 {
@@ -111,24 +132,7 @@ int report_load_config(struct jc *c, json_t *o, struct config *cfg)
                 config_add_check(cfg, json_string_value(json_array_get(ck, k))) != 0)
                 goto oom;
     }
-    {
-        json_t *st = jread_arr(c, o, "stages", 0), *e;
-        size_t k;
-        const char *of = jread_str(c, o, "stages_of", 0);
-        if (st && json_array_size(st) > 64)
-            jread_fail(c, "stages", "more than 64 stages");
-        json_array_foreach(st, k, e) {
-            size_t a2 = jread_enter(c, "stages[%zu]", k);
-            if (k >= 64)
-                break;
-            cfg->stage_dur[k] = jread_ns(c, e, "duration_s", 1);
-            cfg->stage_val[k] = jread_num(c, e, "to", 0, 1e8, 1);
-            jread_leave(c, a2);
-            cfg->nstages = (uint32_t)k + 1;
-        }
-        cfg->stages_conns = of && strcmp(of, "connections") == 0;
-        cfg->stage_start = jread_num(c, o, "stage_start", 0, 1e8, 0);
-    }
+    load_stages(c, o, cfg);
 out:
     jread_leave(c, at);
     return c->failed ? -1 : 0;

@@ -526,10 +526,11 @@ def findings_silent_when_healthy():
         check(r.j is not None and [f for f in r.j["findings"] if f["id"] != "noisy_neighbour"] == [],
               "healthy rafale serve %s: no finding at all (the machine's noise aside)" % (args,))
     # A closed loop saturates someone: only the CPU findings may speak, and nothing else; bounded by a count,
-    # its last requests end with the others (no stragglers).
+    # its last requests end with the others (no stragglers). When it is rafale (the sanitized build on two
+    # shared CPUs), it also reads answers late, which client_delay says.
     for args in (("-c", 20, "-t", 2, "-d", "2s"), ("-c", 8, "-n", 3000, "--close")):
         r = rafale(*(args + (srv.url(),)))
-        check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound"},
+        check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
               "healthy closed loop %s: only CPU findings (%s)" % (" ".join(map(str, args)), ids(r.j)))
     srv.stop()
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
