@@ -423,6 +423,19 @@ static void client_delay(void)
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "client_delay")) != NULL && findings_ev(f, "late_share", 0) > 0.01 &&
           strstr(f->summary, "late") != NULL);
+    /* rafale's late reads silence none of the server's findings (they did
+     * when client_delay came before the server's rules): idle both sides,
+     * 50 ms answers, 2% of them read 6 ms late. */
+    x.r.client_cpu_s = 1.2;
+    x.net.client_cpus = 2;
+    x.m.cpus = 2;
+    x.m.threads = 8;
+    closed_loop(&x, 4, 4 / 0.05, 50 * MS, 49 * MS);
+    x.m.cpu_s = 0.2;
+    for (i = 0; i < 500; i++)
+        hist_record(&x.r.total.h[H_CLIENT_DELAY], 6 * MS);
+    eval(&x, 1);
+    CHECK(has(&x, "client_delay") && has(&x, "server_waiting"));
     x.r.client_cpu_s = 0.95 * 2.0 * 2;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&

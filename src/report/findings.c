@@ -553,9 +553,13 @@ void findings_eval(const struct findings_in *in, struct findings *out)
                  "wait into the server");
     }
     explained |= overflow || findings_get(out, "queueing") != NULL;
-    client_delay(&c);
     cbound = client_cpu(&c);
     findings_server_cpu(&c, explained || out->n > 0, cbound);
+    /* After the server's rules, which a finding before them would silence:
+     * rafale's own late reads say nothing of the server. client_cpu_bound
+     * cites them already. */
+    if (!cbound)
+        client_delay(&c);
     findings_server_writes(&c);
     findings_server_scaling(&c);
     keepalive_limit(&c);

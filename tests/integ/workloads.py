@@ -293,7 +293,7 @@ def template_values_cannot_smuggle():
 @alone
 def many_targets_linear_and_bounded():
     # 100 000 distinct targets: read in linear time (CPU, not wall clock: 10x the targets must not cost 50x) and,
-    # per-target figures bounded (200 rows and one for the others), in under 100 MB.
+    # per-target figures bounded (200 rows and one for the others), in under 110 MB.
     srv = Serve()
 
     def run(n, extra=()):
@@ -313,7 +313,9 @@ def many_targets_linear_and_bounded():
     check(rc1 == 0 and rc2 == 0 and cpu2 < 50 * max(cpu1, 0.01), "100 000 targets cost %.2fs of CPU, 10 000 %.2fs"
           % (cpu2, cpu1))
     if not SANITIZED:
-        check(ru2.ru_maxrss < 100 * 1024, "100 000 targets in %d MB" % (ru2.ru_maxrss >> 10))
+        # 99 MiB before the kernel timestamps (at the bound); their two histograms per row (latency_user,
+        # client_delay) add 2 MiB over the 201 rows of each thread and the totals.
+        check(ru2.ru_maxrss < 110 * 1024, "100 000 targets in %d MB" % (ru2.ru_maxrss >> 10))
     if check(j is not None, "the run of 100 000 targets reports"):
         rows = j["per_url"]
         check(len(rows) == 201 and rows[-1]["other_targets"] == 99800 and rows[-1]["url"] is None and
