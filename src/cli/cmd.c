@@ -42,6 +42,24 @@ void cmd_help(FILE *f, const struct cmd *c)
     opt_help(f, c->where);
 }
 
+int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct result_args *a, int *first)
+{
+    char err[600];
+    switch (cli_parse_args(argc, argv, c->where, c->usage, operands, a, first, err, sizeof(err))) {
+    case CLI_HELP:
+        cmd_help(stdout, c);
+        return 0;
+    case CLI_EXIT:
+        return 0;
+    case CLI_ERROR:
+        fprintf(stderr, "rafale %s: %s\n", c->name, err);
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    return -1;
+}
+
 void cmd_log_line(const char *line, void *arg)
 {
     fprintf(arg, "%s\n", line);

@@ -12,6 +12,7 @@
 
 struct compare_file;
 struct compare_result;
+struct result_args;
 
 struct cmd {
     const char *name;      /* "": the run itself, `rafale [options] URL...` */
@@ -31,6 +32,11 @@ const struct cmd *cmd_find(const struct cmd *all, const char *name);
 void cmd_usage(FILE *f, const struct cmd *all);
 /* A subcommand's help: its usage line, what it is for, its options. */
 void cmd_help(FILE *f, const struct cmd *c);
+/* A small subcommand's command line through the option table (c->where):
+ * its options into a, the index of its first operand in *first (operands:
+ * how many it takes, -1 any). Returns -1 when the body goes on, else its
+ * exit status: 0 after --help, 2 after the error said on stderr. */
+int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct result_args *a, int *first);
 
 /* What the subcommands share: a line of compare's or calibrate's live log
  * on arg (a FILE *), and a compare's HTML page written to path (who: the

@@ -81,20 +81,10 @@ int cmd_diff(const struct cmd *self, const struct cmd *all, int argc, char **arg
     json_t *roots[2] = { NULL, NULL };
     struct loaded in[2];
     char err[512];
-    int i, first, rc = 2;
+    int i, first, st, rc = 2;
 
-    switch (cli_parse_args(argc, argv, c->where, c->usage, 2, &a, &first, err, sizeof(err))) {
-    case CLI_HELP:
-        cmd_help(stdout, c);
-        /* fall through */
-    case CLI_EXIT:
-        return 0;
-    case CLI_ERROR:
-        fprintf(stderr, "rafale diff: %s\n", err);
-        return 2;
-    case CLI_OK:
-        break;
-    }
+    if ((st = cmd_args(c, argc, argv, 2, &a, &first)) >= 0)
+        return st;
     if (argc - first != 2) {
         fprintf(stderr, "rafale diff: give two results, BASE.json and NEW.json (%d given)\n", argc - first);
         return 2;

@@ -81,20 +81,10 @@ int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **a
     struct result_args a = { 0 };
     struct loaded *runs;
     char err[512], **names;
-    int i, n = 0, first, rc = 0, compares = 0;
+    int i, n = 0, first, st, rc = 0, compares = 0;
 
-    switch (cli_parse_args(argc, argv, c->where, c->usage, -1, &a, &first, err, sizeof(err))) {
-    case CLI_HELP:
-        cmd_help(stdout, c);
-        /* fall through */
-    case CLI_EXIT:
-        return 0;
-    case CLI_ERROR:
-        fprintf(stderr, "rafale report: %s\n", err);
-        return 2;
-    case CLI_OK:
-        break;
-    }
+    if ((st = cmd_args(c, argc, argv, -1, &a, &first)) >= 0)
+        return st;
     if (first >= argc) {
         fprintf(stderr, "rafale report: no result file given (rafale %s)\n", c->usage);
         return 2;

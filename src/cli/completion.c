@@ -314,21 +314,10 @@ int completion_main(const struct cmd *self, const struct cmd *all, int argc, cha
 {
     const struct cmd *c = self;
     struct result_args a = { 0 };
-    char err[300];
-    int first;
+    int first, st;
 
-    switch (cli_parse_args(argc, argv, c->where, c->usage, 1, &a, &first, err, sizeof(err))) {
-    case CLI_HELP:
-        cmd_help(stdout, c);
-        /* fall through */
-    case CLI_EXIT:
-        return 0;
-    case CLI_ERROR:
-        fprintf(stderr, "rafale completion: %s\n", err);
-        return 2;
-    case CLI_OK:
-        break;
-    }
+    if ((st = cmd_args(c, argc, argv, 1, &a, &first)) >= 0)
+        return st;
     if (argc - first != 1 || completion_write(stdout, argv[first], all) != 0) {
         fprintf(stderr, "rafale completion: give bash, zsh or fish (rafale completion bash)\n");
         return 2;
