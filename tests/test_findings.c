@@ -436,6 +436,14 @@ static void client_delay(void)
         hist_record(&x.r.total.h[H_CLIENT_DELAY], 6 * MS);
     eval(&x, 1);
     CHECK(has(&x, "client_delay") && has(&x, "server_waiting"));
+    /* Other processes took the CPUs: noisy_neighbour names the cause and
+     * tells the late reads, no second finding. */
+    x.r.noise.known = 1;
+    x.r.noise.foreign_cpu_pct = 40;
+    eval(&x, 1);
+    CHECK(!has(&x, "client_delay") && (f = findings_get(&x.fs, "noisy_neighbour")) != NULL &&
+          findings_ev(f, "client_late_share", 0) > 0.01 && strstr(f->summary, "client_delay") != NULL);
+    x.r.noise.known = 0;
     x.r.client_cpu_s = 0.95 * 2.0 * 2;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&

@@ -221,7 +221,9 @@ static int queueing(struct ctx *c)
     return 1;
 }
 
-static void client_delay(struct ctx *c)
+/* noisy: the noisy_neighbour finding when other processes took the CPUs,
+ * which is then the cause: the late reads are told there, not apart. */
+static void client_delay(struct ctx *c, struct finding *noisy)
 {
     const struct hist *d = &c->s->h[H_CLIENT_DELAY];
     double p50 = hist_percentile(&c->s->h[H_LATENCY], 50), late_ns = p50 * CD_LATE_OF_P50, share;
@@ -231,7 +233,17 @@ static void client_delay(struct ctx *c)
     if (late_ns < CD_LATE_NS)
         late_ns = CD_LATE_NS;
     share = (double)hist_above(d, late_ns) / (double)d->total;
-    if (share < CD_LATE_SHARE || (f = add(c, "client_delay", 1)) == NULL)
+    if (share < CD_LATE_SHARE)
+        return;
+    if (noisy) {
+        size_t len = strlen(noisy->summary);
+        snprintf(noisy->summary + len, sizeof(noisy->summary) - len, "; rafale read %.1f%% of the answers %.0f ms "
+                 "or more late (client_delay), so the load it sent may have been throttled", 100 * share,
+                 late_ns / NS_MS);
+        ev(noisy, "client_late_share", share);
+        return;
+    }
+    if ((f = add(c, "client_delay", 1)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "rafale read %.1f%% of responses late (%.0f ms or more after they arrived; "
         "p99 %.2f ms): the latency figures are the kernel's and do not include it, but the load it sent may have "
@@ -555,11 +567,6 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     explained |= overflow || findings_get(out, "queueing") != NULL;
     cbound = client_cpu(&c);
     findings_server_cpu(&c, explained || out->n > 0, cbound);
-    /* After the server's rules, which a finding before them would silence:
-     * rafale's own late reads say nothing of the server. client_cpu_bound
-     * cites them already. */
-    if (!cbound)
-        client_delay(&c);
     findings_server_writes(&c);
     findings_server_scaling(&c);
     keepalive_limit(&c);
@@ -568,6 +575,16 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     stragglers(&c);
     timeout_storm(&c);
     noisy_neighbour(&c);
+    /* After the server's rules, which a finding before them would silence:
+     * rafale's own late reads say nothing of the server. client_cpu_bound
+     * cites them already; noisy_neighbour names their cause. */
+    if (!cbound) {
+        struct finding *noisy = NULL;
+        for (i = 0; i < out->n; i++)
+            if (strcmp(out->f[i].id, "noisy_neighbour") == 0)
+                noisy = &out->f[i];
+        client_delay(&c, noisy);
+    }
     /* Warnings first, in the order found. */
     tmp = *out;
     for (i = 0; i < tmp.n; i++)
