@@ -301,19 +301,33 @@ cacert = %(d)s/ca.pem
 def http3_serve_rapid_reset():
     """A client that gives up on each request before its answer (100 streams of /delay/1000 at a time, --timeout
     50ms: each stream reset): past 1000 such resets serve closes the connection with H3_EXCESSIVE_LOAD, a named error
-    for the requests then in flight; another client is answered."""
+    for the requests then in flight; a well-behaved client running at the same time is answered in full, and serve's
+    memory stays bounded."""
     if not built_with_http3():
         return
     srv, base = serve_h3()
+    warm = rafale("--http3", "--insecure", "-n", 100, "-c", 1, "-t", 1, base + "/")
+    rss0 = rss_of(srv.p.pid)
+    gpath = os.path.join(TMP, "good.json")
+    good = subprocess.Popen([RAFALE, "-q", "--http3", "--insecure", "-n", "400", "-c", "2", "--streams", "2", "-t", "1",
+                             "--json", gpath, base + "/delay/5"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     r = rafale("--http3", "--insecure", "-n", 2000, "-c", 1, "--streams", 100, "-t", 1, "--timeout", "50ms",
                base + "/delay/1000")
+    gerr = good.communicate(timeout=RUN_TIMEOUT)[1].decode()
+    rss1 = rss_of(srv.p.pid)
     other = rafale("--http3", "--insecure", "-n", 100, "-c", 1, "-t", 1, base + "/")
-    srv.stop()
-    j = r.j
+    conns, reqs = srv.stop()
+    check(good.returncode == 0 and "Sanitizer" not in gerr, "the good client ran clean (%s)" % gerr[-1000:])
+    j, g = r.j, json.load(open(gpath))
     check(j["errors"]["quic_connection_close"] >= 1 and "H3_EXCESSIVE_LOAD" in j["error_details"]["quic_connection_close"]
           and j["summary"]["connections_opened"] >= 2 and accounted(j),
           "h3 rapid reset: the connection closed with H3_EXCESSIVE_LOAD (%s)" % j["error_details"])
-    check(other.j["summary"]["requests"] == 100 and err_total(other.j) == 0, "h3 rapid reset: another client answered")
+    check(g["summary"]["requests"] == 400 and err_total(g) == 0 and g["status"] == {"200": 400},
+          "h3 rapid reset: a client at the same time answered in full (%s, %s)" % (g["summary"], g["errors"]))
+    check(warm.j["summary"]["requests"] == 100 and other.j["summary"]["requests"] == 100 and err_total(other.j) == 0,
+          "h3 rapid reset: a client after it answered in full (%s)" % other.j["summary"])
+    check(rss1 - rss0 < 64 << 20, "h3 rapid reset: serve's RSS bounded (%d -> %d KiB)" % (rss0 >> 10, rss1 >> 10))
+    check(reqs is not None and reqs >= 600, "serve counted the good clients' 600 requests at least (%s)" % reqs)
 
 
 @test
