@@ -331,6 +331,23 @@ def http3_serve_rapid_reset():
 
 
 @test
+def http3_serve_too_many_streams():
+    """--streams 200 against serve --http3 --h2-streams 10: QUIC's MAX_STREAMS holds the client to 10 requests at
+    once, so 200 requests of /delay/50 on one connection take 20 rounds (a second at least, which they could not if
+    more were let through), and each is answered, as serve counts."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--h2-streams", "10")
+    r = rafale("--http3", "--insecure", "-n", 200, "-c", 1, "--streams", 200, "-t", 1, base + "/delay/50")
+    conns, reqs = srv.stop()
+    j = r.j
+    check(j["summary"]["requests"] == 200 and err_total(j) == 0 and j["status"] == {"200": 200} and
+          j["summary"]["connections_opened"] == 1, "h3 200 streams against 10: all answered (%s)" % j["summary"])
+    check(r.wall >= 1.0, "h3 200 streams against 10: never more than 10 at once, 20 rounds of 50 ms (%.2f s)" % r.wall)
+    check(conns == 1 and reqs == 200, "serve counted one connection and 200 requests (%s, %s)" % (conns, reqs))
+
+
+@test
 def http3_resumption():
     """--close over HTTP/3: each connection after a slot's first resumes with the ticket of its last (TLS 1.3 inside
     QUIC), counted as TLS handshakes full and resumed, against rafale serve --http3 and against gtlsserver;
