@@ -347,6 +347,83 @@ def http3_serve_too_many_streams():
     check(conns == 1 and reqs == 200, "serve counted one connection and 200 requests (%s, %s)" % (conns, reqs))
 
 
+def udp_ports_of(pid):
+    """The local UDP ports of process pid's sockets (from /proc/net/udp, by their inodes)."""
+    inodes = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    with open("/proc/net/udp") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return [int(w[1].split(":")[1], 16) for w in rows if w[9] in inodes]
+
+
+def vanish(base, observe=False):
+    """A client with 10 streams of a 20 MB body in flight, SIGKILLed mid-run. With observe, a socket then takes its
+    port and returns the datagrams serve still sends it (its loss probes), counted in two windows after the kill:
+    before 0.3 s, and from 0.5 s to 1.2 s."""
+    p = subprocess.Popen([RAFALE, "-q", "--http3", "--insecure", "-n", "10", "-c", "1", "--streams", "10", "-t", "1",
+                          base + "/bytes/20000000"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.15)
+    ports = udp_ports_of(p.pid) if observe else []
+    p.kill()
+    t0 = time.monotonic()
+    p.wait(timeout=20)
+    check(p.returncode == -signal.SIGKILL, "the client was killed mid-run (%s)" % p.returncode)
+    if not observe:
+        return None
+    check(len(ports) == 1, "the client had one UDP socket (%s)" % ports)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", ports[0]))
+    s.settimeout(0.02)
+    early = late = 0
+    while time.monotonic() - t0 < 1.2:
+        try:
+            s.recv(65536)
+        except socket.timeout:
+            continue
+        at = time.monotonic() - t0
+        early += at < 0.3
+        late += at >= 0.5
+    s.close()
+    return early, late
+
+
+@test
+def http3_serve_vanishing_client():
+    """Clients killed (SIGKILL) mid-stream, 10 times, each with 10 streams of a 20 MB body in flight: they never say
+    goodbye, so serve keeps probing each for its lost packets until --idle-timeout (300 ms) ends the connection, then
+    sends it nothing more (seen on the dead client's port: probes before 0.3 s, none from 0.5 s to 1.2 s, where
+    without the timeout one falls at about 0.8 s); serve answers a new client in full meanwhile and after, its RSS
+    stays bounded, and it exits clean (ASan/LSan: every dead connection freed)."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--idle-timeout", "300ms")
+    warm = rafale("--http3", "--insecure", "-n", 20, "-c", 1, "-t", 1, base + "/")
+    rss0 = rss_of(srv.p.pid)
+    for i in range(9):
+        vanish(base)
+    during = rafale("--http3", "--insecure", "-n", 50, "-c", 1, "--streams", 5, "-t", 1, "--check",
+                    "size == 100000", base + "/bytes/100000")
+    early, late = vanish(base, observe=True)
+    rss1 = rss_of(srv.p.pid)
+    after = rafale("--http3", "--insecure", "-n", 50, "-c", 1, "-t", 1, base + "/")
+    conns, reqs = srv.stop()
+    check(early > 0 and late == 0, "h3 vanishing client: probed until --idle-timeout, then dropped (%d datagrams "
+          "before 0.3 s, %d from 0.5 s)" % (early, late))
+    check(during.j["summary"]["requests"] == 50 and err_total(during.j) == 0 and during.j["checks"][0]["passed"] == 50,
+          "h3 vanishing clients: a new client meanwhile answered in full (%s)" % during.j["summary"])
+    check(after.j["summary"]["requests"] == 50 and err_total(after.j) == 0,
+          "h3 vanishing clients: a client after them answered (%s)" % after.j["summary"])
+    check(rss1 - rss0 < 64 << 20, "h3 vanishing clients: serve's RSS bounded (%d -> %d KiB)" % (rss0 >> 10, rss1 >> 10))
+    check(conns == 1 + 10 + 1 + 1 and warm.j["summary"]["requests"] == 20,
+          "serve accepted each killed client's connection (%s)" % conns)
+
+
 @test
 def http3_resumption():
     """--close over HTTP/3: each connection after a slot's first resumes with the ticket of its last (TLS 1.3 inside
