@@ -465,11 +465,11 @@ static void submit(struct conn *c, struct slot *s)
     const struct plan *pl = c->w->plan;
     const struct plan_target *pu = &pl->urls[s->url];
     nghttp3_data_reader dr = { body_read };
-    nghttp3_nv nv[H2_MAX_FIELDS + 1];
+    nghttp3_nv *nv = h->nv;
     const nghttp2_nv *f = pu->h2nv;
     const char *v = pu->h2val ? s->req + plan_h2_body_room(pu) : NULL;
     const char *path = pl->cfg->urls[s->url].target;
-    size_t k, n = pu->h2nnv < H2_MAX_FIELDS ? pu->h2nnv : H2_MAX_FIELDS, ck;
+    size_t k, n = pu->h2nnv, ck;
     int64_t id;
     int r;
 
@@ -724,12 +724,19 @@ static void on_io(struct loop_io *io, uint32_t ev)
 
 static int h3_prepare(struct conn *c, uint64_t now)
 {
+    const struct plan *pl = c->w->plan;
+    size_t most = 0;
+    uint32_t i;
     if (c->h3 == NULL && (c->h3 = calloc(1, sizeof(*c->h3))) == NULL) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
+    /* Untemplated requests may have any number of fields (-H). */
+    for (i = 0; i < pl->ntargets; i++)
+        most = pl->urls[i].h2nnv > most ? pl->urls[i].h2nnv : most;
     if ((c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) ||
-        (c->h3->frames == NULL && (c->h3->frames = calloc(c->cap, sizeof(*c->h3->frames))) == NULL)) {
+        (c->h3->frames == NULL && (c->h3->frames = calloc(c->cap, sizeof(*c->h3->frames))) == NULL) ||
+        (c->h3->nv == NULL && (c->h3->nv = calloc(most + 1, sizeof(*c->h3->nv))) == NULL)) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
@@ -763,6 +770,7 @@ static void h3_fini(struct conn *c)
     gnutls_free(c->h3->ticket.data);
     free(c->h3->body);
     free(c->h3->frames);
+    free(c->h3->nv);
     free(c->h3->pend);
     free(c->h3);
     c->h3 = NULL;

@@ -64,6 +64,7 @@ struct h3 {
     struct h3_body *held, *spare;
     const char **body;
     struct h3_frames *frames; /* slot i's response stream, to count its field sections' bytes */
+    nghttp3_nv *nv;           /* a request's fields: room for the most any target has, and a cookie */
 };
 
 /* http3_quic.c */

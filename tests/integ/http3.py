@@ -207,11 +207,16 @@ def http3_serve_routes():
     check(r.j["status"] == {"404": 3}, "h3 HEAD /status/404 (%s)" % r.j["status"])
     r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, "-H", "X-Big: " + "a" * 17000, base + "/")
     check(r.j["status"] == {"431": 3}, "h3: a field section over 16 KiB is 431 (%s)" % r.j["status"])
+    many = [a for i in range(101) for a in ("-H", "X-F%d: v" % i)]
+    r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, *many, base + "/")
+    check(r.j["status"] == {"431": 3}, "h3: 101 fields are 431 (%s)" % r.j["status"])
+    r = rafale("--http3", "--insecure", "-n", 3, "-c", 1, "-t", 1, *many[:180], base + "/")
+    check(r.j["status"] == {"200": 3}, "h3: 90 fields are fine (%s)" % r.j["status"])
     r = rafale("--http3", "--insecure", "-n", 200, "-c", 1, "--streams", 40, "-t", 1, base + "/")
     check(r.j["summary"]["requests"] == 200 and err_total(r.j) == 0,
           "h3 --streams 40 against a limit of 4: all 200 answered, none failed (%s)" % r.j["summary"])
     conns, reqs = srv.stop()
-    check(reqs == 6 + 4 + 4 + 3 + 3 + 200, "serve counted them all (%s)" % reqs)
+    check(reqs == 6 + 4 + 4 + 3 + 3 + 3 + 3 + 200, "serve counted them all (%s)" % reqs)
 
 
 @test
