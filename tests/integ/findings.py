@@ -117,7 +117,9 @@ def findings_in_html_and_sweep_steps():
     srv.stop()
     with open(jpath) as fh:
         steps = json.load(fh)["sweep"]["steps"]
-    check(len(steps) == 1 and steps[0]["findings"] == ["keepalive_limit"],
+    # client_delay may speak too on a shared machine (rafale's own late reads; a sweep's steps take no noise
+    # sample for noisy_neighbour to tell them in): true, and about rafale.
+    check(len(steps) == 1 and [f for f in steps[0]["findings"] if f != "client_delay"] == ["keepalive_limit"],
           "sweep: the step names its finding (%s)" % [st["findings"] for st in steps])
     check("] keepalive_limit" in p.stdout, "sweep: the step table shows it (%s)" % p.stdout)
 
