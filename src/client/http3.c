@@ -113,7 +113,7 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     if (s == NULL || s->got_first)
         return 0;
     s->got_first = 1;
-    s->t_first = c->h3->now;
+    s->t_first = conn_arrival(c, c->h3->now);
     if (c->w->plan->urls[s->url].capture) {
         if (s->capt == NULL)
             s->capt = calloc(1, sizeof(*s->capt));

@@ -49,6 +49,12 @@ struct h3 {
     ngtcp2_crypto_conn_ref ref;
     ngtcp2_path_storage ps;
     uint64_t now;             /* when the packets being processed arrived */
+    /* recvmmsg's room for each datagram's SO_TIMESTAMPING (rxstamp.h),
+     * used when c->stamping: the kernel's arrival of each datagram. */
+    union {
+        char b[CMSG_SPACE(sizeof(struct scm_timestamping))];
+        struct cmsghdr align;
+    } ctl[H3_BATCH];
     int64_t goaway_id;        /* the server's GOAWAY: streams from this one were not processed; -1 before */
     int done;                 /* responses ended while reading */
     uint32_t completed;       /* responses ended on this connection */

@@ -196,6 +196,8 @@ int http3_quic_open(struct conn *c, uint64_t now)
     c->fd = fd;
     c->ops = &io_plain;
     c->io_ctx = NULL;
+    /* As over TCP (conn.c): refused, the answers are stamped as read. */
+    c->stamping = !w->plan->cfg->user_timestamps && rxstamp_enable(fd) == 0;
     c->state = C_CONNECTING; /* the QUIC handshake: conn_arm gives it --connect-timeout */
     w->open++;
     h->qtimer.fn = on_qtimer;
@@ -401,6 +403,17 @@ int http3_quic_flush(struct conn *c)
     return c->state == C_IDLE ? -1 : 0;
 }
 
+/* A datagram's SO_TIMESTAMPING on the monotonic clock, 0 without one. */
+static uint64_t datagram_arrival(struct worker *w, struct msghdr *m, uint64_t now)
+{
+    struct cmsghdr *cm;
+    uint64_t t;
+    for (cm = CMSG_FIRSTHDR(m); cm != NULL; cm = CMSG_NXTHDR(m, cm))
+        if ((t = rxstamp_of(cm)) != 0)
+            return rxstamp_mono(&w->clk, t, now);
+    return 0;
+}
+
 int http3_quic_input(struct conn *c)
 {
     struct h3 *h = c->h3;
@@ -417,6 +430,10 @@ int http3_quic_input(struct conn *c)
             iov[i].iov_len = H3_RSLICE;
             mm[i].msg_hdr.msg_iov = &iov[i];
             mm[i].msg_hdr.msg_iovlen = 1;
+            if (c->stamping) {
+                mm[i].msg_hdr.msg_control = h->ctl[i].b;
+                mm[i].msg_hdr.msg_controllen = sizeof(h->ctl[i].b);
+            }
         }
         r = recvmmsg(c->fd, mm, H3_BATCH, MSG_DONTWAIT, NULL);
         if (r < 0) {
@@ -437,7 +454,11 @@ int http3_quic_input(struct conn *c)
             ngtcp2_pkt_info pi = { 0 };
             int e;
             record_received(w, NULL, mm[i].msg_len, now);
+            /* The answers this datagram ends (or begins) arrived with it:
+             * record_response reads its kernel stamp from w->t_arr. */
+            w->t_arr = c->stamping ? datagram_arrival(w, &mm[i].msg_hdr, now) : 0;
             e = ngtcp2_conn_read_pkt(h->qc, &h->ps.path, &pi, iov[i].iov_base, mm[i].msg_len, now);
+            w->t_arr = 0;
             if (e != 0) {
                 http3_quic_lost(c, e, now);
                 return -1;

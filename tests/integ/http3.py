@@ -185,6 +185,32 @@ def http3_serve_counts():
 
 
 @test
+def http3_kernel_stamped():
+    """Over HTTP/3 as over TCP, answers end at the kernel's receive stamp of the datagram that carried them: every
+    one kernel-stamped, with a client delay, ttfb <= total; --timestamps user stamps them all as read."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    r = rafale("--http3", "--insecure", "-n", 200, "-c", 2, "--streams", 4, "-t", 1, base + "/")
+    lat, cd, fb = r.j["latency"], r.j["client_delay"], r.j["ttfb"]
+    n = r.j["summary"]["requests"]
+    check(n == 200 and err_total(r.j) == 0 and lat["stamped_kernel"] == n and lat["stamped_user"] == 0 and
+          cd["count"] == n and fb["count"] == n,
+          "h3: 200 answered, every one kernel-stamped (%s kernel, %s user, %s delays)" %
+          (lat["stamped_kernel"], lat["stamped_user"], cd["count"]))
+    check(lat["min_us"] >= 0 and cd["min_us"] >= 0 and fb["min_us"] >= 0 and fb["max_us"] <= lat["max_us"] and
+          fb["percentiles_us"]["50"] <= lat["percentiles_us"]["50"] and
+          lat["percentiles_us"]["50"] <= r.j["latency_user"]["percentiles_us"]["50"],
+          "h3: ttfb <= total <= user total, nothing negative (%s / %s)" %
+          (fb["percentiles_us"]["50"], lat["percentiles_us"]["50"]))
+    u = rafale("--http3", "--insecure", "-n", 200, "-c", 2, "-t", 1, "--timestamps", "user", base + "/")
+    check(u.j["latency"]["stamped_user"] == 200 and u.j["latency"]["stamped_kernel"] == 0 and
+          u.j["client_delay"]["count"] == 0, "h3 --timestamps user: all 200 stamped as read (%s)" %
+          u.j["latency"]["stamped_user"])
+    srv.stop()
+
+
+@test
 def http3_serve_routes():
     """serve's routes over HTTP/3: generated bodies whole (by length and by check), a delay, a status, a HEAD; a
     field section past serve's limit is 431; a server stream limit under --streams only holds requests back."""
