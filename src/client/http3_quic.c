@@ -17,6 +17,7 @@
  *   name (RFC 9000 section 20, RFC 9114 section 8.1). */
 #include "http3.h"
 #include "clock.h"
+#include "http3_write.h"
 
 #include <errno.h>
 #include <gnutls/crypto.h>
@@ -308,51 +309,12 @@ static void arm(struct conn *c)
         conn_fail(c, ERR_QUIC_CLOSE, ENOMEM, "no memory for QUIC's timer", clock_ns());
 }
 
-/* One packet of what waits (nghttp3's stream data first) into dest.
- * Returns its length, 0 when nothing is left, or ngtcp2's error. */
+/* One packet of what waits into dest: nghttp3's stream data once the
+ * handshake is done or early data may go (h->early == 2). */
 static ngtcp2_ssize write_one(struct h3 *h, uint8_t *dest, size_t room, uint64_t now)
 {
-    for (;;) {
-        nghttp3_vec hv[16];
-        ngtcp2_vec qv[16];
-        int64_t sid = -1;
-        int fin = 0;
-        nghttp3_ssize nv = 0, i;
-        ngtcp2_ssize n, nd = -1;
-        ngtcp2_pkt_info pi;
-        if (h->hc && (h->early == 2 || ngtcp2_conn_get_handshake_completed(h->qc))) {
-            nv = nghttp3_conn_writev_stream(h->hc, &sid, &fin, hv, 16);
-            if (nv < 0)
-                return NGTCP2_ERR_CALLBACK_FAILURE;
-        }
-        for (i = 0; i < nv; i++) {
-            qv[i].base = hv[i].base;
-            qv[i].len = hv[i].len;
-        }
-        n = ngtcp2_conn_writev_stream(h->qc, NULL, &pi, dest, room, &nd,
-                                      NGTCP2_WRITE_STREAM_FLAG_MORE | (fin ? NGTCP2_WRITE_STREAM_FLAG_FIN : 0), sid, qv,
-                                      (size_t)nv, now);
-        if (n < 0) {
-            switch (n) {
-            case NGTCP2_ERR_STREAM_DATA_BLOCKED:
-                nghttp3_conn_block_stream(h->hc, sid);
-                continue;
-            case NGTCP2_ERR_STREAM_SHUT_WR:
-                nghttp3_conn_shutdown_stream_write(h->hc, sid);
-                continue;
-            case NGTCP2_ERR_WRITE_MORE:
-                /* The packet has room for more: the next stream's data. */
-                if (nghttp3_conn_add_write_offset(h->hc, sid, (size_t)nd) != 0)
-                    return NGTCP2_ERR_CALLBACK_FAILURE;
-                continue;
-            default:
-                return n;
-            }
-        }
-        if (nd >= 0 && sid >= 0 && nghttp3_conn_add_write_offset(h->hc, sid, (size_t)nd) != 0)
-            return NGTCP2_ERR_CALLBACK_FAILURE;
-        return n;
-    }
+    nghttp3_conn *hc = h->hc && (h->early == 2 || ngtcp2_conn_get_handshake_completed(h->qc)) ? h->hc : NULL;
+    return http3_write_packet(h->qc, hc, NULL, dest, room, now);
 }
 
 int http3_quic_flush(struct conn *c)

@@ -19,6 +19,7 @@
  * /close answers, then sends GOAWAY (section 5.2):
  * requests on later streams are refused with H3_REQUEST_REJECTED. */
 #include "serve_h3_int.h"
+#include "http3_write.h"
 #include "buf.h"
 #include "http_req.h"
 
@@ -540,41 +541,5 @@ void serve_h3_tick(struct sh3_conn *c, uint64_t now)
 
 ngtcp2_ssize serve_h3_quic_write(struct sh3_conn *c, uint8_t *dest, size_t room, uint64_t now)
 {
-    for (;;) {
-        nghttp3_vec hv[16];
-        ngtcp2_vec qv[16];
-        int64_t sid = -1;
-        int fin = 0;
-        nghttp3_ssize nv = 0, i;
-        ngtcp2_ssize n, nd = -1;
-        ngtcp2_pkt_info pi;
-        if (c->hc && (nv = nghttp3_conn_writev_stream(c->hc, &sid, &fin, hv, 16)) < 0)
-            return NGTCP2_ERR_CALLBACK_FAILURE;
-        for (i = 0; i < nv; i++) {
-            qv[i].base = hv[i].base;
-            qv[i].len = hv[i].len;
-        }
-        n = ngtcp2_conn_writev_stream(c->qc, &c->ps.path, &pi, dest, room, &nd,
-                                      NGTCP2_WRITE_STREAM_FLAG_MORE | (fin ? NGTCP2_WRITE_STREAM_FLAG_FIN : 0), sid,
-                                      qv, (size_t)nv, now);
-        if (n < 0) {
-            switch (n) {
-            case NGTCP2_ERR_STREAM_DATA_BLOCKED:
-                nghttp3_conn_block_stream(c->hc, sid);
-                continue;
-            case NGTCP2_ERR_STREAM_SHUT_WR:
-                nghttp3_conn_shutdown_stream_write(c->hc, sid);
-                continue;
-            case NGTCP2_ERR_WRITE_MORE:
-                if (nghttp3_conn_add_write_offset(c->hc, sid, (size_t)nd) != 0)
-                    return NGTCP2_ERR_CALLBACK_FAILURE;
-                continue;
-            default:
-                return n;
-            }
-        }
-        if (nd >= 0 && sid >= 0 && nghttp3_conn_add_write_offset(c->hc, sid, (size_t)nd) != 0)
-            return NGTCP2_ERR_CALLBACK_FAILURE;
-        return n;
-    }
+    return http3_write_packet(c->qc, c->hc, &c->ps.path, dest, room, now);
 }
