@@ -393,13 +393,28 @@ def udp_ports_of(pid):
     return [int(w[1].split(":")[1], 16) for w in rows if w[9] in inodes]
 
 
+def cpu_seconds(pid):
+    """The user and system CPU time process pid has used (from /proc/PID/stat), 0 once it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            w = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(w[11]) + int(w[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def vanish(base, observe=False):
     """A client with 10 streams of a 20 MB body in flight, SIGKILLed mid-run. With observe, a socket then takes its
     port and returns the datagrams serve still sends it (its loss probes), counted in two windows after the kill:
     before 0.3 s, and from 0.5 s to 1.2 s."""
     p = subprocess.Popen([RAFALE, "-q", "--http3", "--insecure", "-n", "10", "-c", "1", "--streams", "10", "-t", "1",
                           base + "/bytes/20000000"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.15)
+    # Mid-run is measured in the client's own CPU time, not the clock's: on a loaded machine 0.15 s of the clock
+    # was once too little for a sanitized client to reach serve. 0.15 s of its CPU is past the handshake and far
+    # from the end of its 200 MB.
+    deadline = time.monotonic() + 20
+    while cpu_seconds(p.pid) < 0.15 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
     ports = udp_ports_of(p.pid) if observe else []
     p.kill()
     t0 = time.monotonic()
