@@ -409,9 +409,13 @@ def diff_is_a_regression_gate():
     with open(hout) as fh:
         page = fh.read()
     check("<table>" in page and "slower" in page, "diff: the HTML page")
-    # The whole interval must lie within the threshold now (p99's reached +217% in a run): 300%, not 150%.
-    p = diff("--threshold", "300%", runs["a"], runs["slow"])
-    check(p.returncode == 0 and "within the threshold" in p.stdout, "diff: a threshold above the change lets it pass")
+    # The whole interval must lie within the threshold now. p99's interval is wide (+217% in a run here, +355% on a
+    # loaded machine), so the threshold is set above the widest interval this run measured, and 300% at least.
+    widest = max(max(abs(x["ratio_ci"][0] - 1), abs(x["ratio_ci"][1] - 1)) for x in figs.values() if x.get("ratio_ci"))
+    thr = "%d%%" % max(300, int(widest * 100) + 20)
+    p = diff("--threshold", thr, runs["a"], runs["slow"])
+    check(p.returncode == 0 and "within the threshold" in p.stdout, "diff: a threshold above the change (%s) lets it "
+          "pass\n%s" % (thr, p.stdout))
     # Two seconds of each: no interval, undecided, said, and not a regression (exit 0).
     short = {}
     for name in ("a", "slow"):
