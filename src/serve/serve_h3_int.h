@@ -18,6 +18,8 @@
 #define SH3_SLOT 1500          /* room for a datagram we send */
 #define SH3_RSLICE 4096        /* room for one we receive: our max_udp_payload_size */
 #define SH3_MAX_CONNS 10000    /* QUIC connections a thread holds; more Initials are dropped */
+#define SH3_RETRY_ABOVE 256    /* handshakes under way a thread past which an Initial must come back with a Retry's token */
+#define SH3_TOKEN_TTL (10 * NGTCP2_SECONDS) /* how long a Retry's token is good for */
 
 struct sh3_stream;
 
@@ -41,6 +43,7 @@ struct sh3_conn {
     uint32_t resets_left;
     uint32_t nroutes;             /* connection IDs routed to it (serve_h3_cid.c) */
     uint8_t dead;                 /* freed once the batch of datagrams is done */
+    uint8_t handshaking;          /* counted in its endpoint's nhandshakes */
     uint8_t dirty;                /* on the batch's list: write after it */
     struct sh3_conn *next_dirty;
     char peer[48];                /* for the access log */
@@ -65,6 +68,7 @@ struct sh3_ep {
     struct sh3_route *routes;     /* open addressing, a power of two */
     uint32_t nroutes, caproutes;
     uint32_t nconns;
+    uint32_t nhandshakes;         /* connections whose handshake is not done */
     uint8_t *sbuf;                /* SH3_BATCH datagrams being sent */
     uint8_t *gen;                 /* pattern bytes for /bytes and /chunked (read-only once made) */
     struct sh3_conn *dirty;
@@ -74,6 +78,7 @@ struct sh3_ep {
 struct sh3_tls {
     gnutls_certificate_credentials_t cred;
     gnutls_datum_t ticket_key;    /* session tickets' key, made at start: clients resume (not across restarts) */
+    uint8_t token_key[32];        /* Retry tokens' key, made at start */
 };
 
 /* serve_h3_cid.c */

@@ -17,8 +17,13 @@
  * - a connection that ends (the client's CONNECTION_CLOSE, ours, the idle
  *   timeout) is freed at once, without the closing and draining periods of
  *   RFC 9000 section 10.2: later datagrams for it are dropped;
- * - no Retry, no 0-RTT, no connection migration across threads (a client
- *   whose address changes may land on another thread, which drops it);
+ * - past SH3_RETRY_ABOVE handshakes under way on a thread, a client's
+ *   Initial gets a Retry (RFC 9000 section 8.1.2) and a connection only
+ *   when it comes back with the Retry's token: a client that never ends
+ *   its handshakes, or spoofs its address, cannot make the server hold
+ *   one connection (~100 KB, for --header-timeout) per Initial;
+ * - no 0-RTT, no connection migration across threads (a client whose
+ *   address changes may land on another thread, which drops it);
  * - at most SH3_MAX_CONNS connections a thread: further Initials are
  *   dropped. */
 #include "serve_h3_int.h"
@@ -104,6 +109,10 @@ int serve_h3_tls_new(struct serve *s, char *err, size_t errlen)
         err_set(err, errlen, NULL, "--http3: session tickets: %s", gnutls_strerror(r));
         return -1;
     }
+    if ((r = gnutls_rnd(GNUTLS_RND_KEY, tls->token_key, sizeof(tls->token_key))) < 0) {
+        err_set(err, errlen, NULL, "--http3: Retry tokens' key: %s", gnutls_strerror(r));
+        return -1;
+    }
     return 0;
 }
 
@@ -111,6 +120,8 @@ void serve_h3_tls_free(struct serve *s)
 {
     if (s->h3tls && s->h3tls->cred)
         gnutls_certificate_free_credentials(s->h3tls->cred);
+    if (s->h3tls)
+        gnutls_memset(s->h3tls->token_key, 0, sizeof(s->h3tls->token_key));
     if (s->h3tls && s->h3tls->ticket_key.data) {
         gnutls_memset(s->h3tls->ticket_key.data, 0, s->h3tls->ticket_key.size);
         gnutls_free(s->h3tls->ticket_key.data);
@@ -179,6 +190,7 @@ static void conn_free(struct sh3_conn *c)
         gnutls_deinit(c->tls);
     loop_timer_cancel(&ep->t->loop, &c->timer);
     ep->nconns--;
+    ep->nhandshakes -= c->handshaking;
     free(c);
 }
 
@@ -204,9 +216,10 @@ static int tls_start(struct sh3_ep *ep, struct sh3_conn *c)
     return 0;
 }
 
-/* A client's Initial (hd) from peer: a new connection, or NULL. */
-static struct sh3_conn *conn_new(struct sh3_ep *ep, const ngtcp2_pkt_hd *hd, const struct sockaddr_storage *peer,
-                                 socklen_t plen, uint64_t now)
+/* A client's Initial (hd) from peer: a new connection, or NULL. odcid:
+ * the Destination CID of its Initial before our Retry, or NULL. */
+static struct sh3_conn *conn_new(struct sh3_ep *ep, const ngtcp2_pkt_hd *hd, const ngtcp2_cid *odcid,
+                                 const struct sockaddr_storage *peer, socklen_t plen, uint64_t now)
 {
     const struct serve_config *sc = &ep->t->s->cfg;
     struct sh3_conn *c;
@@ -217,6 +230,8 @@ static struct sh3_conn *conn_new(struct sh3_ep *ep, const ngtcp2_pkt_hd *hd, con
     if (ep->nconns >= SH3_MAX_CONNS || (c = calloc(1, sizeof(*c))) == NULL)
         return NULL;
     ep->nconns++;
+    ep->nhandshakes++;
+    c->handshaking = 1;
     c->ep = ep;
     c->timer.fn = on_timer;
     c->max_sid = c->goaway_id = -1;
@@ -235,6 +250,14 @@ static struct sh3_conn *conn_new(struct sh3_ep *ep, const ngtcp2_pkt_hd *hd, con
     par.max_idle_timeout = sc->idle_timeout_ns;
     par.max_udp_payload_size = SH3_RSLICE;
     par.original_dcid = hd->dcid;
+    if (odcid) {
+        /* Section 7.3: the parameters name both CIDs; the token proved
+         * the address (no anti-amplification limit). */
+        par.original_dcid = *odcid;
+        par.retry_scid = hd->dcid;
+        par.retry_scid_present = 1;
+        set.token = hd->token;
+    }
     par.stateless_reset_token_present = 1;
     scid.datalen = SH3_CIDLEN;
     if (gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, scid.datalen) != 0 ||
@@ -373,6 +396,52 @@ static void version_negotiation(struct sh3_ep *ep, const ngtcp2_version_cid *vc,
         (void)sendto(ep->fd, ep->sbuf, (size_t)n, MSG_DONTWAIT, (const struct sockaddr *)peer, plen);
 }
 
+/* Answers an Initial (hd) with a Retry whose token (keyed, with the
+ * client's address and CID, and the time) it must send back. */
+static void send_retry(struct sh3_ep *ep, const ngtcp2_pkt_hd *hd, const struct sockaddr_storage *peer,
+                       socklen_t plen, uint64_t now)
+{
+    const struct sh3_tls *tls = ep->t->s->h3tls;
+    uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN];
+    ngtcp2_cid scid;
+    ngtcp2_ssize tl, n;
+    scid.datalen = SH3_CIDLEN;
+    if (gnutls_rnd(GNUTLS_RND_NONCE, scid.data, scid.datalen) != 0)
+        return;
+    tl = ngtcp2_crypto_generate_retry_token(token, tls->token_key, sizeof(tls->token_key), hd->version,
+                                            (const ngtcp2_sockaddr *)peer, plen, &scid, &hd->dcid, now);
+    if (tl < 0)
+        return;
+    n = ngtcp2_crypto_write_retry(ep->sbuf, SH3_SLOT, hd->version, &hd->scid, &scid, &hd->dcid, token, (size_t)tl);
+    if (n > 0)
+        (void)sendto(ep->fd, ep->sbuf, (size_t)n, MSG_DONTWAIT, (const struct sockaddr *)peer, plen);
+}
+
+/* A datagram that names no connection: a client's Initial starts one,
+ * with a Retry first when many handshakes are under way. NULL: dropped
+ * (not an Initial, a bad or stale token, no room). */
+static struct sh3_conn *accept_initial(struct sh3_ep *ep, const uint8_t *p, size_t len,
+                                       const struct sockaddr_storage *peer, socklen_t plen, uint64_t now)
+{
+    const struct sh3_tls *tls = ep->t->s->h3tls;
+    ngtcp2_pkt_hd hd;
+    ngtcp2_cid odcid;
+    if (ngtcp2_accept(&hd, p, len) != 0 || hd.type != NGTCP2_PKT_INITIAL)
+        return NULL;
+    if (hd.token.len && hd.token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
+        if (ngtcp2_crypto_verify_retry_token(&odcid, hd.token.base, hd.token.len, tls->token_key,
+                                             sizeof(tls->token_key), hd.version, (const ngtcp2_sockaddr *)peer, plen,
+                                             &hd.dcid, SH3_TOKEN_TTL, now) != 0)
+            return NULL;
+        return conn_new(ep, &hd, &odcid, peer, plen, now);
+    }
+    if (ep->nhandshakes >= SH3_RETRY_ABOVE) {
+        send_retry(ep, &hd, peer, plen, now);
+        return NULL;
+    }
+    return conn_new(ep, &hd, NULL, peer, plen, now);
+}
+
 static void on_datagram(struct sh3_ep *ep, uint8_t *p, size_t len, const struct sockaddr_storage *peer, socklen_t plen,
                         uint64_t now)
 {
@@ -387,11 +456,9 @@ static void on_datagram(struct sh3_ep *ep, uint8_t *p, size_t len, const struct 
     }
     if (e != 0)
         return;
-    if ((c = serve_h3_cid_find(ep, vc.dcid, vc.dcidlen)) == NULL) {
-        ngtcp2_pkt_hd hd;
-        if (ngtcp2_accept(&hd, p, len) != 0 || (c = conn_new(ep, &hd, peer, plen, now)) == NULL)
-            return; /* not a client's first packet, or no room: dropped */
-    }
+    if ((c = serve_h3_cid_find(ep, vc.dcid, vc.dcidlen)) == NULL &&
+        (c = accept_initial(ep, p, len, peer, plen, now)) == NULL)
+        return;
     if (c->dead)
         return;
     c->now = now;
@@ -401,6 +468,10 @@ static void on_datagram(struct sh3_ep *ep, uint8_t *p, size_t len, const struct 
     path.user_data = NULL;
     if ((e = ngtcp2_conn_read_pkt(c->qc, &path, &pi, p, len, now)) != 0)
         conn_end(c, e, now);
+    if (c->handshaking && ngtcp2_conn_get_handshake_completed(c->qc)) {
+        c->handshaking = 0;
+        ep->nhandshakes--;
+    }
     if (!c->dirty) {
         c->dirty = 1;
         c->next_dirty = ep->dirty;
