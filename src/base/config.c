@@ -316,6 +316,21 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         err_set(err, errlen, NULL, "--http2 and --http3 both: choose one");
         return -1;
     }
+    /* QUIC runs over UDP to the URL's address, with TLS 1.3's own AEADs
+     * (RFC 9001 section 4.2): these TCP and OpenSSL settings cannot apply. */
+    if (cfg->http3 && cfg->unix_socket) {
+        err_set(err, errlen, NULL, "--unix-socket is for TCP: --http3 speaks QUIC over UDP to the URL's address");
+        return -1;
+    }
+    if (cfg->http3 && cfg->tls.version == 12) {
+        err_set(err, errlen, NULL, "--tls-version 1.2 with --http3: QUIC uses TLS 1.3 only");
+        return -1;
+    }
+    if (cfg->http3 && cfg->tls.ciphers) {
+        err_set(err, errlen, NULL, "--ciphers is OpenSSL's list for TLS over TCP: --http3's QUIC uses TLS 1.3's "
+                              "AEADs, chosen with the server");
+        return -1;
+    }
     if (cfg->follow && cfg->http3) {
         err_set(err, errlen, NULL, "--follow works over HTTP/1.1 only so far: drop --http3 or --follow");
         return -1;

@@ -363,6 +363,8 @@ void conn_thought(struct conn *c, uint32_t url, uint64_t now);
 /* A session's own transport (session_ops.open) finished its handshake: the
  * connection is open, its requests go. */
 void conn_up(struct conn *c, uint64_t now);
+/* --source: the local address c's next connection binds to, or NULL. */
+const struct net_addr *conn_source(const struct conn *c);
 /* Re-arms the request timeout for the oldest outstanding request. */
 void conn_arm(struct conn *c);
 /* --cookies: the Set-Cookie value v (n bytes) of a response to s. */

@@ -267,6 +267,15 @@ void conn_fill(struct conn *c, uint64_t now)
         c->sess->write(c);
 }
 
+const struct net_addr *conn_source(const struct conn *c)
+{
+    const struct worker *w = c->w;
+    const struct config *cfg = w->plan->cfg;
+    if (cfg->nsources == 0)
+        return NULL;
+    return &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
+}
+
 /* Opens a connection for the request just added to an idle connection. */
 static void conn_open(struct conn *c, uint64_t now)
 {
@@ -275,8 +284,7 @@ static void conn_open(struct conn *c, uint64_t now)
     const struct net_addr *src = NULL;
     int fd, e;
 
-    if (cfg->nsources)
-        src = &cfg->sources[(c - w->conns + w->st.conns_opened) % cfg->nsources];
+    src = conn_source(c);
     c->nreq = c->count;
     c->tcp_answers = 0;
     if (c->sess->prepare(c, now) != 0)

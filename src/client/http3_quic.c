@@ -173,7 +173,7 @@ static int quic_new(struct conn *c, struct h3 *h, uint64_t now)
 int http3_quic_open(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
-    const struct net_addr *a = &w->plan->endpoints[c->endpoint].addr;
+    const struct net_addr *a = &w->plan->endpoints[c->endpoint].addr, *src;
     struct h3 *h = c->h3;
     struct sockaddr_storage local;
     socklen_t llen = sizeof(local);
@@ -185,8 +185,15 @@ int http3_quic_open(struct conn *c, uint64_t now)
         conn_fail(c, errno == EMFILE || errno == ENFILE ? ERR_ADDR_UNAVAILABLE : ERR_CONNECT_OTHER, errno, NULL, now);
         return -1;
     }
-    /* connect(): the kernel filters other peers' datagrams, and an ICMP
-     * port unreachable comes back as ECONNREFUSED. */
+    /* --source, as over TCP; then connect(): the kernel filters other
+     * peers' datagrams, and an ICMP port unreachable comes back as
+     * ECONNREFUSED. */
+    if ((src = conn_source(c)) != NULL && bind(fd, (const struct sockaddr *)&src->ss, src->len) != 0) {
+        e = errno;
+        close(fd);
+        conn_fail(c, e == EADDRNOTAVAIL || e == EADDRINUSE ? ERR_ADDR_UNAVAILABLE : ERR_CONNECT_OTHER, e, NULL, now);
+        return -1;
+    }
     if (connect(fd, (const struct sockaddr *)&a->ss, a->len) != 0 ||
         getsockname(fd, (struct sockaddr *)&local, &llen) != 0) {
         e = errno;

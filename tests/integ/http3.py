@@ -589,3 +589,30 @@ def http3_serve_handshake_flood():
     check(fw.retries > 0 and warm.j["summary"]["requests"] == 20 and reqs == 120,
           "h3 handshake flood: Initials answered with a Retry (%d), serve counted 120 requests (%s)" % (fw.retries, reqs))
 
+
+@test
+def http3_options_that_cannot_apply():
+    """Options for TCP or OpenSSL that QUIC cannot honour are refused in one line with --http3, not ignored (before,
+    --unix-socket, --tls-version 1.2 and --ciphers ran a plain HTTP/3 run as if not given); --source binds each
+    QUIC socket to the address given, as over TCP (before, the datagrams came from 127.0.0.1)."""
+    if not built_with_http3():
+        return
+    for args, needle in ((["--unix-socket", os.path.join(TMP, "s")], "--unix-socket is for TCP"),
+                         (["--tls-version", "1.2"], "QUIC uses TLS 1.3 only"),
+                         (["--ciphers", "AES128-SHA"], "--ciphers is OpenSSL's list")):
+        rc, out, err = run_raw(["--http3", "--insecure", "-n", 1] + args + ["https://127.0.0.1:1/"])
+        check(rc == 2 and one_line(err, needle), "--http3 %s: refused in one line (%s)" % (args[0], err))
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.settimeout(5)
+    p = subprocess.Popen([RAFALE, "-q", "--http3", "--insecure", "-n", "1", "--source", "127.0.0.2",
+                          "--connect-timeout", "300ms", "https://127.0.0.1:%d/" % s.getsockname()[1]],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _, peer = s.recvfrom(65536)
+    except socket.timeout:
+        peer = None
+    p.wait(timeout=20)
+    s.close()
+    check(peer is not None and peer[0] == "127.0.0.2", "--http3 --source 127.0.0.2: its datagrams come from it (%s)"
+          % (peer,))
