@@ -423,6 +423,11 @@ int http3_quic_input(struct conn *c)
             ngtcp2_pkt_info pi = { 0 };
             int e;
             record_received(w, NULL, mm[i].msg_len, now);
+            /* An empty datagram (ngtcp2 fails the connection on it) or one
+             * past our max_udp_payload_size is junk: dropped, as RFC 9000
+             * section 12.2 allows. */
+            if (mm[i].msg_len == 0 || (mm[i].msg_hdr.msg_flags & MSG_TRUNC))
+                continue;
             /* The answers this datagram ends (or begins) arrived with it:
              * record_response reads its kernel stamp from w->t_arr. */
             w->t_arr = c->stamping ? datagram_arrival(w, &mm[i].msg_hdr, now) : 0;

@@ -506,8 +506,10 @@ static void on_io(struct loop_io *io, uint32_t ev)
         if (r <= 0)
             return; /* EAGAIN; an ICMP error of a past send is nothing to act on */
         now = clock_ns();
+        /* Empty datagrams (ngtcp2 asserts on them) and ones past our
+         * max_udp_payload_size are no QUIC packet we take: dropped. */
         for (i = 0; i < (uint32_t)r; i++)
-            if (!(mm[i].msg_hdr.msg_flags & MSG_TRUNC))
+            if (mm[i].msg_len > 0 && !(mm[i].msg_hdr.msg_flags & MSG_TRUNC))
                 on_datagram(ep, iov[i].iov_base, mm[i].msg_len, &peers[i], mm[i].msg_hdr.msg_namelen, now);
         /* What the batch set off: answers, ACKs, handshakes; or the end. */
         while (ep->dirty) {

@@ -616,3 +616,68 @@ def http3_options_that_cannot_apply():
     s.close()
     check(peer is not None and peer[0] == "127.0.0.2", "--http3 --source 127.0.0.2: its datagrams come from it (%s)"
           % (peer,))
+
+
+class Noisy:
+    """A UDP forwarder between a client and port that sends junk before each datagram it forwards: to the server
+    (to_server) or to the client (to_client), the datagrams of junk (b"" is an empty one)."""
+
+    def __init__(self, port, to_server=(), to_client=()):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.bind(("127.0.0.1", 0))
+        self.port = self.s.getsockname()[1]
+        self.sport, self.to_server, self.to_client = port, to_server, to_client
+        self.done = False
+        self.t = threading.Thread(target=self.run, daemon=True)
+        self.t.start()
+
+    def run(self):
+        import select
+        up, peers = {}, {}
+        while not self.done:
+            r, _, _ = select.select([self.s] + list(up.values()), [], [], 0.1)
+            for x in r:
+                try:
+                    if x is self.s:
+                        d, a = self.s.recvfrom(65536)
+                        if a not in up:
+                            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                            u.connect(("127.0.0.1", self.sport))
+                            up[a], peers[u] = u, a
+                        for j in self.to_server:
+                            up[a].send(j)
+                        up[a].send(d)
+                    else:
+                        d = x.recv(65536)
+                        for j in self.to_client:
+                            self.s.sendto(j, peers[x])
+                        self.s.sendto(d, peers[x])
+                except ConnectionRefusedError:
+                    pass
+
+    def stop(self):
+        self.done = True
+        self.t.join()
+        self.s.close()
+
+
+@test
+def http3_junk_datagrams():
+    """Datagrams of junk (empty, 1 byte, 1200 random bytes, 65507 bytes) before every datagram of a run, to serve and
+    to the client: each side drops them (RFC 9000 section 12.2 lets a receiver discard what it cannot process), and
+    every request is answered. Before, an empty datagram killed serve (ngtcp2's assertion, datalen) and failed the
+    client's connection (ERR_INVALID_ARGUMENT)."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    junk = (b"", b"\x40", os.urandom(1200), b"\xc0" + os.urandom(65506))
+    for side in ("to_client", "to_server"):
+        fw = Noisy(srv.port, **{side: junk})
+        r = rafale("--http3", "--insecure", "-n", 100, "-c", 2, "--streams", 2, "-t", 1, "--connect-timeout", "2s",
+                   "https://127.0.0.1:%d/bytes/3000" % fw.port)
+        fw.stop()
+        check(r.j["summary"]["requests"] == 100 and err_total(r.j) == 0 and r.j["summary"]["connections_opened"] == 2,
+              "h3 junk datagrams %s: every request answered (%s)" % (side, r.j["errors"]))
+        check(srv.p.poll() is None, "serve survived junk %s" % side)
+    conns, reqs = srv.stop()
+    check(reqs == 200, "serve answered them all (%s)" % reqs)
