@@ -181,6 +181,19 @@ static void submit(struct sh3_conn *c, struct sh3_stream *st)
     }
 }
 
+/* While /delay answers are due the connection is not idle, though
+ * nothing may flow: PINGs at half the idle timeout in force (the least of
+ * both ends', RFC 9000 section 10.1) keep it open, as over TCP, where
+ * --idle-timeout spares a connection with a request in progress. */
+static void keep_alive(struct sh3_conn *c, int on)
+{
+    const ngtcp2_transport_params *rp = ngtcp2_conn_get_remote_transport_params(c->qc);
+    uint64_t idle = ngtcp2_conn_get_local_transport_params(c->qc)->max_idle_timeout;
+    if (rp && rp->max_idle_timeout && (idle == 0 || rp->max_idle_timeout < idle))
+        idle = rp->max_idle_timeout;
+    ngtcp2_conn_set_keep_alive_timeout(c->qc, on ? idle / 2 : 0);
+}
+
 /* A whole request: answered now, or once its delay is over. */
 static void answer(struct sh3_conn *c, struct sh3_stream *st)
 {
@@ -205,6 +218,7 @@ static void answer(struct sh3_conn *c, struct sh3_stream *st)
     if (st->rp.kind == B_DELAY) {
         st->delayed = 1;
         st->due = c->now + (uint64_t)st->rp.delay_ms * 1000000u;
+        keep_alive(c, 1);
         return;
     }
     submit(c, st);
@@ -537,6 +551,8 @@ void serve_h3_tick(struct sh3_conn *c, uint64_t now)
             st->rp.close = (uint8_t)close;
             submit(c, st);
         }
+    if (serve_h3_deadline(c) == UINT64_MAX)
+        keep_alive(c, 0);
 }
 
 ngtcp2_ssize serve_h3_quic_write(struct sh3_conn *c, uint8_t *dest, size_t room, uint64_t now)

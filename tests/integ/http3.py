@@ -681,3 +681,19 @@ def http3_junk_datagrams():
         check(srv.p.poll() is None, "serve survived junk %s" % side)
     conns, reqs = srv.stop()
     check(reqs == 200, "serve answered them all (%s)" % reqs)
+
+
+@test
+def http3_serve_delay_past_idle_timeout():
+    """serve --http3 --idle-timeout 300ms answering /delay/700: a connection waiting for its answers is not idle
+    (over TCP serve answers it), so serve keeps it alive with QUIC PINGs while answers are due. Before, both ends'
+    idle timers (300 ms, the least of theirs) closed it: 4 quic_idle_timeout errors."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--idle-timeout", "300ms")
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 1, "--streams", 4, "-t", 1, base + "/delay/700")
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 4 and err_total(r.j) == 0 and r.j["latency"]["min_us"] >= 700000,
+          "h3 /delay/700 past serve's idle timeout of 300 ms: all 4 answered (%s, %s)" %
+          (r.j["summary"]["requests"], r.j["error_details"]))
+    check(conns == 1 and reqs == 4, "serve: one connection, 4 requests (%s, %s)" % (conns, reqs))
