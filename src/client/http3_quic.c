@@ -554,7 +554,8 @@ void http3_quic_lost(struct conn *c, int liberr, uint64_t now)
             return;
         }
         k = up ? ERR_QUIC_IDLE : ERR_QUIC_HANDSHAKE;
-        why = up ? "nothing came from the server within QUIC's idle timeout (30 s)" : "no answer to the QUIC handshake";
+        why = up ? "nothing came from the server within QUIC's idle timeout (the least of "
+                   "ours, 30 s, and the server's)" : "no answer to the QUIC handshake";
         break;
     case NGTCP2_ERR_HANDSHAKE_TIMEOUT:
         k = ERR_QUIC_HANDSHAKE;

@@ -620,14 +620,15 @@ def http3_options_that_cannot_apply():
 
 class Noisy:
     """A UDP forwarder between a client and port that sends junk before each datagram it forwards: to the server
-    (to_server) or to the client (to_client), the datagrams of junk (b"" is an empty one)."""
+    (to_server) or to the client (to_client), the datagrams of junk (b"" is an empty one). Once mute is set, the
+    server's datagrams no longer reach the client."""
 
     def __init__(self, port, to_server=(), to_client=()):
         self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.s.bind(("127.0.0.1", 0))
         self.port = self.s.getsockname()[1]
         self.sport, self.to_server, self.to_client = port, to_server, to_client
-        self.done = False
+        self.done = self.mute = False
         self.t = threading.Thread(target=self.run, daemon=True)
         self.t.start()
 
@@ -649,6 +650,8 @@ class Noisy:
                         up[a].send(d)
                     else:
                         d = x.recv(65536)
+                        if self.mute:
+                            continue
                         for j in self.to_client:
                             self.s.sendto(j, peers[x])
                         self.s.sendto(d, peers[x])
@@ -697,3 +700,25 @@ def http3_serve_delay_past_idle_timeout():
           "h3 /delay/700 past serve's idle timeout of 300 ms: all 4 answered (%s, %s)" %
           (r.j["summary"]["requests"], r.j["error_details"]))
     check(conns == 1 and reqs == 4, "serve: one connection, 4 requests (%s, %s)" % (conns, reqs))
+
+
+@test
+def http3_idle_timeout():
+    """A server that goes silent after the handshake, with serve's --idle-timeout 300ms the least of both ends':
+    each request in flight ends as quic_idle_timeout some 300 ms after the last datagram, well before --timeout, and
+    the error says the timeout is the least of ours (30 s) and the server's (before: "(30 s)", not the 300 ms that
+    ended it)."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--idle-timeout", "300ms")
+    fw = Noisy(srv.port)
+    threading.Timer(0.3, lambda: setattr(fw, "mute", True)).start()
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 1, "--streams", 4, "-t", 1, "--timeout", "5s",
+               "https://127.0.0.1:%d/delay/1000" % fw.port)
+    fw.stop()
+    srv.stop()
+    j = r.j
+    check(j["errors"]["quic_idle_timeout"] == 4 and accounted(j) and r.wall < 3,
+          "h3 silent server: 4 quic_idle_timeout errors, before --timeout (%s, %.1f s)" % (j["errors"], r.wall))
+    check("the server's" in j["error_details"]["quic_idle_timeout"],
+          "the error names the idle timeout in force (%s)" % j["error_details"])
