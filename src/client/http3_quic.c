@@ -561,6 +561,11 @@ void http3_quic_lost(struct conn *c, int liberr, uint64_t now)
         k = ERR_QUIC_HANDSHAKE;
         why = "no answer to the QUIC handshake within --connect-timeout";
         break;
+    case NGTCP2_ERR_RECV_VERSION_NEGOTIATION:
+        /* Nothing to close: the server has no connection (section 6.2). */
+        k = ERR_QUIC_HANDSHAKE;
+        why = "the server does not speak QUIC v1 (it answered with a Version Negotiation packet)";
+        break;
     case NGTCP2_ERR_CRYPTO:
         /* GnuTLS failed the handshake: an untrusted certificate is TLS's
          * own error, as over TCP. */

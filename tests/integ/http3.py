@@ -722,3 +722,39 @@ def http3_idle_timeout():
           "h3 silent server: 4 quic_idle_timeout errors, before --timeout (%s, %.1f s)" % (j["errors"], r.wall))
     check("the server's" in j["error_details"]["quic_idle_timeout"],
           "the error names the idle timeout in force (%s)" % j["error_details"])
+
+
+@test
+def http3_version_negotiation():
+    """A server that answers each Initial with a Version Negotiation packet (RFC 9000 section 17.2.1) offering only
+    a version rafale does not speak: each request a quic_handshake error that says so, at once, nothing hung
+    (before: the detail was ngtcp2's ERR_RECV_VERSION_NEGOTIATION)."""
+    if not built_with_http3():
+        return
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.settimeout(0.1)
+    done = []
+
+    def answer():
+        while not done:
+            try:
+                d, a = s.recvfrom(65536)
+            except socket.timeout:
+                continue
+            if len(d) > 7 and d[0] & 0x80:
+                dl = d[5]
+                dcid, scid = d[6:6 + dl], d[7 + dl:7 + dl + d[6 + dl]]
+                s.sendto(b"\x80\0\0\0\0" + bytes([len(scid)]) + scid + bytes([len(dcid)]) + dcid + b"\x1a\x2a\x3a\x4a", a)
+
+    t = threading.Thread(target=answer, daemon=True)
+    t.start()
+    r = rafale("--http3", "--insecure", "-n", 4, "-c", 2, "-t", 1, "--connect-timeout", "2s",
+               "https://127.0.0.1:%d/" % s.getsockname()[1])
+    done.append(1)
+    t.join()
+    s.close()
+    j = r.j
+    check(j["errors"]["quic_handshake"] == 4 and accounted(j) and r.wall < 1.5,
+          "h3 version negotiation: 4 quic_handshake errors at once (%s, %.1f s)" % (j["errors"], r.wall))
+    check("Version Negotiation" in j["error_details"]["quic_handshake"], "said so (%s)" % j["error_details"])
