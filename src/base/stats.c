@@ -31,7 +31,8 @@ static const char *const explain[ERR__COUNT] = {
                             "when shorter), then a TLS one within --timeout; a full accept queue drops SYNs, and a SYN "
                             "retry waits 1 s",
     [ERR_CONNECT_OTHER] = "the connection could not be opened",
-    [ERR_RESET] = "the server reset the connection (TCP RST) while the request was in flight",
+    [ERR_RESET] = "the connection was reset while the request was in flight: a TCP RST, or over QUIC an ICMP port "
+                  "unreachable (nothing listens on the server's port any more)",
     [ERR_TIMEOUT_ANSWER] = "connected, and no complete response within --timeout (counted from the request's start, "
                            "its connect included); counted in the latency percentiles at the time it gave up",
     [ERR_WRITE] = "sending the request failed (the server closed or reset the connection before reading it)",

@@ -758,3 +758,34 @@ def http3_version_negotiation():
     check(j["errors"]["quic_handshake"] == 4 and accounted(j) and r.wall < 1.5,
           "h3 version negotiation: 4 quic_handshake errors at once (%s, %.1f s)" % (j["errors"], r.wall))
     check("Version Negotiation" in j["error_details"]["quic_handshake"], "said so (%s)" % j["error_details"])
+
+
+@test
+def http3_serve_killed_mid_run():
+    """serve --http3 SIGKILLed mid-run: the client's next datagrams meet an ICMP port unreachable, so requests in
+    flight end as `reset`, whose explanation says what that is over QUIC (it said "TCP RST" alone), later connects as
+    connect_refused; every request accounted for, the run ends at -d."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    jp = os.path.join(TMP, "killed.json")
+    p = subprocess.Popen([RAFALE, "--http3", "--insecure", "-c", "2", "--streams", "4", "-t", "1", "-d", "3s",
+                          "--json", jp, base + "/"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while cpu_seconds(srv.p.pid) < 0.05 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    srv.p.kill()
+    srv.p.wait(timeout=20)
+    RUNNING_SERVES.remove(srv)
+    out, err = p.communicate(timeout=RUN_TIMEOUT)
+    check(p.returncode == 0 and "Sanitizer" not in err, "h3 serve killed: the run ended clean (%d) %s"
+          % (p.returncode, err[-500:]))
+    with open(jp) as f:
+        j = json.load(f)
+    e, s = j["errors"], j["summary"]
+    check(e["reset"] >= 1 and s["requests"] > 0, "h3 serve killed: requests in flight reset (%s, %s)" % (e, s))
+    check(s["started"] == s["requests"] + s["errors"] + s["in_flight"], "h3 serve killed: every request accounted "
+          "for (%s)" % s)
+    line = [l for l in out.splitlines() if l.strip().startswith("reset")]
+    check(line and "ICMP port unreachable" in line[0],
+          "h3 serve killed: reset said in QUIC's terms (%s)" % line)
