@@ -282,7 +282,6 @@ static struct sh3_conn *conn_new(struct sh3_ep *ep, const ngtcp2_pkt_hd *hd, con
         if ((colon = strrchr(c->peer, ':')) != NULL)
             *colon = '\0';
     }
-    ep->t->accepted++;
     return c;
 }
 
@@ -468,9 +467,12 @@ static void on_datagram(struct sh3_ep *ep, uint8_t *p, size_t len, const struct 
     path.user_data = NULL;
     if ((e = ngtcp2_conn_read_pkt(c->qc, &path, &pi, p, len, now)) != 0)
         conn_end(c, e, now);
+    /* Accepted once its handshake is done: an Initial that decrypts to
+     * nothing is no client, though it made a connection here. */
     if (c->handshaking && ngtcp2_conn_get_handshake_completed(c->qc)) {
         c->handshaking = 0;
         ep->nhandshakes--;
+        ep->t->accepted++;
     }
     if (!c->dirty) {
         c->dirty = 1;

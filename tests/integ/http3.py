@@ -789,3 +789,30 @@ def http3_serve_killed_mid_run():
     line = [l for l in out.splitlines() if l.strip().startswith("reset")]
     check(line and "ICMP port unreachable" in line[0],
           "h3 serve killed: reset said in QUIC's terms (%s)" % line)
+
+
+def junk_initial():
+    """A datagram with a QUIC v1 Initial's header (RFC 9000 section 17.2.2) and 1200 bytes of random payload (a
+    client's Initial fills at least 1200 bytes, section 14.1): it passes for a first packet until it is decrypted."""
+    dcid, scid, body = os.urandom(8), os.urandom(8), os.urandom(1200)
+    return (b"\xc0\x00\x00\x00\x01" + bytes([8]) + dcid + bytes([8]) + scid + b"\x00" +
+            (0x4000 | len(body)).to_bytes(2, "big") + body)
+
+
+@test
+def http3_serve_counts_handshakes_not_junk():
+    """serve --http3 counts a connection accepted when its handshake completes: 200 datagrams that look like
+    Initials but decrypt to nothing were counted as connections (148 of them, before), so its summary claimed
+    clients that never were. A real client after them: 1 connection, its 10 requests."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for _ in range(200):
+        s.sendto(junk_initial(), ("127.0.0.1", srv.port))
+    s.close()
+    r = rafale("--http3", "--insecure", "-n", 10, "-c", 1, "-t", 1, base + "/")
+    conns, reqs = srv.stop()
+    check(r.j["summary"]["requests"] == 10 and err_total(r.j) == 0, "h3 after junk Initials: answered (%s)" % r.j["errors"])
+    check(conns == 1 and reqs == 10, "serve counted the one real connection, not the junk (%s connections, %s "
+          "requests)" % (conns, reqs))
