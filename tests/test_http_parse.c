@@ -133,6 +133,11 @@ static void well_formed(void)
     r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n0\r\n\r\n";
     check_resp("TE overrides CL and forbids reuse", r, 0, OK(strlen(r), 200, 0));
 
+    /* RFC 9112 §6.1: Transfer-Encoding in HTTP/1.0 is faulty framing, the
+     * connection not reused even when the server asked to keep it. */
+    r = "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n";
+    check_resp("HTTP/1.0 with Transfer-Encoding forbids reuse", r, 0, OK(strlen(r), 200, 0));
+
 }
 
 static void pipelined(void)

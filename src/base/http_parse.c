@@ -145,9 +145,10 @@ static int end_head(struct hp *p)
     if (p->head_only || p->status == 204 || p->status == 304)
         return S_DONE;
     if (p->flags & HP_F_HAS_TE) {
-        /* RFC 9112 6.3: Transfer-Encoding overrides Content-Length, and the
-         * connection must not be reused after such a response. */
-        if (p->flags & HP_F_HAS_CL)
+        /* RFC 9112 §6.3: Transfer-Encoding overrides Content-Length, and the
+         * connection must not be reused after such a response; §6.1: in
+         * HTTP/1.0 it is faulty framing, the same even with keep-alive. */
+        if ((p->flags & HP_F_HAS_CL) || p->minor == 0)
             p->flags |= HP_F_CLOSE;
         if (p->flags & HP_F_CHUNKED) {
             p->namelen = 0;
