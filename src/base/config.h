@@ -171,6 +171,11 @@ int config_copy(struct config *dst, const struct config *src);
  * (POST with a body, -c lowered to -n, threads to connections). Returns 0,
  * or -1 with a reason in err. notes receives remarks for the user. */
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen);
+/* The output given '-' (standard output) as its file that has it to
+ * itself, the text report going to stderr: "--json", "--csv", "--hdr" or
+ * "--html", or NULL (none, or --log -, which the report follows).
+ * config_finish lets only one output have standard output. */
+const char *config_stdout_owner(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
 

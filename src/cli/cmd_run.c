@@ -96,7 +96,7 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
 
     if (rc >= 0)
         return rc;
-    out = (cfg.json_path && strcmp(cfg.json_path, "-") == 0) ? stderr : stdout;
+    out = config_stdout_owner(&cfg) ? stderr : stdout;
     sweep_print_header(out, &cfg);
     if (sweep_run(&cfg, stop_flag(), on_sweep_step, out, &sr, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
@@ -187,7 +187,8 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
         return rc == ENGINE_EPLAN ? 2 : 1;
     }
     ob.res.ref = ref;
-    /* With --json - the JSON owns stdout and the text report goes to stderr. */
+    /* With --json - (or another output on '-') it owns stdout and the text
+     * report goes to stderr. */
     rc = outputs_finish(&cfg, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, in.found, live.m);
     metrics_stop(live.m);
     observed_free(&ob);

@@ -64,7 +64,8 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct e
     const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL, fs };
     const char *const paths[] = { [OUT_JSON] = opts->json_path, [OUT_CSV] = opts->csv_path,
                                   [OUT_HTML] = opts->html_path, [OUT_HDR] = opts->hdr_path };
-    FILE *text = (opts->json_path && strcmp(opts->json_path, "-") == 0) ? stderr : stdout;
+    /* An output on standard output has it alone: the text report goes to stderr. */
+    FILE *text = config_stdout_owner(opts) ? stderr : stdout;
     int rc = 0, i;
     unsigned k;
 

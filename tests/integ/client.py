@@ -847,6 +847,22 @@ def bad_input_one_line_errors():
 
 
 @test
+def one_output_on_stdout():
+    """'-' sends a --json, --csv, --hdr or --html to standard output: then it has it to itself (the text report goes
+    to stderr), and two outputs there (--log - too) are refused in one line rather than written into each other."""
+    srv = Serve()
+    for opt, first in (("--csv", "Percentage served"), ("--hdr", "Value"), ("--html", "<!DOCTYPE html>")):
+        rc, out, err = run_raw(["-q", "-n", 3, "-c", 1, "-t", 1, opt, "-", srv.url("/")], timeout=30)
+        check(rc == 0 and out.lstrip().startswith(first) and "Requests" not in out and "Requests" in err,
+              "%s -: standard output holds it alone, the report on stderr (rc=%d, out=%r)" % (opt, rc, out[:200]))
+    for a, b in (("--json", "--csv"), ("--csv", "--hdr"), ("--log", "--html")):
+        rc, out, err = run_raw(["-q", "-n", 3, "-c", 1, a, "-", b, "-", srv.url("/")], timeout=30)
+        check(rc == 2 and out == "" and one_line(err, "both want standard output") and err.startswith("rafale:"),
+              "%s - %s -: refused in one line (rc=%d, err=%r)" % (a, b, rc, err))
+    srv.stop()
+
+
+@test
 def n_below_c_lowers_c():
     srv = Serve()
     r = rafale("-n", 3, "-c", 10, srv.url())
