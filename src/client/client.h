@@ -182,6 +182,9 @@ size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx
 /* The folder a target's {{csv}} paths are relative to: its targets file's
  * (t may be NULL: ".") into dir (n bytes). */
 void plan_target_dir(const struct target *t, char *dir, size_t n);
+/* What a template at where came from on the command line ("the URL", "a -H
+ * header"...), for its mistakes: a targets file's are named by line. */
+const char *plan_tpl_origin(enum tpl_where where);
 
 /* --- a request and its connection --- */
 

@@ -67,6 +67,16 @@ void plan_target_dir(const struct target *t, char *dir, size_t n)
         snprintf(dir, n, ".");
 }
 
+const char *plan_tpl_origin(enum tpl_where where)
+{
+    /* A body from -p may be any bytes: the line must say that it is read as
+     * a template, or a binary body holding '{{' is refused with no reason. */
+    static const char *const from[] = { [TPL_BODY] = "the request body (-b or --body-file, read as a template)",
+                                        [TPL_FIELD] = "a -H header", [TPL_TARGET] = "the URL",
+                                        [TPL_HEAD] = "the URL or a -H header" };
+    return where < sizeof(from) / sizeof(from[0]) ? from[where] : "a template";
+}
+
 /* Compiles s into a new template. Returns 0 or -1. */
 static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where where, const struct target *t,
                    struct tpl **out, char *err, size_t errlen)
@@ -83,7 +93,7 @@ static int compile(struct plan *pl, const char *s, size_t n, enum tpl_where wher
         if (t && t->file)
             err_set(err, errlen, NULL, "%s:%u: %s", t->file, t->line, why);
         else
-            err_set(err, errlen, NULL, "%s", why);
+            err_set(err, errlen, NULL, "%s: %s", plan_tpl_origin(where), why);
         return -1;
     }
     return 0;

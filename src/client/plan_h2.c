@@ -79,11 +79,13 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
             if (!template_has(rf[k].value, rf[k].vlen))
                 continue;
             /* {{csv FILE}} is relative to the targets file, as for HTTP/1.1. */
-            if (template_compile(rf[k].value, rf[k].vlen,
-                            rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD, pl->tset,
-                            dir, &pu->h2val[k], why, sizeof(why)) != 0) {
+            enum tpl_where where = rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD;
+            if (template_compile(rf[k].value, rf[k].vlen, where, pl->tset, dir, &pu->h2val[k], why, sizeof(why)) != 0) {
                 at = rf[k].header;
-                err_set(err, errlen, NULL, "%s", why);
+                if (cfg->targets && cfg->targets[i].file)
+                    err_set(err, errlen, NULL, "%s", why); /* fail: adds its line */
+                else
+                    err_set(err, errlen, NULL, "%s: %s", plan_tpl_origin(where), why);
                 goto fail;
             }
             if (pu->h2val[k].max_len > H2_MAX_VALUE) {

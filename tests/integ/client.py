@@ -847,6 +847,25 @@ def bad_input_one_line_errors():
 
 
 @test
+def template_mistakes_say_where():
+    """Bodies, -H values and URLs given on the command line are templates: a mistake in one says which it is in
+    (a --body-file of binary bytes holding '{{' is refused, and the line must say the body is why)."""
+    body = os.path.join(TMP, "tpl-body.bin")
+    with open(body, "wb") as f:
+        f.write(b"\x00\x01{{\xff binary")
+    for args, needle in ((["-p", body], "the request body (-b or --body-file, read as a template): '{{' without"),
+                         (["-b", "{{nope}}"], "the request body (-b or --body-file, read as a template): unknown"),
+                         (["-H", "X: {{rand 1}}"], "the URL or a -H header: "),
+                         (["--http2", "-H", "X: {{x"], "a -H header: '{{' without"),
+                         (["--http2"], "the URL: '{{' without")):
+        url = "http://127.0.0.1:1/" + ("{{x" if args == ["--http2"] else "")
+        r = rafale(*(args + ["-n", 1, url]), expect_json=False, timeout=30)
+        lines = [l for l in r.err.splitlines() if l.strip()]
+        check(r.rc == 2 and len(lines) == 1 and lines[0].startswith("rafale: ") and needle in lines[0],
+              "template mistake in %s: one line saying where (rc=%d, %r)" % (args, r.rc, r.err))
+
+
+@test
 def one_output_on_stdout():
     """'-' sends a --json, --csv, --hdr or --html to standard output: then it has it to itself (the text report goes
     to stderr), and two outputs there (--log - too) are refused in one line rather than written into each other."""
