@@ -49,6 +49,14 @@ struct io_ops {
     /* We will send no more: says so to the peer (TLS close_notify) and
      * shuts the socket's write side. */
     void (*shutdown)(void *ctx, int fd);
+    /* After read() or recv() returned bytes: whether the stream's end came
+     * with them (TLS: a close_notify read in the same pass), so the next
+     * read returns 0 though the socket raises no new event. NULL: never. */
+    int (*ending)(void *ctx);
+    /* After read() or recv() returned 0: whether the peer ended the stream
+     * itself (TLS: a close_notify) rather than a bare TCP close, which may
+     * have cut what came before short. NULL: every end is clean (TCP). */
+    int (*eof_clean)(void *ctx);
     /* A close should wait for the peer's (lingering): TLS always, since its
      * own buffers may hold what the socket no longer shows. */
     int lingers;

@@ -508,6 +508,19 @@ static ssize_t tls_recv(void *ctx, int fd, struct rxstamp_msg *rm, uint64_t *sta
     return n;
 }
 
+static int tls_ending(void *ctx)
+{
+    return (SSL_get_shutdown(ctx) & SSL_RECEIVED_SHUTDOWN) != 0;
+}
+
+/* SSL_OP_IGNORE_UNEXPECTED_EOF makes a TCP close read as a close_notify;
+ * only the socket BIO knows it met the TCP end first (a close_notify ends
+ * the stream without another read from the socket). */
+static int tls_eof_clean(void *ctx)
+{
+    return !BIO_test_flags(SSL_get_rbio(ctx), BIO_FLAGS_IN_EOF);
+}
+
 static ssize_t tls_write(void *ctx, int fd, const void *buf, size_t len)
 {
     SSL *ssl = ctx;
@@ -587,5 +600,7 @@ const struct io_ops io_tls = {
     .handshake_kind = tls_handshake_kind,
     .alpn = tls_alpn,
     .shutdown = tls_shutdown,
+    .ending = tls_ending,
+    .eof_clean = tls_eof_clean,
     .lingers = 1,
 };

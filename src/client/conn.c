@@ -376,8 +376,10 @@ static void conn_read(struct conn *c, int hup)
                 if (c->state != C_OPEN)
                     return;
             }
-            if (n < IO_RBUF_SIZE && !hup)
-                return; /* drained: the next arrival raises a new edge */
+            /* Drained: the next arrival raises a new edge; but an end of
+             * stream read with the data (a close_notify) raises none. */
+            if (n < IO_RBUF_SIZE && !hup && !(c->ops->ending && c->ops->ending(c->io_ctx)))
+                return;
             continue;
         }
         if (n == 0) {

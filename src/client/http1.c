@@ -339,8 +339,13 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 
 static void h1_eof(struct conn *c, uint64_t now)
 {
-    /* RFC 9112 §6.3: a body without a length ends with the connection. */
-    if (http_parse_eof(&c->h1.hp)) {
+    /* RFC 9112 §6.3: a body without a length ends with the connection;
+     * over TLS only with a close_notify (§9.8): a bare TCP close may have
+     * cut it short, so it is no complete response. */
+    if (http_parse_eof(&c->h1.hp) && c->ops->eof_clean && !c->ops->eof_clean(c->io_ctx)) {
+        conn_fail(c, ERR_CLOSED_EARLY, 0, "TLS ended without close_notify: a body that ends with the connection "
+                  "may be cut short (RFC 9112 section 9.8)", now);
+    } else if (http_parse_eof(&c->h1.hp)) {
         if (!c->h1.got_first)
             c->h1.t_first = now;
         h1_complete(c, now, 1);
