@@ -138,6 +138,25 @@ static void well_formed(void)
     r = "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n";
     check_resp("HTTP/1.0 with Transfer-Encoding forbids reuse", r, 0, OK(strlen(r), 200, 0));
 
+    /* Those two close for their framing, not for a "Connection: close"
+     * the server never sent; one that sent it is told as such. */
+    {
+        static const struct { const char *r; enum hp_close why; } c[] = {
+            { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n0\r\n\r\n", HP_CLOSE_FRAMING },
+            { "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", HP_CLOSE_FRAMING },
+            { "HTTP/1.1 200 OK\r\nConnection: close\r\nTransfer-Encoding: chunked\r\nContent-Length: 9\r\n\r\n0\r\n\r\n",
+              HP_CLOSE_HEADER },
+            { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", HP_KEEP },
+        };
+        size_t i;
+        for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+            struct hp p;
+            http_parse_reset(&p, 0);
+            CHECKF(http_parse_feed(&p, c[i].r, strlen(c[i].r)) == (ssize_t)strlen(c[i].r), "close reason %zu: parsed", i);
+            CHECKF(http_parse_close_reason(&p) == c[i].why, "close reason %zu: %d, not %d", i,
+                   (int)http_parse_close_reason(&p), (int)c[i].why);
+        }
+    }
 }
 
 static void pipelined(void)

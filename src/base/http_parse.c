@@ -149,7 +149,7 @@ static int end_head(struct hp *p)
          * connection must not be reused after such a response; §6.1: in
          * HTTP/1.0 it is faulty framing, the same even with keep-alive. */
         if ((p->flags & HP_F_HAS_CL) || p->minor == 0)
-            p->flags |= HP_F_CLOSE;
+            p->flags |= HP_F_FRAMING;
         if (p->flags & HP_F_CHUNKED) {
             p->namelen = 0;
             p->linelen = 0;
@@ -550,6 +550,8 @@ enum hp_close http_parse_close_reason(const struct hp *p)
 {
     if (p->flags & HP_F_CLOSE)
         return HP_CLOSE_HEADER;
+    if (p->flags & HP_F_FRAMING)
+        return HP_CLOSE_FRAMING;
     /* RFC 9112 §9.3: HTTP/1.0 persists only with "keep-alive". */
     if (p->minor == 0 && !(p->flags & HP_F_KEEPALIVE))
         return HP_CLOSE_HTTP10;

@@ -49,6 +49,7 @@ struct hp {
 #define HP_F_HAS_TE     0x10  /* a Transfer-Encoding was seen */
 #define HP_F_BODY_EOF   0x20  /* body ends when the server closes */
 #define HP_F_HEAD_DONE  0x40  /* the final status line and headers are complete */
+#define HP_F_FRAMING    0x80  /* faulty framing: Transfer-Encoding with Content-Length, or in HTTP/1.0 */
 
 /* Prepares p for a new response; head_only is set for a HEAD request. */
 void http_parse_reset(struct hp *p, int head_only);
@@ -72,6 +73,7 @@ enum hp_close {
     HP_CLOSE_HEADER,    /* "Connection: close" */
     HP_CLOSE_HTTP10,    /* an HTTP/1.0 response without "Connection: keep-alive" */
     HP_CLOSE_BODY_EOF,  /* no length: the body ended with the connection */
+    HP_CLOSE_FRAMING,   /* Transfer-Encoding with Content-Length, or in HTTP/1.0 (RFC 9112 §6.1, §6.3) */
 };
 enum hp_close http_parse_close_reason(const struct hp *p);
 

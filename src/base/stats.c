@@ -158,7 +158,7 @@ uint64_t stats_errors(const struct stats *s)
 
 uint64_t stats_server_closes(const struct stats *s)
 {
-    return s->closes[CLOSE_HEADER] + s->closes[CLOSE_HTTP10] + s->closes[CLOSE_BODY_EOF];
+    return s->closes[CLOSE_HEADER] + s->closes[CLOSE_HTTP10] + s->closes[CLOSE_BODY_EOF] + s->closes[CLOSE_FRAMING];
 }
 
 void stats_count_bad(struct stats *s, const struct status_set *expect)
@@ -182,6 +182,7 @@ static const char *const close_names[CLOSE__COUNT] = {
     [CLOSE_HEADER] = "connection_close",
     [CLOSE_HTTP10] = "http10",
     [CLOSE_BODY_EOF] = "body_until_close",
+    [CLOSE_FRAMING] = "faulty_framing",
     [CLOSE_IDLE] = "idle",
     [CLOSE_IDLE_408] = "idle_408",
     [CLOSE_UNSOLICITED] = "unsolicited",
@@ -191,6 +192,7 @@ static const char *const close_explain[CLOSE__COUNT] = {
     [CLOSE_HEADER] = "'Connection: close' header",
     [CLOSE_HTTP10] = "HTTP/1.0 without keep-alive",
     [CLOSE_BODY_EOF] = "body delimited by the close",
+    [CLOSE_FRAMING] = "Transfer-Encoding with Content-Length, or in HTTP/1.0: faulty framing, not reused",
     [CLOSE_IDLE] = "closed while idle, without a word",
     [CLOSE_IDLE_408] = "closed while idle, after a 408 Request Timeout",
     [CLOSE_UNSOLICITED] = "sent an answer no request asked for (a second answer, or one before the request)",

@@ -55,6 +55,8 @@ enum close_kind {
     CLOSE_HEADER,        /* after a response with "Connection: close" */
     CLOSE_HTTP10,        /* after an HTTP/1.0 response without keep-alive */
     CLOSE_BODY_EOF,      /* after a response whose body ran until the close */
+    CLOSE_FRAMING,       /* by rafale, after a response framed faultily (Transfer-Encoding with
+                          * Content-Length, or in HTTP/1.0): not reused, RFC 9112 §6.1 and §6.3 */
     CLOSE_IDLE,          /* an idle connection, between requests, without a word */
     CLOSE_IDLE_408,      /* an idle connection, after a 408 (Request Timeout) that answered nothing */
     CLOSE_UNSOLICITED,   /* closed by rafale: bytes came with no request left to answer (a second

@@ -238,7 +238,8 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     }
     /* hp_close and close_kind list the reasons in the same order. */
     if (cfg->keepalive && !server_keeps)
-        closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10 : CLOSE_BODY_EOF;
+        closed = why == HP_CLOSE_HEADER ? CLOSE_HEADER : why == HP_CLOSE_HTTP10 ? CLOSE_HTTP10
+               : why == HP_CLOSE_FRAMING ? CLOSE_FRAMING : CLOSE_BODY_EOF;
     if (followed < 0) {
         record_error(c, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
         c->capt.len = c->capt.total = 0; /* its bytes are not the next response's */

@@ -188,7 +188,8 @@ def why_connections_ended():
     check("'Connection: close' header" in r.out and "Keep-alive    refused by the server" in r.out,
           "/close: the report names the header and says keep-alive was refused")
     for mode, key, words in (("http10len", "http10", "HTTP/1.0 without keep-alive"),
-                             ("eofbody", "body_until_close", "body delimited by the close")):
+                             ("eofbody", "body_until_close", "body delimited by the close"),
+                             ("tecl", "faulty_framing", "faulty framing, not reused")):
         bad = BadServer(mode)
         r = rafale("-n", 30, "-c", 2, bad.url())
         bad.stop()

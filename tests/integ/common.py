@@ -255,6 +255,10 @@ class BadServer:
                 if m == "eofbody":  # HTTP/1.1 without a length: the body ends with the connection
                     c.sendall(b"HTTP/1.1 200 OK\r\n\r\nbody until close")
                     break
+                if m == "tecl":  # Transfer-Encoding with Content-Length (RFC 9112 section 6.3): not to be reused
+                    c.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n"
+                              b"5\r\nhello\r\n0\r\n\r\n")
+                    continue
                 if m == "idleclose":  # keep-alive in words, then a silent close once idle
                     c.sendall(self.RESPONSE)
                     time.sleep(0.02)
