@@ -57,7 +57,27 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     case CLI_OK:
         break;
     }
+    if (a && a->json && a->html && strcmp(a->json, "-") == 0 && strcmp(a->html, "-") == 0) {
+        /* Written into each other, neither could be read. */
+        fprintf(stderr, "rafale %s: --json - and --html - both want standard output: give one of them a file\n", c->name);
+        return 2;
+    }
     return -1;
+}
+
+FILE *cmd_out_open(const char *path)
+{
+    return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+}
+
+int cmd_out_close(FILE *f)
+{
+    return f == stdout ? fflush(f) : fclose(f);
+}
+
+FILE *cmd_text(const char *json, const char *html)
+{
+    return (json && strcmp(json, "-") == 0) || (html && strcmp(html, "-") == 0) ? stderr : stdout;
 }
 
 void cmd_log_line(const char *line, void *arg)
@@ -68,14 +88,14 @@ void cmd_log_line(const char *line, void *arg)
 
 int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = cmd_out_open(path);
     int rc;
     if (f == NULL) {
         fprintf(stderr, "%s: cannot write '%s': %s\n", who, path, strerror(errno));
         return -1;
     }
     rc = report_compare_html(f, p, r);
-    if (fclose(f) != 0 || rc != 0) {
+    if (cmd_out_close(f) != 0 || rc != 0) {
         fprintf(stderr, "%s: writing '%s' failed\n", who, path);
         return -1;
     }

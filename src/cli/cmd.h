@@ -42,6 +42,12 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
  * on arg (a FILE *), and a compare's HTML page written to path (who: the
  * command, for the error). Returns 0 or -1 (said on stderr). */
 void cmd_log_line(const char *line, void *arg);
+/* An output file, "-" for standard output; closed (stdout flushed).
+ * text: where the text report goes, stderr when json or html (either may
+ * be NULL) is "-", so that one has standard output to itself. */
+FILE *cmd_out_open(const char *path);
+int cmd_out_close(FILE *f);
+FILE *cmd_text(const char *json, const char *html);
 int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r);
 
 /* The bodies (cmd_*.c, completion.c). */

@@ -37,6 +37,7 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
     struct compare_file plan;
     struct compare_result res;
     char err[512];
+    FILE *tf;
     int rc = 0;
 
     switch (cli_parse_compare(argc, argv, &a, err, sizeof(err))) {
@@ -54,6 +55,13 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         compare_file_free(&plan);
         return 2;
     }
+    if (plan.set.json_path && plan.set.html_path && strcmp(plan.set.json_path, "-") == 0 &&
+        strcmp(plan.set.html_path, "-") == 0) {
+        fprintf(stderr, "rafale compare: --json - and --html - both want standard output: give one of them a file\n");
+        compare_file_free(&plan);
+        return 2;
+    }
+    tf = cmd_text(plan.set.json_path, plan.set.html_path);
     if (compare_ports_free(&plan, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&plan);
@@ -63,7 +71,7 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         char sv[200], cl[200];
         cpu_text(plan.set.server_cpus, plan.set.nserver_cpus, sv, sizeof(sv));
         cpu_text(plan.set.client_cpus, plan.set.nclient_cpus, cl, sizeof(cl));
-        printf("rafale compare: pin = auto: servers on CPU%s %s, rafale on CPU%s %s (server-cpus and client-cpus "
+        fprintf(tf, "rafale compare: pin = auto: servers on CPU%s %s, rafale on CPU%s %s (server-cpus and client-cpus "
                "choose, pin = no pins nothing)\n", plan.set.nserver_cpus > 1 ? "s" : "", sv,
                plan.set.nclient_cpus > 1 ? "s" : "", cl);
     } else if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
@@ -83,15 +91,15 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
     net_raise_nofile(1 << 20);
     stop_catch(0);
     if (plan.set.repeat_auto)
-        printf("rafale compare: %s, %d server%s, %d workload%s, repeat = auto (%d to %d rounds, until every verdict "
+        fprintf(tf, "rafale compare: %s, %d server%s, %d workload%s, repeat = auto (%d to %d rounds, until every verdict "
                "is decided)\n", a.file, plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads,
                plan.nworkloads == 1 ? "" : "s", plan.set.repeat < plan.set.max_repeat ? plan.set.repeat
                : plan.set.max_repeat, plan.set.max_repeat);
     else
-        printf("rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
+        fprintf(tf, "rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
                plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
                plan.set.repeat == 1 ? "" : "s");
-    fflush(stdout);
+    fflush(tf);
     {
         /* calibrate = yes (a workload default): the reference once, first. */
         struct machine_ref ref;
@@ -99,23 +107,23 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         memset(&ref, 0, sizeof(ref));
         for (i = 0; i < plan.nworkloads; i++)
             want |= plan.workloads[i].cfg.calibrate;
-        if (want && calibrate_get(stop_flag(), cmd_log_line, stdout, &ref, err, sizeof(err)) != 0) {
+        if (want && calibrate_get(stop_flag(), cmd_log_line, tf, &ref, err, sizeof(err)) != 0) {
             fprintf(stderr, "rafale compare: calibrate: %s\n", err);
             compare_file_free(&plan);
             return 1;
         }
-        rc = compare_rounds(&plan, stop_flag(), cmd_log_line, stdout, &res, err, sizeof(err));
+        rc = compare_rounds(&plan, stop_flag(), cmd_log_line, tf, &res, err, sizeof(err));
         res.ref = ref;
     }
     if (rc != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         rc = 1;
     } else {
-        report_compare_print(stdout, &plan, &res);
+        report_compare_print(tf, &plan, &res);
         if (plan.set.json_path) {
-            FILE *f = fopen(plan.set.json_path, "w");
+            FILE *f = cmd_out_open(plan.set.json_path);
             int wrc = f ? report_compare_json(f, &plan, &res) : -1;
-            if (f && fclose(f) != 0)
+            if (f && cmd_out_close(f) != 0)
                 wrc = -1;
             if (wrc != 0) {
                 fprintf(stderr, "rafale compare: cannot write '%s'\n", plan.set.json_path);

@@ -22,12 +22,12 @@ static int two_compares(const struct loaded *in, const char *const files[2], con
         fprintf(stderr, "rafale diff: --html is for two runs; give --json for two compares\n");
         return 2;
     }
-    if (a->json && (jf = strcmp(a->json, "-") == 0 ? stdout : fopen(a->json, "w")) == NULL) {
+    if (a->json && (jf = cmd_out_open(a->json)) == NULL) {
         fprintf(stderr, "rafale diff: cannot write %s: %s\n", a->json, strerror(errno));
         return 1;
     }
-    cells = diff_compares(in, files, a->threshold, stdout, jf, &worse);
-    if (jf && jf != stdout && fclose(jf) != 0)
+    cells = diff_compares(in, files, a->threshold, cmd_text(a->json, NULL), jf, &worse);
+    if (jf && cmd_out_close(jf) != 0)
         rc = 1;
     if (cells == 0) {
         fprintf(stderr, "rafale diff: %s and %s share no workload and server by name\n", files[0], files[1]);
@@ -55,16 +55,16 @@ static int two_runs(const struct loaded *in, json_t *const roots[2], const char 
         return 2;
     }
     diff_results(&in[0].run.res, &in[1].run.res, a->threshold, &d);
-    diff_print(stdout, &d, files[0], files[1]);
+    diff_print(cmd_text(a->json, a->html), &d, files[0], files[1]);
     rc = d.worse ? 3 : 0;
     for (i = 0; i < 2; i++) {
         const char *path = i ? a->html : a->json;
         FILE *f;
         if (path == NULL)
             continue;
-        if ((f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w")) == NULL ||
+        if ((f = cmd_out_open(path)) == NULL ||
             (i ? diff_html(f, &d, files[0], files[1]) : diff_json(f, &d, files[0], files[1])) != 0 ||
-            (f != stdout && fclose(f) != 0)) {
+            cmd_out_close(f) != 0) {
             fprintf(stderr, "rafale diff: cannot write %s: %s\n", path, strerror(errno));
             rc = 1;
         }

@@ -21,7 +21,7 @@ static int merged_out(struct loaded_run *m, const struct result_args *a)
     const struct run_out o = { &m->cfg, &m->res, m->has_server ? &m->server : NULL, NULL, &fs };
     int rc = 0;
     findings_eval(&fin, &fs);
-    report_text(a->json && strcmp(a->json, "-") == 0 ? stderr : stdout, &m->cfg, &m->res, o.server, &fs);
+    report_text(cmd_text(a->json, a->html), &m->cfg, &m->res, o.server, &fs);
     if (a->json && outputs_write(a->json, OUT_JSON, &o) != 0)
         rc = 1;
     if (a->html && outputs_write(a->html, OUT_HTML, &o) != 0)

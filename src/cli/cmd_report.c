@@ -42,22 +42,23 @@ static int side_by_side(const char *html, struct loaded *runs, char **names, int
 /* The text reports of the n results, then the page html asks for. */
 static int report_out(struct loaded *runs, char **names, int n, int compares, const char *html)
 {
+    FILE *tf = cmd_text(NULL, html);
     int i;
     if (n > 1 && !compares) {
         const struct engine_result **res = calloc((size_t)n, sizeof(*res));
         for (i = 0; res && i < n; i++)
             res[i] = &runs[i].run.res;
         if (res)
-            report_machines(stdout, res, (const char *const *)names, n);
+            report_machines(tf, res, (const char *const *)names, n);
         free(res);
     }
     for (i = 0; i < n; i++) {
         if (n > 1)
-            printf("%s== %s\n", i ? "\n" : "", names[i]);
+            fprintf(tf, "%s== %s\n", i ? "\n" : "", names[i]);
         if (runs[i].is_compare)
-            report_compare_print(stdout, &runs[i].plan, &runs[i].cmp);
+            report_compare_print(tf, &runs[i].plan, &runs[i].cmp);
         else
-            report_text(stdout, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL,
+            report_text(tf, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL,
                         runs[i].run.has_findings ? &runs[i].run.found : NULL);
     }
     if (html == NULL)

@@ -1293,3 +1293,51 @@ def live_page_follows_the_run():
           "live page: done, and its figures are the final JSON's (%s against %s)" % (snap["requests"],
                                                                                   final["summary"]["requests"]))
     check("<h1>rafale report</h1>" in report and "Latency by percentile" in report, "live page: the final report")
+
+
+@test
+def result_outputs_on_stdout():
+    """'-' is standard output for the results' subcommands too (report, diff, merge, compare), as for a run: the
+    output has it to itself, the text report goes to stderr, and --json - --html - is refused in one line. Before,
+    diff and report wrote the text and the JSON or HTML into one stream, and compare and report --html - wrote a
+    file named '-'."""
+    srv = Serve()
+    a, b = os.path.join(TMP, "a.json"), os.path.join(TMP, "b.json")
+    for path in (a, b):
+        rc, out, err = run_raw(["-q", "-n", 20, "-c", 1, "-t", 1, "--json", path, srv.url("/")], timeout=30)
+        check(rc == 0, "a run to read back (%s)" % err[-200:])
+    srv.stop()
+    cwd = os.path.join(TMP, "cwd")
+    os.makedirs(cwd)
+
+    def sub(*args):
+        p = subprocess.run([RAFALE] + [str(x) for x in args], capture_output=True, text=True, timeout=60, cwd=cwd)
+        return p.returncode, p.stdout, p.stderr
+
+    rc, out, err = sub("diff", "--json", "-", a, b)
+    check(rc in (0, 3) and json.loads(out)["diff"]["figures"] and "rafale diff:" in err,
+          "diff --json -: JSON alone on stdout, the text on stderr (rc=%d, out=%r)" % (rc, out[:120]))
+    rc, out, err = sub("diff", "--html", "-", a, b)
+    check(rc in (0, 3) and out.lstrip().startswith("<!DOCTYPE html>") and "rafale diff:" in err,
+          "diff --html -: the page alone on stdout (rc=%d, out=%r)" % (rc, out[:120]))
+    rc, out, err = sub("report", "--html", "-", a)
+    check(rc == 0 and out.lstrip().startswith("<!DOCTYPE html>") and "Requests" in err,
+          "report --html -: the page alone on stdout, the report on stderr (rc=%d, out=%r)" % (rc, out[:120]))
+    rc, out, err = sub("report", "--html", "-", a, b)
+    check(rc == 0 and out.lstrip().startswith("<!DOCTYPE html>"), "report --html - of two runs: the page on stdout "
+          "(rc=%d, out=%r)" % (rc, out[:120]))
+    for cmd in (["diff", a, b], ["merge", a]):
+        rc, out, err = sub(*(cmd[:1] + ["--json", "-", "--html", "-"] + cmd[1:]))
+        check(rc == 2 and out == "" and one_line(err, "both want standard output"),
+              "%s --json - --html -: refused in one line (rc=%d, err=%r)" % (cmd[0], rc, err))
+    plan = os.path.join(TMP, "plan.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nready-timeout = 2s\ngrace = 1s\nrequests = 10\n"
+                "[server gone]\nstart = exit 3\nurl = http://127.0.0.1:%d\n[workload w]\npath = /\n" % free_port())
+    rc, out, err = sub("compare", "--json", "-", plan)
+    check(rc == 1 and json.loads(out)["compare"]["failed"][0]["name"] == "gone" and "rafale compare:" in err,
+          "compare --json -: the JSON alone on stdout, the report on stderr (rc=%d, out=%r)" % (rc, out[:120]))
+    rc, out, err = sub("compare", "--json", "-", "--html", "-", plan)
+    check(rc == 2 and out == "" and one_line(err, "both want standard output"), "compare --json - --html -: refused "
+          "(rc=%d, err=%r)" % (rc, err))
+    check(os.listdir(cwd) == [], "no file named '-' was written (%s)" % os.listdir(cwd))
