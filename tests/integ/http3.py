@@ -703,6 +703,24 @@ def http3_serve_delay_past_idle_timeout():
 
 
 @test
+def http3_serve_idle_after_cancelled_delay():
+    """serve --http3 --idle-timeout 300ms: a /delay/5000 the client cancels at its --timeout (100 ms) leaves no answer
+    due, so the connection is idle again and closes at the idle timeout; the client's next request, a second later
+    (-R 1), opens a new one. Before, the PINGs that kept it open while the answer was due went on after the cancel,
+    and the idle connection lived as long as the client did (1 connection for 3 requests)."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3("--idle-timeout", "300ms")
+    r = rafale("--http3", "--insecure", "-R", 1, "-c", 1, "-d", "2500ms", "--timeout", "100ms", base + "/delay/5000")
+    conns, reqs = srv.stop()
+    n = r.j["errors"]["timeout_answer"]
+    check(n >= 2 and err_total(r.j) == n and accounted(r.j), "h3 cancelled delays: each a timeout (%s)" % r.j["errors"])
+    check(r.j["summary"]["connections_opened"] == n and conns == n,
+          "h3 cancelled delays: the idle connection closed, a new one each request (%d requests, %d connections, "
+          "serve counted %s)" % (n, r.j["summary"]["connections_opened"], conns))
+
+
+@test
 def http3_idle_timeout():
     """A server that goes silent after the handshake, with serve's --idle-timeout 300ms the least of both ends':
     each request in flight ends as quic_idle_timeout some 300 ms after the last datagram, well before --timeout, and
