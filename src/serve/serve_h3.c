@@ -304,8 +304,15 @@ static int on_h3_stream_close(nghttp3_conn *hc, int64_t id, uint64_t code, void 
     (void)hc;
     (void)id;
     (void)code;
-    if (sud)
-        stream_unlink(ud, sud);
+    if (sud) {
+        struct sh3_stream *st = sud;
+        int was_due = st->delayed;
+        stream_unlink(ud, st);
+        /* A /delay answer cancelled before its time: with none left due
+         * the connection is idle again, its PINGs stop. */
+        if (was_due && serve_h3_deadline(ud) == UINT64_MAX)
+            keep_alive(ud, 0);
+    }
     return 0;
 }
 
