@@ -198,6 +198,10 @@ def why_connections_ended():
               r.j["summary"]["server_closes"] == 30, "%s: 30 closes counted as %s (%s)" % (mode, key, why))
         check(words in r.out and "Connection: close" not in r.out, "%s: the report says '%s', not 'Connection: close'"
               % (mode, words))
+        if mode == "tecl":
+            # The server kept its connections open: rafale closed them, and the report must not say otherwise.
+            check("closed by the server" not in r.out and "closed by rafale" in r.out,
+                  "tecl: the report says rafale closed the connections, not the server\n%s" % r.out[-700:])
     bad = BadServer("idleclose")
     r = rafale("-R", 20, "-d", "1s", "-c", 1, bad.url())
     bad.stop()
