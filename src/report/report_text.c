@@ -205,7 +205,10 @@ static void text_histogram(FILE *f, const struct hist *h)
  * as a warning: they were credited to no request. */
 static void closes_line(FILE *f, const struct config *cfg, const struct stats *s)
 {
-    uint64_t after = stats_server_closes(s), idle = s->closes[CLOSE_IDLE] + s->closes[CLOSE_IDLE_408];
+    /* Faulty framing is counted with the server's closes (its answers
+     * ended keep-alive) but rafale closed those connections: said apart. */
+    uint64_t framing = s->closes[CLOSE_FRAMING], after = stats_server_closes(s) - framing;
+    uint64_t idle = s->closes[CLOSE_IDLE] + s->closes[CLOSE_IDLE_408];
     int k, any = 0;
     if (!cfg->keepalive)
         return;
@@ -214,7 +217,7 @@ static void closes_line(FILE *f, const struct config *cfg, const struct stats *s
         if (after)
             fprintf(f, "%llu after a response (", (unsigned long long)after);
         for (k = 0; k < CLOSE_IDLE; k++)
-            if (s->closes[k]) {
+            if (s->closes[k] && k != CLOSE_FRAMING) {
                 fprintf(f, "%s%llu: %s", any ? ", " : "", (unsigned long long)s->closes[k],
                         stats_close_explain((enum close_kind)k));
                 any = 1;
@@ -234,7 +237,11 @@ static void closes_line(FILE *f, const struct config *cfg, const struct stats *s
     if (s->closes[CLOSE_UNSOLICITED])
         fprintf(f, "\nUnsolicited   %llu times the server %s: credited to no request, the connection closed by rafale",
                 (unsigned long long)s->closes[CLOSE_UNSOLICITED], stats_close_explain(CLOSE_UNSOLICITED));
-    if (s->completed >= 10 && after * 10 >= s->completed * 9)
+    if (framing)
+        fprintf(f, "\nFraming       %llu answers had Transfer-Encoding with Content-Length, or in HTTP/1.0 (RFC 9112\n"
+                   "              sections 6.1, 6.3): faulty framing, not reused, their connections closed by rafale",
+                (unsigned long long)framing);
+    if (s->completed >= 10 && (after + framing) * 10 >= s->completed * 9)
         fprintf(f, "\nKeep-alive    refused by the server: nearly every request went on a new connection,\n"
                    "              so this measured new connections, not keep-alive");
 }
