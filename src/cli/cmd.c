@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "opt.h"
 #include "compare.h"
+#include "config.h"
+#include "metrics.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +17,13 @@ const struct cmd *cmd_find(const struct cmd *all, const char *name)
         if (strcmp(all->name, name) == 0)
             return all;
     return NULL;
+}
+
+unsigned long long cmd_open_files(const struct config *cfg)
+{
+    uint32_t conns = cfg->max_connections > cfg->connections ? cfg->max_connections : cfg->connections;
+    uint32_t threads = cfg->threads < conns ? cfg->threads : conns; /* the engine's: no more than connections */
+    return (unsigned long long)conns + threads + (cfg->metrics_listen ? METRICS_FILES : 0) + 64;
 }
 
 /* "rafale USAGE", its what aligned after it (or three spaces on when long). */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 struct compare_file;
+struct config;
 struct compare_result;
 struct result_args;
 
@@ -49,6 +50,10 @@ FILE *cmd_out_open(const char *path);
 int cmd_out_close(FILE *f);
 FILE *cmd_text(const char *json, const char *html);
 int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r);
+
+/* The open files a run of cfg holds at most: a connection each, an epoll
+ * descriptor a thread, the metrics port's, and 64 more for its files. */
+unsigned long long cmd_open_files(const struct config *cfg);
 
 /* The bodies (cmd_*.c, completion.c). */
 int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv);

@@ -133,7 +133,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
         }
     }
     if (ok) {
-        uint64_t want = (cfg.max_connections > cfg.connections ? cfg.max_connections : cfg.connections) + 64;
+        uint64_t want = cmd_open_files(&cfg);
         cfg.shard_index = (uint32_t)m.rank;
         cfg.shard_count = (uint32_t)m.size;
         if (m.rank != 0) {
@@ -143,8 +143,8 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             cfg.json_path = cfg.csv_path = cfg.html_path = cfg.hdr_path = NULL;
         }
         if (net_raise_nofile(want) < want) {
-            err_set(err, sizeof(err), NULL, "%llu connections need more open files than the limit: raise it with 'ulimit -n'",
-                     (unsigned long long)want - 64);
+            err_set(err, sizeof(err), NULL, "%u connections need %llu open files, more than the limit: raise it with "
+                    "'ulimit -n %llu'", cfg.connections, (unsigned long long)want, (unsigned long long)want);
             ok = 0;
         } else if (shard_apply(&cfg, &share, err, sizeof(err)) != 0 || engine_preflight(&share, 1, err, sizeof(err)) != 0) {
             /* A rank that cannot resolve or reach the server says so

@@ -65,13 +65,15 @@ static int prepare(const struct cmd *all, int argc, char **argv, int sweep, stru
     if (notes[0])
         fprintf(stderr, "rafale: %s\n", notes);
 
-    /* Every connection is a descriptor; a few more for epoll and files. */
+    /* Every connection is a descriptor, every thread its epoll's, the
+     * metrics port its own: counted before the load, not found missing. */
     {
-        uint32_t want = cfg->max_connections > cfg->connections ? cfg->max_connections : cfg->connections;
-        limit = net_raise_nofile((uint64_t)want + 64);
-        if (limit < (uint64_t)want + 64) {
-            fprintf(stderr, "rafale: %u connections need %u open files but the limit is %llu: raise it with 'ulimit -n %u'\n",
-                    want, want + 64, (unsigned long long)limit, want + 64);
+        uint32_t conns = cfg->max_connections > cfg->connections ? cfg->max_connections : cfg->connections;
+        unsigned long long want = cmd_open_files(cfg);
+        limit = net_raise_nofile(want);
+        if (limit < want) {
+            fprintf(stderr, "rafale: %u connections need %llu open files but the limit is %llu: raise it with 'ulimit -n %llu'\n",
+                    conns, want, (unsigned long long)limit, want);
             config_free(cfg);
             return 2;
         }

@@ -290,7 +290,7 @@ static void snapshot_json(struct metrics *m, FILE *f)
 /* Up to MAX_PENDING connections at once, each with 2 s from its accept to
  * send its request and take the whole answer: a silent one, or a slow
  * reader, holds only its own slot, never the others. */
-#define MAX_PENDING 16
+#define MAX_PENDING METRICS_PENDING
 #define REQ_MAX 8192
 struct pending {
     int fd;

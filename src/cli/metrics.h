@@ -11,6 +11,10 @@
 
 struct metrics;
 
+/* The descriptors it may hold at once: its listener and a client a slot. */
+#define METRICS_PENDING 16
+#define METRICS_FILES (1 + METRICS_PENDING)
+
 /* Binds cfg->metrics_listen (loopback unless cfg->metrics_public) and starts
  * its thread. Returns 0, or -1 with one line in err (a port in use, an
  * address not loopback). */

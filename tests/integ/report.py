@@ -1195,6 +1195,46 @@ def metrics_scraped_during_the_run():
 
 
 @test
+def open_files_enough_with_threads_and_metrics():
+    # rafale checks its open-file limit before the load: what it asks for must be enough. A thread holds an epoll
+    # descriptor, the metrics port its listener and up to 16 clients: with the limit at exactly what rafale asks,
+    # 64 threads and 64 connections that each reconnect after every answer (/close), and the metrics port held
+    # full by idle clients, not one connect fails for want of a descriptor (before: the check counted only the
+    # connections, and the load failed with EMFILE, its report blaming rafale's limit).
+    srv = Serve()
+
+    def limit(n):
+        return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+    for metrics in (False, True):
+        port = free_port()
+        extra = ["--metrics-listen", "127.0.0.1:%d" % port] if metrics else []
+        args = ["-c", "64", "-t", "64"] + extra
+        p = subprocess.run([RAFALE, "-q", "-d", "1s"] + args + [srv.url("/close")], capture_output=True, text=True,
+                           timeout=30, preexec_fn=limit(40))
+        m = re.search(r"need (\d+) open files", p.stderr)
+        check(p.returncode == 2 and m, "open files: too few, one line (%r)" % p.stderr)
+        if not m:
+            continue
+        need = int(m.group(1))
+        jp = os.path.join(TMP, "nofile-%d.json" % metrics)
+        run = subprocess.Popen([RAFALE, "-q", "-d", "1.5s", "--json", jp] + args + [srv.url("/close")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit(need))
+        idle = []
+        if metrics:
+            wait_port(port)
+            idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+        out, err = run.communicate(timeout=60)
+        for s in idle:
+            s.close()
+        j = json.load(open(jp)) if run.returncode == 0 else None
+        check(j is not None and j["summary"]["requests"] > 0 and j["errors"]["connect_other"] == 0,
+              "open files: at the limit rafale asked for (%d), %s, no connect fails (%s)" %
+              (need, "the metrics port full" if metrics else "64 threads",
+               j["errors"]["connect_other"] if j else err[-300:]))
+    srv.stop()
+
+
+@test
 def metrics_answers_a_slow_reader_whole():
     # The final report (about 60 KB, of 21 targets: more than the kernel's buffers take at once) to a client with
     # a 4 KiB receive buffer and 536-byte segments that reads only after a moment: the endpoint's sends are
