@@ -14,14 +14,17 @@
 #include "svg.h"
 #include "text.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -294,6 +297,8 @@ static void snapshot_json(struct metrics *m, FILE *f)
 #define REQ_MAX 8192
 struct pending {
     int fd;
+    int head;           /* HEAD: the answer's head alone */
+    int draining;       /* answered, our side shut: reading to the client's close */
     size_t n;
     uint64_t deadline_ms;
     char *out;          /* the answer, once the request is whole */
@@ -301,14 +306,28 @@ struct pending {
     char req[REQ_MAX];
 };
 
-/* The answer, head and body, for the thread's loop to send. */
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    default: return "Bad Request";
+    }
+}
+
+/* The answer, head and body (none to a HEAD), for the thread's loop to
+ * send. A 405 says what is allowed (RFC 9110 section 15.5.6). */
 static void answer(struct pending *q, int status, const char *type, const char *body, size_t n)
 {
     char head[300];
-    int k = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                                         "Connection: close\r\n\r\n", status,
-                     status == 200 ? "OK" : status == 404 ? "Not Found" : status == 405 ? "Method Not Allowed"
-                                                                                         : "Bad Request", type, n);
+    int k = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+                                         "Connection: close\r\n\r\n", status, reason(status), type, n,
+                     status == 405 ? "Allow: GET, HEAD\r\n" : "");
+    if (q->head)
+        n = 0; /* RFC 9110 section 9.3.2: GET's head, no content */
     if ((q->out = malloc((size_t)k + n)) == NULL)
         return;
     memcpy(q->out, head, (size_t)k);
@@ -348,45 +367,71 @@ static void drop(struct pending *q)
     q->fd = -1;
 }
 
-/* The answer to q's whole request (NUL-terminated), into q->out. */
+/* The value of the request's Accept header, lower-cased (media types are
+ * case-insensitive, RFC 9110 section 8.3.1), "" without one. */
+static void accept_value(const char *req, char *v, size_t vlen)
+{
+    const char *l = strchr(req, '\n');
+    size_t i = 0;
+    for (; l; l = strchr(l, '\n'))
+        if (strncasecmp(++l, "accept:", 7) == 0) {
+            for (l += 7; *l && *l != '\r' && *l != '\n' && i + 1 < vlen; l++)
+                v[i++] = (char)tolower((unsigned char)*l);
+            break;
+        }
+    v[i] = '\0';
+}
+
+/* The answer to q's whole request (NUL-terminated), into q->out: its
+ * method and target from its first line (RFC 9112 section 3), a query
+ * after any path. */
 static void serve_one(struct metrics *m, struct pending *q)
 {
-    const char *req = q->req;
-    size_t n = q->n;
-    char *body = NULL;
-    size_t blen = 0;
+    const char *req = q->req + strspn(q->req, "\r\n"), *eol = strchr(req, '\n'), *sp = strchr(req, ' '), *end;
+    char *body = NULL, acc[512];
+    size_t blen = 0, plen;
     FILE *f;
-    if (strncmp(req, "GET ", 4) != 0 && strncmp(req, "HEAD ", 5) != 0) {
-        answer(q, strchr(req, ' ') && memchr(req, '\n', n) ? 405 : 400, "text/plain", "", 0);
+    if (sp == NULL || eol == NULL || sp > eol || (end = memchr(sp + 1, ' ', (size_t)(eol - sp - 1))) == NULL ||
+        strncmp(end + 1, "HTTP/", 5) != 0) {
+        answer(q, 400, "text/plain", "", 0);
         return;
     }
+    q->head = sp - req == 4 && strncmp(req, "HEAD", 4) == 0;
+    if (!q->head && !(sp - req == 3 && strncmp(req, "GET", 3) == 0)) {
+        answer(q, 405, "text/plain", "", 0);
+        return;
+    }
+#define IS(p) (plen == sizeof(p) - 1 && strncmp(sp + 1, p, plen) == 0)
+    plen = strcspn(sp + 1, "? ");
     if ((f = open_memstream(&body, &blen)) == NULL)
         return;
     pthread_mutex_lock(&m->mu);
-    if (strncmp(req + 4, "/metrics ", 9) == 0 || strncmp(req + 4, "/metrics?", 9) == 0) {
+    if (IS("/metrics")) {
         /* OpenMetrics unless the scraper asks only for the old text format. */
-        int om = strstr(req, "application/openmetrics-text") != NULL || strstr(req, "text/plain") == NULL;
+        int om;
+        accept_value(req, acc, sizeof(acc));
+        om = strstr(acc, "application/openmetrics-text") != NULL || strstr(acc, "text/plain") == NULL;
         expose(m, f, om);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
         answer(q, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
                           : "text/plain; version=0.0.4; charset=utf-8", body, blen);
-    } else if (strncmp(req + 4, "/snapshot.json ", 15) == 0) {
+    } else if (IS("/snapshot.json")) {
         snapshot_json(m, f);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
         answer(q, 200, "application/json", body, blen);
-    } else if (strncmp(req + 4, "/chart.svg ", 11) == 0 || strncmp(req + 4, "/chart.svg?", 11) == 0) {
+    } else if (IS("/chart.svg")) {
         charts(m, f);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
         answer(q, 200, "image/svg+xml", body, blen);
-    } else if (strncmp(req + 4, "/report.html ", 13) == 0 && m->done) {
+    } else if (IS("/report.html") && m->done) {
         fwrite(m->final_html, 1, m->final_len, f);
         pthread_mutex_unlock(&m->mu);
         fclose(f);
         answer(q, 200, "text/html; charset=utf-8", body, blen);
-    } else if (strncmp(req + 4, "/ ", 2) == 0) {
+    } else if (IS("/")) {
         atomic_store(&m->page_seen_ms, now_ms());
         pthread_mutex_unlock(&m->mu);
         fputs(PAGE, f);
@@ -398,7 +443,62 @@ static void serve_one(struct metrics *m, struct pending *q)
         fclose(f);
         answer(q, 404, "text/plain", body, blen);
     }
+#undef IS
     free(body);
+}
+
+/* What q has read so far: a whole request answered, one that cannot be a
+ * request (a NUL, or a first byte no method starts with, a control or not
+ * ASCII (RFC 9110 section 5.6.2): a TLS ClientHello, binary) a 400 at
+ * once, one past REQ_MAX a 414 (its first line) or 431.
+ * Returns 0 to wait for more, 1 when answered (q->out NULL: no memory). */
+static int take(struct metrics *m, struct pending *q)
+{
+    const char *s = q->req + strspn(q->req, "\r\n");
+    if (memchr(q->req, '\0', q->n) || (*s && ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)))
+        answer(q, 400, "text/plain", "", 0);
+    else if (strstr(q->req, "\r\n\r\n") || strstr(q->req, "\n\n"))
+        serve_one(m, q);
+    else if (q->n == REQ_MAX - 1)
+        answer(q, strchr(q->req, '\n') ? 431 : 414, "text/plain", "", 0);
+    else
+        return 0;
+    return 1;
+}
+
+/* A client's turn, when poll says it may go on: its request read, its
+ * answer sent, then (our side shut) what it still sends read and dropped
+ * until it closes: a close with unread bytes would be a reset, which may
+ * take the answer from it (RFC 9112 section 9.6). Returns 0 to keep it,
+ * -1 to drop it. */
+static int turn(struct metrics *m, struct pending *q)
+{
+    ssize_t r;
+    if (q->draining) {
+        char sink[4096];
+        r = recv(q->fd, sink, sizeof(sink), 0);
+        return r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)) ? 0 : -1;
+    }
+    if (q->out == NULL) {
+        r = recv(q->fd, q->req + q->n, REQ_MAX - 1 - q->n, 0);
+        if (r > 0)
+            q->n += (size_t)r;
+        q->req[q->n] = '\0';
+        if (r <= 0 || !take(m, q))
+            return r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)) ? 0 : -1;
+        if (q->out == NULL)
+            return -1; /* no memory for its answer */
+    }
+    switch (send_some(q)) {
+    case 0:
+        return 0;
+    case 1:
+        shutdown(q->fd, SHUT_WR);
+        q->draining = 1;
+        return 0;
+    default:
+        return -1;
+    }
 }
 
 static uint64_t now_ms(void)
@@ -424,7 +524,7 @@ static void *metrics_main(void *arg)
         for (k = 0; k < MAX_PENDING; k++)
             if (pd[k].fd >= 0) {
                 p[np].fd = pd[k].fd;
-                p[np].events = pd[k].out ? POLLOUT : POLLIN;
+                p[np].events = pd[k].out && !pd[k].draining ? POLLOUT : POLLIN;
                 idx[np++] = k;
             } else if (free_slot < 0) {
                 free_slot = k;
@@ -438,32 +538,19 @@ static void *metrics_main(void *arg)
             continue;
         t = now_ms();
         for (k = 0; k < np; k++) {
-            struct pending *q;
-            ssize_t r;
             if (!(p[k].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
                 continue;
             if (idx[k] < 0) {
                 int c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (c >= 0) {
+                    memset(&pd[free_slot], 0, offsetof(struct pending, req));
                     pd[free_slot].fd = c;
-                    pd[free_slot].n = 0;
                     pd[free_slot].deadline_ms = t + 2000;
                 }
                 continue;
             }
-            q = &pd[idx[k]];
-            if (q->out == NULL) {
-                r = recv(q->fd, q->req + q->n, REQ_MAX - 1 - q->n, 0);
-                if (r > 0)
-                    q->n += (size_t)r;
-                q->req[q->n] = '\0';
-                if (r > 0 && (strstr(q->req, "\r\n\r\n") || strstr(q->req, "\n\n") || q->n == REQ_MAX - 1))
-                    serve_one(m, q);
-                else if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR)))
-                    continue;
-            }
-            if (q->out == NULL || send_some(q) != 0)
-                drop(q); /* answered whole, or a client gone, or no memory for it */
+            if (turn(m, &pd[idx[k]]) != 0)
+                drop(&pd[idx[k]]); /* a client gone, or no memory for its answer */
         }
         for (k = 0; k < MAX_PENDING; k++)
             if (pd[k].fd >= 0 && t > pd[k].deadline_ms)

@@ -1195,6 +1195,58 @@ def metrics_scraped_during_the_run():
 
 
 @test
+def metrics_reads_its_request_line():
+    # The metrics port reads the method, the target and its query, and the Accept header, as RFC 9110 and 9112
+    # have them: HEAD is GET's head without its body (section 9.3.2; before, a 404 with a body), a 405 says what
+    # is allowed (section 15.5.6), a query goes with any path, "text/plain" in a query is not an Accept header,
+    # a request past 8 KiB is a 431 said before a clean close (before, a 200 for the part read, then a reset), and
+    # junk (a TLS ClientHello, a NUL) a 400 at once, not silence until the 2 s are up.
+    srv = Serve()
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    addr = "127.0.0.1:%d" % port
+
+    def ask(data):
+        t = time.monotonic()
+        out, closed = exchange(addr, data)
+        head, _, body = out.partition(b"\r\n\r\n")
+        m = re.search(rb"Content-Length: (\d+)", head)
+        return head.decode("latin-1"), body, int(m.group(1)) if m else -1, closed, time.monotonic() - t
+    got = {}
+    got["head"] = ask(b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    got["get"] = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    got["post"] = ask(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+    got["query"] = ask(b"GET /snapshot.json?t=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+    got["plain_query"] = ask(b"GET /metrics?text/plain HTTP/1.1\r\nHost: x\r\n\r\n")
+    got["plain_accept"] = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\naccept: text/plain;version=0.0.4\r\n\r\n")
+    got["big"] = ask(b"GET /metrics HTTP/1.1\r\nX-Big: " + b"b" * 9000)
+    got["tls"] = ask(bytes.fromhex("160301002e0100002a0303") + b"\x00" * 40)
+    got["nul"] = ask(b"GET /metrics\x00 HTTP/1.1\r\n")
+    run.send_signal(signal.SIGINT)
+    run.communicate(timeout=60)
+    srv.stop()
+    status = {k: v[0].split("\r\n")[0] for k, v in got.items()}
+    h, g = got["head"], got["get"]
+    check(status["head"] == "HTTP/1.1 200 OK" and h[1] == b"" and h[2] > 1000 and g[2] == len(g[1]) > 1000 and
+          "openmetrics" in h[0], "metrics: HEAD has GET's head and no body (%s, %d bytes, length %d)" %
+          (status["head"], len(h[1]), h[2]))
+    check(status["post"].startswith("HTTP/1.1 405") and "\r\nAllow: GET, HEAD\r\n" in got["post"][0],
+          "metrics: a 405 says what is allowed (%r)" % got["post"][0])
+    check(status["query"] == "HTTP/1.1 200 OK" and b'"requests"' in got["query"][1],
+          "metrics: /snapshot.json with a query (%s)" % status["query"])
+    check("openmetrics" in got["plain_query"][0] and "version=0.0.4" in got["plain_accept"][0],
+          "metrics: the format from the Accept header alone, whatever its case (%r, %r)" %
+          (got["plain_query"][0], got["plain_accept"][0]))
+    check(status["big"].startswith("HTTP/1.1 431") and got["big"][3],
+          "metrics: past 8 KiB, a 431 and a clean close (%r, closed %s)" % (status["big"], got["big"][3]))
+    check(status["tls"].startswith("HTTP/1.1 400") and status["nul"].startswith("HTTP/1.1 400") and
+          got["tls"][4] < 1.5 and got["nul"][4] < 1.5, "metrics: junk is a 400 at once (%s in %.1fs, %s in %.1fs)" %
+          (status["tls"], got["tls"][4], status["nul"], got["nul"][4]))
+
+
+@test
 def open_files_enough_with_threads_and_metrics():
     # rafale checks its open-file limit before the load: what it asks for must be enough. A thread holds an epoll
     # descriptor, the metrics port its listener and up to 16 clients: with the limit at exactly what rafale asks,
