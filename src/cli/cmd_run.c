@@ -166,6 +166,8 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
         config_free(&cfg);
         return 2;
     }
+    if (live.m && metrics_picked(live.m)) /* port 0: said even with -q, the only way to know it */
+        fprintf(stderr, "rafale: metrics at http://%s/metrics\n", metrics_picked(live.m));
     live.prog = cfg.quiet ? NULL : &prog;
     live.ob = &ob;
     in.cfg = &cfg;

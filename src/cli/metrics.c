@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -56,6 +57,7 @@ struct metrics {
     int have;
     struct monitor_live server;  /* --monitor's, when have_server */
     int have_server;
+    char picked[INET6_ADDRSTRLEN + 10]; /* the kernel's port for port 0, "" otherwise */
     char *labels[ENGINE_LIVE_FIGS + 1]; /* each target's, escaped for a label value */
     uint32_t nlabels;
 };
@@ -612,6 +614,9 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
             free(m);
             return -1;
         }
+        a.len = sizeof(a.ss);
+        if (port == 0 && getsockname(m->fd, (struct sockaddr *)&a.ss, &a.len) == 0)
+            net_addr_str(&a, m->picked, sizeof(m->picked));
     }
     for (i = 0; i < cfg->ntargets && i <= ENGINE_LIVE_FIGS; i++) {
         const char *name = i == ENGINE_LIVE_FIGS ? "other"
@@ -632,6 +637,11 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
     }
     *out = m;
     return 0;
+}
+
+const char *metrics_picked(const struct metrics *m)
+{
+    return m->picked[0] ? m->picked : NULL;
 }
 
 void metrics_publish(struct metrics *m, const struct engine_live *live, const struct monitor_live *server)

@@ -19,6 +19,10 @@ struct metrics;
  * its thread. Returns 0, or -1 with one line in err (a port in use, an
  * address not loopback). */
 int metrics_start(const struct config *cfg, struct metrics **out, char *err, size_t errlen);
+/* Where it listens ("127.0.0.1:41234", "[::1]:41234") when the port was 0
+ * and the kernel picked it, else NULL: the user is told, or none could
+ * scrape it. */
+const char *metrics_picked(const struct metrics *m);
 /* The engine's latest figures (from its progress callback), and the
  * server's with --monitor (NULL without). */
 void metrics_publish(struct metrics *m, const struct engine_live *live, const struct monitor_live *server);

@@ -1247,6 +1247,28 @@ def metrics_reads_its_request_line():
 
 
 @test
+def metrics_on_port_0_says_where():
+    # Port 0 is a free port the kernel picks: rafale says which (on stderr, -q or not), else none could scrape it.
+    # (3 s: the line is read as soon as it comes; without it, the read waits for the end of the run.)
+    import urllib.request
+    srv = Serve()
+    for host in ("127.0.0.1", "[::1]"):
+        run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "3s", "--metrics-listen", host + ":0",
+                                srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = run.stderr.readline()
+        m = re.match(r"rafale: metrics at http://(\S+):(\d+)/metrics$", line.strip())
+        snap = None
+        if m:
+            with urllib.request.urlopen("http://%s:%s/snapshot.json" % (m.group(1), m.group(2)), timeout=10) as resp:
+                snap = json.loads(resp.read())
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+        check(m and m.group(1) == host and snap and "requests" in snap,
+              "metrics: on %s:0, the port it took is said, and answers (%r)" % (host, line))
+    srv.stop()
+
+
+@test
 def open_files_enough_with_threads_and_metrics():
     # rafale checks its open-file limit before the load: what it asks for must be enough. A thread holds an epoll
     # descriptor, the metrics port its listener and up to 16 clients: with the limit at exactly what rafale asks,
