@@ -583,6 +583,11 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
     if (host[0] == '[' && host[strlen(host) - 1] == ']') {
         memmove(host, host + 1, strlen(host));
         host[strlen(host) - 1] = '\0';
+    } else if (strchr(host, ':')) {
+        /* "::1:9464": where the address ends is a guess (RFC 3986 section 3.2.2). */
+        err_set(err, errlen, NULL, "--metrics-listen wants an IPv6 address in brackets, such as [::1]:9464, not '%s'",
+                spec);
+        return -1;
     }
     if (net_resolve(host[0] ? host : "127.0.0.1", (uint16_t)port, &a, why, sizeof(why)) != 0) {
         err_set(err, errlen, NULL, "--metrics-listen %s: %s", spec, why);

@@ -1269,6 +1269,17 @@ def metrics_on_port_0_says_where():
 
 
 @test
+def metrics_listen_wants_ipv6_in_brackets():
+    # "::1" alone, or "::1:9464": its last colon would cut the address; one line says how to write it (before:
+    # "cannot resolve host ':'").
+    for spec in ("::1", "::1:9464"):
+        p = subprocess.run([RAFALE, "-q", "-n", "1", "--metrics-listen", spec, "http://127.0.0.1:1/"],
+                           capture_output=True, text=True, timeout=30)
+        check(p.returncode == 2 and one_line(p.stderr, "an IPv6 address in brackets, such as [::1]:9464"),
+              "metrics: %s, one line saying the brackets (%r)" % (spec, p.stderr))
+
+
+@test
 def open_files_enough_with_threads_and_metrics():
     # rafale checks its open-file limit before the load: what it asks for must be enough. A thread holds an epoll
     # descriptor, the metrics port its listener and up to 16 clients: with the limit at exactly what rafale asks,
