@@ -297,6 +297,7 @@ static void snapshot_json(struct metrics *m, FILE *f)
  * reader, holds only its own slot, never the others. */
 #define MAX_PENDING METRICS_PENDING
 #define REQ_MAX 8192
+#define HOLD_MS 2000 /* from its accept to its answer taken */
 struct pending {
     int fd;
     int head;           /* HEAD: the answer's head alone */
@@ -510,6 +511,23 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A slot for a client waiting to be accepted when all are taken: the
+ * longest held of those still without a whole request or already
+ * answered, and held for GRACE_MS at least (a silent crowd does not keep a
+ * scraper out, nor does a crowd coming after it take its slot before its
+ * request came; one being sent its answer keeps its slot). -1 when none
+ * may give way. */
+#define GRACE_MS 100
+static int give_way(const struct pending *pd, uint64_t now)
+{
+    int k, v = -1;
+    for (k = 0; k < MAX_PENDING; k++)
+        if ((pd[k].out == NULL || pd[k].draining) && pd[k].deadline_ms - HOLD_MS + GRACE_MS <= now &&
+            (v < 0 || pd[k].deadline_ms < pd[v].deadline_ms))
+            v = k;
+    return v;
+}
+
 static void *metrics_main(void *arg)
 {
     struct metrics *m = arg;
@@ -521,7 +539,7 @@ static void *metrics_main(void *arg)
         pd[k].fd = -1;
     while (!atomic_load(&m->stop)) {
         struct pollfd p[MAX_PENDING + 1];
-        int np = 0, idx[MAX_PENDING + 1], free_slot = -1;
+        int np = 0, idx[MAX_PENDING + 1], free_slot = -1, full;
         uint64_t t;
         for (k = 0; k < MAX_PENDING; k++)
             if (pd[k].fd >= 0) {
@@ -531,24 +549,34 @@ static void *metrics_main(void *arg)
             } else if (free_slot < 0) {
                 free_slot = k;
             }
+        full = free_slot < 0;
+        if (full)
+            free_slot = give_way(pd, now_ms());
         if (free_slot >= 0) {
             p[np].fd = m->fd;
             p[np].events = POLLIN;
             idx[np++] = -1;
         }
-        if (poll(p, (nfds_t)np, 200) < 0)
+        if (poll(p, (nfds_t)np, full ? GRACE_MS / 2 : 200) < 0)
             continue;
         t = now_ms();
         for (k = 0; k < np; k++) {
             if (!(p[k].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
                 continue;
             if (idx[k] < 0) {
-                int c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-                if (c >= 0) {
-                    memset(&pd[free_slot], 0, offsetof(struct pending, req));
-                    pd[free_slot].fd = c;
-                    pd[free_slot].deadline_ms = t + 2000;
-                }
+                struct pending *q = &pd[free_slot];
+                int c;
+                if (q->fd >= 0 && q->out && !q->draining)
+                    continue; /* its request came meanwhile: it keeps its slot */
+                if ((c = accept4(m->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0)
+                    continue;
+                if (q->fd >= 0)
+                    drop(q);
+                memset(q, 0, offsetof(struct pending, req));
+                q->fd = c;
+                q->deadline_ms = t + HOLD_MS;
+                if (turn(m, q) != 0) /* its request already in, answered before another may take its slot */
+                    drop(q);
                 continue;
             }
             if (turn(m, &pd[idx[k]]) != 0)

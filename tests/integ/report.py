@@ -1247,6 +1247,30 @@ def metrics_reads_its_request_line():
 
 
 @test
+def metrics_silent_crowd_holds_no_scrape():
+    # 40 clients connect to the metrics port and never send: a scraper that comes after them is answered at
+    # once, a silent one making room for it (before: the 16 slots were theirs for 2 s, the scraper queued behind
+    # the rest, and waited 4 s or more).
+    srv = Serve()
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    crowd = [socket.create_connection(("127.0.0.1", port)) for _ in range(40)]
+    time.sleep(0.3)
+    t = time.monotonic()
+    out, closed = exchange("127.0.0.1:%d" % port, b"GET /snapshot.json HTTP/1.1\r\nHost: x\r\n\r\n", timeout=10)
+    took = time.monotonic() - t
+    for c in crowd:
+        c.close()
+    run.send_signal(signal.SIGINT)
+    run.communicate(timeout=60)
+    srv.stop()
+    check(out.startswith(b"HTTP/1.1 200") and b'"requests"' in out and took < 1.5,
+          "metrics: a scrape behind 40 silent clients answered at once (%r in %.1fs)" % (out[:20], took))
+
+
+@test
 def metrics_on_port_0_says_where():
     # Port 0 is a free port the kernel picks: rafale says which (on stderr, -q or not), else none could scrape it.
     # (3 s: the line is read as soon as it comes; without it, the read waits for the end of the run.)
