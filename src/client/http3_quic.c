@@ -425,7 +425,7 @@ int http3_quic_input(struct conn *c)
             record_received(w, NULL, mm[i].msg_len, now);
             /* An empty datagram (ngtcp2 fails the connection on it) or one
              * past our max_udp_payload_size is junk: dropped, as RFC 9000
-             * section 12.2 allows. */
+             * section 5.2 allows for packets that cannot be processed. */
             if (mm[i].msg_len == 0 || (mm[i].msg_hdr.msg_flags & MSG_TRUNC))
                 continue;
             /* The answers this datagram ends (or begins) arrived with it:

@@ -430,8 +430,16 @@ static struct sh3_conn *accept_initial(struct sh3_ep *ep, const uint8_t *p, size
     if (hd.token.len && hd.token.base[0] == NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
         if (ngtcp2_crypto_verify_retry_token(&odcid, hd.token.base, hd.token.len, tls->token_key,
                                              sizeof(tls->token_key), hd.version, (const ngtcp2_sockaddr *)peer, plen,
-                                             &hd.dcid, SH3_TOKEN_TTL, now) != 0)
+                                             &hd.dcid, SH3_TOKEN_TTL, now) != 0) {
+            /* RFC 9000 section 8.1.3: the client will take no other Retry,
+             * so say INVALID_TOKEN now rather than let it wait out its
+             * handshake timeout. */
+            ngtcp2_ssize n = ngtcp2_crypto_write_connection_close(ep->sbuf, SH3_SLOT, hd.version, &hd.scid, &hd.dcid,
+                                                                  NGTCP2_INVALID_TOKEN, NULL, 0);
+            if (n > 0)
+                (void)sendto(ep->fd, ep->sbuf, (size_t)n, MSG_DONTWAIT, (const struct sockaddr *)peer, plen);
             return NULL;
+        }
         return conn_new(ep, &hd, &odcid, peer, plen, now);
     }
     if (ep->nhandshakes >= SH3_RETRY_ABOVE) {

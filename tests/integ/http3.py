@@ -667,7 +667,7 @@ class Noisy:
 @test
 def http3_junk_datagrams():
     """Datagrams of junk (empty, 1 byte, 1200 random bytes, 65507 bytes) before every datagram of a run, to serve and
-    to the client: each side drops them (RFC 9000 section 12.2 lets a receiver discard what it cannot process), and
+    to the client: each side drops them (RFC 9000 section 5.2 lets a receiver discard what it cannot process), and
     every request is answered. Before, an empty datagram killed serve (ngtcp2's assertion, datalen) and failed the
     client's connection (ERR_INVALID_ARGUMENT)."""
     if not built_with_http3():
@@ -834,3 +834,28 @@ def http3_serve_counts_handshakes_not_junk():
     check(r.j["summary"]["requests"] == 10 and err_total(r.j) == 0, "h3 after junk Initials: answered (%s)" % r.j["errors"])
     check(conns == 1 and reqs == 10, "serve counted the one real connection, not the junk (%s connections, %s "
           "requests)" % (conns, reqs))
+
+
+@test
+def http3_serve_invalid_retry_token_closes():
+    """An Initial whose token claims to be serve's Retry token but is not (forged, stale, another server's) is
+    answered at once with a CONNECTION_CLOSE of INVALID_TOKEN in an Initial packet (RFC 9000 section 8.1.3), not
+    dropped in silence, which left the client to wait out its handshake timeout."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    dcid, scid, token, body = os.urandom(8), os.urandom(8), b"\xb6" + os.urandom(80), os.urandom(1200)
+    pkt = (b"\xc0\x00\x00\x00\x01" + bytes([8]) + dcid + bytes([8]) + scid + bytes([0x40 | (len(token) >> 8),
+           len(token) & 0xff]) + token + (0x4000 | len(body)).to_bytes(2, "big") + body)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    s.sendto(pkt, ("127.0.0.1", srv.port))
+    try:
+        got = s.recv(65536)
+    except socket.timeout:
+        got = b""
+    s.close()
+    srv.stop()
+    # An Initial (long header, type 0) addressed to our source CID.
+    check(len(got) > 0 and got[0] & 0xb0 == 0x80 and got[1:5] == b"\x00\x00\x00\x01" and got[6:6 + got[5]] == scid,
+          "an invalid Retry token: an Initial back to the client at once (%d bytes: %r)" % (len(got), got[:24]))
