@@ -1194,6 +1194,14 @@ def metrics_scraped_during_the_run():
     check(p.returncode == 2 and one_line(p.stderr, "is not a loopback address"), "metrics: not loopback (%r)" % p.stderr)
 
 
+def metrics_run(srv, port):
+    """A run against srv with its metrics port on port, once that listens; 30 s at most, the test stops it."""
+    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
+                            srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    return run
+
+
 @test
 def metrics_reads_its_request_line():
     # The metrics port reads the method, the target and its query, and the Accept header, as RFC 9110 and 9112
@@ -1203,9 +1211,7 @@ def metrics_reads_its_request_line():
     # junk (a TLS ClientHello, a NUL) a 400 at once, not silence until the 2 s are up.
     srv = Serve()
     port = free_port()
-    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
-                            srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_port(port)
+    run = metrics_run(srv, port)
     addr = "127.0.0.1:%d" % port
 
     def ask(data):
@@ -1253,9 +1259,7 @@ def metrics_silent_crowd_holds_no_scrape():
     # the rest, and waited 4 s or more).
     srv = Serve()
     port = free_port()
-    run = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
-                            srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_port(port)
+    run = metrics_run(srv, port)
     crowd = [socket.create_connection(("127.0.0.1", port)) for _ in range(40)]
     time.sleep(0.3)
     t = time.monotonic()
