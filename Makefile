@@ -193,7 +193,7 @@ build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src
 
 # serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
 H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c
-build/fuzz_h3_serve: fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
+build/fuzz_h3_serve: fuzz/fuzz_h3_serve.c fuzz/serve_h3_offline.h $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
 
 TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \

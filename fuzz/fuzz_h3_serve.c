@@ -9,29 +9,12 @@
  * what the server has to send is drained and acknowledged (bodies read
  * byte by byte), and time moves on for /delay. Nothing may crash, leak
  * (ASan) or loop; the output must stay bounded. */
-#include "serve_h3_int.h"
+#include "serve_h3_offline.h"
 
-#include <ngtcp2/ngtcp2_crypto.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
-
-static void on_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-    (void)ctx;
-    memset(dest, 7, len);
-}
-
-static int on_cid(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *ud)
-{
-    (void)qc;
-    (void)ud;
-    memset(cid->data, 9, cidlen);
-    cid->datalen = cidlen;
-    memset(token, 1, NGTCP2_STATELESS_RESET_TOKENLEN);
-    return 0;
-}
 
 /* What the session has to send, taken and acknowledged. Returns -1 when
  * the session failed. */
@@ -73,11 +56,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     static uint8_t *gen;
     static const int64_t ids[8] = { 2, 6, 10, 0, 4, 8, 12, 16 };
     struct sh3_conn c;
-    ngtcp2_cid dcid, scid;
-    ngtcp2_path_storage ps;
-    ngtcp2_settings set;
-    ngtcp2_transport_params par;
-    struct sockaddr_in a = { .sin_family = AF_INET };
     uint64_t now = 1000000000;
     size_t at = 0;
     int used = 0, k;
@@ -97,37 +75,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         strcpy(t.date, "Mon, 30 Nov 2026 00:00:00 GMT");
         ep.t = &t;
         ep.gen = gen;
-        ep.qcb.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
-        ep.qcb.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
-        ep.qcb.encrypt = ngtcp2_crypto_encrypt_cb;
-        ep.qcb.decrypt = ngtcp2_crypto_decrypt_cb;
-        ep.qcb.hp_mask = ngtcp2_crypto_hp_mask_cb;
-        ep.qcb.update_key = ngtcp2_crypto_update_key_cb;
-        ep.qcb.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
-        ep.qcb.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
-        ep.qcb.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
-        ep.qcb.rand = on_rand;
-        ep.qcb.get_new_connection_id = on_cid;
-        serve_h3_callbacks(&ep.qcb, &ep.hcb);
+        offline_callbacks(&ep);
     }
-    memset(&c, 0, sizeof(c));
-    c.ep = &ep;
-    c.max_sid = c.goaway_id = -1;
-    c.now = now;
-    dcid.datalen = scid.datalen = SH3_CIDLEN;
-    memset(dcid.data, 1, SH3_CIDLEN);
-    memset(scid.data, 2, SH3_CIDLEN);
-    a.sin_addr.s_addr = htonl(0x7f000001);
-    ngtcp2_path_storage_init(&ps, (const ngtcp2_sockaddr *)&a, sizeof(a), (const ngtcp2_sockaddr *)&a, sizeof(a), NULL);
-    ngtcp2_settings_default(&set);
-    set.initial_ts = now;
-    ngtcp2_transport_params_default(&par);
-    par.initial_max_streams_bidi = 16;
-    par.original_dcid = dcid;
-    if (ngtcp2_conn_server_new(&c.qc, &dcid, &scid, &ps.path, NGTCP2_PROTO_VER_V1, &ep.qcb, &set, &par, NULL, &c) != 0)
-        return 0;
-    if (serve_h3_session_new(&c) != 0 || nghttp3_conn_bind_control_stream(c.hc, 3) != 0 ||
-        nghttp3_conn_bind_qpack_streams(c.hc, 7, 11) != 0)
+    if (offline_session(&ep, &c, now) != 0)
         goto done;
     while (at + 2 <= size) {
         int sel = data[at] & 7, fin = (data[at] & 0x80) != 0;
@@ -158,7 +108,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (used & (1 << k))
             nghttp3_conn_close_stream(c.hc, ids[k], NGHTTP3_H3_NO_ERROR);
 done:
-    serve_h3_session_free(&c);
-    ngtcp2_conn_del(c.qc);
+    offline_free(&c);
     return 0;
 }

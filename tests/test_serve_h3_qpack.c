@@ -6,67 +6,13 @@
  * nothing, is fine. serve_h3.c's session is driven as in
  * fuzz/fuzz_h3_serve.c: ngtcp2's connection made but never connected. */
 #include "t.h"
-#include "serve_h3_int.h"
+#include "../fuzz/serve_h3_offline.h"
 
 #include <string.h>
-
-static void on_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-    (void)ctx;
-    memset(dest, 7, len);
-}
-
-static int on_cid(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *ud)
-{
-    (void)qc;
-    (void)ud;
-    memset(cid->data, 9, cidlen);
-    cid->datalen = cidlen;
-    memset(token, 1, NGTCP2_STATELESS_RESET_TOKENLEN);
-    return 0;
-}
 
 static struct serve s;
 static struct sthread th;
 static struct sh3_ep ep;
-
-/* A session as serve makes it once a handshake is done; its control
- * stream (3) is ours, the client's encoder stream is 6. */
-static int session(struct sh3_conn *c)
-{
-    ngtcp2_cid dcid, scid;
-    ngtcp2_path_storage ps;
-    ngtcp2_settings set;
-    ngtcp2_transport_params par;
-    struct sockaddr_in a = { .sin_family = AF_INET };
-
-    memset(c, 0, sizeof(*c));
-    c->ep = &ep;
-    c->max_sid = c->goaway_id = -1;
-    c->now = 1000000000;
-    dcid.datalen = scid.datalen = SH3_CIDLEN;
-    memset(dcid.data, 1, SH3_CIDLEN);
-    memset(scid.data, 2, SH3_CIDLEN);
-    a.sin_addr.s_addr = htonl(0x7f000001);
-    ngtcp2_path_storage_init(&ps, (const ngtcp2_sockaddr *)&a, sizeof(a), (const ngtcp2_sockaddr *)&a, sizeof(a), NULL);
-    ngtcp2_settings_default(&set);
-    set.initial_ts = c->now;
-    ngtcp2_transport_params_default(&par);
-    par.initial_max_streams_bidi = 16;
-    par.original_dcid = dcid;
-    if (ngtcp2_conn_server_new(&c->qc, &dcid, &scid, &ps.path, NGTCP2_PROTO_VER_V1, &ep.qcb, &set, &par, NULL, c) != 0)
-        return -1;
-    if (serve_h3_session_new(c) != 0 || nghttp3_conn_bind_control_stream(c->hc, 3) != 0 ||
-        nghttp3_conn_bind_qpack_streams(c->hc, 7, 11) != 0)
-        return -1;
-    return 0;
-}
-
-static void session_free(struct sh3_conn *c)
-{
-    serve_h3_session_free(c);
-    ngtcp2_conn_del(c->qc);
-}
 
 /* A QUIC variable-length integer (RFC 9000 section 16) at *p. */
 static uint64_t varint(const uint8_t **p, const uint8_t *end)
@@ -95,7 +41,7 @@ static void settings_offer_no_table(void)
     uint64_t ftype, flen, cap = 0, blocked = 0;
     int seen_settings = 0;
 
-    CHECK(session(&c) == 0);
+    CHECK(offline_session(&ep, &c, 1000000000) == 0);
     for (;;) {
         nghttp3_vec v[8];
         int64_t sid = -1;
@@ -133,7 +79,7 @@ static void settings_offer_no_table(void)
     CHECK(seen_settings);
     CHECKF(cap == 0, "QPACK_MAX_TABLE_CAPACITY %llu", (unsigned long long)cap);
     CHECKF(blocked == 0, "QPACK_BLOCKED_STREAMS %llu", (unsigned long long)blocked);
-    session_free(&c);
+    offline_free(&c);
 }
 
 /* What reading the client's encoder stream (6) gives. */
@@ -141,9 +87,9 @@ static nghttp3_ssize encoder_says(const uint8_t *b, size_t len)
 {
     struct sh3_conn c;
     nghttp3_ssize r = -1;
-    if (session(&c) == 0)
+    if (offline_session(&ep, &c, 1000000000) == 0)
         r = nghttp3_conn_read_stream(c.hc, 6, b, len, 0);
-    session_free(&c);
+    offline_free(&c);
     return r;
 }
 
@@ -175,18 +121,7 @@ int main(void)
     th.s = &s;
     th.rng = 1;
     ep.t = &th;
-    ep.qcb.rand = on_rand;
-    ep.qcb.get_new_connection_id = on_cid;
-    ep.qcb.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
-    ep.qcb.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
-    ep.qcb.encrypt = ngtcp2_crypto_encrypt_cb;
-    ep.qcb.decrypt = ngtcp2_crypto_decrypt_cb;
-    ep.qcb.hp_mask = ngtcp2_crypto_hp_mask_cb;
-    ep.qcb.update_key = ngtcp2_crypto_update_key_cb;
-    ep.qcb.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
-    ep.qcb.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
-    ep.qcb.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
-    serve_h3_callbacks(&ep.qcb, &ep.hcb);
+    offline_callbacks(&ep);
     T_RUN(settings_offer_no_table);
     T_RUN(encoder_cannot_grow_the_table);
     T_END("serve_h3_qpack");
