@@ -10,7 +10,6 @@
 #include "serve_h3_int.h"
 
 #include <arpa/inet.h>
-#include <ngtcp2/ngtcp2_crypto.h>
 #include <string.h>
 
 static void offline_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
@@ -29,20 +28,11 @@ static int offline_cid(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t 
     return 0;
 }
 
-/* ep's callbacks: ngtcp2's crypto, fixed randomness, serve's own. */
+/* ep's callbacks: fixed randomness, then serve's own. */
 static void offline_callbacks(struct sh3_ep *ep)
 {
     ep->qcb.rand = offline_rand;
     ep->qcb.get_new_connection_id = offline_cid;
-    ep->qcb.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
-    ep->qcb.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
-    ep->qcb.encrypt = ngtcp2_crypto_encrypt_cb;
-    ep->qcb.decrypt = ngtcp2_crypto_decrypt_cb;
-    ep->qcb.hp_mask = ngtcp2_crypto_hp_mask_cb;
-    ep->qcb.update_key = ngtcp2_crypto_update_key_cb;
-    ep->qcb.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
-    ep->qcb.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
-    ep->qcb.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
     serve_h3_callbacks(&ep->qcb, &ep->hcb);
 }
 

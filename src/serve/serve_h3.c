@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "http_req.h"
 
+#include <ngtcp2/ngtcp2_crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,17 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
 
 void serve_h3_callbacks(ngtcp2_callbacks *qcb, nghttp3_callbacks *hcb)
 {
+    /* QUIC's packet protection and handshake, by ngtcp2's GnuTLS glue. */
+    qcb->recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
+    qcb->recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
+    qcb->encrypt = ngtcp2_crypto_encrypt_cb;
+    qcb->decrypt = ngtcp2_crypto_decrypt_cb;
+    qcb->hp_mask = ngtcp2_crypto_hp_mask_cb;
+    qcb->update_key = ngtcp2_crypto_update_key_cb;
+    qcb->delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
+    qcb->delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
+    qcb->get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
+    qcb->version_negotiation = ngtcp2_crypto_version_negotiation_cb;
     qcb->handshake_completed = on_handshake_completed;
     qcb->recv_stream_data = on_recv_stream_data;
     qcb->acked_stream_data_offset = on_acked;

@@ -90,7 +90,7 @@ struct sh3_conn *serve_h3_cid_find(const struct sh3_ep *ep, const uint8_t *cid, 
 void serve_h3_cid_del(struct sh3_ep *ep, const uint8_t *cid, size_t len);
 
 /* serve_h3.c */
-/* Sets the stream callbacks of ngtcp2 and nghttp3's. */
+/* Sets ngtcp2's crypto and stream callbacks, and nghttp3's. */
 void serve_h3_callbacks(ngtcp2_callbacks *qcb, nghttp3_callbacks *hcb);
 /* The HTTP/3 session of c, once QUIC's handshake is done: its control and
  * QPACK streams. Returns 0, or -1. */

@@ -575,16 +575,6 @@ int serve_h3_listen(struct sthread *t, const struct net_addr *a, char *err, size
     }
     ep->local_len = sizeof(ep->local);
     getsockname(ep->fd, (struct sockaddr *)&ep->local, &ep->local_len);
-    ep->qcb.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
-    ep->qcb.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
-    ep->qcb.encrypt = ngtcp2_crypto_encrypt_cb;
-    ep->qcb.decrypt = ngtcp2_crypto_decrypt_cb;
-    ep->qcb.hp_mask = ngtcp2_crypto_hp_mask_cb;
-    ep->qcb.update_key = ngtcp2_crypto_update_key_cb;
-    ep->qcb.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
-    ep->qcb.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
-    ep->qcb.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
-    ep->qcb.version_negotiation = ngtcp2_crypto_version_negotiation_cb;
     ep->qcb.rand = on_rand;
     ep->qcb.get_new_connection_id = on_new_cid;
     ep->qcb.remove_connection_id = on_del_cid;
