@@ -512,12 +512,16 @@ class H2BadServer(BadServer):
                 pass
 
 
-def interrupt_after(p, seconds, timeout=30):
-    """Sends SIGINT to a running process after `seconds`; returns its output."""
+def interrupt_after(p, seconds, timeout=30, first_line=False):
+    """Sends SIGINT to a running process after `seconds`; returns its output. With first_line, the seconds count
+    from its first line of standard output (read here, given back with the rest): a process that says it has
+    begun has its handler for SIGINT, however slowly a loaded machine started it."""
+    head = p.stdout.readline() if first_line else ""
     time.sleep(seconds)
     p.send_signal(signal.SIGINT)
     try:
-        return p.communicate(timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
+        return head + out, err
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
