@@ -245,6 +245,18 @@ def findings_server_writes_to_a_pipe():
         check(f["evidence"]["answers_in_wchar"] == 0, "pipe: the answers went by send() (%s)" % f["evidence"])
 
 
+def busy_machine(j):
+    """Whether other processes took the machine's CPUs during the run, as rafale's noisy_neighbour says (checked):
+    a server then cannot be judged busy on its own account, and rafale rightly says the machine instead."""
+    f = finding(j, "noisy_neighbour")
+    if f is None:
+        return False
+    ev = f["evidence"]
+    check(ev["foreign_cpu_pct"] + ev["steal_pct"] > 10, "noisy_neighbour: foreign CPU measured (%s)" % ev)
+    print("  skip: the machine was busy with other work (%s); the server's CPU cannot be judged" % ev)
+    return True
+
+
 @test
 @alone
 def findings_server_cpu_bound():
@@ -255,7 +267,7 @@ def findings_server_cpu_bound():
     srv.stop()
     j = r.j
     f = finding(j, "server_cpu_bound")
-    check(f is not None and f["severity"] == "info", "server cpu: found (%s)" % ids(j))
+    check(f is not None and f["severity"] == "info" or busy_machine(j), "server cpu: found (%s)" % ids(j))
     if f:
         check(f["evidence"]["cpus"] == 1 and f["evidence"]["busy"] >= 0.9, "server cpu: its one CPU busy (%s)"
               % f["evidence"])
@@ -271,7 +283,7 @@ def findings_server_cpu_bound():
             wait_port(port)
             r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", sh.pid, "http://127.0.0.1:%d/" % port)
             check(r.j["server"]["processes"] == 2 and r.j["server"]["cpus"] == 1 and
-                  finding(r.j, "server_cpu_bound") is not None,
+                  (finding(r.j, "server_cpu_bound") is not None or busy_machine(r.j)),
                   "server cpu: through a waiting shell, the server's 1 CPU (%s, %s)" %
                   ({k: r.j["server"][k] for k in ("processes", "cpus", "cpu_s")}, ids(r.j)))
         finally:
