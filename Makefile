@@ -13,7 +13,18 @@ LDLIBS   = -ljansson -lnghttp2 -lssl -lcrypto -lm -pthread
 # leaves it out). Only the files named *http3*/*_h3* call them, so a move to
 # another version of their API touches those alone.
 H3PKG    = libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
-HTTP3   ?= $(shell pkg-config --exists $(H3PKG) 2>/dev/null && echo yes)
+# The packages come first: what is installed decides what is built, and
+# make chooses its sources as it reads this file. So the deps step
+# (scripts/deps.sh, which installs what is missing) is an included makefile,
+# build/.deps: make brings it up to date before anything else, once, even
+# under -j, and reads this file again with the packages in place; a fresh
+# machine's first `make demo` builds HTTP/3. Goals that build nothing skip it.
+ifneq ($(filter-out clean deps layout format,$(or $(MAKECMDGOALS),all)),)
+include build/.deps
+endif
+ifndef HTTP3
+HTTP3   := $(shell pkg-config --exists $(H3PKG) 2>/dev/null && echo yes)
+endif
 ifeq ($(HTTP3),yes)
 WARN    += -DRAFALE_HTTP3 $(shell pkg-config --cflags $(H3PKG))
 LDLIBS  += $(shell pkg-config --libs $(H3PKG))
@@ -61,11 +72,11 @@ all: rafale
 rafale: $(OBJ)
 	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
-build/%.o: src/%.c | build/.deps
+build/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(call inc,$<) $(CFLAGS) -MMD -MP -c $< -o $@
 
-build/asan/%.o: src/%.c | build/.deps
+build/asan/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(call inc,$<) $(SAN) -MMD -MP -c $< -o $@
 
@@ -100,7 +111,7 @@ mpi:
 rafale-mpi: $(MPIOBJ)
 	$(MPICC) $(CFLAGS) -o $@ $(MPIOBJ) $(LDLIBS)
 
-build/mpi/%.o: src/%.c | build/.deps
+build/mpi/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(MPICC) $(WARN) $(call inc,$<) $(CFLAGS) -DRAFALE_MPI -MMD -MP -c $< -o $@
 
@@ -110,11 +121,11 @@ build build/int:
 -include $(OBJ:.o=.d) $(ASANOBJ:.o=.d) $(MPIOBJ:.o=.d)
 
 # Installs missing Debian packages (as root), or prints the command to run.
+# As a prerequisite (test, demo) it runs after build/.deps's, never beside it.
 deps:
 	@sh scripts/deps.sh
 
-# Nothing compiles before the packages it includes are there, even under
-# make -j (where `test: deps rafale` would run both at once).
+# The deps step (see HTTP3 above): an empty makefile once the packages are in.
 build/.deps: scripts/deps.sh
 	@sh scripts/deps.sh
 	@mkdir -p build && touch $@

@@ -1,0 +1,141 @@
+"""Integration tests: make itself, on the machines users have: a fresh machine's first `make demo` and `make test`
+(the packages come with the deps step), make install, the man page against the option table."""
+from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def make_env(extra_path):
+    """The environment of a make of our own: none of the outer make's (its jobserver, its variables)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES")}
+    env["PATH"] = extra_path + ":" + env.get("PATH", "/usr/bin:/bin")
+    return env
+
+
+def write(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+
+
+# A tree with the real Makefile and the least it builds from (a file where it names one, http3 files that call
+# what only the HTTP/3 build has), so that a make of it takes seconds. The stand-ins: scripts/deps.sh "installs" the
+# HTTP/3 libraries (a file), slowly, and fails as apt-get does on its lock when another deps step runs; pkg-config
+# finds them only once it has; cc and clang log each call after the deps step; demo.sh and tests/run.sh run what
+# was built.
+FIRST_CONTACT_TREE = {
+    "src/cli/main.c": """#include <stdio.h>
+#ifdef RAFALE_HTTP3
+#include <ngtcp2/ngtcp2.h>
+int http3_client(void);
+#endif
+int main(void)
+{
+#ifdef RAFALE_HTTP3
+    printf("built with HTTP/3 (%d)\\n", http3_client());
+#else
+    printf("built without HTTP/3\\n");
+#endif
+    return 0;
+}
+""",
+    "src/client/http3.c": """#include <ngtcp2/ngtcp2.h>
+#include <nghttp3/nghttp3.h>
+int http3_client(void);
+int http3_client(void) { return ngtcp2_version(0) != NULL && nghttp3_version(0) != NULL; }
+""",
+    "src/base/http_lex.h": "",
+    "src/base/http_parse.h": "int http_parse(int x);\n",
+    "src/base/http_parse.c": '#include "http_parse.h"\n#include "http_lex.h"\nint http_parse(int x) { return x; }\n',
+    "src/serve/http_req.h": "int http_req(int x);\n",
+    "src/serve/http_req.c": '#include "http_req.h"\nint http_req(int x) { return x; }\n',
+    "tests/t.h": "#include <stdio.h>\n",
+    "tests/test_http_parse.c": '#include "t.h"\n#include "http_parse.h"\n'
+                               'int main(void) { printf("test_http_parse: 1 passed, %d failed\\n", http_parse(0)); }\n',
+    "tests/test_http_req.c": '#include "t.h"\n#include "http_req.h"\n'
+                             'int main(void) { printf("test_http_req: 1 passed, %d failed\\n", http_req(0)); }\n',
+    "tests/test_http3_frames.c": '#include "t.h"\nint http3_client(void);\n'
+                                 'int main(void) { printf("test_http3_frames: 1 passed, %d failed\\n", '
+                                 '!http3_client()); }\n',
+}
+
+
+def first_contact_tree(where, state, bins):
+    os.makedirs(where)
+    shutil.copy(os.path.join(ROOT, "Makefile"), where)
+    for path, text in FIRST_CONTACT_TREE.items():
+        write(os.path.join(where, path), text)
+    write(os.path.join(where, "scripts", "deps.sh"), """#!/bin/sh
+# The deps step's stand-in: the HTTP/3 libraries appear when it is done.
+if ! mkdir %(s)s/running 2>/dev/null; then
+    echo "E: Could not get lock /var/lib/apt/lists/lock (another deps step is running)" >&2
+    echo overlap >> %(s)s/log
+    exit 100
+fi
+echo "deps start $*" >> %(s)s/log
+sleep 0.5
+touch %(s)s/installed
+echo "deps end" >> %(s)s/log
+rmdir %(s)s/running
+""" % {"s": state}, 0o755)
+    write(os.path.join(where, "scripts", "demo.sh"), "#!/bin/sh\ncd \"$(dirname \"$0\")/..\" && ./rafale\n", 0o755)
+    write(os.path.join(where, "tests", "run.sh"), """#!/bin/sh
+cd "$(dirname "$0")/.." || exit 1
+for t in build/test_* build/asan/test_* build/int/test_*; do "$t" || exit 1; done
+""", 0o755)
+    if not os.path.exists(bins):
+        os.makedirs(bins)
+        real = shutil.which("pkg-config")
+        write(os.path.join(bins, "pkg-config"), """#!/bin/sh
+# The HTTP/3 libraries are missing until the deps step has run.
+case " $* " in *" libngtcp2 "*|*" libnghttp3 "*) [ -e "$FIRST_STATE/installed" ] || exit 1 ;; esac
+exec %s "$@"
+""" % real, 0o755)
+        for cc in ("cc", "clang"):
+            write(os.path.join(bins, cc), """#!/bin/sh
+echo "%s $*" >> "$FIRST_STATE/log"
+[ -e "$FIRST_STATE/installed" ] || echo "compiled before the deps step" >> "$FIRST_STATE/log"
+exec %s "$@"
+""" % (cc, shutil.which(cc)), 0o755)
+
+
+@test
+def make_first_contact():
+    """On a machine without the packages `make deps` installs, the README's `make demo` and `make test` work the
+    first time, plain and under -j: the deps step runs before the Makefile chooses its sources (HTTP/3 when
+    pkg-config finds its libraries), once at a time. Before: the link wanted build/client/http3.o, which nobody
+    had built, and under -j the deps target and build/.deps each ran scripts/deps.sh, at once."""
+    if SANITIZED:
+        print("  (make is run once, not once per build)")
+        return
+    if not (shutil.which("pkg-config") and shutil.which("clang") and shutil.which("mpicc")):
+        check(False, "pkg-config, clang and mpicc are installed (make deps installs them)")
+        return
+    bins = os.path.join(TMP, "bin")
+    for n, goal in enumerate([["demo"], ["-j2", "demo"], ["test"], ["-j3", "test"]]):
+        where = os.path.join(TMP, "tree%d" % n)
+        state = os.path.join(TMP, "state%d" % n)
+        os.makedirs(state)
+        first_contact_tree(where, state, bins)
+        env = make_env(bins)
+        env["FIRST_STATE"] = state
+        p = subprocess.run(["make"] + goal, cwd=where, env=env, capture_output=True, text=True, timeout=300)
+        log = open(os.path.join(state, "log")).read().splitlines() if os.path.exists(os.path.join(state, "log")) \
+            else []
+        what = "make %s on a fresh machine" % " ".join(goal)
+        check(p.returncode == 0, "%s: works the first time (exit %d: %s)" % (what, p.returncode, p.stderr[-600:]))
+        check("overlap" not in log and "compiled before the deps step" not in log and
+              log[:2] == ["deps start ", "deps end"],
+              "%s: one deps step at a time, before anything compiles (%s)" % (what, log[:6]))
+        if goal[-1] == "demo":
+            check("built with HTTP/3 (1)" in p.stdout,
+                  "%s: rafale built with the HTTP/3 the deps step brought (%s)" % (what, p.stdout[-300:]))
+        else:
+            check("test_http3_frames: 1 passed, 0 failed" in p.stdout and "test_http_req: 1 passed" in p.stdout,
+                  "%s: the unit tests of HTTP/3 built and run (%s)" % (what, p.stdout[-300:]))
+        # Again: nothing left to build, and the deps step is not run by every make.
+        p = subprocess.run(["make", "rafale"], cwd=where, env=env, capture_output=True, text=True, timeout=300)
+        log2 = open(os.path.join(state, "log")).read().splitlines()
+        check(p.returncode == 0 and "is up to date" in p.stdout and len(log2) == len(log),
+              "%s: then make rafale has nothing to do (%s %s)" % (what, p.stdout[-200:], log2[len(log):]))
