@@ -41,16 +41,22 @@ static void progress_and_metrics(const struct engine_progress *p, void *arg)
 }
 
 /* The command line of a run or a sweep into cfg (--help: the usage lines
- * of all), the open-file limit raised for it, the signals caught. Returns
- * -1 to go on, or the exit status. */
-static int prepare(const struct cmd *all, int argc, char **argv, int sweep, struct config *cfg)
+ * of all, or the sweep's own help), the open-file limit raised for it, the
+ * signals caught. Returns -1 to go on, or the exit status. */
+static int prepare(const struct cmd *self, const struct cmd *all, int argc, char **argv, int sweep, struct config *cfg)
 {
     char err[512], notes[256];
     uint64_t limit;
 
     switch (cli_parse(argc, argv, sweep, cfg, err, sizeof(err), notes, sizeof(notes))) {
     case CLI_HELP:
-        cmd_usage(stdout, all);
+        if (sweep) {
+            cmd_help(stdout, self);
+            fputc('\n', stdout);
+            cli_sweep_usage(stdout);
+        } else {
+            cmd_usage(stdout, all);
+        }
         /* fall through */
     case CLI_EXIT:
         config_free(cfg);
@@ -89,12 +95,11 @@ static void on_sweep_step(const struct sweep_step *s, void *arg)
 
 int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
-    (void)self;
     struct config cfg;
     struct sweep_result sr;
     FILE *out;
     char err[512];
-    int rc = prepare(all, argc, argv, 1, &cfg);
+    int rc = prepare(self, all, argc, argv, 1, &cfg);
 
     if (rc >= 0)
         return rc;
@@ -138,7 +143,7 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     struct live_out live = { NULL, NULL, NULL };
     struct observed_in in = { 0 };
     char err[512];
-    int rc = prepare(all, argc, argv, 0, &cfg);
+    int rc = prepare(self, all, argc, argv, 0, &cfg);
 
     if (rc >= 0)
         return rc;

@@ -11,6 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+void cli_sweep_usage(FILE *f)
+{
+    fputs("  finds the highest constant rate that meets the SLO: doubles the rate from\n"
+          "  --start R (100) up to --max R until a step fails, then bisects; each step\n"
+          "  has --warmup (1s) and -d (5s)\n",
+          f);
+}
+
 void cli_usage(FILE *f)
 {
     opt_help(f, OPT_RUN);
@@ -18,11 +26,10 @@ void cli_usage(FILE *f)
           "Several URLs are used round-robin and reported one by one. Durations take\n"
           "ms, s, m, h; counts take k and M (-n 100k).\n"
           "\n"
-          "Sweep: rafale sweep [options] --slo 'p99<50ms' URL\n"
-          "  finds the highest constant rate that meets the SLO: doubles the rate from\n"
-          "  --start R (100) up to --max R until a step fails, then bisects; each step\n"
-          "  has --warmup (1s) and -d (5s)\n"
-          "\n"
+          "Sweep: rafale sweep [options] --slo 'p99<50ms' URL   (rafale sweep --help)\n",
+          f);
+    cli_sweep_usage(f);
+    fputs("\n"
           "Compare: rafale compare [--html F] [--json F] PLAN   (rafale compare --help)\n"
           "Serve:   rafale serve --listen 127.0.0.1:8080 -t 2    (rafale serve --help)\n"
           "\n"

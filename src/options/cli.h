@@ -51,5 +51,7 @@ enum cli_result cli_parse_args(int argc, char **argv, unsigned where, const char
 /* The options of a run and the examples: the help after the subcommands'
  * lines (src/cli's table). */
 void cli_usage(FILE *f);
+/* What rafale sweep does, in a few lines: in the help above and sweep's own. */
+void cli_sweep_usage(FILE *f);
 
 #endif

@@ -922,6 +922,20 @@ def help_and_version():
           p.stderr and "\\x0d" in p.stderr, "serve: a --redirect-to with CR LF is refused in one line (%r)" % p.stderr)
 
 
+
+@test
+def help_of_each_subcommand():
+    """rafale SUB --help prints SUB's own usage and options, not the run's page (sweep printed the run's)."""
+    for sub in ("sweep", "serve", "compare", "report", "merge", "diff", "calibrate", "completion"):
+        p = subprocess.run([RAFALE, sub, "--help"], capture_output=True, text=True)
+        check(p.returncode == 0 and p.stdout.startswith("Usage: rafale %s " % sub) and
+              "load-test one or more" not in p.stdout,
+              "%s --help: its own usage (%r)" % (sub, p.stdout[:160]))
+    p = subprocess.run([RAFALE, "sweep", "--help"], capture_output=True, text=True)
+    check("--start R" in p.stdout and "--max R" in p.stdout and "--slo SPEC" in p.stdout and
+          "bisects" in p.stdout and "--shard" not in p.stdout and "--csv" not in p.stdout,
+          "sweep --help: the sweep's options, not the run's alone (%r)" % p.stdout[-300:])
+
 class CloseEndedTLS:
     """A TLS server whose answers end with the connection (HTTP/1.0, no length: RFC 9112 section 6.3), closing
     with a close_notify first (notify=True) or with a bare TCP close (notify=False)."""
