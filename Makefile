@@ -240,11 +240,24 @@ fuzz:
 deb: rafale
 	@sh scripts/deb.sh .
 
+# rafale, its man page and its completions, where each shell looks under
+# PREFIX: zsh in Debian's vendor-completions for /usr, else site-functions;
+# fish in PREFIX/share only when XDG_DATA_DIRS names it (desktop sessions
+# do; otherwise PREFIX=/usr, or FISHCOMPDIR=~/.config/fish/completions).
+PREFIX ?= /usr/local
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 install: rafale
 	install -D -m 755 rafale $(DESTDIR)$(PREFIX)/bin/rafale
 	install -D -m 644 rafale.1 $(DESTDIR)$(PREFIX)/share/man/man1/rafale.1
-
-PREFIX ?= /usr/local
+	@mkdir -p build/completion
+	./rafale completion bash > build/completion/rafale
+	./rafale completion zsh > build/completion/_rafale
+	./rafale completion fish > build/completion/rafale.fish
+	install -D -m 644 build/completion/rafale $(DESTDIR)$(BASHCOMPDIR)/rafale
+	install -D -m 644 build/completion/_rafale $(DESTDIR)$(ZSHCOMPDIR)/_rafale
+	install -D -m 644 build/completion/rafale.fish $(DESTDIR)$(FISHCOMPDIR)/rafale.fish
 
 clean:
 	rm -rf build rafale rafale-mpi

@@ -5,10 +5,12 @@ from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def make_env(extra_path):
-    """The environment of a make of our own: none of the outer make's (its jobserver, its variables)."""
+def make_env(extra_path=None):
+    """The environment of a make of our own: none of the outer make's (its jobserver, its variables); extra_path
+    before PATH."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES")}
-    env["PATH"] = extra_path + ":" + env.get("PATH", "/usr/bin:/bin")
+    if extra_path:
+        env["PATH"] = extra_path + ":" + env.get("PATH", "/usr/bin:/bin")
     return env
 
 
@@ -139,3 +141,47 @@ def make_first_contact():
         log2 = open(os.path.join(state, "log")).read().splitlines()
         check(p.returncode == 0 and "is up to date" in p.stdout and len(log2) == len(log),
               "%s: then make rafale has nothing to do (%s %s)" % (what, p.stdout[-200:], log2[len(log):]))
+
+
+@test
+def make_install_into_destdir():
+    """make install puts rafale, its man page and the bash, zsh and fish completions under DESTDIR and PREFIX, each
+    where its shell looks (zsh's vendor-completions for /usr, as Debian's zsh has it); before, no completion."""
+    if SANITIZED:
+        print("  (the plain build is installed: checked once)")
+        return
+    # A tree of what install takes: the Makefile, the binary (no source: it is not built again), the man page, a
+    # deps step that says if it ran (it must not: build/.deps is newer).
+    where = os.path.join(TMP, "tree")
+    os.makedirs(os.path.join(where, "build"))
+    for f in ("Makefile", "rafale.1"):
+        shutil.copy(os.path.join(ROOT, f), where)
+    shutil.copy(RAFALE, os.path.join(where, "rafale"))
+    write(os.path.join(where, "scripts", "deps.sh"), "#!/bin/sh\necho the deps step ran >&2\nexit 1\n", 0o755)
+    open(os.path.join(where, "build", ".deps"), "w").close()
+    want = {shell: subprocess.run([RAFALE, "completion", shell], capture_output=True, text=True).stdout
+            for shell in ("bash", "zsh", "fish")}
+    for prefix, zdir in (("/usr/local", "site-functions"), ("/usr", "vendor-completions"), ("/opt/rf", "site-functions")):
+        dest = os.path.join(TMP, "dest" + prefix.replace("/", "_"))
+        p = subprocess.run(["make", "install", "DESTDIR=" + dest, "PREFIX=" + prefix], cwd=where,
+                           env=make_env(), capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "make install PREFIX=%s: works (%s)" % (prefix, p.stderr[-300:]))
+        root = dest + prefix
+        files = {"bin/rafale": None, "share/man/man1/rafale.1": open(os.path.join(ROOT, "rafale.1")).read(),
+                 "share/bash-completion/completions/rafale": want["bash"],
+                 "share/zsh/%s/_rafale" % zdir: want["zsh"],
+                 "share/fish/vendor_completions.d/rafale.fish": want["fish"]}
+        found = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(dest) for f in fs)
+        check(found == sorted(files), "make install PREFIX=%s: these files, under DESTDIR (%s)" % (prefix, found))
+        for f, text in files.items():
+            path = os.path.join(root, f)
+            if not os.path.exists(path):
+                continue
+            mode = os.stat(path).st_mode & 0o777
+            if text is None:
+                v = subprocess.run([path, "--version"], capture_output=True, text=True)
+                check(mode == 0o755 and v.returncode == 0 and v.stdout.startswith("rafale "),
+                      "make install: %s runs (%o, %r)" % (f, mode, v.stdout))
+            else:
+                check(mode == 0o644 and open(path).read() == text and text,
+                      "make install: %s, as rafale writes it (%o)" % (f, mode))
