@@ -66,7 +66,7 @@ INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit units demo clean install bench bench-h3 bench-micro fuzz mpi perf-check format layout deb
+.PHONY: all deps test unit units demo clean install man bench bench-h3 bench-micro fuzz mpi perf-check format layout deb
 all: rafale
 
 rafale: $(OBJ)
@@ -141,6 +141,11 @@ unit: units
 # whose name holds NAME (both builds), JOBS=N the integration pool's width.
 test: deps rafale build/asan/rafale units rafale-mpi
 	@T='$(T)' JOBS='$(JOBS)' sh tests/run.sh
+
+# The man page's option lists from the option table (rafale --man-options),
+# the text under each heading kept (scripts/man.py; a test checks them).
+man: rafale
+	@python3 scripts/man.py ./rafale rafale.1
 
 # The folders' rules the compiler cannot see (scripts/check_layout.sh).
 layout:

@@ -2,9 +2,11 @@
  * subcommand named by the first word, or the run itself. The bodies
  * (cmd_*.c) print fatal errors and choose the exit code. */
 #include "cmd.h"
+#include "manpage.h"
 #include "opt.h"
 
 #include <stddef.h>
+#include <string.h>
 
 static const struct cmd cmds[] = {
     { "", cmd_run, "[options] URL...", "load-test one or more HTTP endpoints", 1, OPT_RUN, "URL", NULL },
@@ -32,6 +34,10 @@ int main(int argc, char **argv)
 #ifdef RAFALE_MPI
     return cmd_mpi(&cmds[0], cmds, argc, argv);
 #endif
+    /* The man page's option lists, for make man: a path of its own, in no
+     * help (scripts/man.py). */
+    if (argc == 2 && strcmp(argv[1], "--man-options") == 0)
+        return manpage_options(stdout, cmds) == 0 && fflush(stdout) == 0 ? 0 : 1;
     /* A subcommand takes its own argv, argv[0] its name; the run, rafale's. */
     if (c == NULL || c->name[0] == '\0')
         return cmd_run(&cmds[0], cmds, argc, argv);

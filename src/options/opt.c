@@ -151,9 +151,6 @@ static const struct opt_def table[] = {
     { "h2-window", 0, K_U32, D_RUN, S_HTTP2, LOADW, "BITS",
       "HTTP/2 flow-control windows of 2^BITS-1 bytes, stream and connection (default 30)", "a number of bits from 14 to 30",
       14, 30, RUN(h2_window_bits), 0, 0, "h2_window_bits" },
-    { "h2-streams", 0, K_U32, D_SERVE, S_MISC, OPT_SERVE, "N",
-      "SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections (default 128)", "a number of streams from 1 to 65536", 1,
-      65536, SRV(h2_streams), 0, 0, NULL },
 
     /* Workload */
     { "targets", 0, K_TEXT, D_RUN, S_WORKLOAD, LOADW, "FILE",
@@ -316,6 +313,9 @@ static const struct opt_def table[] = {
     { "http3", 0, K_FLAG, D_SERVE, S_MISC, OPT_SERVE, NULL,
       "HTTP/3 too, on UDP at the same address and port (TLS from --tls-cert, or a self-signed certificate)",
       "yes or no", 0, 0, SRV(http3), 1, 0, NULL },
+    { "h2-streams", 0, K_U32, D_SERVE, S_MISC, OPT_SERVE, "N",
+      "SETTINGS_MAX_CONCURRENT_STREAMS of HTTP/2 connections (default 128)", "a number of streams from 1 to 65536", 1,
+      65536, SRV(h2_streams), 0, 0, NULL },
     { "tls-client-ca", 0, K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "FILE",
       "require a client certificate signed by these CAs (PEM)", "a file name", 0, 0, SRV(tls_client_ca), 0, 0, NULL },
     { "header-timeout", 0, K_DUR, D_SERVE, S_MISC, OPT_SERVE, "D",
@@ -371,6 +371,7 @@ int opt_each(size_t i, struct opt_info *out)
     out->arg = table[i].kind == K_FLAG ? NULL : table[i].arg;
     out->wants = table[i].wants;
     out->help = table[i].help;
+    out->section = table[i].section < S_MISC ? section_names[table[i].section] : NULL;
     return 1;
 }
 

@@ -50,8 +50,8 @@ const struct opt_def *opt_find(const char *name, unsigned where);
 /* Its long name. */
 const char *opt_name(const struct opt_def *o);
 
-/* The table, for shell completion: option i (0, 1, ...) into out. Returns
- * 0 past the last one. */
+/* The table, for shell completion and the man page: option i (0, 1, ...)
+ * into out. Returns 0 past the last one. */
 struct opt_info {
     const char *name;
     char short_name;        /* 0: none */
@@ -59,6 +59,7 @@ struct opt_info {
     const char *arg;        /* its value's placeholder ("N", "FILE", "yes|no"), NULL for a switch */
     const char *wants;      /* what its value must be, in words ("sequential, random or session") */
     const char *help;       /* NULL: hidden */
+    const char *section;    /* its group's title in --help ("Load"), NULL for none */
 };
 int opt_each(size_t i, struct opt_info *out);
 /* 1 when it is a yes/no switch (a flag on the command line). */

@@ -185,3 +185,58 @@ def make_install_into_destdir():
             else:
                 check(mode == 0o644 and open(path).read() == text and text,
                       "make install: %s, as rafale writes it (%o)" % (f, mode))
+
+
+def man_check(page):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "man.py"), "--check", RAFALE, page],
+                          capture_output=True, text=True, timeout=60)
+
+
+@test
+def man_page_options_are_the_tables():
+    """rafale.1's option lists are the option table's (rafale --man-options; make man writes them in): every option
+    of the run and of each subcommand, with its short name and placeholder, and none the table lacks; a page that
+    drops, adds or renames one fails the check. Its SYNOPSIS names every subcommand and its DESCRIPTION the three
+    protocols; groff reads it without a warning. Before, compare's --discard, --max-repeat, --same-within and serve's
+    --redirect-to were missing, and sweep, compare, report and completion from the SYNOPSIS."""
+    page = os.path.join(ROOT, "rafale.1")
+    p = man_check(page)
+    check(p.returncode == 0, "man page: its option lists are the table's (%s)" % (p.stdout[-1500:] + p.stderr[-300:]))
+    text = open(page).read()
+    # The check is not blind: an option dropped, one the table does not have, a heading changed.
+    entry = "\n.TP\n\\fB\\-\\-discard\\fR \\fIN\\fR\n"
+    bogus = "\n.TP\n\\fB\\-\\-bogus\\fR\nNo such option.\n"
+    at = text.find(entry)
+    body_end = text.find("\n.TP", at + len(entry)) if at >= 0 else -1
+    check(at >= 0 and body_end > at, "man page: compare's --discard is there")
+    for what, broken in (("--discard dropped", text[:at] + text[body_end:]),
+                         ("--bogus added", text[:at] + bogus + text[at:]),
+                         ("-t of serve lost", text.replace("\\fB\\-t\\fR, \\fB\\-\\-threads\\fR \\fIN\\fR\nThreads, each",
+                                                         "\\fB\\-\\-threads\\fR \\fIN\\fR\nThreads, each"))):
+        if at < 0 or broken == text:
+            check(False, "man page: %s could not be made" % what)
+            continue
+        path = os.path.join(TMP, "broken.1")
+        with open(path, "w") as fh:
+            fh.write(broken)
+        p = man_check(path)
+        check(p.returncode == 1 and "make man" in p.stdout, "man page: the check fails with %s (%s)" % (what, p.stdout[-300:]))
+        # make man writes the table's lists in: the check then passes, the text under each heading kept.
+        w = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "man.py"), RAFALE, path], capture_output=True,
+                           text=True, timeout=60)
+        check(w.returncode == 0 and open(path).read() == (text if what != "--discard dropped" else
+                                                          text.replace(text[at:body_end], entry.rstrip("\n") +
+                                                                       "\nLeave the first N rounds out of the figures, "
+                                                                       "as warm-up (default 0).")),
+              "man page: make man mends the page with %s (%s)" % (what, w.stderr[-300:]))
+    synopsis = text.split("\n.SH SYNOPSIS\n", 1)[-1].split("\n.SH ", 1)[0]
+    usage = subprocess.run([RAFALE, "--help"], capture_output=True, text=True).stdout
+    subs = re.findall(r"^(?:Usage:| ) +rafale ([a-z]+) ", usage.split("\n\n")[0], re.M)  # the usage lines
+    check(len(subs) >= 8 and all(".B rafale %s\n" % s in synopsis for s in subs),
+          "man page: the SYNOPSIS names every subcommand (%s)" % [s for s in subs if ".B rafale %s\n" % s not in synopsis])
+    desc = text.split("\n.SH DESCRIPTION\n", 1)[-1].split("\n.SH ", 1)[0]
+    check("HTTP/1.1" in desc and "HTTP/2" in desc and "HTTP/3" in desc and "sends HTTP/1.1 requests" not in desc,
+          "man page: the DESCRIPTION names the three protocols")
+    if shutil.which("groff"):
+        g = subprocess.run(["groff", "-man", "-ww", "-z", page], capture_output=True, text=True, timeout=60)
+        check(g.returncode == 0 and g.stderr == "", "man page: groff reads it without a warning (%s)" % g.stderr[:300])
