@@ -18,9 +18,12 @@ H3PKG    = libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
 # (scripts/deps.sh, which installs what is missing) is an included makefile,
 # build/.deps: make brings it up to date before anything else, once, even
 # under -j, and reads this file again with the packages in place; a fresh
-# machine's first `make demo` builds HTTP/3. Goals that build nothing skip it.
+# machine's first `make demo` builds HTTP/3. Goals that build nothing skip it,
+# and so does a dry run (make -n would run it: make remakes its makefiles).
 ifneq ($(filter-out clean deps layout format,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(findstring n,$(firstword -$(MAKEFLAGS))),)
 include build/.deps
+endif
 endif
 ifndef HTTP3
 HTTP3   := $(shell pkg-config --exists $(H3PKG) 2>/dev/null && echo yes)

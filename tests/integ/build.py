@@ -115,6 +115,16 @@ def make_first_contact():
         check(False, "pkg-config, clang and mpicc are installed (make deps installs them)")
         return
     bins = os.path.join(TMP, "bin")
+    # A dry run installs nothing: it says what it would do.
+    state = os.path.join(TMP, "state-n")
+    os.makedirs(state)
+    first_contact_tree(os.path.join(TMP, "tree-n"), state, bins)
+    env = make_env(bins)
+    env["FIRST_STATE"] = state
+    p = subprocess.run(["make", "-n", "-j2", "demo"], cwd=os.path.join(TMP, "tree-n"), env=env, capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 0 and "scripts/deps.sh" in p.stdout and not os.path.exists(os.path.join(state, "log")),
+          "make -n demo on a fresh machine runs nothing, the deps step neither (%s)" % p.stderr[-300:])
     for n, goal in enumerate([["demo"], ["-j2", "demo"], ["test"], ["-j3", "test"]]):
         where = os.path.join(TMP, "tree%d" % n)
         state = os.path.join(TMP, "state%d" % n)
