@@ -111,8 +111,10 @@ def make_first_contact():
     if SANITIZED:
         print("  (make is run once, not once per build)")
         return
-    if not (shutil.which("pkg-config") and shutil.which("clang") and shutil.which("mpicc")):
-        check(False, "pkg-config, clang and mpicc are installed (make deps installs them)")
+    if not (shutil.which("pkg-config") and shutil.which("clang") and shutil.which("mpicc") and
+            subprocess.run(["pkg-config", "--exists", "libngtcp2", "libngtcp2_crypto_gnutls", "libnghttp3"]).returncode
+            == 0):
+        check(False, "pkg-config, clang, mpicc and the HTTP/3 libraries are installed (make deps installs them)")
         return
     bins = os.path.join(TMP, "bin")
     # A dry run installs nothing: it says what it would do.
