@@ -656,12 +656,24 @@ def connection_refused():
 @test
 def server_resets():
     bad = BadServer("reset")
-    r = rafale("-n", 40, "-c", 4, bad.url())
+    html = os.path.join(TMP, "reset.html")
+    r = rafale("-n", 40, "-c", 4, "--html", html, bad.url())
     bad.stop()
     j = r.j
     check(j["errors"]["reset"] == 40, "reset: 40 resets (%s)" % j["errors"])
     check(bad.accepted == 40 and bad.requests == 40, "reset: the server saw 40 requests on 40 connections")
     check(accounted(j), "reset: accounted")
+    # Over TCP a reset is a TCP RST: its explanation spoke of QUIC's ICMP too (issue 39).
+    line = [l for l in r.out.splitlines() if l.strip().startswith("reset ")]
+    page = open(html).read()
+    check(line and "TCP RST" in line[0] and "QUIC" not in line[0] and "ICMP" not in line[0] and
+          "TCP RST" in page and "QUIC" not in page, "reset over TCP: said in TCP's terms (%s)" % line)
+    # http:// to rafale serve over TLS: OpenSSL answers what is not TLS with a reset, no alert; no QUIC either.
+    d = make_certs()
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    rc, out, err = run_raw(["-n", 10, "-c", 2, srv.url()])
+    srv.stop()
+    check("reset" in out + err and "QUIC" not in out + err, "http:// to serve over TLS: a reset, no QUIC (%r)" % (out + err))
 
 
 @test
