@@ -600,7 +600,10 @@ static const char *tls_error(void *ctx)
     SSL *ssl = ctx;
     unsigned long e = ERR_peek_last_error();
     long v = SSL_get_verify_result(ssl);
-    if (v != X509_V_OK)
+    /* Only a check that was made counts: with --insecure a resumed session
+     * carries its first handshake's result, and a later failure of
+     * another kind read "unable to get local issuer certificate". */
+    if (v != X509_V_OK && (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER))
         return X509_verify_cert_error_string(v);
     if (e) {
         const char *r = ERR_reason_error_string(e);

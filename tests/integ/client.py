@@ -672,6 +672,14 @@ def tls_and_plain_mixed_up():
               "%s mid-run: 3 %s errors, said (%s, %s)" % (u, kind, r.j["errors"], r.j["error_details"]))
         check("(first: %s)" % words in r.out and words in open(html).read(),
               "%s mid-run: said in the text and HTML reports" % u)
+    # A handshake cut short after a session was kept, under --insecure: it read "unable to get local issuer
+    # certificate", the resumed session's unenforced check, not what happened.
+    bad = BadServer("tlsdrop", healthy_first=1)
+    r = rafale("-n", 4, "-c", 1, "--close", "--insecure", "https://127.0.0.1:%d/" % bad.port)
+    bad.stop()
+    check(r.j["summary"]["requests"] == 1 and r.j["errors"]["tls"] == 3 and
+          "issuer" not in r.j["error_details"]["tls"], "--insecure, a later handshake cut: its own reason (%s)"
+          % r.j["error_details"])
 
 
 @test
