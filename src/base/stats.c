@@ -31,8 +31,9 @@ static const char *const explain[ERR__COUNT] = {
                             "when shorter), then a TLS one within --timeout; a full accept queue drops SYNs, and a SYN "
                             "retry waits 1 s",
     [ERR_CONNECT_OTHER] = "the connection could not be opened",
-    [ERR_RESET] = "the connection was reset while the request was in flight: a TCP RST, or over QUIC an ICMP port "
-                  "unreachable (nothing listens on the server's port any more)",
+    [ERR_RESET] = "the connection was reset (a TCP RST) while the request was in flight: the server hung up "
+                  "abruptly (it crashed or was killed, closed with bytes unread, or speaks TLS and was sent plain "
+                  "HTTP)",
     [ERR_TIMEOUT_ANSWER] = "connected, and no complete response within --timeout (counted from the request's start, "
                            "its connect included); counted in the latency percentiles at the time it gave up",
     [ERR_WRITE] = "sending the request failed (the server closed or reset the connection before reading it)",
@@ -75,9 +76,18 @@ const char *stats_err_old_name(enum err_kind k)
     return k == ERR_TIMEOUT_CONNECT ? "connect_timeout" : k == ERR_TIMEOUT_ANSWER ? "timeout" : NULL;
 }
 
-const char *stats_err_explain(enum err_kind k)
+const char *stats_err_explain(enum err_kind k, int quic)
 {
+    /* Over QUIC, http3_quic.c's reset is the ICMP error a datagram met. */
+    if (quic && k == ERR_RESET)
+        return "the connection was lost while the request was in flight: an ICMP port unreachable came back "
+               "(nothing listens on the server's UDP port any more), or the socket failed otherwise";
     return explain[k];
+}
+
+const char *stats_err_first(const struct stats *s, enum err_kind k)
+{
+    return s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k]) : NULL;
 }
 
 static const char *const hist_names[H__COUNT] = {

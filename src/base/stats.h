@@ -122,7 +122,12 @@ const char *stats_err_name(enum err_kind k);
 /* The key results saved before a kind was renamed hold it under
  * ("timeout", "connect_timeout"), or NULL. */
 const char *stats_err_old_name(enum err_kind k);
-/* One plain-English line saying what the error kind means. */
-const char *stats_err_explain(enum err_kind k);
+/* One plain-English line saying what the error kind means, over QUIC
+ * (HTTP/3) when quic is set, else over TCP: a reset is not the same thing. */
+const char *stats_err_explain(enum err_kind k, int quic);
+struct stats;
+/* What the first error of kind k was, in words (the detail it was given,
+ * or its errno's), or NULL when it had neither. */
+const char *stats_err_first(const struct stats *s, enum err_kind k);
 
 #endif

@@ -256,7 +256,25 @@ void tls_client_free(struct tls_client *tc)
     free(tc);
 }
 
-void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_ticket *slot,
+/* OpenSSL's message callback while a client handshake lasts: the server's
+ * first record header beginning "HTTP/" is a plain HTTP server's answer to
+ * the ClientHello (OpenSSL says only "wrong version number"); its alert
+ * no_application_protocol refuses what ALPN offered. */
+static void peer_seen(int write_p, int version, int type, const void *buf, size_t len, SSL *ssl, void *arg)
+{
+    const unsigned char *p = buf;
+    uint8_t *peer = arg;
+    (void)version;
+    (void)ssl;
+    if (write_p)
+        return;
+    if (type == SSL3_RT_HEADER && len >= 5 && memcmp(p, "HTTP/", 5) == 0)
+        *peer = TLS_PEER_PLAIN_HTTP;
+    else if (type == SSL3_RT_ALERT && len >= 2 && p[1] == TLS1_AD_NO_APPLICATION_PROTOCOL)
+        *peer = TLS_PEER_NO_ALPN;
+}
+
+void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_ticket *slot, uint8_t *peer,
                       const char **why)
 {
     SSL *ssl = SSL_new(tc->ctx);
@@ -288,6 +306,9 @@ void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tl
         if (slot->session)
             SSL_set_session(ssl, slot->session);
     }
+    *peer = TLS_PEER_TLS;
+    SSL_set_msg_callback(ssl, peer_seen);
+    SSL_set_msg_callback_arg(ssl, peer);
     SSL_set_connect_state(ssl);
     return ssl;
 }
@@ -449,8 +470,10 @@ static int tls_handshake(void *ctx, int fd)
     (void)fd;
     ERR_clear_error();
     r = SSL_do_handshake(ssl);
-    if (r == 1)
+    if (r == 1) {
+        SSL_set_msg_callback(ssl, NULL); /* (the client's peer_seen) not a call per record after */
         return IO_OK;
+    }
     e = SSL_get_error(ssl, r);
     if (e == SSL_ERROR_WANT_READ)
         return IO_WANT_READ;
@@ -577,7 +600,10 @@ static const char *tls_error(void *ctx)
     SSL *ssl = ctx;
     unsigned long e = ERR_peek_last_error();
     long v = SSL_get_verify_result(ssl);
-    if (v != X509_V_OK)
+    /* Only a check that was made counts: with --insecure a resumed session
+     * carries its first handshake's result, and a later failure of
+     * another kind read "unable to get local issuer certificate". */
+    if (v != X509_V_OK && (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER))
         return X509_verify_cert_error_string(v);
     if (e) {
         const char *r = ERR_reason_error_string(e);

@@ -4,6 +4,7 @@
 #define RAFALE_TLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "io.h"
 
@@ -31,11 +32,18 @@ struct tls_ticket {
 int tls_client_new(const struct tls_options *o, struct tls_client **out, char *err, size_t errlen);
 void tls_client_free(struct tls_client *tc);
 
+/* What the server sent in a client handshake that says it does not speak
+ * what was offered: a plain HTTP answer to the ClientHello, or an alert
+ * refusing every protocol offered in ALPN (RFC 7301 section 3.2). */
+enum tls_peer { TLS_PEER_TLS, TLS_PEER_PLAIN_HTTP, TLS_PEER_NO_ALPN };
+
 /* Starts a client connection on connected socket fd, for host (SNI and
  * certificate name). slot may hold a session to resume and receives new
- * ones. Returns the io context for io_tls, or NULL with OpenSSL's reason
- * (a static string) in *why. */
-void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_ticket *slot,
+ * ones; *peer is set to TLS_PEER_TLS, then to what the handshake shows of
+ * the server (enum tls_peer) until it is over, so it must last as long.
+ * Returns the io context for io_tls, or NULL with OpenSSL's reason (a
+ * static string) in *why. */
+void *tls_client_conn(struct tls_client *tc, int fd, const char *host, struct tls_ticket *slot, uint8_t *peer,
                       const char **why);
 
 /* Releases a session slot. */

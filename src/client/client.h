@@ -103,6 +103,10 @@ struct plan_endpoint {
     uint32_t ntargets;
     uint32_t *order;     /* its share of the --targets order (repetitions weigh) */
     uint32_t norder;
+    /* A connection to it got an answer in the run's protocol (conn_spoke):
+     * a protocol mismatch after that is its error mid-run, counted; before,
+     * it ends the run (conn_mismatch). */
+    atomic_int spoke;
 };
 
 /* --log (reqlog.c): the writer thread and the buffers workers hand it. */
@@ -319,6 +323,7 @@ struct conn {
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
     uint64_t rx_stamp;   /* the kernel's receive time of the latest data read (CLOCK_REALTIME ns), 0: none */
     uint8_t stamping;    /* its socket gives kernel receive timestamps (rxstamp.h) */
+    uint8_t tls_peer;    /* what its TLS handshake showed of the server (enum tls_peer) */
     /* Fairness (record.c): answers it got, when its present wait for one
      * began (0: it waits for none), its longest wait and when that ended,
      * its first and last answer; answers on the present TCP connection. */
@@ -357,6 +362,24 @@ void conn_take(struct conn *c, uint64_t t_due, uint64_t now);
 void conn_fill(struct conn *c, uint64_t now);
 /* The connection is lost: every outstanding request ends with error k. */
 void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now);
+/* The server answered c in another protocol than the run speaks (HTTP/1
+ * to HTTP/2's preface, plain HTTP to TLS, TLS to plain HTTP). Before any
+ * connection to its address was answered in the run's protocol, the whole
+ * run stops (conn_abort, with the line fmt makes); after, it is this
+ * connection's error k (detail, a static string), counted. */
+void conn_mismatch(struct conn *c, enum err_kind k, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Ends the whole run for what happened on c: "ADDRESS <fmt...>" into the
+ * worker's err (its first reason kept), every worker stops (plan.failed),
+ * and the CLI prints that line instead of a report; c's requests end as
+ * error k. */
+void conn_abort(struct conn *c, enum err_kind k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Do the n bytes at p begin with a TLS record (RFC 8446 section 5.1): an
+ * alert or a handshake, version 3.x? Only a TLS server answers so. */
+static inline int conn_tls_record(const char *p, size_t n)
+{
+    return n >= 2 && (p[0] == 0x15 || p[0] == 0x16) && p[1] == 0x03;
+}
 /* Closes the socket; the connection is idle again. */
 void conn_close(struct conn *c);
 /* --think: holds c's next request until c->think_until (its timer). */
@@ -490,6 +513,15 @@ struct censored {
 static inline int rate_mode(const struct worker *w)
 {
     return w->plan->cfg->rate > 0;
+}
+
+/* c was answered in the run's protocol: its address speaks it
+ * (plan_endpoint.spoke). Once per connection: a load, and a store once. */
+static inline void conn_spoke(struct conn *c)
+{
+    atomic_int *s = &c->w->plan->endpoints[c->endpoint].spoke;
+    if (!atomic_load_explicit(s, memory_order_relaxed))
+        atomic_store_explicit(s, 1, memory_order_relaxed);
 }
 
 /* When the bytes being read arrived (kernel's stamp) or, without one, now:

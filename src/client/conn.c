@@ -13,6 +13,8 @@
 #include "rxstamp.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +35,10 @@ static enum err_kind connect_kind(int e)
 
 void conn_close(struct conn *c)
 {
+    /* (record_response marks it at a connection's first measured answer;
+     * this, those of the warm-up) */
+    if (c->tcp_answers)
+        conn_spoke(c);
     record_tcpinfo(c);
     if (c->fd >= 0) {
         c->ops->close(c->io_ctx, c->fd);
@@ -84,6 +90,37 @@ void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint6
         }
     conn_close(c);
     workq_enqueue(c);
+}
+
+void conn_abort(struct conn *c, enum err_kind k, const char *fmt, ...)
+{
+    struct worker *w = c->w;
+    if (w->err[0] == '\0') {
+        char a[120];
+        va_list ap;
+        int n = snprintf(w->err, sizeof(w->err), "%s ", net_addr_str(&w->plan->endpoints[c->endpoint].addr, a, sizeof(a)));
+        va_start(ap, fmt);
+        if (n > 0 && (size_t)n < sizeof(w->err))
+            vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    w->stopping = 1;
+    atomic_store(w->plan->failed, 1);
+    conn_fail(c, k, 0, NULL, clock_ns());
+}
+
+void conn_mismatch(struct conn *c, enum err_kind k, const char *detail, const char *fmt, ...)
+{
+    char why[sizeof(c->w->err)];
+    va_list ap;
+    if (atomic_load_explicit(&c->w->plan->endpoints[c->endpoint].spoke, memory_order_relaxed)) {
+        conn_fail(c, k, 0, detail, clock_ns());
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    conn_abort(c, k, "%s", why);
 }
 
 void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
@@ -431,10 +468,19 @@ static void conn_handshake(struct conn *c)
         return; /* both directions are watched: the next edge calls us again */
     now = clock_ns();
     if (r == IO_ERROR) {
-        if (c->ops->error)
-            conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
-        else
+        if (c->ops->error == NULL)
             conn_fail(c, ERR_CONNECT_OTHER, errno, NULL, now);
+        else if (c->tls_peer == TLS_PEER_PLAIN_HTTP)
+            conn_mismatch(c, ERR_TLS, "wrong version number: the server answered in plain HTTP: try http://",
+                          "does not speak TLS: it answered the TLS handshake in plain HTTP; use http://");
+        else if (c->tls_peer == TLS_PEER_NO_ALPN)
+            conn_mismatch(c, ERR_TLS, c->ops->error(c->io_ctx),
+                          c->w->plan->cfg->http2 ? "does not speak HTTP/2 over TLS: it refused h2 in the TLS handshake "
+                                                   "(ALPN: no_application_protocol); drop --http2"
+                                                 : "does not speak HTTP/1.1 over TLS: it refused http/1.1 in the TLS "
+                                                   "handshake (ALPN: no_application_protocol); try --http2");
+        else
+            conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
         return;
     }
     kind = c->ops->handshake_kind(c->io_ctx);
@@ -462,7 +508,7 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
         if (w->plan->endpoints[c->endpoint].tls) {
             const char *why = NULL;
             void *ssl = tls_client_conn(w->plan->tls, c->fd, w->plan->endpoints[c->endpoint].host,
-                                        &w->tickets[c->endpoint], &why);
+                                        &w->tickets[c->endpoint], &c->tls_peer, &why);
             if (ssl == NULL) {
                 conn_fail(c, ERR_TLS, 0, why, now);
                 return;

@@ -291,6 +291,18 @@ static int h1_idle_408(const struct hp *hp, ssize_t r, size_t len)
     return hp->status == 408 && (r == (ssize_t)len || (r == -2 && (hp->flags & HP_F_HEAD_DONE)));
 }
 
+/* A response the parser refused, from its start at p: one that begins
+ * with a TLS record (an alert, most often) is a TLS port's answer to plain
+ * HTTP. */
+static void h1_malformed(struct conn *c, const char *p, size_t n, uint64_t now)
+{
+    if (c->h1.hp.status == 0 && c->h1.hp.linelen <= 1 && conn_tls_record(p, n) && c->ops == &io_plain)
+        conn_mismatch(c, ERR_MALFORMED, "the server speaks TLS: try https://",
+                      "speaks TLS, not plain HTTP: it answered with a TLS record; use https://");
+    else
+        conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
+}
+
 static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 {
     size_t off = 0;
@@ -320,7 +332,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             return -1;
         }
         if (r == -1) {
-            conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
+            h1_malformed(c, buf + off, n - off, now);
             return -1;
         }
         if (c->w->logging)

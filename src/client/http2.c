@@ -435,22 +435,6 @@ static void h2_added(struct conn *c, struct slot *s)
     /* Otherwise submitted once the connection is ready. */
 }
 
-/* A worker's error that ends the whole run: the server and rafale do not
- * agree on HTTP/2 at all. */
-static void fatal(struct conn *c, const char *fmt, const char *what)
-{
-    const struct plan *pl = c->w->plan;
-    uint32_t u = pl->endpoints[c->endpoint].urls[0];
-    char *e = c->w->err;
-    if (e[0] == '\0') {
-        int k = snprintf(e, sizeof(c->w->err), "%s: ", pl->cfg->url_text[u]);
-        if (k > 0 && (size_t)k < sizeof(c->w->err))
-            snprintf(e + k, sizeof(c->w->err) - (size_t)k, fmt, what);
-    }
-    c->w->stopping = 1;
-    conn_fail(c, ERR_H2_PROTOCOL, 0, "the server does not speak HTTP/2", clock_ns());
-}
-
 static int h2_ready(struct conn *c, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
@@ -464,10 +448,13 @@ static int h2_ready(struct conn *c, uint64_t now)
     if (pl->endpoints[c->endpoint].tls) {
         const char *p = c->ops->alpn(c->io_ctx);
         if (p == NULL || strcmp(p, "h2") != 0) {
-            fatal(c, "the server did not agree to HTTP/2 in the TLS handshake (ALPN: %s); drop --http2 to use "
-                     "HTTP/1.1", p ? p : "none chosen");
+            /* RFC 9113 section 3.2: h2 over TLS is chosen in ALPN. */
+            conn_mismatch(c, ERR_H2_PROTOCOL, "the server did not choose h2 in the TLS handshake (ALPN)",
+                          "does not speak HTTP/2 over TLS: its TLS handshake chose %s (ALPN), not h2; drop --http2",
+                          p ? p : "no protocol");
             return -1;
         }
+        conn_spoke(c);
     }
     if (h == NULL && (h = c->h2 = calloc(1, sizeof(*h))) == NULL) {
         conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
@@ -654,6 +641,41 @@ static int settle(struct conn *c)
     return 0;
 }
 
+/* The first line of what the server sent, quoted into q (up to 60
+ * characters, printable ASCII), for the line that ends the run. */
+static const char *first_line(const char *p, size_t n, char *q, size_t qn)
+{
+    size_t i, k = 0;
+    for (i = 0; i < n && p[i] != '\r' && p[i] != '\n' && k + 4 < qn && i < 60; i++)
+        q[k++] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+    if (i < n && p[i] != '\r' && p[i] != '\n' && k + 4 < qn) {
+        memcpy(q + k, "...", 3);
+        k += 3;
+    }
+    q[k] = '\0';
+    return q;
+}
+
+/* The server answered the preface with what is no HTTP/2 (§3.4 wants its
+ * SETTINGS first): HTTP/1.x (a status line; Python's http.server sends an
+ * HTML page and no status line), TLS, or anything else. */
+static void not_h2(struct conn *c, const char *buf, size_t n)
+{
+    char q[72];
+    if (n >= 7 && memcmp(buf, "HTTP/1.", 7) == 0)
+        conn_mismatch(c, ERR_H2_PROTOCOL, "the server answered HTTP/2's preface in HTTP/1",
+                      "does not speak HTTP/2 without TLS (h2c): it answered in HTTP/1.%c (\"%s\"); drop --http2, or "
+                      "use https:// for HTTP/2 over TLS",
+                      n > 7 && buf[7] >= '0' && buf[7] <= '9' ? buf[7] : 'x', first_line(buf, n, q, sizeof(q)));
+    else if (conn_tls_record(buf, n))
+        conn_mismatch(c, ERR_H2_PROTOCOL, "the server speaks TLS: try https://",
+                      "does not speak HTTP/2 without TLS (h2c): it speaks TLS: use https:// for HTTP/2 over TLS");
+    else
+        conn_mismatch(c, ERR_H2_PROTOCOL, "the server's first frame is not SETTINGS (RFC 9113 section 3.4)",
+                      "does not speak HTTP/2 without TLS (h2c): its answer is not HTTP/2 (\"%s\"); drop --http2, or "
+                      "use https:// for HTTP/2 over TLS", first_line(buf, n, q, sizeof(q)));
+}
+
 static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 {
     struct h2 *h = c->h2;
@@ -664,18 +686,13 @@ static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
     record_received(c->w, NULL, (uint64_t)n, now);
     if (!h->got_bytes) {
         h->got_bytes = 1;
-        /* An HTTP/1.x server answers the preface with a status line. */
-        if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-            fatal(c, "the server answered in %s: it does not speak HTTP/2 with prior knowledge (h2c); drop --http2 "
-                     "to use HTTP/1.1",
-                  n >= 8 && buf[5] == '1' && buf[7] == '0' ? "HTTP/1.0" : "HTTP/1.1");
-            return -1;
-        }
         /* §3.4: the server's preface is a SETTINGS frame, first. */
         if (n >= 4 && (uint8_t)buf[3] != NGHTTP2_SETTINGS) {
-            conn_fail(c, ERR_H2_PROTOCOL, 0, "the server's first frame is not SETTINGS (RFC 9113 section 3.4)", now);
+            not_h2(c, buf, n);
             return -1;
         }
+        if (n >= 4)
+            conn_spoke(c);
     }
     h->now = now;
     h->done = 0;

@@ -304,8 +304,10 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
     }
     /* More outstanding (pipelined, HTTP/2): the next wait begins now. */
     c->t_wait = c->count > 1 ? now : 0;
-    if (c->answered++ == 0)
+    if (c->answered++ == 0) {
         c->t_ans_first = now;
+        conn_spoke(c);
+    }
     c->t_ans_last = now;
     if (status >= STATUS_MAX)
         status = 0;

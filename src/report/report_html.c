@@ -361,9 +361,15 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
         html_printf(f, "<h2>Errors</h2>\n<table><tr><th>kind</th><th>count</th><th>meaning</th></tr>\n");
         for (k = 0; k < ERR__COUNT; k++)
             if (s->errors[k]) {
+                const char *first = stats_err_first(s, (enum err_kind)k);
                 html_printf(f, "<tr><td>%s</td><td>%llu</td><td style=\"text-align:left\">", stats_err_name((enum err_kind)k),
                         (unsigned long long)s->errors[k]);
-                html_text(f, stats_err_explain((enum err_kind)k));
+                html_text(f, stats_err_explain((enum err_kind)k, cfg->http3));
+                if (first) {
+                    html_printf(f, " (first: ");
+                    html_text(f, first);
+                    html_printf(f, ")");
+                }
                 html_printf(f, "</td></tr>\n");
             }
         html_printf(f, "</table>\n");

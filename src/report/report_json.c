@@ -414,16 +414,17 @@ static void jconns(FILE *f, const struct engine_result *r)
 }
 
 /* "error_details": what each kind of error seen was, in words. */
-static void jerror_details(FILE *f, const struct stats *s)
+static void jerror_details(FILE *f, const struct stats *s, int quic)
 {
     int k, first = 1;
+    const char *first_words;
     fprintf(f, ",\n  \"error_details\": {");
     for (k = 0; k < ERR__COUNT; k++) {
         if (s->errors[k] == 0)
             continue;
         fprintf(f, "%s\"%s\": ", first ? "" : ", ", stats_err_name((enum err_kind)k));
-        report_json_str(f, s->err_detail[k] ? s->err_detail[k] : s->err_errno[k] ? strerror(s->err_errno[k])
-                                                                       : stats_err_explain((enum err_kind)k));
+        first_words = stats_err_first(s, (enum err_kind)k);
+        report_json_str(f, first_words ? first_words : stats_err_explain((enum err_kind)k, quic));
         first = 0;
     }
     fprintf(f, "},\n");
@@ -563,7 +564,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "  ");
-    jerror_details(f, &r->total);
+    jerror_details(f, &r->total, cfg->http3);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
     if (cfg->log_path) {

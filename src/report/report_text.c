@@ -275,7 +275,7 @@ static void bad_status_line(FILE *f, const struct config *cfg, const struct stat
                            : "");
 }
 
-static void errors_block(FILE *f, const struct stats *s, uint64_t ended)
+static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int quic)
 {
     uint64_t n = stats_errors(s);
     int k;
@@ -288,12 +288,11 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended)
     for (k = 0; k < ERR__COUNT; k++) {
         if (s->errors[k] == 0)
             continue;
+        const char *first = stats_err_first(s, (enum err_kind)k);
         fprintf(f, "  %-17s %8llu  %s", stats_err_name((enum err_kind)k), (unsigned long long)s->errors[k],
-                stats_err_explain((enum err_kind)k));
-        if (s->err_detail[k])
-            fprintf(f, " (first: %s)", s->err_detail[k]);
-        else if (s->err_errno[k])
-            fprintf(f, " (first: %s)", strerror(s->err_errno[k]));
+                stats_err_explain((enum err_kind)k, quic));
+        if (first)
+            fprintf(f, " (first: %s)", first);
         fputc('\n', f);
     }
 }
@@ -691,7 +690,7 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     fputc('\n', f);
     status_line(f, s);
     bad_status_line(f, cfg, s);
-    errors_block(f, s, s->completed + stats_errors(s));
+    errors_block(f, s, s->completed + stats_errors(s), cfg->http3);
     checks_block(f, cfg, r);
     if (cfg->log_path) {
         fprintf(f, "\nLog           %llu lines to %s", (unsigned long long)r->log_written,

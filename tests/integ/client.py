@@ -642,6 +642,47 @@ def tls_server_drops_mid_handshake():
 
 
 @test
+def tls_and_plain_mixed_up():
+    """http:// to a TLS port, https:// to a plain one (issue 39): said in those words, in one line when the server
+    answered so from the start (exit 1), and as the errors' first words in the report when it did so mid-run."""
+    # https:// to a plain port: rafale serve answers the ClientHello in plain HTTP (it said "wrong version number").
+    srv = Serve()
+    rc, out, err = run_raw(["-n", 20, "-c", 2, "--insecure", "https://127.0.0.1:%d/" % srv.port])
+    srv.stop()
+    check(rc == 1 and out == "" and one_line(err, "rafale: 127.0.0.1:%d does not speak TLS: it answered the TLS "
+                                                  "handshake in plain HTTP; use http://" % srv.port),
+          "https:// to a plain port: one line, exit 1 (%d %r)" % (rc, err))
+    # http:// to a port that answers with a TLS alert.
+    bad = BadServer("tlsalert")
+    rc, out, err = run_raw(["-n", 20, "-c", 2, bad.url()])
+    bad.stop()
+    check(rc == 1 and out == "" and one_line(err, "rafale: 127.0.0.1:%d speaks TLS, not plain HTTP: it answered "
+                                                  "with a TLS record; use https://" % bad.port),
+          "http:// to a TLS port: one line, exit 1 (%d %r)" % (rc, err))
+    # The same mid-run, after a first connection answered as it should: counted, and said in the report.
+    html = os.path.join(TMP, "mixed.html")
+    for bad, url, kind, words in (
+            (BadServer("tlsalert", healthy_first=1), None, "malformed", "the server speaks TLS: try https://"),
+            (BadServer("plain_to_tls", healthy_first=1), "https", "tls",
+             "wrong version number: the server answered in plain HTTP: try http://")):
+        u = bad.url().replace("http:", "https:") if url else bad.url()
+        r = rafale("-n", 4, "-c", 1, "--close", "--insecure", "--html", html, u)
+        bad.stop()
+        check(r.j["summary"]["requests"] == 1 and r.j["errors"][kind] == 3 and r.j["error_details"][kind] == words,
+              "%s mid-run: 3 %s errors, said (%s, %s)" % (u, kind, r.j["errors"], r.j["error_details"]))
+        check("(first: %s)" % words in r.out and words in open(html).read(),
+              "%s mid-run: said in the text and HTML reports" % u)
+    # A handshake cut short after a session was kept, under --insecure: it read "unable to get local issuer
+    # certificate", the resumed session's unenforced check, not what happened.
+    bad = BadServer("tlsdrop", healthy_first=1)
+    r = rafale("-n", 4, "-c", 1, "--close", "--insecure", "https://127.0.0.1:%d/" % bad.port)
+    bad.stop()
+    check(r.j["summary"]["requests"] == 1 and r.j["errors"]["tls"] == 3 and
+          "issuer" not in r.j["error_details"]["tls"], "--insecure, a later handshake cut: its own reason (%s)"
+          % r.j["error_details"])
+
+
+@test
 def connection_refused():
     r = rafale("-n", 50, "-c", 5, "http://127.0.0.1:%d/" % free_port())
     j = r.j
@@ -656,12 +697,24 @@ def connection_refused():
 @test
 def server_resets():
     bad = BadServer("reset")
-    r = rafale("-n", 40, "-c", 4, bad.url())
+    html = os.path.join(TMP, "reset.html")
+    r = rafale("-n", 40, "-c", 4, "--html", html, bad.url())
     bad.stop()
     j = r.j
     check(j["errors"]["reset"] == 40, "reset: 40 resets (%s)" % j["errors"])
     check(bad.accepted == 40 and bad.requests == 40, "reset: the server saw 40 requests on 40 connections")
     check(accounted(j), "reset: accounted")
+    # Over TCP a reset is a TCP RST: its explanation spoke of QUIC's ICMP too (issue 39).
+    line = [l for l in r.out.splitlines() if l.strip().startswith("reset ")]
+    page = open(html).read()
+    check(line and "TCP RST" in line[0] and "QUIC" not in line[0] and "ICMP" not in line[0] and
+          "TCP RST" in page and "QUIC" not in page, "reset over TCP: said in TCP's terms (%s)" % line)
+    # http:// to rafale serve over TLS: OpenSSL answers what is not TLS with a reset, no alert; no QUIC either.
+    d = make_certs()
+    srv = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    rc, out, err = run_raw(["-n", 10, "-c", 2, srv.url()])
+    srv.stop()
+    check("reset" in out + err and "QUIC" not in out + err, "http:// to serve over TLS: a reset, no QUIC (%r)" % (out + err))
 
 
 @test

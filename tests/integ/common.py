@@ -9,6 +9,7 @@ import resource
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -148,13 +149,27 @@ class Serve:
 
 class BadServer:
     """A deliberately broken HTTP server. It counts the connections it
-    accepted and the requests it read, the ground truth for the tests."""
+    accepted and the requests it read, the ground truth for the tests. The
+    first `healthy_first` connections are served by its healthy mode (HEALTHY:
+    "ok", or "tls_h1" for a TLS mode), the ones after by `mode`: a server that
+    goes wrong mid-run. Some modes:
+      ok:           HTTP/1.1 200 to every request
+      tls_h1:       TLS (no ALPN), then as ok
+      tlsalert:     a TLS alert record to the first request, then close (a TLS
+                    port's answer to plain HTTP)
+      plain_to_tls: HTTP/1.1 400 to the ClientHello, then close (a plain port's
+                    answer to TLS)
+      h1only:       HTTP/1.1 400 to HTTP/2's preface, then close"""
 
     RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
     SECOND = b"HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nagain"
+    HEALTHY = {"plain_to_tls": "tls_h1", "tlsdrop": "tls_h1"}
+    TLS_ALERT = b"\x15\x03\x03\x00\x02\x02\x46"  # fatal protocol_version (RFC 8446 section 6)
+    BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
-    def __init__(self, mode, backlog=128):
+    def __init__(self, mode, backlog=128, healthy_first=0):
         self.mode = mode
+        self.healthy_first = healthy_first
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -183,8 +198,23 @@ class BadServer:
                 self.conns.append(c)
             threading.Thread(target=self.handle, args=(c,), daemon=True).start()
 
-    def read_request(self, c, buf):
-        if self.mode == "tlsdrop":
+    def conn_mode(self):
+        """The mode of the connection being handled: the healthy one for the first `healthy_first`. (Counted at
+        accept: right for connections one after another, as the tests that use it open them.)"""
+        with self.lock:
+            n = self.accepted
+        return self.HEALTHY.get(self.mode, "ok") if n <= self.healthy_first else self.mode
+
+    @staticmethod
+    def tls_wrap(c):
+        """c as a TLS server (make_certs' certificate), offering no ALPN protocol."""
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        d = make_certs()
+        ctx.load_cert_chain(os.path.join(d, "srv.pem"), os.path.join(d, "srv.key"))
+        return ctx.wrap_socket(c, server_side=True)
+
+    def read_request(self, c, buf, m):
+        if m == "tlsdrop":
             d = c.recv(65536)
             return d if d else None
         while b"\r\n\r\n" not in buf:
@@ -197,21 +227,34 @@ class BadServer:
         return buf[buf.index(b"\r\n\r\n") + 4:]
 
     def handle(self, c):
-        m = self.mode
+        m = self.conn_mode()
         buf = b""
         try:
             if m == "closenow":
                 c.close()
                 return
+            if m == "plain_to_tls":  # as any HTTP/1.1 server answers bytes that are no request line
+                c.recv(65536)
+                c.sendall(self.BAD_REQUEST)
+                return
+            if m == "tls_h1":
+                c = self.tls_wrap(c)
+                m = "ok"
             if m == "idle408":
                 c.settimeout(0.02)  # its idle limit: 20 ms without a request
             while True:
                 try:
-                    buf = self.read_request(c, buf)
+                    buf = self.read_request(c, buf, m)
                 except socket.timeout:  # idle408: ends the idle connection with a word, as some servers do
                     c.sendall(b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
                     break
                 if buf is None:
+                    break
+                if m == "ok":
+                    c.sendall(self.RESPONSE)
+                    continue
+                if m == "tlsalert":
+                    c.sendall(self.TLS_ALERT)
                     break
                 if m == "reset":
                     c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
@@ -279,7 +322,7 @@ class BadServer:
                 if m == "tlsdrop":
                     break  # the ClientHello was read: hang up mid-handshake
                 if m == "h1only":  # as nginx without http2 answers the HTTP/2 preface
-                    c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    c.sendall(self.BAD_REQUEST)
                     break
                 if m == "continue":
                     c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" + self.RESPONSE)
@@ -416,13 +459,14 @@ class H2BadServer(BadServer):
       rst:        resets every other stream with INTERNAL_ERROR
       nosettings: reads, never sends a byte
       garbage:    answers the preface with bytes that are no frame
-      flood:      sends more DATA than the client's window allows"""
+      flood:      sends more DATA than the client's window allows
+      ok:         answers every request (the healthy mode of healthy_first)"""
 
     H200 = b"\x88"  # HPACK: indexed field 8, ":status: 200"
 
-    def __init__(self, mode, per_conn=10):
+    def __init__(self, mode, per_conn=10, healthy_first=0):
         self.per_conn = per_conn
-        BadServer.__init__(self, mode)
+        BadServer.__init__(self, mode, healthy_first=healthy_first)
 
     @staticmethod
     def drain(c):
@@ -456,7 +500,7 @@ class H2BadServer(BadServer):
             buf = buf[9 + n:]
 
     def handle(self, c):
-        m, answered = self.mode, 0
+        m, answered = self.conn_mode(), 0
         try:
             buf = b""
             while len(buf) < 24:
@@ -736,6 +780,59 @@ def wait_port(port, timeout=10):
         except OSError:
             time.sleep(0.05)
     return False
+
+
+class Nginx:
+    """Debian's nginx on a free loopback port, answering "hello" to every path, over TLS (make_certs' certificate)
+    with tls; HTTP/1.1 only (no http2: over TLS it refuses ALPN h2 with an alert). `ok` is False when nginx is not
+    installed or did not listen (make deps installs it): the caller checks it first."""
+
+    def __init__(self, tls=False):
+        exe = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.tls, self.p = tls, None
+        self.ok = os.path.exists(exe)
+        if not self.ok:
+            return
+        root = tempfile.mkdtemp(prefix="rafale-nginx-", dir=TMP)
+        self.port = free_port()
+        conf = os.path.join(root, "nginx.conf")
+        d = make_certs() if tls else ""
+        with open(conf, "w") as fh:
+            fh.write("""daemon off; master_process off; worker_processes 1; pid %(r)s/nginx.pid; error_log %(r)s/error.log;
+events { worker_connections 1024; }
+http { access_log off; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
+       uwsgi_temp_path %(r)s; scgi_temp_path %(r)s;
+       server { listen 127.0.0.1:%(p)d%(ssl)s; location / { return 200 "hello\\n"; } } }
+""" % dict(r=root, p=self.port, ssl="" if not tls else " ssl; ssl_certificate %s/srv.pem; ssl_certificate_key %s/srv.key"
+           % (d, d)))
+        self.p = subprocess.Popen([exe, "-p", root, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.ok = wait_port(self.port)
+
+    def url(self, path="/"):
+        return "%s://127.0.0.1:%d%s" % ("https" if self.tls else "http", self.port, path)
+
+    def stop(self):
+        if self.p:
+            self.p.kill()
+            self.p.wait(timeout=10)
+
+
+class PyHttpServer:
+    """python3 -m http.server on a free loopback port: HTTP/1.0 only. It takes HTTP/2's preface for an HTTP/0.9
+    request and answers it with an HTML error page, no status line."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.p = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", TMP,
+                                   str(self.port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.ok = wait_port(self.port)
+
+    def url(self, path="/"):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait(timeout=10)
 
 
 def proc_tree(root):

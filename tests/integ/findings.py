@@ -515,18 +515,6 @@ def findings_timeout_storm():
           "slow server, no full queue: no storm (%s, %s)" % (r.j["errors"]["timeout_answer"], ids(r.j)))
 
 
-def nginx_conf(port, root):
-    conf = os.path.join(root, "nginx.conf")
-    with open(conf, "w") as fh:
-        fh.write("""daemon off; master_process off; worker_processes 1; pid %(r)s/nginx.pid; error_log %(r)s/error.log;
-events { worker_connections 1024; }
-http { access_log off; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
-       uwsgi_temp_path %(r)s; scgi_temp_path %(r)s;
-       server { listen 127.0.0.1:%(p)d; location / { return 200 "hello\\n"; } } }
-""" % dict(r=root, p=port))
-    return conf
-
-
 @test
 def findings_silent_when_healthy():
     srv = Serve(threads=2)
@@ -550,28 +538,21 @@ def findings_silent_when_healthy():
         check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
               "healthy closed loop %s: only CPU findings (%s)" % (" ".join(map(str, args)), ids(r.j)))
     srv.stop()
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    check(os.path.exists(nginx), "nginx is installed (make deps installs it)")
-    if not os.path.exists(nginx):
-        return
-    root = tempfile.mkdtemp(prefix="rafale-nginx-", dir=TMP)
-    port = free_port()
-    p = subprocess.Popen([nginx, "-p", root, "-c", nginx_conf(port, root)], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+    ng = Nginx()
+    check(ng.ok, "nginx is installed and listens (make deps installs it)")
     try:
-        check(wait_port(port), "nginx listens")
-        for args in runs:
-            r = rafale(*(args + ("--monitor", p.pid, "http://127.0.0.1:%d/" % port)))
+        for args in runs if ng.ok else ():
+            r = rafale(*(args + ("--monitor", ng.p.pid, ng.url())))
             check(r.j is not None and r.j["summary"]["errors"] == 0, "nginx %s: no errors" % (args,))
             # noisy_neighbour speaks of the machine, not the server: a shared one may be busy (its own test).
             check(r.j is not None and [f for f in r.j["findings"] if f["id"] != "noisy_neighbour"] == [],
                   "healthy nginx %s: no finding (%s)" % (" ".join(map(str, args)), r.j and r.j.get("findings")))
-        r = rafale("-c", 8, "-n", 3000, "--close", "http://127.0.0.1:%d/" % port)
-        check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
-              "healthy nginx -n 3000 --close: no stragglers (%s)" % ids(r.j))
+        if ng.ok:
+            r = rafale("-c", 8, "-n", 3000, "--close", ng.url())
+            check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
+                  "healthy nginx -n 3000 --close: no stragglers (%s)" % ids(r.j))
     finally:
-        p.kill()
-        p.wait(timeout=10)
+        ng.stop()
 
 
 @test

@@ -95,10 +95,13 @@ def http2_misbehaving_servers():
     r = rafale("--http2", "-n", 4, "-c", 2, "--timeout", "300ms", "-t", 1, bad.url())
     bad.stop()
     check(r.j["errors"]["h2_protocol"] == 4 and "no SETTINGS" in r.out, "h2: a server that never sends SETTINGS")
-    bad = H2BadServer("garbage")
-    r = rafale("--http2", "-n", 4, "-c", 2, "-t", 1, bad.url())
+    # Garbage instead of frames from a server that spoke HTTP/2 first (its first connection): the server's error
+    # mid-run, counted (http2_not_spoken has the same garbage from the start: the run stops).
+    bad = H2BadServer("garbage", healthy_first=1)
+    r = rafale("--http2", "-n", 4, "-c", 1, "--close", "-t", 1, bad.url())
     bad.stop()
-    check(r.j["errors"]["h2_protocol"] == 4 and r.j["summary"]["requests"] == 0, "h2: garbage instead of frames")
+    check(r.j["errors"]["h2_protocol"] == 3 and r.j["summary"]["requests"] == 1 and bad.requests == 1,
+          "h2: garbage instead of frames after an HTTP/2 answer: counted (%s)" % r.j["errors"])
     bad = H2BadServer("flood")
     r = rafale("--http2", "-n", 3, "-c", 1, "--h2-window", 14, "-t", 1, bad.url())
     bad.stop()
@@ -112,12 +115,53 @@ def http2_misbehaving_servers():
         check(r.j["errors"].get("h2_protocol") == 2 and "sent no SETTINGS" not in r.out and "Protocol error" in r.out and
               r.wall < 10,
               "h2 %s: ended at once as h2_protocol (%.1fs, %s)" % (mode, r.wall, r.j["errors"]))
-    # A server that speaks only HTTP/1.1: one clear line, no report.
+
+
+@test
+def http2_not_spoken():
+    """--http2 against servers that do not speak it (issue 39): whatever they answer first, the run stops at once
+    with one line that names the address and what came back, and exits 1, not a report of h2_protocol errors
+    (Python's http.server answered the preface with an HTML page and rafale reported 20 errors, exit 0)."""
+    h2c = "does not speak HTTP/2 without TLS (h2c): "
+    h2c_hint = "; drop --http2, or use https:// for HTTP/2 over TLS"
+
+    def stops(url, line, what, *extra):
+        rc, out, err = run_raw(["--http2", "-n", 20, "-c", 2] + list(extra) + [url])
+        check(rc == 1 and out == "" and one_line(err, line), "h2 against %s: one line, exit 1 (%d %r)" % (what, rc, err))
+
+    py = PyHttpServer()
+    check(py.ok, "python3 -m http.server listens")
+    stops(py.url(), 'rafale: 127.0.0.1:%d %sits answer is not HTTP/2 ("<!DOCTYPE HTML>")%s' % (py.port, h2c, h2c_hint),
+          "python's http.server")
+    py.stop()
     bad = BadServer("h1only")
-    p = subprocess.run([RAFALE, "--http2", "-n", "5", bad.url()], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    stops(bad.url(), 'rafale: 127.0.0.1:%d %sit answered in HTTP/1.1 ("HTTP/1.1 400 Bad Request")%s'
+          % (bad.port, h2c, h2c_hint), "an HTTP/1.1 server")
     bad.stop()
-    check(p.returncode == 1 and "does not speak HTTP/2" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
-          "h2 against HTTP/1.1 only: one line (%r)" % p.stderr)
+    bad = H2BadServer("garbage")
+    stops(bad.url(), 'rafale: 127.0.0.1:%d %sits answer is not HTTP/2 ("garbage, not frames at all")' % (bad.port, h2c),
+          "garbage from the start")
+    bad.stop()
+    bad = BadServer("tlsalert")
+    stops(bad.url(), "rafale: 127.0.0.1:%d %sit speaks TLS: use https:// for HTTP/2 over TLS" % (bad.port, h2c),
+          "a TLS port")
+    bad.stop()
+    # Over TLS: a handshake that chose no protocol (ALPN) ends the same way.
+    bad = BadServer("tls_h1")
+    stops(bad.url().replace("http:", "https:"), "rafale: 127.0.0.1:%d does not speak HTTP/2 over TLS: its TLS handshake "
+          "chose no protocol (ALPN), not h2; drop --http2" % bad.port, "TLS without ALPN", "--insecure")
+    bad.stop()
+    for tls in (False, True):
+        ng = Nginx(tls=tls)
+        check(ng.ok, "nginx is installed and listens (make deps installs it)")
+        if ng.ok and not tls:
+            stops(ng.url(), 'rafale: 127.0.0.1:%d %sit answered in HTTP/1.1 ("HTTP/1.1 400 Bad Request")%s'
+                  % (ng.port, h2c, h2c_hint), "nginx")
+        elif ng.ok:
+            # nginx without http2 refuses ALPN h2 with an alert: the handshake fails, and it was 20 tls errors.
+            stops(ng.url(), "rafale: 127.0.0.1:%d does not speak HTTP/2 over TLS: it refused h2 in the TLS handshake "
+                  "(ALPN: no_application_protocol); drop --http2" % ng.port, "nginx over TLS", "--insecure")
+        ng.stop()
 
 
 @test
