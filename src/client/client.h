@@ -1,5 +1,5 @@
-/* client.h - the load generator's insides (src/client), shared by its
- * files and by nothing outside the folder (make layout checks):
+/* client.h - the load generator's insides, shared by its files and
+ * private to src/client/ (make layout checks):
  *
  *   engine.c    worker threads, the rate schedule's timer, start and stop;
  *               it builds the plan and picks each connection's session
