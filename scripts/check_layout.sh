@@ -20,7 +20,12 @@
 #     that no file outside its folder reads (white-box tests aside; read
 #     through another of its folder's headers counts) must say it is
 #     private, and one that is not private includes no private one;
-#  3. no circle between modules (a module: A.c with A.h), from what the
+#  3. the folder graph: a folder's objects use the symbols of the folders
+#     its INC_* line lets it see, no other (nm on build/asan: a symbol may be
+#     declared by hand, around the includes); an INC_* folder that no file
+#     of the folder includes nor any of its objects calls is said (not
+#     failed: the layering allows it, nothing uses it yet);
+#  4. no circle between modules (a module: A.c with A.h), from what the
 #     linker sees and what the compiler reads together: A depends on B when
 #     A's object uses a symbol B defines (nm), or when A.c or A.h includes
 #     B.h and names something it defines. A header with no .c of its own
@@ -263,6 +268,28 @@ for line in subprocess.run(["nm", "-P", "-A"] + sys.argv[1:], capture_output=Tru
         defs[sym] = name
     elif kind == "U":
         uses[name].add(sym)
+
+# The folder graph: symbols against INC_*; INC_* against what is used.
+bad_before = failed
+used = collections.defaultdict(set)
+for unit, inc, why, at, hdr, r in recs:
+    if folder(unit) and r and r.startswith("src/"):
+        used[folder(unit)].add(folder(r))
+for a, syms in sorted(uses.items()):
+    fa = a.split("/")[0]
+    for s in sorted(syms):
+        fb = defs.get(s, "/").split("/")[0]
+        if fb and fb != fa:
+            if fa in see and fb not in see[fa]:
+                fail("build/asan/%s.o uses %s of src/%s (%s.o), which src/%s may not see (INC_%s)" %
+                     (a, s, fb, defs[s], fa, fa))
+            used[fa].add(fb)
+for f in folders:
+    for g in see[f]:
+        if g != f and g not in used[f]:
+            print("layout: said: src/%s may see src/%s (INC_%s), but none of its files includes it nor calls it" %
+                  (f, g, f))
+section(bad_before)
 
 # The module graph: calls (nm), and includes that are used. A header with
 # no .c of its own, and a folder's shared insides, is read through; A

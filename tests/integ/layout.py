@@ -111,3 +111,27 @@ def layout_includes_everywhere():
         ("a file of src/ reading one outside it", "includes tests/t.h, which is no file of src/"),
     ])
 
+
+@test
+def layout_symbols_against_inc():
+    """make layout compares the folder graph of the objects' symbols (nm on build/asan) with the Makefile's INC_*
+    lines: an object of src/base calling the engine (declared by hand, so no include shows it) fails; a folder
+    INC_* lets one see that nothing includes or calls is said, and passes."""
+    if not ready():
+        return
+    where = layout_tree("planted")
+    src = os.path.join(TMP, "planted.c")
+    with open(src, "w") as fh:
+        fh.write("int engine_run(void);\nint planted(void);\nint planted(void) { return engine_run(); }\n")
+    obj = os.path.join(where, "build", "asan", "base", "planted.o")
+    cc = subprocess.run(["cc", "-c", "-o", obj, src], capture_output=True, text=True)
+    check(cc.returncode == 0, "a fake object is compiled (%s)" % cc.stderr)
+    bites(where, [("an object using a folder its INC_* line does not see",
+                   "build/asan/base/planted.o uses engine_run of src/client (client/engine.o), which src/base may "
+                   "not see (INC_base)")])
+    where = layout_tree("unused")
+    plant(where, "Makefile", "INC_serve  = -Isrc/base -Isrc/serve", "INC_serve  = -Isrc/base -Isrc/observe -Isrc/serve")
+    rc, out = layout(where)
+    check(rc == 0 and "layout: said: src/serve may see src/observe (INC_serve), but none of its files includes it "
+          "nor calls it" in out, "layout: an INC_* edge nothing uses is said, not failed (%d: %s)" % (rc, out[-800:]))
+
