@@ -42,14 +42,14 @@ INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=
 # Folders are programs and the rooms they share: base/ (shared pieces),
 # client/ (the load generator), serve/ (the target server), observe/ (the
 # server monitor), options/ (the option table and the command line's parse),
-# report/ (every report of a run, findings, merge), compare/ (compare, diff,
-# calibrate, verdicts), cli/ (main, the subcommands, live views). Each folder
-# compiles seeing only the folders it may use, so the compiler itself
-# refuses a circle:
-#   base <- client, serve, observe, options <- report <- compare <- cli
+# report/ (every report of a run, findings, merge), run/ (one observed run:
+# monitor, engine, findings), compare/ (compare, diff, calibrate, verdicts),
+# cli/ (main, the subcommands, live views). Each folder compiles seeing only
+# the folders it may use, so the compiler itself refuses a circle:
+#   base <- client, serve, observe, options <- report <- run <- compare <- cli
 # (serve <- options for serve's settings, serve_config.h, alone; cli sees
-# serve too).
-# scripts/check_layout.sh checks the rest.
+# serve too). scripts/check_layout.sh checks the rest, and that this
+# comment names every folder in an order the INC_* lines keep.
 H3SRC    = $(wildcard src/*/*http3*.c src/*/*_h3*.c)
 SRC      = $(if $(filter yes,$(HTTP3)),$(wildcard src/*/*.c),$(filter-out $(H3SRC),$(wildcard src/*/*.c)))
 OBJ      = $(SRC:src/%.c=build/%.o)

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The layout's rules, checked on the built objects, the sources and the
-# Makefile (make layout; make unit and make test run it). Every file is
-# read: src/, tests/, fuzz/, bench/.
+# The layout's rules, checked on the built objects, the sources, the
+# Makefile and the maps of the tree (make layout; make unit and make test
+# run it). Every file is read: src/, tests/, fuzz/, bench/.
 #  1. every #include "X" is placed as the compiler places it: beside the
 #     including file, then in the -I folders of its build (a folder of src/:
 #     its Makefile INC_* line; a file of tests/, fuzz/, bench/: the -Isrc/
@@ -31,7 +31,13 @@
 #     B.h and names something it defines. A header with no .c of its own
 #     (client.h, report.h) is read through: who includes it includes what it
 #     includes. So an inline in a header (engine.h's engine_fig, used by
-#     record.c while engine.c calls record) closes a circle as a call would.
+#     record.c while engine.c calls record) closes a circle as a call would;
+#  5. the maps are current: the Makefile's layering comment names every
+#     folder, in an order INC_* keeps (no folder sees one named after it);
+#     README's Layout section names every folder in its graph, in the same
+#     way, and in its table of folders, and every file of src/ under its
+#     folder's row, and no file that is gone; src/client/client.h's file map
+#     names every file of src/client/.
 # Ends with "layout: N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
 objs=$(ls build/asan/*/*.o 2>/dev/null)
@@ -383,6 +389,83 @@ for c in comps:
     circle = sorted("%s -> %s (%s)" % (a, b, edges[a][b]) for a in c for b in edges[a] if b in c)
     fail("a circle between %s: %s" % (", ".join(sorted(c)), "; ".join(circle)))
 
+# The maps. A layering drawn as groups of folders, lowest first: every
+# folder in it once, and none sees (INC_*) a folder of a group after its own.
+def layering(where, groups):
+    named = [f for g in groups for f in g]
+    for f in folders:
+        if named.count(f) != 1:
+            fail("%s names src/%s %s" % (where, f, "twice" if named.count(f) > 1 else "nowhere"))
+    for f in named:
+        if f not in folders:
+            fail("%s names %s, which is no folder of src/" % (where, f))
+    for i, g in enumerate(groups):
+        for f in g:
+            for h in [h for later in groups[i + 1:] for h in later]:
+                if h in see.get(f, ()):
+                    fail("%s puts src/%s below src/%s, which it sees (INC_%s)" % (where, f, h, f))
+bad_before = failed
+text = "\n".join(open("Makefile").read().split("\n"))
+block = re.search(r"\n# Folders are programs.*?\n(?!#)", text, re.S)
+if not block:
+    fail("the Makefile has no layering comment (# Folders are programs ...)")
+else:
+    chain = re.search(r"^#\s+(\w+(?:,\s*\w+)*(?:\s*<-\s*\w+(?:,\s*\w+)*)+)\s*$", block.group(0), re.M)
+    for f in folders:
+        if not re.search(r"\b%s/" % f, block.group(0)):
+            fail("the Makefile's layering comment does not say what %s/ is" % f)
+    if not chain:
+        fail("the Makefile's layering comment draws no chain (base <- ...)")
+    else:
+        layering("the Makefile's layering chain",
+                 [[w.strip() for w in g.split(",")] for g in chain.group(1).split("<-")])
+readme = open("README.md").read()
+lay = readme.split("\n## Layout\n", 1)[-1].split("\n## ", 1)[0] if "\n## Layout\n" in readme else ""
+if not lay:
+    fail("README.md has no Layout section")
+graph = [[[w.strip()[4:] for w in g.split(",")] for g in line.split("(")[0].split("→")]
+         for line in re.findall(r"^    (src/.*→.*)$", lay, re.M)]
+named = set(f for line in graph for g in line for f in g)
+for f in folders:
+    if f not in named:
+        fail("README's Layout graph names src/%s nowhere" % f)
+for n, line in enumerate(graph, 1):
+    lowest_first = list(reversed(line))
+    for i, g in enumerate(lowest_first):
+        for f in g:
+            if f not in folders:
+                fail("README's Layout graph names src/%s, which is no folder" % f)
+            for h in [h for later in lowest_first[i + 1:] for h in later]:
+                if h in see.get(f, ()):
+                    fail("README's Layout graph (line %d) has src/%s use src/%s, which src/%s sees (INC_%s)" %
+                         (n, h, f, f, f))
+rows, under = collections.defaultdict(set), None
+for line in lay.splitlines():
+    m = re.match(r"\|\s*\*\*(src/\w+|\w+)\*\*\s*\|", line)
+    if m:
+        under = m.group(1)[4:] if m.group(1).startswith("src/") else None
+    elif under and line.startswith("|"):
+        rows[under] |= set(re.findall(r"`([\w.-]+\.[ch])`", line.split("|")[1]))
+for f in folders:
+    if not re.search(r"^\|\s*`src/%s/`\s*\|" % f, lay, re.M):
+        fail("README's Layout table of folders has no row `src/%s/`" % f)
+    if f not in rows:
+        fail("README's Layout table of files has no row **src/%s**" % f)
+    for p in sorted(glob.glob("src/%s/*.[ch]" % f)):
+        if os.path.basename(p) not in rows.get(f, ()):
+            fail("README's Layout table does not name %s under **src/%s**" % (p, f))
+for f, ns in sorted(rows.items()):
+    for n in sorted(ns):
+        if not os.path.exists("src/%s/%s" % (f, n)):
+            fail("README's Layout table names src/%s/%s, which is gone" % (f, n))
+mapped = set(re.findall(r"\b([\w-]+\.[ch])\b", opening("src/client/client.h")))
+for p in sorted(glob.glob("src/client/*.[ch]")):
+    if os.path.basename(p) not in mapped and p != "src/client/client.h":
+        fail("src/client/client.h's file map does not name %s" % os.path.basename(p))
+for n in sorted(mapped):
+    if not os.path.exists("src/client/" + n):
+        fail("src/client/client.h's file map names %s, which is not in src/client/" % n)
+section(bad_before)
 print("layout: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY

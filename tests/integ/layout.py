@@ -135,3 +135,33 @@ def layout_symbols_against_inc():
     check(rc == 0 and "layout: said: src/serve may see src/observe (INC_serve), but none of its files includes it "
           "nor calls it" in out, "layout: an INC_* edge nothing uses is said, not failed (%d: %s)" % (rc, out[-800:]))
 
+
+@test
+def layout_maps_current():
+    """make layout checks the maps against the tree: README's Layout section names every file of src/ under its
+    folder (before, http3_write and rxstamp were missing) and no file that is gone, and its graph every folder in an
+    order INC_* keeps; the Makefile's layering comment too (before, it left run/ out); src/client/client.h's file map
+    every file of src/client/."""
+    if not ready():
+        return
+    where = layout_tree("planted")
+    with open(os.path.join(where, "src", "client", "planted.c"), "w") as fh:
+        fh.write("int planted(void);\n")
+    plant(where, "README.md", "| `rxstamp.c`, `rxstamp.h` |", "| `rxstamp.h`, `gone.c` |")
+    plant(where, "README.md", "src/cli → src/compare → src/run → src/report", "src/cli → src/compare → src/report")
+    plant(where, "README.md", "    src/cli, src/options → src/serve → src/base", "    src/serve → src/options → src/base")
+    plant(where, "Makefile", "#   base <- client, serve, observe, options <- report <- run <- compare <- cli",
+          "#   base <- client, serve, observe, options <- run <- report <- compare <- cli")
+    plant(where, "Makefile", "report/ (every report of a run, findings, merge), run/ (one observed run:",
+          "report/ (every report of a run, findings, merge), (one observed run:")
+    bites(where, [
+        ("a file of src/ missing from README's table", "README's Layout table does not name src/base/rxstamp.c"),
+        ("a new file missing from README's table", "README's Layout table does not name src/client/planted.c"),
+        ("a file gone named in README's table", "README's Layout table names src/base/gone.c, which is gone"),
+        ("a folder missing from README's graph", "README's Layout graph names src/run nowhere"),
+        ("README's graph drawn backwards", "has src/serve use src/options, which src/options sees (INC_options)"),
+        ("the Makefile's chain out of order", "the Makefile's layering chain puts src/run below src/report"),
+        ("the Makefile's comment not saying what a folder is",
+         "the Makefile's layering comment does not say what run/ is"),
+        ("a file of src/client/ missing from client.h's map", "src/client/client.h's file map does not name planted.c"),
+    ])
