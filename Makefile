@@ -42,14 +42,14 @@ INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=
 # Folders are programs and the rooms they share: base/ (shared pieces),
 # client/ (the load generator), serve/ (the target server), observe/ (the
 # server monitor), options/ (the option table and the command line's parse),
-# report/ (every report of a run, findings, merge), compare/ (compare, diff,
-# calibrate, verdicts), cli/ (main, the subcommands, live views). Each folder
-# compiles seeing only the folders it may use, so the compiler itself
-# refuses a circle:
-#   base <- client, serve, observe, options <- report <- compare <- cli
+# report/ (every report of a run, findings, merge), run/ (one observed run:
+# monitor, engine, findings), compare/ (compare, diff, calibrate, verdicts),
+# cli/ (main, the subcommands, live views). Each folder compiles seeing only
+# the folders it may use, so the compiler itself refuses a circle:
+#   base <- client, serve, observe, options <- report <- run <- compare <- cli
 # (serve <- options for serve's settings, serve_config.h, alone; cli sees
-# serve too).
-# scripts/check_layout.sh checks the rest.
+# serve too). scripts/check_layout.sh checks the rest, and that this
+# comment names every folder in an order the INC_* lines keep.
 H3SRC    = $(wildcard src/*/*http3*.c src/*/*_h3*.c)
 SRC      = $(if $(filter yes,$(HTTP3)),$(wildcard src/*/*.c),$(filter-out $(H3SRC),$(wildcard src/*/*.c)))
 OBJ      = $(SRC:src/%.c=build/%.o)
@@ -207,13 +207,13 @@ build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_re
 	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/serve/http_req.c
 
 H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
-build/fuzz_h2_serve: fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_h2_serve.c $(H2FUZZ_SRC) -lnghttp2
+build/fuzz_serve_h2: fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) -lnghttp2
 
 # serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
 H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c
-build/fuzz_h3_serve: fuzz/fuzz_h3_serve.c fuzz/serve_h3_offline.h $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_h3_serve.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
+build/fuzz_serve_h3: fuzz/fuzz_serve_h3.c fuzz/serve_h3_offline.h $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h3.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
 
 TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
              check.c jpath.c request.c http_parse.c text.c)
@@ -230,18 +230,18 @@ build/fuzz_merge: fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) | build
 
 fuzz:
 	@sh scripts/deps.sh clang
-	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_h2_serve build/fuzz_targets build/fuzz_cookie \
+	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_serve_h2 build/fuzz_targets build/fuzz_cookie \
 	    build/fuzz_merge
 	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2 build/fuzz-corpus-targets \
 	    build/fuzz-corpus-cookie build/fuzz-corpus-merge
 	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
 	./build/fuzz_http_req -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-req fuzz/corpus_req
-	./build/fuzz_h2_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h2 fuzz/corpus_h2
+	./build/fuzz_serve_h2 -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h2 fuzz/corpus_h2
 	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
 	./build/fuzz_cookie -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-cookie fuzz/corpus_cookie
 	./build/fuzz_merge -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 build/fuzz-corpus-merge fuzz/corpus_merge
-	if [ "$(HTTP3)" = yes ]; then $(MAKE) build/fuzz_h3_serve && mkdir -p build/fuzz-corpus-h3 && \
-	    ./build/fuzz_h3_serve -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h3 fuzz/corpus_h3; fi
+	if [ "$(HTTP3)" = yes ]; then $(MAKE) build/fuzz_serve_h3 && mkdir -p build/fuzz-corpus-h3 && \
+	    ./build/fuzz_serve_h3 -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h3 fuzz/corpus_h3; fi
 
 # A Debian package of what is built: rafale (and rafale-mpi when built),
 # the man page, completions for bash, zsh and fish, README and copyright.

@@ -5,8 +5,9 @@ servers themselves counted. Only 127.0.0.1 / ::1 are ever contacted, and
 every load run is bounded by -n or -d and by a subprocess timeout.
 
 The tests live by area in tests/integ/ (client, serve, http2, http3,
-workloads, report, compare, distributed, findings, wire, and build: make
-itself); tests/integ/common.py holds the servers and helpers they share.
+workloads, report, compare, distributed, findings, wire, build: make
+itself, and layout: make layout's rules bite); tests/integ/common.py holds
+the servers and helpers they share.
 
 Tests run in a pool of processes: each test is forked from this runner with
 a temporary directory, a process group and a leftover mark of its own, its
@@ -42,7 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
-AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "compare", "distributed", "findings", "wire", "build"]
+AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "compare", "distributed", "findings", "wire", "build",
+         "layout"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 
 

@@ -4,7 +4,7 @@
  * encoder stream asking for more is a connection error
  * QPACK_ENCODER_STREAM_ERROR (section 4.3.1); one asking for 0, or saying
  * nothing, is fine. serve_h3.c's session is driven as in
- * fuzz/fuzz_h3_serve.c: ngtcp2's connection made but never connected. */
+ * fuzz/fuzz_serve_h3.c: ngtcp2's connection made but never connected. */
 #include "t.h"
 #include "../fuzz/serve_h3_offline.h"
 

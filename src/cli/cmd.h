@@ -4,7 +4,8 @@
  * rafale-mpi's refusal and shell completion (completion.c). A new
  * subcommand is one row and its body, a function given its row, the table
  * and its own argv (argv[0] its name). Bodies reach the table only through
- * what they are given, so no call circle runs through it. */
+ * what they are given, so no call circle runs through it. Private to
+ * src/cli/. */
 #ifndef RAFALE_CMD_H
 #define RAFALE_CMD_H
 

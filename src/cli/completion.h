@@ -1,5 +1,5 @@
 /* completion.h - shell completion scripts generated from the option table
- * (`rafale completion bash|zsh|fish`). */
+ * (`rafale completion bash|zsh|fish`). Private to src/cli/. */
 #ifndef RAFALE_COMPLETION_H
 #define RAFALE_COMPLETION_H
 

@@ -1,5 +1,6 @@
 /* manpage.h - the man page's option lists (rafale.1), generated from the
- * option table as shell completion is (`rafale --man-options`). */
+ * option table as shell completion is (`rafale --man-options`). Private
+ * to src/cli/. */
 #ifndef RAFALE_MANPAGE_H
 #define RAFALE_MANPAGE_H
 

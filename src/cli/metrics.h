@@ -1,5 +1,6 @@
 /* metrics.h - --metrics-listen ADDR:PORT: the run's figures, scraped while it
- * runs (OpenMetrics at /metrics, a JSON snapshot at /snapshot.json). */
+ * runs (OpenMetrics at /metrics, a JSON snapshot at /snapshot.json).
+ * Private to src/cli/. */
 #ifndef RAFALE_METRICS_H
 #define RAFALE_METRICS_H
 

@@ -4,7 +4,7 @@
  * they agree on a start (MPI_Allgather, MPI_Bcast) or all stop with the
  * failed ranks' reasons on rank 0; rank 0's live view shows the totals;
  * at the end rank 0 gathers every rank's full result (MPI_Gatherv) and
- * merges them exactly, as rafale merge does. */
+ * merges them exactly, as rafale merge does. Private to src/cli/. */
 #ifndef RAFALE_MPI_GLUE_H
 #define RAFALE_MPI_GLUE_H
 

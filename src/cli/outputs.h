@@ -1,7 +1,7 @@
 /* outputs.h - what a run's result is written as: the text report, the SLO
  * checks, the files the command line asks for (JSON, CSV, HTML,
  * HdrHistogram) and the live page's last state. A run, rafale-mpi's merged
- * ranks and rafale merge share them. */
+ * ranks and rafale merge share them. Private to src/cli/. */
 #ifndef RAFALE_OUTPUTS_H
 #define RAFALE_OUTPUTS_H
 

@@ -1,4 +1,5 @@
-/* progress.h - the live view on stderr while a run goes on. */
+/* progress.h - the live view on stderr while a run goes on. Private to
+ * src/cli/. */
 #ifndef RAFALE_PROGRESS_H
 #define RAFALE_PROGRESS_H
 

@@ -1,5 +1,5 @@
 /* stop.h - the one global: the stop flag SIGINT and SIGTERM set, which
- * every run polls. */
+ * every run polls. Private to src/cli/. */
 #ifndef RAFALE_STOP_H
 #define RAFALE_STOP_H
 

@@ -1,5 +1,6 @@
 /* sweep.h - `rafale sweep`: the highest constant rate a server sustains
- * within an SLO, found by ramping then bisecting. */
+ * within an SLO, found by ramping then bisecting. Private to
+ * src/cli/. */
 #ifndef RAFALE_SWEEP_H
 #define RAFALE_SWEEP_H
 

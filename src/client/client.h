@@ -1,11 +1,14 @@
-/* client.h - the load generator's insides (src/client), shared by its
- * files and by nothing outside the folder (make layout checks):
+/* client.h - the load generator's insides, shared by its files and
+ * private to src/client/ (make layout checks):
  *
  *   engine.c    worker threads, the rate schedule's timer, start and stop;
- *               it builds the plan and picks each connection's session
+ *               it builds the plan and picks each connection's session;
+ *               engine.h what the rest of the program calls, engine_figs.h
+ *               the rows the figures are kept in
  *   live.c      the watch while the workers run: progress, the live
- *               figures (--metrics-listen), --abort-on-fail's SLO
+ *               figures (--metrics-listen), --abort-on-fail's SLO (live.h)
  *   collect.c   after join: the workers' figures into one result
+ *               (collect.h)
  *   plan.c      the read-only plan: addresses resolved, request bytes built
  *               once, templated requests expanded (HTTP/1.1 form)
  *   plan_h2.c   the plan's HTTP/2 form: header fields built once
@@ -14,17 +17,29 @@
  *   http1.c     the HTTP/1.1 session: requests to bytes, bytes to ended
  *               responses, --follow
  *   http2.c     the HTTP/2 session, on libnghttp2
+ *   http3.c     the HTTP/3 session, on nghttp3, and its parts (built with
+ *               HTTP/3 alone; they share http3.h): http3_quic.c its QUIC
+ *               transport (ngtcp2, GnuTLS, a connected UDP socket),
+ *               http3_body.c templated bodies kept until QUIC is done with
+ *               them, http3_early.c 0-RTT, http3_frames.c the response
+ *               field sections' bytes
  *   workq.c     the work queue and the requests to send again
  *   record.c    every figure of a request that started or ended, totals
  *               and per URL in one place, and the timeline
  *   verify.c    a response's checks and extractions (# check:, # extract:)
  *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
+ *               (fairness.h)
+ *   sched.c     the constant-rate schedule (-R), with ramp.c its ramps
+ *               (--stages) and backlog.c its backlog (schedule.h)
+ *   timeline.c  the per-second timeline in bounded memory (timeline.h)
+ *   cookie.c    a connection's cookie jar, --cookies (cookie.h)
  *
- * Calls go down, never round: engine -> conn, http1, http2, plan, plan_h2;
- * http1, http2 -> conn, plan, plan_h2, verify; everything -> workq, record; record -> reqlog;
- * engine -> live, collect; collect -> fairness; engine -> reqlog; conn
- * reaches its session only through session_ops.
+ * Calls go down, never round: engine -> conn, http1, http2, http3, plan,
+ * plan_h2; http1, http2, http3 -> conn, plan, plan_h2, verify; everything ->
+ * workq, record; record -> reqlog; engine -> live, collect; collect ->
+ * fairness; engine -> reqlog; conn reaches its session only through
+ * session_ops.
  *
  * A connection goes
  *

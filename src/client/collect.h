@@ -1,4 +1,5 @@
-/* collect.h - after join, the workers' figures into one result (collect.c). */
+/* collect.h - after join, the workers' figures into one result (collect.c);
+ * private to src/client/. */
 #ifndef RAFALE_COLLECT_H
 #define RAFALE_COLLECT_H
 

@@ -2,7 +2,8 @@
  * (RFC 6265 §5.2: name, value, Path, Expires/Max-Age, Secure), sent back as
  * one Cookie field on the same connection's later requests (§5.4). The jar
  * is a fixed block, allocated once per connection; the Domain attribute is
- * not needed, every request of a connection goes to one host. */
+ * not needed, every request of a connection goes to one host. Private to
+ * src/client/. */
 #ifndef RAFALE_COOKIE_H
 #define RAFALE_COOKIE_H
 

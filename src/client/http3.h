@@ -1,5 +1,5 @@
-/* http3.h - what the two halves of the HTTP/3 client share, and nothing
- * else includes: http3.c (the session: requests as streams, nghttp3) and
+/* http3.h - what the two halves of the HTTP/3 client share, private to
+ * src/client/: http3.c (the session: requests as streams, nghttp3) and
  * http3_quic.c (its transport: a connected UDP socket, ngtcp2 with GnuTLS,
  * the packets and their timer). Only these files name ngtcp2, nghttp3 or
  * GnuTLS, so that their 1.x API touches them alone. */

@@ -1,4 +1,5 @@
-/* live.h - the engine's watch while its workers run (live.c). */
+/* live.h - the engine's watch while its workers run (live.c); private to
+ * src/client/. */
 #ifndef RAFALE_LIVE_H
 #define RAFALE_LIVE_H
 

@@ -1,5 +1,6 @@
 /* alike.h - do a compare's servers answer a workload alike? One request to
- * each before the load; the answers compared on the fields asked. */
+ * each before the load; the answers compared on the fields asked. Private to
+ * src/compare/. */
 #ifndef RAFALE_ALIKE_H
 #define RAFALE_ALIKE_H
 

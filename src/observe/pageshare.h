@@ -4,7 +4,8 @@
  * The kernel's PSS divides a shared page among every process of the
  * machine, so a server's PSS falls when another server of the same
  * interpreter starts beside it; this share does not. Frame numbers need
- * CAP_SYS_ADMIN (root): without it they read as 0 and nothing is counted. */
+ * CAP_SYS_ADMIN (root): without it they read as 0 and nothing is counted.
+ * Private to src/observe/. */
 #ifndef RAFALE_PAGESHARE_H
 #define RAFALE_PAGESHARE_H
 

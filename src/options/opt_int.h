@@ -1,4 +1,4 @@
-/* opt_int.h - private to src/options: the ids of the options whose value
+/* opt_int.h - private to src/options/: the ids of the options whose value
  * is more than a type, shared by the table (opt.c) and their parsers
  * (opt_value.c). */
 #ifndef RAFALE_OPT_INT_H

@@ -1,7 +1,7 @@
-/* findings_int.h - what the rules' files share, private to them
- * (findings.c, findings_server.c): every threshold with its reason, in one
- * place, the context a rule reads, and the small helpers that add a finding
- * and its evidence. */
+/* findings_int.h - what the rules' files share (findings.c,
+ * findings_server.c), private to src/report/: every threshold with its
+ * reason, in one place, the context a rule reads, and the small helpers
+ * that add a finding and its evidence. */
 #ifndef RAFALE_FINDINGS_INT_H
 #define RAFALE_FINDINGS_INT_H
 

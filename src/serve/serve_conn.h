@@ -1,6 +1,6 @@
 /* serve_conn.h - rafale serve's threads and connections, shared by
  * serve.c (threads, accept, start and stop), serve_conn.c (a connection's
- * I/O and timers) and serve_h1.c (HTTP/1.1 answers), and nothing else. */
+ * I/O and timers) and serve_h1.c (HTTP/1.1 answers): private to src/serve/. */
 #ifndef RAFALE_SERVE_CONN_H
 #define RAFALE_SERVE_CONN_H
 

@@ -1,7 +1,8 @@
 /* serve_h2.h - `rafale serve` speaking HTTP/2 on one connection, through
  * libnghttp2's server session. No socket here: bytes go in with serve_h2_recv()
  * and come out with serve_h2_send(), so the connection code (serve.c) keeps its
- * transport, timers and backpressure, and the fuzzer drives it directly. */
+ * transport, timers and backpressure, and the fuzzer drives it directly.
+ * Private to src/serve/. */
 #ifndef RAFALE_SERVE_H2_H
 #define RAFALE_SERVE_H2_H
 

@@ -1,6 +1,7 @@
 /* serve_h3.h - `rafale serve --http3`: HTTP/3 over QUIC on UDP, beside the
  * TCP listener on the same port. What serve.c calls; the libraries
- * (ngtcp2, nghttp3, GnuTLS) stay behind it, in serve_h3*.c. */
+ * (ngtcp2, nghttp3, GnuTLS) stay behind it, in serve_h3*.c. Private to
+ * src/serve/. */
 #ifndef RAFALE_SERVE_H3_H
 #define RAFALE_SERVE_H3_H
 

@@ -1,7 +1,7 @@
 /* serve_h3_int.h - what serve_h3.c (HTTP/3 on nghttp3: streams and
  * answers), serve_h3_quic.c (QUIC on ngtcp2: the UDP socket, connections,
  * packets, timers, TLS) and serve_h3_cid.c (connection IDs to connections)
- * share, and nothing else includes. */
+ * share: private to src/serve/. */
 #ifndef RAFALE_SERVE_H3_INT_H
 #define RAFALE_SERVE_H3_INT_H
 

@@ -1,6 +1,6 @@
 /* serve_int.h - what `rafale serve`'s files share: the server, and the
  * answer to a request decided once (serve_reply) and then written as
- * HTTP/1.1 (serve.c) or HTTP/2 (serve_h2.c). */
+ * HTTP/1.1 (serve.c) or HTTP/2 (serve_h2.c). Private to src/serve/. */
 #ifndef RAFALE_SERVE_INT_H
 #define RAFALE_SERVE_INT_H
 

@@ -1,4 +1,4 @@
-/* fuzz/fuzz_h2_serve.c - libFuzzer entry point for `rafale serve`'s HTTP/2
+/* fuzz/fuzz_serve_h2.c - libFuzzer entry point for `rafale serve`'s HTTP/2
  * side (serve_h2.c on nghttp2's server session): `make fuzz` (clang). The
  * input is what a client sends after the preface, cut in two at a point
  * taken from its last byte; between the parts and after them, the output is

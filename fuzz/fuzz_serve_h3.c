@@ -1,4 +1,4 @@
-/* fuzz/fuzz_h3_serve.c - libFuzzer entry point for `rafale serve`'s HTTP/3
+/* fuzz/fuzz_serve_h3.c - libFuzzer entry point for `rafale serve`'s HTTP/3
  * side (serve_h3.c on nghttp3's server session), without a socket or a
  * handshake: its QUIC connection is ngtcp2's, made but never connected, so
  * what serve_h3.c asks of it about streams is refused as for a stream it
