@@ -435,11 +435,9 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
         *(uint64_t *)(void *)field = u;
         return 0;
     case K_RATE: {
-        char *end;
+        const char *end;
         double r;
-        errno = 0;
-        r = strtod(value, &end);
-        if (errno || end == value || *end || !(r >= o->min) || r > o->max)
+        if (units_parse_decimal(value, &r, &end) != 0 || *end || !(r >= o->min) || r > o->max)
             break;
         *(double *)(void *)field = r;
         return 0;

@@ -993,3 +993,37 @@ def tls_body_ended_by_close_needs_close_notify():
                   "close_notify" in r.out, "bare TCP close: 10 closed_early, said why (%s)\n%s"
                   % (j["errors"], r.out[-600:]))
         check(accounted(j), "close-ended TLS answers accounted (notify %s)" % notify)
+
+
+@test
+def durations_and_rates_are_decimal():
+    """A duration, a rate or a size is a decimal number with its unit: strtod's hex and exponents were taken, so
+    --warmup 0x10 warmed up 16 s and -d 0x1p-2 ran 0.25 s. Each is refused in one line, before any load."""
+    url = "http://127.0.0.1:%d/" % free_port()
+    for args, needle in ((["--warmup", "0x10"], "--warmup wants a duration"),
+                         (["-d", "0x1p-2"], "-d wants a duration"),
+                         (["-d", "1e3"], "-d wants a duration"),
+                         (["-d", "inf"], "-d wants a duration"),
+                         (["-d", " 5s"], "-d wants a duration"),
+                         (["--timeout", "0x10"], "--timeout wants a duration"),
+                         (["--think", "0x10"], "--think wants a duration"),
+                         (["--think", "1s-0x10"], "--think wants a duration"),
+                         (["-R", "0x10"], "-R wants a rate"),
+                         (["-R", "1e2"], "-R wants a rate"),
+                         (["-R", "nan"], "-R wants a rate"),
+                         (["-R", "+5"], "-R wants a rate"),
+                         (["--stages", "1s:0x10"], "--stages wants stages"),
+                         (["--max-body", "0x10"], "--max-body wants a size"),
+                         (["--slo", "rps>0x10"], "--slo"),
+                         (["--slo", "p99<0x10ms"], "--slo")):
+        rc, out, err = run_raw(["-q", "-n", 1, "-c", 1] + args + [url], timeout=10)
+        check(rc == 2 and one_line(err, needle) and err.startswith("rafale:"),
+              "%s: refused in one line (rc=%d, err=%r)" % (" ".join(args), rc, err))
+    rc, out, err = run_raw(["sweep", "--slo", "p99<10ms", "--start", "0x10", url], timeout=10)
+    check(rc == 2 and one_line(err, "--start wants a rate"), "sweep --start 0x10: refused (rc=%d, %r)" % (rc, err))
+    # What stays: decimals with and without a fraction, and a leading '.'.
+    srv = Serve()
+    r = rafale("-n", 3, "-c", 1, "-R", "200.5", "--timeout", ".5s", "--warmup", "0.05", srv.url())
+    srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 3 and r.j["config"]["timeout_s"] == 0.5 and
+          r.j["config"]["warmup_s"] == 0.05, "decimal values still taken (rc=%d, %r)" % (r.rc, r.err))
