@@ -230,6 +230,27 @@ static void errors_name_their_line(void)
     snprintf(plan, sizeof(plan), "%s%s[workload w]\n", srv, srv);
     check_error(plan, ":4: a second [server a]");
     check_error("[server]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [server]");
+    /* A mistyped key or section: the nearest one named. */
+    snprintf(plan, sizeof(plan), "%s[workload w]\nconections = 5\n", srv);
+    check_error(plan, ":5: unknown key 'conections' in [workload w]: did you mean connections?");
+    snprintf(plan, sizeof(plan), "%s[workload w]\npaht = /x\n", srv);
+    check_error(plan, ":5: unknown key 'paht' in [workload w]: did you mean path?");
+    snprintf(plan, sizeof(plan), "[settings]\nrepaet = 3\n%s[workload w]\n", srv);
+    check_error(plan, ":2: unknown key 'repaet' in [settings]: did you mean repeat?");
+    snprintf(plan, sizeof(plan), "[settings]\nbaseilne = a\n%s[workload w]\n", srv);
+    check_error(plan, ":2: unknown key 'baseilne' in [settings]: did you mean baseline?");
+    snprintf(plan, sizeof(plan), "[settings]\ntimout = 1s\n%s[workload w]\n", srv);
+    check_error(plan, ":2: unknown key 'timout' in [settings]: did you mean timeout?");
+    check_error("[server a]\nstrat = true\nurl = u\n[workload w]\n", ":2: unknown key 'strat' in [server a]: did you mean start?");
+    check_error("[sever a]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [sever a]: did you mean [server a]?");
+    check_error("[workloads w]\n", ":1: unknown section [workloads w]: did you mean [workload w]?");
+    /* Nothing near: the keys listed, every [settings] key among them. */
+    snprintf(plan, sizeof(plan), "[settings]\nflavour = mild\n%s[workload w]\n", srv);
+    check_error(plan, ":2: unknown key 'flavour' in [settings] (repeat, max-repeat, same-within, discard, grace, "
+                      "ready-timeout, cgroups, same, pin, server-cpus, client-cpus, baseline, or the default of any "
+                      "workload key)");
+    check_error("[server a]\nflavour = mild\nurl = u\n[workload w]\n", ":2: unknown key 'flavour' in [server a] "
+                "(start, pid, cgroup, reuse, url, dir, env, ready, ready-status, version)");
     check_error("[server a]\nstart = true\nurl = u\n", "needs at least one [server NAME] and one [workload NAME]");
     check_error("start = true\n", ":1: 'start' comes before any section");
     check_error("[server a]\nstart true\n", ":2: expected 'key = value'");

@@ -64,6 +64,45 @@ static void same_words_either_way(void)
     config_free(&c);
 }
 
+/* A mistyped option is answered with the nearest one of the command's,
+ * when one is near enough to be what was meant. */
+static void typo_suggested(void)
+{
+    static const struct {
+        const char *line;
+        unsigned where;
+        const char *want;
+    } cases[] = {
+        { "--conections 5 URL", OPT_RUN, "unknown option '--conections': did you mean --connections? (see --help)" },
+        { "--conections=5 URL", OPT_RUN, "unknown option '--conections=5': did you mean --connections? (see --help)" },
+        { "--duratoin 5s URL", OPT_RUN, "unknown option '--duratoin': did you mean --duration? (see --help)" },
+        { "--Insecure URL", OPT_RUN, "unknown option '--Insecure': did you mean --insecure? (see --help)" },
+        { "--timout 1s URL", OPT_RUN, "unknown option '--timout': did you mean --timeout? (see --help)" },
+        { "--requets 5 URL", OPT_SWEEP, "unknown option '--requets': did you mean --requests? (see --help)" },
+        { "--repaet 3 P", OPT_COMPARE, "unknown option '--repaet': did you mean --repeat? (see --help)" },
+        { "--lisen :0", OPT_SERVE, "unknown option '--lisen': did you mean --listen? (see --help)" },
+        /* Nothing near: no guess. */
+        { "--bogus URL", OPT_RUN, "unknown option '--bogus' (see --help)" },
+        { "--xyz URL", OPT_RUN, "unknown option '--xyz' (see --help)" },
+        { "--verbose URL", OPT_RUN, "unknown option '--verbose' (see --help)" },
+        { "--connectionsconnections 5 URL", OPT_RUN, "unknown option '--connectionsconnections' (see --help)" },
+    };
+    struct config c;
+    struct compare_settings cs;
+    struct serve_config sc;
+    char err[256];
+    size_t i;
+    int first;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        config_defaults(&c);
+        memset(&cs, 0, sizeof(cs));
+        memset(&sc, 0, sizeof(sc));
+        CHECKF(parse(cases[i].line, cases[i].where, &c, &cs, &sc, err, &first) == OPT_ERROR &&
+               strcmp(err, cases[i].want) == 0, "%s: %s", cases[i].line, err);
+        config_free(&c);
+    }
+}
+
 static void plan_keys_and_flags(void)
 {
     struct config c;
@@ -183,6 +222,7 @@ int main(void)
 {
     T_RUN(short_and_long);
     T_RUN(same_words_either_way);
+    T_RUN(typo_suggested);
     T_RUN(plan_keys_and_flags);
     T_RUN(cross_option_rules);
     T_RUN(help_lists_every_option);

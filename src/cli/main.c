@@ -5,6 +5,7 @@
 #include "opt.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 static const struct cmd cmds[] = {
     { "", cmd_run, "[options] URL...", "load-test one or more HTTP endpoints", 1, OPT_RUN, "URL", NULL },
@@ -27,11 +28,15 @@ static const struct cmd cmds[] = {
 
 int main(int argc, char **argv)
 {
-    const struct cmd *c = argc > 1 ? cmd_find(cmds, argv[1]) : NULL;
+    const struct cmd *c = argc > 1 ? cmd_find(cmds, argv[1]) : NULL, *near;
 
 #ifdef RAFALE_MPI
     return cmd_mpi(&cmds[0], cmds, argc, argv);
 #endif
+    if (c == NULL && argc > 1 && (near = cmd_near(cmds, argv[1])) != NULL) {
+        fprintf(stderr, "rafale: unknown command '%s': did you mean 'rafale %s'?\n", argv[1], near->name);
+        return 2;
+    }
     /* A subcommand takes its own argv, argv[0] its name; the run, rafale's. */
     if (c == NULL || c->name[0] == '\0')
         return cmd_run(&cmds[0], cmds, argc, argv);

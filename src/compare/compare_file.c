@@ -6,6 +6,7 @@
 #include "err.h"
 #include "targets.h"
 #include "opt.h"
+#include "suggest.h"
 #include "units.h"
 #include "url.h"
 
@@ -78,6 +79,24 @@ static int bad(char *err, size_t errlen, const char *path, int line, const char 
     return -1;
 }
 
+/* A section [WORD NAME] whose WORD is none of settings, server, workload:
+ * the one it may be a typo of, or NULL. */
+static const char *section_near(const char *name)
+{
+    static const char *const kinds[] = { "settings", "server", "workload" };
+    char word[32];
+    struct suggest s;
+    size_t i;
+    snprintf(word, sizeof(word), "%.*s", (int)strcspn(name, " \t"), name);
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(word, kinds[i]) == 0)
+            return NULL; /* the word is right: the name is what is wrong */
+    suggest_init(&s, word);
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        suggest_offer(&s, kinds[i]);
+    return s.best;
+}
+
 /* Reads the file into sections of key = value lines. */
 static int read_sections(const char *path, struct sections *ss, char *err, size_t errlen)
 {
@@ -116,8 +135,13 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
                 kind = SEC_WORKLOAD;
                 name = trim(name + 8);
             } else {
-                rc = bad(err, errlen, path, ln, "unknown section [%s] (use [settings], [server NAME], [workload NAME])",
-                         name);
+                const char *near = section_near(name), *rest = name + strcspn(name, " \t");
+                if (near)
+                    rc = bad(err, errlen, path, ln, "unknown section [%s]: did you mean [%s%s]?", name, near,
+                             strcmp(near, "settings") == 0 ? "" : rest);
+                else
+                    rc = bad(err, errlen, path, ln,
+                             "unknown section [%s] (use [settings], [server NAME], [workload NAME])", name);
                 break;
             }
             if (ss->n == ss->cap) {
@@ -214,11 +238,20 @@ static int parse_settings(struct compare_file *p, struct config *defaults, const
         r = workload_key(defaults, kv, path, err, errlen);
         if (r < 0)
             return -1;
-        if (r > 0)
+        if (r > 0) {
+            struct suggest s;
+            char keys[400];
+            suggest_init(&s, kv->key);
+            opt_suggest(&s, OPT_SETTINGS | OPT_WORKLOAD);
+            suggest_offer(&s, "baseline");
+            if (s.best)
+                return bad(err, errlen, path, kv->line, "unknown key '%s' in [settings]: did you mean %s?", kv->key,
+                           s.best);
+            opt_keys(OPT_SETTINGS, keys, sizeof(keys));
             return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [settings] (repeat, max-repeat, same-within, baseline, grace, "
-                       "ready-timeout, server-cpus, client-cpus, or the default of any workload key)",
-                       kv->key);
+                       "unknown key '%s' in [settings] (%s, baseline, or the default of any workload key)", kv->key,
+                       keys);
+        }
     }
     return 0;
 }
@@ -228,6 +261,29 @@ static int keep_str(char **field, const char *v)
     free(*field);
     *field = strdup(v);
     return *field ? 0 : -1;
+}
+
+/* A [server]'s keys, in the order an error lists them. */
+static const char *const server_keys[] = { "start", "pid", "cgroup", "reuse", "url", "dir", "env", "ready",
+                                           "ready-status", "version" };
+
+/* The error for an unknown key of a [server]: the key it may be a typo
+ * of, or them all. */
+static int unknown_server_key(const struct compare_server *sv, const struct kv *kv, const char *path, char *err,
+                              size_t errlen)
+{
+    struct suggest s;
+    char keys[200];
+    size_t i, at = 0;
+    suggest_init(&s, kv->key);
+    for (i = 0; i < sizeof(server_keys) / sizeof(server_keys[0]); i++) {
+        suggest_offer(&s, server_keys[i]);
+        at += (size_t)snprintf(keys + at, sizeof(keys) - at, "%s%s", i ? ", " : "", server_keys[i]);
+    }
+    if (s.best)
+        return bad(err, errlen, path, kv->line, "unknown key '%s' in [server %s]: did you mean %s?", kv->key, sv->name,
+                   s.best);
+    return bad(err, errlen, path, kv->line, "unknown key '%s' in [server %s] (%s)", kv->key, sv->name, keys);
 }
 
 static int parse_server(struct compare_server *sv, const struct section *sec, const char *path, char *err, size_t errlen)
@@ -278,10 +334,7 @@ static int parse_server(struct compare_server *sv, const struct section *sec, co
             else
                 sv->nenv++;
         } else {
-            return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [server %s] (start, pid, cgroup, reuse, url, dir, env, ready, ready-status, "
-                       "version)",
-                       key, sv->name);
+            return unknown_server_key(sv, kv, path, err, errlen);
         }
         if (rc != 0)
             return bad(err, errlen, path, kv->line, "out of memory");
@@ -315,12 +368,20 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
         r = workload_key(&wl->cfg, kv, path, err, errlen);
         if (r < 0)
             return -1;
-        if (r > 0)
+        if (r > 0) {
+            struct suggest s;
+            suggest_init(&s, kv->key);
+            opt_suggest(&s, OPT_WORKLOAD);
+            suggest_offer(&s, "path");
+            if (s.best)
+                return bad(err, errlen, path, kv->line, "unknown key '%s' in [workload %s]: did you mean %s?",
+                           kv->key, wl->name, s.best);
             return bad(err, errlen, path, kv->line,
                        "unknown key '%s' in [workload %s] (path, or a run option by its long name: connections, "
                        "requests, duration, close, rate, method, header, body, body-file, content-type, expect, "
                        "timeout, ...; see rafale --help)",
                        kv->key, wl->name);
+        }
     }
     if (wl->path == NULL && keep_str(&wl->path, "/") != 0)
         return bad(err, errlen, path, sec->line, "out of memory");

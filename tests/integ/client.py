@@ -1027,3 +1027,27 @@ def durations_and_rates_are_decimal():
     srv.stop()
     check(r.rc == 0 and r.j["summary"]["requests"] == 3 and r.j["config"]["timeout_s"] == 0.5 and
           r.j["config"]["warmup_s"] == 0.05, "decimal values still taken (rc=%d, %r)" % (r.rc, r.err))
+
+
+@test
+def typos_get_a_suggestion():
+    """A mistyped option or subcommand is answered with the nearest one, when one is near enough to be meant; before,
+    'rafale compar plan.ini' looked up a host called 'compar'."""
+    url = "http://127.0.0.1:%d/" % free_port()
+    for args, needle in ((["--conections", 5, url], "unknown option '--conections': did you mean --connections?"),
+                         (["sweep", "--slo", "p99<1ms", "--strat", 5, url], "did you mean --start?"),
+                         (["compare", "--repaet", 3, "plan.ini"], "did you mean --repeat?"),
+                         (["serve", "--lisen", "127.0.0.1:0"], "did you mean --listen?"),
+                         (["diff", "--treshold", "5%", "a.json", "b.json"], "did you mean --threshold?"),
+                         (["report", "--htlm", "x.html", "a.json"], "did you mean --html?"),
+                         (["compar", "plan.ini"], "unknown command 'compar': did you mean 'rafale compare'?"),
+                         (["sweeep", "--slo", "p99<1ms", url], "did you mean 'rafale sweep'?"),
+                         (["reprot", "a.json"], "did you mean 'rafale report'?")):
+        rc, out, err = run_raw(args, timeout=10)
+        check(rc == 2 and one_line(err, needle) and err.startswith("rafale"),
+              "%s: one line with a suggestion (rc=%d, err=%r)" % (args, rc, err))
+    # Nothing near: no guess; a word far from every subcommand is still a host name.
+    rc, out, err = run_raw(["--flavour", "mild", url], timeout=10)
+    check(rc == 2 and one_line(err, "unknown option '--flavour' (see --help)"), "no guess (rc=%d, %r)" % (rc, err))
+    rc, out, err = run_raw(["-n", 1, "nosuchhost-rafale.invalid"], timeout=30)
+    check(rc == 2 and "did you mean" not in err and "cannot resolve host" in err, "a host stays a host (%r)" % err)
