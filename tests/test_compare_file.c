@@ -257,6 +257,54 @@ static void errors_name_their_line(void)
     check_error("[server a\n", ":1: a section is written");
 }
 
+/* A plan's names reach the terminal on many of compare's lines: a control
+ * byte there (an escape sequence) is refused at its line, as a byte that
+ * is not UTF-8 is in a name; a control byte anywhere else in the file too,
+ * since errors quote the values. UTF-8 names stay. */
+static void control_bytes_refused(void)
+{
+    const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
+    char plan[512];
+    struct compare_file p;
+    const char *e;
+
+    snprintf(plan, sizeof(plan), "[server pre\x1b[31m]\nstart = true\nurl = u\n[workload w]\n");
+    check_error(plan, ":1: the section [server pre?[31m] holds the control byte 0x1b");
+    snprintf(plan, sizeof(plan), "%s[workload w\x07]\n", srv);
+    check_error(plan, ":4: the section [workload w?] holds the control byte 0x07");
+    snprintf(plan, sizeof(plan), "%s[workload a\tb]\n", srv);
+    check_error(plan, ":4: the name of [workload a?b] holds the control byte 0x09");
+    snprintf(plan, sizeof(plan), "[server a\xc2\x9b" "2J]\nstart = true\nurl = u\n[workload w]\n");
+    check_error(plan, ":1: the name of [server a?2J] holds the control character U+009B");
+    snprintf(plan, sizeof(plan), "[server a\xff]\nstart = true\nurl = u\n[workload w]\n");
+    check_error(plan, ":1: the name of [server a?] holds the byte 0xff, which is not UTF-8");
+    snprintf(plan, sizeof(plan), "[settings]\nbaseline = a\xc2\x9b\n%s[workload w]\n", srv);
+    check_error(plan, ":2: baseline holds the control character U+009B");
+    snprintf(plan, sizeof(plan), "[settings]\nbaseline = a\x1b[2J\n%s[workload w]\n", srv);
+    check_error(plan, ":2: the line holds the control byte 0x1b");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nmethod = GET\x1b[2J\n", srv);
+    check_error(plan, ":5: the line holds the control byte 0x1b");
+    snprintf(plan, sizeof(plan), "[server a]\nstart = echo \x1b]0;title\x07\nurl = u\n[workload w]\n");
+    check_error(plan, ":2: the line holds the control byte 0x1b");
+    {
+        /* write_plan stops at the NUL: written by hand. */
+        static const char nul[] = "[server a]\nstart = true\x00x\nurl = u\n[workload w]\n";
+        FILE *f = fopen(path, "w");
+        fwrite(nul, 1, sizeof(nul) - 1, f);
+        fclose(f);
+        e = parse(&p, NULL);
+        CHECKF(strstr(e, ":2: the line holds the control byte 0x00") != NULL, "NUL: %s", e);
+        compare_file_free(&p);
+    }
+    /* UTF-8 names, a tab in a value, CR LF line ends: taken. */
+    write_plan("[server caf\xc3\xa9]\r\nstart = echo\tok\r\nurl = http://127.0.0.1:1\r\n[workload \xe2\x86\x92 w]\n"
+               "[settings]\nbaseline = caf\xc3\xa9\n");
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0' && p.nservers == 1 && strcmp(p.servers[0].name, "caf\xc3\xa9") == 0 && p.baseline == 1 &&
+           strcmp(p.servers[0].start, "echo\tok") == 0, "%s", e);
+    compare_file_free(&p);
+}
+
 int main(void)
 {
     snprintf(path, sizeof(path), "/tmp/rafale-plan-%d.conf", (int)getpid());
@@ -264,6 +312,7 @@ int main(void)
     no_cap_and_threads_follow_the_client_cpus();
     errors_name_their_line();
     pin_auto_splits_the_cpus();
+    T_RUN(control_bytes_refused);
     unlink(path);
     T_END("test_compare_file");
 }

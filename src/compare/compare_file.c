@@ -7,6 +7,7 @@
 #include "targets.h"
 #include "opt.h"
 #include "suggest.h"
+#include "text.h"
 #include "units.h"
 #include "url.h"
 
@@ -79,6 +80,32 @@ static int bad(char *err, size_t errlen, const char *path, int line, const char 
     return -1;
 }
 
+/* A name compare prints on many lines (a server's, a workload's, the
+ * baseline): plain UTF-8 text, no control byte or character, which a
+ * terminal would act on. kind: "server" or "workload" for a section's
+ * name, NULL for the baseline. Returns 0, or -1 with FILE:LINE. */
+static int check_name(const char *path, int line, const char *kind, const char *name, char *err, size_t errlen)
+{
+    size_t n = strlen(name), k = text_safe_len(name, n);
+    const unsigned char *b = (const unsigned char *)name + k;
+    char shown[200], what[300], why[80];
+    if (k == n)
+        return 0;
+    snprintf(shown, sizeof(shown), "%s", name);
+    text_scrub(shown, strlen(shown), 1);
+    if (kind)
+        snprintf(what, sizeof(what), "the name of [%s %s]", kind, shown);
+    else
+        snprintf(what, sizeof(what), "baseline");
+    if (text_utf8_len(name + k, n - k) == 2) /* 0xc2 0x80..0x9f */
+        snprintf(why, sizeof(why), "the control character U+%04X", b[1]);
+    else if (b[0] >= 0x80)
+        return bad(err, errlen, path, line, "%s holds the byte 0x%02x, which is not UTF-8", what, b[0]);
+    else
+        snprintf(why, sizeof(why), "the control byte 0x%02x", b[0]);
+    return bad(err, errlen, path, line, "%s holds %s (it would reach terminals and reports)", what, why);
+}
+
 /* A section [WORD NAME] whose WORD is none of settings, server, workload:
  * the one it may be a typo of, or NULL. */
 static const char *section_near(const char *name)
@@ -103,15 +130,35 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
     FILE *f = fopen(path, "r");
     char *line = NULL;
     size_t cap = 0;
+    ssize_t got;
     int ln = 0, rc = 0;
 
     memset(ss, 0, sizeof(*ss));
     if (f == NULL)
         return bad(err, errlen, path, 0, "cannot read the plan: %s", strerror(errno));
-    while (getline(&line, &cap, f) >= 0) {
-        char *s = trim(line), *eq;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        char *s, *eq;
         struct section *sec;
+        ssize_t k;
         ln++;
+        /* Errors quote the line's values and the report shows them: a
+         * control byte (an escape sequence, a NUL that would cut the line
+         * short) is refused; a tab and the line's end are text. */
+        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+            got--;
+        for (k = 0; k < got && ((unsigned char)line[k] >= 0x20 || line[k] == '\t') && line[k] != 0x7f; k++)
+            ;
+        if (k < got) {
+            char shown[200];
+            s = line + strspn(line, " \t");
+            snprintf(shown, sizeof(shown), "%.*s", (int)(got - (s - line)), s);
+            text_scrub(shown, strlen(shown), 1);
+            rc = bad(err, errlen, path, ln, "%s%s holds the control byte 0x%02x (it would reach terminals and "
+                     "reports)", *s == '[' ? "the section " : "the line", *s == '[' ? shown : "",
+                     (unsigned char)line[k]);
+            break;
+        }
+        s = trim(line);
         /* Only a whole line is a comment: '#' inside a value (a shell
          * command, a URL fragment, a header) is kept. */
         if (*s == '\0' || *s == '#')
@@ -144,6 +191,9 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
                              "unknown section [%s] (use [settings], [server NAME], [workload NAME])", name);
                 break;
             }
+            if (kind != SEC_SETTINGS &&
+                (rc = check_name(path, ln, kind == SEC_SERVER ? "server" : "workload", name, err, errlen)) != 0)
+                break;
             if (ss->n == ss->cap) {
                 int c = ss->cap ? ss->cap * 2 : 8;
                 struct section *n = realloc(ss->s, (size_t)c * sizeof(*n));
@@ -232,6 +282,8 @@ static int parse_settings(struct compare_file *p, struct config *defaults, const
             return bad(err, errlen, path, kv->line, "path belongs to a [workload]");
         if (strcmp(kv->key, "baseline") == 0) {
             /* A server's name: found once every [server] is read. */
+            if (check_name(path, kv->line, NULL, kv->value, err, errlen) != 0)
+                return -1;
             *baseline = kv;
             continue;
         }
