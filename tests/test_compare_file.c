@@ -305,6 +305,23 @@ static void control_bytes_refused(void)
     compare_file_free(&p);
 }
 
+/* A workload's TLS key does nothing when every server is http://. */
+static void tls_keys_need_an_https_server(void)
+{
+    struct compare_file p;
+    const char *e;
+    check_error("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\ninsecure = yes\n",
+                "[workload w]: insecure is for https:// URLs and every [server] url is http://");
+    check_error("[settings]\ntls-version = 1.3\n[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\n",
+                "[workload w]: tls-version is for https:// URLs and every [server] url is http://");
+    /* One server over TLS: the key has a use. */
+    write_plan("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[server b]\nstart = true\nurl = HTTPS://127.0.0.1:2\n"
+               "[workload w]\ninsecure = yes\n");
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0' && p.workloads[0].cfg.tls.insecure == 1, "%s", e);
+    compare_file_free(&p);
+}
+
 int main(void)
 {
     snprintf(path, sizeof(path), "/tmp/rafale-plan-%d.conf", (int)getpid());
@@ -313,6 +330,7 @@ int main(void)
     errors_name_their_line();
     pin_auto_splits_the_cpus();
     T_RUN(control_bytes_refused);
+    T_RUN(tls_keys_need_an_https_server);
     unlink(path);
     T_END("test_compare_file");
 }

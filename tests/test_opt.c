@@ -5,6 +5,7 @@
 #include "compare_settings.h"
 #include "serve_config.h"
 #include "jread.h"
+#include "targets.h"
 #include "t.h"
 
 #include <stdlib.h>
@@ -124,6 +125,50 @@ static void plan_keys_and_flags(void)
     config_free(&c);
 }
 
+/* A TLS option does nothing on http://: refused when no URL is https://,
+ * taken when one is (a run may mix them). */
+static void tls_options_need_https(void)
+{
+    static const struct {
+        const char *opts, *named;
+    } cases[] = {
+        { "--insecure", "--insecure" },
+        { "--cacert /dev/null", "--cacert" },
+        { "--cert /dev/null", "--cert" },
+        { "--cert /dev/null --key /dev/null --key-pass pass:x", "--cert" },
+        { "--tls-version 1.3", "--tls-version" },
+        { "--ciphers HIGH", "--ciphers" },
+        { "--no-tls-resume", "--no-tls-resume" },
+    };
+    static const char *const urls[] = { "http://127.0.0.1:1/", "http://127.0.0.1:1/ https://127.0.0.1:2/" };
+    struct config c;
+    char line[200], err[256], want[200], notes[64];
+    size_t i, u;
+    int first;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        for (u = 0; u < 2; u++) {
+            char *words[4], *save = NULL, *tok;
+            int n = 0, ok = 1, k;
+            config_defaults(&c);
+            snprintf(line, sizeof(line), "%s %s", cases[i].opts, urls[u]);
+            CHECK(parse(line, OPT_RUN, &c, NULL, NULL, err, &first) == OPT_OK);
+            snprintf(line, sizeof(line), "%s", urls[u]);
+            for (tok = strtok_r(line, " ", &save); tok && n < 4; tok = strtok_r(NULL, " ", &save))
+                words[n++] = tok;
+            for (k = 0; k < n; k++)
+                ok &= targets_add_url(&c, words[k], err, sizeof(err)) == 0;
+            CHECK(ok);
+            snprintf(want, sizeof(want), "%s is for https:// URLs and every URL here is http://", cases[i].named);
+            if (u == 0)
+                CHECKF(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == -1 && strcmp(err, want) == 0,
+                       "%s: %s", cases[i].opts, err);
+            else
+                CHECKF(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0, "%s, mixed: %s", cases[i].opts,
+                       err);
+            config_free(&c);
+        }
+}
+
 static void cross_option_rules(void)
 {
     struct config c;
@@ -225,6 +270,7 @@ int main(void)
     T_RUN(typo_suggested);
     T_RUN(plan_keys_and_flags);
     T_RUN(cross_option_rules);
+    T_RUN(tls_options_need_https);
     T_RUN(help_lists_every_option);
     T_RUN(json_config_round_trip);
     T_END("test_opt");

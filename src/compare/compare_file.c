@@ -512,6 +512,24 @@ static int targets_on_servers(const struct compare_file *p, char *err, size_t er
     return 0;
 }
 
+/* A workload's TLS key has a use only when a server is https:// (its
+ * targets file's URLs are on the server's origin, so the same scheme). */
+static int tls_on_servers(const struct compare_file *p, char *err, size_t errlen)
+{
+    int w, s;
+    for (w = 0; w < p->nworkloads; w++) {
+        const char *tls = config_tls_given(&p->workloads[w].cfg);
+        if (tls == NULL)
+            continue;
+        for (s = 0; s < p->nservers && strncasecmp(p->servers[s].url, "https://", 8) != 0; s++)
+            ;
+        if (s == p->nservers)
+            return bad(err, errlen, p->file, 0, "[workload %s]: %s is for https:// URLs and every [server] url is "
+                       "http://", p->workloads[w].name, tls);
+    }
+    return 0;
+}
+
 /* pin = auto: with neither list given and two CPUs or more, rafale gets a
  * quarter of the CPUs it may use (at least one, the last ones) and the
  * servers the rest. A quarter: rafale costs less per request than the
@@ -642,7 +660,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
         bad(err, errlen, path, 0, "needs at least one [server NAME] and one [workload NAME]");
         goto out;
     }
-    if (targets_on_servers(p, err, errlen) != 0)
+    if (targets_on_servers(p, err, errlen) != 0 || tls_on_servers(p, err, errlen) != 0)
         goto out;
     if (baseline) {
         for (j = 0; j < p->nservers && strcmp(p->servers[j].name, baseline->value) != 0; j++)

@@ -1051,3 +1051,30 @@ def typos_get_a_suggestion():
     check(rc == 2 and one_line(err, "unknown option '--flavour' (see --help)"), "no guess (rc=%d, %r)" % (rc, err))
     rc, out, err = run_raw(["-n", 1, "nosuchhost-rafale.invalid"], timeout=30)
     check(rc == 2 and "did you mean" not in err and "cannot resolve host" in err, "a host stays a host (%r)" % err)
+
+
+@test
+def tls_options_need_an_https_url():
+    """A TLS option on a run whose every URL is http:// did nothing, without a word: refused in one line, exit 2.
+    A run mixing http:// and https:// takes it (it applies to the https:// ones), a targets file's URLs count."""
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    plain = "http://127.0.0.1:%d/" % free_port()
+    for args, name in ((["--insecure"], "--insecure"), (["--cacert", ca], "--cacert"),
+                       (["--cert", os.path.join(d, "srv.pem"), "--key", os.path.join(d, "srv.key")], "--cert"),
+                       (["--tls-version", "1.3"], "--tls-version"), (["--ciphers", "HIGH"], "--ciphers"),
+                       (["--no-tls-resume"], "--no-tls-resume")):
+        rc, out, err = run_raw(["-q", "-n", 1] + args + [plain], timeout=10)
+        check(rc == 2 and one_line(err, "rafale: %s is for https:// URLs and every URL here is http://" % name),
+              "%s with http:// only: refused (rc=%d, %r)" % (name, rc, err))
+    srv = Serve()
+    tls = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    r = rafale("-n", 20, "-c", 2, "--cacert", ca, srv.url(), "https://127.0.0.1:%d/" % tls.port)
+    check(r.rc == 0 and r.j["summary"]["requests"] == 20 and err_total(r.j) == 0,
+          "--cacert with http:// and https://: taken, every request answered (rc=%d, %r)" % (r.rc, r.err))
+    tf = targets_file("tls_mixed.txt", "GET https://127.0.0.1:%d/\n" % tls.port)
+    r = rafale("-n", 10, "-c", 1, "--cacert", ca, "--targets", tf, srv.url())
+    check(r.rc == 0 and r.j["summary"]["requests"] == 10 and err_total(r.j) == 0,
+          "an https:// URL in a targets file counts (rc=%d, %r)" % (r.rc, r.err))
+    srv.stop()
+    tls.stop()

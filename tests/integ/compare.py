@@ -971,3 +971,15 @@ def compare_warmup_default_and_flag():
           "(%s %r)" % ([w["config"]["warmup_s"] for w in ws], p.stderr[-300:]))
     p = subprocess.run([RAFALE, "compare", "--warmup", "soon", plan], capture_output=True, text=True)
     check(p.returncode == 2 and "--warmup wants a duration" in p.stderr, "compare --warmup: a bad value (%r)" % p.stderr)
+
+
+@test
+def compare_tls_key_needs_an_https_server():
+    """A workload's TLS key (insecure, cacert, ...) with every [server] on http:// did nothing: refused, exit 2."""
+    plan = os.path.join(TMP, "tls_http.conf")
+    with open(plan, "w") as f:
+        f.write("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\ninsecure = yes\nrequests = 10\n")
+    rc, out, err = run_raw(["compare", plan], timeout=30)
+    check(rc == 2 and one_line(err, "tls_http.conf: [workload w]: insecure is for https:// URLs and every [server] "
+                                    "url is http://"), "compare: insecure with http:// servers (%s: %r)" % (rc, err))
+    check("run 1" not in out, "compare: nothing ran")
