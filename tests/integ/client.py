@@ -1078,3 +1078,61 @@ def tls_options_need_an_https_url():
           "an https:// URL in a targets file counts (rc=%d, %r)" % (r.rc, r.err))
     srv.stop()
     tls.stop()
+
+
+@test
+def outputs_checked_before_the_load():
+    """An output that cannot be written is said before any request, in one line, exit 2: before, a ten-minute run
+    ended on 'cannot write JSON', its result lost. The check truncates nothing: an old file stays whole while the run
+    goes (a kill leaves it), and is replaced by the result at the end, a Ctrl-C's partial one too."""
+    url = "http://127.0.0.1:%d/" % free_port()
+    old = os.path.join(TMP, "old.json")
+    adir = os.path.join(TMP, "adir")
+    os.makedirs(adir, exist_ok=True)
+    with open(old, "w") as f:
+        f.write('{"old": true}\n')
+    plan, mark = os.path.join(TMP, "outputs.conf"), os.path.join(TMP, "outputs.started")
+    with open(plan, "w") as f:
+        f.write("[server a]\nstart = touch %s; exec %s serve --listen 127.0.0.1:%d\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 10\n" % (mark, RAFALE, free_port(), free_port()))
+    for args, needle in (
+            (["-d", "10m", "--json", "/nonexistent/x.json"],
+             "rafale: --json: cannot write '/nonexistent/x.json': No such file or directory"),
+            (["-d", "10m", "--json", old, "--csv", adir], "rafale: --csv: '%s' is a directory" % adir),
+            (["-d", "10m", "--html", "/nonexistent/x.html"], "--html: cannot write '/nonexistent/x.html'"),
+            (["-d", "10m", "--hdr", old + "/x"], "--hdr: cannot write '%s/x': Not a directory" % old),
+            (["sweep", "--slo", "p99<10ms", "--json", "/nonexistent/s.json"], "--json: cannot write"),
+            (["compare", "--json", "/nonexistent/c.json", plan], "--json: cannot write"),
+            (["compare", "--html", adir, plan], "is a directory"),
+            (["report", "--html", "/nonexistent/r.html", old], "--html: cannot write"),
+            (["merge", "--json", adir, old], "is a directory"),
+            (["diff", "--json", "/nonexistent/d.json", old, old], "--json: cannot write"),
+            (["calibrate", "--json", adir], "is a directory")):
+        rc, out, err = run_raw(args + ([url] if args[0] not in ("compare", "report", "merge", "diff", "calibrate")
+                                       else []), timeout=10)
+        check(rc == 2 and one_line(err, needle) and "run 1" not in out,
+              "%s: refused before any load (rc=%d, %r)" % (" ".join(args[:3]), rc, err))
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(mark),
+          "a refused run leaves the old file whole, compare started nothing")
+    # A run under way: the old file untouched, a new one not made yet.
+    srv = Serve()
+    new = os.path.join(TMP, "new.csv")
+    if os.path.exists(new):
+        os.unlink(new)
+    p = subprocess.Popen([RAFALE, "-q", "-d", "10m", "-c", "1", "-t", "1", "--json", old, "--csv", new, srv.url()],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(new),
+          "during the run: the old file whole, no empty new one")
+    p.kill()
+    p.communicate()
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(new), "killed: the old file whole, no new one")
+    p = subprocess.Popen([RAFALE, "-d", "10m", "-c", "1", "-t", "1", "--json", old, srv.url()],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=30)
+    srv.stop()
+    j = json.load(open(old))
+    check(p.returncode == 130 and "old" not in j and j["summary"]["requests"] > 0,
+          "Ctrl-C: the partial result replaces the old file (rc=%d)" % p.returncode)
