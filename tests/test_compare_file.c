@@ -178,8 +178,19 @@ static void pin_auto_splits_the_cpus(void)
 
 static void errors_name_their_line(void)
 {
+    /* Typos: a key of [settings] or of the workload, and the key meant. */
+    static const struct {
+        const char *settings, *workload, *want;
+    } typos[] = {
+        { "", "conections = 5\n", ":5: unknown key 'conections' in [workload w]: did you mean connections?" },
+        { "", "paht = /x\n", ":5: unknown key 'paht' in [workload w]: did you mean path?" },
+        { "[settings]\nrepaet = 3\n", "", ":2: unknown key 'repaet' in [settings]: did you mean repeat?" },
+        { "[settings]\nbaseilne = a\n", "", ":2: unknown key 'baseilne' in [settings]: did you mean baseline?" },
+        { "[settings]\ntimout = 1s\n", "", ":2: unknown key 'timout' in [settings]: did you mean timeout?" },
+    };
     const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
     char plan[512];
+    size_t i;
 
     snprintf(plan, sizeof(plan), "%s[workload w]\nconnections = many\n", srv);
     check_error(plan, ":5: connections wants a number of connections from 1 to 10000000, not 'many'");
@@ -231,16 +242,10 @@ static void errors_name_their_line(void)
     check_error(plan, ":4: a second [server a]");
     check_error("[server]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [server]");
     /* A mistyped key or section: the nearest one named. */
-    snprintf(plan, sizeof(plan), "%s[workload w]\nconections = 5\n", srv);
-    check_error(plan, ":5: unknown key 'conections' in [workload w]: did you mean connections?");
-    snprintf(plan, sizeof(plan), "%s[workload w]\npaht = /x\n", srv);
-    check_error(plan, ":5: unknown key 'paht' in [workload w]: did you mean path?");
-    snprintf(plan, sizeof(plan), "[settings]\nrepaet = 3\n%s[workload w]\n", srv);
-    check_error(plan, ":2: unknown key 'repaet' in [settings]: did you mean repeat?");
-    snprintf(plan, sizeof(plan), "[settings]\nbaseilne = a\n%s[workload w]\n", srv);
-    check_error(plan, ":2: unknown key 'baseilne' in [settings]: did you mean baseline?");
-    snprintf(plan, sizeof(plan), "[settings]\ntimout = 1s\n%s[workload w]\n", srv);
-    check_error(plan, ":2: unknown key 'timout' in [settings]: did you mean timeout?");
+    for (i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
+        snprintf(plan, sizeof(plan), "%s%s[workload w]\n%s", typos[i].settings, srv, typos[i].workload);
+        check_error(plan, typos[i].want);
+    }
     check_error("[server a]\nstrat = true\nurl = u\n[workload w]\n", ":2: unknown key 'strat' in [server a]: did you mean start?");
     check_error("[sever a]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [sever a]: did you mean [server a]?");
     check_error("[workloads w]\n", ":1: unknown section [workloads w]: did you mean [workload w]?");
@@ -263,29 +268,30 @@ static void errors_name_their_line(void)
  * since errors quote the values. UTF-8 names stay. */
 static void control_bytes_refused(void)
 {
-    const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
-    char plan[512];
+#define SRV "[server a]\nstart = true\nurl = http://127.0.0.1:1\n"
+    static const struct {
+        const char *plan, *want;
+    } cases[] = {
+        { "[server pre\x1b[31m]\nstart = true\nurl = u\n[workload w]\n",
+          ":1: the section [server pre?[31m] holds the control byte 0x1b" },
+        { SRV "[workload w\x07]\n", ":4: the section [workload w?] holds the control byte 0x07" },
+        { SRV "[workload a\tb]\n", ":4: the name of [workload a?b] holds the control byte 0x09" },
+        { "[server a\xc2\x9b" "2J]\nstart = true\nurl = u\n[workload w]\n",
+          ":1: the name of [server a?2J] holds the control character U+009B" },
+        { "[server a\xff]\nstart = true\nurl = u\n[workload w]\n",
+          ":1: the name of [server a?] holds the byte 0xff, which is not UTF-8" },
+        { "[settings]\nbaseline = a\xc2\x9b\n" SRV "[workload w]\n", ":2: baseline holds the control character U+009B" },
+        { "[settings]\nbaseline = a\x1b[2J\n" SRV "[workload w]\n", ":2: the line holds the control byte 0x1b" },
+        { SRV "[workload w]\nmethod = GET\x1b[2J\n", ":5: the line holds the control byte 0x1b" },
+        { "[server a]\nstart = echo \x1b]0;title\x07\nurl = u\n[workload w]\n", ":2: the line holds the control byte 0x1b" },
+    };
+#undef SRV
     struct compare_file p;
     const char *e;
+    size_t i;
 
-    snprintf(plan, sizeof(plan), "[server pre\x1b[31m]\nstart = true\nurl = u\n[workload w]\n");
-    check_error(plan, ":1: the section [server pre?[31m] holds the control byte 0x1b");
-    snprintf(plan, sizeof(plan), "%s[workload w\x07]\n", srv);
-    check_error(plan, ":4: the section [workload w?] holds the control byte 0x07");
-    snprintf(plan, sizeof(plan), "%s[workload a\tb]\n", srv);
-    check_error(plan, ":4: the name of [workload a?b] holds the control byte 0x09");
-    snprintf(plan, sizeof(plan), "[server a\xc2\x9b" "2J]\nstart = true\nurl = u\n[workload w]\n");
-    check_error(plan, ":1: the name of [server a?2J] holds the control character U+009B");
-    snprintf(plan, sizeof(plan), "[server a\xff]\nstart = true\nurl = u\n[workload w]\n");
-    check_error(plan, ":1: the name of [server a?] holds the byte 0xff, which is not UTF-8");
-    snprintf(plan, sizeof(plan), "[settings]\nbaseline = a\xc2\x9b\n%s[workload w]\n", srv);
-    check_error(plan, ":2: baseline holds the control character U+009B");
-    snprintf(plan, sizeof(plan), "[settings]\nbaseline = a\x1b[2J\n%s[workload w]\n", srv);
-    check_error(plan, ":2: the line holds the control byte 0x1b");
-    snprintf(plan, sizeof(plan), "%s[workload w]\nmethod = GET\x1b[2J\n", srv);
-    check_error(plan, ":5: the line holds the control byte 0x1b");
-    snprintf(plan, sizeof(plan), "[server a]\nstart = echo \x1b]0;title\x07\nurl = u\n[workload w]\n");
-    check_error(plan, ":2: the line holds the control byte 0x1b");
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        check_error(cases[i].plan, cases[i].want);
     {
         /* write_plan stops at the NUL: written by hand. */
         static const char nul[] = "[server a]\nstart = true\x00x\nurl = u\n[workload w]\n";
