@@ -162,6 +162,19 @@ static void ratio_words(void)
     CHECK(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "best") == 0);
 }
 
+/* A failed server's last output lines reach the terminal: its colours and
+ * other escape sequences are kept from it, its UTF-8 kept. */
+static void output_lines_scrubbed(void)
+{
+    char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4], buf[CMP_OUTPUT_COLS + 4], big[300];
+    int n = compare_output_lines("ok\n\x1b[31mERROR\x1b[0m caf\xc3\xa9 \xc2\x9b" "2J\r\n", lines);
+    CHECK(n == 2 && strcmp(lines[0], "ok") == 0);
+    CHECKF(n == 2 && strcmp(lines[1], "?[31mERROR?[0m caf\xc3\xa9 ?2J") == 0, "%s", lines[1]);
+    memset(big, 'x', sizeof(big));
+    big[0] = '\x1b';
+    CHECK(strcmp(compare_cut(big, sizeof(big), buf) + CMP_OUTPUT_COLS, "\xe2\x80\xa6") == 0 && buf[0] == '?');
+}
+
 int main(void)
 {
     T_RUN(median_spread_and_server_figures);
@@ -169,5 +182,6 @@ int main(void)
     T_RUN(a_new_connection_per_request_is_refused_keepalive);
     T_RUN(an_empty_cell_is_not_a_result);
     T_RUN(ratio_words);
+    T_RUN(output_lines_scrubbed);
     T_END("test_compare");
 }

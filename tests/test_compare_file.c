@@ -178,8 +178,19 @@ static void pin_auto_splits_the_cpus(void)
 
 static void errors_name_their_line(void)
 {
+    /* Typos: a key of [settings] or of the workload, and the key meant. */
+    static const struct {
+        const char *settings, *workload, *want;
+    } typos[] = {
+        { "", "conections = 5\n", ":5: unknown key 'conections' in [workload w]: did you mean connections?" },
+        { "", "paht = /x\n", ":5: unknown key 'paht' in [workload w]: did you mean path?" },
+        { "[settings]\nrepaet = 3\n", "", ":2: unknown key 'repaet' in [settings]: did you mean repeat?" },
+        { "[settings]\nbaseilne = a\n", "", ":2: unknown key 'baseilne' in [settings]: did you mean baseline?" },
+        { "[settings]\ntimout = 1s\n", "", ":2: unknown key 'timout' in [settings]: did you mean timeout?" },
+    };
     const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
     char plan[512];
+    size_t i;
 
     snprintf(plan, sizeof(plan), "%s[workload w]\nconnections = many\n", srv);
     check_error(plan, ":5: connections wants a number of connections from 1 to 10000000, not 'many'");
@@ -230,10 +241,91 @@ static void errors_name_their_line(void)
     snprintf(plan, sizeof(plan), "%s%s[workload w]\n", srv, srv);
     check_error(plan, ":4: a second [server a]");
     check_error("[server]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [server]");
+    /* A mistyped key or section: the nearest one named. */
+    for (i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
+        snprintf(plan, sizeof(plan), "%s%s[workload w]\n%s", typos[i].settings, srv, typos[i].workload);
+        check_error(plan, typos[i].want);
+    }
+    check_error("[server a]\nstrat = true\nurl = u\n[workload w]\n", ":2: unknown key 'strat' in [server a]: did you mean start?");
+    check_error("[sever a]\nstart = true\nurl = u\n[workload w]\n", ":1: unknown section [sever a]: did you mean [server a]?");
+    check_error("[workloads w]\n", ":1: unknown section [workloads w]: did you mean [workload w]?");
+    /* Nothing near: the keys listed, every [settings] key among them. */
+    snprintf(plan, sizeof(plan), "[settings]\nflavour = mild\n%s[workload w]\n", srv);
+    check_error(plan, ":2: unknown key 'flavour' in [settings] (repeat, max-repeat, same-within, discard, grace, "
+                      "ready-timeout, cgroups, same, pin, server-cpus, client-cpus, baseline, or the default of any "
+                      "workload key)");
+    check_error("[server a]\nflavour = mild\nurl = u\n[workload w]\n", ":2: unknown key 'flavour' in [server a] "
+                "(start, pid, cgroup, reuse, url, dir, env, ready, ready-status, version)");
     check_error("[server a]\nstart = true\nurl = u\n", "needs at least one [server NAME] and one [workload NAME]");
     check_error("start = true\n", ":1: 'start' comes before any section");
     check_error("[server a]\nstart true\n", ":2: expected 'key = value'");
     check_error("[server a\n", ":1: a section is written");
+}
+
+/* A plan's names reach the terminal on many of compare's lines: a control
+ * byte there (an escape sequence) is refused at its line, as a byte that
+ * is not UTF-8 is in a name; a control byte anywhere else in the file too,
+ * since errors quote the values. UTF-8 names stay. */
+static void control_bytes_refused(void)
+{
+#define SRV "[server a]\nstart = true\nurl = http://127.0.0.1:1\n"
+    static const struct {
+        const char *plan, *want;
+    } cases[] = {
+        { "[server pre\x1b[31m]\nstart = true\nurl = u\n[workload w]\n",
+          ":1: the section [server pre?[31m] holds the control byte 0x1b" },
+        { SRV "[workload w\x07]\n", ":4: the section [workload w?] holds the control byte 0x07" },
+        { SRV "[workload a\tb]\n", ":4: the name of [workload a?b] holds the control byte 0x09" },
+        { "[server a\xc2\x9b" "2J]\nstart = true\nurl = u\n[workload w]\n",
+          ":1: the name of [server a?2J] holds the control character U+009B" },
+        { "[server a\xff]\nstart = true\nurl = u\n[workload w]\n",
+          ":1: the name of [server a?] holds the byte 0xff, which is not UTF-8" },
+        { "[settings]\nbaseline = a\xc2\x9b\n" SRV "[workload w]\n", ":2: baseline holds the control character U+009B" },
+        { "[settings]\nbaseline = a\x1b[2J\n" SRV "[workload w]\n", ":2: the line holds the control byte 0x1b" },
+        { SRV "[workload w]\nmethod = GET\x1b[2J\n", ":5: the line holds the control byte 0x1b" },
+        { "[server a]\nstart = echo \x1b]0;title\x07\nurl = u\n[workload w]\n", ":2: the line holds the control byte 0x1b" },
+    };
+#undef SRV
+    struct compare_file p;
+    const char *e;
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        check_error(cases[i].plan, cases[i].want);
+    {
+        /* write_plan stops at the NUL: written by hand. */
+        static const char nul[] = "[server a]\nstart = true\x00x\nurl = u\n[workload w]\n";
+        FILE *f = fopen(path, "w");
+        fwrite(nul, 1, sizeof(nul) - 1, f);
+        fclose(f);
+        e = parse(&p, NULL);
+        CHECKF(strstr(e, ":2: the line holds the control byte 0x00") != NULL, "NUL: %s", e);
+        compare_file_free(&p);
+    }
+    /* UTF-8 names, a tab in a value, CR LF line ends: taken. */
+    write_plan("[server caf\xc3\xa9]\r\nstart = echo\tok\r\nurl = http://127.0.0.1:1\r\n[workload \xe2\x86\x92 w]\n"
+               "[settings]\nbaseline = caf\xc3\xa9\n");
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0' && p.nservers == 1 && strcmp(p.servers[0].name, "caf\xc3\xa9") == 0 && p.baseline == 1 &&
+           strcmp(p.servers[0].start, "echo\tok") == 0, "%s", e);
+    compare_file_free(&p);
+}
+
+/* A workload's TLS key does nothing when every server is http://. */
+static void tls_keys_need_an_https_server(void)
+{
+    struct compare_file p;
+    const char *e;
+    check_error("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\ninsecure = yes\n",
+                "[workload w]: insecure is for https:// URLs and every [server] url is http://");
+    check_error("[settings]\ntls-version = 1.3\n[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\n",
+                "[workload w]: tls-version is for https:// URLs and every [server] url is http://");
+    /* One server over TLS: the key has a use. */
+    write_plan("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[server b]\nstart = true\nurl = HTTPS://127.0.0.1:2\n"
+               "[workload w]\ninsecure = yes\n");
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0' && p.workloads[0].cfg.tls.insecure == 1, "%s", e);
+    compare_file_free(&p);
 }
 
 int main(void)
@@ -243,6 +335,8 @@ int main(void)
     no_cap_and_threads_follow_the_client_cpus();
     errors_name_their_line();
     pin_auto_splits_the_cpus();
+    T_RUN(control_bytes_refused);
+    T_RUN(tls_keys_need_an_https_server);
     unlink(path);
     T_END("test_compare_file");
 }

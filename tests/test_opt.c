@@ -5,6 +5,7 @@
 #include "compare_settings.h"
 #include "serve_config.h"
 #include "jread.h"
+#include "targets.h"
 #include "t.h"
 
 #include <stdlib.h>
@@ -64,6 +65,45 @@ static void same_words_either_way(void)
     config_free(&c);
 }
 
+/* A mistyped option is answered with the nearest one of the command's,
+ * when one is near enough to be what was meant. */
+static void typo_suggested(void)
+{
+    static const struct {
+        const char *line;
+        unsigned where;
+        const char *want;
+    } cases[] = {
+        { "--conections 5 URL", OPT_RUN, "unknown option '--conections': did you mean --connections? (see --help)" },
+        { "--conections=5 URL", OPT_RUN, "unknown option '--conections=5': did you mean --connections? (see --help)" },
+        { "--duratoin 5s URL", OPT_RUN, "unknown option '--duratoin': did you mean --duration? (see --help)" },
+        { "--Insecure URL", OPT_RUN, "unknown option '--Insecure': did you mean --insecure? (see --help)" },
+        { "--timout 1s URL", OPT_RUN, "unknown option '--timout': did you mean --timeout? (see --help)" },
+        { "--requets 5 URL", OPT_SWEEP, "unknown option '--requets': did you mean --requests? (see --help)" },
+        { "--repaet 3 P", OPT_COMPARE, "unknown option '--repaet': did you mean --repeat? (see --help)" },
+        { "--lisen :0", OPT_SERVE, "unknown option '--lisen': did you mean --listen? (see --help)" },
+        /* Nothing near: no guess. */
+        { "--bogus URL", OPT_RUN, "unknown option '--bogus' (see --help)" },
+        { "--xyz URL", OPT_RUN, "unknown option '--xyz' (see --help)" },
+        { "--verbose URL", OPT_RUN, "unknown option '--verbose' (see --help)" },
+        { "--connectionsconnections 5 URL", OPT_RUN, "unknown option '--connectionsconnections' (see --help)" },
+    };
+    struct config c;
+    struct compare_settings cs;
+    struct serve_config sc;
+    char err[256];
+    size_t i;
+    int first;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        config_defaults(&c);
+        memset(&cs, 0, sizeof(cs));
+        memset(&sc, 0, sizeof(sc));
+        CHECKF(parse(cases[i].line, cases[i].where, &c, &cs, &sc, err, &first) == OPT_ERROR &&
+               strcmp(err, cases[i].want) == 0, "%s: %s", cases[i].line, err);
+        config_free(&c);
+    }
+}
+
 static void plan_keys_and_flags(void)
 {
     struct config c;
@@ -83,6 +123,50 @@ static void plan_keys_and_flags(void)
     o = opt_find("connections", OPT_WORKLOAD);
     CHECK(opt_set(o, &d, "12", "connections", err, sizeof(err)) == 0 && c.connections == 12);
     config_free(&c);
+}
+
+/* A TLS option does nothing on http://: refused when no URL is https://,
+ * taken when one is (a run may mix them). */
+static void tls_options_need_https(void)
+{
+    static const struct {
+        const char *opts, *named;
+    } cases[] = {
+        { "--insecure", "--insecure" },
+        { "--cacert /dev/null", "--cacert" },
+        { "--cert /dev/null", "--cert" },
+        { "--cert /dev/null --key /dev/null --key-pass pass:x", "--cert" },
+        { "--tls-version 1.3", "--tls-version" },
+        { "--ciphers HIGH", "--ciphers" },
+        { "--no-tls-resume", "--no-tls-resume" },
+    };
+    static const char *const urls[] = { "http://127.0.0.1:1/", "http://127.0.0.1:1/ https://127.0.0.1:2/" };
+    struct config c;
+    char line[200], err[256], want[200], notes[64];
+    size_t i, u;
+    int first;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        for (u = 0; u < 2; u++) {
+            char *words[4], *save = NULL, *tok;
+            int n = 0, ok = 1, k;
+            config_defaults(&c);
+            snprintf(line, sizeof(line), "%s %s", cases[i].opts, urls[u]);
+            CHECK(parse(line, OPT_RUN, &c, NULL, NULL, err, &first) == OPT_OK);
+            snprintf(line, sizeof(line), "%s", urls[u]);
+            for (tok = strtok_r(line, " ", &save); tok && n < 4; tok = strtok_r(NULL, " ", &save))
+                words[n++] = tok;
+            for (k = 0; k < n; k++)
+                ok &= targets_add_url(&c, words[k], err, sizeof(err)) == 0;
+            CHECK(ok);
+            snprintf(want, sizeof(want), "%s is for https:// URLs and every URL here is http://", cases[i].named);
+            if (u == 0)
+                CHECKF(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == -1 && strcmp(err, want) == 0,
+                       "%s: %s", cases[i].opts, err);
+            else
+                CHECKF(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0, "%s, mixed: %s", cases[i].opts,
+                       err);
+            config_free(&c);
+        }
 }
 
 static void cross_option_rules(void)
@@ -183,8 +267,10 @@ int main(void)
 {
     T_RUN(short_and_long);
     T_RUN(same_words_either_way);
+    T_RUN(typo_suggested);
     T_RUN(plan_keys_and_flags);
     T_RUN(cross_option_rules);
+    T_RUN(tls_options_need_https);
     T_RUN(help_lists_every_option);
     T_RUN(json_config_round_trip);
     T_END("test_opt");

@@ -47,10 +47,24 @@ static void scrub(void)
     CHECK(text_scrub(s, 3, 1) == 3 && strcmp(s, "a?b") == 0);
 }
 
+/* Where the first byte text_scrub would change stands. */
+static void safe_len(void)
+{
+    CHECK(text_safe_len("plain", 5) == 5);
+    CHECK(text_safe_len("caf\xc3\xa9 \xe2\x86\x92", 9) == 9);
+    CHECK(text_safe_len("pre\x1b[31m", 8) == 3);
+    CHECK(text_safe_len("a\tb", 3) == 1);
+    CHECK(text_safe_len("a\xc2\x9b", 3) == 1);  /* C1 CSI */
+    CHECK(text_safe_len("ab\xff", 3) == 2);
+    CHECK(text_safe_len("a\x7f", 2) == 1);
+    CHECK(text_safe_len("a\0b", 3) == 1);
+}
+
 int main(void)
 {
     T_RUN(utf8);
     T_RUN(cut);
     T_RUN(scrub);
+    T_RUN(safe_len);
     T_END("text");
 }

@@ -21,7 +21,41 @@ static void durations(void)
     CHECK(units_parse_duration("s", &v) == -1);
     CHECK(units_parse_duration("nan", &v) == -1);
     CHECK(units_parse_duration("1e30s", &v) == -1);
+}
 
+/* Durations, sizes and rates are decimal numbers with their unit: strtod's
+ * other forms (hex, exponents, inf, nan, leading spaces and signs) were
+ * taken, so --warmup 0x10 warmed up 16 s and -d 0x1p-2 ran 0.25 s. */
+static void decimal_only(void)
+{
+    static const char *const bad[] = { "0x10", "0x10s", "0x1p-2", "1e3", "1e3ms", "1E3", "inf", "infinity", "nan",
+                                       " 1s", "\t1", "+1", "-0", "1.", ".", ".s", "1..5", "1.5.2", "0X1A", "1 s" };
+    uint64_t v;
+    double d;
+    const char *end;
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        CHECKF(units_parse_duration(bad[i], &v) == -1, "duration '%s' taken as %llu ns", bad[i],
+               (unsigned long long)v);
+        CHECKF(units_parse_size(bad[i], &d) == -1, "size '%s' taken as %g", bad[i], d);
+    }
+    CHECK(units_parse_duration(".5s", &v) == 0 && v == 500000000ULL);
+    CHECK(units_parse_duration("0.25", &v) == 0 && v == 250000000ULL);
+    CHECK(units_parse_duration("007ms", &v) == 0 && v == 7000000ULL);
+    CHECK(units_parse_size("1.5k", &d) == 0 && d == 1536);
+
+    CHECK(units_parse_decimal("12.5/s", &d, &end) == 0 && d == 12.5 && strcmp(end, "/s") == 0);
+    CHECK(units_parse_decimal("3", &d, &end) == 0 && d == 3 && *end == '\0');
+    CHECK(units_parse_decimal(".25", &d, &end) == 0 && d == 0.25 && *end == '\0');
+    CHECK(units_parse_decimal("0x10", &d, &end) == 0 && d == 0 && strcmp(end, "x10") == 0);
+    CHECK(units_parse_decimal("1e3", &d, &end) == 0 && d == 1 && strcmp(end, "e3") == 0);
+    CHECK(units_parse_decimal("", &d, &end) == -1);
+    CHECK(units_parse_decimal("inf", &d, &end) == -1);
+    CHECK(units_parse_decimal("-1", &d, &end) == -1);
+    CHECK(units_parse_decimal(" 1", &d, &end) == -1);
+    CHECK(units_parse_decimal("1.", &d, &end) == -1);
+    CHECK(units_parse_decimal(".", &d, &end) == -1);
 }
 
 static void counts(void)
@@ -52,6 +86,7 @@ static void formats(void)
 int main(void)
 {
     T_RUN(durations);
+    T_RUN(decimal_only);
     T_RUN(counts);
     T_RUN(formats);
     T_END("test_units");

@@ -264,9 +264,16 @@ static unsigned stdout_owners(const struct config *cfg, const char *who[2])
     return n;
 }
 
+const char *config_tls_given(const struct config *cfg)
+{
+    const struct tls_options *t = &cfg->tls;
+    return t->insecure ? "insecure" : t->cacert ? "cacert" : t->cert || t->key || t->pass ? "cert"
+         : t->version ? "tls-version" : t->ciphers ? "ciphers" : t->no_resume ? "no-tls-resume" : NULL;
+}
+
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen)
 {
-    const char *who[2];
+    const char *who[2], *tls;
     if (notes && noteslen)
         notes[0] = '\0';
     if (cfg->has_body && !cfg->method_given)
@@ -296,6 +303,17 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     if (cfg->tls.pass && !cfg->tls.cert) {
         err_set(err, errlen, NULL, "--pass and --key-pass give the pass phrase of a --cert's key: give --cert too");
         return -1;
+    }
+    if (cfg->ntargets && (tls = config_tls_given(cfg)) != NULL) {
+        /* Said, not ignored: an https:// meant and http:// typed, or the
+         * other way round. One https:// URL among them gives it a use. */
+        uint32_t i;
+        for (i = 0; i < cfg->ntargets && !cfg->urls[i].tls; i++)
+            ;
+        if (i == cfg->ntargets) {
+            err_set(err, errlen, NULL, "--%s is for https:// URLs and every URL here is http://", tls);
+            return -1;
+        }
     }
     if (stdout_owners(cfg, who) > 1) {
         /* Two outputs on standard output would be written into each other. */

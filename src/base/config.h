@@ -171,6 +171,10 @@ int config_copy(struct config *dst, const struct config *src);
  * (POST with a body, -c lowered to -n, threads to connections). Returns 0,
  * or -1 with a reason in err. notes receives remarks for the user. */
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen);
+/* The first TLS-only option cfg sets, by its long name ("insecure",
+ * "cacert", "cert", "tls-version", "ciphers", "no-tls-resume"; --key and
+ * the pass phrase go with --cert), or NULL: none has a use on http://. */
+const char *config_tls_given(const struct config *cfg);
 /* The output given '-' (standard output) as its file that has it to
  * itself, the text report going to stderr: "--json", "--csv", "--hdr" or
  * "--html", or NULL (none, or --log -, which the report follows).

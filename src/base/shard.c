@@ -2,6 +2,7 @@
 #include "shard.h"
 #include "err.h"
 #include "config.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,12 +64,11 @@ int shard_parse(const char *v, uint32_t *index, uint32_t *count, const char **fr
 double shard_parse_time(const char *v)
 {
     struct tm tm;
-    char *end;
+    const char *after;
     double t, frac = 0;
     int n = 0;
 
-    t = strtod(v, &end);
-    if (end != v && *end == '\0' && t > 0 && t < 1e11)
+    if (units_parse_decimal(v, &t, &after) == 0 && *after == '\0' && t > 0 && t < 1e11)
         return t;
     memset(&tm, 0, sizeof(tm));
     if (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,

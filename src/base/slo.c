@@ -12,8 +12,8 @@
 static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen)
 {
     const char *op = strpbrk(t, "<>");
-    char name[24], *end;
-    const char *val;
+    char name[24];
+    const char *val, *end;
     size_t nlen;
 
     memset(c, 0, sizeof(*c));
@@ -36,8 +36,7 @@ static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen
 
     if (name[0] == 'p' && (isdigit((unsigned char)name[1]))) {
         c->metric = SLO_PCT;
-        c->pct = strtod(name + 1, &end);
-        if (*end || c->pct <= 0 || c->pct > 100)
+        if (units_parse_decimal(name + 1, &c->pct, &end) != 0 || *end || c->pct <= 0 || c->pct > 100)
             goto bad;
     } else if (strcmp(name, "mean") == 0) {
         c->metric = SLO_MEAN;
@@ -52,23 +51,21 @@ static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen
             c->metric = pct ? SLO_ERRORS_PCT : SLO_ERRORS;
         else
             c->metric = pct ? SLO_BAD_PCT : SLO_BAD;
-        c->threshold = strtod(val, &end);
-        if (end == val || (pct ? *end != '%' || end[1] : *end != '\0') || c->threshold < 0)
+        if (units_parse_decimal(val, &c->threshold, &end) != 0 || (pct ? *end != '%' || end[1] : *end != '\0'))
             goto bad;
         return 0;
     } else if (strcmp(name, "checks") == 0) {
         size_t vl = strlen(val);
         c->metric = SLO_CHECKS_PCT;
-        c->threshold = strtod(val, &end);
-        if (end == val || val[vl - 1] != '%' || *end != '%' || end[1] || c->threshold < 0 || c->threshold > 100) {
+        if (units_parse_decimal(val, &c->threshold, &end) != 0 || val[vl - 1] != '%' || *end != '%' || end[1] ||
+            c->threshold > 100) {
             err_set(err, errlen, NULL, "--slo: '%s': checks takes a percentage of responses, such as checks>99.9%%", t);
             return -1;
         }
         return 0;
     } else if (strcmp(name, "rps") == 0) {
         c->metric = SLO_RPS;
-        c->threshold = strtod(val, &end);
-        if (end == val || *end || c->threshold < 0)
+        if (units_parse_decimal(val, &c->threshold, &end) != 0 || *end)
             goto bad;
         return 0;
     } else {

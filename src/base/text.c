@@ -35,23 +35,42 @@ size_t text_cut(const char *s, size_t n, size_t max)
     return max;
 }
 
+/* The character at s (n > 0 bytes): its length in *len, and 1 when a
+ * terminal may be shown it, 0 when not (a control byte, a C1 control a
+ * terminal may act on, a byte that is not UTF-8). */
+static int shows(const char *s, size_t n, int one_line, size_t *len)
+{
+    unsigned char b = (unsigned char)s[0];
+    size_t k;
+    *len = 1;
+    if (b == '\n' || b == '\t')
+        return !one_line;
+    if (b < 0x20 || b == 0x7f)
+        return 0;
+    if ((k = text_utf8_len(s, n)) == 0)
+        return 0;
+    *len = k;
+    return !(k == 2 && b == 0xc2 && (unsigned char)s[1] < 0xa0);
+}
+
+size_t text_safe_len(const char *s, size_t n)
+{
+    size_t i = 0, k;
+    while (i < n && shows(s + i, n - i, 1, &k))
+        i += k;
+    return i;
+}
+
 size_t text_scrub(char *s, size_t n, int one_line)
 {
     size_t i = 0, o = 0, k;
     while (i < n) {
-        unsigned char b = (unsigned char)s[i];
-        if ((b == '\n' || b == '\t') && !one_line) {
-            s[o++] = (char)b;
-            i++;
-        } else if (b < 0x20 || b == 0x7f) {
-            s[o++] = '?';
-            i++;
-        } else if ((k = text_utf8_len(s + i, n - i)) == 0 || (k == 2 && b == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {
-            s[o++] = '?'; /* not UTF-8, or a C1 control a terminal may act on */
-            i += k ? k : 1;
-        } else {
+        if (shows(s + i, n - i, one_line, &k)) {
             for (; k > 0; k--)
                 s[o++] = s[i++];
+        } else {
+            s[o++] = '?';
+            i += k;
         }
     }
     s[o] = '\0';

@@ -18,6 +18,10 @@ size_t text_utf8_len(const char *s, size_t n);
  * never inside a UTF-8 sequence. */
 size_t text_cut(const char *s, size_t n, size_t max);
 
+/* How many bytes of s (n bytes) a terminal may be shown as they are, on
+ * one line: n, or where the first byte text_scrub would change stands. */
+size_t text_safe_len(const char *s, size_t n);
+
 /* Makes s (n bytes, s[n] writable) safe for a terminal, in place: a control
  * byte (C0, DEL), a C1 control (U+0080..U+009F) or a byte that is not UTF-8
  * becomes '?'; newline and tab stay unless one_line. NUL-terminates it;

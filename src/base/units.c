@@ -2,22 +2,40 @@
 #include "units.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+int units_parse_decimal(const char *s, double *v, const char **end)
+{
+    size_t whole, frac = 0;
+    char buf[64];
+
+    if (s == NULL)
+        return -1;
+    whole = strspn(s, "0123456789");
+    if (s[whole] == '.' && (frac = strspn(s + whole + 1, "0123456789")) == 0)
+        return -1; /* "1." or "." */
+    if (s[whole] == '.')
+        frac++;
+    if (whole + frac == 0 || whole + frac >= sizeof(buf))
+        return -1;
+    /* strtod on the checked digits alone: what follows them is the
+     * caller's (a unit), never read as an exponent. */
+    memcpy(buf, s, whole + frac);
+    buf[whole + frac] = '\0';
+    *v = strtod(buf, NULL);
+    *end = s + whole + frac;
+    return 0;
+}
+
 int units_parse_duration(const char *s, uint64_t *ns)
 {
-    char *end;
+    const char *end;
     double v;
     double mult;
 
-    if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
-        return -1;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno != 0 || end == s || !isfinite(v) || v < 0)
+    if (units_parse_decimal(s, &v, &end) != 0)
         return -1;
     if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
         mult = 1e9;
@@ -66,9 +84,9 @@ int units_parse_count(const char *s, uint64_t *out)
 
 int units_parse_size(const char *s, double *out)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !(v >= 0) || v > 1e18)
+    const char *end;
+    double v;
+    if (units_parse_decimal(s, &v, &end) != 0 || v > 1e18)
         return -1;
     if (*end == 'k' || *end == 'K')
         v *= 1024, end++;

@@ -6,6 +6,9 @@
 #include "compare.h"
 #include "config.h"
 #include "metrics.h"
+#include "net.h"
+#include "outputs.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,6 +20,30 @@ const struct cmd *cmd_find(const struct cmd *all, const char *name)
         if (strcmp(all->name, name) == 0)
             return all;
     return NULL;
+}
+
+const struct cmd *cmd_near(const struct cmd *all, const char *word)
+{
+    const struct cmd *c, *best = NULL;
+    struct net_addr a;
+    struct suggest s;
+    char why[200];
+    /* A URL, an address, a path or an option is none. */
+    if (word[0] == '-' || word[strcspn(word, ".:/[@")] != '\0')
+        return NULL;
+    suggest_init(&s, word);
+    for (c = all; c->name; c++)
+        if (c->name[0]) {
+            const char *before = s.best;
+            suggest_offer(&s, c->name);
+            if (s.best != before)
+                best = c;
+        }
+    /* A host of that name (rafale server, on a network with a "server")
+     * is the URL it looks like. */
+    if (best && net_resolve(word, 80, &a, why, sizeof(why)) == 0)
+        return NULL;
+    return best;
 }
 
 unsigned long long cmd_open_files(const struct config *cfg)
@@ -69,6 +96,12 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     if (a && a->json && a->html && strcmp(a->json, "-") == 0 && strcmp(a->html, "-") == 0) {
         /* Written into each other, neither could be read. */
         fprintf(stderr, "rafale %s: --json - and --html - both want standard output: give one of them a file\n", c->name);
+        return 2;
+    }
+    /* Checked before the work (a large merge, two compares read). */
+    if (a && ((a->json && outputs_check(a->json, "--json", 0, err, sizeof(err)) != 0) ||
+              (a->html && outputs_check(a->html, "--html", 0, err, sizeof(err)) != 0))) {
+        fprintf(stderr, "rafale %s: %s\n", c->name, err);
         return 2;
     }
     return -1;

@@ -30,6 +30,11 @@ struct cmd {
 /* The row of all called name, or NULL (the run's row has the name ""). */
 const struct cmd *cmd_find(const struct cmd *all, const char *name);
 
+/* The subcommand a first word may be a typo of ("compar"), or NULL: none
+ * near, or the word has a '.', ':', '/' or the like, or a host has that
+ * name (then it is the run's URL). */
+const struct cmd *cmd_near(const struct cmd *all, const char *word);
+
 /* The usage lines of every subcommand, then the run's options. */
 void cmd_usage(FILE *f, const struct cmd *all);
 /* A subcommand's help: its usage line, what it is for, its options. */

@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "calibrate.h"
 #include "cli.h"
+#include "outputs.h"
 #include "report.h"
 #include "stop.h"
 
@@ -31,6 +32,11 @@ int cmd_calibrate(const struct cmd *self, const struct cmd *all, int argc, char 
         return 2;
     case CLI_OK:
         break;
+    }
+    /* Before the measure's seconds; calibrate_save makes the directory. */
+    if (a.json && outputs_check(a.json, "--json", 1, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale calibrate: %s\n", err);
+        return 2;
     }
     stop_catch(0);
     printf("rafale calibrate: %s\n", CALIBRATE_WORKLOAD);

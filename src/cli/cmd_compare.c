@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "net.h"
+#include "outputs.h"
 #include "report_compare.h"
 #include "stop.h"
 
@@ -51,6 +52,12 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         break;
     }
     if (compare_file_parse(a.file, &a.set, &plan, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale compare: %s\n", err);
+        compare_file_free(&plan);
+        return 2;
+    }
+    if ((plan.set.json_path && outputs_check(plan.set.json_path, "--json", 0, err, sizeof(err)) != 0) ||
+        (plan.set.html_path && outputs_check(plan.set.html_path, "--html", 0, err, sizeof(err)) != 0)) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&plan);
         return 2;

@@ -142,7 +142,12 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             cfg.monitor_cgroup = NULL;
             cfg.json_path = cfg.csv_path = cfg.html_path = cfg.hdr_path = NULL;
         }
-        if (net_raise_nofile(want) < want) {
+        /* Rank 0's outputs, checked before any load. Its exit status is
+         * every rank's 1, as for a preflight that failed: mpiexec would
+         * merge a 2 on rank 0 and a 1 elsewhere into 3, an SLO's. */
+        if (outputs_check_run(&cfg, err, sizeof(err)) != 0) {
+            ok = 0;
+        } else if (net_raise_nofile(want) < want) {
             err_set(err, sizeof(err), NULL, "%u connections need %llu open files, more than the limit: raise it with "
                     "'ulimit -n %llu'", cfg.connections, (unsigned long long)want, (unsigned long long)want);
             ok = 0;

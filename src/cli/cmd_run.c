@@ -68,6 +68,12 @@ static int prepare(const struct cmd *self, const struct cmd *all, int argc, char
     case CLI_OK:
         break;
     }
+    /* The files the result goes to, before any load: not lost after it. */
+    if (outputs_check_run(cfg, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rafale: %s\n", err);
+        config_free(cfg);
+        return 2;
+    }
     if (notes[0])
         fprintf(stderr, "rafale: %s\n", notes);
 

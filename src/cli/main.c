@@ -6,6 +6,7 @@
 #include "opt.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct cmd cmds[] = {
@@ -29,7 +30,7 @@ static const struct cmd cmds[] = {
 
 int main(int argc, char **argv)
 {
-    const struct cmd *c = argc > 1 ? cmd_find(cmds, argv[1]) : NULL;
+    const struct cmd *c = argc > 1 ? cmd_find(cmds, argv[1]) : NULL, *near;
 
 #ifdef RAFALE_MPI
     return cmd_mpi(&cmds[0], cmds, argc, argv);
@@ -38,6 +39,10 @@ int main(int argc, char **argv)
      * help (scripts/man.py). */
     if (argc == 2 && strcmp(argv[1], "--man-options") == 0)
         return manpage_options(stdout, cmds) == 0 && fflush(stdout) == 0 ? 0 : 1;
+    if (c == NULL && argc > 1 && (near = cmd_near(cmds, argv[1])) != NULL) {
+        fprintf(stderr, "rafale: unknown command '%s': did you mean 'rafale %s'?\n", argv[1], near->name);
+        return 2;
+    }
     /* A subcommand takes its own argv, argv[0] its name; the run, rafale's. */
     if (c == NULL || c->name[0] == '\0')
         return cmd_run(&cmds[0], cmds, argc, argv);

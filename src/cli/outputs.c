@@ -1,11 +1,15 @@
 /* outputs.c - a run's result written: the text report, the SLO checks,
  * its files, the live page's last state. */
 #include "outputs.h"
+#include "err.h"
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int out_json(FILE *f, const struct run_out *o)
 {
@@ -37,6 +41,49 @@ static const struct {
     [OUT_HTML] = { "HTML", out_html },
     [OUT_HDR] = { "HdrHistogram percentiles", out_hdr },
 };
+
+int outputs_check(const char *path, const char *opt, int dirs_made, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return err_set(err, errlen, NULL, "%s: '%s' is a directory", opt, path);
+        /* A regular file opened for writing, not truncated, is not
+         * changed; a FIFO or a device is not opened (a FIFO's reader would
+         * see its end), only its permission checked. */
+        if (S_ISREG(st.st_mode) ? (fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0 || close(fd) != 0
+                                : access(path, W_OK) != 0)
+            return err_set(err, errlen, NULL, "%s: cannot write '%s': %s", opt, path, strerror(errno));
+        return 0;
+    }
+    if (errno == ENOENT) {
+        /* The file made and removed at once: its directory takes it (it
+         * exists, is writable, is on a file system that is not
+         * read-only). A dangling link (EEXIST) is left to the writer. */
+        if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644)) >= 0) {
+            close(fd);
+            unlink(path);
+            return 0;
+        }
+        if (errno == EEXIST || (errno == ENOENT && dirs_made))
+            return 0;
+    }
+    return err_set(err, errlen, NULL, "%s: cannot write '%s': %s", opt, path, strerror(errno));
+}
+
+int outputs_check_run(const struct config *cfg, char *err, size_t errlen)
+{
+    const char *const paths[] = { cfg->json_path, cfg->csv_path, cfg->html_path, cfg->hdr_path };
+    const char *const opts[] = { "--json", "--csv", "--html", "--hdr" };
+    size_t i;
+    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        if (paths[i] && outputs_check(paths[i], opts[i], 0, err, errlen) != 0)
+            return -1;
+    return 0;
+}
 
 int outputs_write(const char *path, enum out_kind k, const struct run_out *o)
 {

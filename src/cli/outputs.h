@@ -26,6 +26,17 @@ struct run_out {
 /* The files a run writes. */
 enum out_kind { OUT_JSON, OUT_CSV, OUT_HTML, OUT_HDR };
 
+/* Whether the output file path (of option opt, "--json") can be written,
+ * checked before any load so that a mistake does not cost the run: a
+ * directory, a missing directory, a file or place without write
+ * permission is said in err ("--json: cannot write 'x': ..."). Nothing is
+ * truncated: an old file stays whole until the result replaces it (after
+ * a Ctrl-C too, with the partial result). dirs_made: the writer makes a
+ * missing directory, so that is no mistake. Returns 0 or -1. */
+int outputs_check(const char *path, const char *opt, int dirs_made, char *err, size_t errlen);
+/* The same for every file of a run's cfg (--json, --csv, --html, --hdr). */
+int outputs_check_run(const struct config *cfg, char *err, size_t errlen);
+
 /* Writes o as kind k to path ("-": stdout). Returns 0, or -1 (said on
  * stderr). */
 int outputs_write(const char *path, enum out_kind k, const struct run_out *o);

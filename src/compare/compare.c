@@ -15,6 +15,7 @@
 #include "net.h"
 #include "observed.h"
 #include "proc.h"
+#include "text.h"
 #include "units.h"
 
 #include <errno.h>
@@ -119,16 +120,19 @@ struct srv {
 
 const char *compare_cut(const char *s, size_t n, char buf[CMP_OUTPUT_COLS + 4])
 {
-    size_t k = n;
+    size_t k = n, shown;
     if (n > CMP_OUTPUT_COLS) {
         k = CMP_OUTPUT_COLS;
         while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
             k--; /* not inside a UTF-8 character */
     }
     memcpy(buf, s, k);
+    /* A server's output (its colours, a hostile one's escapes) goes to a
+     * terminal: its control bytes become '?'. */
+    shown = text_scrub(buf, k, 1);
     if (k < n)
-        memcpy(buf + k, "\xe2\x80\xa6", 3); /* … */
-    buf[k + (k < n ? 3 : 0)] = '\0';
+        memcpy(buf + shown, "\xe2\x80\xa6", 3); /* … */
+    buf[shown + (k < n ? 3 : 0)] = '\0';
     return buf;
 }
 
@@ -537,6 +541,7 @@ static void versions(struct compare_file *p)
         if (p->servers[i].version_cmd == NULL)
             continue;
         proc_capture(p->servers[i].version_cmd, line, sizeof(line), 5 * 1000000000ULL);
+        text_scrub(line, strlen(line), 1); /* printed on the terminal as it is */
         free(p->servers[i].version);
         p->servers[i].version = strdup(line);
     }

@@ -6,6 +6,8 @@
 #include "err.h"
 #include "targets.h"
 #include "opt.h"
+#include "suggest.h"
+#include "text.h"
 #include "units.h"
 #include "url.h"
 
@@ -78,21 +80,85 @@ static int bad(char *err, size_t errlen, const char *path, int line, const char 
     return -1;
 }
 
+/* A name compare prints on many lines (a server's, a workload's, the
+ * baseline): plain UTF-8 text, no control byte or character, which a
+ * terminal would act on. kind: "server" or "workload" for a section's
+ * name, NULL for the baseline. Returns 0, or -1 with FILE:LINE. */
+static int check_name(const char *path, int line, const char *kind, const char *name, char *err, size_t errlen)
+{
+    size_t n = strlen(name), k = text_safe_len(name, n);
+    const unsigned char *b = (const unsigned char *)name + k;
+    char shown[200], what[300], why[80];
+    if (k == n)
+        return 0;
+    snprintf(shown, sizeof(shown), "%s", name);
+    text_scrub(shown, strlen(shown), 1);
+    if (kind)
+        snprintf(what, sizeof(what), "the name of [%s %s]", kind, shown);
+    else
+        snprintf(what, sizeof(what), "baseline");
+    if (text_utf8_len(name + k, n - k) == 2) /* 0xc2 0x80..0x9f */
+        snprintf(why, sizeof(why), "the control character U+%04X", b[1]);
+    else if (b[0] >= 0x80)
+        return bad(err, errlen, path, line, "%s holds the byte 0x%02x, which is not UTF-8", what, b[0]);
+    else
+        snprintf(why, sizeof(why), "the control byte 0x%02x", b[0]);
+    return bad(err, errlen, path, line, "%s holds %s (it would reach terminals and reports)", what, why);
+}
+
+/* A section [WORD NAME] whose WORD is none of settings, server, workload:
+ * the one it may be a typo of, or NULL. */
+static const char *section_near(const char *name)
+{
+    static const char *const kinds[] = { "settings", "server", "workload" };
+    char word[32];
+    struct suggest s;
+    size_t i;
+    snprintf(word, sizeof(word), "%.*s", (int)strcspn(name, " \t"), name);
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(word, kinds[i]) == 0)
+            return NULL; /* the word is right: the name is what is wrong */
+    suggest_init(&s, word);
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        suggest_offer(&s, kinds[i]);
+    return s.best;
+}
+
 /* Reads the file into sections of key = value lines. */
 static int read_sections(const char *path, struct sections *ss, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
     size_t cap = 0;
+    ssize_t got;
     int ln = 0, rc = 0;
 
     memset(ss, 0, sizeof(*ss));
     if (f == NULL)
         return bad(err, errlen, path, 0, "cannot read the plan: %s", strerror(errno));
-    while (getline(&line, &cap, f) >= 0) {
-        char *s = trim(line), *eq;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        char *s, *eq;
         struct section *sec;
+        ssize_t k;
         ln++;
+        /* Errors quote the line's values and the report shows them: a
+         * control byte (an escape sequence, a NUL that would cut the line
+         * short) is refused; a tab and the line's end are text. */
+        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+            got--;
+        for (k = 0; k < got && ((unsigned char)line[k] >= 0x20 || line[k] == '\t') && line[k] != 0x7f; k++)
+            ;
+        if (k < got) {
+            char shown[200];
+            s = line + strspn(line, " \t");
+            snprintf(shown, sizeof(shown), "%.*s", (int)(got - (s - line)), s);
+            text_scrub(shown, strlen(shown), 1);
+            rc = bad(err, errlen, path, ln, "%s%s holds the control byte 0x%02x (it would reach terminals and "
+                     "reports)", *s == '[' ? "the section " : "the line", *s == '[' ? shown : "",
+                     (unsigned char)line[k]);
+            break;
+        }
+        s = trim(line);
         /* Only a whole line is a comment: '#' inside a value (a shell
          * command, a URL fragment, a header) is kept. */
         if (*s == '\0' || *s == '#')
@@ -116,10 +182,18 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
                 kind = SEC_WORKLOAD;
                 name = trim(name + 8);
             } else {
-                rc = bad(err, errlen, path, ln, "unknown section [%s] (use [settings], [server NAME], [workload NAME])",
-                         name);
+                const char *near = section_near(name), *rest = name + strcspn(name, " \t");
+                if (near)
+                    rc = bad(err, errlen, path, ln, "unknown section [%s]: did you mean [%s%s]?", name, near,
+                             strcmp(near, "settings") == 0 ? "" : rest);
+                else
+                    rc = bad(err, errlen, path, ln,
+                             "unknown section [%s] (use [settings], [server NAME], [workload NAME])", name);
                 break;
             }
+            if (kind != SEC_SETTINGS &&
+                (rc = check_name(path, ln, kind == SEC_SERVER ? "server" : "workload", name, err, errlen)) != 0)
+                break;
             if (ss->n == ss->cap) {
                 int c = ss->cap ? ss->cap * 2 : 8;
                 struct section *n = realloc(ss->s, (size_t)c * sizeof(*n));
@@ -208,17 +282,28 @@ static int parse_settings(struct compare_file *p, struct config *defaults, const
             return bad(err, errlen, path, kv->line, "path belongs to a [workload]");
         if (strcmp(kv->key, "baseline") == 0) {
             /* A server's name: found once every [server] is read. */
+            if (check_name(path, kv->line, NULL, kv->value, err, errlen) != 0)
+                return -1;
             *baseline = kv;
             continue;
         }
         r = workload_key(defaults, kv, path, err, errlen);
         if (r < 0)
             return -1;
-        if (r > 0)
+        if (r > 0) {
+            struct suggest s;
+            char keys[400];
+            suggest_init(&s, kv->key);
+            opt_suggest(&s, OPT_SETTINGS | OPT_WORKLOAD);
+            suggest_offer(&s, "baseline");
+            if (s.best)
+                return bad(err, errlen, path, kv->line, "unknown key '%s' in [settings]: did you mean %s?", kv->key,
+                           s.best);
+            opt_keys(OPT_SETTINGS, keys, sizeof(keys));
             return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [settings] (repeat, max-repeat, same-within, baseline, grace, "
-                       "ready-timeout, server-cpus, client-cpus, or the default of any workload key)",
-                       kv->key);
+                       "unknown key '%s' in [settings] (%s, baseline, or the default of any workload key)", kv->key,
+                       keys);
+        }
     }
     return 0;
 }
@@ -228,6 +313,29 @@ static int keep_str(char **field, const char *v)
     free(*field);
     *field = strdup(v);
     return *field ? 0 : -1;
+}
+
+/* A [server]'s keys, in the order an error lists them. */
+static const char *const server_keys[] = { "start", "pid", "cgroup", "reuse", "url", "dir", "env", "ready",
+                                           "ready-status", "version" };
+
+/* The error for an unknown key of a [server]: the key it may be a typo
+ * of, or them all. */
+static int unknown_server_key(const struct compare_server *sv, const struct kv *kv, const char *path, char *err,
+                              size_t errlen)
+{
+    struct suggest s;
+    char keys[200];
+    size_t i, at = 0;
+    suggest_init(&s, kv->key);
+    for (i = 0; i < sizeof(server_keys) / sizeof(server_keys[0]); i++) {
+        suggest_offer(&s, server_keys[i]);
+        at += (size_t)snprintf(keys + at, sizeof(keys) - at, "%s%s", i ? ", " : "", server_keys[i]);
+    }
+    if (s.best)
+        return bad(err, errlen, path, kv->line, "unknown key '%s' in [server %s]: did you mean %s?", kv->key, sv->name,
+                   s.best);
+    return bad(err, errlen, path, kv->line, "unknown key '%s' in [server %s] (%s)", kv->key, sv->name, keys);
 }
 
 static int parse_server(struct compare_server *sv, const struct section *sec, const char *path, char *err, size_t errlen)
@@ -278,10 +386,7 @@ static int parse_server(struct compare_server *sv, const struct section *sec, co
             else
                 sv->nenv++;
         } else {
-            return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [server %s] (start, pid, cgroup, reuse, url, dir, env, ready, ready-status, "
-                       "version)",
-                       key, sv->name);
+            return unknown_server_key(sv, kv, path, err, errlen);
         }
         if (rc != 0)
             return bad(err, errlen, path, kv->line, "out of memory");
@@ -315,12 +420,20 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
         r = workload_key(&wl->cfg, kv, path, err, errlen);
         if (r < 0)
             return -1;
-        if (r > 0)
+        if (r > 0) {
+            struct suggest s;
+            suggest_init(&s, kv->key);
+            opt_suggest(&s, OPT_WORKLOAD);
+            suggest_offer(&s, "path");
+            if (s.best)
+                return bad(err, errlen, path, kv->line, "unknown key '%s' in [workload %s]: did you mean %s?",
+                           kv->key, wl->name, s.best);
             return bad(err, errlen, path, kv->line,
                        "unknown key '%s' in [workload %s] (path, or a run option by its long name: connections, "
                        "requests, duration, close, rate, method, header, body, body-file, content-type, expect, "
                        "timeout, ...; see rafale --help)",
                        kv->key, wl->name);
+        }
     }
     if (wl->path == NULL && keep_str(&wl->path, "/") != 0)
         return bad(err, errlen, path, sec->line, "out of memory");
@@ -395,6 +508,24 @@ static int targets_on_servers(const struct compare_file *p, char *err, size_t er
             if (rc != 0)
                 return -1;
         }
+    }
+    return 0;
+}
+
+/* A workload's TLS key has a use only when a server is https:// (its
+ * targets file's URLs are on the server's origin, so the same scheme). */
+static int tls_on_servers(const struct compare_file *p, char *err, size_t errlen)
+{
+    int w, s;
+    for (w = 0; w < p->nworkloads; w++) {
+        const char *tls = config_tls_given(&p->workloads[w].cfg);
+        if (tls == NULL)
+            continue;
+        for (s = 0; s < p->nservers && strncasecmp(p->servers[s].url, "https://", 8) != 0; s++)
+            ;
+        if (s == p->nservers)
+            return bad(err, errlen, p->file, 0, "[workload %s]: %s is for https:// URLs and every [server] url is "
+                       "http://", p->workloads[w].name, tls);
     }
     return 0;
 }
@@ -529,7 +660,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
         bad(err, errlen, path, 0, "needs at least one [server NAME] and one [workload NAME]");
         goto out;
     }
-    if (targets_on_servers(p, err, errlen) != 0)
+    if (targets_on_servers(p, err, errlen) != 0 || tls_on_servers(p, err, errlen) != 0)
         goto out;
     if (baseline) {
         for (j = 0; j < p->nservers && strcmp(p->servers[j].name, baseline->value) != 0; j++)

@@ -197,7 +197,12 @@ enum cli_result cli_parse_args(int argc, char **argv, unsigned where, const char
     enum opt_result r = opt_parse_argv(argc, argv, where, &d, first, err, errlen);
 
     if (r == OPT_ERROR && *first >= 0) {
-        err_set(err, errlen, NULL, "unknown %s '%s' (rafale %s)", word, argv[*first], synopsis);
+        /* Said with the synopsis: these commands have few options. */
+        const char *a = argv[*first], *near = strncmp(a, "--", 2) == 0 ? opt_nearest(a, where) : NULL;
+        if (near)
+            err_set(err, errlen, NULL, "unknown %s '%s': did you mean --%s? (rafale %s)", word, a, near, synopsis);
+        else
+            err_set(err, errlen, NULL, "unknown %s '%s' (rafale %s)", word, a, synopsis);
         return CLI_ERROR;
     }
     if (r == OPT_HELP)

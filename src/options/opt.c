@@ -8,6 +8,7 @@
 #include "check.h"
 #include "jread.h"
 #include "err.h"
+#include "suggest.h"
 #include "units.h"
 #include "http_lex.h"
 
@@ -436,11 +437,9 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
         *(uint64_t *)(void *)field = u;
         return 0;
     case K_RATE: {
-        char *end;
+        const char *end;
         double r;
-        errno = 0;
-        r = strtod(value, &end);
-        if (errno || end == value || *end || !(r >= o->min) || r > o->max)
+        if (units_parse_decimal(value, &r, &end) != 0 || *end || !(r >= o->min) || r > o->max)
             break;
         *(double *)(void *)field = r;
         return 0;
@@ -471,24 +470,53 @@ int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value,
     return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, o->wants, value);
 }
 
-/* An unknown --name: say which command has it, if one does. */
-static void unknown_long(const char *arg, char *err, size_t errlen)
+void opt_suggest(struct suggest *s, unsigned where)
 {
+    size_t i;
+    for (i = 0; i < NOPTS; i++)
+        if (table[i].where & where)
+            suggest_offer(s, table[i].name);
+}
+
+/* "--name=value" as its name alone. */
+static void bare_name(const char *arg, char name[64])
+{
+    snprintf(name, 64, "%s", arg + strspn(arg, "-"));
+    name[strcspn(name, "=")] = '\0';
+}
+
+const char *opt_nearest(const char *arg, unsigned where)
+{
+    struct suggest s;
+    char name[64];
+    bare_name(arg, name);
+    suggest_init(&s, name);
+    opt_suggest(&s, where);
+    return s.best;
+}
+
+/* An unknown --name: say which command has it, if one does, or which of
+ * where's it may be a typo of. */
+static void unknown_long(const char *arg, unsigned where, char *err, size_t errlen)
+{
+    const char *near;
     static const struct { unsigned where; const char *cmd; } cmds[] = {
         { OPT_RUN, "rafale URL" }, { OPT_SWEEP, "rafale sweep" }, { OPT_COMPARE, "rafale compare" },
         { OPT_SERVE, "rafale serve" }, { OPT_SETTINGS, "a compare plan's [settings]" },
     };
     char name[64];
     size_t i, k;
-    snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
-    name[strcspn(name, "=")] = '\0';
+    bare_name(arg, name);
     for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
         for (i = 0; i < NOPTS; i++)
             if ((table[i].where & cmds[k].where) && strcmp(table[i].name, name) == 0) {
                 err_set(err, errlen, NULL, "--%s is an option of '%s'", name, cmds[k].cmd);
                 return;
             }
-    err_set(err, errlen, NULL, "unknown option '%s' (see --help)", arg);
+    if ((near = opt_nearest(arg, where)) != NULL)
+        err_set(err, errlen, NULL, "unknown option '%s': did you mean --%s? (see --help)", arg, near);
+    else
+        err_set(err, errlen, NULL, "unknown option '%s' (see --help)", arg);
 }
 
 enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
@@ -538,7 +566,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
             if (optopt && optopt < 0x1000)
                 err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", optopt);
             else
-                unknown_long(argv[optind - 1], err, errlen);
+                unknown_long(argv[optind - 1], where, err, errlen);
             *first_arg = optind - 1;
             return OPT_ERROR;
         }
@@ -556,7 +584,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                 if (tl != strlen(o->name))
                     for (i = 0; i < NOPTS; i++)
                         if (strlen(table[i].name) == tl && strncmp(table[i].name, tok, tl) == 0) {
-                            unknown_long(tok - 2, err, errlen);
+                            unknown_long(tok - 2, where, err, errlen);
                             *first_arg = at;
                             return OPT_ERROR;
                         }

@@ -81,6 +81,14 @@ enum opt_result { OPT_OK, OPT_HELP, OPT_VERSION, OPT_ERROR };
 enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const struct opt_dst *d, int *first_arg,
                                char *err, size_t errlen);
 
+/* Offers the long name of every option of `where` to s (suggest.h): the
+ * one a mistyped option or plan key was meant to be. */
+struct suggest;
+void opt_suggest(struct suggest *s, unsigned where);
+/* The option of `where` an unknown "--name" or "--name=value" may be a
+ * typo of (its long name), or NULL when none is near. */
+const char *opt_nearest(const char *arg, unsigned where);
+
 /* Writes the help lines of the options of `where`, grouped in sections. */
 void opt_help(FILE *f, unsigned where);
 

@@ -102,7 +102,8 @@ static int parse_stages(struct config *cfg, const char *v)
     strcpy(copy, v);
     cfg->nstages = 0;
     for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':'), *end;
+        char *colon = strchr(tok, ':');
+        const char *end;
         double val;
         int c;
         if (colon == NULL || cfg->nstages == 64)
@@ -110,12 +111,12 @@ static int parse_stages(struct config *cfg, const char *v)
         *colon = '\0';
         if (units_parse_duration(tok, &cfg->stage_dur[cfg->nstages]) != 0 || cfg->stage_dur[cfg->nstages] == 0)
             goto bad;
-        errno = 0;
-        val = strtod(colon + 1, &end);
+        if (units_parse_decimal(colon + 1, &val, &end) != 0)
+            goto bad;
         c = *end == 'c';
         /* A rate stage goes to 0 or to a rate -R could have; a
          * connections stage to a whole number. */
-        if (errno || end == colon + 1 || (c ? end[1] != '\0' : *end != '\0') || !(val >= 0) || val > RATE_MAX ||
+        if ((c ? end[1] != '\0' : *end != '\0') || val > RATE_MAX ||
             (!c && val > 0 && val < RATE_MIN) || (c && val != floor(val)) || (conns >= 0 && c != conns))
             goto bad;
         conns = c;
@@ -505,9 +506,9 @@ static int set_compare(int id, struct compare_settings *set, const char *v)
         return 0;
     }
     case I_SAME_WITHIN: {
-        char *end;
-        double pct = strtod(v, &end);
-        if (end == v || strcmp(end, "%") != 0 || !(pct >= 0.1 && pct <= 50))
+        const char *end;
+        double pct;
+        if (units_parse_decimal(v, &pct, &end) != 0 || strcmp(end, "%") != 0 || !(pct >= 0.1 && pct <= 50))
             break;
         set->same_within = pct / 100;
         return 0;
@@ -549,9 +550,9 @@ static int set_compare(int id, struct compare_settings *set, const char *v)
 /* diff's --threshold: a percentage, "5%" or "5", below 1000%. */
 static int set_threshold(struct result_args *a, const char *v)
 {
-    char *end;
-    double t = strtod(v, &end);
-    if (end == v || (*end && strcmp(end, "%") != 0) || !(t >= 0 && t < 1000))
+    const char *end;
+    double t;
+    if (units_parse_decimal(v, &t, &end) != 0 || (*end && strcmp(end, "%") != 0) || !(t < 1000))
         return 1;
     a->threshold = t / 100;
     return 0;

@@ -1060,3 +1060,146 @@ def tls_body_ended_by_close_needs_close_notify():
                   "close_notify" in r.out, "bare TCP close: 10 closed_early, said why (%s)\n%s"
                   % (j["errors"], r.out[-600:]))
         check(accounted(j), "close-ended TLS answers accounted (notify %s)" % notify)
+
+
+@test
+def durations_and_rates_are_decimal():
+    """A duration, a rate or a size is a decimal number with its unit: strtod's hex and exponents were taken, so
+    --warmup 0x10 warmed up 16 s and -d 0x1p-2 ran 0.25 s. Each is refused in one line, before any load."""
+    url = "http://127.0.0.1:%d/" % free_port()
+    for args, needle in ((["--warmup", "0x10"], "--warmup wants a duration"),
+                         (["-d", "0x1p-2"], "-d wants a duration"),
+                         (["-d", "1e3"], "-d wants a duration"),
+                         (["-d", "inf"], "-d wants a duration"),
+                         (["-d", " 5s"], "-d wants a duration"),
+                         (["--timeout", "0x10"], "--timeout wants a duration"),
+                         (["--think", "0x10"], "--think wants a duration"),
+                         (["--think", "1s-0x10"], "--think wants a duration"),
+                         (["-R", "0x10"], "-R wants a rate"),
+                         (["-R", "1e2"], "-R wants a rate"),
+                         (["-R", "nan"], "-R wants a rate"),
+                         (["-R", "+5"], "-R wants a rate"),
+                         (["--stages", "1s:0x10"], "--stages wants stages"),
+                         (["--max-body", "0x10"], "--max-body wants a size"),
+                         (["--slo", "rps>0x10"], "--slo"),
+                         (["--slo", "p99<0x10ms"], "--slo")):
+        rc, out, err = run_raw(["-q", "-n", 1, "-c", 1] + args + [url], timeout=10)
+        check(rc == 2 and one_line(err, needle) and err.startswith("rafale:"),
+              "%s: refused in one line (rc=%d, err=%r)" % (" ".join(args), rc, err))
+    rc, out, err = run_raw(["sweep", "--slo", "p99<10ms", "--start", "0x10", url], timeout=10)
+    check(rc == 2 and one_line(err, "--start wants a rate"), "sweep --start 0x10: refused (rc=%d, %r)" % (rc, err))
+    # What stays: decimals with and without a fraction, and a leading '.'.
+    srv = Serve()
+    r = rafale("-n", 3, "-c", 1, "-R", "200.5", "--timeout", ".5s", "--warmup", "0.05", srv.url())
+    srv.stop()
+    check(r.rc == 0 and r.j["summary"]["requests"] == 3 and r.j["config"]["timeout_s"] == 0.5 and
+          r.j["config"]["warmup_s"] == 0.05, "decimal values still taken (rc=%d, %r)" % (r.rc, r.err))
+
+
+@test
+def typos_get_a_suggestion():
+    """A mistyped option or subcommand is answered with the nearest one, when one is near enough to be meant; before,
+    'rafale compar plan.ini' looked up a host called 'compar'."""
+    url = "http://127.0.0.1:%d/" % free_port()
+    for args, needle in ((["--conections", 5, url], "unknown option '--conections': did you mean --connections?"),
+                         (["sweep", "--slo", "p99<1ms", "--strat", 5, url], "did you mean --start?"),
+                         (["compare", "--repaet", 3, "plan.ini"], "did you mean --repeat?"),
+                         (["serve", "--lisen", "127.0.0.1:0"], "did you mean --listen?"),
+                         (["diff", "--treshold", "5%", "a.json", "b.json"], "did you mean --threshold?"),
+                         (["report", "--htlm", "x.html", "a.json"], "did you mean --html?"),
+                         (["compar", "plan.ini"], "unknown command 'compar': did you mean 'rafale compare'?"),
+                         (["sweeep", "--slo", "p99<1ms", url], "did you mean 'rafale sweep'?"),
+                         (["reprot", "a.json"], "did you mean 'rafale report'?")):
+        rc, out, err = run_raw(args, timeout=10)
+        check(rc == 2 and one_line(err, needle) and err.startswith("rafale"),
+              "%s: one line with a suggestion (rc=%d, err=%r)" % (args, rc, err))
+    # Nothing near: no guess; a word far from every subcommand is still a host name.
+    rc, out, err = run_raw(["--flavour", "mild", url], timeout=10)
+    check(rc == 2 and one_line(err, "unknown option '--flavour' (see --help)"), "no guess (rc=%d, %r)" % (rc, err))
+    rc, out, err = run_raw(["-n", 1, "nosuchhost-rafale.invalid"], timeout=30)
+    check(rc == 2 and "did you mean" not in err and "cannot resolve host" in err, "a host stays a host (%r)" % err)
+
+
+@test
+def tls_options_need_an_https_url():
+    """A TLS option on a run whose every URL is http:// did nothing, without a word: refused in one line, exit 2.
+    A run mixing http:// and https:// takes it (it applies to the https:// ones), a targets file's URLs count."""
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    plain = "http://127.0.0.1:%d/" % free_port()
+    for args, name in ((["--insecure"], "--insecure"), (["--cacert", ca], "--cacert"),
+                       (["--cert", os.path.join(d, "srv.pem"), "--key", os.path.join(d, "srv.key")], "--cert"),
+                       (["--tls-version", "1.3"], "--tls-version"), (["--ciphers", "HIGH"], "--ciphers"),
+                       (["--no-tls-resume"], "--no-tls-resume")):
+        rc, out, err = run_raw(["-q", "-n", 1] + args + [plain], timeout=10)
+        check(rc == 2 and one_line(err, "rafale: %s is for https:// URLs and every URL here is http://" % name),
+              "%s with http:// only: refused (rc=%d, %r)" % (name, rc, err))
+    srv = Serve()
+    tls = Serve("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"))
+    r = rafale("-n", 20, "-c", 2, "--cacert", ca, srv.url(), "https://127.0.0.1:%d/" % tls.port)
+    check(r.rc == 0 and r.j["summary"]["requests"] == 20 and err_total(r.j) == 0,
+          "--cacert with http:// and https://: taken, every request answered (rc=%d, %r)" % (r.rc, r.err))
+    tf = targets_file("tls_mixed.txt", "GET https://127.0.0.1:%d/\n" % tls.port)
+    r = rafale("-n", 10, "-c", 1, "--cacert", ca, "--targets", tf, srv.url())
+    check(r.rc == 0 and r.j["summary"]["requests"] == 10 and err_total(r.j) == 0,
+          "an https:// URL in a targets file counts (rc=%d, %r)" % (r.rc, r.err))
+    srv.stop()
+    tls.stop()
+
+
+@test
+def outputs_checked_before_the_load():
+    """An output that cannot be written is said before any request, in one line, exit 2: before, a ten-minute run
+    ended on 'cannot write JSON', its result lost. The check truncates nothing: an old file stays whole while the run
+    goes (a kill leaves it), and is replaced by the result at the end, a Ctrl-C's partial one too."""
+    url = "http://127.0.0.1:%d/" % free_port()
+    old = os.path.join(TMP, "old.json")
+    adir = os.path.join(TMP, "adir")
+    os.makedirs(adir, exist_ok=True)
+    with open(old, "w") as f:
+        f.write('{"old": true}\n')
+    plan, mark = os.path.join(TMP, "outputs.conf"), os.path.join(TMP, "outputs.started")
+    with open(plan, "w") as f:
+        f.write("[server a]\nstart = touch %s; exec %s serve --listen 127.0.0.1:%d\nurl = http://127.0.0.1:%d\n"
+                "[workload w]\nrequests = 10\n" % (mark, RAFALE, free_port(), free_port()))
+    for args, needle in (
+            (["-d", "10m", "--json", "/nonexistent/x.json"],
+             "rafale: --json: cannot write '/nonexistent/x.json': No such file or directory"),
+            (["-d", "10m", "--json", old, "--csv", adir], "rafale: --csv: '%s' is a directory" % adir),
+            (["-d", "10m", "--html", "/nonexistent/x.html"], "--html: cannot write '/nonexistent/x.html'"),
+            (["-d", "10m", "--hdr", old + "/x"], "--hdr: cannot write '%s/x': Not a directory" % old),
+            (["sweep", "--slo", "p99<10ms", "--json", "/nonexistent/s.json"], "--json: cannot write"),
+            (["compare", "--json", "/nonexistent/c.json", plan], "--json: cannot write"),
+            (["compare", "--html", adir, plan], "is a directory"),
+            (["report", "--html", "/nonexistent/r.html", old], "--html: cannot write"),
+            (["merge", "--json", adir, old], "is a directory"),
+            (["diff", "--json", "/nonexistent/d.json", old, old], "--json: cannot write"),
+            (["calibrate", "--json", adir], "is a directory")):
+        rc, out, err = run_raw(args + ([url] if args[0] not in ("compare", "report", "merge", "diff", "calibrate")
+                                       else []), timeout=10)
+        check(rc == 2 and one_line(err, needle) and "run 1" not in out,
+              "%s: refused before any load (rc=%d, %r)" % (" ".join(args[:3]), rc, err))
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(mark),
+          "a refused run leaves the old file whole, compare started nothing")
+    # A run under way: the old file untouched, a new one not made yet.
+    srv = Serve()
+    new = os.path.join(TMP, "new.csv")
+    if os.path.exists(new):
+        os.unlink(new)
+    p = subprocess.Popen([RAFALE, "-q", "-d", "10m", "-c", "1", "-t", "1", "--json", old, "--csv", new, srv.url()],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(new),
+          "during the run: the old file whole, no empty new one")
+    p.kill()
+    p.communicate()
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(new), "killed: the old file whole, no new one")
+    p = subprocess.Popen([RAFALE, "-d", "10m", "-c", "1", "-t", "1", "--json", old, srv.url()],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=30)
+    srv.stop()
+    j = json.load(open(old))
+    check(p.returncode == 130 and "old" not in j and j["summary"]["requests"] > 0,
+          "Ctrl-C: the partial result replaces the old file (rc=%d)" % p.returncode)

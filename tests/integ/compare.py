@@ -767,6 +767,31 @@ def compare_refuses_a_foreign_target():
 
 
 @test
+def compare_names_hold_no_escape():
+    """A plan's names are printed on many of compare's lines: an escape byte in a server's or a workload's name, or in
+    baseline, is refused at FILE:LINE before anything starts, and the error shows it as '?'."""
+    port = free_port()
+    mark = os.path.join(TMP, "escape.started")
+    srv = "[server a]\nstart = touch %s; exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n" % (
+        mark, RAFALE, port, port)
+    plan = os.path.join(TMP, "escape.conf")
+    for text, needle in (("[server pre\x1b[31m]\nstart = true\nurl = http://127.0.0.1:1\n" + "[workload w]\n",
+                          "escape.conf:1: the section [server pre?[31m] holds the control byte 0x1b"),
+                         (srv + "[workload w\x1b]2;x\x07]\nrequests = 10\n",
+                          "escape.conf:4: the section [workload w?]2;x?] holds the control byte 0x1b"),
+                         ("[settings]\nbaseline = a\x1b[2J\n" + srv + "[workload w]\nrequests = 10\n",
+                          "escape.conf:2: the line holds the control byte 0x1b"),
+                         (srv + "[workload w\u009b]\nrequests = 10\n",
+                          "escape.conf:4: the name of [workload w?] holds the control character U+009B")):
+        with open(plan, "w") as f:
+            f.write(text)
+        rc, out, err = run_raw(["compare", plan], timeout=30)
+        check(rc == 2 and one_line(err, needle) and "\x1b" not in err + out and "\u009b" not in err + out,
+              "compare: %r refused in one line, no escape shown (%s: %r)" % (text.splitlines()[0], rc, err))
+        check(not os.path.exists(mark), "compare: nothing started")
+
+
+@test
 def compare_not_valid_when_another_process_answers():
     # The url is a rafale serve this test started; [server fake] watches a sleep, which answers nothing: its CPU
     # per answer is nil. reuse = yes on the same url watches the process that listens: valid, as is a started one.
@@ -946,3 +971,15 @@ def compare_warmup_default_and_flag():
           "(%s %r)" % ([w["config"]["warmup_s"] for w in ws], p.stderr[-300:]))
     p = subprocess.run([RAFALE, "compare", "--warmup", "soon", plan], capture_output=True, text=True)
     check(p.returncode == 2 and "--warmup wants a duration" in p.stderr, "compare --warmup: a bad value (%r)" % p.stderr)
+
+
+@test
+def compare_tls_key_needs_an_https_server():
+    """A workload's TLS key (insecure, cacert, ...) with every [server] on http:// did nothing: refused, exit 2."""
+    plan = os.path.join(TMP, "tls_http.conf")
+    with open(plan, "w") as f:
+        f.write("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\ninsecure = yes\nrequests = 10\n")
+    rc, out, err = run_raw(["compare", plan], timeout=30)
+    check(rc == 2 and one_line(err, "tls_http.conf: [workload w]: insecure is for https:// URLs and every [server] "
+                                    "url is http://"), "compare: insecure with http:// servers (%s: %r)" % (rc, err))
+    check("run 1" not in out, "compare: nothing ran")

@@ -226,6 +226,11 @@ def mpi_run_is_one_report():
           "nothing was sent" in p.stderr and reqs == 0,
           "a rank that cannot connect stops the run before any load, said on rank 0 (%.1fs): %r"
           % (time.monotonic() - t0, p.stderr[-400:]))
+    # Rank 0's --json that cannot be written: said before any load, not after the run.
+    p = subprocess.run(["mpiexec", "-n", "2", mpi, "-q", "-n", "100", "--json", "/nonexistent/mpi.json", srv.url("/")],
+                       capture_output=True, text=True, timeout=120, env=env)
+    check(p.returncode == 1 and "rank 0 (" in p.stderr and "--json: cannot write '/nonexistent/mpi.json'" in p.stderr
+          and "nothing was sent" in p.stderr, "rafale-mpi: an unwritable --json stops the run first: %r" % p.stderr)
     p = subprocess.run(["mpiexec", "-n", "2", mpi, "--shard", "0/2", srv.url("/")], capture_output=True, text=True,
                        timeout=120, env=env)
     check(p.returncode == 2 and p.stderr.count("--shard is MPI's to set") == 1,
