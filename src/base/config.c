@@ -400,6 +400,13 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
     return 0;
 }
 
+uint32_t config_depth(const struct config *cfg)
+{
+    if (cfg->http2 || cfg->http3)
+        return cfg->streams > 1 ? cfg->streams : 1;
+    return cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
+}
+
 void config_free(struct config *cfg)
 {
     uint32_t i;

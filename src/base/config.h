@@ -178,6 +178,9 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
 const char *config_stdout_owner(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
+/* The requests a connection keeps in flight: --streams over HTTP/2 and
+ * HTTP/3, --pipeline with keep-alive, else 1. */
+uint32_t config_depth(const struct config *cfg);
 
 struct req_spec;
 /* The spec of target i of cfg (cfg->targets may be NULL: the run's). */

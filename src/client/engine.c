@@ -324,7 +324,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
                        uint32_t first_conn, uint64_t budget)
 {
     const struct config *cfg = pl->cfg;
-    uint32_t i, depth = cfg->http2 || cfg->http3 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
+    uint32_t i, depth = config_depth(cfg);
 
     memset(w, 0, sizeof(*w));
     w->plan = pl;
