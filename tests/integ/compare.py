@@ -64,6 +64,15 @@ close = yes
           "compare: server CPU and memory measured (%s, %s)" % (hello["alpha"]["server_cpu_us_per_request"],
                                                                hello["beta"]["memory_peak_bytes"]))
     check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
+    # The matrix of pairs in the JSON too: every ordered pair of the 5 servers, a failed one's "not valid".
+    pairs = {(q["server"], q["against"]): q for q in j["workloads"][0].get("pairwise", [])}
+    ab, ba = pairs.get(("alpha", "beta"), {}), pairs.get(("beta", "alpha"), {})
+    check(len(pairs) == 20 and pairs[("alpha", "exits")] == {"server": "alpha", "against": "exits", "ratio": None,
+                                                              "ratio_ci": None, "verdict": "not valid"} and
+          ab.get("verdict") in ("same", "slower", "faster", "undecided") and
+          abs(ab["ratio"] * ba["ratio"] - 1) < 1e-3 and
+          {ab["verdict"], ba["verdict"]} in ({"same"}, {"undecided"}, {"slower", "faster"}),
+          "compare: the pairwise verdicts in the JSON (%s)" % list(pairs.values())[:3])
     failed = {f["name"]: f["reason"] for f in j["failed"]}
     output = {f["name"]: f["output"] for f in j["failed"]}
     check(set(failed) == {"exits", "silent", "crashes"}, "compare: the three broken servers failed (%s)" % failed)
@@ -461,6 +470,20 @@ def compare_verdicts_with_intervals():
     check(len(mat) == 4 and mat[0].split() == ["fast1", "fast2", "slow"] and mat[3].split()[0] == "slow" and
           mat[3].count("x slower") == 2 and mat[1].count("x faster") == 1 and mat[1].split()[1] == ".",
           "verdict: the matrix of pairs (%s)" % mat)
+    # The same matrix in the JSON, pair by pair, as the text says it.
+    pairs = {(q["server"], q["against"]): q for q in w.get("pairwise", [])}
+    said_row = [float(x) for x in re.findall(r"(\d+\.\d\d)x slower", mat[3] if len(mat) == 4 else "")]
+    check(len(pairs) == 6 and len(said_row) == 2 and
+          all(pairs[(a, "slow")]["verdict"] == "faster" and pairs[("slow", a)]["verdict"] == "slower" and
+              abs(pairs[("slow", a)]["ratio"] - said_row[k]) <= 0.0051 and
+              pairs[("slow", a)]["ratio_ci"][0] <= pairs[("slow", a)]["ratio"] and
+              abs(pairs[("slow", a)]["ratio"] * pairs[(a, "slow")]["ratio"] - 1) < 1e-3
+              for k, a in enumerate(("fast1", "fast2"))),
+          "verdict: the matrix of pairs in the JSON (%s)" % list(pairs.values()))
+    back = subprocess.run([RAFALE, "report", os.path.join(TMP, "verdict-fast1-fast2-slow.plan.json")],
+                          capture_output=True, text=True, timeout=60)
+    check(back.stdout.split("pairwise (the row against the column):\n", 1)[-1].splitlines()[:4] == mat,
+          "verdict: the matrix read back from the JSON is the same")
     check(re.search(r"^ +3 slow ", out, re.M) and "  rank server" in out, "verdict: the rank in the text")
     compare_page(os.path.join(TMP, "verdict-fast1-fast2-slow.plan.html"), cells)
     cells, w, out = plan(["fast2", "fast1"])
