@@ -595,6 +595,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         /* Every shard begins its measured phase at the same instant; the
          * warm-up comes before it. */
         res->shard.late_s = wait_until(cfg->start_at - (double)cfg->warmup_ns / 1e9, stop);
+        if (atomic_load(stop)) {
+            /* Ctrl-C in the wait: the user gave up before any load. */
+            err_set(err, errlen, NULL, "interrupted while waiting for --start-at: nothing was sent");
+            rc = ENGINE_ESTOPPED;
+            goto workers;
+        }
     }
     cpu0 = cpu_seconds();
     res->start_unix_s = shard_now() + (double)cfg->warmup_ns / 1e9;
@@ -630,6 +636,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         collect_finish(cfg, &pl, ws, nt, stop, cpu_seconds() - cpu0, res);
     else
         engine_result_free(res); /* what was merged before the failure */
+workers:
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:
