@@ -201,7 +201,7 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     rc = observed_run(&in, &ob, err, sizeof(err));
     progress_done(&prog);
     if (rc != 0) {
-        metrics_stop(live.m);
+        metrics_stop(live.m, stop_flag());
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
         /* The plan is built before any load: a mistake in it (or in
@@ -212,7 +212,7 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     /* With --json - (or another output on '-') it owns stdout and the text
      * report goes to stderr. */
     rc = outputs_finish(&cfg, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, in.found, live.m);
-    metrics_stop(live.m);
+    metrics_stop(live.m, stop_flag());
     observed_free(&ob);
     config_free(&cfg);
     return rc;

@@ -225,6 +225,9 @@ static const struct opt_def table[] = {
       "unless --metrics-public)", "an address and port such as 127.0.0.1:9464", 0, 0, RUN(metrics_listen), 0, 0, NULL },
     { "metrics-public", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
       "let --metrics-listen take an address other than loopback", "yes or no", 0, 0, RUN(metrics_public), 1, 0, NULL },
+    { "metrics-linger", 0, K_DUR, D_RUN, S_OUTPUT, OPT_RUN, "D",
+      "after the run, --metrics-listen answers D more (the live page's final report, a last\nscrape; Ctrl-C ends it)",
+      "a duration such as 15s", 0, 0, RUN(metrics_linger_ns), 0, 0, NULL },
     { "abort-on-fail", 0, K_FLAG, D_RUN, S_OUTPUT, LOADW, NULL,
       "with --slo: stop the run the second the SLO is lost (judged once a second on the\nfigures so far, after "
       "--abort-after), exit 3", "yes or no", 0, 0, RUN(abort_on_fail), 1, 0, "abort_on_fail" },
