@@ -1002,6 +1002,49 @@ static void timeout_storm(void)
     done(&x);
 }
 
+/* The requests in flight of a connection are its streams, over HTTP/3 as
+ * over HTTP/2 (before, an HTTP/3 run counted one a connection): Little's
+ * law for queueing, the rounds for stragglers. */
+static void depth_of_streams(void)
+{
+    struct fx x;
+    const struct finding *f;
+    int h3;
+    for (h3 = 0; h3 < 2; h3++) {
+        const char *what = h3 ? "h3" : "h2";
+        healthy(&x);
+        x.cfg.http2 = !h3;
+        x.cfg.http3 = h3;
+        x.cfg.streams = 10;
+        /* 20 connections x 10 streams at 192/s: 1.04 s each, a queue. */
+        closed_loop(&x, 20, 192, 1040 * MS, 35 * MS);
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "wait_s", 0) > 1.04 &&
+                   findings_ev(f, "wait_s", 0) < 1.05 && findings_ev(f, "requests_per_connection", 0) == 10,
+               "%s: 200 in flight / 192 per s", what);
+        CHECKF(f && strstr(f->summary, "20 connections x 10 streams / 192.0 req/s") != NULL, "%s: %s", what,
+               f ? f->summary : "");
+        /* 0.104 s each is 20 / 192 s, not 200 / 192 s: no queue Little's law sees. */
+        closed_loop(&x, 20, 192, 104 * MS, 4 * MS);
+        eval(&x, 0);
+        CHECKF(!has(&x, "queueing"), "%s: 0.104 s at 200 in flight", what);
+        done(&x);
+        /* Stragglers need 20 rounds of what is in flight: 101 x 10 is 1010, 20 000 ends are fewer than 20 rounds. */
+        counted(&x);
+        x.cfg.http2 = !h3;
+        x.cfg.http3 = h3;
+        x.cfg.streams = 10;
+        x.cfg.connections = 101;
+        tail_of(&x, 19900);
+        eval(&x, 0);
+        CHECKF(!has(&x, "stragglers"), "%s: 101 x 10 in flight", what);
+        x.cfg.streams = 9;
+        eval(&x, 0);
+        CHECKF(has(&x, "stragglers"), "%s: 101 x 9 in flight", what);
+        done(&x);
+    }
+}
+
 int main(void)
 {
     T_RUN(healthy_is_silent);
@@ -1021,6 +1064,7 @@ int main(void)
     T_RUN(packet_loss);
     T_RUN(noisy);
     T_RUN(stragglers);
+    T_RUN(depth_of_streams);
     T_RUN(timeout_storm);
     T_RUN(warnings_first);
     T_END("test_findings");

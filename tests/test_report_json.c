@@ -318,6 +318,76 @@ static void never_inf_or_nan(void)
     config_free(&cfg);
 }
 
+/* An HTTP/3 run's figures in its own "http3" object (QPACK's bytes and
+ * saving, its retries), no "http2" beside them (before, they were in
+ * "http2", under HTTP/2's names); a file saved that older way is read
+ * back with them as HTTP/3's. */
+static void http3_object(void)
+{
+    struct config cfg;
+    struct engine_result r;
+    struct loaded back;
+    const char *urls[1] = { "https://127.0.0.1:8443/" };
+    char path[64], err[256], *out = NULL, *at;
+    size_t n = 0;
+    json_t *j, *h3;
+    FILE *f;
+    int k;
+
+    config_defaults(&cfg);
+    cfg.url_text = urls;
+    cfg.ntargets = 1;
+    cfg.http3 = 1;
+    cfg.streams = 10;
+    memset(&r, 0, sizeof(r));
+    fill_stats(&r.total, 0);
+    r.total.h2_hdr_wire = r.total.h2_hdr_decoded = r.total.h2_retried = 0;
+    r.total.h3_hdr_wire = 3000;
+    r.total.h3_hdr_decoded = 12000;
+    r.total.h3_retried = 4;
+    r.ntargets = 1;
+    r.per_target = calloc(1, sizeof(*r.per_target));
+    r.target_in_flight = calloc(1, sizeof(uint64_t));
+    stats_init(&r.per_target[0]);
+    stats_merge(&r.per_target[0], &r.total);
+    r.in_flight = r.target_in_flight[0] = 7;
+    r.elapsed_s = 2;
+    f = open_memstream(&out, &n);
+    CHECK(report_json(f, &cfg, &r, NULL, NULL, NULL) == 0);
+    fclose(f);
+    if ((j = parsed(strdup(out), "http3")) != NULL) {
+        for (k = 0; k < 2; k++) {
+            json_t *o = k ? json_array_get(json_object_get(j, "per_url"), 0) : j;
+            h3 = json_object_get(o, "http3");
+            CHECKF(json_object_get(o, "http2") == NULL, "%s: no \"http2\"", k ? "per_url" : "totals");
+            CHECKF(json_integer_value(json_object_get(h3, "header_bytes_wire")) == 3000 &&
+                       json_integer_value(json_object_get(h3, "header_bytes_decoded")) == 12000 &&
+                       json_real_value(json_object_get(h3, "header_space_savings")) == 0.75 &&
+                       json_integer_value(json_object_get(h3, "retried")) == 4,
+                   "%s: QPACK's figures in \"http3\"", k ? "per_url" : "totals");
+        }
+        json_decref(j);
+    }
+    /* The older layout: the same figures in "http2". */
+    for (at = strstr(out, "\"http3\": {"); at; at = strstr(at, "\"http3\": {"))
+        at[5] = '2';
+    snprintf(path, sizeof(path), "/tmp/rafale-json-h3-%d.json", (int)getpid());
+    f = fopen(path, "w");
+    fputs(out, f);
+    fclose(f);
+    free(out);
+    CHECKF(compare_load(path, &back, err, sizeof(err)) == 0, "%s", err);
+    unlink(path);
+    CHECK(back.run.res.total.h3_hdr_wire == 3000 && back.run.res.total.h3_hdr_decoded == 12000 &&
+          back.run.res.total.h3_retried == 4 && back.run.res.total.h2_hdr_wire == 0 &&
+          back.run.res.total.h2_retried == 0 && back.run.res.per_target[0].h3_hdr_wire == 3000);
+    compare_load_free(&back);
+    engine_result_free(&r);
+    cfg.url_text = NULL;
+    cfg.ntargets = 0;
+    config_free(&cfg);
+}
+
 /* How the table's rows merge (threads after join, shards in rafale
  * merge): each by its rule (QUIC's least RTT by MIN, the rest sum). */
 static void counters_merge(void)
@@ -351,6 +421,7 @@ int main(void)
 {
     T_RUN(round_trip);
     T_RUN(counters_merge);
+    T_RUN(http3_object);
     T_RUN(strings_are_utf8);
     T_RUN(never_inf_or_nan);
     T_END("test_report_json");

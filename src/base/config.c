@@ -300,6 +300,10 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         err_set(err, errlen, NULL, "--key is the private key of a --cert: give --cert too");
         return -1;
     }
+    if (cfg->metrics_linger_ns && !cfg->metrics_listen) {
+        err_set(err, errlen, NULL, "--metrics-linger goes with --metrics-listen: it keeps that port answering");
+        return -1;
+    }
     if (cfg->tls.pass && !cfg->tls.cert) {
         err_set(err, errlen, NULL, "--pass and --key-pass give the pass phrase of a --cert's key: give --cert too");
         return -1;
@@ -416,6 +420,13 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         return -1;
     }
     return 0;
+}
+
+uint32_t config_depth(const struct config *cfg)
+{
+    if (cfg->http2 || cfg->http3)
+        return cfg->streams > 1 ? cfg->streams : 1;
+    return cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
 }
 
 void config_free(struct config *cfg)

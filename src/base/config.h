@@ -105,6 +105,7 @@ struct config {
     const char *log_path;        /* --log FILE: a line per ended request (- for stdout) */
     const char *metrics_listen;  /* --metrics-listen ADDR:PORT: OpenMetrics during the run */
     int metrics_public;          /* --metrics-public: another address than loopback may be given */
+    uint64_t metrics_linger_ns;  /* --metrics-linger: it answers that long after the run (0: it ends with it) */
     uint32_t log_sample;         /* --log-sample N: one request in N (0, 1: all) */
     uint64_t abort_after_ns;     /* --abort-after: not before this far into the measured phase */
     uint32_t follow;             /* --follow N: redirects followed on the same origin */
@@ -182,6 +183,9 @@ const char *config_tls_given(const struct config *cfg);
 const char *config_stdout_owner(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
+/* The requests a connection keeps in flight: --streams over HTTP/2 and
+ * HTTP/3, --pipeline with keep-alive, else 1. */
+uint32_t config_depth(const struct config *cfg);
 
 struct req_spec;
 /* The spec of target i of cfg (cfg->targets may be NULL: the run's). */

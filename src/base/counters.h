@@ -13,7 +13,9 @@
  *   C(field, in, key, merge, metric, help)
  *     field   a uint64_t of struct stats
  *     in      the JSON object holding it, within the totals and each URL:
- *             SUMMARY, LATENCY, TLS, HTTP2 or QUIC (written when QUIC ran)
+ *             SUMMARY, LATENCY, TLS, HTTP2 (written unless an HTTP/3 run
+ *             left it empty), HTTP3 (when HTTP/3 ran, or it counted
+ *             something) or QUIC (written when QUIC ran)
  *     key     its JSON key (a contract: add keys, never rename one)
  *     merge   how threads and shards put theirs together: SUM, MAX or MIN
  *     metric  its OpenMetrics counter, rafale_<metric>_total, or NULL when
@@ -77,6 +79,13 @@
     D(HTTP2, header_space_savings)                                                                                    \
     C(h2_retried, HTTP2, "retried", SUM, "http2_retried",                                                             \
       "HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM) and sent again.")                                \
+    C(h3_hdr_wire, HTTP3, "header_bytes_wire", SUM, "http3_header_wire_bytes",                                        \
+      "HTTP/3: response field sections as they came on the wire, QPACK-encoded (HEADERS frames' payloads).")          \
+    C(h3_hdr_decoded, HTTP3, "header_bytes_decoded", SUM, "http3_header_decoded_bytes",                               \
+      "HTTP/3: response field sections decoded (names and values).")                                                  \
+    D(HTTP3, qpack_space_savings)                                                                                     \
+    C(h3_retried, HTTP3, "retried", SUM, "http3_retried",                                                             \
+      "HTTP/3: requests refused unprocessed (GOAWAY, H3_REQUEST_REJECTED) and sent again.")                           \
     C(quic_sent, QUIC, "packets_sent", SUM, NULL, "HTTP/3: QUIC datagrams sent.")                                     \
     C(quic_recv, QUIC, "packets_received", SUM, NULL, "HTTP/3: QUIC datagrams received.")                             \
     C(quic_lost, QUIC, "packets_lost", SUM, NULL,                                                                     \
@@ -94,7 +103,14 @@
       "HTTP/3: connections whose 0-RTT requests the server refused (sent again after the handshake).")
 
 /* Where a row's key goes, and how two counts of it become one. */
-enum counters_in { COUNTERS_IN_SUMMARY, COUNTERS_IN_LATENCY, COUNTERS_IN_TLS, COUNTERS_IN_HTTP2, COUNTERS_IN_QUIC };
+enum counters_in {
+    COUNTERS_IN_SUMMARY,
+    COUNTERS_IN_LATENCY,
+    COUNTERS_IN_TLS,
+    COUNTERS_IN_HTTP2,
+    COUNTERS_IN_HTTP3,
+    COUNTERS_IN_QUIC
+};
 enum counters_merge { COUNTERS_SUM, COUNTERS_MAX, COUNTERS_MIN };
 
 /* A row's index in the table, COUNTERS_NROWS of them (the D rows too). */

@@ -366,7 +366,8 @@ void tls_ticket_free(struct tls_ticket *slot)
     slot->session = NULL;
 }
 
-int tls_server_new(const char *cert, const char *key, int h2, struct tls_server **out, char *err, size_t errlen)
+int tls_server_new(const char *cert, const char *key, const char *pass, int h2, struct tls_server **out, char *err,
+                   size_t errlen)
 {
     struct tls_server *ts = calloc(1, sizeof(*ts));
     int k;
@@ -392,12 +393,14 @@ int tls_server_new(const char *cert, const char *key, int h2, struct tls_server 
         tls_server_free(ts);
         return -1;
     }
-    if ((k = use_key(ts->ctx, key, NULL)) == KEY_LOCKED || k == KEY_NONE) {
+    if ((k = use_key(ts->ctx, key, pass)) == KEY_LOCKED || k == KEY_WRONG || k == KEY_NONE) {
         if (k == KEY_LOCKED)
             err_set(err, errlen, NULL,
-                    "--tls-key %s: the key is encrypted; rafale serve takes a key without a pass phrase "
-                    "(openssl pkey -in KEY -out PLAIN)",
+                    "--tls-key %s: the key is encrypted; give its pass phrase with --key-pass env:NAME, file:PATH "
+                    "or pass:PHRASE",
                     key);
+        else if (k == KEY_WRONG)
+            err_set(err, errlen, NULL, "--tls-key %s: wrong pass phrase (bad decrypt)", key);
         else
             err_set(err, errlen, NULL, "--tls-key %s: no private key in it (PEM)", key);
         tls_server_free(ts);

@@ -51,8 +51,11 @@ void tls_ticket_free(struct tls_ticket *slot);
 
 /* Server side, for rafale serve. */
 struct tls_server;
-/* h2: ALPN selects "h2" when the client offers it; else "http/1.1". */
-int tls_server_new(const char *cert, const char *key, int h2, struct tls_server **out, char *err, size_t errlen);
+/* key is decrypted with pass when it is encrypted (NULL: none given, and
+ * an encrypted key is refused). h2: ALPN selects "h2" when the client
+ * offers it; else "http/1.1". */
+int tls_server_new(const char *cert, const char *key, const char *pass, int h2, struct tls_server **out, char *err,
+                   size_t errlen);
 /* Requires a client certificate signed by the CAs of ca_file (PEM). Returns
  * 0, or -1 with the reason in err. */
 int tls_server_require_client(struct tls_server *ts, const char *ca_file, char *err, size_t errlen);

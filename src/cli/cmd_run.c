@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* --metrics-listen: the engine's progress goes to the metrics thread too. */
 struct live_out {
@@ -138,6 +139,23 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
     return rc;
 }
 
+/* --start-at more than a second ahead: when the load begins, said once,
+ * even with -q: a run that waits minutes in silence looks hung, and this
+ * is one line on stderr, not the report -q keeps to itself. */
+static void say_wait(const struct config *cfg)
+{
+    double begin = cfg->start_at - (double)cfg->warmup_ns / 1e9, left = begin - shard_now();
+    time_t at = (time_t)begin, now = time(NULL);
+    struct tm t, today;
+    char when[64];
+    if (left <= 1 || localtime_r(&at, &t) == NULL || localtime_r(&now, &today) == NULL)
+        return;
+    strftime(when, sizeof(when),
+             t.tm_year == today.tm_year && t.tm_yday == today.tm_yday ? "%H:%M:%S %Z" : "%Y-%m-%d %H:%M:%S %Z", &t);
+    fprintf(stderr, "rafale: waiting until %s (in %.0f s) for --start-at%s\n", when, left,
+            cfg->warmup_ns ? " (its warm-up begins then)" : "");
+}
+
 int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
     (void)self;
@@ -167,8 +185,8 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
         return atomic_load(stop_flag()) ? 130 : 1;
     }
     progress_init(&prog, stderr, &share);
-    if (cfg.start_at > 0 && cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now() > 1 && !cfg.quiet)
-        fprintf(stderr, "rafale: waiting %.1fs for --start-at\n", cfg.start_at - (double)cfg.warmup_ns / 1e9 - shard_now());
+    if (cfg.start_at > 0)
+        say_wait(&cfg);
     if (cfg.start_at > 0 && shard_now() > cfg.start_at + 1)
         fprintf(stderr, "rafale: warning: --start-at was %.1fs ago: this shard begins late (its report says by how much)\n",
                 shard_now() - cfg.start_at);
@@ -194,18 +212,18 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     rc = observed_run(&in, &ob, err, sizeof(err));
     progress_done(&prog);
     if (rc != 0) {
-        metrics_stop(live.m);
+        metrics_stop(live.m, stop_flag());
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
         /* The plan is built before any load: a mistake in it (or in
-         * --monitor) is the user's, exit 2. */
-        return rc == ENGINE_EPLAN ? 2 : 1;
+         * --monitor) is the user's, exit 2; Ctrl-C before the load, 130. */
+        return rc == ENGINE_EPLAN ? 2 : rc == ENGINE_ESTOPPED ? 130 : 1;
     }
     ob.res.ref = ref;
     /* With --json - (or another output on '-') it owns stdout and the text
      * report goes to stderr. */
     rc = outputs_finish(&cfg, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, in.found, live.m);
-    metrics_stop(live.m);
+    metrics_stop(live.m, stop_flag());
     observed_free(&ob);
     config_free(&cfg);
     return rc;

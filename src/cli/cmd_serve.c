@@ -7,6 +7,7 @@
 #include "stop.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int cmd_serve(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
@@ -16,6 +17,7 @@ int cmd_serve(const struct cmd *self, const struct cmd *all, int argc, char **ar
     struct serve *srv;
     struct serve_counts counts;
     char err[256];
+    int rc;
 
     switch (cli_parse_serve(argc, argv, &sc, err, sizeof(err))) {
     case CLI_EXIT:
@@ -29,7 +31,9 @@ int cmd_serve(const struct cmd *self, const struct cmd *all, int argc, char **ar
     }
     net_raise_nofile(1 << 20);
     stop_catch(1);
-    if (serve_start(&sc, &srv, err, sizeof(err)) != 0) {
+    rc = serve_start(&sc, &srv, err, sizeof(err));
+    explicit_bzero(sc.key_pass, sizeof(sc.key_pass)); /* the key is read (or refused) */
+    if (rc != 0) {
         fprintf(stderr, "rafale serve: %s\n", err);
         return 1;
     }

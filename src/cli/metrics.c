@@ -40,8 +40,8 @@ enum { PT_T, PT_RPS, PT_ERR, PT_P50, PT_P99, PT_INFLIGHT, PT_SCPU, PT_SMEM, PT__
 struct metrics {
     int fd;
     atomic_int stop;
-    /* The live page: a point a second, the final report once it is made,
-     * and when a page last asked (then the end waits for it a moment). */
+    /* The live page: a point a second, and the final report once it is
+     * made (a page sees it when --metrics-linger keeps us after the run). */
     double *pt[PT__COUNT];
     uint32_t npts;
     uint64_t last_req, last_err, last_sec;
@@ -50,7 +50,7 @@ struct metrics {
     char *final_html;
     size_t final_len;
     int done;
-    atomic_ullong page_seen_ms;
+    uint64_t linger_ns;          /* --metrics-linger */
     pthread_t thread;
     pthread_mutex_t mu;
     struct engine_live live;     /* the last published (live.latency its own buckets) */
@@ -232,7 +232,8 @@ static const char PAGE[] =
     "    }\n"
     "    return fetch('/chart.svg').then(function (r) { return r.text(); }).then(function (t) {\n"
     "      document.getElementById('charts').innerHTML = t; setTimeout(tick, 1000); });\n"
-    "  }).catch(function () { document.getElementById('state').textContent = 'the run has ended'; });\n"
+    "  }).catch(function () { document.getElementById('state').textContent =\n"
+    "    'the run has ended: its report is in rafale\\'s output (--metrics-linger keeps this page up to show it)'; });\n"
     "}\ntick();\n</script>\n</body></html>\n";
 
 /* The live page's charts: throughput and latency, a point a second. */
@@ -435,7 +436,6 @@ static void serve_one(struct metrics *m, struct pending *q)
         fclose(f);
         answer(q, 200, "text/html; charset=utf-8", body, blen);
     } else if (IS("/")) {
-        atomic_store(&m->page_seen_ms, now_ms());
         pthread_mutex_unlock(&m->mu);
         fputs(PAGE, f);
         fclose(f);
@@ -659,13 +659,14 @@ int metrics_start(const struct config *cfg, struct metrics **out, char *err, siz
         m->nlabels = i + 1;
     }
     m->srv_first = -1;
+    m->linger_ns = cfg->metrics_linger_ns;
     for (i = 0; i < PT__COUNT; i++)
         if ((m->pt[i] = calloc(SERIES_MAX, sizeof(double))) == NULL)
             break; /* no live charts: pt[PT__COUNT - 1] is NULL */
     pthread_mutex_init(&m->mu, NULL);
     if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
         err_set(err, errlen, NULL, "--metrics-listen: cannot start its thread");
-        metrics_stop(m);
+        metrics_stop(m, NULL);
         return -1;
     }
     *out = m;
@@ -741,16 +742,21 @@ void metrics_final(struct metrics *m, const char *html, size_t len)
     pthread_mutex_unlock(&m->mu);
 }
 
-void metrics_stop(struct metrics *m)
+void metrics_stop(struct metrics *m, const atomic_int *stop)
 {
     uint32_t i;
     if (m == NULL)
         return;
-    /* A live page watched a moment ago: it gets 2.5 s to fetch the final
-     * report (once a second it asks). */
-    if (m->done && m->thread && now_ms() - atomic_load(&m->page_seen_ms) < 10000) {
-        struct timespec ts = { 2, 500 * 1000000L };
-        nanosleep(&ts, NULL);
+    /* Only when asked (--metrics-linger): the run's exit never waits for a
+     * browser's next poll. A Ctrl-C ends the linger; after a run that one
+     * stopped, the handler is gone and a second one ends rafale. */
+    if (m->done && m->thread && m->linger_ns && stop) {
+        uint64_t end = now_ms() + m->linger_ns / 1000000;
+        int was = atomic_load(stop);
+        while (now_ms() < end && (was || !atomic_load(stop))) {
+            struct timespec ts = { 0, 50 * 1000000L };
+            nanosleep(&ts, NULL);
+        }
     }
     atomic_store(&m->stop, 1);
     if (m->thread)

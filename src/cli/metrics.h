@@ -4,6 +4,7 @@
 #ifndef RAFALE_METRICS_H
 #define RAFALE_METRICS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "config.h"
@@ -29,8 +30,8 @@ const char *metrics_picked(const struct metrics *m);
 void metrics_publish(struct metrics *m, const struct engine_live *live, const struct monitor_live *server);
 /* The run's final HTML report: the live page shows it in its place. */
 void metrics_final(struct metrics *m, const char *html, size_t len);
-/* Stops serving (a live page watched lately gets 2.5 s to fetch the final
- * report first). */
-void metrics_stop(struct metrics *m);
+/* Stops serving, at once or after the run's --metrics-linger (a Ctrl-C,
+ * which sets stop, ends the linger; stop may be NULL). */
+void metrics_stop(struct metrics *m, const atomic_int *stop);
 
 #endif

@@ -659,13 +659,13 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
  * outstanding join it, counted as started (stats.carried_in); their answers
  * count where they end, as every answer in the window does. */
 void record_carry_in(struct worker *w);
-/* HTTP/2: bytes of s's frames (its URL's share of what was received);
- * bytes written on a connection (the requests of several streams); response
- * header blocks on the wire and decoded; s refused unprocessed and queued
- * to be sent again. */
+/* HTTP/2 and HTTP/3: bytes of s's frames (its URL's share of what was
+ * received); bytes written on a connection (the requests of several
+ * streams); response header blocks on the wire and decoded, HPACK's or
+ * (h3) QPACK's; s refused unprocessed and queued to be sent again. */
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now);
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
-void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now);
+void record_headers(struct worker *w, int h3, uint64_t wire, uint64_t decoded, uint64_t now);
 void record_retry(struct worker *w, const struct slot *s);
 /* HTTP/3: QUIC datagrams sent and received, packets declared lost; a
  * connection's RTT estimate (smoothed and least) as it closes. */

@@ -324,7 +324,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
                        uint32_t first_conn, uint64_t budget)
 {
     const struct config *cfg = pl->cfg;
-    uint32_t i, depth = cfg->http2 || cfg->http3 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
+    uint32_t i, depth = config_depth(cfg);
 
     memset(w, 0, sizeof(*w));
     w->plan = pl;
@@ -595,6 +595,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         /* Every shard begins its measured phase at the same instant; the
          * warm-up comes before it. */
         res->shard.late_s = wait_until(cfg->start_at - (double)cfg->warmup_ns / 1e9, stop);
+        if (atomic_load(stop)) {
+            /* Ctrl-C in the wait: the user gave up before any load. */
+            err_set(err, errlen, NULL, "interrupted while waiting for --start-at: nothing was sent");
+            rc = ENGINE_ESTOPPED;
+            goto workers;
+        }
     }
     cpu0 = cpu_seconds();
     res->start_unix_s = shard_now() + (double)cfg->warmup_ns / 1e9;
@@ -630,6 +636,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         collect_finish(cfg, &pl, ws, nt, stop, cpu_seconds() - cpu0, res);
     else
         engine_result_free(res); /* what was merged before the failure */
+workers:
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:

@@ -97,9 +97,12 @@ struct engine_result {
  * early with a correct partial result. progress, when not NULL, is called
  * from the calling thread about four times a second. Returns 0, or -1 with a one-line
  * reason in err, or ENGINE_EPLAN (the plan could not be built: a bad
- * templated value, an unknown host; nothing was sent, the user's mistake).
- * On success free the result with engine_result_free(). */
+ * templated value, an unknown host; nothing was sent, the user's mistake),
+ * or ENGINE_ESTOPPED. On success free the result with engine_result_free(). */
 #define ENGINE_EPLAN (-2)
+/* Stopped while waiting for --start-at: nothing was sent, no result (err
+ * says so). */
+#define ENGINE_ESTOPPED (-3)
 int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct engine_result *res, char *err, size_t errlen);
 

@@ -216,7 +216,7 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     struct slot *s;
     (void)ng;
     if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION)
-        record_h2_headers(c->w, hd->length, 0, c->h2->now);
+        record_headers(c->w, 0, hd->length, 0, c->h2->now);
     if (hd->stream_id > 0 && (s = stream_slot(c, hd->stream_id)) != NULL)
         record_frame_bytes(c->w, s, hd->length + 9, c->h2->now);
     return 0;
@@ -259,7 +259,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     struct slot *s;
     (void)ng;
     (void)flags;
-    record_h2_headers(c->w, 0, namelen + valuelen, c->h2->now);
+    record_headers(c->w, 0, 0, namelen + valuelen, c->h2->now);
     if (namelen == 10 && c->w->plan->cfg->cookies && memcmp(name, "set-cookie", 10) == 0 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)
         conn_cookie(c, s, (const char *)value, valuelen);

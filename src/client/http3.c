@@ -134,7 +134,7 @@ static int on_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_rcbuf 
     (void)flags;
     if (s == NULL)
         return 0;
-    record_h2_headers(c->w, 0, n.len + v.len, c->h3->now);
+    record_headers(c->w, 1, 0, n.len + v.len, c->h3->now);
     /* nghttp3 checked the field (RFC 9114 section 4.3.2): three digits. */
     if (token == NGHTTP3_QPACK_TOKEN__STATUS && v.len == 3)
         s->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
@@ -258,7 +258,7 @@ static int on_recv_stream_data(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint
     nghttp3_ssize n;
     (void)offset;
     if (s) /* a response: its field sections' bytes on the wire, QPACK's side of the saving */
-        record_h2_headers(c->w, http3_frames_headers(&c->h3->frames[s - c->slots], data, len), 0, c->h3->now);
+        record_headers(c->w, 1, http3_frames_headers(&c->h3->frames[s - c->slots], data, len), 0, c->h3->now);
     n = nghttp3_conn_read_stream(c->h3->hc, id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
     if (n < 0)
         return NGTCP2_ERR_CALLBACK_FAILURE;

@@ -183,20 +183,32 @@ void record_quic_rtt(struct worker *w, uint64_t srtt_ns, uint64_t min_rtt_ns, ui
         w->st.quic_min_rtt_ns = min_rtt_ns;
 }
 
-void record_h2_headers(struct worker *w, uint64_t wire, uint64_t decoded, uint64_t now)
+void record_headers(struct worker *w, int h3, uint64_t wire, uint64_t decoded, uint64_t now)
 {
     if (now < w->plan->t_measure)
         return;
-    w->st.h2_hdr_wire += wire;
-    w->st.h2_hdr_decoded += decoded;
+    if (h3) {
+        w->st.h3_hdr_wire += wire;
+        w->st.h3_hdr_decoded += decoded;
+    } else {
+        w->st.h2_hdr_wire += wire;
+        w->st.h2_hdr_decoded += decoded;
+    }
 }
 
 void record_retry(struct worker *w, const struct slot *s)
 {
+    struct stats *t;
     if (!s->measured)
         return;
-    w->st.h2_retried++;
-    w->per_target[engine_fig(s->url)].h2_retried++;
+    t = &w->per_target[engine_fig(s->url)];
+    if (w->plan->cfg->http3) {
+        w->st.h3_retried++;
+        t->h3_retried++;
+    } else {
+        w->st.h2_retried++;
+        t->h2_retried++;
+    }
 }
 
 void record_redirect(struct worker *w, const struct slot *s, int away)

@@ -2,7 +2,8 @@
  * each workload to each server before the load, its answer reduced to what
  * should match: status, Location, Content-Type, framing, body length and a
  * hash of the body (FNV-1a 64, of the decoded body). One HTTP/1.1 exchange
- * with Connection: close, read until the answer is whole by its framing
+ * with Connection: close, over TLS for https:// with the workload's TLS
+ * settings (as its runs connect), read until the answer is whole by its framing
  * (only the head when no body field is asked) or the server closes, within
  * one deadline for all of it and 8 MiB: an answer cut by either is said to
  * be so, and compared with nothing. */
@@ -10,9 +11,11 @@
 #include "compare_settings.h"
 
 #include "clock.h"
+#include "io.h"
 #include "net.h"
 #include "request.h"
 #include "text.h"
+#include "tls.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -173,6 +176,41 @@ static void advance(struct reading *rd, char *buf, size_t got, int want_body, in
     /* Without either, the answer ends when the server closes. */
 }
 
+/* https://: TLS on connected fd with wl's settings (its CA, client
+ * certificate, version, ciphers), ALPN http/1.1 whatever the workload
+ * speaks, within the deadline. *ssl is the connection for io_tls as soon as
+ * there is one (io_tls.close then closes fd too). Returns 0, or -1 with
+ * a->why (a->cut when the time is up). */
+static int tls_start(const struct config *wl, const struct url *u, int fd, uint64_t deadline, struct tls_client **tc,
+                     void **ssl, struct alike_answer *a)
+{
+    struct tls_options o = wl->tls;
+    const char *why = NULL;
+    int r;
+    o.h2 = 0;
+    o.no_resume = 1;
+    if (tls_client_new(&o, tc, a->why, sizeof(a->why)) != 0)
+        return -1;
+    if ((*ssl = tls_client_conn(*tc, fd, u->host, NULL, &a->peer, &why)) == NULL) {
+        snprintf(a->why, sizeof(a->why), "TLS: %s", why);
+        return -1;
+    }
+    while ((r = io_tls.handshake(*ssl, fd)) != IO_OK) {
+        int w = r == IO_ERROR ? -1 : wait_fd(fd, r == IO_WANT_WRITE ? POLLOUT : POLLIN, deadline);
+        if (w > 0)
+            continue;
+        if (w == 0) {
+            snprintf(a->why, sizeof(a->why), "TLS handshake not done in time");
+            a->cut = 1;
+        } else {
+            snprintf(a->why, sizeof(a->why), "TLS: %s",
+                     r == IO_ERROR && io_tls.error(*ssl) ? io_tls.error(*ssl) : strerror(errno));
+        }
+        return -1;
+    }
+    return 0;
+}
+
 int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, uint64_t timeout_ns,
                 struct alike_answer *a)
 {
@@ -184,13 +222,12 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
     size_t len, sent = 0, got = 0, cap = 65536;
     int fd = -1, rc = -1, e = 0, r = 0;
     socklen_t elen = sizeof(e);
+    const struct io_ops *io = &io_plain;
+    struct tls_client *tc = NULL;
+    void *ctx = NULL;
 
     memset(a, 0, sizeof(*a));
     memset(&rd, 0, sizeof(rd));
-    if (u->tls) {
-        snprintf(a->why, sizeof(a->why), "https: not checked");
-        return -1;
-    }
     config_request(wl, 0, &rs);
     rs.keepalive = 0;
     if (rs.head_only || request_build(&rs, u, &req, &len, err, sizeof(err)) != 0) {
@@ -216,15 +253,20 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
         snprintf(a->why, sizeof(a->why), "%s", strerror(e ? e : errno));
         goto out;
     }
+    if (u->tls) {
+        io = &io_tls;
+        if (tls_start(wl, u, fd, deadline, &tc, &ctx, a) != 0)
+            goto out;
+    }
     while (sent < len) {
-        ssize_t n = send(fd, req + sent, len - sent, MSG_NOSIGNAL);
+        ssize_t n = io->write(ctx, fd, req + sent, len - sent);
         if (n > 0) {
             sent += (size_t)n;
         } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
             if ((r = wait_fd(fd, POLLOUT, deadline)) <= 0)
                 goto cut;
         } else {
-            snprintf(a->why, sizeof(a->why), "%s", strerror(errno));
+            snprintf(a->why, sizeof(a->why), "%s", errno == EPROTO && ctx ? io->error(ctx) : strerror(errno));
             goto out;
         }
     }
@@ -244,7 +286,7 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
             buf = nb;
             cap *= 2;
         }
-        n = recv(fd, buf + got, cap - got, 0);
+        n = io->read(ctx, fd, buf + got, cap - got);
         if (n > 0) {
             got += (size_t)n;
             buf[got] = '\0';
@@ -278,8 +320,11 @@ cut:
         a->cut = 1;
     }
 out:
-    if (fd >= 0)
+    if (ctx)
+        io->close(ctx, fd);
+    else if (fd >= 0)
         close(fd);
+    tls_client_free(tc);
     free(req);
     free(buf);
     return rc;

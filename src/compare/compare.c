@@ -459,8 +459,18 @@ static void check_alike(const struct compare_file *p, int w, const atomic_int *s
             ref = s;
     }
     al->checked = ref >= 0;
-    if (ref < 0)
-        snprintf(al->note, sizeof(al->note), "%s", ncut ? al->cut : "no server answered the check");
+    if (ref < 0 && ncut) {
+        snprintf(al->note, sizeof(al->note), "%s", al->cut);
+    } else if (ref < 0) {
+        /* Why, as the first server asked says it (a TLS failure, a refused connection). */
+        snprintf(al->note, sizeof(al->note), "no server answered the check");
+        for (s = 0; s < p->nservers; s++)
+            if (!out->failed[s] && ans[s].why[0]) {
+                snprintf(al->note, sizeof(al->note), "no server answered the check (%.60s: %.200s)", p->servers[s].name,
+                         ans[s].why);
+                break;
+            }
+    }
     for (k = 0; ref >= 0 && k < 5; k++) {
         int first = 1;
         for (s = 0; s < p->nservers; s++) {

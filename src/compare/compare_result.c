@@ -303,7 +303,7 @@ out:
 static int implausible_cpu(const struct config *cfg, const struct compare_run *run, int k, char *why, size_t len)
 {
     uint64_t n = run->res.total.completed;
-    double depth = cfg->http2 || cfg->http3 ? (cfg->streams > 1 ? cfg->streams : 1) : (cfg->pipeline > 1 ? cfg->pipeline : 1);
+    double depth = config_depth(cfg);
     double floor_s = (double)n * CPU_FLOOR_NS / depth / 1e9, most = run->server.cpu_s;
     char per[32], fl[32];
     if (!run->has_server || n < CPU_FLOOR_ANSWERS)

@@ -1,5 +1,6 @@
 /* report_compare_json.c - a compare's result as JSON: its settings, each
- * workload's cells with their runs whole (compare_load.c reads it back). */
+ * workload's pairwise verdicts and cells with their runs whole
+ * (compare_load.c reads it back). */
 #include "compare.h"
 #include "report.h"
 #include "report_compare.h"
@@ -86,6 +87,36 @@ static void json_alike(FILE *f, const struct compare_file *p, const struct compa
         fprintf(f, ", \"alike_cut\": ");
         report_json_str(f, r->alike[w].cut);
     }
+}
+
+/* Every pair of servers (2 to CMP_MATRIX_MAX, as the text and HTML show
+ * them): the first's time per request against the second's, as a verdict
+ * (compare_pair: recomputed from the runs when the file is read back). */
+static void json_pairwise(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
+{
+    int a, b, first = 1;
+    if (p->nservers < 2 || p->nservers > CMP_MATRIX_MAX)
+        return;
+    fprintf(f, ",\n  \"pairwise\": [");
+    for (a = 0; a < p->nservers; a++)
+        for (b = 0; b < p->nservers; b++) {
+            struct verdict_pair v;
+            if (a == b)
+                continue;
+            compare_pair(p, r, w, a, b, &v);
+            fprintf(f, "%s{\"server\": ", first ? "" : ",\n   ");
+            report_json_str(f, p->servers[a].name);
+            fprintf(f, ", \"against\": ");
+            report_json_str(f, p->servers[b].name);
+            if (v.verdict == VERDICT_INVALID || !(v.ratio > 0)) /* no valid pair, or no round to pair */
+                fprintf(f, ", \"ratio\": null, ");
+            else
+                fprintf(f, ", \"ratio\": %s, ", REPORT_JNUM("%.4f", v.ratio));
+            json_ci(f, "ratio_ci", v.ci);
+            fprintf(f, "\"verdict\": \"%s\"}", verdict_name(v.verdict));
+            first = 0;
+        }
+    fprintf(f, "]");
 }
 
 /* A workload's cell on server s: its figures, intervals, verdict, findings,
@@ -223,6 +254,7 @@ int report_compare_json(FILE *f, const struct compare_file *p, const struct comp
         fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %s,\n  \"config\": ", wl->cfg.connections,
                 wl->cfg.keepalive ? "false" : "true", REPORT_JNUM("%.3f", wl->cfg.rate));
         report_json_config(f, &wl->cfg);
+        json_pairwise(f, p, r, w);
         fprintf(f, ",\n  \"servers\": [");
         for (s = 0; s < p->nservers; s++)
             json_cell(f, p, r, w, s, best);

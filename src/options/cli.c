@@ -186,6 +186,10 @@ enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, 
         err_set(err, errlen, NULL, "--tls-cert and --tls-key go together");
         return CLI_ERROR;
     }
+    if (sc->key_pass_set && sc->tls_key == NULL) {
+        err_set(err, errlen, NULL, "--key-pass goes with --tls-key: it is the pass phrase of that key");
+        return CLI_ERROR;
+    }
     return CLI_OK;
 }
 

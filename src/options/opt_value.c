@@ -231,12 +231,13 @@ static int host_map_parse(const char *v, int connect_to, struct host_map *m)
     return 0;
 }
 
-/* The --key's pass phrase: --pass PHRASE, or --key-pass SOURCE in openssl's
- * -passin words (env:NAME, file:PATH its first line, pass:PHRASE). Read
- * now, so a missing variable or file is said before any load. An error
- * never shows what follows "pass:", nor a value without a known prefix:
- * it may be the phrase itself. */
-static int set_pass(struct config *cfg, int source, const char *v, const char *shown, char *err, size_t errlen)
+/* A key's pass phrase into out (TLS_PASS_MAX + 1 bytes): --pass PHRASE as
+ * written (source 0), or --key-pass SOURCE in openssl's -passin words
+ * (env:NAME, file:PATH its first line, pass:PHRASE). Read now, so a
+ * missing variable or file is said before any load. An error never shows
+ * what follows "pass:", nor a value without a known prefix: it may be the
+ * phrase itself. */
+static int read_pass(int source, const char *v, const char *shown, char *out, char *err, size_t errlen)
 {
     char line[TLS_PASS_MAX + 2];
     const char *phrase = v;
@@ -276,9 +277,20 @@ static int set_pass(struct config *cfg, int source, const char *v, const char *s
     }
     if (rc == 0 && strlen(phrase) > TLS_PASS_MAX)
         rc = err_set(err, errlen, NULL, "%s: a pass phrase of more than %d bytes", shown, TLS_PASS_MAX);
+    if (rc == 0)
+        memcpy(out, phrase, strlen(phrase) + 1);
+    explicit_bzero(line, sizeof(line));
+    return rc;
+}
+
+/* The client's --pass or --key-pass, kept by the config. */
+static int set_pass(struct config *cfg, int source, const char *v, const char *shown, char *err, size_t errlen)
+{
+    char phrase[TLS_PASS_MAX + 1];
+    int rc = read_pass(source, v, shown, phrase, err, errlen);
     if (rc == 0 && (cfg->tls.pass = config_keep(cfg, phrase)) == NULL)
         rc = err_set(err, errlen, NULL, "out of memory");
-    explicit_bzero(line, sizeof(line));
+    explicit_bzero(phrase, sizeof(phrase));
     return rc;
 }
 
@@ -562,6 +574,12 @@ int opt_value_set(int id, const char *wants, const struct opt_dst *d, const char
                   size_t errlen)
 {
     int rc = 2;
+    if (id == I_SERVE_KEY_PASS && d->serve) {
+        /* serve's --key-pass: the phrase in its config, wiped once the key is read. */
+        if ((rc = read_pass(1, v, shown, d->serve->key_pass, err, errlen)) == 0)
+            d->serve->key_pass_set = 1;
+        return rc;
+    }
     if (id == I_THRESHOLD)
         rc = set_threshold(d->res, v);
     else if (d->cmp)

@@ -178,8 +178,8 @@ static int queueing(struct ctx *c)
     double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service;
     double p5 = hist_percentile(fb, 5), busy = findings_server_busy(c);
     int from_cpu;
-    uint32_t i;
-    char l[32], sv[32], m[32], how[160];
+    uint32_t i, depth = config_depth(cfg);
+    char l[32], sv[32], m[32], how[160], in[64];
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return 0;
@@ -192,7 +192,7 @@ static int queueing(struct ctx *c)
         say(how, sizeof(how), "its fifth fastest good answer%s",
             c->in->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
     }
-    little = (double)cfg->connections * (cfg->http2 ? cfg->streams : cfg->pipeline > 1 ? cfg->pipeline : 1) / x * NS_S;
+    little = (double)cfg->connections * depth / x * NS_S;
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
         return 0;
@@ -204,15 +204,22 @@ static int queueing(struct ctx *c)
     }
     if ((f = add(c, "queueing", 1)) == NULL)
         return 1;
+    /* What is in flight: a connection's streams (or pipelined requests) each. */
+    if (depth > 1)
+        say(in, sizeof(in), "%u connections x %u %s", cfg->connections, depth,
+            cfg->http2 || cfg->http3 ? "streams" : "pipelined");
+    else
+        say(in, sizeof(in), "%u connections", cfg->connections);
     say(f->summary, sizeof(f->summary),
-        "most of this latency is waiting in the server's queue: %u connections / %.1f req/s = %s (Little's law; mean "
-        "%s), while its own time is about %s (%s)",
-        cfg->connections, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
+        "most of this latency is waiting in the server's queue: %s / %.1f req/s = %s (Little's law; mean %s), while "
+        "its own time is about %s (%s)",
+        in, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
         units_fmt_ns(sv, sizeof(sv), service), how);
     say(f->advice, sizeof(f->advice),
         "a closed loop keeps every connection waiting; use fewer connections, or -R / rafale sweep to measure latency "
         "at a load the server can carry");
     ev(f, "connections", cfg->connections);
+    ev(f, "requests_per_connection", depth);
     ev(f, "rps", x);
     ev(f, "wait_s", little / NS_S);
     ev(f, "latency_mean_us", mean / 1e3);
@@ -442,8 +449,7 @@ static void stragglers(struct ctx *c)
     const struct netstat_obs *n = c->in->net;
     uint64_t ended = c->s->completed + stats_errors(c->s), bulk, tail, slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
     uint64_t tmo = timeouts(c->s);
-    double e = elapsed(c), bulk_s, conc = (double)cfg->connections *
-                                          (cfg->http2 ? cfg->streams : cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1);
+    double e = elapsed(c), bulk_s, conc = (double)cfg->connections * config_depth(cfg);
     int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
     struct finding *f;
     char te[32], tt[32], to[32], mx[32];

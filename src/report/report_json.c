@@ -83,6 +83,12 @@ struct jstats_of {
     const char *protocol;
 };
 
+/* A header compression's saving: 1 - wire / decoded (0 with nothing decoded). */
+static double savings(uint64_t wire, uint64_t decoded)
+{
+    return decoded ? 1.0 - (double)wire / (double)decoded : 0.0;
+}
+
 /* A figure worked out from the counters (a D row of counters.h), after
  * sep. Returns 0 when it has nothing to say here. */
 static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d, const char *sep)
@@ -133,8 +139,12 @@ static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d,
     case COUNTERS_D_header_space_savings:
         /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
         fprintf(f, "%s\"header_space_savings\": %s", sep,
-                REPORT_JNUM("%.4f", s->h2_hdr_decoded ? 1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded
-                                                      : 0.0));
+                REPORT_JNUM("%.4f", savings(s->h2_hdr_wire, s->h2_hdr_decoded)));
+        return 1;
+    case COUNTERS_D_qpack_space_savings:
+        /* QPACK's, under the same key in "http3". */
+        fprintf(f, "%s\"header_space_savings\": %s", sep,
+                REPORT_JNUM("%.4f", savings(s->h3_hdr_wire, s->h3_hdr_decoded)));
         return 1;
     case COUNTERS_D_smoothed_rtt_s:
         fprintf(f, "%s\"smoothed_rtt_s\": %s", sep,
@@ -168,12 +178,23 @@ static void jcounters(FILE *f, const struct jstats_of *x, enum counters_in in, i
     }
 }
 
+/* Whether any counter of object `in` counted something. */
+static int jcounted(const struct stats *s, enum counters_in in)
+{
+    int i;
+    for (i = 0; i < COUNTERS_NROWS; i++)
+        if (stats_counters[i].in == in && stats_counters[i].derived == COUNTERS_D_NONE &&
+            stats_counter_get(s, &stats_counters[i]))
+            return 1;
+    return 0;
+}
+
 /* The parts shared by the totals and each URL. */
 static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double oldest_s, double elapsed,
                    const char *protocol, const char *ind)
 {
     const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol };
-    int i, first = 1;
+    int i, first = 1, h3 = strcmp(protocol, "h3") == 0;
     fprintf(f, "%s\"summary\": {", ind);
     jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
     fprintf(f, "},\n");
@@ -197,9 +218,19 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     }
     fprintf(f, "%s\"tls\": {", ind);
     jcounters(f, &x, COUNTERS_IN_TLS, 1);
-    fprintf(f, "},\n%s\"http2\": {", ind);
-    jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
     fprintf(f, "}");
+    /* Each protocol's figures under its own name: an HTTP/3 run's QPACK
+     * and retries in "http3" (before, in "http2"), no "http2" beside them. */
+    if (!h3 || jcounted(s, COUNTERS_IN_HTTP2)) {
+        fprintf(f, ",\n%s\"http2\": {", ind);
+        jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
+        fprintf(f, "}");
+    }
+    if (h3 || jcounted(s, COUNTERS_IN_HTTP3)) {
+        fprintf(f, ",\n%s\"http3\": {", ind);
+        jcounters(f, &x, COUNTERS_IN_HTTP3, 1);
+        fprintf(f, "}");
+    }
     /* HTTP/3: QUIC's own figures (ngtcp2's), where QUIC ran. */
     if (s->quic_sent || s->quic_recv) {
         fprintf(f, ",\n%s\"quic\": {", ind);

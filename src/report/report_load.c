@@ -129,8 +129,9 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 {
     json_t *sum = jread_obj(c, o, "summary", 1), *st = jread_obj(c, o, "status", 0), *er = jread_obj(c, o, "errors", 1), *v;
     json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, "tls", 0);
-    json_t *h2 = jread_obj(c, o, "http2", 0);
+    json_t *h2 = jread_obj(c, o, "http2", 0), *h3 = jread_obj(c, o, "http3", 0);
     json_t *quic = jread_obj(c, o, "quic", 0);
+    const char *proto = sum ? jread_str(c, sum, "protocol", 0) : NULL, *h3key = "http3";
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -193,9 +194,21 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         load_counters(c, s, tls, COUNTERS_IN_TLS);
         jread_leave(c, at);
     }
+    /* A result saved before HTTP/3 had its own object holds an HTTP/3
+     * run's QPACK figures and retries in "http2": they are HTTP/3's. */
+    if (h3 == NULL && h2 && proto && strcmp(proto, "h3") == 0) {
+        h3 = h2;
+        h2 = NULL;
+        h3key = "http2";
+    }
     if (h2) {
         at = jread_enter(c, "http2");
         load_counters(c, s, h2, COUNTERS_IN_HTTP2);
+        jread_leave(c, at);
+    }
+    if (h3) {
+        at = jread_enter(c, h3key);
+        load_counters(c, s, h3, COUNTERS_IN_HTTP3);
         jread_leave(c, at);
     }
     if (quic) {

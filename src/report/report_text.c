@@ -87,15 +87,16 @@ static void stages_block(FILE *f, const struct config *cfg, const struct engine_
         fprintf(f, "  (latency from when each request was due on the ramped schedule: coordinated omission corrected)\n");
 }
 
-/* HTTP/2: what header compression saved, and requests sent again. */
-static void h2_line(FILE *f, const struct stats *s, int h3)
+/* HTTP/2 or HTTP/3: what header compression (HPACK, QPACK) saved, and
+ * HTTP/2's requests sent again (HTTP/3's go under QUIC). */
+static void headers_line(FILE *f, const struct stats *s, int h3)
 {
     char w[32], d[32];
+    uint64_t wire = h3 ? s->h3_hdr_wire : s->h2_hdr_wire, dec = h3 ? s->h3_hdr_decoded : s->h2_hdr_decoded;
     fprintf(f, "\n%s response headers %s on the wire, %s decoded", h3 ? "HTTP/3       " : "HTTP/2       ",
-            units_fmt_bytes(w, sizeof(w), (double)s->h2_hdr_wire), units_fmt_bytes(d, sizeof(d), (double)s->h2_hdr_decoded));
-    if (s->h2_hdr_decoded)
-        fprintf(f, " (%s saved %.1f%%)", h3 ? "QPACK" : "HPACK",
-                100.0 * (1.0 - (double)s->h2_hdr_wire / (double)s->h2_hdr_decoded));
+            units_fmt_bytes(w, sizeof(w), (double)wire), units_fmt_bytes(d, sizeof(d), (double)dec));
+    if (dec)
+        fprintf(f, " (%s saved %.1f%%)", h3 ? "QPACK" : "HPACK", 100.0 * (1.0 - (double)wire / (double)dec));
     if (s->h2_retried && !h3)
         fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or REFUSED_STREAM) and sent "
                    "again on another connection", (unsigned long long)s->h2_retried);
@@ -114,9 +115,9 @@ static void quic_line(FILE *f, const struct stats *s)
     if (s->quic_early + s->quic_early_rejected)
         fprintf(f, "\n              0-RTT: %llu connections sent their requests early, the server took them on %llu",
                 (unsigned long long)(s->quic_early + s->quic_early_rejected), (unsigned long long)s->quic_early);
-    if (s->h2_retried)
+    if (s->h3_retried)
         fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or H3_REQUEST_REJECTED) and "
-                   "sent again on another connection", (unsigned long long)s->h2_retried);
+                   "sent again on another connection", (unsigned long long)s->h3_retried);
 }
 
 /* The header over lat_row's columns, its percentiles from the names table. */
@@ -531,7 +532,7 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
     if (cfg->http2 || cfg->http3)
-        h2_line(f, s, cfg->http3);
+        headers_line(f, s, cfg->http3);
     if (s->quic_sent || s->quic_recv)
         quic_line(f, s);
     if (cfg->follow || s->redirects || s->redirects_away) {

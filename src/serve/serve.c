@@ -253,11 +253,14 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
         goto fail;
     if (sc->files_dir && serve_files_load(s, sc->files_dir, err, errlen) != 0)
         goto fail;
-    if (sc->tls_cert && (tls_server_new(sc->tls_cert, sc->tls_key, 1, &s->tls, err, errlen) != 0 ||
+    if (sc->tls_cert && (tls_server_new(sc->tls_cert, sc->tls_key, sc->key_pass_set ? sc->key_pass : NULL, 1, &s->tls,
+                                        err, errlen) != 0 ||
                          (sc->tls_client_ca && tls_server_require_client(s->tls, sc->tls_client_ca, err, errlen) != 0)))
         goto fail;
     if (sc->http3 && serve_http3_check(s, err, errlen) != 0)
         goto fail;
+    /* Every key is read: the phrase is of no more use here. */
+    explicit_bzero(s->cfg.key_pass, sizeof(s->cfg.key_pass));
     if (sc->access_log) {
         if (strcmp(sc->access_log, "-") == 0) {
             s->log = stdout;
@@ -316,6 +319,7 @@ int serve_start(const struct serve_config *sc, struct serve **out, char *err, si
     *out = s;
     return 0;
 fail:
+    explicit_bzero(s->cfg.key_pass, sizeof(s->cfg.key_pass));
     serve_free(s);
     return -1;
 }

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "tls.h"
+
 /* Options of `rafale serve`. */
 struct serve_config {
     const char *listen;          /* "127.0.0.1:8080" */
@@ -15,6 +17,8 @@ struct serve_config {
     const char *files_dir;
     const char *redirect_to;     /* default Location for /redirect */
     const char *tls_cert, *tls_key; /* serve over TLS */
+    char key_pass[TLS_PASS_MAX + 1]; /* --key-pass: the key's pass phrase, read from its source */
+    int key_pass_set;                /* one was given (it may be "") */
     const char *tls_client_ca;   /* --tls-client-ca: require client certificates it signed */
     uint64_t header_timeout_ns;  /* a request head (and body) must arrive within this */
     uint64_t idle_timeout_ns;    /* an idle keep-alive connection, or one whose client stopped reading */

@@ -96,7 +96,8 @@ int serve_h3_tls_new(struct serve *s, char *err, size_t errlen)
         return -1;
     }
     if (s->cfg.tls_cert)
-        r = gnutls_certificate_set_x509_key_file(tls->cred, s->cfg.tls_cert, s->cfg.tls_key, GNUTLS_X509_FMT_PEM);
+        r = gnutls_certificate_set_x509_key_file2(tls->cred, s->cfg.tls_cert, s->cfg.tls_key, GNUTLS_X509_FMT_PEM,
+                                                  s->cfg.key_pass_set ? s->cfg.key_pass : NULL, 0);
     else
         r = self_signed(tls->cred);
     if (r < 0) {

@@ -64,6 +64,15 @@ close = yes
           "compare: server CPU and memory measured (%s, %s)" % (hello["alpha"]["server_cpu_us_per_request"],
                                                                hello["beta"]["memory_peak_bytes"]))
     check(min(hello["alpha"]["ratio_to_best"], hello["beta"]["ratio_to_best"]) == 1.0, "compare: ratio to the best")
+    # The matrix of pairs in the JSON too: every ordered pair of the 5 servers, a failed one's "not valid".
+    pairs = {(q["server"], q["against"]): q for q in j["workloads"][0].get("pairwise", [])}
+    ab, ba = pairs.get(("alpha", "beta"), {}), pairs.get(("beta", "alpha"), {})
+    check(len(pairs) == 20 and pairs[("alpha", "exits")] == {"server": "alpha", "against": "exits", "ratio": None,
+                                                              "ratio_ci": None, "verdict": "not valid"} and
+          ab.get("verdict") in ("same", "slower", "faster", "undecided") and
+          abs(ab["ratio"] * ba["ratio"] - 1) < 1e-3 and
+          {ab["verdict"], ba["verdict"]} in ({"same"}, {"undecided"}, {"slower", "faster"}),
+          "compare: the pairwise verdicts in the JSON (%s)" % list(pairs.values())[:3])
     failed = {f["name"]: f["reason"] for f in j["failed"]}
     output = {f["name"]: f["output"] for f in j["failed"]}
     check(set(failed) == {"exits", "silent", "crashes"}, "compare: the three broken servers failed (%s)" % failed)
@@ -461,11 +470,36 @@ def compare_verdicts_with_intervals():
     check(len(mat) == 4 and mat[0].split() == ["fast1", "fast2", "slow"] and mat[3].split()[0] == "slow" and
           mat[3].count("x slower") == 2 and mat[1].count("x faster") == 1 and mat[1].split()[1] == ".",
           "verdict: the matrix of pairs (%s)" % mat)
+    # The same matrix in the JSON, pair by pair, as the text says it.
+    pairs = {(q["server"], q["against"]): q for q in w.get("pairwise", [])}
+    said_row = [float(x) for x in re.findall(r"(\d+\.\d\d)x slower", mat[3] if len(mat) == 4 else "")]
+    check(len(pairs) == 6 and len(said_row) == 2 and
+          all(pairs[(a, "slow")]["verdict"] == "faster" and pairs[("slow", a)]["verdict"] == "slower" and
+              abs(pairs[("slow", a)]["ratio"] - said_row[k]) <= 0.0051 and
+              pairs[("slow", a)]["ratio_ci"][0] <= pairs[("slow", a)]["ratio"] and
+              abs(pairs[("slow", a)]["ratio"] * pairs[(a, "slow")]["ratio"] - 1) < 1e-3
+              for k, a in enumerate(("fast1", "fast2"))),
+          "verdict: the matrix of pairs in the JSON (%s)" % list(pairs.values()))
+    back = subprocess.run([RAFALE, "report", os.path.join(TMP, "verdict-fast1-fast2-slow.plan.json")],
+                          capture_output=True, text=True, timeout=60)
+    check(back.stdout.split("pairwise (the row against the column):\n", 1)[-1].splitlines()[:4] == mat,
+          "verdict: the matrix read back from the JSON is the same")
     check(re.search(r"^ +3 slow ", out, re.M) and "  rank server" in out, "verdict: the rank in the text")
     compare_page(os.path.join(TMP, "verdict-fast1-fast2-slow.plan.html"), cells)
     cells, w, out = plan(["fast2", "fast1"])
     check(sorted(c["verdict"] for c in cells.values()) in (["best", "same"], ["best", "undecided"]),
           "verdict: the same or undecided in the other order, never slower")
+
+
+def plan_workload(name, text):
+    """rafale compare of the plan `text` (written to TMP/name) with --json: its first workload's JSON, and the
+    completed process."""
+    path = os.path.join(TMP, name)
+    with open(path, "w") as fh:
+        fh.write(text)
+    p = subprocess.run([RAFALE, "compare", path, "--json", path + ".json"], capture_output=True, text=True, timeout=120)
+    with open(path + ".json") as fh:
+        return json.load(fh)["compare"]["workloads"][0], p
 
 
 @test
@@ -478,13 +512,7 @@ def compare_checks_the_servers_answer_alike():
         for i, st in enumerate(statuses):
             text += ("[server s%d]\nstart = exec %s %s redirect --status %d --port %d%s\nurl = http://127.0.0.1:%d\n\n"
                      % (i, sys.executable, fs, st, ports[i], extra[i], ports[i]))
-        path = os.path.join(TMP, "alike.plan")
-        with open(path, "w") as fh:
-            fh.write(text + "[workload go]\npath = /go\n")
-        p = subprocess.run([RAFALE, "compare", path, "--json", path + ".json"], capture_output=True, text=True,
-                           timeout=120)
-        with open(path + ".json") as fh:
-            return json.load(fh)["compare"]["workloads"][0], p
+        return plan_workload("alike.plan", text + "[workload go]\npath = /go\n")
 
     w, p = run("", [302, 303, 302])
     check(w["alike"] == [{"field": "status", "server": "s0", "value": "302"},
@@ -511,6 +539,38 @@ def compare_checks_the_servers_answer_alike():
     p = subprocess.run([RAFALE, "compare", path], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and "same wants status, location, type and body" in p.stderr,
           "alike: a bad same is a plan error (%s)" % p.stderr)
+
+
+@test
+def compare_checks_tls_servers_answer_alike():
+    """The check that servers answer alike works over https:// with the workload's TLS settings (before, it was
+    skipped: "https: not checked"): two rafale serve --tls whose /redirect points elsewhere differ in Location; two
+    alike are alike on every field, the body read whole through TLS; without a CA that verifies them the check says
+    the TLS failure, and claims nothing."""
+    d = make_certs()
+    ports = [free_port() for _ in range(2)]
+
+    def run(settings, targets):
+        text = "[settings]\nrepeat = 1\nwarmup = 0s\nconnections = 1\nrequests = 20\n%s\n" % settings
+        for i, to in enumerate(targets):
+            text += ("[server s%d]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1 --tls-cert %s --tls-key %s "
+                     "--redirect-to %s\nurl = https://127.0.0.1:%d\n\n"
+                     % (i, RAFALE, ports[i], os.path.join(d, "srv.pem"), os.path.join(d, "srv.key"), to, ports[i]))
+        return plan_workload("alike-tls.plan", text + "[workload go]\npath = /redirect\n")
+
+    ca = "cacert = %s\n" % os.path.join(d, "ca.pem")
+    w, p = run(ca, ["http://example.com/a", "http://example.com/b"])
+    check(w["alike"] == [{"field": "location", "server": "s0", "value": "http://example.com/a"},
+                         {"field": "location", "server": "s1", "value": "http://example.com/b"}] and
+          "[!] servers do not answer alike" in p.stdout and all(c["requests"] == 20 for c in w["servers"]),
+          "alike over TLS: another Location is a difference (%s)" % w.get("alike"))
+    w, p = run(ca + "same = status,location,type,body\n", ["http://example.com/a", "http://example.com/a"])
+    check(w["alike"] is True and "do not answer alike" not in p.stdout,
+          "alike over TLS: the same answers, body and all (%s %s)" % (w.get("alike"), w.get("alike_note")))
+    w, p = run("", ["http://example.com/a", "http://example.com/b"])
+    check(w["alike"] is None and
+          re.search(r"no server answered the check \(s0: TLS: .*certificate", w.get("alike_note", "")),
+          "alike over TLS: a certificate not verified is said, nothing claimed (%s)" % w.get("alike_note"))
 
 
 @test

@@ -294,3 +294,41 @@ def shards_from_three_addresses():
               "merged 1500 = the server's count: " + serr[-200:] + m.stderr[-200:])
     finally:
         netns_teardown(srvns, names)
+
+
+@test
+def start_at_wait_said_and_interrupted():
+    """A --start-at 30 s ahead says once on stderr when the load will start, even with -q (before, -q waited in
+    silence: a hang to the eye), and Ctrl-C during the wait ends it at once and cleanly: one line, exit 130, no
+    report and no file, no request sent (before, it started the load anyway, a report of 1 request in flight).
+    A wait under 1 s is not worth a line."""
+    import select
+    srv = Serve()
+    jp = os.path.join(TMP, "start-at.json")
+    if os.path.exists(jp):
+        os.unlink(jp)
+    p = subprocess.Popen([RAFALE, "-q", "-n", "10", "-c", "1", "--start-at", "%.3f" % (time.time() + 30), "--json",
+                          jp, srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = select.select([p.stderr], [], [], 15)[0]
+    line = p.stderr.readline() if ready else ""
+    check(re.match(r"rafale: waiting until \d\d:\d\d:\d\d \S+ \(in (29|30) s\) for --start-at\n$", line),
+          "start-at: the wait said once, under -q (%r)" % line)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    took = time.monotonic() - t0
+    conns, reqs = srv.stop()
+    check(p.returncode == 130 and took < 1 and out == "" and
+          err == "rafale: interrupted while waiting for --start-at: nothing was sent\n",
+          "start-at: Ctrl-C in the wait ends it in %.2f s, rc %s, one line (%r, stdout %r)" % (took, p.returncode, err,
+                                                                                              out[:200]))
+    check(not os.path.exists(jp) and conns == 0 and reqs == 0,
+          "start-at: no result file, nothing sent (%s connections, %s requests)" % (conns, reqs))
+    srv = Serve()
+    rc, out, err = run_raw(["-q", "-n", 5, "-c", 1, "--start-at", "%.3f" % (time.time() + 0.5), srv.url("/")])
+    srv.stop()
+    check(rc == 0 and err == "", "start-at 0.5 s ahead: no line (%r)" % err)

@@ -162,11 +162,16 @@ def http3_serve_counts():
     r2 = rafale("--http3", "--insecure", "-n", 1000, "-c", 2, "--streams", 10, "-t", 1, base + "/json")
     check(r2.j["summary"]["requests"] == 1000 and err_total(r2.j) == 0 and r2.j["summary"]["connections_opened"] == 2,
           "serve h3, 10 streams: 1000 answered on 2 connections (%s)" % r2.j["summary"])
-    h = r2.j["http2"]
+    h = r2.j.get("http3", {})
     # /json's fields: ":status" "200", "server" "rafale", a 29-byte date, its type and a length of 2 digits.
-    check(h["header_bytes_decoded"] == 1000 * (7 + 3 + 6 + 6 + 4 + 29 + 12 + 16 + 14 + 2) and
-          1000 * 20 < h["header_bytes_wire"] < h["header_bytes_decoded"] and "QPACK saved" in r2.out,
-          "serve h3: QPACK's saving, its field sections on the wire and decoded (%s)" % h)
+    check(h.get("header_bytes_decoded") == 1000 * (7 + 3 + 6 + 6 + 4 + 29 + 12 + 16 + 14 + 2) and
+          1000 * 20 < h["header_bytes_wire"] < h["header_bytes_decoded"] and
+          abs(h["header_space_savings"] - (1 - h["header_bytes_wire"] / h["header_bytes_decoded"])) < 1e-4 and
+          h["retried"] == 0 and "http3" in r2.j["per_url"][0] and
+          "QPACK saved" in r2.out, "serve h3: QPACK's saving, its field sections on the wire and decoded (%s)" % h)
+    # Under HTTP/3's own name: no "http2" object (before, QPACK's figures were there, under HPACK's names).
+    check("http2" not in r2.j and "http2" not in r2.j["per_url"][0] and "http2" not in r.j and "http3" in r.j,
+          "serve h3 --streams 10: no \"http2\" object, an \"http3\" one (%s)" % sorted(r2.j))
     r3 = rafale("--http3", "--insecure", "--close", "-n", 40, "-c", 2, "-t", 1, base + "/")
     check(r3.j["summary"]["requests"] == 40 and r3.j["summary"]["connections_opened"] == 40,
           "serve h3 --close: a connection per request (%d)" % r3.j["summary"]["connections_opened"])
@@ -262,6 +267,35 @@ def http3_serve_interop_gtlsclient():
 
 
 @test
+def http3_metrics_under_http3():
+    """--metrics-listen during an HTTP/3 run: QPACK's bytes are rafale_http3_header_*_bytes_total, HTTP/2's stay 0
+    (before, they were counted as rafale_http2_header_*)."""
+    import urllib.request
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()
+    port = free_port()
+    run = subprocess.Popen([RAFALE, "-q", "--http3", "--insecure", "-c", "1", "--streams", "4", "-t", "1", "-d", "3s",
+                            "--metrics-listen", "127.0.0.1:%d" % port, base + "/json"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    wait_port(port)
+    figures = {}
+    for _ in range(40):
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as resp:
+            figures = dict(l.rsplit(" ", 1) for l in resp.read().decode().splitlines() if l.startswith("rafale_http"))
+        if int(figures.get("rafale_http3_header_decoded_bytes_total", 0)) > 0:
+            break
+        time.sleep(0.05)
+    run.communicate(timeout=60)
+    srv.stop()
+    check(0 < int(figures.get("rafale_http3_header_wire_bytes_total", 0)) <
+          int(figures.get("rafale_http3_header_decoded_bytes_total", 0)) and
+          figures.get("rafale_http2_header_wire_bytes_total") == "0" and
+          figures.get("rafale_http2_header_decoded_bytes_total") == "0",
+          "h3 metrics: QPACK's bytes under http3, none under http2 (%s)" % figures)
+
+
+@test
 def http3_refused_sent_again():
     """serve's /close over HTTP/3 answers one stream, sends GOAWAY and refuses the others (H3_REQUEST_REJECTED):
     at 10 streams, each refused request goes again on another connection until answered, counted as retried; every
@@ -272,8 +306,8 @@ def http3_refused_sent_again():
     r = rafale("--http3", "--insecure", "-n", 60, "-c", 2, "--streams", 10, "-t", 1, base + "/close")
     conns, reqs = srv.stop()
     j = r.j
-    check(j["summary"]["requests"] == 60 and err_total(j) == 0 and accounted(j) and j["http2"]["retried"] > 0,
-          "h3 /close at 10 streams: 60 answered, none failed, %d sent again (%s)" % (j["http2"]["retried"], j["errors"]))
+    check(j["summary"]["requests"] == 60 and err_total(j) == 0 and accounted(j) and j["http3"]["retried"] > 0,
+          "h3 /close at 10 streams: 60 answered, none failed, %d sent again (%s)" % (j["http3"]["retried"], j["errors"]))
     check("refused unprocessed (GOAWAY or H3_REQUEST_REJECTED)" in r.out, "the text says they were sent again")
     check(reqs == 60 and conns == j["summary"]["connections_opened"] == 60,
           "serve answered each once, one a connection (%s, %s)" % (conns, reqs))

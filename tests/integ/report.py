@@ -1356,10 +1356,10 @@ def metrics_answers_a_slow_reader_whole():
     srv = Serve()
     port = free_port()
     run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "-d", "30s", "--metrics-listen", "127.0.0.1:%d" % port,
-                            srv.url("/status/404")] + [srv.url("/?%d" % i) for i in range(20)],
+                            "--metrics-linger", "10s", srv.url("/status/404")] + [srv.url("/?%d" % i) for i in range(20)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_port(port)
-    scrape(port, "/")  # a live page watches: after the run, the endpoint stays a moment for its final report
+    scrape(port, "/")  # a live page watches; --metrics-linger keeps the endpoint after the run for its final report
     time.sleep(0.3)
     run.send_signal(signal.SIGINT)
     for _ in range(200):
@@ -1383,6 +1383,7 @@ def metrics_answers_a_slow_reader_whole():
     except ConnectionResetError:
         reset = True
     c.close()
+    run.send_signal(signal.SIGINT)  # the second: the linger ends
     run.communicate(timeout=60)
     srv.stop()
     head, _, body = data.partition(b"\r\n\r\n")
@@ -1405,7 +1406,8 @@ def live_page_follows_the_run():
     # The run lasts until the browser has looked twice (a slow machine may take seconds to start Chromium), then
     # is stopped by Ctrl-C: its final report is the partial one, and the page must show it all the same.
     run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "-d", "120s", "--metrics-listen", "127.0.0.1:%d" % port,
-                            "--json", jp, srv.url("/delay/2")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            "--metrics-linger", "10s", "--json", jp, srv.url("/delay/2")], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
     wait_port(port)
     with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as resp:
         page = resp.read().decode()
@@ -1428,8 +1430,8 @@ def live_page_follows_the_run():
         print("  (chromium not installed: no browser check)")
         time.sleep(2)
     run.send_signal(signal.SIGINT)
-    # When the run is done, the page's snapshot says so and the final report is there (a page was watching: the
-    # endpoint waits a moment for it).
+    # When the run is done, the page's snapshot says so and the final report is there (--metrics-linger keeps the
+    # endpoint up for it).
     for _ in range(200):
         if os.path.exists(jp) and os.path.getsize(jp) > 0:
             break
@@ -1440,12 +1442,69 @@ def live_page_follows_the_run():
         snap = json.loads(resp.read())
     with urllib.request.urlopen("http://127.0.0.1:%d/report.html" % port, timeout=10) as resp:
         report = resp.read().decode()
+    run.send_signal(signal.SIGINT)  # the second: the linger ends
     run.communicate(timeout=60)
     srv.stop()
     check(snap["done"] is True and snap["requests"] == final["summary"]["requests"] and snap["errors"] == 0,
           "live page: done, and its figures are the final JSON's (%s against %s)" % (snap["requests"],
                                                                                   final["summary"]["requests"]))
     check("<h1>rafale report</h1>" in report and "Latency by percentile" in report, "live page: the final report")
+
+
+@test
+def live_page_does_not_hold_the_exit():
+    """A live page looked at during the run does not hold rafale's exit: before, the end waited 2.5 s for the page's
+    next poll whenever a page had been seen in the last 10 s (4.5 s for a -d 2s run). --metrics-linger D keeps the
+    endpoint that long after the run (the page's final report, a last scrape), and Ctrl-C ends the linger at
+    once."""
+    import urllib.request
+    srv = Serve()
+
+    def run(*extra):
+        port = free_port()
+        p = subprocess.Popen([RAFALE, "-q", "-c", "1", "-t", "1", "-d", "2s", "--metrics-listen", "127.0.0.1:%d" % port]
+                             + list(extra) + [srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_port(port)
+        t0 = time.monotonic()  # the port listens just before the load begins: its 2 s count from about here
+        for path in ("/", "/snapshot.json", "/chart.svg"):  # what a live page asks for
+            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=10) as resp:
+                resp.read()
+        return p, port, t0
+
+    p, port, t0 = run()
+    p.communicate(timeout=60)
+    took = time.monotonic() - t0
+    check(p.returncode == 0 and took < 3.0, "live page: a -d 2s run it watched ends in %.2f s (under 3)" % took)
+    def final_report(p, port):
+        """The final report, once the run is done (None if rafale ended first)."""
+        while p.poll() is None:
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/snapshot.json" % port, timeout=10) as resp:
+                    if json.loads(resp.read())["done"]:
+                        with urllib.request.urlopen("http://127.0.0.1:%d/report.html" % port, timeout=10) as resp:
+                            return resp.read().decode()
+            except OSError:
+                pass
+            time.sleep(0.05)
+        return None
+
+    p, port, t0 = run("--metrics-linger", "1500ms")
+    report = final_report(p, port)
+    p.communicate(timeout=60)
+    took = time.monotonic() - t0
+    check(report and "<h1>rafale report</h1>" in report and 3.3 < took < 4.5,
+          "live page: --metrics-linger 1500ms serves the final report after the run, then ends (%.2f s)" % took)
+    p, port, t0 = run("--metrics-linger", "60s")
+    report = final_report(p, port)
+    t1 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    check(report and p.returncode == 0 and time.monotonic() - t1 < 1,
+          "live page: Ctrl-C ends the linger at once (%.2f s)" % (time.monotonic() - t1))
+    rc, out, err = run_raw(["-q", "-n", 1, "--metrics-linger", "1s", srv.url("/")])
+    check(rc == 2 and one_line(err, "--metrics-linger goes with --metrics-listen"),
+          "--metrics-linger alone: one line (%r)" % err)
+    srv.stop()
 
 
 @test

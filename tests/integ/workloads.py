@@ -1074,8 +1074,43 @@ def encrypted_key_pass_phrase():
               phrase not in written + p[1] + p[2], "mTLS with %s: 10 answered, the phrase nowhere (%r)" % (
               args[0] + (" " + args[1].split(":")[0] if args[0] == "--key-pass" else ""), p and p[2]))
     tls.stop()
-    # rafale serve takes no phrase: its encrypted key is refused in one line, without a prompt.
+    # rafale serve: its encrypted key without a phrase is refused in one line that says how to give one, without a
+    # prompt; with --key-pass (the client's sources) it serves, over TCP (OpenSSL) and HTTP/3 (GnuTLS). Before, serve
+    # had no way to take a phrase at all.
     p = no_tty(["serve", "--listen", "127.0.0.1:0", "--tls-cert", os.path.join(e, "enc.pem"), "--tls-key", key],
                subprocess.PIPE)
-    check(p is not None and p[0] == 1 and one_line(p[2], "--tls-key %s: the key is encrypted" % key),
-          "serve: an encrypted key, refused at once (%r)" % (p,))
+    check(p is not None and p[0] == 1 and
+          one_line(p[2], "--tls-key %s: the key is encrypted; give its pass phrase with --key-pass env:NAME, "
+                         "file:PATH or pass:PHRASE" % key), "serve: an encrypted key, refused at once (%r)" % (p,))
+    ossl("pkey", "-in", os.path.join(d, "srv.key"), "-aes-128-cbc", "-passout", "pass:" + phrase, "-out", "srv-enc.key")
+    skey = os.path.join(e, "srv-enc.key")
+    srv_tls = ["--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", skey]
+    for args, want, rc in ((["--key-pass", "pass:wrong"], "--tls-key %s: wrong pass phrase (bad decrypt)" % skey, 1),
+                           (["--key-pass", "penv:X"], "--key-pass wants env:NAME, file:PATH or pass:PHRASE, not "
+                                                      "'penv:...'", 2),
+                           (["--key-pass", phrase], "--key-pass wants env:NAME, file:PATH or pass:PHRASE", 2)):
+        p = no_tty(["serve", "--listen", "127.0.0.1:0"] + srv_tls + args, subprocess.PIPE)
+        check(p is not None and p[0] == rc and one_line(p[2], want) and phrase not in p[2],
+              "serve %s: %s (%r)" % (args, want, p))
+    p = no_tty(["serve", "--listen", "127.0.0.1:0", "--key-pass", "pass:x"], subprocess.PIPE)
+    check(p is not None and p[0] == 2 and one_line(p[2], "--key-pass goes with --tls-key"),
+          "serve --key-pass without a key (%r)" % (p,))
+    h3 = "built without HTTP/3" not in run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])[2]
+    os.environ["RAFALE_TEST_KEY_PASS"] = phrase
+    try:
+        for i, args in enumerate((["--key-pass", "env:RAFALE_TEST_KEY_PASS"],
+                                  ["--key-pass", "file:" + os.path.join(e, "phrase.txt")],
+                                  ["--key-pass", "pass:" + phrase])):
+            srv = Serve(*(srv_tls + args + (["--http3"] if h3 else [])))
+            url = "https://127.0.0.1:%d/" % srv.port
+            ca = ["--cacert", os.path.join(d, "ca.pem")]
+            ok = [run_raw(["-q", "-n", 10, "-c", 2] + proto + ca + ["--json", os.path.join(e, "srv%d.json" % i), url])[0]
+                  == 0 and json.load(open(os.path.join(e, "srv%d.json" % i)))["summary"]["requests"] == 10
+                  for proto in ([[]] + ([["--http3"]] if h3 else []))]
+            srv.stop()
+            srv.err.seek(0)
+            check(all(ok) and phrase not in srv.err.read(),
+                  "serve --key-pass %s: an encrypted key serves%s (%s)" % (args[1].split(":")[0],
+                                                                          " TCP and HTTP/3" if h3 else "", ok))
+    finally:
+        del os.environ["RAFALE_TEST_KEY_PASS"]
