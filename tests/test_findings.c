@@ -137,7 +137,20 @@ static void listen_overflow(void)
     CHECK(findings_ev(f, "backlog", -1) == 511 && findings_ev(f, "somaxconn", -1) == 4096);
     CHECK(findings_ev(f, "slow_connects", -1) == 94);
     CHECK(f && strstr(f->advice, "511") != NULL && strstr(f->advice, "127.0.0.1:8080") != NULL);
+    CHECK(f && strstr(f->advice, "a new connection per request") != NULL);
     CHECK(!has(&x, "syn_retransmits")); /* the overflow explains them */
+    /* The advice fits the run's mode: keep-alive connects once per connection, and --close is not what it ran. */
+    x.cfg.keepalive = 1;
+    eval(&x, 0);
+    CHECKF((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && strstr(f->advice, "--close") == NULL &&
+               strstr(f->advice, "per request") == NULL && strstr(f->advice, "10 connections") != NULL,
+           "%s", f ? f->advice : "no finding");
+    x.net.backlog_known = 0;
+    eval(&x, 0);
+    CHECKF((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && strstr(f->advice, "10 connections") != NULL,
+           "%s", f ? f->advice : "no finding");
+    x.net.backlog_known = 1;
+    x.cfg.keepalive = 0;
     /* A remote server: the host's queue is not its queue. */
     x.net.local = 0;
     eval(&x, 0);
