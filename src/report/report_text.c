@@ -521,7 +521,11 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
-    fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
+    if (cfg->warmup_ns && s->conns_warmup)
+        fprintf(f, "Connections   %llu opened during the warm-up, %llu after it", (unsigned long long)s->conns_warmup,
+                (unsigned long long)s->conns_opened);
+    else
+        fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
     if (s->completed && (!cfg->keepalive || s->conns_opened * 100 > s->completed))
         fprintf(f, ", %.2f per request", (double)s->conns_opened / (double)s->completed);
     if (r->all_connected_s >= 0 && cfg->keepalive)
