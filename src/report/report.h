@@ -41,6 +41,20 @@ void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent)
 /* Results reported together (names[i] the file of res[i]): when they come
  * from two machines or more, each machine and its reference (report_machines.c). */
 void report_machines(FILE *f, const struct engine_result *const *res, const char *const *names, int n);
+/* One saved run among several reported side by side. */
+struct report_side {
+    const char *name;                    /* its file */
+    const struct config *cfg;
+    const struct engine_result *res;
+    const struct monitor_result *server; /* or NULL */
+    const struct findings *found;        /* or NULL */
+};
+/* n runs side by side: each one's settings in a line, then a row of its
+ * headline figures (report_side.c). */
+void report_side_text(FILE *f, const struct report_side *runs, int n);
+/* The settings of a run in a line, without its end: "4 connections on 2
+ * threads, keep-alive, 3000 requests, GET, timeout 10.00s". */
+void report_setup_line(FILE *f, const struct config *cfg);
 int report_csv(FILE *f, const struct engine_result *r);
 /* A self-contained HTML page with inline SVG charts. */
 int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,

@@ -415,12 +415,12 @@ static void shards_block(FILE *f, const struct engine_result *r)
 }
 
 /* What was asked: the first lines, before any figure. */
-static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+void report_setup_line(FILE *f, const struct config *cfg)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
     uint32_t i;
 
-    fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
+    fprintf(f, "%u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
             cfg->threads, cfg->threads == 1 ? "" : "s",
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
     if (cfg->http2 || cfg->http3)
@@ -442,7 +442,17 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
         ;
     if (i < cfg->ntargets) /* some URL is sent with the run's method */
         fprintf(f, ", %s", cfg->method);
-    fprintf(f, ", timeout %s\n", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+    fprintf(f, ", timeout %s", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+}
+
+static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    char b1[32], b2[32], b3[32];
+    uint32_t i;
+
+    fprintf(f, "rafale: ");
+    report_setup_line(f, cfg);
+    fputc('\n', f);
     {
         /* Think time: the configured pause, never in the latency figures. */
         uint32_t i, own = 0;

@@ -138,7 +138,16 @@ def report_from_saved_json():
     check(t.count("<svg") == 4 and "Latency by percentile" in t, "report: the HTML rebuilt")
     p = subprocess.run([RAFALE, "report", "--html", html, j1, j2], capture_output=True, text=True, timeout=60)
     t = open(html).read()
-    check(p.returncode == 0 and "== " + j2 in p.stdout and "Rate " in p.stdout, "report: two files, both reports")
+    # Side by side, as the README says: each file's settings, then one row of headline figures per file (not two
+    # whole reports one after the other).
+    b = json.load(open(j2))
+    rows = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.startswith("  ") and l.split()[0] in (j1, j2)}
+    check(p.returncode == 0 and "Latency distribution" not in p.stdout and "Side by side" in p.stdout and
+          "300.0 req/s, 2.00s at most" in p.stdout and "/delay/2" in p.stdout, "report: two files, their settings "
+          "and no whole report (%s)" % p.stdout[:800])
+    check(set(rows) == {j1, j2} and rows[j1][1] == "3000" and rows[j2][1] == str(b["summary"]["requests"]) and
+          abs(float(rows[j1][4]) - a["summary"]["rps"]) < 0.06 and abs(float(rows[j2][4]) - b["summary"]["rps"]) < 0.06,
+          "report: two files, a row of figures each (%s)" % rows)
     check(t.count("<svg") >= 5 and "a.json" in t and "b.json" in t and "Latency by percentile" in t,
           "report: two files side by side in HTML")
     bad = os.path.join(TMP, "bad.json")
