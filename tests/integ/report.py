@@ -407,6 +407,10 @@ def diff_is_a_regression_gate():
     p = diff(runs["a"], runs["b"])
     check(p.returncode == 0 and "Verdict: no figure got significantly worse" in p.stdout,
           "diff: two runs of one server, no change, exit 0 (%d)\n%s" % (p.returncode, p.stdout))
+    # The threshold is the rule the verdicts follow, said as a legend, not on the header line where it read as a result.
+    check(p.stdout.splitlines()[0] == "rafale diff: %s -> %s" % (runs["a"], runs["b"]) and
+          "the rule: a figure is same when its whole 95% interval lies within 5.0% either way" in p.stdout,
+          "diff: the threshold as a legend (%s)" % p.stdout[:600])
     jout, hout = os.path.join(TMP, "diff.json"), os.path.join(TMP, "diff.html")
     p = diff("--json", jout, "--html", hout, runs["a"], runs["slow"])
     check(p.returncode == 3, "diff: /delay/5 against /delay/10 is worse, exit 3 (%d)\n%s" % (p.returncode, p.stdout))
@@ -417,7 +421,8 @@ def diff_is_a_regression_gate():
     check(figs["p50_us"]["verdict"] == "slower" and 1.8 < figs["p50_us"]["ratio"] < 2.1, "diff: p50 doubled")
     with open(hout) as fh:
         page = fh.read()
-    check("<table>" in page and "slower" in page, "diff: the HTML page")
+    check("<table>" in page and "slower" in page and "the rule: a figure is same when" in page and
+          "(same: the whole" not in page, "diff: the HTML page, the threshold as a legend")
     # The whole interval must lie within the threshold now. p99's interval is wide (+217% in a run here, +355% on a
     # loaded machine), so the threshold is set above the widest interval this run measured, and 300% at least.
     widest = max(max(abs(x["ratio_ci"][0] - 1), abs(x["ratio_ci"][1] - 1)) for x in figs.values() if x.get("ratio_ci"))
