@@ -97,7 +97,7 @@ int report_compare_why(char *b, size_t n, const struct compare_file *p, const st
     if (other < 0)
         return 0;
     snprintf(b, n, "%s against %s: undecided: %s", p->servers[s].name, p->servers[other].name,
-             verdict_why_text(why, sizeof(why), v, p->set.same_within));
+             verdict_why_text(why, sizeof(why), v, &p->set));
     return 1;
 }
 

@@ -697,6 +697,10 @@ def compare_repeat_auto():
           "too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout,
           "repeat auto: the open call is undecided, its interval across 1, and says why (%s %s)"
           % (slow.get("ratio_ci"), slow.get("undecided_why")))
+    # What it advises fits repeat = auto: never fewer rounds than the 5 it runs at least.
+    why = slow.get("undecided_why") or ""
+    check("about 4" not in why and all(int(x) >= 5 for x in re.findall(r"max-repeat = (\d+)", why)),
+          "repeat auto: the advice asks for 5 rounds at least (%s)" % why)
 
 
 @test
