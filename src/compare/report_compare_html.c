@@ -380,14 +380,16 @@ static void page_head(FILE *f, const struct compare_file *p, const struct compar
             html_text(f, p->workloads[w].name);
             html_printf(f, "</b>: ");
             html_text(f, line);
+            /* (html_printf escapes a %s: the tags are formats of their own) */
             for (s = 0; s < p->nservers; s++)
                 if (report_compare_why(line, sizeof(line), p, r, w, s)) {
-                    html_printf(f, "%s<li>", any ? "" : "<ul>");
+                    html_printf(f, any ? "<li>" : "<ul><li>");
                     html_text(f, line);
                     html_printf(f, "</li>");
                     any = 1;
                 }
-            html_printf(f, "%s", any ? "</ul>" : "");
+            if (any)
+                html_printf(f, "</ul>");
             baseline_html(f, p, r, w);
             matrix_html(f, p, r, w);
             html_printf(f, "</li>\n");

@@ -150,6 +150,9 @@ def report_from_saved_json():
           "report: two files, a row of figures each (%s)" % rows)
     check(t.count("<svg") >= 5 and "a.json" in t and "b.json" in t and "Latency by percentile" in t,
           "report: two files side by side in HTML")
+    # The undecided reasons are a list in the page, not its tags written out as text.
+    check("&lt;ul&gt;" not in t and "&lt;/ul&gt;" not in t and "&lt;li&gt;" not in t and
+          "undecided: too few rounds" in t, "report: the verdict's reasons as a list, no escaped tags")
     bad = os.path.join(TMP, "bad.json")
     with open(bad, "w") as f:
         f.write('{"hello": 1}')
