@@ -238,12 +238,12 @@ static const char PAGE[] =
 /* The live page's charts: throughput and latency, a point a second. */
 static void charts(struct metrics *m, FILE *f)
 {
-    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
-    struct svg_axis al = { "latency (ms)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ae = { "requests", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ac = { "% of the CPUs it may use", 0, NULL, NULL, 0, 0 };
-    struct svg_axis am = { "MiB", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis al = { "latency (ms)", 0, NULL, NULL, 0, 0, "latency (ms, log scale)" };
+    struct svg_axis ae = { "requests", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ac = { "% of the CPUs it may use", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis am = { "MiB", 0, NULL, NULL, 0, 0, NULL };
     double *t = m->pt[PT_T];
     int n = (int)m->npts;
     struct svg_series s1 = { "completed", t, m->pt[PT_RPS], n };

@@ -14,6 +14,10 @@
 
 enum what { BAR_RPS, BAR_P99, BAR_CPU, BAR_MEM };
 
+/* Latency bars: a log axis when they span more than two decades, where a
+ * fast server's bars would be slivers beside a slow one's. */
+static const struct svg_bar_style latency_style = { "latency (ms, log scale)", NULL, NULL, NULL, 0 };
+
 /* Array sizes from the plan's counts (ints, never negative). */
 static size_t n_of(int n)
 {
@@ -57,7 +61,8 @@ static void bars(FILE *f, const struct compare_file *p, const struct compare_res
                 lo[w * p->nservers + s] = l;
                 hi[w * p->nservers + s] = u;
             }
-        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v, lo, hi);
+        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v, lo, hi,
+                      what == BAR_P99 ? &latency_style : NULL);
     }
     free(groups);
     free(series);
@@ -92,7 +97,7 @@ static void latency_bars(FILE *f, const struct compare_file *p, const struct com
             hi[2 * n + s] = c->p99_ci_us[1] / 1e3;
         }
         snprintf(title, sizeof(title), "Latency: %s", p->workloads[w].name);
-        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, n, v, lo, hi);
+        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, n, v, lo, hi, &latency_style);
     }
     free(series);
     free(v);
@@ -107,7 +112,8 @@ static void percentile_curves(FILE *f, const struct compare_file *p, const struc
     enum { N = 121 };
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double x[N], *y = calloc(n_of(p->nservers) * N, sizeof(double)), top, lo_p50 = INFINITY, hi = 0;
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1 }, ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1, NULL };
+    struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0, NULL };
     uint64_t most = 10;
     char title[200];
     int s, i, ns = 0;
@@ -164,8 +170,8 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
-    struct svg_axis ax = { "seconds under load (rounds end to end)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "seconds under load (rounds end to end)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0, NULL };
     char title[200];
     int s, k, ns = 0;
 
@@ -227,8 +233,8 @@ static void memory_chart(FILE *f, const struct compare_file *p, const struct com
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
-    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0, NULL };
     int s, w, k, ns = 0, pss = 1, own = 1;
 
     if (ser == NULL || xs == NULL || ys == NULL)
@@ -590,7 +596,7 @@ static void targets_block(FILE *f, const struct compare_file *p, const struct co
         else
             snprintf(title, sizeof(title), "p99 per target: %s", p->workloads[w].name);
         html_printf(f, "<div class=\"charts\">\n");
-        svg_bar_chart(f, title, "latency (ms)", groups, (int)nb, series, ns, v, NULL, NULL);
+        svg_bar_chart(f, title, "latency (ms)", groups, (int)nb, series, ns, v, NULL, NULL, &latency_style);
         html_printf(f, "</div>\n");
     }
     free(groups);

@@ -35,6 +35,65 @@ def monitor_process_tree():
           "--monitor: the parent and both children (%s)" % r.j["server"])
 
 
+def html_status_checks(text, j, code, what):
+    """A page of a run whose URLs include one answering code (outside the expected statuses): the bad statuses are
+    at the top of the page with the findings, in the summary, and their bar in the status chart is coloured apart
+    from the good answers' (the 200's blue before)."""
+    import re
+    s = j["summary"]
+    bad = s["unexpected_status"]
+    pct = "%.2f%%" % (100.0 * bad / s["requests"])
+    top = text.split("<h2>Latency</h2>")[0]
+    check(bad > 0 and "Bad status" in top and str(bad) in top and pct in top and (": %d" % code) in top,
+          "%s: the bad statuses at the top of the page (%d, %s, %d)" % (what, bad, pct, code))
+    summary = top.split("<h2>Summary</h2>")[-1]
+    check("<th>bad status</th>" in summary and ("<td>%d (%s)</td>" % (bad, pct)) in summary,
+          "%s: the summary has the bad-status figure (%s)" % (what, summary[:400]))
+    chart = [x for x in re.findall(r"<svg.*?</svg>", text, re.S) if "Status codes and errors" in x]
+    fills = dict(re.findall(r'<rect class="bar"[^>]*fill="([^"]+)"><title>(\d+):', chart[0])[::1]) if chart else {}
+    fills = {int(k): v for v, k in fills.items()}
+    check(set(fills) >= {200, code} and fills[200] != fills[code] and "%dxx" % (code // 100) in chart[0],
+          "%s: the %d bar coloured apart from the 200's, its class in the legend (%s)" % (what, code, fills))
+
+
+def latency_over_time_span(j):
+    """How many times the slowest answer of any second is the fastest second's p50 (the latency-over-time chart's
+    span)."""
+    tl = [x for x in j["timeline"] if x["requests"]]
+    p50 = min(x["p50_us"] for x in tl if x["p50_us"] > 0)
+    return max(x["max_us"] for x in tl) / p50
+
+
+@test
+def html_latency_axes_log_past_two_decades():
+    """A latency axis that spans more than two decades (100 times) is logarithmic, so the fast answers are not laid
+    on the zero line under a slow one: the latency over time (p50 and max), and the bars per URL."""
+    import re
+    srv = Serve()
+    html = os.path.join(TMP, "decades.html")
+    r = rafale("-c", 2, "-t", 1, "-d", "2s", "--html", html, srv.url(), srv.url("/delay/50"), srv.url("/status/404"))
+    srv.stop()
+    text = open(html).read()
+    span = latency_over_time_span(r.j)
+    svgs = {re.search(r"<title>(.*?)</title>", x).group(1): x for x in re.findall(r"<svg.*?</svg>", text, re.S)}
+    over = svgs.get("Latency over time", "")
+    check(span > 100 and "latency (ms, log scale)" in over,
+          "log axis: latency over time spans %.0f times, its axis is logarithmic" % span)
+    per = svgs.get("Latency per URL", "")
+    check("latency (ms, log scale)" in per, "log axis: the bars per URL (p50 of / against p99 of /delay/50)")
+    check(not svg_geometry_ok(text), "log axis: bars and curves inside their plots (%s)" % svg_geometry_ok(text)[:3])
+    html_status_checks(text, r.j, 404, "log axis")
+    # A run whose latencies stay within two decades keeps a linear axis.
+    srv = Serve()
+    r = rafale("-c", 2, "-t", 1, "-d", "1s", "--html", html, srv.url("/delay/5"))
+    srv.stop()
+    text = open(html).read()
+    over = [x for x in re.findall(r"<svg.*?</svg>", text, re.S) if "<title>Latency over time</title>" in x]
+    span = latency_over_time_span(r.j)
+    check(span <= 100 and over and "log scale" not in over[0] and "latency (ms)" in over[0],
+          "log axis: within %.1f times, linear" % span)
+
+
 @test
 def html_report():
     import xml.etree.ElementTree as ET
@@ -57,6 +116,7 @@ def html_report():
           "--html: self-contained, no script, nothing fetched")
     check("percentile" in text and "latency (ms" in text and "requests per second" in text, "--html: axis labels")
     check(not svg_geometry_ok(text), "--html: legends below the plots (%s)" % svg_geometry_ok(text)[:2])
+    html_status_checks(text, r.j, 503, "--html")
     # A run that ends 0.6 s into its last second: that second is scaled, not drawn as a drop.
     srv2 = Serve()
     h2 = os.path.join(TMP, "partial.html")
@@ -125,7 +185,7 @@ def report_from_saved_json():
     srv = Serve()
     j1, j2 = os.path.join(TMP, "a.json"), os.path.join(TMP, "b.json")
     r1 = rafale("-n", 3000, "-c", 4, "--json", j1, srv.url(), expect_json=False)
-    r2 = rafale("-R", 300, "-d", "2s", "-c", 4, "--json", j2, srv.url("/delay/2"), expect_json=False)
+    r2 = rafale("-R", 300, "-d", "2s", "-c", 8, "--json", j2, srv.url("/delay/10"), expect_json=False)
     srv.stop()
     html = os.path.join(TMP, "again.html")
     p = subprocess.run([RAFALE, "report", "--html", html, j1], capture_output=True, text=True, timeout=60)
@@ -143,7 +203,7 @@ def report_from_saved_json():
     b = json.load(open(j2))
     rows = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.startswith("  ") and l.split()[0] in (j1, j2)}
     check(p.returncode == 0 and "Latency distribution" not in p.stdout and "Side by side" in p.stdout and
-          "300.0 req/s, 2.00s at most" in p.stdout and "/delay/2" in p.stdout, "report: two files, their settings "
+          "300.0 req/s, 2.00s at most" in p.stdout and "/delay/10" in p.stdout, "report: two files, their settings "
           "and no whole report (%s)" % p.stdout[:800])
     check(set(rows) == {j1, j2} and rows[j1][1] == "3000" and rows[j2][1] == str(b["summary"]["requests"]) and
           abs(float(rows[j1][4]) - a["summary"]["rps"]) < 0.06 and abs(float(rows[j2][4]) - b["summary"]["rps"]) < 0.06,
@@ -153,6 +213,13 @@ def report_from_saved_json():
     # The undecided reasons are a list in the page, not its tags written out as text.
     check("&lt;ul&gt;" not in t and "&lt;/ul&gt;" not in t and "&lt;li&gt;" not in t and
           "undecided: too few rounds" in t, "report: the verdict's reasons as a list, no escaped tags")
+    # /delay/10 against a fast answer: the latency bars span far more than two decades, on a log axis where the
+    # fast server's bars still show.
+    import re
+    bars = [x for x in re.findall(r"<svg.*?</svg>", t, re.S) if "<title>Latency: " in x]
+    heights = [float(h) for h in re.findall(r'<rect class="bar"[^>]*height="([\d.]+)"', bars[0])] if bars else []
+    check(bars and "latency (ms, log scale)" in bars[0] and heights and min(heights) > 0.1 * max(heights),
+          "report: the latency bars on a log axis, every bar visible (%s)" % heights)
     bad = os.path.join(TMP, "bad.json")
     with open(bad, "w") as f:
         f.write('{"hello": 1}')
