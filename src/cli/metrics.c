@@ -164,9 +164,14 @@ static void expose(struct metrics *m, FILE *f, int om)
                        "affinity, its cgroup's cpu.max, the machine's).\nrafale_server_cpus %g\n", sv->cpus);
         if (sv->has_pss)
             fprintf(f, "# TYPE rafale_server_pss_bytes gauge\n# HELP rafale_server_pss_bytes Proportional set size of "
-                       "the server's processes (shared pages divided among them only as root, else among every "
-                       "process of the machine).\nrafale_server_pss_bytes %llu\n",
+                       "the server's processes, the kernel's (a shared page divided among every process of the "
+                       "machine that maps it).\nrafale_server_pss_bytes %llu\n",
                     (unsigned long long)sv->pss_bytes);
+        if (sv->has_alone)
+            fprintf(f, "# TYPE rafale_server_alone_bytes gauge\n# HELP rafale_server_alone_bytes Memory of the "
+                       "server as if it ran alone: its resident pages each counted once (as root).\n"
+                       "rafale_server_alone_bytes %llu\n",
+                    (unsigned long long)sv->alone_bytes);
         fprintf(f, "# TYPE rafale_server_rss_bytes gauge\n# HELP rafale_server_rss_bytes Resident set size of the "
                    "server's processes, summed.\nrafale_server_rss_bytes %llu\n", (unsigned long long)sv->rss_bytes);
         fprintf(f, "# TYPE rafale_server_processes gauge\n# HELP rafale_server_processes Processes of the server.\n"
@@ -252,7 +257,9 @@ static void charts(struct metrics *m, FILE *f)
     /* The server's points from its first sample on: none made up before. */
     int c0 = m->srv_first < 0 || m->srv_first > n ? n : m->srv_first, f0 = m->srv_first < 1 ? n : m->srv_first - 1;
     struct svg_series s4 = { "server CPU", t + c0, m->pt[PT_SCPU] + c0, n - c0 };
-    struct svg_series s5 = { m->server.has_pss ? "server PSS" : "server RSS", t + f0, m->pt[PT_SMEM] + f0, n - f0 };
+    struct svg_series s5 = { m->server.has_alone ? "server memory, alone" : m->server.has_pss ? "server PSS"
+                                                                                             : "server RSS",
+                             t + f0, m->pt[PT_SMEM] + f0, n - f0 };
     svg_line_chart(f, "Throughput over time", &ax, &ay, &s1, 1);
     svg_line_chart(f, "Latency over time (the run so far)", &ax, &al, s2, 2);
     svg_line_chart(f, "Errors and requests in flight over time", &ax, &ae, s3, 2);
@@ -287,6 +294,8 @@ static void snapshot_json(struct metrics *m, FILE *f)
                 (unsigned long long)m->server.rss_bytes, m->server.processes);
         if (m->server.has_pss)
             fprintf(f, ", \"pss_bytes\": %llu", (unsigned long long)m->server.pss_bytes);
+        if (m->server.has_alone)
+            fprintf(f, ", \"alone_bytes\": %llu", (unsigned long long)m->server.alone_bytes);
         fputc('}', f);
     }
     fputs("}\n", f);
@@ -715,7 +724,8 @@ void metrics_publish(struct metrics *m, const struct engine_live *live, const st
             if (m->srv_first < 0)
                 m->srv_first = (int)k + 1;
             m->pt[PT_SCPU][k] = server->cpus > 0 && cpu > 0 ? 100 * cpu / per / server->cpus : 0;
-            m->pt[PT_SMEM][k] = (double)(server->has_pss ? server->pss_bytes : server->rss_bytes) / 1048576.0;
+            m->pt[PT_SMEM][k] = (double)(server->has_alone ? server->alone_bytes
+                                         : server->has_pss ? server->pss_bytes : server->rss_bytes) / 1048576.0;
             m->last_cpu_s = server->cpu_s;
         }
         m->npts++;

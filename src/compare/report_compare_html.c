@@ -227,27 +227,33 @@ out:
     free(ser);
 }
 
-/* Memory (PSS, or RSS) of each server over its time under load, its runs
- * laid end to end. */
+/* Memory of each server over its time under load, its runs laid end to
+ * end: as if alone when every run measured it, else PSS, else RSS, one
+ * measure for every line. */
 static void memory_chart(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
     struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0, NULL };
     struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0, NULL };
-    int s, w, k, ns = 0, pss = 1, own = 1;
+    int s, w, k, ns = 0, pss = 1, alone = 1;
+    const char *title;
 
     if (ser == NULL || xs == NULL || ys == NULL)
         goto out;
+    for (s = 0; s < p->nservers; s++)
+        for (w = 0; w < p->nworkloads; w++)
+            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
+                const struct compare_run *run = &compare_cell_at(r, w, s)->runs[k];
+                pss &= !run->has_server || run->server.has_pss;
+                alone &= !run->has_server || run->server.has_alone;
+            }
     for (s = 0; s < p->nservers; s++) {
         uint32_t n = 0, i;
         double off = 0;
         for (w = 0; w < p->nworkloads; w++)
-            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
+            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++)
                 n += compare_cell_at(r, w, s)->runs[k].server.npoints;
-                pss &= !compare_cell_at(r, w, s)->runs[k].has_server || compare_cell_at(r, w, s)->runs[k].server.has_pss;
-                own &= !compare_cell_at(r, w, s)->runs[k].has_server || compare_cell_at(r, w, s)->runs[k].server.pss_own;
-            }
         if (n == 0)
             continue;
         xs[ns] = calloc(n, sizeof(double));
@@ -260,9 +266,11 @@ static void memory_chart(FILE *f, const struct compare_file *p, const struct com
                 const struct monitor_result *m = &compare_cell_at(r, w, s)->runs[k].server;
                 double last = 0;
                 for (i = 0; i < m->npoints; i++) {
-                    xs[ns][n] = off + m->series[i].t_s;
-                    ys[ns][n++] = (double)(pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
-                    last = m->series[i].t_s;
+                    const struct monitor_point *pt = &m->series[i];
+                    xs[ns][n] = off + pt->t_s;
+                    ys[ns][n++] = (double)(alone ? pt->alone_bytes : pss ? pt->pss_bytes : pt->rss_bytes) /
+                                  (1024.0 * 1024.0);
+                    last = pt->t_s;
                 }
                 off += last;
             }
@@ -272,16 +280,18 @@ static void memory_chart(FILE *f, const struct compare_file *p, const struct com
         ser[ns].n = (int)n;
         ns++;
     }
-    /* The series hold each run's own measure: one line of PSS among the
-     * server's processes beside one of the kernel's PSS would not compare
-     * like with like, so then RSS for all. */
-    if (pss && !own) {
-        pss = 0;
-        ay.label = "memory (MiB, RSS summed: PSS was not measured alike for every run)";
-    } else if (!pss)
+    if (alone) {
+        ay.label = "memory (MiB, alone)";
+        title = "Server memory (alone) over time";
+    } else if (pss) {
+        ay.label = "memory (MiB, PSS)";
+        title = "Server memory (PSS) over time";
+    } else {
         ay.label = "memory (MiB, RSS summed: PSS was not readable)";
+        title = "Server memory (RSS) over time";
+    }
     if (ns)
-        svg_line_chart(f, pss ? "Server memory (PSS) over time" : "Server memory (RSS) over time", &ax, &ay, ser, ns);
+        svg_line_chart(f, title, &ax, &ay, ser, ns);
 out:
     for (s = 0; xs && ys && s < p->nservers; s++) {
         free(xs[s]);
@@ -656,10 +666,11 @@ static void cells_notes(FILE *f, const struct compare_file *p, const struct comp
 static void processes_block(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int w, s;
-    html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. PSS divides each shared page "
-               "among the server's own processes sharing it, so it adds up to the memory the server uses, whatever "
-               "runs beside it (sysPSS, without root: among every process of the machine); RSS counts a shared page "
-               "in every process.</p>\n");
+    html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. Alone (as root) counts its "
+               "resident pages each once, a page shared among its processes divided among them only, shared "
+               "libraries whole: the memory it uses, whatever runs beside it. PSS is the kernel's: a shared page "
+               "divided among every process of the machine that maps it, so a server beside its twin looks "
+               "smaller. RSS counts a shared page in every process.</p>\n");
     for (s = 0; s < p->nservers; s++) {
         const struct compare_run *top = NULL;
         uint64_t most = 0;

@@ -64,13 +64,15 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
 void report_html_findings(FILE *f, const struct findings *fs);
 /* The server block of the HTML report: a paragraph and the process table. */
 void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed);
-/* The server block of the text report: CPU, memory (PSS, USS, RSS) and the
- * processes grouped by command; each line starts with indent. */
+/* The server block of the text report: CPU, memory (alone, PSS, USS, RSS)
+ * and the processes grouped by command; each line starts with indent. */
 void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *indent);
-/* The memory figure a report leads with: PSS, or RSS when PSS could not
- * be read; *label receives "PSS" (among the server's own processes),
- * "sysPSS" (the kernel's, among every process of the machine) or "RSS". */
+/* The memory figure a report leads with, the most exact measured; *label
+ * receives "alone" (as if it ran alone: its pages each counted once),
+ * "PSS" (the kernel's, among every process of the machine) or "RSS". */
 uint64_t report_server_memory(const struct monitor_result *m, const char **label);
+/* What the measure called label counts, in a line ("" for RSS). */
+const char *report_memory_meaning(const char *label);
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
  * its own, or the URL as typed; the row of the targets past

@@ -197,7 +197,7 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
 {
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e[32];
 
     html_printf(f, "<h3>Server: ");
     if (m->cgroup[0]) {
@@ -211,16 +211,20 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     if (completed)
         html_printf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
     if (m->has_pss) {
-        html_printf(f, ". Memory: %s %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
-                m->pss_own ? "PSS" : "sysPSS", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
-                units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
-                units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
-                units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
-        if (!m->pss_own) {
-            html_printf(f, " sysPSS: ");
-            html_text(f, m->pss_note);
-            html_printf(f, ".");
-        }
+        /* Alone when measured, PSS always, each said what it counts. */
+        if (m->has_alone)
+            html_printf(f, ". Memory: alone %s peak (mean %s), PSS %s", units_fmt_bytes(a, sizeof(a),
+                        (double)m->alone_peak_bytes), units_fmt_bytes(b, sizeof(b), (double)m->alone_mean_bytes),
+                        units_fmt_bytes(c, sizeof(c), (double)m->pss_peak_bytes));
+        else
+            html_printf(f, ". Memory: PSS %s peak (mean %s)", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+                        units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes));
+        html_printf(f, ", USS %s; RSS summed %s (it counts shared pages in each process). %s",
+                    units_fmt_bytes(d, sizeof(d), (double)m->uss_peak_bytes),
+                    units_fmt_bytes(e, sizeof(e), (double)m->rss_peak_bytes),
+                    m->has_alone ? report_memory_meaning("alone") : "");
+        html_printf(f, "%s%s%s%s.", m->has_alone ? "; " : "", report_memory_meaning("PSS"), m->has_alone ? "" : "; ",
+                    m->has_alone ? "" : m->pss_note);
     } else {
         html_printf(f, ". Memory: RSS summed %s peak (it counts shared pages in each process); ",
                 units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes));
@@ -233,11 +237,12 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     if (ng == 0)
         return;
     html_printf(f, "<table><tr><th>processes</th><th>%s each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
-               "<th>command</th></tr>\n", m->pss_own || !m->has_pss ? "PSS" : "sysPSS");
+               "<th>command</th></tr>\n", m->has_alone ? "alone" : "PSS");
     for (i = 0; i < ng; i++) {
         html_printf(f, "<tr><td>%u%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f</td><td style=\"text-align:left\">",
                 g[i].count, g[i].exited ? " (exited)" : "",
-                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)g[i].pss_each) : "-",
+                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)(m->has_alone ? g[i].alone_each : g[i].pss_each))
+                           : "-",
                 m->has_pss ? units_fmt_bytes(b, sizeof(b), (double)g[i].uss_each) : "-",
                 units_fmt_bytes(c, sizeof(c), (double)g[i].rss_each), g[i].cpu_s);
         html_text(f, g[i].command);
@@ -246,19 +251,22 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     html_printf(f, "</table>\n");
 }
 
-/* The server's memory (PSS, or RSS) through the run. */
+/* The server's memory (alone, PSS, or RSS) through the run. */
 static void memory_chart(FILE *f, const struct monitor_result *m)
 {
     double *x, *y;
     uint32_t i;
     struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0, NULL };
-    struct svg_axis ay = { !m->has_pss ? "memory (MiB, RSS summed)" : m->pss_own ? "memory (MiB, PSS)" : "memory (MiB, sysPSS)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { m->has_alone ? "memory (MiB, alone)" : m->has_pss ? "memory (MiB, PSS)"
+                                                                             : "memory (MiB, RSS summed)",
+                           0, NULL, NULL, 0, 0, NULL };
     if (m->npoints < 2 || (x = calloc(2 * m->npoints, sizeof(double))) == NULL)
         return;
     y = x + m->npoints;
     for (i = 0; i < m->npoints; i++) {
         x[i] = m->series[i].t_s;
-        y[i] = (double)(m->has_pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
+        y[i] = (double)(m->has_alone ? m->series[i].alone_bytes
+                        : m->has_pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
     }
     {
         struct svg_series s = { "server", x, y, (int)m->npoints };
