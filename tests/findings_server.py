@@ -9,6 +9,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
   busy     one connection at a time, 2 ms (or --ms N) of CPU per request, pinned to one CPU: CPU-bound
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
   log      a thread per connection, a log line per request to --log FILE (or stdout)
+  gateway  a thread per connection, each request passed on with write() over a unix socket to a thread that reads
+           it (as mod_wsgi passes requests to its daemon processes): writes per request that are not logging
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
            other block of N requests, counted over the whole server: a cost that changes from run to run;
            --shed N: every Nth request, counted over the whole server, an instant 503 instead: a server
@@ -35,6 +37,8 @@ import threading
 import time
 
 BODY = b"hello from a findings server\n"
+# What gateway mode passes on per request: a request's head and its environment, as mod_wsgi sends them.
+GATEWAY_REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Env: " + b"e" * 160 + b"\r\n\r\n"
 WHOLE = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s" % (len(BODY), BODY)
 
 
@@ -103,6 +107,9 @@ class Handler(socketserver.StreamRequestHandler):
                 self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
                                 % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
                 self.logf.flush()
+            if self.mode == "gateway":
+                with self.lock:
+                    os.write(Handler.gateway.fileno(), GATEWAY_REQUEST)
             if self.mode == "ka100" and n == 100:
                 self.connection.sendall(WHOLE.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
                 return
@@ -201,7 +208,7 @@ async def blocking(port, backlog, ms):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["single", "nagle", "slow", "busy", "ka100", "log", "sleep", "redirect",
-                                         "stream", "cpuqueue", "grow", "blocking"])
+                                         "stream", "cpuqueue", "grow", "blocking", "gateway"])
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
@@ -235,6 +242,9 @@ def main():
     Handler.shed = a.shed
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
+    if a.mode == "gateway":
+        Handler.gateway, daemon = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        threading.Thread(target=lambda: [None for _ in iter(lambda: daemon.recv(65536), b"")], daemon=True).start()
     cls = OneAtATime if a.mode in ("single", "busy") else Threaded
     cls.request_queue_size = a.backlog
     srv = cls(("127.0.0.1", a.port), Handler, bind_and_activate=False)

@@ -45,17 +45,16 @@ static void median_spread_and_server_figures(void)
 
     memset(&m, 0, sizeof(m));
     m.cpu_s = 0.5;
-    m.has_pss = 1;
-    m.pss_own = 1;
-    m.pss_peak_bytes = 30 << 20;
-    m.pss_sys_peak_bytes = 20 << 20;
+    m.has_pss = m.has_alone = 1;
+    m.alone_peak_bytes = 30 << 20;
+    m.pss_peak_bytes = 20 << 20;
     m.rss_peak_bytes = 90 << 20;
     CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a, &m) == 0);
     /* More runs of the same cell, as repeat = 3 would make. */
     cell = compare_cell_at(&r, 0, 0);
     CHECK(compare_add_run(cell, &b, NULL) == 0 && compare_add_run(cell, &c, NULL) == 0);
-    CHECK(a.total.h[H_LATENCY].counts == NULL && m.pss_peak_bytes == 0); /* taken over */
+    CHECK(a.total.h[H_LATENCY].counts == NULL && m.alone_peak_bytes == 0); /* taken over */
     compare_summarize(&p, &r);
     CHECKF(cell->rps_median == 1100 && cell->rps_min == 1000 && cell->rps_max == 1200, "%g %g %g", cell->rps_median,
            cell->rps_min, cell->rps_max);
@@ -63,7 +62,8 @@ static void median_spread_and_server_figures(void)
     CHECK(cell->unstable);                 /* 200 apart on a median of 1100: over 10% */
     CHECK(!cell->invalid && !cell->keepalive_refused && cell->bad_pct == 0);
     CHECKF(fabs(cell->server_cpu_us - 500) < 1e-9, "%g", cell->server_cpu_us); /* 0.5 s over 1000 requests */
-    CHECK(cell->mem_kind == CMP_MEM_PSS && cell->mem_peak == 30 << 20 && cell->best_run == 0);
+    CHECK(cell->mem_kind == CMP_MEM_ALONE && cell->mem_peak == 30 << 20 && cell->best_run == 0);
+    CHECK(strcmp(compare_mem_name(cell->mem_kind), "alone") == 0 && strcmp(compare_mem_key(CMP_MEM_PSS), "pss") == 0);
     CHECK(strcmp(p.servers[0].name, "a.json") == 0 && p.nworkloads == 1 && p.set.repeat == 1);
     compare_result_free(&r);
     compare_file_free(&p);

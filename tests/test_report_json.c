@@ -129,8 +129,10 @@ static void round_trip(void)
     snprintf(m.cgroup, sizeof(m.cgroup), "/sys/fs/cgroup/test");
     m.cpu_s = 2.25;
     m.cpu_exact = 1;
-    m.has_pss = 1;
+    m.has_pss = m.has_alone = 1;
     m.pss_peak_bytes = 50 << 20;
+    m.alone_peak_bytes = 60 << 20;
+    m.alone_mean_bytes = 58 << 20;
     m.uss_peak_bytes = 10 << 20;
     m.rss_peak_bytes = 200 << 20;
     m.processes = 5;
@@ -142,11 +144,13 @@ static void round_trip(void)
     m.procs[1].pid = 4243;
     m.procs[1].ppid = 4242;
     m.procs[1].exited = 1;
+    m.procs[1].alone_peak_bytes = 30 << 20;
     snprintf(m.procs[1].command, sizeof(m.procs[1].command), "worker");
     m.npoints = 1;
     m.series = calloc(1, sizeof(*m.series));
     m.series[0].t_s = 1;
     m.series[0].pss_bytes = 49 << 20;
+    m.series[0].alone_bytes = 59 << 20;
 
     snprintf(path, sizeof(path), "/tmp/rafale-json-%d.json", (int)getpid());
     f = fopen(path, "w");
@@ -174,6 +178,11 @@ static void round_trip(void)
           strcmp(back.run.server.cgroup, m.cgroup) == 0 && back.run.server.nprocs == 2 &&
           back.run.server.procs[1].exited && strcmp(back.run.server.procs[1].command, "worker") == 0 &&
           back.run.server.npoints == 1 && back.run.server.series[0].pss_bytes == m.series[0].pss_bytes);
+    /* The kernel's PSS and the memory as if alone, each under its own name. */
+    CHECK(back.run.server.has_alone && back.run.server.alone_peak_bytes == m.alone_peak_bytes &&
+          back.run.server.alone_mean_bytes == m.alone_mean_bytes &&
+          back.run.server.procs[1].alone_peak_bytes == m.procs[1].alone_peak_bytes &&
+          back.run.server.series[0].alone_bytes == m.series[0].alone_bytes);
     compare_load_free(&back);
     free(r.timeline);
     r.timeline = NULL;

@@ -11,7 +11,8 @@ static char *capture_line(const struct svg_series *s, int ns, int ylog)
 {
     static const double ticks[] = { 1, 10, 100 };
     static const char *const labels[] = { "0%", "90%", "99%" };
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 3, 1 }, ay = { "latency (ms)", ylog, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 3, 1, NULL };
+    struct svg_axis ay = { "latency (ms)", ylog, NULL, NULL, 0, 0, NULL };
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -110,7 +111,7 @@ static void whiskers(void)
     char *text = NULL, *w;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Bars", "req/s", groups, 1, series, 3, v, lo, hi);
+    svg_bar_chart(f, "Bars", "req/s", groups, 1, series, 3, v, lo, hi, NULL);
     fclose(f);
     CHECKF(well_formed(text) && count(text, "class=\"whisker\"") == 2, "%.3000s", text);
     CHECK(strstr(text, "<title>a: 100 (95% interval 90\xe2\x80\x93" "200)</title>") != NULL);
@@ -146,7 +147,7 @@ static void clipped_whiskers(void)
     CHECKF(svg_bar_top(v, hi, 4) >= 9000 && svg_bar_top(v, hi, 4) < 9000 * 1.2, "within reach: %g",
            svg_bar_top(v, hi, 4));
     hi[2] = 6e6;
-    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 2, v, lo, hi);
+    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 2, v, lo, hi, NULL);
     fclose(f);
     CHECKF(well_formed(text) && count(text, "class=\"whisker\"") == 4 && count(text, "data-clipped=\"1\"") == 1,
            "%.3000s", text);
@@ -177,24 +178,100 @@ static void bar_charts(void)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 3, v, NULL, NULL);
+    svg_bar_chart(f, "Bars", "req/s", groups, 2, series, 3, v, NULL, NULL, NULL);
     fclose(f);
     CHECKF(well_formed(text) && strstr(text, "not valid") && strstr(text, "&lt;g2&gt;"), "bars:\n%.600s", text);
     free(text);
     f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Zeros", "req/s", groups, 2, series, 3, zero, zero, zero);
+    svg_bar_chart(f, "Zeros", "req/s", groups, 2, series, 3, zero, zero, zero, NULL);
     fclose(f);
     CHECK(well_formed(text));
     free(text);
     f = open_memstream(&text, &len);
-    svg_bar_chart(f, "Nothing", "req/s", groups, 0, series, 0, zero, NULL, NULL);
+    svg_bar_chart(f, "Nothing", "req/s", groups, 0, series, 0, zero, NULL, NULL, NULL);
     fclose(f);
     CHECK(well_formed(text));
     free(text);
 }
 
+/* Past two decades a latency axis is logarithmic: a bar 230 times shorter
+ * than the tallest stays visible, whiskers and all inside the plot; within
+ * two decades the axis stays linear. Zeros on a log axis sit at its foot. */
+static void log_axes(void)
+{
+    const char *groups[2] = { "p50", "p99" }, *series[2] = { "fast", "slow" };
+    double v[4] = { 0.1, 23, 0.3, 69 }, lo[4] = { 0.09, 20, 0, 60 }, hi[4] = { 0.11, 26, 0.4, 80 }, by[4], bh[4];
+    const struct svg_bar_style style = { "latency (ms, log scale)", NULL, NULL, NULL, 0 };
+    double t[3] = { 0.5, 1.5, 2.5 }, p50[3] = { 0.1, 0, 0.12 }, mx[3] = { 33, 20, 30 };
+    struct svg_series ser[2] = { { "p50", t, p50, 3 }, { "max", t, mx, 3 } };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0, "latency (ms, log scale)" };
+    char *text = NULL, *w;
+    size_t len = 0;
+    int i;
+    FILE *f;
+    CHECK(svg_log_wanted(v, 4) && !svg_log_wanted(v + 1, 1));
+    CHECK(!svg_log_wanted((double[]){ 1, 100, 0, __builtin_nan("") }, 4) &&
+          svg_log_wanted((double[]){ 1, 100.5 }, 2));
+    f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Latency", "latency (ms)", groups, 2, series, 2, v, lo, hi, &style);
+    fclose(f);
+    CHECKF(well_formed(text) && strstr(text, ">latency (ms, log scale)<") && count(text, "data-clipped") == 0,
+           "%.3000s", text);
+    for (i = 0, w = text; i < 4 && (w = strstr(w, "class=\"bar\"")) != NULL; i++, w++)
+        CHECK(sscanf(w, "class=\"bar\" x=\"%*f\" y=\"%lf\" width=\"%*f\" height=\"%lf\"", &by[i], &bh[i]) == 2);
+    /* Decades 0.01 to 100 over 260 px: 0.1 stands a quarter of it, 69 near its top. */
+    CHECKF(i == 4 && bh[0] > 0.2 * 260 && bh[3] > 0.9 * 260 && bh[3] <= 260 && by[3] >= 40 && bh[0] < bh[2] &&
+           bh[2] < bh[1] && bh[1] < bh[3], "%g %g %g %g", bh[0], bh[1], bh[2], bh[3]);
+    free(text);
+    /* Within two decades: linear, so labelled. */
+    f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Latency", "latency (ms)", groups, 2, series, 2, (double[]){ 1, 23, 3, 69 }, NULL, NULL, &style);
+    fclose(f);
+    CHECK(well_formed(text) && strstr(text, ">latency (ms)<") && !strstr(text, "log scale"));
+    free(text);
+    /* A line chart: p50 under 0.12 ms beside a 33 ms max, on a log axis; the second with no p50 at its foot. */
+    f = open_memstream(&text, &len);
+    svg_line_chart(f, "Latency over time", &ax, &ay, ser, 2);
+    fclose(f);
+    CHECKF(well_formed(text) && strstr(text, ">latency (ms, log scale)<") && strstr(text, ">0.1<") &&
+           strstr(text, ">100<"), "%.3000s", text);
+    CHECKF((w = strstr(text, "class=\"series\"")) && (w = strstr(w, "points=\"")) && strstr(w, " 385.0,300.0 "),
+           "%.2000s", w ? w : text);
+    free(text);
+    mx[0] = 9;
+    mx[1] = mx[2] = 1;
+    p50[1] = 0.2;
+    f = open_memstream(&text, &len);
+    svg_line_chart(f, "Latency over time", &ax, &ay, ser, 2);
+    fclose(f);
+    CHECK(well_formed(text) && strstr(text, ">latency (ms)<") && !strstr(text, "log scale"));
+    free(text);
+}
+
+/* Bars coloured by group (a status code's class), named in their tooltips
+ * and keyed in the legend. */
+static void group_fills(void)
+{
+    const char *groups[3] = { "200", "404", "timeout" }, *series[1] = { "requests" };
+    const char *fills[3] = { "#1f77b4", "#ff7f0e", "#8c564b" }, *keys[3] = { "2xx", "4xx", "errors" };
+    const struct svg_bar_style style = { NULL, fills, keys, fills, 3 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    svg_bar_chart(f, "Status codes and errors", "requests", groups, 3, series, 1, (double[]){ 8653, 4326, 3 }, NULL,
+                  NULL, &style);
+    fclose(f);
+    CHECKF(well_formed(text) && strstr(text, "fill=\"#1f77b4\"><title>200: 8653</title>") &&
+           strstr(text, "fill=\"#ff7f0e\"><title>404: 4326</title>") && count(text, "class=\"legend-key\"") == 3 &&
+           strstr(text, ">4xx</text>"), "%.3000s", text);
+    free(text);
+}
+
 int main(void)
 {
+    T_RUN(log_axes);
+    T_RUN(group_fills);
     T_RUN(line_charts);
     T_RUN(bar_charts);
     T_RUN(point_tooltips);

@@ -1,5 +1,6 @@
 /* The verdicts' statistics: t quantiles, log intervals, paired ratios by
  * round, ranks shared by the same within noise. */
+#include "compare_settings.h"
 #include "t.h"
 #include "verdict.h"
 
@@ -28,6 +29,18 @@ static void log_interval(void)
 }
 
 #define W 0.03
+
+/* The plan the advice is for: repeat = auto up to max (0: a fixed repeat of n). */
+static const struct compare_settings *plan(int max, int n)
+{
+    static struct compare_settings set;
+    compare_settings_defaults(&set);
+    set.same_within = W;
+    set.repeat_auto = max > 0;
+    set.max_repeat = max > 0 ? max : set.max_repeat;
+    set.repeat = n;
+    return &set;
+}
 
 /* Two cells of n rounds each, with the given figures. */
 static void pair_of(const double *a, const double *b, int n, double res, struct verdict_pair *v)
@@ -70,20 +83,47 @@ static void pairs(void)
     /* Wide across 1: undecided, too noisy, and more rounds named. */
     pair_of(noisy, a, 6, 0, &v);
     CHECK(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_NOISY && v.ci[0] < 1 && v.ci[1] > 1.03);
-    verdict_why_text(why, sizeof(why), &v, W);
+    verdict_why_text(why, sizeof(why), &v, plan(15, 6));
     CHECKF(strstr(why, "too noisy") && strstr(why, "spread") && (strstr(why, "max-repeat = ") ||
            strstr(why, "quieter machine")), "%s", why);
     /* Under 3 rounds: no interval, undecided, said so. */
     pair_of(c, a, 2, 0, &v);
     CHECK(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_FEW_ROUNDS && isnan(v.ci[0]) && fabs(v.ratio - 2) < 1e-9);
-    verdict_why_text(why, sizeof(why), &v, W);
-    CHECKF(strstr(why, "too few rounds (2") != NULL, "%s", why);
+    verdict_why_text(why, sizeof(why), &v, plan(0, 2));
+    CHECKF(strstr(why, "too few rounds (2") != NULL && strstr(why, "repeat = 5 or more, or auto"), "%s", why);
+    /* Under repeat = auto, which runs 5 at least: never "or auto", never a max-repeat under 5. */
+    verdict_why_text(why, sizeof(why), &v, plan(2, 2));
+    CHECKF(strstr(why, "too few rounds (2") != NULL && strstr(why, "max-repeat = 5 or more") && !strstr(why, "or auto"),
+           "%s", why);
+    verdict_why_text(why, sizeof(why), &v, plan(15, 2));
+    CHECKF(strstr(why, "too few rounds (2") != NULL && !strstr(why, "or auto") && !strstr(why, "max-repeat = "),
+           "%s", why);
     /* Three rounds with a tiny spread by chance: t alone would claim same;
      * t at 2 degrees of freedom (4.30) over 3 rounds does not. */
     {
         double x[3] = { 1000, 1000, 1000 }, y[3] = { 1010, 985, 1000 };
         pair_of(x, y, 3, 0, &v);
         CHECKF(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_NOISY, "%d %g %g", v.verdict, v.ci[0], v.ci[1]);
+        /* It names 4 rounds: a fixed repeat is told "repeat = 4"; repeat = auto never fewer than its 5, and its
+         * max-repeat only when that is what held it back. */
+        CHECKF(v.rounds_needed == 4, "%d", v.rounds_needed);
+        verdict_why_text(why, sizeof(why), &v, plan(0, 3));
+        CHECKF(strstr(why, "more rounds (repeat = 4)") && !strstr(why, "max-repeat"), "%s", why);
+        verdict_why_text(why, sizeof(why), &v, plan(3, 3));
+        CHECKF(strstr(why, "more rounds (max-repeat = 5)") && !strstr(why, "about 4"), "%s", why);
+        verdict_why_text(why, sizeof(why), &v, plan(15, 3));
+        CHECKF(strstr(why, "more rounds (about 5, which max-repeat = 15 allows") && !strstr(why, "about 4"), "%s",
+               why);
+    }
+    /* Many rounds needed under a fixed repeat: raise repeat, not max-repeat (which a fixed repeat ignores). */
+    {
+        struct verdict_pair many = v;
+        many.why = VWHY_NOISY;
+        many.rounds_needed = 49;
+        verdict_why_text(why, sizeof(why), &many, plan(0, 3));
+        CHECKF(strstr(why, "more rounds (repeat = 49)") && !strstr(why, "max-repeat"), "%s", why);
+        verdict_why_text(why, sizeof(why), &many, plan(15, 15));
+        CHECKF(strstr(why, "more rounds (max-repeat = 49)"), "%s", why);
     }
 }
 
@@ -98,7 +138,7 @@ static void degenerate(void)
     pair_of(a, b, 5, 0.08, &v);
     CHECKF(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_COARSE && v.ci[0] < 1 / 1.03 && v.ci[1] > 1.03, "%g %g",
            v.ci[0], v.ci[1]);
-    verdict_why_text(why, sizeof(why), &v, W);
+    verdict_why_text(why, sizeof(why), &v, plan(15, 5));
     CHECKF(strstr(why, "rounds too short") && strstr(why, "longer rounds"), "%s", why);
     /* ... while with 10000 a round, it is the same. */
     pair_of(a, b, 5, 0.0008, &v);

@@ -3,7 +3,7 @@
 # prefork + mod_php, and nginx + PHP-FPM (nginx daemonizing as it does by
 # default, php-fpm calling setsid), all from Debian's packages, serving the
 # same "Hello, world" page. rafale compare runs each in a cgroup of its own,
-# so every process is measured (memory as PSS, per process) and stopped.
+# so every process is measured (memory as if alone and PSS, per process) and stopped.
 #
 # usage: examples/prefork/run.sh   (installs the servers as root)
 # Writes prefork.html and prefork.json in the current directory.

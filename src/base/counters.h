@@ -48,6 +48,8 @@
       "Responses with a status outside --expect (counted after the run).")                                            \
     C(conns_opened, SUMMARY, "connections_opened", SUM, "connections_opened",                                         \
       "Connections that completed the TCP handshake.")                                                                \
+    C(conns_warmup, SUMMARY, "connections_opened_warmup", SUM, NULL,                                                  \
+      "Connections that completed the TCP handshake during the warm-up (not in connections_opened).")                 \
     D(SUMMARY, connections_per_request)                                                                               \
     D(SUMMARY, server_closes)                                                                                         \
     C(bytes_recv, SUMMARY, "bytes_received", SUM, "received_bytes", "Bytes received.")                                \

@@ -52,14 +52,24 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
             report_machines(tf, res, (const char *const *)names, n);
         free(res);
     }
-    for (i = 0; i < n; i++) {
-        if (n > 1)
-            fprintf(tf, "%s== %s\n", i ? "\n" : "", names[i]);
-        if (runs[i].is_compare)
-            report_compare_print(tf, &runs[i].plan, &runs[i].cmp);
-        else
-            report_text(tf, &runs[i].run.cfg, &runs[i].run.res, runs[i].run.has_server ? &runs[i].run.server : NULL,
-                        runs[i].run.has_findings ? &runs[i].run.found : NULL);
+    if (n > 1 && !compares) {
+        struct report_side *side = calloc((size_t)n, sizeof(*side));
+        for (i = 0; side && i < n; i++) {
+            const struct loaded_run *lr = &runs[i].run;
+            side[i] = (struct report_side){ names[i], &lr->cfg, &lr->res, lr->has_server ? &lr->server : NULL,
+                                            lr->has_findings ? &lr->found : NULL };
+        }
+        if (side == NULL) {
+            fprintf(stderr, "rafale report: out of memory\n");
+            return 1;
+        }
+        report_side_text(tf, side, n);
+        free(side);
+    } else if (compares) {
+        report_compare_print(tf, &runs[0].plan, &runs[0].cmp);
+    } else {
+        report_text(tf, &runs[0].run.cfg, &runs[0].run.res, runs[0].run.has_server ? &runs[0].run.server : NULL,
+                    runs[0].run.has_findings ? &runs[0].run.found : NULL);
     }
     if (html == NULL)
         return 0;

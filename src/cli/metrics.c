@@ -164,9 +164,14 @@ static void expose(struct metrics *m, FILE *f, int om)
                        "affinity, its cgroup's cpu.max, the machine's).\nrafale_server_cpus %g\n", sv->cpus);
         if (sv->has_pss)
             fprintf(f, "# TYPE rafale_server_pss_bytes gauge\n# HELP rafale_server_pss_bytes Proportional set size of "
-                       "the server's processes (shared pages divided among them only as root, else among every "
-                       "process of the machine).\nrafale_server_pss_bytes %llu\n",
+                       "the server's processes, the kernel's (a shared page divided among every process of the "
+                       "machine that maps it).\nrafale_server_pss_bytes %llu\n",
                     (unsigned long long)sv->pss_bytes);
+        if (sv->has_alone)
+            fprintf(f, "# TYPE rafale_server_alone_bytes gauge\n# HELP rafale_server_alone_bytes Memory of the "
+                       "server as if it ran alone: its resident pages each counted once (as root).\n"
+                       "rafale_server_alone_bytes %llu\n",
+                    (unsigned long long)sv->alone_bytes);
         fprintf(f, "# TYPE rafale_server_rss_bytes gauge\n# HELP rafale_server_rss_bytes Resident set size of the "
                    "server's processes, summed.\nrafale_server_rss_bytes %llu\n", (unsigned long long)sv->rss_bytes);
         fprintf(f, "# TYPE rafale_server_processes gauge\n# HELP rafale_server_processes Processes of the server.\n"
@@ -239,12 +244,12 @@ static const char PAGE[] =
 /* The live page's charts: throughput and latency, a point a second. */
 static void charts(struct metrics *m, FILE *f)
 {
-    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
-    struct svg_axis al = { "latency (ms)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ae = { "requests", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ac = { "% of the CPUs it may use", 0, NULL, NULL, 0, 0 };
-    struct svg_axis am = { "MiB", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis al = { "latency (ms)", 0, NULL, NULL, 0, 0, "latency (ms, log scale)" };
+    struct svg_axis ae = { "requests", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ac = { "% of the CPUs it may use", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis am = { "MiB", 0, NULL, NULL, 0, 0, NULL };
     double *t = m->pt[PT_T];
     int n = (int)m->npts;
     struct svg_series s1 = { "completed", t, m->pt[PT_RPS], n };
@@ -253,7 +258,9 @@ static void charts(struct metrics *m, FILE *f)
     /* The server's points from its first sample on: none made up before. */
     int c0 = m->srv_first < 0 || m->srv_first > n ? n : m->srv_first, f0 = m->srv_first < 1 ? n : m->srv_first - 1;
     struct svg_series s4 = { "server CPU", t + c0, m->pt[PT_SCPU] + c0, n - c0 };
-    struct svg_series s5 = { m->server.has_pss ? "server PSS" : "server RSS", t + f0, m->pt[PT_SMEM] + f0, n - f0 };
+    struct svg_series s5 = { m->server.has_alone ? "server memory, alone" : m->server.has_pss ? "server PSS"
+                                                                                             : "server RSS",
+                             t + f0, m->pt[PT_SMEM] + f0, n - f0 };
     svg_line_chart(f, "Throughput over time", &ax, &ay, &s1, 1);
     svg_line_chart(f, "Latency over time (the run so far)", &ax, &al, s2, 2);
     svg_line_chart(f, "Errors and requests in flight over time", &ax, &ae, s3, 2);
@@ -288,6 +295,8 @@ static void snapshot_json(struct metrics *m, FILE *f)
                 (unsigned long long)m->server.rss_bytes, m->server.processes);
         if (m->server.has_pss)
             fprintf(f, ", \"pss_bytes\": %llu", (unsigned long long)m->server.pss_bytes);
+        if (m->server.has_alone)
+            fprintf(f, ", \"alone_bytes\": %llu", (unsigned long long)m->server.alone_bytes);
         fputc('}', f);
     }
     fputs("}\n", f);
@@ -716,7 +725,8 @@ void metrics_publish(struct metrics *m, const struct engine_live *live, const st
             if (m->srv_first < 0)
                 m->srv_first = (int)k + 1;
             m->pt[PT_SCPU][k] = server->cpus > 0 && cpu > 0 ? 100 * cpu / per / server->cpus : 0;
-            m->pt[PT_SMEM][k] = (double)(server->has_pss ? server->pss_bytes : server->rss_bytes) / 1048576.0;
+            m->pt[PT_SMEM][k] = (double)(server->has_alone ? server->alone_bytes
+                                         : server->has_pss ? server->pss_bytes : server->rss_bytes) / 1048576.0;
             m->last_cpu_s = server->cpu_s;
         }
         m->npts++;

@@ -101,8 +101,11 @@ void record_connect(struct worker *w, const struct slot *s, uint64_t now)
 {
     if (w->connected < w->nconns && ++w->connected == w->nconns)
         w->t_all_connected = now;
-    if (!s->measured)
+    if (!s->measured) {
+        w->st.conns_warmup++; /* opened, but not in the window: said apart */
+        w->per_target[engine_fig(s->url)].conns_warmup++;
         return;
+    }
     w->st.conns_opened++;
     w->per_target[engine_fig(s->url)].conns_opened++;
     hist_record(&w->per_target[engine_fig(s->url)].h[H_CONNECT], now - s->t_sent);

@@ -92,12 +92,12 @@ struct compare_run {
 /* A cell's memory measure, from the least exact to the most. */
 enum compare_mem {
     CMP_MEM_RSS,                 /* RSS summed: PSS was not readable */
-    CMP_MEM_PSS_SYS,             /* the kernel's PSS: shared pages divided among every process of the machine */
-    CMP_MEM_PSS                  /* PSS among the server's own processes: as if it ran alone */
+    CMP_MEM_PSS,                 /* the kernel's PSS: shared pages divided among every process of the machine */
+    CMP_MEM_ALONE                /* as if it ran alone: its pages each counted once (monitor.h) */
 };
-/* The measure's name in tables: "PSS", "sysPSS", "RSS". */
+/* The measure's name in tables: "alone", "PSS", "RSS". */
 const char *compare_mem_name(int kind);
-/* Its name in JSON: "pss", "pss_sys", "rss". */
+/* Its name in JSON: "alone", "pss", "rss". */
 const char *compare_mem_key(int kind);
 
 /* One workload on one server: its runs and what they add up to. */

@@ -321,25 +321,23 @@ static int implausible_cpu(const struct config *cfg, const struct compare_run *r
 
 const char *compare_mem_name(int kind)
 {
-    return kind == CMP_MEM_PSS ? "PSS" : kind == CMP_MEM_PSS_SYS ? "sysPSS" : "RSS";
+    return kind == CMP_MEM_ALONE ? "alone" : kind == CMP_MEM_PSS ? "PSS" : "RSS";
 }
 
 const char *compare_mem_key(int kind)
 {
-    return kind == CMP_MEM_PSS ? "pss" : kind == CMP_MEM_PSS_SYS ? "pss_sys" : "rss";
+    return kind == CMP_MEM_ALONE ? "alone" : kind == CMP_MEM_PSS ? "pss" : "rss";
 }
 
 static int run_mem_kind(const struct monitor_result *m)
 {
-    return !m->has_pss ? CMP_MEM_RSS : m->pss_own ? CMP_MEM_PSS : CMP_MEM_PSS_SYS;
+    return m->has_alone ? CMP_MEM_ALONE : m->has_pss ? CMP_MEM_PSS : CMP_MEM_RSS;
 }
 
 /* A run's memory peak in the given measure (no more exact than its own). */
 static uint64_t run_mem(const struct monitor_result *m, int kind)
 {
-    if (kind == CMP_MEM_RSS)
-        return m->rss_peak_bytes;
-    return kind == CMP_MEM_PSS_SYS ? m->pss_sys_peak_bytes : m->pss_peak_bytes;
+    return kind == CMP_MEM_ALONE ? m->alone_peak_bytes : kind == CMP_MEM_PSS ? m->pss_peak_bytes : m->rss_peak_bytes;
 }
 
 void compare_summarize(const struct compare_file *p, struct compare_result *r)
@@ -351,7 +349,7 @@ void compare_summarize(const struct compare_file *p, struct compare_result *r)
             struct compare_cell *c = compare_cell_at(r, w, s);
             double *rps = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
             double *cpu = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double));
-            int ncpu = 0, kind = CMP_MEM_PSS;
+            int ncpu = 0, kind = CMP_MEM_ALONE;
 
             stats_fini(&c->total);
             stats_init(&c->total);

@@ -195,11 +195,20 @@ static const char *pct_str(char *b, size_t n, double ratio)
     return b;
 }
 
+/* What the verdicts follow, in words. */
+static const char *rule(char *b, size_t n, const struct diff_result *d)
+{
+    snprintf(b, n, "the rule: a figure is same when its whole 95%% interval lies within %.1f%% either way,\n"
+                   "   slower or faster when it lies wholly on one side of no change, else undecided",
+             d->threshold * 100);
+    return b;
+}
+
 void diff_print(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name)
 {
+    char r[256];
     int i, first = 1;
-    fprintf(f, "rafale diff: %s -> %s (same: the whole interval within %.1f%% either way)\n\n", base_name, now_name,
-            d->threshold * 100);
+    fprintf(f, "rafale diff: %s -> %s\n\n", base_name, now_name);
     fprintf(f, "  %-8s %14s %14s %9s   %-21s %s\n", "figure", "base", "new", "change", "95% interval", "verdict");
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
@@ -212,7 +221,8 @@ void diff_print(FILE *f, const struct diff_result *d, const char *base_name, con
                 x->higher_better ? 1 : 0, x->now, pct_str(c, sizeof(c), x->ratio), iv, diff_verdict_name(x->verdict),
                 x->why[0] ? " (" : "", x->why, x->why[0] ? ")" : "");
     }
-    fprintf(f, "  (latencies in us)\n\nVerdict: ");
+    /* The threshold is the rule, not a result: said under the table. */
+    fprintf(f, "  (latencies in us; %s)\n\nVerdict: ", rule(r, sizeof(r), d));
     if (d->worse == 0)
         fprintf(f, "no figure got significantly worse\n");
     else {
@@ -262,6 +272,7 @@ int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const
 
 int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const char *now_name)
 {
+    char r[256];
     int i;
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale diff</title>"
                    "<style>" HTML_CSS ".slower{color:#b00;font-weight:bold}.faster{color:#070}</style></head><body>\n"
@@ -269,8 +280,8 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
     html_text(f, base_name);
     html_printf(f, " &#8594; ");
     html_text(f, now_name);
-    html_printf(f, " (same: the whole 95%% interval within %.1f%% either way)</p>\n<table><tr><th>figure</th><th>base</th>"
-                   "<th>new</th><th>change</th><th>interval</th><th>verdict</th></tr>\n", d->threshold * 100);
+    html_printf(f, "</p>\n<table><tr><th>figure</th><th>base</th><th>new</th><th>change</th><th>interval</th>"
+                   "<th>verdict</th></tr>\n");
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
         char c[32], lo[32], hi[32];
@@ -284,7 +295,9 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
                                                               : x->verdict == DIFF_FASTER ? "faster" : "",
                     diff_verdict_name(x->verdict));
     }
-    html_printf(f, "</table>\n<p>%s%s</p>\n</body></html>\n",
+    html_printf(f, "</table>\n<p>Latencies in us; ");
+    html_text(f, rule(r, sizeof(r), d));
+    html_printf(f, ".</p>\n<p>%s%s</p>\n</body></html>\n",
                 d->worse ? "Some figure got significantly worse." : "No figure got significantly worse.",
                 d->undecided ? " Some figure is undecided: the samples cannot tell." : "");
     return ferror(f) ? -1 : 0;

@@ -97,7 +97,7 @@ int report_compare_why(char *b, size_t n, const struct compare_file *p, const st
     if (other < 0)
         return 0;
     snprintf(b, n, "%s against %s: undecided: %s", p->servers[s].name, p->servers[other].name,
-             verdict_why_text(why, sizeof(why), v, p->set.same_within));
+             verdict_why_text(why, sizeof(why), v, &p->set));
     return 1;
 }
 
@@ -205,9 +205,9 @@ const char *report_compare_mem_label(const struct compare_result *r, int w)
     for (s = 0; s < r->nservers; s++) {
         const struct compare_cell *c = compare_cell_at(r, w, s);
         if (c->best_run >= 0)
-            return c->mem_kind == CMP_MEM_PSS ? "PSS peak" : c->mem_kind == CMP_MEM_PSS_SYS ? "sysPSS peak" : "RSS peak";
+            return c->mem_kind == CMP_MEM_ALONE ? "alone peak" : c->mem_kind == CMP_MEM_PSS ? "PSS peak" : "RSS peak";
     }
-    return "PSS peak";
+    return "memory peak";
 }
 
 /* " [!] id, id" of a cell's warnings, after a verdict. */
@@ -541,7 +541,7 @@ void report_compare_print(FILE *f, const struct compare_file *p, const struct co
         if (r->alike && r->alike[w].cut[0])
             fprintf(f, "  [i] answers not compared (checked once before the load): %s\n", r->alike[w].cut);
         mixed = report_compare_mem_mixed(r, w);
-        /* "12.34MiB sysPSS" when the rows' measures differ */
+        /* "12.34MiB alone" when the rows' measures differ */
         mw = mixed ? 15 : (int)strlen(report_compare_mem_label(r, w)) > 10 ? 11 : 10;
         fprintf(f, "  %4s %-*s %9s %19s %9s %9s %8s %10s %8s %9s %*s  %s\n", "rank", nw, "server", "req/s",
                 "(min - max req/s)", "p50", "p99", "errors", "bad status", "conn/req", "CPU/req", mw,

@@ -29,10 +29,10 @@ void report_compare_describe(char *b, size_t n, const struct compare_workload *w
 void report_compare_bad_codes(char *b, size_t n, const struct stats *t, const struct status_set *expect);
 /* Why the server closed keep-alive connections, in words. */
 const char *report_compare_close_why(const struct stats *t);
-/* Whether workload w's cells measured memory differently (PSS here, RSS
+/* Whether workload w's cells measured memory differently (alone here, RSS
  * there): then each cell names its measure. */
 int report_compare_mem_mixed(const struct compare_result *r, int w);
-/* The memory column's header: "PSS peak" (or "sysPSS peak", "RSS peak")
+/* The memory column's header: "alone peak" (or "PSS peak", "RSS peak")
  * when every row has that measure, "memory peak" when they differ. */
 const char *report_compare_mem_label(const struct compare_result *r, int w);
 /* A cell's server CPU per request and memory peak as shown, or "-";

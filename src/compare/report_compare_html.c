@@ -14,6 +14,10 @@
 
 enum what { BAR_RPS, BAR_P99, BAR_CPU, BAR_MEM };
 
+/* Latency bars: a log axis when they span more than two decades, where a
+ * fast server's bars would be slivers beside a slow one's. */
+static const struct svg_bar_style latency_style = { "latency (ms, log scale)", NULL, NULL, NULL, 0 };
+
 /* Array sizes from the plan's counts (ints, never negative). */
 static size_t n_of(int n)
 {
@@ -57,7 +61,8 @@ static void bars(FILE *f, const struct compare_file *p, const struct compare_res
                 lo[w * p->nservers + s] = l;
                 hi[w * p->nservers + s] = u;
             }
-        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v, lo, hi);
+        svg_bar_chart(f, title, ylabel, groups, p->nworkloads, series, p->nservers, v, lo, hi,
+                      what == BAR_P99 ? &latency_style : NULL);
     }
     free(groups);
     free(series);
@@ -92,7 +97,7 @@ static void latency_bars(FILE *f, const struct compare_file *p, const struct com
             hi[2 * n + s] = c->p99_ci_us[1] / 1e3;
         }
         snprintf(title, sizeof(title), "Latency: %s", p->workloads[w].name);
-        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, n, v, lo, hi);
+        svg_bar_chart(f, title, "latency (ms)", groups, 3, series, n, v, lo, hi, &latency_style);
     }
     free(series);
     free(v);
@@ -107,7 +112,8 @@ static void percentile_curves(FILE *f, const struct compare_file *p, const struc
     enum { N = 121 };
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double x[N], *y = calloc(n_of(p->nservers) * N, sizeof(double)), top, lo_p50 = INFINITY, hi = 0;
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1 }, ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1, NULL };
+    struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0, NULL };
     uint64_t most = 10;
     char title[200];
     int s, i, ns = 0;
@@ -164,8 +170,8 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
-    struct svg_axis ax = { "seconds under load (rounds end to end)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "seconds under load (rounds end to end)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0, NULL };
     char title[200];
     int s, k, ns = 0;
 
@@ -221,27 +227,33 @@ out:
     free(ser);
 }
 
-/* Memory (PSS, or RSS) of each server over its time under load, its runs
- * laid end to end. */
+/* Memory of each server over its time under load, its runs laid end to
+ * end: as if alone when every run measured it, else PSS, else RSS, one
+ * measure for every line. */
 static void memory_chart(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     struct svg_series *ser = calloc(n_of(p->nservers), sizeof(*ser));
     double **xs = calloc(n_of(p->nservers), sizeof(double *)), **ys = calloc(n_of(p->nservers), sizeof(double *));
-    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0 };
-    int s, w, k, ns = 0, pss = 1, own = 1;
+    struct svg_axis ax = { "seconds under load (runs end to end)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { "memory (MiB)", 0, NULL, NULL, 0, 0, NULL };
+    int s, w, k, ns = 0, pss = 1, alone = 1;
+    const char *title;
 
     if (ser == NULL || xs == NULL || ys == NULL)
         goto out;
+    for (s = 0; s < p->nservers; s++)
+        for (w = 0; w < p->nworkloads; w++)
+            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
+                const struct compare_run *run = &compare_cell_at(r, w, s)->runs[k];
+                pss &= !run->has_server || run->server.has_pss;
+                alone &= !run->has_server || run->server.has_alone;
+            }
     for (s = 0; s < p->nservers; s++) {
         uint32_t n = 0, i;
         double off = 0;
         for (w = 0; w < p->nworkloads; w++)
-            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
+            for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++)
                 n += compare_cell_at(r, w, s)->runs[k].server.npoints;
-                pss &= !compare_cell_at(r, w, s)->runs[k].has_server || compare_cell_at(r, w, s)->runs[k].server.has_pss;
-                own &= !compare_cell_at(r, w, s)->runs[k].has_server || compare_cell_at(r, w, s)->runs[k].server.pss_own;
-            }
         if (n == 0)
             continue;
         xs[ns] = calloc(n, sizeof(double));
@@ -254,9 +266,11 @@ static void memory_chart(FILE *f, const struct compare_file *p, const struct com
                 const struct monitor_result *m = &compare_cell_at(r, w, s)->runs[k].server;
                 double last = 0;
                 for (i = 0; i < m->npoints; i++) {
-                    xs[ns][n] = off + m->series[i].t_s;
-                    ys[ns][n++] = (double)(pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
-                    last = m->series[i].t_s;
+                    const struct monitor_point *pt = &m->series[i];
+                    xs[ns][n] = off + pt->t_s;
+                    ys[ns][n++] = (double)(alone ? pt->alone_bytes : pss ? pt->pss_bytes : pt->rss_bytes) /
+                                  (1024.0 * 1024.0);
+                    last = pt->t_s;
                 }
                 off += last;
             }
@@ -266,16 +280,18 @@ static void memory_chart(FILE *f, const struct compare_file *p, const struct com
         ser[ns].n = (int)n;
         ns++;
     }
-    /* The series hold each run's own measure: one line of PSS among the
-     * server's processes beside one of the kernel's PSS would not compare
-     * like with like, so then RSS for all. */
-    if (pss && !own) {
-        pss = 0;
-        ay.label = "memory (MiB, RSS summed: PSS was not measured alike for every run)";
-    } else if (!pss)
+    if (alone) {
+        ay.label = "memory (MiB, alone)";
+        title = "Server memory (alone) over time";
+    } else if (pss) {
+        ay.label = "memory (MiB, PSS)";
+        title = "Server memory (PSS) over time";
+    } else {
         ay.label = "memory (MiB, RSS summed: PSS was not readable)";
+        title = "Server memory (RSS) over time";
+    }
     if (ns)
-        svg_line_chart(f, pss ? "Server memory (PSS) over time" : "Server memory (RSS) over time", &ax, &ay, ser, ns);
+        svg_line_chart(f, title, &ax, &ay, ser, ns);
 out:
     for (s = 0; xs && ys && s < p->nservers; s++) {
         free(xs[s]);
@@ -380,14 +396,16 @@ static void page_head(FILE *f, const struct compare_file *p, const struct compar
             html_text(f, p->workloads[w].name);
             html_printf(f, "</b>: ");
             html_text(f, line);
+            /* (html_printf escapes a %s: the tags are formats of their own) */
             for (s = 0; s < p->nservers; s++)
                 if (report_compare_why(line, sizeof(line), p, r, w, s)) {
-                    html_printf(f, "%s<li>", any ? "" : "<ul>");
+                    html_printf(f, any ? "<li>" : "<ul><li>");
                     html_text(f, line);
                     html_printf(f, "</li>");
                     any = 1;
                 }
-            html_printf(f, "%s", any ? "</ul>" : "");
+            if (any)
+                html_printf(f, "</ul>");
             baseline_html(f, p, r, w);
             matrix_html(f, p, r, w);
             html_printf(f, "</li>\n");
@@ -588,7 +606,7 @@ static void targets_block(FILE *f, const struct compare_file *p, const struct co
         else
             snprintf(title, sizeof(title), "p99 per target: %s", p->workloads[w].name);
         html_printf(f, "<div class=\"charts\">\n");
-        svg_bar_chart(f, title, "latency (ms)", groups, (int)nb, series, ns, v, NULL, NULL);
+        svg_bar_chart(f, title, "latency (ms)", groups, (int)nb, series, ns, v, NULL, NULL, &latency_style);
         html_printf(f, "</div>\n");
     }
     free(groups);
@@ -648,10 +666,11 @@ static void cells_notes(FILE *f, const struct compare_file *p, const struct comp
 static void processes_block(FILE *f, const struct compare_file *p, const struct compare_result *r)
 {
     int w, s;
-    html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. PSS divides each shared page "
-               "among the server's own processes sharing it, so it adds up to the memory the server uses, whatever "
-               "runs beside it (sysPSS, without root: among every process of the machine); RSS counts a shared page "
-               "in every process.</p>\n");
+    html_printf(f, "<h2>Processes</h2>\n<p>Each server in its run with the most memory. Alone (as root) counts its "
+               "resident pages each once, a page shared among its processes divided among them only, shared "
+               "libraries whole: the memory it uses, whatever runs beside it. PSS is the kernel's: a shared page "
+               "divided among every process of the machine that maps it, so a server beside its twin looks "
+               "smaller. RSS counts a shared page in every process.</p>\n");
     for (s = 0; s < p->nservers; s++) {
         const struct compare_run *top = NULL;
         uint64_t most = 0;

@@ -174,7 +174,7 @@ static void json_cell(FILE *f, const struct compare_file *p, const struct compar
     {
         char why[600];
         if (c->verdict == VERDICT_UNDECIDED && !c->invalid)
-            report_json_str(f, verdict_why_text(why, sizeof(why), &c->vs_best, p->set.same_within));
+            report_json_str(f, verdict_why_text(why, sizeof(why), &c->vs_best, &p->set));
         else
             fputs("null", f);
         if (c->vs_base.verdict != VERDICT_INVALID) {

@@ -2,6 +2,7 @@
  * decision same / slower / faster / undecided. See verdict.h for the method
  * and why. */
 #include "verdict.h"
+#include "compare_settings.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -189,28 +190,49 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
         out->rounds_needed = k + 1; /* the order statistics still disagree: one more at least */
 }
 
-const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, double within)
+/* "more rounds (...)": what the plan would change to run about need
+ * rounds. A fixed repeat is raised; repeat = auto runs COMPARE_AUTO_LEAST
+ * at least and stops at max-repeat, so it is raised only when it held the
+ * rounds back. */
+static void more_rounds(char *b, size_t n, int need, const struct compare_settings *set)
+{
+    if (!set->repeat_auto)
+        snprintf(b, n, "more rounds (repeat = %d)", need);
+    else if ((need = need > COMPARE_AUTO_LEAST ? need : COMPARE_AUTO_LEAST) > set->max_repeat)
+        snprintf(b, n, "more rounds (max-repeat = %d)", need);
+    else
+        snprintf(b, n, "more rounds (about %d, which max-repeat = %d allows: run it again)", need, set->max_repeat);
+}
+
+const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, const struct compare_settings *set)
 {
     int u;
     switch (v->why) {
     case VWHY_FEW_ROUNDS:
-        snprintf(b, n, "too few rounds (%d; an interval needs %d): repeat = 5 or more, or auto", v->n,
-                 VERDICT_MIN_ROUNDS);
+        if (!set->repeat_auto)
+            snprintf(b, n, "too few rounds (%d; an interval needs %d): repeat = %d or more, or auto", v->n,
+                     VERDICT_MIN_ROUNDS, COMPARE_AUTO_LEAST);
+        else if (set->max_repeat < COMPARE_AUTO_LEAST)
+            snprintf(b, n, "too few rounds (%d; an interval needs %d): max-repeat = %d or more", v->n,
+                     VERDICT_MIN_ROUNDS, COMPARE_AUTO_LEAST);
+        else
+            snprintf(b, n, "too few rounds (%d; an interval needs %d): run it again (repeat = auto runs %d at least)",
+                     v->n, VERDICT_MIN_ROUNDS, COMPARE_AUTO_LEAST);
         break;
     case VWHY_COARSE:
         snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: longer "
                        "rounds (duration)",
-                 v->resolution * 100, within * 100);
+                 v->resolution * 100, set->same_within * 100);
         break;
     case VWHY_NOISY:
         u = snprintf(b, n, "too noisy: the rounds' ratios spread %.1f%% (sd over %d rounds), the interval "
                            "%.2f\xe2\x80\x93%.2f is wider than \xc2\xb1%g%%: ",
-                     (exp(isnan(v->spread) ? 0 : v->spread) - 1) * 100, v->n, v->ci[0], v->ci[1], within * 100);
+                     (exp(isnan(v->spread) ? 0 : v->spread) - 1) * 100, v->n, v->ci[0], v->ci[1],
+                     set->same_within * 100);
         if (u < 0 || (size_t)u >= n)
             break;
         if (v->rounds_needed)
-            snprintf(b + u, n - (size_t)u, "more rounds (about %d: max-repeat = %d)", v->rounds_needed,
-                     v->rounds_needed);
+            more_rounds(b + u, n - (size_t)u, v->rounds_needed, set);
         else
             snprintf(b + u, n - (size_t)u, "more rounds would not do; a quieter machine (pinned CPUs, no other load) "
                                            "or longer rounds");

@@ -89,10 +89,12 @@ int verdict_decide(const double ci[2], double within);
 /* a against b, paired by round (time per request of a over b's). */
 void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out);
 
-/* Why a pair is undecided and what would decide it, in words ("too noisy:
- * the rounds' ratios spread 4.1%, the interval 0.93-1.10 is wider than
- * +-3%: more rounds, max-repeat = 12"). Returns b. */
-const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, double within);
+/* Why a pair is undecided and what would decide it under the plan's
+ * settings (its band, a fixed repeat or repeat = auto), in words ("too
+ * noisy: the rounds' ratios spread 4.1%, the interval 0.93-1.10 is wider
+ * than +-3%: more rounds (max-repeat = 12)"). Returns b. */
+struct compare_settings;
+const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, const struct compare_settings *set);
 
 /* The best of the n cells (highest geometric-mean throughput among the
  * valid), each one's ratio to it with its paired interval, its verdict

@@ -14,11 +14,12 @@
  * sharers and sums to the memory really used; USS is the private part.
  * But the kernel divides among every process of the machine: a server's PSS
  * falls when a second server of the same interpreter starts beside it. So,
- * as root, a page is divided among the server's own processes only
+ * as root, a page is also divided among the server's own processes only
  * (pageshare.c, from pagemap's frame numbers): its memory as if it ran
- * alone. Without root, the kernel's PSS, said so. Both walk the page tables,
- * so they are read about once a second while the cheap RSS of
- * /proc/PID/stat is read ten times a second. */
+ * alone, shared libraries whole. The two are kept apart, each under its
+ * name: a figure called PSS is the kernel's and never exceeds RSS. Both
+ * walk the page tables, so they are read about once a second while the
+ * cheap RSS of /proc/PID/stat is read ten times a second. */
 #include "monitor.h"
 #include "err.h"
 #include "cgroup.h"
@@ -56,7 +57,7 @@ struct entry {
     uint64_t start;
     uint64_t base_ticks, last_ticks;
     uint64_t rss_peak, pss_peak, uss_peak;
-    uint64_t own_peak;       /* its share of pages among the server's processes */
+    uint64_t own_peak;       /* its share of pages among the server's processes (alone) */
     uint64_t base_wbytes, last_wbytes, base_wchar, last_wchar;
     int io_seen;
     double first_seen_s;
@@ -88,13 +89,12 @@ struct monitor {
     int smaps_errno;
     uint64_t own_peak;       /* the server's pages, each once (pageshare) */
     uint32_t own_rounds;
-    int own_failed;          /* pageshare could not count a sample: the kernel's PSS for the whole run */
+    int own_failed;          /* pageshare could not count a sample: no alone figure for the whole run */
     char own_why[96];
     int *pids;               /* scratch for pageshare: the processes of one round */
     uint64_t *shares;
     uint32_t cappids;
-    struct monitor_point *series; /* pss_bytes: the kernel's PSS; own_series beside it */
-    uint64_t *own_series;
+    struct monitor_point *series;
     uint32_t npoints, cappoints;
     uint32_t least_procs, least_threads; /* since the last point, UINT32_MAX none */
     struct monitor_result r;
@@ -429,22 +429,18 @@ static void push_point(struct monitor *m, uint64_t pss, uint64_t own, uint64_t r
     if (m->npoints == m->cappoints) {
         uint32_t c = m->cappoints ? m->cappoints * 2 : 64;
         struct monitor_point *n = realloc(m->series, c * sizeof(*n));
-        uint64_t *o;
         if (n == NULL)
             return;
         m->series = n;
-        if ((o = realloc(m->own_series, c * sizeof(*o))) == NULL)
-            return;
-        m->own_series = o;
         m->cappoints = c;
     }
     m->series[m->npoints].t_s = (double)(clock_ns() - m->t0) / 1e9;
     m->series[m->npoints].pss_bytes = pss;
+    m->series[m->npoints].alone_bytes = own;
     m->series[m->npoints].rss_bytes = rss;
     m->series[m->npoints].processes = procs < m->least_procs ? procs : m->least_procs;
     m->series[m->npoints].threads = threads < m->least_threads ? threads : m->least_threads;
     m->least_procs = m->least_threads = UINT32_MAX;
-    m->own_series[m->npoints] = own;
     m->npoints++;
 }
 
@@ -500,9 +496,10 @@ static void live_update(struct monitor *m, uint64_t rss, uint64_t pss, uint64_t 
     if (m->live.cpus == 0 || want_smaps)
         m->live.cpus = limit_cpus(m); /* once a second: cpu.max may change */
     if (want_smaps) {
-        m->live.pss_bytes = own_ok ? own : pss;
+        m->live.pss_bytes = pss;
+        m->live.alone_bytes = own;
         m->live.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
-        m->live.pss_own = own_ok;
+        m->live.has_alone = own_ok;
     }
     pthread_mutex_unlock(&m->live_mu);
 }
@@ -569,7 +566,7 @@ static void sample(struct monitor *m, int want_smaps)
         if (m->live.ok) {
             /* Nothing left to watch: no process, no memory (its CPU stays). */
             m->live.processes = 0;
-            m->live.rss_bytes = m->live.pss_bytes = 0;
+            m->live.rss_bytes = m->live.pss_bytes = m->live.alone_bytes = 0;
         }
         pthread_mutex_unlock(&m->live_mu);
         return;
@@ -692,7 +689,6 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
         free(m->ps);
         free(m->e);
         free(m->series);
-        free(m->own_series);
         free(m->pids);
         free(m->shares);
         pthread_mutex_destroy(&m->live_mu);
@@ -734,22 +730,21 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     m->r.rss_mean_bytes = m->r.samples ? (uint64_t)(m->rss_sum / m->r.samples) : 0;
     m->r.pss_mean_bytes = m->pss_rounds ? (uint64_t)(m->pss_sum / m->pss_rounds) : 0;
     m->r.has_pss = m->smaps_ok > 0 && m->smaps_failed == 0;
-    m->r.pss_sys_peak_bytes = m->r.pss_peak_bytes;
     /* Every sample counted among its own processes, or none: one measure
      * for the whole run. */
-    m->r.pss_own = m->r.has_pss && !m->own_failed && m->own_rounds == m->pss_rounds && m->own_rounds > 0;
-    if (m->r.pss_own) {
-        m->r.pss_peak_bytes = m->own_peak;
-        m->r.pss_mean_bytes = (uint64_t)(m->own_sum / m->own_rounds);
+    m->r.has_alone = m->r.has_pss && !m->own_failed && m->own_rounds == m->pss_rounds && m->own_rounds > 0;
+    if (m->r.has_alone) {
+        m->r.alone_peak_bytes = m->own_peak;
+        m->r.alone_mean_bytes = (uint64_t)(m->own_sum / m->own_rounds);
+    } else {
         for (i = 0; i < m->npoints; i++)
-            m->series[i].pss_bytes = m->own_series[i];
+            m->series[i].alone_bytes = 0;
     }
     if (!m->r.has_pss)
         snprintf(m->r.pss_note, sizeof(m->r.pss_note), "PSS unavailable (/proc/PID/smaps_rollup: %s): RSS shown",
                  m->smaps_errno ? strerror(m->smaps_errno) : "not read");
-    else if (!m->r.pss_own)
-        snprintf(m->r.pss_note, sizeof(m->r.pss_note),
-                 "the kernel's PSS, shared pages divided among every process of the machine (%s)",
+    else if (!m->r.has_alone)
+        snprintf(m->r.pss_note, sizeof(m->r.pss_note), "not measured as if alone: %s",
                  m->own_why[0] ? m->own_why : "not counted");
     m->r.procs = calloc(m->ne ? m->ne : 1, sizeof(*m->r.procs));
     if (m->r.procs) {
@@ -761,7 +756,8 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
             snprintf(p->command, sizeof(p->command), "%s", e->command);
             p->cpu_s = (double)(e->last_ticks - e->base_ticks) / (double)hz;
             p->rss_peak_bytes = e->rss_peak;
-            p->pss_peak_bytes = m->r.pss_own ? e->own_peak : e->pss_peak;
+            p->pss_peak_bytes = e->pss_peak;
+            p->alone_peak_bytes = m->r.has_alone ? e->own_peak : 0;
             p->uss_peak_bytes = e->uss_peak;
             p->first_seen_s = e->first_seen_s;
             p->exited = e->round_seen != m->round;
@@ -772,7 +768,6 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
     m->r.npoints = m->npoints;
     *r = m->r;
     pthread_mutex_destroy(&m->live_mu);
-    free(m->own_series);
     free(m->pids);
     free(m->shares);
     free(m->ps);

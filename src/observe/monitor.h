@@ -1,9 +1,11 @@
 /* monitor.h - watches a server while a run goes on: a process and all its
- * descendants, or every process of a cgroup v2. CPU time; memory as PSS
- * (each shared page divided among the processes sharing it, so a prefork
- * pool is not counted five times over; as root among the server's own
- * processes only, so other servers beside it change nothing), USS (private)
- * and RSS; and every process seen, for a per-process table. */
+ * descendants, or every process of a cgroup v2. CPU time; memory as if it
+ * ran alone (as root: its resident pages each counted once, however many
+ * of its processes map them, so a prefork pool is not counted five times
+ * over and other servers beside it change nothing), PSS (the kernel's:
+ * each shared page divided among every process of the machine that maps
+ * it), USS (private) and RSS; and every process seen, for a per-process
+ * table. */
 #ifndef RAFALE_MONITOR_H
 #define RAFALE_MONITOR_H
 
@@ -17,6 +19,7 @@ struct monitor_proc {
     char command[96];         /* its command line, arguments joined by spaces */
     double cpu_s;             /* user+sys while it was watched */
     uint64_t rss_peak_bytes, pss_peak_bytes, uss_peak_bytes;
+    uint64_t alone_peak_bytes;/* its share of the server's pages (has_alone) */
     double first_seen_s;      /* since the monitor began */
     int exited;               /* gone before the end */
 };
@@ -25,6 +28,7 @@ struct monitor_proc {
 struct monitor_point {
     double t_s;
     uint64_t pss_bytes, rss_bytes;
+    uint64_t alone_bytes;     /* has_alone */
     /* The fewest processes and threads seen since the point before (at
      * 100 ms samples; the first point: at its moment): a pool that grew
      * within a second is counted at its new size for that second. 0: not
@@ -37,17 +41,18 @@ struct monitor_result {
     char cgroup[512];         /* the cgroup watched, or "" */
     double cpu_s;             /* user+sys of all of it during the run */
     int cpu_exact;            /* from the cgroup's cpu.stat (exited processes included) */
-    uint64_t pss_peak_bytes, pss_mean_bytes, uss_peak_bytes; /* sums over the processes */
+    /* The kernel's PSS (smaps_rollup): a shared page divided among every
+     * process of the machine that maps it, so other servers of the same
+     * interpreter lower it; never above RSS. Sums over the processes. */
+    uint64_t pss_peak_bytes, pss_mean_bytes, uss_peak_bytes;
     uint64_t rss_peak_bytes, rss_mean_bytes;
     int has_pss;              /* smaps_rollup was readable: PSS/USS are meaningful */
-    /* PSS with shared pages divided among the server's own processes only
-     * (pagemap, as root): the pss_* figures, per process and over time, are
-     * the server's memory as if alone. 0: the kernel's PSS, divided among
-     * every process of the machine (other servers of the same interpreter
-     * lower it). */
-    int pss_own;
-    uint64_t pss_sys_peak_bytes; /* the kernel's PSS summed, at its peak */
-    char pss_note[192];       /* why not (PSS, or own pages), when not */
+    /* As if alone (pagemap's frame numbers, as root): the server's resident
+     * pages each counted once, a shared page divided among its own
+     * processes only, shared libraries whole; every sample, or none. */
+    uint64_t alone_peak_bytes, alone_mean_bytes;
+    int has_alone;
+    char pss_note[192];       /* why not (PSS, or alone), when not */
     uint64_t cg_memory_peak_bytes; /* the cgroup's memory.peak (or highest memory.current), 0 unknown */
     uint32_t processes;       /* most seen at once */
     uint32_t threads;         /* most seen at once */
@@ -91,8 +96,8 @@ struct monitor_live {
     int ok;                   /* a sample was taken */
     double cpu_s;             /* user+sys since watching began */
     uint64_t pss_bytes, rss_bytes; /* at the last sample (PSS about once a second) */
-    int has_pss;
-    int pss_own;              /* PSS among the server's own processes (see monitor_result) */
+    uint64_t alone_bytes;     /* has_alone (see monitor_result) */
+    int has_pss, has_alone;
     double cpus;              /* the CPUs it may use, 0 unknown */
     uint32_t processes;
 };
@@ -110,7 +115,7 @@ struct monitor_group {
     uint32_t count;           /* processes in the group */
     uint32_t exited;          /* of which exited before the end */
     double cpu_s;             /* summed */
-    uint64_t pss_each, uss_each, rss_each; /* mean of the processes' peaks */
+    uint64_t alone_each, pss_each, uss_each, rss_each; /* mean of the processes' peaks */
 };
 /* Groups r's processes into out (at most max). Returns how many groups. */
 uint32_t monitor_groups(const struct monitor_result *r, struct monitor_group *out, uint32_t max);

@@ -70,11 +70,13 @@ uint32_t monitor_groups(const struct monitor_result *r, struct monitor_group *ou
         out[g].exited += p->exited != 0;
         out[g].cpu_s += p->cpu_s;
         /* Sums for now; divided into means below. */
+        out[g].alone_each += p->alone_peak_bytes;
         out[g].pss_each += p->pss_peak_bytes;
         out[g].uss_each += p->uss_peak_bytes;
         out[g].rss_each += p->rss_peak_bytes;
     }
     for (g = 0; g < n; g++) {
+        out[g].alone_each /= out[g].count;
         out[g].pss_each /= out[g].count;
         out[g].uss_each /= out[g].count;
         out[g].rss_each /= out[g].count;

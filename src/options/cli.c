@@ -53,7 +53,7 @@ static void compare_usage(void)
 {
     fputs("Usage: rafale compare [options] PLAN\n"
           "Runs the workloads of PLAN against each server of PLAN, repetitions interleaved, and\n"
-          "reports req/s, latency, statuses, connections, server CPU per request and memory (PSS)\n"
+          "reports req/s, latency, statuses, connections, server CPU per request and memory\n"
           "side by side. See the README for the plan format; every run option (-c, -n, -d, -m, -H,\n"
           "--expect, --slo, ...) is a workload key there.\n"
           "Exit status: 0 when every server gave a valid result for every workload; 1 when a server\n"

@@ -19,6 +19,10 @@ enum compare_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
 #define ALIKE_BODY 8u       /* framing (length, chunked, close), length and hash */
 #define ALIKE_DEFAULT (ALIKE_STATUS | ALIKE_LOCATION)
 
+/* repeat = auto: the fewest rounds it runs (fewer only under a smaller
+ * max-repeat). */
+#define COMPARE_AUTO_LEAST 5
+
 struct compare_settings {
     int repeat;                  /* runs of each workload on each server (repeat = auto: at least this many,
                                     then the rounds run so far) */
@@ -42,7 +46,7 @@ struct compare_settings {
 static inline void compare_settings_defaults(struct compare_settings *cs)
 {
     memset(cs, 0, sizeof(*cs));
-    cs->repeat = 5;
+    cs->repeat = COMPARE_AUTO_LEAST;
     cs->repeat_auto = 1;
     cs->max_repeat = 15;
     /* A difference under 3% either way is no difference worth a claim:

@@ -233,7 +233,7 @@ static const struct opt_def table[] = {
       "--abort-on-fail judges nothing before D into the measured phase (default 5s)", "a duration such as 5s", 0, 0,
       RUN(abort_after_ns), 0, 0, NULL },
     { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "PID",
-      "sample the server's process tree: CPU per request, memory (PSS)", "a process id", 1, 2147483647.0,
+      "sample the server's process tree: CPU per request, memory (as if alone, PSS)", "a process id", 1, 2147483647.0,
       RUN(monitor_pid), 0, 0, NULL },
     { "monitor-cgroup", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "PATH",
       "the same for every process of a cgroup v2 (e.g. a systemd service)", "a cgroup directory", 0, 0,

@@ -507,7 +507,7 @@ static int set_compare(int id, struct compare_settings *set, const char *v)
         unsigned long n;
         if (strcmp(v, "auto") == 0) {
             set->repeat_auto = 1;
-            set->repeat = 5;
+            set->repeat = COMPARE_AUTO_LEAST;
             return 0;
         }
         n = strtoul(v, &end, 10);

@@ -84,15 +84,24 @@ static int listen_overflow(struct ctx *c)
         "the server's accept queue overflowed: the kernel counted %lld listen overflows and %lld drops during the run "
         "(host-wide), %lld SYNs sent again; %llu connects took a SYN retry (1 s, 3 s, 7 s ...)",
         (long long)ov, (long long)dr, (long long)syn, (unsigned long long)slow_conn);
-    if (n->backlog_known)
-        say(f->advice, sizeof(f->advice),
-            "raise the listen() backlog of %s (it is %u; net.core.somaxconn is %lld and caps it), or let the server "
-            "accept faster; with --close every request needs a place in that queue",
-            n->addr, n->backlog, (long long)n->somaxconn);
-    else
-        say(f->advice, sizeof(f->advice),
-            "raise the server's listen() backlog (net.core.somaxconn is %lld and caps it), or let it accept faster",
-            (long long)n->somaxconn);
+    {
+        /* Who queues depends on the run: every request when each has its
+         * connection, else the connections opening at once. */
+        const struct config *cfg = c->in->cfg;
+        char who[160], backlog[160];
+        if (!cfg->keepalive)
+            snprintf(who, sizeof(who), "with a new connection per request, every request needs a place in that queue");
+        else
+            snprintf(who, sizeof(who), "the run's %u connections open at once (and again after each close), "
+                     "each needing a place in that queue", cfg->connections);
+        if (n->backlog_known)
+            snprintf(backlog, sizeof(backlog), "the listen() backlog of %s (it is %u; net.core.somaxconn is %lld and "
+                     "caps it)", n->addr, n->backlog, (long long)n->somaxconn);
+        else
+            snprintf(backlog, sizeof(backlog), "the server's listen() backlog (net.core.somaxconn is %lld and caps it)",
+                     (long long)n->somaxconn);
+        say(f->advice, sizeof(f->advice), "raise %s, or let the server accept faster; %s", backlog, who);
+    }
     ev(f, "listen_overflows", (double)ov);
     ev(f, "listen_drops", (double)dr);
     ev(f, "syn_retransmits", (double)syn);

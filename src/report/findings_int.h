@@ -116,6 +116,11 @@
 #define WRITES_TLS_HANDSHAKE_BYTES (16 * 1024)
 #define WRITES_TLS_ANSWER_BYTES 64.0
 #define WRITES_TLS_RECORD 16384.0
+/* wchar does not say where the bytes went: a log file, a pipe, a socket
+ * (mod_wsgi passing requests to its daemons, a proxy to its backends).
+ * Logging is named only when as much as half of them is known to be a
+ * log: reached storage (write_bytes) or its output that compare captured. */
+#define WRITES_LOGGED_SHARE 0.5
 /* keepalive_limit: most server-ended connections carried the same number. */
 #define KA_MIN_ENDED 3
 #define KA_MODE_SHARE 0.8

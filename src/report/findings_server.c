@@ -73,14 +73,20 @@ static double tls_overhead(const struct ctx *c)
 }
 
 /* What the server wrote that is not an answer: logging to a file, a pipe
- * or a terminal (wchar), else what compare captured of its output and what
- * reached storage (write_bytes: a log file, not a pipe). */
+ * or a terminal, or passing requests on through a socket (wchar), else what
+ * compare captured of its output and what reached storage (write_bytes: a
+ * log file, not a pipe). Logging is named only when the bytes are known to
+ * be files or its output (WRITES_LOGGED_SHARE). */
 void findings_server_writes(struct ctx *c)
 {
     const struct monitor_result *m = c->in->server;
-    double bytes = 0, per, recv = (double)c->s->bytes_recv, wchar = 0;
+    double bytes = 0, per, recv = (double)c->s->bytes_recv, wchar = 0, logged = 0;
     struct finding *f;
-    int known = 0, answers_in = 0;
+    int known = 0, answers_in = 0, logging;
+    if (m && m->has_io)
+        logged += (double)m->write_bytes;
+    if (c->in->server_output_bytes >= 0)
+        logged += (double)c->in->server_output_bytes;
     if (m && m->has_wchar) {
         wchar = (double)m->wchar;
         answers_in = wchar >= WRITES_ANSWERS_IN * recv && recv > 0;
@@ -89,14 +95,8 @@ void findings_server_writes(struct ctx *c)
             bytes = 0;
         known = 1;
     } else {
-        if (m && m->has_io) {
-            bytes += (double)m->write_bytes;
-            known = 1;
-        }
-        if (c->in->server_output_bytes >= 0) {
-            bytes += (double)c->in->server_output_bytes;
-            known = 1;
-        }
+        bytes = logged; /* storage and captured output: files and its terminal */
+        known = (m && m->has_io) || c->in->server_output_bytes >= 0;
     }
     if (!known || c->s->completed < WRITES_MIN_RESPONSES || bytes < WRITES_MIN_BYTES)
         return;
@@ -105,22 +105,30 @@ void findings_server_writes(struct ctx *c)
         return;
     if ((f = add(c, "server_writes", 0)) == NULL)
         return;
+    logging = logged >= WRITES_LOGGED_SHARE * bytes;
     if (m && m->has_wchar)
         say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request besides its answers, to files, pipes, "
-            "its terminal or other sockets (logging?): %.0f B written%s", per, wchar,
+            "its terminal or sockets%s: %.0f B written%s", per,
+            logging ? " (logging?)" : ", which /proc/PID/io does not tell apart", wchar,
             answers_in ? ", less the bytes rafale received" : "; its answers went by send(), not counted there");
     else
         say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request to files or its terminal (logging?)",
             per);
-    say(f->advice, sizeof(f->advice), "a log line per request costs time: compare servers with the same logging, "
-        "or turn it off to measure the server alone%s", m && m->has_wchar ? " (a proxy's writes to its backends "
-        "count here too)" : "");
+    if (logging)
+        say(f->advice, sizeof(f->advice), "a log line per request costs time: compare servers with the same logging, "
+            "or turn it off to measure the server alone");
+    else
+        say(f->advice, sizeof(f->advice), "see where they go (ls -l /proc/PID/fd; strace -f -e trace=write,writev "
+            "-p PID): a log costs time, compare servers with the same one; a gateway's or a proxy's writes to its "
+            "workers or backends are part of its work");
     ev(f, "bytes_per_request", per);
     ev(f, "bytes", bytes);
     if (m && m->has_wchar) {
         ev(f, "wchar_bytes", wchar);
         ev(f, "answers_in_wchar", answers_in);
     }
+    if (m && m->has_io)
+        ev(f, "write_bytes", (double)m->write_bytes);
 }
 
 /* The least processes (or threads) of the points overlapping second s. */

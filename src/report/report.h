@@ -41,6 +41,20 @@ void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent)
 /* Results reported together (names[i] the file of res[i]): when they come
  * from two machines or more, each machine and its reference (report_machines.c). */
 void report_machines(FILE *f, const struct engine_result *const *res, const char *const *names, int n);
+/* One saved run among several reported side by side. */
+struct report_side {
+    const char *name;                    /* its file */
+    const struct config *cfg;
+    const struct engine_result *res;
+    const struct monitor_result *server; /* or NULL */
+    const struct findings *found;        /* or NULL */
+};
+/* n runs side by side: each one's settings in a line, then a row of its
+ * headline figures (report_side.c). */
+void report_side_text(FILE *f, const struct report_side *runs, int n);
+/* The settings of a run in a line, without its end: "4 connections on 2
+ * threads, keep-alive, 3000 requests, GET, timeout 10.00s". */
+void report_setup_line(FILE *f, const struct config *cfg);
 int report_csv(FILE *f, const struct engine_result *r);
 /* A self-contained HTML page with inline SVG charts. */
 int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
@@ -50,13 +64,15 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
 void report_html_findings(FILE *f, const struct findings *fs);
 /* The server block of the HTML report: a paragraph and the process table. */
 void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed);
-/* The server block of the text report: CPU, memory (PSS, USS, RSS) and the
- * processes grouped by command; each line starts with indent. */
+/* The server block of the text report: CPU, memory (alone, PSS, USS, RSS)
+ * and the processes grouped by command; each line starts with indent. */
 void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *indent);
-/* The memory figure a report leads with: PSS, or RSS when PSS could not
- * be read; *label receives "PSS" (among the server's own processes),
- * "sysPSS" (the kernel's, among every process of the machine) or "RSS". */
+/* The memory figure a report leads with, the most exact measured; *label
+ * receives "alone" (as if it ran alone: its pages each counted once),
+ * "PSS" (the kernel's, among every process of the machine) or "RSS". */
 uint64_t report_server_memory(const struct monitor_result *m, const char **label);
+/* What the measure called label counts, in a line ("" for RSS). */
+const char *report_memory_meaning(const char *label);
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
  * its own, or the URL as typed; the row of the targets past

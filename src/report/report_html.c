@@ -10,7 +10,11 @@
 #include <string.h>
 
 /* Inside html_printf formats, so a percent sign is written %%. */
-#define STYLE HTML_CSS "body{max-width:780px}.fail{color:#b00;font-weight:bold}.pass{color:#070}"
+#define STYLE HTML_CSS "body{max-width:780px}.fail{color:#b00;font-weight:bold}.pass{color:#070}" \
+    ".problems{border:2px solid #b00;background:#fff0f0;padding:4px 14px;margin:12px 0}.problems p{margin:6px 0}"
+
+/* Latency axes: log past two decades (svg.h). */
+#define LATENCY_LOG "latency (ms, log scale)"
 
 /* Latency against percentile on a "nines" axis, as HdrHistogram plots it. */
 static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
@@ -20,7 +24,8 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     enum { N = 121 };
     double x[N], y[3][N];
     struct svg_series ser[3];
-    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1 }, ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "percentile", 1, ticks, labels, 0, 1, NULL };
+    struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0, NULL };
     const struct hist *h[3] = { &s->h[H_LATENCY], &s->h[H_TTFB], &s->h[H_LATENCY_UNC] };
     const char *names[3] = { rate_mode ? "total (from when due)" : "total", "time to first byte", "uncorrected (from send)" };
     double top = log10((double)(s->h[H_LATENCY].total > 10 ? s->h[H_LATENCY].total : 10));
@@ -58,7 +63,7 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
     uint32_t n = r->nseconds, i;
     double last = r->elapsed_s - (double)(n ? n - 1 : 0); /* how much of its last second the run lived */
     double *t, *rps, *err, *p50, *p99, *mx;
-    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0, NULL };
     if (n == 0)
         return;
     t = calloc(n * 6, sizeof(double));
@@ -90,38 +95,89 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
     }
     {
         struct svg_series s[2] = { { "completed", t, rps, (int)n }, { "errors", t, err, (int)n } };
-        struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0 };
+        struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0, NULL };
         svg_line_chart(f, "Throughput over time", &ax, &ay, s, 2);
     }
     {
         struct svg_series s[3] = { { "p50", t, p50, (int)n }, { "p99", t, p99, (int)n }, { "max", t, mx, (int)n } };
-        struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0 };
+        struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0, LATENCY_LOG };
         svg_line_chart(f, "Latency over time", &ax, &ay, s, 3);
     }
     free(t);
 }
 
+/* A status code's class, or an error, by colour: the good answers blue as
+ * every other bar, 3xx apart, 4xx and 5xx in warm colours. */
+enum { CLASS_1XX, CLASS_2XX, CLASS_3XX, CLASS_4XX, CLASS_5XX, CLASS_ERR, NCLASSES };
+static const char *const class_name[NCLASSES] = { "1xx", "2xx", "3xx", "4xx", "5xx", "errors" };
+static const char *const class_fill[NCLASSES] = { "#7f7f7f", "#1f77b4", "#17becf", "#ff7f0e", "#d62728", "#8c564b" };
+
 static void status_chart(FILE *f, const struct stats *s)
 {
-    const char *groups[STATUS_MAX + ERR__COUNT];
+    const char *groups[STATUS_MAX + ERR__COUNT], *fills[STATUS_MAX + ERR__COUNT], *keys[NCLASSES], *key_fill[NCLASSES];
     char names[STATUS_MAX + ERR__COUNT][24];
     double v[STATUS_MAX + ERR__COUNT];
     const char *series[1] = { "requests" };
-    int i, n = 0;
+    int i, n = 0, seen[NCLASSES] = { 0 }, nkeys = 0;
     for (i = 0; i < STATUS_MAX; i++)
         if (s->status[i]) {
+            int c = i < 200 ? CLASS_1XX : i < 300 ? CLASS_2XX : i < 400 ? CLASS_3XX : i < 500 ? CLASS_4XX : CLASS_5XX;
             snprintf(names[n], sizeof(names[n]), "%d", i);
             groups[n] = names[n];
+            fills[n] = class_fill[c];
+            seen[c] = 1;
             v[n++] = (double)s->status[i];
         }
     for (i = 0; i < ERR__COUNT; i++)
         if (s->errors[i]) {
             snprintf(names[n], sizeof(names[n]), "%s", stats_err_name((enum err_kind)i));
             groups[n] = names[n];
+            fills[n] = class_fill[CLASS_ERR];
+            seen[CLASS_ERR] = 1;
             v[n++] = (double)s->errors[i];
         }
-    if (n)
-        svg_bar_chart(f, "Status codes and errors", "requests", groups, n, series, 1, v, NULL, NULL);
+    for (i = 0; i < NCLASSES; i++)
+        if (seen[i]) {
+            keys[nkeys] = class_name[i];
+            key_fill[nkeys++] = class_fill[i];
+        }
+    if (n) {
+        const struct svg_bar_style style = { NULL, fills, keys, key_fill, nkeys };
+        svg_bar_chart(f, "Status codes and errors", "requests", groups, n, series, 1, v, NULL, NULL, &style);
+    }
+}
+
+/* What went wrong, at the top of the page with the findings: the answers
+ * outside the expected statuses, and the requests that ended in errors. */
+static void problems_block(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    uint64_t errors = stats_errors(s), ended = s->completed + errors;
+    int i, n = 0;
+    if (s->bad_status == 0 && errors == 0)
+        return;
+    html_printf(f, "<div class=\"problems\">\n");
+    if (s->bad_status) {
+        html_printf(f, "<p><b>Bad status</b> %llu (%.2f%% of responses) outside the expected %s:",
+                    (unsigned long long)s->bad_status,
+                    s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, cfg->expect.text);
+        for (i = 0; i < STATUS_MAX && n < 8; i++)
+            if (s->status[i] && !status_set_has(&cfg->expect, (unsigned)i))
+                html_printf(f, "%s %d: %llu", n++ ? "," : "", i, (unsigned long long)s->status[i]);
+        html_printf(f, ".");
+        if (s->completed && s->bad_status * 2 > s->completed)
+            html_printf(f, " Most answers were failures: the throughput is not a valid result.");
+        html_printf(f, "</p>\n");
+    }
+    if (errors) {
+        html_printf(f, "<p><b>Errors</b> %llu (%.2f%% of requests ended):", (unsigned long long)errors,
+                    ended ? 100.0 * (double)errors / (double)ended : 0.0);
+        for (i = 0, n = 0; i < ERR__COUNT; i++)
+            if (s->errors[i])
+                html_printf(f, "%s %s %llu", n++ ? "," : "", stats_err_name((enum err_kind)i),
+                            (unsigned long long)s->errors[i]);
+        html_printf(f, " (see Errors below).</p>\n");
+    }
+    html_printf(f, "</div>\n");
 }
 
 static void lat_tr(FILE *f, const char *name, const struct hist *h)
@@ -141,7 +197,7 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
 {
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e[32];
 
     html_printf(f, "<h3>Server: ");
     if (m->cgroup[0]) {
@@ -155,16 +211,20 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     if (completed)
         html_printf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
     if (m->has_pss) {
-        html_printf(f, ". Memory: %s %s peak (mean %s), USS %s; RSS summed %s (it counts shared pages in each process).",
-                m->pss_own ? "PSS" : "sysPSS", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
-                units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
-                units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
-                units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
-        if (!m->pss_own) {
-            html_printf(f, " sysPSS: ");
-            html_text(f, m->pss_note);
-            html_printf(f, ".");
-        }
+        /* Alone when measured, PSS always, each said what it counts. */
+        if (m->has_alone)
+            html_printf(f, ". Memory: alone %s peak (mean %s), PSS %s", units_fmt_bytes(a, sizeof(a),
+                        (double)m->alone_peak_bytes), units_fmt_bytes(b, sizeof(b), (double)m->alone_mean_bytes),
+                        units_fmt_bytes(c, sizeof(c), (double)m->pss_peak_bytes));
+        else
+            html_printf(f, ". Memory: PSS %s peak (mean %s)", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+                        units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes));
+        html_printf(f, ", USS %s; RSS summed %s (it counts shared pages in each process). %s",
+                    units_fmt_bytes(d, sizeof(d), (double)m->uss_peak_bytes),
+                    units_fmt_bytes(e, sizeof(e), (double)m->rss_peak_bytes),
+                    m->has_alone ? report_memory_meaning("alone") : "");
+        html_printf(f, "%s%s%s%s.", m->has_alone ? "; " : "", report_memory_meaning("PSS"), m->has_alone ? "" : "; ",
+                    m->has_alone ? "" : m->pss_note);
     } else {
         html_printf(f, ". Memory: RSS summed %s peak (it counts shared pages in each process); ",
                 units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes));
@@ -177,11 +237,12 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     if (ng == 0)
         return;
     html_printf(f, "<table><tr><th>processes</th><th>%s each</th><th>USS each</th><th>RSS each</th><th>CPU (s)</th>"
-               "<th>command</th></tr>\n", m->pss_own || !m->has_pss ? "PSS" : "sysPSS");
+               "<th>command</th></tr>\n", m->has_alone ? "alone" : "PSS");
     for (i = 0; i < ng; i++) {
         html_printf(f, "<tr><td>%u%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f</td><td style=\"text-align:left\">",
                 g[i].count, g[i].exited ? " (exited)" : "",
-                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)g[i].pss_each) : "-",
+                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)(m->has_alone ? g[i].alone_each : g[i].pss_each))
+                           : "-",
                 m->has_pss ? units_fmt_bytes(b, sizeof(b), (double)g[i].uss_each) : "-",
                 units_fmt_bytes(c, sizeof(c), (double)g[i].rss_each), g[i].cpu_s);
         html_text(f, g[i].command);
@@ -190,19 +251,22 @@ void report_html_server(FILE *f, const struct monitor_result *m, uint64_t comple
     html_printf(f, "</table>\n");
 }
 
-/* The server's memory (PSS, or RSS) through the run. */
+/* The server's memory (alone, PSS, or RSS) through the run. */
 static void memory_chart(FILE *f, const struct monitor_result *m)
 {
     double *x, *y;
     uint32_t i;
-    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0 };
-    struct svg_axis ay = { !m->has_pss ? "memory (MiB, RSS summed)" : m->pss_own ? "memory (MiB, PSS)" : "memory (MiB, sysPSS)", 0, NULL, NULL, 0, 0 };
+    struct svg_axis ax = { "time (s)", 0, NULL, NULL, 0, 0, NULL };
+    struct svg_axis ay = { m->has_alone ? "memory (MiB, alone)" : m->has_pss ? "memory (MiB, PSS)"
+                                                                             : "memory (MiB, RSS summed)",
+                           0, NULL, NULL, 0, 0, NULL };
     if (m->npoints < 2 || (x = calloc(2 * m->npoints, sizeof(double))) == NULL)
         return;
     y = x + m->npoints;
     for (i = 0; i < m->npoints; i++) {
         x[i] = m->series[i].t_s;
-        y[i] = (double)(m->has_pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
+        y[i] = (double)(m->has_alone ? m->series[i].alone_bytes
+                        : m->has_pss ? m->series[i].pss_bytes : m->series[i].rss_bytes) / (1024.0 * 1024.0);
     }
     {
         struct svg_series s = { "server", x, y, (int)m->npoints };
@@ -272,7 +336,8 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
             snprintf(title, sizeof(title), "Latency per %s (the first %u of %u)", word, n, r->ntargets);
         else
             snprintf(title, sizeof(title), "Latency per %s", word);
-        svg_bar_chart(f, title, "latency (ms)", groups, (int)n, series, 2, v, NULL, NULL);
+        const struct svg_bar_style style = { LATENCY_LOG, NULL, NULL, NULL, 0 };
+        svg_bar_chart(f, title, "latency (ms)", groups, (int)n, series, 2, v, NULL, NULL, &style);
     }
     free(groups);
     free(names);
@@ -302,12 +367,15 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
     html_printf(f, ", %s.</p>\n", cfg->method);
     if (r->interrupted)
         html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
+    problems_block(f, cfg, s);
     report_html_findings(f, fs);
 
-    html_printf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>in flight at the end</th>"
-               "<th>elapsed</th><th>req/s</th><th>received</th></tr>\n");
-    html_printf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu</td><td>%.2f s</td><td>%.1f</td><td>%s/s</td></tr></table>\n",
-            (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
+    html_printf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>bad status</th>"
+               "<th>in flight at the end</th><th>elapsed</th><th>req/s</th><th>received</th></tr>\n");
+    html_printf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu (%.2f%%)</td><td>%llu</td><td>%.2f s</td><td>%.1f</td>"
+                   "<td>%s/s</td></tr></table>\n",
+            (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)s->bad_status,
+            s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, (unsigned long long)r->in_flight,
             r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el));
     if (server)
         report_html_server(f, server, s->completed);

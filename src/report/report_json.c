@@ -343,15 +343,16 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
             ", \"cpu_s\": %s, \"cpu_exact\": %s, \"cpu_us_per_request\": %s, \"has_pss\": %s, "
             "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
             "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
-            "\"samples\": %u, \"exited\": %s, \"cpus\": %s, \"pss_own\": %s, \"pss_sys_peak_bytes\": %llu, "
-            "\"pss_note\": ",
+            "\"samples\": %u, \"exited\": %s, \"cpus\": %s, \"has_alone\": %s, \"alone_peak_bytes\": %llu, "
+            "\"alone_mean_bytes\": %llu, \"pss_note\": ",
             REPORT_JNUM("%.6f", m->cpu_s), m->cpu_exact ? "true" : "false",
             REPORT_JNUM("%.3f", completed ? m->cpu_s * 1e6 / (double)completed : 0.0), m->has_pss ? "true" : "false",
             (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
             (unsigned long long)m->uss_peak_bytes, (unsigned long long)m->rss_peak_bytes,
             (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes,
             m->threads, m->samples, m->gone ? "true" : "false", REPORT_JNUM("%.3f", m->cpus),
-            m->pss_own ? "true" : "false", (unsigned long long)m->pss_sys_peak_bytes);
+            m->has_alone ? "true" : "false", (unsigned long long)m->alone_peak_bytes,
+            (unsigned long long)m->alone_mean_bytes);
     report_json_str(f, m->pss_note);
     if (m->has_io)
         fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);
@@ -364,16 +365,19 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
         report_json_str(f, p->command);
         fprintf(f,
                 ", \"cpu_s\": %s, \"rss_peak_bytes\": %llu, \"pss_peak_bytes\": %llu, \"uss_peak_bytes\": %llu, "
-                "\"first_seen_s\": %s, \"exited\": %s}",
+                "\"alone_peak_bytes\": %llu, \"first_seen_s\": %s, \"exited\": %s}",
                 REPORT_JNUM("%.6f", p->cpu_s), (unsigned long long)p->rss_peak_bytes,
                 (unsigned long long)p->pss_peak_bytes, (unsigned long long)p->uss_peak_bytes,
+                (unsigned long long)p->alone_peak_bytes,
                 REPORT_JNUM("%.3f", p->first_seen_s), p->exited ? "true" : "false");
     }
     fprintf(f, "],\n    \"memory_timeline\": [");
     for (i = 0; i < m->npoints; i++)
-        fprintf(f, "%s{\"t_s\": %s, \"pss_bytes\": %llu, \"rss_bytes\": %llu, \"processes\": %u, \"threads\": %u}",
+        fprintf(f, "%s{\"t_s\": %s, \"pss_bytes\": %llu, \"alone_bytes\": %llu, \"rss_bytes\": %llu, "
+                   "\"processes\": %u, \"threads\": %u}",
                 i ? ", " : "", REPORT_JNUM("%.3f", m->series[i].t_s), (unsigned long long)m->series[i].pss_bytes,
-                (unsigned long long)m->series[i].rss_bytes, m->series[i].processes, m->series[i].threads);
+                (unsigned long long)m->series[i].alone_bytes, (unsigned long long)m->series[i].rss_bytes,
+                m->series[i].processes, m->series[i].threads);
     fprintf(f, "]}");
 }
 

@@ -7,6 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A result saved before the two measures had names of their own, with
+ * pss_own: its pss_* figures (per process and over time too) were the
+ * server's memory as if alone, the kernel's PSS peak in
+ * pss_sys_peak_bytes; each goes under its name (the kernel's mean, per
+ * process and over time were not kept). */
+static void from_pss_own(struct jc *c, struct monitor_result *m, json_t *sv)
+{
+    uint32_t i;
+    m->has_alone = 1;
+    m->alone_peak_bytes = m->pss_peak_bytes;
+    m->alone_mean_bytes = m->pss_mean_bytes;
+    m->pss_peak_bytes = jread_count(c, sv, "pss_sys_peak_bytes", 0);
+    m->pss_mean_bytes = 0;
+    for (i = 0; i < m->nprocs; i++) {
+        m->procs[i].alone_peak_bytes = m->procs[i].pss_peak_bytes;
+        m->procs[i].pss_peak_bytes = 0;
+    }
+    for (i = 0; i < m->npoints; i++) {
+        m->series[i].alone_bytes = m->series[i].pss_bytes;
+        m->series[i].pss_bytes = 0;
+    }
+}
+
 void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
 {
     json_t *tree = jread_arr(c, sv, "tree", 0), *mt = jread_arr(c, sv, "memory_timeline", 0), *e;
@@ -26,11 +49,10 @@ void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
     m->cpu_exact = jread_bool(c, sv, "cpu_exact");
     m->has_pss = jread_bool(c, sv, "has_pss");
     m->pss_peak_bytes = jread_count(c, sv, "pss_peak_bytes", 0);
-    /* Absent (results before it): the kernel's PSS, as they measured. */
-    m->pss_own = jread_bool(c, sv, "pss_own");
-    m->pss_sys_peak_bytes = json_object_get(sv, "pss_sys_peak_bytes") ? jread_count(c, sv, "pss_sys_peak_bytes", 0)
-                                                                       : m->pss_peak_bytes;
     m->pss_mean_bytes = jread_count(c, sv, "pss_mean_bytes", 0);
+    m->has_alone = jread_bool(c, sv, "has_alone");
+    m->alone_peak_bytes = jread_count(c, sv, "alone_peak_bytes", 0);
+    m->alone_mean_bytes = jread_count(c, sv, "alone_mean_bytes", 0);
     m->uss_peak_bytes = jread_count(c, sv, "uss_peak_bytes", 0);
     m->rss_peak_bytes = jread_count(c, sv, "rss_peak_bytes", 0);
     m->rss_mean_bytes = jread_count(c, sv, "rss_mean_bytes", 0);
@@ -54,6 +76,7 @@ void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
             p->cpu_s = jread_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
             p->rss_peak_bytes = jread_count(c, e, "rss_peak_bytes", 0);
             p->pss_peak_bytes = jread_count(c, e, "pss_peak_bytes", 0);
+            p->alone_peak_bytes = jread_count(c, e, "alone_peak_bytes", 0);
             p->uss_peak_bytes = jread_count(c, e, "uss_peak_bytes", 0);
             p->first_seen_s = jread_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
             p->exited = jread_bool(c, e, "exited");
@@ -67,11 +90,14 @@ void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
             size_t a2 = jread_enter(c, "memory_timeline[%zu]", i);
             p->t_s = jread_num(c, e, "t_s", 0, MAX_SECONDS, 1);
             p->pss_bytes = jread_count(c, e, "pss_bytes", 0);
+            p->alone_bytes = jread_count(c, e, "alone_bytes", 0);
             p->rss_bytes = jread_count(c, e, "rss_bytes", 0);
             p->processes = (uint32_t)jread_num(c, e, "processes", 0, 4294967295.0, 0);
             p->threads = (uint32_t)jread_num(c, e, "threads", 0, 4294967295.0, 0);
             jread_leave(c, a2);
         }
     }
+    if (!json_object_get(sv, "has_alone") && jread_bool(c, sv, "pss_own"))
+        from_pss_own(c, m, sv);
     jread_leave(c, at);
 }

@@ -337,15 +337,24 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
 
 uint64_t report_server_memory(const struct monitor_result *m, const char **label)
 {
-    *label = !m->has_pss ? "RSS" : m->pss_own ? "PSS" : "sysPSS";
-    return m->has_pss ? m->pss_peak_bytes : m->rss_peak_bytes;
+    *label = m->has_alone ? "alone" : m->has_pss ? "PSS" : "RSS";
+    return m->has_alone ? m->alone_peak_bytes : m->has_pss ? m->pss_peak_bytes : m->rss_peak_bytes;
+}
+
+const char *report_memory_meaning(const char *label)
+{
+    if (strcmp(label, "alone") == 0)
+        return "alone: its resident pages each counted once, shared libraries whole, as if it ran by itself";
+    if (strcmp(label, "PSS") == 0)
+        return "PSS: the kernel's, a shared page divided among every process of the machine that maps it";
+    return "";
 }
 
 void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *in)
 {
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e[32];
 
     fprintf(f, "%sServer        ", in);
     if (m->cgroup[0])
@@ -360,31 +369,41 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
     else if (!m->cpu_exact)
         fprintf(f, " (the run was shorter than what /proc counts, 10ms ticks)");
     fprintf(f, "%s\n", m->cpu_exact ? " (the cgroup's own count, exited processes included)" : "");
-    if (m->has_pss)
-        fprintf(f, "%s  memory      %s %s peak (mean %s), USS %s; RSS summed %s (shared pages counted in each process)\n",
-                in, m->pss_own ? "PSS" : "sysPSS", units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
+    if (m->has_alone)
+        fprintf(f, "%s  memory      alone %s peak (mean %s), PSS %s, USS %s; RSS summed %s (shared pages counted in "
+                   "each process)\n%s              %s;\n%s              %s\n",
+                in, units_fmt_bytes(a, sizeof(a), (double)m->alone_peak_bytes),
+                units_fmt_bytes(b, sizeof(b), (double)m->alone_mean_bytes),
+                units_fmt_bytes(c, sizeof(c), (double)m->pss_peak_bytes),
+                units_fmt_bytes(d, sizeof(d), (double)m->uss_peak_bytes),
+                units_fmt_bytes(e, sizeof(e), (double)m->rss_peak_bytes), in, report_memory_meaning("alone"), in,
+                report_memory_meaning("PSS"));
+    else if (m->has_pss)
+        fprintf(f, "%s  memory      PSS %s peak (mean %s), USS %s; RSS summed %s (shared pages counted in each process)\n"
+                   "%s              %s; %s\n",
+                in, units_fmt_bytes(a, sizeof(a), (double)m->pss_peak_bytes),
                 units_fmt_bytes(b, sizeof(b), (double)m->pss_mean_bytes),
                 units_fmt_bytes(c, sizeof(c), (double)m->uss_peak_bytes),
-                units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes));
+                units_fmt_bytes(d, sizeof(d), (double)m->rss_peak_bytes), in, report_memory_meaning("PSS"),
+                m->pss_note);
     else
         fprintf(f, "%s  memory      RSS summed %s peak (mean %s): shared pages counted in each process; %s\n", in,
                 units_fmt_bytes(a, sizeof(a), (double)m->rss_peak_bytes),
                 units_fmt_bytes(b, sizeof(b), (double)m->rss_mean_bytes), m->pss_note);
-    if (m->has_pss && !m->pss_own)
-        fprintf(f, "%s              sysPSS: %s\n", in, m->pss_note);
     if (m->cg_memory_peak_bytes)
         fprintf(f, "%s              the cgroup's own memory peak: %s\n", in,
                 units_fmt_bytes(a, sizeof(a), (double)m->cg_memory_peak_bytes));
     if (ng == 0)
         return;
     fprintf(f, "%s  processes   %5s %10s %10s %10s %9s  command\n", in, "count",
-            m->has_pss ? m->pss_own ? "PSS each" : "sysPSS each" : "",
+            m->has_alone ? "alone each" : m->has_pss ? "PSS each" : "",
             m->has_pss ? "USS each" : "", "RSS each", "CPU");
     for (i = 0; i < ng; i++) {
         char cnt[16];
         snprintf(cnt, sizeof(cnt), "%u", g[i].count);
         fprintf(f, "%s              %5s %10s %10s %10s %8.2fs  %.60s%s\n", in, cnt,
-                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)g[i].pss_each) : "",
+                m->has_pss ? units_fmt_bytes(a, sizeof(a), (double)(m->has_alone ? g[i].alone_each : g[i].pss_each))
+                           : "",
                 m->has_pss ? units_fmt_bytes(b, sizeof(b), (double)g[i].uss_each) : "",
                 units_fmt_bytes(c, sizeof(c), (double)g[i].rss_each), g[i].cpu_s, g[i].command,
                 g[i].exited == g[i].count ? "  (exited)" : g[i].exited ? "  (some exited)" : "");
@@ -415,12 +434,12 @@ static void shards_block(FILE *f, const struct engine_result *r)
 }
 
 /* What was asked: the first lines, before any figure. */
-static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+void report_setup_line(FILE *f, const struct config *cfg)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32];
     uint32_t i;
 
-    fprintf(f, "rafale: %u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
+    fprintf(f, "%u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
             cfg->threads, cfg->threads == 1 ? "" : "s",
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
     if (cfg->http2 || cfg->http3)
@@ -442,7 +461,17 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
         ;
     if (i < cfg->ntargets) /* some URL is sent with the run's method */
         fprintf(f, ", %s", cfg->method);
-    fprintf(f, ", timeout %s\n", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+    fprintf(f, ", timeout %s", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
+}
+
+static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    char b1[32], b2[32], b3[32];
+    uint32_t i;
+
+    fprintf(f, "rafale: ");
+    report_setup_line(f, cfg);
+    fputc('\n', f);
     {
         /* Think time: the configured pause, never in the latency figures. */
         uint32_t i, own = 0;
@@ -521,7 +550,11 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
-    fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
+    if (cfg->warmup_ns && s->conns_warmup)
+        fprintf(f, "Connections   %llu opened during the warm-up, %llu after it", (unsigned long long)s->conns_warmup,
+                (unsigned long long)s->conns_opened);
+    else
+        fprintf(f, "Connections   %llu opened", (unsigned long long)s->conns_opened);
     if (s->completed && (!cfg->keepalive || s->conns_opened * 100 > s->completed))
         fprintf(f, ", %.2f per request", (double)s->conns_opened / (double)s->completed);
     if (r->all_connected_s >= 0 && cfg->keepalive)

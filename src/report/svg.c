@@ -24,6 +24,40 @@ static double tr(const struct svg_axis *a, double v)
     return a->log ? log10(v > 1e-12 ? v : 1e-12) : v;
 }
 
+int svg_log_wanted(const double *v, int n)
+{
+    double lo = INFINITY, hi = 0;
+    int i;
+    for (i = 0; i < n; i++)
+        if (v[i] > 0 && isfinite(v[i])) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    return hi > SVG_LOG_SPAN * lo;
+}
+
+/* A line chart's y axis as drawn: log when its label for it is set and the
+ * values span more than two decades. */
+static struct svg_axis y_axis(const struct svg_axis *y, const struct svg_series *s, int ns)
+{
+    struct svg_axis a = *y;
+    double lo = INFINITY, hi = 0;
+    int i, j;
+    if (y->log_label == NULL || y->log)
+        return a;
+    for (i = 0; i < ns; i++)
+        for (j = 0; j < s[i].n; j++)
+            if (s[i].y[j] > 0 && isfinite(s[i].y[j])) {
+                lo = s[i].y[j] < lo ? s[i].y[j] : lo;
+                hi = s[i].y[j] > hi ? s[i].y[j] : hi;
+            }
+    if (hi > SVG_LOG_SPAN * lo) {
+        a.log = 1;
+        a.label = y->log_label;
+    }
+    return a;
+}
+
 /* Round-number ticks between lo and hi (in axis units). */
 static int nice_ticks(double lo, double hi, double *out, int max)
 {
@@ -138,7 +172,7 @@ static int legend_height(int n, const char *const *names)
 
 /* The legend, below the plot area and its axis label, so it never covers a
  * bar or a curve. */
-static void legend(FILE *f, int n, const char *const *names)
+static void legend(FILE *f, int n, const char *const *names, const char *const *fills)
 {
     int i, x = 0, row = 0, top = H + 2;
     if (n == 0)
@@ -154,7 +188,7 @@ static void legend(FILE *f, int n, const char *const *names)
         html_printf(f, "<g><title>");
         html_text(f, names[i]);
         html_printf(f, "</title><rect class=\"legend-key\" x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>",
-                L + x, y + 3, palette[i % NCOLORS]);
+                L + x, y + 3, fills ? fills[i] : palette[i % NCOLORS]);
         html_printf(f, "<text x=\"%d\" y=\"%d\">", L + x + 20, y + 12);
         short_text(f, names[i], NAME_MAX_CHARS);
         html_printf(f, "</text></g>\n");
@@ -185,11 +219,13 @@ static void axis_labels(FILE *f, const char *xl, const char *yl)
     html_printf(f, "</text>\n");
 }
 
-void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const struct svg_axis *y,
+void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const struct svg_axis *yin,
                     const struct svg_series *s, int ns)
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, ticks[32];
     const char **names = calloc((size_t)(ns > 0 ? ns : 1), sizeof(char *));
+    struct svg_axis ya = y_axis(yin, s, ns);
+    const struct svg_axis *y = &ya;
     int i, j, nt;
     char b[32];
 
@@ -203,6 +239,8 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
             double xv = tr(x, s[i].x[j]), yv = tr(y, s[i].y[j]);
             if (xv < x0) x0 = xv;
             if (xv > x1) x1 = xv;
+            if (y->log && !(s[i].y[j] > 0))
+                continue; /* no place on a log axis: drawn at its foot */
             if (yv < y0) y0 = yv;
             if (yv > y1) y1 = yv;
         }
@@ -229,6 +267,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     }
 #define PX(v) (L + ((v) - x0) / (x1 - x0) * (W - L - R))
 #define PY(v) (H - B - ((v) - y0) / (y1 - y0) * (H - T - B))
+#define PV(v) PY(y->log && !((v) > 0) ? y0 : tr(y, (v)))
     html_printf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
             L, T, W - L - R, H - T - B);
     /* y ticks and grid */
@@ -268,7 +307,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
         html_printf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\" "
                        "points=\"", palette[i % NCOLORS], i >= NCOLORS ? "6 3" : "none");
         for (j = 0; j < s[i].n; j++)
-            html_printf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])));
+            html_printf(f, "%.1f,%.1f ", PX(tr(x, s[i].x[j])), PV(s[i].y[j]));
         html_printf(f, "\"/>\n");
         /* A tooltip on every point: a dot where points are few, an unseen
          * target to hover where a dot would crowd the curve; past
@@ -285,7 +324,7 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
             html_printf(f, s[i].n <= 60 ? "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>"
                                         : "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
                                           "fill-opacity=\"0\"><title>",
-                        PX(tr(x, s[i].x[j])), PY(tr(y, s[i].y[j])), palette[i % NCOLORS]);
+                        PX(tr(x, s[i].x[j])), PV(s[i].y[j]), palette[i % NCOLORS]);
             html_text(f, s[i].name);
             html_printf(f, ": ");
             html_text(f, x->label);
@@ -296,7 +335,8 @@ void svg_line_chart(FILE *f, const char *title, const struct svg_axis *x, const 
     }
 #undef PX
 #undef PY
-    legend(f, ns, names);
+#undef PV
+    legend(f, ns, names, NULL);
     html_printf(f, "</svg>\n");
     free(names);
 }
@@ -322,22 +362,73 @@ double svg_bar_top(const double *values, const double *hi, int n)
     return top > 0 ? top * 1.1 : 1;
 }
 
+/* A bar chart's value axis: linear from 0 to top, or log10 from decade d0
+ * to d1. */
+struct bar_axis {
+    int log;
+    double top, d0, d1;
+};
+
+/* The pixel row of value v on it; v at or under its foot: the foot. */
+static double bar_y(const struct bar_axis *a, double v)
+{
+    double u;
+    if (a->log)
+        u = v > 0 ? (log10(v) - a->d0) / (a->d1 - a->d0) : 0;
+    else
+        u = v / a->top;
+    return H - B - (u > 0 ? u : 0) * (H - T - B);
+}
+
+/* Scales it to the bars: svg_bar_top's rule, on a log axis from the decade
+ * under the smallest bar to the one over the top. */
+static void bar_scale(struct bar_axis *a, const double *values, const double *hi, int n)
+{
+    double least = INFINITY;
+    int i;
+    a->top = svg_bar_top(values, hi, n);
+    if (!a->log)
+        return;
+    for (i = 0; i < n; i++)
+        if (values[i] > 0 && values[i] < least)
+            least = values[i];
+    /* The foot at half the smallest bar or lower: it stands. */
+    a->d0 = floor(log10(isfinite(least) ? least / 2 : 1));
+    a->d1 = ceil(log10(a->top));
+    if (a->d1 <= a->d0)
+        a->d1 = a->d0 + 1;
+    a->top = pow(10, a->d1);
+}
+
 void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *const *groups, int ngroups,
                    const char *const *series, int nseries, const double *values, const double *lo,
-                   const double *hi)
+                   const double *hi, const struct svg_bar_style *style)
 {
-    double top = 0, ticks[32];
-    int g, s, nt, i;
+    double ticks[32];
+    int g, s, nt, i, nkeys = style && style->fill ? style->nkeys : nseries > 1 ? nseries : 0;
+    const char *const *keys = style && style->fill ? style->keys : series;
+    struct bar_axis ax = { 0, 0, 0, 0 };
     double gw, bw;
     char b[32];
 
-    frame(f, title, nseries > 1 ? legend_height(nseries, series) : 0);
-    top = svg_bar_top(values, hi, ngroups * nseries);
+    if (style && style->log_label && svg_log_wanted(values, ngroups * nseries)) {
+        ax.log = 1;
+        ylabel = style->log_label;
+    }
+    frame(f, title, legend_height(nkeys, keys));
+    bar_scale(&ax, values, hi, ngroups * nseries);
     html_printf(f, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
             L, T, W - L - R, H - T - B);
-    nt = nice_ticks(0, top, ticks, 32);
+    if (ax.log) {
+        for (nt = 0; nt < 32 && ax.d0 + nt <= ax.d1; nt++)
+            ticks[nt] = pow(10, ax.d0 + nt);
+    } else {
+        nt = nice_ticks(0, ax.top, ticks, 32);
+    }
     for (i = 0; i < nt; i++) {
-        double py = H - B - ticks[i] / top * (H - T - B);
+        double py = bar_y(&ax, ticks[i]);
+        if (ax.log && i == 0)
+            py = H - B; /* the foot */
         fmt_num(b, sizeof(b), ticks[i]);
         html_printf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, py, W - R, py, L - 6, py + 4, b);
@@ -346,8 +437,9 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
     bw = gw * 0.8 / (nseries > 0 ? nseries : 1);
     for (g = 0; g < ngroups; g++) {
         for (s = 0; s < nseries; s++) {
-            double v = values[g * nseries + s], h = isnan(v) ? 0 : v / top * (H - T - B);
+            double v = values[g * nseries + s], top_y = isnan(v) ? H - B : bar_y(&ax, v), h = H - B - top_y;
             double x = L + g * gw + gw * 0.1 + s * bw;
+            const char *fill = style && style->fill ? style->fill[g] : palette[s % NCOLORS];
             if (isnan(v)) {
                 /* No value to draw: say so where the bar would stand. */
                 html_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\" fill=\"#b00\" "
@@ -356,7 +448,7 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
                 continue;
             }
             int k = g * nseries + s, whisker = lo && hi && !isnan(lo[k]) && !isnan(hi[k]) && hi[k] >= lo[k];
-            double label_y = H - B - h - 3;
+            double label_y = top_y - 3;
             char ci[112] = "";
             fmt_short(b, sizeof(b), v);
             if (whisker) {
@@ -366,17 +458,18 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
                 snprintf(ci, sizeof(ci), " (95%% interval %s\xe2\x80\x93%s)", l, u);
             }
             html_printf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
-                    x, H - B - h, bw * 0.95, h, palette[s % NCOLORS]);
-            html_text(f, series[s]);
+                    x, top_y, bw * 0.95, h, fill);
+            /* Coloured by group: the tooltip names the group, else the series. */
+            html_text(f, style && style->fill ? groups[g] : series[s]);
             html_printf(f, ": %s%s</title></rect>\n", b, ci);
             if (whisker) {
                 /* The interval as a whisker with caps, over the bar; one
                  * that runs off the axis ends in an open arrowhead at the
                  * plot's top instead of a cap, its true bound in the
                  * tooltip. */
-                int clipped = hi[k] > top;
-                double cx = x + bw * 0.95 / 2, l0 = lo[k] > 0 ? (lo[k] < top ? lo[k] : top) : 0,
-                       y0 = H - B - l0 / top * (H - T - B), y1 = clipped ? T : H - B - hi[k] / top * (H - T - B),
+                int clipped = hi[k] > ax.top;
+                double cx = x + bw * 0.95 / 2, l0 = lo[k] > 0 ? (lo[k] < ax.top ? lo[k] : ax.top) : 0,
+                       y0 = bar_y(&ax, l0), y1 = clipped ? T : bar_y(&ax, hi[k]),
                        cap = bw * 0.2 < 8 ? bw * 0.2 : 8;
                 if (clipped)
                     html_printf(f, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fL%.1f %.1fL%.1f %.1f\" "
@@ -408,6 +501,6 @@ void svg_bar_chart(FILE *f, const char *title, const char *ylabel, const char *c
         html_printf(f, "</text>\n");
     }
     axis_labels(f, "", ylabel);
-    legend(f, nseries > 1 ? nseries : 0, series);
+    legend(f, nkeys, keys, style && style->fill ? style->key_fill : NULL);
     html_printf(f, "</svg>\n");
 }

@@ -438,6 +438,10 @@ def warmup_not_counted():
     check(reqs > j["summary"]["requests"] + j["summary"]["in_flight"], "warm-up requests reached the server but are not counted")
     check(accounted(j) and err_total(j) == 0, "warm-up: accounted")
     check(j["summary"]["connections_opened"] == 0, "warm-up: connections opened during it are not counted")
+    # Said as it is: the 2 connections were opened, during the warm-up, not "0 opened".
+    check(j["summary"].get("connections_opened_warmup") == 2, "warm-up: its connections counted apart (%s)" % j["summary"])
+    check("Connections   2 opened during the warm-up, 0 after it" in r.out, "warm-up: the report says when the "
+          "connections were opened (%s)" % [l for l in r.out.splitlines() if l.startswith("Connections")])
 
 
 @test
