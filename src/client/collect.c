@@ -255,6 +255,11 @@ void collect_finish(const struct config *cfg, const struct plan *pl, const struc
     if (t_end > pl->t_measure)
         res->elapsed_s = (double)(t_end - pl->t_measure) / 1e9;
     res->interrupted = atomic_load(stop) != 0;
+    for (t = 0; t < nt; t++)
+        if (ws[t].gave_up && res->gave_up_s == 0) {
+            res->gave_up_s = (double)cfg->timeout_ns / 1e9;
+            reach_why(&ws[t], res->gave_up_why, sizeof(res->gave_up_why));
+        }
     res->target_rate = cfg->rate;
     res->client_cpu_s = cpu_s;
     res->shard.index = cfg->shard_index;
