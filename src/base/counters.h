@@ -62,6 +62,12 @@
       "Checked responses that failed one (they stay completed, in the latency figures).")                             \
     C(skipped, SUMMARY, "skipped", SUM, "requests_skipped",                                                           \
       "Requests not sent because a variable they need was not set.")                                                  \
+    C(reconnects_delayed, SUMMARY, "reconnects_delayed", SUM, "reconnects_delayed",                                   \
+      "Connects that failed and made their connection wait before the next (4 ms doubling up to 1 s, from 4 ms "      \
+      "again once it is up).")                                                                                        \
+    C(failed_waiting, SUMMARY, "failed_waiting", SUM, "requests_failed_waiting",                                      \
+      "Rate mode: requests due while every connection waited to connect again, ended at once with the error of the "  \
+      "last connect (never sent: among the errors, in no latency figure).")                                          \
     D(SUMMARY, in_flight_oldest_s)                                                                                    \
     D(LATENCY, covers)                                                                                                \
     C(censored, LATENCY, "censored", SUM, NULL,                                                                       \

@@ -154,7 +154,7 @@ void stats_merge(struct stats *d, const struct stats *s)
 
 uint64_t stats_sent(const struct stats *s)
 {
-    return s->started - s->carried_in;
+    return s->started - s->carried_in - s->failed_waiting;
 }
 
 uint64_t stats_errors(const struct stats *s)

@@ -102,7 +102,8 @@ void stats_fini(struct stats *s);
 void stats_merge(struct stats *dst, const struct stats *src);
 uint64_t stats_errors(const struct stats *s);
 /* Requests sent in the measured window: started, less those carried in
- * from the warm-up (rate mode's "sent", against its target). */
+ * from the warm-up and those that failed unsent (rate mode's "sent",
+ * against its target). */
 uint64_t stats_sent(const struct stats *s);
 /* Keep-alive connections the server ended after a response (not idle ones). */
 uint64_t stats_server_closes(const struct stats *s);

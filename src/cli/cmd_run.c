@@ -115,7 +115,7 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
     if (sweep_run(&cfg, stop_flag(), on_sweep_step, out, &sr, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
-        return 1;
+        return sr.unreached ? 4 : 1;
     }
     sweep_print_summary(out, &sr);
     rc = sr.interrupted ? 130 : sr.knee > 0 ? 0 : 3;
@@ -216,8 +216,9 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
         fprintf(stderr, "rafale: %s\n", err);
         config_free(&cfg);
         /* The plan is built before any load: a mistake in it (or in
-         * --monitor) is the user's, exit 2; Ctrl-C before the load, 130. */
-        return rc == ENGINE_EPLAN ? 2 : rc == ENGINE_ESTOPPED ? 130 : 1;
+         * --monitor) is the user's, exit 2; Ctrl-C before the load, 130; a
+         * server not reached, 4. */
+        return rc == ENGINE_EPLAN ? 2 : rc == ENGINE_ESTOPPED ? 130 : rc == ENGINE_EDOWN ? 4 : 1;
     }
     ob.res.ref = ref;
     /* With --json - (or another output on '-') it owns stdout and the text

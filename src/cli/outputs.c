@@ -144,6 +144,12 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct e
     }
     if (rc == 0 && r->interrupted)
         rc = 130;
+    /* Requests sent and none answered, or -n's run gave up on a server it
+     * could no longer reach: a result of no service, whatever the SLO says
+     * of it. (None sent, every one skipped for a variable never set: the
+     * report says why, the server was not asked.) */
+    if (rc == 0 && ((r->total.started > 0 && r->total.completed == 0) || r->gave_up_s > 0))
+        rc = 4;
     for (i = 0; rc == 0 && i < opts->slo.n; i++)
         if (!opts->slo.c[i].pass)
             rc = 3;

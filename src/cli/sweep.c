@@ -13,12 +13,13 @@
 struct engine_step {
     const struct config *cfg;
     const atomic_int *stop;
+    int unreached;          /* a run ended ENGINE_EDOWN */
 };
 
 /* A step through the engine: a constant-rate run of cfg at rate. */
 static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, size_t errlen)
 {
-    const struct engine_step *es = ctx;
+    struct engine_step *es = ctx;
     const struct config *base = es->cfg;
     const atomic_int *stop = es->stop;
     struct config cfg = *base;
@@ -28,7 +29,7 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     const struct engine_result *r = &ob.res;
     struct slo slo = base->slo;
     uint64_t errs;
-    int i, client_bound = -1;
+    int i, rc, client_bound = -1;
 
     cfg.rate = rate;
     cfg.requests = 0;
@@ -38,8 +39,10 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     in.stop = stop;
     in.no_noise = 1;
     in.found = cfg.no_findings ? NULL : &fs;
-    if (observed_run(&in, &ob, err, errlen) != 0)
+    if ((rc = observed_run(&in, &ob, err, errlen)) != 0) {
+        es->unreached = rc == ENGINE_EDOWN;
         return -1;
+    }
     if (!cfg.no_findings) {
         /* A step's findings, by id: the step table names them. */
         size_t at = 0, ati = 0;
@@ -69,7 +72,8 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     if (st->pass && st->sent < 0.98 * rate) {
         st->pass = 0;
         snprintf(st->why, sizeof(st->why), "sent only %.0f req/s (%s)", st->sent,
-                 (client_bound < 0 ? r->client_cpu_s > 0.9 * r->elapsed_s * cfg.threads : client_bound)
+                 r->total.reconnects_delayed ? "connects failed: the server was not reached"
+                 : (client_bound < 0 ? r->client_cpu_s > 0.9 * r->elapsed_s * cfg.threads : client_bound)
                      ? "rafale's CPU was saturated"
                      : "connections all busy: raise -c");
     }
@@ -100,8 +104,10 @@ static int next_step(double rate, const atomic_int *stop, sweep_runner_fn run, v
 int sweep_run(const struct config *cfg, const atomic_int *stop, sweep_step_fn on_step, void *arg,
               struct sweep_result *out, char *err, size_t errlen)
 {
-    struct engine_step es = { cfg, stop };
-    return sweep_search(cfg->sweep_start, cfg->sweep_max, stop, run_step, &es, on_step, arg, out, err, errlen);
+    struct engine_step es = { cfg, stop, 0 };
+    int rc = sweep_search(cfg->sweep_start, cfg->sweep_max, stop, run_step, &es, on_step, arg, out, err, errlen);
+    out->unreached = es.unreached;
+    return rc;
 }
 
 int sweep_search(double start, double max, const atomic_int *stop, sweep_runner_fn run, void *ctx,

@@ -26,6 +26,7 @@ struct sweep_result {
     int n;
     double knee;            /* highest passing rate, 0 when none passed */
     int interrupted;
+    int unreached;          /* a step's first connects all failed (sweep_run's error says where and why) */
 };
 
 typedef void (*sweep_step_fn)(const struct sweep_step *s, void *arg);

@@ -34,12 +34,15 @@
  *               (--stages) and backlog.c its backlog (schedule.h)
  *   timeline.c  the per-second timeline in bounded memory (timeline.h)
  *   cookie.c    a connection's cookie jar, --cookies (cookie.h)
+ *   reach.c     whether the run reaches its servers: the first contact (a
+ *               run whose first connects all fail stops in one line), the
+ *               wait before a connection connects again after a failed one
  *
  * Calls go down, never round: engine -> conn, http1, http2, http3, plan,
  * plan_h2; http1, http2, http3 -> conn, plan, plan_h2, verify; everything ->
- * workq, record; record -> reqlog; engine -> live, collect; collect ->
- * fairness; engine -> reqlog; conn reaches its session only through
- * session_ops.
+ * workq, record; record -> reqlog; engine, conn -> reach; engine -> live,
+ * collect; collect -> fairness; engine -> reqlog; conn reaches its session
+ * only through session_ops.
  *
  * A connection goes
  *
@@ -182,6 +185,7 @@ struct plan {
     pthread_mutex_t live_mu;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
+    struct reach *reach; /* the first contact (reach.c), shared by the workers */
     /* --stages: the rate (or connections) over time, from t_measure. */
     struct ramp ramp;
     int ramped;          /* 1: rates, 2: connections */
@@ -227,6 +231,7 @@ struct slot {
     uint8_t stage;       /* --stages: the stage it was due in */
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
+    uint8_t unsent;      /* rate mode: ended at its due time unsent, every connection waiting to connect again */
     struct capture *capt; /* HTTP/2, a URL with checks: its response's fields and DATA (kept with the slot) */
     uint64_t bytes_in;   /* its response's bytes (--log) */
 };
@@ -321,6 +326,8 @@ struct conn {
     int fd;
     uint8_t state;
     uint8_t queued;      /* in the worker's work queue */
+    uint8_t waiting;     /* a connect failed: none again before its timer (reach.c), out of the work queue */
+    uint8_t first;       /* reach.c, before the run's first contact: 1 its first connect is under way (counted), 2 it ended */
     uint8_t draining;    /* takes no new request (HTTP/2: after a GOAWAY) */
     uint16_t hint;       /* HTTP/2: where to look for a free slot */
     uint64_t walk;       /* --order session: the next target of this connection */
@@ -349,6 +356,7 @@ struct conn {
     uint8_t parked;      /* skipped a whole turn of its targets: takes no more work */
     uint32_t skips;      /* requests skipped in a row (a variable not set) */
     uint64_t think_until; /* --think: no request before then */
+    uint64_t backoff_ns; /* reach.c: its next wait after a failed connect, 0 once it was up */
     struct tpl_vars *vars; /* # extract: this connection's values (kept across reconnects) */
     struct capture capt; /* HTTP/1.1: the response being read, when its URL has checks */
     struct h1 h1;
@@ -373,6 +381,10 @@ void conn_fini(struct conn *c);
 /* Gives an idle or open connection a request due at t_due (closed loop:
  * now), opening it when idle. The caller checked the budget. */
 void conn_take(struct conn *c, uint64_t t_due, uint64_t now);
+/* Rate mode, every connection of the worker waiting to connect again
+ * (reach.c): the request due at due, of one of c's targets, goes nowhere
+ * and ends at once with the error of the worker's last connect. */
+void conn_unsent(struct conn *c, uint64_t due, uint64_t now);
 /* Closed loop: tops an open connection up to its pipeline depth. */
 void conn_fill(struct conn *c, uint64_t now);
 /* The connection is lost: every outstanding request ends with error k. */
@@ -461,6 +473,16 @@ struct worker {
     uint64_t tl_req, tl_err;
     struct hist tl_h;      /* TL_SUB_BITS precision: within 3% */
     uint32_t open;         /* sockets open now */
+    /* reach.c: connections waiting to connect again; whether one was ever
+     * up; since when connects failed with none up (0: one came up since),
+     * and how the latest failed (for --timeout's giving up). */
+    uint32_t nwaiting, unsent_next; /* unsent_next: the connection the next unsent request is of */
+    uint8_t up;
+    uint8_t gave_up;       /* -n alone: none could connect for --timeout, the worker stopped */
+    uint64_t t_down;
+    uint32_t down_endpoint;
+    int down_kind, down_errno;
+    const char *down_detail;
     uint32_t connected;    /* connections that completed a handshake, up to nconns */
     uint64_t t_all_connected; /* when all nconns first were, 0 if never */
     /* Published for the live view; read by the main thread. */
@@ -690,5 +712,46 @@ void record_tcpinfo(struct conn *c);
 int record_censor(struct worker *w);
 /* --stages: the stage of a request due at t_due (0 without stages). */
 uint8_t record_stage(const struct worker *w, uint64_t t_due);
+/* c waits to connect again (its connect for a request of URL url failed). */
+void record_backoff(struct conn *c, uint32_t url, uint64_t now);
+
+/* --- reach.c: whether the run reaches its servers --- */
+
+/* What the workers share of it (the plan's). */
+struct reach {
+    atomic_int up;       /* a connection of the run was up */
+    atomic_int said;     /* the run stopped: msg says why (one writer: who set it) */
+    /* Per endpoint, until a connection of the run is up: 2 in use, 1 a
+     * connect to it failed, 0 no connection of -c goes there; and its
+     * connections' first connects under way. */
+    atomic_uchar *failed;
+    atomic_uint *trying;
+    char msg[400];
+};
+
+/* Before the workers start: the addresses their connections use. Returns
+ * 0, or -1 when out of memory. */
+int reach_init(struct plan *pl, const struct worker *ws, uint32_t nt);
+void reach_fini(struct plan *pl);
+/* c begins to connect. */
+void reach_try(struct conn *c);
+/* c is up (TCP and TLS, or QUIC's handshake): its next failed connect waits
+ * from the start again, and the run has made contact. */
+void reach_up(struct conn *c);
+/* c's connect failed (it was in state was, it is idle now) with error k,
+ * errno e or detail, after took ns, on a request of URL url: it waits
+ * before the next (when the failure was quick and not this host's), and
+ * before any connection of the run was up, its address is marked (every
+ * address marked, no connect under way: the run stops, pl->reach->msg says
+ * where and why). */
+void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const char *detail, uint64_t took,
+                  uint32_t url, uint64_t now);
+/* c's timer ended its wait: it may connect again. */
+void reach_resume(struct conn *c);
+/* A run without a deadline (-n alone) whose connects have failed for
+ * --timeout (w->t_down), none up meanwhile nor now: 1 (w->gave_up set), the
+ * worker stops; reach_why says why (n bytes). */
+int reach_gave_up(struct worker *w, uint64_t now);
+void reach_why(const struct worker *w, char *why, size_t n);
 
 #endif

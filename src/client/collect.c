@@ -31,33 +31,59 @@ static int take_timeline(struct timeline *tl, struct engine_result *res)
     return tl->oom ? -1 : 0;
 }
 
+/* The slowest sample of each histogram a waiting request may enter: a
+ * waiting request's age is a lower bound of its latency, so it enters a
+ * histogram only past that histogram's slowest sample (where it can only
+ * raise the percentiles toward the truth); below it, it would show a time
+ * no answer took (a request sent 1 ms before the stop, in flight, is 1 ms
+ * old since it was sent though every answer took 5). A histogram with no
+ * sample takes none: nothing answered, there is no latency to show. The
+ * totals' maxima, which no URL's or stage's exceed. */
+struct censor_limits {
+    uint64_t due, user, sent;
+};
+
+static uint64_t censor_limit(const struct hist *h)
+{
+    return h->total ? h->max : UINT64_MAX;
+}
+
+/* A waiting request of that age enters a histogram of that limit. */
+static int censor_enters(uint64_t age, uint64_t limit)
+{
+    return limit != UINT64_MAX && age > limit;
+}
+
 /* The requests that waited when the run stopped, at their age then: into
  * the latency histograms (their URL's and the totals; a due, unsent one
- * only the totals' corrected one, having no URL yet nor a send time) and
- * their stage's. Only those older than every sample recorded: a wait is a
- * lower bound of its latency, and one below the others' would pull the
- * percentiles down, where one above them can only raise them toward the
- * truth. After the fairness limit took the answers' p99. */
-static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, uint8_t stage, uint64_t age_due,
-                       uint64_t age_sent)
+ * only the totals' corrected ones, having no URL yet nor a send time) and
+ * their stage's, each past its own slowest sample (censor_limits). After
+ * the fairness limit took the answers' p99. */
+static void censor_one(struct engine_result *res, const struct censor_limits *lim, uint32_t url, uint8_t stage,
+                       uint64_t age_due, uint64_t age_sent)
 {
+    struct stats *u = url != UINT32_MAX ? &res->per_target[engine_fig(url)] : NULL;
     double age = (double)age_due / 1e9;
     if (age > res->in_flight_oldest_s)
         res->in_flight_oldest_s = age;
-    if (age_due < limit)
-        return;
-    if (url != UINT32_MAX) {
-        struct stats *u = &res->per_target[engine_fig(url)];
-        hist_record(&u->h[H_LATENCY], age_due);
-        hist_record(&u->h[H_LATENCY_USER], age_due);
+    if (u && censor_enters(age_sent, lim->sent)) {
         hist_record(&u->h[H_LATENCY_UNC], age_sent);
         hist_record(&res->total.h[H_LATENCY_UNC], age_sent);
+    }
+    if (censor_enters(age_due, lim->user)) {
+        if (u)
+            hist_record(&u->h[H_LATENCY_USER], age_due);
+        hist_record(&res->total.h[H_LATENCY_USER], age_due);
+    }
+    if (!censor_enters(age_due, lim->due))
+        return;
+    if (u) {
+        hist_record(&u->h[H_LATENCY], age_due);
         u->censored++;
     } else {
         res->total.censored_unsent++;
     }
     hist_record(&res->total.h[H_LATENCY], age_due);
-    hist_record(&res->total.h[H_LATENCY_USER], age_due);
     res->total.censored++;
     if (res->per_stage && stage < res->nstages)
         hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);
@@ -65,18 +91,22 @@ static void censor_one(struct engine_result *res, uint64_t limit, uint32_t url, 
 
 static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res)
 {
-    uint64_t limit = res->total.h[H_LATENCY].total ? res->total.h[H_LATENCY].max : 0;
+    /* Taken before any is recorded: one waiting request does not raise the
+     * bar for the next. */
+    const struct censor_limits lim = { censor_limit(&res->total.h[H_LATENCY]),
+                                       censor_limit(&res->total.h[H_LATENCY_USER]),
+                                       censor_limit(&res->total.h[H_LATENCY_UNC]) };
     uint32_t t, i;
     for (t = 0; t < nt; t++) {
         const struct worker *w = &ws[t];
         for (i = 0; i < w->ncens; i++) {
             const struct censored *e = &w->cens[i];
-            censor_one(res, limit, e->url, e->stage, e->age_due, e->age_sent);
+            censor_one(res, &lim, e->url, e->stage, e->age_due, e->age_sent);
         }
         for (i = 0; i < w->backlog.len; i++) {
             uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
             if (due >= pl->t_measure && due < w->t_stop)
-                censor_one(res, limit, UINT32_MAX, record_stage(w, due), w->t_stop - due, 0);
+                censor_one(res, &lim, UINT32_MAX, record_stage(w, due), w->t_stop - due, 0);
         }
     }
 }
@@ -225,6 +255,11 @@ void collect_finish(const struct config *cfg, const struct plan *pl, const struc
     if (t_end > pl->t_measure)
         res->elapsed_s = (double)(t_end - pl->t_measure) / 1e9;
     res->interrupted = atomic_load(stop) != 0;
+    for (t = 0; t < nt; t++)
+        if (ws[t].gave_up && res->gave_up_s == 0) {
+            res->gave_up_s = (double)cfg->timeout_ns / 1e9;
+            reach_why(&ws[t], res->gave_up_why, sizeof(res->gave_up_why));
+        }
     res->target_rate = cfg->rate;
     res->client_cpu_s = cpu_s;
     res->shard.index = cfg->shard_index;

@@ -82,13 +82,20 @@ void conn_arm(struct conn *c)
 
 void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now)
 {
-    uint32_t i;
+    uint32_t i, url = UINT32_MAX;
+    uint64_t t_try = now;
+    uint8_t was = c->state;
     for (i = 0; c->count && i < c->cap; i++)
         if (c->slots[i].busy) {
+            url = c->slots[i].url;
+            if (c->slots[i].t_sent < t_try) /* its connect began with its oldest request */
+                t_try = c->slots[i].t_sent;
             record_error(c, &c->slots[i], k, e, detail, now);
             conn_release(c, &c->slots[i]);
         }
     conn_close(c);
+    if (was != C_OPEN) /* its connect failed: it may wait before the next (out of the queue then) */
+        reach_failed(c, was, k, e, detail, now - t_try, url, now);
     workq_enqueue(c);
 }
 
@@ -275,6 +282,20 @@ static int conn_add(struct conn *c, uint64_t t_due, uint64_t now)
     return 1;
 }
 
+void conn_unsent(struct conn *c, uint64_t due, uint64_t now)
+{
+    struct worker *w = c->w;
+    struct slot s;
+    memset(&s, 0, sizeof(s));
+    s.t_due = due;
+    s.t_sent = now;
+    s.url = next_url(c);
+    s.measured = due >= w->plan->t_measure;
+    s.unsent = 1;
+    record_start(c, &s, now);
+    record_error(c, &s, (enum err_kind)w->down_kind, w->down_errno, w->down_detail, now);
+}
+
 void conn_fill(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
@@ -326,6 +347,7 @@ static void conn_open(struct conn *c, uint64_t now)
     c->tcp_answers = 0;
     if (c->sess->prepare(c, now) != 0)
         return;
+    reach_try(c);
     if (c->sess->open) {
         c->sess->open(c, now);
         return;
@@ -355,6 +377,8 @@ static void conn_open(struct conn *c, uint64_t now)
 
 void conn_take(struct conn *c, uint64_t t_due, uint64_t now)
 {
+    if (c->waiting)
+        return; /* its timer brings it back (reach.c) */
     if (c->w->afters && t_due && c->think_until > now && !rate_mode(c->w)) {
         conn_think(c);
         return;
@@ -448,6 +472,7 @@ static void conn_read(struct conn *c, int hup)
 void conn_up(struct conn *c, uint64_t now)
 {
     c->state = C_OPEN;
+    reach_up(c);
     if (c->sess->ready(c, now) != 0)
         return;
     if (rate_mode(c->w)) {
@@ -561,6 +586,10 @@ void conn_think(struct conn *c)
 static void conn_on_timer(struct timer *t, uint64_t now)
 {
     struct conn *c = container_of(t, struct conn, timer);
+    if (c->waiting) {
+        reach_resume(c);
+        return;
+    }
     if (c->thinking) {
         c->thinking = 0;
         if (c->count == 0) {

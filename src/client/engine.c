@@ -33,6 +33,23 @@
 
 /* --- rate mode: due requests to free connections --- */
 
+/* Every connection waits to connect again (reach.c): the due requests go
+ * nowhere, and end at once as the last connect did, the schedule keeping
+ * its due times (started = completed + errors + in flight still holds). */
+static void unsent_all(struct worker *w, uint64_t now)
+{
+    while (w->backlog.len > 0) {
+        uint64_t due = backlog_peek(&w->backlog);
+        if (due >= w->plan->t_measure && !workq_may_start(w)) {
+            w->backlog.len = 0; /* -n's budget is spent: the rest are not the run's */
+            return;
+        }
+        backlog_pop(&w->backlog);
+        /* Spread over the connections, as their targets' share. */
+        conn_unsent(&w->conns[w->unsent_next++ % w->nactive], due, now);
+    }
+}
+
 /* Due requests go to free connections, oldest first. */
 static void dispatch(struct worker *w)
 {
@@ -40,7 +57,7 @@ static void dispatch(struct worker *w)
     while (w->rlen > 0 && w->qlen > 0) {
         /* Requests refused unprocessed go first: they were due earliest. */
         struct conn *c = workq_dequeue(w);
-        if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
+        if (c->waiting || (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining)))
             continue;
         conn_take(c, 0, now);
         if (c->state == C_OPEN && c->count < c->cap && !c->draining)
@@ -49,8 +66,8 @@ static void dispatch(struct worker *w)
     while (w->backlog.len > 0 && w->qlen > 0) {
         struct conn *c = workq_dequeue(w);
         uint64_t due = backlog_peek(&w->backlog);
-        if (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining))
-            continue; /* busy again since it was queued */
+        if (c->waiting || (c->state != C_IDLE && (c->state != C_OPEN || c->count >= c->cap || c->draining)))
+            continue; /* busy again since it was queued, or waiting to connect again */
         if (due >= w->plan->t_measure && !workq_may_start(w)) {
             w->backlog.len = 0;
             break;
@@ -63,9 +80,12 @@ static void dispatch(struct worker *w)
         if ((c->state == C_OPEN || c->state == C_IDLE) && c->count < c->cap && !c->draining)
             workq_enqueue(c);
     }
+    if (w->backlog.len > 0 && w->nwaiting && w->nactive && w->nwaiting >= w->nactive)
+        unsent_all(w, now);
     /* --max-connections: the schedule is behind and every connection is
-     * busy, so bring in another one rather than let requests wait. */
-    if (w->backlog.len > 0 && w->qlen == 0 && w->nactive < w->nconns) {
+     * busy, so bring in another one rather than let requests wait (not
+     * when connects fail: another would fail as well). */
+    if (w->backlog.len > 0 && w->qlen == 0 && w->nactive < w->nconns && w->nwaiting == 0) {
         workq_enqueue(&w->conns[w->nactive++]);
         dispatch(w);
     }
@@ -212,6 +232,10 @@ static void *worker_main(void *arg)
         now = clock_ns();
         if (now >= pl->t_deadline) {
             w->t_last = pl->t_deadline;
+            break;
+        }
+        if (w->t_down && reach_gave_up(w, now)) {
+            w->t_last = now;
             break;
         }
         if (pl->ramped == 2)
@@ -461,6 +485,7 @@ static int build_plan(const struct config *cfg, struct plan *pl, char *err, size
 
 static void free_plan(struct plan *pl)
 {
+    reach_fini(pl);
     if (pl->cfg && pl->cfg->http2) {
         plan_h2_free(pl);
         http2_plan_callbacks_free(pl);
@@ -590,6 +615,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     }
     if ((ws = make_workers(cfg, &pl, nt, err, errlen)) == NULL)
         goto out;
+    if (reach_init(&pl, ws, nt) != 0) {
+        err_set(err, errlen, NULL, "out of memory");
+        for (t = 0; t < nt; t++)
+            worker_free(&ws[t]);
+        goto out;
+    }
 
     if (cfg->start_at > 0) {
         /* Every shard begins its measured phase at the same instant; the
@@ -626,8 +657,13 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         res->log_failed = lfail;
     }
 
-    if (started_threads == nt)
+    if (atomic_load(&pl.reach->said)) {
+        /* The first connects all failed: no report of nothing, one line. */
+        err_set(err, errlen, NULL, "%s", pl.reach->msg);
+        rc = ENGINE_EDOWN;
+    } else if (started_threads == nt) {
         rc = collect_merge(ws, nt, &pl, res, err, errlen);
+    }
     if (rc == 0 && collect_checks(&pl, ws, nt, res) != 0) {
         err_set(err, errlen, NULL, "out of memory for the checks");
         rc = -1;

@@ -69,6 +69,9 @@ struct engine_result {
     int aborted;                /* --abort-on-fail: stopped when the SLO was lost */
     double aborted_at_s;        /* when, into the measured phase */
     char aborted_why[120];      /* which threshold, and its value then */
+    double gave_up_s;           /* a run bounded by -n alone: no connection could be opened for that long
+                                 * (--timeout), its connects failing: it stopped; 0 when not */
+    char gave_up_why[200];      /* the address and how its last connect failed */
     struct machine_noise noise; /* what else ran there meanwhile (filled by the caller) */
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */
@@ -98,11 +101,14 @@ struct engine_result {
  * from the calling thread about four times a second. Returns 0, or -1 with a one-line
  * reason in err, or ENGINE_EPLAN (the plan could not be built: a bad
  * templated value, an unknown host; nothing was sent, the user's mistake),
- * or ENGINE_ESTOPPED. On success free the result with engine_result_free(). */
+ * ENGINE_ESTOPPED, or ENGINE_EDOWN (the run's first connects all failed,
+ * none was up: err says where and why, in one line; the run stopped at
+ * once). On success free the result with engine_result_free(). */
 #define ENGINE_EPLAN (-2)
 /* Stopped while waiting for --start-at: nothing was sent, no result (err
  * says so). */
 #define ENGINE_ESTOPPED (-3)
+#define ENGINE_EDOWN (-4)
 int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct engine_result *res, char *err, size_t errlen);
 

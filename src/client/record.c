@@ -436,7 +436,11 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
         note_error(&w->per_stage[s->stage], k, e, detail);
     record_roll(w, now);
     w->tl_err++;
-    if (k == ERR_TIMEOUT_ANSWER || k == ERR_TIMEOUT_CONNECT) {
+    if (s->unsent) {
+        /* Never sent: an error, and no time of the server's. */
+        w->st.failed_waiting++;
+        u->failed_waiting++;
+    } else if (k == ERR_TIMEOUT_ANSWER || k == ERR_TIMEOUT_CONNECT) {
         /* A slow sample is still a sample: drop it and the tail lies. */
         hist_record(&u->h[H_LATENCY], now - s->t_due);
         hist_record(&u->h[H_LATENCY_USER], now - s->t_due);
@@ -445,6 +449,19 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
         hist_record(&w->tl_h, now - s->t_due);
     }
     record_end(w, now);
+}
+
+void record_backoff(struct conn *c, uint32_t url, uint64_t now)
+{
+    struct worker *w = c->w;
+    /* Fairness: with no connection it waits for no answer, and a target
+     * that is down does not starve it while another answers. */
+    c->t_wait = 0;
+    if (now < w->plan->t_measure)
+        return;
+    w->st.reconnects_delayed++;
+    if (url != UINT32_MAX)
+        w->per_target[engine_fig(url)].reconnects_delayed++;
 }
 
 void record_idle_close(struct worker *w, enum close_kind k, uint64_t now)

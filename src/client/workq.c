@@ -11,8 +11,8 @@
 void workq_enqueue(struct conn *c)
 {
     struct worker *w = c->w;
-    if (c->queued)
-        return;
+    if (c->queued || c->waiting)
+        return; /* a connection waiting to connect again comes back with its timer (reach.c) */
     c->queued = 1;
     w->q[(w->qhead + w->qlen) % w->nconns] = (uint32_t)(c - w->conns);
     w->qlen++;

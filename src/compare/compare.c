@@ -618,9 +618,21 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
                 } else if (log) {
                     log(line, arg);
                 }
-                if (svs[i].started && !out->failed[i] && !proc_alive(&svs[i].proc, how, sizeof(how))) {
+                if (svs[i].started && !proc_alive(&svs[i].proc, how, sizeof(how))) {
+                    /* Gone: said first, before what its run met (a run
+                     * whose first connects all failed stops at once). */
+                    char met[CMP_WHY_MAX];
+                    size_t at, n;
+                    snprintf(met, sizeof(met), "%s", out->failed[i] ? out->failure[i] : "");
                     proc_tail(svs[i].log, out->output[i], CMP_OUTPUT_MAX + 1);
                     snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
+                    at = strlen(out->failure[i]);
+                    if (met[0] && at + 3 < CMP_WHY_MAX) {
+                        n = strlen(met) < CMP_WHY_MAX - at - 3 ? strlen(met) : CMP_WHY_MAX - at - 3;
+                        memcpy(out->failure[i] + at, ": ", 2);
+                        memcpy(out->failure[i] + at + 2, met, n);
+                        out->failure[i][at + 2 + n] = '\0';
+                    }
                     out->failed[i] = 1;
                 }
                 if (out->failed[i]) {

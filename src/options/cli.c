@@ -35,7 +35,12 @@ void cli_usage(FILE *f)
           "\n"
           "Examples:\n"
           "  rafale -c 50 -d 10s http://127.0.0.1:8080/          like wrk -c 50 -d 10s\n"
-          "  rafale -n 10000 -c 20 --close http://127.0.0.1/     like ab -n 10000 -c 20\n",
+          "  rafale -n 10000 -c 20 --close http://127.0.0.1/     like ab -n 10000 -c 20\n"
+          "\n"
+          "Exit status: 0 after a run (whatever the server answered); 4 when the server could not be\n"
+          "reached or answered nothing (the first connects all failed: one line says where and why;\n"
+          "no answer in the run; -n gave up); 3 when an --slo check failed; 130 interrupted; 1 the\n"
+          "run could not start, or the server does not speak its protocol; 2 bad usage.\n",
           f);
 }
 

@@ -463,7 +463,7 @@ static void stragglers(struct ctx *c)
     struct finding *f;
     char te[32], tt[32], to[32], mx[32];
     size_t k;
-    if (cfg->requests == 0 || c->r->interrupted || c->r->aborted || c->r->in_flight || e <= 0 ||
+    if (cfg->requests == 0 || c->r->interrupted || c->r->aborted || c->r->gave_up_s > 0 || c->r->in_flight || e <= 0 ||
         (cfg->duration_ns && e * NS_S >= (double)cfg->duration_ns) || ended < STRAG_MIN_REQUESTS ||
         (cfg->rate <= 0 && (double)ended < STRAG_MIN_ROUNDS * conc))
         return;

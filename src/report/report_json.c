@@ -556,6 +556,11 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         report_json_str(f, r->aborted_why);
         fprintf(f, "},\n");
     }
+    if (r->gave_up_s > 0) {
+        fprintf(f, "  \"gave_up\": {\"after_s\": %s, \"why\": ", REPORT_JNUM("%.3f", r->gave_up_s));
+        report_json_str(f, r->gave_up_why);
+        fprintf(f, "},\n");
+    }
     if (r->ref.known) {
         fprintf(f, "  \"calibration\": ");
         report_json_ref(f, &r->ref);

@@ -612,6 +612,12 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
         jread_copy(r->aborted_why, sizeof(r->aborted_why), jread_str(c, e, "why", 1));
         jread_leave(c, at);
     }
+    if ((e = jread_obj(c, root, "gave_up", 0)) != NULL) {
+        at = jread_enter(c, "gave_up");
+        r->gave_up_s = jread_num(c, e, "after_s", 0, MAX_SECONDS, 1);
+        jread_copy(r->gave_up_why, sizeof(r->gave_up_why), jread_str(c, e, "why", 1));
+        jread_leave(c, at);
+    }
     load_stats(c, &r->total, root, &r->in_flight);
     at = jread_enter(c, "summary");
     r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);

@@ -280,6 +280,14 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int qui
 {
     uint64_t n = stats_errors(s);
     int k;
+    if (s->reconnects_delayed) {
+        fprintf(f, "Reconnects    %llu waited after a failed connect (4ms, doubling up to 1s per connection, from 4ms "
+                   "again once it is up), rather than flood a server that was not there\n",
+                (unsigned long long)s->reconnects_delayed);
+        if (s->failed_waiting)
+            fprintf(f, "              %llu requests due while every connection waited ended at once with the error "
+                       "of the last connect, never sent\n", (unsigned long long)s->failed_waiting);
+    }
     if (n == 0) {
         fprintf(f, "Errors        none\n");
         return;
@@ -324,7 +332,10 @@ static void rate_block(FILE *f, const struct config *cfg, const struct engine_re
                    "              the server stalled at times (slowest response %s); 'total' counts the wait\n",
                 lmax, units_fmt_ns(l50, sizeof(l50), (double)s->h[H_LATENCY_UNC].max));
     } else if (ratio < 0.99) {
-        if (cpu_share > 0.9)
+        if (s->reconnects_delayed)
+            fprintf(f, "Why           connects failed and their connections waited to connect again (Reconnects "
+                       "below):\n              too few were up to send at this rate\n");
+        else if (cpu_share > 0.9)
             fprintf(f, "Why           rafale's own CPU was saturated (%.0f%% of %u thread%s): add threads (-t) or cores;\n"
                        "              the server was not the limit\n", 100 * cpu_share, cfg->threads,
                     cfg->threads == 1 ? "" : "s");
@@ -534,6 +545,10 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     if (r->aborted)
         fprintf(f, "Aborted       the SLO was lost %.1fs into the run: %s (--abort-on-fail); the figures are of what "
                    "ran\n", r->aborted_at_s, r->aborted_why);
+    if (r->gave_up_s > 0)
+        fprintf(f, "Gave up       no connection could be opened for %s (--timeout): %s; the run stopped before its "
+                   "-n requests, the figures are of what ran\n",
+                units_fmt_ns(b1, sizeof(b1), r->gave_up_s * 1e9), r->gave_up_why);
     fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
             r->elapsed_s);

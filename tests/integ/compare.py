@@ -328,6 +328,35 @@ def compare_without_cgroups_stops_the_group():
 
 
 @test
+def compare_server_gone_fails_at_once():
+    """A server that dies between compare's rounds: its next run stops at its first connects with the one line
+    that says where and why, the server is failed at once (before: its rounds ran their whole length on
+    connect errors)."""
+    srv = Serve()
+    plan = os.path.join(TMP, "gone.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 30\nwarmup = 0s\nduration = 300ms\nconnections = 2\n[server a]\npid = %d\n"
+                "url = %s\n[workload w]\npath = /\n" % (srv.p.pid, srv.url()))
+    p = subprocess.Popen([RAFALE, "compare", plan], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    head = ""
+    while "run 1:" not in head:
+        line = p.stdout.readline()
+        if not line:
+            break
+        head += line
+    srv.p.kill()
+    srv.p.wait(timeout=20)
+    RUNNING_SERVES.remove(srv)
+    t0 = time.monotonic()
+    out, err = p.communicate(timeout=RUN_TIMEOUT)
+    out = head + out
+    check(p.returncode == 1 and time.monotonic() - t0 < 3 and
+          "a failed: 127.0.0.1:%d: connection refused: nothing listens there" % srv.port in out,
+          "compare: a server gone fails at its next run, said in one line (%s, %.1f s, %r)"
+          % (p.returncode, time.monotonic() - t0, out[-600:]))
+
+
+@test
 def compare_interrupted():
     port = free_port()
     plan = os.path.join(TMP, "plan2.conf")

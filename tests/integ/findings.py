@@ -656,3 +656,25 @@ def censored_only_when_older_than_every_answer():
     check(el - hi - 0.05 <= j["summary"]["in_flight_oldest_s"] <= el - lo + 0.01 and accounted(j),
           "censoring: their age still said (%s, elapsed %s, answers %s-%s s)" % (j["summary"]["in_flight_oldest_s"],
                                                                                 el, lo, hi))
+
+
+@test
+def censored_uncorrected_never_below_an_answer():
+    """Rate mode past the server's capacity (2 connections of 20 ms answers at 1000 req/s): the schedule's lag
+    grows 18 ms per answer, so a request in flight at the stop is older since its due time than every answer
+    (censored into the corrected histogram) but was sent under 20 ms before: at that age the uncorrected histogram
+    showed a time no answer took (min 4.04 ms against /delay/5, its fastest answer 5.04 ms). Each histogram now
+    takes a waiting request only past its own slowest answer. Three runs: each leaves 2 requests in flight, each
+    censored 9 times in 10, so the condition is met with certainty."""
+    srv = Serve()
+    runs = [rafale("-R", 1000, "-c", 2, "-t", 1, "-d", "700ms", srv.url("/delay/20")).j for _ in range(3)]
+    srv.stop()
+    for j in runs:
+        unc, cor = j["latency_uncorrected"], j["latency"]
+        check(j["summary"]["requests"] > 0 and accounted(j), "uncorrected: answered, accounted (%s)" % j["summary"])
+        check(unc["min_us"] >= 20000 and unc["min_us"] >= j["ttfb"]["min_us"] and cor["min_us"] >= 20000,
+              "uncorrected: no figure below the fastest answer (min %s us, ttfb min %s us, corrected min %s us, "
+              "censored %s)" % (unc["min_us"], j["ttfb"]["min_us"], cor["min_us"], cor["censored"]))
+    check(any(j["latency"]["censored"] > 0 for j in runs),
+          "uncorrected: requests in flight were censored into the corrected histogram (%s)"
+          % [j["latency"]["censored"] for j in runs])
