@@ -657,8 +657,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         res->log_failed = lfail;
     }
 
-    if (atomic_load(&pl.reach->said)) {
-        /* The first connects all failed: no report of nothing, one line. */
+    for (t = 0; t < started_threads && !ws[t].err[0]; t++)
+        ;
+    /* The first connects all failed: no report of nothing, one line; a
+     * worker's own reason (a protocol mismatch seen by one of them) names
+     * the cause better than the last failure's. */
+    if (atomic_load(&pl.reach->said) && t == started_threads) {
         err_set(err, errlen, NULL, "%s", pl.reach->msg);
         rc = ENGINE_EDOWN;
     } else if (started_threads == nt) {

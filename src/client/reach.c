@@ -97,15 +97,19 @@ void reach_up(struct conn *c)
     }
 }
 
-/* A failure that says nothing reached a server at that address (a TLS
- * handshake that failed, a connect that timed out in it, came after one
- * did). */
+/* A failure that every connection to that address will meet again:
+ * nothing reached a server there (a connect that timed out in the TLS
+ * handshake came after one did), or its TLS handshake failed (a
+ * certificate not trusted here, no common version or cipher: the same
+ * settings meet the same server). */
 static int unreached(uint8_t was, enum err_kind k, int e)
 {
     switch (k) {
     case ERR_CONNECT_REFUSED:
     case ERR_QUIC_HANDSHAKE:
         return 1;
+    case ERR_TLS:
+        return was == C_HANDSHAKE;
     case ERR_TIMEOUT_CONNECT:
         return was == C_CONNECTING;
     case ERR_CONNECT_OTHER:
@@ -146,6 +150,16 @@ static void cause(const struct worker *w, uint32_t endpoint, int kind, int e, co
     case ERR_QUIC_HANDSHAKE:
         snprintf(out, n, "no HTTP/3 connection: %s%s", detail ? detail : "the QUIC handshake failed",
                  advice ? " (is the server running, with HTTP/3 on that UDP port?)" : "");
+        break;
+    case ERR_TLS:
+        /* OpenSSL's verify reasons ("self-signed certificate", "unable to
+         * get local issuer certificate", "Hostname mismatch") name what to do. */
+        snprintf(out, n, "TLS handshake failed: %s%s", detail ? detail : "TLS error",
+                 advice && detail && (strstr(detail, "certificate") || strstr(detail, "mismatch")) &&
+                         !strstr(detail, "--insecure")
+                     ? " (the server's certificate is not trusted here: --cacert FILE gives its CA, --insecure "
+                       "skips the check)"
+                     : "");
         break;
     default:
         snprintf(out, n, "cannot connect: %s", detail ? detail : strerror(e));

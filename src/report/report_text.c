@@ -282,7 +282,7 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int qui
     int k;
     if (s->reconnects_delayed) {
         fprintf(f, "Reconnects    %llu waited after a failed connect (4ms, doubling up to 1s per connection, from 4ms "
-                   "again once it is up), rather than flood a server that was not there\n",
+                   "again once it is up), rather than flood a server that could not take them\n",
                 (unsigned long long)s->reconnects_delayed);
         if (s->failed_waiting)
             fprintf(f, "              %llu requests due while every connection waited ended at once with the error "

@@ -18,60 +18,10 @@ import time
 import urllib.parse
 
 
-import json
-
-
-import math
-
-
-import os
-
-
-import re
-
-
-import resource
-
-
-import shutil
-
-
-import signal
-
-
-import socket
-
-
-import subprocess
-
-
-import sys
-
-
-import tempfile
-
-
-import threading
-
-
-import time
-
-
-import urllib.parse
-
-
 RAFALE = None
-
-
 SANITIZED = False
-
-
 PASSED = 0
-
-
 FAILED = 0
-
-
 TMP = tempfile.mkdtemp(prefix="rafale-it-")
 
 

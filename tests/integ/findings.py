@@ -48,8 +48,10 @@ def findings_starved_connections():
     check(2.9 <= j["summary"]["in_flight_oldest_s"] <= 3.05 and j["latency"]["max_us"] >= 2.9e6,
           "starved: the oldest waited the run (%s)" % j["summary"]["in_flight_oldest_s"])
     check(accounted(j), "starved: accounting invariant")
-    check("10 in flight at the end" in r.out and "In flight     the oldest waited 3.00s; %d waiting longer" % cen
-          in r.out, "starved: the text says the in-flight ones were recorded")
+    # 3.00s on a quiet machine, 3.01s when the stop came late (the JSON's bound above).
+    check("10 in flight at the end" in r.out and re.search(r"In flight     the oldest waited (2\.9\d|3\.0\d)s; %d "
+                                                           r"waiting longer" % cen, r.out),
+          "starved: the text says the in-flight ones were recorded")
     check("[!] starved_connections: 9 of 10 connections" in r.out, "starved: the text's Findings line")
     # Their samples stay out of the timeline, whose histograms hold the answers and timeouts only.
     check(sum(s["requests"] for s in j["timeline"]) == j["summary"]["requests"], "starved: timeline holds answers")
