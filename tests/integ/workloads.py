@@ -784,57 +784,6 @@ def abort_on_fail_stops_when_the_slo_is_lost():
     check(r.rc == 3 and a and a["at_s"] <= 3.0 and "checks>95%" in a["why"], "abort: on the checks' share (%s)" % a)
 
 
-class ScriptServer:
-    """A raw HTTP/1.1 server on 127.0.0.1 answering each request with answer(path, n) (n: the requests so far),
-    bytes to send as they are, or None to send nothing and keep the connection."""
-
-    def __init__(self, answer):
-        self.answer, self.n, self.lock, self.heads = answer, 0, threading.Lock(), []
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.port = self.sock.getsockname()[1]
-        self.stopping = False
-        threading.Thread(target=self.loop, daemon=True).start()
-
-    def url(self, path="/"):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def loop(self):
-        while not self.stopping:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.handle, args=(c,), daemon=True).start()
-
-    def handle(self, c):
-        buf = b""
-        try:
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    buf += d
-                head, buf = buf.split(b"\r\n\r\n", 1)
-                path = head.split(b" ")[1].decode()
-                self.heads.append(head.decode("latin-1"))
-                with self.lock:
-                    self.n += 1
-                    n = self.n
-                out = self.answer(path, n)
-                if out:
-                    c.sendall(out)
-        except OSError:
-            pass
-
-    def stop(self):
-        self.stopping = True
-        self.sock.close()
-
-
 def json_answer(body, extra=b""):
     return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (extra, len(body),
                                                                                                    body)
