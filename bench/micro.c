@@ -28,7 +28,7 @@ int main(void)
 
     for (k = 0; k < 2; k++) {
         size_t len = strlen(resp[k]);
-        struct hp p;
+        struct hp p = { 0 }; /* (sink, loc, span: none) */
         t0 = clock_ns();
         for (i = 0; i < n; i++) {
             http_parse_reset(&p, 0);

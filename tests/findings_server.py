@@ -16,7 +16,7 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
            --shed N: every Nth request, counted over the whole server, an instant 503 instead: a server
            that sheds a little load)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
-           Location with a terminal's escape sequences in it)
+           Location with a terminal's escape sequences in it; --c1: with C1 controls, UTF-8 encoded)
   stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
   cpuqueue asyncio, every connection accepted, --ms N milliseconds of CPU per request in the event loop, pinned to
            one CPU: a queue in front of one busy CPU, its first answers already waiting behind each other
@@ -213,6 +213,8 @@ def main():
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
     ap.add_argument("--escape", action="store_true", help="redirect: a Location holding a terminal's escapes")
+    ap.add_argument("--c1", action="store_true",
+                    help="redirect: a Location holding C1 controls (UTF-8 bytes: valid obs-text in a field)")
     ap.add_argument("--shed", type=int, default=0)
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
@@ -237,7 +239,8 @@ def main():
     Handler.mode = a.mode
     Handler.ms = a.ms
     Handler.status = a.status
-    Handler.location = b"/n\x1b]0;pwned\x07\xc2\x9bext" if a.escape else b"/next"
+    Handler.location = (b"/n\x1b]0;pwned\x07\xc2\x9bext" if a.escape else b"/n\xc2\x9b31mred\xc2\x9d0;x\xc2\x9cext" if a.c1
+                        else b"/next")
     Handler.alternate = a.alternate
     Handler.shed = a.shed
     Handler.lock = threading.Lock()

@@ -61,7 +61,7 @@ static ssize_t feed_bytes(struct hp *p, const char *s, size_t n, int head)
 static void check_resp(const char *name, const char *s, int head, struct expect e)
 {
     size_t n = strlen(s), k;
-    struct hp p;
+    struct hp p = { 0 }; /* (sink, loc, span: none) */
     ssize_t r;
 
     for (k = 0; k <= n; k++) {
@@ -150,7 +150,7 @@ static void well_formed(void)
         };
         size_t i;
         for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-            struct hp p;
+            struct hp p = { 0 }; /* (sink, loc, span: none) */
             http_parse_reset(&p, 0);
             CHECKF(http_parse_feed(&p, c[i].r, strlen(c[i].r)) == (ssize_t)strlen(c[i].r), "close reason %zu: parsed", i);
             CHECKF(http_parse_close_reason(&p) == c[i].why, "close reason %zu: %d, not %d", i,
@@ -165,7 +165,7 @@ static void pipelined(void)
     {
         const char *two = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb";
         size_t first = strlen("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na");
-        struct hp p;
+        struct hp p = { 0 }; /* (sink, loc, span: none) */
         http_parse_reset(&p, 0);
         CHECK(http_parse_feed(&p, two, strlen(two)) == (ssize_t)first);
         http_parse_reset(&p, 0);
@@ -232,7 +232,7 @@ static void limits(void)
         memset(big + n, 'a', HP_MAX_LINE);
         strcpy(big + n + HP_MAX_LINE, "\r\n\r\n");
         {
-            struct hp p;
+            struct hp p = { 0 }; /* (sink, loc, span: none) */
             http_parse_reset(&p, 0);
             CHECK(http_parse_feed(&p, big, strlen(big)) == -1);
             CHECK(p.error && strcmp(p.error, "line too long") == 0);
@@ -242,13 +242,150 @@ static void limits(void)
             strcat(big, "X-H: v\r\n");
         strcat(big, "\r\n");
         {
-            struct hp p;
+            struct hp p = { 0 }; /* (sink, loc, span: none) */
             http_parse_reset(&p, 0);
             CHECK(http_parse_feed(&p, big, strlen(big)) == -1);
             CHECK(p.error && strcmp(p.error, "too many header fields") == 0);
         }
     }
 
+}
+
+/* What the parser reported of a response (p->span): its field lines and
+ * body, and whether a span was ever empty, outside the bytes fed, or a
+ * head's after a body's. */
+struct seen {
+    char head[512], body[512];
+    size_t hn, bn;
+    const char *lo, *hi; /* the bytes being fed */
+    int bad;
+};
+
+static void on_span(void *ctx, enum hp_span kind, const char *at, size_t n)
+{
+    struct seen *s = ctx;
+    char *to = kind == HP_SPAN_HEAD ? s->head : s->body;
+    size_t *len = kind == HP_SPAN_HEAD ? &s->hn : &s->bn;
+    if (n == 0 || at < s->lo || at + n > s->hi || (kind == HP_SPAN_HEAD && s->bn) || *len + n >= sizeof(s->head)) {
+        s->bad = 1;
+        return;
+    }
+    memcpy(to + *len, at, n);
+    *len += n;
+    to[*len] = '\0';
+}
+
+/* Feeds n bytes of s, guarded, seen collecting the spans. */
+static ssize_t feed_seen(struct hp *p, struct seen *sn, const char *s, size_t n)
+{
+    sn->lo = guarded(s, n);
+    sn->hi = sn->lo + n;
+    return http_parse_feed(p, sn->lo, n);
+}
+
+/* s whole, split at every byte and one byte at a time: the spans say head
+ * and body, whatever the split, and the verdict is the one without spans
+ * (consumed: the whole response, or -2 for one the close ends). */
+static void check_spans(const char *name, const char *s, int head_only, ssize_t consumed, const char *head,
+                        const char *body)
+{
+    size_t n = strlen(s), k, i;
+    struct hp p = { 0 };
+    struct seen sn;
+    ssize_t r = -2;
+
+    for (k = 0; k <= n + 1; k++) {
+        memset(&sn, 0, sizeof(sn));
+        http_parse_reset(&p, head_only);
+        p.span = on_span;
+        p.span_ctx = &sn;
+        if (k <= n) {
+            /* split at k (k = n: whole) */
+            r = k ? feed_seen(&p, &sn, s, k) : -2;
+            if (r == -2 && k < n)
+                r = feed_seen(&p, &sn, s + k, n - k), r = r >= 0 ? r + (ssize_t)k : r;
+        } else {
+            for (i = 0, r = -2; i < n && r == -2; i++)
+                r = feed_seen(&p, &sn, s + i, 1), r = r >= 0 ? r + (ssize_t)i : r;
+        }
+        CHECKF(r == consumed && !sn.bad && strcmp(sn.head, head) == 0 && strcmp(sn.body, body) == 0,
+               "%s %s %zu: %zd (want %zd)%s, head [%s] body [%s]", name, k <= n ? "split at" : "byte by byte", k, r,
+               consumed, sn.bad ? ", a bad span" : "", sn.head, sn.body);
+    }
+    CHECKF(consumed != -2 || http_parse_eof(&p), "%s: ends with the close", name);
+}
+
+static void spans(void)
+{
+    const char *r;
+
+    r = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: x\r\n\r\nhello";
+    check_spans("content-length", r, 0, (ssize_t)strlen(r), "Content-Length: 5\r\nServer: x\r\n", "hello");
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1A;a=\"b c\"\r\n"
+        "abcdefghijklmnopqrstuvwxyz\r\n1\r\n\r\r\n0;last\r\nX-Trailer: yes\r\nX-Two: 2\r\n\r\n";
+    check_spans("chunked, extensions and trailers", r, 0, (ssize_t)strlen(r), "Transfer-Encoding: chunked\r\n",
+                "helloabcdefghijklmnopqrstuvwxyz\r");
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\n\r\n0\r\n0\r\n\r\n";
+    check_spans("chunked after gzip, chunk data like chunk lines", r, 0, (ssize_t)strlen(r),
+                "Transfer-Encoding: gzip, chunked\r\n", "\r\n0");
+
+    r = "HTTP/1.1 200 OK\r\nServer: x\r\n\r\nsome body\r\n\r\n0\r\n";
+    check_spans("until close", r, 0, -2, "Server: x\r\n", "some body\r\n\r\n0\r\n");
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n5\r\nhello\r\n";
+    check_spans("chunked not last: until close", r, 0, -2, "Transfer-Encoding: chunked, gzip\r\n", "5\r\nhello\r\n");
+
+    r = "HTTP/1.1 200 OK\r\n\r\nx";
+    check_spans("no field lines", r, 0, -2, "", "x");
+
+    r = "HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+        "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok";
+    check_spans("interim heads left out", r, 0, (ssize_t)strlen(r), "Content-Length: 2\r\n", "ok");
+
+    r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    check_spans("HEAD: no body, chunked or not", r, 1, (ssize_t)strlen(r), "Transfer-Encoding: chunked\r\n", "");
+
+    r = "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n";
+    check_spans("204: no body", r, 0, (ssize_t)strlen(r), "Content-Length: 10\r\n", "");
+
+    r = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n";
+    check_spans("101 is final", r, 0, (ssize_t)strlen(r), "Upgrade: x\r\n", "");
+
+    r = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb";
+    check_spans("pipelined: the first response's", r, 0, (ssize_t)strlen(r) / 2, "Content-Length: 1\r\n", "a");
+
+    /* No body may follow (compare's framing "none"): to a HEAD, a 204, a
+     * 304, a 101; a length of 0 is a body, empty. */
+    {
+        static const struct { const char *r; int head, none; } nb[] = {
+            { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 1, 1 },
+            { "HTTP/1.1 204 No Content\r\n\r\n", 0, 1 },
+            { "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n", 0, 1 },
+            { "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n", 0, 1 },
+            { "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, 0 },
+        };
+        size_t k;
+        for (k = 0; k < sizeof(nb) / sizeof(nb[0]); k++) {
+            struct hp p = { 0 };
+            http_parse_reset(&p, nb[k].head);
+            CHECKF(http_parse_feed(&p, nb[k].r, strlen(nb[k].r)) == (ssize_t)strlen(nb[k].r) &&
+                   ((p.flags & HP_F_NO_BODY) != 0) == nb[k].none, "no body %zu: flags %x", k, p.flags);
+        }
+    }
+
+    /* Malformed later: what came before was reported, nothing after. */
+    {
+        struct hp p = { 0 };
+        struct seen sn;
+        memset(&sn, 0, sizeof(sn));
+        http_parse_reset(&p, 0);
+        p.span = on_span;
+        p.span_ctx = &sn;
+        r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n";
+        CHECK(feed_seen(&p, &sn, r, strlen(r)) == -1 && strcmp(sn.body, "ab") == 0 && !sn.bad);
+    }
 }
 
 /* The word-at-a-time scans agree with the byte-at-a-time rules: every byte
@@ -308,6 +445,7 @@ int main(void)
     T_RUN(truncated);
     T_RUN(malformed);
     T_RUN(limits);
+    T_RUN(spans);
     T_RUN(fast_scans);
     munmap(guard_base, 17 * page);
     T_END("test_http_parse");

@@ -36,6 +36,11 @@ static void routes(void)
     CHECK(rp.status == 400);
     rp = answer_of("/status/503", 11);
     CHECK(rp.status == 503 && rp.kind == B_TEXT && strncmp(rp.text, "503 Service Unavailable", 23) == 0);
+    /* One table of reason phrases (status.c), the metrics port's 414 in it. */
+    rp = answer_of("/status/414", 11);
+    CHECK(rp.status == 414 && strncmp(rp.text, "414 URI Too Long\n", 17) == 0);
+    rp = answer_of("/status/299", 11);
+    CHECK(rp.status == 299 && strncmp(rp.text, "299 Status\n", 11) == 0);
     rp = answer_of("/status/99", 10);
     CHECK(rp.status == 400);
     rp = answer_of("/delay/20", 9);

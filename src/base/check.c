@@ -626,7 +626,7 @@ int check_eval(const struct check *c, const struct check_response *r, char *seen
         return 0;
     case CK_SIZE:
         if (r->size_unknown) {
-            seen_put(seen, seenlen, "size not known: a chunked body longer than the bytes kept (--max-body)", "", 0);
+            seen_put(seen, seenlen, "size not known: the head is longer than the bytes kept", "", 0);
             return 0;
         }
         if (num_cmp(c->op, (double)r->body_size, c->num))

@@ -55,7 +55,7 @@ struct check_response {
     uint64_t body_size;          /* its whole size */
     int body_over;               /* longer than --max-body: not all of it was kept */
     int head_over;               /* the head was longer than what is kept (64 KiB) */
-    int size_unknown;            /* body_size is not known (a chunked body past what was kept) */
+    int size_unknown;            /* body_size is not known (a head longer than what was kept) */
     uint64_t max_body;           /* for the message */
     uint64_t duration_ns;
 };

@@ -3,7 +3,9 @@
  * One explicit state per position in the grammar (RFC 9112), advanced one
  * byte at a time through the head and in bulk through bodies. Only the three
  * headers that frame a response are looked at: Content-Length,
- * Transfer-Encoding and Connection; their values are kept in p->val. */
+ * Transfer-Encoding and Connection; their values are kept in p->val. The
+ * spans of the head and body (p->span) are told from the same states, so
+ * that what reads them never frames a response a second way. */
 #include "http_parse.h"
 #include "http_lex.h"
 
@@ -11,7 +13,8 @@
 
 enum {
     S_VERSION, S_MINOR, S_SP, S_CODE, S_AFTER_CODE, S_REASON, S_STATUS_LF,
-    S_LINE_START, S_NAME, S_OWS, S_VALUE, S_VALUE_LF, S_HEAD_LF,
+    S_LINE_START, S_NAME, S_OWS, S_VALUE, S_VALUE_LF, /* the field lines, in a row */
+    S_HEAD_LF,
     S_BODY_CL, S_BODY_EOF,
     S_CH_SIZE, S_CH_EXT, S_CH_SIZE_LF, S_CH_DATA, S_CH_DATA_CR, S_CH_DATA_LF,
     S_TR_START, S_TR_LINE, S_TR_LF, S_TR_END_LF,
@@ -42,8 +45,10 @@ void http_parse_reset(struct hp *p, int head_only)
     p->hdr = H_NONE;
 }
 
-/* A header of interest is complete: apply it. Returns 0 or -1. */
-static int end_header(struct hp *p)
+/* A header of interest is complete: apply it. Returns 0 or -1. (Inlined
+ * into both of feed's copies, as the compiler did into the one: a call per
+ * field line is the parser's cost of a response grown by a tenth.) */
+static inline __attribute__((always_inline)) int end_header(struct hp *p)
 {
     size_t n = p->vlen, i, start;
 
@@ -125,13 +130,14 @@ static int end_header(struct hp *p)
     return 0;
 }
 
-/* The empty line after the headers. Returns the next state, or -1. */
-static int end_head(struct hp *p)
+/* The empty line after the headers. Returns the next state, or -1.
+ * (Inlined into both of feed's copies, as end_header.) */
+static inline __attribute__((always_inline)) int end_head(struct hp *p)
 {
     if (p->status < 200) {
         if (p->status == 101) {
             /* We never ask to switch protocols; whatever follows is not HTTP. */
-            p->flags |= HP_F_HEAD_DONE | HP_F_CLOSE;
+            p->flags |= HP_F_HEAD_DONE | HP_F_CLOSE | HP_F_NO_BODY;
             return S_DONE;
         }
         /* Interim response (100 Continue, 103 Early Hints): the final one follows. */
@@ -142,8 +148,10 @@ static int end_head(struct hp *p)
         return S_VERSION;
     }
     p->flags |= HP_F_HEAD_DONE;
-    if (p->head_only || p->status == 204 || p->status == 304)
+    if (p->head_only || p->status == 204 || p->status == 304) {
+        p->flags |= HP_F_NO_BODY;
         return S_DONE;
+    }
     if (p->flags & HP_F_HAS_TE) {
         /* RFC 9112 §6.3: Transfer-Encoding overrides Content-Length, and the
          * connection must not be reused after such a response; §6.1: in
@@ -169,11 +177,21 @@ static int end_head(struct hp *p)
     return S_BODY_EOF;
 }
 
+/* The final response's field lines from buf[from] to buf[to], to p->span:
+ * an interim response's (1xx but 101, RFC 9110 §15.2) are not its. */
+static void head_span(const struct hp *p, const char *buf, size_t from, size_t to)
+{
+    if (to > from && (p->status >= 200 || p->status == 101))
+        p->span(p->span_ctx, HP_SPAN_HEAD, buf + from, to - from);
+}
+
 #define FAIL(msg) do { p->error = (msg); return -1; } while (0)
 
-ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
+/* http_parse_feed, made twice: with spans a constant, the engine's reads
+ * that ask for none carry nothing of them. */
+static inline __attribute__((always_inline)) ssize_t feed(struct hp *p, const char *buf, size_t len, const int spans)
 {
-    size_t i = 0;
+    size_t i = 0, hs = 0; /* hs: where the field lines not yet reported start in buf */
     int st = p->state;
 
     if (st == S_DONE)
@@ -187,6 +205,8 @@ ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
             size_t n = len - i;
             if (n > p->remaining)
                 n = (size_t)p->remaining;
+            if (spans)
+                p->span(p->span_ctx, HP_SPAN_BODY, buf + i, n);
             p->remaining -= n;
             i += n;
             if (p->remaining == 0) {
@@ -196,12 +216,16 @@ ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
             continue;
         }
         case S_BODY_EOF:
+            if (spans)
+                p->span(p->span_ctx, HP_SPAN_BODY, buf + i, len - i);
             p->state = (uint8_t)st;
             return -2;
         case S_CH_DATA: {
             size_t n = len - i;
             if (n > p->remaining)
                 n = (size_t)p->remaining;
+            if (spans)
+                p->span(p->span_ctx, HP_SPAN_BODY, buf + i, n);
             p->remaining -= n;
             i += n;
             if (p->remaining == 0)
@@ -376,12 +400,16 @@ ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
                     return -1;
                 if (++p->nheaders > HP_MAX_HEADERS)
                     FAIL("too many header fields");
+            } else {
+                hs = i; /* the field lines start */
             }
             p->linelen = 0;
             st = S_LINE_START;
             break;
         case S_LINE_START:
             if (c == '\r') {
+                if (spans)
+                    head_span(p, buf, hs, i - 1);
                 st = S_HEAD_LF;
                 break;
             }
@@ -537,8 +565,15 @@ ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
             FAIL("internal parser state");
         }
     }
+    if (spans && st >= S_LINE_START && st <= S_VALUE_LF)
+        head_span(p, buf, hs, len);
     p->state = (uint8_t)st;
     return -2;
+}
+
+ssize_t http_parse_feed(struct hp *p, const char *buf, size_t len)
+{
+    return p->span ? feed(p, buf, len, 1) : feed(p, buf, len, 0);
 }
 
 int http_parse_eof(const struct hp *p)

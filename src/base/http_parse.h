@@ -2,7 +2,10 @@
  *
  * The parser never allocates and never buffers the response: it keeps a few
  * bytes of state and can be fed any split of the input, down to one byte at a
- * time, so one read buffer per thread serves every connection. */
+ * time, so one read buffer per thread serves every connection. When asked,
+ * it says where the response's field lines and body data lie in what it is
+ * fed (struct hp's span): the one reading of a response's framing that
+ * whatever reads its head or body (checks, compare's alike) relies on. */
 #ifndef RAFALE_HTTP_PARSE_H
 #define RAFALE_HTTP_PARSE_H
 
@@ -12,6 +15,12 @@
 
 #define HP_MAX_LINE 8192     /* longest status or header line */
 #define HP_MAX_HEADERS 100   /* header fields per response (trailers included) */
+
+/* What a span reported by the parser holds (struct hp's span). */
+enum hp_span {
+    HP_SPAN_HEAD,  /* field lines of the final response, each with its CRLF */
+    HP_SPAN_BODY,  /* its body's data: chunk lines and trailers left out */
+};
 
 struct hp {
     uint8_t state;
@@ -40,6 +49,15 @@ struct hp {
     char *loc;
     uint16_t loc_len, loc_cap;
     uint8_t loc_over;
+    /* Who reads the head or body: when set, called with the spans of the
+     * final response (interim 1xx ones left out) as they are parsed, in
+     * order: its field lines (the status line and the empty line that ends
+     * them left out), then its body's data, decoded from chunks. Each span
+     * points into the bytes being fed, valid until http_parse_feed returns;
+     * none is empty. NULL (the engine's ordinary reads): nothing reported,
+     * nothing paid. Kept across http_parse_reset. */
+    void (*span)(void *ctx, enum hp_span kind, const char *at, size_t n);
+    void *span_ctx;
 };
 
 #define HP_F_CLOSE      0x01  /* Connection: close */
@@ -50,8 +68,10 @@ struct hp {
 #define HP_F_BODY_EOF   0x20  /* body ends when the server closes */
 #define HP_F_HEAD_DONE  0x40  /* the final status line and headers are complete */
 #define HP_F_FRAMING    0x80  /* faulty framing: Transfer-Encoding with Content-Length, or in HTTP/1.0 */
+#define HP_F_NO_BODY    0x100 /* none may follow: to a HEAD, a 204, a 304, a 101 (RFC 9112 §6.3 rule 1) */
 
-/* Prepares p for a new response; head_only is set for a HEAD request. */
+/* Prepares p for a new response; head_only is set for a HEAD request. What
+ * it keeps (sink, loc, span) is the caller's: a struct hp starts zeroed. */
 void http_parse_reset(struct hp *p, int head_only);
 
 /* Feeds len bytes. Returns the number of bytes that completed the response

@@ -1,4 +1,4 @@
-/* status.c - sets of HTTP status codes. */
+/* status.c - sets of HTTP status codes, and their reason phrases. */
 #include "status.h"
 #include "err.h"
 
@@ -72,4 +72,36 @@ bad:
 int status_set_has(const struct status_set *s, unsigned code)
 {
     return code >= 100 && code < STATUS_MAX && (s->bits[code / 64] >> (code % 64) & 1);
+}
+
+/* RFC 9110 §15's phrases for the codes we answer with or are asked for. */
+const char *status_reason(int code)
+{
+    switch (code) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Status";
+    }
 }

@@ -22,5 +22,8 @@ void status_set_default(struct status_set *s);
 int status_set_parse(const char *spec, struct status_set *s, char *err, size_t errlen);
 /* Is code in the set? Codes outside 100..599 never are. */
 int status_set_has(const struct status_set *s, unsigned code);
+/* The reason phrase of a status code ("Status" for one without a phrase
+ * here): `rafale serve`'s and the metrics port's answers. */
+const char *status_reason(int code);
 
 #endif

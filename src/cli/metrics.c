@@ -6,11 +6,14 @@
  * hostile) never slows the load. One request per connection, 8 KiB at
  * most; 2 s to send it and take the whole answer. */
 #include "metrics.h"
+#include "check.h"
 #include "err.h"
 #include "html.h"
+#include "http_req.h"
 #include "net.h"
 #include "report.h"
 #include "stats.h"
+#include "status.h"
 #include "svg.h"
 #include "text.h"
 
@@ -25,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -316,20 +318,9 @@ struct pending {
     uint64_t deadline_ms;
     char *out;          /* the answer, once the request is whole */
     size_t out_len, out_off;
+    struct http_req hr; /* its head as read so far, as `rafale serve` reads one */
     char req[REQ_MAX];
 };
-
-static const char *reason(int status)
-{
-    switch (status) {
-    case 200: return "OK";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 414: return "URI Too Long";
-    case 431: return "Request Header Fields Too Large";
-    default: return "Bad Request";
-    }
-}
 
 /* The answer, head and body (none to a HEAD), for the thread's loop to
  * send. A 405 says what is allowed (RFC 9110 section 15.5.6). */
@@ -337,7 +328,7 @@ static void answer(struct pending *q, int status, const char *type, const char *
 {
     char head[300];
     int k = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
-                                         "Connection: close\r\n\r\n", status, reason(status), type, n,
+                                         "Connection: close\r\n\r\n", status, status_reason(status), type, n,
                      status == 405 ? "Allow: GET, HEAD\r\n" : "");
     if (q->head)
         n = 0; /* RFC 9110 section 9.3.2: GET's head, no content */
@@ -380,49 +371,40 @@ static void drop(struct pending *q)
     q->fd = -1;
 }
 
-/* The value of the request's Accept header, lower-cased (media types are
- * case-insensitive, RFC 9110 section 8.3.1), "" without one. */
-static void accept_value(const char *req, char *v, size_t vlen)
+/* The value of the request's Accept header (its head, hl bytes), lower-
+ * cased (media types are case-insensitive, RFC 9110 section 8.3.1), ""
+ * without one. */
+static void accept_value(const char *head, size_t hl, char *v, size_t vlen)
 {
-    const char *l = strchr(req, '\n');
-    size_t i = 0;
-    for (; l; l = strchr(l, '\n'))
-        if (strncasecmp(++l, "accept:", 7) == 0) {
-            for (l += 7; *l && *l != '\r' && *l != '\n' && i + 1 < vlen; l++)
-                v[i++] = (char)tolower((unsigned char)*l);
-            break;
-        }
+    size_t n = 0, i;
+    const char *a = check_header(head, hl, "accept", 6, &n);
+    for (i = 0; a && i < n && i + 1 < vlen; i++)
+        v[i] = (char)tolower((unsigned char)a[i]);
     v[i] = '\0';
 }
 
-/* The answer to q's whole request (NUL-terminated), into q->out: its
- * method and target from its first line (RFC 9112 section 3), a query
- * after any path. */
-static void serve_one(struct metrics *m, struct pending *q)
+/* The answer to q's whole request head (hl bytes, q->hr): its method and
+ * the path of its target, a query after any path. */
+static void serve_one(struct metrics *m, struct pending *q, size_t hl)
 {
-    const char *req = q->req + strspn(q->req, "\r\n"), *eol = strchr(req, '\n'), *sp = strchr(req, ' '), *end;
+    const struct http_req *r = &q->hr;
+    const char *query = memchr(r->path, '?', r->plen);
+    size_t blen = 0, plen = query ? (size_t)(query - r->path) : r->plen;
     char *body = NULL, acc[512];
-    size_t blen = 0, plen;
     FILE *f;
-    if (sp == NULL || eol == NULL || sp > eol || (end = memchr(sp + 1, ' ', (size_t)(eol - sp - 1))) == NULL ||
-        strncmp(end + 1, "HTTP/", 5) != 0) {
-        answer(q, 400, "text/plain", "", 0);
-        return;
-    }
-    q->head = sp - req == 4 && strncmp(req, "HEAD", 4) == 0;
-    if (!q->head && !(sp - req == 3 && strncmp(req, "GET", 3) == 0)) {
+    q->head = r->head;
+    if (!q->head && !(r->mlen == 3 && memcmp(r->method, "GET", 3) == 0)) {
         answer(q, 405, "text/plain", "", 0);
         return;
     }
-#define IS(p) (plen == sizeof(p) - 1 && strncmp(sp + 1, p, plen) == 0)
-    plen = strcspn(sp + 1, "? ");
+#define IS(p) (plen == sizeof(p) - 1 && memcmp(r->path, p, plen) == 0)
     if ((f = open_memstream(&body, &blen)) == NULL)
         return;
     pthread_mutex_lock(&m->mu);
     if (IS("/metrics")) {
         /* OpenMetrics unless the scraper asks only for the old text format. */
         int om;
-        accept_value(req, acc, sizeof(acc));
+        accept_value(q->req, hl, acc, sizeof(acc));
         om = strstr(acc, "application/openmetrics-text") != NULL || strstr(acc, "text/plain") == NULL;
         expose(m, f, om);
         pthread_mutex_unlock(&m->mu);
@@ -459,20 +441,24 @@ static void serve_one(struct metrics *m, struct pending *q)
     free(body);
 }
 
-/* What q has read so far: a whole request answered, one that cannot be a
- * request (a NUL, or a first byte no method starts with, a control or not
- * ASCII (RFC 9110 section 5.6.2): a TLS ClientHello, binary) a 400 at
- * once, one past REQ_MAX a 414 (its first line) or 431.
- * Returns 0 to wait for more, 1 when answered (q->out NULL: no memory). */
+/* What q has read so far, read as `rafale serve` reads a request head
+ * (http_req.c, strict RFC 9112): a whole head answered; one that cannot be
+ * a request (a TLS ClientHello, binary, a NUL: refused on its first bytes)
+ * answered at once with the status the parser says (400, 501, 505); one
+ * past REQ_MAX a 414 (its first line) or 431. Returns 0 to wait for more, 1
+ * when answered (q->out NULL: no memory). */
 static int take(struct metrics *m, struct pending *q)
 {
-    const char *s = q->req + strspn(q->req, "\r\n");
-    if (memchr(q->req, '\0', q->n) || (*s && ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)))
-        answer(q, 400, "text/plain", "", 0);
-    else if (strstr(q->req, "\r\n\r\n") || strstr(q->req, "\n\n"))
-        serve_one(m, q);
+    const char *why;
+    int status;
+    /* (a body is not read: its length does not matter) */
+    ssize_t hl = http_req_parse(q->req, q->n, UINT64_MAX, &q->hr, &status, &why);
+    if (hl >= 0)
+        serve_one(m, q, (size_t)hl);
+    else if (hl == -1)
+        answer(q, status, "text/plain", "", 0);
     else if (q->n == REQ_MAX - 1)
-        answer(q, strchr(q->req, '\n') ? 431 : 414, "text/plain", "", 0);
+        answer(q, q->hr.line_done ? 431 : 414, "text/plain", "", 0);
     else
         return 0;
     return 1;

@@ -237,16 +237,18 @@ struct slot {
 };
 
 /* The bytes of a response kept for its checks and extractions (verify.c):
- * HTTP/1.1 as they came (head, then the body, chunked or not); HTTP/2 its
- * fields as "name: value" lines, then its DATA. Grown to the largest
- * response seen, up to a limit, and reused. */
+ * its fields as "name: value" lines (HTTP/1.1's as they came, HTTP/2's and
+ * HTTP/3's written so), then its body (HTTP/1.1's undone from its chunks by
+ * the parser). Grown to the largest response seen, up to a limit, and
+ * reused. */
 struct capture {
     char *p;
     size_t len, cap;
-    size_t head_len;     /* HTTP/2: where the body begins (HTTP/1.1: found at the end) */
+    size_t head_len;     /* where the body begins */
     uint64_t total;      /* bytes seen, kept or not */
-    uint8_t over;        /* some were not kept */
+    uint8_t over;        /* some were not kept (CAPTURE_HEAD_CUT: some of the head) */
 };
+#define CAPTURE_HEAD_CUT 0x2
 
 enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_OPEN };
 
@@ -285,7 +287,8 @@ struct session_ops {
      * max_len): its whole HTTP/1.1 form, or HTTP/2's body and values. */
     size_t (*expand)(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf);
     /* Before a connection is opened: what the session needs of its own
-     * (HTTP/1.1: the parser's Location and Set-Cookie buffers). Returns 0,
+     * (HTTP/1.1: the parser's Location and Set-Cookie buffers, whom it tells
+     * its spans). Returns 0,
      * or -1 when it failed the connection. */
     int (*prepare)(struct conn *c, uint64_t now);
     /* The connection goes away for good: frees the session's insides. */
@@ -618,12 +621,15 @@ void http2_plan_callbacks_free(struct plan *pl);
 /* verify.c: checks and extractions on a response. */
 /* Keeps n more bytes of a response, up to what its checks may read. */
 void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, size_t n);
+/* HTTP/1.1: the parser's span of a response (struct hp's span, ctx the
+ * connection), kept into its capture. */
+void verify_span(void *ctx, enum hp_span kind, const char *at, size_t n);
+/* cp holds no response any more. */
+void verify_reset(struct capture *cp);
 /* The response to s ended with status: its URL's checks counted, its
  * extractions into c's variables; cp holds its bytes (NULL when its URL
- * needs none), chunked says how its body came (HTTP/1.1). Returns 1 when
- * every check passed. */
-int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, int chunked,
-                    int h2, uint64_t now);
+ * needs none). Returns 1 when every check passed. */
+int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, uint64_t now);
 /* Before s is taken: 1 when its URL needs a variable c has not set. */
 static inline int verify_missing(const struct conn *c, const struct plan_target *pu)
 {

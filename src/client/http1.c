@@ -32,9 +32,7 @@ static int h1_ready(struct conn *c, uint64_t now)
 
 static void h1_closed(struct conn *c)
 {
-    c->capt.len = c->capt.head_len = 0; /* a response cut short is not checked */
-    c->capt.total = 0;
-    c->capt.over = 0;
+    verify_reset(&c->capt); /* a response cut short is not checked */
     c->h1.nsent = 0;
     c->h1.woff = 0;
     c->h1.hp.sink_len = c->h1.hp.sink_mark = 0; /* a response cut short sets nothing */
@@ -231,8 +229,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         c->h1.hp.sink_len = c->h1.hp.sink_mark = 0;
     }
     if ((followed = h1_follow(c)) > 0) {
-        c->capt.len = c->capt.total = 0; /* the redirect's answer is not the one checked */
-        c->capt.over = 0;
+        verify_reset(&c->capt); /* the redirect's answer is not the one checked */
         h1_write(c);
         return c->state == C_OPEN ? 0 : -1;
     }
@@ -242,14 +239,12 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
                : why == HP_CLOSE_FRAMING ? CLOSE_FRAMING : CLOSE_BODY_EOF;
     if (followed < 0) {
         record_error(c, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
-        c->capt.len = c->capt.total = 0; /* its bytes are not the next response's */
-        c->capt.over = 0;
+        verify_reset(&c->capt); /* its bytes are not the next response's */
     } else {
         if (w->afters) {
             uint8_t after = w->plan->urls[slot_at(c, 0)->url].after;
             if (after & AFTER_VERIFY)
-                verify_response(c, slot_at(c, 0), c->h1.hp.status, &c->capt, (c->h1.hp.flags & HP_F_CHUNKED) != 0, 0,
-                                now);
+                verify_response(c, slot_at(c, 0), c->h1.hp.status, &c->capt, now);
             if (after & AFTER_THINK)
                 conn_thought(c, slot_at(c, 0)->url, now);
         }
@@ -322,6 +317,9 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
             c->h1.got_first = 1;
             c->h1.t_first = conn_arrival(c, now);
         }
+        /* Checks that read the head or body: the parser says where they are. */
+        if (c->w->capturing)
+            c->h1.hp.span = !stray && c->w->plan->urls[slot_at(c, 0)->url].capture ? verify_span : NULL;
         r = http_parse_feed(&c->h1.hp, buf + off, n - off);
         if (stray) {
             /* The answers before them counted; these go to no request (never
@@ -337,9 +335,6 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
         }
         if (c->w->logging)
             slot_at(c, 0)->bytes_in += r == -2 ? n - off : (size_t)r;
-        /* Checks that read the head or body: the bytes of this response. */
-        if (c->w->capturing && c->w->plan->urls[slot_at(c, 0)->url].capture)
-            verify_keep(&c->capt, c->w->plan, buf + off, r == -2 ? n - off : (size_t)r);
         if (r == -2)
             break;
         off += (size_t)r;
@@ -375,6 +370,7 @@ static size_t h1_expand(struct conn *c, struct slot *s, struct tpl_ctx *ctx, cha
 static int h1_prepare(struct conn *c, uint64_t now)
 {
     const struct config *cfg = c->w->plan->cfg;
+    c->h1.hp.span_ctx = c; /* (verify_span's) */
     if (cfg->follow && c->loc == NULL) {
         if ((c->loc = malloc(2048)) == NULL) {
             conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for redirects", now);

@@ -306,7 +306,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
             s->ended = 1;
             c->h2->completed++;
             if (after & AFTER_VERIFY)
-                verify_response(c, s, s->status, s->capt, 0, 1, c->h2->now);
+                verify_response(c, s, s->status, s->capt, c->h2->now);
             if (after & AFTER_THINK)
                 conn_thought(c, s->url, c->h2->now);
             record_response(c, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);

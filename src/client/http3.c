@@ -192,7 +192,7 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     after = c->w->plan->urls[s->url].after;
     s->ended = 1;
     if (after & AFTER_VERIFY)
-        verify_response(c, s, s->status, s->capt, 0, 1, now);
+        verify_response(c, s, s->status, s->capt, now);
     if (after & AFTER_THINK)
         conn_thought(c, s->url, now);
     record_response(c, s, s->status, s->got_first ? s->t_first : now, CLOSE__COUNT, now);

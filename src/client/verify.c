@@ -1,17 +1,18 @@
 /* verify.c - what a response is checked for, and what is taken from it:
- * the bytes kept of it (verify_keep) are split into its head and body (a
- * chunked body undone in place), then each check of its URL is evaluated
- * and counted, and each extraction sets a variable of the connection's
- * session. Only URLs with checks or extractions keep anything. */
+ * the bytes kept of it (verify_keep; HTTP/1.1's as the parser tells its
+ * field lines and body data apart, verify_span) are its head, then its
+ * body; each check of its URL is evaluated and counted, and each
+ * extraction sets a variable of the connection's session. Only URLs with
+ * checks or extractions keep anything. */
 #include "client.h"
-#include "http_lex.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define HEAD_KEEP ((size_t)64 << 10)
 
-/* As much as a body of --max-body needs, chunk lines and all. */
+/* As much as a body of --max-body needs, and more: what is past --max-body
+ * is not read but says the body is longer. */
 static size_t keep_limit(const struct plan *pl)
 {
     uint64_t mb = pl->cfg->max_body;
@@ -26,7 +27,7 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
     if (k > n)
         k = n;
     if (k < n)
-        cp->over = 1;
+        cp->over |= 1;
     if (k == 0)
         return;
     if (cp->len + k + 1 > cp->cap) {
@@ -38,7 +39,7 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
         if (cap > limit + 1)
             cap = limit + 1;
         if ((p = realloc(cp->p, cap)) == NULL) {
-            cp->over = 1;
+            cp->over |= 1;
             return;
         }
         cp->p = p;
@@ -49,48 +50,27 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
 }
 
 
-/* A chunked body (RFC 9112 §7.1), undone in place: its length, or the
- * bytes undone so far when it is cut short (*whole then 0). */
-static size_t dechunk(char *b, size_t n, int *whole)
+void verify_span(void *ctx, enum hp_span kind, const char *at, size_t n)
 {
-    size_t i = 0, o = 0;
-    *whole = 0;
-    while (i < n) {
-        uint64_t size = 0;
-        int h, digits = 0;
-        while (i < n && (h = lex_hexval(b[i])) >= 0 && digits < 16) {
-            size = size * 16 + (uint64_t)h;
-            i++;
-            digits++;
-        }
-        if (digits == 0)
-            return o;
-        while (i < n && b[i] != '\n') /* extensions */
-            i++;
-        if (i++ >= n)
-            return o;
-        if (size == 0) {
-            *whole = 1;
-            return o;
-        }
-        if (size > n - i) {
-            memmove(b + o, b + i, n - i);
-            return o + (n - i);
-        }
-        memmove(b + o, b + i, (size_t)size);
-        o += (size_t)size;
-        i += (size_t)size;
-        if (i < n && b[i] == '\r')
-            i++;
-        if (i < n && b[i] == '\n')
-            i++;
+    struct conn *c = ctx;
+    struct capture *cp = &c->capt;
+    verify_keep(cp, c->w->plan, at, n);
+    if (kind == HP_SPAN_HEAD) {
+        cp->head_len = cp->len;
+        if (cp->over)
+            cp->over |= CAPTURE_HEAD_CUT;
     }
-    return o;
 }
 
-/* The check's view of cp: HTTP/1.1's head past its status line, its body
- * undone. */
-static void view(struct capture *cp, int chunked, int h2, const struct plan *pl, struct check_response *r)
+void verify_reset(struct capture *cp)
+{
+    cp->len = cp->head_len = 0;
+    cp->total = 0;
+    cp->over = 0;
+}
+
+/* The check's view of cp: its head lines, then its body. */
+static void view(struct capture *cp, const struct plan *pl, struct check_response *r)
 {
     uint64_t max = pl->cfg->max_body;
     r->max_body = max;
@@ -98,47 +78,21 @@ static void view(struct capture *cp, int chunked, int h2, const struct plan *pl,
         r->head = r->body = "";
         return;
     }
-    if (h2) {
-        r->head = cp->p;
-        r->head_len = cp->head_len;
-        r->body = cp->p + cp->head_len;
-        r->body_len = cp->len - cp->head_len;
-        r->body_size = cp->total - cp->head_len;
-        r->body_over = cp->over || r->body_len > max;
-    } else {
-        const char *start = cp->p, *end, *line;
-        size_t hl;
-        /* Interim answers (100 Continue, 103 Early Hints) come first, each
-         * a head of its own (RFC 9110 §15.2): the final one is checked. */
-        while ((end = memmem(start, cp->len - (size_t)(start - cp->p), "\r\n\r\n", 4)) != NULL &&
-               (size_t)(end - start) > 9 && memcmp(start, "HTTP/1.", 7) == 0 && start[9] == '1')
-            start = end + 4;
-        line = memchr(start, '\n', cp->len - (size_t)(start - cp->p));
-        if (end == NULL || line == NULL) {
-            /* A head longer than what is kept: neither part is checked. */
-            r->head = r->body = "";
-            r->head_over = r->body_over = 1;
-            r->size_unknown = 1;
-            return; /* ("" is not written to) */
-        }
-        hl = (size_t)(end - cp->p) + 4;
-        r->head = line + 1;
-        r->head_len = (size_t)(end + 2 - (line + 1));
-        r->body = cp->p + hl;
-        r->body_len = cp->len - hl;
-        r->body_size = cp->total - hl;
-        if (chunked) {
-            int whole;
-            r->body_len = dechunk(cp->p + hl, cp->len - hl, &whole);
-            r->body_size = r->body_len;
-            /* Past what was kept, the chunk lines are not told apart from
-             * the data: the size is not known. */
-            r->size_unknown = !whole || cp->over;
-        }
-        r->body_over = cp->over || r->body_len > max;
-        if (r->body_len > max)
-            r->body_len = (size_t)max;
+    if (cp->over & CAPTURE_HEAD_CUT) {
+        /* A head longer than what is kept: neither part is checked. */
+        r->head = r->body = "";
+        r->head_over = r->body_over = 1;
+        r->size_unknown = 1;
+        return; /* ("" is not written to) */
     }
+    r->head = cp->p;
+    r->head_len = cp->head_len;
+    r->body = cp->p + cp->head_len;
+    r->body_len = cp->len - cp->head_len;
+    r->body_size = cp->total - cp->head_len;
+    r->body_over = cp->over || r->body_len > max;
+    if (r->body_len > max)
+        r->body_len = (size_t)max;
     /* A regex reads up to a NUL: one after the body, in the byte kept free. */
     ((char *)r->body)[r->body_len] = '\0';
 }
@@ -161,8 +115,7 @@ static int set_var(struct conn *c, uint32_t v, const char *val, size_t n)
     return 0;
 }
 
-int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, int chunked, int h2,
-                    uint64_t now)
+int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
     const struct plan_target *pu = &pl->urls[s->url];
@@ -174,7 +127,7 @@ int verify_response(struct conn *c, struct slot *s, unsigned status, struct capt
     memset(&r, 0, sizeof(r));
     r.status = status;
     r.duration_ns = now - s->t_due;
-    view(pu->capture ? cp : NULL, chunked, h2, pl, &r);
+    view(pu->capture ? cp : NULL, pl, &r);
     for (k = 0; k < pu->nchecks; k++) {
         int ok;
         seen[0] = '\0';
@@ -195,10 +148,7 @@ int verify_response(struct conn *c, struct slot *s, unsigned status, struct capt
         if (c->vars)
             c->vars->set &= ~(1ULL << v);
     }
-    if (cp) {
-        cp->len = cp->head_len = 0;
-        cp->total = 0;
-        cp->over = 0;
-    }
+    if (cp)
+        verify_reset(cp);
     return all;
 }

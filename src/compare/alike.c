@@ -3,21 +3,23 @@
  * should match: status, Location, Content-Type, framing, body length and a
  * hash of the body (FNV-1a 64, of the decoded body). One HTTP/1.1 exchange
  * with Connection: close, over TLS for https:// with the workload's TLS
- * settings (as its runs connect), read until the answer is whole by its framing
- * (only the head when no body field is asked) or the server closes, within
- * one deadline for all of it and 8 MiB: an answer cut by either is said to
- * be so, and compared with nothing. */
+ * settings (as its runs connect), read by the runs' own parser until the
+ * answer is whole by its framing (only the head when no body field is
+ * asked), within one deadline for all of it and 8 MiB: an answer cut by
+ * either is said to be so, and compared with nothing; one the parser
+ * refuses, or that the server closes before its end, is no answer. */
 #include "alike.h"
 #include "compare_settings.h"
 
+#include "check.h"
 #include "clock.h"
+#include "http_parse.h"
 #include "io.h"
 #include "net.h"
 #include "request.h"
 #include "text.h"
 #include "tls.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -29,6 +31,8 @@
 
 #define ALIKE_MAX (8u << 20)   /* read at most 8 MiB of an answer */
 
+#define FNV_BASIS 1469598103934665603ULL
+
 static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
 {
     while (n--) {
@@ -38,76 +42,64 @@ static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
     return h;
 }
 
-/* The value of header name in head (lines after the status line), trimmed
- * into out; 0 when absent. */
-static int header(const char *head, const char *name, char *out, size_t n)
-{
-    size_t len = strlen(name);
-    const char *l = strstr(head, "\r\n");
-    out[0] = '\0';
-    while (l && l[2] != '\r' && l[2] != '\0') {
-        const char *s = l + 2, *e = strstr(s, "\r\n");
-        if (e == NULL)
-            break;
-        if ((size_t)(e - s) > len && strncasecmp(s, name, len) == 0 && s[len] == ':') {
-            const char *v = s + len + 1;
-            while (v < e && (*v == ' ' || *v == '\t'))
-                v++;
-            while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
-                e--;
-            snprintf(out, n, "%.*s", (int)(e - v), v);
-            return 1;
-        }
-        l = e;
-    }
-    return 0;
-}
+/* Where the reading of an answer stands: the parser, and what its spans
+ * said so far: the final head's field lines (kept for Location and
+ * Content-Type), the body's length and hash. */
+struct reading {
+    struct hp hp;
+    char *head;
+    size_t head_len, head_cap;
+    int nomem;
+    uint64_t body_len, body_hash;
+};
 
-/* The body after the head: by length, chunked, or to the close. */
-static void body(struct alike_answer *a, const char *b, size_t n, const char *te, const char *cl)
+static void reading_span(void *ctx, enum hp_span kind, const char *at, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)b;
-    a->body_hash = 1469598103934665603ULL;
-    a->body_len = 0;
-    if (strcasestr(te, "chunked")) {
-        size_t at = 0;
-        snprintf(a->framing, sizeof(a->framing), "chunked");
-        while (at < n) {
-            char *end;
-            unsigned long long sz = strtoull(b + at, &end, 16);
-            const char *crlf = memmem(b + at, n - at, "\r\n", 2);
-            if (crlf == NULL || end == b + at)
-                break;
-            at = (size_t)(crlf - b) + 2;
-            if (sz == 0 || sz > n - at)
-                break;
-            a->body_hash = fnv(a->body_hash, p + at, (size_t)sz);
-            a->body_len += sz;
-            at += (size_t)sz + 2;
-        }
+    struct reading *rd = ctx;
+    if (kind == HP_SPAN_BODY) {
+        rd->body_hash = fnv(rd->body_hash, (const unsigned char *)at, n);
+        rd->body_len += n;
         return;
     }
-    if (cl[0]) {
-        unsigned long long len = strtoull(cl, NULL, 10);
-        snprintf(a->framing, sizeof(a->framing), "length");
-        if (len < n)
-            n = (size_t)len;
-    } else {
-        snprintf(a->framing, sizeof(a->framing), "close");
+    if (rd->head_len + n > rd->head_cap) {
+        /* (the parser bounds a head: HP_MAX_HEADERS lines of HP_MAX_LINE) */
+        size_t cap = rd->head_cap ? rd->head_cap : 4096;
+        char *p;
+        while (cap < rd->head_len + n)
+            cap *= 2;
+        if ((p = realloc(rd->head, cap)) == NULL) {
+            rd->nomem = 1;
+            return;
+        }
+        rd->head = p;
+        rd->head_cap = cap;
     }
-    a->body_hash = fnv(a->body_hash, p, n);
-    a->body_len = n;
+    memcpy(rd->head + rd->head_len, at, n);
+    rd->head_len += n;
 }
 
-/* Where the reading of an answer stands. */
-struct reading {
-    size_t body;               /* where the body starts; 0 while the head is incomplete */
-    int chunked;
-    unsigned long long length; /* Content-Length, when given */
-    int has_length, no_body;
-    size_t chunk;              /* chunked: the next chunk's size line */
-    int done;                  /* the answer is whole by its framing */
-};
+/* The value of field name in the answer's head, trimmed, into out ("" when
+ * absent). */
+static void field(const struct reading *rd, const char *name, char *out, size_t n)
+{
+    size_t vlen = 0;
+    const char *v = rd->head ? check_header(rd->head, rd->head_len, name, strlen(name), &vlen) : NULL;
+    snprintf(out, n, "%.*s", (int)vlen, v ? v : "");
+}
+
+/* How the body was framed (RFC 9112 §6.3): none may follow (a HEAD, a 204,
+ * a 304), by chunks (Transfer-Encoding ending in chunked), by length, or
+ * by the close (another Transfer-Encoding, or neither header). */
+static const char *framing(const struct hp *p)
+{
+    if (p->flags & HP_F_NO_BODY)
+        return "none";
+    if (p->flags & HP_F_CHUNKED)
+        return "chunked";
+    if (!(p->flags & HP_F_HAS_TE) && (p->flags & HP_F_HAS_CL))
+        return "length";
+    return "close";
+}
 
 /* Waits until fd is ready for events or the deadline passes: 1 ready, 0
  * the time is up, -1 an error. A signal does not end the wait. */
@@ -127,53 +119,11 @@ static int wait_fd(int fd, short events, uint64_t deadline)
     }
 }
 
-/* After more bytes came: is the answer whole by its framing (RFC 9112
- * §6.3)? buf[got] is a NUL. want_body 0: the head is enough. */
-static void advance(struct reading *rd, char *buf, size_t got, int want_body, int head_req)
+/* Why a read or write failed: TLS's own words, or errno's. */
+static const char *io_why(const struct io_ops *io, void *ctx)
 {
-    if (rd->body == 0) {
-        char *eoh = memmem(buf, got, "\r\n\r\n", 4), te[64], cl[32], keep;
-        int status = 0;
-        if (eoh == NULL)
-            return;
-        rd->body = (size_t)(eoh - buf) + 4;
-        keep = eoh[2];
-        eoh[2] = '\0';
-        header(buf, "Transfer-Encoding", te, sizeof(te));
-        rd->has_length = header(buf, "Content-Length", cl, sizeof(cl));
-        eoh[2] = keep;
-        rd->chunked = strcasestr(te, "chunked") != NULL;
-        rd->length = strtoull(cl, NULL, 10);
-        rd->chunk = rd->body;
-        sscanf(buf, "HTTP/%*d.%*d %d", &status);
-        /* No body: to a HEAD, a 204 or a 304 (RFC 9112 §6.3 rule 1). */
-        rd->no_body = head_req || status == 204 || status == 304;
-    }
-    if (!want_body || rd->no_body) {
-        rd->done = 1;
-    } else if (rd->chunked) {
-        for (;;) {
-            const char *crlf = memmem(buf + rd->chunk, got - rd->chunk, "\r\n", 2);
-            size_t data;
-            unsigned long long sz;
-            if (crlf == NULL)
-                return;
-            sz = strtoull(buf + rd->chunk, NULL, 16);
-            data = (size_t)(crlf - buf) + 2;
-            if (sz == 0) {
-                /* The last chunk, then trailer fields up to a blank line
-                 * (RFC 9112 §7.1). */
-                rd->done = memmem(crlf, got - (size_t)(crlf - buf), "\r\n\r\n", 4) != NULL;
-                return;
-            }
-            if (sz > got - data || got - data - (size_t)sz < 2)
-                return;
-            rd->chunk = data + (size_t)sz + 2;
-        }
-    } else if (rd->has_length) {
-        rd->done = got - rd->body >= rd->length;
-    }
-    /* Without either, the answer ends when the server closes. */
+    const char *e = errno == EPROTO && ctx ? io->error(ctx) : NULL;
+    return e ? e : strerror(errno);
 }
 
 /* https://: TLS on connected fd with wl's settings (its CA, client
@@ -218,9 +168,9 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
     struct net_addr addr;
     struct reading rd;
     uint64_t deadline = clock_ns() + timeout_ns;
-    char err[256], te[64], cl[32], *req = NULL, *buf = NULL, *eoh;
+    char err[256], *req = NULL, *buf = NULL;
     size_t len, sent = 0, got = 0, cap = 65536;
-    int fd = -1, rc = -1, e = 0, r = 0;
+    int fd = -1, rc = -1, e = 0, r = 0, want_body = (fields & ALIKE_BODY) != 0;
     socklen_t elen = sizeof(e);
     const struct io_ops *io = &io_plain;
     struct tls_client *tc = NULL;
@@ -228,6 +178,9 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
 
     memset(a, 0, sizeof(*a));
     memset(&rd, 0, sizeof(rd));
+    rd.body_hash = FNV_BASIS;
+    rd.hp.span = reading_span;
+    rd.hp.span_ctx = &rd;
     config_request(wl, 0, &rs);
     rs.keepalive = 0;
     if (rs.head_only || request_build(&rs, u, &req, &len, err, sizeof(err)) != 0) {
@@ -266,49 +219,47 @@ int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, u
             if ((r = wait_fd(fd, POLLOUT, deadline)) <= 0)
                 goto cut;
         } else {
-            snprintf(a->why, sizeof(a->why), "%s", errno == EPROTO && ctx ? io->error(ctx) : strerror(errno));
+            snprintf(a->why, sizeof(a->why), "%s", io_why(io, ctx));
             goto out;
         }
     }
-    if ((buf = malloc(cap + 1)) == NULL)
+    if ((buf = malloc(cap)) == NULL)
         goto out;
-    while (!rd.done) {
-        ssize_t n;
-        if (got == cap) {
-            char *nb;
-            if (cap >= ALIKE_MAX) {
+    http_parse_reset(&rd.hp, strcmp(rs.method, "HEAD") == 0);
+    for (;;) {
+        ssize_t n = io->read(ctx, fd, buf, cap), whole;
+        if (n > 0) {
+            got += (size_t)n;
+            if ((whole = http_parse_feed(&rd.hp, buf, (size_t)n)) == -1) {
+                snprintf(a->why, sizeof(a->why), "a malformed answer: %s", rd.hp.error);
+                goto out;
+            }
+            if (whole >= 0 || (!want_body && (rd.hp.flags & HP_F_HEAD_DONE)))
+                break;
+            if (got >= ALIKE_MAX) {
                 snprintf(a->why, sizeof(a->why), "answer not read whole: more than %u MiB", ALIKE_MAX >> 20);
                 a->cut = 1;
                 goto out;
             }
-            if ((nb = realloc(buf, cap * 2 + 1)) == NULL)
-                goto out;
-            buf = nb;
-            cap *= 2;
-        }
-        n = io->read(ctx, fd, buf + got, cap - got);
-        if (n > 0) {
-            got += (size_t)n;
-            buf[got] = '\0';
-            advance(&rd, buf, got, (fields & ALIKE_BODY) != 0, strcmp(rs.method, "HEAD") == 0);
         } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
             if ((r = wait_fd(fd, POLLIN, deadline)) <= 0)
                 goto cut;
+        } else if (n == 0 && http_parse_eof(&rd.hp)) {
+            break; /* closed: a body that ends with the connection ends here */
         } else {
-            break; /* closed: the answer ends here */
+            snprintf(a->why, sizeof(a->why), "%s", n < 0 ? io_why(io, ctx) : got == 0 ? "no answer"
+                     : "the answer was cut short: the connection closed before its end");
+            goto out;
         }
     }
-    buf[got] = '\0';
-    if ((eoh = strstr(buf, "\r\n\r\n")) == NULL || sscanf(buf, "HTTP/%*d.%*d %d", &a->status) != 1) {
-        snprintf(a->why, sizeof(a->why), "%s", got ? "not an HTTP/1.x answer" : "no answer");
+    if (rd.nomem)
         goto out;
-    }
-    eoh[2] = '\0'; /* the head, its last line's CRLF kept */
-    header(buf, "Location", a->location, sizeof(a->location));
-    header(buf, "Content-Type", a->type, sizeof(a->type));
-    header(buf, "Transfer-Encoding", te, sizeof(te));
-    header(buf, "Content-Length", cl, sizeof(cl));
-    body(a, eoh + 4, got - (size_t)(eoh + 4 - buf), te, cl);
+    a->status = rd.hp.status;
+    field(&rd, "Location", a->location, sizeof(a->location));
+    field(&rd, "Content-Type", a->type, sizeof(a->type));
+    snprintf(a->framing, sizeof(a->framing), "%s", framing(&rd.hp));
+    a->body_len = rd.body_len;
+    a->body_hash = rd.body_hash;
     a->ok = 1;
     rc = 0;
     goto out;
@@ -327,6 +278,7 @@ out:
     tls_client_free(tc);
     free(req);
     free(buf);
+    free(rd.head);
     return rc;
 }
 

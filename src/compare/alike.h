@@ -16,7 +16,7 @@ struct alike_answer {
     char why[300];          /* why not */
     int status;
     char location[256], type[128];
-    char framing[16];       /* "length", "chunked", "close" */
+    char framing[16];       /* "length", "chunked", "close", "none" (no body may follow) */
     uint64_t body_len, body_hash;
     uint8_t peer;           /* over TLS: what the handshake showed of the server (enum tls_peer) */
 };
@@ -24,8 +24,9 @@ struct alike_answer {
 /* Sends workload wl's (first) request to u (over TLS with wl's settings
  * for https://) and reads the answer, the head alone unless fields holds
  * ALIKE_BODY, within timeout_ns for all of it. Returns 0, or -1 with a->why
- * (templated requests are not checked; a->cut when the answer could not be
- * read whole in time or in 8 MiB). */
+ * (templated requests are not checked; a malformed answer, or one closed
+ * before its end, is none; a->cut when the answer could not be read whole
+ * in time or in 8 MiB). */
 int alike_fetch(const struct config *wl, const struct url *u, unsigned fields, uint64_t timeout_ns,
                 struct alike_answer *a);
 /* 1 when a and b agree on fields; else 0 and what differs first

@@ -44,6 +44,20 @@ static int partial_line_ok(const char *p, size_t n)
     return memcmp(sp2 + 1, version, vn) == 0 || (vn >= 5 && memcmp(sp2 + 1, "HTTP/", 5) == 0);
 }
 
+/* What there is of a field line that has not ended yet: a byte no field
+ * line may hold (a NUL, a control) refuses it at once; its CR last is the
+ * start of its end. */
+static int partial_field_ok(const char *p, size_t n)
+{
+    size_t i;
+    if (n && p[n - 1] == '\r')
+        n--;
+    for (i = 0; i < n; i++)
+        if (!lex_field_char(p[i]))
+            return 0;
+    return 1;
+}
+
 /* RFC 9112 §3: method SP request-target SP HTTP-version. The method and
  * path are kept as offsets from base. */
 static ssize_t request_line(const char *base, const char *p, size_t n, struct http_req *r, int *status,
@@ -185,6 +199,8 @@ ssize_t http_req_parse(const char *data, size_t len, uint64_t max_body, struct h
                 return refuse(status, why, 431, "request head too large");
             if (pos < len && (data[pos] == ' ' || data[pos] == '\t'))
                 return refuse(status, why, 400, "obsolete line folding (RFC 9112 §5.2)");
+            if (!partial_field_ok(data + pos, len - pos))
+                return refuse(status, why, 400, "bad character in a header field");
             r->scanned = pos;
             return -2;
         }

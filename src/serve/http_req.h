@@ -6,7 +6,8 @@
  * refused at once rather than waited on. The request-smuggling shapes of RFC
  * 9112 §6.3 are refused: conflicting Content-Length values, a
  * Transfer-Encoding beside a Content-Length, whitespace before a field's
- * colon (§5.1), obsolete line folding (§5.2). Private to src/serve/. */
+ * colon (§5.1), obsolete line folding (§5.2). `rafale serve`'s, and the
+ * metrics port's (src/cli/metrics.c): one reading of a request. */
 #ifndef RAFALE_HTTP_REQ_H
 #define RAFALE_HTTP_REQ_H
 

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "http_lex.h"
 #include "http_req.h"
+#include "status.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
  * (the connection is then closed by the caller's flush failing). */
 static int head_common(struct sthread *t, const struct req *r, int status, const char *ctype)
 {
-    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, serve_reply_reason(status), t->date);
+    int rc = buf_printf(&t->wb, "HTTP/1.1 %d %s\r\nServer: rafale\r\nDate: %s\r\n", status, status_reason(status), t->date);
     t->last_status = status;
     if (t->s->alt_svc[0])
         rc |= buf_printf(&t->wb, "Alt-Svc: %s\r\n", t->s->alt_svc); /* --http3 (RFC 9114 section 3.1.1) */

@@ -73,8 +73,6 @@ struct reply {
 int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t tlen, struct reply *rp);
 /* The answer to a /delay request once its time has come. */
 void serve_reply_delayed(struct reply *rp, uint32_t ms);
-/* The reason phrase of a status code. */
-const char *serve_reply_reason(int code);
 
 static inline int reply_text(struct reply *rp, int status, const char *text)
 {

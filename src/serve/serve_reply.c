@@ -4,39 +4,10 @@
  * HTTP/1.1 and serve_h2.c as HTTP/2. */
 #include "serve_int.h"
 #include "http_lex.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <string.h>
-
-const char *serve_reply_reason(int code)
-{
-    switch (code) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Status";
-    }
-}
 
 static int path_is(const char *p, size_t plen, const char *want)
 {
@@ -121,7 +92,7 @@ int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t
             return reply_text(rp, 400, "bad status (200..599)\n");
         rp->status = (int)n;
         rp->kind = B_TEXT;
-        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "%d %s\n", (int)n, serve_reply_reason((int)n));
+        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "%d %s\n", (int)n, status_reason((int)n));
         return 0;
     }
     if (path_is(path, plen, "/json")) {

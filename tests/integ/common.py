@@ -163,6 +163,17 @@ class BadServer:
         ctx.load_cert_chain(os.path.join(d, "srv.pem"), os.path.join(d, "srv.key"))
         return ctx.wrap_socket(c, server_side=True)
 
+    @staticmethod
+    def next_head(c, buf):
+        """The next request head from c, buf read already: (head, what follows it), or None when c closes first."""
+        while b"\r\n\r\n" not in buf:
+            d = c.recv(65536)
+            if not d:
+                return None
+            buf += d
+        head, rest = buf.split(b"\r\n\r\n", 1)
+        return head, rest
+
     def read_request(self, c, buf, m):
         if m == "tlsdrop":
             d = c.recv(65536)
@@ -294,6 +305,36 @@ class BadServer:
         self.sock.close()
 
 
+class ScriptServer(BadServer):
+    """A raw HTTP/1.1 server on 127.0.0.1 answering each request with answer(path, n) (n: the requests so far),
+    bytes to send as they are, or None to send nothing and keep the connection; close: the connection closed after
+    each answer (a body that ends with it)."""
+
+    def __init__(self, answer, close=False):
+        self.answer, self.n, self.heads, self.close = answer, 0, [], close
+        BadServer.__init__(self, "script")
+
+    def handle(self, c):
+        got = (b"", b"")
+        try:
+            while (got := self.next_head(c, got[1])) is not None:
+                head = got[0]
+                path = head.split(b" ")[1].decode()
+                self.heads.append(head.decode("latin-1"))
+                with self.lock:
+                    self.n += 1
+                    n = self.n
+                out = self.answer(path, n)
+                if out:
+                    c.sendall(out)
+                if self.close:
+                    c.shutdown(socket.SHUT_WR)
+                    c.close()
+                    return
+        except OSError:
+            pass
+
+
 class RecServer(BadServer):
     """An HTTP/1.1 server that records every request it receives: (connection, method, path, headers, body).
     /login sets a cookie (sid=<connection>); /redir/N answers 302 to /redir/N-1 down to /redir/0; /other/PORT
@@ -323,12 +364,10 @@ class RecServer(BadServer):
         buf = b""
         try:
             while True:
-                while b"\r\n\r\n" not in buf:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    buf += d
-                head, buf = buf.split(b"\r\n\r\n", 1)
+                got = self.next_head(c, buf)
+                if got is None:
+                    return
+                head, buf = got
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 headers = {}

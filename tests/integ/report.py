@@ -1387,6 +1387,10 @@ def metrics_reads_its_request_line():
     got["big"] = ask(b"GET /metrics HTTP/1.1\r\nX-Big: " + b"b" * 9000)
     got["tls"] = ask(bytes.fromhex("160301002e0100002a0303") + b"\x00" * 40)
     got["nul"] = ask(b"GET /metrics\x00 HTTP/1.1\r\n")
+    got["nul_field"] = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-A: a\x00")
+    got["v2"] = ask(b"GET /metrics HTTP/2.0\r\nHost: x\r\n\r\n")
+    got["absolute"] = ask(b"GET http://x/metrics?a=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+    got["te"] = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
     run.send_signal(signal.SIGINT)
     run.communicate(timeout=60)
     srv.stop()
@@ -1407,6 +1411,16 @@ def metrics_reads_its_request_line():
     check(status["tls"].startswith("HTTP/1.1 400") and status["nul"].startswith("HTTP/1.1 400") and
           got["tls"][4] < 1.5 and got["nul"][4] < 1.5, "metrics: junk is a 400 at once (%s in %.1fs, %s in %.1fs)" %
           (status["tls"], got["tls"][4], status["nul"], got["nul"][4]))
+    check(status["nul_field"] == "HTTP/1.1 400 Bad Request" and got["nul_field"][4] < 1.5,
+          "metrics: a NUL in a field line not ended, a 400 at once (%s in %.1fs)" %
+          (status["nul_field"], got["nul_field"][4]))
+    # The request read as rafale serve reads one (http_req.c), answered with its reason phrases: HTTP/2.0 in a
+    # request line is not HTTP/1.x (before: served), the absolute form is read for its path (RFC 9112 section
+    # 3.2.2; before: a 404), a request body in Transfer-Encoding is not read (before: served as if it had none).
+    check(status["v2"] == "HTTP/1.1 505 HTTP Version Not Supported" and
+          status["absolute"] == "HTTP/1.1 200 OK" and "openmetrics" in got["absolute"][0] and
+          status["te"] == "HTTP/1.1 501 Not Implemented",
+          "metrics: the request read as serve reads one (%s, %s, %s)" % (status["v2"], status["absolute"], status["te"]))
 
 
 @test

@@ -784,57 +784,6 @@ def abort_on_fail_stops_when_the_slo_is_lost():
     check(r.rc == 3 and a and a["at_s"] <= 3.0 and "checks>95%" in a["why"], "abort: on the checks' share (%s)" % a)
 
 
-class ScriptServer:
-    """A raw HTTP/1.1 server on 127.0.0.1 answering each request with answer(path, n) (n: the requests so far),
-    bytes to send as they are, or None to send nothing and keep the connection."""
-
-    def __init__(self, answer):
-        self.answer, self.n, self.lock, self.heads = answer, 0, threading.Lock(), []
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.port = self.sock.getsockname()[1]
-        self.stopping = False
-        threading.Thread(target=self.loop, daemon=True).start()
-
-    def url(self, path="/"):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def loop(self):
-        while not self.stopping:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.handle, args=(c,), daemon=True).start()
-
-    def handle(self, c):
-        buf = b""
-        try:
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    buf += d
-                head, buf = buf.split(b"\r\n\r\n", 1)
-                path = head.split(b" ")[1].decode()
-                self.heads.append(head.decode("latin-1"))
-                with self.lock:
-                    self.n += 1
-                    n = self.n
-                out = self.answer(path, n)
-                if out:
-                    c.sendall(out)
-        except OSError:
-            pass
-
-    def stop(self):
-        self.stopping = True
-        self.sock.close()
-
-
 def json_answer(body, extra=b""):
     return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (extra, len(body),
                                                                                                    body)
@@ -886,13 +835,32 @@ def api_defects_found_by_review():
                srv.url("/delay/2500"), timeout=30)
     check(r.rc == 0 and "aborted" not in r.j, "abort: a slow first answer is not judged before it comes (%s)" %
           r.j.get("aborted"))
-    # A chunked body longer than what is kept: its size is not known, and the check says so (not a wrong size).
-    r = rafale("-c", 1, "-n", 3, "--max-body", "1k", "--check", "size == 100000", srv.url("/chunked/100000"))
+    # A chunked body longer than what is kept: its size is known all the same, the parser counting its data apart
+    # from its chunk lines (before, "size not known", where HTTP/2 knew it), and its body checks say it is too long.
+    r = rafale("-c", 1, "-n", 3, "--max-body", "1k", "--check", "size == 100000", "--check", "body ~ x",
+               srv.url("/chunked/100000"))
     r2 = rafale("-c", 1, "-n", 3, "--check", "size == 100000", srv.url("/chunked/100000"))
+    # HEAD: no body follows a Transfer-Encoding: chunked (RFC 9110 section 9.3.2), its size 0 (before, "size not
+    # known", the framing read as if a body came).
+    r3 = rafale("-c", 1, "-n", 3, "-m", "HEAD", "--check", "size == 0", srv.url("/chunked/100"))
     srv.stop()
-    c = r.j["checks"][0]
-    check(c["failed"] == 3 and c["first_failure"].startswith("size not known") and r2.j["checks"][0]["passed"] == 3,
-          "size: unknown past what is kept, exact within (%s, %s)" % (c, r2.j["checks"][0]))
+    c = {k["check"]: k for k in r.j["checks"]}
+    check(c["size == 100000"]["passed"] == 3 and c["body ~ x"]["failed"] == 3 and
+          c["body ~ x"]["first_failure"].startswith("the body is longer than --max-body") and
+          r2.j["checks"][0]["passed"] == 3, "size: known past what is kept, exact within (%s, %s)" %
+          (r.j["checks"], r2.j["checks"][0]))
+    check(r3.j["checks"][0]["passed"] == 3, "size: a HEAD answer's is 0, chunked or not (%s)" % r3.j["checks"])
+    # A head longer than what is kept (20 fields of 8000 bytes): neither its fields nor its size are guessed.
+    big = b"".join(b"X-F%02d: %s\r\n" % (i, b"v" * 8000) for i in range(20))
+    srv = ScriptServer(lambda p, n: b"HTTP/1.1 200 OK\r\n" + big + b"X-Last: 1\r\nContent-Length: 2\r\n\r\nok")
+    r = rafale("-c", 1, "-n", 2, "--max-body", "1k", "--check", "header X-Last exists", "--check", "size == 2",
+               srv.url("/"))
+    srv.stop()
+    c = {k["check"]: k for k in r.j["checks"]}
+    check(c["header X-Last exists"]["failed"] == 2 and c["size == 2"]["failed"] == 2 and
+          c["header X-Last exists"]["first_failure"].startswith("the head is longer") and
+          c["size == 2"]["first_failure"] == "size not known: the head is longer than the bytes kept",
+          "size: not known past a head longer than what is kept (%s)" % r.j["checks"])
     # --order random: a connection is stopped only when none of its targets can be sent, not by a run of bad luck.
     srv = Serve()
     text = "# extract: tok = body /(Hello)/\nGET %s\n\n" % srv.url("/") + "".join(
