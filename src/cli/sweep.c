@@ -52,7 +52,7 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
             if (*pos + strlen(fs.f[i].id) + 2 < sizeof(st->found))
                 *pos += (size_t)snprintf(to + *pos, sizeof(st->found) - *pos, "%s%s", *pos ? "," : "", fs.f[i].id);
         }
-        client_bound = findings_get(&fs, "client_cpu_bound") != NULL;
+        client_bound = findings_get(&fs, FINDING_CLIENT_CPU_BOUND) != NULL;
     }
     errs = stats_errors(&r->total);
     st->sent = r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0;
