@@ -128,7 +128,7 @@ struct config {
     const char *html_path;       /* --html FILE: a self-contained report with charts */
     int monitor_pid;             /* --monitor PID: the server's process tree, 0 when none */
     const char *monitor_cgroup;  /* --monitor-cgroup PATH: every process of a cgroup v2 */
-    struct slo slo;              /* --slo checks, slo.n == 0 when none */
+    struct slo slo;              /* --slo goals, slo.n == 0 when none */
     int sweep;                   /* rafale sweep */
     double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;

@@ -39,7 +39,7 @@ void cli_usage(FILE *f)
           "\n"
           "Exit status: 0 after a run (whatever the server answered); 4 when the server could not be\n"
           "reached or answered nothing (the first connects all failed: one line says where and why;\n"
-          "no answer in the run; -n gave up); 3 when an --slo check failed; 130 interrupted; 1 the\n"
+          "no answer in the run; -n gave up); 3 when an --slo goal failed; 130 interrupted; 1 the\n"
           "run could not start, or the server does not speak its protocol; 2 bad usage.\n",
           f);
 }

@@ -636,9 +636,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  \"slo\": [");
         for (k = 0; k < slo->n; k++) {
             fprintf(f, "%s{\"check\": ", k ? ", " : "");
-            report_json_str(f, slo->c[k].text);
-            fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}", REPORT_JNUM("%.6g", slo->c[k].value),
-                    REPORT_JNUM("%.6g", slo->c[k].threshold), slo->c[k].pass ? "true" : "false");
+            report_json_str(f, slo->goal[k].text);
+            fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}", REPORT_JNUM("%.6g", slo->goal[k].value),
+                    REPORT_JNUM("%.6g", slo->goal[k].threshold), slo->goal[k].pass ? "true" : "false");
         }
         fprintf(f, "],\n");
     }
