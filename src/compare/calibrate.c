@@ -3,11 +3,11 @@
  * plan written here, always the same. */
 #include "calibrate.h"
 #include "err.h"
-#include "cli.h"
 #include "jread.h"
 #include "proc.h"
 #include "report.h"
 #include "report_load.h"
+#include "version.h"
 
 #include <errno.h>
 #include <math.h>

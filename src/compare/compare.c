@@ -6,7 +6,6 @@
  * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
 #include "alike.h"
-#include "cli.h"
 #include "err.h"
 #include "targets.h"
 #include "verdict.h"

@@ -5,6 +5,7 @@
 #include "serve_config.h"
 #include "err.h"
 #include "targets.h"
+#include "version.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,8 +14,6 @@
 
 struct serve_config; /* serve_config.h: only the parser and serve need its fields */
 
-#define RAFALE_VERSION "0.2.0"
-
 enum cli_result {
     CLI_OK,       /* run with the config */
     CLI_EXIT,     /* --help or --version was printed: exit 0 */
