@@ -1,5 +1,5 @@
 /* config.h - what the user asked for, as plain data. Filled from the
- * command line or a compare plan through the option table (opt.c), read
+ * command line or a compare file through the option table (opt.c), read
  * (const) by everything else. */
 #ifndef RAFALE_CONFIG_H
 #define RAFALE_CONFIG_H

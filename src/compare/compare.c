@@ -277,7 +277,7 @@ static int bring_up(const struct compare_file *p, int i, struct srv *sv, struct 
             r->cgroups = 1;
         } else {
             sv->monitor_pid = sv->child.pid;
-            err_set(r->note, sizeof(r->note), NULL, "%s", p->set.cgroups ? warn : "cgroups = no in the plan");
+            err_set(r->note, sizeof(r->note), NULL, "%s", p->set.cgroups ? warn : "cgroups = no in the compare file");
         }
     }
     until = clock_ns() + p->set.ready_ns;
@@ -542,7 +542,7 @@ static int settled(const struct compare_file *p, struct compare_result *r)
     return 1;
 }
 
-/* The version line of each server, when the plan gives a command for it. */
+/* The version line of each server, when the compare file gives a command for it. */
 static void versions(struct compare_file *p)
 {
     int i;

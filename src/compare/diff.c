@@ -320,7 +320,7 @@ static double rounds_step(const struct compare_cell *c, const struct config *cfg
 
 int diff_compares(const struct loaded *in, const char *const files[2], double thr, FILE *out, FILE *jf, int *worse)
 {
-    const struct compare_file *pb = &in[0].plan, *pn = &in[1].plan;
+    const struct compare_file *pb = &in[0].cf, *pn = &in[1].cf;
     int w, s, w2, s2, k, cells = 0;
     *worse = 0;
     if (jf)

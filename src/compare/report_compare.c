@@ -357,7 +357,7 @@ static void targets_block(FILE *f, const struct compare_file *p, const struct co
     }
 }
 
-/* Each server against the plan's baseline, in a line. */
+/* Each server against the compare file's baseline, in a line. */
 static void baseline_text(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int s, b = p->baseline - 1, any = 0;

@@ -18,7 +18,7 @@ enum what { BAR_RPS, BAR_P99, BAR_CPU, BAR_MEM };
  * fast server's bars would be slivers beside a slow one's. */
 static const struct svg_bar_style latency_style = { "latency (ms, log scale)", NULL, NULL, NULL, 0 };
 
-/* Array sizes from the plan's counts (ints, never negative). */
+/* Array sizes from the compare file's counts (ints, never negative). */
 static size_t n_of(int n)
 {
     return n > 0 ? (size_t)n : 0;
@@ -302,7 +302,7 @@ out:
     free(ser);
 }
 
-/* Each server against the plan's baseline, in a line. */
+/* Each server against the compare file's baseline, in a line. */
 static void baseline_html(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int s, b = p->baseline - 1, any = 0;
