@@ -25,7 +25,7 @@ static int side_by_side(const char *html, struct loaded *runs, char **names, int
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
         struct loaded_run *lr = &runs[k].run;
         rc = compare_saved_add(&cf, &cr, k, base, lr->cfg.ntargets ? lr->cfg.url_text[0] : "", &lr->res,
-                           lr->has_server ? &lr->server : NULL);
+                               lr->has_server ? &lr->server : NULL);
         lr->has_server = 0;
     }
     if (rc == 0) {
