@@ -32,7 +32,7 @@ static void healthy(struct fx *x)
     x->r.client_cpu_s = 1.2;
     x->r.total.completed = x->r.total.started = 20000;
     x->r.total.conns_opened = 10;
-    x->r.total.bytes_recv = 20000 * 150;
+    x->r.total.bytes_received = 20000 * 150;
     for (i = 0; i < 20000; i++) {
         hist_record(&x->r.total.h[H_LATENCY], 1 * MS + i % 100 * 1000);
         hist_record(&x->r.total.h[H_TTFB], 1 * MS + i % 100 * 1000);
@@ -147,7 +147,8 @@ static void listen_overflow(void)
            "%s", f ? f->advice : "no finding");
     x.net.backlog_known = 0;
     eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && strstr(f->advice, "10 connections") != NULL,
+    CHECKF((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL &&
+               strstr(f->advice, "10 connections") != NULL,
            "%s", f ? f->advice : "no finding");
     x.net.backlog_known = 1;
     x.cfg.keepalive = 0;
@@ -203,10 +204,10 @@ static void nagle(void)
     eval(&x, 0);
     CHECK(has(&x, FINDING_NAGLE_DELAYED_ACK));
     /* A large body takes its time on the wire. */
-    x.r.total.bytes_recv = 20000ULL * 100000;
+    x.r.total.bytes_received = 20000ULL * 100000;
     eval(&x, 0);
     CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
-    x.r.total.bytes_recv = 20000 * 150;
+    x.r.total.bytes_received = 20000 * 150;
     /* 100 ms is no delayed-ACK timer. */
     transfers(&x, 15000, 100 * MS);
     eval(&x, 0);
@@ -525,7 +526,8 @@ static void cpu(void)
     CHECK((f = findings_get(&x.fs, FINDING_SERVER_CPU_BOUND)) != NULL && !f->warning && findings_ev(f, "cpus", 0) == 1);
     x.m.threads = 8;
     eval(&x, 1);
-    CHECK(!has(&x, FINDING_SERVER_CPU_BOUND) && !has(&x, FINDING_SERVER_WAITING)); /* 1 ms answers: nothing to explain */
+    /* 1 ms answers: nothing to explain */
+    CHECK(!has(&x, FINDING_SERVER_CPU_BOUND) && !has(&x, FINDING_SERVER_WAITING));
     /* Idle both sides with 50 ms answers: it waits on something. */
     closed_loop(&x, 4, 4 / 0.05, 50 * MS, 49 * MS);
     x.m.cpu_s = 0.2;
@@ -648,7 +650,7 @@ static void pool(struct fx *x, struct monitor_point *pt, const uint32_t *threads
         pt[i].threads = threads[i];
     }
     for (i = 0; i < nsec; i++)
-        tl[i].requests = req[i];
+        tl[i].completed = req[i];
     x->m.series = pt;
     x->m.npoints = npoints;
     x->r.timeline = tl;
@@ -741,7 +743,8 @@ static void keepalive_limit(void)
     x.r.conns.ended_mode = 100;
     x.r.conns.ended_mode_count = 190;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, FINDING_KEEPALIVE_LIMIT)) != NULL && findings_ev(f, "requests_per_connection", 0) == 100);
+    CHECK((f = findings_get(&x.fs, FINDING_KEEPALIVE_LIMIT)) != NULL &&
+          findings_ev(f, "requests_per_connection", 0) == 100);
     CHECK(f && f->warning); /* 1% of requests paid a new connection */
     x.r.conns.ended_mode_count = 159; /* under 80% at the same count */
     eval(&x, 0);
@@ -957,8 +960,8 @@ static void stragglers(void)
      * 14 838, 5 091, 62, 5, 4 a second over 4.27 s. */
     hist_reset(&x.r.ends);
     {
-        struct tl_second sec[5] = { { .requests = 14838 }, { .requests = 5091 }, { .requests = 62 }, { .requests = 5 },
-                                    { .requests = 4 } };
+        struct tl_second sec[5] = { { .completed = 14838 }, { .completed = 5091 }, { .completed = 62 },
+                                    { .completed = 5 }, { .completed = 4 } };
         x.r.timeline = sec;
         x.r.nseconds = 5;
         x.r.elapsed_s = 4.27;
@@ -967,8 +970,8 @@ static void stragglers(void)
         CHECK(findings_ev(f, "tail_requests", -1) == 71 && findings_ev(f, "bulk_s", -1) == 2);
         CHECK(findings_ev(f, "steady_rps", -1) == 19929 / 2.0);
         /* 94.9% in the first two seconds: silent. */
-        sec[1].requests = 4143;
-        sec[2].requests = 1010;
+        sec[1].completed = 4143;
+        sec[2].completed = 1010;
         eval(&x, 0);
         CHECK(!has(&x, FINDING_STRAGGLERS));
         x.r.timeline = NULL;

@@ -19,7 +19,7 @@
  * partial, left out): 0 requests, 1 p50, 2 p99. */
 static double second_value(const struct tl_second *t, int which)
 {
-    return which == 0 ? (double)t->requests : which == 1 ? t->p50_ns : t->p99_ns;
+    return which == 0 ? (double)t->completed : which == 1 ? t->p50_ns : t->p99_ns;
 }
 
 /* Mean and variance of the logs of that figure over the whole seconds.

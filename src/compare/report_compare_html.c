@@ -196,7 +196,7 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
             const struct engine_result *res = &c->runs[k].res;
             double last = res->elapsed_s - (double)(res->nseconds ? res->nseconds - 1 : 0);
             for (i = 0; i < res->nseconds; i++) {
-                double v = (double)res->timeline[i].requests, len = 1;
+                double v = (double)res->timeline[i].completed, len = 1;
                 if (i == res->nseconds - 1 && last < 0.999) {
                     if (last < 0.5 && res->nseconds > 1)
                         break;

@@ -143,7 +143,7 @@ static void nagle(struct ctx *c)
     struct finding *f;
     uint64_t lin = hist_within(t, NAGLE_LINUX_LO, NAGLE_LINUX_HI), oth = hist_within(t, NAGLE_OTHER_LO, NAGLE_OTHER_HI);
     uint64_t hit = lin > oth ? lin : oth;
-    double per = c->s->completed ? (double)c->s->bytes_recv / (double)c->s->completed : 0;
+    double per = c->s->completed ? (double)c->s->bytes_received / (double)c->s->completed : 0;
     double gap = hist_percentile(t, 50), first = hist_percentile(&c->s->h[H_TTFB], 50);
     char g[32], fb[32];
     if (t->total < NAGLE_MIN_RESPONSES || (double)hit < NAGLE_SHARE * (double)t->total || per > NAGLE_MAX_BYTES ||
@@ -439,7 +439,7 @@ static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
         return n;
     }
     for (i = 0; r->timeline && i < r->nseconds && i + 1 <= t_s; i++) {
-        n += r->timeline[i].requests + r->timeline[i].errors;
+        n += r->timeline[i].completed + r->timeline[i].errors;
         *at_s = i + 1;
     }
     return n;

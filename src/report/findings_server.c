@@ -69,7 +69,8 @@ static double tls_overhead(const struct ctx *c)
     for (i = 0; i < c->in->cfg->ntargets; i++)
         if (c->in->cfg->urls[i].tls)
             return (double)(c->s->tls_full + c->s->tls_resumed) * WRITES_TLS_HANDSHAKE_BYTES +
-                   ((double)c->s->completed + (double)c->s->bytes_recv / WRITES_TLS_RECORD) * WRITES_TLS_ANSWER_BYTES;
+                   ((double)c->s->completed + (double)c->s->bytes_received / WRITES_TLS_RECORD) *
+                       WRITES_TLS_ANSWER_BYTES;
     return 0;
 }
 
@@ -81,7 +82,7 @@ static double tls_overhead(const struct ctx *c)
 void findings_server_writes(struct ctx *c)
 {
     const struct monitor_result *m = c->in->server;
-    double bytes = 0, per, recv = (double)c->s->bytes_recv, wchar = 0, logged = 0;
+    double bytes = 0, per, recv = (double)c->s->bytes_received, wchar = 0, logged = 0;
     struct finding *f;
     int known = 0, answers_in = 0, logging;
     if (m && m->has_io)
@@ -173,10 +174,10 @@ void findings_server_scaling(struct ctx *c)
             if (n < 0)
                 continue;
             if (n * SCALE_GROWTH < peak) {
-                small_req += (double)c->r->timeline[s].requests;
+                small_req += (double)c->r->timeline[s].completed;
                 nsmall++;
             } else if (n >= SCALE_GROWN * peak) {
-                grown_req += (double)c->r->timeline[s].requests;
+                grown_req += (double)c->r->timeline[s].completed;
                 ngrown++;
             }
         }

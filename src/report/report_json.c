@@ -248,7 +248,7 @@ static void jtimeline(FILE *f, const struct engine_result *r)
         fprintf(f,
                 "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %s, \"p99_us\": %s, "
                 "\"max_us\": %s",
-                i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors,
+                i ? "," : "", i, (unsigned long long)s->completed, (unsigned long long)s->errors,
                 REPORT_JNUM("%.3f", s->p50_ns / 1e3), REPORT_JNUM("%.3f", s->p99_ns / 1e3),
                 REPORT_JNUM("%.3f", s->max_ns / 1e3));
         if (r->tl_hist) {
