@@ -133,6 +133,38 @@ static void an_empty_cell_is_not_a_result(void)
     config_free(&cfg);
 }
 
+/* A cell's findings are every one its runs found: two runs that each
+ * found half the rules leave all of them in the cell, none dropped (a cell
+ * held 16 of the 18 rules, the last two of a second run lost silently). */
+static void a_cell_keeps_every_finding_of_its_runs(void)
+{
+    struct config cfg = keepalive_cfg();
+    struct compare_file p;
+    struct compare_result r;
+    struct engine_result a = run(1000, 1.0, 10, 0), b = run(1000, 1.0, 10, 0);
+    struct compare_cell *cell;
+    int i;
+    CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "a", "u", &a, NULL) == 0);
+    cell = compare_cell_at(&r, 0, 0);
+    CHECK(compare_add_run(cell, &b, NULL) == 0);
+    for (i = 0; i < FINDING_COUNT; i++) {
+        struct findings *fs = &cell->runs[i % 2].found;
+        struct finding *f = &fs->f[fs->n++];
+        snprintf(f->id, sizeof(f->id), "%s", findings_name((enum finding_id)i));
+        f->warning = 1;
+    }
+    compare_summarize(&p, &r);
+    CHECKF(cell->found.n == FINDING_COUNT, "%d of %d", cell->found.n, FINDING_COUNT);
+    for (i = 0; i < FINDING_COUNT; i++) {
+        const struct finding *f = findings_get(&cell->found, (enum finding_id)i);
+        CHECKF(f != NULL && findings_ev(f, "runs", 0) == 1, "%s", findings_name((enum finding_id)i));
+    }
+    compare_result_free(&r);
+    compare_file_free(&p);
+    config_free(&cfg);
+}
+
 /* The "vs best" words: a slower verdict whose interval reaches 1.004 says
  * 1.004, not a "1.00" that would seem to contradict it. */
 static void ratio_words(void)
@@ -181,6 +213,7 @@ int main(void)
     T_RUN(bad_statuses_make_a_cell_invalid);
     T_RUN(a_new_connection_per_request_is_refused_keepalive);
     T_RUN(an_empty_cell_is_not_a_result);
+    T_RUN(a_cell_keeps_every_finding_of_its_runs);
     T_RUN(ratio_words);
     T_RUN(output_lines_scrubbed);
     T_END("test_compare");

@@ -1,4 +1,4 @@
-/* The compare plan: keys from the option table, defaults from [settings],
+/* The compare file: keys from the option table, defaults from [settings],
  * comments, no cap on servers or workloads, and every mistake named with
  * its line and the flag's own words. */
 #include "compare.h"
@@ -262,7 +262,7 @@ static void errors_name_their_line(void)
     check_error("[server a\n", ":1: a section is written");
 }
 
-/* A plan's names reach the terminal on many of compare's lines: a control
+/* A compare file's names reach the terminal on many of compare's lines: a control
  * byte there (an escape sequence) is refused at its line, as a byte that
  * is not UTF-8 is in a name; a control byte anywhere else in the file too,
  * since errors quote the values. UTF-8 names stay. */

@@ -32,7 +32,7 @@ static void healthy(struct fx *x)
     x->r.client_cpu_s = 1.2;
     x->r.total.completed = x->r.total.started = 20000;
     x->r.total.conns_opened = 10;
-    x->r.total.bytes_recv = 20000 * 150;
+    x->r.total.bytes_received = 20000 * 150;
     for (i = 0; i < 20000; i++) {
         hist_record(&x->r.total.h[H_LATENCY], 1 * MS + i % 100 * 1000);
         hist_record(&x->r.total.h[H_TTFB], 1 * MS + i % 100 * 1000);
@@ -73,7 +73,7 @@ static void done(struct fx *x)
     config_free(&x->cfg);
 }
 
-static int has(const struct fx *x, const char *id)
+static int has(const struct fx *x, enum finding_id id)
 {
     return findings_get(&x->fs, id) != NULL;
 }
@@ -104,7 +104,7 @@ static void starved(void)
     x.r.conns.req_median = 0;
     x.r.conns.req_max = 20000;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "starved_connections")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_STARVED_CONNECTIONS)) != NULL && f->warning);
     CHECK(findings_ev(f, "starved", -1) == 9 && findings_ev(f, "connections", -1) == 10);
     CHECK(findings_ev(f, "wait_s", -1) == 2.0 && findings_ev(f, "requests_max", -1) == 20000);
     CHECK(f && strstr(f->advice, "fewer connections at once") != NULL);
@@ -112,7 +112,7 @@ static void starved(void)
     x.r.conns.clients = 1;
     x.r.conns.starved = 1;
     eval(&x, 0);
-    CHECK(!has(&x, "starved_connections"));
+    CHECK(!has(&x, FINDING_STARVED_CONNECTIONS));
     done(&x);
 }
 
@@ -128,34 +128,35 @@ static void listen_overflow(void)
     x.net.after.syn_retrans = 94;
     /* Counters grew but none of our connects waited: another process's. */
     eval(&x, 0);
-    CHECK(!has(&x, "listen_queue_overflow") && !has(&x, "syn_retransmits"));
+    CHECK(!has(&x, FINDING_LISTEN_QUEUE_OVERFLOW) && !has(&x, FINDING_SYN_RETRANSMITS));
     for (i = 0; i < 94; i++)
         hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + (uint64_t)i * MS);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && f->warning);
     CHECK(findings_ev(f, "listen_overflows", -1) == 672 && findings_ev(f, "syn_retransmits", -1) == 94);
     CHECK(findings_ev(f, "backlog", -1) == 511 && findings_ev(f, "somaxconn", -1) == 4096);
     CHECK(findings_ev(f, "slow_connects", -1) == 94);
     CHECK(f && strstr(f->advice, "511") != NULL && strstr(f->advice, "127.0.0.1:8080") != NULL);
     CHECK(f && strstr(f->advice, "a new connection per request") != NULL);
-    CHECK(!has(&x, "syn_retransmits")); /* the overflow explains them */
+    CHECK(!has(&x, FINDING_SYN_RETRANSMITS)); /* the overflow explains them */
     /* The advice fits the run's mode: keep-alive connects once per connection, and --close is not what it ran. */
     x.cfg.keepalive = 1;
     eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && strstr(f->advice, "--close") == NULL &&
+    CHECKF((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && strstr(f->advice, "--close") == NULL &&
                strstr(f->advice, "per request") == NULL && strstr(f->advice, "10 connections") != NULL,
            "%s", f ? f->advice : "no finding");
     x.net.backlog_known = 0;
     eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && strstr(f->advice, "10 connections") != NULL,
+    CHECKF((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL &&
+               strstr(f->advice, "10 connections") != NULL,
            "%s", f ? f->advice : "no finding");
     x.net.backlog_known = 1;
     x.cfg.keepalive = 0;
     /* A remote server: the host's queue is not its queue. */
     x.net.local = 0;
     eval(&x, 0);
-    CHECK(!has(&x, "listen_queue_overflow"));
-    CHECK((f = findings_get(&x.fs, "syn_retransmits")) != NULL && findings_ev(f, "slow_connects", -1) == 94);
+    CHECK(!has(&x, FINDING_LISTEN_QUEUE_OVERFLOW));
+    CHECK((f = findings_get(&x.fs, FINDING_SYN_RETRANSMITS)) != NULL && findings_ev(f, "slow_connects", -1) == 94);
     /* Below the minimum: 2 slow connects. */
     done(&x);
     healthy(&x);
@@ -164,14 +165,14 @@ static void listen_overflow(void)
     hist_record(&x.r.total.h[H_CONNECT], 1000 * MS);
     hist_record(&x.r.total.h[H_CONNECT], 3000 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "syn_retransmits"));
+    CHECK(!has(&x, FINDING_SYN_RETRANSMITS));
     hist_record(&x.r.total.h[H_CONNECT], 1000 * MS);
     eval(&x, 0);
-    CHECK(has(&x, "syn_retransmits"));
+    CHECK(has(&x, FINDING_SYN_RETRANSMITS));
     /* Our SYNs were never sent again (the counter says 0): not SYN loss. */
     x.net.after.syn_retrans = 0;
     eval(&x, 0);
-    CHECK(!has(&x, "syn_retransmits"));
+    CHECK(!has(&x, FINDING_SYN_RETRANSMITS));
     done(&x);
 }
 
@@ -191,26 +192,26 @@ static void nagle(void)
     healthy(&x);
     transfers(&x, 10001, 43 * MS);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "nagle_delayed_ack")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_NAGLE_DELAYED_ACK)) != NULL && f->warning);
     CHECK(findings_ev(f, "median_gap_us", 0) > 40000 && findings_ev(f, "median_gap_us", 0) < 46000);
     CHECK(findings_ev(f, "bytes_per_request", 0) == 150);
     /* Half exactly is not most. */
     transfers(&x, 9999, 43 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "nagle_delayed_ack"));
+    CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
     /* 200 ms elsewhere. */
     transfers(&x, 15000, 200 * MS);
     eval(&x, 0);
-    CHECK(has(&x, "nagle_delayed_ack"));
+    CHECK(has(&x, FINDING_NAGLE_DELAYED_ACK));
     /* A large body takes its time on the wire. */
-    x.r.total.bytes_recv = 20000ULL * 100000;
+    x.r.total.bytes_received = 20000ULL * 100000;
     eval(&x, 0);
-    CHECK(!has(&x, "nagle_delayed_ack"));
-    x.r.total.bytes_recv = 20000 * 150;
+    CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
+    x.r.total.bytes_received = 20000 * 150;
     /* 100 ms is no delayed-ACK timer. */
     transfers(&x, 15000, 100 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "nagle_delayed_ack"));
+    CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
     done(&x);
 }
 
@@ -245,7 +246,7 @@ static void queueing(void)
     healthy(&x);
     closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && f->warning);
     CHECK(findings_ev(f, "connections", 0) == 200 && findings_ev(f, "service_us", 0) == 35000);
     CHECK(findings_ev(f, "wait_s", 0) > 1.04 && findings_ev(f, "wait_s", 0) < 1.05);
     /* A target answered fast beside slow ones: a mix, not a queue. */
@@ -263,11 +264,11 @@ static void queueing(void)
         x.r.per_target = u;
         x.r.ntargets = 2;
         eval(&x, 0);
-        CHECK(!has(&x, "queueing")); /* 20 of 384: over 5% */
+        CHECK(!has(&x, FINDING_QUEUEING)); /* 20 of 384: over 5% */
         u[0].completed = 19;
         x.r.total.completed = 383;
         eval(&x, 0);
-        CHECK(has(&x, "queueing")); /* under 5%: too few to speak */
+        CHECK(has(&x, FINDING_QUEUEING)); /* under 5%: too few to speak */
         x.r.per_target = NULL;
         x.r.ntargets = 0;
         stats_fini(&u[0]);
@@ -277,65 +278,65 @@ static void queueing(void)
     /* Latency far from connections / throughput: not a closed queue. */
     closed_loop(&x, 200, 192, 600 * MS, 35 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     /* Under 5x the fastest answer. */
     closed_loop(&x, 200, 192, 1040 * MS, 250 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     /* Short in itself (a fast server at many connections). */
     closed_loop(&x, 50, 50000 / 0.009, 9 * MS, 100000);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     /* Too few connections, or a constant rate: no closed queue. */
     closed_loop(&x, 7, 7 / 1.04, 1040 * MS, 35 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
     x.cfg.rate = 192;
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     x.cfg.rate = 0;
     /* The server's own time is its fifth fastest good answer: five fast
      * answers are a queue's first, four are outliers. */
     closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_us", 0) == 35000);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_us", 0) == 35000);
     closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 4);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     /* 5% of the answers fast (a cache in front of slow pages): p5 is
      * not above the own time, no queue; a few less, and p5 waits too. */
     closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 20);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 19);
     eval(&x, 0);
-    CHECK(has(&x, "queueing"));
+    CHECK(has(&x, FINDING_QUEUEING));
     /* An answer outside --expect (or one that failed a check) may be one
      * of the fast ones and did no work: it does not count. */
     closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
     x.r.total.bad_status = 1;
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     x.r.total.bad_status = 0;
     x.r.total.checks_failed = 1;
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     x.r.total.checks_failed = 0;
     /* 50 ms of work for every connection at once (no queue) and an instant
      * 503 now and then: the 503 is no measure of the server's time. */
     closed_loop_n(&x, 10, 10 / 0.05, 50 * MS, 44000, 1);
     x.r.total.bad_status = 1;
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     /* Too few good answers to read a time from: silent. */
     closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
     x.r.total.bad_status = x.r.total.completed - 99;
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     x.r.total.bad_status = x.r.total.completed + 1; /* never more bad than answers, but do not wrap */
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     done(&x);
 }
 
@@ -352,12 +353,12 @@ static void queueing_own_time(void)
     x.m.threads = 1;
     x.m.cpu_s = 600 * 0.0033; /* 99% of its one thread */
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_from_cpu", -1) == 1);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_from_cpu", -1) == 1);
     CHECK(findings_ev(f, "service_us", 0) > 3299 && findings_ev(f, "service_us", 0) < 3301);
     CHECK(f && strstr(f->summary, "3.30ms (its CPU per answer, from the monitor: its CPUs were 99% busy)") != NULL);
     /* Without the monitor: its fifth fastest answer, said so. */
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_from_cpu", -1) == 0);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_from_cpu", -1) == 0);
     CHECK(findings_ev(f, "service_us", 0) > 19000 && findings_ev(f, "service_us", 0) < 19600);
     CHECK(f && strstr(f->summary, "(its fifth fastest good answer)") != NULL);
     /* One busy CPU, 20 connections, 5 ms of CPU each: answers at 5, 10,
@@ -365,25 +366,25 @@ static void queueing_own_time(void)
      * fastest, over 5 times the CPU. */
     closed_loop_n(&x, 20, 200, 100 * MS, 25 * MS, 5);
     eval(&x, 0);
-    CHECK(!has(&x, "queueing"));
+    CHECK(!has(&x, FINDING_QUEUEING));
     x.m.cpu_s = 400 * 0.005;
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "service_us", 0) > 4999.9 &&
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_us", 0) > 4999.9 &&
           findings_ev(f, "service_us", 0) < 5000.1);
     /* Its CPUs 79% busy: it waits on something besides, its CPU time is not
      * its own time (a thread per connection sleeping 50 ms, 0.1 ms of CPU). */
     x.m.cpu_s = 0.79 * 2;
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "queueing")) == NULL);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) == NULL);
     x.m.cpu_s = 0.8 * 2;
     eval(&x, 1);
-    CHECK(has(&x, "queueing"));
+    CHECK(has(&x, FINDING_QUEUEING));
     closed_loop_n(&x, 10, 10 / 0.05, 50 * MS, 50 * MS, 5);
     x.m.threads = 11;
     x.m.cpu_s = 400 * 0.0001;
     eval(&x, 1);
-    CHECK(!has(&x, "queueing"));
-    CHECK((f = findings_get(&x.fs, "server_waiting")) != NULL);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WAITING)) != NULL);
     done(&x);
 }
 
@@ -403,13 +404,13 @@ static void overflow_and_queueing(void)
     for (i = 0; i < 272; i++)
         hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + (uint64_t)i * MS);
     eval(&x, 0);
-    CHECK(has(&x, "listen_queue_overflow") && has(&x, "queueing"));
-    CHECK((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL &&
+    CHECK(has(&x, FINDING_LISTEN_QUEUE_OVERFLOW) && has(&x, FINDING_QUEUEING));
+    CHECK((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL &&
           strstr(f->advice, "see queueing: a larger backlog only moves the wait into the server") != NULL);
     /* The overflow alone: its advice as before. */
     closed_loop(&x, 400, 300, 500 * MS, 19 * MS);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "listen_queue_overflow")) != NULL && !has(&x, "queueing"));
+    CHECK((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && !has(&x, FINDING_QUEUEING));
     CHECK(f && strstr(f->advice, "see queueing") == NULL);
     done(&x);
 }
@@ -426,19 +427,19 @@ static void client_delay(void)
     for (i = 0; i < 20000; i++)
         hist_record(&x.r.total.h[H_CLIENT_DELAY], 35000 + i % 50 * 1000);
     eval(&x, 0);
-    CHECK(!has(&x, "client_delay"));
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
     for (i = 0; i < 190; i++)
         hist_record(&x.r.total.h[H_CLIENT_DELAY], 2 * MS);
     eval(&x, 0);
-    CHECK(!has(&x, "client_delay")); /* 0.95%: short of 1% */
+    CHECK(!has(&x, FINDING_CLIENT_DELAY)); /* 0.95%: short of 1% */
     for (i = 0; i < 20; i++)
         hist_record(&x.r.total.h[H_CLIENT_DELAY], 2 * MS);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "client_delay")) != NULL && findings_ev(f, "late_share", 0) > 0.01 &&
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_DELAY)) != NULL && findings_ev(f, "late_share", 0) > 0.01 &&
           strstr(f->summary, "late") != NULL);
     x.cfg.rate = 500; /* at a constant rate the load does not wait for the reads */
     eval(&x, 0);
-    CHECK(!has(&x, "client_delay"));
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
     x.cfg.rate = 0;
     /* rafale's late reads silence none of the server's findings (they did
      * when client_delay came before the server's rules): idle both sides,
@@ -452,18 +453,18 @@ static void client_delay(void)
     for (i = 0; i < 500; i++)
         hist_record(&x.r.total.h[H_CLIENT_DELAY], 6 * MS);
     eval(&x, 1);
-    CHECK(has(&x, "client_delay") && has(&x, "server_waiting"));
+    CHECK(has(&x, FINDING_CLIENT_DELAY) && has(&x, FINDING_SERVER_WAITING));
     /* Other processes took the CPUs: noisy_neighbour names the cause and
      * tells the late reads, no second finding. */
     x.r.noise.known = 1;
     x.r.noise.foreign_cpu_pct = 40;
     eval(&x, 1);
-    CHECK(!has(&x, "client_delay") && (f = findings_get(&x.fs, "noisy_neighbour")) != NULL &&
+    CHECK(!has(&x, FINDING_CLIENT_DELAY) && (f = findings_get(&x.fs, FINDING_NOISY_NEIGHBOUR)) != NULL &&
           findings_ev(f, "client_late_share", 0) > 0.01 && strstr(f->summary, "client_delay") != NULL);
     x.r.noise.known = 0;
     x.r.client_cpu_s = 0.95 * 2.0 * 2;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&
           strstr(f->summary, "client_delay") != NULL);
     done(&x);
     /* A slow server (1 s answers): 2 ms is under a tenth of them. */
@@ -474,7 +475,7 @@ static void client_delay(void)
         hist_record(&x.r.total.h[H_CLIENT_DELAY], i % 10 == 0 ? 2 * MS : 35000);
     }
     eval(&x, 0);
-    CHECK(!has(&x, "client_delay"));
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
     done(&x);
 }
 
@@ -485,15 +486,15 @@ static void cpu(void)
     healthy(&x);
     x.r.client_cpu_s = 0.9 * 2.0 * 2;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "threads", 0) == 2);
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "threads", 0) == 2);
     x.r.client_cpu_s = 0.89 * 2.0 * 2;
     eval(&x, 0);
-    CHECK(!has(&x, "client_cpu_bound"));
+    CHECK(!has(&x, FINDING_CLIENT_CPU_BOUND));
     /* Two threads on one CPU: one CPU's worth is all they had. */
     x.net.client_cpus = 1;
     x.r.client_cpu_s = 1.9;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "threads", 0) == 1);
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "threads", 0) == 1);
     /* Merged shards: CPU summed over two shards of 1 thread, each 47% busy. */
     {
         struct shard_info sh[2];
@@ -507,10 +508,10 @@ static void cpu(void)
         x.r.client_cpu_s = 1.88;
         x.net.client_cpus = 0;
         eval(&x, 0);
-        CHECK(!has(&x, "client_cpu_bound"));
+        CHECK(!has(&x, FINDING_CLIENT_CPU_BOUND));
         sh[1].client_cpu_s = 1.9;
         eval(&x, 0);
-        CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "cpu_s", 0) == 1.9);
+        CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "cpu_s", 0) == 1.9);
         x.r.shards = NULL;
         x.r.nshards = 0;
         x.cfg.threads = 2;
@@ -522,22 +523,23 @@ static void cpu(void)
     x.m.threads = 1;
     x.m.cpu_s = 1.9;
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "server_cpu_bound")) != NULL && !f->warning && findings_ev(f, "cpus", 0) == 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_CPU_BOUND)) != NULL && !f->warning && findings_ev(f, "cpus", 0) == 1);
     x.m.threads = 8;
     eval(&x, 1);
-    CHECK(!has(&x, "server_cpu_bound") && !has(&x, "server_waiting")); /* 1 ms answers: nothing to explain */
+    /* 1 ms answers: nothing to explain */
+    CHECK(!has(&x, FINDING_SERVER_CPU_BOUND) && !has(&x, FINDING_SERVER_WAITING));
     /* Idle both sides with 50 ms answers: it waits on something. */
     closed_loop(&x, 4, 4 / 0.05, 50 * MS, 49 * MS);
     x.m.cpu_s = 0.2;
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "server_waiting")) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WAITING)) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
     x.cfg.rate = 80; /* at a constant rate both sides idle is the point */
     eval(&x, 1);
-    CHECK(!has(&x, "server_waiting"));
+    CHECK(!has(&x, FINDING_SERVER_WAITING));
     x.cfg.rate = 0;
     x.m.cpu_s = 2.0 * 8 * 0.5;
     eval(&x, 1);
-    CHECK(!has(&x, "server_waiting"));
+    CHECK(!has(&x, FINDING_SERVER_WAITING));
     done(&x);
 }
 
@@ -548,14 +550,14 @@ static void writes(void)
     const struct finding *f;
     healthy(&x);
     findings_eval(&in, &x.fs);
-    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 118);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 118);
     x.m.has_io = 1;
     x.m.write_bytes = 19 * 20000;
     eval(&x, 1);
-    CHECK(!has(&x, "server_writes"));
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
     x.m.write_bytes = 20 * 20000;
     eval(&x, 1);
-    CHECK(has(&x, "server_writes"));
+    CHECK(has(&x, FINDING_SERVER_WRITES));
     done(&x);
 }
 
@@ -571,7 +573,7 @@ static void writes_wchar(void)
     /* Logging to a pipe, the answers by send(): write_bytes 0, wchar the log. */
     x.m.wchar = 20000 * 90;
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
     CHECK(findings_ev(f, "answers_in_wchar", -1) == 0 && strstr(f->summary, "send()") != NULL);
     /* Nothing reached storage nor was captured: a pipe, a socket (mod_wsgi's daemon socket), a terminal,
      * which wchar does not tell apart. No guess of logging. */
@@ -580,32 +582,32 @@ static void writes_wchar(void)
     /* The same bytes reaching storage: files, logging. */
     x.m.write_bytes = 20000 * 90;
     eval(&x, 1);
-    CHECKF((f = findings_get(&x.fs, "server_writes")) != NULL && strstr(f->summary, "(logging?)") &&
+    CHECKF((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && strstr(f->summary, "(logging?)") &&
                findings_ev(f, "write_bytes", -1) == 20000 * 90, "%s", f ? f->summary : "");
     /* A little of them (a tenth): the rest is not known to be logging. */
     x.m.write_bytes = 20000 * 9;
     eval(&x, 1);
-    CHECKF((f = findings_get(&x.fs, "server_writes")) != NULL && !strstr(f->summary, "logging?"), "%s",
+    CHECKF((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && !strstr(f->summary, "logging?"), "%s",
            f ? f->summary : "");
     x.m.write_bytes = 0;
     /* Answers by write() and nothing else, or by send() and nothing else. */
     x.m.wchar = 20000 * 150;
     eval(&x, 1);
-    CHECK(!has(&x, "server_writes"));
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
     /* Answers by writev, wchar read a moment before the last of them (nginx: 2% under): silent. */
     x.m.wchar = 20000 * 147;
     eval(&x, 1);
-    CHECK(!has(&x, "server_writes"));
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
     x.m.wchar = 0;
     eval(&x, 1);
-    CHECK(!has(&x, "server_writes"));
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
     /* Answers by write() and a log beside them: 19 B a request is under the threshold, 20 is not. */
     x.m.wchar = 20000 * (150 + 19);
     eval(&x, 1);
-    CHECK(!has(&x, "server_writes"));
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
     x.m.wchar = 20000 * (150 + 20);
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 20);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 20);
     CHECK(findings_ev(f, "answers_in_wchar", -1) == 1);
     /* Over TLS the socket writes hold records and handshakes too: 10 full
      * handshakes of 8 KiB and 2 records of 29 B an answer are not logging. */
@@ -616,10 +618,10 @@ static void writes_wchar(void)
     x.r.total.tls_full = 10;
     x.m.wchar = 20000 * (150 + 58) + 10 * 8192;
     eval(&x, 1);
-    CHECK(!has(&x, "server_writes"));
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
     x.m.wchar = 20000 * (150 + 64 + 100) + 10 * 16384;
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) > 99 &&
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) > 99 &&
           findings_ev(f, "bytes_per_request", 0) < 100); /* less 64 B per 16 KiB record */
     x.cfg.urls = NULL;
     x.cfg.ntargets = 0;
@@ -628,7 +630,7 @@ static void writes_wchar(void)
         const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 90 };
         x.m.wchar = 20000 * 90;
         findings_eval(&in, &x.fs);
-        CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
+        CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
         CHECKF(f && strstr(f->summary, "(logging?)"), "%s", f ? f->summary : ""); /* its output, as compare saw it */
     }
     done(&x);
@@ -648,7 +650,7 @@ static void pool(struct fx *x, struct monitor_point *pt, const uint32_t *threads
         pt[i].threads = threads[i];
     }
     for (i = 0; i < nsec; i++)
-        tl[i].requests = req[i];
+        tl[i].completed = req[i];
     x->m.series = pt;
     x->m.npoints = npoints;
     x->r.timeline = tl;
@@ -675,7 +677,7 @@ static void scaling(void)
     x.m.cpu_s = 0.4;
     pool(&x, pt, grows, 5, tl, follows, 4);
     eval(&x, 1);
-    CHECK((f = findings_get(&x.fs, "server_scaling")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_SCALING)) != NULL && f->warning);
     CHECK(findings_ev(f, "threads_start", 0) == 3 && findings_ev(f, "threads_peak", 0) == 10);
     /* Seconds 0 and 1 had 3 and 6 (under 2/3 of 10), 2 and 3 had 9 and 10. */
     CHECK(findings_ev(f, "rps_small", 0) == 212.5 && findings_ev(f, "rps_grown", 0) == 400);
@@ -683,24 +685,24 @@ static void scaling(void)
     /* Throughput did not follow: the pool was not the limit. */
     pool(&x, pt, grows, 5, tl, flat, 4);
     eval(&x, 1);
-    CHECK(!has(&x, "server_scaling"));
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
     /* 1.3 times is the edge (390). */
     {
         const uint64_t edge[4] = { 300, 300, 391, 391 }, under[4] = { 300, 300, 389, 389 };
         pool(&x, pt, grows, 5, tl, edge, 4);
         eval(&x, 1);
-        CHECK(has(&x, "server_scaling"));
+        CHECK(has(&x, FINDING_SERVER_SCALING));
         pool(&x, pt, grows, 5, tl, under, 4);
         eval(&x, 1);
-        CHECK(!has(&x, "server_scaling"));
+        CHECK(!has(&x, FINDING_SERVER_SCALING));
     }
     /* Grown before the first sample of the run, or by one thread. */
     pool(&x, pt, at_once, 5, tl, follows, 4);
     eval(&x, 1);
-    CHECK(!has(&x, "server_scaling"));
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
     pool(&x, pt, few, 5, tl, follows, 4);
     eval(&x, 1);
-    CHECK(!has(&x, "server_scaling"));
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
     /* The last second cut short is not compared: 0.5 s of it, 200 answers. */
     {
         const uint32_t late[5] = { 3, 3, 3, 3, 10 };
@@ -708,7 +710,7 @@ static void scaling(void)
         pool(&x, pt, late, 5, tl, cut, 4);
         x.r.elapsed_s = 3.5;
         eval(&x, 1);
-        CHECK(!has(&x, "server_scaling"));
+        CHECK(!has(&x, FINDING_SERVER_SCALING));
     }
     /* Processes too (a prefork pool): 6 to 27. */
     {
@@ -719,14 +721,14 @@ static void scaling(void)
         for (i = 0; i < 5; i++)
             pt[i].processes = i < 2 ? 6 : 27;
         eval(&x, 1);
-        CHECK((f = findings_get(&x.fs, "server_scaling")) != NULL && findings_ev(f, "processes_start", 0) == 6 &&
+        CHECK((f = findings_get(&x.fs, FINDING_SERVER_SCALING)) != NULL && findings_ev(f, "processes_start", 0) == 6 &&
               findings_ev(f, "processes_peak", 0) == 27 && findings_ev(f, "rps_small", 0) == 2532);
     }
     /* No monitor points (an older result): silent. */
     x.m.series = NULL;
     x.m.npoints = 0;
     eval(&x, 1);
-    CHECK(!has(&x, "server_scaling"));
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
     x.r.timeline = NULL;
     x.r.nseconds = 0;
     done(&x);
@@ -741,11 +743,12 @@ static void keepalive_limit(void)
     x.r.conns.ended_mode = 100;
     x.r.conns.ended_mode_count = 190;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "keepalive_limit")) != NULL && findings_ev(f, "requests_per_connection", 0) == 100);
+    CHECK((f = findings_get(&x.fs, FINDING_KEEPALIVE_LIMIT)) != NULL &&
+          findings_ev(f, "requests_per_connection", 0) == 100);
     CHECK(f && f->warning); /* 1% of requests paid a new connection */
     x.r.conns.ended_mode_count = 159; /* under 80% at the same count */
     eval(&x, 0);
-    CHECK(!has(&x, "keepalive_limit"));
+    CHECK(!has(&x, FINDING_KEEPALIVE_LIMIT));
     x.r.conns.ended_mode_count = 190;
     {
         /* Two targets, the second answering "Connection: close": it closes. */
@@ -758,11 +761,11 @@ static void keepalive_limit(void)
         x.r.per_target = u;
         x.r.ntargets = 2;
         eval(&x, 0);
-        CHECK(!has(&x, "keepalive_limit"));
+        CHECK(!has(&x, FINDING_KEEPALIVE_LIMIT));
         u[0].closes[CLOSE_HEADER] = 100; /* both close alike: the server's limit */
         u[1].closes[CLOSE_HEADER] = 100;
         eval(&x, 0);
-        CHECK(has(&x, "keepalive_limit"));
+        CHECK(has(&x, FINDING_KEEPALIVE_LIMIT));
         x.r.per_target = NULL;
         x.r.ntargets = 0;
         stats_fini(&u[0]);
@@ -770,7 +773,7 @@ static void keepalive_limit(void)
     }
     x.r.conns.ended_mode = 1; /* a server that never keeps alive says so elsewhere */
     eval(&x, 0);
-    CHECK(!has(&x, "keepalive_limit"));
+    CHECK(!has(&x, FINDING_KEEPALIVE_LIMIT));
     done(&x);
 }
 
@@ -784,13 +787,13 @@ static void ports_and_files(void)
     x.r.total.errors[ERR_CONNECT_OTHER] = 5;
     x.r.total.err_errno[ERR_CONNECT_OTHER] = EMFILE;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "ports_exhausted")) != NULL && findings_ev(f, "time_wait", 0) == 28000);
+    CHECK((f = findings_get(&x.fs, FINDING_PORTS_EXHAUSTED)) != NULL && findings_ev(f, "time_wait", 0) == 28000);
     CHECK(f && strstr(f->advice, "32768-60999") != NULL);
-    CHECK((f = findings_get(&x.fs, "fd_limit")) != NULL && findings_ev(f, "nofile", 0) == 1024);
+    CHECK((f = findings_get(&x.fs, FINDING_FD_LIMIT)) != NULL && findings_ev(f, "nofile", 0) == 1024);
     x.r.total.err_errno[ERR_CONNECT_OTHER] = ECONNABORTED;
     x.r.total.errors[ERR_ADDR_UNAVAILABLE] = 0;
     eval(&x, 0);
-    CHECK(!has(&x, "fd_limit") && !has(&x, "ports_exhausted"));
+    CHECK(!has(&x, FINDING_FD_LIMIT) && !has(&x, FINDING_PORTS_EXHAUSTED));
     done(&x);
 }
 
@@ -805,18 +808,18 @@ static void packet_loss(void)
     x.r.tcp.rtt_sum_us = 10 * 800;
     x.r.tcp.min_rtt_us = 400;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "packet_loss")) != NULL && findings_ev(f, "rtt_us", 0) == 800);
+    CHECK((f = findings_get(&x.fs, FINDING_PACKET_LOSS)) != NULL && findings_ev(f, "rtt_us", 0) == 800);
     x.net.after.listen_overflows = 3; /* a full accept queue here drops segments too */
     eval(&x, 0);
-    CHECK(!has(&x, "packet_loss"));
+    CHECK(!has(&x, FINDING_PACKET_LOSS));
     x.net.after.listen_overflows = 0;
     x.r.tcp.retrans = 50; /* 0.5% exactly is not above */
     eval(&x, 0);
-    CHECK(!has(&x, "packet_loss"));
+    CHECK(!has(&x, FINDING_PACKET_LOSS));
     x.r.tcp.retrans = 500;
     x.r.tcp.segs_out = 999; /* too few segments to say */
     eval(&x, 0);
-    CHECK(!has(&x, "packet_loss"));
+    CHECK(!has(&x, FINDING_PACKET_LOSS));
     done(&x);
 }
 
@@ -829,14 +832,14 @@ static void noisy(void)
     x.r.noise.foreign_cpu_pct = 9.5;
     x.r.noise.steal_pct = 0.4;
     eval(&x, 0);
-    CHECK(!has(&x, "noisy_neighbour")); /* 9.9% is not above 10% */
+    CHECK(!has(&x, FINDING_NOISY_NEIGHBOUR)); /* 9.9% is not above 10% */
     x.r.noise.steal_pct = 0.6;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "noisy_neighbour")) != NULL && findings_ev(f, "foreign_cpu_pct", 0) == 9.5);
+    CHECK((f = findings_get(&x.fs, FINDING_NOISY_NEIGHBOUR)) != NULL && findings_ev(f, "foreign_cpu_pct", 0) == 9.5);
     x.r.noise.known = 0; /* not measured: nothing said */
     x.r.noise.foreign_cpu_pct = 80;
     eval(&x, 0);
-    CHECK(!has(&x, "noisy_neighbour"));
+    CHECK(!has(&x, FINDING_NOISY_NEIGHBOUR));
     done(&x);
 }
 
@@ -853,6 +856,28 @@ static void warnings_first(void)
     CHECK(x.fs.n == 2 && x.fs.f[0].warning && !x.fs.f[1].warning);
     CHECK(strcmp(x.fs.f[0].id, "starved_connections") == 0 && strcmp(x.fs.f[1].id, "server_cpu_bound") == 0);
     done(&x);
+}
+
+/* The table: a rule per row, its JSON id kept (a contract), the order they
+ * run in, and room for every one of them in a run's findings. */
+static void the_table(void)
+{
+    static const char *json[] = { "listen_queue_overflow", "syn_retransmits", "starved_connections",
+                                  "nagle_delayed_ack", "queueing", "client_cpu_bound", "server_cpu_bound",
+                                  "server_waiting", "server_writes", "server_scaling", "keepalive_limit",
+                                  "ports_exhausted", "fd_limit", "packet_loss", "stragglers", "timeout_storm",
+                                  "noisy_neighbour", "client_delay" };
+    struct findings fs;
+    int i;
+    CHECK(FINDING_COUNT == (int)(sizeof(json) / sizeof(json[0])) && FINDINGS_MAX >= FINDING_COUNT);
+    memset(&fs, 0, sizeof(fs));
+    for (i = 0; i < FINDING_COUNT && i < (int)(sizeof(json) / sizeof(json[0])); i++) {
+        CHECKF(strcmp(findings_name((enum finding_id)i), json[i]) == 0, "%d: %s", i, findings_name((enum finding_id)i));
+        snprintf(fs.f[fs.n++].id, sizeof(fs.f[0].id), "%s", json[i]);
+    }
+    for (i = 0; i < FINDING_COUNT; i++)
+        CHECK(findings_get(&fs, (enum finding_id)i) == &fs.f[i] && findings_named(&fs, json[i]) == &fs.f[i]);
+    CHECK(findings_named(&fs, "a_rule_of_a_later_rafale") == NULL);
 }
 
 /* The healthy run bounded by -n 20000 instead: its ends spread evenly. */
@@ -890,7 +915,7 @@ static void stragglers(void)
         hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + i * MS);
     x.net.after.syn_retrans = 3;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "stragglers")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_STRAGGLERS)) != NULL && f->warning);
     CHECK(findings_ev(f, "tail_requests", -1) == 100 && findings_ev(f, "requests", -1) == 20000);
     CHECKF(findings_ev(f, "bulk_s", -1) > 0.29 && findings_ev(f, "bulk_s", -1) < 0.31, "bulk %g",
            findings_ev(f, "bulk_s", -1));
@@ -902,32 +927,32 @@ static void stragglers(void)
     /* Just short: 94.9% in the first half. */
     tail_of(&x, 18980);
     eval(&x, 0);
-    CHECK(!has(&x, "stragglers"));
+    CHECK(!has(&x, FINDING_STRAGGLERS));
     tail_of(&x, 19000);
     eval(&x, 0);
-    CHECK(has(&x, "stragglers"));
+    CHECK(has(&x, FINDING_STRAGGLERS));
     /* Not where the run's end is no request's: a duration, an interrupted run, requests left in flight. */
     x.cfg.duration_ns = 2000 * MS;
     eval(&x, 0);
-    CHECK(!has(&x, "stragglers"));
+    CHECK(!has(&x, FINDING_STRAGGLERS));
     x.cfg.duration_ns = 0;
     x.r.in_flight = 1;
     eval(&x, 0);
-    CHECK(!has(&x, "stragglers"));
+    CHECK(!has(&x, FINDING_STRAGGLERS));
     x.r.in_flight = 0;
     /* Fewer than 20 rounds of the connections: a few latencies long. */
     x.cfg.connections = 1001;
     eval(&x, 0);
-    CHECK(!has(&x, "stragglers"));
+    CHECK(!has(&x, FINDING_STRAGGLERS));
     x.cfg.connections = 1000;
     eval(&x, 0);
-    CHECK(has(&x, "stragglers"));
+    CHECK(has(&x, FINDING_STRAGGLERS));
     /* The cause: timeouts. */
     hist_reset(&x.r.total.h[H_CONNECT]);
     x.r.total.errors[ERR_TIMEOUT_ANSWER] = 100;
     x.r.total.completed = 19900;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "stragglers")) != NULL && findings_ev(f, "timeouts", -1) == 100);
+    CHECK((f = findings_get(&x.fs, FINDING_STRAGGLERS)) != NULL && findings_ev(f, "timeouts", -1) == 100);
     CHECK(f && strstr(f->advice, "--timeout") && !strstr(f->advice, "backlog"));
     x.r.total.errors[ERR_TIMEOUT_ANSWER] = 0;
     x.r.total.completed = 20000;
@@ -935,20 +960,20 @@ static void stragglers(void)
      * 14 838, 5 091, 62, 5, 4 a second over 4.27 s. */
     hist_reset(&x.r.ends);
     {
-        struct tl_second sec[5] = { { .requests = 14838 }, { .requests = 5091 }, { .requests = 62 }, { .requests = 5 },
-                                    { .requests = 4 } };
+        struct tl_second sec[5] = { { .completed = 14838 }, { .completed = 5091 }, { .completed = 62 },
+                                    { .completed = 5 }, { .completed = 4 } };
         x.r.timeline = sec;
         x.r.nseconds = 5;
         x.r.elapsed_s = 4.27;
         eval(&x, 0);
-        CHECK((f = findings_get(&x.fs, "stragglers")) != NULL);
+        CHECK((f = findings_get(&x.fs, FINDING_STRAGGLERS)) != NULL);
         CHECK(findings_ev(f, "tail_requests", -1) == 71 && findings_ev(f, "bulk_s", -1) == 2);
         CHECK(findings_ev(f, "steady_rps", -1) == 19929 / 2.0);
         /* 94.9% in the first two seconds: silent. */
-        sec[1].requests = 4143;
-        sec[2].requests = 1010;
+        sec[1].completed = 4143;
+        sec[2].completed = 1010;
         eval(&x, 0);
-        CHECK(!has(&x, "stragglers"));
+        CHECK(!has(&x, FINDING_STRAGGLERS));
         x.r.timeline = NULL;
         x.r.nseconds = 0;
     }
@@ -976,7 +1001,7 @@ static void timeout_storm(void)
     const struct finding *f;
     storm_of(&x);
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "timeout_storm")) != NULL && f->warning);
+    CHECK((f = findings_get(&x.fs, FINDING_TIMEOUT_STORM)) != NULL && f->warning);
     CHECK(findings_ev(f, "timeouts", -1) == 350 && findings_ev(f, "timeouts_connect", -1) == 50);
     CHECK(findings_ev(f, "timeouts_answer", -1) == 300 && findings_ev(f, "reconnects", -1) == 350);
     CHECK(findings_ev(f, "connections", -1) == 10 && findings_ev(f, "connections_opened", -1) == 310);
@@ -990,32 +1015,32 @@ static void timeout_storm(void)
     x.r.total.errors[ERR_TIMEOUT_CONNECT] = 0;
     x.r.total.errors[ERR_TIMEOUT_ANSWER] = 350;
     eval(&x, 0);
-    CHECK(!has(&x, "timeout_storm"));
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
     /* The host's overflow counters alone do not: they are every listener's. */
     x.net.after.listen_overflows = 40;
     eval(&x, 0);
-    CHECK(!has(&x, "timeout_storm"));
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
     /* Three connects timed out: the queue was full for ours. */
     x.r.total.errors[ERR_TIMEOUT_CONNECT] = 3;
     eval(&x, 0);
-    CHECK((f = findings_get(&x.fs, "timeout_storm")) != NULL && findings_ev(f, "listen_overflows", -1) == 40);
+    CHECK((f = findings_get(&x.fs, FINDING_TIMEOUT_STORM)) != NULL && findings_ev(f, "listen_overflows", -1) == 40);
     x.r.total.errors[ERR_TIMEOUT_CONNECT] = 2;
     eval(&x, 0);
-    CHECK(!has(&x, "timeout_storm"));
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
     done(&x);
     /* The timeouts did not reconnect: 2 connects beyond -c (opened or timed out). */
     storm_of(&x);
     x.r.total.conns_opened = 0;
     x.r.total.errors[ERR_TIMEOUT_CONNECT] = 12;
     eval(&x, 0);
-    CHECK(!has(&x, "timeout_storm"));
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
     x.r.total.conns_opened = 1;
     eval(&x, 0);
-    CHECK(has(&x, "timeout_storm"));
+    CHECK(has(&x, FINDING_TIMEOUT_STORM));
     /* --close: every request opens a connection anyway. */
     x.cfg.keepalive = 0;
     eval(&x, 0);
-    CHECK(!has(&x, "timeout_storm"));
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
     done(&x);
     /* Under 1% of the requests. */
     storm_of(&x);
@@ -1023,11 +1048,11 @@ static void timeout_storm(void)
     x.r.total.errors[ERR_TIMEOUT_CONNECT] = 50;
     x.r.total.completed = 20000 - 190;
     eval(&x, 0);
-    CHECK(!has(&x, "timeout_storm"));
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
     x.r.total.errors[ERR_TIMEOUT_ANSWER] = 150;
     x.r.total.completed = 20000 - 200;
     eval(&x, 0);
-    CHECK(has(&x, "timeout_storm"));
+    CHECK(has(&x, FINDING_TIMEOUT_STORM));
     done(&x);
 }
 
@@ -1048,7 +1073,7 @@ static void depth_of_streams(void)
         /* 20 connections x 10 streams at 192/s: 1.04 s each, a queue. */
         closed_loop(&x, 20, 192, 1040 * MS, 35 * MS);
         eval(&x, 0);
-        CHECKF((f = findings_get(&x.fs, "queueing")) != NULL && findings_ev(f, "wait_s", 0) > 1.04 &&
+        CHECKF((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "wait_s", 0) > 1.04 &&
                    findings_ev(f, "wait_s", 0) < 1.05 && findings_ev(f, "requests_per_connection", 0) == 10,
                "%s: 200 in flight / 192 per s", what);
         CHECKF(f && strstr(f->summary, "20 connections x 10 streams / 192.0 req/s") != NULL, "%s: %s", what,
@@ -1056,7 +1081,7 @@ static void depth_of_streams(void)
         /* 0.104 s each is 20 / 192 s, not 200 / 192 s: no queue Little's law sees. */
         closed_loop(&x, 20, 192, 104 * MS, 4 * MS);
         eval(&x, 0);
-        CHECKF(!has(&x, "queueing"), "%s: 0.104 s at 200 in flight", what);
+        CHECKF(!has(&x, FINDING_QUEUEING), "%s: 0.104 s at 200 in flight", what);
         done(&x);
         /* Stragglers need 20 rounds of what is in flight: 101 x 10 is 1010, 20 000 ends are fewer than 20 rounds. */
         counted(&x);
@@ -1066,10 +1091,10 @@ static void depth_of_streams(void)
         x.cfg.connections = 101;
         tail_of(&x, 19900);
         eval(&x, 0);
-        CHECKF(!has(&x, "stragglers"), "%s: 101 x 10 in flight", what);
+        CHECKF(!has(&x, FINDING_STRAGGLERS), "%s: 101 x 10 in flight", what);
         x.cfg.streams = 9;
         eval(&x, 0);
-        CHECKF(has(&x, "stragglers"), "%s: 101 x 9 in flight", what);
+        CHECKF(has(&x, FINDING_STRAGGLERS), "%s: 101 x 9 in flight", what);
         done(&x);
     }
 }
@@ -1096,5 +1121,6 @@ int main(void)
     T_RUN(depth_of_streams);
     T_RUN(timeout_storm);
     T_RUN(warnings_first);
+    T_RUN(the_table);
     T_END("test_findings");
 }

@@ -22,7 +22,7 @@ static void fill_stats(struct stats *s, uint64_t base)
     s->status[502] = 100;
     s->bad_status = 100;
     s->bytes_sent = 123456 + base;
-    s->bytes_recv = 654321;
+    s->bytes_received = 654321;
     s->conns_opened = 40;
     s->closes[CLOSE_HEADER] = 30;
     s->closes[CLOSE_IDLE] = 2;
@@ -52,7 +52,8 @@ static void same_stats(const char *what, const struct stats *a, const struct sta
         if (a->status[i] != b->status[i])
             same_status = 0;
     CHECKF(same_status, "%s statuses", what);
-    CHECKF(a->bytes_sent == b->bytes_sent && a->bytes_recv == b->bytes_recv && a->conns_opened == b->conns_opened,
+    CHECKF(a->bytes_sent == b->bytes_sent && a->bytes_received == b->bytes_received &&
+               a->conns_opened == b->conns_opened,
            "%s bytes", what);
     for (k = 0; k < CLOSE__COUNT; k++)
         CHECKF(a->closes[k] == b->closes[k], "%s closes %s", what, stats_close_name((enum close_kind)k));
@@ -118,7 +119,7 @@ static void round_trip(void)
     r.nseconds = 3;
     r.timeline = calloc(3, sizeof(*r.timeline));
     for (i = 0; i < 3; i++) {
-        r.timeline[i].requests = 300 + i;
+        r.timeline[i].completed = 300 + i;
         r.timeline[i].errors = i;
         r.timeline[i].p50_ns = 1e6 * (i + 1);
         r.timeline[i].p99_ns = 2e6 * (i + 1);
@@ -165,7 +166,7 @@ static void round_trip(void)
     CHECK(fabs(back.run.res.elapsed_s - r.elapsed_s) < 1e-9 && back.run.res.all_connected_s == 0.25 &&
           back.run.res.client_cpu_s == 1.5 && back.run.res.target_rate == 250.5 && back.run.res.queued == 9 &&
           back.run.res.extra_connections == 2);
-    CHECK(back.run.res.nseconds == 3 && back.run.res.timeline[2].requests == 302 &&
+    CHECK(back.run.res.nseconds == 3 && back.run.res.timeline[2].completed == 302 &&
           back.run.res.timeline[2].p99_ns == 6e6 && back.run.res.timeline[1].errors == 1);
     CHECK(back.run.cfg.ntargets == 2 && strcmp(back.run.cfg.url_text[1], urls[1]) == 0 &&
           strcmp(back.run.cfg.method, "POST") == 0 && back.run.cfg.connections == 7 && back.run.cfg.threads == 2 &&

@@ -28,7 +28,7 @@ static void exact_union(void)
     CHECK(t.ndone == 0 && t.nopen == 1); /* open until both threads closed it */
     timeline_close(&t, 0, 100, 3, &b);
     CHECK(t.ndone == 1 && t.nopen == 0);
-    CHECK(t.done[0].requests == 1000 && t.done[0].errors == 3);
+    CHECK(t.done[0].completed == 1000 && t.done[0].errors == 3);
     CHECK(t.done[0].p50_ns == hist_percentile(&u, 50) && t.done[0].p99_ns == hist_percentile(&u, 99));
     CHECK(t.done[0].max_ns == (double)u.max);
     /* One thread ahead by two seconds; the other catches up with empty ones. */
@@ -36,13 +36,13 @@ static void exact_union(void)
     timeline_close(&t, 2, 7, 0, NULL);
     CHECK(t.ndone == 1 && t.nopen == 2);
     timeline_close(&t, 1, 0, 0, NULL);
-    CHECK(t.ndone == 2 && t.done[1].requests == 5 && t.done[1].p99_ns == 0);
+    CHECK(t.ndone == 2 && t.done[1].completed == 5 && t.done[1].p99_ns == 0);
     /* The end: the last second closed by one thread only is kept too. */
     timeline_finish(&t);
-    CHECK(t.ndone == 3 && t.done[2].requests == 7 && t.nopen == 0);
+    CHECK(t.ndone == 3 && t.done[2].completed == 7 && t.nopen == 0);
     {
         struct tl_second last;
-        CHECK(timeline_latest(&t, &last) == 1 && last.requests == 7);
+        CHECK(timeline_latest(&t, &last) == 1 && last.completed == 7);
     }
     hist_fini(&a);
     hist_fini(&b);
@@ -69,7 +69,7 @@ static void a_day_at_16_threads(void)
     }
     timeline_finish(&t);
     CHECK(t.ndone == 86400 && t.oom == 0 && most_open <= 1);
-    CHECK(t.done[86399].requests == 320 && fabs(t.done[86399].p50_ns - 1.01e6) < 0.04e6);
+    CHECK(t.done[86399].completed == 320 && fabs(t.done[86399].p50_ns - 1.01e6) < 0.04e6);
     CHECKF(t.capdone * sizeof(struct tl_second) < 8u << 20, "%u seconds held", t.capdone);
     hist_fini(&h);
     timeline_fini(&t);

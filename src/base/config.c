@@ -1,5 +1,5 @@
 /* config.c - defaults, copies and the cross-option rules of a run's
- * configuration, shared by the command line and the compare plan. */
+ * configuration, shared by the command line and the compare file. */
 #include "config.h"
 #include "err.h"
 #include "request.h"

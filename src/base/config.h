@@ -1,5 +1,5 @@
 /* config.h - what the user asked for, as plain data. Filled from the
- * command line or a compare plan through the option table (opt.c), read
+ * command line or a compare file through the option table (opt.c), read
  * (const) by everything else. */
 #ifndef RAFALE_CONFIG_H
 #define RAFALE_CONFIG_H
@@ -128,7 +128,7 @@ struct config {
     const char *html_path;       /* --html FILE: a self-contained report with charts */
     int monitor_pid;             /* --monitor PID: the server's process tree, 0 when none */
     const char *monitor_cgroup;  /* --monitor-cgroup PATH: every process of a cgroup v2 */
-    struct slo slo;              /* --slo checks, slo.n == 0 when none */
+    struct slo slo;              /* --slo goals, slo.n == 0 when none */
     int sweep;                   /* rafale sweep */
     double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;

@@ -11,7 +11,9 @@
  * COUNTERS_TABLE(C, D) lists, in the order the JSON writes them:
  *
  *   C(field, in, key, merge, metric, help)
- *     field   a uint64_t of struct stats
+ *     field   a uint64_t of struct stats: the code's one name for the
+ *             counter (the key and the metric, contracts, keep theirs:
+ *             completed is "requests", bad_status "unexpected_status")
  *     in      the JSON object holding it, within the totals and each URL:
  *             SUMMARY, LATENCY, TLS, HTTP2 (written unless an HTTP/3 run
  *             left it empty), HTTP3 (when HTTP/3 ran, or it counted
@@ -52,7 +54,7 @@
       "Connections that completed the TCP handshake during the warm-up (not in connections_opened).")                 \
     D(SUMMARY, connections_per_request)                                                                               \
     D(SUMMARY, server_closes)                                                                                         \
-    C(bytes_recv, SUMMARY, "bytes_received", SUM, "received_bytes", "Bytes received.")                                \
+    C(bytes_received, SUMMARY, "bytes_received", SUM, "received_bytes", "Bytes received.")                            \
     C(bytes_sent, SUMMARY, "bytes_sent", SUM, "sent_bytes", "Bytes sent.")                                            \
     C(redirects, SUMMARY, "redirects_followed", SUM, "redirects_followed", "Redirects followed (--follow).")          \
     C(redirects_away, SUMMARY, "redirects_to_other_origin", SUM, "redirects_to_other_origin",                         \

@@ -1,4 +1,4 @@
-/* slo.c - pass/fail thresholds on a run. Latency checks use the reported
+/* slo.c - pass/fail goals on a run. Latency goals use the reported
  * latency (corrected for coordinated omission in rate mode). */
 #include "slo.h"
 #include "err.h"
@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen)
+static int parse_one(const char *t, struct slo_goal *g, char *err, size_t errlen)
 {
     const char *op = strpbrk(t, "<>");
     char name[24];
     const char *val, *end;
     size_t nlen;
 
-    memset(c, 0, sizeof(*c));
-    snprintf(c->text, sizeof(c->text), "%s", t);
+    memset(g, 0, sizeof(*g));
+    snprintf(g->text, sizeof(g->text), "%s", t);
     if (op == NULL || op == t)
         goto bad;
     nlen = (size_t)(op - t);
@@ -25,47 +25,47 @@ static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen
         goto bad;
     memcpy(name, t, nlen);
     name[nlen] = '\0';
-    c->less = *op == '<';
+    g->less = *op == '<';
     val = op + 1;
     if (*val == '=') {
-        c->or_equal = 1;
+        g->or_equal = 1;
         val++;
     }
     if (*val == '\0')
         goto bad;
 
     if (name[0] == 'p' && (isdigit((unsigned char)name[1]))) {
-        c->metric = SLO_PCT;
-        if (units_parse_decimal(name + 1, &c->pct, &end) != 0 || *end || c->pct <= 0 || c->pct > 100)
+        g->metric = SLO_PCT;
+        if (units_parse_decimal(name + 1, &g->pct, &end) != 0 || *end || g->pct <= 0 || g->pct > 100)
             goto bad;
     } else if (strcmp(name, "mean") == 0) {
-        c->metric = SLO_MEAN;
+        g->metric = SLO_MEAN;
     } else if (strcmp(name, "max") == 0) {
-        c->metric = SLO_MAX_LAT;
+        g->metric = SLO_MAX_LAT;
     } else if (strcmp(name, "errors") == 0 || strcmp(name, "bad_status") == 0) {
         /* A count, or a share of the requests ended (errors) or of the
          * responses (bad_status: statuses outside --expect). */
         size_t vl = strlen(val);
         int pct = val[vl - 1] == '%';
         if (name[0] == 'e')
-            c->metric = pct ? SLO_ERRORS_PCT : SLO_ERRORS;
+            g->metric = pct ? SLO_ERRORS_PCT : SLO_ERRORS;
         else
-            c->metric = pct ? SLO_BAD_PCT : SLO_BAD;
-        if (units_parse_decimal(val, &c->threshold, &end) != 0 || (pct ? *end != '%' || end[1] : *end != '\0'))
+            g->metric = pct ? SLO_BAD_PCT : SLO_BAD;
+        if (units_parse_decimal(val, &g->threshold, &end) != 0 || (pct ? *end != '%' || end[1] : *end != '\0'))
             goto bad;
         return 0;
     } else if (strcmp(name, "checks") == 0) {
         size_t vl = strlen(val);
-        c->metric = SLO_CHECKS_PCT;
-        if (units_parse_decimal(val, &c->threshold, &end) != 0 || val[vl - 1] != '%' || *end != '%' || end[1] ||
-            c->threshold > 100) {
+        g->metric = SLO_CHECKS_PCT;
+        if (units_parse_decimal(val, &g->threshold, &end) != 0 || val[vl - 1] != '%' || *end != '%' || end[1] ||
+            g->threshold > 100) {
             err_set(err, errlen, NULL, "--slo: '%s': checks takes a percentage of responses, such as checks>99.9%%", t);
             return -1;
         }
         return 0;
     } else if (strcmp(name, "rps") == 0) {
-        c->metric = SLO_RPS;
-        if (units_parse_decimal(val, &c->threshold, &end) != 0 || *end)
+        g->metric = SLO_RPS;
+        if (units_parse_decimal(val, &g->threshold, &end) != 0 || *end)
             goto bad;
         return 0;
     } else {
@@ -80,7 +80,7 @@ static int parse_one(const char *t, struct slo_goal *c, char *err, size_t errlen
             err_set(err, errlen, NULL, "--slo: '%s' needs a duration with a unit, such as 50ms", t);
             return -1;
         }
-        c->threshold = (double)ns;
+        g->threshold = (double)ns;
     }
     return 0;
 bad:
@@ -107,15 +107,15 @@ int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen)
         if (*a == '\0')
             continue;
         if (s->n == SLO_MAX) {
-            err_set(err, errlen, NULL, "--slo: at most %d checks", SLO_MAX);
+            err_set(err, errlen, NULL, "--slo: at most %d goals", SLO_MAX);
             return -1;
         }
-        if (parse_one(a, &s->c[s->n], err, errlen) != 0)
+        if (parse_one(a, &s->goal[s->n], err, errlen) != 0)
             return -1;
         s->n++;
     }
     if (s->n == 0) {
-        err_set(err, errlen, NULL, "--slo: no check given (e.g. 'p99<50ms,errors<0.1%%')");
+        err_set(err, errlen, NULL, "--slo: no goal given (e.g. 'p99<50ms,errors<0.1%%')");
         return -1;
     }
     return 0;
@@ -127,54 +127,54 @@ int slo_eval(struct slo *s, const struct stats *t, double elapsed_s)
     int i, failed = 0;
 
     for (i = 0; i < s->n; i++) {
-        struct slo_goal *c = &s->c[i];
-        switch (c->metric) {
+        struct slo_goal *g = &s->goal[i];
+        switch (g->metric) {
         case SLO_PCT:
-            c->value = hist_percentile(&t->h[H_LATENCY], c->pct);
+            g->value = hist_percentile(&t->h[H_LATENCY], g->pct);
             break;
         case SLO_MEAN:
-            c->value = hist_mean(&t->h[H_LATENCY]);
+            g->value = hist_mean(&t->h[H_LATENCY]);
             break;
         case SLO_MAX_LAT:
-            c->value = (double)t->h[H_LATENCY].max;
+            g->value = (double)t->h[H_LATENCY].max;
             break;
         case SLO_ERRORS_PCT:
-            c->value = ended ? 100.0 * (double)errs / (double)ended : 0;
+            g->value = ended ? 100.0 * (double)errs / (double)ended : 0;
             break;
         case SLO_ERRORS:
-            c->value = (double)errs;
+            g->value = (double)errs;
             break;
         case SLO_RPS:
-            c->value = elapsed_s > 0 ? (double)t->completed / elapsed_s : 0;
+            g->value = elapsed_s > 0 ? (double)t->completed / elapsed_s : 0;
             break;
         case SLO_BAD_PCT:
-            c->value = t->completed ? 100.0 * (double)t->bad_status / (double)t->completed : 0;
+            g->value = t->completed ? 100.0 * (double)t->bad_status / (double)t->completed : 0;
             break;
         case SLO_BAD:
-            c->value = (double)t->bad_status;
+            g->value = (double)t->bad_status;
             break;
         case SLO_CHECKS_PCT:
             /* Of the responses that had checks; none checked proves nothing. */
-            c->value = t->checked ? 100.0 * (double)(t->checked - t->checks_failed) / (double)t->checked : 0;
+            g->value = t->checked ? 100.0 * (double)(t->checked - t->checks_failed) / (double)t->checked : 0;
             break;
         }
-        if (c->less)
-            c->pass = c->or_equal ? c->value <= c->threshold : c->value < c->threshold;
+        if (g->less)
+            g->pass = g->or_equal ? g->value <= g->threshold : g->value < g->threshold;
         else
-            c->pass = c->or_equal ? c->value >= c->threshold : c->value > c->threshold;
-        /* A latency check on a run with no sample proves nothing. */
-        if ((c->metric == SLO_PCT || c->metric == SLO_MEAN || c->metric == SLO_MAX_LAT) && t->h[H_LATENCY].total == 0)
-            c->pass = 0;
-        if (c->metric == SLO_CHECKS_PCT && t->checked == 0)
-            c->pass = 0;
-        failed += !c->pass;
+            g->pass = g->or_equal ? g->value >= g->threshold : g->value > g->threshold;
+        /* A latency goal on a run with no sample proves nothing. */
+        if ((g->metric == SLO_PCT || g->metric == SLO_MEAN || g->metric == SLO_MAX_LAT) && t->h[H_LATENCY].total == 0)
+            g->pass = 0;
+        if (g->metric == SLO_CHECKS_PCT && t->checked == 0)
+            g->pass = 0;
+        failed += !g->pass;
     }
     return failed;
 }
 
-char *slo_value_str(const struct slo_goal *c, double v, char *buf, size_t len)
+char *slo_value_str(const struct slo_goal *g, double v, char *buf, size_t len)
 {
-    switch (c->metric) {
+    switch (g->metric) {
     case SLO_ERRORS_PCT:
     case SLO_BAD_PCT:
         snprintf(buf, len, "%.3g%%", v);
@@ -201,7 +201,7 @@ void slo_print(FILE *f, const struct slo *s)
     fprintf(f, "\nSLO\n");
     for (i = 0; i < s->n; i++) {
         char v[32];
-        fprintf(f, "  %-24s %s  (measured %s)\n", s->c[i].text, s->c[i].pass ? "pass" : "FAIL",
-                slo_value_str(&s->c[i], s->c[i].value, v, sizeof(v)));
+        fprintf(f, "  %-24s %s  (measured %s)\n", s->goal[i].text, s->goal[i].pass ? "pass" : "FAIL",
+                slo_value_str(&s->goal[i], s->goal[i].value, v, sizeof(v)));
     }
 }

@@ -1,4 +1,4 @@
-/* slo.h - pass/fail thresholds on a run (k6-style), e.g.
+/* slo.h - pass/fail goals on a run (k6's thresholds), e.g.
  * "p99<50ms,errors<0.1%,bad_status<1%,rps>10000,checks>99.9%" (checks: the
  * share of checked responses that passed all their checks). */
 #ifndef RAFALE_SLO_H
@@ -26,18 +26,18 @@ struct slo_goal {
 };
 
 struct slo {
-    struct slo_goal c[SLO_MAX];
+    struct slo_goal goal[SLO_MAX];
     int n;
 };
 
 /* Parses spec. Returns 0, or -1 with a one-line reason in err. */
 int slo_parse(const char *spec, struct slo *s, char *err, size_t errlen);
-/* Measures each check against a run's totals and its elapsed time.
- * Returns the number of failed checks. */
+/* Measures each goal against a run's totals and its elapsed time.
+ * Returns the number of goals missed. */
 int slo_eval(struct slo *s, const struct stats *t, double elapsed_s);
-/* Prints "SLO" and a pass/fail line per check. */
+/* Prints "SLO" and a pass/fail line per goal. */
 void slo_print(FILE *f, const struct slo *s);
-/* The value of a check in words ("12.3ms", "0.35%", "9876 req/s"). */
-char *slo_value_str(const struct slo_goal *c, double v, char *buf, size_t len);
+/* The value of a goal's measure in words ("12.3ms", "0.35%", "9876 req/s"). */
+char *slo_value_str(const struct slo_goal *g, double v, char *buf, size_t len);
 
 #endif

@@ -1,7 +1,8 @@
 /* status.h - sets of HTTP status codes, as `--expect 200,3xx` writes them.
  * A response whose status is not in the expected set is still a completed
- * response, but it is counted as an unexpected status: a server answering
- * 502 to everything must never look fast. */
+ * response, but it is counted as a bad status (bad_status; the JSON's
+ * unexpected_status): a server answering 502 to everything must never
+ * look fast. */
 #ifndef RAFALE_STATUS_H
 #define RAFALE_STATUS_H
 

@@ -1,4 +1,4 @@
-/* cmd_compare.c - `rafale compare PLAN`: the plan read, the CPUs said,
+/* cmd_compare.c - `rafale compare FILE`: the compare file read, the CPUs said,
  * the reference measured when asked, the rounds run, the report and files
  * written. */
 #include "cmd.h"
@@ -35,7 +35,7 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
     (void)self;
     (void)all;
     struct compare_args a;
-    struct compare_file plan;
+    struct compare_file cf;
     struct compare_result res;
     char err[512];
     FILE *tf;
@@ -51,93 +51,93 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
     case CLI_OK:
         break;
     }
-    if (compare_file_parse(a.file, &a.set, &plan, err, sizeof(err)) != 0) {
+    if (compare_file_parse(a.file, &a.set, &cf, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
-        compare_file_free(&plan);
+        compare_file_free(&cf);
         return 2;
     }
-    if ((plan.set.json_path && outputs_check(plan.set.json_path, "--json", 0, err, sizeof(err)) != 0) ||
-        (plan.set.html_path && outputs_check(plan.set.html_path, "--html", 0, err, sizeof(err)) != 0)) {
+    if ((cf.set.json_path && outputs_check(cf.set.json_path, "--json", 0, err, sizeof(err)) != 0) ||
+        (cf.set.html_path && outputs_check(cf.set.html_path, "--html", 0, err, sizeof(err)) != 0)) {
         fprintf(stderr, "rafale compare: %s\n", err);
-        compare_file_free(&plan);
+        compare_file_free(&cf);
         return 2;
     }
-    if (plan.set.json_path && plan.set.html_path && strcmp(plan.set.json_path, "-") == 0 &&
-        strcmp(plan.set.html_path, "-") == 0) {
+    if (cf.set.json_path && cf.set.html_path && strcmp(cf.set.json_path, "-") == 0 &&
+        strcmp(cf.set.html_path, "-") == 0) {
         fprintf(stderr, "rafale compare: --json - and --html - both want standard output: give one of them a file\n");
-        compare_file_free(&plan);
+        compare_file_free(&cf);
         return 2;
     }
-    tf = cmd_text(plan.set.json_path, plan.set.html_path);
-    if (compare_ports_free(&plan, err, sizeof(err)) != 0) {
+    tf = cmd_text(cf.set.json_path, cf.set.html_path);
+    if (compare_ports_free(&cf, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
-        compare_file_free(&plan);
+        compare_file_free(&cf);
         return 2;
     }
-    if (plan.set.pin == PIN_CHOSE) {
+    if (cf.set.pin == PIN_CHOSE) {
         char sv[200], cl[200];
-        cpu_text(plan.set.server_cpus, plan.set.nserver_cpus, sv, sizeof(sv));
-        cpu_text(plan.set.client_cpus, plan.set.nclient_cpus, cl, sizeof(cl));
+        cpu_text(cf.set.server_cpus, cf.set.nserver_cpus, sv, sizeof(sv));
+        cpu_text(cf.set.client_cpus, cf.set.nclient_cpus, cl, sizeof(cl));
         fprintf(tf, "rafale compare: pin = auto: servers on CPU%s %s, rafale on CPU%s %s (server-cpus and client-cpus "
-               "choose, pin = no pins nothing)\n", plan.set.nserver_cpus > 1 ? "s" : "", sv,
-               plan.set.nclient_cpus > 1 ? "s" : "", cl);
-    } else if (plan.set.nserver_cpus == 0 || plan.set.nclient_cpus == 0) {
+               "choose, pin = no pins nothing)\n", cf.set.nserver_cpus > 1 ? "s" : "", sv,
+               cf.set.nclient_cpus > 1 ? "s" : "", cl);
+    } else if (cf.set.nserver_cpus == 0 || cf.set.nclient_cpus == 0) {
         fprintf(stderr, "rafale compare: warning: servers and rafale are not pinned apart (%s): they compete for the "
-                        "same cores\n", plan.set.pin == PIN_NO ? "pin = no" : "server-cpus, client-cpus");
+                        "same cores\n", cf.set.pin == PIN_NO ? "pin = no" : "server-cpus, client-cpus");
     } else {
         int i, j;
-        for (i = 0; i < plan.set.nserver_cpus; i++)
-            for (j = 0; j < plan.set.nclient_cpus; j++)
-                if (plan.set.server_cpus[i] == plan.set.client_cpus[j]) {
+        for (i = 0; i < cf.set.nserver_cpus; i++)
+            for (j = 0; j < cf.set.nclient_cpus; j++)
+                if (cf.set.server_cpus[i] == cf.set.client_cpus[j]) {
                     fprintf(stderr, "rafale compare: warning: CPU %d is given to both the servers and rafale\n",
-                            plan.set.server_cpus[i]);
-                    i = plan.set.nserver_cpus;
+                            cf.set.server_cpus[i]);
+                    i = cf.set.nserver_cpus;
                     break;
                 }
     }
     net_raise_nofile(1 << 20);
     stop_catch(0);
-    if (plan.set.repeat_auto)
+    if (cf.set.repeat_auto)
         fprintf(tf, "rafale compare: %s, %d server%s, %d workload%s, repeat = auto (%d to %d rounds, until every verdict "
-               "is decided)\n", a.file, plan.nservers, plan.nservers == 1 ? "" : "s", plan.nworkloads,
-               plan.nworkloads == 1 ? "" : "s", plan.set.repeat < plan.set.max_repeat ? plan.set.repeat
-               : plan.set.max_repeat, plan.set.max_repeat);
+               "is decided)\n", a.file, cf.nservers, cf.nservers == 1 ? "" : "s", cf.nworkloads,
+               cf.nworkloads == 1 ? "" : "s", cf.set.repeat < cf.set.max_repeat ? cf.set.repeat
+               : cf.set.max_repeat, cf.set.max_repeat);
     else
-        fprintf(tf, "rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, plan.nservers,
-               plan.nservers == 1 ? "" : "s", plan.nworkloads, plan.nworkloads == 1 ? "" : "s", plan.set.repeat,
-               plan.set.repeat == 1 ? "" : "s");
+        fprintf(tf, "rafale compare: %s, %d server%s, %d workload%s, %d repetition%s\n", a.file, cf.nservers,
+               cf.nservers == 1 ? "" : "s", cf.nworkloads, cf.nworkloads == 1 ? "" : "s", cf.set.repeat,
+               cf.set.repeat == 1 ? "" : "s");
     fflush(tf);
     {
         /* calibrate = yes (a workload default): the reference once, first. */
         struct machine_ref ref;
         int i, want = 0;
         memset(&ref, 0, sizeof(ref));
-        for (i = 0; i < plan.nworkloads; i++)
-            want |= plan.workloads[i].cfg.calibrate;
+        for (i = 0; i < cf.nworkloads; i++)
+            want |= cf.workloads[i].cfg.calibrate;
         if (want && calibrate_get(stop_flag(), cmd_log_line, tf, &ref, err, sizeof(err)) != 0) {
             fprintf(stderr, "rafale compare: calibrate: %s\n", err);
-            compare_file_free(&plan);
+            compare_file_free(&cf);
             return 1;
         }
-        rc = compare_rounds(&plan, stop_flag(), cmd_log_line, tf, &res, err, sizeof(err));
+        rc = compare_rounds(&cf, stop_flag(), cmd_log_line, tf, &res, err, sizeof(err));
         res.ref = ref;
     }
     if (rc != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         rc = 1;
     } else {
-        report_compare_print(tf, &plan, &res);
-        if (plan.set.json_path) {
-            FILE *f = cmd_out_open(plan.set.json_path);
-            int wrc = f ? report_compare_json(f, &plan, &res) : -1;
+        report_compare_print(tf, &cf, &res);
+        if (cf.set.json_path) {
+            FILE *f = cmd_out_open(cf.set.json_path);
+            int wrc = f ? report_compare_json(f, &cf, &res) : -1;
             if (f && cmd_out_close(f) != 0)
                 wrc = -1;
             if (wrc != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", plan.set.json_path);
+                fprintf(stderr, "rafale compare: cannot write '%s'\n", cf.set.json_path);
                 rc = 1;
             }
         }
-        if (plan.set.html_path && cmd_compare_html("rafale compare", plan.set.html_path, &plan, &res) != 0)
+        if (cf.set.html_path && cmd_compare_html("rafale compare", cf.set.html_path, &cf, &res) != 0)
             rc = 1;
         /* The report is written whole in every case; the status says
          * whether it measured what was asked. */
@@ -145,7 +145,7 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
             rc = compare_exit_status(&res);
     }
     compare_result_free(&res);
-    compare_file_free(&plan);
+    compare_file_free(&cf);
     return rc;
 }
 

@@ -17,25 +17,25 @@
  * "servers" are the files. */
 static int side_by_side(const char *html, struct loaded *runs, char **names, int n)
 {
-    struct compare_file plan;
+    struct compare_file cf;
     struct compare_result cr;
-    int k, rc = compare_saved_init(&plan, &cr, &runs[0].run.cfg, n);
+    int k, rc = compare_saved_init(&cf, &cr, &runs[0].run.cfg, n);
 
     for (k = 0; k < n && rc == 0; k++) {
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
         struct loaded_run *lr = &runs[k].run;
-        rc = compare_saved_add(&plan, &cr, k, base, lr->cfg.ntargets ? lr->cfg.url_text[0] : "", &lr->res,
-                           lr->has_server ? &lr->server : NULL);
+        rc = compare_saved_add(&cf, &cr, k, base, lr->cfg.ntargets ? lr->cfg.url_text[0] : "", &lr->res,
+                               lr->has_server ? &lr->server : NULL);
         lr->has_server = 0;
     }
     if (rc == 0) {
-        compare_summarize(&plan, &cr);
-        rc = cmd_compare_html("rafale report", html, &plan, &cr);
+        compare_summarize(&cf, &cr);
+        rc = cmd_compare_html("rafale report", html, &cf, &cr);
     } else {
         fprintf(stderr, "rafale report: out of memory\n");
     }
     compare_result_free(&cr);
-    compare_file_free(&plan);
+    compare_file_free(&cf);
     return rc != 0;
 }
 
@@ -66,7 +66,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
         report_side_text(tf, side, n);
         free(side);
     } else if (compares) {
-        report_compare_print(tf, &runs[0].plan, &runs[0].cmp);
+        report_compare_print(tf, &runs[0].cf, &runs[0].cmp);
     } else {
         report_text(tf, &runs[0].run.cfg, &runs[0].run.res, runs[0].run.has_server ? &runs[0].run.server : NULL,
                     runs[0].run.has_findings ? &runs[0].run.found : NULL);
@@ -74,7 +74,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     if (html == NULL)
         return 0;
     if (compares)
-        return cmd_compare_html("rafale report", html, &runs[0].plan, &runs[0].cmp) != 0;
+        return cmd_compare_html("rafale report", html, &runs[0].cf, &runs[0].cmp) != 0;
     if (n > 1)
         return side_by_side(html, runs, names, n);
     {

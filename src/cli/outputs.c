@@ -1,4 +1,4 @@
-/* outputs.c - a run's result written: the text report, the SLO checks,
+/* outputs.c - a run's result written: the text report, the SLO goals,
  * its files, the live page's last state. */
 #include "outputs.h"
 #include "err.h"
@@ -151,7 +151,7 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct e
     if (rc == 0 && ((r->total.started > 0 && r->total.completed == 0) || r->gave_up_s > 0))
         rc = 4;
     for (i = 0; rc == 0 && i < opts->slo.n; i++)
-        if (!opts->slo.c[i].pass)
+        if (!opts->slo.goal[i].pass)
             rc = 3;
     if (rc == 0 && r->aborted)
         rc = 3; /* lost on the way, whatever the end's figures say */

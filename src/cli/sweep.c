@@ -52,7 +52,7 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
             if (*pos + strlen(fs.f[i].id) + 2 < sizeof(st->found))
                 *pos += (size_t)snprintf(to + *pos, sizeof(st->found) - *pos, "%s%s", *pos ? "," : "", fs.f[i].id);
         }
-        client_bound = findings_get(&fs, "client_cpu_bound") != NULL;
+        client_bound = findings_get(&fs, FINDING_CLIENT_CPU_BOUND) != NULL;
     }
     errs = stats_errors(&r->total);
     st->sent = r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0;
@@ -62,10 +62,10 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     st->err_pct = r->total.completed + errs ? 100.0 * (double)errs / (double)(r->total.completed + errs) : 0;
     st->pass = slo_eval(&slo, &r->total, r->elapsed_s) == 0;
     for (i = 0; i < slo.n; i++) {
-        if (!slo.c[i].pass) {
+        if (!slo.goal[i].pass) {
             char v[32];
-            snprintf(st->why, sizeof(st->why), "%s (measured %s)", slo.c[i].text,
-                     slo_value_str(&slo.c[i], slo.c[i].value, v, sizeof(v)));
+            snprintf(st->why, sizeof(st->why), "%s (measured %s)", slo.goal[i].text,
+                     slo_value_str(&slo.goal[i], slo.goal[i].value, v, sizeof(v)));
             break;
         }
     }
@@ -157,7 +157,7 @@ void sweep_print_header(FILE *f, const struct config *cfg)
     int i;
     fprintf(f, "rafale sweep: %s, SLO '", cfg->url_text[0]);
     for (i = 0; i < cfg->slo.n; i++)
-        fprintf(f, "%s%s", i ? "," : "", cfg->slo.c[i].text);
+        fprintf(f, "%s%s", i ? "," : "", cfg->slo.goal[i].text);
     fprintf(f, "'; each step %s warm-up + %s, %u connections, %u threads\n\n",
             units_fmt_ns(w, sizeof(w), (double)cfg->warmup_ns), units_fmt_ns(d, sizeof(d), (double)cfg->duration_ns),
             cfg->connections, cfg->threads);
@@ -197,7 +197,7 @@ int sweep_json(FILE *f, const struct config *cfg, const struct sweep_result *r)
     for (i = 0; i < cfg->slo.n; i++) {
         if (i)
             fputs(", ", f);
-        report_json_str(f, cfg->slo.c[i].text);
+        report_json_str(f, cfg->slo.goal[i].text);
     }
     fprintf(f, "], \"connections\": %u, \"threads\": %u, \"step_s\": %s, \"warmup_s\": %s,\n", cfg->connections,
             cfg->threads, REPORT_JNUM("%.3f", (double)cfg->duration_ns / 1e9),

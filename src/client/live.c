@@ -61,17 +61,17 @@ static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stat
     if (slo_eval(&s, snap, (double)secs) == 0)
         return 0;
     for (k = 0; k < s.n; k++)
-        if (!s.c[k].pass) {
+        if (!s.goal[k].pass) {
             /* Nothing measured yet (no answer, or none checked) is not
              * judged yet: at the end it fails, not on the way. */
-            int lat = s.c[k].metric == SLO_PCT || s.c[k].metric == SLO_MEAN || s.c[k].metric == SLO_MAX_LAT;
-            if ((lat && snap->h[H_LATENCY].total == 0) || (s.c[k].metric == SLO_CHECKS_PCT && snap->checked == 0))
+            int lat = s.goal[k].metric == SLO_PCT || s.goal[k].metric == SLO_MEAN || s.goal[k].metric == SLO_MAX_LAT;
+            if ((lat && snap->h[H_LATENCY].total == 0) || (s.goal[k].metric == SLO_CHECKS_PCT && snap->checked == 0))
                 continue;
             char v[32];
             res->aborted = 1;
             res->aborted_at_s = (double)(now - pl->t_measure) / 1e9;
-            snprintf(res->aborted_why, sizeof(res->aborted_why), "%s (measured %s over the first %us)", s.c[k].text,
-                     slo_value_str(&s.c[k], s.c[k].value, v, sizeof(v)), secs);
+            snprintf(res->aborted_why, sizeof(res->aborted_why), "%s (measured %s over the first %us)", s.goal[k].text,
+                     slo_value_str(&s.goal[k], s.goal[k].value, v, sizeof(v)), secs);
             return 1;
         }
     return 0;

@@ -321,10 +321,10 @@ bad:
         return -1;
     }
     for (k = 0; k < (uint32_t)cfg->slo.n; k++)
-        if (cfg->slo.c[k].metric == SLO_CHECKS_PCT && pl->nchecks == 0) {
+        if (cfg->slo.goal[k].metric == SLO_CHECKS_PCT && pl->nchecks == 0) {
             err_set(err, errlen, NULL,
                     "--slo %s: no response is checked (give --check, or # check: in the targets file)",
-                    cfg->slo.c[k].text);
+                    cfg->slo.goal[k].text);
             return -1;
         }
     return 0;

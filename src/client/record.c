@@ -138,9 +138,9 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
 {
     if (now < w->plan->t_measure)
         return;
-    w->st.bytes_recv += bytes;
+    w->st.bytes_received += bytes;
     if (s)
-        w->per_target[engine_fig(s->url)].bytes_recv += bytes;
+        w->per_target[engine_fig(s->url)].bytes_received += bytes;
 }
 
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now)
@@ -148,7 +148,7 @@ void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64
     /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
     s->bytes_in += bytes;
     if (now >= w->plan->t_measure && counts(w, NULL, s, now))
-        w->per_target[engine_fig(s->url)].bytes_recv += bytes;
+        w->per_target[engine_fig(s->url)].bytes_received += bytes;
 }
 
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)

@@ -8,7 +8,7 @@
 struct tl_open {
     uint32_t sec;
     uint32_t closed;            /* workers that closed it */
-    uint64_t requests, errors;
+    uint64_t completed, errors;
     struct hist h;
 };
 
@@ -72,7 +72,7 @@ static void settle(struct timeline *t, int all)
                     hist_init_bits(&t->hists[i], TL_SUB_BITS);
             t->ndone = need;
         }
-        t->done[o->sec].requests = o->requests;
+        t->done[o->sec].completed = o->completed;
         t->done[o->sec].errors = o->errors;
         t->done[o->sec].p50_ns = hist_percentile(&o->h, 50);
         t->done[o->sec].p99_ns = hist_percentile(&o->h, 99);
@@ -80,7 +80,7 @@ static void settle(struct timeline *t, int all)
         if (t->keep_cum) {
             if (hist_merge(&t->cum, &o->h) != 0)
                 t->oom = 1;
-            t->cum_req += o->requests;
+            t->cum_req += o->completed;
             t->cum_err += o->errors;
         }
         if (t->keep_hist) {
@@ -99,7 +99,7 @@ static void settle(struct timeline *t, int all)
     }
 }
 
-void timeline_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t errors, const struct hist *h)
+void timeline_close(struct timeline *t, uint32_t sec, uint64_t completed, uint64_t errors, const struct hist *h)
 {
     uint32_t i;
     struct tl_open *o = NULL;
@@ -133,7 +133,7 @@ void timeline_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_
     }
     if (o) {
         o->closed++;
-        o->requests += requests;
+        o->completed += completed;
         o->errors += errors;
         if (h && hist_merge(&o->h, h) != 0)
             t->oom = 1;

@@ -4,7 +4,7 @@
  * the second ends, merges it here (one lock per thread per second, nothing
  * on the per-request path). A second stays open, with one merged histogram,
  * until every worker has closed it; then only its summary is kept: the
- * requests, errors, p50, p99 and max of that second over all threads, exact
+ * completed, errors, p50, p99 and max of that second over all threads, exact
  * percentiles of the union, never an average of per-thread ones. Memory:
  * 40 bytes a second (3.5 MB for a day) plus the few seconds still open. */
 #ifndef RAFALE_TIMELINE_H
@@ -17,7 +17,7 @@
 
 /* One second of the measured phase. */
 struct tl_second {
-    uint64_t requests;          /* completed in that second */
+    uint64_t completed;         /* completed in that second */
     uint64_t errors;            /* failed in that second */
     double p50_ns, p99_ns, max_ns;
 };
@@ -52,7 +52,7 @@ void timeline_fini(struct timeline *t);
 /* A worker closes second sec (0-based from the start of the measured
  * phase) with its counts and histogram (a TL_SUB_BITS one). Seconds are
  * closed in order by each worker, empty ones included. */
-void timeline_close(struct timeline *t, uint32_t sec, uint64_t requests, uint64_t errors, const struct hist *h);
+void timeline_close(struct timeline *t, uint32_t sec, uint64_t completed, uint64_t errors, const struct hist *h);
 
 /* After the workers are done: closes what is still open (the last,
  * partial second). */

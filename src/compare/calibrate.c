@@ -1,13 +1,13 @@
 /* calibrate.c - this machine's reference: rafale serve measured by rafale,
  * through compare (the same start, pinning, rounds and intervals), with a
- * plan written here, always the same. */
+ * compare file written here, always the same. */
 #include "calibrate.h"
 #include "err.h"
-#include "cli.h"
 #include "jread.h"
 #include "proc.h"
 #include "report.h"
 #include "report_load.h"
+#include "version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -59,7 +59,7 @@ static void cpus_text(const int *cpus, int n, char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? "," : "", cpus[i]);
 }
 
-static int write_plan(const char *path, const char *self, int port, int threads, char *err, size_t errlen)
+static int write_compare_file(const char *path, const char *self, int port, int threads, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
@@ -82,7 +82,7 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
                   size_t errlen)
 {
     struct compare_settings set;
-    struct compare_file plan;
+    struct compare_file cf;
     struct compare_result res;
     char self[4096], path[64], sv[160], cl[160];
     int cpus[CMP_MAX_CPUS], ncpus = proc_cpus_allowed(cpus, CMP_MAX_CPUS), port, fd, rc = -1;
@@ -90,7 +90,7 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
     const struct compare_cell *c;
 
     memset(out, 0, sizeof(*out));
-    memset(&plan, 0, sizeof(plan));
+    memset(&cf, 0, sizeof(cf));
     memset(&res, 0, sizeof(res));
     if (n <= 0 || (size_t)n >= sizeof(self) - 1) {
         err_set(err, errlen, NULL, "cannot find rafale's own program (/proc/self/exe)");
@@ -115,15 +115,15 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
         return -1;
     }
     close(fd);
-    if (write_plan(path, self, port, set.nserver_cpus ? set.nserver_cpus : 1, err, errlen) != 0 ||
-        compare_file_parse(path, NULL, &plan, err, errlen) != 0) {
+    if (write_compare_file(path, self, port, set.nserver_cpus ? set.nserver_cpus : 1, err, errlen) != 0 ||
+        compare_file_parse(path, NULL, &cf, err, errlen) != 0) {
         unlink(path);
         goto out;
     }
     unlink(path);
-    free(plan.file);
-    plan.file = strdup("rafale calibrate");
-    if (compare_rounds(&plan, stop, log, arg, &res, err, errlen) != 0)
+    free(cf.file);
+    cf.file = strdup("rafale calibrate");
+    if (compare_rounds(&cf, stop, log, arg, &res, err, errlen) != 0)
         goto out;
     c = compare_cell_at(&res, 0, 0);
     if (res.interrupted) {
@@ -139,9 +139,9 @@ int calibrate_run(const atomic_int *stop, compare_log_fn log, void *arg, struct 
     out->when_unix_s = (double)time(NULL);
     machine_read(&out->m, RAFALE_VERSION);
     snprintf(out->workload, sizeof(out->workload), "%s", CALIBRATE_WORKLOAD);
-    if (plan.set.nserver_cpus && plan.set.nclient_cpus) {
-        cpus_text(plan.set.server_cpus, plan.set.nserver_cpus, sv, sizeof(sv));
-        cpus_text(plan.set.client_cpus, plan.set.nclient_cpus, cl, sizeof(cl));
+    if (cf.set.nserver_cpus && cf.set.nclient_cpus) {
+        cpus_text(cf.set.server_cpus, cf.set.nserver_cpus, sv, sizeof(sv));
+        cpus_text(cf.set.client_cpus, cf.set.nclient_cpus, cl, sizeof(cl));
         snprintf(out->pin, sizeof(out->pin), "rafale serve on CPU %.40s, rafale on CPU %.40s", sv, cl);
     } else {
         snprintf(out->pin, sizeof(out->pin), "not pinned (one CPU)");
@@ -158,7 +158,7 @@ out:
     if (ncpus > 0)
         proc_pin_self(cpus, ncpus);
     compare_result_free(&res);
-    compare_file_free(&plan);
+    compare_file_free(&cf);
     return rc;
 }
 

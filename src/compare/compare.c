@@ -6,7 +6,7 @@
  * computed from the runs, so a saved compare rebuilds exactly. */
 #include "compare.h"
 #include "alike.h"
-#include "cli.h"
+#include "child.h"
 #include "err.h"
 #include "targets.h"
 #include "verdict.h"
@@ -111,7 +111,7 @@ static char *log_path(const char *dir, int i)
 
 /* How a server is run and watched during the compare. */
 struct srv {
-    struct proc proc;        /* started by us */
+    struct child child;      /* started by us */
     int started;
     char *log;               /* its stdout and stderr, in compare's private directory */
     int monitor_pid;         /* what the monitor follows: a pid, */
@@ -265,25 +265,25 @@ static int bring_up(const struct compare_file *p, int i, struct srv *sv, struct 
         sv->monitor_pid = pid;
     } else {
         snprintf(cgname, sizeof(cgname), "rafale-%d-%d", (int)getpid(), i);
-        if (proc_start(&sv->proc, s->start, s->dir, s->env, s->nenv, p->set.server_cpus, p->set.nserver_cpus, sv->log,
-                       p->set.cgroups ? cgname : NULL, warn, warnlen, err, sizeof(err)) != 0) {
+        if (child_start(&sv->child, s->start, s->dir, s->env, s->nenv, p->set.server_cpus, p->set.nserver_cpus,
+                        sv->log, p->set.cgroups ? cgname : NULL, warn, warnlen, err, sizeof(err)) != 0) {
             err_set(why, whylen, NULL, "%s", err);
             url_free(&u);
             return -1;
         }
         sv->started = 1;
-        if (sv->proc.in_cgroup) {
-            sv->monitor_cg = sv->proc.cg.path;
+        if (sv->child.in_cgroup) {
+            sv->monitor_cg = sv->child.cg.path;
             r->cgroups = 1;
         } else {
-            sv->monitor_pid = sv->proc.pid;
-            err_set(r->note, sizeof(r->note), NULL, "%s", p->set.cgroups ? warn : "cgroups = no in the plan");
+            sv->monitor_pid = sv->child.pid;
+            err_set(r->note, sizeof(r->note), NULL, "%s", p->set.cgroups ? warn : "cgroups = no in the compare file");
         }
     }
     until = clock_ns() + p->set.ready_ns;
     while (!probe(&p->workloads[0].cfg, &u, s, got, sizeof(got))) {
-        if (sv->started && !proc_alive(&sv->proc, how, sizeof(how))) {
-            proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
+        if (sv->started && !child_alive(&sv->child, how, sizeof(how))) {
+            child_log_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
             err_set(why, whylen, NULL, "%s before answering", how);
             url_free(&u);
             return -1;
@@ -295,7 +295,7 @@ static int bring_up(const struct compare_file *p, int i, struct srv *sv, struct 
         }
         if (clock_ns() > until) {
             if (sv->started)
-                proc_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
+                child_log_tail(sv->log, r->output[i], CMP_OUTPUT_MAX + 1);
             if (got[0])
                 err_set(why, whylen, NULL, "never answered GET %s with an expected status (got %s; ready-status %s) within %.1f s",
                     s->ready, got, s->ready_status.text, (double)p->set.ready_ns / 1e9);
@@ -542,7 +542,7 @@ static int settled(const struct compare_file *p, struct compare_result *r)
     return 1;
 }
 
-/* The version line of each server, when the plan gives a command for it. */
+/* The version line of each server, when the compare file gives a command for it. */
 static void versions(struct compare_file *p)
 {
     int i;
@@ -550,7 +550,7 @@ static void versions(struct compare_file *p)
         char line[160];
         if (p->servers[i].version_cmd == NULL)
             continue;
-        proc_capture(p->servers[i].version_cmd, line, sizeof(line), 5 * 1000000000ULL);
+        child_capture(p->servers[i].version_cmd, line, sizeof(line), 5 * 1000000000ULL);
         text_scrub(line, strlen(line), 1); /* printed on the terminal as it is */
         free(p->servers[i].version);
         p->servers[i].version = strdup(line);
@@ -570,7 +570,7 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
     }
     /* Nothing started yet: every stop below is safe. */
     for (i = 0; i < p->nservers; i++)
-        svs[i].proc.pid = -1;
+        svs[i].child.pid = -1;
     if (p->set.nclient_cpus && proc_pin_self(p->set.client_cpus, p->set.nclient_cpus) != 0) {
         err_set(err, errlen, NULL, "cannot pin rafale to client-cpus: %s", strerror(errno));
         free(svs);
@@ -587,14 +587,14 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
             goto end;
         }
     versions(p);
-    proc_become_subreaper();
+    child_become_subreaper();
     for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
         if (bring_up(p, i, &svs[i], out, stop, out->failure[i], CMP_WHY_MAX, warn, sizeof(warn)) != 0) {
             out->failed[i] = 1;
             snprintf(line, sizeof(line), "  %s: %s", p->servers[i].name, out->failure[i]);
             log_failure(log, arg, line, out->output[i]);
             if (svs[i].started)
-                proc_stop(&svs[i].proc, p->set.grace_ns);
+                child_stop(&svs[i].child, p->set.grace_ns);
         }
         if (warn[0] && log) {
             snprintf(line, sizeof(line), "  %s: warning: %s: it runs in a process group only, and a server that "
@@ -618,13 +618,13 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
                 } else if (log) {
                     log(line, arg);
                 }
-                if (svs[i].started && !proc_alive(&svs[i].proc, how, sizeof(how))) {
+                if (svs[i].started && !child_alive(&svs[i].child, how, sizeof(how))) {
                     /* Gone: said first, before what its run met (a run
                      * whose first connects all failed stops at once). */
                     char met[CMP_WHY_MAX];
                     size_t at, n;
                     snprintf(met, sizeof(met), "%s", out->failed[i] ? out->failure[i] : "");
-                    proc_tail(svs[i].log, out->output[i], CMP_OUTPUT_MAX + 1);
+                    child_log_tail(svs[i].log, out->output[i], CMP_OUTPUT_MAX + 1);
                     snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
                     at = strlen(out->failure[i]);
                     if (met[0] && at + 3 < CMP_WHY_MAX) {
@@ -638,7 +638,7 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
                 if (out->failed[i]) {
                     /* Whatever is left of it goes now, not at the end. */
                     if (svs[i].started)
-                        proc_stop(&svs[i].proc, p->set.grace_ns);
+                        child_stop(&svs[i].child, p->set.grace_ns);
                     snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
                     log_failure(log, arg, line, out->output[i]);
                 }
@@ -672,13 +672,13 @@ end:
     /* Stop what we started, interrupted or not, and leave no file. */
     for (i = 0; i < p->nservers; i++) {
         if (svs[i].started)
-            proc_stop(&svs[i].proc, p->set.grace_ns);
+            child_stop(&svs[i].child, p->set.grace_ns);
         if (svs[i].log)
             unlink(svs[i].log);
         free(svs[i].log);
     }
     rmdir(dir);
-    proc_reap_orphans(2 * 1000000000ULL);
+    child_reap_orphans(2 * 1000000000ULL);
     free(svs);
     if (rc == 0)
         compare_summarize(p, out);

@@ -1,7 +1,7 @@
 /* compare.h - `rafale compare`: several servers, the same workloads, runs
  * interleaved, each server followed in a cgroup of its own (CPU, memory as
- * PSS, per process), one table and one HTML report. The plan comes from a
- * small hand-editable file (compare_file.c):
+ * PSS, per process), one table and one HTML report. The compare file is
+ * small and hand-editable (compare_file.c):
  *
  *   [settings]            repeat, grace, ready-timeout, server-cpus,
  *                         client-cpus, and the default of any workload key
@@ -66,7 +66,7 @@ struct compare_file {
     int baseline;           /* baseline = SERVER: 1 + its index; 0 none */
 };
 
-/* Parses the plan file; the settings given on the command line (over: its
+/* Parses the compare file; the settings given on the command line (over: its
  * non-zero fields, or NULL) take precedence over the file's. Returns 0, or
  * -1 with "FILE:LINE: reason" in err. */
 int compare_file_parse(const char *path, const struct compare_settings *over, struct compare_file *p, char *err, size_t errlen);
@@ -125,7 +125,7 @@ struct compare_cell {
     double ratio, ratio_ci[2];   /* time per request over the best's, paired by round */
     int verdict;                 /* enum verdict_kind */
     struct verdict_pair vs_best; /* the pair behind it (why, when undecided) */
-    struct verdict_pair vs_base; /* against the plan's baseline (verdict VERDICT_INVALID: none) */
+    struct verdict_pair vs_base; /* against the compare file's baseline (verdict VERDICT_INVALID: none) */
     int rank;                    /* shared only by servers whose verdict is same; 0 not ranked */
     struct slo slo;              /* the workload's --slo on every run merged (slo.n 0: none) */
     int slo_failed;              /* checks that failed */
@@ -203,7 +203,7 @@ void compare_pair(const struct compare_file *p, const struct compare_result *r, 
  * failed (and all else was valid), 130 when interrupted. */
 int compare_exit_status(const struct compare_result *r);
 
-/* Runs the plan: starts the servers, runs every workload against every
+/* Runs the compare file: starts the servers, runs every workload against every
  * server, repetitions interleaved, stops everything. log receives one line
  * per event. Returns 0 (the result may hold failed servers), or -1 with a
  * reason in err. Every process started is gone before it returns, even when

@@ -1,5 +1,5 @@
-/* compare_file.c - the compare plan: INI-like sections whose keys are the
- * option table's (opt.c), so a plan is checked exactly as a command line is
+/* compare_file.c - the compare file: INI-like sections whose keys are the
+ * option table's (opt.c), so it is checked exactly as a command line is
  * and a bad value gets the flag's own words, with FILE:LINE in front. */
 #include "compare.h"
 #include "proc.h"
@@ -135,7 +135,7 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
 
     memset(ss, 0, sizeof(*ss));
     if (f == NULL)
-        return bad(err, errlen, path, 0, "cannot read the plan: %s", strerror(errno));
+        return bad(err, errlen, path, 0, "cannot read the compare file: %s", strerror(errno));
     while ((got = getline(&line, &cap, f)) >= 0) {
         char *s, *eq;
         struct section *sec;
@@ -445,7 +445,7 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
     if (config_finish(&wl->cfg, why, sizeof(why), notes, sizeof(notes)) != 0)
         return bad(err, errlen, path, sec->line, "[workload %s]: %s", wl->name, why);
     if (wl->cfg.targets_path) {
-        /* Relative to the plan; read now, so a mistake stops the compare
+        /* Relative to the compare file; read now, so a mistake stops the compare
          * before any server starts (paths go to each server's url). */
         struct config check;
         const char *slash = strrchr(path, '/');

@@ -26,7 +26,7 @@ static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
     }
 }
 
-/* A compare result: the plan as far as the reports need it, and every run. */
+/* A compare result: its compare file as far as the reports need it, and every run. */
 /* Each workload's alike check: true, a list of differences, or null. */
 static void load_alike(struct jc *c, json_t *wls, const struct compare_file *p, struct compare_result *r)
 {
@@ -53,7 +53,7 @@ static void load_alike(struct jc *c, json_t *wls, const struct compare_file *p, 
                 if (strcmp(p->servers[s].name, srv) == 0)
                     break;
             if (srv == NULL || field == NULL || value == NULL || s == p->nservers) {
-                jread_fail(c, "", "[%zu]: not a {field, server, value} of a server of the plan", i);
+                jread_fail(c, "", "[%zu]: not a {field, server, value} of a server of the compare file", i);
                 break;
             }
             if (i > 10000 || (n = realloc(r->alike[w].diff, (i + 1) * sizeof(*n))) == NULL) {
@@ -116,7 +116,7 @@ static void load_cells(struct jc *c, json_t *wls, const struct compare_file *p, 
 
 static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
 {
-    struct compare_file *p = &out->plan;
+    struct compare_file *p = &out->cf;
     struct compare_result *r = &out->cmp;
     json_t *svs, *wls, *e;
     const char *note;
@@ -257,7 +257,7 @@ void compare_load_free(struct loaded *l)
 {
     if (l->is_compare) {
         compare_result_free(&l->cmp);
-        compare_file_free(&l->plan);
+        compare_file_free(&l->cf);
     } else {
         report_load_run_free(&l->run);
     }

@@ -13,7 +13,7 @@
 struct loaded {
     int is_compare;
     struct loaded_run run;       /* !is_compare */
-    struct compare_file plan;        /* is_compare: as far as the reports need it */
+    struct compare_file cf;          /* is_compare: as far as the reports need it */
     struct compare_result cmp;       /* is_compare: every run, summarized */
 };
 

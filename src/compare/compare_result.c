@@ -138,7 +138,7 @@ static void merge_findings(struct findings *cell, const struct findings *run)
 {
     int i;
     for (i = 0; i < run->n; i++) {
-        struct finding *f = (struct finding *)findings_get(cell, run->f[i].id);
+        struct finding *f = (struct finding *)findings_named(cell, run->f[i].id);
         if (f == NULL && cell->n < FINDINGS_MAX) {
             f = &cell->f[cell->n++];
             *f = run->f[i];
@@ -379,7 +379,7 @@ void compare_summarize(const struct compare_file *p, struct compare_result *r)
                 /* Saturated, it and not the server set the pace: the
                  * findings' rule decides (thread CPU time against the
                  * time it had). */
-                if (findings_get(&run->found, "client_cpu_bound") ||
+                if (findings_get(&run->found, FINDING_CLIENT_CPU_BOUND) ||
                     (cfg->no_findings &&
                      run->res.client_cpu_s > 0.9 * (run->res.elapsed_s + (double)cfg->warmup_ns / 1e9) *
                                                  (cfg->threads ? cfg->threads : 1)))

@@ -19,7 +19,7 @@
  * partial, left out): 0 requests, 1 p50, 2 p99. */
 static double second_value(const struct tl_second *t, int which)
 {
-    return which == 0 ? (double)t->requests : which == 1 ? t->p50_ns : t->p99_ns;
+    return which == 0 ? (double)t->completed : which == 1 ? t->p50_ns : t->p99_ns;
 }
 
 /* Mean and variance of the logs of that figure over the whole seconds.
@@ -320,7 +320,7 @@ static double rounds_step(const struct compare_cell *c, const struct config *cfg
 
 int diff_compares(const struct loaded *in, const char *const files[2], double thr, FILE *out, FILE *jf, int *worse)
 {
-    const struct compare_file *pb = &in[0].plan, *pn = &in[1].plan;
+    const struct compare_file *pb = &in[0].cf, *pn = &in[1].cf;
     int w, s, w2, s2, k, cells = 0;
     *worse = 0;
     if (jf)

@@ -357,7 +357,7 @@ static void targets_block(FILE *f, const struct compare_file *p, const struct co
     }
 }
 
-/* Each server against the plan's baseline, in a line. */
+/* Each server against the compare file's baseline, in a line. */
 static void baseline_text(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int s, b = p->baseline - 1, any = 0;
@@ -458,8 +458,8 @@ static int cell_notes(FILE *f, const struct compare_file *p, const struct compar
             fprintf(f, "  %s %s: SLO %s:", c->slo_failed ? "[!]" : "   ", name, c->slo_failed ? "FAILED" : "met");
             for (k2 = 0; k2 < c->slo.n; k2++) {
                 char v[32];
-                fprintf(f, "%s %s %s (%s)", k2 ? "," : "", c->slo.c[k2].text, c->slo.c[k2].pass ? "pass" : "FAIL",
-                        slo_value_str(&c->slo.c[k2], c->slo.c[k2].value, v, sizeof(v)));
+                fprintf(f, "%s %s %s (%s)", k2 ? "," : "", c->slo.goal[k2].text, c->slo.goal[k2].pass ? "pass" : "FAIL",
+                        slo_value_str(&c->slo.goal[k2], c->slo.goal[k2].value, v, sizeof(v)));
             }
             fprintf(f, "\n");
         }

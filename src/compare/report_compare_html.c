@@ -18,7 +18,7 @@ enum what { BAR_RPS, BAR_P99, BAR_CPU, BAR_MEM };
  * fast server's bars would be slivers beside a slow one's. */
 static const struct svg_bar_style latency_style = { "latency (ms, log scale)", NULL, NULL, NULL, 0 };
 
-/* Array sizes from the plan's counts (ints, never negative). */
+/* Array sizes from the compare file's counts (ints, never negative). */
 static size_t n_of(int n)
 {
     return n > 0 ? (size_t)n : 0;
@@ -196,7 +196,7 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
             const struct engine_result *res = &c->runs[k].res;
             double last = res->elapsed_s - (double)(res->nseconds ? res->nseconds - 1 : 0);
             for (i = 0; i < res->nseconds; i++) {
-                double v = (double)res->timeline[i].requests, len = 1;
+                double v = (double)res->timeline[i].completed, len = 1;
                 if (i == res->nseconds - 1 && last < 0.999) {
                     if (last < 0.5 && res->nseconds > 1)
                         break;
@@ -302,7 +302,7 @@ out:
     free(ser);
 }
 
-/* Each server against the plan's baseline, in a line. */
+/* Each server against the compare file's baseline, in a line. */
 static void baseline_html(FILE *f, const struct compare_file *p, const struct compare_result *r, int w)
 {
     int s, b = p->baseline - 1, any = 0;

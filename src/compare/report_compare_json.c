@@ -194,10 +194,10 @@ static void json_cell(FILE *f, const struct compare_file *p, const struct compar
         fprintf(f, ", \"slo\": [");
         for (i = 0; i < (unsigned)c->slo.n; i++) {
             fprintf(f, "%s{\"check\": ", i ? ", " : "");
-            report_json_str(f, c->slo.c[i].text);
+            report_json_str(f, c->slo.goal[i].text);
             fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}",
-                    REPORT_JNUM("%.6g", c->slo.c[i].value), REPORT_JNUM("%.6g", c->slo.c[i].threshold),
-                    c->slo.c[i].pass ? "true" : "false");
+                    REPORT_JNUM("%.6g", c->slo.goal[i].value), REPORT_JNUM("%.6g", c->slo.goal[i].threshold),
+                    c->slo.goal[i].pass ? "true" : "false");
         }
         fprintf(f, "]");
     }

@@ -190,7 +190,7 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
         out->rounds_needed = k + 1; /* the order statistics still disagree: one more at least */
 }
 
-/* "more rounds (...)": what the plan would change to run about need
+/* "more rounds (...)": what the compare file would change to run about need
  * rounds. A fixed repeat is raised; repeat = auto runs COMPARE_AUTO_LEAST
  * at least and stops at max-repeat, so it is raised only when it held the
  * rounds back. */

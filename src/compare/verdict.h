@@ -89,8 +89,8 @@ int verdict_decide(const double ci[2], double within);
 /* a against b, paired by round (time per request of a over b's). */
 void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out);
 
-/* Why a pair is undecided and what would decide it under the plan's
- * settings (its band, a fixed repeat or repeat = auto), in words ("too
+/* Why a pair is undecided and what would decide it under the compare
+ * file's settings (its band, a fixed repeat or repeat = auto), in words ("too
  * noisy: the rounds' ratios spread 4.1%, the interval 0.93-1.10 is wider
  * than +-3%: more rounds (max-repeat = 12)"). Returns b. */
 struct compare_settings;

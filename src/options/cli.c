@@ -5,6 +5,7 @@
 #include "serve_config.h"
 #include "err.h"
 #include "targets.h"
+#include "version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ void cli_usage(FILE *f)
           f);
     cli_sweep_usage(f);
     fputs("\n"
-          "Compare: rafale compare [--html F] [--json F] PLAN   (rafale compare --help)\n"
+          "Compare: rafale compare [--html F] [--json F] FILE   (rafale compare --help)\n"
           "Serve:   rafale serve --listen 127.0.0.1:8080 -t 2    (rafale serve --help)\n"
           "\n"
           "Examples:\n"
@@ -39,7 +40,7 @@ void cli_usage(FILE *f)
           "\n"
           "Exit status: 0 after a run (whatever the server answered); 4 when the server could not be\n"
           "reached or answered nothing (the first connects all failed: one line says where and why;\n"
-          "no answer in the run; -n gave up); 3 when an --slo check failed; 130 interrupted; 1 the\n"
+          "no answer in the run; -n gave up); 3 when an --slo goal failed; 130 interrupted; 1 the\n"
           "run could not start, or the server does not speak its protocol; 2 bad usage.\n",
           f);
 }
@@ -56,14 +57,14 @@ static void serve_usage(void)
 
 static void compare_usage(void)
 {
-    fputs("Usage: rafale compare [options] PLAN\n"
-          "Runs the workloads of PLAN against each server of PLAN, repetitions interleaved, and\n"
-          "reports req/s, latency, statuses, connections, server CPU per request and memory\n"
-          "side by side. See the README for the plan format; every run option (-c, -n, -d, -m, -H,\n"
-          "--expect, --slo, ...) is a workload key there.\n"
+    fputs("Usage: rafale compare [options] FILE\n"
+          "Runs the workloads of the compare file FILE against each of its servers, repetitions\n"
+          "interleaved, and reports req/s, latency, statuses, connections, server CPU per request\n"
+          "and memory side by side. See the README for the compare file's format; every run option\n"
+          "(-c, -n, -d, -m, -H, --expect, --slo, ...) is a workload key there.\n"
           "Exit status: 0 when every server gave a valid result for every workload; 1 when a server\n"
           "failed or a result is not valid (the report and JSON are still written in full); 2 for a\n"
-          "usage or plan error; 3 when a workload's slo failed; 130 when interrupted.\n",
+          "usage or compare file error; 3 when a workload's slo failed; 130 when interrupted.\n",
           stdout);
     opt_help(stdout, OPT_COMPARE);
 }
@@ -153,7 +154,7 @@ enum cli_result cli_parse_compare(int argc, char **argv, struct compare_args *a,
     if (r != CLI_OK)
         return r;
     if (first != argc - 1) {
-        err_set(err, errlen, NULL, "rafale compare wants one plan file (see rafale compare --help)");
+        err_set(err, errlen, NULL, "rafale compare wants one compare file (see rafale compare --help)");
         return CLI_ERROR;
     }
     a->file = argv[first];

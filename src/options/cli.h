@@ -14,8 +14,6 @@
 
 struct serve_config; /* serve_config.h: only the parser and serve need its fields */
 
-#define RAFALE_VERSION "0.2.0"
-
 enum cli_result {
     CLI_OK,       /* run with the config */
     CLI_EXIT,     /* --help or --version was printed: exit 0 */
@@ -32,8 +30,8 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
 /* Parses `rafale serve [options]` (argv[0] is "serve"). */
 enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen);
 
-/* `rafale compare [options] PLAN`: the plan file, and the settings given on
- * the command line (zero when not given), which override the plan's. */
+/* `rafale compare [options] FILE`: the compare file, and the settings given
+ * on the command line (zero when not given), which override the file's. */
 struct compare_args {
     const char *file;
     struct compare_settings set;

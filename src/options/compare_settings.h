@@ -1,6 +1,6 @@
 /* compare_settings.h - the settings of `rafale compare` that are not about one
- * run, as plain data: filled by the option table from the plan's
- * [settings] or the command line, read by src/compare. Here in options, the
+ * run, as plain data: filled by the option table from the compare
+ * file's [settings] or the command line, read by src/compare. Here in options, the
  * lowest folder both see (compare sits above options). */
 #ifndef RAFALE_COMPARE_SETTINGS_H
 #define RAFALE_COMPARE_SETTINGS_H
@@ -38,11 +38,11 @@ struct compare_settings {
     int same;                    /* what servers must answer alike (ALIKE_ bits); 0: not checked; -1 default */
     int pin;                     /* enum compare_pin: how the CPUs were split between servers and rafale */
     const char *html_path, *json_path;
-    uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the plan's */
+    uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the file's */
     int warmup_set;              /* given (0s is a warm-up of none) */
 };
 
-/* The settings of a plan that says none (repeat = auto, same-within 3%, ...). */
+/* The settings of a compare file that says none (repeat = auto, same-within 3%, ...). */
 static inline void compare_settings_defaults(struct compare_settings *cs)
 {
     memset(cs, 0, sizeof(*cs));

@@ -1,5 +1,5 @@
 /* opt.c - the option table and what reads it: getopt for the command line,
- * the help text, and single options for the compare plan. Flags follow ab
+ * the help text, and single options for the compare file. Flags follow ab
  * and wrk where they agree (-n, -c, -t, -d, -k, -H, -p, -T) so their users
  * feel at home. */
 #include "opt_int.h"
@@ -208,8 +208,8 @@ static const struct opt_def table[] = {
     { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "a self-contained HTML report with charts", "a file name",
       0, 0, RUN(html_path), 0, 0, NULL },
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
-      "check thresholds, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL, 0, 0, 0,
-      0, I_SLO, NULL },
+      "goals the run must meet, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL,
+      0, 0, 0, 0, I_SLO, NULL },
     { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
       "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
@@ -272,8 +272,8 @@ static const struct opt_def table[] = {
     /* A workload key (the run's row above) whose compare default differs:
      * said here, and set for every workload from the command line. */
     { "warmup", 0, K_CUSTOM, D_CMP, S_MISC, OPT_COMPARE, "D",
-      "load sent before each run and left out of its figures (default 1s; a plan's\n"
-      "warmup key sets its own, this sets every workload's)", "a duration such as 1s or 0s", 0, 0, 0, 0,
+      "load sent before each run and left out of its figures (default 1s; a compare\n"
+      "file's warmup key sets its own, this sets every workload's)", "a duration such as 1s or 0s", 0, 0, 0, 0,
       I_CMP_WARMUP, NULL },
     { "grace", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS, "D", "SIGTERM, then SIGKILL after D (default 3s)",
       "a duration such as 3s", 0, 0, CMP(grace_ns), 0, 0, NULL },
@@ -508,7 +508,7 @@ static void unknown_long(const char *arg, unsigned where, char *err, size_t errl
     const char *near;
     static const struct { unsigned where; const char *cmd; } cmds[] = {
         { OPT_RUN, "rafale URL" }, { OPT_SWEEP, "rafale sweep" }, { OPT_COMPARE, "rafale compare" },
-        { OPT_SERVE, "rafale serve" }, { OPT_SETTINGS, "a compare plan's [settings]" },
+        { OPT_SERVE, "rafale serve" }, { OPT_SETTINGS, "a compare file's [settings]" },
     };
     char name[64];
     size_t i, k;

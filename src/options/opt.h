@@ -1,6 +1,6 @@
 /* opt.h - every option in one table: its long name (also its key in a
- * compare plan), short flag, type, range, help line and where it applies.
- * The command line, `--help` and the compare plan are all driven from it, so
+ * compare file), short flag, type, range, help line and where it applies.
+ * The command line, `--help` and the compare file are all driven from it, so
  * a value is checked the same way and refused with the same words wherever
  * it is written. */
 #ifndef RAFALE_OPT_H
@@ -16,9 +16,9 @@
 enum {
     OPT_RUN = 1 << 0,      /* rafale [options] URL... */
     OPT_SWEEP = 1 << 1,    /* rafale sweep [options] URL */
-    OPT_WORKLOAD = 1 << 2, /* a key of a compare plan's [workload], or its default in [settings] */
-    OPT_SETTINGS = 1 << 3, /* a key of a compare plan's [settings] only */
-    OPT_COMPARE = 1 << 4,  /* rafale compare [options] PLAN */
+    OPT_WORKLOAD = 1 << 2, /* a key of a compare file's [workload], or its default in [settings] */
+    OPT_SETTINGS = 1 << 3, /* a key of a compare file's [settings] only */
+    OPT_COMPARE = 1 << 4,  /* rafale compare [options] FILE */
     OPT_SERVE = 1 << 5,    /* rafale serve [options] */
     OPT_REPORT = 1 << 6,   /* rafale report [options] RESULT.json... */
     OPT_MERGE = 1 << 7,    /* rafale merge [options] SHARD.json... */
@@ -66,7 +66,7 @@ int opt_each(size_t i, struct opt_info *out);
 int opt_is_flag(const struct opt_def *o);
 
 /* Applies one option. value is NULL for a flag given on the command line,
- * "yes"/"no" for a flag written in a plan. shown is how the user named it
+ * "yes"/"no" for a flag written in a compare file. shown is how the user named it
  * ("-c", "--connections", "connections"), for the error. Returns 0, or -1
  * with "SHOWN wants WHAT, not 'VALUE'" (or a like sentence) in err. */
 int opt_set(const struct opt_def *o, const struct opt_dst *d, const char *value, const char *shown, char *err,
@@ -82,7 +82,7 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
                                char *err, size_t errlen);
 
 /* Offers the long name of every option of `where` to s (suggest.h): the
- * one a mistyped option or plan key was meant to be. */
+ * one a mistyped option or compare file key was meant to be. */
 struct suggest;
 void opt_suggest(struct suggest *s, unsigned where);
 /* The option of `where` an unknown "--name" or "--name=value" may be a
@@ -92,7 +92,7 @@ const char *opt_nearest(const char *arg, unsigned where);
 /* Writes the help lines of the options of `where`, grouped in sections. */
 void opt_help(FILE *f, unsigned where);
 
-/* The plan keys of `where`, comma-separated, for an error message. */
+/* The compare file keys of `where`, comma-separated, for an error message. */
 void opt_keys(unsigned where, char *buf, size_t len);
 
 /* A result's "config" object holds the run's options the table gives a

@@ -360,11 +360,11 @@ static int tf_request(struct tf *f, char *s)
     if (*url == '\0')
         return tf_fail(f, "a method without a URL");
     if (url[0] == '/') {
-        /* A path: on the plan's server. */
+        /* A path: on the compare file's server. */
         char full[8192];
         size_t bl;
         if (f->base == NULL)
-            return tf_fail(f, "a path without a host: write the whole URL (http://host:port%.40s); in a compare plan "
+            return tf_fail(f, "a path without a host: write the whole URL (http://host:port%.40s); in a compare file "
                               "paths go to each server", url);
         bl = strlen(f->base);
         while (bl && f->base[bl - 1] == '/')

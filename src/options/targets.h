@@ -23,7 +23,7 @@
 #include "config.h"
 
 /* Appends the targets of path ("-": standard input) to cfg. A URL written
- * as a path (/login) goes to base (a compare plan's server), or is an
+ * as a path (/login) goes to base (a compare file's server), or is an
  * error when base is NULL. Returns 0, or -1 with "FILE:LINE: what is
  * wrong" in err. */
 int targets_load(struct config *cfg, const char *path, const char *base, char *err, size_t errlen);

@@ -1,9 +1,11 @@
-/* findings.c - the rules. Each one reads figures that exist already (the
- * result, the host's counters read before and after, the server's monitor)
- * and fires only past a stated threshold with a minimum sample: a false
- * alarm is worse than none, and every rule has a test on a healthy server
- * where it must stay silent (tests/integ/findings.py) and unit tests at
- * its edges (tests/test_findings.c). */
+/* findings.c - the rules, and findings_eval running them in the table's
+ * order (findings_rules.h), each unless a finding before it silenced it.
+ * Each one reads figures that exist already (the result, the host's
+ * counters read before and after, the server's monitor) and fires only
+ * past a stated threshold with a minimum sample: a false alarm is worse
+ * than none, and every rule has a test on a healthy server where it must
+ * stay silent (tests/integ/findings.py) and unit tests at its edges
+ * (tests/test_findings.c). */
 #include "findings.h"
 #include "findings_int.h"
 
@@ -15,15 +17,12 @@
 #include <string.h>
 
 /* Connections that waited past the limit while another was answered. */
-static void starved(struct ctx *c, int overflow)
+static void starved(struct ctx *c)
 {
     const struct fairness_conns *k = &c->r->conns;
     struct finding *f;
     char w[32], l[32];
-    if (k->starved == 0 || k->clients < 2)
-        return;
-    f = add(c, "starved_connections", 1);
-    if (f == NULL)
+    if (k->starved == 0 || k->clients < 2 || (f = add(c)) == NULL)
         return;
     units_fmt_ns(w, sizeof(w), k->starved_wait_s * NS_S);
     units_fmt_ns(l, sizeof(l), k->wait_limit_s * NS_S);
@@ -32,7 +31,7 @@ static void starved(struct ctx *c, int overflow)
         "answers per connection: min %llu, median %llu, max %llu",
         k->starved, k->clients, l, w, (unsigned long long)k->req_min, (unsigned long long)k->req_median,
         (unsigned long long)k->req_max);
-    if (overflow)
+    if (c->found[FINDING_LISTEN_QUEUE_OVERFLOW])
         say(f->advice, sizeof(f->advice),
             "their connects waited in a full accept queue (see listen_queue_overflow): the server accepts fewer "
             "connections than you opened");
@@ -61,14 +60,14 @@ static void steps(struct finding *f, const struct hist *connect)
 /* The kernel dropped SYNs or handshakes for a full accept queue. Host-wide
  * counters, so only for a server on this host, and only with our own
  * connects (or first bytes) at the retry steps to show for it. */
-static int listen_overflow(struct ctx *c)
+static void listen_overflow(struct ctx *c)
 {
     const struct netstat_obs *n = c->in->net;
     struct finding *f;
     int64_t ov, dr, syn;
     uint64_t slow_conn, slow_first;
     if (!net_ok(n) || !n->local)
-        return 0;
+        return;
     ov = NET_DELTA(n, listen_overflows);
     dr = NET_DELTA(n, listen_drops);
     syn = NET_DELTA(n, syn_retrans);
@@ -76,10 +75,8 @@ static int listen_overflow(struct ctx *c)
     slow_first = hist_above(&c->s->h[H_TTFB], SYN_STEP_NS);
     /* Host-wide counters: our own connects must show it, at a SYN retry
      * step or timed out (a slow answer proves nothing). */
-    if (ov + dr == 0 || slow_conn + c->s->errors[ERR_TIMEOUT_CONNECT] == 0)
-        return 0;
-    if ((f = add(c, "listen_queue_overflow", 1)) == NULL)
-        return 1;
+    if (ov + dr == 0 || slow_conn + c->s->errors[ERR_TIMEOUT_CONNECT] == 0 || (f = add(c)) == NULL)
+        return;
     say(f->summary, sizeof(f->summary),
         "the server's accept queue overflowed: the kernel counted %lld listen overflows and %lld drops during the run "
         "(host-wide), %lld SYNs sent again; %llu connects took a SYN retry (1 s, 3 s, 7 s ...)",
@@ -113,7 +110,6 @@ static int listen_overflow(struct ctx *c)
         ev(f, "backlog", n->backlog);
     if (n->somaxconn >= 0)
         ev(f, "somaxconn", (double)n->somaxconn);
-    return 1;
 }
 
 /* Connects at the SYN retry steps without an overflow to blame: what the
@@ -124,9 +120,7 @@ static void syn_retransmits(struct ctx *c)
     struct finding *f;
     uint64_t slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS), conns = c->s->h[H_CONNECT].total;
     int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
-    if (slow < SYN_MIN_SLOW || slow * 1000 < conns || syn == 0)
-        return;
-    if ((f = add(c, "syn_retransmits", 1)) == NULL)
+    if (slow < SYN_MIN_SLOW || slow * 1000 < conns || syn == 0 || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary),
         "%llu of %llu connects took 0.9 s or more, the SYN retry steps (1 s, 3 s, 7 s)%s", (unsigned long long)slow,
@@ -143,20 +137,18 @@ static void syn_retransmits(struct ctx *c)
 }
 
 /* Head and body in two segments, Nagle on, our ACK delayed. */
-static int nagle(struct ctx *c)
+static void nagle(struct ctx *c)
 {
     const struct hist *t = &c->s->h[H_TRANSFER];
     struct finding *f;
     uint64_t lin = hist_within(t, NAGLE_LINUX_LO, NAGLE_LINUX_HI), oth = hist_within(t, NAGLE_OTHER_LO, NAGLE_OTHER_HI);
     uint64_t hit = lin > oth ? lin : oth;
-    double per = c->s->completed ? (double)c->s->bytes_recv / (double)c->s->completed : 0;
+    double per = c->s->completed ? (double)c->s->bytes_received / (double)c->s->completed : 0;
     double gap = hist_percentile(t, 50), first = hist_percentile(&c->s->h[H_TTFB], 50);
     char g[32], fb[32];
     if (t->total < NAGLE_MIN_RESPONSES || (double)hit < NAGLE_SHARE * (double)t->total || per > NAGLE_MAX_BYTES ||
-        first * 2 > gap)
-        return 0;
-    if ((f = add(c, "nagle_delayed_ack", 1)) == NULL)
-        return 1;
+        first * 2 > gap || (f = add(c)) == NULL)
+        return;
     say(f->summary, sizeof(f->summary),
         "%.0f%% of responses took %s from their first byte to their last, the delayed-ACK timer, though their first "
         "byte came after %s and they are small (%.0f B each)",
@@ -170,13 +162,12 @@ static int nagle(struct ctx *c)
     ev(f, "ttfb_p50_us", first / 1e3);
     ev(f, "share", (double)hit / (double)t->total);
     ev(f, "bytes_per_request", per);
-    return 1;
 }
 
 /* Closed loop: connections / throughput is the latency (Little's law), far
  * above the server's own time (its CPU per answer when its CPUs were busy,
  * else its fastest good answers): the time is spent waiting in a queue. */
-static int queueing(struct ctx *c)
+static void queueing(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
     struct finding *f;
@@ -191,7 +182,7 @@ static int queueing(struct ctx *c)
     char l[32], sv[32], m[32], how[160], in[64];
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
-        return 0;
+        return;
     from_cpu = busy >= QUEUE_CPU_BUSY && c->in->server->cpu_s > 0;
     if (from_cpu) {
         service = c->in->server->cpu_s / (double)c->s->completed * NS_S;
@@ -204,15 +195,15 @@ static int queueing(struct ctx *c)
     little = (double)cfg->connections * depth / x * NS_S;
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
         mean < (1 - QUEUE_LITTLE_TOLERANCE) * little || mean > (1 + QUEUE_LITTLE_TOLERANCE) * little)
-        return 0;
+        return;
     for (i = 0; c->r->per_target && i < c->r->ntargets; i++) {
         const struct stats *u = &c->r->per_target[i];
         if ((double)u->completed >= QUEUE_URL_SHARE * (double)c->s->completed &&
             hist_percentile(&u->h[H_TTFB], 50) < QUEUE_URL_TIMES_SERVICE * service)
-            return 0; /* a target answered fast: no queue in front of it */
+            return; /* a target answered fast: no queue in front of it */
     }
-    if ((f = add(c, "queueing", 1)) == NULL)
-        return 1;
+    if ((f = add(c)) == NULL)
+        return;
     /* What is in flight: a connection's streams (or pipelined requests) each. */
     if (depth > 1)
         say(in, sizeof(in), "%u connections x %u %s", cfg->connections, depth,
@@ -234,35 +225,39 @@ static int queueing(struct ctx *c)
     ev(f, "latency_mean_us", mean / 1e3);
     ev(f, "service_us", service / 1e3);
     ev(f, "service_from_cpu", from_cpu);
-    return 1;
+    if (c->found[FINDING_LISTEN_QUEUE_OVERFLOW]) {
+        /* A full accept queue and a queue in the server are two queues: a
+         * larger backlog lets more connections in to wait in the second. */
+        struct finding *lq = c->found[FINDING_LISTEN_QUEUE_OVERFLOW];
+        size_t len = strlen(lq->advice);
+        snprintf(lq->advice + len, sizeof(lq->advice) - len, "; but see queueing: a larger backlog only moves the "
+                 "wait into the server");
+    }
 }
 
-/* noisy: the noisy_neighbour finding when other processes took the CPUs,
- * which is then the cause: the late reads are told there, not apart. */
-static void client_delay(struct ctx *c, struct finding *noisy)
+/* Whether rafale read answers late (client_delay's figures): the share
+ * of them and how late counts. */
+static int client_late(const struct ctx *c, double *share, double *late_ns)
 {
     const struct hist *d = &c->s->h[H_CLIENT_DELAY];
-    double p50 = hist_percentile(&c->s->h[H_LATENCY], 50), late_ns = p50 * CD_LATE_OF_P50, share;
-    struct finding *f;
     /* At a constant rate the schedule sends on time whatever rafale reads
      * late (a late send shows as lag and in the corrected latency): only a
      * closed loop's load waits for its reads. */
     if (d->total < CD_MIN_RESPONSES || c->in->cfg->rate > 0)
-        return;
-    if (late_ns < CD_LATE_NS)
-        late_ns = CD_LATE_NS;
-    share = (double)hist_above(d, late_ns) / (double)d->total;
-    if (share < CD_LATE_SHARE)
-        return;
-    if (noisy) {
-        size_t len = strlen(noisy->summary);
-        snprintf(noisy->summary + len, sizeof(noisy->summary) - len, "; rafale read %.1f%% of the answers %.0f ms "
-                 "or more late (client_delay), so the load it sent may have been throttled", 100 * share,
-                 late_ns / NS_MS);
-        ev(noisy, "client_late_share", share);
-        return;
-    }
-    if ((f = add(c, "client_delay", 1)) == NULL)
+        return 0;
+    *late_ns = hist_percentile(&c->s->h[H_LATENCY], 50) * CD_LATE_OF_P50;
+    if (*late_ns < CD_LATE_NS)
+        *late_ns = CD_LATE_NS;
+    *share = (double)hist_above(d, *late_ns) / (double)d->total;
+    return *share >= CD_LATE_SHARE;
+}
+
+static void client_delay(struct ctx *c)
+{
+    const struct hist *d = &c->s->h[H_CLIENT_DELAY];
+    double p50 = hist_percentile(&c->s->h[H_LATENCY], 50), late_ns, share;
+    struct finding *f;
+    if (!client_late(c, &share, &late_ns) || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "rafale read %.1f%% of responses late (%.0f ms or more after they arrived; "
         "p99 %.2f ms): the latency figures are the kernel's and do not include it, but the load it sent may have "
@@ -275,7 +270,7 @@ static void client_delay(struct ctx *c, struct finding *noisy)
     ev(f, "latency_p50_ms", p50 / NS_MS);
 }
 
-static int client_cpu(struct ctx *c)
+static void client_cpu(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
     const struct netstat_obs *n = c->in->net;
@@ -287,7 +282,7 @@ static int client_cpu(struct ctx *c)
         th = n->client_cpus;
     run = elapsed(c) + (double)cfg->warmup_ns / NS_S;
     if (th <= 0 || run < CPU_MIN_S)
-        return 0;
+        return;
     busy = cpu_s / (run * th);
     if (c->r->nshards) {
         /* Merged: the CPU is every shard's; the busiest shard speaks. */
@@ -305,10 +300,8 @@ static int client_cpu(struct ctx *c)
             }
         }
     }
-    if (busy < CPU_BOUND)
-        return 0;
-    if ((f = add(c, "client_cpu_bound", 1)) == NULL)
-        return 1;
+    if (busy < CPU_BOUND || (f = add(c)) == NULL)
+        return;
     say(f->summary, sizeof(f->summary), "rafale's %.0f thread%s %s busy %.0f%% of the run: the figures measure rafale "
         "as much as the server", th, th == 1 ? "" : "s", th == 1 ? "was" : "were", 100 * busy);
     say(f->advice, sizeof(f->advice), "add threads (-t) on free CPUs, or spread the load over machines with --shard");
@@ -323,7 +316,6 @@ static int client_cpu(struct ctx *c)
                  "(client_delay)", p99 / NS_MS);
         ev(f, "client_delay_p99_ms", p99 / NS_MS);
     }
-    return 1;
 }
 
 static void keepalive_limit(struct ctx *c)
@@ -344,8 +336,9 @@ static void keepalive_limit(struct ctx *c)
             return;
     }
     share = (double)k->server_ended / (double)c->s->completed;
-    if ((f = add(c, "keepalive_limit", share >= 0.01)) == NULL)
+    if ((f = add(c)) == NULL)
         return;
+    f->warning = share >= 0.01; /* info when so few paid for it */
     say(f->summary, sizeof(f->summary), "the server closed %llu keep-alive connections, %llu of them after exactly %llu "
         "requests: %.1f%% of requests paid a new connection", (unsigned long long)k->server_ended,
         (unsigned long long)k->ended_mode_count, (unsigned long long)k->ended_mode, 100 * share);
@@ -356,13 +349,12 @@ static void keepalive_limit(struct ctx *c)
     ev(f, "share_new_connections", share);
 }
 
-static void ports(struct ctx *c)
+static void ports_exhausted(struct ctx *c)
 {
     const struct netstat_obs *n = c->in->net;
     uint64_t e = c->s->errors[ERR_ADDR_UNAVAILABLE];
     struct finding *f;
-    int en = c->s->err_errno[ERR_CONNECT_OTHER];
-    if (e && (f = add(c, "ports_exhausted", 1)) != NULL) {
+    if (e && (f = add(c)) != NULL) {
         say(f->summary, sizeof(f->summary), "%llu connects found no free local port (EADDRNOTAVAIL)%s",
             (unsigned long long)e, n && n->time_wait >= 0 ? "; sockets in TIME_WAIT hold them" : "");
         if (n && n->port_lo >= 0)
@@ -381,7 +373,14 @@ static void ports(struct ctx *c)
             ev(f, "port_hi", (double)n->port_hi);
         }
     }
-    if ((en == EMFILE || en == ENFILE) && (f = add(c, "fd_limit", 1)) != NULL) {
+}
+
+static void fd_limit(struct ctx *c)
+{
+    const struct netstat_obs *n = c->in->net;
+    struct finding *f;
+    int en = c->s->err_errno[ERR_CONNECT_OTHER];
+    if ((en == EMFILE || en == ENFILE) && (f = add(c)) != NULL) {
         say(f->summary, sizeof(f->summary), "%llu connects failed: %s",
             (unsigned long long)c->s->errors[ERR_CONNECT_OTHER], en == EMFILE ? "too many open files in rafale (EMFILE)"
                                                                               : "too many open files on the host (ENFILE)");
@@ -409,7 +408,7 @@ static void packet_loss(struct ctx *c)
     if (net_ok(n) && n->local && NET_DELTA(n, listen_overflows) + NET_DELTA(n, listen_drops) > 0)
         return;
     share = (double)t->retrans / (double)t->segs_out;
-    if (share <= LOSS_SHARE || (f = add(c, "packet_loss", 1)) == NULL)
+    if (share <= LOSS_SHARE || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "%.2f%% of the segments rafale sent were sent again (%llu of %llu, on %llu "
         "connections read at close); RTT %.0f us, lowest %.0f us", 100 * share, (unsigned long long)t->retrans,
@@ -440,7 +439,7 @@ static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
         return n;
     }
     for (i = 0; r->timeline && i < r->nseconds && i + 1 <= t_s; i++) {
-        n += r->timeline[i].requests + r->timeline[i].errors;
+        n += r->timeline[i].completed + r->timeline[i].errors;
         *at_s = i + 1;
     }
     return n;
@@ -468,7 +467,7 @@ static void stragglers(struct ctx *c)
         (cfg->rate <= 0 && (double)ended < STRAG_MIN_ROUNDS * conc))
         return;
     bulk = ended_by(c, e / 2, &bulk_s);
-    if ((double)bulk < STRAG_BULK_SHARE * (double)ended || bulk_s <= 0 || (f = add(c, "stragglers", 1)) == NULL)
+    if ((double)bulk < STRAG_BULK_SHARE * (double)ended || bulk_s <= 0 || (f = add(c)) == NULL)
         return;
     tail = ended - bulk;
     k = (size_t)snprintf(f->summary, sizeof(f->summary),
@@ -519,9 +518,7 @@ static void timeout_storm(struct ctx *c)
     char t[32];
     if (!cfg->keepalive || tmo < STORM_MIN_TIMEOUTS || (double)tmo < STORM_SHARE * (double)ended ||
         reconn < STORM_MIN_RECONNECTS ||
-        slow + s->errors[ERR_TIMEOUT_CONNECT] < SYN_MIN_SLOW)
-        return;
-    if ((f = add(c, "timeout_storm", 1)) == NULL)
+        slow + s->errors[ERR_TIMEOUT_CONNECT] < SYN_MIN_SLOW || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "%llu requests timed out (%llu of them before the connection was up, %llu "
         "waiting for the answer) and their connections were opened again: %llu connects for %u connections; %llu "
@@ -550,9 +547,9 @@ static void noisy_neighbour(struct ctx *c)
 {
     const struct machine_noise *n = &c->r->noise;
     struct finding *f;
-    if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S)
-        return;
-    if ((f = add(c, "noisy_neighbour", 1)) == NULL)
+    double share, late_ns;
+    if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S ||
+        (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "other processes used %.0f%% of the machine's CPUs during the run%s%.0f%% "
         "stolen by the hypervisor)", n->foreign_cpu_pct, n->steal_pct > 0.5 ? " (and " : " (", n->steal_pct);
@@ -560,48 +557,41 @@ static void noisy_neighbour(struct ctx *c)
         "repeat the run and compare");
     ev(f, "foreign_cpu_pct", n->foreign_cpu_pct);
     ev(f, "steal_pct", n->steal_pct);
+    /* The cause of rafale's late reads, when client_delay would tell them
+     * (it is silenced by this finding): they are told here, not apart. */
+    if (!(c->silenced & FINDING_BIT(CLIENT_DELAY)) && client_late(c, &share, &late_ns)) {
+        size_t len = strlen(f->summary);
+        snprintf(f->summary + len, sizeof(f->summary) - len, "; rafale read %.1f%% of the answers %.0f ms or more "
+                 "late (client_delay), so the load it sent may have been throttled", 100 * share, late_ns / NS_MS);
+        ev(f, "client_late_share", share);
+    }
 }
+
+const struct findings_rule findings_rules[FINDING_COUNT] = {
+#define FINDINGS_RULE_ROW(id, json, severity, fn, silences) \
+    [FINDING_##id] = { json, FINDINGS_##severity, fn, silences },
+    FINDINGS_RULES(FINDINGS_RULE_ROW)
+#undef FINDINGS_RULE_ROW
+};
 
 void findings_eval(const struct findings_in *in, struct findings *out)
 {
-    struct ctx c = { in, in->r, &in->r->total, out };
+    struct ctx c;
     struct findings tmp;
-    int overflow, explained, cbound, i, k = 0;
+    int i, k = 0;
 
     memset(out, 0, sizeof(*out));
-    overflow = listen_overflow(&c);
-    if (!overflow)
-        syn_retransmits(&c);
-    starved(&c, overflow);
-    explained = nagle(&c);
-    /* A full accept queue and a queue in the server are two queues: a
-     * larger backlog lets more connections in to wait in the second. */
-    if (!explained && queueing(&c) && overflow && strcmp(out->f[0].id, "listen_queue_overflow") == 0) {
-        struct finding *lq = &out->f[0];
-        size_t len = strlen(lq->advice);
-        snprintf(lq->advice + len, sizeof(lq->advice) - len, "; but see queueing: a larger backlog only moves the "
-                 "wait into the server");
-    }
-    explained |= overflow || findings_get(out, "queueing") != NULL;
-    cbound = client_cpu(&c);
-    findings_server_cpu(&c, explained || out->n > 0, cbound);
-    findings_server_writes(&c);
-    findings_server_scaling(&c);
-    keepalive_limit(&c);
-    ports(&c);
-    packet_loss(&c);
-    stragglers(&c);
-    timeout_storm(&c);
-    noisy_neighbour(&c);
-    /* After the server's rules, which a finding before them would silence:
-     * rafale's own late reads say nothing of the server. client_cpu_bound
-     * cites them already; noisy_neighbour names their cause. */
-    if (!cbound) {
-        struct finding *noisy = NULL;
-        for (i = 0; i < out->n; i++)
-            if (strcmp(out->f[i].id, "noisy_neighbour") == 0)
-                noisy = &out->f[i];
-        client_delay(&c, noisy);
+    memset(&c, 0, sizeof(c));
+    c.in = in;
+    c.r = in->r;
+    c.s = &in->r->total;
+    c.out = out;
+    for (c.rule = 0; c.rule < FINDING_COUNT; c.rule++) {
+        if (c.silenced & (1u << c.rule))
+            continue;
+        findings_rules[c.rule].fn(&c);
+        if (c.found[c.rule])
+            c.silenced |= findings_rules[c.rule].silences;
     }
     /* Warnings first, in the order found. */
     tmp = *out;
@@ -613,13 +603,23 @@ void findings_eval(const struct findings_in *in, struct findings *out)
             out->f[k++] = tmp.f[i];
 }
 
-const struct finding *findings_get(const struct findings *fs, const char *id)
+const struct finding *findings_named(const struct findings *fs, const char *json)
 {
     int i;
     for (i = 0; fs && i < fs->n; i++)
-        if (strcmp(fs->f[i].id, id) == 0)
+        if (strcmp(fs->f[i].id, json) == 0)
             return &fs->f[i];
     return NULL;
+}
+
+const struct finding *findings_get(const struct findings *fs, enum finding_id id)
+{
+    return findings_named(fs, findings_name(id));
+}
+
+const char *findings_name(enum finding_id id)
+{
+    return findings_rules[id].json;
 }
 
 double findings_ev(const struct finding *f, const char *key, double def)

@@ -5,8 +5,9 @@
  * side, logging, keep-alive limits, ports and files running out, packet
  * loss, a few slow requests setting a -n run's length (stragglers),
  * timeouts reconnecting into a full accept queue. Each finding carries the figures that earned it and one line of
- * advice; each rule's threshold and minimum sample is written beside it in
- * findings.c, and a healthy run must stay silent. */
+ * advice; the rules are a table (findings_rules.h), each rule's threshold
+ * and minimum sample is written beside it in findings_int.h, and a healthy
+ * run must stay silent. */
 #ifndef RAFALE_FINDINGS_H
 #define RAFALE_FINDINGS_H
 
@@ -14,10 +15,11 @@
 
 #include "config.h"
 #include "engine.h"
+#include "findings_rules.h"
 #include "monitor.h"
 #include "netstat.h"
 
-#define FINDINGS_MAX 16
+#define FINDINGS_MAX FINDING_COUNT /* a rule finds once at most */
 #define FINDING_EV_MAX 12
 
 struct finding_ev {
@@ -26,7 +28,7 @@ struct finding_ev {
 };
 
 struct finding {
-    char id[32];                /* "starved_connections", ... */
+    char id[32];                /* its rule's JSON id: "starved_connections", ... */
     int warning;                /* 1: the figures mislead without it; 0: info */
     char summary[400];
     char advice[400];
@@ -50,8 +52,13 @@ struct findings_in {
 
 /* Runs every rule. out holds what they found, warnings first. */
 void findings_eval(const struct findings_in *in, struct findings *out);
-/* The finding called id, or NULL. */
-const struct finding *findings_get(const struct findings *fs, const char *id);
+/* The finding of rule id, or NULL. */
+const struct finding *findings_get(const struct findings *fs, enum finding_id id);
+/* The finding whose JSON id is json (one read back may be of a rule this
+ * build does not know), or NULL. */
+const struct finding *findings_named(const struct findings *fs, const char *json);
+/* The JSON id of rule id: "starved_connections", ... */
+const char *findings_name(enum finding_id id);
 /* Evidence key of f, or def when absent. */
 double findings_ev(const struct finding *f, const char *key, double def);
 

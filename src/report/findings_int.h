@@ -174,22 +174,48 @@
 #define STORM_SHARE 0.01
 #define STORM_MIN_RECONNECTS 3
 
+struct ctx;
+
+/* A row's severity, struct finding's warning. */
+#define FINDINGS_WARNING 1
+#define FINDINGS_INFO 0
+
+/* FINDING_BIT() masks hold a bit per rule. */
+_Static_assert(FINDING_COUNT <= 32, "more rules than bits in unsigned");
+
+/* A row of the table (findings_rules.h). */
+struct findings_rule {
+    const char *json;
+    int warning;
+    void (*fn)(struct ctx *c);
+    unsigned silences;          /* FINDING_BIT()s */
+};
+
+/* The rows, in the order of enum finding_id (findings.c). */
+extern const struct findings_rule findings_rules[FINDING_COUNT];
+
+/* What a rule reads, and what the rules before it found. */
 struct ctx {
     const struct findings_in *in;
     const struct engine_result *r;
     const struct stats *s;
     struct findings *out;
+    enum finding_id rule;                /* the one running */
+    struct finding *found[FINDING_COUNT];
+    unsigned silenced;                   /* FINDING_BIT()s of the rules not to run */
 };
 
-static inline struct finding *add(struct ctx *c, const char *id, int warning)
+/* The running rule's finding, its JSON id and severity from its row; NULL
+ * when it has one already (a rule finds once). */
+static inline struct finding *add(struct ctx *c)
 {
     struct finding *f;
-    if (c->out->n == FINDINGS_MAX)
+    if (c->found[c->rule] || c->out->n == FINDINGS_MAX)
         return NULL;
-    f = &c->out->f[c->out->n++];
+    f = c->found[c->rule] = &c->out->f[c->out->n++];
     memset(f, 0, sizeof(*f));
-    snprintf(f->id, sizeof(f->id), "%s", id);
-    f->warning = warning;
+    snprintf(f->id, sizeof(f->id), "%s", findings_rules[c->rule].json);
+    f->warning = findings_rules[c->rule].warning;
     return f;
 }
 
@@ -263,7 +289,8 @@ static inline int net_ok(const struct netstat_obs *n)
 /* The server's rules (findings_server.c). */
 /* The share of its CPUs the server used, or -1 when not known. */
 double findings_server_busy(const struct ctx *c);
-void findings_server_cpu(struct ctx *c, int explained, int client_bound);
+void findings_server_cpu_bound(struct ctx *c);
+void findings_server_waiting(struct ctx *c);
 void findings_server_writes(struct ctx *c);
 void findings_server_scaling(struct ctx *c);
 

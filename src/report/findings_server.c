@@ -23,33 +23,34 @@ double findings_server_busy(const struct ctx *c)
     return m->cpu_s / (elapsed(c) * server_cpus(m));
 }
 
-void findings_server_cpu(struct ctx *c, int explained, int client_bound)
+void findings_server_cpu_bound(struct ctx *c)
+{
+    const struct monitor_result *m = c->in->server;
+    double busy = findings_server_busy(c);
+    struct finding *f;
+    if (busy < CPU_BOUND || (f = add(c)) == NULL)
+        return;
+    say(f->summary, sizeof(f->summary), "the server used %.0f%% of the %.4g CPU%s it may use (%s): its CPU is the "
+        "limit (%.0f us of CPU per request)", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
+        server_cpus(m) < m->cpus ? "one per thread it had" : "its affinity, cgroup and the machine's",
+        c->s->completed ? m->cpu_s * 1e6 / (double)c->s->completed : 0.0);
+    say(f->advice, sizeof(f->advice), "this throughput is what its CPUs give: profile it, or give it more CPUs "
+        "(affinity, cgroup cpu.max, workers)");
+    ev(f, "busy", busy);
+    ev(f, "cpus", server_cpus(m));
+    ev(f, "cpu_s", m->cpu_s);
+}
+
+/* Run only when no finding before it explains the wait (findings_rules.h). */
+void findings_server_waiting(struct ctx *c)
 {
     const struct monitor_result *m = c->in->server;
     double busy = findings_server_busy(c), p50 = hist_percentile(&c->s->h[H_LATENCY], 50);
     struct finding *f;
     char b[32];
-    if (busy < 0)
-        return;
-    if (busy >= CPU_BOUND) {
-        if ((f = add(c, "server_cpu_bound", 0)) == NULL)
-            return;
-        say(f->summary, sizeof(f->summary), "the server used %.0f%% of the %.4g CPU%s it may use (%s): its CPU is the "
-            "limit (%.0f us of CPU per request)", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
-            server_cpus(m) < m->cpus ? "one per thread it had" : "its affinity, cgroup and the machine's",
-            c->s->completed ? m->cpu_s * 1e6 / (double)c->s->completed : 0.0);
-        say(f->advice, sizeof(f->advice), "this throughput is what its CPUs give: profile it, or give it more CPUs "
-            "(affinity, cgroup cpu.max, workers)");
-        ev(f, "busy", busy);
-        ev(f, "cpus", server_cpus(m));
-        ev(f, "cpu_s", m->cpu_s);
-        return;
-    }
     /* At a constant rate both sides idle is the point: closed loop only. */
-    if (explained || client_bound || c->in->cfg->rate > 0 || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
-        c->s->completed < WAIT_MIN_RESPONSES)
-        return;
-    if ((f = add(c, "server_waiting", 1)) == NULL)
+    if (busy < 0 || c->in->cfg->rate > 0 || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
+        c->s->completed < WAIT_MIN_RESPONSES || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "neither side was busy (the server used %.0f%% of the %.4g CPU%s it may use) "
         "and yet half the answers took %s or more", 100 * busy, server_cpus(m), server_cpus(m) == 1 ? "" : "s",
@@ -68,7 +69,8 @@ static double tls_overhead(const struct ctx *c)
     for (i = 0; i < c->in->cfg->ntargets; i++)
         if (c->in->cfg->urls[i].tls)
             return (double)(c->s->tls_full + c->s->tls_resumed) * WRITES_TLS_HANDSHAKE_BYTES +
-                   ((double)c->s->completed + (double)c->s->bytes_recv / WRITES_TLS_RECORD) * WRITES_TLS_ANSWER_BYTES;
+                   ((double)c->s->completed + (double)c->s->bytes_received / WRITES_TLS_RECORD) *
+                       WRITES_TLS_ANSWER_BYTES;
     return 0;
 }
 
@@ -80,7 +82,7 @@ static double tls_overhead(const struct ctx *c)
 void findings_server_writes(struct ctx *c)
 {
     const struct monitor_result *m = c->in->server;
-    double bytes = 0, per, recv = (double)c->s->bytes_recv, wchar = 0, logged = 0;
+    double bytes = 0, per, recv = (double)c->s->bytes_received, wchar = 0, logged = 0;
     struct finding *f;
     int known = 0, answers_in = 0, logging;
     if (m && m->has_io)
@@ -103,7 +105,7 @@ void findings_server_writes(struct ctx *c)
     per = bytes / (double)c->s->completed;
     if (per < WRITES_PER_REQUEST)
         return;
-    if ((f = add(c, "server_writes", 0)) == NULL)
+    if ((f = add(c)) == NULL)
         return;
     logging = logged >= WRITES_LOGGED_SHARE * bytes;
     if (m && m->has_wchar)
@@ -172,10 +174,10 @@ void findings_server_scaling(struct ctx *c)
             if (n < 0)
                 continue;
             if (n * SCALE_GROWTH < peak) {
-                small_req += (double)c->r->timeline[s].requests;
+                small_req += (double)c->r->timeline[s].completed;
                 nsmall++;
             } else if (n >= SCALE_GROWN * peak) {
-                grown_req += (double)c->r->timeline[s].requests;
+                grown_req += (double)c->r->timeline[s].completed;
                 ngrown++;
             }
         }
@@ -185,7 +187,7 @@ void findings_server_scaling(struct ctx *c)
         grown_rate = grown_req / ngrown;
         if (grown_rate < SCALE_RATE_GAIN * small_rate || grown_rate <= 0)
             continue;
-        if ((f = add(c, "server_scaling", 1)) == NULL)
+        if ((f = add(c)) == NULL)
             return;
         say(f->summary, sizeof(f->summary), "the server grew from %.0f to %.0f %s during the run, and its throughput "
             "with it: %.0f req/s in the %u second%s it had under 2/3 of its most, %.0f req/s in the %u it had 90%% of "

@@ -1,6 +1,6 @@
 /* html.h - the only way HTML is written: every string that reaches a page
- * goes through here and is escaped, so no field read from a server, a plan
- * or a saved result can inject markup. The files that write HTML
+ * goes through here and is escaped, so no field read from a server, a compare
+ * file or a saved result can inject markup. The files that write HTML
  * (report_html.c, report_compare_html.c, svg.c) call nothing else to write
  * (tests/integration.py checks it). */
 #ifndef RAFALE_HTML_H

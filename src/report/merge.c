@@ -77,7 +77,7 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
         uint32_t off = (uint32_t)llround(x->start_unix_s - t0);
         for (i = 0; i < x->nseconds; i++) {
             struct tl_second *d = &r->timeline[off + i];
-            d->requests += x->timeline[i].requests;
+            d->completed += x->timeline[i].completed;
             d->errors += x->timeline[i].errors;
             if (x->timeline[i].max_ns > d->max_ns)
                 d->max_ns = x->timeline[i].max_ns;
@@ -115,7 +115,7 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
         /* Stopped once past the totals: a sum of tampered counts could
          * wrap 64 bits back onto them. */
         for (i = 0; i < x->nseconds && req <= x->total.completed && errs <= stats_errors(&x->total); i++) {
-            req += x->timeline[i].requests;
+            req += x->timeline[i].completed;
             errs += x->timeline[i].errors;
         }
         if (x->nseconds && (req != x->total.completed || errs != stats_errors(&x->total))) {

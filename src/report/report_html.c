@@ -76,7 +76,7 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
     mx = p99 + n;
     for (i = 0; i < n; i++) {
         t[i] = i + 0.5;
-        rps[i] = (double)r->timeline[i].requests;
+        rps[i] = (double)r->timeline[i].completed;
         err[i] = (double)r->timeline[i].errors;
         /* A last second the run only began is no drop in throughput:
          * scaled to a whole second when it lasted half of one, else left out. */
@@ -376,7 +376,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
                    "<td>%s/s</td></tr></table>\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)s->bad_status,
             s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, (unsigned long long)r->in_flight,
-            r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el));
+            r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received / el));
     if (server)
         report_html_server(f, server, s->completed);
 

@@ -248,7 +248,7 @@ static void jtimeline(FILE *f, const struct engine_result *r)
         fprintf(f,
                 "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %s, \"p99_us\": %s, "
                 "\"max_us\": %s",
-                i ? "," : "", i, (unsigned long long)s->requests, (unsigned long long)s->errors,
+                i ? "," : "", i, (unsigned long long)s->completed, (unsigned long long)s->errors,
                 REPORT_JNUM("%.3f", s->p50_ns / 1e3), REPORT_JNUM("%.3f", s->p99_ns / 1e3),
                 REPORT_JNUM("%.3f", s->max_ns / 1e3));
         if (r->tl_hist) {
@@ -636,9 +636,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, "  \"slo\": [");
         for (k = 0; k < slo->n; k++) {
             fprintf(f, "%s{\"check\": ", k ? ", " : "");
-            report_json_str(f, slo->c[k].text);
-            fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}", REPORT_JNUM("%.6g", slo->c[k].value),
-                    REPORT_JNUM("%.6g", slo->c[k].threshold), slo->c[k].pass ? "true" : "false");
+            report_json_str(f, slo->goal[k].text);
+            fprintf(f, ", \"value\": %s, \"threshold\": %s, \"pass\": %s}", REPORT_JNUM("%.6g", slo->goal[k].value),
+                    REPORT_JNUM("%.6g", slo->goal[k].threshold), slo->goal[k].pass ? "true" : "false");
         }
         fprintf(f, "],\n");
     }

@@ -336,16 +336,16 @@ static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
         }
         json_array_foreach(tl, i, e) {
             at = jread_enter(c, "timeline[%zu]", i);
-            r->timeline[i].requests = jread_count(c, e, "requests", 1);
+            r->timeline[i].completed = jread_count(c, e, "requests", 1);
             r->timeline[i].errors = jread_count(c, e, "errors", 0);
             r->timeline[i].p50_ns = load_us(c, e, "p50_us", 0) * 1e3;
             r->timeline[i].p99_ns = load_us(c, e, "p99_us", 0) * 1e3;
             r->timeline[i].max_ns = load_us(c, e, "max_us", 0) * 1e3;
             if (r->tl_hist) {
                 load_hist(c, &r->tl_hist[i], e, "latency");
-                if (!c->failed && r->tl_hist[i].total != r->timeline[i].requests)
+                if (!c->failed && r->tl_hist[i].total != r->timeline[i].completed)
                     jread_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
-                         (unsigned long long)r->timeline[i].requests);
+                         (unsigned long long)r->timeline[i].completed);
             }
             jread_leave(c, at);
             if (c->failed)

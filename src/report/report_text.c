@@ -563,7 +563,7 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
         fputc('\n', f);
     }
     fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
-            units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
+            units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
     if (cfg->warmup_ns && s->conns_warmup)
         fprintf(f, "Connections   %llu opened during the warm-up, %llu after it", (unsigned long long)s->conns_warmup,
@@ -592,7 +592,7 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
             fprintf(f, "; %llu to another origin, not followed (the 3xx is the answer)",
                     (unsigned long long)s->redirects_away);
     }
-    fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv),
+    fprintf(f, "\nTransfer      %s received, %s sent\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received),
             units_fmt_bytes(b3, sizeof(b3), (double)s->bytes_sent));
 }
 
@@ -655,7 +655,7 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
             w = report_chars(report_label(cfg, i, lb, sizeof(lb)));
     if (w > 60)
         w = 60;
-    /* A column of unexpected statuses only when there are some: which
+    /* A column of bad statuses only when there are some: which
      * target the server refused is what a user looks for then. */
     bad = s->bad_status > 0;
     fprintf(f, "\n%s %*s %10s %8s%s %11s %8s %8s %8s\n", cfg->targets_path ? "Target " : "Per URL", (int)w - 6, "",

@@ -1,8 +1,8 @@
 /* observed.c - one observed run: monitor and host counters around the
  * engine, the machine after, the findings. See observed.h. */
 #include "observed.h"
-#include "cli.h"
 #include "machine.h"
+#include "version.h"
 
 #include <string.h>
 #include <sys/stat.h>

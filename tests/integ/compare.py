@@ -128,7 +128,7 @@ def compare_exit_status_and_failed_output():
           "compare: a workload's SLO failed: exit 3 (%s)" % p.returncode)
     p, _ = run(serve + "[workload w]\npath = /\nslo = p99<soon\n")
     check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "exit.conf:" in p.stderr and
-          "slo" in p.stderr and "ok" not in p.stdout, "compare: a bad slo key is the plan's mistake, before any server "
+          "slo" in p.stderr and "ok" not in p.stdout, "compare: a bad slo key is the compare file's mistake, before any server "
           "starts (%s %r)" % (p.returncode, p.stderr))
     p, j = run(serve + "[workload w]\npath = /status/502\n")
     check(p.returncode == 1 and "not valid" in p.stdout, "compare: a result that is not valid: exit 1 (%s)" % p.returncode)
@@ -496,7 +496,7 @@ def compare_verdicts_with_intervals():
           "verdict: the text begins with it (%s)" % line)
     check(("same (" in out or "undecided (" in out) and "x slower (" in out,
           "verdict: the table's vs best has the intervals")
-    # The baseline (fast1, the plan's first) and the matrix of pairs, in the text; ranks in the table.
+    # The baseline (fast1, the compare file's first) and the matrix of pairs, in the text; ranks in the table.
     base = [l for l in out.splitlines() if l.startswith("  against the baseline, fast1: ")]
     check(base and said(base[0], s["vs_baseline"]["ratio"]) and
           s["vs_baseline"]["verdict"] == "slower" and cells["fast2"]["vs_baseline"]["verdict"] in ("same", "undecided"),
@@ -529,7 +529,7 @@ def compare_verdicts_with_intervals():
 
 
 def plan_workload(name, text):
-    """rafale compare of the plan `text` (written to TMP/name) with --json: its first workload's JSON, and the
+    """rafale compare of the compare file `text` (written to TMP/name) with --json: its first workload's JSON, and the
     completed process."""
     path = os.path.join(TMP, name)
     with open(path, "w") as fh:
@@ -579,7 +579,7 @@ def compare_checks_the_servers_answer_alike():
                  "[workload w]\npath = /\n" % ports[0])
     p = subprocess.run([RAFALE, "compare", path], capture_output=True, text=True, timeout=30)
     check(p.returncode == 2 and "same wants status, location, type and body" in p.stderr,
-          "alike: a bad same is a plan error (%s)" % p.stderr)
+          "alike: a bad same is a compare file error (%s)" % p.stderr)
 
 
 @test
@@ -822,7 +822,7 @@ def compare_repeat_auto():
               "rafale compare: pin = auto: servers on CPU" in p.stdout,
               "pin = auto: the CPUs split, and said (%s %s %s)" % (c["pin"], c["server_cpus"], c["client_cpus"]))
     # A close call that stays open: the second server costs 1.6 times the first in every other round (a
-    # block of 60 requests each, the plan's run), the same in the others. Its per-round log ratios are 0.47, 0,
+    # block of 60 requests each, the compare file's run), the same in the others. Its per-round log ratios are 0.47, 0,
     # 0.47, 0 (the first round is discarded): the interval holds 1 and is far wider than 3% at 4 rounds
     # whatever the machine's noise, so it goes on to max-repeat (4, under auto's least of 5).
     c, p = run(["--ms 5", "--ms 5 --alternate 60"], "max-repeat = 4\nrequests = 60\ndiscard = 1")
@@ -911,7 +911,7 @@ def compare_refuses_a_foreign_target():
 
 @test
 def compare_names_hold_no_escape():
-    """A plan's names are printed on many of compare's lines: an escape byte in a server's or a workload's name, or in
+    """A compare file's names are printed on many of compare's lines: an escape byte in a server's or a workload's name, or in
     baseline, is refused at FILE:LINE before anything starts, and the error shows it as '?'."""
     port = free_port()
     mark = os.path.join(TMP, "escape.started")
@@ -1095,7 +1095,7 @@ def compare_memory_as_if_alone():
 @test
 def compare_warmup_default_and_flag():
     """compare warms every run up for 1 s unless told: --help says so, and --warmup sets every workload's, over the
-    plan's key."""
+    compare file's key."""
     p = subprocess.run([RAFALE, "compare", "--help"], capture_output=True, text=True)
     line = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("--warmup D")]
     check(p.returncode == 0 and len(line) == 1 and "(default 1s;" in line[0],
@@ -1110,7 +1110,7 @@ def compare_warmup_default_and_flag():
     p = subprocess.run([RAFALE, "compare", "--warmup", "100ms", "--json", jp, plan], capture_output=True, text=True,
                        timeout=RUN_TIMEOUT)
     ws = json.load(open(jp))["compare"]["workloads"] if p.returncode == 0 else []
-    check([w["config"]["warmup_s"] for w in ws] == [0.1, 0.1], "compare --warmup: every workload's, over the plan's "
+    check([w["config"]["warmup_s"] for w in ws] == [0.1, 0.1], "compare --warmup: every workload's, over the compare file's "
           "(%s %r)" % ([w["config"]["warmup_s"] for w in ws], p.stderr[-300:]))
     p = subprocess.run([RAFALE, "compare", "--warmup", "soon", plan], capture_output=True, text=True)
     check(p.returncode == 2 and "--warmup wants a duration" in p.stderr, "compare --warmup: a bad value (%r)" % p.stderr)

@@ -322,7 +322,7 @@ def http3_refused_sent_again():
 
 @test
 def http3_compare_workload():
-    """A compare plan with one server speaking HTTP/2 over TLS and HTTP/3 on the same port (rafale serve --tls-cert
+    """A compare file with one server speaking HTTP/2 over TLS and HTTP/3 on the same port (rafale serve --tls-cert
     --http3), and two workloads, http2 = yes and http3 = yes: each runs, with the server's CPU per request, and the
     workload line says which protocol."""
     if not built_with_http3():
