@@ -101,15 +101,16 @@ void reach_up(struct conn *c)
  * nothing reached a server there (a connect that timed out in the TLS
  * handshake came after one did), or its TLS handshake failed (a
  * certificate not trusted here, no common version or cipher: the same
- * settings meet the same server). */
-static int unreached(uint8_t was, enum err_kind k, int e)
+ * settings meet the same server). Over QUIC the TLS handshake is the
+ * connect's (C_CONNECTING until it is done). */
+static int unreached(uint8_t was, enum err_kind k, int e, int quic)
 {
     switch (k) {
     case ERR_CONNECT_REFUSED:
     case ERR_QUIC_HANDSHAKE:
         return 1;
     case ERR_TLS:
-        return was == C_HANDSHAKE;
+        return was == C_HANDSHAKE || (quic && was == C_CONNECTING);
     case ERR_TIMEOUT_CONNECT:
         return was == C_CONNECTING;
     case ERR_CONNECT_OTHER:
@@ -207,15 +208,16 @@ void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const cha
 {
     struct worker *w = c->w;
     struct reach *r = w->plan->reach;
+    int quic = w->plan->cfg->http3;
     tried(c);
-    if (!w->up && unreached(was, k, e) && !atomic_load_explicit(&r->up, memory_order_relaxed)) {
+    if (!w->up && unreached(was, k, e, quic) && !atomic_load_explicit(&r->up, memory_order_relaxed)) {
         atomic_store(&r->failed[c->endpoint], 1);
         if (all_failed(r, w->plan->nendpoints))
             say_unreached(c, k, e, detail);
     }
     /* This host's shortage: the server saw nothing, waiting would only slow
      * the run down (a port freed, a descriptor closed, it goes on). */
-    if (k == ERR_ADDR_UNAVAILABLE || (k == ERR_CONNECT_OTHER && !unreached(was, k, e)) || w->stopping)
+    if (k == ERR_ADDR_UNAVAILABLE || (k == ERR_CONNECT_OTHER && !unreached(was, k, e, quic)) || w->stopping)
         return;
     if (w->t_down == 0)
         w->t_down = now;
