@@ -1710,3 +1710,26 @@ def result_outputs_on_stdout():
     check(rc == 2 and out == "" and one_line(err, "both want standard output"), "compare --json - --html -: refused "
           "(rc=%d, err=%r)" % (rc, err))
     check(os.listdir(cwd) == [], "no file named '-' was written (%s)" % os.listdir(cwd))
+
+
+@test
+def nothing_answered_no_latency():
+    """A run that got no answer (every request reset) has no latency to show: its HTML draws no latency chart (it
+    drew the percentiles and the latency over time as lines of 0 ms), and `rafale report` side by side shows '-'
+    for its p50, p99 and max (it showed 0ns), as the text report says (none)."""
+    bad = BadServer("reset")
+    srv = Serve()
+    jn, jg, html = os.path.join(TMP, "none.json"), os.path.join(TMP, "good.json"), os.path.join(TMP, "none.html")
+    r = rafale("-n", 10, "-c", 2, "-t", 1, "--json", jn, "--html", html, bad.url(), expect_json=False)
+    rafale("-n", 100, "-c", 2, "-t", 1, "--json", jg, srv.url(), expect_json=False)
+    bad.stop()
+    srv.stop()
+    t = open(html).read()
+    check(r.rc == 4 and json.load(open(jn))["summary"]["requests"] == 0 and "total     (none)" in r.out,
+          "no answer: exit 4, the text says (none) (%s)" % r.rc)
+    check("Latency by percentile" not in t and "Latency over time" not in t and "Throughput over time" in t,
+          "no answer: no latency chart in the HTML")
+    p = subprocess.run([RAFALE, "report", jg, jn], capture_output=True, text=True, timeout=60)
+    rows = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.startswith("  ") and l.split()[0] in (jg, jn)}
+    check(p.returncode == 0 and rows[jn][1:3] == ["0", "10"] and rows[jn][5:8] == ["-", "-", "-"] and
+          rows[jg][5] != "-", "side by side: no latency where nothing was answered (%s)" % rows)
