@@ -1172,6 +1172,15 @@ def help_of_each_subcommand():
     check("--start R" in p.stdout and "--max R" in p.stdout and "--slo SPEC" in p.stdout and
           "bisects" in p.stdout and "--shard" not in p.stdout and "--csv" not in p.stdout,
           "sweep --help: the sweep's options, not the run's alone (%r)" % p.stdout[-300:])
+    # Its exit statuses, as it behaves (its first step's first connects refused: 4), in its help, README and
+    # rafale.1 alike (the README said none, the help none, the man page left out 1).
+    rc, out, err = run_raw(["sweep", "--slo", "p99<50ms", "-d", "1s", "http://127.0.0.1:%d/" % free_port()])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    readme, man = (open(os.path.join(root, f)).read() for f in ("README.md", "rafale.1"))
+    words = "0 when a rate met the SLO, 3 when none did, 4 when the server could not be reached"
+    check(rc == 4 and "Exit status: " + words in p.stdout.replace("\n  ", " ") and
+          "Exit status: " + words in readme.replace("\n", " ") and words in man.replace("\n", " "),
+          "sweep: exit 4 when unreached (%d), and its statuses said in --help, README and rafale.1 alike" % rc)
 
 class CloseEndedTLS:
     """A TLS server whose answers end with the connection (HTTP/1.0, no length: RFC 9112 section 6.3), closing
