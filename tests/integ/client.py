@@ -775,6 +775,22 @@ def first_contact_sweep_stops():
 
 
 @test
+def first_contact_source_not_here():
+    """--source with an address this host does not have: every connect's bind fails (EADDRNOTAVAIL), which the run
+    took for local ports run out, at full speed for the whole -d ('ran out of local ports (too many connections in
+    TIME_WAIT)', and a ports_exhausted finding), exit 4. Now the option is refused in one line, exit 2, before any
+    load; an address of this host (127.0.0.2) still runs."""
+    srv = Serve()
+    r = rafale("--source", "192.0.2.1", "-d", "3s", srv.url())
+    check(r.rc == 2 and r.wall < 2 and one_line_only(r, "rafale: --source: 192.0.2.1 is not an address of this "
+                                                        "host (Cannot assign requested address)"),
+          "--source not here: one line, exit 2 (rc %s, %.1f s, %r, %r)" % (r.rc, r.wall, r.err, r.out[:300]))
+    r = rafale("--source", "127.0.0.2-127.0.0.3", "-n", 20, "-c", 2, srv.url())
+    check(r.rc == 0 and r.j["summary"]["requests"] == 20, "--source 127.0.0.2-127.0.0.3: answered (%s)" % r.rc)
+    srv.stop()
+
+
+@test
 def first_contact_one_target_down_goes_on():
     """Two targets, one down: the first contacts of the run are not all refused, the run goes on; the down one's
     connects back off (4 ms doubling to 1 s per connection), its errors counted, every request accounted for."""
