@@ -57,7 +57,9 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         return 2;
     }
     if ((plan.set.json_path && outputs_check(plan.set.json_path, "--json", 0, err, sizeof(err)) != 0) ||
-        (plan.set.html_path && outputs_check(plan.set.html_path, "--html", 0, err, sizeof(err)) != 0)) {
+        (plan.set.html_path && outputs_check(plan.set.html_path, "--html", 0, err, sizeof(err)) != 0) ||
+        outputs_distinct((const char *const[]){ plan.set.json_path, plan.set.html_path },
+                         (const char *const[]){ "--json", "--html" }, 2, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&plan);
         return 2;

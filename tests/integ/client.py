@@ -1390,6 +1390,28 @@ def outputs_checked_before_the_load():
               "%s: refused before any load (rc=%d, %r)" % (" ".join(args[:3]), rc, err))
     check(open(old).read() == '{"old": true}\n' and not os.path.exists(mark),
           "a refused run leaves the old file whole, compare started nothing")
+    # Two outputs on one file: the last written replaced the other (--json x --html x kept the page alone), and an
+    # output on an input file replaced the result it was read from (rafale diff --json new.json base.json
+    # new.json). Refused in one line, before any load, the files untouched.
+    link = os.path.join(TMP, "old-link.json")
+    if not os.path.exists(link):
+        os.symlink(old, link)
+    for args, needle in (
+            (["-d", "10m", "--json", old, "--html", old], "rafale: --json and --html name the same file '%s'" % old),
+            (["-d", "10m", "--log", old, "--csv", link], "rafale: --csv and --log name the same file '%s'" % old),
+            (["compare", "--json", old, "--html", old, plan], "--json and --html name the same file"),
+            (["report", "--html", old, old], "--html would replace '%s', a result it reads" % old),
+            (["merge", "--json", link, old], "--json would replace '%s', a result it reads" % old),
+            (["diff", "--json", old, old, old], "--json would replace"),
+            (["diff", "--json", old, "--html", old, url, url], "--json and --html name the same file")):
+        rc, out, err = run_raw(args + ([url] if args[0] not in ("compare", "report", "merge", "diff") else []),
+                               timeout=10)
+        check(rc == 2 and one_line(err, needle) and "run 1" not in out,
+              "%s: refused before any load (rc=%d, %r)" % (" ".join(args[:5]), rc, err))
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(mark), "the same file twice: left whole")
+    for args in (["-n", 1, "--json", "/dev/null", "--html", "/dev/null"], ["-n", 1, "--json", "-", "--csv", old + "x"]):
+        rc, out, err = run_raw(args + [url], timeout=10)
+        check("name the same file" not in err, "%s: no false alarm (%r)" % (args, err))
     # A run under way: the old file untouched, a new one not made yet.
     srv = Serve()
     new = os.path.join(TMP, "new.csv")
