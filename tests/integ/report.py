@@ -1655,9 +1655,21 @@ def live_page_does_not_hold_the_exit():
     report = final_report(p, port)
     t1 = time.monotonic()
     p.send_signal(signal.SIGINT)
-    p.communicate(timeout=60)
+    out, err = p.communicate(timeout=60)
     check(report and p.returncode == 0 and time.monotonic() - t1 < 1,
           "live page: Ctrl-C ends the linger at once (%.2f s)" % (time.monotonic() - t1))
+    # The linger is said, -q or not: after the report a silent wait of a minute looks hung (as --start-at's does).
+    check("rafale: the metrics port stays open 60.00s more (--metrics-linger): Ctrl-C ends it" in err,
+          "live page: the linger said on stderr (%r)" % err)
+    # A Ctrl-C that stopped the run: the report, then the linger, said with the second Ctrl-C that ends it.
+    p, port, t0 = run("--metrics-linger", "60s")
+    p.send_signal(signal.SIGINT)
+    time.sleep(1)
+    lingering = p.poll() is None
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(lingering and p.returncode in (130, -signal.SIGINT) and "rafale: the metrics port stays open 60.00s more (--metrics-linger): "
+          "a second Ctrl-C ends it" in err, "live page: after a Ctrl-C, the linger said (%s %r)" % (p.returncode, err))
     rc, out, err = run_raw(["-q", "-n", 1, "--metrics-linger", "1s", srv.url("/")])
     check(rc == 2 and one_line(err, "--metrics-linger goes with --metrics-listen"),
           "--metrics-linger alone: one line (%r)" % err)
