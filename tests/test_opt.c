@@ -87,32 +87,8 @@ static void typo_suggested(void)
         { "--xyz URL", OPT_RUN, "unknown option '--xyz' (see --help)" },
         { "--verbose URL", OPT_RUN, "unknown option '--verbose' (see --help)" },
         { "--connectionsconnections 5 URL", OPT_RUN, "unknown option '--connectionsconnections' (see --help)" },
-    };
-    struct config c;
-    struct compare_settings cs;
-    struct serve_config sc;
-    char err[256];
-    size_t i;
-    int first;
-    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        config_defaults(&c);
-        memset(&cs, 0, sizeof(cs));
-        memset(&sc, 0, sizeof(sc));
-        CHECKF(parse(cases[i].line, cases[i].where, &c, &cs, &sc, err, &first) == OPT_ERROR &&
-               strcmp(err, cases[i].want) == 0, "%s: %s", cases[i].line, err);
-        config_free(&c);
-    }
-}
-
-/* A flag given a value (--insecure=1): said so, not that --insecure is an
- * option of the command it was given to. */
-static void flag_given_a_value(void)
-{
-    static const struct {
-        const char *line;
-        unsigned where;
-        const char *want;
-    } cases[] = {
+        /* A flag given a value: said so, not that the flag is an option of
+         * the command it was given to ('rafale URL'). */
         { "--insecure=1 https://h/", OPT_RUN, "--insecure takes no value, not '1' (see --help)" },
         { "--close=yes URL", OPT_RUN, "--close takes no value, not 'yes' (see --help)" },
         { "--insec=1 https://h/", OPT_RUN, "--insecure takes no value, not '1' (see --help)" },
@@ -298,7 +274,6 @@ int main(void)
     T_RUN(short_and_long);
     T_RUN(same_words_either_way);
     T_RUN(typo_suggested);
-    T_RUN(flag_given_a_value);
     T_RUN(plan_keys_and_flags);
     T_RUN(cross_option_rules);
     T_RUN(tls_options_need_https);
