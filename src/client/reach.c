@@ -152,16 +152,27 @@ static void cause(const struct worker *w, uint32_t endpoint, int kind, int e, co
         snprintf(out, n, "no HTTP/3 connection: %s%s", detail ? detail : "the QUIC handshake failed",
                  advice ? " (is the server running, with HTTP/3 on that UDP port?)" : "");
         break;
-    case ERR_TLS:
+    case ERR_TLS: {
         /* OpenSSL's verify reasons ("self-signed certificate", "unable to
-         * get local issuer certificate", "Hostname mismatch") name what to do. */
-        snprintf(out, n, "TLS handshake failed: %s%s", detail ? detail : "TLS error",
-                 advice && detail && (strstr(detail, "certificate") || strstr(detail, "mismatch")) &&
-                         !strstr(detail, "--insecure")
-                     ? " (the server's certificate is not trusted here: --cacert FILE gives its CA, --insecure "
-                       "skips the check)"
-                     : "");
+         * get local issuer certificate", "hostname mismatch", "certificate
+         * has expired"; http3_quic.c's in the same words) name what to do:
+         * a CA given for the first, another name or the dates for the others. */
+        const char *help = "";
+        char name[sizeof(pl->endpoints[endpoint].host) + 160];
+        if (!advice || detail == NULL || strstr(detail, "--insecure")) {
+            /* nothing to add */
+        } else if (strstr(detail, "mismatch")) {
+            snprintf(name, sizeof(name), " (the server's certificate is not for %s: use a name it names (--resolve "
+                     "or --connect-to keep the address), or --insecure skips the check)", pl->endpoints[endpoint].host);
+            help = name;
+        } else if (strstr(detail, "expired") || strstr(detail, "not yet valid"))
+            help = " (its dates are not now: renew it, or set this host's clock; --insecure skips the check)";
+        else if (strstr(detail, "certificate"))
+            help = " (the server's certificate is not trusted here: --cacert FILE gives its CA, --insecure skips the "
+                   "check)";
+        snprintf(out, n, "TLS handshake failed: %s%s", detail ? detail : "TLS error", help);
         break;
+    }
     default:
         snprintf(out, n, "cannot connect: %s", detail ? detail : strerror(e));
         break;

@@ -720,6 +720,38 @@ def first_contact_tls_not_trusted_stops():
 
 
 @test
+def first_contact_tls_reason_advice():
+    """A certificate that verifies against its CA but names another host, or whose dates have passed: the one line
+    says so and what helps, over TCP and over QUIC. Before, both were told 'the server's certificate is not trusted
+    here: --cacert FILE gives its CA' with that CA given, and over QUIC only 'did not verify'."""
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    expired = os.path.join(d, "expired.pem")
+    if not os.path.exists(expired):  # the test CA's, its end a day before its start
+        subprocess.run(["openssl", "x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
+                        "77", "-out", "expired.pem", "-days", "-1", "-extfile", "ext.cnf"], cwd=d, check=True,
+                       capture_output=True)
+    name = "the server's certificate is not for other.example: use a name it names (--resolve or --connect-to keep " \
+           "the address), or --insecure skips the check"
+    dates = "its dates are not now: renew it, or set this host's clock; --insecure skips the check"
+    for h3 in ([], ["--http3"]):
+        if h3 and "built without HTTP/3" in run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])[2]:
+            continue
+        srv = Serve(*(h3 + ["--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key")]))
+        r = rafale(*(h3 + ["-n", 10, "-c", 2, "--cacert", ca, "--resolve", "other.example:%d:127.0.0.1" % srv.port,
+                           "https://other.example:%d/" % srv.port]))
+        check(r.rc == 4 and one_line_only(r, "rafale: 127.0.0.1:%d: TLS handshake failed: " % srv.port) and
+              "mismatch (%s)" % name in r.err, "%s another name: said, and what helps (%s %r)" % (h3, r.rc, r.err))
+        srv.stop()
+        srv = Serve(*(h3 + ["--tls-cert", expired, "--tls-key", os.path.join(d, "srv.key")]))
+        r = rafale(*(h3 + ["-n", 10, "-c", 2, "--cacert", ca, "https://127.0.0.1:%d/" % srv.port]))
+        check(r.rc == 4 and one_line_only(r, "rafale: 127.0.0.1:%d: TLS handshake failed: " % srv.port) and
+              "certificate has expired (%s)" % dates in r.err, "%s expired: said, and what helps (%s %r)"
+              % (h3, r.rc, r.err))
+        srv.stop()
+
+
+@test
 def first_contact_refused_stops_at_once():
     """Nothing listens on the port: the first connects of the run all refused, rafale stops within a second with
     one line naming the address and the cause, exit 4, whatever the mode. Before, `-d 5s` made 680 000 connect

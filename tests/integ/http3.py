@@ -121,8 +121,9 @@ def http3_interop_gtlsserver():
     r = rafale("--http3", "-n", 4, "-c", 2, "-t", 1, srv.url())
     srv.stop()
     lines = [l for l in r.err.splitlines() if l.strip()]
-    check(r.rc == 4 and r.j is None and len(lines) == 1 and "TLS handshake failed: the server's certificate did "
-          "not verify" in lines[0], "h3: an untrusted certificate stops the run in one line (%s %r)" % (r.rc, r.err))
+    check(r.rc == 4 and r.j is None and len(lines) == 1 and "TLS handshake failed: unable to get local issuer "
+          "certificate (the server's certificate is not trusted here" in lines[0],
+          "h3: an untrusted certificate stops the run in one line (%s %r)" % (r.rc, r.err))
 
 
 @test
@@ -171,8 +172,8 @@ def http3_tls_not_trusted_stops():
         r = rafale("--http3", *args, base + "/")
         lines = [l for l in r.err.splitlines() if l.strip()]
         check(r.rc == 4 and r.j is None and r.out.strip() == "" and r.wall < 2 and len(lines) == 1 and
-              lines[0] == "rafale: %s: TLS handshake failed: the server's certificate did not verify (--insecure "
-              "skips the check, --cacert trusts a CA)" % srv.addr,
+              lines[0] == "rafale: %s: TLS handshake failed: unable to get local issuer certificate (the server's "
+              "certificate is not trusted here: --cacert FILE gives its CA, --insecure skips the check)" % srv.addr,
               "h3 untrusted certificate %s: one line, exit 4 (rc %s, %.1f s, %r)" % (args, r.rc, r.wall, r.err))
     r = rafale("--http3", "--insecure", "-n", 20, "-c", 2, "-t", 1, base + "/")
     check(r.rc == 0 and r.j["summary"]["requests"] == 20, "h3 with --insecure: answered (%s)" % r.rc)
