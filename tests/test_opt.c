@@ -87,6 +87,12 @@ static void typo_suggested(void)
         { "--xyz URL", OPT_RUN, "unknown option '--xyz' (see --help)" },
         { "--verbose URL", OPT_RUN, "unknown option '--verbose' (see --help)" },
         { "--connectionsconnections 5 URL", OPT_RUN, "unknown option '--connectionsconnections' (see --help)" },
+        /* A flag given a value: said so, not that the flag is an option of
+         * the command it was given to ('rafale URL'). */
+        { "--insecure=1 https://h/", OPT_RUN, "--insecure takes no value, not '1' (see --help)" },
+        { "--close=yes URL", OPT_RUN, "--close takes no value, not 'yes' (see --help)" },
+        { "--insec=1 https://h/", OPT_RUN, "--insecure takes no value, not '1' (see --help)" },
+        { "--http3= :0", OPT_SERVE, "--http3 takes no value, not '' (see --help)" },
     };
     struct config c;
     struct compare_settings cs;

@@ -149,6 +149,17 @@ bad:
     return -1;
 }
 
+int net_bindable(const struct net_addr *a)
+{
+    int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), e = 0;
+    if (fd < 0)
+        return errno;
+    if (bind(fd, (const struct sockaddr *)&a->ss, a->len) != 0)
+        e = errno;
+    close(fd);
+    return e;
+}
+
 int net_connect_result(int fd)
 {
     int e = 0;

@@ -31,6 +31,10 @@ int net_connect(const struct net_addr *a, const struct net_addr *src);
  * with what was expected in err ("an IPv4 address or a range ..."). */
 int net_parse_sources(const char *spec, struct net_addr *out, int max, char *err, size_t errlen);
 
+/* Whether a TCP socket can be bound to a (port 0): 0, or the errno
+ * (EADDRNOTAVAIL: not an address of this host). */
+int net_bindable(const struct net_addr *a);
+
 /* After the socket became writable: 0 when connected, else the errno. */
 int net_connect_result(int fd);
 

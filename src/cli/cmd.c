@@ -81,6 +81,7 @@ void cmd_help(FILE *f, const struct cmd *c)
 int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct result_args *a, int *first)
 {
     char err[600];
+    int i;
     switch (cli_parse_args(argc, argv, c->where, c->usage, operands, a, first, err, sizeof(err))) {
     case CLI_HELP:
         cmd_help(stdout, c);
@@ -100,9 +101,21 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     }
     /* Checked before the work (a large merge, two compares read). */
     if (a && ((a->json && outputs_check(a->json, "--json", 0, err, sizeof(err)) != 0) ||
-              (a->html && outputs_check(a->html, "--html", 0, err, sizeof(err)) != 0))) {
+              (a->html && outputs_check(a->html, "--html", 0, err, sizeof(err)) != 0) ||
+              outputs_distinct((const char *const[]){ a->json, a->html }, (const char *const[]){ "--json", "--html" },
+                               2, err, sizeof(err)) != 0)) {
         fprintf(stderr, "rafale %s: %s\n", c->name, err);
         return 2;
+    }
+    /* Nor on a result it reads: that would be lost for its report. */
+    for (i = *first > 0 ? *first : argc; a && i < argc; i++) {
+        const char *o = a->json && outputs_same(a->json, argv[i]) ? "--json"
+                      : a->html && outputs_same(a->html, argv[i]) ? "--html" : NULL;
+        if (o) {
+            fprintf(stderr, "rafale %s: %s would replace '%s', a result it reads: give it another file\n", c->name, o,
+                    argv[i]);
+            return 2;
+        }
     }
     return -1;
 }

@@ -57,7 +57,9 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         return 2;
     }
     if ((cf.set.json_path && outputs_check(cf.set.json_path, "--json", 0, err, sizeof(err)) != 0) ||
-        (cf.set.html_path && outputs_check(cf.set.html_path, "--html", 0, err, sizeof(err)) != 0)) {
+        (cf.set.html_path && outputs_check(cf.set.html_path, "--html", 0, err, sizeof(err)) != 0) ||
+        outputs_distinct((const char *const[]){ cf.set.json_path, cf.set.html_path },
+                         (const char *const[]){ "--json", "--html" }, 2, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&cf);
         return 2;

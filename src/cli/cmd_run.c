@@ -55,6 +55,11 @@ static int prepare(const struct cmd *self, const struct cmd *all, int argc, char
             cmd_help(stdout, self);
             fputc('\n', stdout);
             cli_sweep_usage(stdout);
+            fputs("  Exit status: 0 when a rate met the SLO, 3 when none did, 4 when the server could not be\n"
+                  "  reached (its first connects all failed: one line says where and why), 1 when the\n"
+                  "  sweep could not start or the server does not speak its protocol, 2 bad usage, 130\n"
+                  "  interrupted.\n",
+                  stdout);
         } else {
             cmd_usage(stdout, all);
         }

@@ -16,6 +16,7 @@
 #include "status.h"
 #include "svg.h"
 #include "text.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -749,6 +750,10 @@ void metrics_stop(struct metrics *m, const atomic_int *stop)
     if (m->done && m->thread && m->linger_ns && stop) {
         uint64_t end = now_ms() + m->linger_ns / 1000000;
         int was = atomic_load(stop);
+        char d[32];
+        /* Said even with -q: after the report, a silent wait looks hung. */
+        fprintf(stderr, "rafale: the metrics port stays open %s more (--metrics-linger): %s ends it\n",
+                units_fmt_ns(d, sizeof(d), (double)m->linger_ns), was ? "a second Ctrl-C" : "Ctrl-C");
         while (now_ms() < end && (was || !atomic_load(stop))) {
             struct timespec ts = { 0, 50 * 1000000L };
             nanosleep(&ts, NULL);

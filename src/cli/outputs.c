@@ -74,15 +74,37 @@ int outputs_check(const char *path, const char *opt, int dirs_made, char *err, s
     return err_set(err, errlen, NULL, "%s: cannot write '%s': %s", opt, path, strerror(errno));
 }
 
+int outputs_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
+    /* Standard output is config_finish's to say; a device or a FIFO may
+     * take both (/dev/null). */
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0 || (ha && !S_ISREG(sa.st_mode)))
+        return 0;
+    return strcmp(a, b) == 0 || (ha && hb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+int outputs_distinct(const char *const *paths, const char *const *opts, size_t n, char *err, size_t errlen)
+{
+    size_t i, j;
+    for (i = 0; i < n; i++)
+        for (j = i + 1; paths[i] && j < n; j++)
+            if (paths[j] && outputs_same(paths[i], paths[j]))
+                return err_set(err, errlen, NULL, "%s and %s name the same file '%s': one would replace the other",
+                               opts[i], opts[j], paths[j]);
+    return 0;
+}
+
 int outputs_check_run(const struct config *cfg, char *err, size_t errlen)
 {
-    const char *const paths[] = { cfg->json_path, cfg->csv_path, cfg->html_path, cfg->hdr_path };
-    const char *const opts[] = { "--json", "--csv", "--html", "--hdr" };
+    const char *const paths[] = { cfg->json_path, cfg->csv_path, cfg->html_path, cfg->hdr_path, cfg->log_path };
+    const char *const opts[] = { "--json", "--csv", "--html", "--hdr", "--log" };
     size_t i;
-    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+    for (i = 0; i < 4; i++) /* (--log is opened as the run begins) */
         if (paths[i] && outputs_check(paths[i], opts[i], 0, err, errlen) != 0)
             return -1;
-    return 0;
+    return outputs_distinct(paths, opts, 5, err, errlen);
 }
 
 int outputs_write(const char *path, enum out_kind k, const struct run_out *o)

@@ -34,7 +34,14 @@ enum out_kind { OUT_JSON, OUT_CSV, OUT_HTML, OUT_HDR };
  * a Ctrl-C too, with the partial result). dirs_made: the writer makes a
  * missing directory, so that is no mistake. Returns 0 or -1. */
 int outputs_check(const char *path, const char *opt, int dirs_made, char *err, size_t errlen);
-/* The same for every file of a run's cfg (--json, --csv, --html, --hdr). */
+/* Whether paths a and b name one file (the same words, or one existing
+ * regular file; never "-", a device or a FIFO). */
+int outputs_same(const char *a, const char *b);
+/* Refuses two of the n outputs (NULL: not given) on one file, the last
+ * written replacing the other. Returns 0, or -1 with err. */
+int outputs_distinct(const char *const *paths, const char *const *opts, size_t n, char *err, size_t errlen);
+/* The same for every file of a run's cfg (--json, --csv, --html, --hdr),
+ * and none of them (nor --log) on another's file. */
 int outputs_check_run(const struct config *cfg, char *err, size_t errlen);
 
 /* Writes o as kind k to path ("-": stdout). Returns 0, or -1 (said on

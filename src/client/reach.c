@@ -101,15 +101,16 @@ void reach_up(struct conn *c)
  * nothing reached a server there (a connect that timed out in the TLS
  * handshake came after one did), or its TLS handshake failed (a
  * certificate not trusted here, no common version or cipher: the same
- * settings meet the same server). */
-static int unreached(uint8_t was, enum err_kind k, int e)
+ * settings meet the same server). Over QUIC the TLS handshake is the
+ * connect's (C_CONNECTING until it is done). */
+static int unreached(uint8_t was, enum err_kind k, int e, int quic)
 {
     switch (k) {
     case ERR_CONNECT_REFUSED:
     case ERR_QUIC_HANDSHAKE:
         return 1;
     case ERR_TLS:
-        return was == C_HANDSHAKE;
+        return was == C_HANDSHAKE || (quic && was == C_CONNECTING);
     case ERR_TIMEOUT_CONNECT:
         return was == C_CONNECTING;
     case ERR_CONNECT_OTHER:
@@ -151,16 +152,27 @@ static void cause(const struct worker *w, uint32_t endpoint, int kind, int e, co
         snprintf(out, n, "no HTTP/3 connection: %s%s", detail ? detail : "the QUIC handshake failed",
                  advice ? " (is the server running, with HTTP/3 on that UDP port?)" : "");
         break;
-    case ERR_TLS:
+    case ERR_TLS: {
         /* OpenSSL's verify reasons ("self-signed certificate", "unable to
-         * get local issuer certificate", "Hostname mismatch") name what to do. */
-        snprintf(out, n, "TLS handshake failed: %s%s", detail ? detail : "TLS error",
-                 advice && detail && (strstr(detail, "certificate") || strstr(detail, "mismatch")) &&
-                         !strstr(detail, "--insecure")
-                     ? " (the server's certificate is not trusted here: --cacert FILE gives its CA, --insecure "
-                       "skips the check)"
-                     : "");
+         * get local issuer certificate", "hostname mismatch", "certificate
+         * has expired"; http3_quic.c's in the same words) name what to do:
+         * a CA given for the first, another name or the dates for the others. */
+        const char *help = "";
+        char name[sizeof(pl->endpoints[endpoint].host) + 160];
+        if (!advice || detail == NULL || strstr(detail, "--insecure")) {
+            /* nothing to add */
+        } else if (strstr(detail, "mismatch")) {
+            snprintf(name, sizeof(name), " (the server's certificate is not for %s: use a name it names (--resolve "
+                     "or --connect-to keep the address), or --insecure skips the check)", pl->endpoints[endpoint].host);
+            help = name;
+        } else if (strstr(detail, "expired") || strstr(detail, "not yet valid"))
+            help = " (its dates are not now: renew it, or set this host's clock; --insecure skips the check)";
+        else if (strstr(detail, "certificate"))
+            help = " (the server's certificate is not trusted here: --cacert FILE gives its CA, --insecure skips the "
+                   "check)";
+        snprintf(out, n, "TLS handshake failed: %s%s", detail ? detail : "TLS error", help);
         break;
+    }
     default:
         snprintf(out, n, "cannot connect: %s", detail ? detail : strerror(e));
         break;
@@ -207,15 +219,16 @@ void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const cha
 {
     struct worker *w = c->w;
     struct reach *r = w->plan->reach;
+    int quic = w->plan->cfg->http3;
     tried(c);
-    if (!w->up && unreached(was, k, e) && !atomic_load_explicit(&r->up, memory_order_relaxed)) {
+    if (!w->up && unreached(was, k, e, quic) && !atomic_load_explicit(&r->up, memory_order_relaxed)) {
         atomic_store(&r->failed[c->endpoint], 1);
         if (all_failed(r, w->plan->nendpoints))
             say_unreached(c, k, e, detail);
     }
     /* This host's shortage: the server saw nothing, waiting would only slow
      * the run down (a port freed, a descriptor closed, it goes on). */
-    if (k == ERR_ADDR_UNAVAILABLE || (k == ERR_CONNECT_OTHER && !unreached(was, k, e)) || w->stopping)
+    if (k == ERR_ADDR_UNAVAILABLE || (k == ERR_CONNECT_OTHER && !unreached(was, k, e, quic)) || w->stopping)
         return;
     if (w->t_down == 0)
         w->t_down = now;

@@ -569,8 +569,13 @@ enum opt_result opt_parse_argv(int argc, char **argv, unsigned where, const stru
             return OPT_ERROR;
         }
         if (opt == '?') {
+            const char *eq = strchr(argv[optind - 1], '=');
             if (optopt && optopt < 0x1000)
                 err_set(err, errlen, NULL, "unknown option '-%c' (see --help)", optopt);
+            else if (optopt >= 0x1000 && (size_t)(optopt - 0x1000) < nl && eq)
+                /* getopt's word for a flag given a value (--insecure=1) */
+                err_set(err, errlen, NULL, "--%s takes no value, not '%s' (see --help)", byidx[optopt - 0x1000]->name,
+                        eq + 1);
             else
                 unknown_long(argv[optind - 1], where, err, errlen);
             *first_arg = optind - 1;

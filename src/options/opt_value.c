@@ -12,8 +12,10 @@
 #include "units.h"
 #include "http_lex.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,13 +160,24 @@ static int set_sources(struct config *cfg, const char *v, const char *shown, cha
     enum { MAX_SOURCES = 256 };
     struct net_addr *a = calloc(MAX_SOURCES, sizeof(*a));
     char why[200];
-    int n;
+    int n, i;
     if (a == NULL)
         return err_set(err, errlen, NULL, "out of memory");
     n = net_parse_sources(v, a, MAX_SOURCES, why, sizeof(why));
     if (n < 0) {
         free(a);
         return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);
+    }
+    /* An address this host does not have fails every connect's bind
+     * (EADDRNOTAVAIL, local ports' own error): said now, not as ports run out. */
+    for (i = 0; i < n; i++) {
+        int e = net_bindable(&a[i]);
+        if (e == EADDRNOTAVAIL) {
+            char s[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)&a[i].ss)->sin_addr, s, sizeof(s));
+            free(a);
+            return err_set(err, errlen, NULL, "%s: %s is not an address of this host (%s)", shown, s, strerror(e));
+        }
     }
     free(cfg->sources);
     cfg->sources = a;

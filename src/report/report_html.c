@@ -31,6 +31,8 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     double top = log10((double)(s->h[H_LATENCY].total > 10 ? s->h[H_LATENCY].total : 10));
     int i, k, ns = rate_mode ? 3 : 2;
 
+    if (s->h[H_LATENCY].total == 0)
+        return; /* nothing answered: no latency to draw (a line of 0 ms would be one) */
     if (top > 5)
         top = 5;
     for (i = 0; i < N; i++) {
@@ -98,7 +100,7 @@ static void timeline_charts(FILE *f, const struct engine_result *r)
         struct svg_axis ay = { "requests per second", 0, NULL, NULL, 0, 0, NULL };
         svg_line_chart(f, "Throughput over time", &ax, &ay, s, 2);
     }
-    {
+    if (r->total.h[H_LATENCY].total) {
         struct svg_series s[3] = { { "p50", t, p50, (int)n }, { "p99", t, p99, (int)n }, { "max", t, mx, (int)n } };
         struct svg_axis ay = { "latency (ms)", 0, NULL, NULL, 0, 0, LATENCY_LOG };
         svg_line_chart(f, "Latency over time", &ax, &ay, s, 3);

@@ -45,7 +45,7 @@ void report_side_text(FILE *f, const struct report_side *runs, int n)
         const struct stats *s = &runs[i].res->total;
         const struct monitor_result *m = runs[i].server;
         double el = runs[i].res->elapsed_s;
-        char p50[32], p99[32], max[32], bad[16], cpu[32] = "-", mem[48] = "-", warn[256];
+        char p50[32] = "-", p99[32] = "-", max[32] = "-", bad[16], cpu[32] = "-", mem[48] = "-", warn[256];
         snprintf(bad, sizeof(bad), "%.1f%%", s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0);
         if (m && s->completed && (m->cpu_s > 0 || m->cpu_exact))
             units_fmt_ns(cpu, sizeof(cpu), m->cpu_s * 1e9 / (double)s->completed);
@@ -56,12 +56,13 @@ void report_side_text(FILE *f, const struct report_side *runs, int n)
             snprintf(mem, sizeof(mem), "%s %s", units_fmt_bytes(b, sizeof(b), (double)v), label);
         }
         warnings(warn, sizeof(warn), &runs[i]);
+        if (s->h[H_LATENCY].total) { /* else nothing answered: no latency, not 0ns */
+            units_fmt_ns(p50, sizeof(p50), hist_percentile(&s->h[H_LATENCY], 50));
+            units_fmt_ns(p99, sizeof(p99), hist_percentile(&s->h[H_LATENCY], 99));
+            units_fmt_ns(max, sizeof(max), (double)s->h[H_LATENCY].max);
+        }
         fprintf(f, "  %-*s %9llu %7llu %10s %10.1f %9s %9s %9s %8.2f %9s %13s  %s\n", w, runs[i].name,
                 (unsigned long long)s->completed, (unsigned long long)stats_errors(s), bad,
-                el > 0 ? (double)s->completed / el : 0.0,
-                units_fmt_ns(p50, sizeof(p50), hist_percentile(&s->h[H_LATENCY], 50)),
-                units_fmt_ns(p99, sizeof(p99), hist_percentile(&s->h[H_LATENCY], 99)),
-                units_fmt_ns(max, sizeof(max), s->h[H_LATENCY].total ? (double)s->h[H_LATENCY].max : 0),
-                s->completed ? (double)s->conns_opened / (double)s->completed : 0.0, cpu, mem, warn);
+                el > 0 ? (double)s->completed / el : 0.0, p50, p99, max, s->completed ? (double)s->conns_opened / (double)s->completed : 0.0, cpu, mem, warn);
     }
 }

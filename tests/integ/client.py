@@ -720,6 +720,38 @@ def first_contact_tls_not_trusted_stops():
 
 
 @test
+def first_contact_tls_reason_advice():
+    """A certificate that verifies against its CA but names another host, or whose dates have passed: the one line
+    says so and what helps, over TCP and over QUIC. Before, both were told 'the server's certificate is not trusted
+    here: --cacert FILE gives its CA' with that CA given, and over QUIC only 'did not verify'."""
+    d = make_certs()
+    ca = os.path.join(d, "ca.pem")
+    expired = os.path.join(d, "expired.pem")
+    if not os.path.exists(expired):  # the test CA's, its end a day before its start
+        subprocess.run(["openssl", "x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
+                        "77", "-out", "expired.pem", "-days", "-1", "-extfile", "ext.cnf"], cwd=d, check=True,
+                       capture_output=True)
+    name = "the server's certificate is not for other.example: use a name it names (--resolve or --connect-to keep " \
+           "the address), or --insecure skips the check"
+    dates = "its dates are not now: renew it, or set this host's clock; --insecure skips the check"
+    for h3 in ([], ["--http3"]):
+        if h3 and "built without HTTP/3" in run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])[2]:
+            continue
+        srv = Serve(*(h3 + ["--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key")]))
+        r = rafale(*(h3 + ["-n", 10, "-c", 2, "--cacert", ca, "--resolve", "other.example:%d:127.0.0.1" % srv.port,
+                           "https://other.example:%d/" % srv.port]))
+        check(r.rc == 4 and one_line_only(r, "rafale: 127.0.0.1:%d: TLS handshake failed: " % srv.port) and
+              "mismatch (%s)" % name in r.err, "%s another name: said, and what helps (%s %r)" % (h3, r.rc, r.err))
+        srv.stop()
+        srv = Serve(*(h3 + ["--tls-cert", expired, "--tls-key", os.path.join(d, "srv.key")]))
+        r = rafale(*(h3 + ["-n", 10, "-c", 2, "--cacert", ca, "https://127.0.0.1:%d/" % srv.port]))
+        check(r.rc == 4 and one_line_only(r, "rafale: 127.0.0.1:%d: TLS handshake failed: " % srv.port) and
+              "certificate has expired (%s)" % dates in r.err, "%s expired: said, and what helps (%s %r)"
+              % (h3, r.rc, r.err))
+        srv.stop()
+
+
+@test
 def first_contact_refused_stops_at_once():
     """Nothing listens on the port: the first connects of the run all refused, rafale stops within a second with
     one line naming the address and the cause, exit 4, whatever the mode. Before, `-d 5s` made 680 000 connect
@@ -772,6 +804,22 @@ def first_contact_sweep_stops():
     check(p.returncode == 4 and wall < 2 and len(lines) == 1 and
           lines[0] == "rafale: 127.0.0.1:%d: %s" % (port, REFUSED),
           "sweep, nothing listens: one line, exit 4 (%s, %.1f s, %r)" % (p.returncode, wall, p.stderr))
+
+
+@test
+def first_contact_source_not_here():
+    """--source with an address this host does not have: every connect's bind fails (EADDRNOTAVAIL), which the run
+    took for local ports run out, at full speed for the whole -d ('ran out of local ports (too many connections in
+    TIME_WAIT)', and a ports_exhausted finding), exit 4. Now the option is refused in one line, exit 2, before any
+    load; an address of this host (127.0.0.2) still runs."""
+    srv = Serve()
+    r = rafale("--source", "192.0.2.1", "-d", "3s", srv.url())
+    check(r.rc == 2 and r.wall < 2 and one_line_only(r, "rafale: --source: 192.0.2.1 is not an address of this "
+                                                        "host (Cannot assign requested address)"),
+          "--source not here: one line, exit 2 (rc %s, %.1f s, %r, %r)" % (r.rc, r.wall, r.err, r.out[:300]))
+    r = rafale("--source", "127.0.0.2-127.0.0.3", "-n", 20, "-c", 2, srv.url())
+    check(r.rc == 0 and r.j["summary"]["requests"] == 20, "--source 127.0.0.2-127.0.0.3: answered (%s)" % r.rc)
+    srv.stop()
 
 
 @test
@@ -1172,6 +1220,15 @@ def help_of_each_subcommand():
     check("--start R" in p.stdout and "--max R" in p.stdout and "--slo SPEC" in p.stdout and
           "bisects" in p.stdout and "--shard" not in p.stdout and "--csv" not in p.stdout,
           "sweep --help: the sweep's options, not the run's alone (%r)" % p.stdout[-300:])
+    # Its exit statuses, as it behaves (its first step's first connects refused: 4), in its help, README and
+    # rafale.1 alike (the README said none, the help none, the man page left out 1).
+    rc, out, err = run_raw(["sweep", "--slo", "p99<50ms", "-d", "1s", "http://127.0.0.1:%d/" % free_port()])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    readme, man = (open(os.path.join(root, f)).read() for f in ("README.md", "rafale.1"))
+    words = "0 when a rate met the SLO, 3 when none did, 4 when the server could not be reached"
+    check(rc == 4 and "Exit status: " + words in p.stdout.replace("\n  ", " ") and
+          "Exit status: " + words in readme.replace("\n", " ") and words in man.replace("\n", " "),
+          "sweep: exit 4 when unreached (%d), and its statuses said in --help, README and rafale.1 alike" % rc)
 
 class CloseEndedTLS:
     """A TLS server whose answers end with the connection (HTTP/1.0, no length: RFC 9112 section 6.3), closing
@@ -1365,6 +1422,28 @@ def outputs_checked_before_the_load():
               "%s: refused before any load (rc=%d, %r)" % (" ".join(args[:3]), rc, err))
     check(open(old).read() == '{"old": true}\n' and not os.path.exists(mark),
           "a refused run leaves the old file whole, compare started nothing")
+    # Two outputs on one file: the last written replaced the other (--json x --html x kept the page alone), and an
+    # output on an input file replaced the result it was read from (rafale diff --json new.json base.json
+    # new.json). Refused in one line, before any load, the files untouched.
+    link = os.path.join(TMP, "old-link.json")
+    if not os.path.exists(link):
+        os.symlink(old, link)
+    for args, needle in (
+            (["-d", "10m", "--json", old, "--html", old], "rafale: --json and --html name the same file '%s'" % old),
+            (["-d", "10m", "--log", old, "--csv", link], "rafale: --csv and --log name the same file '%s'" % old),
+            (["compare", "--json", old, "--html", old, plan], "--json and --html name the same file"),
+            (["report", "--html", old, old], "--html would replace '%s', a result it reads" % old),
+            (["merge", "--json", link, old], "--json would replace '%s', a result it reads" % old),
+            (["diff", "--json", old, old, old], "--json would replace"),
+            (["diff", "--json", old, "--html", old, url, url], "--json and --html name the same file")):
+        rc, out, err = run_raw(args + ([url] if args[0] not in ("compare", "report", "merge", "diff") else []),
+                               timeout=10)
+        check(rc == 2 and one_line(err, needle) and "run 1" not in out,
+              "%s: refused before any load (rc=%d, %r)" % (" ".join(args[:5]), rc, err))
+    check(open(old).read() == '{"old": true}\n' and not os.path.exists(mark), "the same file twice: left whole")
+    for args in (["-n", 1, "--json", "/dev/null", "--html", "/dev/null"], ["-n", 1, "--json", "-", "--csv", old + "x"]):
+        rc, out, err = run_raw(args + [url], timeout=10)
+        check("name the same file" not in err, "%s: no false alarm (%r)" % (args, err))
     # A run under way: the old file untouched, a new one not made yet.
     srv = Serve()
     new = os.path.join(TMP, "new.csv")

@@ -115,12 +115,15 @@ def http3_interop_gtlsserver():
     began = srv.stop()
     check(began == 300 + 1000 + 40 + r.j["summary"]["started"],
           "gtlsserver began exactly the requests rafale made (%d)" % began)
-    # Verification on, and no CA given for the test's own: each request a named TLS error.
+    # Verification on, and no CA given for the test's own: every first handshake fails, the run stops in one line
+    # (http3_tls_not_trusted_stops).
     srv = Gtls()
     r = rafale("--http3", "-n", 4, "-c", 2, "-t", 1, srv.url())
     srv.stop()
-    check(r.j["errors"].get("tls") == 4 and r.j["summary"]["requests"] == 0 and accounted(r.j) and
-          "did not verify" in r.out, "h3: an untrusted certificate is 4 tls errors (%s)" % r.j["errors"])
+    lines = [l for l in r.err.splitlines() if l.strip()]
+    check(r.rc == 4 and r.j is None and len(lines) == 1 and "TLS handshake failed: unable to get local issuer "
+          "certificate (the server's certificate is not trusted here" in lines[0],
+          "h3: an untrusted certificate stops the run in one line (%s %r)" % (r.rc, r.err))
 
 
 @test
@@ -154,6 +157,27 @@ def http3_no_answer():
 def serve_h3(*args):
     srv = Serve("--http3", *args)
     return srv, "https://%s" % srv.addr
+
+
+@test
+def http3_tls_not_trusted_stops():
+    """A server whose certificate is not trusted here, over QUIC as over TCP (first_contact_tls_not_trusted_stops):
+    every first handshake fails the same way, so the run stops at once in one line with the reason, exit 4. Before,
+    QUIC's handshake (the connect's state) was not counted as a TLS one: -d 5s ran its 5 s of handshakes and a
+    report of tls errors followed."""
+    if not built_with_http3():
+        return
+    srv, base = serve_h3()  # its self-signed certificate
+    for args in (["-d", "5s", "-c", 2, "-t", 1], ["-n", 20, "-c", 4, "-t", 2]):
+        r = rafale("--http3", *args, base + "/")
+        lines = [l for l in r.err.splitlines() if l.strip()]
+        check(r.rc == 4 and r.j is None and r.out.strip() == "" and r.wall < 2 and len(lines) == 1 and
+              lines[0] == "rafale: %s: TLS handshake failed: unable to get local issuer certificate (the server's "
+              "certificate is not trusted here: --cacert FILE gives its CA, --insecure skips the check)" % srv.addr,
+              "h3 untrusted certificate %s: one line, exit 4 (rc %s, %.1f s, %r)" % (args, r.rc, r.wall, r.err))
+    r = rafale("--http3", "--insecure", "-n", 20, "-c", 2, "-t", 1, base + "/")
+    check(r.rc == 0 and r.j["summary"]["requests"] == 20, "h3 with --insecure: answered (%s)" % r.rc)
+    srv.stop()
 
 
 @test

@@ -1669,9 +1669,21 @@ def live_page_does_not_hold_the_exit():
     report = final_report(p, port)
     t1 = time.monotonic()
     p.send_signal(signal.SIGINT)
-    p.communicate(timeout=60)
+    out, err = p.communicate(timeout=60)
     check(report and p.returncode == 0 and time.monotonic() - t1 < 1,
           "live page: Ctrl-C ends the linger at once (%.2f s)" % (time.monotonic() - t1))
+    # The linger is said, -q or not: after the report a silent wait of a minute looks hung (as --start-at's does).
+    check("rafale: the metrics port stays open 60.00s more (--metrics-linger): Ctrl-C ends it" in err,
+          "live page: the linger said on stderr (%r)" % err)
+    # A Ctrl-C that stopped the run: the report, then the linger, said with the second Ctrl-C that ends it.
+    p, port, t0 = run("--metrics-linger", "60s")
+    p.send_signal(signal.SIGINT)
+    time.sleep(1)
+    lingering = p.poll() is None
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(lingering and p.returncode in (130, -signal.SIGINT) and "rafale: the metrics port stays open 60.00s more (--metrics-linger): "
+          "a second Ctrl-C ends it" in err, "live page: after a Ctrl-C, the linger said (%s %r)" % (p.returncode, err))
     rc, out, err = run_raw(["-q", "-n", 1, "--metrics-linger", "1s", srv.url("/")])
     check(rc == 2 and one_line(err, "--metrics-linger goes with --metrics-listen"),
           "--metrics-linger alone: one line (%r)" % err)
@@ -1724,3 +1736,26 @@ def result_outputs_on_stdout():
     check(rc == 2 and out == "" and one_line(err, "both want standard output"), "compare --json - --html -: refused "
           "(rc=%d, err=%r)" % (rc, err))
     check(os.listdir(cwd) == [], "no file named '-' was written (%s)" % os.listdir(cwd))
+
+
+@test
+def nothing_answered_no_latency():
+    """A run that got no answer (every request reset) has no latency to show: its HTML draws no latency chart (it
+    drew the percentiles and the latency over time as lines of 0 ms), and `rafale report` side by side shows '-'
+    for its p50, p99 and max (it showed 0ns), as the text report says (none)."""
+    bad = BadServer("reset")
+    srv = Serve()
+    jn, jg, html = os.path.join(TMP, "none.json"), os.path.join(TMP, "good.json"), os.path.join(TMP, "none.html")
+    r = rafale("-n", 10, "-c", 2, "-t", 1, "--json", jn, "--html", html, bad.url(), expect_json=False)
+    rafale("-n", 100, "-c", 2, "-t", 1, "--json", jg, srv.url(), expect_json=False)
+    bad.stop()
+    srv.stop()
+    t = open(html).read()
+    check(r.rc == 4 and json.load(open(jn))["summary"]["requests"] == 0 and "total     (none)" in r.out,
+          "no answer: exit 4, the text says (none) (%s)" % r.rc)
+    check("Latency by percentile" not in t and "Latency over time" not in t and "Throughput over time" in t,
+          "no answer: no latency chart in the HTML")
+    p = subprocess.run([RAFALE, "report", jg, jn], capture_output=True, text=True, timeout=60)
+    rows = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.startswith("  ") and l.split()[0] in (jg, jn)}
+    check(p.returncode == 0 and rows[jn][1:3] == ["0", "10"] and rows[jn][5:8] == ["-", "-", "-"] and
+          rows[jg][5] != "-", "side by side: no latency where nothing was answered (%s)" % rows)
