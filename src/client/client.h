@@ -331,6 +331,8 @@ struct conn {
     uint8_t queued;      /* in the worker's work queue */
     uint8_t waiting;     /* a connect failed: none again before its timer (reach.c), out of the work queue */
     uint8_t first;       /* reach.c, before the run's first contact: 1 its first connect is under way (counted), 2 it ended */
+    uint8_t cut;         /* reach.c: its TLS handshakes cut short without a word, before the run's first contact */
+    uint8_t counted_up;  /* reach.c: it is up, counted in reach.nup */
     uint8_t draining;    /* takes no new request (HTTP/2: after a GOAWAY) */
     uint16_t hint;       /* HTTP/2: where to look for a free slot */
     uint64_t walk;       /* --order session: the next target of this connection */
@@ -726,6 +728,7 @@ void record_backoff(struct conn *c, uint32_t url, uint64_t now);
 /* What the workers share of it (the plan's). */
 struct reach {
     atomic_int up;       /* a connection of the run was up */
+    atomic_uint nup;     /* connections up now, over every worker: -n gives up only with none */
     atomic_int said;     /* the run stopped: msg says why (one writer: who set it) */
     /* Per endpoint, until a connection of the run is up: 2 in use, 1 a
      * connect to it failed, 0 no connection of -c goes there; and its
@@ -744,6 +747,8 @@ void reach_try(struct conn *c);
 /* c is up (TCP and TLS, or QUIC's handshake): its next failed connect waits
  * from the start again, and the run has made contact. */
 void reach_up(struct conn *c);
+/* c, up, closes: one connection up fewer in the run. */
+void reach_closed(struct conn *c);
 /* c's connect failed (it was in state was, it is idle now) with error k,
  * errno e or detail, after took ns, on a request of URL url: it waits
  * before the next (when the failure was quick and not this host's), and

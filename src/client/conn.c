@@ -45,6 +45,7 @@ void conn_close(struct conn *c)
         c->fd = -1;
         c->w->open--;
     }
+    reach_closed(c);
     c->sess->closed(c);
     c->ops = &io_plain;
     c->io_ctx = NULL;

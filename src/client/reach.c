@@ -88,12 +88,27 @@ static void tried(struct conn *c)
 void reach_up(struct conn *c)
 {
     struct worker *w = c->w;
-    tried(c);
-    c->backoff_ns = 0;
-    w->t_down = 0;
+    /* The run is up before this connect stops counting as under way: a
+     * worker that sees no connect under way then sees the run up. */
     if (!w->up) {
         w->up = 1;
-        atomic_store_explicit(&w->plan->reach->up, 1, memory_order_relaxed);
+        atomic_store(&w->plan->reach->up, 1);
+    }
+    tried(c);
+    c->backoff_ns = 0;
+    c->cut = 0;
+    w->t_down = 0;
+    if (!c->counted_up) {
+        c->counted_up = 1;
+        atomic_fetch_add_explicit(&w->plan->reach->nup, 1, memory_order_relaxed);
+    }
+}
+
+void reach_closed(struct conn *c)
+{
+    if (c->counted_up) {
+        c->counted_up = 0;
+        atomic_fetch_sub_explicit(&c->w->plan->reach->nup, 1, memory_order_relaxed);
     }
 }
 
@@ -190,7 +205,9 @@ static int all_failed(const struct reach *r, uint32_t n)
     for (i = 0; i < n; i++)
         if (atomic_load(&r->failed[i]) == 2 || atomic_load(&r->trying[i]) != 0)
             return 0;
-    return 1;
+    /* Up meanwhile (reach_up publishes it before its connect stops being
+     * under way). */
+    return !atomic_load(&r->up);
 }
 
 /* The run stops, saying the last failure's address and cause (and that
@@ -220,8 +237,14 @@ void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const cha
     struct worker *w = c->w;
     struct reach *r = w->plan->reach;
     int quic = w->plan->cfg->http3;
-    tried(c);
-    if (!w->up && unreached(was, k, e, quic) && !atomic_load_explicit(&r->up, memory_order_relaxed)) {
+    /* A TLS handshake cut short without an alert or a certificate's fault
+     * may be a server's hiccup on its first connection: the same
+     * connection's second in a row says it, not the first. */
+    int hiccup = k == ERR_TLS && detail && !strstr(detail, "certificate") && !strstr(detail, "alert") &&
+                 !strstr(detail, "mismatch") && c->cut++ == 0;
+    if (!hiccup)
+        tried(c);
+    if (!hiccup && !w->up && unreached(was, k, e, quic) && !atomic_load_explicit(&r->up, memory_order_relaxed)) {
         atomic_store(&r->failed[c->endpoint], 1);
         if (all_failed(r, w->plan->nendpoints))
             say_unreached(c, k, e, detail);
@@ -258,16 +281,14 @@ void reach_resume(struct conn *c)
 int reach_gave_up(struct worker *w, uint64_t now)
 {
     const struct plan *pl = w->plan;
-    uint32_t i;
     if (pl->t_deadline != UINT64_MAX || now - w->t_down < pl->cfg->timeout_ns)
         return 0;
-    /* A connection up (another target answers): the clock starts again,
-     * so this scan comes once a --timeout at most. */
-    for (i = 0; i < w->nconns; i++)
-        if (w->conns[i].state == C_OPEN) {
-            w->t_down = now;
-            return 0;
-        }
+    /* A connection up anywhere in the run (another thread's, to another
+     * target): not given up, the clock starts again. */
+    if (atomic_load_explicit(&pl->reach->nup, memory_order_relaxed)) {
+        w->t_down = now;
+        return 0;
+    }
     w->gave_up = 1;
     return 1;
 }

@@ -752,6 +752,18 @@ def first_contact_tls_reason_advice():
 
 
 @test
+def first_contact_tls_hiccup_goes_on():
+    """A TLS server that cuts the very first handshake short without a word, then answers: a hiccup, not a server
+    that cannot be reached; the run goes on (the same connection's second cut in a row would stop it). Before: one
+    line, exit 4, for a server that answered every other connection (a hostile review found it)."""
+    bad = BadServer("tlsdrop", bad_first=1)
+    r = rafale("-n", 10, "-c", 1, "--insecure", "https://127.0.0.1:%d/" % bad.port)
+    bad.stop()
+    check(r.rc == 0 and r.j is not None and r.j["summary"]["requests"] == 9 and r.j["errors"]["tls"] == 1 and
+          accounted(r.j), "a first handshake cut: counted, the run goes on (%s %r)" % (r.rc, r.err))
+
+
+@test
 def first_contact_refused_stops_at_once():
     """Nothing listens on the port: the first connects of the run all refused, rafale stops within a second with
     one line naming the address and the cause, exit 4, whatever the mode. Before, `-d 5s` made 680 000 connect

@@ -102,7 +102,8 @@ class BadServer:
     accepted and the requests it read, the ground truth for the tests. The
     first `healthy_first` connections are served by its healthy mode (HEALTHY:
     "ok", or "tls_h1" for a TLS mode), the ones after by `mode`: a server that
-    goes wrong mid-run. Some modes:
+    goes wrong mid-run; or the first `bad_first` by `mode`, the ones after by
+    its healthy mode: a hiccup at the start. Some modes:
       ok:           HTTP/1.1 200 to every request
       tls_h1:       TLS (no ALPN), then as ok
       tlsalert:     a TLS alert record to the first request, then close (a TLS
@@ -117,9 +118,10 @@ class BadServer:
     TLS_ALERT = b"\x15\x03\x03\x00\x02\x02\x46"  # fatal protocol_version (RFC 8446 section 6)
     BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
-    def __init__(self, mode, backlog=128, healthy_first=0):
+    def __init__(self, mode, backlog=128, healthy_first=0, bad_first=0):
         self.mode = mode
         self.healthy_first = healthy_first
+        self.bad_first = bad_first
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -149,10 +151,13 @@ class BadServer:
             threading.Thread(target=self.handle, args=(c,), daemon=True).start()
 
     def conn_mode(self):
-        """The mode of the connection being handled: the healthy one for the first `healthy_first`. (Counted at
-        accept: right for connections one after another, as the tests that use it open them.)"""
+        """The mode of the connection being handled: the healthy one for the first `healthy_first`, or for all but
+        the first `bad_first`. (Counted at accept: right for connections one after another, as the tests that use it
+        open them.)"""
         with self.lock:
             n = self.accepted
+        if self.bad_first:
+            return self.mode if n <= self.bad_first else self.HEALTHY.get(self.mode, "ok")
         return self.HEALTHY.get(self.mode, "ok") if n <= self.healthy_first else self.mode
 
     @staticmethod
