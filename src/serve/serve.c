@@ -104,7 +104,7 @@ static void on_accept(struct loop_io *io, uint32_t ev)
                 continue;
             }
             c->ops = &io_tls;
-            c->handshaking = 1;
+            c->handshaking = 2; /* its first bytes not looked at yet */
         }
         if (t->s->log) {
             struct net_addr a;

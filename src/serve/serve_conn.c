@@ -425,9 +425,39 @@ static void sc_read(struct sconn *c, int hup)
     }
 }
 
+/* A TLS port's first bytes: a record of the handshake (RFC 8446 section
+ * 5.1: content type 22), or something else: plain HTTP sent to it. That is
+ * answered with a TLS alert (unexpected_message, section 6), its bytes
+ * read first so that the close is no reset: the client learns that this
+ * port speaks TLS (OpenSSL alone would reset the connection). Returns 1
+ * when c was ended so, 0 to go on, -1 to wait for bytes. */
+static int plain_on_tls(struct sconn *c)
+{
+    static const unsigned char alert[] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a };
+    unsigned char b[512];
+    ssize_t n = recv(c->fd, b, 1, MSG_PEEK);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return -1;
+    if (n <= 0 || b[0] == 0x16)
+        return 0; /* the handshake (or its end) is OpenSSL's */
+    while (recv(c->fd, b, sizeof(b), MSG_DONTWAIT) > 0)
+        ;
+    if (send(c->fd, alert, sizeof(alert), MSG_NOSIGNAL) < 0) {
+        /* nothing more to say */
+    }
+    serve_conn_free(c);
+    return 1;
+}
+
 void serve_conn_on_io(struct loop_io *io, uint32_t ev)
 {
     struct sconn *c = container_of(io, struct sconn, io);
+    if (c->handshaking == 2) {
+        int p = plain_on_tls(c);
+        if (p != 0)
+            return;
+        c->handshaking = 1;
+    }
     if (c->handshaking) {
         int r = c->ops->handshake(c->io_ctx, c->fd);
         if (r == IO_ERROR) {

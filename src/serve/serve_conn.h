@@ -36,7 +36,7 @@ struct sconn {
     uint8_t draining;    /* output sent and write side shut: wait for the client's FIN */
     uint8_t waiting;     /* a /delay response is pending */
     uint8_t d_head, d_keep, d_minor;
-    uint8_t handshaking; /* TLS handshake under way */
+    uint8_t handshaking; /* TLS handshake under way (2: before its first bytes were looked at) */
     uint8_t fresh;       /* no request yet: the header timeout applies while idle */
     uint8_t gen;         /* enum gen_kind */
     struct sh2 *h2;      /* HTTP/2 (h2c preface, or ALPN h2), or NULL */
