@@ -69,7 +69,8 @@ INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit units demo clean install man bench bench-h3 bench-micro fuzz mpi perf-check format layout deb
+.PHONY: all deps test unit units demo clean install man bench bench-h3 bench-micro fuzz mpi perf-check format layout deb \
+        saved-expected
 all: rafale
 
 rafale: $(OBJ)
@@ -144,6 +145,14 @@ unit: units
 # whose name holds NAME (both builds), JOBS=N the integration pool's width.
 test: deps rafale build/asan/rafale units rafale-mpi
 	@T='$(T)' JOBS='$(JOBS)' sh tests/run.sh
+
+# The expected outputs of the saved runs of tests/data/saved/ (reports,
+# merge, diff, CSV, HdrHistogram), written again by this build: only when
+# an output is meant to change (saved_runs_report_the_same and
+# test_saved_runs hold them byte for byte; commit the diff it makes).
+saved-expected: rafale build/test_saved_runs
+	python3 tests/integ/saved_runs.py --write ./rafale
+	./build/test_saved_runs --write
 
 # The man page's option lists from the option table (rafale --man-options),
 # the text under each heading kept (scripts/man.py; a test checks them).

@@ -1710,3 +1710,14 @@ def result_outputs_on_stdout():
     check(rc == 2 and out == "" and one_line(err, "both want standard output"), "compare --json - --html -: refused "
           "(rc=%d, err=%r)" % (rc, err))
     check(os.listdir(cwd) == [], "no file named '-' was written (%s)" % os.listdir(cwd))
+
+
+@test
+def saved_runs_report_the_same():
+    """The saved runs of tests/data/saved/ reported as before, byte for byte: `rafale report` (text and HTML, a
+    run, runs side by side, a compare), `merge --json` and `--html` of shards, `diff` of two runs and of two
+    compares (tests/integ/saved_runs.py; `make saved-expected` writes the expected outputs again, on purpose)."""
+    import saved_runs
+    bad = saved_runs.check_all(RAFALE)
+    check(not bad, "saved runs reported as before:\n  " + "\n  ".join(bad))
+    check(len(saved_runs.CASES) >= 20, "every case was run")
