@@ -40,13 +40,15 @@ SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-fra
 INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=integer,undefined -fno-sanitize-recover=all
 
 # Folders are programs and the rooms they share: base/ (shared pieces),
-# client/ (the load generator), serve/ (the target server), observe/ (the
-# server monitor), options/ (the option table and the command line's parse),
-# report/ (every report of a run, findings, merge), run/ (one observed run:
-# monitor, engine, findings), compare/ (compare, diff, calibrate, verdicts),
-# cli/ (main, the subcommands, live views). Each folder compiles seeing only
-# the folders it may use, so the compiler itself refuses a circle:
-#   base <- client, serve, observe, options <- report <- run <- compare <- cli
+# result/ (a run's result: the figures the engine fills, what was observed
+# around them, the findings), client/ (the load generator), serve/ (the
+# target server), observe/ (the server monitor), options/ (the option table
+# and the command line's parse), report/ (every report of a run, findings,
+# merge), run/ (one observed run: monitor, engine, findings), compare/
+# (compare, diff, calibrate, verdicts), cli/ (main, the subcommands, live
+# views). Each folder compiles seeing only the folders it may use, so the
+# compiler itself refuses a circle:
+#   base <- serve, observe, options <- result <- client <- report <- run <- compare <- cli
 # (serve <- options for serve's settings, serve_config.h, alone; cli sees
 # serve too). scripts/check_layout.sh checks the rest, and that this
 # comment names every folder in an order the INC_* lines keep.
@@ -58,11 +60,12 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c tests/test_*http3*.c),$(wildcard tests/test_*.c))))
 INC_base   = -Isrc/base
-INC_client = -Isrc/base -Isrc/client
+INC_result = -Isrc/base -Isrc/result
+INC_client = -Isrc/base -Isrc/result -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve
 INC_observe = -Isrc/base -Isrc/observe
 INC_options = -Isrc/base -Isrc/serve -Isrc/options
-INC_report  = -Isrc/base -Isrc/client -Isrc/observe -Isrc/options -Isrc/report
+INC_report  = -Isrc/base -Isrc/result -Isrc/client -Isrc/observe -Isrc/options -Isrc/report
 INC_run     = $(INC_report) -Isrc/run
 INC_compare = $(INC_run) -Isrc/compare
 INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli

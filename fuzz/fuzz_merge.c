@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
                 report_json(f, &out.cfg, &out.res, out.has_server ? &out.server : NULL, NULL, NULL);
                 fclose(f);
             }
-            engine_result_free(&out.res);
+            figures_free(&out.res);
             monitor_result_free(&out.server);
             config_free(&out.cfg);
         } else if (err[0] == '\0' || strchr(err, '\n') != NULL) {

@@ -12,9 +12,9 @@
 
 /* A run of `completed` responses in `secs`, over `conns` connections, of
  * which `bad` had a status outside --expect. */
-static struct engine_result run(uint64_t completed, double secs, uint64_t conns, uint64_t bad)
+static struct run_figures run(uint64_t completed, double secs, uint64_t conns, uint64_t bad)
 {
-    struct engine_result r;
+    struct run_figures r;
     memset(&r, 0, sizeof(r));
     stats_init(&r.total);
     r.total.started = r.total.completed = completed;
@@ -39,7 +39,7 @@ static void median_spread_and_server_figures(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
+    struct run_figures a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
     struct monitor_result m;
     struct compare_cell *cell;
 
@@ -75,7 +75,7 @@ static void bad_statuses_make_a_cell_invalid(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
+    struct run_figures ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
     CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "half", "u", &ok, NULL) == 0);
     CHECK(compare_saved_add(&p, &r, 1, "most", "u", &broken, NULL) == 0);
@@ -93,7 +93,7 @@ static void a_new_connection_per_request_is_refused_keepalive(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
+    struct run_figures closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 3) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
     CHECK(compare_saved_add(&p, &r, 1, "boundary", "u", &keeps, NULL) == 0);
@@ -122,7 +122,7 @@ static void an_empty_cell_is_not_a_result(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result none = run(0, 1.0, 0, 0);
+    struct run_figures none = run(0, 1.0, 0, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
     CHECK(compare_saved_add(&p, &r, 0, "nothing", "u", &none, NULL) == 0);
     compare_summarize(&p, &r);

@@ -12,7 +12,7 @@
 
 struct fx {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct monitor_result m;
     struct netstat_obs net;
     struct findings fs;

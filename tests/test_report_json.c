@@ -76,7 +76,7 @@ static void same_stats(const char *what, const struct stats *a, const struct sta
 static void round_trip(void)
 {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct monitor_result m;
     struct loaded back;
     const char *urls[2] = { "http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b" };
@@ -186,7 +186,7 @@ static void round_trip(void)
     compare_load_free(&back);
     free(r.timeline);
     r.timeline = NULL;
-    engine_result_free(&r);
+    figures_free(&r);
     monitor_result_free(&m);
     cfg.url_text = NULL;
     cfg.ntargets = 0;
@@ -247,7 +247,7 @@ static json_t *parsed(char *out, const char *what)
 static void never_inf_or_nan(void)
 {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct monitor_result m;
     struct findings fs;
     struct diff_result d;
@@ -321,7 +321,7 @@ static void never_inf_or_nan(void)
     }
     free(r.timeline);
     r.timeline = NULL;
-    engine_result_free(&r);
+    figures_free(&r);
     cfg.url_text = NULL;
     cfg.ntargets = 0;
     config_free(&cfg);
@@ -334,7 +334,7 @@ static void never_inf_or_nan(void)
 static void http3_object(void)
 {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct loaded back;
     const char *urls[1] = { "https://127.0.0.1:8443/" };
     char path[64], err[256], *out = NULL, *at;
@@ -391,7 +391,7 @@ static void http3_object(void)
           back.run.res.total.h3_retried == 4 && back.run.res.total.h2_hdr_wire == 0 &&
           back.run.res.total.h2_retried == 0 && back.run.res.per_target[0].h3_hdr_wire == 3000);
     compare_load_free(&back);
-    engine_result_free(&r);
+    figures_free(&r);
     cfg.url_text = NULL;
     cfg.ntargets = 0;
     config_free(&cfg);

@@ -61,7 +61,7 @@ int cmd_merge(const struct cmd *self, const struct cmd *all, int argc, char **ar
         goto out;
     }
     rc = merged_out(&m, &a);
-    engine_result_free(&m.res);
+    figures_free(&m.res);
     monitor_result_free(&m.server);
     config_free(&m.cfg);
 out:

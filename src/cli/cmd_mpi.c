@@ -60,7 +60,7 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
             findings_eval(&fin, &fs);
         rc = outputs_finish(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, cfg->no_findings ? NULL : &fs,
                             NULL);
-        engine_result_free(&mr.res);
+        figures_free(&mr.res);
         monitor_result_free(&mr.server);
         config_free(&mr.cfg);
     }

@@ -45,7 +45,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     FILE *tf = cmd_text(NULL, html);
     int i;
     if (n > 1 && !compares) {
-        const struct engine_result **res = calloc((size_t)n, sizeof(*res));
+        const struct run_figures **res = calloc((size_t)n, sizeof(*res));
         for (i = 0; res && i < n; i++)
             res[i] = &runs[i].run.res;
         if (res)

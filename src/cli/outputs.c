@@ -105,7 +105,7 @@ int outputs_write(const char *path, enum out_kind k, const struct run_out *o)
     return rc;
 }
 
-int outputs_finish(struct config *opts, const struct config *cfg, const struct engine_result *r,
+int outputs_finish(struct config *opts, const struct config *cfg, const struct run_figures *r,
                    const struct monitor_result *server, const struct findings *fs, struct metrics *live)
 {
     const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL, fs };

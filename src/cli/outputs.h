@@ -17,7 +17,7 @@
 /* A run's result, as every output takes it. */
 struct run_out {
     const struct config *cfg;
-    const struct engine_result *r;
+    const struct run_figures *r;
     const struct monitor_result *server; /* or NULL */
     const struct slo *slo;               /* evaluated, or NULL */
     const struct findings *fs;           /* or NULL (--findings no) */
@@ -47,7 +47,7 @@ int outputs_write(const char *path, enum out_kind k, const struct run_out *o);
  * for, the live page's last state (live, or NULL). Returns the exit status:
  * 1 when a file could not be written, 130 when interrupted, 3 when an SLO
  * failed, else 0. */
-int outputs_finish(struct config *opts, const struct config *cfg, const struct engine_result *r,
+int outputs_finish(struct config *opts, const struct config *cfg, const struct run_figures *r,
                    const struct monitor_result *server, const struct findings *fs, struct metrics *live);
 
 #endif

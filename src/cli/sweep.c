@@ -26,7 +26,7 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     static struct findings fs; /* 20 KiB: off the stack */
     struct observed ob;
     struct observed_in in = { 0 };
-    const struct engine_result *r = &ob.res;
+    const struct run_figures *r = &ob.res;
     struct slo slo = base->slo;
     uint64_t errs;
     int i, rc, client_bound = -1;

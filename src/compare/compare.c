@@ -508,7 +508,7 @@ static void drop_first_runs(struct compare_result *r, int k)
         if (n == 0)
             continue; /* a failed server's cell has no runs, and no array */
         for (j = 0; j < n; j++) {
-            engine_result_free(&c->runs[j].res);
+            figures_free(&c->runs[j].res);
             monitor_result_free(&c->runs[j].server);
             if (c->runs[j].cfg) {
                 config_free(c->runs[j].cfg);

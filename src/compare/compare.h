@@ -82,7 +82,7 @@ void compare_file_pin_auto(struct compare_settings *set);
 
 /* One run of a workload on a server: its full result. */
 struct compare_run {
-    struct engine_result res;
+    struct run_figures res;
     struct monitor_result server;
     int has_server;
     struct findings found;       /* what the rules saw in this run */
@@ -181,14 +181,14 @@ typedef void (*compare_log_fn)(const char *line, void *arg);
 /* Allocates an empty result for p. Returns 0 or -1. */
 int compare_result_init(struct compare_result *r, const struct compare_file *p);
 /* Adds a run to a cell (taking res and server over). Returns 0 or -1. */
-int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server);
+int compare_add_run(struct compare_cell *c, struct run_figures *res, struct monitor_result *server);
 /* A compare of saved runs (`rafale report A.json B.json`): one workload with
  * cfg's settings and n "servers", one per run. compare_saved_add() names run k
  * and takes its result over. Both return 0 or -1 (out of memory); p and r
  * are freed by the caller either way. */
 int compare_saved_init(struct compare_file *p, struct compare_result *r, const struct config *cfg, int n);
 int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
-                  struct engine_result *res, struct monitor_result *server);
+                  struct run_figures *res, struct monitor_result *server);
 /* Computes the summary of every cell from its runs. */
 void compare_summarize(const struct compare_file *p, struct compare_result *r);
 /* Server a against server b on workload w, paired by round (verdict.h);

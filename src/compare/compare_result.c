@@ -47,7 +47,7 @@ void compare_result_free(struct compare_result *r)
     for (i = 0; r->cells && i < r->nworkloads * r->nservers; i++) {
         struct compare_cell *c = &r->cells[i];
         for (k = 0; k < c->nruns; k++) {
-            engine_result_free(&c->runs[k].res);
+            figures_free(&c->runs[k].res);
             monitor_result_free(&c->runs[k].server);
             if (c->runs[k].cfg) {
                 config_free(c->runs[k].cfg);
@@ -72,7 +72,7 @@ void compare_result_free(struct compare_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server)
+int compare_add_run(struct compare_cell *c, struct run_figures *res, struct monitor_result *server)
 {
     struct compare_run *run;
     if (c->nruns == c->caprun) {
@@ -116,7 +116,7 @@ int compare_saved_init(struct compare_file *p, struct compare_result *r, const s
 }
 
 int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
-                  struct engine_result *res, struct monitor_result *server)
+                  struct run_figures *res, struct monitor_result *server)
 {
     struct compare_server *sv = &p->servers[k];
     sv->name = strdup(name);

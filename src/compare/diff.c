@@ -24,7 +24,7 @@ static double second_value(const struct tl_second *t, int which)
 
 /* Mean and variance of the logs of that figure over the whole seconds.
  * Returns how many seconds had it. */
-static int log_seconds(const struct engine_result *r, int which, double *mean, double *var)
+static int log_seconds(const struct run_figures *r, int which, double *mean, double *var)
 {
     uint32_t lo = r->nseconds > 2 ? 1 : 0, hi = r->nseconds > 2 ? r->nseconds - 1 : r->nseconds, i;
     double s = 0, ss = 0;
@@ -95,7 +95,7 @@ static void judge(struct diff_figure *f, double thr)
     }
 }
 
-void diff_results(const struct engine_result *base, const struct engine_result *now, double threshold,
+void diff_results(const struct run_figures *base, const struct run_figures *now, double threshold,
                   struct diff_result *out)
 {
     static const struct {

@@ -193,7 +193,7 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
             goto out;
         n = 0;
         for (k = 0; k < c->nruns; k++) {
-            const struct engine_result *res = &c->runs[k].res;
+            const struct run_figures *res = &c->runs[k].res;
             double last = res->elapsed_s - (double)(res->nseconds ? res->nseconds - 1 : 0);
             for (i = 0; i < res->nseconds; i++) {
                 double v = (double)res->timeline[i].requests, len = 1;

@@ -430,7 +430,7 @@ static void packet_loss(struct ctx *c)
  * seconds of the timeline. */
 static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
 {
-    const struct engine_result *r = c->r;
+    const struct run_figures *r = c->r;
     uint64_t n = 0;
     uint32_t i;
     *at_s = 0;

@@ -42,7 +42,7 @@ struct findings {
 /* What the rules read. Everything but cfg and r may be absent. */
 struct findings_in {
     const struct config *cfg;
-    const struct engine_result *r;
+    const struct run_figures *r;
     const struct monitor_result *server; /* the server watched (--monitor, compare), or NULL */
     const struct netstat_obs *net;       /* the host around the run, or NULL (a merged or loaded result) */
     int64_t server_output_bytes;         /* compare: what the server wrote to its stdout/stderr, -1 unknown */

@@ -176,7 +176,7 @@
 
 struct ctx {
     const struct findings_in *in;
-    const struct engine_result *r;
+    const struct run_figures *r;
     const struct stats *s;
     struct findings *out;
 };

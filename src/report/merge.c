@@ -45,7 +45,7 @@ static const char *config_diff(json_t *a, json_t *b)
 
 /* The per-second timelines of the shards, aligned on the wall clock: a
  * shard that began k seconds after the first adds into second t + k. */
-static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine_result *r)
+static int merge_timeline(struct loaded_run *in, int n, double t0, struct run_figures *r)
 {
     uint32_t len = 0, s, i;
     struct hist *h;
@@ -53,7 +53,7 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
     /* Every offset is at most the starts' spread, checked before (under a
      * day), and every timeline at most 2^32 seconds: the sum fits 64 bits. */
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].res;
         uint64_t off = (uint64_t)llround(x->start_unix_s - t0);
         if (x->nseconds && off + x->nseconds > len) {
             if (off + x->nseconds > UINT32_MAX)
@@ -73,7 +73,7 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
     for (s = 0; s < len; s++)
         hist_init_bits(&h[s], TL_SUB_BITS);
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].res;
         uint32_t off = (uint32_t)llround(x->start_unix_s - t0);
         for (i = 0; i < x->nseconds; i++) {
             struct tl_second *d = &r->timeline[off + i];
@@ -109,7 +109,7 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
      * number), else by elapsed_s (nothing is then sized by it). */
     double longest = 0, longest_tl = 0;
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].res;
         uint64_t req = 0, errs = 0;
         uint32_t i;
         /* Stopped once past the totals: a sum of tampered counts could
@@ -179,7 +179,7 @@ static void merge_conns(struct fairness_conns *d, const struct fairness_conns *s
 
 static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char *err, size_t errlen)
 {
-    struct engine_result *r = &out->res;
+    struct run_figures *r = &out->res;
     double t0 = 1e300, t_end = 0;
     uint32_t i;
     int k;
@@ -223,7 +223,7 @@ static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char
         memcpy(r->var_names, in[0].res.var_names, r->nvars * sizeof(*r->var_names));
     }
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].res;
         for (i = 0; i < r->nchecks && i < x->nchecks; i++) {
             r->checks[i].passed += x->checks[i].passed;
             r->checks[i].failed += x->checks[i].failed;
@@ -336,7 +336,7 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
     if (check_shards(in, names, n, err, errlen) != 0)
         goto out;
     if ((rc = merge_into(in, n, out, err, errlen)) != 0) {
-        engine_result_free(&out->res);
+        figures_free(&out->res);
         monitor_result_free(&out->server);
         config_free(&out->cfg);
         memset(out, 0, sizeof(*out));

@@ -12,10 +12,10 @@
 
 /* server: what the monitor saw of the server during the run, or NULL;
  * fs: the findings (NULL or none: no section). */
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+int report_text(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
                 const struct findings *fs);
 /* slo: the evaluated checks, or NULL. */
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+int report_json(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
                 const struct slo *slo, const struct findings *fs);
 /* The "Findings" section, one "[!]" (warning) or "[i]" (info) line each
  * and its advice, each line after indent in; nothing when there is none. */
@@ -40,12 +40,12 @@ void report_json_ref(FILE *f, const struct machine_ref *ref);
 void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent);
 /* Results reported together (names[i] the file of res[i]): when they come
  * from two machines or more, each machine and its reference (report_machines.c). */
-void report_machines(FILE *f, const struct engine_result *const *res, const char *const *names, int n);
+void report_machines(FILE *f, const struct run_figures *const *res, const char *const *names, int n);
 /* One saved run among several reported side by side. */
 struct report_side {
     const char *name;                    /* its file */
     const struct config *cfg;
-    const struct engine_result *res;
+    const struct run_figures *res;
     const struct monitor_result *server; /* or NULL */
     const struct findings *found;        /* or NULL */
 };
@@ -55,9 +55,9 @@ void report_side_text(FILE *f, const struct report_side *runs, int n);
 /* The settings of a run in a line, without its end: "4 connections on 2
  * threads, keep-alive, 3000 requests, GET, timeout 10.00s". */
 void report_setup_line(FILE *f, const struct config *cfg);
-int report_csv(FILE *f, const struct engine_result *r);
+int report_csv(FILE *f, const struct run_figures *r);
 /* A self-contained HTML page with inline SVG charts. */
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+int report_html(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
                 const struct findings *fs);
 
 /* The findings box at the top of an HTML report (nothing when none). */
@@ -76,7 +76,7 @@ const char *report_memory_meaning(const char *label);
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
  * its own, or the URL as typed; the row of the targets past
- * ENGINE_TARGET_FIGS is "(N other targets)". */
+ * FIGURES_TARGETS is "(N other targets)". */
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
 /* Writes text as a terminal may show it in a column of w characters: cut
  * on a UTF-8 character's start (never inside one), padded to w. */
@@ -84,10 +84,10 @@ void report_put_col(FILE *f, const char *text, size_t w);
 /* Characters (not bytes) of a UTF-8 string, for a column's width. */
 size_t report_chars(const char *s);
 
-/* Is figures row i the one of the targets past ENGINE_TARGET_FIGS? */
+/* Is figures row i the one of the targets past FIGURES_TARGETS? */
 static inline int report_is_other(const struct config *cfg, uint32_t i)
 {
-    return cfg->ntargets > ENGINE_TARGET_FIGS && i == ENGINE_TARGET_FIGS;
+    return cfg->ntargets > FIGURES_TARGETS && i == FIGURES_TARGETS;
 }
 /* The method URL i is sent with. */
 const char *report_method(const struct config *cfg, uint32_t i);

@@ -2,7 +2,7 @@
  * spreadsheets and scripts keep working: percentage 0..100, time in ms. */
 #include "report.h"
 
-int report_csv(FILE *f, const struct engine_result *r)
+int report_csv(FILE *f, const struct run_figures *r)
 {
     int i;
     fprintf(f, "Percentage served,Time in ms\n");

@@ -58,7 +58,7 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     svg_line_chart(f, "Latency by percentile", &ax, &ay, ser, ns);
 }
 
-static void timeline_charts(FILE *f, const struct engine_result *r)
+static void timeline_charts(FILE *f, const struct run_figures *r)
 {
     uint32_t n = r->nseconds, i;
     double last = r->elapsed_s - (double)(n ? n - 1 : 0); /* how much of its last second the run lived */
@@ -297,7 +297,7 @@ void report_html_findings(FILE *f, const struct findings *fs)
  * (the first HTML_TARGET_BARS: bars past that would be slivers). */
 #define HTML_TARGET_BARS 30
 
-static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void per_url_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i, n = r->ntargets < HTML_TARGET_BARS ? r->ntargets : HTML_TARGET_BARS;
@@ -344,7 +344,7 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     free(v);
 }
 
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+int report_html(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
                 const struct findings *fs)
 {
     const struct stats *s = &r->total;
@@ -410,7 +410,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
                     (unsigned long long)s->checked,
                     s->checked ? 100.0 * (double)s->checks_failed / (double)s->checked : 0.0);
         for (i = 0; i < r->nchecks; i++) {
-            const struct engine_check *e = &r->checks[i];
+            const struct run_check *e = &r->checks[i];
             char lb[600];
             html_printf(f, "<tr><td>");
             html_text(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");

@@ -271,17 +271,17 @@ static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merge
 
 /* One run result object (what --json writes). */
 /* The figures of each target (--targets) or URL. */
-static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct engine_result *r)
+static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct run_figures *r)
 {
     json_t *e;
     size_t i, n, at;
-    /* A row per URL up to ENGINE_TARGET_FIGS and one for the others, as a run
+    /* A row per URL up to FIGURES_TARGETS and one for the others, as a run
      * writes them; a file with a row for every URL has the rows past the
      * limit folded into the others' row as they are read. */
     n = json_array_size(pu);
-    if (n != engine_nfigs(conf->ntargets) && n != conf->ntargets)
+    if (n != figures_rows(conf->ntargets) && n != conf->ntargets)
         return jread_fail(c, "per_url", "%zu entries for %u URLs", n, conf->ntargets);
-    r->ntargets = engine_nfigs(conf->ntargets);
+    r->ntargets = figures_rows(conf->ntargets);
     r->per_target = calloc(r->ntargets ? r->ntargets : 1, sizeof(struct stats));
     r->target_in_flight = calloc(r->ntargets ? r->ntargets : 1, sizeof(uint64_t));
     if (r->per_target == NULL || r->target_in_flight == NULL)
@@ -291,7 +291,7 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
     for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
         at = jread_enter(c, "per_url[%zu]", i);
-        if (i > ENGINE_TARGET_FIGS) {
+        if (i > FIGURES_TARGETS) {
             struct stats one;
             uint64_t fl = 0;
             stats_init(&one);
@@ -299,8 +299,8 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
                 load_stats(c, &one, e, &fl);
             else
                 jread_fail(c, "", "not an object");
-            stats_merge(&r->per_target[ENGINE_TARGET_FIGS], &one);
-            r->target_in_flight[ENGINE_TARGET_FIGS] += fl;
+            stats_merge(&r->per_target[FIGURES_TARGETS], &one);
+            r->target_in_flight[FIGURES_TARGETS] += fl;
             stats_fini(&one);
         } else if (!json_is_object(e)) {
             jread_fail(c, "", "not an object");
@@ -318,7 +318,7 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
 }
 
 /* The per-second timeline, with its histograms when a shard saved them. */
-static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
+static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
 {
     json_t *e;
     size_t i, at;
@@ -356,7 +356,7 @@ static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
 }
 
 /* --stages: each stage's figures. */
-static int load_stages(struct jc *c, json_t *tl, const struct config *conf, struct engine_result *r)
+static int load_stages(struct jc *c, json_t *tl, const struct config *conf, struct run_figures *r)
 {
     json_t *e;
     size_t i, at;
@@ -477,7 +477,7 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
 }
 
 /* "checks" and "skipped_by_variable". */
-static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t ntargets)
+static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint32_t ntargets)
 {
     json_t *arr = jread_arr(c, root, "checks", 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
     const char *k;
@@ -495,7 +495,7 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
         r->nchecks = (uint32_t)json_array_size(arr);
         for (i = 0; i < r->nchecks && !c->failed; i++) {
             json_t *e = json_array_get(arr, i);
-            struct engine_check *x = &r->checks[i];
+            struct run_check *x = &r->checks[i];
             at = jread_enter(c, "checks[%zu]", i);
             if (!json_is_object(e)) {
                 jread_fail(c, "", "not an object");
@@ -532,7 +532,7 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
 
 /* What a run says of its connections: "connections" (fairness), the
  * machine and its noise, the calibration, "tcp". */
-static void load_client_side(struct jc *c, json_t *root, struct engine_result *r)
+static void load_client_side(struct jc *c, json_t *root, struct run_figures *r)
 {
     json_t *cl;
     size_t at;
@@ -590,7 +590,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
 {
     json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
     struct config *conf = &run->cfg;
-    struct engine_result *r = &run->res;
+    struct run_figures *r = &run->res;
     size_t i, at;
 
     memset(run, 0, sizeof(*run));
@@ -680,7 +680,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
 
 void report_load_run_free(struct loaded_run *run)
 {
-    engine_result_free(&run->res);
+    figures_free(&run->res);
     monitor_result_free(&run->server);
     config_free(&run->cfg);
 }

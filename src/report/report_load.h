@@ -15,7 +15,7 @@
 /* A loaded run: its configuration (as far as the reports need it) and result. */
 struct loaded_run {
     struct config cfg;
-    struct engine_result res;
+    struct run_figures res;
     struct monitor_result server;
     int has_server;
     struct findings found;       /* its "findings", as saved */

@@ -52,7 +52,7 @@ const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t
 {
     const struct target *t = cfg->targets && i < cfg->ntargets ? &cfg->targets[i] : NULL;
     if (report_is_other(cfg, i)) {
-        snprintf(buf, n, "(%u other targets)", cfg->ntargets - ENGINE_TARGET_FIGS);
+        snprintf(buf, n, "(%u other targets)", cfg->ntargets - FIGURES_TARGETS);
         return buf;
     }
     if (t && t->name)
@@ -65,7 +65,7 @@ const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t
 }
 
 /* --stages: each stage's target, what was sent and how it went. */
-static void stages_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void stages_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint64_t t0 = 0;
     uint32_t k;
@@ -308,7 +308,7 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int qui
 
 /* Rate mode: target against achieved, how late the sender was, and why a
  * shortfall happened, so a slow server is not mistaken for a slow client. */
-static void rate_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void rate_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
@@ -423,7 +423,7 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
 
 /* A merged result's shards, one line each; a shard whose own CPU was busy
  * (>= 90% of its threads) may have held the load back. */
-static void shards_block(FILE *f, const struct engine_result *r)
+static void shards_block(FILE *f, const struct run_figures *r)
 {
     uint32_t i;
     size_t w = 4;
@@ -475,7 +475,7 @@ void report_setup_line(FILE *f, const struct config *cfg)
     fprintf(f, ", timeout %s", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
 }
 
-static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void setup_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     char b1[32], b2[32], b3[32];
     uint32_t i;
@@ -536,7 +536,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
 }
 
 /* How many, how fast, over how many connections, how many bytes. */
-static void summary_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void summary_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     char b1[32], b2[32], b3[32];
@@ -612,7 +612,7 @@ static void stamp_note(FILE *f, const struct stats *s)
 }
 
 /* The latency table, what its rows mean, and the distribution. */
-static void latency_block(FILE *f, const struct engine_result *r)
+static void latency_block(FILE *f, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     lat_header(f);
@@ -642,7 +642,7 @@ static void latency_block(FILE *f, const struct engine_result *r)
 }
 
 /* One row per target (or URL), when there are several. */
-static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void per_url_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
@@ -676,7 +676,7 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
 
 /* Checks: a row per target and check, with the first failure; the
  * requests not sent for want of a variable. */
-static void checks_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void checks_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     uint32_t i, k;
@@ -697,7 +697,7 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
                 s->checked ? 100.0 * (double)s->checks_failed / (double)s->checked : 0.0);
         fprintf(f, "  %-*s  %-*s %10s %10s\n", (int)w, "target", (int)cw, "check", "passed", "failed");
         for (i = 0; i < r->nchecks; i++) {
-            const struct engine_check *e = &r->checks[i];
+            const struct run_check *e = &r->checks[i];
             fputs("  ", f);
             report_put_col(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?", w);
             fputs("  ", f);
@@ -720,7 +720,7 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
                 r->parked == 1 ? "its" : "their");
 }
 
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
+int report_text(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
                 const struct findings *fs)
 {
     const struct stats *s = &r->total;

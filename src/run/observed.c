@@ -61,7 +61,7 @@ int observed_run(const struct observed_in *in, struct observed *out, char *err, 
 
 void observed_free(struct observed *o)
 {
-    engine_result_free(&o->res);
+    figures_free(&o->res);
     monitor_result_free(&o->server);
     o->has_server = 0;
 }

@@ -31,7 +31,7 @@ struct observed_in {
 };
 
 struct observed {
-    struct engine_result res;
+    struct run_figures res;
     struct monitor *mon;           /* while the engine runs (for a progress callback), NULL after */
     struct monitor_result server;  /* has_server: what the monitor saw */
     int has_server;
