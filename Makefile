@@ -60,7 +60,7 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c tests/test_*http3*.c),$(wildcard tests/test_*.c))))
 INC_base   = -Isrc/base
-INC_result = -Isrc/base -Isrc/result
+INC_result = -Isrc/base -Isrc/observe -Isrc/result
 INC_client = -Isrc/base -Isrc/result -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve
 INC_observe = -Isrc/base -Isrc/observe

@@ -60,10 +60,25 @@ static void healthy(struct fx *x)
     snprintf(x->net.addr, sizeof(x->net.addr), "127.0.0.1:8080");
 }
 
+/* x as a run's result (a copy of its pieces: x keeps what they hold), the
+ * server's output out_bytes (-1 unknown). */
+static const struct run_result *as_result(const struct fx *x, int with_server, int64_t out_bytes)
+{
+    static struct run_result in; /* 20 KiB of findings: off the stack */
+    result_init(&in);
+    in.cfg = &x->cfg;
+    in.fig = x->r;
+    in.server = x->m;
+    in.has_server = with_server;
+    in.net = x->net;
+    in.has_net = 1;
+    in.server_output_bytes = out_bytes;
+    return &in;
+}
+
 static void eval(struct fx *x, int with_server)
 {
-    const struct findings_in in = { &x->cfg, &x->r, with_server ? &x->m : NULL, &x->net, -1 };
-    findings_eval(&in, &x->fs);
+    findings_eval(as_result(x, with_server, -1), &x->fs);
 }
 
 static void done(struct fx *x)
@@ -544,10 +559,9 @@ static void cpu(void)
 static void writes(void)
 {
     struct fx x;
-    const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 118 };
     const struct finding *f;
     healthy(&x);
-    findings_eval(&in, &x.fs);
+    findings_eval(as_result(&x, 1, 20000 * 118), &x.fs);
     CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 118);
     x.m.has_io = 1;
     x.m.write_bytes = 19 * 20000;
@@ -625,9 +639,8 @@ static void writes_wchar(void)
     x.cfg.ntargets = 0;
     /* compare captured the same log that wchar counts: once, not twice. */
     {
-        const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 90 };
         x.m.wchar = 20000 * 90;
-        findings_eval(&in, &x.fs);
+        findings_eval(as_result(&x, 1, 20000 * 90), &x.fs);
         CHECK((f = findings_get(&x.fs, "server_writes")) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
         CHECKF(f && strstr(f->summary, "(logging?)"), "%s", f ? f->summary : ""); /* its output, as compare saw it */
     }

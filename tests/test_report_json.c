@@ -159,20 +159,20 @@ static void round_trip(void)
     CHECKF(compare_load(path, &back, err, sizeof(err)) == 0, "%s", err);
     unlink(path);
 
-    same_stats("total", &r.total, &back.run.res.total);
-    same_stats("per_url[1]", &r.per_target[1], &back.run.res.per_target[1]);
-    CHECK(back.run.res.ntargets == 2 && back.run.res.in_flight == 7 && back.run.res.target_in_flight[1] == 7);
-    CHECK(fabs(back.run.res.elapsed_s - r.elapsed_s) < 1e-9 && back.run.res.all_connected_s == 0.25 &&
-          back.run.res.client_cpu_s == 1.5 && back.run.res.target_rate == 250.5 && back.run.res.queued == 9 &&
-          back.run.res.extra_connections == 2);
-    CHECK(back.run.res.nseconds == 3 && back.run.res.timeline[2].requests == 302 &&
-          back.run.res.timeline[2].p99_ns == 6e6 && back.run.res.timeline[1].errors == 1);
-    CHECK(back.run.cfg.ntargets == 2 && strcmp(back.run.cfg.url_text[1], urls[1]) == 0 &&
-          strcmp(back.run.cfg.method, "POST") == 0 && back.run.cfg.connections == 7 && back.run.cfg.threads == 2 &&
-          back.run.cfg.requests == 2024 && back.run.cfg.duration_ns == 3000000000ULL &&
-          back.run.cfg.warmup_ns == 500000000ULL && back.run.cfg.rate == 250.5 && back.run.cfg.poisson &&
-          !back.run.cfg.keepalive && back.run.cfg.body_len == 42 && back.run.cfg.nheaders == 1 &&
-          status_set_has(&back.run.cfg.expect, 302) && !status_set_has(&back.run.cfg.expect, 201));
+    same_stats("total", &r.total, &back.run.fig.total);
+    same_stats("per_url[1]", &r.per_target[1], &back.run.fig.per_target[1]);
+    CHECK(back.run.fig.ntargets == 2 && back.run.fig.in_flight == 7 && back.run.fig.target_in_flight[1] == 7);
+    CHECK(fabs(back.run.fig.elapsed_s - r.elapsed_s) < 1e-9 && back.run.fig.all_connected_s == 0.25 &&
+          back.run.fig.client_cpu_s == 1.5 && back.run.fig.target_rate == 250.5 && back.run.fig.queued == 9 &&
+          back.run.fig.extra_connections == 2);
+    CHECK(back.run.fig.nseconds == 3 && back.run.fig.timeline[2].requests == 302 &&
+          back.run.fig.timeline[2].p99_ns == 6e6 && back.run.fig.timeline[1].errors == 1);
+    CHECK(back.run.cfg->ntargets == 2 && strcmp(back.run.cfg->url_text[1], urls[1]) == 0 &&
+          strcmp(back.run.cfg->method, "POST") == 0 && back.run.cfg->connections == 7 && back.run.cfg->threads == 2 &&
+          back.run.cfg->requests == 2024 && back.run.cfg->duration_ns == 3000000000ULL &&
+          back.run.cfg->warmup_ns == 500000000ULL && back.run.cfg->rate == 250.5 && back.run.cfg->poisson &&
+          !back.run.cfg->keepalive && back.run.cfg->body_len == 42 && back.run.cfg->nheaders == 1 &&
+          status_set_has(&back.run.cfg->expect, 302) && !status_set_has(&back.run.cfg->expect, 201));
     CHECK(back.run.has_server && back.run.server.pid == 4242 && back.run.server.cpu_exact &&
           back.run.server.pss_peak_bytes == m.pss_peak_bytes && back.run.server.rss_peak_bytes == m.rss_peak_bytes &&
           strcmp(back.run.server.cgroup, m.cgroup) == 0 && back.run.server.nprocs == 2 &&
@@ -387,9 +387,9 @@ static void http3_object(void)
     free(out);
     CHECKF(compare_load(path, &back, err, sizeof(err)) == 0, "%s", err);
     unlink(path);
-    CHECK(back.run.res.total.h3_hdr_wire == 3000 && back.run.res.total.h3_hdr_decoded == 12000 &&
-          back.run.res.total.h3_retried == 4 && back.run.res.total.h2_hdr_wire == 0 &&
-          back.run.res.total.h2_retried == 0 && back.run.res.per_target[0].h3_hdr_wire == 3000);
+    CHECK(back.run.fig.total.h3_hdr_wire == 3000 && back.run.fig.total.h3_hdr_decoded == 12000 &&
+          back.run.fig.total.h3_retried == 4 && back.run.fig.total.h2_hdr_wire == 0 &&
+          back.run.fig.total.h2_retried == 0 && back.run.fig.per_target[0].h3_hdr_wire == 3000);
     compare_load_free(&back);
     figures_free(&r);
     cfg.url_text = NULL;

@@ -107,12 +107,12 @@ static void one(const char *name)
         if (l.is_compare)
             report_compare_json(f, &l.plan, &l.cmp);
         else if (o == 0)
-            report_json(f, &l.run.cfg, &l.run.res, l.run.has_server ? &l.run.server : NULL, NULL,
+            report_json(f, l.run.cfg, &l.run.fig, l.run.has_server ? &l.run.server : NULL, NULL,
                         l.run.has_findings ? &l.run.found : NULL);
         else if (o == 1)
-            report_csv(f, &l.run.res);
+            report_csv(f, &l.run.fig);
         else
-            hist_print_hdr(f, &l.run.res.total.h[H_LATENCY]);
+            hist_print_hdr(f, &l.run.fig.total.h[H_LATENCY]);
         fclose(f);
         snprintf(path, sizeof(path), DIR "expected/%s.%s", name, ext[o]);
         hold(ext[o], buf, n, path, o == 0 ? name : NULL);

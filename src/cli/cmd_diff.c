@@ -54,7 +54,7 @@ static int two_runs(const struct loaded *in, json_t *const roots[2], const char 
                 files[1], diffkey);
         return 2;
     }
-    diff_results(&in[0].run.res, &in[1].run.res, a->threshold, &d);
+    diff_results(&in[0].run.fig, &in[1].run.fig, a->threshold, &d);
     diff_print(cmd_text(a->json, a->html), &d, files[0], files[1]);
     rc = d.worse ? 3 : 0;
     for (i = 0; i < 2; i++) {

@@ -26,7 +26,7 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
 {
     char err[512];
     int rc = 0, i;
-    struct loaded_run mr;
+    static struct run_result mr; /* 20 KiB of findings: off the stack */
     json_t **roots = calloc((size_t)size, sizeof(*roots));
     const char **names = calloc((size_t)size, sizeof(*names));
     char (*nm)[32] = calloc((size_t)size, sizeof(*nm));
@@ -54,15 +54,13 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
         rc = 1;
     } else if (rc == 0) {
         /* One report for every rank, as a single process would print. */
-        static struct findings fs; /* 20 KiB: off the stack */
-        const struct findings_in fin = { &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, NULL, -1 };
-        if (!cfg->no_findings)
-            findings_eval(&fin, &fs);
-        rc = outputs_finish(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, cfg->no_findings ? NULL : &fs,
-                            NULL);
-        figures_free(&mr.res);
-        monitor_result_free(&mr.server);
-        config_free(&mr.cfg);
+        if (!cfg->no_findings) {
+            findings_eval(&mr, &mr.found);
+            mr.has_findings = 1;
+        }
+        rc = outputs_finish(cfg, mr.cfg, &mr.fig, mr.has_server ? &mr.server : NULL,
+                            mr.has_findings ? &mr.found : NULL, NULL);
+        result_free(&mr);
     }
     for (i = 0; i < size; i++) {
         if (roots && roots[i])
@@ -87,7 +85,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     struct mpig m;
     struct config cfg;
     struct config share;
-    struct observed ob;
+    static struct run_result ob; /* 20 KiB of findings: off the stack */
     struct observed_in in = { 0 };
     struct progress prog;
     char err[512] = "", notes[256];
@@ -187,7 +185,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (observed_run(&in, &ob, err, sizeof(err)) == 0) {
         FILE *f = open_memstream(&json, &jlen);
         ran = 1;
-        if (f == NULL || report_json(f, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, NULL, NULL) != 0 ||
+        if (f == NULL || report_json(f, &cfg, &ob.fig, ob.has_server ? &ob.server : NULL, NULL, NULL) != 0 ||
             fclose(f) != 0) {
             err_set(err, sizeof(err), NULL, "out of memory for its result");
             free(json);
@@ -200,7 +198,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (m.rank == 0)
         rc = mpi_report(&cfg, m.size, jsons, lens, whys);
     if (ran)
-        observed_free(&ob);
+        result_free(&ob);
     free(json);
     config_free(&cfg);
     mpig_end(&m);

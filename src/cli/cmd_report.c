@@ -19,14 +19,21 @@ static int side_by_side(const char *html, struct loaded *runs, char **names, int
 {
     struct compare_file plan;
     struct compare_result cr;
-    int k, rc = compare_saved_init(&plan, &cr, &runs[0].run.cfg, n);
+    int k, rc = compare_saved_init(&plan, &cr, runs[0].run.cfg, n);
 
     for (k = 0; k < n && rc == 0; k++) {
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
-        struct loaded_run *lr = &runs[k].run;
-        rc = compare_saved_add(&plan, &cr, k, base, lr->cfg.ntargets ? lr->cfg.url_text[0] : "", &lr->res,
-                           lr->has_server ? &lr->server : NULL);
-        lr->has_server = 0;
+        struct run_result *lr = &runs[k].run;
+        struct config *own = lr->own_cfg;
+        /* A cell's run: the workload's configuration on its URL
+         * (compare.h), and its findings left out, as they always were.
+         * Its own configuration stays here, freed with runs[k] (the
+         * workload's copy of the first may point into it). */
+        lr->cfg = lr->own_cfg = NULL;
+        lr->found.n = 0;
+        lr->has_findings = 0;
+        rc = compare_saved_add(&plan, &cr, k, base, own->ntargets ? own->url_text[0] : "", lr);
+        lr->cfg = lr->own_cfg = own;
     }
     if (rc == 0) {
         compare_summarize(&plan, &cr);
@@ -47,7 +54,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     if (n > 1 && !compares) {
         const struct run_figures **res = calloc((size_t)n, sizeof(*res));
         for (i = 0; res && i < n; i++)
-            res[i] = &runs[i].run.res;
+            res[i] = &runs[i].run.fig;
         if (res)
             report_machines(tf, res, (const char *const *)names, n);
         free(res);
@@ -55,8 +62,8 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     if (n > 1 && !compares) {
         struct report_side *side = calloc((size_t)n, sizeof(*side));
         for (i = 0; side && i < n; i++) {
-            const struct loaded_run *lr = &runs[i].run;
-            side[i] = (struct report_side){ names[i], &lr->cfg, &lr->res, lr->has_server ? &lr->server : NULL,
+            const struct run_result *lr = &runs[i].run;
+            side[i] = (struct report_side){ names[i], lr->cfg, &lr->fig, lr->has_server ? &lr->server : NULL,
                                             lr->has_findings ? &lr->found : NULL };
         }
         if (side == NULL) {
@@ -68,7 +75,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     } else if (compares) {
         report_compare_print(tf, &runs[0].plan, &runs[0].cmp);
     } else {
-        report_text(tf, &runs[0].run.cfg, &runs[0].run.res, runs[0].run.has_server ? &runs[0].run.server : NULL,
+        report_text(tf, runs[0].run.cfg, &runs[0].run.fig, runs[0].run.has_server ? &runs[0].run.server : NULL,
                     runs[0].run.has_findings ? &runs[0].run.found : NULL);
     }
     if (html == NULL)
@@ -78,7 +85,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     if (n > 1)
         return side_by_side(html, runs, names, n);
     {
-        const struct run_out o = { &runs[0].run.cfg, &runs[0].run.res,
+        const struct run_out o = { runs[0].run.cfg, &runs[0].run.fig,
                                    runs[0].run.has_server ? &runs[0].run.server : NULL, NULL,
                                    runs[0].run.has_findings ? &runs[0].run.found : NULL };
         return outputs_write(html, OUT_HTML, &o) != 0;

@@ -24,7 +24,7 @@
 struct live_out {
     struct metrics *m;
     struct progress *prog;       /* NULL: --quiet */
-    const struct observed *ob;   /* its monitor, NULL without --monitor */
+    struct monitor *mon;         /* the server's monitor while the engine runs, NULL without --monitor */
 };
 
 static void progress_and_metrics(const struct engine_progress *p, void *arg)
@@ -32,7 +32,7 @@ static void progress_and_metrics(const struct engine_progress *p, void *arg)
     struct live_out *o = arg;
     if (p->live) {
         struct monitor_live server;
-        struct monitor *mon = o->ob->mon;
+        struct monitor *mon = o->mon;
         if (mon)
             monitor_live(mon, &server);
         metrics_publish(o->m, p->live, mon ? &server : NULL);
@@ -159,9 +159,8 @@ static void say_wait(const struct config *cfg)
 int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
     (void)self;
-    static struct findings fs; /* 20 KiB: off the stack */
+    static struct run_result res; /* 20 KiB of findings: off the stack */
     struct config cfg, share;
-    struct observed ob;
     struct progress prog;
     struct machine_ref ref = { 0 };
     struct live_out live = { NULL, NULL, NULL };
@@ -198,7 +197,6 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (live.m && metrics_picked(live.m)) /* port 0: said even with -q, the only way to know it */
         fprintf(stderr, "rafale: metrics at http://%s/metrics\n", metrics_picked(live.m));
     live.prog = cfg.quiet ? NULL : &prog;
-    live.ob = &ob;
     in.cfg = &cfg;
     in.share = &share;
     in.stop = stop_flag();
@@ -208,8 +206,9 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     in.monitor_cgroup = cfg.monitor_cgroup;
     in.monitor_required = 1;
     in.server_log = NULL;
-    in.found = cfg.no_findings ? NULL : &fs;
-    rc = observed_run(&in, &ob, err, sizeof(err));
+    in.findings = !cfg.no_findings;
+    in.watching = &live.mon;
+    rc = observed_run(&in, &res, err, sizeof(err));
     progress_done(&prog);
     if (rc != 0) {
         metrics_stop(live.m, stop_flag());
@@ -220,12 +219,13 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
          * server not reached, 4. */
         return rc == ENGINE_EPLAN ? 2 : rc == ENGINE_ESTOPPED ? 130 : rc == ENGINE_EDOWN ? 4 : 1;
     }
-    ob.res.ref = ref;
+    res.fig.ref = ref;
     /* With --json - (or another output on '-') it owns stdout and the text
      * report goes to stderr. */
-    rc = outputs_finish(&cfg, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, in.found, live.m);
+    rc = outputs_finish(&cfg, &cfg, &res.fig, res.has_server ? &res.server : NULL, res.has_findings ? &res.found : NULL,
+                        live.m);
     metrics_stop(live.m, stop_flag());
-    observed_free(&ob);
+    result_free(&res);
     config_free(&cfg);
     return rc;
 }

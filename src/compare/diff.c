@@ -311,8 +311,8 @@ static double rounds_step(const struct compare_cell *c, const struct config *cfg
     double sum = 0;
     int k, n = 0;
     for (k = 0; cfg->requests == 0 && k < c->nruns; k++)
-        if (c->runs[k].res.total.completed) {
-            sum += (double)(cfg->connections ? cfg->connections : 1) / (double)c->runs[k].res.total.completed;
+        if (c->runs[k].fig.total.completed) {
+            sum += (double)(cfg->connections ? cfg->connections : 1) / (double)c->runs[k].fig.total.completed;
             n++;
         }
     return n ? sum / n : 0;
@@ -345,12 +345,12 @@ int diff_compares(const struct loaded *in, const char *const files[2], double th
                         fn[k] = v + 3 * cb->nruns + k * cn->nruns;
                     }
                     for (k = 0; k < cb->nruns + cn->nruns; k++) {
-                        const struct compare_run *run = k < cb->nruns ? &cb->runs[k] : &cn->runs[k - cb->nruns];
+                        const struct run_result *run = k < cb->nruns ? &cb->runs[k] : &cn->runs[k - cb->nruns];
                         double *at = k < cb->nruns ? v + k : v + 3 * cb->nruns + (k - cb->nruns);
                         int step = k < cb->nruns ? cb->nruns : cn->nruns;
-                        at[0] = run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
-                        at[step] = hist_percentile(&run->res.total.h[H_LATENCY], 50) / 1e3;
-                        at[2 * step] = hist_percentile(&run->res.total.h[H_LATENCY], 99) / 1e3;
+                        at[0] = run->fig.elapsed_s > 0 ? (double)run->fig.total.completed / run->fig.elapsed_s : 0;
+                        at[step] = hist_percentile(&run->fig.total.h[H_LATENCY], 50) / 1e3;
+                        at[2 * step] = hist_percentile(&run->fig.total.h[H_LATENCY], 99) / 1e3;
                     }
                     diff_windows(fb, cb->nruns, fn, cn->nruns, thr,
                                 rounds_step(cb, &pb->workloads[w].cfg) + rounds_step(cn, &pn->workloads[w2].cfg), &d);

@@ -136,8 +136,8 @@ static void json_cell(FILE *f, const struct compare_file *p, const struct compar
     fprintf(f, ", \"runs\": %d, \"rps\": [", c->nruns);
     for (k = 0; k < c->nruns; k++)
         fprintf(f, "%s%s", k ? ", " : "",
-                REPORT_JNUM("%.3f", c->runs[k].res.elapsed_s > 0
-                                        ? (double)c->runs[k].res.total.completed / c->runs[k].res.elapsed_s
+                REPORT_JNUM("%.3f", c->runs[k].fig.elapsed_s > 0
+                                        ? (double)c->runs[k].fig.total.completed / c->runs[k].fig.elapsed_s
                                         : 0));
     fprintf(
         f,
@@ -209,7 +209,7 @@ static void json_cell(FILE *f, const struct compare_file *p, const struct compar
         cfg.url_text = ut;
         cfg.ntargets = 1;
         fprintf(f, "%s\n", k ? "," : "");
-        report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].res,
+        report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].fig,
                     c->runs[k].has_server ? &c->runs[k].server : NULL, NULL, &c->runs[k].found);
     }
     fprintf(f, "]}");

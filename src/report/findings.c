@@ -63,7 +63,7 @@ static void steps(struct finding *f, const struct hist *connect)
  * connects (or first bytes) at the retry steps to show for it. */
 static int listen_overflow(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     int64_t ov, dr, syn;
     uint64_t slow_conn, slow_first;
@@ -120,7 +120,7 @@ static int listen_overflow(struct ctx *c)
  * client side alone can see of a remote server (or a firewall). */
 static void syn_retransmits(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     uint64_t slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS), conns = c->s->h[H_CONNECT].total;
     int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
@@ -192,14 +192,14 @@ static int queueing(struct ctx *c)
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return 0;
-    from_cpu = busy >= QUEUE_CPU_BUSY && c->in->server->cpu_s > 0;
+    from_cpu = busy >= QUEUE_CPU_BUSY && c->server->cpu_s > 0;
     if (from_cpu) {
-        service = c->in->server->cpu_s / (double)c->s->completed * NS_S;
+        service = c->server->cpu_s / (double)c->s->completed * NS_S;
         say(how, sizeof(how), "its CPU per answer, from the monitor: its CPUs were %.0f%% busy", 100 * busy);
     } else {
         service = hist_rank(fb, bad + QUEUE_SERVICE_RANK);
         say(how, sizeof(how), "its fifth fastest good answer%s",
-            c->in->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
+            c->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
     }
     little = (double)cfg->connections * depth / x * NS_S;
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
@@ -278,7 +278,7 @@ static void client_delay(struct ctx *c, struct finding *noisy)
 static int client_cpu(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     double th = cfg->threads < cfg->connections ? cfg->threads : cfg->connections, busy, run;
     struct finding *f;
     double cpu_s = c->r->client_cpu_s;
@@ -358,7 +358,7 @@ static void keepalive_limit(struct ctx *c)
 
 static void ports(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     uint64_t e = c->s->errors[ERR_ADDR_UNAVAILABLE];
     struct finding *f;
     int en = c->s->err_errno[ERR_CONNECT_OTHER];
@@ -399,7 +399,7 @@ static void ports(struct ctx *c)
 static void packet_loss(struct ctx *c)
 {
     const struct tcpinfo_sum *t = &c->r->tcp;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     double share;
     if (t->sampled < LOSS_MIN_CONNS || t->segs_out < LOSS_MIN_SEGMENTS)
@@ -455,7 +455,7 @@ static uint64_t timeouts(const struct stats *s)
 static void stragglers(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     uint64_t ended = c->s->completed + stats_errors(c->s), bulk, tail, slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
     uint64_t tmo = timeouts(c->s);
     double e = elapsed(c), bulk_s, conc = (double)cfg->connections * config_depth(cfg);
@@ -508,7 +508,7 @@ static void stragglers(struct ctx *c)
 static void timeout_storm(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     const struct stats *s = c->s;
     uint64_t tmo = timeouts(s), ended = s->completed + stats_errors(s), slow = hist_above(&s->h[H_CONNECT], SYN_STEP_NS);
     uint64_t tried = s->conns_opened + s->errors[ERR_TIMEOUT_CONNECT];
@@ -562,9 +562,10 @@ static void noisy_neighbour(struct ctx *c)
     ev(f, "steal_pct", n->steal_pct);
 }
 
-void findings_eval(const struct findings_in *in, struct findings *out)
+void findings_eval(const struct run_result *in, struct findings *out)
 {
-    struct ctx c = { in, in->r, &in->r->total, out };
+    struct ctx c = { in, &in->fig, &in->fig.total, in->has_server ? &in->server : NULL, in->has_net ? &in->net : NULL,
+                     out };
     struct findings tmp;
     int overflow, explained, cbound, i, k = 0;
 

@@ -175,9 +175,11 @@
 #define STORM_MIN_RECONNECTS 3
 
 struct ctx {
-    const struct findings_in *in;
+    const struct run_result *in;
     const struct run_figures *r;
     const struct stats *s;
+    const struct monitor_result *server; /* the server watched (--monitor, compare), or NULL */
+    const struct netstat_obs *net;       /* the host around the run, or NULL (a merged or loaded result) */
     struct findings *out;
 };
 

@@ -586,20 +586,23 @@ static void load_client_side(struct jc *c, json_t *root, struct run_figures *r)
     }
 }
 
-int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
+int report_load_run(struct jc *c, json_t *root, struct run_result *run)
 {
     json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
-    struct config *conf = &run->cfg;
-    struct run_figures *r = &run->res;
+    struct config *conf;
+    struct run_figures *r = &run->fig;
     size_t i, at;
 
-    memset(run, 0, sizeof(*run));
+    result_init(run);
     if (c->failed || !json_object_get(root, "summary")) {
         if (!c->failed)
             jread_fail(c, "summary", "missing");
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
+    if ((conf = run->own_cfg = calloc(1, sizeof(*conf))) == NULL)
+        return jread_fail(c, "", "out of memory");
+    run->cfg = conf;
     if (report_load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
         return -1;
     if (load_per_url(c, pu, conf, r) != 0)
@@ -678,12 +681,6 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
     return c->failed ? -1 : 0;
 }
 
-void report_load_run_free(struct loaded_run *run)
-{
-    figures_free(&run->res);
-    monitor_result_free(&run->server);
-    config_free(&run->cfg);
-}
 
 
 
@@ -741,11 +738,11 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
     return root;
 }
 
-int report_load_run_root(json_t *root, const char *path, struct loaded_run *out, char *err, size_t errlen)
+int report_load_run_root(json_t *root, const char *path, struct run_result *out, char *err, size_t errlen)
 {
     struct jc c = { path, err, errlen, 0, "" };
 
-    memset(out, 0, sizeof(*out));
+    result_init(out);
     if (!json_is_object(root))
         return err_set(err, errlen, path, "not a rafale result (saved with --json)");
     jread_scrub(root, 0);
