@@ -48,7 +48,7 @@ INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=
 # (compare, diff, calibrate, verdicts), cli/ (main, the subcommands, live
 # views). Each folder compiles seeing only the folders it may use, so the
 # compiler itself refuses a circle:
-#   base <- serve, observe, options <- result <- client <- report <- run <- compare <- cli
+#   base <- serve, observe, options <- result <- client, report <- run <- compare <- cli
 # (serve <- options for serve's settings, serve_config.h, alone; cli sees
 # serve too). scripts/check_layout.sh checks the rest, and that this
 # comment names every folder in an order the INC_* lines keep.
@@ -65,8 +65,8 @@ INC_client = -Isrc/base -Isrc/result -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve
 INC_observe = -Isrc/base -Isrc/observe
 INC_options = -Isrc/base -Isrc/serve -Isrc/options
-INC_report  = -Isrc/base -Isrc/result -Isrc/client -Isrc/observe -Isrc/options -Isrc/report
-INC_run     = $(INC_report) -Isrc/run
+INC_report  = -Isrc/base -Isrc/result -Isrc/observe -Isrc/options -Isrc/report
+INC_run     = $(INC_report) -Isrc/client -Isrc/run
 INC_compare = $(INC_run) -Isrc/compare
 INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.

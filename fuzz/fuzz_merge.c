@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (merge_shards(roots, names, n, &out, err, sizeof(err)) == 0) {
             FILE *f = fopen("/dev/null", "w");
             if (f) {
-                report_json(f, out.cfg, &out.fig, out.has_server ? &out.server : NULL, NULL, NULL);
+                report_json(f, &out);
                 fclose(f);
             }
             result_free(&out);

@@ -15,6 +15,7 @@ struct fx {
     struct run_figures r;
     struct monitor_result m;
     struct netstat_obs net;
+    struct machine_noise noise;
     struct findings fs;
 };
 
@@ -73,6 +74,7 @@ static const struct run_result *as_result(const struct fx *x, int with_server, i
     in.net = x->net;
     in.has_net = 1;
     in.server_output_bytes = out_bytes;
+    in.noise = x->noise;
     return &in;
 }
 
@@ -470,12 +472,12 @@ static void client_delay(void)
     CHECK(has(&x, "client_delay") && has(&x, "server_waiting"));
     /* Other processes took the CPUs: noisy_neighbour names the cause and
      * tells the late reads, no second finding. */
-    x.r.noise.known = 1;
-    x.r.noise.foreign_cpu_pct = 40;
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 40;
     eval(&x, 1);
     CHECK(!has(&x, "client_delay") && (f = findings_get(&x.fs, "noisy_neighbour")) != NULL &&
           findings_ev(f, "client_late_share", 0) > 0.01 && strstr(f->summary, "client_delay") != NULL);
-    x.r.noise.known = 0;
+    x.noise.known = 0;
     x.r.client_cpu_s = 0.95 * 2.0 * 2;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "client_cpu_bound")) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&
@@ -838,16 +840,16 @@ static void noisy(void)
     struct fx x;
     const struct finding *f;
     healthy(&x);
-    x.r.noise.known = 1;
-    x.r.noise.foreign_cpu_pct = 9.5;
-    x.r.noise.steal_pct = 0.4;
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 9.5;
+    x.noise.steal_pct = 0.4;
     eval(&x, 0);
     CHECK(!has(&x, "noisy_neighbour")); /* 9.9% is not above 10% */
-    x.r.noise.steal_pct = 0.6;
+    x.noise.steal_pct = 0.6;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, "noisy_neighbour")) != NULL && findings_ev(f, "foreign_cpu_pct", 0) == 9.5);
-    x.r.noise.known = 0; /* not measured: nothing said */
-    x.r.noise.foreign_cpu_pct = 80;
+    x.noise.known = 0; /* not measured: nothing said */
+    x.noise.foreign_cpu_pct = 80;
     eval(&x, 0);
     CHECK(!has(&x, "noisy_neighbour"));
     done(&x);

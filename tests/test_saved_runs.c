@@ -107,10 +107,9 @@ static void one(const char *name)
         if (l.is_compare)
             report_compare_json(f, &l.plan, &l.cmp);
         else if (o == 0)
-            report_json(f, l.run.cfg, &l.run.fig, l.run.has_server ? &l.run.server : NULL, NULL,
-                        l.run.has_findings ? &l.run.found : NULL);
+            report_json(f, &l.run);
         else if (o == 1)
-            report_csv(f, &l.run.fig);
+            report_csv(f, &l.run);
         else
             hist_print_hdr(f, &l.run.fig.total.h[H_LATENCY]);
         fclose(f);

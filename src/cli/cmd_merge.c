@@ -16,14 +16,13 @@
  * shard's), its report and its files. Returns the exit status. */
 static int merged_out(struct run_result *m, const struct result_args *a)
 {
-    const struct run_out o = { m->cfg, &m->fig, m->has_server ? &m->server : NULL, NULL, &m->found };
     int rc = 0;
     findings_eval(m, &m->found);
     m->has_findings = 1;
-    report_text(cmd_text(a->json, a->html), m->cfg, &m->fig, o.server, &m->found);
-    if (a->json && outputs_write(a->json, OUT_JSON, &o) != 0)
+    report_text(cmd_text(a->json, a->html), m);
+    if (a->json && outputs_write(a->json, OUT_JSON, m) != 0)
         rc = 1;
-    if (a->html && outputs_write(a->html, OUT_HTML, &o) != 0)
+    if (a->html && outputs_write(a->html, OUT_HTML, m) != 0)
         rc = 1;
     return rc;
 }

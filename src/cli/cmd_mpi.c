@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "cli.h"
 #include "engine.h"
+#include "findings.h"
 #include "merge.h"
 #include "observed.h"
 #include "shard.h"
@@ -58,8 +59,7 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
             findings_eval(&mr, &mr.found);
             mr.has_findings = 1;
         }
-        rc = outputs_finish(cfg, mr.cfg, &mr.fig, mr.has_server ? &mr.server : NULL,
-                            mr.has_findings ? &mr.found : NULL, NULL);
+        rc = outputs_finish(cfg, &mr, NULL);
         result_free(&mr);
     }
     for (i = 0; i < size; i++) {
@@ -185,7 +185,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (observed_run(&in, &ob, err, sizeof(err)) == 0) {
         FILE *f = open_memstream(&json, &jlen);
         ran = 1;
-        if (f == NULL || report_json(f, &cfg, &ob.fig, ob.has_server ? &ob.server : NULL, NULL, NULL) != 0 ||
+        if (f == NULL || report_json(f, &ob) != 0 ||
             fclose(f) != 0) {
             err_set(err, sizeof(err), NULL, "out of memory for its result");
             free(json);

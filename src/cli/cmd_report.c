@@ -52,31 +52,20 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     FILE *tf = cmd_text(NULL, html);
     int i;
     if (n > 1 && !compares) {
-        const struct run_figures **res = calloc((size_t)n, sizeof(*res));
-        for (i = 0; res && i < n; i++)
-            res[i] = &runs[i].run.fig;
-        if (res)
-            report_machines(tf, res, (const char *const *)names, n);
-        free(res);
-    }
-    if (n > 1 && !compares) {
-        struct report_side *side = calloc((size_t)n, sizeof(*side));
-        for (i = 0; side && i < n; i++) {
-            const struct run_result *lr = &runs[i].run;
-            side[i] = (struct report_side){ names[i], lr->cfg, &lr->fig, lr->has_server ? &lr->server : NULL,
-                                            lr->has_findings ? &lr->found : NULL };
-        }
-        if (side == NULL) {
+        const struct run_result **res = calloc((size_t)n, sizeof(*res));
+        if (res == NULL) {
             fprintf(stderr, "rafale report: out of memory\n");
             return 1;
         }
-        report_side_text(tf, side, n);
-        free(side);
+        for (i = 0; i < n; i++)
+            res[i] = &runs[i].run;
+        report_machines(tf, res, (const char *const *)names, n);
+        report_side_text(tf, res, (const char *const *)names, n);
+        free(res);
     } else if (compares) {
         report_compare_print(tf, &runs[0].plan, &runs[0].cmp);
     } else {
-        report_text(tf, runs[0].run.cfg, &runs[0].run.fig, runs[0].run.has_server ? &runs[0].run.server : NULL,
-                    runs[0].run.has_findings ? &runs[0].run.found : NULL);
+        report_text(tf, &runs[0].run);
     }
     if (html == NULL)
         return 0;
@@ -84,12 +73,7 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
         return cmd_compare_html("rafale report", html, &runs[0].plan, &runs[0].cmp) != 0;
     if (n > 1)
         return side_by_side(html, runs, names, n);
-    {
-        const struct run_out o = { runs[0].run.cfg, &runs[0].run.fig,
-                                   runs[0].run.has_server ? &runs[0].run.server : NULL, NULL,
-                                   runs[0].run.has_findings ? &runs[0].run.found : NULL };
-        return outputs_write(html, OUT_HTML, &o) != 0;
-    }
+    return outputs_write(html, OUT_HTML, &runs[0].run) != 0;
 }
 
 int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **argv)

@@ -219,11 +219,10 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
          * server not reached, 4. */
         return rc == ENGINE_EPLAN ? 2 : rc == ENGINE_ESTOPPED ? 130 : rc == ENGINE_EDOWN ? 4 : 1;
     }
-    res.fig.ref = ref;
+    res.ref = ref;
     /* With --json - (or another output on '-') it owns stdout and the text
      * report goes to stderr. */
-    rc = outputs_finish(&cfg, &cfg, &res.fig, res.has_server ? &res.server : NULL, res.has_findings ? &res.found : NULL,
-                        live.m);
+    rc = outputs_finish(&cfg, &res, live.m);
     metrics_stop(live.m, stop_flag());
     result_free(&res);
     config_free(&cfg);

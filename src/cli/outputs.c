@@ -11,34 +11,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int out_json(FILE *f, const struct run_out *o)
+static int out_hdr(FILE *f, const struct run_result *res)
 {
-    return report_json(f, o->cfg, o->r, o->server, o->slo, o->fs);
-}
-
-static int out_csv(FILE *f, const struct run_out *o)
-{
-    return report_csv(f, o->r);
-}
-
-static int out_html(FILE *f, const struct run_out *o)
-{
-    return report_html(f, o->cfg, o->r, o->server, o->fs);
-}
-
-static int out_hdr(FILE *f, const struct run_out *o)
-{
-    return hist_print_hdr(f, &o->r->total.h[H_LATENCY]);
+    return hist_print_hdr(f, &res->fig.total.h[H_LATENCY]);
 }
 
 /* The files a run writes: what each is, and its writer. */
 static const struct {
     const char *what;
-    int (*write)(FILE *f, const struct run_out *o);
+    int (*write)(FILE *f, const struct run_result *res);
 } writers[] = {
-    [OUT_JSON] = { "JSON", out_json },
-    [OUT_CSV] = { "CSV", out_csv },
-    [OUT_HTML] = { "HTML", out_html },
+    [OUT_JSON] = { "JSON", report_json },
+    [OUT_CSV] = { "CSV", report_csv },
+    [OUT_HTML] = { "HTML", report_html },
     [OUT_HDR] = { "HdrHistogram percentiles", out_hdr },
 };
 
@@ -85,7 +70,7 @@ int outputs_check_run(const struct config *cfg, char *err, size_t errlen)
     return 0;
 }
 
-int outputs_write(const char *path, enum out_kind k, const struct run_out *o)
+int outputs_write(const char *path, enum out_kind k, const struct run_result *res)
 {
     FILE *f;
     int rc;
@@ -95,7 +80,7 @@ int outputs_write(const char *path, enum out_kind k, const struct run_out *o)
         fprintf(stderr, "rafale: cannot write %s to '%s': %s\n", writers[k].what, path, strerror(errno));
         return -1;
     }
-    rc = writers[k].write(f, o);
+    rc = writers[k].write(f, res);
     if (f != stdout)
         rc |= fclose(f);
     else
@@ -105,10 +90,9 @@ int outputs_write(const char *path, enum out_kind k, const struct run_out *o)
     return rc;
 }
 
-int outputs_finish(struct config *opts, const struct config *cfg, const struct run_figures *r,
-                   const struct monitor_result *server, const struct findings *fs, struct metrics *live)
+int outputs_finish(struct config *opts, struct run_result *res, struct metrics *live)
 {
-    const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL, fs };
+    const struct run_figures *r = &res->fig;
     const char *const paths[] = { [OUT_JSON] = opts->json_path, [OUT_CSV] = opts->csv_path,
                                   [OUT_HTML] = opts->html_path, [OUT_HDR] = opts->hdr_path };
     /* An output on standard output has it alone: the text report goes to stderr. */
@@ -116,10 +100,11 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct r
     int rc = 0, i;
     unsigned k;
 
-    report_text(text, cfg, r, server, o.fs);
+    report_text(text, res);
     if (opts->slo.n) {
         slo_eval(&opts->slo, &r->total, r->elapsed_s);
         slo_print(text, &opts->slo);
+        res->slo = &opts->slo;
     }
     if (fflush(text) != 0 || ferror(text)) {
         /* The report is what the run was for: its loss is said, never silent. */
@@ -128,7 +113,7 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct r
         rc = 1;
     }
     for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
-        if (paths[k] && outputs_write(paths[k], (enum out_kind)k, &o) != 0)
+        if (paths[k] && outputs_write(paths[k], (enum out_kind)k, res) != 0)
             rc = 1;
     if (live) {
         /* The live page shows the final report in its place. */
@@ -136,7 +121,7 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct r
         size_t n = 0;
         FILE *f = open_memstream(&html, &n);
         if (f) {
-            report_html(f, cfg, r, server, o.fs);
+            report_html(f, res);
             fclose(f);
             metrics_final(live, html, n);
         }

@@ -8,20 +8,8 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "engine.h"
-#include "findings.h"
 #include "metrics.h"
-#include "monitor.h"
-#include "slo.h"
-
-/* A run's result, as every output takes it. */
-struct run_out {
-    const struct config *cfg;
-    const struct run_figures *r;
-    const struct monitor_result *server; /* or NULL */
-    const struct slo *slo;               /* evaluated, or NULL */
-    const struct findings *fs;           /* or NULL (--findings no) */
-};
+#include "result.h"
 
 /* The files a run writes. */
 enum out_kind { OUT_JSON, OUT_CSV, OUT_HTML, OUT_HDR };
@@ -37,17 +25,16 @@ int outputs_check(const char *path, const char *opt, int dirs_made, char *err, s
 /* The same for every file of a run's cfg (--json, --csv, --html, --hdr). */
 int outputs_check_run(const struct config *cfg, char *err, size_t errlen);
 
-/* Writes o as kind k to path ("-": stdout). Returns 0, or -1 (said on
+/* Writes res as kind k to path ("-": stdout). Returns 0, or -1 (said on
  * stderr). */
-int outputs_write(const char *path, enum out_kind k, const struct run_out *o);
+int outputs_write(const char *path, enum out_kind k, const struct run_result *res);
 
-/* The end of a run, one or merged from ranks: the text report with its
- * findings fs (or NULL) (on stderr when the JSON owns stdout), the SLO
- * checks of opts (the command line's) on the result, every file opts asks
- * for, the live page's last state (live, or NULL). Returns the exit status:
- * 1 when a file could not be written, 130 when interrupted, 3 when an SLO
- * failed, else 0. */
-int outputs_finish(struct config *opts, const struct config *cfg, const struct run_figures *r,
-                   const struct monitor_result *server, const struct findings *fs, struct metrics *live);
+/* The end of a run, one or merged from ranks: the text report (on stderr
+ * when the JSON owns stdout), the SLO checks of opts (the command line's)
+ * evaluated on res (res->slo then), every file opts asks for, the live
+ * page's last state (live, or NULL). Returns the exit status: 1 when a
+ * file could not be written, 130 when interrupted, 3 when an SLO failed,
+ * else 0. */
+int outputs_finish(struct config *opts, struct run_result *res, struct metrics *live);
 
 #endif

@@ -548,7 +548,7 @@ static void timeout_storm(struct ctx *c)
 
 static void noisy_neighbour(struct ctx *c)
 {
-    const struct machine_noise *n = &c->r->noise;
+    const struct machine_noise *n = &c->in->noise;
     struct finding *f;
     if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S)
         return;

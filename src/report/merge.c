@@ -248,7 +248,7 @@ static int merge_into(struct run_result *in, int n, struct run_result *out, char
             r->in_flight_oldest_s = x->fig.in_flight_oldest_s;
         merge_conns(&r->conns, &x->fig.conns, k == 0);
         if (k == 0)
-            r->env = x->fig.env; /* the first shard's machine (each shard's JSON keeps its own) */
+            out->env = x->env; /* the first shard's machine (each shard's JSON keeps its own) */
         tcpinfo_merge(&r->tcp, &x->fig.tcp);
         r->queued += x->fig.queued;
         r->extra_connections += x->fig.extra_connections;

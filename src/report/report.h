@@ -1,22 +1,22 @@
 /* report.h - the results of a run, for people (text) and machines (JSON,
- * ab-compatible CSV). Each writer takes a FILE and returns 0 or -1. */
+ * ab-compatible CSV). Each writer takes a FILE and the run's result (its
+ * server's figures, findings and SLO where it has them) and returns 0 or
+ * -1. */
 #ifndef RAFALE_REPORT_H
 #define RAFALE_REPORT_H
 
 #include <stdio.h>
 
 #include "config.h"
-#include "engine.h"
-#include "findings.h"
 #include "monitor.h"
+#include "result.h"
 
-/* server: what the monitor saw of the server during the run, or NULL;
- * fs: the findings (NULL or none: no section). */
-int report_text(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
-                const struct findings *fs);
-/* slo: the evaluated checks, or NULL. */
-int report_json(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
-                const struct slo *slo, const struct findings *fs);
+/* The text report: the server's block when it was watched, the findings'
+ * when there are. */
+int report_text(FILE *f, const struct run_result *res);
+/* The whole result as JSON ("findings" when it has them, [] for none;
+ * "slo" when evaluated), as `rafale report` and `merge` read it back. */
+int report_json(FILE *f, const struct run_result *res);
 /* The "Findings" section, one "[!]" (warning) or "[i]" (info) line each
  * and its advice, each line after indent in; nothing when there is none. */
 void report_findings_text(FILE *f, const struct findings *fs, const char *in);
@@ -40,25 +40,17 @@ void report_json_ref(FILE *f, const struct machine_ref *ref);
 void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent);
 /* Results reported together (names[i] the file of res[i]): when they come
  * from two machines or more, each machine and its reference (report_machines.c). */
-void report_machines(FILE *f, const struct run_figures *const *res, const char *const *names, int n);
-/* One saved run among several reported side by side. */
-struct report_side {
-    const char *name;                    /* its file */
-    const struct config *cfg;
-    const struct run_figures *res;
-    const struct monitor_result *server; /* or NULL */
-    const struct findings *found;        /* or NULL */
-};
-/* n runs side by side: each one's settings in a line, then a row of its
- * headline figures (report_side.c). */
-void report_side_text(FILE *f, const struct report_side *runs, int n);
+void report_machines(FILE *f, const struct run_result *const *res, const char *const *names, int n);
+/* n saved runs side by side (names[i] the file of runs[i]): each one's
+ * settings in a line, then a row of its headline figures (report_side.c). */
+void report_side_text(FILE *f, const struct run_result *const *runs, const char *const *names, int n);
 /* The settings of a run in a line, without its end: "4 connections on 2
  * threads, keep-alive, 3000 requests, GET, timeout 10.00s". */
 void report_setup_line(FILE *f, const struct config *cfg);
-int report_csv(FILE *f, const struct run_figures *r);
+/* Its latency's percentiles, ab's -e table. */
+int report_csv(FILE *f, const struct run_result *res);
 /* A self-contained HTML page with inline SVG charts. */
-int report_html(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
-                const struct findings *fs);
+int report_html(FILE *f, const struct run_result *res);
 
 /* The findings box at the top of an HTML report (nothing when none). */
 void report_html_findings(FILE *f, const struct findings *fs);

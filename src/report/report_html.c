@@ -344,9 +344,12 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct run_fi
     free(v);
 }
 
-int report_html(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
-                const struct findings *fs)
+int report_html(FILE *f, const struct run_result *res)
 {
+    const struct config *cfg = res->cfg;
+    const struct run_figures *r = &res->fig;
+    const struct monitor_result *server = res->has_server ? &res->server : NULL;
+    const struct findings *fs = res->has_findings ? &res->found : NULL;
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i;

@@ -540,9 +540,13 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
     }
 }
 
-int report_json(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
-                const struct slo *slo, const struct findings *fs)
+int report_json(FILE *f, const struct run_result *res)
 {
+    const struct config *cfg = res->cfg;
+    const struct run_figures *r = &res->fig;
+    const struct monitor_result *server = res->has_server ? &res->server : NULL;
+    const struct findings *fs = res->has_findings ? &res->found : NULL;
+    const struct slo *slo = res->slo;
     uint32_t i;
     int k;
 
@@ -561,9 +565,9 @@ int report_json(FILE *f, const struct config *cfg, const struct run_figures *r, 
         report_json_str(f, r->gave_up_why);
         fprintf(f, "},\n");
     }
-    if (r->ref.known) {
+    if (res->ref.known) {
         fprintf(f, "  \"calibration\": ");
-        report_json_ref(f, &r->ref);
+        report_json_ref(f, &res->ref);
         fprintf(f, ",\n");
     }
     if (r->shard.count) {
@@ -581,15 +585,15 @@ int report_json(FILE *f, const struct config *cfg, const struct run_figures *r, 
     }
     fprintf(f, "  \"client\": {\"cpu_s\": %s, \"all_connected_s\": %s},\n", REPORT_JNUM("%.6f", r->client_cpu_s),
             REPORT_JNUM("%.6f", r->all_connected_s));
-    if (r->env.cpus_online > 0)
-        jenv(f, &r->env);
-    if (r->noise.known || r->noise.nr_throttled > 0) {
+    if (res->env.cpus_online > 0)
+        jenv(f, &res->env);
+    if (res->noise.known || res->noise.nr_throttled > 0) {
         /* What else ran on the machine meanwhile (null: not measured). */
         fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": %s, \"steal_pct\": %s",
-                r->noise.known ? REPORT_JNUM("%.3f", r->noise.foreign_cpu_pct) : "null",
-                r->noise.known ? REPORT_JNUM("%.3f", r->noise.steal_pct) : "null");
+                res->noise.known ? REPORT_JNUM("%.3f", res->noise.foreign_cpu_pct) : "null",
+                res->noise.known ? REPORT_JNUM("%.3f", res->noise.steal_pct) : "null");
         fprintf(f, ", \"nr_throttled\": ");
-        fprintf(f, r->noise.nr_throttled >= 0 ? "%lld" : "null", r->noise.nr_throttled);
+        fprintf(f, res->noise.nr_throttled >= 0 ? "%lld" : "null", res->noise.nr_throttled);
         fprintf(f, "},\n");
     }
     jconns(f, r);

@@ -532,8 +532,9 @@ static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint3
 
 /* What a run says of its connections: "connections" (fairness), the
  * machine and its noise, the calibration, "tcp". */
-static void load_client_side(struct jc *c, json_t *root, struct run_figures *r)
+static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
 {
+    struct run_figures *r = &run->fig;
     json_t *cl;
     size_t at;
     if ((cl = jread_obj(c, root, "connections", 0)) != NULL) {
@@ -557,19 +558,19 @@ static void load_client_side(struct jc *c, json_t *root, struct run_figures *r)
         jread_leave(c, at);
     }
     if ((cl = jread_obj(c, root, "environment", 0)) != NULL)
-        load_env(c, cl, &r->env);
+        load_env(c, cl, &run->env);
     if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
-        report_load_ref(c, cl, &r->ref);
-    r->noise.nr_throttled = -1;
+        report_load_ref(c, cl, &run->ref);
+    run->noise.nr_throttled = -1;
     if ((cl = jread_obj(c, root, "noise", 0)) != NULL) {
         at = jread_enter(c, "noise");
         if (json_is_number(json_object_get(cl, "foreign_cpu_pct"))) {
-            r->noise.known = 1;
-            r->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
-            r->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
+            run->noise.known = 1;
+            run->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
+            run->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
         }
         if (json_is_number(json_object_get(cl, "nr_throttled")))
-            r->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
+            run->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
         jread_leave(c, at);
     }
     tcpinfo_sum_init(&r->tcp);
@@ -636,7 +637,7 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
         jread_leave(c, at);
     }
     r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
-    load_client_side(c, root, r);
+    load_client_side(c, root, run);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
         at = jread_enter(c, "shard");

@@ -720,9 +720,12 @@ static void checks_block(FILE *f, const struct config *cfg, const struct run_fig
                 r->parked == 1 ? "its" : "their");
 }
 
-int report_text(FILE *f, const struct config *cfg, const struct run_figures *r, const struct monitor_result *server,
-                const struct findings *fs)
+int report_text(FILE *f, const struct run_result *res)
 {
+    const struct config *cfg = res->cfg;
+    const struct run_figures *r = &res->fig;
+    const struct monitor_result *server = res->has_server ? &res->server : NULL;
+    const struct findings *fs = res->has_findings ? &res->found : NULL;
     const struct stats *s = &r->total;
 
     setup_block(f, cfg, r);
@@ -761,9 +764,9 @@ int report_text(FILE *f, const struct config *cfg, const struct run_figures *r, 
         per_url_block(f, cfg, r);
     if (r->nshards)
         shards_block(f, r);
-    if (r->ref.known) {
+    if (res->ref.known) {
         fputc('\n', f);
-        report_ref_text(f, &r->ref, "");
+        report_ref_text(f, &res->ref, "");
     }
     return ferror(f) ? -1 : 0;
 }

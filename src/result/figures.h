@@ -11,7 +11,6 @@
 
 #include "check.h"
 #include "hist.h"
-#include "machine.h"
 #include "stats.h"
 #include "tcpinfo.h"
 
@@ -94,15 +93,12 @@ struct run_figures {
     double in_flight_oldest_s;  /* the age then of the oldest of them (or of a due, unsent one) */
     struct fairness_conns conns;
     struct tcpinfo_sum tcp;     /* TCP_INFO of rafale's connections as they closed */
-    struct machine env;         /* where it ran (filled by the caller, cpus_online 0: unknown) */
-    struct machine_ref ref;     /* --calibrate yes: this machine's reference (filled by the caller) */
     int aborted;                /* --abort-on-fail: stopped when the SLO was lost */
     double aborted_at_s;        /* when, into the measured phase */
     char aborted_why[120];      /* which threshold, and its value then */
     double gave_up_s;           /* a run bounded by -n alone: no connection could be opened for that long
                                  * (--timeout), its connects failing: it stopped; 0 when not */
     char gave_up_why[200];      /* the address and how its last connect failed */
-    struct machine_noise noise; /* what else ran there meanwhile (filled by the caller) */
     double all_connected_s;     /* from the start until all -c connections had been open at once
                                  * or in turn; -1 when some never connected */
     double elapsed_s;           /* measured phase: from its start to the end of the last request */

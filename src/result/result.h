@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "figures.h"
+#include "machine.h"
 #include "monitor.h"
 #include "netstat.h"
 #include "slo.h"
@@ -53,6 +54,9 @@ struct run_result {
     struct netstat_obs net;            /* has_net: the host around the run (not in a result read back or merged) */
     int has_net;
     int64_t server_output_bytes;       /* compare: what the server wrote to its stdout/stderr, -1 unknown */
+    struct machine env;                /* where it ran (cpus_online 0: unknown) */
+    struct machine_ref ref;            /* --calibrate yes: this machine's reference */
+    struct machine_noise noise;        /* what else ran there meanwhile */
     struct findings found;             /* has_findings: what the rules said of it */
     int has_findings;
     const struct slo *slo;             /* the SLO's checks evaluated on it, or NULL */

@@ -38,7 +38,7 @@ int observed_run(const struct observed_in *in, struct run_result *out, char *err
     if (!in->no_netstat)
         netstat_end(&out->net);
     if (rc == 0)
-        machine_read(&out->fig.env, RAFALE_VERSION);
+        machine_read(&out->env, RAFALE_VERSION);
     if (out0 >= 0 && file_size(in->server_log) >= out0)
         out->server_output_bytes = file_size(in->server_log) - out0; /* its stdout and stderr during the run */
     if (in->watching)
@@ -54,7 +54,7 @@ int observed_run(const struct observed_in *in, struct run_result *out, char *err
     out->has_net = !in->no_netstat;
     if (out->has_net && !in->no_noise)
         netstat_noise(&out->net, out->fig.client_cpu_s, out->fig.elapsed_s, out->has_server ? &out->server : NULL,
-                      &out->fig.noise);
+                      &out->noise);
     if (in->findings) {
         findings_eval(out, &out->found);
         out->has_findings = 1;
