@@ -500,7 +500,7 @@ static void servers_text(FILE *f, const struct compare_file *p, const struct com
             fprintf(f, "    version: %s\n", sv->version);
         if (top) {
             fprintf(f, "    in its run with the most memory:\n");
-            report_server_text(f, &top->server, top->fig.total.completed, "    ");
+            report_server_text(f, top, "    ");
         }
     }
 }

@@ -686,7 +686,7 @@ static void processes_block(FILE *f, const struct compare_file *p, const struct 
         html_printf(f, "<h3>");
         html_text(f, p->servers[s].name);
         html_printf(f, "</h3>\n");
-        report_html_server(f, &top->server, top->fig.total.completed);
+        report_html_server(f, top);
     }
 }
 

@@ -54,11 +54,13 @@ int report_html(FILE *f, const struct run_result *res);
 
 /* The findings box at the top of an HTML report (nothing when none). */
 void report_html_findings(FILE *f, const struct findings *fs);
-/* The server block of the HTML report: a paragraph and the process table. */
-void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed);
-/* The server block of the text report: CPU, memory (alone, PSS, USS, RSS)
- * and the processes grouped by command; each line starts with indent. */
-void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *indent);
+/* The server block of a run's HTML report (res has_server): a paragraph
+ * and the process table. */
+void report_html_server(FILE *f, const struct run_result *res);
+/* The server block of a run's text report (res has_server): CPU, memory
+ * (alone, PSS, USS, RSS) and the processes grouped by command; each line
+ * starts with indent. */
+void report_server_text(FILE *f, const struct run_result *res, const char *indent);
 /* The memory figure a report leads with, the most exact measured; *label
  * receives "alone" (as if it ran alone: its pages each counted once),
  * "PSS" (the kernel's, among every process of the machine) or "RSS". */

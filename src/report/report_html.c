@@ -193,8 +193,10 @@ static void lat_tr(FILE *f, const char *name, const struct hist *h)
     html_printf(f, "<td>%s</td></tr>\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 
-void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed)
+void report_html_server(FILE *f, const struct run_result *res)
 {
+    const struct monitor_result *m = &res->server;
+    uint64_t completed = res->fig.total.completed;
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
     char a[32], b[32], c[32], d[32], e[32];
@@ -381,7 +383,7 @@ int report_html(FILE *f, const struct run_result *res)
             s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, (unsigned long long)r->in_flight,
             r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el));
     if (server)
-        report_html_server(f, server, s->completed);
+        report_html_server(f, res);
 
     html_printf(f, "<h2>Latency</h2>\n<table><tr><th></th><th>min</th><th>mean</th>");
     for (k = 0; k < REPORT_NPCTS; k++)

@@ -361,8 +361,10 @@ const char *report_memory_meaning(const char *label)
     return "";
 }
 
-void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *in)
+void report_server_text(FILE *f, const struct run_result *res, const char *in)
 {
+    const struct monitor_result *m = &res->server;
+    uint64_t completed = res->fig.total.completed;
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
     char a[32], b[32], c[32], d[32], e[32];
@@ -737,7 +739,7 @@ int report_text(FILE *f, const struct run_result *res)
     latency_block(f, r);
     if (server) {
         fprintf(f, "\n");
-        report_server_text(f, server, s->completed, "");
+        report_server_text(f, res, "");
     }
     fputc('\n', f);
     status_line(f, s);
