@@ -163,11 +163,8 @@ int config_copy(struct config *dst, const struct config *src)
     if (src->method && strcmp(src->method, "GET") != 0)
         rc |= rekeep(dst, &dst->method);
     rc |= rekeep(dst, &dst->content_type);
-    rc |= rekeep(dst, &dst->json_path);
-    rc |= rekeep(dst, &dst->log_path);
-    rc |= rekeep(dst, &dst->csv_path);
-    rc |= rekeep(dst, &dst->hdr_path);
-    rc |= rekeep(dst, &dst->html_path);
+    for (i = 0; i < OUT__COUNT; i++)
+        rc |= rekeep(dst, &dst->out[i]);
     rc |= rekeep(dst, &dst->monitor_cgroup);
     rc |= rekeep(dst, &dst->tls.cacert);
     rc |= rekeep(dst, &dst->tls.cert);
@@ -252,7 +249,7 @@ static int finish_stages(struct config *cfg, char *err, size_t errlen)
  * first two). Returns how many. */
 static unsigned stdout_owners(const struct config *cfg, const char *who[2])
 {
-    const char *const paths[] = { cfg->log_path, cfg->json_path, cfg->csv_path, cfg->hdr_path, cfg->html_path };
+    const char *const paths[] = { cfg->out[OUT_LOG], cfg->out[OUT_JSON], cfg->out[OUT_CSV], cfg->out[OUT_HDR], cfg->out[OUT_HTML] };
     const char *const names[] = { "--log", "--json", "--csv", "--hdr", "--html" };
     unsigned i, n = 0;
     for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
@@ -478,7 +475,7 @@ const char *config_stdout_owner(const struct config *cfg)
     const char *who[2];
     /* --log - is not one: its lines are written as requests end, the
      * report after them (a file shares its offset with the report). */
-    if (stdout_owners(cfg, who) == 0 || (cfg->log_path && strcmp(cfg->log_path, "-") == 0))
+    if (stdout_owners(cfg, who) == 0 || (cfg->out[OUT_LOG] && strcmp(cfg->out[OUT_LOG], "-") == 0))
         return NULL;
     return who[0];
 }

@@ -93,14 +93,14 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     case CLI_OK:
         break;
     }
-    if (a && a->json && a->html && strcmp(a->json, "-") == 0 && strcmp(a->html, "-") == 0) {
+    if (a && a->out[OUT_JSON] && a->out[OUT_HTML] && strcmp(a->out[OUT_JSON], "-") == 0 && strcmp(a->out[OUT_HTML], "-") == 0) {
         /* Written into each other, neither could be read. */
         fprintf(stderr, "rafale %s: --json - and --html - both want standard output: give one of them a file\n", c->name);
         return 2;
     }
     /* Checked before the work (a large merge, two compares read). */
-    if (a && ((a->json && outputs_check(a->json, "--json", 0, err, sizeof(err)) != 0) ||
-              (a->html && outputs_check(a->html, "--html", 0, err, sizeof(err)) != 0))) {
+    if (a && ((a->out[OUT_JSON] && outputs_check(a->out[OUT_JSON], "--json", 0, err, sizeof(err)) != 0) ||
+              (a->out[OUT_HTML] && outputs_check(a->out[OUT_HTML], "--html", 0, err, sizeof(err)) != 0))) {
         fprintf(stderr, "rafale %s: %s\n", c->name, err);
         return 2;
     }

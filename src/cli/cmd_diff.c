@@ -18,15 +18,15 @@ static int two_compares(const struct loaded *in, const char *const files[2], con
 {
     FILE *jf = NULL;
     int cells, worse, rc = 0;
-    if (a->html) {
+    if (a->out[OUT_HTML]) {
         fprintf(stderr, "rafale diff: --html is for two runs; give --json for two compares\n");
         return 2;
     }
-    if (a->json && (jf = cmd_out_open(a->json)) == NULL) {
-        fprintf(stderr, "rafale diff: cannot write %s: %s\n", a->json, strerror(errno));
+    if (a->out[OUT_JSON] && (jf = cmd_out_open(a->out[OUT_JSON])) == NULL) {
+        fprintf(stderr, "rafale diff: cannot write %s: %s\n", a->out[OUT_JSON], strerror(errno));
         return 1;
     }
-    cells = diff_compares(in, files, a->threshold, cmd_text(a->json, NULL), jf, &worse);
+    cells = diff_compares(in, files, a->threshold, cmd_text(a->out[OUT_JSON], NULL), jf, &worse);
     if (jf && cmd_out_close(jf) != 0)
         rc = 1;
     if (cells == 0) {
@@ -55,10 +55,10 @@ static int two_runs(const struct loaded *in, json_t *const roots[2], const char 
         return 2;
     }
     diff_results(&in[0].run.fig, &in[1].run.fig, a->threshold, &d);
-    diff_print(cmd_text(a->json, a->html), &d, files[0], files[1]);
+    diff_print(cmd_text(a->out[OUT_JSON], a->out[OUT_HTML]), &d, files[0], files[1]);
     rc = d.worse ? 3 : 0;
     for (i = 0; i < 2; i++) {
-        const char *path = i ? a->html : a->json;
+        const char *path = i ? a->out[OUT_HTML] : a->out[OUT_JSON];
         FILE *f;
         if (path == NULL)
             continue;
@@ -76,7 +76,7 @@ int cmd_diff(const struct cmd *self, const struct cmd *all, int argc, char **arg
 {
     (void)all;
     const struct cmd *c = self;
-    struct result_args a = { NULL, NULL, 0.05 };
+    struct result_args a = { .threshold = 0.05 };
     const char *files[2];
     json_t *roots[2] = { NULL, NULL };
     struct loaded in[2];

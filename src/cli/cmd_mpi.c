@@ -138,7 +138,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             /* The server and the outputs are rank 0's. */
             cfg.monitor_pid = 0;
             cfg.monitor_cgroup = NULL;
-            cfg.json_path = cfg.csv_path = cfg.html_path = cfg.hdr_path = NULL;
+            cfg.out[OUT_JSON] = cfg.out[OUT_CSV] = cfg.out[OUT_HTML] = cfg.out[OUT_HDR] = NULL;
         }
         /* Rank 0's outputs, checked before any load. Its exit status is
          * every rank's 1, as for a preflight that failed: mpiexec would

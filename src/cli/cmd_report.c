@@ -110,7 +110,7 @@ int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **a
         rc = 2;
         goto out;
     }
-    rc = report_out(runs, names, n, compares, a.html);
+    rc = report_out(runs, names, n, compares, a.out[OUT_HTML]);
 out:
     for (i = 0; i < n; i++)
         compare_load_free(&runs[i]);

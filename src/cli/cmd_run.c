@@ -119,11 +119,11 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
     }
     sweep_print_summary(out, &sr);
     rc = sr.interrupted ? 130 : sr.knee > 0 ? 0 : 3;
-    if (cfg.json_path) {
-        FILE *f = strcmp(cfg.json_path, "-") == 0 ? stdout : fopen(cfg.json_path, "w");
+    if (cfg.out[OUT_JSON]) {
+        FILE *f = strcmp(cfg.out[OUT_JSON], "-") == 0 ? stdout : fopen(cfg.out[OUT_JSON], "w");
         int wrc;
         if (f == NULL) {
-            fprintf(stderr, "rafale: cannot write JSON to '%s': %s\n", cfg.json_path, strerror(errno));
+            fprintf(stderr, "rafale: cannot write JSON to '%s': %s\n", cfg.out[OUT_JSON], strerror(errno));
             config_free(&cfg);
             return 1;
         }
@@ -131,7 +131,7 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
         if (f != stdout)
             wrc |= fclose(f);
         if (wrc != 0) {
-            fprintf(stderr, "rafale: writing JSON to '%s' failed\n", cfg.json_path);
+            fprintf(stderr, "rafale: writing JSON to '%s' failed\n", cfg.out[OUT_JSON]);
             rc = 1;
         }
     }

@@ -61,7 +61,7 @@ int outputs_check(const char *path, const char *opt, int dirs_made, char *err, s
 
 int outputs_check_run(const struct config *cfg, char *err, size_t errlen)
 {
-    const char *const paths[] = { cfg->json_path, cfg->csv_path, cfg->html_path, cfg->hdr_path };
+    const char *const paths[] = { cfg->out[OUT_JSON], cfg->out[OUT_CSV], cfg->out[OUT_HTML], cfg->out[OUT_HDR] };
     const char *const opts[] = { "--json", "--csv", "--html", "--hdr" };
     size_t i;
     for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
@@ -93,8 +93,8 @@ int outputs_write(const char *path, enum out_kind k, const struct run_result *re
 int outputs_finish(struct config *opts, struct run_result *res, struct metrics *live)
 {
     const struct run_figures *r = &res->fig;
-    const char *const paths[] = { [OUT_JSON] = opts->json_path, [OUT_CSV] = opts->csv_path,
-                                  [OUT_HTML] = opts->html_path, [OUT_HDR] = opts->hdr_path };
+    const char *const paths[] = { [OUT_JSON] = opts->out[OUT_JSON], [OUT_CSV] = opts->out[OUT_CSV],
+                                  [OUT_HTML] = opts->out[OUT_HTML], [OUT_HDR] = opts->out[OUT_HDR] };
     /* An output on standard output has it alone: the text report goes to stderr. */
     FILE *text = config_stdout_owner(opts) ? stderr : stdout;
     int rc = 0, i;

@@ -11,9 +11,6 @@
 #include "metrics.h"
 #include "result.h"
 
-/* The files a run writes. */
-enum out_kind { OUT_JSON, OUT_CSV, OUT_HTML, OUT_HDR };
-
 /* Whether the output file path (of option opt, "--json") can be written,
  * checked before any load so that a mistake does not cost the run: a
  * directory, a missing directory, a file or place without write

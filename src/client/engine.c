@@ -591,7 +591,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         rc = ENGINE_EPLAN;
         goto out;
     }
-    if (cfg->log_path) {
+    if (cfg->out[OUT_LOG]) {
         if (reqlog_open(&lg, cfg, nt, err, errlen) != 0) {
             rc = ENGINE_EPLAN; /* before any load: the user's path */
             goto out;

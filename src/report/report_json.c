@@ -611,9 +611,9 @@ int report_json(FILE *f, const struct run_result *res)
     jerror_details(f, &r->total, cfg->http3);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
-    if (cfg->log_path) {
+    if (cfg->out[OUT_LOG]) {
         fprintf(f, "  \"log\": {\"file\": ");
-        report_json_str(f, cfg->log_path);
+        report_json_str(f, cfg->out[OUT_LOG]);
         fprintf(f, ", \"written\": %llu, \"dropped\": %llu, \"error\": ", (unsigned long long)r->log_written,
                 (unsigned long long)r->log_dropped);
         if (r->log_failed)

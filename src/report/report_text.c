@@ -746,9 +746,9 @@ int report_text(FILE *f, const struct run_result *res)
     bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + stats_errors(s), cfg->http3);
     checks_block(f, cfg, r);
-    if (cfg->log_path) {
+    if (cfg->out[OUT_LOG]) {
         fprintf(f, "\nLog           %llu lines to %s", (unsigned long long)r->log_written,
-                strcmp(cfg->log_path, "-") == 0 ? "stdout" : cfg->log_path);
+                strcmp(cfg->out[OUT_LOG], "-") == 0 ? "stdout" : cfg->out[OUT_LOG]);
         if (cfg->log_sample > 1)
             fprintf(f, " (one request in %u)", cfg->log_sample);
         if (r->log_dropped)
