@@ -179,11 +179,6 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
  * "cacert", "cert", "tls-version", "ciphers", "no-tls-resume"; --key and
  * the pass phrase go with --cert), or NULL: none has a use on http://. */
 const char *config_tls_given(const struct config *cfg);
-/* The output given '-' (standard output) as its file that has it to
- * itself, the text report going to stderr: "--json", "--csv", "--hdr" or
- * "--html", or NULL (none, or --log -, which the report follows).
- * config_finish lets only one output have standard output. */
-const char *config_stdout_owner(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
 /* The requests a connection keeps in flight: --streams over HTTP/2 and

@@ -93,33 +93,12 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     case CLI_OK:
         break;
     }
-    if (a && a->out[OUT_JSON] && a->out[OUT_HTML] && strcmp(a->out[OUT_JSON], "-") == 0 && strcmp(a->out[OUT_HTML], "-") == 0) {
-        /* Written into each other, neither could be read. */
-        fprintf(stderr, "rafale %s: --json - and --html - both want standard output: give one of them a file\n", c->name);
-        return 2;
-    }
     /* Checked before the work (a large merge, two compares read). */
-    if (a && ((a->out[OUT_JSON] && outputs_check(a->out[OUT_JSON], "--json", 0, err, sizeof(err)) != 0) ||
-              (a->out[OUT_HTML] && outputs_check(a->out[OUT_HTML], "--html", 0, err, sizeof(err)) != 0))) {
+    if (a && outputs_ready(a->out, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale %s: %s\n", c->name, err);
         return 2;
     }
     return -1;
-}
-
-FILE *cmd_out_open(const char *path)
-{
-    return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-}
-
-int cmd_out_close(FILE *f)
-{
-    return f == stdout ? fflush(f) : fclose(f);
-}
-
-FILE *cmd_text(const char *json, const char *html)
-{
-    return (json && strcmp(json, "-") == 0) || (html && strcmp(html, "-") == 0) ? stderr : stdout;
 }
 
 void cmd_log_line(const char *line, void *arg)
@@ -128,18 +107,9 @@ void cmd_log_line(const char *line, void *arg)
     fflush(arg);
 }
 
-int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r)
+int cmd_compare_html(const char *who, const char *const out[OUT__COUNT], const struct compare_file *p,
+                     const struct compare_result *r)
 {
-    FILE *f = cmd_out_open(path);
-    int rc;
-    if (f == NULL) {
-        fprintf(stderr, "%s: cannot write '%s': %s\n", who, path, strerror(errno));
-        return -1;
-    }
-    rc = report_compare_html(f, p, r);
-    if (cmd_out_close(f) != 0 || rc != 0) {
-        fprintf(stderr, "%s: writing '%s' failed\n", who, path);
-        return -1;
-    }
-    return 0;
+    FILE *f = outputs_open(out, OUT_HTML, who);
+    return f ? outputs_close(out, OUT_HTML, f, report_compare_html(f, p, r), who) : -1;
 }

@@ -34,7 +34,7 @@ int cmd_calibrate(const struct cmd *self, const struct cmd *all, int argc, char 
         break;
     }
     /* Before the measure's seconds; calibrate_save makes the directory. */
-    if (a.out[OUT_JSON] && outputs_check(a.out[OUT_JSON], "--json", 1, err, sizeof(err)) != 0) {
+    if (outputs_ready(a.out, 1, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale calibrate: %s\n", err);
         return 2;
     }

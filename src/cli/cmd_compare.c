@@ -56,19 +56,12 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         compare_file_free(&plan);
         return 2;
     }
-    if ((plan.set.out[OUT_JSON] && outputs_check(plan.set.out[OUT_JSON], "--json", 0, err, sizeof(err)) != 0) ||
-        (plan.set.out[OUT_HTML] && outputs_check(plan.set.out[OUT_HTML], "--html", 0, err, sizeof(err)) != 0)) {
+    if (outputs_ready(plan.set.out, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&plan);
         return 2;
     }
-    if (plan.set.out[OUT_JSON] && plan.set.out[OUT_HTML] && strcmp(plan.set.out[OUT_JSON], "-") == 0 &&
-        strcmp(plan.set.out[OUT_HTML], "-") == 0) {
-        fprintf(stderr, "rafale compare: --json - and --html - both want standard output: give one of them a file\n");
-        compare_file_free(&plan);
-        return 2;
-    }
-    tf = cmd_text(plan.set.out[OUT_JSON], plan.set.out[OUT_HTML]);
+    tf = outputs_text(plan.set.out);
     if (compare_ports_free(&plan, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&plan);
@@ -128,16 +121,12 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
     } else {
         report_compare_print(tf, &plan, &res);
         if (plan.set.out[OUT_JSON]) {
-            FILE *f = cmd_out_open(plan.set.out[OUT_JSON]);
-            int wrc = f ? report_compare_json(f, &plan, &res) : -1;
-            if (f && cmd_out_close(f) != 0)
-                wrc = -1;
-            if (wrc != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", plan.set.out[OUT_JSON]);
+            FILE *f = outputs_open(plan.set.out, OUT_JSON, "rafale compare");
+            if (f == NULL || outputs_close(plan.set.out, OUT_JSON, f, report_compare_json(f, &plan, &res),
+                                           "rafale compare") != 0)
                 rc = 1;
-            }
         }
-        if (plan.set.out[OUT_HTML] && cmd_compare_html("rafale compare", plan.set.out[OUT_HTML], &plan, &res) != 0)
+        if (plan.set.out[OUT_HTML] && cmd_compare_html("rafale compare", plan.set.out, &plan, &res) != 0)
             rc = 1;
         /* The report is written whole in every case; the status says
          * whether it measured what was asked. */

@@ -19,10 +19,10 @@ static int merged_out(struct run_result *m, const struct result_args *a)
     int rc = 0;
     findings_eval(m, &m->found);
     m->has_findings = 1;
-    report_text(cmd_text(a->out[OUT_JSON], a->out[OUT_HTML]), m);
-    if (a->out[OUT_JSON] && outputs_write(a->out[OUT_JSON], OUT_JSON, m) != 0)
+    report_text(outputs_text(a->out), m);
+    if (a->out[OUT_JSON] && outputs_write(a->out, OUT_JSON, m, "rafale merge") != 0)
         rc = 1;
-    if (a->out[OUT_HTML] && outputs_write(a->out[OUT_HTML], OUT_HTML, m) != 0)
+    if (a->out[OUT_HTML] && outputs_write(a->out, OUT_HTML, m, "rafale merge") != 0)
         rc = 1;
     return rc;
 }

@@ -126,6 +126,9 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
                 err_set(err, sizeof(err), NULL, "--shard is MPI's to set under rafale-mpi (rank and size)");
                 ok = 0;
                 rc = 2;
+            } else if (outputs_stdout(cfg.out, err, sizeof(err)) != 0) {
+                ok = 0; /* every rank reads the same command line: a usage error, 2 on each */
+                rc = 2;
             }
             break;
         }
@@ -138,12 +141,12 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             /* The server and the outputs are rank 0's. */
             cfg.monitor_pid = 0;
             cfg.monitor_cgroup = NULL;
-            cfg.out[OUT_JSON] = cfg.out[OUT_CSV] = cfg.out[OUT_HTML] = cfg.out[OUT_HDR] = NULL;
+            cfg.out[OUT_JSON] = cfg.out[OUT_CSV] = cfg.out[OUT_HDR] = cfg.out[OUT_HTML] = NULL;
         }
         /* Rank 0's outputs, checked before any load. Its exit status is
          * every rank's 1, as for a preflight that failed: mpiexec would
          * merge a 2 on rank 0 and a 1 elsewhere into 3, an SLO's. */
-        if (outputs_check_run(&cfg, err, sizeof(err)) != 0) {
+        if (outputs_ready(cfg.out, 0, err, sizeof(err)) != 0) {
             ok = 0;
         } else if (net_raise_nofile(want) < want) {
             err_set(err, sizeof(err), NULL, "%u connections need %llu open files, more than the limit: raise it with "

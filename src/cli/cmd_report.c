@@ -15,7 +15,7 @@
 
 /* Several saved runs side by side, as one workload of a compare whose
  * "servers" are the files. */
-static int side_by_side(const char *html, struct loaded *runs, char **names, int n)
+static int side_by_side(const char *const out[OUT__COUNT], struct loaded *runs, char **names, int n)
 {
     struct compare_file plan;
     struct compare_result cr;
@@ -37,7 +37,7 @@ static int side_by_side(const char *html, struct loaded *runs, char **names, int
     }
     if (rc == 0) {
         compare_summarize(&plan, &cr);
-        rc = cmd_compare_html("rafale report", html, &plan, &cr);
+        rc = cmd_compare_html("rafale report", out, &plan, &cr);
     } else {
         fprintf(stderr, "rafale report: out of memory\n");
     }
@@ -46,10 +46,10 @@ static int side_by_side(const char *html, struct loaded *runs, char **names, int
     return rc != 0;
 }
 
-/* The text reports of the n results, then the page html asks for. */
-static int report_out(struct loaded *runs, char **names, int n, int compares, const char *html)
+/* The text reports of the n results, then the page out asks for. */
+static int report_out(struct loaded *runs, char **names, int n, int compares, const char *const out[OUT__COUNT])
 {
-    FILE *tf = cmd_text(NULL, html);
+    FILE *tf = outputs_text(out);
     int i;
     if (n > 1 && !compares) {
         const struct run_result **res = calloc((size_t)n, sizeof(*res));
@@ -67,13 +67,13 @@ static int report_out(struct loaded *runs, char **names, int n, int compares, co
     } else {
         report_text(tf, &runs[0].run);
     }
-    if (html == NULL)
+    if (out[OUT_HTML] == NULL)
         return 0;
     if (compares)
-        return cmd_compare_html("rafale report", html, &runs[0].plan, &runs[0].cmp) != 0;
+        return cmd_compare_html("rafale report", out, &runs[0].plan, &runs[0].cmp) != 0;
     if (n > 1)
-        return side_by_side(html, runs, names, n);
-    return outputs_write(html, OUT_HTML, &runs[0].run) != 0;
+        return side_by_side(out, runs, names, n);
+    return outputs_write(out, OUT_HTML, &runs[0].run, "rafale report") != 0;
 }
 
 int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **argv)
@@ -110,7 +110,7 @@ int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **a
         rc = 2;
         goto out;
     }
-    rc = report_out(runs, names, n, compares, a.out[OUT_HTML]);
+    rc = report_out(runs, names, n, compares, a.out);
 out:
     for (i = 0; i < n; i++)
         compare_load_free(&runs[i]);

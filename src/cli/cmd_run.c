@@ -14,7 +14,6 @@
 #include "stop.h"
 #include "sweep.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +69,7 @@ static int prepare(const struct cmd *self, const struct cmd *all, int argc, char
         break;
     }
     /* The files the result goes to, before any load: not lost after it. */
-    if (outputs_check_run(cfg, err, sizeof(err)) != 0) {
+    if (outputs_ready(cfg->out, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
         config_free(cfg);
         return 2;
@@ -110,7 +109,7 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
 
     if (rc >= 0)
         return rc;
-    out = config_stdout_owner(&cfg) ? stderr : stdout;
+    out = outputs_text(cfg.out);
     sweep_print_header(out, &cfg);
     if (sweep_run(&cfg, stop_flag(), on_sweep_step, out, &sr, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
@@ -120,20 +119,9 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
     sweep_print_summary(out, &sr);
     rc = sr.interrupted ? 130 : sr.knee > 0 ? 0 : 3;
     if (cfg.out[OUT_JSON]) {
-        FILE *f = strcmp(cfg.out[OUT_JSON], "-") == 0 ? stdout : fopen(cfg.out[OUT_JSON], "w");
-        int wrc;
-        if (f == NULL) {
-            fprintf(stderr, "rafale: cannot write JSON to '%s': %s\n", cfg.out[OUT_JSON], strerror(errno));
-            config_free(&cfg);
-            return 1;
-        }
-        wrc = sweep_json(f, &cfg, &sr);
-        if (f != stdout)
-            wrc |= fclose(f);
-        if (wrc != 0) {
-            fprintf(stderr, "rafale: writing JSON to '%s' failed\n", cfg.out[OUT_JSON]);
+        FILE *f = outputs_open(cfg.out, OUT_JSON, "rafale");
+        if (f == NULL || outputs_close(cfg.out, OUT_JSON, f, sweep_json(f, &cfg, &sr), "rafale") != 0)
             rc = 1;
-        }
     }
     config_free(&cfg);
     return rc;

@@ -1,5 +1,6 @@
-/* outputs.c - a run's result written: the text report, the SLO checks,
- * its files, the live page's last state. */
+/* outputs.c - the files a command writes, in one table; the rule on "-";
+ * an output opened, checked, closed; a run's result written: the text
+ * report, the SLO checks, its files, the live page's last state. */
 #include "outputs.h"
 #include "err.h"
 #include "report.h"
@@ -16,22 +17,53 @@ static int out_hdr(FILE *f, const struct run_result *res)
     return hist_print_hdr(f, &res->fig.total.h[H_LATENCY]);
 }
 
-/* The files a run writes: what each is, and its writer. */
+/* The outputs, a row each (enum out_kind): its option, what it is, and
+ * the writer of a run's result as it (--log's lines are the engine's). */
 static const struct {
+    const char *opt;
     const char *what;
     int (*write)(FILE *f, const struct run_result *res);
-} writers[] = {
-    [OUT_JSON] = { "JSON", report_json },
-    [OUT_CSV] = { "CSV", report_csv },
-    [OUT_HTML] = { "HTML", report_html },
-    [OUT_HDR] = { "HdrHistogram percentiles", out_hdr },
+} outputs[OUT__COUNT] = {
+    [OUT_LOG] = { "--log", "the log", NULL },
+    [OUT_JSON] = { "--json", "JSON", report_json },
+    [OUT_CSV] = { "--csv", "CSV", report_csv },
+    [OUT_HDR] = { "--hdr", "HdrHistogram percentiles", out_hdr },
+    [OUT_HTML] = { "--html", "HTML", report_html },
 };
 
-int outputs_check(const char *path, const char *opt, int dirs_made, char *err, size_t errlen)
+static int on_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+int outputs_stdout(const char *const out[OUT__COUNT], char *err, size_t errlen)
+{
+    int k, first = -1;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (on_stdout(out[k])) {
+            if (first >= 0)
+                return err_set(err, errlen, NULL, "%s - and %s - both want standard output: give one of them a file",
+                               outputs[first].opt, outputs[k].opt);
+            first = k;
+        }
+    return 0;
+}
+
+FILE *outputs_text(const char *const out[OUT__COUNT])
+{
+    int k;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (k != OUT_LOG && on_stdout(out[k]))
+            return stderr;
+    return stdout;
+}
+
+/* Whether path (of option opt) can be written, checked before the work. */
+static int writable(const char *path, const char *opt, int dirs_made, char *err, size_t errlen)
 {
     struct stat st;
     int fd;
-    if (strcmp(path, "-") == 0)
+    if (on_stdout(path))
         return 0;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
@@ -59,46 +91,48 @@ int outputs_check(const char *path, const char *opt, int dirs_made, char *err, s
     return err_set(err, errlen, NULL, "%s: cannot write '%s': %s", opt, path, strerror(errno));
 }
 
-int outputs_check_run(const struct config *cfg, char *err, size_t errlen)
+int outputs_ready(const char *const out[OUT__COUNT], int dirs_made, char *err, size_t errlen)
 {
-    const char *const paths[] = { cfg->out[OUT_JSON], cfg->out[OUT_CSV], cfg->out[OUT_HTML], cfg->out[OUT_HDR] };
-    const char *const opts[] = { "--json", "--csv", "--html", "--hdr" };
-    size_t i;
-    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-        if (paths[i] && outputs_check(paths[i], opts[i], 0, err, errlen) != 0)
+    int k;
+    if (outputs_stdout(out, err, errlen) != 0)
+        return -1;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (k != OUT_LOG && out[k] && writable(out[k], outputs[k].opt, dirs_made, err, errlen) != 0)
             return -1;
     return 0;
 }
 
-int outputs_write(const char *path, enum out_kind k, const struct run_result *res)
+FILE *outputs_open(const char *const out[OUT__COUNT], enum out_kind k, const char *who)
 {
-    FILE *f;
-    int rc;
-    if (strcmp(path, "-") == 0) {
-        f = stdout;
-    } else if ((f = fopen(path, "w")) == NULL) {
-        fprintf(stderr, "rafale: cannot write %s to '%s': %s\n", writers[k].what, path, strerror(errno));
-        return -1;
-    }
-    rc = writers[k].write(f, res);
-    if (f != stdout)
-        rc |= fclose(f);
+    FILE *f = on_stdout(out[k]) ? stdout : fopen(out[k], "w");
+    if (f == NULL)
+        fprintf(stderr, "%s: cannot write %s to '%s': %s\n", who, outputs[k].what, out[k], strerror(errno));
+    return f;
+}
+
+int outputs_close(const char *const out[OUT__COUNT], enum out_kind k, FILE *f, int rc, const char *who)
+{
+    if (f == stdout)
+        rc |= fflush(f);
     else
-        fflush(f);
+        rc |= fclose(f);
     if (rc != 0)
-        fprintf(stderr, "rafale: writing %s to '%s' failed\n", writers[k].what, path);
-    return rc;
+        fprintf(stderr, "%s: writing %s to '%s' failed\n", who, outputs[k].what, out[k]);
+    return rc ? -1 : 0;
+}
+
+int outputs_write(const char *const out[OUT__COUNT], enum out_kind k, const struct run_result *res, const char *who)
+{
+    FILE *f = outputs_open(out, k, who);
+    return f ? outputs_close(out, k, f, outputs[k].write(f, res), who) : -1;
 }
 
 int outputs_finish(struct config *opts, struct run_result *res, struct metrics *live)
 {
     const struct run_figures *r = &res->fig;
-    const char *const paths[] = { [OUT_JSON] = opts->out[OUT_JSON], [OUT_CSV] = opts->out[OUT_CSV],
-                                  [OUT_HTML] = opts->out[OUT_HTML], [OUT_HDR] = opts->out[OUT_HDR] };
     /* An output on standard output has it alone: the text report goes to stderr. */
-    FILE *text = config_stdout_owner(opts) ? stderr : stdout;
-    int rc = 0, i;
-    unsigned k;
+    FILE *text = outputs_text(opts->out);
+    int rc = 0, i, k;
 
     report_text(text, res);
     if (opts->slo.n) {
@@ -112,8 +146,8 @@ int outputs_finish(struct config *opts, struct run_result *res, struct metrics *
                 strerror(errno));
         rc = 1;
     }
-    for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
-        if (paths[k] && outputs_write(paths[k], (enum out_kind)k, res) != 0)
+    for (k = 0; k < OUT__COUNT; k++)
+        if (opts->out[k] && outputs[k].write && outputs_write(opts->out, (enum out_kind)k, res, "rafale") != 0)
             rc = 1;
     if (live) {
         /* The live page shows the final report in its place. */
