@@ -40,13 +40,15 @@ SAN      = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-fra
 INTSAN   = clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=integer,undefined -fno-sanitize-recover=all
 
 # Folders are programs and the rooms they share: base/ (shared pieces),
-# client/ (the load generator), serve/ (the target server), observe/ (the
-# server monitor), options/ (the option table and the command line's parse),
-# report/ (every report of a run, findings, merge), run/ (one observed run:
-# monitor, engine, findings), compare/ (compare, diff, calibrate, verdicts),
-# cli/ (main, the subcommands, live views). Each folder compiles seeing only
-# the folders it may use, so the compiler itself refuses a circle:
-#   base <- client, serve, observe, options <- report <- run <- compare <- cli
+# result/ (a run's result: the figures the engine fills, what was observed
+# around them, the findings), client/ (the load generator), serve/ (the
+# target server), observe/ (the server monitor), options/ (the option table
+# and the command line's parse), report/ (every report of a run, findings,
+# merge), run/ (one observed run: monitor, engine, findings), compare/
+# (compare, diff, calibrate, verdicts), cli/ (main, the subcommands, live
+# views). Each folder compiles seeing only the folders it may use, so the
+# compiler itself refuses a circle:
+#   base <- serve, observe, options <- result <- client, report <- run <- compare <- cli
 # (serve <- options for serve's settings, serve_config.h, alone; cli sees
 # serve too). scripts/check_layout.sh checks the rest, and that this
 # comment names every folder in an order the INC_* lines keep.
@@ -58,18 +60,20 @@ ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
 UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c tests/test_*http3*.c),$(wildcard tests/test_*.c))))
 INC_base   = -Isrc/base
-INC_client = -Isrc/base -Isrc/client
+INC_result = -Isrc/base -Isrc/observe -Isrc/result
+INC_client = -Isrc/base -Isrc/result -Isrc/client
 INC_serve  = -Isrc/base -Isrc/serve
 INC_observe = -Isrc/base -Isrc/observe
 INC_options = -Isrc/base -Isrc/serve -Isrc/options
-INC_report  = -Isrc/base -Isrc/client -Isrc/observe -Isrc/options -Isrc/report
-INC_run     = $(INC_report) -Isrc/run
-INC_compare = $(INC_run) -Isrc/compare
+INC_report  = -Isrc/base -Isrc/result -Isrc/observe -Isrc/options -Isrc/report
+INC_run     = -Isrc/base -Isrc/result -Isrc/observe -Isrc/report -Isrc/client -Isrc/run
+INC_compare = $(INC_report) -Isrc/client -Isrc/run -Isrc/compare
 INC_cli     = $(INC_compare) -Isrc/serve -Isrc/cli
 # The include path of the folder a source is in: src/FOLDER/file.c.
 inc = $(INC_$(word 2,$(subst /, ,$1)))
 
-.PHONY: all deps test unit units demo clean install man bench bench-h3 bench-micro fuzz mpi perf-check format layout deb
+.PHONY: all deps test unit units demo clean install man bench bench-h3 bench-micro fuzz mpi perf-check format layout deb \
+        saved-expected
 all: rafale
 
 rafale: $(OBJ)
@@ -144,6 +148,14 @@ unit: units
 # whose name holds NAME (both builds), JOBS=N the integration pool's width.
 test: deps rafale build/asan/rafale units rafale-mpi
 	@T='$(T)' JOBS='$(JOBS)' sh tests/run.sh
+
+# The expected outputs of the saved runs of tests/data/saved/ (reports,
+# merge, diff, CSV, HdrHistogram), written again by this build: only when
+# an output is meant to change (saved_runs_report_the_same and
+# test_saved_runs hold them byte for byte; commit the diff it makes).
+saved-expected: rafale build/test_saved_runs
+	python3 tests/integ/saved_runs.py --write ./rafale
+	./build/test_saved_runs --write
 
 # The man page's option lists from the option table (rafale --man-options),
 # the text under each heading kept (scripts/man.py; a test checks them).

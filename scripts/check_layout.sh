@@ -50,7 +50,7 @@ import subprocess, sys, collections, os, re, glob
 NARROW = {("options", "serve"): {"serve_config.h"}}
 # Modules in several files: each part is read as its module (the engine's
 # three jobs -- worker loop, live watch, collection after join -- share
-# struct engine_result; the findings' server rules share their context).
+# struct run_figures; the findings' server rules share their context).
 # A .c without a header of its own, whose functions its module's header
 # declares (compare.h, opt_int.h), is part of that module too.
 PARTS = {"report/findings_server": "report/findings", "client/collect": "client/engine", "client/live": "client/engine",

@@ -3,6 +3,7 @@
  * server CPU and memory. Built through cmp_saved_*, as `rafale report
  * A.json B.json` builds its side-by-side page. */
 #include "compare.h"
+#include "findings.h"
 #include "report_compare.h"
 #include "t.h"
 #include "verdict.h"
@@ -12,16 +13,16 @@
 
 /* A run of `completed` responses in `secs`, over `conns` connections, of
  * which `bad` had a status outside --expect. */
-static struct engine_result run(uint64_t completed, double secs, uint64_t conns, uint64_t bad)
+static struct run_result run(uint64_t completed, double secs, uint64_t conns, uint64_t bad)
 {
-    struct engine_result r;
-    memset(&r, 0, sizeof(r));
-    stats_init(&r.total);
-    r.total.started = r.total.completed = completed;
-    r.total.conns_opened = conns;
-    r.total.bad_status = bad;
-    r.elapsed_s = secs;
-    hist_record_n(&r.total.h[H_LATENCY], 1000000, completed); /* 1 ms each */
+    struct run_result r;
+    result_init(&r);
+    stats_init(&r.fig.total);
+    r.fig.total.started = r.fig.total.completed = completed;
+    r.fig.total.conns_opened = conns;
+    r.fig.total.bad_status = bad;
+    r.fig.elapsed_s = secs;
+    hist_record_n(&r.fig.total.h[H_LATENCY], 1000000, completed); /* 1 ms each */
     return r;
 }
 
@@ -39,7 +40,7 @@ static void median_spread_and_server_figures(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
+    struct run_result a = run(1000, 1.0, 10, 0), b = run(1200, 1.0, 10, 0), c = run(1100, 1.0, 10, 0);
     struct monitor_result m;
     struct compare_cell *cell;
 
@@ -50,11 +51,13 @@ static void median_spread_and_server_figures(void)
     m.pss_peak_bytes = 20 << 20;
     m.rss_peak_bytes = 90 << 20;
     CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
-    CHECK(compare_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a, &m) == 0);
+    a.server = m;
+    a.has_server = 1;
+    CHECK(compare_saved_add(&p, &r, 0, "a.json", "http://127.0.0.1:1/", &a) == 0);
     /* More runs of the same cell, as repeat = 3 would make. */
     cell = compare_cell_at(&r, 0, 0);
-    CHECK(compare_add_run(cell, &b, NULL) == 0 && compare_add_run(cell, &c, NULL) == 0);
-    CHECK(a.total.h[H_LATENCY].counts == NULL && m.alone_peak_bytes == 0); /* taken over */
+    CHECK(compare_add_run(cell, &b) == 0 && compare_add_run(cell, &c) == 0);
+    CHECK(a.fig.total.h[H_LATENCY].counts == NULL && a.server.alone_peak_bytes == 0 && !a.has_server); /* taken over */
     compare_summarize(&p, &r);
     CHECKF(cell->rps_median == 1100 && cell->rps_min == 1000 && cell->rps_max == 1200, "%g %g %g", cell->rps_median,
            cell->rps_min, cell->rps_max);
@@ -75,10 +78,10 @@ static void bad_statuses_make_a_cell_invalid(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
+    struct run_result ok = run(1000, 1.0, 10, 500), broken = run(1000, 1.0, 10, 501);
     CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
-    CHECK(compare_saved_add(&p, &r, 0, "half", "u", &ok, NULL) == 0);
-    CHECK(compare_saved_add(&p, &r, 1, "most", "u", &broken, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "half", "u", &ok) == 0);
+    CHECK(compare_saved_add(&p, &r, 1, "most", "u", &broken) == 0);
     compare_summarize(&p, &r);
     CHECK(!compare_cell_at(&r, 0, 0)->invalid && compare_cell_at(&r, 0, 0)->bad_pct == 50);
     CHECK(compare_cell_at(&r, 0, 1)->invalid);
@@ -93,11 +96,11 @@ static void a_new_connection_per_request_is_refused_keepalive(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
+    struct run_result closes = run(1000, 1.0, 1000, 0), keeps = run(1000, 1.0, 950, 0), few = run(9, 1.0, 9, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 3) == 0);
-    CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
-    CHECK(compare_saved_add(&p, &r, 1, "boundary", "u", &keeps, NULL) == 0);
-    CHECK(compare_saved_add(&p, &r, 2, "few", "u", &few, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes) == 0);
+    CHECK(compare_saved_add(&p, &r, 1, "boundary", "u", &keeps) == 0);
+    CHECK(compare_saved_add(&p, &r, 2, "few", "u", &few) == 0);
     compare_summarize(&p, &r);
     CHECK(compare_cell_at(&r, 0, 0)->keepalive_refused && compare_cell_at(&r, 0, 0)->conns_per_req == 1);
     CHECK(compare_cell_at(&r, 0, 1)->keepalive_refused);   /* 0.95 connections per request */
@@ -109,7 +112,7 @@ static void a_new_connection_per_request_is_refused_keepalive(void)
     cfg.keepalive = 0;
     closes = run(1000, 1.0, 1000, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
-    CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "closes", "u", &closes) == 0);
     compare_summarize(&p, &r);
     CHECK(!compare_cell_at(&r, 0, 0)->keepalive_refused);
     compare_result_free(&r);
@@ -122,9 +125,9 @@ static void an_empty_cell_is_not_a_result(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result none = run(0, 1.0, 0, 0);
+    struct run_result none = run(0, 1.0, 0, 0);
     CHECK(compare_saved_init(&p, &r, &cfg, 2) == 0);
-    CHECK(compare_saved_add(&p, &r, 0, "nothing", "u", &none, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "nothing", "u", &none) == 0);
     compare_summarize(&p, &r);
     CHECK(compare_cell_at(&r, 0, 0)->invalid && compare_cell_at(&r, 0, 0)->rps_median == 0);
     CHECK(!compare_cell_at(&r, 0, 1)->invalid && compare_cell_at(&r, 0, 1)->nruns == 0 && compare_cell_at(&r, 0, 1)->rps_min == 0);
@@ -141,13 +144,13 @@ static void a_cell_keeps_every_finding_of_its_runs(void)
     struct config cfg = keepalive_cfg();
     struct compare_file p;
     struct compare_result r;
-    struct engine_result a = run(1000, 1.0, 10, 0), b = run(1000, 1.0, 10, 0);
+    struct run_result a = run(1000, 1.0, 10, 0), b = run(1000, 1.0, 10, 0);
     struct compare_cell *cell;
     int i;
     CHECK(compare_saved_init(&p, &r, &cfg, 1) == 0);
-    CHECK(compare_saved_add(&p, &r, 0, "a", "u", &a, NULL) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "a", "u", &a) == 0);
     cell = compare_cell_at(&r, 0, 0);
-    CHECK(compare_add_run(cell, &b, NULL) == 0);
+    CHECK(compare_add_run(cell, &b) == 0);
     for (i = 0; i < FINDING_COUNT; i++) {
         struct findings *fs = &cell->runs[i % 2].found;
         struct finding *f = &fs->f[fs->n++];

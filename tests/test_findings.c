@@ -12,9 +12,10 @@
 
 struct fx {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct monitor_result m;
     struct netstat_obs net;
+    struct machine_noise noise;
     struct findings fs;
 };
 
@@ -60,10 +61,26 @@ static void healthy(struct fx *x)
     snprintf(x->net.addr, sizeof(x->net.addr), "127.0.0.1:8080");
 }
 
+/* x as a run's result (a copy of its pieces: x keeps what they hold), the
+ * server's output out_bytes (-1 unknown). */
+static const struct run_result *as_result(const struct fx *x, int with_server, int64_t out_bytes)
+{
+    static struct run_result in; /* 20 KiB of findings: off the stack */
+    result_init(&in);
+    in.cfg = &x->cfg;
+    in.fig = x->r;
+    in.server = x->m;
+    in.has_server = with_server;
+    in.net = x->net;
+    in.has_net = 1;
+    in.server_output_bytes = out_bytes;
+    in.noise = x->noise;
+    return &in;
+}
+
 static void eval(struct fx *x, int with_server)
 {
-    const struct findings_in in = { &x->cfg, &x->r, with_server ? &x->m : NULL, &x->net, -1 };
-    findings_eval(&in, &x->fs);
+    findings_eval(as_result(x, with_server, -1), &x->fs);
 }
 
 static void done(struct fx *x)
@@ -456,12 +473,12 @@ static void client_delay(void)
     CHECK(has(&x, FINDING_CLIENT_DELAY) && has(&x, FINDING_SERVER_WAITING));
     /* Other processes took the CPUs: noisy_neighbour names the cause and
      * tells the late reads, no second finding. */
-    x.r.noise.known = 1;
-    x.r.noise.foreign_cpu_pct = 40;
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 40;
     eval(&x, 1);
     CHECK(!has(&x, FINDING_CLIENT_DELAY) && (f = findings_get(&x.fs, FINDING_NOISY_NEIGHBOUR)) != NULL &&
           findings_ev(f, "client_late_share", 0) > 0.01 && strstr(f->summary, "client_delay") != NULL);
-    x.r.noise.known = 0;
+    x.noise.known = 0;
     x.r.client_cpu_s = 0.95 * 2.0 * 2;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&
@@ -546,10 +563,9 @@ static void cpu(void)
 static void writes(void)
 {
     struct fx x;
-    const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 118 };
     const struct finding *f;
     healthy(&x);
-    findings_eval(&in, &x.fs);
+    findings_eval(as_result(&x, 1, 20000 * 118), &x.fs);
     CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 118);
     x.m.has_io = 1;
     x.m.write_bytes = 19 * 20000;
@@ -627,9 +643,8 @@ static void writes_wchar(void)
     x.cfg.ntargets = 0;
     /* compare captured the same log that wchar counts: once, not twice. */
     {
-        const struct findings_in in = { &x.cfg, &x.r, &x.m, &x.net, 20000 * 90 };
         x.m.wchar = 20000 * 90;
-        findings_eval(&in, &x.fs);
+        findings_eval(as_result(&x, 1, 20000 * 90), &x.fs);
         CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
         CHECKF(f && strstr(f->summary, "(logging?)"), "%s", f ? f->summary : ""); /* its output, as compare saw it */
     }
@@ -828,16 +843,16 @@ static void noisy(void)
     struct fx x;
     const struct finding *f;
     healthy(&x);
-    x.r.noise.known = 1;
-    x.r.noise.foreign_cpu_pct = 9.5;
-    x.r.noise.steal_pct = 0.4;
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 9.5;
+    x.noise.steal_pct = 0.4;
     eval(&x, 0);
     CHECK(!has(&x, FINDING_NOISY_NEIGHBOUR)); /* 9.9% is not above 10% */
-    x.r.noise.steal_pct = 0.6;
+    x.noise.steal_pct = 0.6;
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, FINDING_NOISY_NEIGHBOUR)) != NULL && findings_ev(f, "foreign_cpu_pct", 0) == 9.5);
-    x.r.noise.known = 0; /* not measured: nothing said */
-    x.r.noise.foreign_cpu_pct = 80;
+    x.noise.known = 0; /* not measured: nothing said */
+    x.noise.foreign_cpu_pct = 80;
     eval(&x, 0);
     CHECK(!has(&x, FINDING_NOISY_NEIGHBOUR));
     done(&x);

@@ -74,10 +74,30 @@ static void same_stats(const char *what, const struct stats *a, const struct sta
     }
 }
 
+/* cfg, r, m (or NULL) and fs (or NULL) as one run's result: a copy of
+ * the pieces (they keep what they hold). */
+static const struct run_result *as_result(const struct config *cfg, const struct run_figures *r,
+                                          const struct monitor_result *m, const struct findings *fs)
+{
+    static struct run_result res; /* 20 KiB of findings: off the stack */
+    result_init(&res);
+    res.cfg = cfg;
+    res.fig = *r;
+    if (m) {
+        res.server = *m;
+        res.has_server = 1;
+    }
+    if (fs) {
+        res.found = *fs;
+        res.has_findings = 1;
+    }
+    return &res;
+}
+
 static void round_trip(void)
 {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct monitor_result m;
     struct loaded back;
     const char *urls[2] = { "http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b" };
@@ -155,25 +175,25 @@ static void round_trip(void)
 
     snprintf(path, sizeof(path), "/tmp/rafale-json-%d.json", (int)getpid());
     f = fopen(path, "w");
-    CHECK(report_json(f, &cfg, &r, &m, NULL, NULL) == 0);
+    CHECK(report_json(f, as_result(&cfg, &r, &m, NULL)) == 0);
     fclose(f);
     CHECKF(compare_load(path, &back, err, sizeof(err)) == 0, "%s", err);
     unlink(path);
 
-    same_stats("total", &r.total, &back.run.res.total);
-    same_stats("per_url[1]", &r.per_target[1], &back.run.res.per_target[1]);
-    CHECK(back.run.res.ntargets == 2 && back.run.res.in_flight == 7 && back.run.res.target_in_flight[1] == 7);
-    CHECK(fabs(back.run.res.elapsed_s - r.elapsed_s) < 1e-9 && back.run.res.all_connected_s == 0.25 &&
-          back.run.res.client_cpu_s == 1.5 && back.run.res.target_rate == 250.5 && back.run.res.queued == 9 &&
-          back.run.res.extra_connections == 2);
-    CHECK(back.run.res.nseconds == 3 && back.run.res.timeline[2].completed == 302 &&
-          back.run.res.timeline[2].p99_ns == 6e6 && back.run.res.timeline[1].errors == 1);
-    CHECK(back.run.cfg.ntargets == 2 && strcmp(back.run.cfg.url_text[1], urls[1]) == 0 &&
-          strcmp(back.run.cfg.method, "POST") == 0 && back.run.cfg.connections == 7 && back.run.cfg.threads == 2 &&
-          back.run.cfg.requests == 2024 && back.run.cfg.duration_ns == 3000000000ULL &&
-          back.run.cfg.warmup_ns == 500000000ULL && back.run.cfg.rate == 250.5 && back.run.cfg.poisson &&
-          !back.run.cfg.keepalive && back.run.cfg.body_len == 42 && back.run.cfg.nheaders == 1 &&
-          status_set_has(&back.run.cfg.expect, 302) && !status_set_has(&back.run.cfg.expect, 201));
+    same_stats("total", &r.total, &back.run.fig.total);
+    same_stats("per_url[1]", &r.per_target[1], &back.run.fig.per_target[1]);
+    CHECK(back.run.fig.ntargets == 2 && back.run.fig.in_flight == 7 && back.run.fig.target_in_flight[1] == 7);
+    CHECK(fabs(back.run.fig.elapsed_s - r.elapsed_s) < 1e-9 && back.run.fig.all_connected_s == 0.25 &&
+          back.run.fig.client_cpu_s == 1.5 && back.run.fig.target_rate == 250.5 && back.run.fig.queued == 9 &&
+          back.run.fig.extra_connections == 2);
+    CHECK(back.run.fig.nseconds == 3 && back.run.fig.timeline[2].completed == 302 &&
+          back.run.fig.timeline[2].p99_ns == 6e6 && back.run.fig.timeline[1].errors == 1);
+    CHECK(back.run.cfg->ntargets == 2 && strcmp(back.run.cfg->url_text[1], urls[1]) == 0 &&
+          strcmp(back.run.cfg->method, "POST") == 0 && back.run.cfg->connections == 7 && back.run.cfg->threads == 2 &&
+          back.run.cfg->requests == 2024 && back.run.cfg->duration_ns == 3000000000ULL &&
+          back.run.cfg->warmup_ns == 500000000ULL && back.run.cfg->rate == 250.5 && back.run.cfg->poisson &&
+          !back.run.cfg->keepalive && back.run.cfg->body_len == 42 && back.run.cfg->nheaders == 1 &&
+          status_set_has(&back.run.cfg->expect, 302) && !status_set_has(&back.run.cfg->expect, 201));
     CHECK(back.run.has_server && back.run.server.pid == 4242 && back.run.server.cpu_exact &&
           back.run.server.pss_peak_bytes == m.pss_peak_bytes && back.run.server.rss_peak_bytes == m.rss_peak_bytes &&
           strcmp(back.run.server.cgroup, m.cgroup) == 0 && back.run.server.nprocs == 2 &&
@@ -187,7 +207,7 @@ static void round_trip(void)
     compare_load_free(&back);
     free(r.timeline);
     r.timeline = NULL;
-    engine_result_free(&r);
+    figures_free(&r);
     monitor_result_free(&m);
     cfg.url_text = NULL;
     cfg.ntargets = 0;
@@ -248,7 +268,7 @@ static json_t *parsed(char *out, const char *what)
 static void never_inf_or_nan(void)
 {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct monitor_result m;
     struct findings fs;
     struct diff_result d;
@@ -291,7 +311,7 @@ static void never_inf_or_nan(void)
     fs.f[0].ev[1].v = NAN;
 
     f = open_memstream(&out, &n);
-    CHECK(report_json(f, &cfg, &r, &m, NULL, &fs) == 0);
+    CHECK(report_json(f, as_result(&cfg, &r, &m, &fs)) == 0);
     fclose(f);
     if ((j = parsed(out, "report_json")) != NULL) {
         json_t *sum = json_object_get(j, "summary");
@@ -322,7 +342,7 @@ static void never_inf_or_nan(void)
     }
     free(r.timeline);
     r.timeline = NULL;
-    engine_result_free(&r);
+    figures_free(&r);
     cfg.url_text = NULL;
     cfg.ntargets = 0;
     config_free(&cfg);
@@ -335,7 +355,7 @@ static void never_inf_or_nan(void)
 static void http3_object(void)
 {
     struct config cfg;
-    struct engine_result r;
+    struct run_figures r;
     struct loaded back;
     const char *urls[1] = { "https://127.0.0.1:8443/" };
     char path[64], err[256], *out = NULL, *at;
@@ -363,7 +383,7 @@ static void http3_object(void)
     r.in_flight = r.target_in_flight[0] = 7;
     r.elapsed_s = 2;
     f = open_memstream(&out, &n);
-    CHECK(report_json(f, &cfg, &r, NULL, NULL, NULL) == 0);
+    CHECK(report_json(f, as_result(&cfg, &r, NULL, NULL)) == 0);
     fclose(f);
     if ((j = parsed(strdup(out), "http3")) != NULL) {
         for (k = 0; k < 2; k++) {
@@ -388,11 +408,11 @@ static void http3_object(void)
     free(out);
     CHECKF(compare_load(path, &back, err, sizeof(err)) == 0, "%s", err);
     unlink(path);
-    CHECK(back.run.res.total.h3_hdr_wire == 3000 && back.run.res.total.h3_hdr_decoded == 12000 &&
-          back.run.res.total.h3_retried == 4 && back.run.res.total.h2_hdr_wire == 0 &&
-          back.run.res.total.h2_retried == 0 && back.run.res.per_target[0].h3_hdr_wire == 3000);
+    CHECK(back.run.fig.total.h3_hdr_wire == 3000 && back.run.fig.total.h3_hdr_decoded == 12000 &&
+          back.run.fig.total.h3_retried == 4 && back.run.fig.total.h2_hdr_wire == 0 &&
+          back.run.fig.total.h2_retried == 0 && back.run.fig.per_target[0].h3_hdr_wire == 3000);
     compare_load_free(&back);
-    engine_result_free(&r);
+    figures_free(&r);
     cfg.url_text = NULL;
     cfg.ntargets = 0;
     config_free(&cfg);

@@ -163,11 +163,8 @@ int config_copy(struct config *dst, const struct config *src)
     if (src->method && strcmp(src->method, "GET") != 0)
         rc |= rekeep(dst, &dst->method);
     rc |= rekeep(dst, &dst->content_type);
-    rc |= rekeep(dst, &dst->json_path);
-    rc |= rekeep(dst, &dst->log_path);
-    rc |= rekeep(dst, &dst->csv_path);
-    rc |= rekeep(dst, &dst->hdr_path);
-    rc |= rekeep(dst, &dst->html_path);
+    for (i = 0; i < OUT__COUNT; i++)
+        rc |= rekeep(dst, &dst->out[i]);
     rc |= rekeep(dst, &dst->monitor_cgroup);
     rc |= rekeep(dst, &dst->tls.cacert);
     rc |= rekeep(dst, &dst->tls.cert);
@@ -248,22 +245,6 @@ static int finish_stages(struct config *cfg, char *err, size_t errlen)
     return 0;
 }
 
-/* The outputs given '-' as their file, their options' names into who (the
- * first two). Returns how many. */
-static unsigned stdout_owners(const struct config *cfg, const char *who[2])
-{
-    const char *const paths[] = { cfg->log_path, cfg->json_path, cfg->csv_path, cfg->hdr_path, cfg->html_path };
-    const char *const names[] = { "--log", "--json", "--csv", "--hdr", "--html" };
-    unsigned i, n = 0;
-    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-        if (paths[i] && strcmp(paths[i], "-") == 0) {
-            if (n < 2)
-                who[n] = names[i];
-            n++;
-        }
-    return n;
-}
-
 const char *config_tls_given(const struct config *cfg)
 {
     const struct tls_options *t = &cfg->tls;
@@ -273,7 +254,7 @@ const char *config_tls_given(const struct config *cfg)
 
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen)
 {
-    const char *who[2], *tls;
+    const char *tls;
     if (notes && noteslen)
         notes[0] = '\0';
     if (cfg->has_body && !cfg->method_given)
@@ -318,11 +299,6 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
             err_set(err, errlen, NULL, "--%s is for https:// URLs and every URL here is http://", tls);
             return -1;
         }
-    }
-    if (stdout_owners(cfg, who) > 1) {
-        /* Two outputs on standard output would be written into each other. */
-        err_set(err, errlen, NULL, "%s - and %s - both want standard output: give one of them a file", who[0], who[1]);
-        return -1;
     }
     if (cfg->abort_on_fail && cfg->slo.n == 0) {
         err_set(err, errlen, NULL, "--abort-on-fail stops a run when its SLO is lost: give --slo too");
@@ -471,14 +447,4 @@ void config_request(const struct config *cfg, uint32_t i, struct req_spec *rs)
     rs->body = cfg->body;
     rs->body_len = cfg->body_len;
     rs->has_body = cfg->has_body;
-}
-
-const char *config_stdout_owner(const struct config *cfg)
-{
-    const char *who[2];
-    /* --log - is not one: its lines are written as requests end, the
-     * report after them (a file shares its offset with the report). */
-    if (stdout_owners(cfg, who) == 0 || (cfg->log_path && strcmp(cfg->log_path, "-") == 0))
-        return NULL;
-    return who[0];
 }

@@ -47,6 +47,13 @@ struct host_map {
     uint16_t to_port;
 };
 
+/* The files a command writes, an output each: a run's (struct config),
+ * compare's (struct compare_settings) and the saved results' commands'
+ * (struct result_args) out[] hold their paths ("-": standard output; NULL:
+ * not asked). In the order the rule on "-" names them; what each is and
+ * how it is written: src/cli/outputs.c's table. */
+enum out_kind { OUT_LOG, OUT_JSON, OUT_CSV, OUT_HDR, OUT_HTML, OUT__COUNT };
+
 struct config {
     struct url *urls;            /* parsed, in command-line order (--targets first) */
     const char **url_text;       /* as typed, for reports */
@@ -102,7 +109,6 @@ struct config {
     uint64_t max_body;           /* --max-body: bytes of a body kept for checks and extraction */
     uint64_t think_lo_ns, think_hi_ns; /* --think D or D-D: the pause after each answer (closed loop) */
     int abort_on_fail;           /* --abort-on-fail: stop once the --slo is lost */
-    const char *log_path;        /* --log FILE: a line per ended request (- for stdout) */
     const char *metrics_listen;  /* --metrics-listen ADDR:PORT: OpenMetrics during the run */
     int metrics_public;          /* --metrics-public: another address than loopback may be given */
     uint64_t metrics_linger_ns;  /* --metrics-linger: it answers that long after the run (0: it ends with it) */
@@ -122,10 +128,7 @@ struct config {
     int has_body;
     const char *content_type;    /* -T */
 
-    const char *json_path;       /* --json FILE or "-" */
-    const char *csv_path;        /* --csv FILE */
-    const char *hdr_path;        /* --hdr FILE: HdrHistogram percentile text */
-    const char *html_path;       /* --html FILE: a self-contained report with charts */
+    const char *out[OUT__COUNT]; /* --log, --json, --csv, --hdr, --html FILE (enum out_kind); "-": stdout */
     int monitor_pid;             /* --monitor PID: the server's process tree, 0 when none */
     const char *monitor_cgroup;  /* --monitor-cgroup PATH: every process of a cgroup v2 */
     struct slo slo;              /* --slo goals, slo.n == 0 when none */
@@ -176,11 +179,6 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
  * "cacert", "cert", "tls-version", "ciphers", "no-tls-resume"; --key and
  * the pass phrase go with --cert), or NULL: none has a use on http://. */
 const char *config_tls_given(const struct config *cfg);
-/* The output given '-' (standard output) as its file that has it to
- * itself, the text report going to stderr: "--json", "--csv", "--hdr" or
- * "--html", or NULL (none, or --log -, which the report follows).
- * config_finish lets only one output have standard output. */
-const char *config_stdout_owner(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
 /* The requests a connection keeps in flight: --streams over HTTP/2 and

@@ -94,23 +94,18 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     case CLI_OK:
         break;
     }
-    if (a && a->json && a->html && strcmp(a->json, "-") == 0 && strcmp(a->html, "-") == 0) {
-        /* Written into each other, neither could be read. */
-        fprintf(stderr, "rafale %s: --json - and --html - both want standard output: give one of them a file\n", c->name);
-        return 2;
-    }
     /* Checked before the work (a large merge, two compares read). */
-    if (a && ((a->json && outputs_check(a->json, "--json", 0, err, sizeof(err)) != 0) ||
-              (a->html && outputs_check(a->html, "--html", 0, err, sizeof(err)) != 0) ||
-              outputs_distinct((const char *const[]){ a->json, a->html }, (const char *const[]){ "--json", "--html" },
-                               2, err, sizeof(err)) != 0)) {
+    if (a && outputs_ready(a->out, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale %s: %s\n", c->name, err);
         return 2;
     }
     /* Nor on a result it reads: that would be lost for its report. */
     for (i = *first > 0 ? *first : argc; a && i < argc; i++) {
-        const char *o = a->json && outputs_same(a->json, argv[i]) ? "--json"
-                      : a->html && outputs_same(a->html, argv[i]) ? "--html" : NULL;
+        const char *o = NULL;
+        int k;
+        for (k = 0; k < OUT__COUNT && o == NULL; k++)
+            if (a->out[k] && outputs_same(a->out[k], argv[i]))
+                o = outputs_opt((enum out_kind)k);
         if (o) {
             fprintf(stderr, "rafale %s: %s would replace '%s', a result it reads: give it another file\n", c->name, o,
                     argv[i]);
@@ -120,39 +115,15 @@ int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct re
     return -1;
 }
 
-FILE *cmd_out_open(const char *path)
-{
-    return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-}
-
-int cmd_out_close(FILE *f)
-{
-    return f == stdout ? fflush(f) : fclose(f);
-}
-
-FILE *cmd_text(const char *json, const char *html)
-{
-    return (json && strcmp(json, "-") == 0) || (html && strcmp(html, "-") == 0) ? stderr : stdout;
-}
-
 void cmd_log_line(const char *line, void *arg)
 {
     fprintf(arg, "%s\n", line);
     fflush(arg);
 }
 
-int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r)
+int cmd_compare_html(const char *who, const char *const out[OUT__COUNT], const struct compare_file *p,
+                     const struct compare_result *r)
 {
-    FILE *f = cmd_out_open(path);
-    int rc;
-    if (f == NULL) {
-        fprintf(stderr, "%s: cannot write '%s': %s\n", who, path, strerror(errno));
-        return -1;
-    }
-    rc = report_compare_html(f, p, r);
-    if (cmd_out_close(f) != 0 || rc != 0) {
-        fprintf(stderr, "%s: writing '%s' failed\n", who, path);
-        return -1;
-    }
-    return 0;
+    FILE *f = outputs_open(out, OUT_HTML, who);
+    return f ? outputs_close(out, OUT_HTML, f, report_compare_html(f, p, r), who) : -1;
 }

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+#include "config.h"
+
 struct compare_file;
 struct config;
 struct compare_result;
@@ -46,16 +48,11 @@ void cmd_help(FILE *f, const struct cmd *c);
 int cmd_args(const struct cmd *c, int argc, char **argv, int operands, struct result_args *a, int *first);
 
 /* What the subcommands share: a line of compare's or calibrate's live log
- * on arg (a FILE *), and a compare's HTML page written to path (who: the
- * command, for the error). Returns 0 or -1 (said on stderr). */
+ * on arg (a FILE *), and a compare's HTML page written as out[OUT_HTML]
+ * (who: the command, for the error). Returns 0 or -1 (said on stderr). */
 void cmd_log_line(const char *line, void *arg);
-/* An output file, "-" for standard output; closed (stdout flushed).
- * text: where the text report goes, stderr when json or html (either may
- * be NULL) is "-", so that one has standard output to itself. */
-FILE *cmd_out_open(const char *path);
-int cmd_out_close(FILE *f);
-FILE *cmd_text(const char *json, const char *html);
-int cmd_compare_html(const char *who, const char *path, const struct compare_file *p, const struct compare_result *r);
+int cmd_compare_html(const char *who, const char *const out[OUT__COUNT], const struct compare_file *p,
+                     const struct compare_result *r);
 
 /* The open files a run of cfg holds at most: a connection each, an epoll
  * descriptor a thread, the metrics port's, and 64 more for its files. */

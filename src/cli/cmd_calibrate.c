@@ -34,7 +34,7 @@ int cmd_calibrate(const struct cmd *self, const struct cmd *all, int argc, char 
         break;
     }
     /* Before the measure's seconds; calibrate_save makes the directory. */
-    if (a.json && outputs_check(a.json, "--json", 1, err, sizeof(err)) != 0) {
+    if (outputs_ready(a.out, 1, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale calibrate: %s\n", err);
         return 2;
     }
@@ -55,7 +55,7 @@ int cmd_calibrate(const struct cmd *self, const struct cmd *all, int argc, char 
     } else {
         printf("Kept in %s\n", path);
     }
-    if (a.json && calibrate_save(a.json, &ref, err, sizeof(err)) != 0) {
+    if (a.out[OUT_JSON] && calibrate_save(a.out[OUT_JSON], &ref, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale calibrate: %s\n", err);
         return 1;
     }

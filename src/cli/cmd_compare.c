@@ -56,21 +56,12 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         compare_file_free(&cf);
         return 2;
     }
-    if ((cf.set.json_path && outputs_check(cf.set.json_path, "--json", 0, err, sizeof(err)) != 0) ||
-        (cf.set.html_path && outputs_check(cf.set.html_path, "--html", 0, err, sizeof(err)) != 0) ||
-        outputs_distinct((const char *const[]){ cf.set.json_path, cf.set.html_path },
-                         (const char *const[]){ "--json", "--html" }, 2, err, sizeof(err)) != 0) {
+    if (outputs_ready(cf.set.out, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&cf);
         return 2;
     }
-    if (cf.set.json_path && cf.set.html_path && strcmp(cf.set.json_path, "-") == 0 &&
-        strcmp(cf.set.html_path, "-") == 0) {
-        fprintf(stderr, "rafale compare: --json - and --html - both want standard output: give one of them a file\n");
-        compare_file_free(&cf);
-        return 2;
-    }
-    tf = cmd_text(cf.set.json_path, cf.set.html_path);
+    tf = outputs_text(cf.set.out);
     if (compare_ports_free(&cf, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale compare: %s\n", err);
         compare_file_free(&cf);
@@ -129,17 +120,13 @@ int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **
         rc = 1;
     } else {
         report_compare_print(tf, &cf, &res);
-        if (cf.set.json_path) {
-            FILE *f = cmd_out_open(cf.set.json_path);
-            int wrc = f ? report_compare_json(f, &cf, &res) : -1;
-            if (f && cmd_out_close(f) != 0)
-                wrc = -1;
-            if (wrc != 0) {
-                fprintf(stderr, "rafale compare: cannot write '%s'\n", cf.set.json_path);
+        if (cf.set.out[OUT_JSON]) {
+            FILE *f = outputs_open(cf.set.out, OUT_JSON, "rafale compare");
+            if (f == NULL || outputs_close(cf.set.out, OUT_JSON, f, report_compare_json(f, &cf, &res),
+                                           "rafale compare") != 0)
                 rc = 1;
-            }
         }
-        if (cf.set.html_path && cmd_compare_html("rafale compare", cf.set.html_path, &cf, &res) != 0)
+        if (cf.set.out[OUT_HTML] && cmd_compare_html("rafale compare", cf.set.out, &cf, &res) != 0)
             rc = 1;
         /* The report is written whole in every case; the status says
          * whether it measured what was asked. */

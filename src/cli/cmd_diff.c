@@ -7,9 +7,9 @@
 #include "compare_load.h"
 #include "diff.h"
 #include "merge.h"
+#include "outputs.h"
 #include "report_load.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,16 +18,14 @@ static int two_compares(const struct loaded *in, const char *const files[2], con
 {
     FILE *jf = NULL;
     int cells, worse, rc = 0;
-    if (a->html) {
+    if (a->out[OUT_HTML]) {
         fprintf(stderr, "rafale diff: --html is for two runs; give --json for two compares\n");
         return 2;
     }
-    if (a->json && (jf = cmd_out_open(a->json)) == NULL) {
-        fprintf(stderr, "rafale diff: cannot write %s: %s\n", a->json, strerror(errno));
+    if (a->out[OUT_JSON] && (jf = outputs_open(a->out, OUT_JSON, "rafale diff")) == NULL)
         return 1;
-    }
-    cells = diff_compares(in, files, a->threshold, cmd_text(a->json, NULL), jf, &worse);
-    if (jf && cmd_out_close(jf) != 0)
+    cells = diff_compares(in, files, a->threshold, outputs_text(a->out), jf, &worse);
+    if (jf && outputs_close(a->out, OUT_JSON, jf, ferror(jf), "rafale diff") != 0)
         rc = 1;
     if (cells == 0) {
         fprintf(stderr, "rafale diff: %s and %s share no workload and server by name\n", files[0], files[1]);
@@ -54,20 +52,18 @@ static int two_runs(const struct loaded *in, json_t *const roots[2], const char 
                 files[1], diffkey);
         return 2;
     }
-    diff_results(&in[0].run.res, &in[1].run.res, a->threshold, &d);
-    diff_print(cmd_text(a->json, a->html), &d, files[0], files[1]);
+    diff_results(&in[0].run.fig, &in[1].run.fig, a->threshold, &d);
+    diff_print(outputs_text(a->out), &d, files[0], files[1]);
     rc = d.worse ? 3 : 0;
     for (i = 0; i < 2; i++) {
-        const char *path = i ? a->html : a->json;
+        enum out_kind k = i ? OUT_HTML : OUT_JSON;
         FILE *f;
-        if (path == NULL)
+        if (a->out[k] == NULL)
             continue;
-        if ((f = cmd_out_open(path)) == NULL ||
-            (i ? diff_html(f, &d, files[0], files[1]) : diff_json(f, &d, files[0], files[1])) != 0 ||
-            cmd_out_close(f) != 0) {
-            fprintf(stderr, "rafale diff: cannot write %s: %s\n", path, strerror(errno));
+        if ((f = outputs_open(a->out, k, "rafale diff")) == NULL ||
+            outputs_close(a->out, k, f, i ? diff_html(f, &d, files[0], files[1]) : diff_json(f, &d, files[0], files[1]),
+                          "rafale diff") != 0)
             rc = 1;
-        }
     }
     return rc;
 }
@@ -76,7 +72,7 @@ int cmd_diff(const struct cmd *self, const struct cmd *all, int argc, char **arg
 {
     (void)all;
     const struct cmd *c = self;
-    struct result_args a = { NULL, NULL, 0.05 };
+    struct result_args a = { .threshold = 0.05 };
     const char *files[2];
     json_t *roots[2] = { NULL, NULL };
     struct loaded in[2];

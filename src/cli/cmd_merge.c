@@ -14,17 +14,15 @@
 
 /* The merged result's findings (the host counters stay with each
  * shard's), its report and its files. Returns the exit status. */
-static int merged_out(struct loaded_run *m, const struct result_args *a)
+static int merged_out(struct run_result *m, const struct result_args *a)
 {
-    static struct findings fs; /* 20 KiB: off the stack */
-    const struct findings_in fin = { &m->cfg, &m->res, m->has_server ? &m->server : NULL, NULL, -1 };
-    const struct run_out o = { &m->cfg, &m->res, m->has_server ? &m->server : NULL, NULL, &fs };
     int rc = 0;
-    findings_eval(&fin, &fs);
-    report_text(cmd_text(a->json, a->html), &m->cfg, &m->res, o.server, &fs);
-    if (a->json && outputs_write(a->json, OUT_JSON, &o) != 0)
+    findings_eval(m, &m->found);
+    m->has_findings = 1;
+    report_text(outputs_text(a->out), m);
+    if (a->out[OUT_JSON] && outputs_write(a->out, OUT_JSON, m, "rafale merge") != 0)
         rc = 1;
-    if (a->html && outputs_write(a->html, OUT_HTML, &o) != 0)
+    if (a->out[OUT_HTML] && outputs_write(a->out, OUT_HTML, m, "rafale merge") != 0)
         rc = 1;
     return rc;
 }
@@ -35,7 +33,7 @@ int cmd_merge(const struct cmd *self, const struct cmd *all, int argc, char **ar
     const struct cmd *c = self;
     struct result_args a = { 0 };
     json_t **roots;
-    struct loaded_run m;
+    static struct run_result m; /* 20 KiB of findings: off the stack */
     char err[512];
     int i, n = 0, first, st, rc = 0;
 
@@ -61,9 +59,7 @@ int cmd_merge(const struct cmd *self, const struct cmd *all, int argc, char **ar
         goto out;
     }
     rc = merged_out(&m, &a);
-    engine_result_free(&m.res);
-    monitor_result_free(&m.server);
-    config_free(&m.cfg);
+    result_free(&m);
 out:
     for (i = 0; i < n; i++)
         json_decref(roots[i]);

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "cli.h"
 #include "engine.h"
+#include "findings.h"
 #include "merge.h"
 #include "observed.h"
 #include "shard.h"
@@ -26,7 +27,7 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
 {
     char err[512];
     int rc = 0, i;
-    struct loaded_run mr;
+    static struct run_result mr; /* 20 KiB of findings: off the stack */
     json_t **roots = calloc((size_t)size, sizeof(*roots));
     const char **names = calloc((size_t)size, sizeof(*names));
     char (*nm)[32] = calloc((size_t)size, sizeof(*nm));
@@ -54,15 +55,12 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
         rc = 1;
     } else if (rc == 0) {
         /* One report for every rank, as a single process would print. */
-        static struct findings fs; /* 20 KiB: off the stack */
-        const struct findings_in fin = { &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, NULL, -1 };
-        if (!cfg->no_findings)
-            findings_eval(&fin, &fs);
-        rc = outputs_finish(cfg, &mr.cfg, &mr.res, mr.has_server ? &mr.server : NULL, cfg->no_findings ? NULL : &fs,
-                            NULL);
-        engine_result_free(&mr.res);
-        monitor_result_free(&mr.server);
-        config_free(&mr.cfg);
+        if (!cfg->no_findings) {
+            findings_eval(&mr, &mr.found);
+            mr.has_findings = 1;
+        }
+        rc = outputs_finish(cfg, &mr, NULL);
+        result_free(&mr);
     }
     for (i = 0; i < size; i++) {
         if (roots && roots[i])
@@ -87,7 +85,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     struct mpig m;
     struct config cfg;
     struct config share;
-    struct observed ob;
+    static struct run_result ob; /* 20 KiB of findings: off the stack */
     struct observed_in in = { 0 };
     struct progress prog;
     char err[512] = "", notes[256];
@@ -128,6 +126,9 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
                 err_set(err, sizeof(err), NULL, "--shard is MPI's to set under rafale-mpi (rank and size)");
                 ok = 0;
                 rc = 2;
+            } else if (outputs_stdout(cfg.out, err, sizeof(err)) != 0) {
+                ok = 0; /* every rank reads the same command line: a usage error, 2 on each */
+                rc = 2;
             }
             break;
         }
@@ -140,12 +141,12 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
             /* The server and the outputs are rank 0's. */
             cfg.monitor_pid = 0;
             cfg.monitor_cgroup = NULL;
-            cfg.json_path = cfg.csv_path = cfg.html_path = cfg.hdr_path = NULL;
+            cfg.out[OUT_JSON] = cfg.out[OUT_CSV] = cfg.out[OUT_HDR] = cfg.out[OUT_HTML] = NULL;
         }
         /* Rank 0's outputs, checked before any load. Its exit status is
          * every rank's 1, as for a preflight that failed: mpiexec would
          * merge a 2 on rank 0 and a 1 elsewhere into 3, an SLO's. */
-        if (outputs_check_run(&cfg, err, sizeof(err)) != 0) {
+        if (outputs_ready(cfg.out, 0, err, sizeof(err)) != 0) {
             ok = 0;
         } else if (net_raise_nofile(want) < want) {
             err_set(err, sizeof(err), NULL, "%u connections need %llu open files, more than the limit: raise it with "
@@ -187,7 +188,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (observed_run(&in, &ob, err, sizeof(err)) == 0) {
         FILE *f = open_memstream(&json, &jlen);
         ran = 1;
-        if (f == NULL || report_json(f, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, NULL, NULL) != 0 ||
+        if (f == NULL || report_json(f, &ob) != 0 ||
             fclose(f) != 0) {
             err_set(err, sizeof(err), NULL, "out of memory for its result");
             free(json);
@@ -200,7 +201,7 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (m.rank == 0)
         rc = mpi_report(&cfg, m.size, jsons, lens, whys);
     if (ran)
-        observed_free(&ob);
+        result_free(&ob);
     free(json);
     config_free(&cfg);
     mpig_end(&m);

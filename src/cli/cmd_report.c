@@ -15,22 +15,29 @@
 
 /* Several saved runs side by side, as one workload of a compare whose
  * "servers" are the files. */
-static int side_by_side(const char *html, struct loaded *runs, char **names, int n)
+static int side_by_side(const char *const out[OUT__COUNT], struct loaded *runs, char **names, int n)
 {
     struct compare_file cf;
     struct compare_result cr;
-    int k, rc = compare_saved_init(&cf, &cr, &runs[0].run.cfg, n);
+    int k, rc = compare_saved_init(&cf, &cr, runs[0].run.cfg, n);
 
     for (k = 0; k < n && rc == 0; k++) {
         const char *base = strrchr(names[k], '/') ? strrchr(names[k], '/') + 1 : names[k];
-        struct loaded_run *lr = &runs[k].run;
-        rc = compare_saved_add(&cf, &cr, k, base, lr->cfg.ntargets ? lr->cfg.url_text[0] : "", &lr->res,
-                               lr->has_server ? &lr->server : NULL);
-        lr->has_server = 0;
+        struct run_result *lr = &runs[k].run;
+        struct config *own = lr->own_cfg;
+        /* A cell's run: the workload's configuration on its URL
+         * (compare.h), and its findings left out, as they always were.
+         * Its own configuration stays here, freed with runs[k] (the
+         * workload's copy of the first may point into it). */
+        lr->cfg = lr->own_cfg = NULL;
+        lr->found.n = 0;
+        lr->has_findings = 0;
+        rc = compare_saved_add(&cf, &cr, k, base, own->ntargets ? own->url_text[0] : "", lr);
+        lr->cfg = lr->own_cfg = own;
     }
     if (rc == 0) {
         compare_summarize(&cf, &cr);
-        rc = cmd_compare_html("rafale report", html, &cf, &cr);
+        rc = cmd_compare_html("rafale report", out, &cf, &cr);
     } else {
         fprintf(stderr, "rafale report: out of memory\n");
     }
@@ -39,50 +46,34 @@ static int side_by_side(const char *html, struct loaded *runs, char **names, int
     return rc != 0;
 }
 
-/* The text reports of the n results, then the page html asks for. */
-static int report_out(struct loaded *runs, char **names, int n, int compares, const char *html)
+/* The text reports of the n results, then the page out asks for. */
+static int report_out(struct loaded *runs, char **names, int n, int compares, const char *const out[OUT__COUNT])
 {
-    FILE *tf = cmd_text(NULL, html);
+    FILE *tf = outputs_text(out);
     int i;
     if (n > 1 && !compares) {
-        const struct engine_result **res = calloc((size_t)n, sizeof(*res));
-        for (i = 0; res && i < n; i++)
-            res[i] = &runs[i].run.res;
-        if (res)
-            report_machines(tf, res, (const char *const *)names, n);
-        free(res);
-    }
-    if (n > 1 && !compares) {
-        struct report_side *side = calloc((size_t)n, sizeof(*side));
-        for (i = 0; side && i < n; i++) {
-            const struct loaded_run *lr = &runs[i].run;
-            side[i] = (struct report_side){ names[i], &lr->cfg, &lr->res, lr->has_server ? &lr->server : NULL,
-                                            lr->has_findings ? &lr->found : NULL };
-        }
-        if (side == NULL) {
+        const struct run_result **res = calloc((size_t)n, sizeof(*res));
+        if (res == NULL) {
             fprintf(stderr, "rafale report: out of memory\n");
             return 1;
         }
-        report_side_text(tf, side, n);
-        free(side);
+        for (i = 0; i < n; i++)
+            res[i] = &runs[i].run;
+        report_machines(tf, res, (const char *const *)names, n);
+        report_side_text(tf, res, (const char *const *)names, n);
+        free(res);
     } else if (compares) {
         report_compare_print(tf, &runs[0].cf, &runs[0].cmp);
     } else {
-        report_text(tf, &runs[0].run.cfg, &runs[0].run.res, runs[0].run.has_server ? &runs[0].run.server : NULL,
-                    runs[0].run.has_findings ? &runs[0].run.found : NULL);
+        report_text(tf, &runs[0].run);
     }
-    if (html == NULL)
+    if (out[OUT_HTML] == NULL)
         return 0;
     if (compares)
-        return cmd_compare_html("rafale report", html, &runs[0].cf, &runs[0].cmp) != 0;
+        return cmd_compare_html("rafale report", out, &runs[0].cf, &runs[0].cmp) != 0;
     if (n > 1)
-        return side_by_side(html, runs, names, n);
-    {
-        const struct run_out o = { &runs[0].run.cfg, &runs[0].run.res,
-                                   runs[0].run.has_server ? &runs[0].run.server : NULL, NULL,
-                                   runs[0].run.has_findings ? &runs[0].run.found : NULL };
-        return outputs_write(html, OUT_HTML, &o) != 0;
-    }
+        return side_by_side(out, runs, names, n);
+    return outputs_write(out, OUT_HTML, &runs[0].run, "rafale report") != 0;
 }
 
 int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **argv)
@@ -119,7 +110,7 @@ int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **a
         rc = 2;
         goto out;
     }
-    rc = report_out(runs, names, n, compares, a.html);
+    rc = report_out(runs, names, n, compares, a.out);
 out:
     for (i = 0; i < n; i++)
         compare_load_free(&runs[i]);

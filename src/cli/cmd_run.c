@@ -14,7 +14,6 @@
 #include "stop.h"
 #include "sweep.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,7 @@
 struct live_out {
     struct metrics *m;
     struct progress *prog;       /* NULL: --quiet */
-    const struct observed *ob;   /* its monitor, NULL without --monitor */
+    struct monitor *mon;         /* the server's monitor while the engine runs, NULL without --monitor */
 };
 
 static void progress_and_metrics(const struct engine_progress *p, void *arg)
@@ -32,7 +31,7 @@ static void progress_and_metrics(const struct engine_progress *p, void *arg)
     struct live_out *o = arg;
     if (p->live) {
         struct monitor_live server;
-        struct monitor *mon = o->ob->mon;
+        struct monitor *mon = o->mon;
         if (mon)
             monitor_live(mon, &server);
         metrics_publish(o->m, p->live, mon ? &server : NULL);
@@ -75,7 +74,7 @@ static int prepare(const struct cmd *self, const struct cmd *all, int argc, char
         break;
     }
     /* The files the result goes to, before any load: not lost after it. */
-    if (outputs_check_run(cfg, err, sizeof(err)) != 0) {
+    if (outputs_ready(cfg->out, 0, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
         config_free(cfg);
         return 2;
@@ -115,7 +114,7 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
 
     if (rc >= 0)
         return rc;
-    out = config_stdout_owner(&cfg) ? stderr : stdout;
+    out = outputs_text(cfg.out);
     sweep_print_header(out, &cfg);
     if (sweep_run(&cfg, stop_flag(), on_sweep_step, out, &sr, err, sizeof(err)) != 0) {
         fprintf(stderr, "rafale: %s\n", err);
@@ -124,21 +123,10 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
     }
     sweep_print_summary(out, &sr);
     rc = sr.interrupted ? 130 : sr.knee > 0 ? 0 : 3;
-    if (cfg.json_path) {
-        FILE *f = strcmp(cfg.json_path, "-") == 0 ? stdout : fopen(cfg.json_path, "w");
-        int wrc;
-        if (f == NULL) {
-            fprintf(stderr, "rafale: cannot write JSON to '%s': %s\n", cfg.json_path, strerror(errno));
-            config_free(&cfg);
-            return 1;
-        }
-        wrc = sweep_json(f, &cfg, &sr);
-        if (f != stdout)
-            wrc |= fclose(f);
-        if (wrc != 0) {
-            fprintf(stderr, "rafale: writing JSON to '%s' failed\n", cfg.json_path);
+    if (cfg.out[OUT_JSON]) {
+        FILE *f = outputs_open(cfg.out, OUT_JSON, "rafale");
+        if (f == NULL || outputs_close(cfg.out, OUT_JSON, f, sweep_json(f, &cfg, &sr), "rafale") != 0)
             rc = 1;
-        }
     }
     config_free(&cfg);
     return rc;
@@ -164,9 +152,8 @@ static void say_wait(const struct config *cfg)
 int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv)
 {
     (void)self;
-    static struct findings fs; /* 20 KiB: off the stack */
+    static struct run_result res; /* 20 KiB of findings: off the stack */
     struct config cfg, share;
-    struct observed ob;
     struct progress prog;
     struct machine_ref ref = { 0 };
     struct live_out live = { NULL, NULL, NULL };
@@ -203,7 +190,6 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (live.m && metrics_picked(live.m)) /* port 0: said even with -q, the only way to know it */
         fprintf(stderr, "rafale: metrics at http://%s/metrics\n", metrics_picked(live.m));
     live.prog = cfg.quiet ? NULL : &prog;
-    live.ob = &ob;
     in.cfg = &cfg;
     in.share = &share;
     in.stop = stop_flag();
@@ -213,8 +199,9 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     in.monitor_cgroup = cfg.monitor_cgroup;
     in.monitor_required = 1;
     in.server_log = NULL;
-    in.found = cfg.no_findings ? NULL : &fs;
-    rc = observed_run(&in, &ob, err, sizeof(err));
+    in.findings = !cfg.no_findings;
+    in.watching = &live.mon;
+    rc = observed_run(&in, &res, err, sizeof(err));
     progress_done(&prog);
     if (rc != 0) {
         metrics_stop(live.m, stop_flag());
@@ -225,12 +212,12 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
          * server not reached, 4. */
         return rc == ENGINE_EPLAN ? 2 : rc == ENGINE_ESTOPPED ? 130 : rc == ENGINE_EDOWN ? 4 : 1;
     }
-    ob.res.ref = ref;
+    res.ref = ref;
     /* With --json - (or another output on '-') it owns stdout and the text
      * report goes to stderr. */
-    rc = outputs_finish(&cfg, &cfg, &ob.res, ob.has_server ? &ob.server : NULL, in.found, live.m);
+    rc = outputs_finish(&cfg, &res, live.m);
     metrics_stop(live.m, stop_flag());
-    observed_free(&ob);
+    result_free(&res);
     config_free(&cfg);
     return rc;
 }

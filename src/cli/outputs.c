@@ -1,5 +1,6 @@
-/* outputs.c - a run's result written: the text report, the SLO goals,
- * its files, the live page's last state. */
+/* outputs.c - the files a command writes, in one table; the rule on "-";
+ * an output opened, checked, closed; a run's result written: the text
+ * report, the SLO goals, its files, the live page's last state. */
 #include "outputs.h"
 #include "err.h"
 #include "report.h"
@@ -11,42 +12,58 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int out_json(FILE *f, const struct run_out *o)
+static int out_hdr(FILE *f, const struct run_result *res)
 {
-    return report_json(f, o->cfg, o->r, o->server, o->slo, o->fs);
+    return hist_print_hdr(f, &res->fig.total.h[H_LATENCY]);
 }
 
-static int out_csv(FILE *f, const struct run_out *o)
-{
-    return report_csv(f, o->r);
-}
-
-static int out_html(FILE *f, const struct run_out *o)
-{
-    return report_html(f, o->cfg, o->r, o->server, o->fs);
-}
-
-static int out_hdr(FILE *f, const struct run_out *o)
-{
-    return hist_print_hdr(f, &o->r->total.h[H_LATENCY]);
-}
-
-/* The files a run writes: what each is, and its writer. */
+/* The outputs, a row each (enum out_kind): its option, what it is, and
+ * the writer of a run's result as it (--log's lines are the engine's). */
 static const struct {
+    const char *opt;
     const char *what;
-    int (*write)(FILE *f, const struct run_out *o);
-} writers[] = {
-    [OUT_JSON] = { "JSON", out_json },
-    [OUT_CSV] = { "CSV", out_csv },
-    [OUT_HTML] = { "HTML", out_html },
-    [OUT_HDR] = { "HdrHistogram percentiles", out_hdr },
+    int (*write)(FILE *f, const struct run_result *res);
+} outputs[OUT__COUNT] = {
+    [OUT_LOG] = { "--log", "the log", NULL },
+    [OUT_JSON] = { "--json", "JSON", report_json },
+    [OUT_CSV] = { "--csv", "CSV", report_csv },
+    [OUT_HDR] = { "--hdr", "HdrHistogram percentiles", out_hdr },
+    [OUT_HTML] = { "--html", "HTML", report_html },
 };
 
-int outputs_check(const char *path, const char *opt, int dirs_made, char *err, size_t errlen)
+static int on_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+int outputs_stdout(const char *const out[OUT__COUNT], char *err, size_t errlen)
+{
+    int k, first = -1;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (on_stdout(out[k])) {
+            if (first >= 0)
+                return err_set(err, errlen, NULL, "%s - and %s - both want standard output: give one of them a file",
+                               outputs[first].opt, outputs[k].opt);
+            first = k;
+        }
+    return 0;
+}
+
+FILE *outputs_text(const char *const out[OUT__COUNT])
+{
+    int k;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (k != OUT_LOG && on_stdout(out[k]))
+            return stderr;
+    return stdout;
+}
+
+/* Whether path (of option opt) can be written, checked before the work. */
+static int writable(const char *path, const char *opt, int dirs_made, char *err, size_t errlen)
 {
     struct stat st;
     int fd;
-    if (strcmp(path, "-") == 0)
+    if (on_stdout(path))
         return 0;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
@@ -78,70 +95,72 @@ int outputs_same(const char *a, const char *b)
 {
     struct stat sa, sb;
     int ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
-    /* Standard output is config_finish's to say; a device or a FIFO may
+    /* Standard output is outputs_stdout's to say; a device or a FIFO may
      * take both (/dev/null). */
-    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0 || (ha && !S_ISREG(sa.st_mode)))
+    if (on_stdout(a) || on_stdout(b) || (ha && !S_ISREG(sa.st_mode)))
         return 0;
     return strcmp(a, b) == 0 || (ha && hb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
-int outputs_distinct(const char *const *paths, const char *const *opts, size_t n, char *err, size_t errlen)
+int outputs_ready(const char *const out[OUT__COUNT], int dirs_made, char *err, size_t errlen)
 {
-    size_t i, j;
-    for (i = 0; i < n; i++)
-        for (j = i + 1; paths[i] && j < n; j++)
-            if (paths[j] && outputs_same(paths[i], paths[j]))
+    int k, j;
+    if (outputs_stdout(out, err, errlen) != 0)
+        return -1;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (k != OUT_LOG && out[k] && writable(out[k], outputs[k].opt, dirs_made, err, errlen) != 0)
+            return -1;
+    /* Two outputs on one file: the last written would replace the other. */
+    for (k = 0; k < OUT__COUNT; k++)
+        for (j = k + 1; out[k] && j < OUT__COUNT; j++)
+            if (out[j] && outputs_same(out[k], out[j]))
                 return err_set(err, errlen, NULL, "%s and %s name the same file '%s': one would replace the other",
-                               opts[i], opts[j], paths[j]);
+                               outputs[k].opt, outputs[j].opt, out[j]);
     return 0;
 }
 
-int outputs_check_run(const struct config *cfg, char *err, size_t errlen)
+const char *outputs_opt(enum out_kind k)
 {
-    const char *const paths[] = { cfg->json_path, cfg->csv_path, cfg->html_path, cfg->hdr_path, cfg->log_path };
-    const char *const opts[] = { "--json", "--csv", "--html", "--hdr", "--log" };
-    size_t i;
-    for (i = 0; i < 4; i++) /* (--log is opened as the run begins) */
-        if (paths[i] && outputs_check(paths[i], opts[i], 0, err, errlen) != 0)
-            return -1;
-    return outputs_distinct(paths, opts, 5, err, errlen);
+    return outputs[k].opt;
 }
 
-int outputs_write(const char *path, enum out_kind k, const struct run_out *o)
+FILE *outputs_open(const char *const out[OUT__COUNT], enum out_kind k, const char *who)
 {
-    FILE *f;
-    int rc;
-    if (strcmp(path, "-") == 0) {
-        f = stdout;
-    } else if ((f = fopen(path, "w")) == NULL) {
-        fprintf(stderr, "rafale: cannot write %s to '%s': %s\n", writers[k].what, path, strerror(errno));
-        return -1;
-    }
-    rc = writers[k].write(f, o);
-    if (f != stdout)
-        rc |= fclose(f);
+    FILE *f = on_stdout(out[k]) ? stdout : fopen(out[k], "w");
+    if (f == NULL)
+        fprintf(stderr, "%s: cannot write %s to '%s': %s\n", who, outputs[k].what, out[k], strerror(errno));
+    return f;
+}
+
+int outputs_close(const char *const out[OUT__COUNT], enum out_kind k, FILE *f, int rc, const char *who)
+{
+    if (f == stdout)
+        rc |= fflush(f);
     else
-        fflush(f);
+        rc |= fclose(f);
     if (rc != 0)
-        fprintf(stderr, "rafale: writing %s to '%s' failed\n", writers[k].what, path);
-    return rc;
+        fprintf(stderr, "%s: writing %s to '%s' failed\n", who, outputs[k].what, out[k]);
+    return rc ? -1 : 0;
 }
 
-int outputs_finish(struct config *opts, const struct config *cfg, const struct engine_result *r,
-                   const struct monitor_result *server, const struct findings *fs, struct metrics *live)
+int outputs_write(const char *const out[OUT__COUNT], enum out_kind k, const struct run_result *res, const char *who)
 {
-    const struct run_out o = { cfg, r, server, opts->slo.n ? &opts->slo : NULL, fs };
-    const char *const paths[] = { [OUT_JSON] = opts->json_path, [OUT_CSV] = opts->csv_path,
-                                  [OUT_HTML] = opts->html_path, [OUT_HDR] = opts->hdr_path };
-    /* An output on standard output has it alone: the text report goes to stderr. */
-    FILE *text = config_stdout_owner(opts) ? stderr : stdout;
-    int rc = 0, i;
-    unsigned k;
+    FILE *f = outputs_open(out, k, who);
+    return f ? outputs_close(out, k, f, outputs[k].write(f, res), who) : -1;
+}
 
-    report_text(text, cfg, r, server, o.fs);
+int outputs_finish(struct config *opts, struct run_result *res, struct metrics *live)
+{
+    const struct run_figures *r = &res->fig;
+    /* An output on standard output has it alone: the text report goes to stderr. */
+    FILE *text = outputs_text(opts->out);
+    int rc = 0, i, k;
+
+    report_text(text, res);
     if (opts->slo.n) {
         slo_eval(&opts->slo, &r->total, r->elapsed_s);
         slo_print(text, &opts->slo);
+        res->slo = &opts->slo;
     }
     if (fflush(text) != 0 || ferror(text)) {
         /* The report is what the run was for: its loss is said, never silent. */
@@ -149,8 +168,8 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct e
                 strerror(errno));
         rc = 1;
     }
-    for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++)
-        if (paths[k] && outputs_write(paths[k], (enum out_kind)k, &o) != 0)
+    for (k = 0; k < OUT__COUNT; k++)
+        if (opts->out[k] && outputs[k].write && outputs_write(opts->out, (enum out_kind)k, res, "rafale") != 0)
             rc = 1;
     if (live) {
         /* The live page shows the final report in its place. */
@@ -158,7 +177,7 @@ int outputs_finish(struct config *opts, const struct config *cfg, const struct e
         size_t n = 0;
         FILE *f = open_memstream(&html, &n);
         if (f) {
-            report_html(f, cfg, r, server, o.fs);
+            report_html(f, res);
             fclose(f);
             metrics_final(live, html, n);
         }

@@ -23,10 +23,10 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     const struct config *base = es->cfg;
     const atomic_int *stop = es->stop;
     struct config cfg = *base;
-    static struct findings fs; /* 20 KiB: off the stack */
-    struct observed ob;
+    static struct run_result res; /* 20 KiB of findings: off the stack */
     struct observed_in in = { 0 };
-    const struct engine_result *r = &ob.res;
+    const struct run_figures *r = &res.fig;
+    const struct findings *fs = &res.found;
     struct slo slo = base->slo;
     uint64_t errs;
     int i, rc, client_bound = -1;
@@ -38,21 +38,21 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
     in.cfg = &cfg;
     in.stop = stop;
     in.no_noise = 1;
-    in.found = cfg.no_findings ? NULL : &fs;
-    if ((rc = observed_run(&in, &ob, err, errlen)) != 0) {
+    in.findings = !cfg.no_findings;
+    if ((rc = observed_run(&in, &res, err, errlen)) != 0) {
         es->unreached = rc == ENGINE_EDOWN;
         return -1;
     }
     if (!cfg.no_findings) {
         /* A step's findings, by id: the step table names them. */
         size_t at = 0, ati = 0;
-        for (i = 0; i < fs.n; i++) {
-            char *to = fs.f[i].warning ? st->found : st->found_info;
-            size_t *pos = fs.f[i].warning ? &at : &ati;
-            if (*pos + strlen(fs.f[i].id) + 2 < sizeof(st->found))
-                *pos += (size_t)snprintf(to + *pos, sizeof(st->found) - *pos, "%s%s", *pos ? "," : "", fs.f[i].id);
+        for (i = 0; i < fs->n; i++) {
+            char *to = fs->f[i].warning ? st->found : st->found_info;
+            size_t *pos = fs->f[i].warning ? &at : &ati;
+            if (*pos + strlen(fs->f[i].id) + 2 < sizeof(st->found))
+                *pos += (size_t)snprintf(to + *pos, sizeof(st->found) - *pos, "%s%s", *pos ? "," : "", fs->f[i].id);
         }
-        client_bound = findings_get(&fs, FINDING_CLIENT_CPU_BOUND) != NULL;
+        client_bound = findings_get(fs, FINDING_CLIENT_CPU_BOUND) != NULL;
     }
     errs = stats_errors(&r->total);
     st->sent = r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0;
@@ -77,7 +77,7 @@ static int run_step(double rate, struct sweep_step *st, void *ctx, char *err, si
                      ? "rafale's CPU was saturated"
                      : "connections all busy: raise -c");
     }
-    observed_free(&ob);
+    result_free(&res);
     return 0;
 }
 

@@ -3,8 +3,9 @@
  *
  *   engine.c    worker threads, the rate schedule's timer, start and stop;
  *               it builds the plan and picks each connection's session;
- *               engine.h what the rest of the program calls, engine_figs.h
- *               the rows the figures are kept in
+ *               engine.h what the rest of the program calls (the
+ *               figures it fills: src/result/), engine_figs.h the live
+ *               figures
  *   live.c      the watch while the workers run: progress, the live
  *               figures (--metrics-listen), --abort-on-fail's SLO (live.h)
  *   collect.c   after join: the workers' figures into one result
@@ -29,7 +30,6 @@
  *   verify.c    a response's checks and extractions (# check:, # extract:)
  *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
- *               (fairness.h)
  *   sched.c     the constant-rate schedule (-R), with ramp.c its ramps
  *               (--stages) and backlog.c its backlog (schedule.h)
  *   timeline.c  the per-second timeline in bounded memory (timeline.h)
@@ -64,6 +64,7 @@
 #include "config.h"
 #include "cookie.h"
 #include "engine_figs.h"
+#include "figures.h"
 #include "http_parse.h"
 #include "io.h"
 #include "loop.h"
@@ -655,7 +656,7 @@ void reqlog_flush(struct worker *w);
 void reqlog_close(struct reqlog *lg, uint64_t *written, uint64_t *dropped, int *failed);
 
 /* fairness.c: the connections' share of answers, into out (see
- * fairness.h); p99_ns and max_ns: of the answers; starved ones only in a
+ * figures.h); p99_ns and max_ns: of the answers; starved ones only in a
  * closed loop. Returns 0, or -1 when out of memory. */
 struct fairness_conns;
 int fairness_collect(const struct worker *ws, uint32_t nt, double p99_ns, double max_ns, int closed,

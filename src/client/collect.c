@@ -1,5 +1,5 @@
 /* collect.c - after join: the workers' counters, histograms, checks and
- * waiting requests into one engine_result. Each worker wrote only its own
+ * waiting requests into the run's figures. Each worker wrote only its own
  * figures while it ran; here they are summed (stats_merge, by the counters'
  * table), the requests still waiting are censored into the histograms, and
  * the result gets what it says of the run itself. */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 /* The timeline, once every worker is done. Returns 0 or -1. */
-static int take_timeline(struct timeline *tl, struct engine_result *res)
+static int take_timeline(struct timeline *tl, struct run_figures *res)
 {
     timeline_finish(tl);
     if (tl->ndone == 0)
@@ -59,10 +59,10 @@ static int censor_enters(uint64_t age, uint64_t limit)
  * only the totals' corrected ones, having no URL yet nor a send time) and
  * their stage's, each past its own slowest sample (censor_limits). After
  * the fairness limit took the answers' p99. */
-static void censor_one(struct engine_result *res, const struct censor_limits *lim, uint32_t url, uint8_t stage,
+static void censor_one(struct run_figures *res, const struct censor_limits *lim, uint32_t url, uint8_t stage,
                        uint64_t age_due, uint64_t age_sent)
 {
-    struct stats *u = url != UINT32_MAX ? &res->per_target[engine_fig(url)] : NULL;
+    struct stats *u = url != UINT32_MAX ? &res->per_target[figures_row(url)] : NULL;
     double age = (double)age_due / 1e9;
     if (age > res->in_flight_oldest_s)
         res->in_flight_oldest_s = age;
@@ -89,7 +89,7 @@ static void censor_one(struct engine_result *res, const struct censor_limits *li
         hist_record(&res->per_stage[stage].h[H_LATENCY], age_due);
 }
 
-static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res)
+static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan *pl, struct run_figures *res)
 {
     /* Taken before any is recorded: one waiting request does not raise the
      * bar for the next. */
@@ -115,14 +115,14 @@ static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan
  * come from each worker's totals; histograms are recorded per URL only
  * (half the work per response) and summed here. Returns 0, or -1 with a
  * reason in err. */
-int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct engine_result *res, char *err,
+int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct run_figures *res, char *err,
                   size_t errlen)
 {
     const struct config *cfg = pl->cfg;
     uint32_t t, i;
     int k;
 
-    res->ntargets = engine_nfigs(pl->ntargets);
+    res->ntargets = figures_rows(pl->ntargets);
     res->per_target = calloc(res->ntargets, sizeof(*res->per_target));
     res->target_in_flight = calloc(res->ntargets, sizeof(uint64_t));
     if (res->per_target == NULL || res->target_in_flight == NULL) {
@@ -202,7 +202,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
 
 /* The checks' counts over the threads, the first failure the earliest;
  * the requests skipped per variable. Returns 0 or -1 (memory). */
-int collect_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, struct engine_result *res)
+int collect_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, struct run_figures *res)
 {
     uint32_t k, t;
     if (pl->nchecks) {
@@ -211,7 +211,7 @@ int collect_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, 
         res->nchecks = pl->nchecks;
     }
     for (k = 0; k < pl->nchecks; k++) {
-        struct engine_check *e = &res->checks[k];
+        struct run_check *e = &res->checks[k];
         uint64_t first = UINT64_MAX;
         e->target = pl->check_target[k];
         snprintf(e->text, sizeof(e->text), "%s", pl->checks[k].text);
@@ -244,7 +244,7 @@ int collect_checks(const struct plan *pl, const struct worker *ws, uint32_t nt, 
 /* What the merged result says of the run itself: its measured time, its
  * rate, rafale's CPU, this shard's place. */
 void collect_finish(const struct config *cfg, const struct plan *pl, const struct worker *ws, uint32_t nt,
-                    const atomic_int *stop, double cpu_s, struct engine_result *res)
+                    const atomic_int *stop, double cpu_s, struct run_figures *res)
 {
     uint64_t t_end = 0;
     uint32_t t;

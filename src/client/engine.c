@@ -276,7 +276,7 @@ static void worker_free(struct worker *w)
 {
     uint32_t i;
     if (w->per_target) {
-        for (i = 0; i < engine_nfigs(w->plan->ntargets); i++)
+        for (i = 0; i < figures_rows(w->plan->ntargets); i++)
             stats_fini(&w->per_target[i]);
     }
     if (w->conns)
@@ -367,7 +367,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     if ((cfg->http2 || cfg->http3 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
                                                                                                  : 64 * 1024)) == NULL)
         return -1;
-    w->per_target = calloc(engine_nfigs(pl->ntargets), sizeof(*w->per_target));
+    w->per_target = calloc(figures_rows(pl->ntargets), sizeof(*w->per_target));
     w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
     w->ka_ended = calloc(KA_MAX + 1, sizeof(*w->ka_ended));
     w->chk_pass = calloc(pl->nchecks + 1, sizeof(*w->chk_pass));
@@ -394,7 +394,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_target == NULL ||
         stats_init(&w->st) != 0)
         return -1;
-    for (i = 0; i < engine_nfigs(pl->ntargets); i++)
+    for (i = 0; i < figures_rows(pl->ntargets); i++)
         if (stats_init(&w->per_target[i]) != 0)
             return -1;
     if (pl->ramped) {
@@ -559,7 +559,7 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
 }
 
 int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_progress_fn progress, void *arg,
-               struct engine_result *res, char *err, size_t errlen)
+               struct run_figures *res, char *err, size_t errlen)
 {
     /* This shard's share of the run (all of it without --shard). */
     struct config shcfg;
@@ -591,7 +591,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         rc = ENGINE_EPLAN;
         goto out;
     }
-    if (cfg->log_path) {
+    if (cfg->out[OUT_LOG]) {
         if (reqlog_open(&lg, cfg, nt, err, errlen) != 0) {
             rc = ENGINE_EPLAN; /* before any load: the user's path */
             goto out;
@@ -675,7 +675,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     if (rc == 0)
         collect_finish(cfg, &pl, ws, nt, stop, cpu_seconds() - cpu0, res);
     else
-        engine_result_free(res); /* what was merged before the failure */
+        figures_free(res); /* what was merged before the failure */
 workers:
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
@@ -695,30 +695,4 @@ out:
     free_plan(&pl);
     timeline_fini(&tl);
     return rc;
-}
-
-void engine_result_free(struct engine_result *res)
-{
-    uint32_t i;
-    if (res->per_target)
-        for (i = 0; i < res->ntargets; i++)
-            stats_fini(&res->per_target[i]);
-    free(res->per_target);
-    free(res->checks);
-    free(res->var_names);
-    free(res->skipped_var);
-    free(res->target_in_flight);
-    free(res->timeline);
-    if (res->tl_hist)
-        for (i = 0; i < res->nseconds; i++)
-            hist_fini(&res->tl_hist[i]);
-    free(res->tl_hist);
-    free(res->shards);
-    if (res->per_stage)
-        for (i = 0; i < res->nstages; i++)
-            stats_fini(&res->per_stage[i]);
-    free(res->per_stage);
-    stats_fini(&res->total);
-    hist_fini(&res->ends);
-    memset(res, 0, sizeof(*res));
 }

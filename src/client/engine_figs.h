@@ -1,8 +1,7 @@
-/* engine_figs.h - the rows the engine keeps its figures in: one per
- * target up to ENGINE_TARGET_FIGS, and the live figures of --metrics-listen.
- * Its own header so that the workers' bookkeeping (record.c) and the
- * engine's callers share them without record.c seeing engine.h (engine ->
- * record, never back). */
+/* engine_figs.h - the live figures of --metrics-listen (the rows of a
+ * run's figures: figures.h). Its own header so that the workers'
+ * bookkeeping (record.c) and the engine's callers share them without
+ * record.c seeing engine.h (engine -> record, never back). */
 #ifndef RAFALE_ENGINE_FIGS_H
 #define RAFALE_ENGINE_FIGS_H
 
@@ -10,22 +9,6 @@
 
 #include "hist.h"
 #include "stats.h"
-
-/* Per-target figures are kept for the first ENGINE_TARGET_FIGS targets; the
- * others (a targets file of 100 000 paths) share one more row, "other",
- * so the figures stay within a few MiB a thread. */
-#define ENGINE_TARGET_FIGS 200
-
-/* The row of URL url's figures, and the rows for ntargets URLs. */
-static inline uint32_t engine_fig(uint32_t url)
-{
-    return url < ENGINE_TARGET_FIGS ? url : ENGINE_TARGET_FIGS;
-}
-
-static inline uint32_t engine_nfigs(uint32_t ntargets)
-{
-    return ntargets > ENGINE_TARGET_FIGS ? ENGINE_TARGET_FIGS + 1 : ntargets;
-}
 
 /* --metrics-listen: the run so far, as its threads last told it (each
  * once a second): responses by status, errors by kind, requests by target

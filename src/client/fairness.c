@@ -4,7 +4,7 @@
  * (starved), and how many answers the server let a keep-alive connection
  * carry before it ended it. */
 #include "client.h"
-#include "fairness.h"
+#include "figures.h"
 
 #include <stdlib.h>
 

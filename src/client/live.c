@@ -34,7 +34,7 @@ static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t n
 /* --abort-on-fail: the SLO on the figures so far (the seconds every
  * thread has closed, so at most a second behind). Returns 1 when it is
  * lost, with which threshold and when in res. */
-static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stats *snap, struct engine_result *res)
+static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stats *snap, struct run_figures *res)
 {
     struct slo s = pl->cfg->slo;
     uint64_t req, errs, now = clock_ns();
@@ -115,7 +115,7 @@ static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struc
 }
 
 void live_watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,
-                struct engine_result *res)
+                struct run_figures *res)
 {
     uint32_t t;
     struct stats snap;

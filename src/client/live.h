@@ -10,6 +10,6 @@
  * second, with the live figures under --metrics-listen; --abort-on-fail's
  * SLO judged once a second (pl->aborted set, and why in res, when lost). */
 void live_watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress_fn progress, void *arg,
-                struct engine_result *res);
+                struct run_figures *res);
 
 #endif

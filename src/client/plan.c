@@ -472,7 +472,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
     }
     if (build_orders(cfg, pl, err, errlen) != 0)
         return -1;
-    if (cfg->log_path && log_labels(cfg, pl) != 0) {
+    if (cfg->out[OUT_LOG] && log_labels(cfg, pl) != 0) {
         err_set(err, errlen, NULL, "out of memory");
         return -1;
     }

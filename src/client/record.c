@@ -39,9 +39,9 @@ static void count_start(struct worker *w, struct conn *c, struct slot *s, uint64
         w->per_stage[s->stage].started++;
     }
     w->st.started++;
-    w->per_target[engine_fig(s->url)].started++;
+    w->per_target[figures_row(s->url)].started++;
     if (rate_mode(w))
-        hist_record(&w->per_target[engine_fig(s->url)].h[H_LAG], now - s->t_due);
+        hist_record(&w->per_target[figures_row(s->url)].h[H_LAG], now - s->t_due);
 }
 
 /* A warm-up request that the window takes in: begun when it was (its
@@ -51,7 +51,7 @@ static void carry(struct worker *w, struct conn *c, struct slot *s)
 {
     s->measured = 1;
     w->st.carried_in++;
-    w->per_target[engine_fig(s->url)].carried_in++;
+    w->per_target[figures_row(s->url)].carried_in++;
     count_start(w, c, s, s->t_sent);
 }
 
@@ -103,17 +103,17 @@ void record_connect(struct worker *w, const struct slot *s, uint64_t now)
         w->t_all_connected = now;
     if (!s->measured) {
         w->st.conns_warmup++; /* opened, but not in the window: said apart */
-        w->per_target[engine_fig(s->url)].conns_warmup++;
+        w->per_target[figures_row(s->url)].conns_warmup++;
         return;
     }
     w->st.conns_opened++;
-    w->per_target[engine_fig(s->url)].conns_opened++;
-    hist_record(&w->per_target[engine_fig(s->url)].h[H_CONNECT], now - s->t_sent);
+    w->per_target[figures_row(s->url)].conns_opened++;
+    hist_record(&w->per_target[figures_row(s->url)].h[H_CONNECT], now - s->t_sent);
 }
 
 void record_tls(struct worker *w, const struct slot *s, uint64_t ns, int resumed)
 {
-    struct stats *u = &w->per_target[engine_fig(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->url)];
     if (!s->measured)
         return;
     hist_record(&u->h[H_TLS], ns);
@@ -131,7 +131,7 @@ void record_sent(struct worker *w, const struct slot *s, uint64_t bytes)
     if (!s->measured)
         return;
     w->st.bytes_sent += bytes;
-    w->per_target[engine_fig(s->url)].bytes_sent += bytes;
+    w->per_target[figures_row(s->url)].bytes_sent += bytes;
 }
 
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
@@ -140,7 +140,7 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
         return;
     w->st.bytes_received += bytes;
     if (s)
-        w->per_target[engine_fig(s->url)].bytes_received += bytes;
+        w->per_target[figures_row(s->url)].bytes_received += bytes;
 }
 
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now)
@@ -148,7 +148,7 @@ void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64
     /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
     s->bytes_in += bytes;
     if (now >= w->plan->t_measure && counts(w, NULL, s, now))
-        w->per_target[engine_fig(s->url)].bytes_received += bytes;
+        w->per_target[figures_row(s->url)].bytes_received += bytes;
 }
 
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)
@@ -204,7 +204,7 @@ void record_retry(struct worker *w, const struct slot *s)
     struct stats *t;
     if (!s->measured)
         return;
-    t = &w->per_target[engine_fig(s->url)];
+    t = &w->per_target[figures_row(s->url)];
     if (w->plan->cfg->http3) {
         w->st.h3_retried++;
         t->h3_retried++;
@@ -220,10 +220,10 @@ void record_redirect(struct worker *w, const struct slot *s, int away)
         return;
     if (away) {
         w->st.redirects_away++;
-        w->per_target[engine_fig(s->url)].redirects_away++;
+        w->per_target[figures_row(s->url)].redirects_away++;
     } else {
         w->st.redirects++;
-        w->per_target[engine_fig(s->url)].redirects++;
+        w->per_target[figures_row(s->url)].redirects++;
     }
 }
 
@@ -272,7 +272,7 @@ void record_roll(struct worker *w, uint64_t now)
 void record_last_second(struct worker *w)
 {
     uint32_t i;
-    for (i = 0; i < engine_nfigs(w->plan->ntargets); i++) {
+    for (i = 0; i < figures_rows(w->plan->ntargets); i++) {
         hist_record_n(&w->per_target[i].h[H_TRANSFER], 0, w->per_target[i].transfer_zero);
         w->per_target[i].transfer_zero = 0;
     }
@@ -296,7 +296,7 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
                      enum close_kind closed, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_target[engine_fig(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->url)];
     /* The kernel's arrival of its last byte (conn_read; never after now),
      * or now without one; kept within [sent, now] so no figure can come
      * out negative. */
@@ -385,7 +385,7 @@ void record_check(struct conn *c, struct slot *s, uint32_t k, int ok, const char
 
 void record_checked(struct worker *w, const struct slot *s, int all)
 {
-    struct stats *u = &w->per_target[engine_fig(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->url)];
     if (!s->measured)
         return;
     w->st.checked++;
@@ -401,7 +401,7 @@ void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due)
     if (t_due < w->plan->t_measure)
         return;
     w->st.skipped++;
-    w->per_target[engine_fig(url)].skipped++;
+    w->per_target[figures_row(url)].skipped++;
     w->skipped_var[v]++;
 }
 
@@ -417,7 +417,7 @@ static void note_error(struct stats *st, enum err_kind k, int e, const char *det
 void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_target[engine_fig(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->url)];
     if (!counts(w, c, s, now))
         return;
     /* In rate mode a connection with nothing left outstanding is idle, not
@@ -461,7 +461,7 @@ void record_backoff(struct conn *c, uint32_t url, uint64_t now)
         return;
     w->st.reconnects_delayed++;
     if (url != UINT32_MAX)
-        w->per_target[engine_fig(url)].reconnects_delayed++;
+        w->per_target[figures_row(url)].reconnects_delayed++;
 }
 
 void record_idle_close(struct worker *w, enum close_kind k, uint64_t now)

@@ -119,7 +119,7 @@ static int open_stdout(struct reqlog *lg)
 
 int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, char *err, size_t errlen)
 {
-    const char *p = cfg->log_path;
+    const char *p = cfg->out[OUT_LOG];
     size_t n = strlen(p);
     memset(lg, 0, sizeof(*lg));
     lg->csv = n > 4 && strcmp(p + n - 4, ".csv") == 0;

@@ -13,14 +13,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "figures.h"
 #include "hist.h"
-
-/* One second of the measured phase. */
-struct tl_second {
-    uint64_t completed;         /* completed in that second */
-    uint64_t errors;            /* failed in that second */
-    double p50_ns, p99_ns, max_ns;
-};
 
 struct tl_open;
 
@@ -41,9 +35,6 @@ struct timeline {
     struct hist cum;
     uint64_t cum_req, cum_err;
 };
-
-/* The precision of the per-second histograms: within 3%. */
-#define TL_SUB_BITS 5
 
 /* Returns 0 or an errno value. */
 int timeline_init(struct timeline *t, uint32_t nthreads);

@@ -319,8 +319,7 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
     const struct compare_server *server = &p->servers[s];
     struct compare_cell *cell = compare_cell_at(out, w, s);
     struct config cfg = wl->cfg, own;
-    static struct findings found; /* 20 KiB: off the stack */
-    struct observed ob;
+    static struct run_result res; /* 20 KiB of findings: off the stack */
     struct observed_in in = { 0 };
     struct url u;
     char text[2048], err[512], p99[32];
@@ -363,8 +362,8 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
     in.monitor_pid = sv->monitor_pid;
     in.monitor_cgroup = sv->monitor_cg; /* a monitor that cannot start: the run goes without */
     in.server_log = sv->started ? sv->log : NULL;
-    in.found = cfg.no_findings ? NULL : &found;
-    rc = observed_run(&in, &ob, err, sizeof(err));
+    in.findings = !cfg.no_findings;
+    rc = observed_run(&in, &res, err, sizeof(err));
     url_free(&u);
     if (rc != 0) {
         config_free(&own);
@@ -372,27 +371,24 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
         return -1;
     }
     snprintf(line, linelen, "  run %d: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", rep + 1, wl->name,
-             server->name, ob.res.elapsed_s > 0 ? (double)ob.res.total.completed / ob.res.elapsed_s : 0,
-             units_fmt_ns(p99, sizeof(p99), hist_percentile(&ob.res.total.h[H_LATENCY], 99)),
-             (unsigned long long)stats_errors(&ob.res.total),
-             ob.res.total.completed && ob.res.total.bad_status * 2 > ob.res.total.completed ? "  (mostly bad statuses)" : "");
-    if (compare_add_run(cell, &ob.res, ob.has_server ? &ob.server : NULL) != 0) {
-        observed_free(&ob);
-        config_free(&own);
+             server->name, res.fig.elapsed_s > 0 ? (double)res.fig.total.completed / res.fig.elapsed_s : 0,
+             units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.fig.total.h[H_LATENCY], 99)),
+             (unsigned long long)stats_errors(&res.fig.total),
+             res.fig.total.completed && res.fig.total.bad_status * 2 > res.fig.total.completed ? "  (mostly bad statuses)" : "");
+    /* The run keeps its targets (its results are per target); the
+     * others' configuration is the workload's, on the cell's url. */
+    res.cfg = NULL;
+    if (wl->cfg.targets_path) {
+        if ((res.own_cfg = malloc(sizeof(*res.own_cfg))) != NULL)
+            *res.own_cfg = own;
+        else
+            config_free(&own);
+        res.cfg = res.own_cfg;
+    }
+    if ((wl->cfg.targets_path && res.cfg == NULL) || compare_add_run(cell, &res) != 0) {
+        result_free(&res);
         err_set(why, whylen, NULL, "out of memory");
         return -1;
-    }
-    if (!cfg.no_findings)
-        cell->runs[cell->nruns - 1].found = found;
-    if (wl->cfg.targets_path) {
-        /* The run keeps its targets: its results are per target. */
-        struct compare_run *run = &cell->runs[cell->nruns - 1];
-        if ((run->cfg = malloc(sizeof(*run->cfg))) == NULL) {
-            config_free(&own);
-            err_set(why, whylen, NULL, "out of memory");
-            return -1;
-        }
-        *run->cfg = own;
     }
     return 0;
 }
@@ -507,14 +503,8 @@ static void drop_first_runs(struct compare_result *r, int k)
         int n = k < c->nruns ? k : c->nruns;
         if (n == 0)
             continue; /* a failed server's cell has no runs, and no array */
-        for (j = 0; j < n; j++) {
-            engine_result_free(&c->runs[j].res);
-            monitor_result_free(&c->runs[j].server);
-            if (c->runs[j].cfg) {
-                config_free(c->runs[j].cfg);
-                free(c->runs[j].cfg);
-            }
-        }
+        for (j = 0; j < n; j++)
+            result_free(&c->runs[j]);
         memmove(c->runs, c->runs + n, (size_t)(c->nruns - n) * sizeof(*c->runs));
         c->nruns -= n;
     }

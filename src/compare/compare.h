@@ -29,9 +29,9 @@
 
 #include "compare_settings.h"
 #include "config.h"
-#include "engine.h"
-#include "findings.h"
 #include "monitor.h"
+#include "result.h"
+#include "slo.h"
 #include "verdict.h"
 
 struct compare_server {
@@ -80,15 +80,6 @@ int compare_ports_free(const struct compare_file *p, char *err, size_t errlen);
  * use between the servers and rafale (pin becomes PIN_CHOSE). */
 void compare_file_pin_auto(struct compare_settings *set);
 
-/* One run of a workload on a server: its full result. */
-struct compare_run {
-    struct engine_result res;
-    struct monitor_result server;
-    int has_server;
-    struct findings found;       /* what the rules saw in this run */
-    struct config *cfg;          /* a run of targets (--targets): its own URLs; NULL: the workload's */
-};
-
 /* A cell's memory measure, from the least exact to the most. */
 enum compare_mem {
     CMP_MEM_RSS,                 /* RSS summed: PSS was not readable */
@@ -103,7 +94,10 @@ const char *compare_mem_key(int kind);
 /* One workload on one server: its runs and what they add up to. */
 struct compare_cell {
     char *url;                   /* what the runs were sent to */
-    struct compare_run *runs;
+    /* Its runs, each a full result. A run of targets (--targets) keeps
+     * its own configuration, their URLs on this server; the others' cfg
+     * is NULL: the workload's, on url. */
+    struct run_result *runs;
     int nruns, caprun;
     /* Filled by compare_summarize(): */
     struct stats total;          /* every run merged: histograms, statuses, counters */
@@ -180,15 +174,15 @@ typedef void (*compare_log_fn)(const char *line, void *arg);
 
 /* Allocates an empty result for p. Returns 0 or -1. */
 int compare_result_init(struct compare_result *r, const struct compare_file *p);
-/* Adds a run to a cell (taking res and server over). Returns 0 or -1. */
-int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server);
+/* Adds a run to a cell, taking res over (res is left empty). Returns 0 or -1. */
+int compare_add_run(struct compare_cell *c, struct run_result *res);
 /* A compare of saved runs (`rafale report A.json B.json`): one workload with
  * cfg's settings and n "servers", one per run. compare_saved_add() names run k
  * and takes its result over. Both return 0 or -1 (out of memory); p and r
  * are freed by the caller either way. */
 int compare_saved_init(struct compare_file *p, struct compare_result *r, const struct config *cfg, int n);
 int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
-                  struct engine_result *res, struct monitor_result *server);
+                  struct run_result *res);
 /* Computes the summary of every cell from its runs. */
 void compare_summarize(const struct compare_file *p, struct compare_result *r);
 /* Server a against server b on workload w, paired by round (verdict.h);

@@ -554,6 +554,7 @@ void compare_file_pin_auto(struct compare_settings *set)
 /* The command line's settings over the file's. */
 static void override(struct compare_settings *set, const struct compare_settings *over)
 {
+    int k;
     if (over == NULL)
         return;
     if (over->repeat) {
@@ -576,10 +577,9 @@ static void override(struct compare_settings *set, const struct compare_settings
         memcpy(set->client_cpus, over->client_cpus, sizeof(set->client_cpus));
         set->nclient_cpus = over->nclient_cpus;
     }
-    if (over->html_path)
-        set->html_path = over->html_path;
-    if (over->json_path)
-        set->json_path = over->json_path;
+    for (k = 0; k < OUT__COUNT; k++)
+        if (over->out[k])
+            set->out[k] = over->out[k];
 }
 
 int compare_file_parse(const char *path, const struct compare_settings *over, struct compare_file *p, char *err, size_t errlen)

@@ -89,24 +89,22 @@ static void load_cells(struct jc *c, json_t *wls, const struct compare_file *p, 
             runs = jread_arr(c, cell, "run_results", 0);
             cc->url = jread_dup(c, cell, "url", NULL);
             json_array_foreach(runs, k, ro) {
-                struct loaded_run lr;
+                static struct run_result lr; /* 20 KiB of findings: off the stack */
                 size_t a2 = jread_enter(c, "run_results[%zu]", k);
-                if (report_load_run(c, ro, &lr) != 0 || compare_add_run(cc, &lr.res, lr.has_server ? &lr.server : NULL) != 0) {
+                int bad = report_load_run(c, ro, &lr) != 0;
+                if (!bad && !(lr.cfg->ntargets > 1 || lr.cfg->targets_path)) {
+                    /* A run of targets keeps its own URLs; the others'
+                     * are the workload's (compare.h). */
+                    config_free(lr.own_cfg);
+                    free(lr.own_cfg);
+                    lr.cfg = lr.own_cfg = NULL;
+                }
+                if (bad || compare_add_run(cc, &lr) != 0) {
                     if (!c->failed)
                         jread_fail(c, "", "out of memory");
-                    report_load_run_free(&lr);
+                    result_free(&lr);
                     break;
                 }
-                cc->runs[cc->nruns - 1].found = lr.found;
-                if (lr.cfg.ntargets > 1 || lr.cfg.targets_path) {
-                    /* A run of targets keeps its own URLs. */
-                    struct compare_run *run = &cc->runs[cc->nruns - 1];
-                    if ((run->cfg = malloc(sizeof(*run->cfg))) != NULL) {
-                        *run->cfg = lr.cfg;
-                        memset(&lr.cfg, 0, sizeof(lr.cfg));
-                    }
-                }
-                report_load_run_free(&lr);
                 jread_leave(c, a2);
             }
             jread_leave(c, at);
@@ -259,7 +257,7 @@ void compare_load_free(struct loaded *l)
         compare_result_free(&l->cmp);
         compare_file_free(&l->cf);
     } else {
-        report_load_run_free(&l->run);
+        result_free(&l->run);
     }
     memset(l, 0, sizeof(*l));
 }

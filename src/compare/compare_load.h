@@ -12,7 +12,7 @@
 /* What a saved file holds: one run (--json), or a whole compare. */
 struct loaded {
     int is_compare;
-    struct loaded_run run;       /* !is_compare */
+    struct run_result run;       /* !is_compare */
     struct compare_file cf;          /* is_compare: as far as the reports need it */
     struct compare_result cmp;       /* is_compare: every run, summarized */
 };

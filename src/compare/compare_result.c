@@ -5,6 +5,7 @@
  * findings of the runs as the cell's. A saved compare is summed up again
  * by the same code, so it rebuilds exactly. */
 #include "compare.h"
+#include "findings.h"
 #include "units.h"
 #include "verdict.h"
 
@@ -46,14 +47,8 @@ void compare_result_free(struct compare_result *r)
     int i, k;
     for (i = 0; r->cells && i < r->nworkloads * r->nservers; i++) {
         struct compare_cell *c = &r->cells[i];
-        for (k = 0; k < c->nruns; k++) {
-            engine_result_free(&c->runs[k].res);
-            monitor_result_free(&c->runs[k].server);
-            if (c->runs[k].cfg) {
-                config_free(c->runs[k].cfg);
-                free(c->runs[k].cfg);
-            }
-        }
+        for (k = 0; k < c->nruns; k++)
+            result_free(&c->runs[k]);
         free(c->runs);
         free(c->url);
         stats_fini(&c->total);
@@ -72,26 +67,17 @@ void compare_result_free(struct compare_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-int compare_add_run(struct compare_cell *c, struct engine_result *res, struct monitor_result *server)
+int compare_add_run(struct compare_cell *c, struct run_result *res)
 {
-    struct compare_run *run;
     if (c->nruns == c->caprun) {
         int cap = c->caprun ? c->caprun * 2 : 4;
-        struct compare_run *n = realloc(c->runs, (size_t)cap * sizeof(*n));
+        struct run_result *n = realloc(c->runs, (size_t)cap * sizeof(*n));
         if (n == NULL)
             return -1;
         c->runs = n;
         c->caprun = cap;
     }
-    run = &c->runs[c->nruns++];
-    memset(run, 0, sizeof(*run));
-    run->res = *res;
-    memset(res, 0, sizeof(*res));
-    if (server) {
-        run->server = *server;
-        run->has_server = 1;
-        memset(server, 0, sizeof(*server));
-    }
+    result_move(&c->runs[c->nruns++], res);
     return 0;
 }
 
@@ -116,14 +102,14 @@ int compare_saved_init(struct compare_file *p, struct compare_result *r, const s
 }
 
 int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
-                  struct engine_result *res, struct monitor_result *server)
+                  struct run_result *res)
 {
     struct compare_server *sv = &p->servers[k];
     sv->name = strdup(name);
     sv->url = strdup(url);
     if (sv->name == NULL || sv->url == NULL)
         return -1;
-    return compare_add_run(compare_cell_at(r, 0, k), res, server);
+    return compare_add_run(compare_cell_at(r, 0, k), res);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -176,9 +162,9 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static double run_rps(const struct compare_run *run)
+static double run_rps(const struct run_result *run)
 {
-    return run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
+    return run->fig.elapsed_s > 0 ? (double)run->fig.total.completed / run->fig.elapsed_s : 0;
 }
 
 /* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps (room
@@ -191,14 +177,14 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     int k, n = 0;
     memset(vc, 0, sizeof(*vc));
     for (k = 0; k < c->nruns; k++) {
-        const struct compare_run *run = &c->runs[k];
+        const struct run_result *run = &c->runs[k];
         rps[k] = run_rps(run);
         /* A duration-bound round counts whole requests, and connections in
          * step finish together: its count moves by c at once. A count-bound
          * one is timed to the nanosecond. The mean of the rounds' steps
          * bounds what the rounds' mean log can be off by. */
-        if (cfg->requests == 0 && run->res.total.completed) {
-            vc->resolution += (double)(cfg->connections ? cfg->connections : 1) / (double)run->res.total.completed;
+        if (cfg->requests == 0 && run->fig.total.completed) {
+            vc->resolution += (double)(cfg->connections ? cfg->connections : 1) / (double)run->fig.total.completed;
             n++;
         }
     }
@@ -249,8 +235,8 @@ static void verdicts(const struct compare_file *p, struct compare_result *r, int
         if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL)
             goto out;
         for (k = 0; k < c->nruns; k++) {
-            p50[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 50) / 1e3;
-            p99[k] = hist_percentile(&c->runs[k].res.total.h[H_LATENCY], 99) / 1e3;
+            p50[k] = hist_percentile(&c->runs[k].fig.total.h[H_LATENCY], 50) / 1e3;
+            p99[k] = hist_percentile(&c->runs[k].fig.total.h[H_LATENCY], 99) / 1e3;
         }
         verdict_input(p, r, w, s, rps[s], &vc[s]);
         verdict_log_ci(rps[s], c->nruns, c->rps_ci);
@@ -300,9 +286,9 @@ out:
 
 /* Why run k's answers cannot be the watched server's, in why; 0 when
  * they can (or nothing tells). */
-static int implausible_cpu(const struct config *cfg, const struct compare_run *run, int k, char *why, size_t len)
+static int implausible_cpu(const struct config *cfg, const struct run_result *run, int k, char *why, size_t len)
 {
-    uint64_t n = run->res.total.completed;
+    uint64_t n = run->fig.total.completed;
     double depth = config_depth(cfg);
     double floor_s = (double)n * CPU_FLOOR_NS / depth / 1e9, most = run->server.cpu_s;
     char per[32], fl[32];
@@ -360,9 +346,9 @@ void compare_summarize(const struct compare_file *p, struct compare_result *r)
             c->client_bound = 0;
             memset(&c->found, 0, sizeof(c->found));
             for (k = 0; k < c->nruns; k++) {
-                const struct compare_run *run = &c->runs[k];
+                const struct run_result *run = &c->runs[k];
                 double v = run_rps(run);
-                stats_merge(&c->total, &run->res.total);
+                stats_merge(&c->total, &run->fig.total);
                 if (rps)
                     rps[k] = v;
                 if (v < c->rps_min)
@@ -371,8 +357,8 @@ void compare_summarize(const struct compare_file *p, struct compare_result *r)
                     c->rps_max = v;
                 if (run->has_server) {
                     /* No tick counted by /proc is no measurement, not zero. */
-                    if (run->res.total.completed && cpu && (run->server.cpu_s > 0 || run->server.cpu_exact))
-                        cpu[ncpu++] = run->server.cpu_s * 1e6 / (double)run->res.total.completed;
+                    if (run->fig.total.completed && cpu && (run->server.cpu_s > 0 || run->server.cpu_exact))
+                        cpu[ncpu++] = run->server.cpu_s * 1e6 / (double)run->fig.total.completed;
                     if (run_mem_kind(&run->server) < kind)
                         kind = run_mem_kind(&run->server);
                 }
@@ -381,7 +367,7 @@ void compare_summarize(const struct compare_file *p, struct compare_result *r)
                  * time it had). */
                 if (findings_get(&run->found, FINDING_CLIENT_CPU_BOUND) ||
                     (cfg->no_findings &&
-                     run->res.client_cpu_s > 0.9 * (run->res.elapsed_s + (double)cfg->warmup_ns / 1e9) *
+                     run->fig.client_cpu_s > 0.9 * (run->fig.elapsed_s + (double)cfg->warmup_ns / 1e9) *
                                                  (cfg->threads ? cfg->threads : 1)))
                     c->client_bound = 1; /* without findings, its CPU time against the time it had */
                 merge_findings(&c->found, &run->found);
@@ -419,7 +405,7 @@ void compare_summarize(const struct compare_file *p, struct compare_result *r)
             if (c->slo.n && c->nruns) {
                 double el = 0;
                 for (k = 0; k < c->nruns; k++)
-                    el += c->runs[k].res.elapsed_s;
+                    el += c->runs[k].fig.elapsed_s;
                 c->slo_failed = slo_eval(&c->slo, &c->total, el);
             }
             for (k = 0; k < c->found.n; k++)

@@ -24,7 +24,7 @@ static double second_value(const struct tl_second *t, int which)
 
 /* Mean and variance of the logs of that figure over the whole seconds.
  * Returns how many seconds had it. */
-static int log_seconds(const struct engine_result *r, int which, double *mean, double *var)
+static int log_seconds(const struct run_figures *r, int which, double *mean, double *var)
 {
     uint32_t lo = r->nseconds > 2 ? 1 : 0, hi = r->nseconds > 2 ? r->nseconds - 1 : r->nseconds, i;
     double s = 0, ss = 0;
@@ -95,7 +95,7 @@ static void judge(struct diff_figure *f, double thr)
     }
 }
 
-void diff_results(const struct engine_result *base, const struct engine_result *now, double threshold,
+void diff_results(const struct run_figures *base, const struct run_figures *now, double threshold,
                   struct diff_result *out)
 {
     static const struct {
@@ -311,8 +311,8 @@ static double rounds_step(const struct compare_cell *c, const struct config *cfg
     double sum = 0;
     int k, n = 0;
     for (k = 0; cfg->requests == 0 && k < c->nruns; k++)
-        if (c->runs[k].res.total.completed) {
-            sum += (double)(cfg->connections ? cfg->connections : 1) / (double)c->runs[k].res.total.completed;
+        if (c->runs[k].fig.total.completed) {
+            sum += (double)(cfg->connections ? cfg->connections : 1) / (double)c->runs[k].fig.total.completed;
             n++;
         }
     return n ? sum / n : 0;
@@ -345,12 +345,12 @@ int diff_compares(const struct loaded *in, const char *const files[2], double th
                         fn[k] = v + 3 * cb->nruns + k * cn->nruns;
                     }
                     for (k = 0; k < cb->nruns + cn->nruns; k++) {
-                        const struct compare_run *run = k < cb->nruns ? &cb->runs[k] : &cn->runs[k - cb->nruns];
+                        const struct run_result *run = k < cb->nruns ? &cb->runs[k] : &cn->runs[k - cb->nruns];
                         double *at = k < cb->nruns ? v + k : v + 3 * cb->nruns + (k - cb->nruns);
                         int step = k < cb->nruns ? cb->nruns : cn->nruns;
-                        at[0] = run->res.elapsed_s > 0 ? (double)run->res.total.completed / run->res.elapsed_s : 0;
-                        at[step] = hist_percentile(&run->res.total.h[H_LATENCY], 50) / 1e3;
-                        at[2 * step] = hist_percentile(&run->res.total.h[H_LATENCY], 99) / 1e3;
+                        at[0] = run->fig.elapsed_s > 0 ? (double)run->fig.total.completed / run->fig.elapsed_s : 0;
+                        at[step] = hist_percentile(&run->fig.total.h[H_LATENCY], 50) / 1e3;
+                        at[2 * step] = hist_percentile(&run->fig.total.h[H_LATENCY], 99) / 1e3;
                     }
                     diff_windows(fb, cb->nruns, fn, cn->nruns, thr,
                                 rounds_step(cb, &pb->workloads[w].cfg) + rounds_step(cn, &pn->workloads[w2].cfg), &d);

@@ -40,7 +40,7 @@ struct diff_result {
  * the seconds' mean logs, so that a run's own swings widen it (a request's
  * sampling alone would call every rerun different). Needs 3 whole seconds
  * in each (else undecided); 5 or more to mean much. */
-void diff_results(const struct engine_result *base, const struct engine_result *now, double threshold,
+void diff_results(const struct run_figures *base, const struct run_figures *now, double threshold,
                   struct diff_result *out);
 
 /* Two compares' cell of one workload and server: throughput, p50 and p99

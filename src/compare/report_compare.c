@@ -279,9 +279,9 @@ uint32_t report_compare_targets(const struct compare_result *r, int w, const str
     for (s = 0; s < r->nservers; s++) {
         const struct compare_cell *c = compare_cell_at(r, w, s);
         for (k = 0; k < c->nruns; k++)
-            if (c->runs[k].cfg && c->runs[k].res.ntargets > 1) {
+            if (c->runs[k].cfg && c->runs[k].fig.ntargets > 1) {
                 *cfg = c->runs[k].cfg;
-                return c->runs[k].res.ntargets;
+                return c->runs[k].fig.ntargets;
             }
     }
     return 0;
@@ -307,9 +307,9 @@ double report_compare_target(const struct compare_cell *c, uint32_t i, struct st
     int k;
     stats_init(out);
     for (k = 0; k < c->nruns; k++)
-        if (i < c->runs[k].res.ntargets && c->runs[k].res.per_target) {
-            stats_merge(out, &c->runs[k].res.per_target[i]);
-            el += c->runs[k].res.elapsed_s;
+        if (i < c->runs[k].fig.ntargets && c->runs[k].fig.per_target) {
+            stats_merge(out, &c->runs[k].fig.per_target[i]);
+            el += c->runs[k].fig.elapsed_s;
         }
     return el > 0 ? (double)out->completed / el : 0;
 }
@@ -441,9 +441,9 @@ static int cell_notes(FILE *f, const struct compare_file *p, const struct compar
             /* --abort-on-fail (a workload's slo): the runs that stopped. */
             int k;
             for (k = 0; k < c->nruns; k++)
-                if (c->runs[k].res.aborted)
-                    fprintf(f, "  [!] %s: round %d aborted %.1fs in: %s\n", name, k + 1, c->runs[k].res.aborted_at_s,
-                            c->runs[k].res.aborted_why);
+                if (c->runs[k].fig.aborted)
+                    fprintf(f, "  [!] %s: round %d aborted %.1fs in: %s\n", name, k + 1, c->runs[k].fig.aborted_at_s,
+                            c->runs[k].fig.aborted_why);
         }
         if (c->found.n) {
             /* Its findings (client_cpu_bound among them: rafale, not
@@ -476,7 +476,7 @@ static void servers_text(FILE *f, const struct compare_file *p, const struct com
     fprintf(f, "\nServers\n");
     for (s = 0; s < p->nservers; s++) {
         const struct compare_server *sv = &p->servers[s];
-        const struct compare_run *top = NULL;
+        const struct run_result *top = NULL;
         uint64_t most = 0;
         char cut[CMP_OUTPUT_COLS + 4];
         for (w = 0; w < p->nworkloads; w++) {
@@ -500,7 +500,7 @@ static void servers_text(FILE *f, const struct compare_file *p, const struct com
             fprintf(f, "    version: %s\n", sv->version);
         if (top) {
             fprintf(f, "    in its run with the most memory:\n");
-            report_server_text(f, &top->server, top->res.total.completed, "    ");
+            report_server_text(f, top, "    ");
         }
     }
 }

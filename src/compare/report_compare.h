@@ -41,7 +41,7 @@ void report_compare_cpu_mem(const struct compare_cell *c, int named, char *cpu, 
 /* Width of the server name column. */
 int report_compare_name_width(const struct compare_file *p);
 
-/* A targets workload's rows of per-target figures (engine_nfigs of its
+/* A targets workload's rows of per-target figures (figures_rows of its
  * targets), *cfg its targets as loaded for a server (the same entries on
  * every server); 0 when w sends one request (no per-target table). */
 uint32_t report_compare_targets(const struct compare_result *r, int w, const struct config **cfg);

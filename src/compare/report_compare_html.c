@@ -184,7 +184,7 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
         if (c->invalid)
             continue;
         for (k = 0; k < c->nruns; k++)
-            n += c->runs[k].res.nseconds;
+            n += c->runs[k].fig.nseconds;
         if (n == 0)
             continue;
         xs[ns] = calloc(n, sizeof(double));
@@ -193,7 +193,7 @@ static void throughput_over_time(FILE *f, const struct compare_file *p, const st
             goto out;
         n = 0;
         for (k = 0; k < c->nruns; k++) {
-            const struct engine_result *res = &c->runs[k].res;
+            const struct run_figures *res = &c->runs[k].fig;
             double last = res->elapsed_s - (double)(res->nseconds ? res->nseconds - 1 : 0);
             for (i = 0; i < res->nseconds; i++) {
                 double v = (double)res->timeline[i].completed, len = 1;
@@ -244,7 +244,7 @@ static void memory_chart(FILE *f, const struct compare_file *p, const struct com
     for (s = 0; s < p->nservers; s++)
         for (w = 0; w < p->nworkloads; w++)
             for (k = 0; k < compare_cell_at(r, w, s)->nruns; k++) {
-                const struct compare_run *run = &compare_cell_at(r, w, s)->runs[k];
+                const struct run_result *run = &compare_cell_at(r, w, s)->runs[k];
                 pss &= !run->has_server || run->server.has_pss;
                 alone &= !run->has_server || run->server.has_alone;
             }
@@ -672,7 +672,7 @@ static void processes_block(FILE *f, const struct compare_file *p, const struct 
                "divided among every process of the machine that maps it, so a server beside its twin looks "
                "smaller. RSS counts a shared page in every process.</p>\n");
     for (s = 0; s < p->nservers; s++) {
-        const struct compare_run *top = NULL;
+        const struct run_result *top = NULL;
         uint64_t most = 0;
         for (w = 0; w < p->nworkloads; w++) {
             const struct compare_cell *c = compare_cell_at(r, w, s);
@@ -686,7 +686,7 @@ static void processes_block(FILE *f, const struct compare_file *p, const struct 
         html_printf(f, "<h3>");
         html_text(f, p->servers[s].name);
         html_printf(f, "</h3>\n");
-        report_html_server(f, &top->server, top->res.total.completed);
+        report_html_server(f, top);
     }
 }
 

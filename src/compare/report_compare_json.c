@@ -136,8 +136,8 @@ static void json_cell(FILE *f, const struct compare_file *p, const struct compar
     fprintf(f, ", \"runs\": %d, \"rps\": [", c->nruns);
     for (k = 0; k < c->nruns; k++)
         fprintf(f, "%s%s", k ? ", " : "",
-                REPORT_JNUM("%.3f", c->runs[k].res.elapsed_s > 0
-                                        ? (double)c->runs[k].res.total.completed / c->runs[k].res.elapsed_s
+                REPORT_JNUM("%.3f", c->runs[k].fig.elapsed_s > 0
+                                        ? (double)c->runs[k].fig.total.completed / c->runs[k].fig.elapsed_s
                                         : 0));
     fprintf(
         f,
@@ -203,14 +203,19 @@ static void json_cell(FILE *f, const struct compare_file *p, const struct compar
     }
     fprintf(f, ",\n    \"run_results\": [");
     for (k = 0; k < c->nruns; k++) {
-        /* Each run exactly as `rafale --json` writes it. */
+        /* Each run exactly as `rafale --json` writes it: a view of it with
+         * its configuration (the workload's on the cell's URL, when it has
+         * none of its own) and its findings, [] for none. */
+        static struct run_result run; /* 20 KiB of findings: off the stack */
         struct config cfg = wl->cfg;
         const char *ut[1] = { c->url ? c->url : "" };
         cfg.url_text = ut;
         cfg.ntargets = 1;
+        run = c->runs[k];
+        run.cfg = c->runs[k].cfg ? c->runs[k].cfg : &cfg;
+        run.has_findings = 1;
         fprintf(f, "%s\n", k ? "," : "");
-        report_json(f, c->runs[k].cfg ? c->runs[k].cfg : &cfg, &c->runs[k].res,
-                    c->runs[k].has_server ? &c->runs[k].server : NULL, NULL, &c->runs[k].found);
+        report_json(f, &run);
     }
     fprintf(f, "]}");
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "config.h"
+
 #define CMP_MAX_CPUS 64
 /* pin: 0 (not said) is auto. */
 enum compare_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
@@ -37,8 +39,8 @@ struct compare_settings {
     int client_cpus[CMP_MAX_CPUS], nclient_cpus;
     int same;                    /* what servers must answer alike (ALIKE_ bits); 0: not checked; -1 default */
     int pin;                     /* enum compare_pin: how the CPUs were split between servers and rafale */
-    const char *html_path, *json_path;
-    uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the file's */
+    const char *out[OUT__COUNT]; /* --json FILE, --html FILE (enum out_kind) */
+    uint64_t warmup_ns;          /* compare --warmup: every workload's warm-up, over the compare file's */
     int warmup_set;              /* given (0s is a warm-up of none) */
 };
 

@@ -200,19 +200,19 @@ static const struct opt_def table[] = {
 
     /* Output */
     { "json", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE", "write all results as JSON (- for stdout)", "a file name", 0,
-      0, RUN(json_path), 0, 0, NULL },
+      0, RUN(out[OUT_JSON]), 0, 0, NULL },
     { "csv", 'e', K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the percentile table in ab's -e format",
-      "a file name", 0, 0, RUN(csv_path), 0, 0, NULL },
+      "a file name", 0, 0, RUN(out[OUT_CSV]), 0, 0, NULL },
     { "hdr", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the HdrHistogram percentile distribution (ms)",
-      "a file name", 0, 0, RUN(hdr_path), 0, 0, NULL },
+      "a file name", 0, 0, RUN(out[OUT_HDR]), 0, 0, NULL },
     { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "a self-contained HTML report with charts", "a file name",
-      0, 0, RUN(html_path), 0, 0, NULL },
+      0, 0, RUN(out[OUT_HTML]), 0, 0, NULL },
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "goals the run must meet, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL,
       0, 0, 0, 0, I_SLO, NULL },
     { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
-      "a file name", 0, 0, RUN(log_path), 0, 0, NULL },
+      "a file name", 0, 0, RUN(out[OUT_LOG]), 0, 0, NULL },
     { "timestamps", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "HOW",
       "kernel (default): an answer's times are when the kernel received it; user: when\nrafale read it (the client's "
       "own delay included)", "kernel or user", 0, 0, 0, 0, I_TIMESTAMPS, NULL },
@@ -294,9 +294,9 @@ static const struct opt_def table[] = {
     { "client-cpus", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "LIST", "pin rafale to these CPUs",
       "CPU numbers such as 1 or 2-3", 0, 0, 0, 0, I_CLIENT_CPUS, NULL },
     { "html", 0, K_TEXT, D_CMP, S_MISC, OPT_COMPARE, "FILE", "a self-contained HTML report with charts",
-      "a file name", 0, 0, CMP(html_path), 0, 0, NULL },
+      "a file name", 0, 0, CMP(out[OUT_HTML]), 0, 0, NULL },
     { "json", 0, K_TEXT, D_CMP, S_MISC, OPT_COMPARE, "FILE", "every run's full result as JSON (rafale report reads it)",
-      "a file name", 0, 0, CMP(json_path), 0, 0, NULL },
+      "a file name", 0, 0, CMP(out[OUT_JSON]), 0, 0, NULL },
 
     /* rafale serve */
     { "listen", 'l', K_TEXT, D_SERVE, S_MISC, OPT_SERVE, "ADDR:PORT",
@@ -334,11 +334,11 @@ static const struct opt_def table[] = {
 
     /* rafale report, merge, diff, calibrate: saved results read, and written */
     { "html", 0, K_TEXT, D_RES, S_MISC, OPT_REPORT | OPT_MERGE | OPT_DIFF, "FILE",
-      "write the report as a self-contained HTML page", "a file name", 0, 0, RES(html), 0, 0, NULL },
+      "write the report as a self-contained HTML page", "a file name", 0, 0, RES(out[OUT_HTML]), 0, 0, NULL },
     { "json", 0, K_TEXT, D_RES, S_MISC, OPT_MERGE | OPT_DIFF, "FILE", "write the result as JSON (- for stdout)",
-      "a file name", 0, 0, RES(json), 0, 0, NULL },
+      "a file name", 0, 0, RES(out[OUT_JSON]), 0, 0, NULL },
     { "json", 0, K_TEXT, D_RES, S_MISC, OPT_CALIBRATE, "FILE", "keep the reference in FILE too", "a file name", 0, 0,
-      RES(json), 0, 0, NULL },
+      RES(out[OUT_JSON]), 0, 0, NULL },
     { "threshold", 0, K_CUSTOM, D_RES, S_MISC, OPT_DIFF, "P%",
       "a figure is worse only when it got worse by more than P% (default 5%)", "a percentage such as 5%", 0, 0, 0, 0,
       I_THRESHOLD, NULL },

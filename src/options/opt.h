@@ -29,8 +29,7 @@ enum {
 
 /* What report, merge, diff and calibrate take besides their files. */
 struct result_args {
-    const char *json;      /* --json FILE */
-    const char *html;      /* --html FILE */
+    const char *out[OUT__COUNT]; /* --json FILE, --html FILE (enum out_kind) */
     double threshold;      /* diff's --threshold, a fraction (0.05 for 5%) */
 };
 

@@ -62,7 +62,7 @@ static void steps(struct finding *f, const struct hist *connect)
  * connects (or first bytes) at the retry steps to show for it. */
 static void listen_overflow(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     int64_t ov, dr, syn;
     uint64_t slow_conn, slow_first;
@@ -116,7 +116,7 @@ static void listen_overflow(struct ctx *c)
  * client side alone can see of a remote server (or a firewall). */
 static void syn_retransmits(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     uint64_t slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS), conns = c->s->h[H_CONNECT].total;
     int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
@@ -183,14 +183,14 @@ static void queueing(struct ctx *c)
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return;
-    from_cpu = busy >= QUEUE_CPU_BUSY && c->in->server->cpu_s > 0;
+    from_cpu = busy >= QUEUE_CPU_BUSY && c->server->cpu_s > 0;
     if (from_cpu) {
-        service = c->in->server->cpu_s / (double)c->s->completed * NS_S;
+        service = c->server->cpu_s / (double)c->s->completed * NS_S;
         say(how, sizeof(how), "its CPU per answer, from the monitor: its CPUs were %.0f%% busy", 100 * busy);
     } else {
         service = hist_rank(fb, bad + QUEUE_SERVICE_RANK);
         say(how, sizeof(how), "its fifth fastest good answer%s",
-            c->in->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
+            c->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
     }
     little = (double)cfg->connections * depth / x * NS_S;
     if (mean < QUEUE_MIN_MEAN_NS || mean < QUEUE_TIMES_SERVICE * service || p5 < QUEUE_P5_TIMES_SERVICE * service ||
@@ -273,7 +273,7 @@ static void client_delay(struct ctx *c)
 static void client_cpu(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     double th = cfg->threads < cfg->connections ? cfg->threads : cfg->connections, busy, run;
     struct finding *f;
     double cpu_s = c->r->client_cpu_s;
@@ -351,7 +351,7 @@ static void keepalive_limit(struct ctx *c)
 
 static void ports_exhausted(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     uint64_t e = c->s->errors[ERR_ADDR_UNAVAILABLE];
     struct finding *f;
     if (e && (f = add(c)) != NULL) {
@@ -377,7 +377,7 @@ static void ports_exhausted(struct ctx *c)
 
 static void fd_limit(struct ctx *c)
 {
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     int en = c->s->err_errno[ERR_CONNECT_OTHER];
     if ((en == EMFILE || en == ENFILE) && (f = add(c)) != NULL) {
@@ -398,7 +398,7 @@ static void fd_limit(struct ctx *c)
 static void packet_loss(struct ctx *c)
 {
     const struct tcpinfo_sum *t = &c->r->tcp;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     struct finding *f;
     double share;
     if (t->sampled < LOSS_MIN_CONNS || t->segs_out < LOSS_MIN_SEGMENTS)
@@ -429,7 +429,7 @@ static void packet_loss(struct ctx *c)
  * seconds of the timeline. */
 static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
 {
-    const struct engine_result *r = c->r;
+    const struct run_figures *r = c->r;
     uint64_t n = 0;
     uint32_t i;
     *at_s = 0;
@@ -454,7 +454,7 @@ static uint64_t timeouts(const struct stats *s)
 static void stragglers(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     uint64_t ended = c->s->completed + stats_errors(c->s), bulk, tail, slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
     uint64_t tmo = timeouts(c->s);
     double e = elapsed(c), bulk_s, conc = (double)cfg->connections * config_depth(cfg);
@@ -507,7 +507,7 @@ static void stragglers(struct ctx *c)
 static void timeout_storm(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
-    const struct netstat_obs *n = c->in->net;
+    const struct netstat_obs *n = c->net;
     const struct stats *s = c->s;
     uint64_t tmo = timeouts(s), ended = s->completed + stats_errors(s), slow = hist_above(&s->h[H_CONNECT], SYN_STEP_NS);
     uint64_t tried = s->conns_opened + s->errors[ERR_TIMEOUT_CONNECT];
@@ -545,7 +545,7 @@ static void timeout_storm(struct ctx *c)
 
 static void noisy_neighbour(struct ctx *c)
 {
-    const struct machine_noise *n = &c->r->noise;
+    const struct machine_noise *n = &c->in->noise;
     struct finding *f;
     double share, late_ns;
     if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S ||
@@ -574,7 +574,7 @@ const struct findings_rule findings_rules[FINDING_COUNT] = {
 #undef FINDINGS_RULE_ROW
 };
 
-void findings_eval(const struct findings_in *in, struct findings *out)
+void findings_eval(const struct run_result *in, struct findings *out)
 {
     struct ctx c;
     struct findings tmp;
@@ -583,8 +583,10 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     memset(out, 0, sizeof(*out));
     memset(&c, 0, sizeof(c));
     c.in = in;
-    c.r = in->r;
-    c.s = &in->r->total;
+    c.r = &in->fig;
+    c.s = &in->fig.total;
+    c.server = in->has_server ? &in->server : NULL;
+    c.net = in->has_net ? &in->net : NULL;
     c.out = out;
     for (c.rule = 0; c.rule < FINDING_COUNT; c.rule++) {
         if (c.silenced & (1u << c.rule))

@@ -7,51 +7,16 @@
  * timeouts reconnecting into a full accept queue. Each finding carries the figures that earned it and one line of
  * advice; the rules are a table (findings_rules.h), each rule's threshold
  * and minimum sample is written beside it in findings_int.h, and a healthy
- * run must stay silent. */
+ * run must stay silent. What they find is a result's (struct findings,
+ * result.h). */
 #ifndef RAFALE_FINDINGS_H
 #define RAFALE_FINDINGS_H
 
-#include <stdint.h>
+#include "result.h"
 
-#include "config.h"
-#include "engine.h"
-#include "findings_rules.h"
-#include "monitor.h"
-#include "netstat.h"
-
-#define FINDINGS_MAX FINDING_COUNT /* a rule finds once at most */
-#define FINDING_EV_MAX 12
-
-struct finding_ev {
-    char key[40];               /* snake_case, its unit as suffix (_us, _s, _bytes, _per_request) */
-    double v;
-};
-
-struct finding {
-    char id[32];                /* its rule's JSON id: "starved_connections", ... */
-    int warning;                /* 1: the figures mislead without it; 0: info */
-    char summary[400];
-    char advice[400];
-    struct finding_ev ev[FINDING_EV_MAX];
-    int nev;
-};
-
-struct findings {
-    struct finding f[FINDINGS_MAX];
-    int n;
-};
-
-/* What the rules read. Everything but cfg and r may be absent. */
-struct findings_in {
-    const struct config *cfg;
-    const struct engine_result *r;
-    const struct monitor_result *server; /* the server watched (--monitor, compare), or NULL */
-    const struct netstat_obs *net;       /* the host around the run, or NULL (a merged or loaded result) */
-    int64_t server_output_bytes;         /* compare: what the server wrote to its stdout/stderr, -1 unknown */
-};
-
-/* Runs every rule. out holds what they found, warnings first. */
-void findings_eval(const struct findings_in *in, struct findings *out);
+/* Runs every rule on r (the server's and the host's figures where it has
+ * them). out holds what they found, warnings first. */
+void findings_eval(const struct run_result *r, struct findings *out);
 /* The finding of rule id, or NULL. */
 const struct finding *findings_get(const struct findings *fs, enum finding_id id);
 /* The finding whose JSON id is json (one read back may be of a rule this

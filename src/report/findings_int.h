@@ -196,9 +196,11 @@ extern const struct findings_rule findings_rules[FINDING_COUNT];
 
 /* What a rule reads, and what the rules before it found. */
 struct ctx {
-    const struct findings_in *in;
-    const struct engine_result *r;
+    const struct run_result *in;
+    const struct run_figures *r;
     const struct stats *s;
+    const struct monitor_result *server; /* the server watched (--monitor, compare), or NULL */
+    const struct netstat_obs *net;       /* the host around the run, or NULL (a merged or loaded result) */
     struct findings *out;
     enum finding_id rule;                /* the one running */
     struct finding *found[FINDING_COUNT];

@@ -17,7 +17,7 @@ static double server_cpus(const struct monitor_result *m)
 
 double findings_server_busy(const struct ctx *c)
 {
-    const struct monitor_result *m = c->in->server;
+    const struct monitor_result *m = c->server;
     if (m == NULL || m->cpus <= 0 || elapsed(c) < CPU_MIN_S || (m->cpu_s <= 0 && !m->cpu_exact))
         return -1;
     return m->cpu_s / (elapsed(c) * server_cpus(m));
@@ -25,7 +25,7 @@ double findings_server_busy(const struct ctx *c)
 
 void findings_server_cpu_bound(struct ctx *c)
 {
-    const struct monitor_result *m = c->in->server;
+    const struct monitor_result *m = c->server;
     double busy = findings_server_busy(c);
     struct finding *f;
     if (busy < CPU_BOUND || (f = add(c)) == NULL)
@@ -44,7 +44,7 @@ void findings_server_cpu_bound(struct ctx *c)
 /* Run only when no finding before it explains the wait (findings_rules.h). */
 void findings_server_waiting(struct ctx *c)
 {
-    const struct monitor_result *m = c->in->server;
+    const struct monitor_result *m = c->server;
     double busy = findings_server_busy(c), p50 = hist_percentile(&c->s->h[H_LATENCY], 50);
     struct finding *f;
     char b[32];
@@ -81,7 +81,7 @@ static double tls_overhead(const struct ctx *c)
  * be files or its output (WRITES_LOGGED_SHARE). */
 void findings_server_writes(struct ctx *c)
 {
-    const struct monitor_result *m = c->in->server;
+    const struct monitor_result *m = c->server;
     double bytes = 0, per, recv = (double)c->s->bytes_received, wchar = 0, logged = 0;
     struct finding *f;
     int known = 0, answers_in = 0, logging;
@@ -149,7 +149,7 @@ static double pool_at(const struct monitor_result *m, uint32_t s, int threads)
 /* The pool grew while rafale measured, and throughput followed it. */
 void findings_server_scaling(struct ctx *c)
 {
-    const struct monitor_result *m = c->in->server;
+    const struct monitor_result *m = c->server;
     uint32_t full, s, k;
     struct finding *f;
     if (m == NULL || m->npoints < 3 || c->r->nseconds < 2)

@@ -45,7 +45,7 @@ static const char *config_diff(json_t *a, json_t *b)
 
 /* The per-second timelines of the shards, aligned on the wall clock: a
  * shard that began k seconds after the first adds into second t + k. */
-static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine_result *r)
+static int merge_timeline(struct run_result *in, int n, double t0, struct run_figures *r)
 {
     uint32_t len = 0, s, i;
     struct hist *h;
@@ -53,7 +53,7 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
     /* Every offset is at most the starts' spread, checked before (under a
      * day), and every timeline at most 2^32 seconds: the sum fits 64 bits. */
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].fig;
         uint64_t off = (uint64_t)llround(x->start_unix_s - t0);
         if (x->nseconds && off + x->nseconds > len) {
             if (off + x->nseconds > UINT32_MAX)
@@ -73,7 +73,7 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
     for (s = 0; s < len; s++)
         hist_init_bits(&h[s], TL_SUB_BITS);
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].fig;
         uint32_t off = (uint32_t)llround(x->start_unix_s - t0);
         for (i = 0; i < x->nseconds; i++) {
             struct tl_second *d = &r->timeline[off + i];
@@ -101,7 +101,7 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
 /* What one run's shards must share beyond the workload: starts close in
  * time, and each shard's timeline adding up to its own totals (a saved
  * result is untrusted input). Returns 0, or -1 with the reason. */
-static int check_shards(struct loaded_run *in, const char **names, int n, char *err, size_t errlen)
+static int check_shards(struct run_result *in, const char **names, int n, char *err, size_t errlen)
 {
     int k, first = 0, last = 0;
     /* How long the run lasted: by its timelines where there are (their
@@ -109,7 +109,7 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
      * number), else by elapsed_s (nothing is then sized by it). */
     double longest = 0, longest_tl = 0;
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].fig;
         uint64_t req = 0, errs = 0;
         uint32_t i;
         /* Stopped once past the totals: a sum of tampered counts could
@@ -126,9 +126,9 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
                     (unsigned long long)stats_errors(&x->total));
             return -1;
         }
-        if (x->start_unix_s < in[first].res.start_unix_s)
+        if (x->start_unix_s < in[first].fig.start_unix_s)
             first = k;
-        if (x->start_unix_s > in[last].res.start_unix_s)
+        if (x->start_unix_s > in[last].fig.start_unix_s)
             last = k;
         if (x->elapsed_s > longest)
             longest = x->elapsed_s;
@@ -137,11 +137,11 @@ static int check_shards(struct loaded_run *in, const char **names, int n, char *
     }
     if (longest_tl > 0)
         longest = longest_tl;
-    if (in[last].res.start_unix_s - in[first].res.start_unix_s > longest + MERGE_MARGIN_S) {
+    if (in[last].fig.start_unix_s - in[first].fig.start_unix_s > longest + MERGE_MARGIN_S) {
         err_set(err, errlen, NULL,
                 "%s started %.0fs after %s, more than the run lasted (%.0fs) plus %.0fs: not shards of "
                 "one run",
-                names[last], in[last].res.start_unix_s - in[first].res.start_unix_s, names[first], longest,
+                names[last], in[last].fig.start_unix_s - in[first].fig.start_unix_s, names[first], longest,
                 MERGE_MARGIN_S);
         return -1;
     }
@@ -177,22 +177,22 @@ static void merge_conns(struct fairness_conns *d, const struct fairness_conns *s
     }
 }
 
-static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char *err, size_t errlen)
+static int merge_into(struct run_result *in, int n, struct run_result *out, char *err, size_t errlen)
 {
-    struct engine_result *r = &out->res;
+    struct run_figures *r = &out->fig;
     double t0 = 1e300, t_end = 0;
     uint32_t i;
     int k;
 
     /* The workload is the first shard's (the totals: every shard holds them). */
-    out->cfg = in[0].cfg;
-    memset(&in[0].cfg, 0, sizeof(in[0].cfg));
+    out->cfg = out->own_cfg = in[0].own_cfg;
+    in[0].own_cfg = NULL;
     if (stats_init(&r->total) != 0)
         goto oom;
-    r->ntargets = in[0].res.ntargets;
+    r->ntargets = in[0].fig.ntargets;
     r->per_target = calloc(r->ntargets ? r->ntargets : 1, sizeof(*r->per_target));
     r->target_in_flight = calloc(r->ntargets ? r->ntargets : 1, sizeof(*r->target_in_flight));
-    r->nstages = in[0].res.nstages;
+    r->nstages = in[0].fig.nstages;
     r->per_stage = r->nstages ? calloc(r->nstages, sizeof(*r->per_stage)) : NULL;
     r->shards = calloc((size_t)n, sizeof(*r->shards));
     if (r->per_target == NULL || r->target_in_flight == NULL || (r->nstages && r->per_stage == NULL) || r->shards == NULL)
@@ -206,24 +206,24 @@ static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char
     tcpinfo_sum_init(&r->tcp);
     /* Checks and skips: the same workload's, summed exactly; the first
      * failure the first shard's that had one. */
-    if (in[0].res.nchecks) {
-        r->nchecks = in[0].res.nchecks;
+    if (in[0].fig.nchecks) {
+        r->nchecks = in[0].fig.nchecks;
         if ((r->checks = calloc(r->nchecks, sizeof(*r->checks))) == NULL)
             goto oom;
-        memcpy(r->checks, in[0].res.checks, r->nchecks * sizeof(*r->checks));
+        memcpy(r->checks, in[0].fig.checks, r->nchecks * sizeof(*r->checks));
         for (i = 0; i < r->nchecks; i++)
             r->checks[i].passed = r->checks[i].failed = 0, r->checks[i].first_failure[0] = '\0';
     }
-    if (in[0].res.nvars) {
-        r->nvars = in[0].res.nvars;
+    if (in[0].fig.nvars) {
+        r->nvars = in[0].fig.nvars;
         r->var_names = calloc(r->nvars, sizeof(*r->var_names));
         r->skipped_var = calloc(r->nvars, sizeof(*r->skipped_var));
         if (r->var_names == NULL || r->skipped_var == NULL)
             goto oom;
-        memcpy(r->var_names, in[0].res.var_names, r->nvars * sizeof(*r->var_names));
+        memcpy(r->var_names, in[0].fig.var_names, r->nvars * sizeof(*r->var_names));
     }
     for (k = 0; k < n; k++) {
-        const struct engine_result *x = &in[k].res;
+        const struct run_figures *x = &in[k].fig;
         for (i = 0; i < r->nchecks && i < x->nchecks; i++) {
             r->checks[i].passed += x->checks[i].passed;
             r->checks[i].failed += x->checks[i].failed;
@@ -234,41 +234,41 @@ static int merge_into(struct loaded_run *in, int n, struct loaded_run *out, char
             r->skipped_var[i] += x->skipped_var[i];
     }
     for (k = 0; k < n; k++) {
-        struct loaded_run *x = &in[k];
+        struct run_result *x = &in[k];
         struct shard_info *sh = &r->shards[k];
-        stats_merge(&r->total, &x->res.total);
+        stats_merge(&r->total, &x->fig.total);
         for (i = 0; i < r->ntargets; i++) {
-            stats_merge(&r->per_target[i], &x->res.per_target[i]);
-            r->target_in_flight[i] += x->res.target_in_flight[i];
+            stats_merge(&r->per_target[i], &x->fig.per_target[i]);
+            r->target_in_flight[i] += x->fig.target_in_flight[i];
         }
-        for (i = 0; i < r->nstages && i < x->res.nstages; i++)
-            stats_merge(&r->per_stage[i], &x->res.per_stage[i]);
-        r->in_flight += x->res.in_flight;
-        if (x->res.in_flight_oldest_s > r->in_flight_oldest_s)
-            r->in_flight_oldest_s = x->res.in_flight_oldest_s;
-        merge_conns(&r->conns, &x->res.conns, k == 0);
+        for (i = 0; i < r->nstages && i < x->fig.nstages; i++)
+            stats_merge(&r->per_stage[i], &x->fig.per_stage[i]);
+        r->in_flight += x->fig.in_flight;
+        if (x->fig.in_flight_oldest_s > r->in_flight_oldest_s)
+            r->in_flight_oldest_s = x->fig.in_flight_oldest_s;
+        merge_conns(&r->conns, &x->fig.conns, k == 0);
         if (k == 0)
-            r->env = x->res.env; /* the first shard's machine (each shard's JSON keeps its own) */
-        tcpinfo_merge(&r->tcp, &x->res.tcp);
-        r->queued += x->res.queued;
-        r->extra_connections += x->res.extra_connections;
-        r->target_rate += x->res.target_rate;
-        r->client_cpu_s += x->res.client_cpu_s;
-        r->interrupted |= x->res.interrupted;
-        if (x->res.all_connected_s < 0 || r->all_connected_s < 0)
+            out->env = x->env; /* the first shard's machine (each shard's JSON keeps its own) */
+        tcpinfo_merge(&r->tcp, &x->fig.tcp);
+        r->queued += x->fig.queued;
+        r->extra_connections += x->fig.extra_connections;
+        r->target_rate += x->fig.target_rate;
+        r->client_cpu_s += x->fig.client_cpu_s;
+        r->interrupted |= x->fig.interrupted;
+        if (x->fig.all_connected_s < 0 || r->all_connected_s < 0)
             r->all_connected_s = -1;
-        else if (x->res.all_connected_s > r->all_connected_s)
-            r->all_connected_s = x->res.all_connected_s;
-        if (x->res.start_unix_s < t0)
-            t0 = x->res.start_unix_s;
-        if (x->res.start_unix_s + x->res.elapsed_s > t_end)
-            t_end = x->res.start_unix_s + x->res.elapsed_s;
-        *sh = x->res.shard;
-        sh->completed = x->res.total.completed;
-        sh->errors = stats_errors(&x->res.total);
-        sh->elapsed_s = x->res.elapsed_s;
-        sh->p99_ns = hist_percentile(&x->res.total.h[H_LATENCY], 99);
-        sh->client_cpu_s = x->res.client_cpu_s;
+        else if (x->fig.all_connected_s > r->all_connected_s)
+            r->all_connected_s = x->fig.all_connected_s;
+        if (x->fig.start_unix_s < t0)
+            t0 = x->fig.start_unix_s;
+        if (x->fig.start_unix_s + x->fig.elapsed_s > t_end)
+            t_end = x->fig.start_unix_s + x->fig.elapsed_s;
+        *sh = x->fig.shard;
+        sh->completed = x->fig.total.completed;
+        sh->errors = stats_errors(&x->fig.total);
+        sh->elapsed_s = x->fig.elapsed_s;
+        sh->p99_ns = hist_percentile(&x->fig.total.h[H_LATENCY], 99);
+        sh->client_cpu_s = x->fig.client_cpu_s;
         if (x->has_server && !out->has_server) {
             /* The shard that watched the server (one does, on its machine). */
             out->server = x->server;
@@ -286,12 +286,12 @@ oom:
     return -1;
 }
 
-int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *out, char *err, size_t errlen)
+int merge_shards(json_t **roots, const char **names, int n, struct run_result *out, char *err, size_t errlen)
 {
-    struct loaded_run *in;
+    struct run_result *in;
     int *by_index = NULL, k, rc = -1, count = 0;
 
-    memset(out, 0, sizeof(*out));
+    result_init(out);
     if (n < 1) {
         err_set(err, errlen, NULL, "no shard results given");
         return -1;
@@ -311,19 +311,19 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
         if (report_load_run_root(roots[k], names[k], &in[k], err, errlen) != 0)
             goto out;
         if (k == 0) {
-            count = (int)in[0].res.shard.count;
+            count = (int)in[0].fig.shard.count;
         } else if ((diff = config_diff(json_object_get(roots[0], "config"), json_object_get(roots[k], "config")))) {
             err_set(err, errlen, NULL, "%s and %s are not shards of the same workload: their '%s' differ", names[0],
                     names[k], diff);
             goto out;
         }
-        if ((int)in[k].res.shard.count != count) {
+        if ((int)in[k].fig.shard.count != count) {
             err_set(err, errlen, NULL, "%s is one of %u shards, %s one of %u: not the same run", names[k],
-                    in[k].res.shard.count, names[0], (unsigned)count);
+                    in[k].fig.shard.count, names[0], (unsigned)count);
             goto out;
         }
-        if (count == n && by_index[in[k].res.shard.index]++) {
-            err_set(err, errlen, NULL, "%s: shard %u/%u is given twice", names[k], in[k].res.shard.index, count);
+        if (count == n && by_index[in[k].fig.shard.index]++) {
+            err_set(err, errlen, NULL, "%s: shard %u/%u is given twice", names[k], in[k].fig.shard.index, count);
             goto out;
         }
     }
@@ -335,15 +335,11 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
     }
     if (check_shards(in, names, n, err, errlen) != 0)
         goto out;
-    if ((rc = merge_into(in, n, out, err, errlen)) != 0) {
-        engine_result_free(&out->res);
-        monitor_result_free(&out->server);
-        config_free(&out->cfg);
-        memset(out, 0, sizeof(*out));
-    }
+    if ((rc = merge_into(in, n, out, err, errlen)) != 0)
+        result_free(out);
 out:
     for (k = 0; k < n; k++)
-        report_load_run_free(&in[k]);
+        result_free(&in[k]);
     free(in);
     free(by_index);
     return rc;

@@ -14,10 +14,11 @@
 
 /* Merges n shard results (parsed --json documents; names[i] says where
  * each came from, for messages) into out, which the reports and the JSON
- * writer take as any run (out->res.shards lists the shards). Refuses, with
+ * writer take as any run (out->fig.shards lists the shards; out owns its
+ * configuration; free it with result_free). Refuses, with
  * the reason in err: a file that is not a shard's result, shards of
  * different workloads, a shard missing or given twice. Returns 0 or -1. */
-int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *out, char *err, size_t errlen);
+int merge_shards(json_t **roots, const char **names, int n, struct run_result *out, char *err, size_t errlen);
 
 /* The first key on which two results' "config" objects differ, keys in
  * own[] aside, or NULL when they are one workload. */

@@ -1,22 +1,22 @@
 /* report.h - the results of a run, for people (text) and machines (JSON,
- * ab-compatible CSV). Each writer takes a FILE and returns 0 or -1. */
+ * ab-compatible CSV). Each writer takes a FILE and the run's result (its
+ * server's figures, findings and SLO where it has them) and returns 0 or
+ * -1. */
 #ifndef RAFALE_REPORT_H
 #define RAFALE_REPORT_H
 
 #include <stdio.h>
 
 #include "config.h"
-#include "engine.h"
-#include "findings.h"
 #include "monitor.h"
+#include "result.h"
 
-/* server: what the monitor saw of the server during the run, or NULL;
- * fs: the findings (NULL or none: no section). */
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct findings *fs);
-/* slo: the evaluated checks, or NULL. */
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct slo *slo, const struct findings *fs);
+/* The text report: the server's block when it was watched, the findings'
+ * when there are. */
+int report_text(FILE *f, const struct run_result *res);
+/* The whole result as JSON ("findings" when it has them, [] for none;
+ * "slo" when evaluated), as `rafale report` and `merge` read it back. */
+int report_json(FILE *f, const struct run_result *res);
 /* The "Findings" section, one "[!]" (warning) or "[i]" (info) line each
  * and its advice, each line after indent in; nothing when there is none. */
 void report_findings_text(FILE *f, const struct findings *fs, const char *in);
@@ -40,33 +40,27 @@ void report_json_ref(FILE *f, const struct machine_ref *ref);
 void report_ref_text(FILE *f, const struct machine_ref *ref, const char *indent);
 /* Results reported together (names[i] the file of res[i]): when they come
  * from two machines or more, each machine and its reference (report_machines.c). */
-void report_machines(FILE *f, const struct engine_result *const *res, const char *const *names, int n);
-/* One saved run among several reported side by side. */
-struct report_side {
-    const char *name;                    /* its file */
-    const struct config *cfg;
-    const struct engine_result *res;
-    const struct monitor_result *server; /* or NULL */
-    const struct findings *found;        /* or NULL */
-};
-/* n runs side by side: each one's settings in a line, then a row of its
- * headline figures (report_side.c). */
-void report_side_text(FILE *f, const struct report_side *runs, int n);
+void report_machines(FILE *f, const struct run_result *const *res, const char *const *names, int n);
+/* n saved runs side by side (names[i] the file of runs[i]): each one's
+ * settings in a line, then a row of its headline figures (report_side.c). */
+void report_side_text(FILE *f, const struct run_result *const *runs, const char *const *names, int n);
 /* The settings of a run in a line, without its end: "4 connections on 2
  * threads, keep-alive, 3000 requests, GET, timeout 10.00s". */
 void report_setup_line(FILE *f, const struct config *cfg);
-int report_csv(FILE *f, const struct engine_result *r);
+/* Its latency's percentiles, ab's -e table. */
+int report_csv(FILE *f, const struct run_result *res);
 /* A self-contained HTML page with inline SVG charts. */
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct findings *fs);
+int report_html(FILE *f, const struct run_result *res);
 
 /* The findings box at the top of an HTML report (nothing when none). */
 void report_html_findings(FILE *f, const struct findings *fs);
-/* The server block of the HTML report: a paragraph and the process table. */
-void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed);
-/* The server block of the text report: CPU, memory (alone, PSS, USS, RSS)
- * and the processes grouped by command; each line starts with indent. */
-void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *indent);
+/* The server block of a run's HTML report (res has_server): a paragraph
+ * and the process table. */
+void report_html_server(FILE *f, const struct run_result *res);
+/* The server block of a run's text report (res has_server): CPU, memory
+ * (alone, PSS, USS, RSS) and the processes grouped by command; each line
+ * starts with indent. */
+void report_server_text(FILE *f, const struct run_result *res, const char *indent);
 /* The memory figure a report leads with, the most exact measured; *label
  * receives "alone" (as if it ran alone: its pages each counted once),
  * "PSS" (the kernel's, among every process of the machine) or "RSS". */
@@ -76,7 +70,7 @@ const char *report_memory_meaning(const char *label);
 
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
  * its own, or the URL as typed; the row of the targets past
- * ENGINE_TARGET_FIGS is "(N other targets)". */
+ * FIGURES_TARGETS is "(N other targets)". */
 const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t n);
 /* Writes text as a terminal may show it in a column of w characters: cut
  * on a UTF-8 character's start (never inside one), padded to w. */
@@ -84,10 +78,10 @@ void report_put_col(FILE *f, const char *text, size_t w);
 /* Characters (not bytes) of a UTF-8 string, for a column's width. */
 size_t report_chars(const char *s);
 
-/* Is figures row i the one of the targets past ENGINE_TARGET_FIGS? */
+/* Is figures row i the one of the targets past FIGURES_TARGETS? */
 static inline int report_is_other(const struct config *cfg, uint32_t i)
 {
-    return cfg->ntargets > ENGINE_TARGET_FIGS && i == ENGINE_TARGET_FIGS;
+    return cfg->ntargets > FIGURES_TARGETS && i == FIGURES_TARGETS;
 }
 /* The method URL i is sent with. */
 const char *report_method(const struct config *cfg, uint32_t i);

@@ -60,7 +60,7 @@ static void percentile_chart(FILE *f, const struct stats *s, int rate_mode)
     svg_line_chart(f, "Latency by percentile", &ax, &ay, ser, ns);
 }
 
-static void timeline_charts(FILE *f, const struct engine_result *r)
+static void timeline_charts(FILE *f, const struct run_figures *r)
 {
     uint32_t n = r->nseconds, i;
     double last = r->elapsed_s - (double)(n ? n - 1 : 0); /* how much of its last second the run lived */
@@ -195,8 +195,10 @@ static void lat_tr(FILE *f, const char *name, const struct hist *h)
     html_printf(f, "<td>%s</td></tr>\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 
-void report_html_server(FILE *f, const struct monitor_result *m, uint64_t completed)
+void report_html_server(FILE *f, const struct run_result *res)
 {
+    const struct monitor_result *m = &res->server;
+    uint64_t completed = res->fig.total.completed;
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
     char a[32], b[32], c[32], d[32], e[32];
@@ -299,7 +301,7 @@ void report_html_findings(FILE *f, const struct findings *fs)
  * (the first HTML_TARGET_BARS: bars past that would be slivers). */
 #define HTML_TARGET_BARS 30
 
-static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void per_url_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i, n = r->ntargets < HTML_TARGET_BARS ? r->ntargets : HTML_TARGET_BARS;
@@ -346,9 +348,12 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
     free(v);
 }
 
-int report_html(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct findings *fs)
+int report_html(FILE *f, const struct run_result *res)
 {
+    const struct config *cfg = res->cfg;
+    const struct run_figures *r = &res->fig;
+    const struct monitor_result *server = res->has_server ? &res->server : NULL;
+    const struct findings *fs = res->has_findings ? &res->found : NULL;
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i;
@@ -380,7 +385,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
             s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, (unsigned long long)r->in_flight,
             r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received / el));
     if (server)
-        report_html_server(f, server, s->completed);
+        report_html_server(f, res);
 
     html_printf(f, "<h2>Latency</h2>\n<table><tr><th></th><th>min</th><th>mean</th>");
     for (k = 0; k < REPORT_NPCTS; k++)
@@ -412,7 +417,7 @@ int report_html(FILE *f, const struct config *cfg, const struct engine_result *r
                     (unsigned long long)s->checked,
                     s->checked ? 100.0 * (double)s->checks_failed / (double)s->checked : 0.0);
         for (i = 0; i < r->nchecks; i++) {
-            const struct engine_check *e = &r->checks[i];
+            const struct run_check *e = &r->checks[i];
             char lb[600];
             html_printf(f, "<tr><td>");
             html_text(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");

@@ -239,7 +239,7 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     }
 }
 
-static void jtimeline(FILE *f, const struct engine_result *r)
+static void jtimeline(FILE *f, const struct run_figures *r)
 {
     uint32_t i;
     fprintf(f, "  \"timeline\": [");
@@ -426,7 +426,7 @@ void report_json_ref(FILE *f, const struct machine_ref *ref)
 }
 
 /* "connections" (fairness) and "tcp" (TCP_INFO of the closed ones). */
-static void jconns(FILE *f, const struct engine_result *r)
+static void jconns(FILE *f, const struct run_figures *r)
 {
     const struct fairness_conns *c = &r->conns;
     fprintf(f,
@@ -466,12 +466,12 @@ static void jerror_details(FILE *f, const struct stats *s, int quic)
 }
 
 /* "checks": each check's passes and failures, the first failure's words. */
-static void jchecks(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void jchecks(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint32_t i;
     fprintf(f, "  \"checks\": [");
     for (i = 0; i < r->nchecks; i++) {
-        const struct engine_check *e = &r->checks[i];
+        const struct run_check *e = &r->checks[i];
         char lb[600];
         fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
         report_json_str(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");
@@ -489,7 +489,7 @@ static void jchecks(FILE *f, const struct config *cfg, const struct engine_resul
 }
 
 /* "stages" (--stages): each stage's span, load and latency. */
-static void jstages(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void jstages(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint32_t i;
     uint64_t t0 = 0;
@@ -511,17 +511,17 @@ static void jstages(FILE *f, const struct config *cfg, const struct engine_resul
     fprintf(f, "\n  ],\n");
 }
 
-/* "per_url": each target's figures, the ones past ENGINE_TARGET_FIGS as one. */
-static void jper_url(FILE *f, const struct config *cfg, const struct engine_result *r)
+/* "per_url": each target's figures, the ones past FIGURES_TARGETS as one. */
+static void jper_url(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint32_t i;
     fprintf(f, "  \"per_url\": [");
     for (i = 0; i < r->ntargets; i++) {
         fprintf(f, "%s\n    {\"url\": ", i ? "," : "");
         if (report_is_other(cfg, i)) {
-            /* The targets past ENGINE_TARGET_FIGS, together. */
+            /* The targets past FIGURES_TARGETS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
-                    cfg->ntargets - ENGINE_TARGET_FIGS);
+                    cfg->ntargets - FIGURES_TARGETS);
             jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
             fprintf(f, "}");
             continue;
@@ -540,9 +540,13 @@ static void jper_url(FILE *f, const struct config *cfg, const struct engine_resu
     }
 }
 
-int report_json(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct slo *slo, const struct findings *fs)
+int report_json(FILE *f, const struct run_result *res)
 {
+    const struct config *cfg = res->cfg;
+    const struct run_figures *r = &res->fig;
+    const struct monitor_result *server = res->has_server ? &res->server : NULL;
+    const struct findings *fs = res->has_findings ? &res->found : NULL;
+    const struct slo *slo = res->slo;
     uint32_t i;
     int k;
 
@@ -561,9 +565,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         report_json_str(f, r->gave_up_why);
         fprintf(f, "},\n");
     }
-    if (r->ref.known) {
+    if (res->ref.known) {
         fprintf(f, "  \"calibration\": ");
-        report_json_ref(f, &r->ref);
+        report_json_ref(f, &res->ref);
         fprintf(f, ",\n");
     }
     if (r->shard.count) {
@@ -581,15 +585,15 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     }
     fprintf(f, "  \"client\": {\"cpu_s\": %s, \"all_connected_s\": %s},\n", REPORT_JNUM("%.6f", r->client_cpu_s),
             REPORT_JNUM("%.6f", r->all_connected_s));
-    if (r->env.cpus_online > 0)
-        jenv(f, &r->env);
-    if (r->noise.known || r->noise.nr_throttled > 0) {
+    if (res->env.cpus_online > 0)
+        jenv(f, &res->env);
+    if (res->noise.known || res->noise.nr_throttled > 0) {
         /* What else ran on the machine meanwhile (null: not measured). */
         fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": %s, \"steal_pct\": %s",
-                r->noise.known ? REPORT_JNUM("%.3f", r->noise.foreign_cpu_pct) : "null",
-                r->noise.known ? REPORT_JNUM("%.3f", r->noise.steal_pct) : "null");
+                res->noise.known ? REPORT_JNUM("%.3f", res->noise.foreign_cpu_pct) : "null",
+                res->noise.known ? REPORT_JNUM("%.3f", res->noise.steal_pct) : "null");
         fprintf(f, ", \"nr_throttled\": ");
-        fprintf(f, r->noise.nr_throttled >= 0 ? "%lld" : "null", r->noise.nr_throttled);
+        fprintf(f, res->noise.nr_throttled >= 0 ? "%lld" : "null", res->noise.nr_throttled);
         fprintf(f, "},\n");
     }
     jconns(f, r);
@@ -607,9 +611,9 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
     jerror_details(f, &r->total, cfg->http3);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
-    if (cfg->log_path) {
+    if (cfg->out[OUT_LOG]) {
         fprintf(f, "  \"log\": {\"file\": ");
-        report_json_str(f, cfg->log_path);
+        report_json_str(f, cfg->out[OUT_LOG]);
         fprintf(f, ", \"written\": %llu, \"dropped\": %llu, \"error\": ", (unsigned long long)r->log_written,
                 (unsigned long long)r->log_dropped);
         if (r->log_failed)

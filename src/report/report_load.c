@@ -271,17 +271,17 @@ static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merge
 
 /* One run result object (what --json writes). */
 /* The figures of each target (--targets) or URL. */
-static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct engine_result *r)
+static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct run_figures *r)
 {
     json_t *e;
     size_t i, n, at;
-    /* A row per URL up to ENGINE_TARGET_FIGS and one for the others, as a run
+    /* A row per URL up to FIGURES_TARGETS and one for the others, as a run
      * writes them; a file with a row for every URL has the rows past the
      * limit folded into the others' row as they are read. */
     n = json_array_size(pu);
-    if (n != engine_nfigs(conf->ntargets) && n != conf->ntargets)
+    if (n != figures_rows(conf->ntargets) && n != conf->ntargets)
         return jread_fail(c, "per_url", "%zu entries for %u URLs", n, conf->ntargets);
-    r->ntargets = engine_nfigs(conf->ntargets);
+    r->ntargets = figures_rows(conf->ntargets);
     r->per_target = calloc(r->ntargets ? r->ntargets : 1, sizeof(struct stats));
     r->target_in_flight = calloc(r->ntargets ? r->ntargets : 1, sizeof(uint64_t));
     if (r->per_target == NULL || r->target_in_flight == NULL)
@@ -291,7 +291,7 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
     for (i = 0; i < n && !c->failed; i++) {
         e = json_array_get(pu, i);
         at = jread_enter(c, "per_url[%zu]", i);
-        if (i > ENGINE_TARGET_FIGS) {
+        if (i > FIGURES_TARGETS) {
             struct stats one;
             uint64_t fl = 0;
             stats_init(&one);
@@ -299,8 +299,8 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
                 load_stats(c, &one, e, &fl);
             else
                 jread_fail(c, "", "not an object");
-            stats_merge(&r->per_target[ENGINE_TARGET_FIGS], &one);
-            r->target_in_flight[ENGINE_TARGET_FIGS] += fl;
+            stats_merge(&r->per_target[FIGURES_TARGETS], &one);
+            r->target_in_flight[FIGURES_TARGETS] += fl;
             stats_fini(&one);
         } else if (!json_is_object(e)) {
             jread_fail(c, "", "not an object");
@@ -318,7 +318,7 @@ static int load_per_url(struct jc *c, json_t *pu, struct config *conf, struct en
 }
 
 /* The per-second timeline, with its histograms when a shard saved them. */
-static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
+static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
 {
     json_t *e;
     size_t i, at;
@@ -356,7 +356,7 @@ static int load_timeline(struct jc *c, json_t *tl, struct engine_result *r)
 }
 
 /* --stages: each stage's figures. */
-static int load_stages(struct jc *c, json_t *tl, const struct config *conf, struct engine_result *r)
+static int load_stages(struct jc *c, json_t *tl, const struct config *conf, struct run_figures *r)
 {
     json_t *e;
     size_t i, at;
@@ -477,7 +477,7 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
 }
 
 /* "checks" and "skipped_by_variable". */
-static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t ntargets)
+static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint32_t ntargets)
 {
     json_t *arr = jread_arr(c, root, "checks", 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
     const char *k;
@@ -495,7 +495,7 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
         r->nchecks = (uint32_t)json_array_size(arr);
         for (i = 0; i < r->nchecks && !c->failed; i++) {
             json_t *e = json_array_get(arr, i);
-            struct engine_check *x = &r->checks[i];
+            struct run_check *x = &r->checks[i];
             at = jread_enter(c, "checks[%zu]", i);
             if (!json_is_object(e)) {
                 jread_fail(c, "", "not an object");
@@ -532,8 +532,9 @@ static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uin
 
 /* What a run says of its connections: "connections" (fairness), the
  * machine and its noise, the calibration, "tcp". */
-static void load_client_side(struct jc *c, json_t *root, struct engine_result *r)
+static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
 {
+    struct run_figures *r = &run->fig;
     json_t *cl;
     size_t at;
     if ((cl = jread_obj(c, root, "connections", 0)) != NULL) {
@@ -557,19 +558,19 @@ static void load_client_side(struct jc *c, json_t *root, struct engine_result *r
         jread_leave(c, at);
     }
     if ((cl = jread_obj(c, root, "environment", 0)) != NULL)
-        load_env(c, cl, &r->env);
+        load_env(c, cl, &run->env);
     if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
-        report_load_ref(c, cl, &r->ref);
-    r->noise.nr_throttled = -1;
+        report_load_ref(c, cl, &run->ref);
+    run->noise.nr_throttled = -1;
     if ((cl = jread_obj(c, root, "noise", 0)) != NULL) {
         at = jread_enter(c, "noise");
         if (json_is_number(json_object_get(cl, "foreign_cpu_pct"))) {
-            r->noise.known = 1;
-            r->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
-            r->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
+            run->noise.known = 1;
+            run->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
+            run->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
         }
         if (json_is_number(json_object_get(cl, "nr_throttled")))
-            r->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
+            run->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
         jread_leave(c, at);
     }
     tcpinfo_sum_init(&r->tcp);
@@ -586,20 +587,23 @@ static void load_client_side(struct jc *c, json_t *root, struct engine_result *r
     }
 }
 
-int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
+int report_load_run(struct jc *c, json_t *root, struct run_result *run)
 {
     json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
-    struct config *conf = &run->cfg;
-    struct engine_result *r = &run->res;
+    struct config *conf;
+    struct run_figures *r = &run->fig;
     size_t i, at;
 
-    memset(run, 0, sizeof(*run));
+    result_init(run);
     if (c->failed || !json_object_get(root, "summary")) {
         if (!c->failed)
             jread_fail(c, "summary", "missing");
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
+    if ((conf = run->own_cfg = calloc(1, sizeof(*conf))) == NULL)
+        return jread_fail(c, "", "out of memory");
+    run->cfg = conf;
     if (report_load_config(c, cfg, conf) != 0 || stats_init(&r->total) != 0)
         return -1;
     if (load_per_url(c, pu, conf, r) != 0)
@@ -633,7 +637,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
         jread_leave(c, at);
     }
     r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
-    load_client_side(c, root, r);
+    load_client_side(c, root, run);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
         at = jread_enter(c, "shard");
@@ -678,12 +682,6 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
     return c->failed ? -1 : 0;
 }
 
-void report_load_run_free(struct loaded_run *run)
-{
-    engine_result_free(&run->res);
-    monitor_result_free(&run->server);
-    config_free(&run->cfg);
-}
 
 
 
@@ -741,11 +739,11 @@ json_t *report_load_json(const char *path, char *err, size_t errlen)
     return root;
 }
 
-int report_load_run_root(json_t *root, const char *path, struct loaded_run *out, char *err, size_t errlen)
+int report_load_run_root(json_t *root, const char *path, struct run_result *out, char *err, size_t errlen)
 {
     struct jc c = { path, err, errlen, 0, "" };
 
-    memset(out, 0, sizeof(*out));
+    result_init(out);
     if (!json_is_object(root))
         return err_set(err, errlen, path, "not a rafale result (saved with --json)");
     jread_scrub(root, 0);

@@ -8,19 +8,8 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "engine.h"
-#include "findings.h"
 #include "monitor.h"
-
-/* A loaded run: its configuration (as far as the reports need it) and result. */
-struct loaded_run {
-    struct config cfg;
-    struct engine_result res;
-    struct monitor_result server;
-    int has_server;
-    struct findings found;       /* its "findings", as saved */
-    int has_findings;
-};
+#include "result.h"
 
 /* The largest saved result read (report, diff, merge, calibrate's cache).
  * A run writes about 110 B per second of timeline (a few KiB with --shard's
@@ -31,9 +20,10 @@ struct loaded_run {
 #define REPORT_LOAD_MAX_MIB 256
 
 /* Reads one run's result from JSON already parsed (path names it in
- * messages). Returns 0, or -1 with a one-line reason in err. */
-int report_load_run_root(json_t *root, const char *path, struct loaded_run *out, char *err, size_t errlen);
-void report_load_run_free(struct loaded_run *run);
+ * messages): out owns its configuration, has no host counters. Returns 0,
+ * or -1 with a one-line reason in err; free out with result_free either
+ * way. */
+int report_load_run_root(json_t *root, const char *path, struct run_result *out, char *err, size_t errlen);
 /* The parse refuses a file larger than REPORT_LOAD_MAX_MIB before reading it
  * (a pipe: as soon as it is). */
 json_t *report_load_json(const char *path, char *err, size_t errlen);
@@ -42,7 +32,7 @@ struct jc;
 void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref);
 /* A run's result and a "config" object, for a reader of a larger file (a
  * compare's runs and workloads). Return 0, or -1 (the reason in c). */
-int report_load_run(struct jc *c, json_t *root, struct loaded_run *run);
+int report_load_run(struct jc *c, json_t *root, struct run_result *run);
 int report_load_config(struct jc *c, json_t *o, struct config *cfg);
 /* A "server" object (--monitor's figures) into m (report_load_server.c). */
 void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv);

@@ -4,7 +4,7 @@
 #include "report.h"
 #include "machine.h"
 
-void report_machines(FILE *f, const struct engine_result *const *res, const char *const *names, int n)
+void report_machines(FILE *f, const struct run_result *const *res, const char *const *names, int n)
 {
     int i, j, machines = 0;
     for (i = 0; i < n; i++) {

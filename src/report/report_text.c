@@ -52,7 +52,7 @@ const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t
 {
     const struct target *t = cfg->targets && i < cfg->ntargets ? &cfg->targets[i] : NULL;
     if (report_is_other(cfg, i)) {
-        snprintf(buf, n, "(%u other targets)", cfg->ntargets - ENGINE_TARGET_FIGS);
+        snprintf(buf, n, "(%u other targets)", cfg->ntargets - FIGURES_TARGETS);
         return buf;
     }
     if (t && t->name)
@@ -65,7 +65,7 @@ const char *report_label(const struct config *cfg, uint32_t i, char *buf, size_t
 }
 
 /* --stages: each stage's target, what was sent and how it went. */
-static void stages_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void stages_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint64_t t0 = 0;
     uint32_t k;
@@ -308,7 +308,7 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int qui
 
 /* Rate mode: target against achieved, how late the sender was, and why a
  * shortfall happened, so a slow server is not mistaken for a slow client. */
-static void rate_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void rate_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
@@ -361,8 +361,10 @@ const char *report_memory_meaning(const char *label)
     return "";
 }
 
-void report_server_text(FILE *f, const struct monitor_result *m, uint64_t completed, const char *in)
+void report_server_text(FILE *f, const struct run_result *res, const char *in)
 {
+    const struct monitor_result *m = &res->server;
+    uint64_t completed = res->fig.total.completed;
     struct monitor_group g[32];
     uint32_t ng = monitor_groups(m, g, 32), i;
     char a[32], b[32], c[32], d[32], e[32];
@@ -423,7 +425,7 @@ void report_server_text(FILE *f, const struct monitor_result *m, uint64_t comple
 
 /* A merged result's shards, one line each; a shard whose own CPU was busy
  * (>= 90% of its threads) may have held the load back. */
-static void shards_block(FILE *f, const struct engine_result *r)
+static void shards_block(FILE *f, const struct run_figures *r)
 {
     uint32_t i;
     size_t w = 4;
@@ -475,7 +477,7 @@ void report_setup_line(FILE *f, const struct config *cfg)
     fprintf(f, ", timeout %s", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
 }
 
-static void setup_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void setup_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     char b1[32], b2[32], b3[32];
     uint32_t i;
@@ -536,7 +538,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
 }
 
 /* How many, how fast, over how many connections, how many bytes. */
-static void summary_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void summary_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     char b1[32], b2[32], b3[32];
@@ -612,7 +614,7 @@ static void stamp_note(FILE *f, const struct stats *s)
 }
 
 /* The latency table, what its rows mean, and the distribution. */
-static void latency_block(FILE *f, const struct engine_result *r)
+static void latency_block(FILE *f, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     lat_header(f);
@@ -642,7 +644,7 @@ static void latency_block(FILE *f, const struct engine_result *r)
 }
 
 /* One row per target (or URL), when there are several. */
-static void per_url_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void per_url_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
@@ -676,7 +678,7 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct engine
 
 /* Checks: a row per target and check, with the first failure; the
  * requests not sent for want of a variable. */
-static void checks_block(FILE *f, const struct config *cfg, const struct engine_result *r)
+static void checks_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     uint32_t i, k;
@@ -697,7 +699,7 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
                 s->checked ? 100.0 * (double)s->checks_failed / (double)s->checked : 0.0);
         fprintf(f, "  %-*s  %-*s %10s %10s\n", (int)w, "target", (int)cw, "check", "passed", "failed");
         for (i = 0; i < r->nchecks; i++) {
-            const struct engine_check *e = &r->checks[i];
+            const struct run_check *e = &r->checks[i];
             fputs("  ", f);
             report_put_col(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?", w);
             fputs("  ", f);
@@ -720,9 +722,12 @@ static void checks_block(FILE *f, const struct config *cfg, const struct engine_
                 r->parked == 1 ? "its" : "their");
 }
 
-int report_text(FILE *f, const struct config *cfg, const struct engine_result *r, const struct monitor_result *server,
-                const struct findings *fs)
+int report_text(FILE *f, const struct run_result *res)
 {
+    const struct config *cfg = res->cfg;
+    const struct run_figures *r = &res->fig;
+    const struct monitor_result *server = res->has_server ? &res->server : NULL;
+    const struct findings *fs = res->has_findings ? &res->found : NULL;
     const struct stats *s = &r->total;
 
     setup_block(f, cfg, r);
@@ -734,16 +739,16 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
     latency_block(f, r);
     if (server) {
         fprintf(f, "\n");
-        report_server_text(f, server, s->completed, "");
+        report_server_text(f, res, "");
     }
     fputc('\n', f);
     status_line(f, s);
     bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + stats_errors(s), cfg->http3);
     checks_block(f, cfg, r);
-    if (cfg->log_path) {
+    if (cfg->out[OUT_LOG]) {
         fprintf(f, "\nLog           %llu lines to %s", (unsigned long long)r->log_written,
-                strcmp(cfg->log_path, "-") == 0 ? "stdout" : cfg->log_path);
+                strcmp(cfg->out[OUT_LOG], "-") == 0 ? "stdout" : cfg->out[OUT_LOG]);
         if (cfg->log_sample > 1)
             fprintf(f, " (one request in %u)", cfg->log_sample);
         if (r->log_dropped)
@@ -761,9 +766,9 @@ int report_text(FILE *f, const struct config *cfg, const struct engine_result *r
         per_url_block(f, cfg, r);
     if (r->nshards)
         shards_block(f, r);
-    if (r->ref.known) {
+    if (res->ref.known) {
         fputc('\n', f);
-        report_ref_text(f, &r->ref, "");
+        report_ref_text(f, &res->ref, "");
     }
     return ferror(f) ? -1 : 0;
 }

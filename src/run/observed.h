@@ -1,7 +1,8 @@
 /* observed.h - one observed run: the server monitor and the host's TCP
  * counters started around engine_run, the machine read after it, the
- * findings on it all. A plain run, each rank of rafale-mpi, each round of
- * a compare and each step of a sweep make their run through it. */
+ * findings on it all, into one run's result (result.h). A plain run, each
+ * rank of rafale-mpi, each round of a compare and each step of a sweep
+ * make their run through it. */
 #ifndef RAFALE_OBSERVED_H
 #define RAFALE_OBSERVED_H
 
@@ -10,9 +11,8 @@
 
 #include "config.h"
 #include "engine.h"
-#include "findings.h"
 #include "monitor.h"
-#include "netstat.h"
+#include "result.h"
 
 struct observed_in {
     const struct config *cfg;      /* the whole run: the findings' and the host counters' */
@@ -27,25 +27,18 @@ struct observed_in {
     int no_netstat;                /* leave the host's TCP counters out (rafale-mpi's ranks: the merged result has none) */
     int no_noise;                  /* leave the host's noise out of the result (a sweep's steps) */
     const char *server_log;        /* the file the server writes its output to (compare), or NULL */
-    struct findings *found;        /* where the findings go, or NULL: none (--findings no, or made later) */
+    int findings;                  /* the findings said on it (else none: --findings no, or made later) */
+    struct monitor **watching;     /* set to the monitor while the engine runs (a progress callback's), NULL
+                                    * after; or NULL */
 };
 
-struct observed {
-    struct engine_result res;
-    struct monitor *mon;           /* while the engine runs (for a progress callback), NULL after */
-    struct monitor_result server;  /* has_server: what the monitor saw */
-    int has_server;
-    struct netstat_obs net;        /* has_net: the host around the run */
-    int has_net;
-    int64_t output_bytes;          /* what the server wrote to server_log during the run, -1 unknown */
-};
-
-/* Runs in->share (or in->cfg) through the engine, watched. Returns 0 (free
- * out with observed_free), or -1 with a one-line reason in err, or
- * ENGINE_EPLAN (the plan could not be built, or the monitor required could
- * not start: nothing was sent, the user's mistake). out holds nothing to
- * free on failure. */
-int observed_run(const struct observed_in *in, struct observed *out, char *err, size_t errlen);
-void observed_free(struct observed *o);
+/* Runs in->share (or in->cfg) through the engine, watched, into out: its
+ * cfg in->cfg (the caller's), the figures, the server's (when watched),
+ * the host's counters, the findings (in->findings). Returns 0 (free out
+ * with result_free), or -1 with a one-line reason in err, or ENGINE_EPLAN
+ * (the plan could not be built, or the monitor required could not start:
+ * nothing was sent, the user's mistake). out holds nothing to free on
+ * failure. */
+int observed_run(const struct observed_in *in, struct run_result *out, char *err, size_t errlen);
 
 #endif

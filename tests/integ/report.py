@@ -1759,3 +1759,14 @@ def nothing_answered_no_latency():
     rows = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.startswith("  ") and l.split()[0] in (jg, jn)}
     check(p.returncode == 0 and rows[jn][1:3] == ["0", "10"] and rows[jn][5:8] == ["-", "-", "-"] and
           rows[jg][5] != "-", "side by side: no latency where nothing was answered (%s)" % rows)
+
+
+@test
+def saved_runs_report_the_same():
+    """The saved runs of tests/data/saved/ reported as before, byte for byte: `rafale report` (text and HTML, a
+    run, runs side by side, a compare), `merge --json` and `--html` of shards, `diff` of two runs and of two
+    compares (tests/integ/saved_runs.py; `make saved-expected` writes the expected outputs again, on purpose)."""
+    import saved_runs
+    bad = saved_runs.check_all(RAFALE)
+    check(not bad, "saved runs reported as before:\n  " + "\n  ".join(bad))
+    check(len(saved_runs.CASES) >= 20, "every case was run")
