@@ -34,7 +34,7 @@ struct target {
     uint32_t line;               /* its request line; header k is on line + 1 + k (a blank or # line ends a target) */
 };
 
-enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_WALK };
+enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
 
 /* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
  * spells them: where a URL's connections go, its Host and SNI unchanged.

@@ -382,8 +382,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     w->vars = pl->tset->nvars > 0;
     for (i = 0; i < pl->ntargets; i++) {
-        w->capturing |= pl->urls[i].capture != 0;
-        w->afters |= pl->urls[i].after != 0;
+        w->capturing |= pl->targets[i].capture != 0;
+        w->afters |= pl->targets[i].after != 0;
     }
     if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
         w->skipped_var == NULL || (pl->log && reqlog_worker_init(w) != 0))
@@ -415,7 +415,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
             free(tbuf);
             return -1;
         }
-        /* Spread the starting URL so each URL gets its share from the start. */
+        /* Spread the starting target so each target gets its share from the start. */
         conn_init(&w->conns[i], w, engine_session(pl->cfg), first_conn + i, (first_conn + i) % pl->nendpoints, (first_conn + i) / pl->nendpoints,
                   (uint16_t)depth, slots, tbuf);
     }

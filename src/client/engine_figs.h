@@ -16,10 +16,10 @@
  * so the figures stay within a few MiB a thread. */
 #define ENGINE_TARGET_FIGS 200
 
-/* The row of URL url's figures, and the rows for ntargets URLs. */
-static inline uint32_t engine_fig(uint32_t url)
+/* The row of a target's figures, and the rows for ntargets targets. */
+static inline uint32_t engine_fig(uint32_t target)
 {
-    return url < ENGINE_TARGET_FIGS ? url : ENGINE_TARGET_FIGS;
+    return target < ENGINE_TARGET_FIGS ? target : ENGINE_TARGET_FIGS;
 }
 
 static inline uint32_t engine_nfigs(uint32_t ntargets)

@@ -45,7 +45,7 @@ static void h1_added(struct conn *c, struct slot *s)
 {
     /* The oldest request's response is the one parsed next. */
     if (c->count == 0) {
-        http_parse_reset(&c->h1.hp, c->w->plan->urls[s->url].head);
+        http_parse_reset(&c->h1.hp, c->w->plan->targets[s->target].head);
         c->h1.got_first = 0;
     }
 }
@@ -128,7 +128,7 @@ static int h1_follow(struct conn *c)
     head_end = sp2 ? memmem(sp2, (size_t)(end - sp2), "\r\n\r\n", 4) : NULL;
     if (head_end == NULL)
         return 0;
-    plen = url_same_origin(&cfg->urls[s->url], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path,
+    plen = url_same_origin(&cfg->urls[s->target], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path,
                            sizeof(path));
     hp->loc_len = 0;
     if (plen == 0) {
@@ -184,7 +184,7 @@ static int h1_follow(struct conn *c)
     if (c->jar && c->jar->n) {
         size_t k;
         memcpy(out + o, "\r\nCookie: ", 10);
-        k = cookie_header(c->jar, path, plen, cfg->urls[s->url].tls, time(NULL), out + o + 10);
+        k = cookie_header(c->jar, path, plen, cfg->urls[s->target].tls, time(NULL), out + o + 10);
         if (k)
             o += 10 + k;
         s->jar_line = k != 0;
@@ -205,7 +205,7 @@ static int h1_follow(struct conn *c)
     c->h1.nsent = 0;
     c->h1.woff = 0;
     c->h1.got_first = 0;
-    http_parse_reset(hp, to_get ? 0 : pl->urls[s->url].head);
+    http_parse_reset(hp, to_get ? 0 : pl->targets[s->target].head);
     return 1;
 }
 
@@ -246,12 +246,12 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         c->capt.over = 0;
     } else {
         if (w->afters) {
-            uint8_t after = w->plan->urls[slot_at(c, 0)->url].after;
+            uint8_t after = w->plan->targets[slot_at(c, 0)->target].after;
             if (after & AFTER_VERIFY)
                 verify_response(c, slot_at(c, 0), c->h1.hp.status, &c->capt, (c->h1.hp.flags & HP_F_CHUNKED) != 0, 0,
                                 now);
             if (after & AFTER_THINK)
-                conn_thought(c, slot_at(c, 0)->url, now);
+                conn_thought(c, slot_at(c, 0)->target, now);
         }
         record_response(c, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
     }
@@ -274,7 +274,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         return -1;
     }
     if (c->count > 0) {
-        http_parse_reset(&c->h1.hp, w->plan->urls[slot_at(c, 0)->url].head);
+        http_parse_reset(&c->h1.hp, w->plan->targets[slot_at(c, 0)->target].head);
         c->h1.got_first = 0;
         conn_arm(c);
     }
@@ -338,7 +338,7 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
         if (c->w->logging)
             slot_at(c, 0)->bytes_in += r == -2 ? n - off : (size_t)r;
         /* Checks that read the head or body: the bytes of this response. */
-        if (c->w->capturing && c->w->plan->urls[slot_at(c, 0)->url].capture)
+        if (c->w->capturing && c->w->plan->targets[slot_at(c, 0)->target].capture)
             verify_keep(&c->capt, c->w->plan, buf + off, r == -2 ? n - off : (size_t)r);
         if (r == -2)
             break;
@@ -369,7 +369,7 @@ static void h1_eof(struct conn *c, uint64_t now)
 
 static size_t h1_expand(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
 {
-    return plan_expand(c->w->plan, s->url, ctx, c->jar, buf, &s->jar_line);
+    return plan_expand(c->w->plan, s->target, ctx, c->jar, buf, &s->jar_line);
 }
 
 static int h1_prepare(struct conn *c, uint64_t now)

@@ -1,6 +1,6 @@
 /* http2.c - the HTTP/2 session under a client connection, through
  * libnghttp2: each request is a stream (a slot of the connection's pool,
- * up to --streams at once), submitted with header fields built once per URL;
+ * up to --streams at once), submitted with header fields built once per target;
  * responses end in any order. nghttp2 turns submissions into frames and
  * frames into callbacks; this file moves bytes between it and the
  * connection's transport, and turns the callbacks into record_* calls.
@@ -64,10 +64,10 @@ int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
     }
     set_callbacks(cb);
     {
-        /* DATA is only looked at when some URL's checks read bodies. */
+        /* DATA is only looked at when some target's checks read bodies. */
         uint32_t i;
         for (i = 0; i < pl->ntargets; i++)
-            if (pl->urls[i].capture) {
+            if (pl->targets[i].capture) {
                 nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
                 break;
             }
@@ -133,9 +133,9 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         again.stream = 0;
         again.kept = NULL;
         /* A templated request goes again as it was ({{seq}} once). */
-        if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
+        if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
             memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->urls[s->url].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
+        if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
             record_retry(w, s);
             detach(c, s);
             return;
@@ -152,16 +152,16 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 {
     struct conn *c = ud;
     struct slot *s = nghttp2_session_get_stream_user_data(ng, id);
-    const struct plan_target *pu;
+    const struct plan_target *pt;
     const char *body;
     size_t left, k, total;
     (void)src;
     if (s == NULL)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* given up on: the stream is reset */
-    pu = &c->w->plan->urls[s->url];
+    pt = &c->w->plan->targets[s->target];
     /* A templated request's body was expanded into the slot's buffer. */
-    body = pu->req ? pu->body : s->req;
-    total = pu->req ? pu->body_len : s->req_len;
+    body = pt->req ? pt->body : s->req;
+    total = pt->req ? pt->body_len : s->req_len;
     left = total - s->body_off;
     k = left < len ? left : len;
     memcpy(buf, body + s->body_off, k);
@@ -174,7 +174,7 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 static void submit(struct conn *c, struct slot *s)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     nghttp2_data_provider prd;
     int32_t id;
 
@@ -184,14 +184,14 @@ static void submit(struct conn *c, struct slot *s)
     s->body_off = 0;
     prd.source.ptr = NULL;
     prd.read_callback = body_read;
-    if (pu->h2val || (c->jar && c->jar->n && pu->h2nnv <= H2_MAX_FIELDS)) {
+    if (pt->h2val || (c->jar && c->jar->n && pt->h2nnv <= H2_MAX_FIELDS)) {
         /* Templated field values, expanded with the request (conn.c), and
          * the connection's cookies: nghttp2 copies them. */
         nghttp2_nv nv[H2_MAX_FIELDS + 1];
-        size_t n = plan_h2_fields(pl, s->url, s->req, c->jar, c->w->wbuf, nv);
-        id = nghttp2_submit_request(c->h2->ng, NULL, nv, n, pu->has_body ? &prd : NULL, s);
+        size_t n = plan_h2_fields(pl, s->target, s->req, c->jar, c->w->wbuf, nv);
+        id = nghttp2_submit_request(c->h2->ng, NULL, nv, n, pt->has_body ? &prd : NULL, s);
     } else {
-        id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);
+        id = nghttp2_submit_request(c->h2->ng, NULL, pt->h2nv, pt->h2nnv, pt->has_body ? &prd : NULL, s);
     }
     if (id > 0) {
         s->stream = id;
@@ -230,7 +230,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
         s->got_first = 1;
         s->t_first = conn_arrival(c, c->h2->now);
-        if (c->w->plan->urls[s->url].capture) {
+        if (c->w->plan->targets[s->target].capture) {
             /* Once per slot, kept for its next streams. */
             if (s->capt == NULL)
                 s->capt = calloc(1, sizeof(*s->capt));
@@ -247,7 +247,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     struct slot *s = stream_slot(c, id);
     (void)ng;
     (void)flags;
-    if (s && s->capt && c->w->plan->urls[s->url].capture)
+    if (s && s->capt && c->w->plan->targets[s->target].capture)
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }
@@ -270,7 +270,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     /* Checks: the fields as "name: value" lines (not the pseudo-fields,
      * not trailers after DATA), the head of what a check reads. */
     if (c->w->capturing && namelen && name[0] != ':' && (s = stream_slot(c, f->hd.stream_id)) != NULL && s->capt &&
-        c->w->plan->urls[s->url].capture && s->capt->len == s->capt->head_len) {
+        c->w->plan->targets[s->target].capture && s->capt->len == s->capt->head_len) {
         verify_keep(s->capt, c->w->plan, (const char *)name, namelen);
         verify_keep(s->capt, c->w->plan, ": ", 2);
         verify_keep(s->capt, c->w->plan, (const char *)value, valuelen);
@@ -302,13 +302,13 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
         /* The response is whole at END_STREAM: ended here, so its time is
          * the arrival of its last frame. */
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
-            uint8_t after = c->w->plan->urls[s->url].after;
+            uint8_t after = c->w->plan->targets[s->target].after;
             s->ended = 1;
             c->h2->completed++;
             if (after & AFTER_VERIFY)
                 verify_response(c, s, s->status, s->capt, 0, 1, c->h2->now);
             if (after & AFTER_THINK)
-                conn_thought(c, s->url, c->h2->now);
+                conn_thought(c, s->target, c->h2->now);
             record_response(c, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
             detach(c, s);
         }
@@ -780,7 +780,7 @@ static void h2_closed(struct conn *c)
 
 static size_t h2_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
 {
-    return plan_h2_expand(c->w->plan, s->url, ctx, buf);
+    return plan_h2_expand(c->w->plan, s->target, ctx, buf);
 }
 
 static int h2_prepare(struct conn *c, uint64_t now)

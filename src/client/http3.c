@@ -1,7 +1,7 @@
 /* http3.c - the HTTP/3 session under a client connection (RFC 9114), on
  * nghttp3 over the QUIC transport of http3_quic.c: each request is a
  * bidirectional stream (a slot of the connection's pool, up to --streams at
- * once), its header fields HTTP/2's built once per URL (plan_h2.c);
+ * once), its header fields HTTP/2's built once per target (plan_h2.c);
  * responses end in any order, as over HTTP/2.
  *
  * Choices, with the RFC 9114 section they come from:
@@ -89,9 +89,9 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         again.stream = 0;
         again.kept = NULL;
         /* A templated request goes again as it was ({{seq}} once). */
-        if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
+        if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
             memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->urls[s->url].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
+        if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
             record_retry(w, s);
             detach(c, s);
             return;
@@ -114,7 +114,7 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
         return 0;
     s->got_first = 1;
     s->t_first = conn_arrival(c, c->h3->now);
-    if (c->w->plan->urls[s->url].capture) {
+    if (c->w->plan->targets[s->target].capture) {
         if (s->capt == NULL)
             s->capt = calloc(1, sizeof(*s->capt));
         if (s->capt)
@@ -140,7 +140,7 @@ static int on_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_rcbuf 
         s->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
     else if (token == NGHTTP3_QPACK_TOKEN_SET_COOKIE && c->w->plan->cfg->cookies)
         conn_cookie(c, s, (const char *)v.base, v.len);
-    if (c->w->capturing && n.len && n.base[0] != ':' && s->capt && c->w->plan->urls[s->url].capture &&
+    if (c->w->capturing && n.len && n.base[0] != ':' && s->capt && c->w->plan->targets[s->target].capture &&
         s->capt->len == s->capt->head_len) {
         verify_keep(s->capt, c->w->plan, (const char *)n.base, n.len);
         verify_keep(s->capt, c->w->plan, ": ", 2);
@@ -162,7 +162,7 @@ static int on_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_t len
     if (s == NULL)
         return 0;
     record_frame_bytes(c->w, s, len, c->h3->now);
-    if (s->capt && c->w->plan->urls[s->url].capture)
+    if (s->capt && c->w->plan->targets[s->target].capture)
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }
@@ -189,12 +189,12 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     (void)id;
     if (s == NULL)
         return 0;
-    after = c->w->plan->urls[s->url].after;
+    after = c->w->plan->targets[s->target].after;
     s->ended = 1;
     if (after & AFTER_VERIFY)
         verify_response(c, s, s->status, s->capt, 0, 1, now);
     if (after & AFTER_THINK)
-        conn_thought(c, s->url, now);
+        conn_thought(c, s->target, now);
     record_response(c, s, s->status, s->got_first ? s->t_first : now, CLOSE__COUNT, now);
     c->h3->completed++;
     detach(c, s);
@@ -444,16 +444,16 @@ static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
 {
     struct conn *c = ud;
     struct slot *s = sud;
-    const struct plan_target *pu;
+    const struct plan_target *pt;
     (void)hc;
     (void)id;
     (void)veccnt;
     *flags |= NGHTTP3_DATA_FLAG_EOF;
     if (s == NULL)
         return 0;
-    pu = &c->w->plan->urls[s->url];
-    vec[0].base = (uint8_t *)(pu->req ? pu->body : c->h3->body[s - c->slots]);
-    vec[0].len = pu->req ? pu->body_len : s->req_len;
+    pt = &c->w->plan->targets[s->target];
+    vec[0].base = (uint8_t *)(pt->req ? pt->body : c->h3->body[s - c->slots]);
+    vec[0].len = pt->req ? pt->body_len : s->req_len;
     return 1;
 }
 
@@ -463,13 +463,13 @@ static void submit(struct conn *c, struct slot *s)
 {
     struct h3 *h = c->h3;
     const struct plan *pl = c->w->plan;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     nghttp3_data_reader dr = { body_read };
     nghttp3_nv *nv = h->nv;
-    const nghttp2_nv *f = pu->h2nv;
-    const char *v = pu->h2val ? s->req + plan_h2_body_room(pu) : NULL;
-    const char *path = pl->cfg->urls[s->url].target;
-    size_t k, n = pu->h2nnv, ck;
+    const nghttp2_nv *f = pt->h2nv;
+    const char *v = pt->h2val ? s->req + plan_h2_body_room(pt) : NULL;
+    const char *path = pl->cfg->urls[s->target].target;
+    size_t k, n = pt->h2nnv, ck;
     int64_t id;
     int r;
 
@@ -491,13 +491,13 @@ static void submit(struct conn *c, struct slot *s)
         nv[k].value = f[k].value;
         nv[k].valuelen = f[k].valuelen;
         nv[k].flags = NGHTTP3_NV_FLAG_NONE;
-        if (v && pu->h2val[k].nparts) {
+        if (v && pt->h2val[k].nparts) {
             nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
             nv[k].value = (uint8_t *)v + 2;
             v += 2 + nv[k].valuelen;
         }
     }
-    if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pu->tls, time(NULL), c->w->wbuf + H3_BATCH * H3_SLOT)) >
+    if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pt->tls, time(NULL), c->w->wbuf + H3_BATCH * H3_SLOT)) >
                       0) {
         nv[n].name = (uint8_t *)"cookie";
         nv[n].namelen = 6;
@@ -506,11 +506,11 @@ static void submit(struct conn *c, struct slot *s)
         nv[n].flags = NGHTTP3_NV_FLAG_NONE;
         n++;
     }
-    if (pu->has_body && !pu->req &&
-        (h->body[s - c->slots] = http3_body_take(h, id, s->req, s->req_len, plan_h2_body_room(pu))) == NULL)
+    if (pt->has_body && !pt->req &&
+        (h->body[s - c->slots] = http3_body_take(h, id, s->req, s->req_len, plan_h2_body_room(pt))) == NULL)
         r = NGHTTP3_ERR_NOMEM;
     else
-        r = nghttp3_conn_submit_request(h->hc, id, nv, n, pu->has_body ? &dr : NULL, s);
+        r = nghttp3_conn_submit_request(h->hc, id, nv, n, pt->has_body ? &dr : NULL, s);
     if (r != 0) {
         ngtcp2_conn_shutdown_stream(h->qc, id, NGHTTP3_H3_INTERNAL_ERROR);
         record_error(c, s, ERR_QUIC_CLOSE, 0, nghttp3_strerror(r), clock_ns());
@@ -704,7 +704,7 @@ static void h3_closed(struct conn *c)
 
 static size_t h3_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
 {
-    return plan_h2_expand(c->w->plan, s->url, ctx, buf);
+    return plan_h2_expand(c->w->plan, s->target, ctx, buf);
 }
 
 /* The UDP socket's events: its datagrams, then what they set off. */
@@ -733,7 +733,7 @@ static int h3_prepare(struct conn *c, uint64_t now)
     }
     /* Untemplated requests may have any number of fields (-H). */
     for (i = 0; i < pl->ntargets; i++)
-        most = pl->urls[i].h2nnv > most ? pl->urls[i].h2nnv : most;
+        most = pl->targets[i].h2nnv > most ? pl->targets[i].h2nnv : most;
     if ((c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) ||
         (c->h3->frames == NULL && (c->h3->frames = calloc(c->cap, sizeof(*c->h3->frames))) == NULL) ||
         (c->h3->nv == NULL && (c->h3->nv = calloc(most + 1, sizeof(*c->h3->nv))) == NULL)) {

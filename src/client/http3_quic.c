@@ -506,7 +506,7 @@ int http3_quic_alpn(struct conn *c)
      * HTTP/3 at all. */
     if (c->w->err[0] == '\0')
         snprintf(c->w->err, sizeof(c->w->err), "%s: the server did not agree to HTTP/3 in the QUIC handshake (ALPN: "
-                 "%s)", pl->cfg->url_text[pl->endpoints[c->endpoint].urls[0]], p.size ? "another protocol" : "none chosen");
+                 "%s)", pl->cfg->url_text[pl->endpoints[c->endpoint].targets[0]], p.size ? "another protocol" : "none chosen");
     c->w->stopping = 1;
     conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "the server does not speak HTTP/3 (ALPN h3)", clock_ns());
     return -1;

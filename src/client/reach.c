@@ -203,7 +203,7 @@ static void say_unreached(struct conn *c, enum err_kind k, int e, const char *de
 }
 
 void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const char *detail, uint64_t took,
-                  uint32_t url, uint64_t now)
+                  uint32_t target, uint64_t now)
 {
     struct worker *w = c->w;
     struct reach *r = w->plan->reach;
@@ -232,7 +232,7 @@ void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const cha
         return; /* no room for its timer: at once, as without a wait */
     c->waiting = 1;
     w->nwaiting++;
-    record_backoff(c, url, now);
+    record_backoff(c, target, now);
 }
 
 void reach_resume(struct conn *c)

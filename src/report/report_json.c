@@ -303,7 +303,7 @@ void report_json_config(FILE *f, const struct config *cfg)
     fprintf(f, ", \"timestamps\": \"%s\"", cfg->user_timestamps ? "user" : "kernel");
     fprintf(f, ", \"order\": \"%s\", \"targets\": ",
             cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
-            : cfg->order_mode == ORDER_WALK ? "session" : "per-connection");
+            : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");
     if (cfg->targets_path)
         report_json_str(f, cfg->targets_path);
     else

@@ -512,7 +512,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct engine_r
     }
     if (cfg->targets_path)
         fprintf(f, "Targets from %s, %s order%s.\n", cfg->targets_path,
-                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_WALK ? "session" : "sequential",
+                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_SESSION ? "session" : "sequential",
                 cfg->norder > cfg->ntargets ? " (repeated targets weigh more)" : "");
     if (cfg->warmup_ns && r->total.carried_in)
         /* Left out, they would hold the server in the window unanswered:
