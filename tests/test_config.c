@@ -208,10 +208,10 @@ static void depth_per_protocol(void)
         config_free(&c);
     }
     CHECK(parse("--http2 https://127.0.0.1:1/", &c, err, sizeof(err)) == 0);
-    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0 && c.tls.h2);
+    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0 && c.tls.alpn && strcmp(c.tls.alpn, "h2") == 0);
     config_free(&c);
     CHECK(parse("https://127.0.0.1:1/", &c, err, sizeof(err)) == 0);
-    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0 && !c.tls.h2);
+    CHECK(config_finish(&c, err, sizeof(err), notes, sizeof(notes)) == 0 && strcmp(c.tls.alpn, "http/1.1") == 0);
     config_free(&c);
 }
 

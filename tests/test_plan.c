@@ -81,7 +81,7 @@ static void http2_fields(void)
     struct plan pl;
     char err[256];
     build(&cfg, urls, 1);
-    cfg.http2 = 1;
+    cfg.proto_asked[PROTO_HTTP2] = 1;
     config_add_header(&cfg, "Connection: keep-alive"); /* connection-specific: not in HTTP/2 (RFC 9113 8.2.2) */
     config_add_header(&cfg, "X-A: 1");
     CHECKF(plan_build(&cfg, &pl, err, sizeof(err)) == 0 && plan_h2_build(&pl, err, sizeof(err)) == 0, "%s", err);

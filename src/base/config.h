@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "net.h"
+#include "proto.h"
 #include "slo.h"
 #include "status.h"
 #include "tls.h"
@@ -93,8 +94,9 @@ struct config {
     uint32_t nconnect_to, nresolve;
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
-    int http2;                   /* --http2 */
-    int http3;                   /* --http3: QUIC (client/http3.c), on https:// URLs only */
+    /* The protocol's option given (--http2, --http3), by its row
+     * (proto.h); none: HTTP/1.1. config_proto() says which. */
+    int proto_asked[PROTO__COUNT];
     int http3_0rtt;              /* --http3-0rtt: requests in 0-RTT when resuming (client/http3_early.c) */
     int cookies;                 /* --cookies: a cookie jar per connection */
     const char **check_exprs;    /* --check EXPR, on every request (kept) */
@@ -183,9 +185,11 @@ const char *config_tls_given(const struct config *cfg);
 const char *config_stdout_owner(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
-/* The requests a connection keeps in flight: --streams over HTTP/2 and
- * HTTP/3, --pipeline with keep-alive, else 1. */
+/* The requests a connection keeps in flight: --streams over a protocol
+ * that takes them (HTTP/2, HTTP/3), --pipeline with keep-alive, else 1. */
 uint32_t config_depth(const struct config *cfg);
+/* The protocol cfg speaks: its option's row, or the default's (HTTP/1.1). */
+const struct proto *config_proto(const struct config *cfg);
 
 struct req_spec;
 /* The spec of target i of cfg (cfg->targets may be NULL: the run's). */

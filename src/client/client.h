@@ -165,9 +165,10 @@ struct plan {
     _Atomic uint64_t *next; /* --order sequential: the next turn, per address */
     int templated;          /* some request is expanded per request */
     size_t max_len;         /* the longest expansion of any request */
-    void *h2cb;          /* HTTP/2: nghttp2's callbacks, shared by every session */
-    void *h2opt;         /* and its options */
-    void *h3;            /* HTTP/3: what its connections share (http3.c: TLS credentials, callbacks) */
+    const struct proto *proto;        /* the run's protocol (proto.h) */
+    const struct session_ops *sess;   /* the session that speaks it */
+    void *shared;        /* what the session's connections share (session_ops.plan_init): its
+                          * libraries' callbacks, HTTP/3's TLS credentials */
     struct check *checks;   /* every target's, in target order */
     uint32_t nchecks;
     uint32_t *check_target;    /* the target of each */
@@ -256,8 +257,14 @@ struct conn;
  * bytes and bytes into ended responses. HTTP/1.1 answers in order (the
  * slots are a ring); HTTP/2 multiplexes (the slots are a pool). */
 struct session_ops {
-    const char *name;                  /* "http/1.1", "h2" */
+    const char *name;                  /* its protocol's (proto.name): "http/1.1", "h2", "h3" */
     int multiplexed;                   /* responses end in any order: refill at once */
+    size_t wbuf;                       /* the worker's wbuf it writes through (0: none) */
+    /* What its connections share, made once with the plan (NULL: nothing).
+     * Returns 0, or -1 with the reason in err; plan_free undoes it, even
+     * when plan_init failed halfway. */
+    int (*plan_init)(struct plan *pl, char *err, size_t errlen);
+    void (*plan_free)(struct plan *pl);
     /* A free slot for a new request (the caller checked count < cap). */
     struct slot *(*slot_new)(struct conn *c);
     /* A request was added (s, now busy). */
@@ -604,17 +611,6 @@ static inline size_t plan_h2_body_room(const struct plan_target *pt)
     return pt->body_tpl ? pt->body_tpl->max_len : pt->body_len;
 }
 
-/* http3.c: what the plan's HTTP/3 connections share (TLS credentials, the
- * libraries' callbacks); every URL must be https://. Returns 0, or -1 with
- * the reason in err. */
-int http3_plan_init(struct plan *pl, char *err, size_t errlen);
-void http3_plan_free(struct plan *pl);
-
-/* http2.c: nghttp2's callbacks and options, made once for the plan's
- * sessions. Returns 0, or -1 with the reason in err. */
-int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
-void http2_plan_callbacks_free(struct plan *pl);
-
 /* verify.c: checks and extractions on a response. */
 /* Keeps n more bytes of a response, up to what its checks may read. */
 void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, size_t n);
@@ -684,11 +680,12 @@ void record_carry_in(struct worker *w);
 /* HTTP/2 and HTTP/3: bytes of s's frames (its target's share of what was
  * received); bytes written on a connection (the requests of several
  * streams); response header blocks on the wire and decoded, HPACK's or
- * (h3) QPACK's; s refused unprocessed and queued to be sent again. */
+ * (h3) QPACK's; s refused unprocessed and queued to be sent again (its
+ * count HTTP/3's with h3, else HTTP/2's). */
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now);
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
 void record_headers(struct worker *w, int h3, uint64_t wire, uint64_t decoded, uint64_t now);
-void record_retry(struct worker *w, const struct slot *s);
+void record_retry(struct worker *w, const struct slot *s, int h3);
 /* HTTP/3: QUIC datagrams sent and received, packets declared lost; a
  * connection's RTT estimate (smoothed and least) as it closes. */
 void record_quic(struct worker *w, uint64_t sent, uint64_t recv, uint64_t lost, uint64_t now);

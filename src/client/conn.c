@@ -500,10 +500,9 @@ static void conn_handshake(struct conn *c)
                           "does not speak TLS: it answered the TLS handshake in plain HTTP; use http://");
         else if (c->tls_peer == TLS_PEER_NO_ALPN)
             conn_mismatch(c, ERR_TLS, c->ops->error(c->io_ctx),
-                          c->w->plan->cfg->http2 ? "does not speak HTTP/2 over TLS: it refused h2 in the TLS handshake "
-                                                   "(ALPN: no_application_protocol); drop --http2"
-                                                 : "does not speak HTTP/1.1 over TLS: it refused http/1.1 in the TLS "
-                                                   "handshake (ALPN: no_application_protocol); try --http2");
+                          "does not speak %s over TLS: it refused %s in the TLS handshake (ALPN: "
+                          "no_application_protocol); %s",
+                          c->w->plan->proto->label, c->w->plan->proto->alpn, c->w->plan->proto->advice);
         else
             conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
         return;

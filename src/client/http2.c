@@ -50,41 +50,44 @@ struct h2 {
 static void set_callbacks(nghttp2_session_callbacks *cb);
 static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud);
 
-/* --- the plan's nghttp2 callbacks and options, shared by its sessions --- */
+/* --- what the plan's sessions share: their header fields, nghttp2's callbacks and options --- */
 
-int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
-{
+struct h2_plan {
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
-    if (nghttp2_session_callbacks_new(&cb) != 0)
+};
+
+static int h2_plan_init(struct plan *pl, char *err, size_t errlen)
+{
+    struct h2_plan *hp;
+    uint32_t i;
+    if (plan_h2_build(pl, err, errlen) != 0)
+        return -1;
+    if ((hp = pl->shared = calloc(1, sizeof(*hp))) == NULL || nghttp2_session_callbacks_new(&hp->cb) != 0 ||
+        nghttp2_option_new(&hp->opt) != 0)
         return err_set(err, errlen, NULL, "out of memory");
-    if (nghttp2_option_new(&opt) != 0) {
-        nghttp2_session_callbacks_del(cb);
-        return err_set(err, errlen, NULL, "out of memory");
-    }
-    set_callbacks(cb);
-    {
-        /* DATA is only looked at when some target's checks read bodies. */
-        uint32_t i;
-        for (i = 0; i < pl->ntargets; i++)
-            if (pl->targets[i].capture) {
-                nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
-                break;
-            }
-    }
-    pl->h2cb = cb;
-    pl->h2opt = opt;
+    set_callbacks(hp->cb);
+    /* DATA is only looked at when some target's checks read bodies. */
+    for (i = 0; i < pl->ntargets; i++)
+        if (pl->targets[i].capture) {
+            nghttp2_session_callbacks_set_on_data_chunk_recv_callback(hp->cb, on_data_chunk);
+            break;
+        }
     return 0;
 }
 
-void http2_plan_callbacks_free(struct plan *pl)
+static void h2_plan_free(struct plan *pl)
 {
-    if (pl->h2cb)
-        nghttp2_session_callbacks_del(pl->h2cb);
-    if (pl->h2opt)
-        nghttp2_option_del(pl->h2opt);
-    pl->h2cb = NULL;
-    pl->h2opt = NULL;
+    struct h2_plan *hp = pl->shared;
+    plan_h2_free(pl);
+    if (hp == NULL)
+        return;
+    if (hp->cb)
+        nghttp2_session_callbacks_del(hp->cb);
+    if (hp->opt)
+        nghttp2_option_del(hp->opt);
+    free(hp);
+    pl->shared = NULL;
 }
 
 /* --- a connection's session --- */
@@ -136,7 +139,7 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
             memcpy(again.kept, s->req, pl->max_len);
         if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
-            record_retry(w, s);
+            record_retry(w, s, 0);
             detach(c, s);
             return;
         }
@@ -467,7 +470,8 @@ static int h2_ready(struct conn *c, uint64_t now)
     h->got_settings = h->got_bytes = 0;
     h->pend_len = h->pend_off = 0;
     h->now = now;
-    if (nghttp2_session_client_new2(&h->ng, pl->h2cb, c, pl->h2opt) != 0) {
+    if (nghttp2_session_client_new2(&h->ng, ((const struct h2_plan *)pl->shared)->cb, c,
+                                    ((const struct h2_plan *)pl->shared)->opt) != 0) {
         h->ng = NULL;
         conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
         return -1;
@@ -793,6 +797,9 @@ static int h2_prepare(struct conn *c, uint64_t now)
 const struct session_ops session_http2 = {
     .name = "h2",
     .multiplexed = 1,
+    .wbuf = H2_WBUF,
+    .plan_init = h2_plan_init,
+    .plan_free = h2_plan_free,
     .slot_new = h2_slot_new,
     .added = h2_added,
     .ready = h2_ready,

@@ -92,7 +92,7 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
             memcpy(again.kept, s->req, pl->max_len);
         if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
-            record_retry(w, s);
+            record_retry(w, s, 1);
             detach(c, s);
             return;
         }
@@ -348,12 +348,17 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
 
 /* --- the plan's shared part --- */
 
-int http3_plan_init(struct plan *pl, char *err, size_t errlen)
+/* HTTP/3 sends HTTP/2's header fields (RFC 9114 section 4.3 keeps its
+ * pseudo-fields), and its connections share TLS credentials and the
+ * libraries' callbacks; every target must be https://. */
+static int h3_plan_init(struct plan *pl, char *err, size_t errlen)
 {
     const struct config *cfg = pl->cfg;
     struct h3_plan *hp;
     uint32_t i;
     int r;
+    if (plan_h2_build(pl, err, errlen) != 0)
+        return -1;
     for (i = 0; i < pl->nendpoints; i++)
         if (!pl->endpoints[i].tls) {
             err_set(err, errlen, NULL, "--http3 speaks QUIC, which is always encrypted: give https:// URLs");
@@ -363,7 +368,7 @@ int http3_plan_init(struct plan *pl, char *err, size_t errlen)
         err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
-    pl->h3 = hp;
+    pl->shared = hp;
     hp->verify = !cfg->tls.insecure;
     if ((r = gnutls_certificate_allocate_credentials(&hp->cred)) != 0) {
         hp->cred = NULL;
@@ -405,21 +410,22 @@ int http3_plan_init(struct plan *pl, char *err, size_t errlen)
     return 0;
 }
 
-void http3_plan_free(struct plan *pl)
+static void h3_plan_free(struct plan *pl)
 {
-    struct h3_plan *hp = pl->h3;
+    struct h3_plan *hp = pl->shared;
+    plan_h2_free(pl);
     if (hp == NULL)
         return;
     if (hp->cred)
         gnutls_certificate_free_credentials(hp->cred);
     free(hp);
-    pl->h3 = NULL;
+    pl->shared = NULL;
 }
 
 static int bind_streams(struct conn *c)
 {
     struct h3 *h = c->h3;
-    const struct h3_plan *hp = c->w->plan->h3;
+    const struct h3_plan *hp = c->w->plan->shared;
     nghttp3_settings set;
     int64_t ctrl, enc, dec;
     nghttp3_settings_default(&set);
@@ -779,6 +785,9 @@ static void h3_fini(struct conn *c)
 const struct session_ops session_http3 = {
     .name = "h3",
     .multiplexed = 1,
+    .wbuf = H3_WBUF,
+    .plan_init = h3_plan_init,
+    .plan_free = h3_plan_free,
     .slot_new = h3_slot_new,
     .added = h3_added,
     .ready = h3_ready,

@@ -16,6 +16,7 @@
 #define H3_BATCH 16           /* datagrams per sendmmsg and recvmmsg */
 #define H3_SLOT 1500          /* room for a datagram we send (ngtcp2 0.12's PMTUD stops at 1452) */
 #define H3_RSLICE 4096        /* room for one we receive: our max_udp_payload_size */
+#define H3_WBUF (64 * 1024)   /* the worker's wbuf: a batch of datagrams, then a request's cookie field */
 
 /* What the plan's connections share (plan.h3). */
 struct h3_plan {

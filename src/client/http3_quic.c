@@ -103,7 +103,7 @@ static int on_ticket(gnutls_session_t tls, unsigned int type, unsigned when, uns
  * --http3-0rtt. Returns 0, or -1 with GnuTLS's reason in *why. */
 static int tls_start(struct conn *c, struct h3 *h, const char **why)
 {
-    const struct h3_plan *hp = c->w->plan->h3;
+    const struct h3_plan *hp = c->w->plan->shared;
     const char *host = c->w->plan->endpoints[c->endpoint].host;
     gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
     int r;
@@ -141,7 +141,7 @@ static int quic_new(struct conn *c, struct h3 *h, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
     const struct config *cfg = pl->cfg;
-    const struct h3_plan *hp = pl->h3;
+    const struct h3_plan *hp = pl->shared;
     uint64_t win = (1ull << cfg->h2_window_bits) - 1;
     ngtcp2_settings set;
     ngtcp2_transport_params par;

@@ -142,7 +142,8 @@ static int build_request(const struct config *cfg, struct plan *pl, uint32_t i, 
     } else if (rs.has_body) {
         pt->max_len = rs.body_len;
     }
-    if (!cfg->http2 && !cfg->http3) {
+    if (!pl->proto->fields) {
+        /* HTTP/1.1's bytes (HTTP/2's fields are plan_h2.c's). */
         char *head;
         size_t n;
         int rc;
@@ -396,6 +397,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
 
     memset(pl, 0, sizeof(*pl));
     pl->cfg = cfg;
+    pl->proto = config_proto(cfg);
     pl->targets = calloc(cfg->ntargets, sizeof(*pl->targets));
     pl->tset = calloc(1, sizeof(*pl->tset));
     if (pl->targets == NULL || pl->tset == NULL) {
@@ -430,7 +432,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
             for (j = 0; j < pl->nendpoints; j++)
                 if (same_address(&pl->endpoints[j], &a, u))
                     break;
-        if (u->tls && pl->tls == NULL && !cfg->http3 && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
+        if (u->tls && pl->tls == NULL && !pl->proto->quic && tls_client_new(&cfg->tls, &pl->tls, err, errlen) != 0)
             return -1;
         /* Addresses and their targets grow by doubling: a file of 100 000
          * targets may name one server or 100 000. */
@@ -460,7 +462,7 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         if (pl->targets[i].max_len > pl->max_len)
             pl->max_len = pl->targets[i].max_len;
     }
-    if (cfg->follow && !cfg->http2) {
+    if (cfg->follow && (pl->proto->takes & TAKES_FOLLOW)) {
         /* A redirect's request is rebuilt in the slot's buffer: the longest
          * head, a Location of up to 2 KiB, and the body. */
         for (i = 0; i < pl->ntargets; i++) {

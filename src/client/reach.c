@@ -124,7 +124,7 @@ static void cause(const struct worker *w, uint32_t endpoint, int kind, int e, co
                   char *out, size_t n)
 {
     const struct plan *pl = w->plan;
-    int quic = pl->cfg->http3, unix_socket = pl->endpoints[endpoint].addr.ss.ss_family == AF_UNIX;
+    int quic = pl->proto->quic, unix_socket = pl->endpoints[endpoint].addr.ss.ss_family == AF_UNIX;
     char a[128], t[32];
     int k = snprintf(out, n, "%s: ", net_addr_str(&pl->endpoints[endpoint].addr, a, sizeof(a)));
     if (k < 0 || (size_t)k >= n)

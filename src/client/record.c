@@ -199,13 +199,13 @@ void record_headers(struct worker *w, int h3, uint64_t wire, uint64_t decoded, u
     }
 }
 
-void record_retry(struct worker *w, const struct slot *s)
+void record_retry(struct worker *w, const struct slot *s, int h3)
 {
     struct stats *t;
     if (!s->measured)
         return;
     t = &w->per_target[engine_fig(s->target)];
-    if (w->plan->cfg->http3) {
+    if (h3) {
         w->st.h3_retried++;
         t->h3_retried++;
     } else {
