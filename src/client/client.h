@@ -260,6 +260,8 @@ struct session_ops {
     const char *name;                  /* its protocol's (proto.name): "http/1.1", "h2", "h3" */
     int multiplexed;                   /* responses end in any order: refill at once */
     size_t wbuf;                       /* the worker's wbuf it writes through (0: none) */
+    size_t ctx_size;                   /* its state (conn.ctx), made with the connection; 0: the
+                                        * session makes it when the connection is first used */
     /* What its connections share, made once with the plan (NULL: nothing).
      * Returns 0, or -1 with the reason in err; plan_free undoes it, even
      * when plan_init failed halfway. */
@@ -310,18 +312,7 @@ extern const struct session_ops session_http2;
 extern const struct session_ops session_http3;
 #endif
 
-/* HTTP/1.1's state on a connection. */
-struct h1 {
-    struct hp hp;        /* the response being parsed: the oldest request's */
-    uint16_t nsent;      /* outstanding requests written whole */
-    uint8_t got_first;   /* a byte of the oldest request's response arrived */
-    size_t woff;         /* bytes written of the first unsent request */
-    uint64_t t_first;    /* when that byte arrived */
-};
-
 struct worker;
-struct h2;
-struct h3;
 
 struct conn {
     struct loop_io io;
@@ -336,13 +327,11 @@ struct conn {
     uint8_t waiting;     /* a connect failed: none again before its timer (reach.c), out of the work queue */
     uint8_t first;       /* reach.c, before the run's first contact: 1 its first connect is under way (counted), 2 it ended */
     uint8_t draining;    /* takes no new request (HTTP/2: after a GOAWAY) */
-    uint16_t hint;       /* HTTP/2: where to look for a free slot */
+    uint16_t hint;       /* multiplexed: where to look for a free slot (mux.c) */
     uint64_t walk;       /* --order session: the next target of this connection */
     uint32_t number;     /* over all threads: {{conn}} */
     char *tbuf;          /* templated requests: plan.max_len bytes per slot */
     struct jar *jar;     /* --cookies: this connection's (kept across reconnects) */
-    char *sink;          /* --cookies: the Set-Cookie values of the response being read */
-    char *loc;           /* --follow: its Location */
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
     uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
@@ -365,10 +354,8 @@ struct conn {
     uint64_t think_until; /* --think: no request before then */
     uint64_t backoff_ns; /* reach.c: its next wait after a failed connect, 0 once it was up */
     struct tpl_vars *vars; /* # extract: this connection's values (kept across reconnects) */
-    struct capture capt; /* HTTP/1.1: the response being read, when its target has checks */
-    struct h1 h1;
-    struct h2 *h2;       /* HTTP/2's state (http2.c), kept across reconnects */
-    struct h3 *h3;       /* HTTP/3's (http3.c): its QUIC connection too, kept across reconnects */
+    void *ctx;           /* its session's state (struct h1, h2, h3 of http1.c, http2.c, http3.h), made by
+                          * the session, kept across reconnects, freed by its fini */
     struct slot *slots;  /* cap entries; &one when not pipelining */
     struct slot one;
 };
@@ -379,8 +366,9 @@ static inline struct slot *slot_at(struct conn *c, uint32_t i)
 }
 
 /* conn.c */
-/* A connection of worker w speaking sess (chosen by the engine). */
-void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
+/* A connection of worker w speaking sess (chosen by the engine), holding
+ * slots and tbuf from here on. Returns 0, or -1 when out of memory. */
+int conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
                uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf);
 /* Frees what the connection and its session hold (not slots and tbuf,
  * which are the engine's). */

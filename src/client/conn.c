@@ -611,8 +611,8 @@ static void conn_on_timer(struct timer *t, uint64_t now)
     conn_fail(c, timeout_kind(c), c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
-void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
-               uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf)
+int conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
+              uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf)
 {
     memset(c, 0, sizeof(*c));
     c->w = w;
@@ -627,6 +627,9 @@ void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess,
     c->rr = rr;
     c->number = number;
     c->tbuf = tbuf;
+    if (sess->ctx_size && (c->ctx = calloc(1, sess->ctx_size)) == NULL)
+        return -1;
+    return 0;
 }
 
 void conn_fini(struct conn *c)
@@ -639,6 +642,4 @@ void conn_fini(struct conn *c)
         free(c->vars->val);
     free(c->vars);
     c->vars = NULL;
-    free(c->capt.p);
-    memset(&c->capt, 0, sizeof(c->capt));
 }

@@ -407,8 +407,9 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
             return -1;
         }
         /* Spread the starting target so each target gets its share from the start. */
-        conn_init(&w->conns[i], w, pl->sess, first_conn + i, (first_conn + i) % pl->nendpoints, (first_conn + i) / pl->nendpoints,
-                  (uint16_t)depth, slots, tbuf);
+        if (conn_init(&w->conns[i], w, pl->sess, first_conn + i, (first_conn + i) % pl->nendpoints,
+                      (first_conn + i) / pl->nendpoints, (uint16_t)depth, slots, tbuf) != 0)
+            return -1;
     }
     return 0;
 }

@@ -43,9 +43,14 @@ struct h2 {
     int done;               /* responses ended during this read */
     int lib_error;          /* nghttp2's reason for a connection error it found */
     uint32_t completed;     /* responses ended on this connection */
-    uint16_t hint;          /* where to look for a free slot */
     uint8_t got_settings, got_bytes;
 };
+
+/* c's session (conn.ctx). */
+static inline struct h2 *h2_of(const struct conn *c)
+{
+    return c->ctx;
+}
 
 static void set_callbacks(nghttp2_session_callbacks *cb);
 static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud);
@@ -94,18 +99,19 @@ static void h2_plan_free(struct plan *pl)
 
 static void h2_free(struct conn *c)
 {
-    if (c->h2 == NULL)
+    struct h2 *h = c->ctx;
+    if (h == NULL)
         return;
-    if (c->h2->ng)
-        nghttp2_session_del(c->h2->ng);
-    free(c->h2->pend);
-    free(c->h2);
-    c->h2 = NULL;
+    if (h->ng)
+        nghttp2_session_del(h->ng);
+    free(h->pend);
+    free(h);
+    c->ctx = NULL;
 }
 
 static struct slot *stream_slot(struct conn *c, int32_t id)
 {
-    return nghttp2_session_get_stream_user_data(c->h2->ng, id);
+    return nghttp2_session_get_stream_user_data(h2_of(c)->ng, id);
 }
 
 /* The stream of s is done with (ended, failed or refused): nothing of
@@ -113,10 +119,10 @@ static struct slot *stream_slot(struct conn *c, int32_t id)
 static void detach(struct conn *c, struct slot *s)
 {
     if (s->stream > 0)
-        nghttp2_session_set_stream_user_data(c->h2->ng, s->stream, NULL);
+        nghttp2_session_set_stream_user_data(h2_of(c)->ng, s->stream, NULL);
     s->stream = 0;
     conn_release(c, s);
-    c->h2->done++;
+    h2_of(c)->done++;
 }
 
 /* s was refused unprocessed: sent again on another connection. A server
@@ -127,7 +133,7 @@ static void detach(struct conn *c, struct slot *s)
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
     struct worker *w = c->w;
-    int progress = c->h2->goaway_last > 0 || c->h2->completed > 0;
+    int progress = h2_of(c)->goaway_last > 0 || h2_of(c)->completed > 0;
     if (progress || s->retries < H2_RETRIES) {
         struct slot again = *s;
         const struct plan *pl = w->plan;
@@ -145,7 +151,7 @@ static void refused(struct conn *c, struct slot *s, const char *why)
         }
         free(again.kept);
     }
-    record_error(c, s, ERR_H2_GOAWAY, 0, why, c->h2->now);
+    record_error(c, s, ERR_H2_GOAWAY, 0, why, h2_of(c)->now);
     detach(c, s);
 }
 
@@ -192,9 +198,9 @@ static void submit(struct conn *c, struct slot *s)
          * the connection's cookies: nghttp2 copies them. */
         nghttp2_nv nv[H2_MAX_FIELDS + 1];
         size_t n = plan_h2_fields(pl, s->target, s->req, c->jar, c->w->wbuf, nv);
-        id = nghttp2_submit_request(c->h2->ng, NULL, nv, n, pt->has_body ? &prd : NULL, s);
+        id = nghttp2_submit_request(h2_of(c)->ng, NULL, nv, n, pt->has_body ? &prd : NULL, s);
     } else {
-        id = nghttp2_submit_request(c->h2->ng, NULL, pt->h2nv, pt->h2nnv, pt->has_body ? &prd : NULL, s);
+        id = nghttp2_submit_request(h2_of(c)->ng, NULL, pt->h2nv, pt->h2nnv, pt->has_body ? &prd : NULL, s);
     }
     if (id > 0) {
         s->stream = id;
@@ -219,9 +225,9 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     struct slot *s;
     (void)ng;
     if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION)
-        record_headers(c->w, 0, hd->length, 0, c->h2->now);
+        record_headers(c->w, 0, hd->length, 0, h2_of(c)->now);
     if (hd->stream_id > 0 && (s = stream_slot(c, hd->stream_id)) != NULL)
-        record_frame_bytes(c->w, s, hd->length + 9, c->h2->now);
+        record_frame_bytes(c->w, s, hd->length + 9, h2_of(c)->now);
     return 0;
 }
 
@@ -232,7 +238,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     (void)ng;
     if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
         s->got_first = 1;
-        s->t_first = conn_arrival(c, c->h2->now);
+        s->t_first = conn_arrival(c, h2_of(c)->now);
         if (c->w->plan->targets[s->target].capture) {
             /* Once per slot, kept for its next streams. */
             if (s->capt == NULL)
@@ -262,7 +268,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     struct slot *s;
     (void)ng;
     (void)flags;
-    record_headers(c->w, 0, 0, namelen + valuelen, c->h2->now);
+    record_headers(c->w, 0, 0, namelen + valuelen, h2_of(c)->now);
     if (namelen == 10 && c->w->plan->cfg->cookies && memcmp(name, "set-cookie", 10) == 0 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)
         conn_cookie(c, s, (const char *)value, valuelen);
@@ -291,13 +297,13 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
     switch (f->hd.type) {
     case NGHTTP2_SETTINGS:
         if (!(f->hd.flags & NGHTTP2_FLAG_ACK))
-            c->h2->got_settings = 1;
+            h2_of(c)->got_settings = 1;
         break;
     case NGHTTP2_GOAWAY:
         /* §6.8: no new stream on this connection; those above last-stream-id
          * were not processed (nghttp2 closes them as REFUSED_STREAM). */
-        c->h2->goaway_last = f->goaway.last_stream_id;
-        c->h2->goaway_code = f->goaway.error_code;
+        h2_of(c)->goaway_last = f->goaway.last_stream_id;
+        h2_of(c)->goaway_code = f->goaway.error_code;
         c->draining = 1;
         break;
     case NGHTTP2_HEADERS:
@@ -307,12 +313,12 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
             uint8_t after = c->w->plan->targets[s->target].after;
             s->ended = 1;
-            c->h2->completed++;
+            h2_of(c)->completed++;
             if (after & AFTER_VERIFY)
-                verify_response(c, s, s->status, s->capt, 0, 1, c->h2->now);
+                verify_response(c, s, s->status, s->capt, 0, 1, h2_of(c)->now);
             if (after & AFTER_THINK)
-                conn_thought(c, s->target, c->h2->now);
-            record_response(c, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
+                conn_thought(c, s->target, h2_of(c)->now);
+            record_response(c, s, s->status, s->got_first ? s->t_first : h2_of(c)->now, CLOSE__COUNT, h2_of(c)->now);
             detach(c, s);
         }
         break;
@@ -328,7 +334,7 @@ static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib
     struct slot *s;
     (void)ng;
     if (f->hd.stream_id == 0) {
-        c->h2->lib_error = lib_error;
+        h2_of(c)->lib_error = lib_error;
         return 0;
     }
     /* nghttp2 resets the stream. A malformed response (§8.1.1: a bad
@@ -337,7 +343,7 @@ static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib
      * protocol broken. */
     if ((s = stream_slot(c, f->hd.stream_id)) != NULL) {
         int http = lib_error == NGHTTP2_ERR_HTTP_HEADER || lib_error == NGHTTP2_ERR_HTTP_MESSAGING;
-        record_error(c, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), c->h2->now);
+        record_error(c, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), h2_of(c)->now);
         detach(c, s);
     }
     return 0;
@@ -352,7 +358,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
      * out of place): a protocol error, said with the code we sent. Streams
      * we gave up on (timeouts) are detached before. */
     if (f->hd.type == NGHTTP2_RST_STREAM && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
-        record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), c->h2->now);
+        record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), h2_of(c)->now);
         detach(c, s);
     }
     return 0;
@@ -361,7 +367,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
 {
     struct conn *c = ud;
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     struct slot *s = stream_slot(c, id);
     (void)ng;
     if (s == NULL)
@@ -388,8 +394,8 @@ static int on_error(nghttp2_session *ng, int lib_error, const char *msg, size_t 
     (void)msg;
     (void)len;
     /* The message is nghttp2's, formatted; the reports keep static text. */
-    if (c->h2->lib_error == 0)
-        c->h2->lib_error = lib_error;
+    if (h2_of(c)->lib_error == 0)
+        h2_of(c)->lib_error = lib_error;
     return 0;
 }
 
@@ -433,7 +439,7 @@ static struct slot *h2_oldest(struct conn *c)
 static void h2_added(struct conn *c, struct slot *s)
 {
     s->stream = 0;
-    if (c->state == C_OPEN && c->h2 && c->h2->ng)
+    if (c->state == C_OPEN && h2_of(c) && h2_of(c)->ng)
         submit(c, s);
     /* Otherwise submitted once the connection is ready. */
 }
@@ -446,7 +452,7 @@ static int h2_ready(struct conn *c, uint64_t now)
         { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
         { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, win },
     };
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
 
     if (pl->endpoints[c->endpoint].tls) {
         const char *p = c->ops->alpn(c->io_ctx);
@@ -459,7 +465,7 @@ static int h2_ready(struct conn *c, uint64_t now)
         }
         conn_spoke(c);
     }
-    if (h == NULL && (h = c->h2 = calloc(1, sizeof(*h))) == NULL) {
+    if (h == NULL && (h = c->ctx = calloc(1, sizeof(*h))) == NULL) {
         conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
         return -1;
     }
@@ -490,7 +496,7 @@ static int h2_ready(struct conn *c, uint64_t now)
 
 static int h2_want_write(const struct conn *c)
 {
-    const struct h2 *h = c->h2;
+    const struct h2 *h = h2_of(c);
     return h && h->ng && (h->pend_len > h->pend_off || nghttp2_session_want_write(h->ng));
 }
 
@@ -518,7 +524,7 @@ static int keep_pending(struct h2 *h, const char *p, size_t n)
  * was written, 0 when the socket is full, -1 when the connection failed. */
 static int put(struct conn *c, const char *a, size_t na, const char *b, size_t nb)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     struct iovec iov[2] = { { (void *)a, na }, { (void *)b, nb } };
     ssize_t r;
     size_t total = na + nb, done;
@@ -545,7 +551,7 @@ static int put(struct conn *c, const char *a, size_t na, const char *b, size_t n
 static void h2_write(struct conn *c)
 {
     struct worker *w = c->w;
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
 
     if (h == NULL || h->ng == NULL)
         return;
@@ -600,7 +606,7 @@ static void h2_write(struct conn *c)
  * stays, -1 when it was closed (and queued to be used again). */
 static int settle(struct conn *c)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     const struct config *cfg = c->w->plan->cfg;
     uint64_t rpc = cfg->requests_per_conn;
 
@@ -682,7 +688,7 @@ static void not_h2(struct conn *c, const char *buf, size_t n)
 
 static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     ssize_t r;
 
     if (h == NULL || h->ng == NULL)
@@ -712,7 +718,7 @@ static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 
 static void h2_eof(struct conn *c, uint64_t now)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     uint32_t i;
     h->now = now;
     for (i = 0; c->count && i < c->cap; i++) {
@@ -734,7 +740,7 @@ static void h2_eof(struct conn *c, uint64_t now)
 static void h2_timeout(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     uint64_t limit = w->plan->cfg->timeout_ns;
     uint32_t i;
 
@@ -768,7 +774,7 @@ static void h2_timeout(struct conn *c, uint64_t now)
 
 static void h2_closed(struct conn *c)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     if (h == NULL)
         return;
     if (h->ng)

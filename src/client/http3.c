@@ -42,7 +42,7 @@ static int64_t sid(const struct slot *s)
 /* The stream of s is done with: nothing of the libraries' may reach s. */
 static void detach(struct conn *c, struct slot *s)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     if (s->stream > 0) {
         if (h->hc)
             nghttp3_conn_set_stream_user_data(h->hc, sid(s), NULL);
@@ -62,7 +62,7 @@ static void detach(struct conn *c, struct slot *s)
 static int progress(const struct conn *c, const struct slot *s)
 {
     uint32_t i;
-    if (c->h3->goaway_id > 0 || c->h3->completed > 0)
+    if (h3_of(c)->goaway_id > 0 || h3_of(c)->completed > 0)
         return 1;
     for (i = 0; s->stream > 0 && i < c->cap; i++)
         if (c->slots[i].busy && c->slots[i].stream > 0 && c->slots[i].stream < s->stream)
@@ -79,7 +79,7 @@ static int progress(const struct conn *c, const struct slot *s)
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
     struct worker *w = c->w;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct plan *pl = w->plan;
     int progress_made = progress(c, s);
     if (progress_made || s->retries < H3_RETRIES) {
@@ -113,7 +113,7 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     if (s == NULL || s->got_first)
         return 0;
     s->got_first = 1;
-    s->t_first = conn_arrival(c, c->h3->now);
+    s->t_first = conn_arrival(c, h3_of(c)->now);
     if (c->w->plan->targets[s->target].capture) {
         if (s->capt == NULL)
             s->capt = calloc(1, sizeof(*s->capt));
@@ -134,7 +134,7 @@ static int on_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_rcbuf 
     (void)flags;
     if (s == NULL)
         return 0;
-    record_headers(c->w, 1, 0, n.len + v.len, c->h3->now);
+    record_headers(c->w, 1, 0, n.len + v.len, h3_of(c)->now);
     /* nghttp3 checked the field (RFC 9114 section 4.3.2): three digits. */
     if (token == NGHTTP3_QPACK_TOKEN__STATUS && v.len == 3)
         s->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
@@ -157,11 +157,11 @@ static int on_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_t len
     struct conn *c = ud;
     struct slot *s = sud;
     (void)hc;
-    ngtcp2_conn_extend_max_stream_offset(c->h3->qc, id, len);
-    ngtcp2_conn_extend_max_offset(c->h3->qc, len);
+    ngtcp2_conn_extend_max_stream_offset(h3_of(c)->qc, id, len);
+    ngtcp2_conn_extend_max_offset(h3_of(c)->qc, len);
     if (s == NULL)
         return 0;
-    record_frame_bytes(c->w, s, len, c->h3->now);
+    record_frame_bytes(c->w, s, len, h3_of(c)->now);
     if (s->capt && c->w->plan->targets[s->target].capture)
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
@@ -172,8 +172,8 @@ static int on_deferred_consume(nghttp3_conn *hc, int64_t id, size_t n, void *ud,
     struct conn *c = ud;
     (void)hc;
     (void)sud;
-    ngtcp2_conn_extend_max_stream_offset(c->h3->qc, id, n);
-    ngtcp2_conn_extend_max_offset(c->h3->qc, n);
+    ngtcp2_conn_extend_max_stream_offset(h3_of(c)->qc, id, n);
+    ngtcp2_conn_extend_max_offset(h3_of(c)->qc, n);
     return 0;
 }
 
@@ -183,7 +183,7 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
 {
     struct conn *c = ud;
     struct slot *s = sud;
-    uint64_t now = c->h3->now;
+    uint64_t now = h3_of(c)->now;
     uint8_t after;
     (void)hc;
     (void)id;
@@ -196,7 +196,7 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     if (after & AFTER_THINK)
         conn_thought(c, s->target, now);
     record_response(c, s, s->status, s->got_first ? s->t_first : now, CLOSE__COUNT, now);
-    c->h3->completed++;
+    h3_of(c)->completed++;
     detach(c, s);
     return 0;
 }
@@ -212,7 +212,7 @@ static int on_h3_stream_close(nghttp3_conn *hc, int64_t id, uint64_t code, void 
     if (code == NGHTTP3_H3_REQUEST_REJECTED)
         refused(c, s, "H3_REQUEST_REJECTED, refused again");
     else {
-        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
+        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), h3_of(c)->now);
         detach(c, s);
     }
     return 0;
@@ -224,7 +224,7 @@ static int on_stop_sending(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud
     struct conn *c = ud;
     (void)hc;
     (void)sud;
-    ngtcp2_conn_shutdown_stream_write(c->h3->qc, id, code);
+    ngtcp2_conn_shutdown_stream_write(h3_of(c)->qc, id, code);
     return 0;
 }
 
@@ -232,7 +232,7 @@ static int on_stop_sending(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud
 static int on_shutdown(nghttp3_conn *hc, int64_t id, void *ud)
 {
     struct conn *c = ud;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint32_t i;
     (void)hc;
     h->goaway_id = id;
@@ -258,8 +258,8 @@ static int on_recv_stream_data(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint
     nghttp3_ssize n;
     (void)offset;
     if (s) /* a response: its field sections' bytes on the wire, QPACK's side of the saving */
-        record_headers(c->w, 1, http3_frames_headers(&c->h3->frames[s - c->slots], data, len), 0, c->h3->now);
-    n = nghttp3_conn_read_stream(c->h3->hc, id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
+        record_headers(c->w, 1, http3_frames_headers(&h3_of(c)->frames[s - c->slots], data, len), 0, h3_of(c)->now);
+    n = nghttp3_conn_read_stream(h3_of(c)->hc, id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
     if (n < 0)
         return NGTCP2_ERR_CALLBACK_FAILURE;
     /* What nghttp3 consumed (frame headers, fields) is credit again; the
@@ -275,13 +275,13 @@ static int on_acked(ngtcp2_conn *qc, int64_t id, uint64_t offset, uint64_t len, 
     (void)qc;
     (void)offset;
     (void)sud;
-    return nghttp3_conn_add_ack_offset(c->h3->hc, id, len) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_add_ack_offset(h3_of(c)->hc, id, len) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t code, void *ud, void *sud)
 {
     struct conn *c = ud;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     int r;
     (void)sud;
     h->lost += ngtcp2_conn_get_stream_loss_count(qc, id);
@@ -303,10 +303,10 @@ static int on_stream_reset(ngtcp2_conn *qc, int64_t id, uint64_t final_size, uin
     if (s && code == NGHTTP3_H3_REQUEST_REJECTED) {
         refused(c, s, "H3_REQUEST_REJECTED, refused again");
     } else if (s) {
-        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
+        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), h3_of(c)->now);
         detach(c, s);
     }
-    return nghttp3_conn_shutdown_stream_read(c->h3->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_shutdown_stream_read(h3_of(c)->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_quic_stop_sending(ngtcp2_conn *qc, int64_t id, uint64_t code, void *ud, void *sud)
@@ -315,7 +315,7 @@ static int on_quic_stop_sending(ngtcp2_conn *qc, int64_t id, uint64_t code, void
     (void)qc;
     (void)code;
     (void)sud;
-    return nghttp3_conn_shutdown_stream_read(c->h3->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_shutdown_stream_read(h3_of(c)->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_extend_stream_data(ngtcp2_conn *qc, int64_t id, uint64_t max, void *ud, void *sud)
@@ -324,7 +324,7 @@ static int on_extend_stream_data(ngtcp2_conn *qc, int64_t id, uint64_t max, void
     (void)qc;
     (void)max;
     (void)sud;
-    return nghttp3_conn_unblock_stream(c->h3->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_unblock_stream(h3_of(c)->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_extend_streams(ngtcp2_conn *qc, uint64_t max, void *ud)
@@ -332,7 +332,7 @@ static int on_extend_streams(ngtcp2_conn *qc, uint64_t max, void *ud)
     struct conn *c = ud;
     (void)qc;
     (void)max;
-    c->h3->more_streams = 1;
+    h3_of(c)->more_streams = 1;
     return 0;
 }
 
@@ -340,8 +340,8 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
 {
     struct conn *c = ud;
     (void)qc;
-    c->h3->handshaken = 1;
-    if (c->h3->hc)
+    h3_of(c)->handshaken = 1;
+    if (h3_of(c)->hc)
         return 0; /* opened for 0-RTT */
     return bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
@@ -424,7 +424,7 @@ static void h3_plan_free(struct plan *pl)
 
 static int bind_streams(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct h3_plan *hp = c->w->plan->shared;
     nghttp3_settings set;
     int64_t ctrl, enc, dec;
@@ -458,7 +458,7 @@ static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
     if (s == NULL)
         return 0;
     pt = &c->w->plan->targets[s->target];
-    vec[0].base = (uint8_t *)(pt->req ? pt->body : c->h3->body[s - c->slots]);
+    vec[0].base = (uint8_t *)(pt->req ? pt->body : h3_of(c)->body[s - c->slots]);
     vec[0].len = pt->req ? pt->body_len : s->req_len;
     return 1;
 }
@@ -467,7 +467,7 @@ static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
  * reached (it goes when the limit is raised). */
 static void submit(struct conn *c, struct slot *s)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct plan *pl = c->w->plan;
     const struct plan_target *pt = &pl->targets[s->target];
     nghttp3_data_reader dr = { body_read };
@@ -531,7 +531,7 @@ static void submit(struct conn *c, struct slot *s)
 static void submit_waiting(struct conn *c)
 {
     uint32_t i;
-    c->h3->more_streams = 0;
+    h3_of(c)->more_streams = 0;
     for (i = 0; c->count && i < c->cap; i++)
         if (c->slots[i].busy && c->slots[i].stream == 0) {
             submit(c, &c->slots[i]);
@@ -545,7 +545,7 @@ static void submit_waiting(struct conn *c)
  * written. */
 static void settle(struct conn *c, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct worker *w = c->w;
     const struct config *cfg = w->plan->cfg;
     uint64_t rpc = cfg->requests_per_conn;
@@ -618,7 +618,7 @@ static struct slot *h3_oldest(struct conn *c)
 static void h3_added(struct conn *c, struct slot *s)
 {
     s->stream = 0;
-    if (c->h3 && (c->state == C_OPEN || c->h3->early == 2) && c->h3->hc)
+    if (h3_of(c) && (c->state == C_OPEN || h3_of(c)->early == 2) && h3_of(c)->hc)
         submit(c, s);
 }
 
@@ -637,7 +637,7 @@ static void h3_write(struct conn *c)
 
 static int h3_want_write(const struct conn *c)
 {
-    return c->h3 && c->h3->npend > 0;
+    return h3_of(c) && h3_of(c)->npend > 0;
 }
 
 /* (Datagrams are read by http3_quic.c's own handler, never by conn.c.) */
@@ -658,7 +658,7 @@ static void h3_eof(struct conn *c, uint64_t now)
 static void h3_timeout(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct config *cfg = w->plan->cfg;
     uint64_t limit = cfg->timeout_ns;
     uint32_t i;
@@ -695,7 +695,7 @@ static void h3_timeout(struct conn *c, uint64_t now)
 
 static void h3_closed(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint64_t now = clock_ns();
     if (h == NULL)
         return;
@@ -731,23 +731,24 @@ static void on_io(struct loop_io *io, uint32_t ev)
 static int h3_prepare(struct conn *c, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
+    struct h3 *h = c->ctx;
     size_t most = 0;
     uint32_t i;
-    if (c->h3 == NULL && (c->h3 = calloc(1, sizeof(*c->h3))) == NULL) {
+    if (h == NULL && (h = c->ctx = calloc(1, sizeof(*h))) == NULL) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
     /* Untemplated requests may have any number of fields (-H). */
     for (i = 0; i < pl->ntargets; i++)
         most = pl->targets[i].h2nnv > most ? pl->targets[i].h2nnv : most;
-    if ((c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) ||
-        (c->h3->frames == NULL && (c->h3->frames = calloc(c->cap, sizeof(*c->h3->frames))) == NULL) ||
-        (c->h3->nv == NULL && (c->h3->nv = calloc(most + 1, sizeof(*c->h3->nv))) == NULL)) {
+    if ((h->body == NULL && (h->body = calloc(c->cap, sizeof(*h->body))) == NULL) ||
+        (h->frames == NULL && (h->frames = calloc(c->cap, sizeof(*h->frames))) == NULL) ||
+        (h->nv == NULL && (h->nv = calloc(most + 1, sizeof(*h->nv))) == NULL)) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
-    c->h3->c = c;
-    c->h3->io.fn = on_io;
+    h->c = c;
+    h->io.fn = on_io;
     return 0;
 }
 
@@ -755,7 +756,7 @@ static int h3_prepare(struct conn *c, uint64_t now)
  * HTTP/3 session and the requests go early. */
 static void h3_open(struct conn *c, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     if (http3_quic_open(c, now) != 0 || h->early != 1 || h->hc)
         return;
     if (bind_streams(c) != 0) {
@@ -769,17 +770,18 @@ static void h3_open(struct conn *c, uint64_t now)
 
 static void h3_fini(struct conn *c)
 {
-    if (c->h3 == NULL)
+    struct h3 *h = c->ctx;
+    if (h == NULL)
         return;
     h3_closed(c);
-    http3_body_free(c->h3);
-    gnutls_free(c->h3->ticket.data);
-    free(c->h3->body);
-    free(c->h3->frames);
-    free(c->h3->nv);
-    free(c->h3->pend);
-    free(c->h3);
-    c->h3 = NULL;
+    http3_body_free(h);
+    gnutls_free(h->ticket.data);
+    free(h->body);
+    free(h->frames);
+    free(h->nv);
+    free(h->pend);
+    free(h);
+    c->ctx = NULL;
 }
 
 const struct session_ops session_http3 = {

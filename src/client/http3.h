@@ -74,6 +74,12 @@ struct h3 {
     nghttp3_nv *nv;           /* a request's fields: room for the most any target has, and a cookie */
 };
 
+/* c's HTTP/3 state (conn.ctx). */
+static inline struct h3 *h3_of(const struct conn *c)
+{
+    return c->ctx;
+}
+
 /* http3_quic.c */
 /* Fills the transport's callbacks (the crypto ones from ngtcp2_crypto). */
 void http3_quic_callbacks(ngtcp2_callbacks *cb);

@@ -174,7 +174,7 @@ int http3_quic_open(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     const struct net_addr *a = &w->plan->endpoints[c->endpoint].addr, *src;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct sockaddr_storage local;
     socklen_t llen = sizeof(local);
     const char *why = NULL;
@@ -260,7 +260,7 @@ void http3_quic_free(struct h3 *h, uint64_t now)
  * does not take. Returns 0, or -1 when the connection failed. */
 static int send_batch(struct conn *c, uint8_t *buf, const uint16_t *len, uint32_t n)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct mmsghdr mm[H3_BATCH];
     struct iovec iov[H3_BATCH];
     uint32_t i, off = 0;
@@ -308,7 +308,7 @@ static int send_batch(struct conn *c, uint8_t *buf, const uint16_t *len, uint32_
 
 static void arm(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     ngtcp2_tstamp t = ngtcp2_conn_get_expiry(h->qc);
     if (t == UINT64_MAX)
         loop_timer_cancel(&c->w->loop, &h->qtimer);
@@ -326,7 +326,7 @@ static ngtcp2_ssize write_one(struct h3 *h, uint8_t *dest, size_t room, uint64_t
 
 int http3_quic_flush(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint8_t *buf = (uint8_t *)c->w->wbuf;
     uint16_t len[H3_BATCH];
     uint32_t n = 0;
@@ -385,7 +385,7 @@ static uint64_t datagram_arrival(struct worker *w, struct msghdr *m, uint64_t no
 
 int http3_quic_input(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct worker *w = c->w;
     struct mmsghdr mm[H3_BATCH];
     struct iovec iov[H3_BATCH];
@@ -487,7 +487,7 @@ const char *http3_quic_code_name(int app, uint64_t code)
 /* Our CONNECTION_CLOSE for ccerr, sent once, best effort. */
 static void send_close(struct conn *c, const ngtcp2_connection_close_error *cc)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     ngtcp2_pkt_info pi;
     uint8_t *buf = (uint8_t *)c->w->wbuf;
     ngtcp2_ssize n = ngtcp2_conn_write_connection_close(h->qc, NULL, &pi, buf, H3_SLOT, cc, clock_ns());
@@ -497,7 +497,7 @@ static void send_close(struct conn *c, const ngtcp2_connection_close_error *cc)
 
 int http3_quic_alpn(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct plan *pl = c->w->plan;
     gnutls_datum_t p = { NULL, 0 };
     if (gnutls_alpn_get_selected_protocol(h->tls, &p) == 0 && p.size == 2 && memcmp(p.data, "h3", 2) == 0)
@@ -514,7 +514,7 @@ int http3_quic_alpn(struct conn *c)
 
 void http3_quic_goodbye(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     if (h->qc && !ngtcp2_conn_is_in_closing_period(h->qc) && !ngtcp2_conn_is_in_draining_period(h->qc)) {
         ngtcp2_connection_close_error cc;
         ngtcp2_connection_close_error_default(&cc);
@@ -527,7 +527,7 @@ void http3_quic_goodbye(struct conn *c)
 
 void http3_quic_lost(struct conn *c, int liberr, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     int up = c->state == C_OPEN;
     ngtcp2_connection_close_error cc;
     const char *why;
