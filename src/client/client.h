@@ -17,6 +17,9 @@
  *   http1.c     the HTTP/1.1 session: requests to bytes, bytes to ended
  *               responses, --follow
  *   http2.c     the HTTP/2 session, on libnghttp2
+ *   mux.c       what the multiplexed sessions (HTTP/2, HTTP/3) share: the
+ *               slot pool, a refused request sent again, a response's
+ *               life on its slot
  *   http3.c     the HTTP/3 session, on nghttp3, and its parts (built with
  *               HTTP/3 alone; they share http3.h): http3_quic.c its QUIC
  *               transport (ngtcp2, GnuTLS, a connected UDP socket),
@@ -39,7 +42,8 @@
  *               wait before a connection connects again after a failed one
  *
  * Calls go down, never round: engine -> conn, http1, http2, http3, plan,
- * plan_h2; http1, http2, http3 -> conn, plan, plan_h2, verify; everything ->
+ * plan_h2; http2, http3 -> mux; http1, http2, http3, mux -> conn, plan,
+ * plan_h2, verify; everything ->
  * workq, record; record -> reqlog; engine, conn -> reach; engine -> live,
  * collect; collect -> fairness; engine -> reqlog; conn reaches its session
  * only through session_ops.
@@ -213,27 +217,28 @@ const char *plan_tpl_origin(enum tpl_where where);
 /* --- a request and its connection --- */
 
 struct slot {
-    const char *req;     /* HTTP/1.1: the bytes to send; HTTP/2: a templated body */
+    const char *req;     /* HTTP/1.1: the bytes to send; multiplexed: a templated body */
     size_t req_len;
-    char *kept;          /* sent again (HTTP/2 retry) with these expanded bytes, or NULL */
+    char *kept;          /* sent again (a multiplexed retry, mux.c) with these expanded bytes, or NULL */
     uint64_t t_due;      /* when it should have been sent (== t_sent in closed loop) */
     uint64_t t_sent;     /* when it started: connect start if a connection was opened for it */
-    uint64_t t_first;    /* HTTP/2: when the first HEADERS of its response arrived */
+    uint64_t t_first;    /* multiplexed: when the first field section of its response arrived */
     size_t body_off;     /* HTTP/2: request body bytes handed to the session */
     uint32_t target;     /* its index in plan.targets */
-    int32_t stream;      /* HTTP/2: its stream id, 0 before it is submitted */
-    uint16_t status;     /* HTTP/2: the final status */
+    int32_t stream;      /* multiplexed: its stream (HTTP/3: its id + 1), 0 before it is submitted */
+    uint16_t status;     /* multiplexed: the final status */
     uint8_t measured;    /* counts in the results: due or started in the measured window, or
                           * begun in the warm-up and carried in (record.c) */
     uint8_t busy;        /* outstanding on its connection */
-    uint8_t got_first;   /* HTTP/2: t_first is set */
-    uint8_t ended;       /* HTTP/2: the response ended (END_STREAM) */
-    uint8_t retries;     /* HTTP/2: refused unprocessed and sent again, so many times */
+    uint8_t got_first;   /* multiplexed: t_first is set */
+    uint8_t ended;       /* multiplexed: the response ended (its stream's end) */
+    uint8_t retries;     /* multiplexed: refused unprocessed and sent again, so many times */
     uint8_t stage;       /* --stages: the stage it was due in */
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
     uint8_t unsent;      /* rate mode: ended at its due time unsent, every connection waiting to connect again */
-    struct capture *capt; /* HTTP/2, a target with checks: its response's fields and DATA (kept with the slot) */
+    struct capture *capt; /* multiplexed, a target with checks: its response's fields and body (kept with
+                           * the slot) */
     uint64_t bytes_in;   /* its response's bytes (--log) */
 };
 
@@ -576,6 +581,26 @@ void workq_enqueue(struct conn *c);
 struct conn *workq_dequeue(struct worker *w);
 /* May another request start? */
 int workq_may_start(const struct worker *w);
+
+/* mux.c: what the multiplexed sessions (http2.c, http3.c) share. */
+/* A free slot of c's pool; the busy one sent first (session_ops.slot_new,
+ * oldest). */
+struct slot *mux_slot_new(struct conn *c);
+struct slot *mux_oldest(struct conn *c);
+/* s was refused unprocessed; progress: the server processed a request on c,
+ * or may still. A copy goes to the worker's requests to send again. Returns
+ * 1 when it went (the caller counts it: record_retry), 0 when it is s's
+ * error: no progress and its retries used up, or out of memory. */
+int mux_retry(struct conn *c, struct slot *s, int progress);
+/* s's response: its first field section began (arrived at now); a field of
+ * it, kept for its checks; it ended at now: its checks, its --think, its
+ * figures (the caller frees the slot). */
+void mux_first(struct conn *c, struct slot *s, uint64_t now);
+void mux_field(struct conn *c, struct slot *s, const char *name, size_t nlen, const char *value, size_t vlen);
+void mux_ended(struct conn *c, struct slot *s, uint64_t now);
+/* The requests on c past --timeout end as timeouts, drop (the session's)
+ * cancelling each one's stream and freeing its slot; then c is given work. */
+void mux_timeouts(struct conn *c, uint64_t now, void (*drop)(struct conn *c, struct slot *s));
 
 /* plan_h2.c: the plan's requests as HTTP/2 header fields. */
 #define H2_MAX_FIELDS 64    /* of a templated request */

@@ -14,8 +14,8 @@
  *   timeout; the connection stays;
  * - requests refused unprocessed (streams above a GOAWAY's last-stream-id,
  *   or RST_STREAM REFUSED_STREAM) are sent again on another connection
- *   (§8.7 says it is safe), up to H2_RETRIES times, and counted; the rest
- *   are h2_goaway errors;
+ *   (§8.7 says it is safe), up to MUX_RETRIES times (mux.c), and counted;
+ *   the rest are h2_goaway errors;
  * - a connection error (a bad frame, flow control violated, no SETTINGS)
  *   fails every stream on it as h2_protocol, and the connection is replaced. */
 #include "client.h"
@@ -30,7 +30,6 @@
 #include <string.h>
 #include <time.h>
 
-#define H2_RETRIES 3
 #define H2_WBUF (64 * 1024)
 
 struct h2 {
@@ -125,33 +124,15 @@ static void detach(struct conn *c, struct slot *s)
     h2_of(c)->done++;
 }
 
-/* s was refused unprocessed: sent again on another connection. A server
- * that processes nothing at all on a connection (a GOAWAY with
- * last-stream-id 0, refusals before any answer) gets H2_RETRIES chances per
- * request, then it is an error; one that answers some streams and refuses
- * the rest (a request limit per connection) is followed as long as it does. */
+/* s was refused unprocessed: sent again on another connection (mux.c),
+ * unless the server processes nothing on this one (a GOAWAY with
+ * last-stream-id 0, refusals before any answer) and s had its chances. */
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
-    struct worker *w = c->w;
-    int progress = h2_of(c)->goaway_last > 0 || h2_of(c)->completed > 0;
-    if (progress || s->retries < H2_RETRIES) {
-        struct slot again = *s;
-        const struct plan *pl = w->plan;
-        again.retries = (uint8_t)(s->retries + !progress);
-        again.busy = 0;
-        again.stream = 0;
-        again.kept = NULL;
-        /* A templated request goes again as it was ({{seq}} once). */
-        if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
-            memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
-            record_retry(w, s, 0);
-            detach(c, s);
-            return;
-        }
-        free(again.kept);
-    }
-    record_error(c, s, ERR_H2_GOAWAY, 0, why, h2_of(c)->now);
+    if (mux_retry(c, s, h2_of(c)->goaway_last > 0 || h2_of(c)->completed > 0))
+        record_retry(c->w, s, 0);
+    else
+        record_error(c, s, ERR_H2_GOAWAY, 0, why, h2_of(c)->now);
     detach(c, s);
 }
 
@@ -236,17 +217,8 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     struct conn *c = ud;
     struct slot *s;
     (void)ng;
-    if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
-        s->got_first = 1;
-        s->t_first = conn_arrival(c, h2_of(c)->now);
-        if (c->w->plan->targets[s->target].capture) {
-            /* Once per slot, kept for its next streams. */
-            if (s->capt == NULL)
-                s->capt = calloc(1, sizeof(*s->capt));
-            if (s->capt)
-                s->capt->len = s->capt->head_len = s->capt->total = s->capt->over = 0;
-        }
-    }
+    if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL)
+        mux_first(c, s, h2_of(c)->now);
     return 0;
 }
 
@@ -276,16 +248,8 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     if (namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)
         s->status = (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0'));
-    /* Checks: the fields as "name: value" lines (not the pseudo-fields,
-     * not trailers after DATA), the head of what a check reads. */
-    if (c->w->capturing && namelen && name[0] != ':' && (s = stream_slot(c, f->hd.stream_id)) != NULL && s->capt &&
-        c->w->plan->targets[s->target].capture && s->capt->len == s->capt->head_len) {
-        verify_keep(s->capt, c->w->plan, (const char *)name, namelen);
-        verify_keep(s->capt, c->w->plan, ": ", 2);
-        verify_keep(s->capt, c->w->plan, (const char *)value, valuelen);
-        verify_keep(s->capt, c->w->plan, "\r\n", 2);
-        s->capt->head_len = s->capt->len;
-    }
+    if (c->w->capturing && (s = stream_slot(c, f->hd.stream_id)) != NULL)
+        mux_field(c, s, (const char *)name, namelen, (const char *)value, valuelen);
     return 0;
 }
 
@@ -311,14 +275,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
         /* The response is whole at END_STREAM: ended here, so its time is
          * the arrival of its last frame. */
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
-            uint8_t after = c->w->plan->targets[s->target].after;
-            s->ended = 1;
             h2_of(c)->completed++;
-            if (after & AFTER_VERIFY)
-                verify_response(c, s, s->status, s->capt, 0, 1, h2_of(c)->now);
-            if (after & AFTER_THINK)
-                conn_thought(c, s->target, h2_of(c)->now);
-            record_response(c, s, s->status, s->got_first ? s->t_first : h2_of(c)->now, CLOSE__COUNT, h2_of(c)->now);
+            mux_ended(c, s, h2_of(c)->now);
             detach(c, s);
         }
         break;
@@ -412,29 +370,6 @@ static void set_callbacks(nghttp2_session_callbacks *cb)
 }
 
 /* --- the session_ops --- */
-
-static struct slot *h2_slot_new(struct conn *c)
-{
-    uint32_t i;
-    for (i = 0; i < c->cap; i++) {
-        struct slot *s = &c->slots[(c->hint + i) % c->cap];
-        if (!s->busy) {
-            c->hint = (uint16_t)((c->hint + i + 1) % c->cap);
-            return s;
-        }
-    }
-    return &c->slots[0]; /* not reached: the caller checked count < cap */
-}
-
-static struct slot *h2_oldest(struct conn *c)
-{
-    struct slot *o = NULL;
-    uint32_t i;
-    for (i = 0; i < c->cap; i++)
-        if (c->slots[i].busy && (o == NULL || c->slots[i].t_sent < o->t_sent))
-            o = &c->slots[i];
-    return o ? o : &c->slots[0];
-}
 
 static void h2_added(struct conn *c, struct slot *s)
 {
@@ -737,34 +672,27 @@ static void h2_eof(struct conn *c, uint64_t now)
     workq_enqueue(c);
 }
 
+/* A stream given up on (--timeout): reset with CANCEL (RFC 9113 §8.7). */
+static void cancel(struct conn *c, struct slot *s)
+{
+    if (s->stream > 0)
+        nghttp2_submit_rst_stream(h2_of(c)->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
+    detach(c, s);
+}
+
 static void h2_timeout(struct conn *c, uint64_t now)
 {
-    struct worker *w = c->w;
     struct h2 *h = h2_of(c);
-    uint64_t limit = w->plan->cfg->timeout_ns;
-    uint32_t i;
 
     if (h == NULL || h->ng == NULL)
         return;
-    if (!h->got_settings && now >= h2_oldest(c)->t_sent + limit) {
+    if (!h->got_settings && now >= mux_oldest(c)->t_sent + c->w->plan->cfg->timeout_ns) {
         /* §3.4: the server's preface is a SETTINGS frame; none came. */
         conn_fail(c, ERR_H2_PROTOCOL, 0, "the server sent no SETTINGS frame (RFC 9113 section 3.4)", now);
         return;
     }
     h->now = now;
-    for (i = 0; c->count && i < c->cap; i++) {
-        struct slot *s = &c->slots[i];
-        if (!s->busy || now < s->t_sent + limit)
-            continue;
-        record_error(c, s, ERR_TIMEOUT_ANSWER, 0, NULL, now);
-        if (s->stream > 0)
-            nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
-        detach(c, s);
-    }
-    if (rate_mode(w))
-        workq_enqueue(c);
-    else
-        conn_fill(c, now);
+    mux_timeouts(c, now, cancel);
     if (c->state != C_OPEN)
         return;
     h2_write(c);
@@ -806,14 +734,14 @@ const struct session_ops session_http2 = {
     .wbuf = H2_WBUF,
     .plan_init = h2_plan_init,
     .plan_free = h2_plan_free,
-    .slot_new = h2_slot_new,
+    .slot_new = mux_slot_new,
     .added = h2_added,
     .ready = h2_ready,
     .write = h2_write,
     .want_write = h2_want_write,
     .read = h2_read,
     .eof = h2_eof,
-    .oldest = h2_oldest,
+    .oldest = mux_oldest,
     .timeout = h2_timeout,
     .closed = h2_closed,
     .expand = h2_expand_slot,

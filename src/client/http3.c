@@ -11,7 +11,7 @@
  *   rest are answered;
  * - requests refused unprocessed (streams from a GOAWAY's id on, or reset
  *   with H3_REQUEST_REJECTED: 4.1.1 says it is safe) are sent again on
- *   another connection, as over HTTP/2 (http2.c), up to H3_RETRIES times
+ *   another connection, as over HTTP/2 (mux.c), up to MUX_RETRIES times
  *   on a server that processes none, and counted; the rest are
  *   h3_goaway errors;
  * - a stream past --timeout is cancelled (H3_REQUEST_CANCELLED, 4.1.1) and
@@ -29,7 +29,6 @@
 #include <string.h>
 #include <time.h>
 
-#define H3_RETRIES 3
 
 
 static int bind_streams(struct conn *c);
@@ -70,35 +69,16 @@ static int progress(const struct conn *c, const struct slot *s)
     return 0;
 }
 
-/* s was refused unprocessed: sent again on another connection. A server
- * that processes nothing on a connection (a GOAWAY naming stream 0,
- * refusals of its first stream before any answer) gets H3_RETRIES chances
- * per request, then it is an error; one that answers some streams and
- * refuses the rest (a request limit per connection) is followed as long as
- * it does. */
+/* s was refused unprocessed: sent again on another connection (mux.c),
+ * unless the server processes nothing on this one (a GOAWAY naming stream
+ * 0, refusals of its first stream before any answer) and s had its
+ * chances. */
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
-    struct worker *w = c->w;
-    struct h3 *h = h3_of(c);
-    const struct plan *pl = w->plan;
-    int progress_made = progress(c, s);
-    if (progress_made || s->retries < H3_RETRIES) {
-        struct slot again = *s;
-        again.retries = (uint8_t)(s->retries + !progress_made);
-        again.busy = 0;
-        again.stream = 0;
-        again.kept = NULL;
-        /* A templated request goes again as it was ({{seq}} once). */
-        if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
-            memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
-            record_retry(w, s, 1);
-            detach(c, s);
-            return;
-        }
-        free(again.kept);
-    }
-    record_error(c, s, ERR_H3_GOAWAY, 0, why, h->now);
+    if (mux_retry(c, s, progress(c, s)))
+        record_retry(c->w, s, 1);
+    else
+        record_error(c, s, ERR_H3_GOAWAY, 0, why, h3_of(c)->now);
     detach(c, s);
 }
 
@@ -110,16 +90,8 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     struct slot *s = sud;
     (void)hc;
     (void)id;
-    if (s == NULL || s->got_first)
-        return 0;
-    s->got_first = 1;
-    s->t_first = conn_arrival(c, h3_of(c)->now);
-    if (c->w->plan->targets[s->target].capture) {
-        if (s->capt == NULL)
-            s->capt = calloc(1, sizeof(*s->capt));
-        if (s->capt)
-            s->capt->len = s->capt->head_len = s->capt->total = s->capt->over = 0;
-    }
+    if (s)
+        mux_first(c, s, h3_of(c)->now);
     return 0;
 }
 
@@ -140,14 +112,8 @@ static int on_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_rcbuf 
         s->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
     else if (token == NGHTTP3_QPACK_TOKEN_SET_COOKIE && c->w->plan->cfg->cookies)
         conn_cookie(c, s, (const char *)v.base, v.len);
-    if (c->w->capturing && n.len && n.base[0] != ':' && s->capt && c->w->plan->targets[s->target].capture &&
-        s->capt->len == s->capt->head_len) {
-        verify_keep(s->capt, c->w->plan, (const char *)n.base, n.len);
-        verify_keep(s->capt, c->w->plan, ": ", 2);
-        verify_keep(s->capt, c->w->plan, (const char *)v.base, v.len);
-        verify_keep(s->capt, c->w->plan, "\r\n", 2);
-        s->capt->head_len = s->capt->len;
-    }
+    if (c->w->capturing)
+        mux_field(c, s, (const char *)n.base, n.len, (const char *)v.base, v.len);
     return 0;
 }
 
@@ -183,19 +149,11 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
 {
     struct conn *c = ud;
     struct slot *s = sud;
-    uint64_t now = h3_of(c)->now;
-    uint8_t after;
     (void)hc;
     (void)id;
     if (s == NULL)
         return 0;
-    after = c->w->plan->targets[s->target].after;
-    s->ended = 1;
-    if (after & AFTER_VERIFY)
-        verify_response(c, s, s->status, s->capt, 0, 1, now);
-    if (after & AFTER_THINK)
-        conn_thought(c, s->target, now);
-    record_response(c, s, s->status, s->got_first ? s->t_first : now, CLOSE__COUNT, now);
+    mux_ended(c, s, h3_of(c)->now);
     h3_of(c)->completed++;
     detach(c, s);
     return 0;
@@ -592,29 +550,6 @@ static void settle(struct conn *c, uint64_t now)
 
 /* --- the session_ops --- */
 
-static struct slot *h3_slot_new(struct conn *c)
-{
-    uint32_t i;
-    for (i = 0; i < c->cap; i++) {
-        struct slot *s = &c->slots[(c->hint + i) % c->cap];
-        if (!s->busy) {
-            c->hint = (uint16_t)((c->hint + i + 1) % c->cap);
-            return s;
-        }
-    }
-    return &c->slots[0]; /* not reached: the caller checked count < cap */
-}
-
-static struct slot *h3_oldest(struct conn *c)
-{
-    struct slot *o = NULL;
-    uint32_t i;
-    for (i = 0; i < c->cap; i++)
-        if (c->slots[i].busy && (o == NULL || c->slots[i].t_sent < o->t_sent))
-            o = &c->slots[i];
-    return o ? o : &c->slots[0];
-}
-
 static void h3_added(struct conn *c, struct slot *s)
 {
     s->stream = 0;
@@ -655,36 +590,30 @@ static void h3_eof(struct conn *c, uint64_t now)
     conn_fail(c, ERR_QUIC_CLOSE, 0, "the socket closed", now);
 }
 
+/* A stream given up on (--timeout): cancelled (section 4.1.1). */
+static void cancel(struct conn *c, struct slot *s)
+{
+    if (s->stream > 0)
+        ngtcp2_conn_shutdown_stream(h3_of(c)->qc, sid(s), NGHTTP3_H3_REQUEST_CANCELLED);
+    detach(c, s);
+}
+
 static void h3_timeout(struct conn *c, uint64_t now)
 {
-    struct worker *w = c->w;
     struct h3 *h = h3_of(c);
-    const struct config *cfg = w->plan->cfg;
+    const struct config *cfg = c->w->plan->cfg;
     uint64_t limit = cfg->timeout_ns;
-    uint32_t i;
 
     if (c->state != C_OPEN) {
         uint64_t hs = cfg->connect_timeout_ns < limit ? cfg->connect_timeout_ns : limit;
-        if (now >= h3_oldest(c)->t_sent + hs)
+        if (now >= mux_oldest(c)->t_sent + hs)
             conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "no answer to the QUIC handshake within --connect-timeout", now);
         else
             conn_arm(c);
         return;
     }
     h->now = now;
-    for (i = 0; c->count && i < c->cap; i++) {
-        struct slot *s = &c->slots[i];
-        if (!s->busy || now < s->t_sent + limit)
-            continue;
-        record_error(c, s, ERR_TIMEOUT_ANSWER, 0, NULL, now);
-        if (s->stream > 0)
-            ngtcp2_conn_shutdown_stream(h->qc, sid(s), NGHTTP3_H3_REQUEST_CANCELLED);
-        detach(c, s);
-    }
-    if (rate_mode(w))
-        workq_enqueue(c);
-    else
-        conn_fill(c, now);
+    mux_timeouts(c, now, cancel);
     if (c->state != C_OPEN)
         return;
     h->done = 0;
@@ -790,14 +719,14 @@ const struct session_ops session_http3 = {
     .wbuf = H3_WBUF,
     .plan_init = h3_plan_init,
     .plan_free = h3_plan_free,
-    .slot_new = h3_slot_new,
+    .slot_new = mux_slot_new,
     .added = h3_added,
     .ready = h3_ready,
     .write = h3_write,
     .want_write = h3_want_write,
     .read = h3_read,
     .eof = h3_eof,
-    .oldest = h3_oldest,
+    .oldest = mux_oldest,
     .timeout = h3_timeout,
     .closed = h3_closed,
     .expand = h3_expand_slot,
