@@ -206,16 +206,16 @@ build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/base/http_parse.c src/base/htt
 build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/serve/http_req.c
 
-H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c
+H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_stream.c src/serve/serve_reply.c src/base/buf.c
 build/fuzz_serve_h2: fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) -lnghttp2
 
 # serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
-H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c
+H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_stream.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c
 build/fuzz_serve_h3: fuzz/fuzz_serve_h3.c fuzz/serve_h3_offline.h $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h3.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
 
-TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
+TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c proto.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
              check.c jpath.c request.c http_parse.c text.c)
 build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/options/targets.h src/base/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
