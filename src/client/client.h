@@ -16,7 +16,8 @@
  *               it names no protocol: the session behind session_ops does
  *   http1.c     the HTTP/1.1 session: requests to bytes, bytes to ended
  *               responses, --follow
- *   http2.c     the HTTP/2 session, on libnghttp2
+ *   http2.c     the HTTP/2 session, on libnghttp2, and http2_write.c its
+ *               frames onto the socket (they share http2.h)
  *   mux.c       what the multiplexed sessions (HTTP/2, HTTP/3) share: the
  *               slot pool, a refused request sent again, a response's
  *               life on its slot

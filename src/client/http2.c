@@ -18,7 +18,7 @@
  *   the rest are h2_goaway errors;
  * - a connection error (a bad frame, flow control violated, no SETTINGS)
  *   fails every stream on it as h2_protocol, and the connection is replaced. */
-#include "client.h"
+#include "http2.h"
 #include "clock.h"
 #include "err.h"
 #include "request.h"
@@ -29,27 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define H2_WBUF (64 * 1024)
-
-struct h2 {
-    nghttp2_session *ng;
-    uint64_t now;           /* when the bytes being processed arrived */
-    char *pend;             /* frames the socket did not take yet */
-    size_t pend_len, pend_off, pend_cap;
-    int32_t goaway_last;    /* a GOAWAY's last-stream-id, -1 before one */
-    uint32_t goaway_code;
-    int done;               /* responses ended during this read */
-    int lib_error;          /* nghttp2's reason for a connection error it found */
-    uint32_t completed;     /* responses ended on this connection */
-    uint8_t got_settings, got_bytes;
-};
-
-/* c's session (conn.ctx). */
-static inline struct h2 *h2_of(const struct conn *c)
-{
-    return c->ctx;
-}
 
 static void set_callbacks(nghttp2_session_callbacks *cb);
 static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud);
@@ -435,108 +414,6 @@ static int h2_want_write(const struct conn *c)
     return h && h->ng && (h->pend_len > h->pend_off || nghttp2_session_want_write(h->ng));
 }
 
-/* Keeps what the socket did not take, to be written when it can. */
-static int keep_pending(struct h2 *h, const char *p, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (h->pend_off == h->pend_len)
-        h->pend_off = h->pend_len = 0;
-    if (h->pend_len + n > h->pend_cap) {
-        size_t cap = (h->pend_len + n) * 2;
-        char *q = realloc(h->pend, cap);
-        if (q == NULL)
-            return -1;
-        h->pend = q;
-        h->pend_cap = cap;
-    }
-    memcpy(h->pend + h->pend_len, p, n);
-    h->pend_len += n;
-    return 0;
-}
-
-/* Writes a, then b; keeps what the socket did not take. Returns 1 when all
- * was written, 0 when the socket is full, -1 when the connection failed. */
-static int put(struct conn *c, const char *a, size_t na, const char *b, size_t nb)
-{
-    struct h2 *h = h2_of(c);
-    struct iovec iov[2] = { { (void *)a, na }, { (void *)b, nb } };
-    ssize_t r;
-    size_t total = na + nb, done;
-    do
-        r = nb ? c->ops->writev(c->io_ctx, c->fd, iov, 2) : c->ops->write(c->io_ctx, c->fd, a, na);
-    while (r < 0 && errno == EINTR);
-    if (r < 0 && errno != EAGAIN) {
-        conn_io_error(c, ERR_WRITE, clock_ns());
-        return -1;
-    }
-    done = r < 0 ? 0 : (size_t)r;
-    if (done)
-        record_sent_conn(c->w, done, h->now);
-    if (done == total)
-        return 1;
-    if ((done < na && keep_pending(h, a + done, na - done) != 0) ||
-        keep_pending(h, b + (done > na ? done - na : 0), nb - (done > na ? done - na : 0)) != 0) {
-        conn_fail(c, ERR_WRITE, ENOMEM, "out of memory for unsent frames", clock_ns());
-        return -1;
-    }
-    return 0;
-}
-
-static void h2_write(struct conn *c)
-{
-    struct worker *w = c->w;
-    struct h2 *h = h2_of(c);
-
-    if (h == NULL || h->ng == NULL)
-        return;
-    while (h->pend_len > h->pend_off) {
-        ssize_t r = c->ops->write(c->io_ctx, c->fd, h->pend + h->pend_off, h->pend_len - h->pend_off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN)
-                return; /* EPOLLOUT calls us back */
-            conn_io_error(c, ERR_WRITE, clock_ns());
-            return;
-        }
-        record_sent_conn(w, (uint64_t)r, h->now);
-        h->pend_off += (size_t)r;
-    }
-    for (;;) {
-        /* Frames are gathered into one buffer (nghttp2's pointer lasts only
-         * until its next call); one that does not fit goes in the same
-         * writev. */
-        size_t n = 0;
-        const uint8_t *big = NULL;
-        ssize_t k = 0;
-        int r;
-        for (;;) {
-            const uint8_t *p;
-            k = nghttp2_session_mem_send(h->ng, &p);
-            if (k < 0) {
-                conn_fail(c, ERR_H2_PROTOCOL, 0, nghttp2_strerror((int)k), clock_ns());
-                return;
-            }
-            if (k == 0)
-                break;
-            if (n + (size_t)k > H2_WBUF) {
-                big = p;
-                break;
-            }
-            memcpy(w->wbuf + n, p, (size_t)k);
-            n += (size_t)k;
-            k = 0;
-        }
-        if (n == 0 && big == NULL)
-            return;
-        r = big ? (n ? put(c, w->wbuf, n, (const char *)big, (size_t)k) : put(c, (const char *)big, (size_t)k, NULL, 0))
-                : put(c, w->wbuf, n, NULL, 0);
-        if (r <= 0)
-            return;
-    }
-}
-
 /* After the bytes were taken in: is the connection done? Returns 0 when it
  * stays, -1 when it was closed (and queued to be used again). */
 static int settle(struct conn *c)
@@ -550,14 +427,14 @@ static int settle(struct conn *c)
      * session wants nothing more, and the connection ends now rather than
      * at --timeout. */
     if (nghttp2_session_want_write(h->ng)) {
-        h2_write(c);
+        http2_write(c);
         if (c->state != C_OPEN)
             return -1;
     }
     if (!nghttp2_session_want_read(h->ng)) {
         /* The session is over: a connection error found by nghttp2 (its
          * GOAWAY goes out first), or the server's GOAWAY and nothing left. */
-        h2_write(c);
+        http2_write(c);
         if (c->state != C_OPEN)
             return -1;
         if (c->count)
@@ -575,7 +452,7 @@ static int settle(struct conn *c)
          * requests): say so (§5.4.1 asks for a GOAWAY first), then close. */
         if (!c->draining) {
             nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR);
-            h2_write(c);
+            http2_write(c);
             if (c->state != C_OPEN)
                 return -1;
         }
@@ -695,7 +572,7 @@ static void h2_timeout(struct conn *c, uint64_t now)
     mux_timeouts(c, now, cancel);
     if (c->state != C_OPEN)
         return;
-    h2_write(c);
+    http2_write(c);
     if (c->state == C_OPEN)
         conn_arm(c);
 }
@@ -737,7 +614,7 @@ const struct session_ops session_http2 = {
     .slot_new = mux_slot_new,
     .added = h2_added,
     .ready = h2_ready,
-    .write = h2_write,
+    .write = http2_write,
     .want_write = h2_want_write,
     .read = h2_read,
     .eof = h2_eof,
