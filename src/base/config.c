@@ -271,6 +271,23 @@ const char *config_tls_given(const struct config *cfg)
          : t->version ? "tls-version" : t->ciphers ? "ciphers" : t->no_resume ? "no-tls-resume" : NULL;
 }
 
+/* --order over URLs alone walks them as written; a targets file's order
+ * is sequential unless told. Returns 0 or -1. */
+static int finish_order(struct config *cfg, char *err, size_t errlen)
+{
+    uint32_t i;
+    if (cfg->order_mode != ORDER_DEFAULT && cfg->norder == 0) {
+        if ((cfg->order = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(uint32_t))) == NULL)
+            return err_set(err, errlen, NULL, "out of memory");
+        for (i = 0; i < cfg->ntargets; i++)
+            cfg->order[i] = i;
+        cfg->norder = cfg->ntargets;
+    }
+    if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
+        cfg->order_mode = ORDER_SEQUENTIAL;
+    return 0;
+}
+
 const struct proto *config_proto(const struct config *cfg)
 {
     int i;
@@ -438,20 +455,8 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         return -1;
     }
     cfg->tls.alpn = config_proto(cfg)->alpn;
-    if (cfg->order_mode != ORDER_DEFAULT && cfg->norder == 0) {
-        /* URLs alone: --order walks them as written. */
-        uint32_t i;
-        cfg->order = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(uint32_t));
-        if (cfg->order == NULL) {
-            err_set(err, errlen, NULL, "out of memory");
-            return -1;
-        }
-        for (i = 0; i < cfg->ntargets; i++)
-            cfg->order[i] = i;
-        cfg->norder = cfg->ntargets;
-    }
-    if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
-        cfg->order_mode = ORDER_SEQUENTIAL;
+    if (finish_order(cfg, err, errlen) != 0)
+        return -1;
     if (cfg->nsources && cfg->unix_socket) {
         err_set(err, errlen, NULL, "--source picks local IP addresses: it does not go with --unix-socket");
         return -1;
