@@ -177,8 +177,8 @@ bench-h3: rafale
 	@python3 bench/h3.py
 
 # The least a client can cost (bench/floor.c): what the bench compares against.
-build/floor: bench/floor.c bench/floor.h | build
-	$(CC) $(WARN) -O2 -o $@ bench/floor.c
+build/floor: bench/floor.c bench/floor.h src/base/rxstamp.c src/base/rxstamp.h | build
+	$(CC) $(WARN) -Isrc/base -O2 -o $@ bench/floor.c src/base/rxstamp.c
 
 # The same floor on io_uring (liburing): does io_uring lower it on this kernel?
 build/floor_uring: bench/floor_uring.c bench/floor.h | build
