@@ -520,7 +520,10 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
 
     switch (c->state) {
     case C_CONNECTING: {
-        int e = net_connect_result(c->fd);
+        /* A connect that failed is said by an error event (epoll's EPOLLERR
+         * or EPOLLHUP): only then is SO_ERROR asked, not once per
+         * connection. */
+        int e = (ev & LOOP_ERR) ? net_connect_result(c->fd) : 0;
         uint64_t now = clock_ns();
         if (e != 0) {
             conn_fail(c, connect_kind(e), e, NULL, now);
