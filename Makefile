@@ -189,8 +189,8 @@ bench-h3: rafale
 	@python3 bench/h3.py
 
 # The least a client can cost (bench/floor.c): what the bench compares against.
-build/floor: bench/floor.c bench/floor.h | build
-	$(CC) $(WARN) -O2 -o $@ bench/floor.c
+build/floor: bench/floor.c bench/floor.h src/base/rxstamp.c src/base/rxstamp.h | build
+	$(CC) $(WARN) -Isrc/base -O2 -o $@ bench/floor.c src/base/rxstamp.c
 
 # The same floor on io_uring (liburing): does io_uring lower it on this kernel?
 build/floor_uring: bench/floor_uring.c bench/floor.h | build
@@ -218,17 +218,18 @@ build/fuzz_http_parse: fuzz/fuzz_http_parse.c src/base/http_parse.c src/base/htt
 build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_http_req.c src/serve/http_req.c
 
-H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_reply.c src/base/buf.c src/base/status.c src/base/err.c
+H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_stream.c src/serve/serve_reply.c src/base/buf.c src/base/status.c \
+             src/base/err.c
 build/fuzz_serve_h2: fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) -lnghttp2
 
 # serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
-H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c src/base/status.c \
-             src/base/err.c
+H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_stream.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c \
+             src/base/status.c src/base/err.c
 build/fuzz_serve_h3: fuzz/fuzz_serve_h3.c fuzz/serve_h3_offline.h $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h3.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
 
-TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
+TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c proto.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
              check.c jpath.c request.c http_parse.c text.c)
 build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/options/targets.h src/base/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)

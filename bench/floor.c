@@ -9,7 +9,14 @@
  * the system calls that cannot be avoided (a write and a read per request,
  * plus connect and close in --close mode).
  *
- * usage: floor [-c CONNS] [-d SECONDS] [-n REQUESTS] [--close] HOST PORT [PATH]
+ * --stamped reads as rafale does by default: the kernel stamps what each
+ * socket receives (SO_TIMESTAMPING, asked once per connection) and every
+ * read is a recvmsg that takes the stamp with the data (rxstamp.h, the
+ * code rafale runs); the stamp is kept, not converted. rafale's CPU per
+ * request is compared with this floor, which pays the kernel's stamping
+ * too, and with the plain one.
+ *
+ * usage: floor [-c CONNS] [-d SECONDS] [-n REQUESTS] [--close] [--stamped] HOST PORT [PATH]
  * prints: "floor: N completed, E errors, S s" */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +31,7 @@
 #include <unistd.h>
 
 #include "floor.h"
+#include "rxstamp.h"
 
 struct fconn {
     int fd;
@@ -34,6 +42,7 @@ struct fconn {
 static struct sockaddr_in addr;
 static char req[512];
 static size_t req_len, resp_len;
+static int stamped;
 
 static int open_conn(int ep, struct fconn *c)
 {
@@ -43,6 +52,10 @@ static int open_conn(int ep, struct fconn *c)
     if (c->fd < 0)
         return -1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (stamped && rxstamp_enable(c->fd) != 0) {
+        close(c->fd);
+        return -1;
+    }
     c->got = 0;
     c->connecting = 1;
     if (connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 && errno != EINPROGRESS) {
@@ -63,6 +76,8 @@ int main(int argc, char **argv)
     struct fconn *cs;
     struct epoll_event evs[512];
     static char buf[65536];
+    static struct rxstamp_msg rm;
+    uint64_t stamp = 0, unstamped = 0;
 
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
@@ -73,11 +88,13 @@ int main(int argc, char **argv)
             limit = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--close") == 0)
             close_mode = 1;
+        else if (strcmp(argv[i], "--stamped") == 0)
+            stamped = 1;
         else
             break;
     }
     if (argc - i < 2 || conns < 1) {
-        fprintf(stderr, "usage: floor [-c CONNS] [-d SECONDS] [-n REQUESTS] [--close] HOST PORT [PATH]\n");
+        fprintf(stderr, "usage: floor [-c CONNS] [-d SECONDS] [-n REQUESTS] [--close] [--stamped] HOST PORT [PATH]\n");
         return 2;
     }
     host = argv[i];
@@ -95,6 +112,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "floor: the first answer has no Content-Length\n");
         return 1;
     }
+    rxstamp_msg_init(&rm, buf, sizeof(buf));
     cs = calloc((size_t)conns, sizeof(*cs));
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (cs == NULL || ep < 0)
@@ -123,7 +141,13 @@ int main(int argc, char **argv)
                 }
                 continue;
             }
-            r = read(c->fd, buf, sizeof(buf));
+            if (stamped) {
+                stamp = 0;
+                r = rxstamp_read(c->fd, &rm, &stamp);
+                unstamped += r > 0 && stamp == 0;
+            } else {
+                r = read(c->fd, buf, sizeof(buf));
+            }
             if (r <= 0) {
                 if (r < 0 && errno == EAGAIN)
                     continue;
@@ -153,5 +177,7 @@ int main(int argc, char **argv)
         }
     }
     printf("floor: %llu completed, %llu errors, %.3f s\n", done, errors, floor_now() - t0);
+    if (stamped && unstamped)
+        printf("floor: %llu reads came without a kernel stamp\n", (unsigned long long)unstamped);
     return 0;
 }

@@ -201,11 +201,12 @@ def run_h2load(url, conns, dur, close=False, depth=1, h2=False):
     return int(m.group(3)), int(m.group(5)) + int(m.group(6)) + int(m.group(7)), wall, cpu, rss, None
 
 
-def run_floor(url, conns, dur, close=False, depth=1, h2=False):
-    """bench/floor.c: the least a client can cost (no parsing, no clock per request, no histogram)."""
+def run_floor(url, conns, dur, close=False, depth=1, h2=False, stamped=False):
+    """bench/floor.c: the least a client can cost (no parsing, no clock per request, no histogram); stamped, with
+    the kernel's receive stamps read as rafale reads them (SO_TIMESTAMPING, recvmsg)."""
     m = re.match(r"http://([0-9.]+):(\d+)(/.*)?$", url)
-    cmd = [FLOOR, "-c", str(conns), "-d", str(dur)] + (["--close"] if close else []) + [m.group(1), m.group(2),
-                                                                                         m.group(3) or "/"]
+    cmd = [FLOOR, "-c", str(conns), "-d", str(dur)] + (["--close"] if close else []) + (["--stamped"] if stamped else [])
+    cmd += [m.group(1), m.group(2), m.group(3) or "/"]
     out, wall, cpu, rss = timed(cmd)
     f = re.search(r"floor: (\d+) completed, (\d+) errors", out)
     return (int(f.group(1)) if f else 0), (int(f.group(2)) if f else 0), wall, cpu, rss, None
@@ -220,16 +221,19 @@ def run_floor_uring(url, conns, dur, close=False, depth=1, h2=False, plain=False
     return (int(f.group(1)) if f else 0), (int(f.group(2)) if f else 0), wall, cpu, rss, None
 
 
-TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load, "floor": run_floor, "floor-uring": run_floor_uring,
+TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load, "floor": run_floor,
+         "floor-stamped": lambda *a: run_floor(*a, stamped=True), "floor-uring": run_floor_uring,
          "floor-uring-plain": lambda *a: run_floor_uring(*a, plain=True)}
 
 # workload: (description, connections, close, pipeline depth or HTTP/2 streams, tools[, "tls" | "h2c" | "h2"])
 # HTTP/2 workloads are compared with h2load (wrk and ab do not speak it).
 WORKLOADS = {
     "keepalive-50": ("keep-alive, 50 connections", 50, False, 1,
-                     ["floor", "floor-uring", "floor-uring-plain", "rafale", "wrk", "ab", "h2load"]),
-    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["floor", "rafale", "wrk", "ab"]),
-    "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["floor", "rafale", "wrk", "h2load"]),
+                     ["floor", "floor-stamped", "floor-uring", "floor-uring-plain", "rafale", "wrk", "ab", "h2load"]),
+    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["floor", "floor-stamped", "rafale", "wrk",
+                                                                            "ab"]),
+    "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["floor", "floor-stamped", "rafale", "wrk",
+                                                                          "h2load"]),
     "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
     "tls-keepalive-50": ("TLS keep-alive, 50 connections", 50, False, 1, ["rafale", "wrk", "h2load"], "tls"),
     "tls-close-50": ("TLS, new connection per request (sessions resumed), 50 concurrent", 50, True, 1,
@@ -284,11 +288,12 @@ def emit_workload(emit, rows, wl, refname):
         mine = [r for r in rows if r["workload"] == wl and r["tool"] == tool]
         if not mine:  # a tool this machine could not run (the io_uring floor without liburing)
             continue
-        ratios_rps, ratios_cpu, ratios_floor = [], [], []
+        ratios_rps, ratios_cpu, ratios_floor, ratios_stamped = [], [], [], []
         for r in mine:
-            fl = [x for x in rows if x["workload"] == wl and x["tool"] == "floor" and x["round"] == r["round"]]
-            if fl and fl[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
-                ratios_floor.append(r["cpu_us_per_req"] / fl[0]["cpu_us_per_req"])
+            for floor, ratios in (("floor", ratios_floor), ("floor-stamped", ratios_stamped)):
+                fl = [x for x in rows if x["workload"] == wl and x["tool"] == floor and x["round"] == r["round"]]
+                if fl and fl[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
+                    ratios.append(r["cpu_us_per_req"] / fl[0]["cpu_us_per_req"])
             ref = [x for x in rows if x["workload"] == wl and x["tool"] == refname and x["round"] == r["round"]]
             if ref and ref[0]["rps"] and ref[0]["cpu_us_per_req"] and r["cpu_us_per_req"]:
                 ratios_rps.append(r["rps"] / ref[0]["rps"])
@@ -297,10 +302,11 @@ def emit_workload(emit, rows, wl, refname):
         slack = conns * depth
         ok = all(r["nginx_count"] is not None and r["completed"] <= r["nginx_count"] <= r["completed"] + slack
                  for r in mine)
-        emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %.1f MiB | %d | %s |" % (
+        emit("| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %s | %.1f MiB | %d | %s |" % (
             desc, tool, median([r["rps"] for r in mine]), median(ratios_rps) or 0,
             median([r["cpu_us_per_req"] for r in mine]) or 0, median(ratios_cpu) or 0,
             "%.2f" % median(ratios_floor) if ratios_floor else "-",
+            "%.2f" % median(ratios_stamped) if ratios_stamped else "-",
             median([r["rss_kb"] for r in mine]) / 1024, sum(r["errors"] for r in mine),
             "yes" if ok else "MISMATCH"))
 
@@ -344,10 +350,10 @@ def main():
                 desc, conns, close, depth, tools = WORKLOADS[wl][:5]
                 pr = proto(wl)
                 for tool in tools:
-                    if tool.startswith("floor") and not os.path.exists(FLOOR if tool == "floor" else FLOOR + "_uring"):
+                    if tool.startswith("floor") and not os.path.exists(FLOOR + ("_uring" if "uring" in tool else "")):
                         if rnd == 0:
-                            print("(%s: not built, left out: make build/floor%s)" % (tool, "" if tool == "floor"
-                                                                                    else "_uring"), flush=True)
+                            print("(%s: not built, left out: make build/floor%s)" % (tool, "_uring" if "uring" in tool
+                                                                                    else ""), flush=True)
                         continue
                     before = nginx.count()
                     done, errs, wall, cpu, rss, j = TOOLS[tool](nginx.url(tls=pr in ("tls", "h2"), h2=pr.startswith("h2")),
@@ -418,9 +424,9 @@ def main():
                 emit()
                 emit("HTTP/2, against h2load (wrk and ab do not speak it):")
                 emit()
-            emit("| workload | tool | req/s (median) | req/s vs %s | CPU us/request | CPU vs %s | CPU vs floor | peak RSS | "
-                 "errors | counted by nginx |" % (refname, refname))
-            emit("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+            emit("| workload | tool | req/s (median) | req/s vs %s | CPU us/request | CPU vs %s | CPU vs floor | "
+                 "CPU vs stamped floor | peak RSS | errors | counted by nginx |" % (refname, refname))
+            emit("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
             for wl in group:
                 emit_workload(emit, rows, wl, refname)
         if "keepalive-10k" in workloads:

@@ -59,7 +59,9 @@ PARTS = {"report/findings_server": "report/findings", "client/collect": "client/
          # HTTP/3's client: one module (private header http3.h) in the files
          # that keep ngtcp2/nghttp3 calls apart by job.
          "client/http3_body": "client/http3", "client/http3_early": "client/http3",
-         "client/http3_frames": "client/http3", "client/http3_quic": "client/http3"}
+         "client/http3_frames": "client/http3", "client/http3_quic": "client/http3",
+         # HTTP/2's likewise (private header http2.h): its frames onto the socket apart.
+         "client/http2_write": "client/http2"}
 # A header of a module that is also its folder's shared insides (the
 # threads' and connections' state of serve): read through, as one with no
 # .c of its own.

@@ -1082,8 +1082,8 @@ static void depth_of_streams(void)
     for (h3 = 0; h3 < 2; h3++) {
         const char *what = h3 ? "h3" : "h2";
         healthy(&x);
-        x.cfg.http2 = !h3;
-        x.cfg.http3 = h3;
+        x.cfg.proto_asked[PROTO_HTTP2] = !h3;
+        x.cfg.proto_asked[PROTO_HTTP3] = h3;
         x.cfg.streams = 10;
         /* 20 connections x 10 streams at 192/s: 1.04 s each, a queue. */
         closed_loop(&x, 20, 192, 1040 * MS, 35 * MS);
@@ -1100,8 +1100,8 @@ static void depth_of_streams(void)
         done(&x);
         /* Stragglers need 20 rounds of what is in flight: 101 x 10 is 1010, 20 000 ends are fewer than 20 rounds. */
         counted(&x);
-        x.cfg.http2 = !h3;
-        x.cfg.http3 = h3;
+        x.cfg.proto_asked[PROTO_HTTP2] = !h3;
+        x.cfg.proto_asked[PROTO_HTTP3] = h3;
         x.cfg.streams = 10;
         x.cfg.connections = 101;
         tail_of(&x, 19900);

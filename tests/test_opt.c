@@ -235,7 +235,7 @@ static void json_config_round_trip(void)
     a.pipeline = 4;
     a.rate = 1234.5;
     a.warmup_ns = 200000000ULL;
-    a.http2 = 1;
+    a.proto_asked[PROTO_HTTP2] = 1;
     a.streams = 8;
     a.h2_window_bits = 20;
     a.follow = 3;
@@ -253,7 +253,7 @@ static void json_config_round_trip(void)
     CHECK(b.connections == 77 && b.threads == 3 && b.keepalive == 0 && b.requests == 123456 &&
           b.duration_ns == 2500000000ULL && b.timeout_ns == 750000000ULL && b.connect_timeout_ns == 1000000000ULL &&
           b.requests_per_conn == 9 && b.pipeline == 4 && b.rate == 1234.5 && b.warmup_ns == 200000000ULL &&
-          b.http2 == 1 && b.streams == 8 && b.h2_window_bits == 20 && b.follow == 3 && b.cookies == 1);
+          b.proto_asked[PROTO_HTTP2] == 1 && b.streams == 8 && b.h2_window_bits == 20 && b.follow == 3 && b.cookies == 1);
     /* Out of its option's range, or of the wrong type: said with its key. */
     json_object_set_new(o, "streams", json_integer(5000));
     config_defaults(&b);

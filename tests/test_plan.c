@@ -31,11 +31,11 @@ static void endpoints_shared(void)
     CHECKF(plan_build(&cfg, &pl, err, sizeof(err)) == 0, "%s", err);
     /* 127.0.0.1:8080 twice is one endpoint; another port, or another
      * host name (its own Host and SNI), is one of its own. */
-    CHECK(pl.nendpoints == 3 && pl.urls[0].endpoint == pl.urls[1].endpoint && pl.urls[2].endpoint != pl.urls[0].endpoint &&
-          pl.urls[3].endpoint != pl.urls[0].endpoint);
-    CHECK(pl.endpoints[pl.urls[0].endpoint].ntargets == 2 && pl.endpoints[pl.urls[0].endpoint].norder == 2);
+    CHECK(pl.nendpoints == 3 && pl.targets[0].endpoint == pl.targets[1].endpoint && pl.targets[2].endpoint != pl.targets[0].endpoint &&
+          pl.targets[3].endpoint != pl.targets[0].endpoint);
+    CHECK(pl.endpoints[pl.targets[0].endpoint].ntargets == 2 && pl.endpoints[pl.targets[0].endpoint].norder == 2);
     /* Untemplated: the bytes are ready, built once. */
-    CHECK(pl.urls[1].req && pl.urls[1].len > 0 && memcmp(pl.urls[1].req, "GET /b HTTP/1.1\r\n", 17) == 0);
+    CHECK(pl.targets[1].req && pl.targets[1].len > 0 && memcmp(pl.targets[1].req, "GET /b HTTP/1.1\r\n", 17) == 0);
     plan_free(&pl);
     config_free(&cfg);
 }
@@ -57,7 +57,7 @@ static void templated_within_room(void)
     cfg.body_len = strlen(cfg.body);
     cfg.has_body = 1;
     CHECKF(plan_build(&cfg, &pl, err, sizeof(err)) == 0, "%s", err);
-    CHECK(pl.templated && pl.urls[0].req == NULL && pl.max_len > 0);
+    CHECK(pl.templated && pl.targets[0].req == NULL && pl.max_len > 0);
     buf = malloc(pl.max_len);
     for (k = 0; k < 100; k++) {
         template_ctx_start(&ctx, 3, &rng);
@@ -81,13 +81,13 @@ static void http2_fields(void)
     struct plan pl;
     char err[256];
     build(&cfg, urls, 1);
-    cfg.http2 = 1;
+    cfg.proto_asked[PROTO_HTTP2] = 1;
     config_add_header(&cfg, "Connection: keep-alive"); /* connection-specific: not in HTTP/2 (RFC 9113 8.2.2) */
     config_add_header(&cfg, "X-A: 1");
     CHECKF(plan_build(&cfg, &pl, err, sizeof(err)) == 0 && plan_h2_build(&pl, err, sizeof(err)) == 0, "%s", err);
     {
-        const nghttp2_nv *nv = pl.urls[0].h2nv;
-        size_t i, n = pl.urls[0].h2nnv;
+        const nghttp2_nv *nv = pl.targets[0].h2nv;
+        size_t i, n = pl.targets[0].h2nnv;
         int path = 0, xa = 0, conn = 0;
         for (i = 0; i < n; i++) {
             path |= nv[i].namelen == 5 && memcmp(nv[i].name, ":path", 5) == 0 && nv[i].valuelen == 6 &&

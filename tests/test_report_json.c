@@ -367,7 +367,7 @@ static void http3_object(void)
     config_defaults(&cfg);
     cfg.url_text = urls;
     cfg.ntargets = 1;
-    cfg.http3 = 1;
+    cfg.proto_asked[PROTO_HTTP3] = 1;
     cfg.streams = 10;
     memset(&r, 0, sizeof(r));
     fill_stats(&r.total, 0);

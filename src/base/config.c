@@ -252,6 +252,104 @@ const char *config_tls_given(const struct config *cfg)
          : t->version ? "tls-version" : t->ciphers ? "ciphers" : t->no_resume ? "no-tls-resume" : NULL;
 }
 
+/* --order over URLs alone walks them as written; a targets file's order
+ * is sequential unless told. Returns 0 or -1. */
+static int finish_order(struct config *cfg, char *err, size_t errlen)
+{
+    uint32_t i;
+    if (cfg->order_mode != ORDER_DEFAULT && cfg->norder == 0) {
+        if ((cfg->order = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(uint32_t))) == NULL)
+            return err_set(err, errlen, NULL, "out of memory");
+        for (i = 0; i < cfg->ntargets; i++)
+            cfg->order[i] = i;
+        cfg->norder = cfg->ntargets;
+    }
+    if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
+        cfg->order_mode = ORDER_SEQUENTIAL;
+    return 0;
+}
+
+const struct proto *config_proto(const struct config *cfg)
+{
+    int i;
+    for (i = PROTO__COUNT - 1; i > 0 && !cfg->proto_asked[i]; i--)
+        ;
+    return &proto_rows[i];
+}
+
+static int given_0rtt(const struct config *cfg)
+{
+    return cfg->http3_0rtt;
+}
+
+static int given_unix_socket(const struct config *cfg)
+{
+    return cfg->unix_socket != NULL;
+}
+
+static int given_tls12(const struct config *cfg)
+{
+    return cfg->tls.version == 12;
+}
+
+static int given_ciphers(const struct config *cfg)
+{
+    return cfg->tls.ciphers != NULL;
+}
+
+static int given_follow(const struct config *cfg)
+{
+    return cfg->follow > 0;
+}
+
+static int given_pipeline(const struct config *cfg)
+{
+    return cfg->pipeline > 1;
+}
+
+static int given_streams(const struct config *cfg)
+{
+    return cfg->streams > 1;
+}
+
+/* The options not every protocol takes (proto.takes), in the order they
+ * are checked: given on a protocol whose row lacks its bit, refused with
+ * what to do (%s: the protocol's option). */
+static const struct proto_rule {
+    unsigned bit;
+    int (*given)(const struct config *cfg);
+    const char *why;
+} proto_rules[] = {
+    { TAKES_0RTT, given_0rtt,
+      "--http3-0rtt sends requests with a resumed QUIC handshake: it needs --http3, and not --no-tls-resume" },
+    { TAKES_UNIX_SOCKET, given_unix_socket, "--unix-socket is for TCP: %s speaks QUIC over UDP to the URL's address" },
+    { TAKES_TLS12, given_tls12, "--tls-version 1.2 with %s: QUIC uses TLS 1.3 only" },
+    { TAKES_CIPHERS, given_ciphers,
+      "--ciphers is OpenSSL's list for TLS over TCP: %s's QUIC uses TLS 1.3's AEADs, chosen with the server" },
+    { TAKES_FOLLOW, given_follow, "--follow works over HTTP/1.1 only so far: drop %s or --follow" },
+    { TAKES_PIPELINE, given_pipeline,
+      "--pipeline is HTTP/1.1's: with --http2 or --http3, use --streams N (concurrent streams per connection)" },
+    { TAKES_STREAMS, given_streams,
+      "--streams goes with --http2 or --http3 (with HTTP/1.1, --pipeline N keeps N requests in flight)" },
+};
+
+/* Two protocols asked for, one left out of this build, an option the
+ * protocol does not take. Returns 0 or -1. */
+static int finish_proto(const struct config *cfg, char *err, size_t errlen)
+{
+    const struct proto *p = config_proto(cfg);
+    size_t i;
+    for (i = 1; i < PROTO__COUNT; i++)
+        if (cfg->proto_asked[i] && &proto_rows[i] != p)
+            return err_set(err, errlen, NULL, "%s and %s both: choose one", proto_rows[i].option, p->option);
+    if (p->missing)
+        return err_set(err, errlen, NULL, "%s: this rafale was built without %s (%s)", p->option, p->label, p->missing);
+    for (i = 0; i < sizeof(proto_rules) / sizeof(proto_rules[0]); i++)
+        if (!(p->takes & proto_rules[i].bit) && proto_rules[i].given(cfg))
+            return err_set(err, errlen, NULL, proto_rules[i].why, p->option);
+    return 0;
+}
+
 int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, size_t noteslen)
 {
     const char *tls;
@@ -316,55 +414,15 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         err_set(err, errlen, NULL, "--pipeline needs keep-alive: it cannot go with --close");
         return -1;
     }
-#ifndef RAFALE_HTTP3
-    if (cfg->http3) {
-        err_set(err, errlen, NULL, "--http3: this rafale was built without HTTP/3 (it needs libngtcp2-dev, "
-                              "libngtcp2-crypto-gnutls-dev and libnghttp3-dev at build time: make deps, then make)");
+    if (finish_proto(cfg, err, errlen) != 0)
         return -1;
-    }
-#endif
-    if (cfg->http3_0rtt && (!cfg->http3 || cfg->tls.no_resume)) {
+    if (cfg->http3_0rtt && cfg->tls.no_resume) {
         err_set(err, errlen, NULL, "--http3-0rtt sends requests with a resumed QUIC handshake: it needs --http3, and "
                               "not --no-tls-resume");
         return -1;
     }
-    if (cfg->http3 && cfg->http2) {
-        err_set(err, errlen, NULL, "--http2 and --http3 both: choose one");
-        return -1;
-    }
-    /* QUIC runs over UDP to the URL's address, with TLS 1.3's own AEADs
-     * (RFC 9001 section 4.2): these TCP and OpenSSL settings cannot apply. */
-    if (cfg->http3 && cfg->unix_socket) {
-        err_set(err, errlen, NULL, "--unix-socket is for TCP: --http3 speaks QUIC over UDP to the URL's address");
-        return -1;
-    }
-    if (cfg->http3 && cfg->tls.version == 12) {
-        err_set(err, errlen, NULL, "--tls-version 1.2 with --http3: QUIC uses TLS 1.3 only");
-        return -1;
-    }
-    if (cfg->http3 && cfg->tls.ciphers) {
-        err_set(err, errlen, NULL, "--ciphers is OpenSSL's list for TLS over TCP: --http3's QUIC uses TLS 1.3's "
-                              "AEADs, chosen with the server");
-        return -1;
-    }
-    if (cfg->follow && cfg->http3) {
-        err_set(err, errlen, NULL, "--follow works over HTTP/1.1 only so far: drop --http3 or --follow");
-        return -1;
-    }
-    if (cfg->follow && cfg->http2) {
-        err_set(err, errlen, NULL, "--follow works over HTTP/1.1 only so far: drop --http2 or --follow");
-        return -1;
-    }
     if (cfg->follow && cfg->pipeline > 1) {
         err_set(err, errlen, NULL, "--follow waits for each answer: it does not go with --pipeline");
-        return -1;
-    }
-    if ((cfg->http2 || cfg->http3) && cfg->pipeline > 1) {
-        err_set(err, errlen, NULL, "--pipeline is HTTP/1.1's: with --http2 or --http3, use --streams N (concurrent streams per connection)");
-        return -1;
-    }
-    if (!cfg->http2 && !cfg->http3 && cfg->streams > 1) {
-        err_set(err, errlen, NULL, "--streams goes with --http2 or --http3 (with HTTP/1.1, --pipeline N keeps N requests in flight)");
         return -1;
     }
     if (cfg->streams > 1 && !cfg->keepalive) {
@@ -372,21 +430,9 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
                 cfg->streams);
         return -1;
     }
-    cfg->tls.h2 = cfg->http2;
-    if (cfg->order_mode != ORDER_DEFAULT && cfg->norder == 0) {
-        /* URLs alone: --order walks them as written. */
-        uint32_t i;
-        cfg->order = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(uint32_t));
-        if (cfg->order == NULL) {
-            err_set(err, errlen, NULL, "out of memory");
-            return -1;
-        }
-        for (i = 0; i < cfg->ntargets; i++)
-            cfg->order[i] = i;
-        cfg->norder = cfg->ntargets;
-    }
-    if (cfg->targets_path && cfg->order_mode == ORDER_DEFAULT)
-        cfg->order_mode = ORDER_SEQUENTIAL;
+    cfg->tls.alpn = config_proto(cfg)->alpn;
+    if (finish_order(cfg, err, errlen) != 0)
+        return -1;
     if (cfg->nsources && cfg->unix_socket) {
         err_set(err, errlen, NULL, "--source picks local IP addresses: it does not go with --unix-socket");
         return -1;
@@ -400,7 +446,7 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
 
 uint32_t config_depth(const struct config *cfg)
 {
-    if (cfg->http2 || cfg->http3)
+    if (config_proto(cfg)->takes & TAKES_STREAMS)
         return cfg->streams > 1 ? cfg->streams : 1;
     return cfg->keepalive && cfg->pipeline > 1 ? cfg->pipeline : 1;
 }

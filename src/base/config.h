@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "net.h"
+#include "proto.h"
 #include "slo.h"
 #include "status.h"
 #include "tls.h"
@@ -34,7 +35,7 @@ struct target {
     uint32_t line;               /* its request line; header k is on line + 1 + k (a blank or # line ends a target) */
 };
 
-enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_WALK };
+enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
 
 /* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
  * spells them: where a URL's connections go, its Host and SNI unchanged.
@@ -100,8 +101,9 @@ struct config {
     uint32_t nconnect_to, nresolve;
     uint32_t nsources;
     struct tls_options tls;      /* for https:// URLs */
-    int http2;                   /* --http2 */
-    int http3;                   /* --http3: QUIC (client/http3.c), on https:// URLs only */
+    /* The protocol's option given (--http2, --http3), by its row
+     * (proto.h); none: HTTP/1.1. config_proto() says which. */
+    int proto_asked[PROTO__COUNT];
     int http3_0rtt;              /* --http3-0rtt: requests in 0-RTT when resuming (client/http3_early.c) */
     int cookies;                 /* --cookies: a cookie jar per connection */
     const char **check_exprs;    /* --check EXPR, on every request (kept) */
@@ -181,9 +183,11 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
 const char *config_tls_given(const struct config *cfg);
 /* Releases what the config owns; safe on a zeroed struct. */
 void config_free(struct config *cfg);
-/* The requests a connection keeps in flight: --streams over HTTP/2 and
- * HTTP/3, --pipeline with keep-alive, else 1. */
+/* The requests a connection keeps in flight: --streams over a protocol
+ * that takes them (HTTP/2, HTTP/3), --pipeline with keep-alive, else 1. */
 uint32_t config_depth(const struct config *cfg);
+/* The protocol cfg speaks: its option's row, or the default's (HTTP/1.1). */
+const struct proto *config_proto(const struct config *cfg);
 
 struct req_spec;
 /* The spec of target i of cfg (cfg->targets may be NULL: the run's). */

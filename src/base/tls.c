@@ -142,8 +142,10 @@ static int set_version(SSL_CTX *ctx, int v)
 
 int tls_client_new(const struct tls_options *o, struct tls_client **out, char *err, size_t errlen)
 {
-    static const unsigned char alpn[] = "\x08http/1.1", alpn_h2[] = "\x02h2";
     struct tls_client *tc = calloc(1, sizeof(*tc));
+    const char *proto = o->alpn ? o->alpn : "http/1.1";
+    unsigned char alpn[32];
+    size_t n = strlen(proto) < sizeof(alpn) - 1 ? strlen(proto) : sizeof(alpn) - 1;
     SSL_CTX *ctx;
 
     if (tc == NULL) {
@@ -167,12 +169,12 @@ int tls_client_new(const struct tls_options *o, struct tls_client **out, char *e
     /* A TCP close without close_notify reads as end of stream; the HTTP
      * parser then decides whether the response was complete. */
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    /* With --http2 only h2 is offered: a server that cannot speak it
-     * selects nothing, and the connection says so (RFC 9113 §3.2). */
-    if (o->h2)
-        SSL_CTX_set_alpn_protos(ctx, alpn_h2, sizeof(alpn_h2) - 1);
-    else
-        SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
+    /* Only the run's protocol is offered (with --http2, h2): a server that
+     * cannot speak it selects nothing, and the connection says so (RFC 9113
+     * §3.2). */
+    alpn[0] = (unsigned char)n;
+    memcpy(alpn + 1, proto, n);
+    SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)n + 1);
     /* Whole socket reads instead of a header then a body per record. */
     SSL_CTX_set_read_ahead(ctx, 1);
     if (!set_version(ctx, o->version)) {

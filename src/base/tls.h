@@ -16,7 +16,7 @@ struct tls_options {
     int version;             /* 0: any, 12: TLS 1.2 only, 13: TLS 1.3 only */
     const char *ciphers;     /* OpenSSL cipher list (1.2) / ciphersuites (1.3) */
     int no_resume;           /* full handshake every time */
-    int h2;                  /* offer only "h2" in ALPN (--http2) */
+    const char *alpn;        /* the one protocol ALPN offers (the run's, proto.h); NULL: http/1.1 */
     const char *cert, *key;  /* --cert, --key: a client certificate (PEM), for servers that ask for one */
     const char *pass;        /* the key's pass phrase (--pass, --key-pass), NULL: none given */
 };

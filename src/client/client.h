@@ -17,7 +17,11 @@
  *               it names no protocol: the session behind session_ops does
  *   http1.c     the HTTP/1.1 session: requests to bytes, bytes to ended
  *               responses, --follow
- *   http2.c     the HTTP/2 session, on libnghttp2
+ *   http2.c     the HTTP/2 session, on libnghttp2, and http2_write.c its
+ *               frames onto the socket (they share http2.h)
+ *   mux.c       what the multiplexed sessions (HTTP/2, HTTP/3) share: the
+ *               slot pool, a refused request sent again, a response's
+ *               life on its slot
  *   http3.c     the HTTP/3 session, on nghttp3, and its parts (built with
  *               HTTP/3 alone; they share http3.h): http3_quic.c its QUIC
  *               transport (ngtcp2, GnuTLS, a connected UDP socket),
@@ -26,7 +30,7 @@
  *               field sections' bytes
  *   workq.c     the work queue and the requests to send again
  *   record.c    every figure of a request that started or ended, totals
- *               and per URL in one place, and the timeline
+ *               and per target in one place, and the timeline
  *   verify.c    a response's checks and extractions (# check:, # extract:)
  *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
@@ -39,7 +43,8 @@
  *               wait before a connection connects again after a failed one
  *
  * Calls go down, never round: engine -> conn, http1, http2, http3, plan,
- * plan_h2; http1, http2, http3 -> conn, plan, plan_h2, verify; everything ->
+ * plan_h2; http2, http3 -> mux; http1, http2, http3, mux -> conn, plan,
+ * plan_h2, verify; everything ->
  * workq, record; record -> reqlog; engine, conn -> reach; engine -> live,
  * collect; collect -> fairness; engine -> reqlog; conn reaches its session
  * only through session_ops.
@@ -118,7 +123,7 @@ struct plan_endpoint {
     struct net_addr addr;
     int tls;
     char host[URL_HOST_MAX];  /* for SNI and the certificate check */
-    uint32_t *urls;      /* indexes into plan.urls */
+    uint32_t *targets;   /* indexes into plan.targets */
     uint32_t ntargets;
     uint32_t *order;     /* its share of the --targets order (repetitions weigh) */
     uint32_t norder;
@@ -156,22 +161,23 @@ struct plan {
     const struct config *cfg;
     struct reqlog *log;  /* --log, or NULL */
     size_t log_line_max; /* --log: the longest line a request can make */
-    struct plan_target *urls;
+    struct plan_target *targets; /* ntargets, parallel to cfg->urls */
     uint32_t ntargets;
     struct plan_endpoint *endpoints; /* the addresses connections go to (a --targets entry is a target) */
     uint32_t nendpoints;
     uint32_t nthreads;
-    struct tls_client *tls; /* when some URL is https:// */
+    struct tls_client *tls; /* when some target is https:// */
     struct tpl_set *tset;   /* what templates share: {{seq}}, CSV rows (atomics) */
     _Atomic uint64_t *next; /* --order sequential: the next turn, per address */
     int templated;          /* some request is expanded per request */
     size_t max_len;         /* the longest expansion of any request */
-    void *h2cb;          /* HTTP/2: nghttp2's callbacks, shared by every session */
-    void *h2opt;         /* and its options */
-    void *h3;            /* HTTP/3: what its connections share (http3.c: TLS credentials, callbacks) */
-    struct check *checks;   /* every URL's, in URL order */
+    const struct proto *proto;        /* the run's protocol (proto.h) */
+    const struct session_ops *sess;   /* the session that speaks it */
+    void *shared;        /* what the session's connections share (session_ops.plan_init): its
+                          * libraries' callbacks, HTTP/3's TLS credentials */
+    struct check *checks;   /* every target's, in target order */
     uint32_t nchecks;
-    uint32_t *check_target;    /* the URL of each */
+    uint32_t *check_target;    /* the target of each */
     struct check *extracts;
     uint32_t nextracts;
     uint32_t *extract_var;  /* the variable each sets (tset->var_names) */
@@ -192,17 +198,17 @@ struct plan {
     int ramped;          /* 1: rates, 2: connections */
 };
 
-/* Resolves the targets and builds each URL's request. Returns 0, or -1 with
+/* Resolves the targets and builds each target's request. Returns 0, or -1 with
  * a reason in err. */
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen);
 void plan_free(struct plan *pl);
-/* A templated request of URL url, whole (HTTP/1.1), into out (plan.max_len
+/* A templated request of the target, whole (HTTP/1.1), into out (plan.max_len
  * bytes), with jar's Cookie field after the user's fields; *jar_line says
  * whether it wrote one. Returns its length. */
-size_t plan_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, const struct jar *jar, char *out,
+size_t plan_expand(const struct plan *pl, uint32_t target, struct tpl_ctx *ctx, const struct jar *jar, char *out,
                    uint8_t *jar_line);
 /* Only its body (HTTP/2). */
-size_t plan_expand_body(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+size_t plan_expand_body(const struct plan *pl, uint32_t target, struct tpl_ctx *ctx, char *out);
 /* The folder a target's {{csv}} paths are relative to: its targets file's
  * (t may be NULL: ".") into dir (n bytes). */
 void plan_target_dir(const struct target *t, char *dir, size_t n);
@@ -213,27 +219,28 @@ const char *plan_tpl_origin(enum tpl_where where);
 /* --- a request and its connection --- */
 
 struct slot {
-    const char *req;     /* HTTP/1.1: the bytes to send; HTTP/2: a templated body */
+    const char *req;     /* HTTP/1.1: the bytes to send; multiplexed: a templated body */
     size_t req_len;
-    char *kept;          /* sent again (HTTP/2 retry) with these expanded bytes, or NULL */
+    char *kept;          /* sent again (a multiplexed retry, mux.c) with these expanded bytes, or NULL */
     uint64_t t_due;      /* when it should have been sent (== t_sent in closed loop) */
     uint64_t t_sent;     /* when it started: connect start if a connection was opened for it */
-    uint64_t t_first;    /* HTTP/2: when the first HEADERS of its response arrived */
+    uint64_t t_first;    /* multiplexed: when the first field section of its response arrived */
     size_t body_off;     /* HTTP/2: request body bytes handed to the session */
-    uint32_t url;
-    int32_t stream;      /* HTTP/2: its stream id, 0 before it is submitted */
-    uint16_t status;     /* HTTP/2: the final status */
+    uint32_t target;     /* its index in plan.targets */
+    int32_t stream;      /* multiplexed: its stream (HTTP/3: its id + 1), 0 before it is submitted */
+    uint16_t status;     /* multiplexed: the final status */
     uint8_t measured;    /* counts in the results: due or started in the measured window, or
                           * begun in the warm-up and carried in (record.c) */
     uint8_t busy;        /* outstanding on its connection */
-    uint8_t got_first;   /* HTTP/2: t_first is set */
-    uint8_t ended;       /* HTTP/2: the response ended (END_STREAM) */
-    uint8_t retries;     /* HTTP/2: refused unprocessed and sent again, so many times */
+    uint8_t got_first;   /* multiplexed: t_first is set */
+    uint8_t ended;       /* multiplexed: the response ended (its stream's end) */
+    uint8_t retries;     /* multiplexed: refused unprocessed and sent again, so many times */
     uint8_t stage;       /* --stages: the stage it was due in */
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
     uint8_t unsent;      /* rate mode: ended at its due time unsent, every connection waiting to connect again */
-    struct capture *capt; /* HTTP/2, a URL with checks: its response's fields and DATA (kept with the slot) */
+    struct capture *capt; /* multiplexed, a target with checks: its response's fields and body (kept with
+                           * the slot) */
     uint64_t bytes_in;   /* its response's bytes (--log) */
 };
 
@@ -259,8 +266,16 @@ struct conn;
  * bytes and bytes into ended responses. HTTP/1.1 answers in order (the
  * slots are a ring); HTTP/2 multiplexes (the slots are a pool). */
 struct session_ops {
-    const char *name;                  /* "http/1.1", "h2" */
+    const char *name;                  /* its protocol's (proto.name): "http/1.1", "h2", "h3" */
     int multiplexed;                   /* responses end in any order: refill at once */
+    size_t wbuf;                       /* the worker's wbuf it writes through (0: none) */
+    size_t ctx_size;                   /* its state (conn.ctx), made with the connection; 0: the
+                                        * session makes it when the connection is first used */
+    /* What its connections share, made once with the plan (NULL: nothing).
+     * Returns 0, or -1 with the reason in err; plan_free undoes it, even
+     * when plan_init failed halfway. */
+    int (*plan_init)(struct plan *pl, char *err, size_t errlen);
+    void (*plan_free)(struct plan *pl);
     /* A free slot for a new request (the caller checked count < cap). */
     struct slot *(*slot_new)(struct conn *c);
     /* A request was added (s, now busy). */
@@ -307,18 +322,7 @@ extern const struct session_ops session_http2;
 extern const struct session_ops session_http3;
 #endif
 
-/* HTTP/1.1's state on a connection. */
-struct h1 {
-    struct hp hp;        /* the response being parsed: the oldest request's */
-    uint16_t nsent;      /* outstanding requests written whole */
-    uint8_t got_first;   /* a byte of the oldest request's response arrived */
-    size_t woff;         /* bytes written of the first unsent request */
-    uint64_t t_first;    /* when that byte arrived */
-};
-
 struct worker;
-struct h2;
-struct h3;
 
 struct conn {
     struct loop_io io;
@@ -335,18 +339,16 @@ struct conn {
     uint8_t cut;         /* reach.c: its TLS handshakes cut short without a word, before the run's first contact */
     uint8_t counted_up;  /* reach.c: it is up, counted in reach.nup */
     uint8_t draining;    /* takes no new request (HTTP/2: after a GOAWAY) */
-    uint16_t hint;       /* HTTP/2: where to look for a free slot */
+    uint16_t hint;       /* multiplexed: where to look for a free slot (mux.c) */
     uint64_t walk;       /* --order session: the next target of this connection */
     uint32_t number;     /* over all threads: {{conn}} */
     char *tbuf;          /* templated requests: plan.max_len bytes per slot */
     struct jar *jar;     /* --cookies: this connection's (kept across reconnects) */
-    char *sink;          /* --cookies: the Set-Cookie values of the response being read */
-    char *loc;           /* --follow: its Location */
     uint16_t count;      /* requests outstanding */
     uint16_t head;       /* ring index of the oldest */
     uint16_t cap;        /* pipeline depth, or HTTP/2 streams */
     uint32_t endpoint;   /* where it connects: index into plan.endpoints */
-    uint32_t rr;         /* next URL of the endpoint, round-robin */
+    uint32_t rr;         /* next target of the endpoint, round-robin */
     uint64_t nreq;       /* requests begun on this connection */
     uint64_t t_tcp;      /* TCP handshake done: the TLS handshake starts */
     uint64_t rx_stamp;   /* the kernel's receive time of the latest data read (CLOCK_REALTIME ns), 0: none */
@@ -364,10 +366,8 @@ struct conn {
     uint64_t think_until; /* --think: no request before then */
     uint64_t backoff_ns; /* reach.c: its next wait after a failed connect, 0 once it was up */
     struct tpl_vars *vars; /* # extract: this connection's values (kept across reconnects) */
-    struct capture capt; /* HTTP/1.1: the response being read, when its URL has checks */
-    struct h1 h1;
-    struct h2 *h2;       /* HTTP/2's state (http2.c), kept across reconnects */
-    struct h3 *h3;       /* HTTP/3's (http3.c): its QUIC connection too, kept across reconnects */
+    void *ctx;           /* its session's state (struct h1, h2, h3 of http1.c, http2.c, http3.h), made by
+                          * the session, kept across reconnects, freed by its fini */
     struct slot *slots;  /* cap entries; &one when not pipelining */
     struct slot one;
 };
@@ -378,8 +378,9 @@ static inline struct slot *slot_at(struct conn *c, uint32_t i)
 }
 
 /* conn.c */
-/* A connection of worker w speaking sess (chosen by the engine). */
-void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
+/* A connection of worker w speaking sess (chosen by the engine), holding
+ * slots and tbuf from here on. Returns 0, or -1 when out of memory. */
+int conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
                uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf);
 /* Frees what the connection and its session hold (not slots and tbuf,
  * which are the engine's). */
@@ -417,8 +418,8 @@ static inline int conn_tls_record(const char *p, size_t n)
 void conn_close(struct conn *c);
 /* --think: holds c's next request until c->think_until (its timer). */
 void conn_think(struct conn *c);
-/* After the answer to a request of URL url: the pause its --think asks. */
-void conn_thought(struct conn *c, uint32_t url, uint64_t now);
+/* After the answer to a request of the target: the pause its --think asks. */
+void conn_thought(struct conn *c, uint32_t target, uint64_t now);
 /* A session's own transport (session_ops.open) finished its handshake: the
  * connection is open, its requests go. */
 void conn_up(struct conn *c, uint64_t now);
@@ -453,7 +454,7 @@ struct worker {
     uint32_t qhead, qlen;
     uint64_t budget;       /* measured requests this worker may start (carried in ones too) */
     uint64_t ended;        /* measured requests completed or failed */
-    uint32_t parked;       /* connections that took no more work (conn.c's pick_url) */
+    uint32_t parked;       /* connections that took no more work (conn.c's pick_target) */
     uint64_t t_last;       /* when the last measured request ended */
     struct hist ends;      /* when each measured request ended, from the start of the measured phase */
     int stopping;
@@ -467,7 +468,7 @@ struct worker {
      * sent again before any new one; RFC 9113 §8.7 says it is safe. */
     struct slot *retry;
     uint32_t rhead, rlen, rcap;
-    struct stats st;       /* counters of all URLs; histograms are per URL only */
+    struct stats st;       /* counters of all targets; histograms are per target only */
     struct stats *per_target;
     struct stats *per_stage; /* --stages: by the stage a request was due in */
     struct tls_ticket *tickets; /* a TLS session ticket per endpoint, for resumption */
@@ -500,7 +501,7 @@ struct worker {
     _Atomic uint64_t pub_backlog, pub_lag_due;
     uint64_t live_bad;     /* --abort-on-fail: responses outside --expect so far */
     /* What the run asks beyond the common case, read once per request:
-     * some URL's checks read its bytes, some URL has an "after"
+     * some target's checks read its bytes, some target has an "after"
      * (plan_target.after), --abort-on-fail counts bad statuses, some request
      * needs a variable. */
     uint8_t capturing, afters, abort, vars, logging, live;
@@ -548,7 +549,7 @@ struct worker {
 #define TCPINFO_EVERY 16
 
 struct censored {
-    uint32_t url;        /* UINT32_MAX: due on the schedule, never sent */
+    uint32_t target;     /* UINT32_MAX: due on the schedule, never sent */
     uint8_t stage;
     uint64_t age_due, age_sent;
 };
@@ -588,55 +589,64 @@ struct conn *workq_dequeue(struct worker *w);
 /* May another request start? */
 int workq_may_start(const struct worker *w);
 
+/* mux.c: what the multiplexed sessions (http2.c, http3.c) share. */
+/* A free slot of c's pool; the busy one sent first (session_ops.slot_new,
+ * oldest). */
+struct slot *mux_slot_new(struct conn *c);
+struct slot *mux_oldest(struct conn *c);
+/* s was refused unprocessed; progress: the server processed a request on c,
+ * or may still. A copy goes to the worker's requests to send again. Returns
+ * 1 when it went (the caller counts it: record_retry), 0 when it is s's
+ * error: no progress and its retries used up, or out of memory. */
+int mux_retry(struct conn *c, struct slot *s, int progress);
+/* s's response: its first field section began (arrived at now); a field of
+ * it, kept for its checks; it ended at now: its checks, its --think, its
+ * figures (the caller frees the slot). */
+void mux_first(struct conn *c, struct slot *s, uint64_t now);
+void mux_field(struct conn *c, struct slot *s, const char *name, size_t nlen, const char *value, size_t vlen);
+void mux_ended(struct conn *c, struct slot *s, uint64_t now);
+/* The requests on c past --timeout end as timeouts, drop (the session's)
+ * cancelling each one's stream and freeing its slot; then c is given work. */
+void mux_timeouts(struct conn *c, uint64_t now, void (*drop)(struct conn *c, struct slot *s));
+
 /* plan_h2.c: the plan's requests as HTTP/2 header fields. */
 #define H2_MAX_FIELDS 64    /* of a templated request */
 #define H2_MAX_VALUE 8192   /* a templated field value's longest expansion */
-/* Builds every URL's fields (and their templates). Returns 0, or -1 with
+/* Builds every target's fields (and their templates). Returns 0, or -1 with
  * the reason (FILE:LINE for a targets file's request) in err. */
 int plan_h2_build(struct plan *pl, char *err, size_t errlen);
 void plan_h2_free(struct plan *pl);
 /* A templated HTTP/2 request's body and field values, into out. Returns
  * the body's length (the values follow at the body's largest size). */
-size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out);
+size_t plan_h2_expand(const struct plan *pl, uint32_t target, struct tpl_ctx *ctx, char *out);
 /* A request's fields for nghttp2, into out (nghttp2_nv[H2_MAX_FIELDS + 1]):
- * the URL's, its templated values from req (expanded), and the jar's
+ * the target's, its templated values from req (expanded), and the jar's
  * cookies for it (written in buf). Returns how many. */
-size_t plan_h2_fields(const struct plan *pl, uint32_t url, const char *req, const struct jar *jar, char *buf,
+size_t plan_h2_fields(const struct plan *pl, uint32_t target, const char *req, const struct jar *jar, char *buf,
                       void *out);
 
-/* The largest body of a URL's request: where its field values begin. */
-static inline size_t plan_h2_body_room(const struct plan_target *pu)
+/* The largest body of a target's request: where its field values begin. */
+static inline size_t plan_h2_body_room(const struct plan_target *pt)
 {
-    return pu->body_tpl ? pu->body_tpl->max_len : pu->body_len;
+    return pt->body_tpl ? pt->body_tpl->max_len : pt->body_len;
 }
-
-/* http3.c: what the plan's HTTP/3 connections share (TLS credentials, the
- * libraries' callbacks); every URL must be https://. Returns 0, or -1 with
- * the reason in err. */
-int http3_plan_init(struct plan *pl, char *err, size_t errlen);
-void http3_plan_free(struct plan *pl);
-
-/* http2.c: nghttp2's callbacks and options, made once for the plan's
- * sessions. Returns 0, or -1 with the reason in err. */
-int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen);
-void http2_plan_callbacks_free(struct plan *pl);
 
 /* verify.c: checks and extractions on a response. */
 /* Keeps n more bytes of a response, up to what its checks may read. */
 void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, size_t n);
-/* HTTP/1.1: the parser's span of a response (struct hp's span, ctx the
- * connection), kept into its capture. */
-void verify_span(void *ctx, enum hp_span kind, const char *at, size_t n);
+/* HTTP/1.1: the parser's span of a response (struct hp's span), kept into
+ * cp, the capture of the response being read. */
+void verify_span(struct capture *cp, const struct plan *pl, enum hp_span kind, const char *at, size_t n);
 /* cp holds no response any more. */
 void verify_reset(struct capture *cp);
-/* The response to s ended with status: its URL's checks counted, its
- * extractions into c's variables; cp holds its bytes (NULL when its URL
+/* The response to s ended with status: its target's checks counted, its
+ * extractions into c's variables; cp holds its bytes (NULL when its target
  * needs none). Returns 1 when every check passed. */
 int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, uint64_t now);
-/* Before s is taken: 1 when its URL needs a variable c has not set. */
-static inline int verify_missing(const struct conn *c, const struct plan_target *pu)
+/* Before s is taken: 1 when its target needs a variable c has not set. */
+static inline int verify_missing(const struct conn *c, const struct plan_target *pt)
 {
-    return pu->vars && (c->vars == NULL || (pu->vars & ~c->vars->set) != 0);
+    return pt->vars && (c->vars == NULL || (pt->vars & ~c->vars->set) != 0);
 }
 
 /* reqlog.c: --log. Opens the file and starts its writer (0, or -1 with err). */
@@ -679,7 +689,7 @@ void record_check(struct conn *c, struct slot *s, uint32_t k, int ok, const char
 /* s's response had checks: all passed, or not. */
 void record_checked(struct worker *w, const struct slot *s, int all);
 /* A request was not sent: variable v it needs is not set (due at t_due). */
-void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due);
+void record_skip(struct worker *w, uint32_t target, uint32_t v, uint64_t t_due);
 /* s got its whole response: status, first byte at t_first, and how the
  * server ended the connection after it (CLOSE__COUNT: it did not). */
 void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t_first,
@@ -690,14 +700,15 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
  * outstanding join it, counted as started (stats.carried_in); their answers
  * count where they end, as every answer in the window does. */
 void record_carry_in(struct worker *w);
-/* HTTP/2 and HTTP/3: bytes of s's frames (its URL's share of what was
+/* HTTP/2 and HTTP/3: bytes of s's frames (its target's share of what was
  * received); bytes written on a connection (the requests of several
  * streams); response header blocks on the wire and decoded, HPACK's or
- * (h3) QPACK's; s refused unprocessed and queued to be sent again. */
+ * (h3) QPACK's; s refused unprocessed and queued to be sent again (its
+ * count HTTP/3's with h3, else HTTP/2's). */
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now);
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now);
 void record_headers(struct worker *w, int h3, uint64_t wire, uint64_t decoded, uint64_t now);
-void record_retry(struct worker *w, const struct slot *s);
+void record_retry(struct worker *w, const struct slot *s, int h3);
 /* HTTP/3: QUIC datagrams sent and received, packets declared lost; a
  * connection's RTT estimate (smoothed and least) as it closes. */
 void record_quic(struct worker *w, uint64_t sent, uint64_t recv, uint64_t lost, uint64_t now);
@@ -721,8 +732,8 @@ void record_tcpinfo(struct conn *c);
 int record_censor(struct worker *w);
 /* --stages: the stage of a request due at t_due (0 without stages). */
 uint8_t record_stage(const struct worker *w, uint64_t t_due);
-/* c waits to connect again (its connect for a request of URL url failed). */
-void record_backoff(struct conn *c, uint32_t url, uint64_t now);
+/* c waits to connect again (its connect for a request of the target failed). */
+void record_backoff(struct conn *c, uint32_t target, uint64_t now);
 
 /* --- reach.c: whether the run reaches its servers --- */
 
@@ -751,13 +762,13 @@ void reach_up(struct conn *c);
 /* c, up, closes: one connection up fewer in the run. */
 void reach_closed(struct conn *c);
 /* c's connect failed (it was in state was, it is idle now) with error k,
- * errno e or detail, after took ns, on a request of URL url: it waits
+ * errno e or detail, after took ns, on a request of the target: it waits
  * before the next (when the failure was quick and not this host's), and
  * before any connection of the run was up, its address is marked (every
  * address marked, no connect under way: the run stops, pl->reach->msg says
  * where and why). */
 void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const char *detail, uint64_t took,
-                  uint32_t url, uint64_t now);
+                  uint32_t target, uint64_t now);
 /* c's timer ended its wait: it may connect again. */
 void reach_resume(struct conn *c);
 /* A run without a deadline (-n alone) whose connects have failed for

@@ -38,7 +38,7 @@ static int take_timeline(struct timeline *tl, struct run_figures *res)
  * no answer took (a request sent 1 ms before the stop, in flight, is 1 ms
  * old since it was sent though every answer took 5). A histogram with no
  * sample takes none: nothing answered, there is no latency to show. The
- * totals' maxima, which no URL's or stage's exceed. */
+ * totals' maxima, which no target's or stage's exceed. */
 struct censor_limits {
     uint64_t due, user, sent;
 };
@@ -55,14 +55,14 @@ static int censor_enters(uint64_t age, uint64_t limit)
 }
 
 /* The requests that waited when the run stopped, at their age then: into
- * the latency histograms (their URL's and the totals; a due, unsent one
- * only the totals' corrected ones, having no URL yet nor a send time) and
+ * the latency histograms (their target's and the totals; a due, unsent one
+ * only the totals' corrected ones, having no target yet nor a send time) and
  * their stage's, each past its own slowest sample (censor_limits). After
  * the fairness limit took the answers' p99. */
-static void censor_one(struct run_figures *res, const struct censor_limits *lim, uint32_t url, uint8_t stage,
+static void censor_one(struct run_figures *res, const struct censor_limits *lim, uint32_t target, uint8_t stage,
                        uint64_t age_due, uint64_t age_sent)
 {
-    struct stats *u = url != UINT32_MAX ? &res->per_target[figures_row(url)] : NULL;
+    struct stats *u = target != UINT32_MAX ? &res->per_target[figures_row(target)] : NULL;
     double age = (double)age_due / 1e9;
     if (age > res->in_flight_oldest_s)
         res->in_flight_oldest_s = age;
@@ -101,7 +101,7 @@ static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan
         const struct worker *w = &ws[t];
         for (i = 0; i < w->ncens; i++) {
             const struct censored *e = &w->cens[i];
-            censor_one(res, &lim, e->url, e->stage, e->age_due, e->age_sent);
+            censor_one(res, &lim, e->target, e->stage, e->age_due, e->age_sent);
         }
         for (i = 0; i < w->backlog.len; i++) {
             uint64_t due = w->backlog.t[(w->backlog.head + i) % w->backlog.cap];
@@ -112,7 +112,7 @@ static void censor_merge(const struct worker *ws, uint32_t nt, const struct plan
 }
 
 /* After join: the workers' counters and histograms into one result. Counters
- * come from each worker's totals; histograms are recorded per URL only
+ * come from each worker's totals; histograms are recorded per target only
  * (half the work per response) and summed here. Returns 0, or -1 with a
  * reason in err. */
 int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct run_figures *res, char *err,

@@ -83,12 +83,12 @@ void conn_arm(struct conn *c)
 
 void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint64_t now)
 {
-    uint32_t i, url = UINT32_MAX;
+    uint32_t i, target = UINT32_MAX;
     uint64_t t_try = now;
     uint8_t was = c->state;
     for (i = 0; c->count && i < c->cap; i++)
         if (c->slots[i].busy) {
-            url = c->slots[i].url;
+            target = c->slots[i].target;
             if (c->slots[i].t_sent < t_try) /* its connect began with its oldest request */
                 t_try = c->slots[i].t_sent;
             record_error(c, &c->slots[i], k, e, detail, now);
@@ -96,7 +96,7 @@ void conn_fail(struct conn *c, enum err_kind k, int e, const char *detail, uint6
         }
     conn_close(c);
     if (was != C_OPEN) /* its connect failed: it may wait before the next (out of the queue then) */
-        reach_failed(c, was, k, e, detail, now - t_try, url, now);
+        reach_failed(c, was, k, e, detail, now - t_try, target, now);
     workq_enqueue(c);
 }
 
@@ -143,7 +143,7 @@ void conn_io_error(struct conn *c, enum err_kind plain_kind, uint64_t now)
 
 void conn_cookie(struct conn *c, const struct slot *s, const char *v, size_t n)
 {
-    const char *path = c->w->plan->cfg->urls[s->url].target;
+    const char *path = c->w->plan->cfg->urls[s->target].target;
     if (c->jar == NULL && (c->jar = calloc(1, sizeof(*c->jar))) == NULL)
         return; /* out of memory: the cookie is not kept */
     /* The default Path comes from the target's path as written. */
@@ -151,7 +151,7 @@ void conn_cookie(struct conn *c, const struct slot *s, const char *v, size_t n)
 }
 
 /* The next target of c, as --order says. */
-static uint32_t next_url(struct conn *c)
+static uint32_t next_target(struct conn *c)
 {
     const struct plan *pl = c->w->plan;
     const struct plan_endpoint *tg = &pl->endpoints[c->endpoint];
@@ -163,10 +163,10 @@ static uint32_t next_url(struct conn *c)
                           pl->tset->offset) % tg->norder]; /* with --shard: this shard's turns of the run's sequence */
     case ORDER_RANDOM:
         return tg->order[template_rand(&c->w->rng) % tg->norder];
-    case ORDER_WALK:
+    case ORDER_SESSION:
         return tg->order[c->walk++ % tg->norder];
     default:
-        return tg->urls[c->rr++ % tg->ntargets];
+        return tg->targets[c->rr++ % tg->ntargets];
     }
 }
 
@@ -177,13 +177,13 @@ static uint32_t next_url(struct conn *c)
 static uint32_t conn_request(struct conn *c, struct slot *s)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     struct tpl_ctx ctx;
     char *buf;
 
-    if (pu->req) {
-        s->req = pu->req;
-        s->req_len = pu->len;
+    if (pt->req) {
+        s->req = pt->req;
+        s->req_len = pt->len;
         return 0;
     }
     buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
@@ -207,28 +207,28 @@ static uint32_t conn_request(struct conn *c, struct slot *s)
  * Returns 0 when none is sent: the budget went to skips, or, in a closed
  * loop, c skipped a whole turn of its targets, so nothing it could send
  * would set a variable: it takes no more work. */
-static int pick_url(struct conn *c, uint64_t t_due, uint32_t *url)
+static int pick_target(struct conn *c, uint64_t t_due, uint32_t *target)
 {
     struct worker *w = c->w;
     const struct plan *pl = w->plan;
     uint32_t turn = pl->endpoints[c->endpoint].norder;
     for (;;) {
-        uint32_t u = next_url(c);
-        const struct plan_target *pu = &pl->urls[u];
+        uint32_t u = next_target(c);
+        const struct plan_target *pt = &pl->targets[u];
         uint64_t missing;
-        if (!verify_missing(c, pu)) {
+        if (!verify_missing(c, pt)) {
             c->skips = 0;
-            *url = u;
+            *target = u;
             return 1;
         }
-        missing = pu->vars & ~(c->vars ? c->vars->set : 0);
+        missing = pt->vars & ~(c->vars ? c->vars->set : 0);
         record_skip(w, u, (uint32_t)__builtin_ctzll(missing), t_due);
         if (!rate_mode(w) && ++c->skips > turn) {
             /* A turn's worth skipped: is any target sendable at all? If
              * not, nothing it could send would set a variable. */
             const struct plan_endpoint *tg = &pl->endpoints[c->endpoint];
             uint32_t k;
-            for (k = 0; k < tg->ntargets && verify_missing(c, &pl->urls[tg->urls[k]]); k++)
+            for (k = 0; k < tg->ntargets && verify_missing(c, &pl->targets[tg->targets[k]]); k++)
                 ;
             if (k == tg->ntargets) {
                 c->parked = 1;
@@ -244,23 +244,23 @@ static int pick_url(struct conn *c, uint64_t t_due, uint32_t *url)
 
 /* Gives c a request due at t_due, or (t_due 0) the oldest one waiting to be
  * sent again. The caller checked the budget. Returns 0 when it gave none
- * (pick_url). */
+ * (pick_target). */
 static int conn_add(struct conn *c, uint64_t t_due, uint64_t now)
 {
     struct worker *w = c->w;
     struct slot *s;
-    uint32_t url = 0;
+    uint32_t target = 0;
 
-    if (t_due != 0 && w->vars && (c->parked || !pick_url(c, t_due, &url)))
+    if (t_due != 0 && w->vars && (c->parked || !pick_target(c, t_due, &target)))
         return 0;
     s = c->sess->slot_new(c);
     if (t_due == 0) {
-        workq_retry_take(w, s); /* started already: its times and URL go on */
+        workq_retry_take(w, s); /* started already: its times and target go on */
     } else {
         s->t_due = t_due;
         s->t_sent = now;
         s->hops = 0;
-        s->url = w->vars ? url : next_url(c);
+        s->target = w->vars ? target : next_target(c);
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
         s->kept = NULL;
@@ -290,7 +290,7 @@ void conn_unsent(struct conn *c, uint64_t due, uint64_t now)
     memset(&s, 0, sizeof(s));
     s.t_due = due;
     s.t_sent = now;
-    s.url = next_url(c);
+    s.target = next_target(c);
     s.measured = due >= w->plan->t_measure;
     s.unsent = 1;
     record_start(c, &s, now);
@@ -501,10 +501,9 @@ static void conn_handshake(struct conn *c)
                           "does not speak TLS: it answered the TLS handshake in plain HTTP; use http://");
         else if (c->tls_peer == TLS_PEER_NO_ALPN)
             conn_mismatch(c, ERR_TLS, c->ops->error(c->io_ctx),
-                          c->w->plan->cfg->http2 ? "does not speak HTTP/2 over TLS: it refused h2 in the TLS handshake "
-                                                   "(ALPN: no_application_protocol); drop --http2"
-                                                 : "does not speak HTTP/1.1 over TLS: it refused http/1.1 in the TLS "
-                                                   "handshake (ALPN: no_application_protocol); try --http2");
+                          "does not speak %s over TLS: it refused %s in the TLS handshake (ALPN: "
+                          "no_application_protocol); %s",
+                          c->w->plan->proto->label, c->w->plan->proto->alpn, c->w->plan->proto->advice);
         else
             conn_fail(c, ERR_TLS, 0, c->ops->error(c->io_ctx), now);
         return;
@@ -522,7 +521,10 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
 
     switch (c->state) {
     case C_CONNECTING: {
-        int e = net_connect_result(c->fd);
+        /* A connect that failed is said by an error event (epoll's EPOLLERR
+         * or EPOLLHUP): only then is SO_ERROR asked, not once per
+         * connection. */
+        int e = (ev & LOOP_ERR) ? net_connect_result(c->fd) : 0;
         uint64_t now = clock_ns();
         if (e != 0) {
             conn_fail(c, connect_kind(e), e, NULL, now);
@@ -561,12 +563,12 @@ static void conn_on_io(struct loop_io *io, uint32_t ev)
     }
 }
 
-void conn_thought(struct conn *c, uint32_t url, uint64_t now)
+void conn_thought(struct conn *c, uint32_t target, uint64_t now)
 {
-    const struct plan_target *pu = &c->w->plan->urls[url];
-    if (pu->think_hi)
-        c->think_until = now + pu->think_lo +
-                         (pu->think_hi > pu->think_lo ? template_rand(&c->w->rng) % (pu->think_hi - pu->think_lo + 1) : 0);
+    const struct plan_target *pt = &c->w->plan->targets[target];
+    if (pt->think_hi)
+        c->think_until = now + pt->think_lo +
+                         (pt->think_hi > pt->think_lo ? template_rand(&c->w->rng) % (pt->think_hi - pt->think_lo + 1) : 0);
 }
 
 void conn_think(struct conn *c)
@@ -613,8 +615,8 @@ static void conn_on_timer(struct timer *t, uint64_t now)
     conn_fail(c, timeout_kind(c), c->state == C_CONNECTING ? ETIMEDOUT : 0, NULL, now);
 }
 
-void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
-               uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf)
+int conn_init(struct conn *c, struct worker *w, const struct session_ops *sess, uint32_t number, uint32_t endpoint,
+              uint32_t rr, uint16_t depth, struct slot *slots, char *tbuf)
 {
     memset(c, 0, sizeof(*c));
     c->w = w;
@@ -629,6 +631,9 @@ void conn_init(struct conn *c, struct worker *w, const struct session_ops *sess,
     c->rr = rr;
     c->number = number;
     c->tbuf = tbuf;
+    if (sess->ctx_size && (c->ctx = calloc(1, sess->ctx_size)) == NULL)
+        return -1;
+    return 0;
 }
 
 void conn_fini(struct conn *c)
@@ -641,6 +646,4 @@ void conn_fini(struct conn *c)
         free(c->vars->val);
     free(c->vars);
     c->vars = NULL;
-    free(c->capt.p);
-    memset(&c->capt, 0, sizeof(c->capt));
 }

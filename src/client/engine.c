@@ -334,16 +334,6 @@ static uint64_t splitmix(uint64_t x)
     return x ? x : 1;
 }
 
-/* The protocol of the run's connections. */
-static const struct session_ops *engine_session(const struct config *cfg)
-{
-#ifdef RAFALE_HTTP3
-    if (cfg->http3)
-        return &session_http3;
-#endif
-    return cfg->http2 ? &session_http2 : &session_http1;
-}
-
 static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t nmax,
                        uint32_t first_conn, uint64_t budget)
 {
@@ -364,8 +354,9 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
     w->conns = calloc(nconns, sizeof(*w->conns));
     w->q = calloc(nconns, sizeof(uint32_t));
     w->rbuf = malloc(IO_RBUF_SIZE);
-    if ((cfg->http2 || cfg->http3 || cfg->follow) && (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len
-                                                                                                 : 64 * 1024)) == NULL)
+    /* The session writes through it; --follow rebuilds a redirect's request there. */
+    if ((pl->sess->wbuf || cfg->follow) &&
+        (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len : 64 * 1024)) == NULL)
         return -1;
     w->per_target = calloc(figures_rows(pl->ntargets), sizeof(*w->per_target));
     w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
@@ -382,8 +373,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     w->vars = pl->tset->nvars > 0;
     for (i = 0; i < pl->ntargets; i++) {
-        w->capturing |= pl->urls[i].capture != 0;
-        w->afters |= pl->urls[i].after != 0;
+        w->capturing |= pl->targets[i].capture != 0;
+        w->afters |= pl->targets[i].after != 0;
     }
     if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
         w->skipped_var == NULL || (pl->log && reqlog_worker_init(w) != 0))
@@ -415,9 +406,10 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
             free(tbuf);
             return -1;
         }
-        /* Spread the starting URL so each URL gets its share from the start. */
-        conn_init(&w->conns[i], w, engine_session(pl->cfg), first_conn + i, (first_conn + i) % pl->nendpoints, (first_conn + i) / pl->nendpoints,
-                  (uint16_t)depth, slots, tbuf);
+        /* Spread the starting target so each target gets its share from the start. */
+        if (conn_init(&w->conns[i], w, pl->sess, first_conn + i, (first_conn + i) % pl->nendpoints,
+                      (first_conn + i) / pl->nendpoints, (uint16_t)depth, slots, tbuf) != 0)
+            return -1;
     }
     return 0;
 }
@@ -466,36 +458,36 @@ static int probe(const struct net_addr *a, const struct net_addr *src, uint64_t 
     return rc;
 }
 
-/* The plan, and its HTTP/2 part when the run speaks HTTP/2: the engine
- * puts the two together, so the plan knows no protocol. */
+/* The sessions this rafale speaks, found by their protocol's name (as
+ * haproxy's muxes by their ALPN token). */
+static const struct session_ops *const sessions[] = {
+    &session_http1,
+    &session_http2,
+#ifdef RAFALE_HTTP3
+    &session_http3,
+#endif
+};
+
+/* The plan, and its session's part (session_ops.plan_init): the engine
+ * puts the two together, so the plan knows no session. */
 static int build_plan(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
+    size_t i;
     if (plan_build(cfg, pl, err, errlen) != 0)
         return -1;
-    if (cfg->http2 && (plan_h2_build(pl, err, errlen) != 0 || http2_plan_callbacks(pl, err, errlen) != 0))
-        return -1;
-#ifdef RAFALE_HTTP3
-    /* HTTP/3 sends HTTP/2's header fields (RFC 9114 section 4.3 keeps its
-     * pseudo-fields). */
-    if (cfg->http3 && (plan_h2_build(pl, err, errlen) != 0 || http3_plan_init(pl, err, errlen) != 0))
-        return -1;
-#endif
-    return 0;
+    for (i = 0; i < sizeof(sessions) / sizeof(sessions[0]) && strcmp(sessions[i]->name, pl->proto->name) != 0; i++)
+        ;
+    if (i == sizeof(sessions) / sizeof(sessions[0]))
+        return err_set(err, errlen, NULL, "%s: this rafale does not speak %s", pl->proto->option, pl->proto->label);
+    pl->sess = sessions[i];
+    return pl->sess->plan_init ? pl->sess->plan_init(pl, err, errlen) : 0;
 }
 
 static void free_plan(struct plan *pl)
 {
     reach_fini(pl);
-    if (pl->cfg && pl->cfg->http2) {
-        plan_h2_free(pl);
-        http2_plan_callbacks_free(pl);
-    }
-#ifdef RAFALE_HTTP3
-    if (pl->cfg && pl->cfg->http3) {
-        plan_h2_free(pl);
-        http3_plan_free(pl);
-    }
-#endif
+    if (pl->sess && pl->sess->plan_free)
+        pl->sess->plan_free(pl);
     plan_free(pl);
 }
 

@@ -12,6 +12,18 @@
 #include <string.h>
 #include <time.h>
 
+/* HTTP/1.1's state on a connection (conn.ctx), kept across reconnects. */
+struct h1 {
+    struct hp hp;        /* the response being parsed: the oldest request's */
+    uint16_t nsent;      /* outstanding requests written whole */
+    uint8_t got_first;   /* a byte of the oldest request's response arrived */
+    size_t woff;         /* bytes written of the first unsent request */
+    uint64_t t_first;    /* when that byte arrived */
+    struct capture capt; /* the response being read, when its target has checks */
+    char *sink;          /* --cookies: the Set-Cookie values of the response being read */
+    char *loc;           /* --follow: its Location */
+};
+
 /* Requests are answered in order: the slots are a ring from c->head. */
 static struct slot *h1_slot_new(struct conn *c)
 {
@@ -23,6 +35,14 @@ static struct slot *h1_oldest(struct conn *c)
     return slot_at(c, 0);
 }
 
+/* The parser's span of the response being read (its field lines, its body
+ * data), kept for the checks that read them. */
+static void h1_span(void *ctx, enum hp_span kind, const char *at, size_t n)
+{
+    struct conn *c = ctx;
+    verify_span(&((struct h1 *)c->ctx)->capt, c->w->plan, kind, at, n);
+}
+
 static int h1_ready(struct conn *c, uint64_t now)
 {
     (void)c;
@@ -32,38 +52,42 @@ static int h1_ready(struct conn *c, uint64_t now)
 
 static void h1_closed(struct conn *c)
 {
-    verify_reset(&c->capt); /* a response cut short is not checked */
-    c->h1.nsent = 0;
-    c->h1.woff = 0;
-    c->h1.hp.sink_len = c->h1.hp.sink_mark = 0; /* a response cut short sets nothing */
-    c->h1.hp.loc_len = 0;                       /* nor is followed */
+    struct h1 *h = c->ctx;
+    verify_reset(&h->capt); /* a response cut short is not checked */
+    h->nsent = 0;
+    h->woff = 0;
+    h->hp.sink_len = h->hp.sink_mark = 0; /* a response cut short sets nothing */
+    h->hp.loc_len = 0;                       /* nor is followed */
 }
 
 static void h1_added(struct conn *c, struct slot *s)
 {
+    struct h1 *h = c->ctx;
     /* The oldest request's response is the one parsed next. */
     if (c->count == 0) {
-        http_parse_reset(&c->h1.hp, c->w->plan->urls[s->url].head);
-        c->h1.got_first = 0;
+        http_parse_reset(&h->hp, c->w->plan->targets[s->target].head);
+        h->got_first = 0;
     }
 }
 
 static int h1_want_write(const struct conn *c)
 {
-    return c->h1.nsent < c->count;
+    const struct h1 *h = c->ctx;
+    return h->nsent < c->count;
 }
 
 static void h1_write(struct conn *c)
 {
     struct worker *w = c->w;
+    struct h1 *h = c->ctx;
 
-    while (c->h1.nsent < c->count) {
+    while (h->nsent < c->count) {
         int n = 0;
         uint32_t i;
         ssize_t r;
-        for (i = c->h1.nsent; i < c->count && n < MAX_IOV; i++, n++) {
+        for (i = h->nsent; i < c->count && n < MAX_IOV; i++, n++) {
             const struct slot *s = slot_at(c, i);
-            size_t off = i == c->h1.nsent ? c->h1.woff : 0;
+            size_t off = i == h->nsent ? h->woff : 0;
             w->iov[n].iov_base = (char *)s->req + off;
             w->iov[n].iov_len = s->req_len - off;
         }
@@ -77,15 +101,15 @@ static void h1_write(struct conn *c)
             conn_io_error(c, ERR_WRITE, clock_ns());
             return;
         }
-        record_sent(w, slot_at(c, c->h1.nsent), (uint64_t)r);
+        record_sent(w, slot_at(c, h->nsent), (uint64_t)r);
         while (r > 0) {
-            size_t left = slot_at(c, c->h1.nsent)->req_len - c->h1.woff;
+            size_t left = slot_at(c, h->nsent)->req_len - h->woff;
             if ((size_t)r >= left) {
                 r -= (ssize_t)left;
-                c->h1.nsent++;
-                c->h1.woff = 0;
+                h->nsent++;
+                h->woff = 0;
             } else {
-                c->h1.woff += (size_t)r;
+                h->woff += (size_t)r;
                 r = 0;
             }
         }
@@ -110,14 +134,15 @@ static int h1_follow(struct conn *c)
     const struct plan *pl = w->plan;
     const struct config *cfg = pl->cfg;
     struct slot *s = slot_at(c, 0);
-    struct hp *hp = &c->h1.hp;
+    struct h1 *h = c->ctx;
+    struct hp *hp = &h->hp;
     const char *req = s->req, *end = req + s->req_len, *sp1, *sp2, *line, *head_end, *last_cookie, *bad;
     char path[2100], *out = w->wbuf, *buf;
     size_t plen, o = 0;
     int to_get;
 
     if (!cfg->follow || !is_redirect(hp->status) || hp->loc_len == 0 || http_parse_close_reason(hp) != HP_KEEP ||
-        c->h1.nsent == 0 || s->hops >= cfg->follow) {
+        h->nsent == 0 || s->hops >= cfg->follow) {
         hp->loc_len = 0;
         return 0;
     }
@@ -126,7 +151,7 @@ static int h1_follow(struct conn *c)
     head_end = sp2 ? memmem(sp2, (size_t)(end - sp2), "\r\n\r\n", 4) : NULL;
     if (head_end == NULL)
         return 0;
-    plen = url_same_origin(&cfg->urls[s->url], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path,
+    plen = url_same_origin(&cfg->urls[s->target], hp->loc, hp->loc_len, sp1 + 1, (size_t)(sp2 - sp1 - 1), path,
                            sizeof(path));
     hp->loc_len = 0;
     if (plen == 0) {
@@ -182,7 +207,7 @@ static int h1_follow(struct conn *c)
     if (c->jar && c->jar->n) {
         size_t k;
         memcpy(out + o, "\r\nCookie: ", 10);
-        k = cookie_header(c->jar, path, plen, cfg->urls[s->url].tls, time(NULL), out + o + 10);
+        k = cookie_header(c->jar, path, plen, cfg->urls[s->target].tls, time(NULL), out + o + 10);
         if (k)
             o += 10 + k;
         s->jar_line = k != 0;
@@ -200,10 +225,10 @@ static int h1_follow(struct conn *c)
     s->req_len = o;
     s->hops++;
     record_redirect(w, s, 0);
-    c->h1.nsent = 0;
-    c->h1.woff = 0;
-    c->h1.got_first = 0;
-    http_parse_reset(hp, to_get ? 0 : pl->urls[s->url].head);
+    h->nsent = 0;
+    h->woff = 0;
+    h->got_first = 0;
+    http_parse_reset(hp, to_get ? 0 : pl->targets[s->target].head);
     return 1;
 }
 
@@ -212,24 +237,25 @@ static int h1_follow(struct conn *c)
 static int h1_complete(struct conn *c, uint64_t now, int force_close)
 {
     struct worker *w = c->w;
+    struct h1 *h = c->ctx;
     const struct config *cfg = w->plan->cfg;
-    enum hp_close why = http_parse_close_reason(&c->h1.hp);
+    enum hp_close why = http_parse_close_reason(&h->hp);
     int server_keeps = why == HP_KEEP;
     enum close_kind closed = CLOSE__COUNT;
     int followed;
 
-    if (c->h1.hp.sink_len) {
+    if (h->hp.sink_len) {
         /* --cookies: what the response set, into the connection's jar. */
-        const char *v = c->h1.hp.sink, *end = v + c->h1.hp.sink_len;
+        const char *v = h->hp.sink, *end = v + h->hp.sink_len;
         while (v < end) {
             const char *nl = memchr(v, '\n', (size_t)(end - v));
             conn_cookie(c, slot_at(c, 0), v, (size_t)(nl - v));
             v = nl + 1;
         }
-        c->h1.hp.sink_len = c->h1.hp.sink_mark = 0;
+        h->hp.sink_len = h->hp.sink_mark = 0;
     }
     if ((followed = h1_follow(c)) > 0) {
-        verify_reset(&c->capt); /* the redirect's answer is not the one checked */
+        verify_reset(&h->capt); /* the redirect's answer is not the one checked */
         h1_write(c);
         return c->state == C_OPEN ? 0 : -1;
     }
@@ -239,21 +265,21 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
                : why == HP_CLOSE_FRAMING ? CLOSE_FRAMING : CLOSE_BODY_EOF;
     if (followed < 0) {
         record_error(c, slot_at(c, 0), ERR_BAD_VALUE, 0, "a redirect's Location is not a request-target", now);
-        verify_reset(&c->capt); /* its bytes are not the next response's */
+        verify_reset(&h->capt); /* its bytes are not the next response's */
     } else {
         if (w->afters) {
-            uint8_t after = w->plan->urls[slot_at(c, 0)->url].after;
+            uint8_t after = w->plan->targets[slot_at(c, 0)->target].after;
             if (after & AFTER_VERIFY)
-                verify_response(c, slot_at(c, 0), c->h1.hp.status, &c->capt, now);
+                verify_response(c, slot_at(c, 0), h->hp.status, &h->capt, now);
             if (after & AFTER_THINK)
-                conn_thought(c, slot_at(c, 0)->url, now);
+                conn_thought(c, slot_at(c, 0)->target, now);
         }
-        record_response(c, slot_at(c, 0), c->h1.hp.status, c->h1.t_first, closed, now);
+        record_response(c, slot_at(c, 0), h->hp.status, h->t_first, closed, now);
     }
-    if (c->h1.nsent == 0)
+    if (h->nsent == 0)
         force_close = 1; /* answered before the request was written whole */
     else
-        c->h1.nsent--;
+        h->nsent--;
     conn_release(c, slot_at(c, 0));
     c->head = (uint16_t)((c->head + 1) % c->cap);
 
@@ -269,8 +295,8 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         return -1;
     }
     if (c->count > 0) {
-        http_parse_reset(&c->h1.hp, w->plan->urls[slot_at(c, 0)->url].head);
-        c->h1.got_first = 0;
+        http_parse_reset(&h->hp, w->plan->targets[slot_at(c, 0)->target].head);
+        h->got_first = 0;
         conn_arm(c);
     }
     return 0;
@@ -291,15 +317,17 @@ static int h1_idle_408(const struct hp *hp, ssize_t r, size_t len)
  * HTTP. */
 static void h1_malformed(struct conn *c, const char *p, size_t n, uint64_t now)
 {
-    if (c->h1.hp.status == 0 && c->h1.hp.linelen <= 1 && conn_tls_record(p, n) && c->ops == &io_plain)
+    const struct h1 *h = c->ctx;
+    if (h->hp.status == 0 && h->hp.linelen <= 1 && conn_tls_record(p, n) && c->ops == &io_plain)
         conn_mismatch(c, ERR_MALFORMED, "the server speaks TLS: try https://",
                       "speaks TLS, not plain HTTP: it answered with a TLS record; use https://");
     else
-        conn_fail(c, ERR_MALFORMED, 0, c->h1.hp.error, now);
+        conn_fail(c, ERR_MALFORMED, 0, h->hp.error, now);
 }
 
 static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 {
+    struct h1 *h = c->ctx;
     size_t off = 0;
     int done = 0;
 
@@ -312,19 +340,19 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
              * or after the last answer in this read: read as a response of
              * their own (one call of the parser, so that it stays inlined
              * here), to tell a 408 from an answer nobody asked for. */
-            http_parse_reset(&c->h1.hp, 0);
-        } else if (!c->h1.got_first) {
-            c->h1.got_first = 1;
-            c->h1.t_first = conn_arrival(c, now);
+            http_parse_reset(&h->hp, 0);
+        } else if (!h->got_first) {
+            h->got_first = 1;
+            h->t_first = conn_arrival(c, now);
         }
         /* Checks that read the head or body: the parser says where they are. */
         if (c->w->capturing)
-            c->h1.hp.span = !stray && c->w->plan->urls[slot_at(c, 0)->url].capture ? verify_span : NULL;
-        r = http_parse_feed(&c->h1.hp, buf + off, n - off);
+            h->hp.span = !stray && c->w->plan->targets[slot_at(c, 0)->target].capture ? h1_span : NULL;
+        r = http_parse_feed(&h->hp, buf + off, n - off);
         if (stray) {
             /* The answers before them counted; these go to no request (never
              * to the next one), and the connection is not trusted any more. */
-            record_idle_close(c->w, h1_idle_408(&c->h1.hp, r, n - off) ? CLOSE_IDLE_408 : CLOSE_UNSOLICITED, now);
+            record_idle_close(c->w, h1_idle_408(&h->hp, r, n - off) ? CLOSE_IDLE_408 : CLOSE_UNSOLICITED, now);
             conn_close(c);
             workq_enqueue(c);
             return -1;
@@ -347,15 +375,16 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 
 static void h1_eof(struct conn *c, uint64_t now)
 {
+    struct h1 *h = c->ctx;
     /* RFC 9112 §6.3: a body without a length ends with the connection;
      * over TLS only with a close_notify (§9.8): a bare TCP close may have
      * cut it short, so it is no complete response. */
-    if (http_parse_eof(&c->h1.hp) && c->ops->eof_clean && !c->ops->eof_clean(c->io_ctx)) {
+    if (http_parse_eof(&h->hp) && c->ops->eof_clean && !c->ops->eof_clean(c->io_ctx)) {
         conn_fail(c, ERR_CLOSED_EARLY, 0, "TLS ended without close_notify: a body that ends with the connection "
                   "may be cut short (RFC 9112 section 9.8)", now);
-    } else if (http_parse_eof(&c->h1.hp)) {
-        if (!c->h1.got_first)
-            c->h1.t_first = now;
+    } else if (http_parse_eof(&h->hp)) {
+        if (!h->got_first)
+            h->t_first = now;
         h1_complete(c, now, 1);
     } else {
         conn_fail(c, ERR_CLOSED_EARLY, 0, NULL, now);
@@ -364,43 +393,50 @@ static void h1_eof(struct conn *c, uint64_t now)
 
 static size_t h1_expand(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
 {
-    return plan_expand(c->w->plan, s->url, ctx, c->jar, buf, &s->jar_line);
+    return plan_expand(c->w->plan, s->target, ctx, c->jar, buf, &s->jar_line);
 }
 
 static int h1_prepare(struct conn *c, uint64_t now)
 {
     const struct config *cfg = c->w->plan->cfg;
-    c->h1.hp.span_ctx = c; /* (verify_span's) */
-    if (cfg->follow && c->loc == NULL) {
-        if ((c->loc = malloc(2048)) == NULL) {
+    struct h1 *h = c->ctx;
+    h->hp.span_ctx = c; /* (h1_span's) */
+    if (cfg->follow && h->loc == NULL) {
+        if ((h->loc = malloc(2048)) == NULL) {
             conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for redirects", now);
             return -1;
         }
-        c->h1.hp.loc = c->loc;
-        c->h1.hp.loc_cap = 2048;
+        h->hp.loc = h->loc;
+        h->hp.loc_cap = 2048;
     }
-    if (cfg->cookies && c->sink == NULL) {
+    if (cfg->cookies && h->sink == NULL) {
         /* Where the parser puts Set-Cookie values (once per connection). */
-        if ((c->sink = malloc(JAR_TEXT)) == NULL) {
+        if ((h->sink = malloc(JAR_TEXT)) == NULL) {
             conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for the cookie jar", now);
             return -1;
         }
-        c->h1.hp.sink = c->sink;
-        c->h1.hp.sink_cap = JAR_TEXT;
+        h->hp.sink = h->sink;
+        h->hp.sink_cap = JAR_TEXT;
     }
     return 0;
 }
 
 static void h1_fini(struct conn *c)
 {
-    free(c->loc);
-    free(c->sink);
-    c->loc = c->sink = NULL;
+    struct h1 *h = c->ctx;
+    if (h == NULL)
+        return;
+    free(h->loc);
+    free(h->sink);
+    free(h->capt.p);
+    free(h);
+    c->ctx = NULL;
 }
 
 const struct session_ops session_http1 = {
     .name = "http/1.1",
     .multiplexed = 0,
+    .ctx_size = sizeof(struct h1),
     .slot_new = h1_slot_new,
     .added = h1_added,
     .ready = h1_ready,

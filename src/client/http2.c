@@ -1,6 +1,6 @@
 /* http2.c - the HTTP/2 session under a client connection, through
  * libnghttp2: each request is a stream (a slot of the connection's pool,
- * up to --streams at once), submitted with header fields built once per URL;
+ * up to --streams at once), submitted with header fields built once per target;
  * responses end in any order. nghttp2 turns submissions into frames and
  * frames into callbacks; this file moves bytes between it and the
  * connection's transport, and turns the callbacks into record_* calls.
@@ -14,11 +14,11 @@
  *   timeout; the connection stays;
  * - requests refused unprocessed (streams above a GOAWAY's last-stream-id,
  *   or RST_STREAM REFUSED_STREAM) are sent again on another connection
- *   (§8.7 says it is safe), up to H2_RETRIES times, and counted; the rest
- *   are h2_goaway errors;
+ *   (§8.7 says it is safe), up to MUX_RETRIES times (mux.c), and counted;
+ *   the rest are h2_goaway errors;
  * - a connection error (a bad frame, flow control violated, no SETTINGS)
  *   fails every stream on it as h2_protocol, and the connection is replaced. */
-#include "client.h"
+#include "http2.h"
 #include "clock.h"
 #include "err.h"
 #include "request.h"
@@ -30,79 +30,66 @@
 #include <string.h>
 #include <time.h>
 
-#define H2_RETRIES 3
-#define H2_WBUF (64 * 1024)
-
-struct h2 {
-    nghttp2_session *ng;
-    uint64_t now;           /* when the bytes being processed arrived */
-    char *pend;             /* frames the socket did not take yet */
-    size_t pend_len, pend_off, pend_cap;
-    int32_t goaway_last;    /* a GOAWAY's last-stream-id, -1 before one */
-    uint32_t goaway_code;
-    int done;               /* responses ended during this read */
-    int lib_error;          /* nghttp2's reason for a connection error it found */
-    uint32_t completed;     /* responses ended on this connection */
-    uint16_t hint;          /* where to look for a free slot */
-    uint8_t got_settings, got_bytes;
-};
-
 static void set_callbacks(nghttp2_session_callbacks *cb);
 static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud);
 
-/* --- the plan's nghttp2 callbacks and options, shared by its sessions --- */
+/* --- what the plan's sessions share: their header fields, nghttp2's callbacks and options --- */
 
-int http2_plan_callbacks(struct plan *pl, char *err, size_t errlen)
-{
+struct h2_plan {
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
-    if (nghttp2_session_callbacks_new(&cb) != 0)
+};
+
+static int h2_plan_init(struct plan *pl, char *err, size_t errlen)
+{
+    struct h2_plan *hp;
+    uint32_t i;
+    if (plan_h2_build(pl, err, errlen) != 0)
+        return -1;
+    if ((hp = pl->shared = calloc(1, sizeof(*hp))) == NULL || nghttp2_session_callbacks_new(&hp->cb) != 0 ||
+        nghttp2_option_new(&hp->opt) != 0)
         return err_set(err, errlen, NULL, "out of memory");
-    if (nghttp2_option_new(&opt) != 0) {
-        nghttp2_session_callbacks_del(cb);
-        return err_set(err, errlen, NULL, "out of memory");
-    }
-    set_callbacks(cb);
-    {
-        /* DATA is only looked at when some URL's checks read bodies. */
-        uint32_t i;
-        for (i = 0; i < pl->ntargets; i++)
-            if (pl->urls[i].capture) {
-                nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
-                break;
-            }
-    }
-    pl->h2cb = cb;
-    pl->h2opt = opt;
+    set_callbacks(hp->cb);
+    /* DATA is only looked at when some target's checks read bodies. */
+    for (i = 0; i < pl->ntargets; i++)
+        if (pl->targets[i].capture) {
+            nghttp2_session_callbacks_set_on_data_chunk_recv_callback(hp->cb, on_data_chunk);
+            break;
+        }
     return 0;
 }
 
-void http2_plan_callbacks_free(struct plan *pl)
+static void h2_plan_free(struct plan *pl)
 {
-    if (pl->h2cb)
-        nghttp2_session_callbacks_del(pl->h2cb);
-    if (pl->h2opt)
-        nghttp2_option_del(pl->h2opt);
-    pl->h2cb = NULL;
-    pl->h2opt = NULL;
+    struct h2_plan *hp = pl->shared;
+    plan_h2_free(pl);
+    if (hp == NULL)
+        return;
+    if (hp->cb)
+        nghttp2_session_callbacks_del(hp->cb);
+    if (hp->opt)
+        nghttp2_option_del(hp->opt);
+    free(hp);
+    pl->shared = NULL;
 }
 
 /* --- a connection's session --- */
 
 static void h2_free(struct conn *c)
 {
-    if (c->h2 == NULL)
+    struct h2 *h = c->ctx;
+    if (h == NULL)
         return;
-    if (c->h2->ng)
-        nghttp2_session_del(c->h2->ng);
-    free(c->h2->pend);
-    free(c->h2);
-    c->h2 = NULL;
+    if (h->ng)
+        nghttp2_session_del(h->ng);
+    free(h->pend);
+    free(h);
+    c->ctx = NULL;
 }
 
 static struct slot *stream_slot(struct conn *c, int32_t id)
 {
-    return nghttp2_session_get_stream_user_data(c->h2->ng, id);
+    return nghttp2_session_get_stream_user_data(h2_of(c)->ng, id);
 }
 
 /* The stream of s is done with (ended, failed or refused): nothing of
@@ -110,39 +97,21 @@ static struct slot *stream_slot(struct conn *c, int32_t id)
 static void detach(struct conn *c, struct slot *s)
 {
     if (s->stream > 0)
-        nghttp2_session_set_stream_user_data(c->h2->ng, s->stream, NULL);
+        nghttp2_session_set_stream_user_data(h2_of(c)->ng, s->stream, NULL);
     s->stream = 0;
     conn_release(c, s);
-    c->h2->done++;
+    h2_of(c)->done++;
 }
 
-/* s was refused unprocessed: sent again on another connection. A server
- * that processes nothing at all on a connection (a GOAWAY with
- * last-stream-id 0, refusals before any answer) gets H2_RETRIES chances per
- * request, then it is an error; one that answers some streams and refuses
- * the rest (a request limit per connection) is followed as long as it does. */
+/* s was refused unprocessed: sent again on another connection (mux.c),
+ * unless the server processes nothing on this one (a GOAWAY with
+ * last-stream-id 0, refusals before any answer) and s had its chances. */
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
-    struct worker *w = c->w;
-    int progress = c->h2->goaway_last > 0 || c->h2->completed > 0;
-    if (progress || s->retries < H2_RETRIES) {
-        struct slot again = *s;
-        const struct plan *pl = w->plan;
-        again.retries = (uint8_t)(s->retries + !progress);
-        again.busy = 0;
-        again.stream = 0;
-        again.kept = NULL;
-        /* A templated request goes again as it was ({{seq}} once). */
-        if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
-            memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->urls[s->url].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
-            record_retry(w, s);
-            detach(c, s);
-            return;
-        }
-        free(again.kept);
-    }
-    record_error(c, s, ERR_H2_GOAWAY, 0, why, c->h2->now);
+    if (mux_retry(c, s, h2_of(c)->goaway_last > 0 || h2_of(c)->completed > 0))
+        record_retry(c->w, s, 0);
+    else
+        record_error(c, s, ERR_H2_GOAWAY, 0, why, h2_of(c)->now);
     detach(c, s);
 }
 
@@ -152,16 +121,16 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 {
     struct conn *c = ud;
     struct slot *s = nghttp2_session_get_stream_user_data(ng, id);
-    const struct plan_target *pu;
+    const struct plan_target *pt;
     const char *body;
     size_t left, k, total;
     (void)src;
     if (s == NULL)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* given up on: the stream is reset */
-    pu = &c->w->plan->urls[s->url];
+    pt = &c->w->plan->targets[s->target];
     /* A templated request's body was expanded into the slot's buffer. */
-    body = pu->req ? pu->body : s->req;
-    total = pu->req ? pu->body_len : s->req_len;
+    body = pt->req ? pt->body : s->req;
+    total = pt->req ? pt->body_len : s->req_len;
     left = total - s->body_off;
     k = left < len ? left : len;
     memcpy(buf, body + s->body_off, k);
@@ -174,7 +143,7 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 static void submit(struct conn *c, struct slot *s)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     nghttp2_data_provider prd;
     int32_t id;
 
@@ -184,14 +153,14 @@ static void submit(struct conn *c, struct slot *s)
     s->body_off = 0;
     prd.source.ptr = NULL;
     prd.read_callback = body_read;
-    if (pu->h2val || (c->jar && c->jar->n && pu->h2nnv <= H2_MAX_FIELDS)) {
+    if (pt->h2val || (c->jar && c->jar->n && pt->h2nnv <= H2_MAX_FIELDS)) {
         /* Templated field values, expanded with the request (conn.c), and
          * the connection's cookies: nghttp2 copies them. */
         nghttp2_nv nv[H2_MAX_FIELDS + 1];
-        size_t n = plan_h2_fields(pl, s->url, s->req, c->jar, c->w->wbuf, nv);
-        id = nghttp2_submit_request(c->h2->ng, NULL, nv, n, pu->has_body ? &prd : NULL, s);
+        size_t n = plan_h2_fields(pl, s->target, s->req, c->jar, c->w->wbuf, nv);
+        id = nghttp2_submit_request(h2_of(c)->ng, NULL, nv, n, pt->has_body ? &prd : NULL, s);
     } else {
-        id = nghttp2_submit_request(c->h2->ng, NULL, pu->h2nv, pu->h2nnv, pu->has_body ? &prd : NULL, s);
+        id = nghttp2_submit_request(h2_of(c)->ng, NULL, pt->h2nv, pt->h2nnv, pt->has_body ? &prd : NULL, s);
     }
     if (id > 0) {
         s->stream = id;
@@ -216,9 +185,9 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     struct slot *s;
     (void)ng;
     if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION)
-        record_headers(c->w, 0, hd->length, 0, c->h2->now);
+        record_headers(c->w, 0, hd->length, 0, h2_of(c)->now);
     if (hd->stream_id > 0 && (s = stream_slot(c, hd->stream_id)) != NULL)
-        record_frame_bytes(c->w, s, hd->length + 9, c->h2->now);
+        record_frame_bytes(c->w, s, hd->length + 9, h2_of(c)->now);
     return 0;
 }
 
@@ -227,17 +196,8 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     struct conn *c = ud;
     struct slot *s;
     (void)ng;
-    if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL && !s->got_first) {
-        s->got_first = 1;
-        s->t_first = conn_arrival(c, c->h2->now);
-        if (c->w->plan->urls[s->url].capture) {
-            /* Once per slot, kept for its next streams. */
-            if (s->capt == NULL)
-                s->capt = calloc(1, sizeof(*s->capt));
-            if (s->capt)
-                s->capt->len = s->capt->head_len = s->capt->total = s->capt->over = 0;
-        }
-    }
+    if (f->hd.type == NGHTTP2_HEADERS && (s = stream_slot(c, f->hd.stream_id)) != NULL)
+        mux_first(c, s, h2_of(c)->now);
     return 0;
 }
 
@@ -247,7 +207,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     struct slot *s = stream_slot(c, id);
     (void)ng;
     (void)flags;
-    if (s && s->capt && c->w->plan->urls[s->url].capture)
+    if (s && s->capt && c->w->plan->targets[s->target].capture)
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }
@@ -259,7 +219,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     struct slot *s;
     (void)ng;
     (void)flags;
-    record_headers(c->w, 0, 0, namelen + valuelen, c->h2->now);
+    record_headers(c->w, 0, 0, namelen + valuelen, h2_of(c)->now);
     if (namelen == 10 && c->w->plan->cfg->cookies && memcmp(name, "set-cookie", 10) == 0 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)
         conn_cookie(c, s, (const char *)value, valuelen);
@@ -267,16 +227,8 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     if (namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         (s = stream_slot(c, f->hd.stream_id)) != NULL)
         s->status = (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0'));
-    /* Checks: the fields as "name: value" lines (not the pseudo-fields,
-     * not trailers after DATA), the head of what a check reads. */
-    if (c->w->capturing && namelen && name[0] != ':' && (s = stream_slot(c, f->hd.stream_id)) != NULL && s->capt &&
-        c->w->plan->urls[s->url].capture && s->capt->len == s->capt->head_len) {
-        verify_keep(s->capt, c->w->plan, (const char *)name, namelen);
-        verify_keep(s->capt, c->w->plan, ": ", 2);
-        verify_keep(s->capt, c->w->plan, (const char *)value, valuelen);
-        verify_keep(s->capt, c->w->plan, "\r\n", 2);
-        s->capt->head_len = s->capt->len;
-    }
+    if (c->w->capturing && (s = stream_slot(c, f->hd.stream_id)) != NULL)
+        mux_field(c, s, (const char *)name, namelen, (const char *)value, valuelen);
     return 0;
 }
 
@@ -288,13 +240,13 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
     switch (f->hd.type) {
     case NGHTTP2_SETTINGS:
         if (!(f->hd.flags & NGHTTP2_FLAG_ACK))
-            c->h2->got_settings = 1;
+            h2_of(c)->got_settings = 1;
         break;
     case NGHTTP2_GOAWAY:
         /* §6.8: no new stream on this connection; those above last-stream-id
          * were not processed (nghttp2 closes them as REFUSED_STREAM). */
-        c->h2->goaway_last = f->goaway.last_stream_id;
-        c->h2->goaway_code = f->goaway.error_code;
+        h2_of(c)->goaway_last = f->goaway.last_stream_id;
+        h2_of(c)->goaway_code = f->goaway.error_code;
         c->draining = 1;
         break;
     case NGHTTP2_HEADERS:
@@ -302,14 +254,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
         /* The response is whole at END_STREAM: ended here, so its time is
          * the arrival of its last frame. */
         if ((f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
-            uint8_t after = c->w->plan->urls[s->url].after;
-            s->ended = 1;
-            c->h2->completed++;
-            if (after & AFTER_VERIFY)
-                verify_response(c, s, s->status, s->capt, c->h2->now);
-            if (after & AFTER_THINK)
-                conn_thought(c, s->url, c->h2->now);
-            record_response(c, s, s->status, s->got_first ? s->t_first : c->h2->now, CLOSE__COUNT, c->h2->now);
+            h2_of(c)->completed++;
+            mux_ended(c, s, h2_of(c)->now);
             detach(c, s);
         }
         break;
@@ -325,7 +271,7 @@ static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib
     struct slot *s;
     (void)ng;
     if (f->hd.stream_id == 0) {
-        c->h2->lib_error = lib_error;
+        h2_of(c)->lib_error = lib_error;
         return 0;
     }
     /* nghttp2 resets the stream. A malformed response (§8.1.1: a bad
@@ -334,7 +280,7 @@ static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib
      * protocol broken. */
     if ((s = stream_slot(c, f->hd.stream_id)) != NULL) {
         int http = lib_error == NGHTTP2_ERR_HTTP_HEADER || lib_error == NGHTTP2_ERR_HTTP_MESSAGING;
-        record_error(c, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), c->h2->now);
+        record_error(c, s, http ? ERR_MALFORMED : ERR_H2_PROTOCOL, 0, nghttp2_strerror(lib_error), h2_of(c)->now);
         detach(c, s);
     }
     return 0;
@@ -349,7 +295,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
      * out of place): a protocol error, said with the code we sent. Streams
      * we gave up on (timeouts) are detached before. */
     if (f->hd.type == NGHTTP2_RST_STREAM && (s = stream_slot(c, f->hd.stream_id)) != NULL) {
-        record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), c->h2->now);
+        record_error(c, s, ERR_H2_PROTOCOL, 0, nghttp2_http2_strerror(f->rst_stream.error_code), h2_of(c)->now);
         detach(c, s);
     }
     return 0;
@@ -358,7 +304,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
 {
     struct conn *c = ud;
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     struct slot *s = stream_slot(c, id);
     (void)ng;
     if (s == NULL)
@@ -385,8 +331,8 @@ static int on_error(nghttp2_session *ng, int lib_error, const char *msg, size_t 
     (void)msg;
     (void)len;
     /* The message is nghttp2's, formatted; the reports keep static text. */
-    if (c->h2->lib_error == 0)
-        c->h2->lib_error = lib_error;
+    if (h2_of(c)->lib_error == 0)
+        h2_of(c)->lib_error = lib_error;
     return 0;
 }
 
@@ -404,33 +350,10 @@ static void set_callbacks(nghttp2_session_callbacks *cb)
 
 /* --- the session_ops --- */
 
-static struct slot *h2_slot_new(struct conn *c)
-{
-    uint32_t i;
-    for (i = 0; i < c->cap; i++) {
-        struct slot *s = &c->slots[(c->hint + i) % c->cap];
-        if (!s->busy) {
-            c->hint = (uint16_t)((c->hint + i + 1) % c->cap);
-            return s;
-        }
-    }
-    return &c->slots[0]; /* not reached: the caller checked count < cap */
-}
-
-static struct slot *h2_oldest(struct conn *c)
-{
-    struct slot *o = NULL;
-    uint32_t i;
-    for (i = 0; i < c->cap; i++)
-        if (c->slots[i].busy && (o == NULL || c->slots[i].t_sent < o->t_sent))
-            o = &c->slots[i];
-    return o ? o : &c->slots[0];
-}
-
 static void h2_added(struct conn *c, struct slot *s)
 {
     s->stream = 0;
-    if (c->state == C_OPEN && c->h2 && c->h2->ng)
+    if (c->state == C_OPEN && h2_of(c) && h2_of(c)->ng)
         submit(c, s);
     /* Otherwise submitted once the connection is ready. */
 }
@@ -443,7 +366,7 @@ static int h2_ready(struct conn *c, uint64_t now)
         { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
         { NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, win },
     };
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
 
     if (pl->endpoints[c->endpoint].tls) {
         const char *p = c->ops->alpn(c->io_ctx);
@@ -456,7 +379,7 @@ static int h2_ready(struct conn *c, uint64_t now)
         }
         conn_spoke(c);
     }
-    if (h == NULL && (h = c->h2 = calloc(1, sizeof(*h))) == NULL) {
+    if (h == NULL && (h = c->ctx = calloc(1, sizeof(*h))) == NULL) {
         conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
         return -1;
     }
@@ -467,7 +390,8 @@ static int h2_ready(struct conn *c, uint64_t now)
     h->got_settings = h->got_bytes = 0;
     h->pend_len = h->pend_off = 0;
     h->now = now;
-    if (nghttp2_session_client_new2(&h->ng, pl->h2cb, c, pl->h2opt) != 0) {
+    if (nghttp2_session_client_new2(&h->ng, ((const struct h2_plan *)pl->shared)->cb, c,
+                                    ((const struct h2_plan *)pl->shared)->opt) != 0) {
         h->ng = NULL;
         conn_fail(c, ERR_H2_PROTOCOL, ENOMEM, "out of memory for an HTTP/2 session", now);
         return -1;
@@ -486,117 +410,15 @@ static int h2_ready(struct conn *c, uint64_t now)
 
 static int h2_want_write(const struct conn *c)
 {
-    const struct h2 *h = c->h2;
+    const struct h2 *h = h2_of(c);
     return h && h->ng && (h->pend_len > h->pend_off || nghttp2_session_want_write(h->ng));
-}
-
-/* Keeps what the socket did not take, to be written when it can. */
-static int keep_pending(struct h2 *h, const char *p, size_t n)
-{
-    if (n == 0)
-        return 0;
-    if (h->pend_off == h->pend_len)
-        h->pend_off = h->pend_len = 0;
-    if (h->pend_len + n > h->pend_cap) {
-        size_t cap = (h->pend_len + n) * 2;
-        char *q = realloc(h->pend, cap);
-        if (q == NULL)
-            return -1;
-        h->pend = q;
-        h->pend_cap = cap;
-    }
-    memcpy(h->pend + h->pend_len, p, n);
-    h->pend_len += n;
-    return 0;
-}
-
-/* Writes a, then b; keeps what the socket did not take. Returns 1 when all
- * was written, 0 when the socket is full, -1 when the connection failed. */
-static int put(struct conn *c, const char *a, size_t na, const char *b, size_t nb)
-{
-    struct h2 *h = c->h2;
-    struct iovec iov[2] = { { (void *)a, na }, { (void *)b, nb } };
-    ssize_t r;
-    size_t total = na + nb, done;
-    do
-        r = nb ? c->ops->writev(c->io_ctx, c->fd, iov, 2) : c->ops->write(c->io_ctx, c->fd, a, na);
-    while (r < 0 && errno == EINTR);
-    if (r < 0 && errno != EAGAIN) {
-        conn_io_error(c, ERR_WRITE, clock_ns());
-        return -1;
-    }
-    done = r < 0 ? 0 : (size_t)r;
-    if (done)
-        record_sent_conn(c->w, done, h->now);
-    if (done == total)
-        return 1;
-    if ((done < na && keep_pending(h, a + done, na - done) != 0) ||
-        keep_pending(h, b + (done > na ? done - na : 0), nb - (done > na ? done - na : 0)) != 0) {
-        conn_fail(c, ERR_WRITE, ENOMEM, "out of memory for unsent frames", clock_ns());
-        return -1;
-    }
-    return 0;
-}
-
-static void h2_write(struct conn *c)
-{
-    struct worker *w = c->w;
-    struct h2 *h = c->h2;
-
-    if (h == NULL || h->ng == NULL)
-        return;
-    while (h->pend_len > h->pend_off) {
-        ssize_t r = c->ops->write(c->io_ctx, c->fd, h->pend + h->pend_off, h->pend_len - h->pend_off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN)
-                return; /* EPOLLOUT calls us back */
-            conn_io_error(c, ERR_WRITE, clock_ns());
-            return;
-        }
-        record_sent_conn(w, (uint64_t)r, h->now);
-        h->pend_off += (size_t)r;
-    }
-    for (;;) {
-        /* Frames are gathered into one buffer (nghttp2's pointer lasts only
-         * until its next call); one that does not fit goes in the same
-         * writev. */
-        size_t n = 0;
-        const uint8_t *big = NULL;
-        ssize_t k = 0;
-        int r;
-        for (;;) {
-            const uint8_t *p;
-            k = nghttp2_session_mem_send(h->ng, &p);
-            if (k < 0) {
-                conn_fail(c, ERR_H2_PROTOCOL, 0, nghttp2_strerror((int)k), clock_ns());
-                return;
-            }
-            if (k == 0)
-                break;
-            if (n + (size_t)k > H2_WBUF) {
-                big = p;
-                break;
-            }
-            memcpy(w->wbuf + n, p, (size_t)k);
-            n += (size_t)k;
-            k = 0;
-        }
-        if (n == 0 && big == NULL)
-            return;
-        r = big ? (n ? put(c, w->wbuf, n, (const char *)big, (size_t)k) : put(c, (const char *)big, (size_t)k, NULL, 0))
-                : put(c, w->wbuf, n, NULL, 0);
-        if (r <= 0)
-            return;
-    }
 }
 
 /* After the bytes were taken in: is the connection done? Returns 0 when it
  * stays, -1 when it was closed (and queued to be used again). */
 static int settle(struct conn *c)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     const struct config *cfg = c->w->plan->cfg;
     uint64_t rpc = cfg->requests_per_conn;
 
@@ -605,14 +427,14 @@ static int settle(struct conn *c)
      * session wants nothing more, and the connection ends now rather than
      * at --timeout. */
     if (nghttp2_session_want_write(h->ng)) {
-        h2_write(c);
+        http2_write(c);
         if (c->state != C_OPEN)
             return -1;
     }
     if (!nghttp2_session_want_read(h->ng)) {
         /* The session is over: a connection error found by nghttp2 (its
          * GOAWAY goes out first), or the server's GOAWAY and nothing left. */
-        h2_write(c);
+        http2_write(c);
         if (c->state != C_OPEN)
             return -1;
         if (c->count)
@@ -630,7 +452,7 @@ static int settle(struct conn *c)
          * requests): say so (§5.4.1 asks for a GOAWAY first), then close. */
         if (!c->draining) {
             nghttp2_session_terminate_session(h->ng, NGHTTP2_NO_ERROR);
-            h2_write(c);
+            http2_write(c);
             if (c->state != C_OPEN)
                 return -1;
         }
@@ -678,7 +500,7 @@ static void not_h2(struct conn *c, const char *buf, size_t n)
 
 static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     ssize_t r;
 
     if (h == NULL || h->ng == NULL)
@@ -708,7 +530,7 @@ static int h2_read(struct conn *c, const char *buf, size_t n, uint64_t now)
 
 static void h2_eof(struct conn *c, uint64_t now)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     uint32_t i;
     h->now = now;
     for (i = 0; c->count && i < c->cap; i++) {
@@ -727,44 +549,37 @@ static void h2_eof(struct conn *c, uint64_t now)
     workq_enqueue(c);
 }
 
+/* A stream given up on (--timeout): reset with CANCEL (RFC 9113 §8.7). */
+static void cancel(struct conn *c, struct slot *s)
+{
+    if (s->stream > 0)
+        nghttp2_submit_rst_stream(h2_of(c)->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
+    detach(c, s);
+}
+
 static void h2_timeout(struct conn *c, uint64_t now)
 {
-    struct worker *w = c->w;
-    struct h2 *h = c->h2;
-    uint64_t limit = w->plan->cfg->timeout_ns;
-    uint32_t i;
+    struct h2 *h = h2_of(c);
 
     if (h == NULL || h->ng == NULL)
         return;
-    if (!h->got_settings && now >= h2_oldest(c)->t_sent + limit) {
+    if (!h->got_settings && now >= mux_oldest(c)->t_sent + c->w->plan->cfg->timeout_ns) {
         /* §3.4: the server's preface is a SETTINGS frame; none came. */
         conn_fail(c, ERR_H2_PROTOCOL, 0, "the server sent no SETTINGS frame (RFC 9113 section 3.4)", now);
         return;
     }
     h->now = now;
-    for (i = 0; c->count && i < c->cap; i++) {
-        struct slot *s = &c->slots[i];
-        if (!s->busy || now < s->t_sent + limit)
-            continue;
-        record_error(c, s, ERR_TIMEOUT_ANSWER, 0, NULL, now);
-        if (s->stream > 0)
-            nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->stream, NGHTTP2_CANCEL);
-        detach(c, s);
-    }
-    if (rate_mode(w))
-        workq_enqueue(c);
-    else
-        conn_fill(c, now);
+    mux_timeouts(c, now, cancel);
     if (c->state != C_OPEN)
         return;
-    h2_write(c);
+    http2_write(c);
     if (c->state == C_OPEN)
         conn_arm(c);
 }
 
 static void h2_closed(struct conn *c)
 {
-    struct h2 *h = c->h2;
+    struct h2 *h = h2_of(c);
     if (h == NULL)
         return;
     if (h->ng)
@@ -780,7 +595,7 @@ static void h2_closed(struct conn *c)
 
 static size_t h2_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
 {
-    return plan_h2_expand(c->w->plan, s->url, ctx, buf);
+    return plan_h2_expand(c->w->plan, s->target, ctx, buf);
 }
 
 static int h2_prepare(struct conn *c, uint64_t now)
@@ -793,14 +608,17 @@ static int h2_prepare(struct conn *c, uint64_t now)
 const struct session_ops session_http2 = {
     .name = "h2",
     .multiplexed = 1,
-    .slot_new = h2_slot_new,
+    .wbuf = H2_WBUF,
+    .plan_init = h2_plan_init,
+    .plan_free = h2_plan_free,
+    .slot_new = mux_slot_new,
     .added = h2_added,
     .ready = h2_ready,
-    .write = h2_write,
+    .write = http2_write,
     .want_write = h2_want_write,
     .read = h2_read,
     .eof = h2_eof,
-    .oldest = h2_oldest,
+    .oldest = mux_oldest,
     .timeout = h2_timeout,
     .closed = h2_closed,
     .expand = h2_expand_slot,

@@ -1,7 +1,7 @@
 /* http3.c - the HTTP/3 session under a client connection (RFC 9114), on
  * nghttp3 over the QUIC transport of http3_quic.c: each request is a
  * bidirectional stream (a slot of the connection's pool, up to --streams at
- * once), its header fields HTTP/2's built once per URL (plan_h2.c);
+ * once), its header fields HTTP/2's built once per target (plan_h2.c);
  * responses end in any order, as over HTTP/2.
  *
  * Choices, with the RFC 9114 section they come from:
@@ -11,7 +11,7 @@
  *   rest are answered;
  * - requests refused unprocessed (streams from a GOAWAY's id on, or reset
  *   with H3_REQUEST_REJECTED: 4.1.1 says it is safe) are sent again on
- *   another connection, as over HTTP/2 (http2.c), up to H3_RETRIES times
+ *   another connection, as over HTTP/2 (mux.c), up to MUX_RETRIES times
  *   on a server that processes none, and counted; the rest are
  *   h3_goaway errors;
  * - a stream past --timeout is cancelled (H3_REQUEST_CANCELLED, 4.1.1) and
@@ -29,7 +29,6 @@
 #include <string.h>
 #include <time.h>
 
-#define H3_RETRIES 3
 
 
 static int bind_streams(struct conn *c);
@@ -42,7 +41,7 @@ static int64_t sid(const struct slot *s)
 /* The stream of s is done with: nothing of the libraries' may reach s. */
 static void detach(struct conn *c, struct slot *s)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     if (s->stream > 0) {
         if (h->hc)
             nghttp3_conn_set_stream_user_data(h->hc, sid(s), NULL);
@@ -62,7 +61,7 @@ static void detach(struct conn *c, struct slot *s)
 static int progress(const struct conn *c, const struct slot *s)
 {
     uint32_t i;
-    if (c->h3->goaway_id > 0 || c->h3->completed > 0)
+    if (h3_of(c)->goaway_id > 0 || h3_of(c)->completed > 0)
         return 1;
     for (i = 0; s->stream > 0 && i < c->cap; i++)
         if (c->slots[i].busy && c->slots[i].stream > 0 && c->slots[i].stream < s->stream)
@@ -70,35 +69,16 @@ static int progress(const struct conn *c, const struct slot *s)
     return 0;
 }
 
-/* s was refused unprocessed: sent again on another connection. A server
- * that processes nothing on a connection (a GOAWAY naming stream 0,
- * refusals of its first stream before any answer) gets H3_RETRIES chances
- * per request, then it is an error; one that answers some streams and
- * refuses the rest (a request limit per connection) is followed as long as
- * it does. */
+/* s was refused unprocessed: sent again on another connection (mux.c),
+ * unless the server processes nothing on this one (a GOAWAY naming stream
+ * 0, refusals of its first stream before any answer) and s had its
+ * chances. */
 static void refused(struct conn *c, struct slot *s, const char *why)
 {
-    struct worker *w = c->w;
-    struct h3 *h = c->h3;
-    const struct plan *pl = w->plan;
-    int progress_made = progress(c, s);
-    if (progress_made || s->retries < H3_RETRIES) {
-        struct slot again = *s;
-        again.retries = (uint8_t)(s->retries + !progress_made);
-        again.busy = 0;
-        again.stream = 0;
-        again.kept = NULL;
-        /* A templated request goes again as it was ({{seq}} once). */
-        if (pl->urls[s->url].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
-            memcpy(again.kept, s->req, pl->max_len);
-        if ((pl->urls[s->url].req != NULL || again.kept) && workq_retry(w, &again) == 0) {
-            record_retry(w, s);
-            detach(c, s);
-            return;
-        }
-        free(again.kept);
-    }
-    record_error(c, s, ERR_H3_GOAWAY, 0, why, h->now);
+    if (mux_retry(c, s, progress(c, s)))
+        record_retry(c->w, s, 1);
+    else
+        record_error(c, s, ERR_H3_GOAWAY, 0, why, h3_of(c)->now);
     detach(c, s);
 }
 
@@ -110,16 +90,8 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     struct slot *s = sud;
     (void)hc;
     (void)id;
-    if (s == NULL || s->got_first)
-        return 0;
-    s->got_first = 1;
-    s->t_first = conn_arrival(c, c->h3->now);
-    if (c->w->plan->urls[s->url].capture) {
-        if (s->capt == NULL)
-            s->capt = calloc(1, sizeof(*s->capt));
-        if (s->capt)
-            s->capt->len = s->capt->head_len = s->capt->total = s->capt->over = 0;
-    }
+    if (s)
+        mux_first(c, s, h3_of(c)->now);
     return 0;
 }
 
@@ -134,20 +106,14 @@ static int on_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_rcbuf 
     (void)flags;
     if (s == NULL)
         return 0;
-    record_headers(c->w, 1, 0, n.len + v.len, c->h3->now);
+    record_headers(c->w, 1, 0, n.len + v.len, h3_of(c)->now);
     /* nghttp3 checked the field (RFC 9114 section 4.3.2): three digits. */
     if (token == NGHTTP3_QPACK_TOKEN__STATUS && v.len == 3)
         s->status = (uint16_t)((v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0'));
     else if (token == NGHTTP3_QPACK_TOKEN_SET_COOKIE && c->w->plan->cfg->cookies)
         conn_cookie(c, s, (const char *)v.base, v.len);
-    if (c->w->capturing && n.len && n.base[0] != ':' && s->capt && c->w->plan->urls[s->url].capture &&
-        s->capt->len == s->capt->head_len) {
-        verify_keep(s->capt, c->w->plan, (const char *)n.base, n.len);
-        verify_keep(s->capt, c->w->plan, ": ", 2);
-        verify_keep(s->capt, c->w->plan, (const char *)v.base, v.len);
-        verify_keep(s->capt, c->w->plan, "\r\n", 2);
-        s->capt->head_len = s->capt->len;
-    }
+    if (c->w->capturing)
+        mux_field(c, s, (const char *)n.base, n.len, (const char *)v.base, v.len);
     return 0;
 }
 
@@ -157,12 +123,12 @@ static int on_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_t len
     struct conn *c = ud;
     struct slot *s = sud;
     (void)hc;
-    ngtcp2_conn_extend_max_stream_offset(c->h3->qc, id, len);
-    ngtcp2_conn_extend_max_offset(c->h3->qc, len);
+    ngtcp2_conn_extend_max_stream_offset(h3_of(c)->qc, id, len);
+    ngtcp2_conn_extend_max_offset(h3_of(c)->qc, len);
     if (s == NULL)
         return 0;
-    record_frame_bytes(c->w, s, len, c->h3->now);
-    if (s->capt && c->w->plan->urls[s->url].capture)
+    record_frame_bytes(c->w, s, len, h3_of(c)->now);
+    if (s->capt && c->w->plan->targets[s->target].capture)
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }
@@ -172,8 +138,8 @@ static int on_deferred_consume(nghttp3_conn *hc, int64_t id, size_t n, void *ud,
     struct conn *c = ud;
     (void)hc;
     (void)sud;
-    ngtcp2_conn_extend_max_stream_offset(c->h3->qc, id, n);
-    ngtcp2_conn_extend_max_offset(c->h3->qc, n);
+    ngtcp2_conn_extend_max_stream_offset(h3_of(c)->qc, id, n);
+    ngtcp2_conn_extend_max_offset(h3_of(c)->qc, n);
     return 0;
 }
 
@@ -183,20 +149,12 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
 {
     struct conn *c = ud;
     struct slot *s = sud;
-    uint64_t now = c->h3->now;
-    uint8_t after;
     (void)hc;
     (void)id;
     if (s == NULL)
         return 0;
-    after = c->w->plan->urls[s->url].after;
-    s->ended = 1;
-    if (after & AFTER_VERIFY)
-        verify_response(c, s, s->status, s->capt, now);
-    if (after & AFTER_THINK)
-        conn_thought(c, s->url, now);
-    record_response(c, s, s->status, s->got_first ? s->t_first : now, CLOSE__COUNT, now);
-    c->h3->completed++;
+    mux_ended(c, s, h3_of(c)->now);
+    h3_of(c)->completed++;
     detach(c, s);
     return 0;
 }
@@ -212,7 +170,7 @@ static int on_h3_stream_close(nghttp3_conn *hc, int64_t id, uint64_t code, void 
     if (code == NGHTTP3_H3_REQUEST_REJECTED)
         refused(c, s, "H3_REQUEST_REJECTED, refused again");
     else {
-        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
+        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), h3_of(c)->now);
         detach(c, s);
     }
     return 0;
@@ -224,7 +182,7 @@ static int on_stop_sending(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud
     struct conn *c = ud;
     (void)hc;
     (void)sud;
-    ngtcp2_conn_shutdown_stream_write(c->h3->qc, id, code);
+    ngtcp2_conn_shutdown_stream_write(h3_of(c)->qc, id, code);
     return 0;
 }
 
@@ -232,7 +190,7 @@ static int on_stop_sending(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud
 static int on_shutdown(nghttp3_conn *hc, int64_t id, void *ud)
 {
     struct conn *c = ud;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint32_t i;
     (void)hc;
     h->goaway_id = id;
@@ -258,8 +216,8 @@ static int on_recv_stream_data(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint
     nghttp3_ssize n;
     (void)offset;
     if (s) /* a response: its field sections' bytes on the wire, QPACK's side of the saving */
-        record_headers(c->w, 1, http3_frames_headers(&c->h3->frames[s - c->slots], data, len), 0, c->h3->now);
-    n = nghttp3_conn_read_stream(c->h3->hc, id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
+        record_headers(c->w, 1, http3_frames_headers(&h3_of(c)->frames[s - c->slots], data, len), 0, h3_of(c)->now);
+    n = nghttp3_conn_read_stream(h3_of(c)->hc, id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
     if (n < 0)
         return NGTCP2_ERR_CALLBACK_FAILURE;
     /* What nghttp3 consumed (frame headers, fields) is credit again; the
@@ -275,13 +233,13 @@ static int on_acked(ngtcp2_conn *qc, int64_t id, uint64_t offset, uint64_t len, 
     (void)qc;
     (void)offset;
     (void)sud;
-    return nghttp3_conn_add_ack_offset(c->h3->hc, id, len) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_add_ack_offset(h3_of(c)->hc, id, len) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_stream_close(ngtcp2_conn *qc, uint32_t flags, int64_t id, uint64_t code, void *ud, void *sud)
 {
     struct conn *c = ud;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     int r;
     (void)sud;
     h->lost += ngtcp2_conn_get_stream_loss_count(qc, id);
@@ -303,10 +261,10 @@ static int on_stream_reset(ngtcp2_conn *qc, int64_t id, uint64_t final_size, uin
     if (s && code == NGHTTP3_H3_REQUEST_REJECTED) {
         refused(c, s, "H3_REQUEST_REJECTED, refused again");
     } else if (s) {
-        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), c->h3->now);
+        record_error(c, s, ERR_H3_RESET, 0, http3_quic_code_name(1, code), h3_of(c)->now);
         detach(c, s);
     }
-    return nghttp3_conn_shutdown_stream_read(c->h3->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_shutdown_stream_read(h3_of(c)->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_quic_stop_sending(ngtcp2_conn *qc, int64_t id, uint64_t code, void *ud, void *sud)
@@ -315,7 +273,7 @@ static int on_quic_stop_sending(ngtcp2_conn *qc, int64_t id, uint64_t code, void
     (void)qc;
     (void)code;
     (void)sud;
-    return nghttp3_conn_shutdown_stream_read(c->h3->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_shutdown_stream_read(h3_of(c)->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_extend_stream_data(ngtcp2_conn *qc, int64_t id, uint64_t max, void *ud, void *sud)
@@ -324,7 +282,7 @@ static int on_extend_stream_data(ngtcp2_conn *qc, int64_t id, uint64_t max, void
     (void)qc;
     (void)max;
     (void)sud;
-    return nghttp3_conn_unblock_stream(c->h3->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return nghttp3_conn_unblock_stream(h3_of(c)->hc, id) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int on_extend_streams(ngtcp2_conn *qc, uint64_t max, void *ud)
@@ -332,7 +290,7 @@ static int on_extend_streams(ngtcp2_conn *qc, uint64_t max, void *ud)
     struct conn *c = ud;
     (void)qc;
     (void)max;
-    c->h3->more_streams = 1;
+    h3_of(c)->more_streams = 1;
     return 0;
 }
 
@@ -340,20 +298,25 @@ static int on_handshake_completed(ngtcp2_conn *qc, void *ud)
 {
     struct conn *c = ud;
     (void)qc;
-    c->h3->handshaken = 1;
-    if (c->h3->hc)
+    h3_of(c)->handshaken = 1;
+    if (h3_of(c)->hc)
         return 0; /* opened for 0-RTT */
     return bind_streams(c) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 /* --- the plan's shared part --- */
 
-int http3_plan_init(struct plan *pl, char *err, size_t errlen)
+/* HTTP/3 sends HTTP/2's header fields (RFC 9114 section 4.3 keeps its
+ * pseudo-fields), and its connections share TLS credentials and the
+ * libraries' callbacks; every target must be https://. */
+static int h3_plan_init(struct plan *pl, char *err, size_t errlen)
 {
     const struct config *cfg = pl->cfg;
     struct h3_plan *hp;
     uint32_t i;
     int r;
+    if (plan_h2_build(pl, err, errlen) != 0)
+        return -1;
     for (i = 0; i < pl->nendpoints; i++)
         if (!pl->endpoints[i].tls) {
             err_set(err, errlen, NULL, "--http3 speaks QUIC, which is always encrypted: give https:// URLs");
@@ -363,7 +326,7 @@ int http3_plan_init(struct plan *pl, char *err, size_t errlen)
         err_set(err, errlen, NULL, "out of memory");
         return -1;
     }
-    pl->h3 = hp;
+    pl->shared = hp;
     hp->verify = !cfg->tls.insecure;
     if ((r = gnutls_certificate_allocate_credentials(&hp->cred)) != 0) {
         hp->cred = NULL;
@@ -405,21 +368,22 @@ int http3_plan_init(struct plan *pl, char *err, size_t errlen)
     return 0;
 }
 
-void http3_plan_free(struct plan *pl)
+static void h3_plan_free(struct plan *pl)
 {
-    struct h3_plan *hp = pl->h3;
+    struct h3_plan *hp = pl->shared;
+    plan_h2_free(pl);
     if (hp == NULL)
         return;
     if (hp->cred)
         gnutls_certificate_free_credentials(hp->cred);
     free(hp);
-    pl->h3 = NULL;
+    pl->shared = NULL;
 }
 
 static int bind_streams(struct conn *c)
 {
-    struct h3 *h = c->h3;
-    const struct h3_plan *hp = c->w->plan->h3;
+    struct h3 *h = h3_of(c);
+    const struct h3_plan *hp = c->w->plan->shared;
     nghttp3_settings set;
     int64_t ctrl, enc, dec;
     nghttp3_settings_default(&set);
@@ -444,16 +408,16 @@ static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
 {
     struct conn *c = ud;
     struct slot *s = sud;
-    const struct plan_target *pu;
+    const struct plan_target *pt;
     (void)hc;
     (void)id;
     (void)veccnt;
     *flags |= NGHTTP3_DATA_FLAG_EOF;
     if (s == NULL)
         return 0;
-    pu = &c->w->plan->urls[s->url];
-    vec[0].base = (uint8_t *)(pu->req ? pu->body : c->h3->body[s - c->slots]);
-    vec[0].len = pu->req ? pu->body_len : s->req_len;
+    pt = &c->w->plan->targets[s->target];
+    vec[0].base = (uint8_t *)(pt->req ? pt->body : h3_of(c)->body[s - c->slots]);
+    vec[0].len = pt->req ? pt->body_len : s->req_len;
     return 1;
 }
 
@@ -461,15 +425,15 @@ static nghttp3_ssize body_read(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
  * reached (it goes when the limit is raised). */
 static void submit(struct conn *c, struct slot *s)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct plan *pl = c->w->plan;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     nghttp3_data_reader dr = { body_read };
     nghttp3_nv *nv = h->nv;
-    const nghttp2_nv *f = pu->h2nv;
-    const char *v = pu->h2val ? s->req + plan_h2_body_room(pu) : NULL;
-    const char *path = pl->cfg->urls[s->url].target;
-    size_t k, n = pu->h2nnv, ck;
+    const nghttp2_nv *f = pt->h2nv;
+    const char *v = pt->h2val ? s->req + plan_h2_body_room(pt) : NULL;
+    const char *path = pl->cfg->urls[s->target].target;
+    size_t k, n = pt->h2nnv, ck;
     int64_t id;
     int r;
 
@@ -491,13 +455,13 @@ static void submit(struct conn *c, struct slot *s)
         nv[k].value = f[k].value;
         nv[k].valuelen = f[k].valuelen;
         nv[k].flags = NGHTTP3_NV_FLAG_NONE;
-        if (v && pu->h2val[k].nparts) {
+        if (v && pt->h2val[k].nparts) {
             nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
             nv[k].value = (uint8_t *)v + 2;
             v += 2 + nv[k].valuelen;
         }
     }
-    if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pu->tls, time(NULL), c->w->wbuf + H3_BATCH * H3_SLOT)) >
+    if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pt->tls, time(NULL), c->w->wbuf + H3_BATCH * H3_SLOT)) >
                       0) {
         nv[n].name = (uint8_t *)"cookie";
         nv[n].namelen = 6;
@@ -506,11 +470,11 @@ static void submit(struct conn *c, struct slot *s)
         nv[n].flags = NGHTTP3_NV_FLAG_NONE;
         n++;
     }
-    if (pu->has_body && !pu->req &&
-        (h->body[s - c->slots] = http3_body_take(h, id, s->req, s->req_len, plan_h2_body_room(pu))) == NULL)
+    if (pt->has_body && !pt->req &&
+        (h->body[s - c->slots] = http3_body_take(h, id, s->req, s->req_len, plan_h2_body_room(pt))) == NULL)
         r = NGHTTP3_ERR_NOMEM;
     else
-        r = nghttp3_conn_submit_request(h->hc, id, nv, n, pu->has_body ? &dr : NULL, s);
+        r = nghttp3_conn_submit_request(h->hc, id, nv, n, pt->has_body ? &dr : NULL, s);
     if (r != 0) {
         ngtcp2_conn_shutdown_stream(h->qc, id, NGHTTP3_H3_INTERNAL_ERROR);
         record_error(c, s, ERR_QUIC_CLOSE, 0, nghttp3_strerror(r), clock_ns());
@@ -525,7 +489,7 @@ static void submit(struct conn *c, struct slot *s)
 static void submit_waiting(struct conn *c)
 {
     uint32_t i;
-    c->h3->more_streams = 0;
+    h3_of(c)->more_streams = 0;
     for (i = 0; c->count && i < c->cap; i++)
         if (c->slots[i].busy && c->slots[i].stream == 0) {
             submit(c, &c->slots[i]);
@@ -539,7 +503,7 @@ static void submit_waiting(struct conn *c)
  * written. */
 static void settle(struct conn *c, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct worker *w = c->w;
     const struct config *cfg = w->plan->cfg;
     uint64_t rpc = cfg->requests_per_conn;
@@ -586,33 +550,10 @@ static void settle(struct conn *c, uint64_t now)
 
 /* --- the session_ops --- */
 
-static struct slot *h3_slot_new(struct conn *c)
-{
-    uint32_t i;
-    for (i = 0; i < c->cap; i++) {
-        struct slot *s = &c->slots[(c->hint + i) % c->cap];
-        if (!s->busy) {
-            c->hint = (uint16_t)((c->hint + i + 1) % c->cap);
-            return s;
-        }
-    }
-    return &c->slots[0]; /* not reached: the caller checked count < cap */
-}
-
-static struct slot *h3_oldest(struct conn *c)
-{
-    struct slot *o = NULL;
-    uint32_t i;
-    for (i = 0; i < c->cap; i++)
-        if (c->slots[i].busy && (o == NULL || c->slots[i].t_sent < o->t_sent))
-            o = &c->slots[i];
-    return o ? o : &c->slots[0];
-}
-
 static void h3_added(struct conn *c, struct slot *s)
 {
     s->stream = 0;
-    if (c->h3 && (c->state == C_OPEN || c->h3->early == 2) && c->h3->hc)
+    if (h3_of(c) && (c->state == C_OPEN || h3_of(c)->early == 2) && h3_of(c)->hc)
         submit(c, s);
 }
 
@@ -631,7 +572,7 @@ static void h3_write(struct conn *c)
 
 static int h3_want_write(const struct conn *c)
 {
-    return c->h3 && c->h3->npend > 0;
+    return h3_of(c) && h3_of(c)->npend > 0;
 }
 
 /* (Datagrams are read by http3_quic.c's own handler, never by conn.c.) */
@@ -649,36 +590,30 @@ static void h3_eof(struct conn *c, uint64_t now)
     conn_fail(c, ERR_QUIC_CLOSE, 0, "the socket closed", now);
 }
 
+/* A stream given up on (--timeout): cancelled (section 4.1.1). */
+static void cancel(struct conn *c, struct slot *s)
+{
+    if (s->stream > 0)
+        ngtcp2_conn_shutdown_stream(h3_of(c)->qc, sid(s), NGHTTP3_H3_REQUEST_CANCELLED);
+    detach(c, s);
+}
+
 static void h3_timeout(struct conn *c, uint64_t now)
 {
-    struct worker *w = c->w;
-    struct h3 *h = c->h3;
-    const struct config *cfg = w->plan->cfg;
+    struct h3 *h = h3_of(c);
+    const struct config *cfg = c->w->plan->cfg;
     uint64_t limit = cfg->timeout_ns;
-    uint32_t i;
 
     if (c->state != C_OPEN) {
         uint64_t hs = cfg->connect_timeout_ns < limit ? cfg->connect_timeout_ns : limit;
-        if (now >= h3_oldest(c)->t_sent + hs)
+        if (now >= mux_oldest(c)->t_sent + hs)
             conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "no answer to the QUIC handshake within --connect-timeout", now);
         else
             conn_arm(c);
         return;
     }
     h->now = now;
-    for (i = 0; c->count && i < c->cap; i++) {
-        struct slot *s = &c->slots[i];
-        if (!s->busy || now < s->t_sent + limit)
-            continue;
-        record_error(c, s, ERR_TIMEOUT_ANSWER, 0, NULL, now);
-        if (s->stream > 0)
-            ngtcp2_conn_shutdown_stream(h->qc, sid(s), NGHTTP3_H3_REQUEST_CANCELLED);
-        detach(c, s);
-    }
-    if (rate_mode(w))
-        workq_enqueue(c);
-    else
-        conn_fill(c, now);
+    mux_timeouts(c, now, cancel);
     if (c->state != C_OPEN)
         return;
     h->done = 0;
@@ -689,7 +624,7 @@ static void h3_timeout(struct conn *c, uint64_t now)
 
 static void h3_closed(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint64_t now = clock_ns();
     if (h == NULL)
         return;
@@ -704,7 +639,7 @@ static void h3_closed(struct conn *c)
 
 static size_t h3_expand_slot(struct conn *c, struct slot *s, struct tpl_ctx *ctx, char *buf)
 {
-    return plan_h2_expand(c->w->plan, s->url, ctx, buf);
+    return plan_h2_expand(c->w->plan, s->target, ctx, buf);
 }
 
 /* The UDP socket's events: its datagrams, then what they set off. */
@@ -725,23 +660,24 @@ static void on_io(struct loop_io *io, uint32_t ev)
 static int h3_prepare(struct conn *c, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
+    struct h3 *h = c->ctx;
     size_t most = 0;
     uint32_t i;
-    if (c->h3 == NULL && (c->h3 = calloc(1, sizeof(*c->h3))) == NULL) {
+    if (h == NULL && (h = c->ctx = calloc(1, sizeof(*h))) == NULL) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
     /* Untemplated requests may have any number of fields (-H). */
     for (i = 0; i < pl->ntargets; i++)
-        most = pl->urls[i].h2nnv > most ? pl->urls[i].h2nnv : most;
-    if ((c->h3->body == NULL && (c->h3->body = calloc(c->cap, sizeof(*c->h3->body))) == NULL) ||
-        (c->h3->frames == NULL && (c->h3->frames = calloc(c->cap, sizeof(*c->h3->frames))) == NULL) ||
-        (c->h3->nv == NULL && (c->h3->nv = calloc(most + 1, sizeof(*c->h3->nv))) == NULL)) {
+        most = pl->targets[i].h2nnv > most ? pl->targets[i].h2nnv : most;
+    if ((h->body == NULL && (h->body = calloc(c->cap, sizeof(*h->body))) == NULL) ||
+        (h->frames == NULL && (h->frames = calloc(c->cap, sizeof(*h->frames))) == NULL) ||
+        (h->nv == NULL && (h->nv = calloc(most + 1, sizeof(*h->nv))) == NULL)) {
         conn_fail(c, ERR_CONNECT_OTHER, ENOMEM, "out of memory for an HTTP/3 connection", now);
         return -1;
     }
-    c->h3->c = c;
-    c->h3->io.fn = on_io;
+    h->c = c;
+    h->io.fn = on_io;
     return 0;
 }
 
@@ -749,7 +685,7 @@ static int h3_prepare(struct conn *c, uint64_t now)
  * HTTP/3 session and the requests go early. */
 static void h3_open(struct conn *c, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     if (http3_quic_open(c, now) != 0 || h->early != 1 || h->hc)
         return;
     if (bind_streams(c) != 0) {
@@ -763,30 +699,34 @@ static void h3_open(struct conn *c, uint64_t now)
 
 static void h3_fini(struct conn *c)
 {
-    if (c->h3 == NULL)
+    struct h3 *h = c->ctx;
+    if (h == NULL)
         return;
     h3_closed(c);
-    http3_body_free(c->h3);
-    gnutls_free(c->h3->ticket.data);
-    free(c->h3->body);
-    free(c->h3->frames);
-    free(c->h3->nv);
-    free(c->h3->pend);
-    free(c->h3);
-    c->h3 = NULL;
+    http3_body_free(h);
+    gnutls_free(h->ticket.data);
+    free(h->body);
+    free(h->frames);
+    free(h->nv);
+    free(h->pend);
+    free(h);
+    c->ctx = NULL;
 }
 
 const struct session_ops session_http3 = {
     .name = "h3",
     .multiplexed = 1,
-    .slot_new = h3_slot_new,
+    .wbuf = H3_WBUF,
+    .plan_init = h3_plan_init,
+    .plan_free = h3_plan_free,
+    .slot_new = mux_slot_new,
     .added = h3_added,
     .ready = h3_ready,
     .write = h3_write,
     .want_write = h3_want_write,
     .read = h3_read,
     .eof = h3_eof,
-    .oldest = h3_oldest,
+    .oldest = mux_oldest,
     .timeout = h3_timeout,
     .closed = h3_closed,
     .expand = h3_expand_slot,

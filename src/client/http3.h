@@ -16,6 +16,7 @@
 #define H3_BATCH 16           /* datagrams per sendmmsg and recvmmsg */
 #define H3_SLOT 1500          /* room for a datagram we send (ngtcp2 0.12's PMTUD stops at 1452) */
 #define H3_RSLICE 4096        /* room for one we receive: our max_udp_payload_size */
+#define H3_WBUF (64 * 1024)   /* the worker's wbuf: a batch of datagrams, then a request's cookie field */
 
 /* What the plan's connections share (plan.h3). */
 struct h3_plan {
@@ -72,6 +73,12 @@ struct h3 {
     struct h3_frames *frames; /* slot i's response stream, to count its field sections' bytes */
     nghttp3_nv *nv;           /* a request's fields: room for the most any target has, and a cookie */
 };
+
+/* c's HTTP/3 state (conn.ctx). */
+static inline struct h3 *h3_of(const struct conn *c)
+{
+    return c->ctx;
+}
 
 /* http3_quic.c */
 /* Fills the transport's callbacks (the crypto ones from ngtcp2_crypto). */

@@ -23,7 +23,7 @@ static int on_tx_key(ngtcp2_conn *qc, ngtcp2_crypto_level level, void *ud)
     struct conn *c = ud;
     (void)qc;
     if (level == NGTCP2_CRYPTO_LEVEL_EARLY)
-        c->h3->early = 1;
+        h3_of(c)->early = 1;
     return 0;
 }
 
@@ -33,7 +33,7 @@ static int on_tx_key(ngtcp2_conn *qc, ngtcp2_crypto_level level, void *ud)
 static int on_rejected(ngtcp2_conn *qc, void *ud)
 {
     struct conn *c = ud;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint32_t i;
     if (h->early != 2)
         return 0; /* nothing was sent early */
@@ -57,7 +57,7 @@ void http3_early_callbacks(ngtcp2_callbacks *cb)
 
 void http3_early_setup(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     h->early = 0;
     if (c->w->plan->cfg->http3_0rtt && h->ticket.size && h->have_params)
         ngtcp2_conn_set_early_remote_transport_params(h->qc, &h->early_params);
@@ -65,7 +65,7 @@ void http3_early_setup(struct conn *c)
 
 void http3_early_done(struct conn *c, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const ngtcp2_transport_params *p = ngtcp2_conn_get_remote_transport_params(h->qc);
     if (p) {
         memcpy(&h->early_params, p, sizeof(h->early_params));

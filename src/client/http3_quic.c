@@ -103,7 +103,7 @@ static int on_ticket(gnutls_session_t tls, unsigned int type, unsigned when, uns
  * --http3-0rtt. Returns 0, or -1 with GnuTLS's reason in *why. */
 static int tls_start(struct conn *c, struct h3 *h, const char **why)
 {
-    const struct h3_plan *hp = c->w->plan->h3;
+    const struct h3_plan *hp = c->w->plan->shared;
     const char *host = c->w->plan->endpoints[c->endpoint].host;
     gnutls_datum_t alpn = { (unsigned char *)"h3", 2 };
     int r;
@@ -141,7 +141,7 @@ static int quic_new(struct conn *c, struct h3 *h, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
     const struct config *cfg = pl->cfg;
-    const struct h3_plan *hp = pl->h3;
+    const struct h3_plan *hp = pl->shared;
     uint64_t win = (1ull << cfg->h2_window_bits) - 1;
     ngtcp2_settings set;
     ngtcp2_transport_params par;
@@ -174,7 +174,7 @@ int http3_quic_open(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     const struct net_addr *a = &w->plan->endpoints[c->endpoint].addr, *src;
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct sockaddr_storage local;
     socklen_t llen = sizeof(local);
     const char *why = NULL;
@@ -260,7 +260,7 @@ void http3_quic_free(struct h3 *h, uint64_t now)
  * does not take. Returns 0, or -1 when the connection failed. */
 static int send_batch(struct conn *c, uint8_t *buf, const uint16_t *len, uint32_t n)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct mmsghdr mm[H3_BATCH];
     struct iovec iov[H3_BATCH];
     uint32_t i, off = 0;
@@ -308,7 +308,7 @@ static int send_batch(struct conn *c, uint8_t *buf, const uint16_t *len, uint32_
 
 static void arm(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     ngtcp2_tstamp t = ngtcp2_conn_get_expiry(h->qc);
     if (t == UINT64_MAX)
         loop_timer_cancel(&c->w->loop, &h->qtimer);
@@ -326,7 +326,7 @@ static ngtcp2_ssize write_one(struct h3 *h, uint8_t *dest, size_t room, uint64_t
 
 int http3_quic_flush(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     uint8_t *buf = (uint8_t *)c->w->wbuf;
     uint16_t len[H3_BATCH];
     uint32_t n = 0;
@@ -385,7 +385,7 @@ static uint64_t datagram_arrival(struct worker *w, struct msghdr *m, uint64_t no
 
 int http3_quic_input(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     struct worker *w = c->w;
     struct mmsghdr mm[H3_BATCH];
     struct iovec iov[H3_BATCH];
@@ -502,7 +502,7 @@ static const char *cert_why(unsigned status)
 /* Our CONNECTION_CLOSE for ccerr, sent once, best effort. */
 static void send_close(struct conn *c, const ngtcp2_connection_close_error *cc)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     ngtcp2_pkt_info pi;
     uint8_t *buf = (uint8_t *)c->w->wbuf;
     ngtcp2_ssize n = ngtcp2_conn_write_connection_close(h->qc, NULL, &pi, buf, H3_SLOT, cc, clock_ns());
@@ -512,7 +512,7 @@ static void send_close(struct conn *c, const ngtcp2_connection_close_error *cc)
 
 int http3_quic_alpn(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     const struct plan *pl = c->w->plan;
     gnutls_datum_t p = { NULL, 0 };
     if (gnutls_alpn_get_selected_protocol(h->tls, &p) == 0 && p.size == 2 && memcmp(p.data, "h3", 2) == 0)
@@ -521,7 +521,7 @@ int http3_quic_alpn(struct conn *c)
      * HTTP/3 at all. */
     if (c->w->err[0] == '\0')
         snprintf(c->w->err, sizeof(c->w->err), "%s: the server did not agree to HTTP/3 in the QUIC handshake (ALPN: "
-                 "%s)", pl->cfg->url_text[pl->endpoints[c->endpoint].urls[0]], p.size ? "another protocol" : "none chosen");
+                 "%s)", pl->cfg->url_text[pl->endpoints[c->endpoint].targets[0]], p.size ? "another protocol" : "none chosen");
     c->w->stopping = 1;
     conn_fail(c, ERR_QUIC_HANDSHAKE, 0, "the server does not speak HTTP/3 (ALPN h3)", clock_ns());
     return -1;
@@ -529,7 +529,7 @@ int http3_quic_alpn(struct conn *c)
 
 void http3_quic_goodbye(struct conn *c)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     if (h->qc && !ngtcp2_conn_is_in_closing_period(h->qc) && !ngtcp2_conn_is_in_draining_period(h->qc)) {
         ngtcp2_connection_close_error cc;
         ngtcp2_connection_close_error_default(&cc);
@@ -542,7 +542,7 @@ void http3_quic_goodbye(struct conn *c)
 
 void http3_quic_lost(struct conn *c, int liberr, uint64_t now)
 {
-    struct h3 *h = c->h3;
+    struct h3 *h = h3_of(c);
     int up = c->state == C_OPEN;
     ngtcp2_connection_close_error cc;
     const char *why;

@@ -1,4 +1,4 @@
-/* plan_h2.c - the HTTP/2 form of the plan's requests: each URL's header
+/* plan_h2.c - the HTTP/2 form of the plan's requests: each target's header
  * fields (nghttp2_nv) built once, from the same request spec as HTTP/1.1
  * (request_fields); a templated request's field values compiled, and
  * expanded per request with its body (plan_h2_expand) into the slot's
@@ -30,7 +30,7 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
     int at = -1; /* the header at fault, when one is */
 
     for (i = 0; i < pl->ntargets; i++) {
-        struct plan_target *pu = &pl->urls[i];
+        struct plan_target *pt = &pl->targets[i];
         struct req_field *rf;
         struct req_spec rs;
         char dir[4096];
@@ -39,7 +39,7 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
         config_request(cfg, i, &rs);
         /* A templated body has no content-length field: its DATA frames
          * end with END_STREAM (RFC 9113 §8.1). */
-        rs.head_only = pu->body_tpl != NULL;
+        rs.head_only = pt->body_tpl != NULL;
         n = request_fields(&rs, &cfg->urls[i], &rf, err, errlen);
         if (n < 0)
             goto fail;
@@ -59,15 +59,15 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
             nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
         }
         memcpy(&nv[n], &rf, sizeof(rf)); /* kept to be freed */
-        pu->h2nv = nv;
-        pu->h2nnv = (size_t)n;
-        if (pu->req != NULL || !any_template(rf, n))
+        pt->h2nv = nv;
+        pt->h2nnv = (size_t)n;
+        if (pt->req != NULL || !any_template(rf, n))
             continue; /* built once (a templated body alone needs no field of its own) */
         /* Templated: each value that holds one gets its template. Too many
          * fields are named at the first header line past the limit. */
         for (k = H2_MAX_FIELDS; k < n && at < 0; k++)
             at = rf[k].header;
-        if (n > H2_MAX_FIELDS || (pu->h2val = calloc((size_t)n, sizeof(*pu->h2val))) == NULL) {
+        if (n > H2_MAX_FIELDS || (pt->h2val = calloc((size_t)n, sizeof(*pt->h2val))) == NULL) {
             err_set(err, errlen, NULL,
                     n > H2_MAX_FIELDS ? "more than %d header fields in a templated request" : "out of memory",
                     H2_MAX_FIELDS);
@@ -80,7 +80,7 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
                 continue;
             /* {{csv FILE}} is relative to the targets file, as for HTTP/1.1. */
             enum tpl_where where = rf[k].nlen == 5 && memcmp(rf[k].name, ":path", 5) == 0 ? TPL_TARGET : TPL_FIELD;
-            if (template_compile(rf[k].value, rf[k].vlen, where, pl->tset, dir, &pu->h2val[k], why, sizeof(why)) != 0) {
+            if (template_compile(rf[k].value, rf[k].vlen, where, pl->tset, dir, &pt->h2val[k], why, sizeof(why)) != 0) {
                 at = rf[k].header;
                 if (cfg->targets && cfg->targets[i].file)
                     err_set(err, errlen, NULL, "%s", why); /* fail: adds its line */
@@ -88,17 +88,17 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
                     err_set(err, errlen, NULL, "%s: %s", plan_tpl_origin(where), why);
                 goto fail;
             }
-            if (pu->h2val[k].max_len > H2_MAX_VALUE) {
+            if (pt->h2val[k].max_len > H2_MAX_VALUE) {
                 at = rf[k].header;
                 err_set(err, errlen, NULL, "a templated header value may reach %zu bytes (%d at most)",
-                        pu->h2val[k].max_len, H2_MAX_VALUE);
+                        pt->h2val[k].max_len, H2_MAX_VALUE);
                 goto fail;
             }
-            pu->max_len += 2 + pu->h2val[k].max_len;
-            pu->vars |= pu->h2val[k].vars;
+            pt->max_len += 2 + pt->h2val[k].max_len;
+            pt->vars |= pt->h2val[k].vars;
         }
-        if (pu->max_len > pl->max_len)
-            pl->max_len = pu->max_len;
+        if (pt->max_len > pl->max_len)
+            pl->max_len = pt->max_len;
     }
     return 0;
 fail:
@@ -118,32 +118,32 @@ void plan_h2_free(struct plan *pl)
 {
     uint32_t i;
     for (i = 0; i < pl->ntargets; i++) {
-        nghttp2_nv *nv = pl->urls[i].h2nv;
-        if (pl->urls[i].h2val) {
+        nghttp2_nv *nv = pl->targets[i].h2nv;
+        if (pl->targets[i].h2val) {
             size_t k;
-            for (k = 0; k < pl->urls[i].h2nnv; k++)
-                template_free(&pl->urls[i].h2val[k]);
-            free(pl->urls[i].h2val);
+            for (k = 0; k < pl->targets[i].h2nnv; k++)
+                template_free(&pl->targets[i].h2val[k]);
+            free(pl->targets[i].h2val);
         }
         if (nv) {
             struct req_field *rf;
-            memcpy(&rf, &nv[pl->urls[i].h2nnv], sizeof(rf));
+            memcpy(&rf, &nv[pl->targets[i].h2nnv], sizeof(rf));
             free(rf);
             free(nv);
         }
     }
 }
 
-size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, char *out)
+size_t plan_h2_expand(const struct plan *pl, uint32_t target, struct tpl_ctx *ctx, char *out)
 {
-    const struct plan_target *pu = &pl->urls[url];
-    size_t blen = pu->has_body ? plan_expand_body(pl, url, ctx, out) : 0, o = plan_h2_body_room(pu), k;
+    const struct plan_target *pt = &pl->targets[target];
+    size_t blen = pt->has_body ? plan_expand_body(pl, target, ctx, out) : 0, o = plan_h2_body_room(pt), k;
     /* Then each templated value, its length first (two bytes). */
-    for (k = 0; pu->h2val && k < pu->h2nnv; k++) {
+    for (k = 0; pt->h2val && k < pt->h2nnv; k++) {
         size_t n;
-        if (pu->h2val[k].nparts == 0)
+        if (pt->h2val[k].nparts == 0)
             continue;
-        n = template_expand(&pu->h2val[k], pl->tset, ctx, out + o + 2);
+        n = template_expand(&pt->h2val[k], pl->tset, ctx, out + o + 2);
         out[o] = (char)(n >> 8);
         out[o + 1] = (char)n;
         o += 2 + n;
@@ -151,23 +151,23 @@ size_t plan_h2_expand(const struct plan *pl, uint32_t url, struct tpl_ctx *ctx, 
     return blen;
 }
 
-size_t plan_h2_fields(const struct plan *pl, uint32_t url, const char *req, const struct jar *jar, char *buf,
+size_t plan_h2_fields(const struct plan *pl, uint32_t target, const char *req, const struct jar *jar, char *buf,
                       void *out)
 {
-    const struct plan_target *pu = &pl->urls[url];
-    const char *v = req + plan_h2_body_room(pu), *path = pl->cfg->urls[url].target;
+    const struct plan_target *pt = &pl->targets[target];
+    const char *v = req + plan_h2_body_room(pt), *path = pl->cfg->urls[target].target;
     nghttp2_nv *nv = out;
-    size_t k, n = pu->h2nnv, ck;
-    for (k = 0; k < pu->h2nnv; k++) {
-        nv[k] = ((const nghttp2_nv *)pu->h2nv)[k];
-        if (pu->h2val == NULL || pu->h2val[k].nparts == 0)
+    size_t k, n = pt->h2nnv, ck;
+    for (k = 0; k < pt->h2nnv; k++) {
+        nv[k] = ((const nghttp2_nv *)pt->h2nv)[k];
+        if (pt->h2val == NULL || pt->h2val[k].nparts == 0)
             continue;
         nv[k].valuelen = ((size_t)(uint8_t)v[0] << 8) | (uint8_t)v[1];
         nv[k].value = (uint8_t *)v + 2;
         nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
         v += 2 + nv[k].valuelen;
     }
-    if (jar && (ck = cookie_header(jar, path, strlen(path), pu->tls, time(NULL), buf)) > 0 && n <= H2_MAX_FIELDS) {
+    if (jar && (ck = cookie_header(jar, path, strlen(path), pt->tls, time(NULL), buf)) > 0 && n <= H2_MAX_FIELDS) {
         nv[n].name = (uint8_t *)"cookie";
         nv[n].namelen = 6;
         nv[n].value = (uint8_t *)buf;

@@ -140,7 +140,7 @@ static void cause(const struct worker *w, uint32_t endpoint, int kind, int e, co
                   char *out, size_t n)
 {
     const struct plan *pl = w->plan;
-    int quic = pl->cfg->http3, unix_socket = pl->endpoints[endpoint].addr.ss.ss_family == AF_UNIX;
+    int quic = pl->proto->quic, unix_socket = pl->endpoints[endpoint].addr.ss.ss_family == AF_UNIX;
     char a[128], t[32];
     int k = snprintf(out, n, "%s: ", net_addr_str(&pl->endpoints[endpoint].addr, a, sizeof(a)));
     if (k < 0 || (size_t)k >= n)
@@ -232,11 +232,11 @@ static void say_unreached(struct conn *c, enum err_kind k, int e, const char *de
 }
 
 void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const char *detail, uint64_t took,
-                  uint32_t url, uint64_t now)
+                  uint32_t target, uint64_t now)
 {
     struct worker *w = c->w;
     struct reach *r = w->plan->reach;
-    int quic = w->plan->cfg->http3;
+    int quic = config_proto(w->plan->cfg)->quic;
     /* A TLS handshake cut short without an alert or a certificate's fault
      * may be a server's hiccup on its first connection: the same
      * connection's second in a row says it, not the first. */
@@ -268,7 +268,7 @@ void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const cha
         return; /* no room for its timer: at once, as without a wait */
     c->waiting = 1;
     w->nwaiting++;
-    record_backoff(c, url, now);
+    record_backoff(c, target, now);
 }
 
 void reach_resume(struct conn *c)

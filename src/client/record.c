@@ -1,5 +1,5 @@
 /* record.c - every figure a request adds to the results, in one place: the
- * counters of all URLs and of its own URL, its URL's histograms (the totals'
+ * counters of all targets and of its own, its target's histograms (the totals'
  * are summed after join), and the timeline. A new statistic is one edit
  * here. Only requests of the measured window count: those begun in it, and
  * those begun in the warm-up that end in it (carried in, see
@@ -39,9 +39,9 @@ static void count_start(struct worker *w, struct conn *c, struct slot *s, uint64
         w->per_stage[s->stage].started++;
     }
     w->st.started++;
-    w->per_target[figures_row(s->url)].started++;
+    w->per_target[figures_row(s->target)].started++;
     if (rate_mode(w))
-        hist_record(&w->per_target[figures_row(s->url)].h[H_LAG], now - s->t_due);
+        hist_record(&w->per_target[figures_row(s->target)].h[H_LAG], now - s->t_due);
 }
 
 /* A warm-up request that the window takes in: begun when it was (its
@@ -51,7 +51,7 @@ static void carry(struct worker *w, struct conn *c, struct slot *s)
 {
     s->measured = 1;
     w->st.carried_in++;
-    w->per_target[figures_row(s->url)].carried_in++;
+    w->per_target[figures_row(s->target)].carried_in++;
     count_start(w, c, s, s->t_sent);
 }
 
@@ -103,17 +103,17 @@ void record_connect(struct worker *w, const struct slot *s, uint64_t now)
         w->t_all_connected = now;
     if (!s->measured) {
         w->st.conns_warmup++; /* opened, but not in the window: said apart */
-        w->per_target[figures_row(s->url)].conns_warmup++;
+        w->per_target[figures_row(s->target)].conns_warmup++;
         return;
     }
     w->st.conns_opened++;
-    w->per_target[figures_row(s->url)].conns_opened++;
-    hist_record(&w->per_target[figures_row(s->url)].h[H_CONNECT], now - s->t_sent);
+    w->per_target[figures_row(s->target)].conns_opened++;
+    hist_record(&w->per_target[figures_row(s->target)].h[H_CONNECT], now - s->t_sent);
 }
 
 void record_tls(struct worker *w, const struct slot *s, uint64_t ns, int resumed)
 {
-    struct stats *u = &w->per_target[figures_row(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->target)];
     if (!s->measured)
         return;
     hist_record(&u->h[H_TLS], ns);
@@ -131,7 +131,7 @@ void record_sent(struct worker *w, const struct slot *s, uint64_t bytes)
     if (!s->measured)
         return;
     w->st.bytes_sent += bytes;
-    w->per_target[figures_row(s->url)].bytes_sent += bytes;
+    w->per_target[figures_row(s->target)].bytes_sent += bytes;
 }
 
 void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uint64_t now)
@@ -140,15 +140,15 @@ void record_received(struct worker *w, const struct slot *s, uint64_t bytes, uin
         return;
     w->st.bytes_received += bytes;
     if (s)
-        w->per_target[figures_row(s->url)].bytes_received += bytes;
+        w->per_target[figures_row(s->target)].bytes_received += bytes;
 }
 
 void record_frame_bytes(struct worker *w, struct slot *s, uint64_t bytes, uint64_t now)
 {
-    /* HTTP/2: a stream's frames, for its URL; the total is the wire's. */
+    /* HTTP/2: a stream's frames, for its target; the total is the wire's. */
     s->bytes_in += bytes;
     if (now >= w->plan->t_measure && counts(w, NULL, s, now))
-        w->per_target[figures_row(s->url)].bytes_received += bytes;
+        w->per_target[figures_row(s->target)].bytes_received += bytes;
 }
 
 void record_sent_conn(struct worker *w, uint64_t bytes, uint64_t now)
@@ -199,13 +199,13 @@ void record_headers(struct worker *w, int h3, uint64_t wire, uint64_t decoded, u
     }
 }
 
-void record_retry(struct worker *w, const struct slot *s)
+void record_retry(struct worker *w, const struct slot *s, int h3)
 {
     struct stats *t;
     if (!s->measured)
         return;
-    t = &w->per_target[figures_row(s->url)];
-    if (w->plan->cfg->http3) {
+    t = &w->per_target[figures_row(s->target)];
+    if (h3) {
         w->st.h3_retried++;
         t->h3_retried++;
     } else {
@@ -220,10 +220,10 @@ void record_redirect(struct worker *w, const struct slot *s, int away)
         return;
     if (away) {
         w->st.redirects_away++;
-        w->per_target[figures_row(s->url)].redirects_away++;
+        w->per_target[figures_row(s->target)].redirects_away++;
     } else {
         w->st.redirects++;
-        w->per_target[figures_row(s->url)].redirects++;
+        w->per_target[figures_row(s->target)].redirects++;
     }
 }
 
@@ -296,7 +296,7 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
                      enum close_kind closed, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_target[figures_row(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->target)];
     /* The kernel's arrival of its last byte (conn_read; never after now),
      * or now without one; kept within [sent, now] so no figure can come
      * out negative. */
@@ -332,7 +332,7 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
         w->live_bad++;
     if (w->live) {
         w->live_status[status]++;
-        w->live_targets[s->url < ENGINE_LIVE_FIGS ? s->url : ENGINE_LIVE_FIGS]++;
+        w->live_targets[s->target < ENGINE_LIVE_FIGS ? s->target : ENGINE_LIVE_FIGS]++;
     }
     w->st.status[status]++;
     u->status[status]++;
@@ -385,7 +385,7 @@ void record_check(struct conn *c, struct slot *s, uint32_t k, int ok, const char
 
 void record_checked(struct worker *w, const struct slot *s, int all)
 {
-    struct stats *u = &w->per_target[figures_row(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->target)];
     if (!s->measured)
         return;
     w->st.checked++;
@@ -396,12 +396,12 @@ void record_checked(struct worker *w, const struct slot *s, int all)
     }
 }
 
-void record_skip(struct worker *w, uint32_t url, uint32_t v, uint64_t t_due)
+void record_skip(struct worker *w, uint32_t target, uint32_t v, uint64_t t_due)
 {
     if (t_due < w->plan->t_measure)
         return;
     w->st.skipped++;
-    w->per_target[figures_row(url)].skipped++;
+    w->per_target[figures_row(target)].skipped++;
     w->skipped_var[v]++;
 }
 
@@ -417,7 +417,7 @@ static void note_error(struct stats *st, enum err_kind k, int e, const char *det
 void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const char *detail, uint64_t now)
 {
     struct worker *w = c->w;
-    struct stats *u = &w->per_target[figures_row(s->url)];
+    struct stats *u = &w->per_target[figures_row(s->target)];
     if (!counts(w, c, s, now))
         return;
     /* In rate mode a connection with nothing left outstanding is idle, not
@@ -430,7 +430,7 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
         reqlog_line(w, c, s, 0, (int)k, now, now, now);
     if (w->live) {
         w->live_err[k]++;
-        w->live_targets[s->url < ENGINE_LIVE_FIGS ? s->url : ENGINE_LIVE_FIGS]++;
+        w->live_targets[s->target < ENGINE_LIVE_FIGS ? s->target : ENGINE_LIVE_FIGS]++;
     }
     if (w->per_stage)
         note_error(&w->per_stage[s->stage], k, e, detail);
@@ -451,7 +451,7 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
     record_end(w, now);
 }
 
-void record_backoff(struct conn *c, uint32_t url, uint64_t now)
+void record_backoff(struct conn *c, uint32_t target, uint64_t now)
 {
     struct worker *w = c->w;
     /* Fairness: with no connection it waits for no answer, and a target
@@ -460,8 +460,8 @@ void record_backoff(struct conn *c, uint32_t url, uint64_t now)
     if (now < w->plan->t_measure)
         return;
     w->st.reconnects_delayed++;
-    if (url != UINT32_MAX)
-        w->per_target[figures_row(url)].reconnects_delayed++;
+    if (target != UINT32_MAX)
+        w->per_target[figures_row(target)].reconnects_delayed++;
 }
 
 void record_idle_close(struct worker *w, enum close_kind k, uint64_t now)
@@ -484,10 +484,10 @@ void record_tcpinfo(struct conn *c)
     tcpinfo_add(&w->tcp, c->fd);
 }
 
-static void censor(struct worker *w, uint32_t url, uint8_t stage, uint64_t due, uint64_t sent)
+static void censor(struct worker *w, uint32_t target, uint8_t stage, uint64_t due, uint64_t sent)
 {
     struct censored *e = &w->cens[w->ncens++];
-    e->url = url;
+    e->target = target;
     e->stage = stage;
     e->age_due = w->t_stop > due ? w->t_stop - due : 0;
     e->age_sent = sent == UINT64_MAX ? UINT64_MAX : w->t_stop > sent ? w->t_stop - sent : 0;
@@ -505,13 +505,13 @@ static uint64_t censor_walk(struct worker *w)
         for (k = 0; c->count && k < c->cap; k++) {
             const struct slot *s = &c->slots[k];
             if (s->busy && s->measured && ++n && w->cens)
-                censor(w, s->url, s->stage, s->t_due, s->t_sent);
+                censor(w, s->target, s->stage, s->t_due, s->t_sent);
         }
     }
     for (i = 0; i < w->rlen; i++) {
         const struct slot *s = &w->retry[(w->rhead + i) % w->rcap];
         if (s->measured && ++n && w->cens)
-            censor(w, s->url, s->stage, s->t_due, s->t_sent);
+            censor(w, s->target, s->stage, s->t_due, s->t_sent);
     }
     return n;
 }

@@ -227,7 +227,7 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
 {
     const struct plan *pl = w->plan;
     struct reqlog *lg = pl->log;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     struct logbuf *b;
     char *o;
     int csv = lg->csv;
@@ -245,11 +245,11 @@ void reqlog_line(struct worker *w, const struct conn *c, const struct slot *s, u
     o += csv ? 0 : LIT(o, "{\"t_us\": ");
     o += put_since(o, s->t_sent, pl->t_measure);
     o += csv ? LIT(o, ",") : LIT(o, ", \"target\": ");
-    memcpy(o, csv ? pu->log_csv : pu->log_json, csv ? pu->log_csv_len : pu->log_json_len);
-    o += csv ? pu->log_csv_len : pu->log_json_len;
+    memcpy(o, csv ? pt->log_csv : pt->log_json, csv ? pt->log_csv_len : pt->log_json_len);
+    o += csv ? pt->log_csv_len : pt->log_json_len;
     o += csv ? LIT(o, ",") : LIT(o, ", \"method\": \"");
-    memcpy(o, pu->log_method, pu->log_method_len);
-    o += pu->log_method_len;
+    memcpy(o, pt->log_method, pt->log_method_len);
+    o += pt->log_method_len;
     o += csv ? LIT(o, ",") : LIT(o, "\", \"status\": ");
     if (err < 0)
         o += units_put_u64(o, status);

@@ -1,8 +1,8 @@
 /* verify.c - what a response is checked for, and what is taken from it:
  * the bytes kept of it (verify_keep; HTTP/1.1's as the parser tells its
  * field lines and body data apart, verify_span) are its head, then its
- * body; each check of its URL is evaluated and counted, and each
- * extraction sets a variable of the connection's session. Only URLs with
+ * body; each check of its target is evaluated and counted, and each
+ * extraction sets a variable of the connection's session. Only targets with
  * checks or extractions keep anything. */
 #include "client.h"
 
@@ -50,11 +50,9 @@ void verify_keep(struct capture *cp, const struct plan *pl, const char *buf, siz
 }
 
 
-void verify_span(void *ctx, enum hp_span kind, const char *at, size_t n)
+void verify_span(struct capture *cp, const struct plan *pl, enum hp_span kind, const char *at, size_t n)
 {
-    struct conn *c = ctx;
-    struct capture *cp = &c->capt;
-    verify_keep(cp, c->w->plan, at, n);
+    verify_keep(cp, pl, at, n);
     if (kind == HP_SPAN_HEAD) {
         cp->head_len = cp->len;
         if (cp->over)
@@ -118,7 +116,7 @@ static int set_var(struct conn *c, uint32_t v, const char *val, size_t n)
 int verify_response(struct conn *c, struct slot *s, unsigned status, struct capture *cp, uint64_t now)
 {
     const struct plan *pl = c->w->plan;
-    const struct plan_target *pu = &pl->urls[s->url];
+    const struct plan_target *pt = &pl->targets[s->target];
     struct check_response r;
     char seen[CHECK_SEEN_MAX + 64], val[CHECK_VALUE_MAX];
     uint32_t k;
@@ -127,22 +125,22 @@ int verify_response(struct conn *c, struct slot *s, unsigned status, struct capt
     memset(&r, 0, sizeof(r));
     r.status = status;
     r.duration_ns = now - s->t_due;
-    view(pu->capture ? cp : NULL, pl, &r);
-    for (k = 0; k < pu->nchecks; k++) {
+    view(pt->capture ? cp : NULL, pl, &r);
+    for (k = 0; k < pt->nchecks; k++) {
         int ok;
         seen[0] = '\0';
-        ok = check_eval(&pl->checks[pu->check0 + k], &r, seen, sizeof(seen));
-        record_check(c, s, pu->check0 + k, ok, seen, now);
+        ok = check_eval(&pl->checks[pt->check0 + k], &r, seen, sizeof(seen));
+        record_check(c, s, pt->check0 + k, ok, seen, now);
         all &= ok;
     }
-    if (pu->nchecks)
+    if (pt->nchecks)
         record_checked(c->w, s, all);
     /* Extractions run in warm-up too: a session's state is not a figure.
      * One that finds nothing unsets its variable, so what needed the value
      * (a failed login's token) is skipped, not sent stale. */
-    for (k = 0; k < pu->nextracts; k++) {
-        uint32_t v = pl->extract_var[pu->extract0 + k];
-        ssize_t n = check_extract(&pl->extracts[pu->extract0 + k], &r, val);
+    for (k = 0; k < pt->nextracts; k++) {
+        uint32_t v = pl->extract_var[pt->extract0 + k];
+        ssize_t n = check_extract(&pl->extracts[pt->extract0 + k], &r, val);
         if (n >= 0 && set_var(c, v, val, (size_t)n) == 0)
             continue;
         if (c->vars)

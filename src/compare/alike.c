@@ -137,7 +137,7 @@ static int tls_start(const struct config *wl, const struct url *u, int fd, uint6
     struct tls_options o = wl->tls;
     const char *why = NULL;
     int r;
-    o.h2 = 0;
+    o.alpn = NULL;
     o.no_resume = 1;
     if (tls_client_new(&o, tc, a->why, sizeof(a->why)) != 0)
         return -1;

@@ -116,8 +116,8 @@ void report_compare_describe(char *b, size_t n, const struct compare_workload *w
         ADD("%s %s, %u connections, %s", c->method, wl->path, c->connections,
             c->keepalive ? "keep-alive" : "a new connection per request");
     }
-    if (c->http2 || c->http3)
-        ADD(", HTTP/%d x %u stream%s", c->http3 ? 3 : 2, c->streams ? c->streams : 1, c->streams > 1 ? "s" : "");
+    if (config_proto(c)->takes & TAKES_STREAMS)
+        ADD(", %s x %u stream%s", config_proto(c)->label, config_depth(c), config_depth(c) > 1 ? "s" : "");
     else if (c->pipeline > 1)
         ADD(", pipelining %u", c->pipeline);
     if (c->rate > 0)

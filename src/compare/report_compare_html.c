@@ -471,9 +471,9 @@ static void workloads_table(FILE *f, const struct compare_file *p)
             html_printf(f, "<br/>(body: %zu bytes)", c->body_len);
         html_printf(f, "</code></td><td>%u</td><td class=\"l\">%s", c->connections,
                 c->keepalive ? "keep-alive" : "new connection per request");
-        if (c->http2 || c->http3)
-            html_printf(f, ", HTTP/%d &#215; %u stream%s", c->http3 ? 3 : 2, c->streams ? c->streams : 1,
-                        c->streams > 1 ? "s" : "");
+        if (config_proto(c)->takes & TAKES_STREAMS)
+            html_printf(f, ", %s &#215; %u stream%s", config_proto(c)->label, config_depth(c),
+                        config_depth(c) > 1 ? "s" : "");
         else if (c->pipeline > 1)
             html_printf(f, ", pipelining %u", c->pipeline);
         html_printf(f, "</td><td>");

@@ -140,12 +140,12 @@ static const struct opt_def table[] = {
 
     /* HTTP/2 */
     { "http2", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
-      "speak HTTP/2: prior knowledge (h2c) on http://, ALPN h2 on https://", "yes or no", 0, 0, RUN(http2), 1, 0, "http2" },
+      "speak HTTP/2: prior knowledge (h2c) on http://, ALPN h2 on https://", "yes or no", 0, 0, RUN(proto_asked[PROTO_HTTP2]), 1, 0, "http2" },
     { "streams", 0, K_U32, D_RUN, S_HTTP2, LOADW, "N", "concurrent streams per HTTP/2 connection (h2load's -m; default 1)",
       "a number of streams from 1 to 1024", 1, 1024, RUN(streams), 0, 0, "streams" },
     { "http3", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
       "speak HTTP/3 (QUIC v1 over UDP, ALPN h3) on https:// URLs; --streams N per connection", "yes or no", 0, 0,
-      RUN(http3), 1, 0, "http3" },
+      RUN(proto_asked[PROTO_HTTP3]), 1, 0, "http3" },
     { "http3-0rtt", 0, K_FLAG, D_RUN, S_HTTP2, LOADW, NULL,
       "HTTP/3: send requests in 0-RTT when a connection resumes (they may be replayed: safe requests only)",
       "yes or no", 0, 0, RUN(http3_0rtt), 1, 0, "http3_0rtt" },

@@ -475,7 +475,7 @@ static int set_workload(int id, struct config *cfg, const char *v, const char *s
         else if (strcmp(v, "random") == 0)
             cfg->order_mode = ORDER_RANDOM;
         else if (strcmp(v, "session") == 0)
-            cfg->order_mode = ORDER_WALK;
+            cfg->order_mode = ORDER_SESSION;
         else
             break;
         return 0;

@@ -303,7 +303,7 @@ void report_json_config(FILE *f, const struct config *cfg)
     fprintf(f, ", \"timestamps\": \"%s\"", cfg->user_timestamps ? "user" : "kernel");
     fprintf(f, ", \"order\": \"%s\", \"targets\": ",
             cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
-            : cfg->order_mode == ORDER_WALK ? "session" : "per-connection");
+            : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");
     if (cfg->targets_path)
         report_json_str(f, cfg->targets_path);
     else
@@ -522,7 +522,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
             /* The targets past FIGURES_TARGETS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->ntargets - FIGURES_TARGETS);
-            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
+            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, "     ");
             fprintf(f, "}");
             continue;
         }
@@ -535,7 +535,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
+        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, "     ");
         fprintf(f, "}");
     }
 }
@@ -607,8 +607,8 @@ int report_json(FILE *f, const struct run_result *res)
                 REPORT_JNUM("%.3f", r->target_rate),
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "  ");
-    jerror_details(f, &r->total, cfg->http3);
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg)->name, "  ");
+    jerror_details(f, &r->total, config_proto(cfg)->quic);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
     if (cfg->out[OUT_LOG]) {

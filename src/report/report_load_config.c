@@ -102,7 +102,7 @@ int report_load_config(struct jc *c, json_t *o, struct config *cfg)
     {
         const char *ord = jread_str(c, o, "order", 0), *tp = jread_str(c, o, "targets", 0);
         cfg->order_mode = ord == NULL ? ORDER_DEFAULT : strcmp(ord, "sequential") == 0 ? ORDER_SEQUENTIAL
-                          : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_WALK
+                          : strcmp(ord, "random") == 0 ? ORDER_RANDOM : strcmp(ord, "session") == 0 ? ORDER_SESSION
                                                                                                    : ORDER_DEFAULT;
         if (tp && (cfg->targets_path = config_keep(cfg, tp)) == NULL)
             goto oom;

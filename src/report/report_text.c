@@ -455,9 +455,9 @@ void report_setup_line(FILE *f, const struct config *cfg)
     fprintf(f, "%u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
             cfg->threads, cfg->threads == 1 ? "" : "s",
             !cfg->keepalive ? "a new connection per request" : "keep-alive");
-    if (cfg->http2 || cfg->http3)
-        fprintf(f, ", %s (%u stream%s per connection)", cfg->http3 ? "HTTP/3 over QUIC" : "HTTP/2",
-                cfg->streams ? cfg->streams : 1, cfg->streams > 1 ? "s" : "");
+    if (config_proto(cfg)->takes & TAKES_STREAMS)
+        fprintf(f, ", %s (%u stream%s per connection)", config_proto(cfg)->title, config_depth(cfg),
+                config_depth(cfg) > 1 ? "s" : "");
     if (cfg->keepalive && cfg->requests_per_conn)
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
     if (cfg->pipeline > 1)
@@ -514,7 +514,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct run_figu
     }
     if (cfg->targets_path)
         fprintf(f, "Targets from %s, %s order%s.\n", cfg->targets_path,
-                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_WALK ? "session" : "sequential",
+                cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_SESSION ? "session" : "sequential",
                 cfg->norder > cfg->ntargets ? " (repeated targets weigh more)" : "");
     if (cfg->warmup_ns && r->total.carried_in)
         /* Left out, they would hold the server in the window unanswered:
@@ -581,8 +581,8 @@ static void summary_block(FILE *f, const struct config *cfg, const struct run_fi
     if (s->tls_full + s->tls_resumed)
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
-    if (cfg->http2 || cfg->http3)
-        headers_line(f, s, cfg->http3);
+    if (config_proto(cfg)->takes & TAKES_STREAMS)
+        headers_line(f, s, config_proto(cfg)->quic);
     if (s->quic_sent || s->quic_recv)
         quic_line(f, s);
     if (cfg->follow || s->redirects || s->redirects_away) {
@@ -744,7 +744,7 @@ int report_text(FILE *f, const struct run_result *res)
     fputc('\n', f);
     status_line(f, s);
     bad_status_line(f, cfg, s);
-    errors_block(f, s, s->completed + stats_errors(s), cfg->http3);
+    errors_block(f, s, s->completed + stats_errors(s), config_proto(cfg)->quic);
     checks_block(f, cfg, r);
     if (cfg->out[OUT_LOG]) {
         fprintf(f, "\nLog           %llu lines to %s", (unsigned long long)r->log_written,

@@ -7,6 +7,7 @@
 
 #include "serve_conn.h"
 #include "serve_h3.h"
+#include "serve_stream.h"
 
 #include <gnutls/gnutls.h>
 #include <nghttp3/nghttp3.h>
@@ -21,7 +22,6 @@
 #define SH3_RETRY_ABOVE 256    /* handshakes under way a thread past which an Initial must come back with a Retry's token */
 #define SH3_TOKEN_TTL (10 * NGTCP2_SECONDS) /* how long a Retry's token is good for */
 
-struct sh3_stream;
 
 /* One QUIC connection and its HTTP/3 session. */
 struct sh3_conn {
@@ -33,8 +33,7 @@ struct sh3_conn {
     ngtcp2_path_storage ps;       /* ours and the client's address */
     ngtcp2_cid odcid;             /* the client's first Destination CID, routed to us too */
     struct timer timer;           /* ngtcp2's expiry, or the next /delay answer */
-    struct sh3_stream *active, *free;
-    uint32_t nstreams;
+    struct serve_streams streams; /* its request streams (serve_stream.h) */
     uint64_t now;
     int64_t max_sid;              /* the highest request stream seen, or -1 */
     int64_t goaway_id;            /* our GOAWAY's (after /close): streams from it are refused, or -1 */
