@@ -634,10 +634,24 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
     }
     cpu0 = cpu_seconds();
-    res->start_unix_s = shard_now() + (double)cfg->warmup_ns / 1e9;
+    pl.t0 = clock_ns();
+    res->start_unix_s = shard_now();
+    if (cfg->start_at > 0) {
+        /* The run begins at --start-at, not when this thread woke: a shard
+         * woken a few ms late (a loaded machine wakes a sleeper late)
+         * would send all its share that much out of phase with the other
+         * shards', its requests landing beside theirs; its first requests
+         * are as late as it was. More than a second late, it begins when
+         * it starts (the warning said so). */
+        double begin = cfg->start_at - (double)cfg->warmup_ns / 1e9, late = res->start_unix_s - begin;
+        if (late > 0 && late <= 1) {
+            pl.t0 -= (uint64_t)(late * 1e9);
+            res->start_unix_s = begin;
+        }
+    }
+    res->start_unix_s += (double)cfg->warmup_ns / 1e9;
     if (pl.log)
         reqlog_header(pl.log, res->start_unix_s);
-    pl.t0 = clock_ns();
     pl.t_measure = pl.t0 + cfg->warmup_ns;
     pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
     for (t = 0; t < nt; t++) {
