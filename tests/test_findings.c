@@ -531,6 +531,17 @@ static void cpu(void)
     x.m.cpu_s = 0.2;
     eval(&x, 1);
     CHECK((f = findings_get(&x.fs, "server_waiting")) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
+    /* Other processes took the CPUs: its idle time may have been a wait for
+     * one (a server of 5 ms of CPU an answer read 18% busy beside a hog):
+     * noisy_neighbour, no guess of locks or I/O. */
+    x.r.noise.known = 1;
+    x.r.noise.foreign_cpu_pct = 11;
+    eval(&x, 1);
+    CHECK(!has(&x, "server_waiting") && has(&x, "noisy_neighbour"));
+    x.r.noise.foreign_cpu_pct = 9;
+    eval(&x, 1);
+    CHECK(has(&x, "server_waiting") && !has(&x, "noisy_neighbour"));
+    x.r.noise.known = 0;
     x.cfg.rate = 80; /* at a constant rate both sides idle is the point */
     eval(&x, 1);
     CHECK(!has(&x, "server_waiting"));

@@ -546,11 +546,18 @@ static void timeout_storm(struct ctx *c)
         ev(f, "listen_overflows", (double)ov);
 }
 
+/* Whether other processes took the machine's CPUs during the run. */
+static int noisy(const struct ctx *c)
+{
+    const struct machine_noise *n = &c->r->noise;
+    return n->known && n->foreign_cpu_pct + n->steal_pct > NOISE_FOREIGN_PCT && elapsed(c) >= CPU_MIN_S;
+}
+
 static void noisy_neighbour(struct ctx *c)
 {
     const struct machine_noise *n = &c->r->noise;
     struct finding *f;
-    if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S)
+    if (!noisy(c))
         return;
     if ((f = add(c, "noisy_neighbour", 1)) == NULL)
         return;
@@ -584,7 +591,9 @@ void findings_eval(const struct findings_in *in, struct findings *out)
     }
     explained |= overflow || findings_get(out, "queueing") != NULL;
     cbound = client_cpu(&c);
-    findings_server_cpu(&c, explained || out->n > 0, cbound);
+    /* On a busy machine a server idle for its CPU may have been waiting
+     * for one: "it waits on something else" would be a guess. */
+    findings_server_cpu(&c, explained || out->n > 0 || noisy(&c), cbound);
     findings_server_writes(&c);
     findings_server_scaling(&c);
     keepalive_limit(&c);

@@ -323,7 +323,9 @@ def findings_server_waiting():
     srv.stop()
     j = r.j
     f = finding(j, "server_waiting")
-    check(f is not None and f["severity"] == "warning", "server waiting: found (%s)" % ids(j))
+    # On a busy machine the server's idle time may have been a wait for a CPU: rafale says the machine instead.
+    check(f is not None and f["severity"] == "warning" or f is None and busy_machine(j),
+          "server waiting: found (%s)" % ids(j))
     if f:
         check(f["evidence"]["busy"] < 0.5 and f["evidence"]["latency_p50_us"] >= 20000,
               "server waiting: idle and slow (%s)" % f["evidence"])
