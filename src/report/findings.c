@@ -546,11 +546,15 @@ static void timeout_storm(struct ctx *c)
         ev(f, "listen_overflows", (double)ov);
 }
 
-/* Whether other processes took the machine's CPUs during the run. */
+int findings_machine_busy(const struct engine_result *r)
+{
+    const struct machine_noise *n = &r->noise;
+    return n->known && n->foreign_cpu_pct + n->steal_pct > NOISE_FOREIGN_PCT && r->elapsed_s >= CPU_MIN_S;
+}
+
 static int noisy(const struct ctx *c)
 {
-    const struct machine_noise *n = &c->r->noise;
-    return n->known && n->foreign_cpu_pct + n->steal_pct > NOISE_FOREIGN_PCT && elapsed(c) >= CPU_MIN_S;
+    return findings_machine_busy(c->r);
 }
 
 static void noisy_neighbour(struct ctx *c)

@@ -50,6 +50,9 @@ struct findings_in {
 
 /* Runs every rule. out holds what they found, warnings first. */
 void findings_eval(const struct findings_in *in, struct findings *out);
+/* Whether other processes took the machine's CPUs during run r: the
+ * noisy_neighbour rule, whether findings were asked for or not. */
+int findings_machine_busy(const struct engine_result *r);
 /* The finding called id, or NULL. */
 const struct finding *findings_get(const struct findings *fs, const char *id);
 /* Evidence key of f, or def when absent. */
