@@ -865,16 +865,23 @@ def diff_of_two_compares():
     jp = os.path.join(TMP, "cdiff.json")
     p = subprocess.run([RAFALE, "diff", "--json", jp, outs["before"], outs["after"]], capture_output=True, text=True,
                        timeout=60)
-    check(p.returncode == 3, "compare diff: the cell at twice the cost is worse, exit 3 (%d)\n%s" % (p.returncode,
-                                                                                                     p.stdout))
     with open(jp) as fh:
         cells = json.load(fh)
     rps = [f for f in cells[0]["diff"]["figures"] if f["figure"] == "rps"][0]
-    # 10 ms against 5 ms plus the same small overhead: a ratio just over 0.5. Rounds of 500 ms count whole requests,
-    # so three rounds may count the same and the interval be a point: the ratio inside it, not 0.52.
-    check(len(cells) == 1 and rps["verdict"] == "slower" and 0.48 < rps["ratio"] < 0.56 and
-          rps["ratio_ci"][0] <= rps["ratio"] <= rps["ratio_ci"][1], "compare diff: per round, throughput about halved (%s)"
-          % rps)
+    # Other processes took the CPUs in some rounds: the two compares ran one after the other, so such a neighbour
+    # moves the ratio itself and may widen the interval across 1 (undecided, not worse: exit 0).
+    busy = sum(len(busy_rounds(json.load(open(outs[t]))["compare"]["workloads"][0]["servers"][0])) for t in outs)
+    check(p.returncode == 3 or busy and p.returncode == 0 and rps["verdict"] == "undecided",
+          "compare diff: the cell at twice the cost is worse, exit 3 (%d; %d busy rounds)\n%s"
+          % (p.returncode, busy, p.stdout))
+    # 10 ms against 5 ms plus the same small overhead (up to 1 ms): a true ratio from 0.50 to 0.55, which the
+    # interval holds (a busy machine moves the ratio, not the truth: 0.44 with 0.21-0.91 is right). Rounds of
+    # 500 ms count whole requests, so three rounds may count the same and the interval be a point: the ratio
+    # inside it.
+    check(len(cells) == 1 and (rps["verdict"] == "slower" or busy and rps["verdict"] == "undecided") and
+          (rps["ratio_ci"] is None and busy or rps["ratio_ci"][0] <= 0.55 and rps["ratio_ci"][1] >= 0.50 and
+           rps["ratio_ci"][0] <= rps["ratio"] <= rps["ratio_ci"][1]),
+          "compare diff: per round, throughput about halved (%s; %d busy rounds)" % (rps, busy))
 
 
 @test
