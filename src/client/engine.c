@@ -18,6 +18,7 @@
 #include "live.h"
 #include "clock.h"
 #include "shard.h"
+#include "rxstamp.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -571,7 +572,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     struct worker *ws = NULL;
     uint32_t t, nt = cfg_all->threads, started_threads = 0;
     double cpu0;
-    int rc = -1;
+    int rc = -1, hold = -1, i;
 
     memset(res, 0, sizeof(*res));
     memset(&pl, 0, sizeof(pl));
@@ -586,6 +587,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     if (cfg->abort_on_fail || cfg->metrics_listen)
         timeline_keep_cumulative(&tl);
 
+    /* The kernel's stamping on for the whole run, every connection's
+     * answers stamped (rxstamp.h); before the first connect, it is on
+     * within a few ms or never. */
+    if (!cfg->user_timestamps && (hold = rxstamp_hold()) >= 0)
+        for (i = 0; i < 50 && !rxstamp_live(hold); i++)
+            nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     memset(&lg, 0, sizeof(lg));
     if (build_plan(cfg, &pl, err, errlen) != 0) {
         rc = ENGINE_EPLAN;
@@ -708,6 +715,8 @@ out:
     free(ws);
     free_plan(&pl);
     timeline_fini(&tl);
+    if (hold >= 0)
+        close(hold);
     return rc;
 }
 
