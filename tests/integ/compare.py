@@ -798,7 +798,6 @@ def compare_second_ctrl_c_still_stops_the_servers():
 
 
 @test
-@alone
 def compare_repeat_auto():
     fs = FSERVER
     ports = [free_port() for _ in range(2)]
@@ -819,6 +818,8 @@ def compare_repeat_auto():
     # A clear difference (twice the cost): decided after the first 5 rounds (auto's least, 3 before undecided
     # verdicts existed) on a quiet machine. On one loaded by other work (load 10 on 2 CPUs, a round at 13 req/s
     # instead of 330) the rounds' ratios spread by 200% and it is honestly undecided at max-repeat: never same.
+    # Either is right, so it runs in the pool beside other tests. (Rounds of 300 ms are too short for the machine's
+    # noise to be judged: noisy_neighbour wants 0.5 s.)
     c, p = run(["--ms 5", "--ms 10"], "max-repeat = 8\nduration = 300ms")
     w = c["workloads"][0]
     slow = [s for s in w["servers"] if s["name"] == "s1"][0]
@@ -840,18 +841,24 @@ def compare_repeat_auto():
         check(c["pin"] == "auto" and c["client_cpus"] == cpus[-nc:] and c["server_cpus"] == cpus[:-nc] and
               "rafale compare: pin = auto: servers on CPU" in p.stdout,
               "pin = auto: the CPUs split, and said (%s %s %s)" % (c["pin"], c["server_cpus"], c["client_cpus"]))
-    # A close call that stays open: the second server costs 1.6 times the first in every other round (a
-    # block of 60 requests each, the plan's run), the same in the others. Its per-round log ratios are 0.47, 0,
-    # 0.47, 0 (the first round is discarded): the interval holds 1 and is far wider than 3% at 4 rounds
-    # whatever the machine's noise, so it goes on to max-repeat (4, under auto's least of 5).
-    c, p = run(["--ms 5", "--ms 5 --alternate 60"], "max-repeat = 4\nrequests = 60\ndiscard = 1")
+    # A close call that stays open: each server costs 1.6 times the other in every other round (a block of 60
+    # requests each, the plan's run), in turn. Its per-round log ratios are 0.47, -0.47, 0.47, -0.47 (the first
+    # round is discarded): the interval holds 1 and is far wider than 3% at 4 rounds, so it goes on to max-repeat
+    # (4, under auto's least of 5). (With the second dear in every other round and the same in the others, 0.47,
+    # 0, 0.47, 0, a CPU hog beside it made the second 1.17-1.47 times slower in all four: slower, its true
+    # average, decided.) A busy machine may move each ratio by 0.4 and leave this open.
+    c, p = run(["--ms 5 --alternate 60 --costly-first", "--ms 5 --alternate 60"],
+               "max-repeat = 4\nrequests = 60\ndiscard = 1")
     w = c["workloads"][0]
     check(w["rounds"] == 4 and all(s["runs"] == 4 for s in w["servers"]) and c["discard"] == 1
           and "decided after" not in p.stdout and "max-repeat = 4 reached with verdicts still undecided" in p.stdout,
           "repeat auto: a close call goes on to max-repeat, the warm-up round left out (%s)" % w["rounds"])
-    slow, first = [[s for s in w["servers"] if s["name"] == n][0] for n in ("s1", "s0")]
-    # It was "same" before verdicts could be undecided: an interval across 1 and wide is not the same. (Or, when
-    # other processes took the CPUs in its rounds, no interval: the machine named.)
+    # Which of the two is the best is the rounds' noise's to say (here s0 read 1.08x s1 over 4 rounds): the other's
+    # verdict is the open call. It was "same" before verdicts could be undecided: an interval across 1 and wide is
+    # not the same. (Or, when other processes took the CPUs in its rounds, no interval: the machine named.)
+    first = [s for s in w["servers"] if s["verdict"] == "best"]
+    first = first[0] if first else w["servers"][0]
+    slow = [s for s in w["servers"] if s is not first][0]
     check(slow["verdict"] == "undecided" and
           (slow["ratio_ci"] and slow["ratio_ci"][0] < 1 < slow["ratio_ci"][1] and
            "too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout or
