@@ -12,7 +12,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
   gateway  a thread per connection, each request passed on with write() over a unix socket to a thread that reads
            it (as mod_wsgi passes requests to its daemon processes): writes per request that are not logging
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
-           other block of N requests, counted over the whole server: a cost that changes from run to run;
+           other block of N requests, counted over the whole server, the first block cheap (with --costly-first,
+           dear): a cost that changes from run to run;
            --shed N: every Nth request, counted over the whole server, an instant 503 instead: a server
            that sheds a little load)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
@@ -57,6 +58,7 @@ class Handler(socketserver.StreamRequestHandler):
     mode = "single"
     ms = 0
     alternate = 0
+    costly_first = 0
     shed = 0
     lock = None
     status = 302
@@ -95,7 +97,7 @@ class Handler(socketserver.StreamRequestHandler):
                 factor = 1
                 if self.alternate or self.shed:
                     with self.lock:
-                        factor = 1.6 if self.alternate and (Handler.served // self.alternate) % 2 else 1
+                        factor = 1.6 if self.alternate and (Handler.served // self.alternate + self.costly_first) % 2 else 1
                         Handler.served += 1
                         if self.shed and Handler.served % self.shed == 0:
                             factor = 0
@@ -212,6 +214,7 @@ def main():
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--status", type=int, default=302)
     ap.add_argument("--alternate", type=int, default=0)
+    ap.add_argument("--costly-first", action="store_true")
     ap.add_argument("--escape", action="store_true", help="redirect: a Location holding a terminal's escapes")
     ap.add_argument("--c1", action="store_true",
                     help="redirect: a Location holding C1 controls (UTF-8 bytes: valid obs-text in a field)")
@@ -242,6 +245,7 @@ def main():
     Handler.location = (b"/n\x1b]0;pwned\x07\xc2\x9bext" if a.escape else b"/n\xc2\x9b31mred\xc2\x9d0;x\xc2\x9cext" if a.c1
                         else b"/next")
     Handler.alternate = a.alternate
+    Handler.costly_first = int(a.costly_first)
     Handler.shed = a.shed
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout

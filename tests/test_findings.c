@@ -550,6 +550,17 @@ static void cpu(void)
     x.m.cpu_s = 0.2;
     eval(&x, 1);
     CHECK((f = findings_get(&x.fs, FINDING_SERVER_WAITING)) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
+    /* Other processes took the CPUs: its idle time may have been a wait for
+     * one (a server of 5 ms of CPU an answer read 18% busy beside a hog):
+     * noisy_neighbour, no guess of locks or I/O. */
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 11;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WAITING) && has(&x, FINDING_NOISY_NEIGHBOUR));
+    x.noise.foreign_cpu_pct = 9;
+    eval(&x, 1);
+    CHECK(has(&x, FINDING_SERVER_WAITING) && !has(&x, FINDING_NOISY_NEIGHBOUR));
+    x.noise.known = 0;
     x.cfg.rate = 80; /* at a constant rate both sides idle is the point */
     eval(&x, 1);
     CHECK(!has(&x, FINDING_SERVER_WAITING));

@@ -198,6 +198,39 @@ static void ranks(void)
     CHECK(strcmp(verdict_name(VERDICT_FASTER), "faster") == 0);
 }
 
+/* Rounds in which other processes took the machine's CPUs do not pair:
+ * two identical servers read 1.07x slower (1.02-1.12) over 3 such rounds,
+ * a neighbour slowing one of them in each. */
+static void busy_rounds(void)
+{
+    double a[4] = { 600, 590, 610, 600 }, b[4] = { 561, 551, 570, 600 };
+    unsigned char all[4] = { 1, 1, 1, 0 }, one[4] = { 0, 1, 0, 0 };
+    struct verdict_cell x = { .rps = a, .nrounds = 3, .valid = 1 }, y = { .rps = b, .nrounds = 3, .valid = 1 };
+    struct verdict_pair v;
+    char why[400];
+    verdict_pair(&y, &x, W, &v);
+    CHECK(v.verdict == VERDICT_SLOWER && v.busy == 0 && v.n == 3);
+    /* Every round busy (in either server's run): no interval, the machine
+     * named; the ratio still told. */
+    y.busy = all;
+    verdict_pair(&y, &x, W, &v);
+    CHECKF(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_BUSY && v.busy == 3 && v.n == 0 && isnan(v.ci[0]) &&
+           fabs(v.ratio - 1.07) < 0.01, "%d %d %d %g", v.verdict, v.busy, v.n, v.ratio);
+    verdict_why_text(why, sizeof(why), &v, plan(0, 3));
+    CHECKF(strstr(why, "the machine was busy: other processes took its CPUs in 3 of 3 rounds (noisy_neighbour)") &&
+           strstr(why, "a quieter machine"), "%s", why);
+    x.busy = all;
+    y.busy = NULL;
+    verdict_pair(&x, &y, W, &v);
+    CHECK(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_BUSY && v.busy == 3);
+    /* One busy round of four: the three quiet ones decide. */
+    x.busy = one;
+    x.nrounds = y.nrounds = 4;
+    b[3] = 561;
+    verdict_pair(&y, &x, W, &v);
+    CHECK(v.verdict == VERDICT_SLOWER && v.busy == 1 && v.n == 3);
+}
+
 int main(void)
 {
     T_RUN(quantiles);
@@ -205,6 +238,7 @@ int main(void)
     T_RUN(decide);
     T_RUN(pairs);
     T_RUN(degenerate);
+    T_RUN(busy_rounds);
     T_RUN(ranks);
     T_END("test_verdict");
 }

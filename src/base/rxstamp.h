@@ -17,6 +17,18 @@
  * (the socket then reads as before, without stamps). */
 int rxstamp_enable(int fd);
 
+/* The kernel stamps only while some socket asks: a switch it turns on
+ * when the first asks and off when the last closes, each time by deferred
+ * work that runs later. A run whose connections close and reopen (--close)
+ * had moments when none of its sockets asked, and answers on the next
+ * connections came unstamped until the switch was back (9 of 200 at -c 2,
+ * up to 136 on a loaded machine). rxstamp_hold opens a socket that asks,
+ * for a run to hold until its end: a UDP socket on loopback, or -1.
+ * rxstamp_live tells whether the switch is on yet: a datagram to itself,
+ * read back with its stamp or without. */
+int rxstamp_hold(void);
+int rxstamp_live(int fd);
+
 /* A read's recvmsg header: the buffer's iovec and room for one
  * scm_timestamping (three timespecs), aligned as cmsg. A worker builds one
  * around its read buffer, once; it must not move after. */

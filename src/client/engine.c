@@ -18,6 +18,7 @@
 #include "live.h"
 #include "clock.h"
 #include "shard.h"
+#include "rxstamp.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -563,7 +564,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     struct worker *ws = NULL;
     uint32_t t, nt = cfg_all->threads, started_threads = 0;
     double cpu0;
-    int rc = -1;
+    int rc = -1, hold = -1, i;
 
     memset(res, 0, sizeof(*res));
     memset(&pl, 0, sizeof(pl));
@@ -578,6 +579,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     if (cfg->abort_on_fail || cfg->metrics_listen)
         timeline_keep_cumulative(&tl);
 
+    /* The kernel's stamping on for the whole run, every connection's
+     * answers stamped (rxstamp.h); before the first connect, it is on
+     * within a few ms or never. */
+    if (!cfg->user_timestamps && (hold = rxstamp_hold()) >= 0)
+        for (i = 0; i < 50 && !rxstamp_live(hold); i++)
+            nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     memset(&lg, 0, sizeof(lg));
     if (build_plan(cfg, &pl, err, errlen) != 0) {
         rc = ENGINE_EPLAN;
@@ -626,10 +633,24 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
     }
     cpu0 = cpu_seconds();
-    res->start_unix_s = shard_now() + (double)cfg->warmup_ns / 1e9;
+    pl.t0 = clock_ns();
+    res->start_unix_s = shard_now();
+    if (cfg->start_at > 0) {
+        /* The run begins at --start-at, not when this thread woke: a shard
+         * woken a few ms late (a loaded machine wakes a sleeper late)
+         * would send all its share that much out of phase with the other
+         * shards', its requests landing beside theirs; its first requests
+         * are as late as it was. More than a second late, it begins when
+         * it starts (the warning said so). */
+        double begin = cfg->start_at - (double)cfg->warmup_ns / 1e9, late = res->start_unix_s - begin;
+        if (late > 0 && late <= 1) {
+            pl.t0 -= (uint64_t)(late * 1e9);
+            res->start_unix_s = begin;
+        }
+    }
+    res->start_unix_s += (double)cfg->warmup_ns / 1e9;
     if (pl.log)
         reqlog_header(pl.log, res->start_unix_s);
-    pl.t0 = clock_ns();
     pl.t_measure = pl.t0 + cfg->warmup_ns;
     pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
     for (t = 0; t < nt; t++) {
@@ -686,5 +707,7 @@ out:
     free(ws);
     free_plan(&pl);
     timeline_fini(&tl);
+    if (hold >= 0)
+        close(hold);
     return rc;
 }

@@ -167,10 +167,11 @@ static double run_rps(const struct run_result *run)
     return run->fig.elapsed_s > 0 ? (double)run->fig.total.completed / run->fig.elapsed_s : 0;
 }
 
-/* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps (room
- * for its runs) and the step of its rounds' counts. */
+/* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps and
+ * which were busy into busy (room for its runs each), and the step of its
+ * rounds' counts. */
 static void verdict_input(const struct compare_file *p, const struct compare_result *r, int w, int s, double *rps,
-                          struct verdict_cell *vc)
+                          unsigned char *busy, struct verdict_cell *vc)
 {
     const struct compare_cell *c = compare_cell_at(r, w, s);
     const struct config *cfg = &p->workloads[w].cfg;
@@ -179,6 +180,7 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     for (k = 0; k < c->nruns; k++) {
         const struct run_result *run = &c->runs[k];
         rps[k] = run_rps(run);
+        busy[k] = (unsigned char)findings_machine_busy(run);
         /* A duration-bound round counts whole requests, and connections in
          * step finish together: its count moves by c at once. A count-bound
          * one is timed to the nanosecond. The mean of the rounds' steps
@@ -191,6 +193,7 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     if (n)
         vc->resolution /= n;
     vc->rps = rps;
+    vc->busy = busy;
     vc->nrounds = c->nruns;
     vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];
 }
@@ -199,18 +202,21 @@ void compare_pair(const struct compare_file *p, const struct compare_result *r, 
 {
     const struct compare_cell *ca = compare_cell_at(r, w, a), *cb = compare_cell_at(r, w, b);
     double *ra = calloc((size_t)ca->nruns + 1, sizeof(double)), *rb = calloc((size_t)cb->nruns + 1, sizeof(double));
+    unsigned char *ba = calloc((size_t)ca->nruns + 1, 1), *bb = calloc((size_t)cb->nruns + 1, 1);
     struct verdict_cell va, vb;
     memset(out, 0, sizeof(*out));
     out->verdict = VERDICT_INVALID;
     out->ci[0] = out->ci[1] = NAN;
-    if (ra && rb) {
-        verdict_input(p, r, w, a, ra, &va);
-        verdict_input(p, r, w, b, rb, &vb);
+    if (ra && rb && ba && bb) {
+        verdict_input(p, r, w, a, ra, ba, &va);
+        verdict_input(p, r, w, b, rb, bb, &vb);
         if (va.valid && vb.valid)
             verdict_pair(&va, &vb, p->set.same_within, out);
     }
     free(ra);
     free(rb);
+    free(ba);
+    free(bb);
 }
 
 /* Workload w's verdicts (verdict.c): each cell's intervals, its ratio to
@@ -220,8 +226,9 @@ static void verdicts(const struct compare_file *p, struct compare_result *r, int
 {
     struct verdict_cell *vc = calloc((size_t)r->nservers, sizeof(*vc));
     double **rps = calloc((size_t)r->nservers, sizeof(*rps)), *p50 = NULL, *p99 = NULL;
+    unsigned char **busy = calloc((size_t)r->nservers, sizeof(*busy));
     int s, k, most = 0;
-    if (vc == NULL || rps == NULL)
+    if (vc == NULL || rps == NULL || busy == NULL)
         goto out;
     for (s = 0; s < r->nservers; s++)
         if (compare_cell_at(r, w, s)->nruns > most)
@@ -232,13 +239,14 @@ static void verdicts(const struct compare_file *p, struct compare_result *r, int
         goto out;
     for (s = 0; s < r->nservers; s++) {
         struct compare_cell *c = compare_cell_at(r, w, s);
-        if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL)
+        if ((rps[s] = calloc((size_t)(c->nruns ? c->nruns : 1), sizeof(double))) == NULL ||
+            (busy[s] = calloc((size_t)(c->nruns ? c->nruns : 1), 1)) == NULL)
             goto out;
         for (k = 0; k < c->nruns; k++) {
             p50[k] = hist_percentile(&c->runs[k].fig.total.h[H_LATENCY], 50) / 1e3;
             p99[k] = hist_percentile(&c->runs[k].fig.total.h[H_LATENCY], 99) / 1e3;
         }
-        verdict_input(p, r, w, s, rps[s], &vc[s]);
+        verdict_input(p, r, w, s, rps[s], busy[s], &vc[s]);
         verdict_log_ci(rps[s], c->nruns, c->rps_ci);
         verdict_log_ci(p50, c->nruns, c->p50_ci_us);
         verdict_log_ci(p99, c->nruns, c->p99_ci_us);
@@ -262,7 +270,10 @@ static void verdicts(const struct compare_file *p, struct compare_result *r, int
 out:
     for (s = 0; rps && s < r->nservers; s++)
         free(rps[s]);
+    for (s = 0; busy && s < r->nservers; s++)
+        free(busy[s]);
     free(rps);
+    free(busy);
     free(vc);
     free(p50);
     free(p99);

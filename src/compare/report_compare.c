@@ -44,6 +44,8 @@ const char *report_compare_pair_text(char *b, size_t n, const struct verdict_pai
     double inv[2] = { 1 / v->ci[1], 1 / v->ci[0] };
     if (v->verdict == VERDICT_INVALID)
         snprintf(b, n, "-");
+    else if (v->verdict == VERDICT_UNDECIDED && v->why == VWHY_BUSY && !brief)
+        snprintf(b, n, "undecided (the machine busy in %d of %d rounds)", v->busy, v->busy + v->n);
     else if (v->verdict == VERDICT_UNDECIDED && isnan(v->ci[0]))
         snprintf(b, n, brief ? "undecided" : "undecided (%d round%s: no interval)", v->n, v->n == 1 ? "" : "s");
     else if (brief)
@@ -259,6 +261,10 @@ void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p
             else if (k == 2 && c->verdict == VERDICT_UNDECIDED && !c->invalid && !isnan(c->ratio_ci[0]))
                 VADD(" %s: undecided against %s, %.2fx (%s)", p->servers[s].name, p->servers[best].name, c->ratio,
                      ci_text(ci, c->ratio_ci));
+            else if (k == 3 && c->verdict == VERDICT_UNDECIDED && !c->invalid && c->vs_best.why == VWHY_BUSY)
+                VADD(" %s: undecided against %s, %.2fx (the machine was busy in %d of %d rounds: no interval)",
+                     p->servers[s].name, p->servers[best].name, c->ratio, c->vs_best.busy,
+                     c->vs_best.busy + c->vs_best.n);
             else if (k == 3 && c->verdict == VERDICT_UNDECIDED && !c->invalid && isnan(c->ratio_ci[0]))
                 VADD(" %s: undecided against %s, %.2fx in %d round%s (no interval)", p->servers[s].name,
                      p->servers[best].name, c->ratio, c->vs_best.n, c->vs_best.n == 1 ? "" : "s");

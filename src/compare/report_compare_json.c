@@ -113,7 +113,14 @@ static void json_pairwise(FILE *f, const struct compare_file *p, const struct co
             else
                 fprintf(f, ", \"ratio\": %s, ", REPORT_JNUM("%.4f", v.ratio));
             json_ci(f, "ratio_ci", v.ci);
-            fprintf(f, "\"verdict\": \"%s\"}", verdict_name(v.verdict));
+            fprintf(f, "\"verdict\": \"%s\", \"undecided_why\": ", verdict_name(v.verdict));
+            if (v.verdict == VERDICT_UNDECIDED) {
+                char why[400];
+                report_json_str(f, verdict_why_text(why, sizeof(why), &v, &p->set));
+            } else {
+                fputs("null", f);
+            }
+            fputc('}', f);
             first = 0;
         }
     fprintf(f, "]");

@@ -128,7 +128,7 @@ static int rounds_for(double sd, double h)
 void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out)
 {
     double l[VERDICT_MAX_ROUNDS], sorted[VERDICT_MAX_ROUNDS], mean, sd, half, olo, ohi, lo, hi, r, band, raw[2], h;
-    int i, k = 0, n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds;
+    int i, k = 0, nb = 0, n = a->nrounds < b->nrounds ? a->nrounds : b->nrounds;
 
     out->ratio = 0;
     out->ci[0] = out->ci[1] = NAN;
@@ -136,10 +136,30 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
     out->spread = NAN;
     out->resolution = a->resolution + b->resolution;
     out->rounds_needed = 0;
-    for (i = 0; i < n && k < VERDICT_MAX_ROUNDS; i++)
-        if (a->rps[i] > 0 && b->rps[i] > 0 && isfinite(a->rps[i]) && isfinite(b->rps[i]))
+    out->busy = 0;
+    /* The quiet rounds first, the busy ones after them (l[k..k+nb)): the
+     * ratio is told over every round when too few are quiet. */
+    for (i = 0; i < n && k + nb < VERDICT_MAX_ROUNDS; i++)
+        if (a->rps[i] > 0 && b->rps[i] > 0 && isfinite(a->rps[i]) && isfinite(b->rps[i])) {
+            if ((a->busy && a->busy[i]) || (b->busy && b->busy[i])) {
+                sorted[nb++] = log(b->rps[i] / a->rps[i]);
+                continue;
+            }
             l[k++] = log(b->rps[i] / a->rps[i]);
+        }
     out->n = k;
+    out->busy = nb;
+    if (k < VERDICT_MIN_ROUNDS && nb) {
+        /* Too few quiet rounds: no interval, the machine as why. */
+        for (i = 0; i < nb; i++)
+            l[k + i] = sorted[i];
+        log_stats(l, k + nb, &mean, &sd, &half);
+        out->ratio = exp(mean);
+        out->spread = sd;
+        out->verdict = VERDICT_UNDECIDED;
+        out->why = VWHY_BUSY;
+        return;
+    }
     if (k == 0) {
         out->verdict = VERDICT_UNDECIDED;
         out->why = VWHY_FEW_ROUNDS;
@@ -236,6 +256,12 @@ const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, co
         else
             snprintf(b + u, n - (size_t)u, "more rounds would not do; a quieter machine (pinned CPUs, no other load) "
                                            "or longer rounds");
+        break;
+    case VWHY_BUSY:
+        snprintf(b, n, "the machine was busy: other processes took its CPUs in %d of %d rounds (noisy_neighbour), "
+                       "which can slow one server and not the other; %d quiet rounds are too few for an interval "
+                       "(%d): a quieter machine (pinned CPUs, no other load)%s",
+                 v->busy, v->busy + v->n, v->n, VERDICT_MIN_ROUNDS, set->repeat_auto ? ", or a higher max-repeat" : "");
         break;
     default:
         snprintf(b, n, "decided");

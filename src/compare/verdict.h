@@ -23,6 +23,12 @@
  * "same"; else an interval clear of 1 is "slower" or "faster"; else
  * "undecided", with why (too few rounds, too noisy, rounds too short) and
  * what would decide it. Fewer than 3 paired rounds: no interval, undecided.
+ * A round in which other processes took the machine's CPUs (the
+ * noisy_neighbour rule, for either server's run) is not paired: such a
+ * neighbour can slow one server and not the other within a round, a bias
+ * every round may repeat and that pairing does not take out (two identical
+ * servers read 1.07x slower, 1.02-1.12, over 3 such rounds); with fewer
+ * than 3 quiet rounds left, undecided, the machine named as why.
  * A server's own interval (throughput, p50, p99) is a t-interval over its
  * rounds' logs, unpaired. */
 #ifndef RAFALE_VERDICT_H
@@ -40,7 +46,7 @@ enum verdict_kind {
 };
 
 /* Why a pair is undecided. */
-enum verdict_why { VWHY_NONE, VWHY_FEW_ROUNDS, VWHY_NOISY, VWHY_COARSE };
+enum verdict_why { VWHY_NONE, VWHY_FEW_ROUNDS, VWHY_NOISY, VWHY_COARSE, VWHY_BUSY };
 
 /* Fewer paired rounds than this: no interval. */
 #define VERDICT_MIN_ROUNDS 3
@@ -55,6 +61,7 @@ struct verdict_pair {
     double spread;              /* sd of the rounds' log-ratios (~ relative spread) */
     double resolution;          /* what a round can resolve, relative (both servers' c / requests) */
     int rounds_needed;          /* noisy: about how many rounds would decide it; 0: more would not */
+    int busy;                   /* rounds left out: other processes took the machine's CPUs in them */
 };
 
 struct verdict_cell {
@@ -66,6 +73,7 @@ struct verdict_cell {
     int nrounds;
     int valid;
     double resolution;
+    const unsigned char *busy;  /* per round: 1 when other processes took the machine's CPUs (NULL: none) */
     /* Out. */
     double ratio;               /* time per request over the best's (>= 1 but for noise), 0 when invalid */
     double ratio_ci[2];         /* its 95% interval; NaN when fewer than 3 paired rounds */

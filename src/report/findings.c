@@ -543,13 +543,18 @@ static void timeout_storm(struct ctx *c)
         ev(f, "listen_overflows", (double)ov);
 }
 
+int findings_machine_busy(const struct run_result *r)
+{
+    const struct machine_noise *n = &r->noise;
+    return n->known && n->foreign_cpu_pct + n->steal_pct > NOISE_FOREIGN_PCT && r->fig.elapsed_s >= CPU_MIN_S;
+}
+
 static void noisy_neighbour(struct ctx *c)
 {
     const struct machine_noise *n = &c->in->noise;
     struct finding *f;
     double share, late_ns;
-    if (!n->known || n->foreign_cpu_pct + n->steal_pct <= NOISE_FOREIGN_PCT || elapsed(c) < CPU_MIN_S ||
-        (f = add(c)) == NULL)
+    if (!findings_machine_busy(c->in) || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "other processes used %.0f%% of the machine's CPUs during the run%s%.0f%% "
         "stolen by the hypervisor)", n->foreign_cpu_pct, n->steal_pct > 0.5 ? " (and " : " (", n->steal_pct);

@@ -24,6 +24,9 @@ const struct finding *findings_get(const struct findings *fs, enum finding_id id
 const struct finding *findings_named(const struct findings *fs, const char *json);
 /* The JSON id of rule id: "starved_connections", ... */
 const char *findings_name(enum finding_id id);
+/* Whether other processes took the machine's CPUs during run r: the
+ * noisy_neighbour rule, whether findings were asked for or not. */
+int findings_machine_busy(const struct run_result *r);
 /* Evidence key of f, or def when absent. */
 double findings_ev(const struct finding *f, const char *key, double def);
 

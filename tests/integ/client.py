@@ -546,18 +546,25 @@ def slo_timeline_hdr():
 def sweep_finds_the_knee():
     srv = Serve()
     jpath = os.path.join(TMP, "sweep.json")
+    # 4 connections at 20 ms each carry at most 200 req/s: above it a step cannot send its rate, and fails (under
+    # 98% sent) whatever its latency; that is the knee. Below it the answers take 20 ms plus the machine's
+    # scheduling delays: up to 46 ms at p99 here in the sanitized build with a CPU hog beside it at load 7, 65 ms
+    # at load 8 (a 500 ms step's p99 is its slowest few answers), so p99 < 30 ms failed the first step at 50 req/s
+    # on a busy machine and there was no knee. 200 ms is ten times the server's time.
     p = subprocess.run([RAFALE, "sweep", "-t", "1", "-c", "4", "-d", "500ms", "--warmup", "100ms", "--start", "50",
-                        "--slo", "p99<30ms", "--json", jpath, srv.url("/delay/20")],
+                        "--slo", "p99<200ms", "--json", jpath, srv.url("/delay/20")],
                        capture_output=True, text=True, timeout=RUN_TIMEOUT)
     j = json.load(open(jpath)) if os.path.exists(jpath) else None
-    # 4 connections at 20 ms each carry at most 200 req/s.
-    check(p.returncode == 0 and j is not None, "sweep: exit 0 and JSON (%s %s)" % (p.returncode, p.stderr[-300:]))
+    check(p.returncode == 0 and j is not None, "sweep: exit 0 and JSON (%s %s)\n%s" % (p.returncode, p.stderr[-300:],
+                                                                                      p.stdout))
     if j:
         knee = j["sweep"]["knee_rps"]
-        check(100 <= knee <= 200, "sweep: knee between 100 and 200 req/s (%s)" % knee)
+        check(100 <= knee <= 200, "sweep: knee between 100 and 200 req/s (%s)\n%s" % (knee, p.stdout))
         steps = j["sweep"]["steps"]
         check([s["target_rps"] for s in steps[:3]] == [50, 100, 200], "sweep: ramp doubles")
-        check(any(not s["pass"] for s in steps) and "Knee:" in p.stdout, "sweep: a failing step and the knee shown")
+        check(any(not s["pass"] for s in steps) and "Knee:" in p.stdout and
+              "FAIL: sent only" in p.stdout and "(connections all busy: raise -c)" in p.stdout,
+              "sweep: a failing step, failed for the connections' capacity, and the knee shown")
     p = subprocess.run([RAFALE, "sweep", srv.url()], capture_output=True, text=True, timeout=10)
     check(p.returncode == 2 and "needs --slo" in p.stderr, "sweep without --slo is refused")
     p = subprocess.run([RAFALE, "--start", "5", "http://127.0.0.1/"], capture_output=True, text=True, timeout=10)

@@ -68,7 +68,8 @@ close = yes
     pairs = {(q["server"], q["against"]): q for q in j["workloads"][0].get("pairwise", [])}
     ab, ba = pairs.get(("alpha", "beta"), {}), pairs.get(("beta", "alpha"), {})
     check(len(pairs) == 20 and pairs[("alpha", "exits")] == {"server": "alpha", "against": "exits", "ratio": None,
-                                                              "ratio_ci": None, "verdict": "not valid"} and
+                                                              "ratio_ci": None, "verdict": "not valid",
+                                                              "undecided_why": None} and
           ab.get("verdict") in ("same", "slower", "faster", "undecided") and
           abs(ab["ratio"] * ba["ratio"] - 1) < 1e-3 and
           {ab["verdict"], ba["verdict"]} in ({"same"}, {"undecided"}, {"slower", "faster"}),
@@ -397,11 +398,27 @@ def compare_interrupted():
         os.kill(int(pid), signal.SIGKILL)
 
 
-def compare_page(path, cells):
+@test
+def compare_page():
     """The HTML of a compare of three servers over three rounds: intervals as whiskers, a tooltip on every bar and
-    point, a throughput-over-time chart, and charts that use the window's width (in Chromium)."""
+    point, a throughput-over-time chart, and charts that use the window's width (in Chromium). In the pool: its
+    figures are not judged (compare_verdicts_with_intervals, alone, judges them)."""
     import re
-    html = open(path).read()
+    ports = [free_port() for _ in range(3)]
+    text = "[settings]\nrepeat = 3\nwarmup = 0s\nconnections = 4\nduration = 300ms\n\n"
+    for name, port, ms in (("fast1", ports[0], 5), ("fast2", ports[1], 5), ("slow", ports[2], 10)):
+        text += ("[server %s]\nstart = exec %s %s sleep --ms %d --port %d\nurl = http://127.0.0.1:%d\n\n"
+                 % (name, sys.executable, FSERVER, ms, port, port))
+    path = os.path.join(TMP, "page.plan")
+    with open(path, "w") as fh:
+        fh.write(text + "[workload hello]\npath = /\n")
+    p = subprocess.run([RAFALE, "compare", path, "--json", path + ".json", "--html", path + ".html"],
+                       capture_output=True, text=True, timeout=180)
+    if not check(p.returncode == 0 and os.path.exists(path + ".html"), "page: compare runs (%s)" % p.stderr[-300:]):
+        return
+    with open(path + ".json") as fh:
+        cells = {c["name"]: c for c in json.load(fh)["compare"]["workloads"][0]["servers"]}
+    html = open(path + ".html").read()
     # Three servers: throughput and p99 bars at the top, p50 and p99 in the workload's latency chart.
     check(html.count('class="whisker"') == 12, "page: a whisker per bar with an interval (%d)" % html.count('class="whisker"'))
     s = cells["slow"]
@@ -426,13 +443,18 @@ def compare_page(path, cells):
         print("  (chromium not installed: no screenshot check)")
         return
     heights = {}
+    # Both widths at once: each Chromium takes seconds to start.
+    shots = {width: (os.path.join(TMP, "page-%d.png" % width), subprocess.Popen(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars", "--force-device-scale-factor=0.5",
+         "--user-data-dir=" + os.path.join(TMP, "chromium-%d" % width), "--window-size=%d,9000" % width,
+         "--screenshot=" + os.path.join(TMP, "page-%d.png" % width), "file://" + path + ".html"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)) for width in (900, 1900)}
+    for shot, proc in shots.values():
+        proc.wait(timeout=120)
     for width in (900, 1900):
-        shot = os.path.join(TMP, "page-%d.png" % width)
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        "--hide-scrollbars", "--force-device-scale-factor=0.5",
-                        "--user-data-dir=" + os.path.join(TMP, "chromium"), "--window-size=%d,9000" % width,
-                        "--screenshot=" + shot, "file://" + path], capture_output=True, text=True, timeout=120)
+        shot = shots[width][0]
         if not check(os.path.exists(shot) and png_not_blank(shot), "page: Chromium renders it at %d px" % width):
             return
         rows, cols = png_ink(shot)
@@ -440,6 +462,27 @@ def compare_page(path, cells):
         check(max(i for i, v in enumerate(cols) if v) > 0.8 * len(cols), "page: it fills the %d px window" % width)
     # A window twice as wide holds two or three charts a row: the page gets much shorter.
     check(heights[1900] < 0.7 * heights[900], "page: the charts use the window's width (%s)" % heights)
+
+
+def busy_rounds(c):
+    """The rounds of compare cell c in which other processes took the machine's CPUs (its run's noisy_neighbour)."""
+    return {k for k, r in enumerate(c["run_results"]) if any(f["id"] == "noisy_neighbour" for f in r["findings"])}
+
+
+def quiet_rounds(a, b):
+    """How many rounds of cells a and b were quiet in both: those a verdict between them pairs."""
+    return min(len(a["run_results"]), len(b["run_results"])) - len(busy_rounds(a) | busy_rounds(b))
+
+
+def withheld(v, a, b):
+    """Whether verdict v (a cell's against the best, or a pair of the JSON's pairwise) of cell a against cell b was
+    withheld for the machine, as their rounds say: undecided, no interval, and the why naming as many busy rounds as
+    their runs' noisy_neighbour, too many to leave 3 quiet."""
+    n = min(len(a["run_results"]), len(b["run_results"]))
+    busy = n - quiet_rounds(a, b)
+    return (v["verdict"] == "undecided" and v["ratio_ci"] is None and n - busy < 3 and
+            (v["undecided_why"] or "").startswith("the machine was busy: other processes took its CPUs in %d of %d "
+                                                  "rounds (noisy_neighbour)" % (busy, n)))
 
 
 @test
@@ -459,8 +502,7 @@ def compare_verdicts_with_intervals():
         with open(path, "w") as fh:
             fh.write(text + "[workload hello]\npath = /\n")
         out = path + ".json"
-        p = subprocess.run([RAFALE, "compare", path, "--json", out, "--html", path + ".html"], capture_output=True,
-                           text=True, timeout=180)
+        p = subprocess.run([RAFALE, "compare", path, "--json", out], capture_output=True, text=True, timeout=180)
         check(p.returncode == 0, "verdict: compare runs (%s)" % p.stderr[-300:])
         with open(out) as fh:
             w = json.load(fh)["compare"]["workloads"][0]
@@ -481,48 +523,67 @@ def compare_verdicts_with_intervals():
     check(not undecided or "undecided against fast" in out and "undecided: " in out and undecided[0]["undecided_why"],
           "verdict: an undecided one says why (%s)" % (undecided and undecided[0]["undecided_why"]))
     s = cells["slow"]
-    # 10 ms against 5 ms, plus the same small overhead on each: the true ratio is just under 2.
-    check(s["verdict"] == "slower" and s["rank"] == 3 and s["ratio_ci"][0] <= 2.0 and s["ratio_ci"][1] >= 1.9,
-          "verdict: twice the cost is slower, the interval holds the true ratio (%s %s)" % (s["verdict"], s["ratio_ci"]))
+    best = [c for c in fast if c["verdict"] == "best"][0]
+    quiet = {a: quiet_rounds(s, cells[a]) for a in ("fast1", "fast2")}
     check(s["rps_ci"][0] <= s["rps_median"] <= s["rps_ci"][1] * 1.02 and s["p50_ci_us"][0] > 9000,
           "verdict: the cell's own intervals (%s, %s)" % (s["rps_ci"], s["p50_ci_us"]))
-    line = [l for l in out.splitlines() if l.startswith("  hello: Fastest: fast")]
-    # The text's two decimals of the JSON's ratio (four decimals): either side of a rounding edge (1.955).
-    def said(text, ratio):
-        m = re.search(r"slow (\d+\.\d\d)x slower \(", text)
-        return m is not None and abs(float(m.group(1)) - ratio) <= 0.0051
-    check(line and said(line[0], s["ratio"]) and
-          ("same as fast" in line[0] or "undecided against fast" in line[0]),
-          "verdict: the text begins with it (%s)" % line)
-    check(("same (" in out or "undecided (" in out) and "x slower (" in out,
-          "verdict: the table's vs best has the intervals")
-    # The baseline (fast1, the compare file's first) and the matrix of pairs, in the text; ranks in the table.
-    base = [l for l in out.splitlines() if l.startswith("  against the baseline, fast1: ")]
-    check(base and said(base[0], s["vs_baseline"]["ratio"]) and
-          s["vs_baseline"]["verdict"] == "slower" and cells["fast2"]["vs_baseline"]["verdict"] in ("same", "undecided"),
-          "verdict: each server against the baseline (%s)" % base)
     rows = out.split("pairwise (the row against the column):\n", 1)
     mat = rows[1].splitlines()[:4] if len(rows) == 2 else []
-    # Rows fast1, fast2, slow: slow is slower than both, each fast one faster than slow.
     check(len(mat) == 4 and mat[0].split() == ["fast1", "fast2", "slow"] and mat[3].split()[0] == "slow" and
-          mat[3].count("x slower") == 2 and mat[1].count("x faster") == 1 and mat[1].split()[1] == ".",
-          "verdict: the matrix of pairs (%s)" % mat)
-    # The same matrix in the JSON, pair by pair, as the text says it.
+          mat[1].split()[1] == ".", "verdict: the matrix of pairs (%s)" % mat)
     pairs = {(q["server"], q["against"]): q for q in w.get("pairwise", [])}
-    said_row = [float(x) for x in re.findall(r"(\d+\.\d\d)x slower", mat[3] if len(mat) == 4 else "")]
-    check(len(pairs) == 6 and len(said_row) == 2 and
-          all(pairs[(a, "slow")]["verdict"] == "faster" and pairs[("slow", a)]["verdict"] == "slower" and
-              abs(pairs[("slow", a)]["ratio"] - said_row[k]) <= 0.0051 and
-              pairs[("slow", a)]["ratio_ci"][0] <= pairs[("slow", a)]["ratio"] and
-              abs(pairs[("slow", a)]["ratio"] * pairs[(a, "slow")]["ratio"] - 1) < 1e-3
-              for k, a in enumerate(("fast1", "fast2"))),
-          "verdict: the matrix of pairs in the JSON (%s)" % list(pairs.values()))
+    line = [l for l in out.splitlines() if l.startswith("  hello: Fastest: fast")]
+    base = [l for l in out.splitlines() if l.startswith("  against the baseline, fast1: ")]
+    check(line and ("same as fast" in line[0] or "undecided against fast" in line[0]) and base and
+          cells["fast2"]["vs_baseline"]["verdict"] in ("same", "undecided"),
+          "verdict: the text begins with the verdicts, the baseline's after (%s %s)" % (line, base))
+    if quiet[best["name"]] < 3:
+        # Other processes took the CPUs in some rounds (noisy_neighbour): a neighbour can slow one server and not
+        # the other within a round, so those rounds do not pair, and with fewer than 3 quiet ones left the
+        # verdict is withheld, the machine named, every pair alike.
+        n = 3 - quiet[best["name"]]
+        check(withheld(s, s, best) and s["rank"] == 3 and
+              all(withheld(pairs[(a, b)], cells[a], cells[b])
+                  for a, b in (("slow", "fast1"), ("slow", "fast2"), ("fast1", "slow"), ("fast2", "slow"))
+                  if quiet[a if b == "slow" else b] < 3),
+              "verdict: busy rounds (%s of 3): twice the cost is withheld, not judged (%s %s %s)"
+              % (n, s["verdict"], s["undecided_why"], list(pairs.values())))
+        check(line and "slow: undecided against %s, %.2fx (the machine was busy in %d of 3 rounds: no interval)"
+              % (best["name"], s["ratio"], n) in line[0] and mat[3].count("undecided") == 2,
+              "verdict: the text says why (%s, %s)" % (line, mat))
+    else:
+        # 10 ms against 5 ms, plus the same small overhead on each: the true ratio is just under 2.
+        check(s["verdict"] == "slower" and s["rank"] == 3 and s["ratio_ci"][0] <= 2.0 and s["ratio_ci"][1] >= 1.9,
+              "verdict: twice the cost is slower, the interval holds the true ratio (%s %s)"
+              % (s["verdict"], s["ratio_ci"]))
+        # The text's two decimals of the JSON's ratio (four decimals): either side of a rounding edge (1.955).
+        def said(text, ratio):
+            m = re.search(r"slow (\d+\.\d\d)x slower \(", text)
+            return m is not None and abs(float(m.group(1)) - ratio) <= 0.0051
+        check(line and said(line[0], s["ratio"]), "verdict: the text begins with it (%s)" % line)
+        check(("same (" in out or "undecided (" in out) and "x slower (" in out,
+              "verdict: the table's vs best has the intervals")
+        # The baseline (fast1, the compare file's first) and the matrix of pairs, in the text; ranks in the table.
+        check(base and said(base[0], s["vs_baseline"]["ratio"]) and s["vs_baseline"]["verdict"] == "slower",
+              "verdict: each server against the baseline (%s)" % base)
+        # Rows fast1, fast2, slow: slow is slower than both (when they have 3 quiet rounds), each fast one faster.
+        decided = [a for a in ("fast1", "fast2") if quiet[a] >= 3]
+        check(mat[3:] and mat[3].count("x slower") == len(decided) and mat[1].count("x faster") == (quiet["fast1"] >= 3),
+              "verdict: the matrix of pairs (%s)" % mat)
+        # The same matrix in the JSON, pair by pair, as the text says it.
+        said_row = [float(x) for x in re.findall(r"(\d+\.\d\d)x slower", mat[3] if len(mat) == 4 else "")]
+        check(len(pairs) == 6 and len(said_row) == len(decided) and
+              all(pairs[(a, "slow")]["verdict"] == "faster" and pairs[("slow", a)]["verdict"] == "slower" and
+                  abs(pairs[("slow", a)]["ratio"] - said_row[k]) <= 0.0051 and
+                  pairs[("slow", a)]["ratio_ci"][0] <= pairs[("slow", a)]["ratio"] and
+                  abs(pairs[("slow", a)]["ratio"] * pairs[(a, "slow")]["ratio"] - 1) < 1e-3
+                  for k, a in enumerate(decided)),
+              "verdict: the matrix of pairs in the JSON (%s)" % list(pairs.values()))
     back = subprocess.run([RAFALE, "report", os.path.join(TMP, "verdict-fast1-fast2-slow.plan.json")],
                           capture_output=True, text=True, timeout=60)
     check(back.stdout.split("pairwise (the row against the column):\n", 1)[-1].splitlines()[:4] == mat,
           "verdict: the matrix read back from the JSON is the same")
     check(re.search(r"^ +3 slow ", out, re.M) and "  rank server" in out, "verdict: the rank in the text")
-    compare_page(os.path.join(TMP, "verdict-fast1-fast2-slow.plan.html"), cells)
     cells, w, out = plan(["fast2", "fast1"])
     check(sorted(c["verdict"] for c in cells.values()) in (["best", "same"], ["best", "undecided"]),
           "verdict: the same or undecided in the other order, never slower")
@@ -779,7 +840,6 @@ def compare_second_ctrl_c_still_stops_the_servers():
 
 
 @test
-@alone
 def compare_repeat_auto():
     fs = FSERVER
     ports = [free_port() for _ in range(2)]
@@ -800,6 +860,8 @@ def compare_repeat_auto():
     # A clear difference (twice the cost): decided after the first 5 rounds (auto's least, 3 before undecided
     # verdicts existed) on a quiet machine. On one loaded by other work (load 10 on 2 CPUs, a round at 13 req/s
     # instead of 330) the rounds' ratios spread by 200% and it is honestly undecided at max-repeat: never same.
+    # Either is right, so it runs in the pool beside other tests. (Rounds of 300 ms are too short for the machine's
+    # noise to be judged: noisy_neighbour wants 0.5 s.)
     c, p = run(["--ms 5", "--ms 10"], "max-repeat = 8\nduration = 300ms")
     w = c["workloads"][0]
     slow = [s for s in w["servers"] if s["name"] == "s1"][0]
@@ -821,19 +883,28 @@ def compare_repeat_auto():
         check(c["pin"] == "auto" and c["client_cpus"] == cpus[-nc:] and c["server_cpus"] == cpus[:-nc] and
               "rafale compare: pin = auto: servers on CPU" in p.stdout,
               "pin = auto: the CPUs split, and said (%s %s %s)" % (c["pin"], c["server_cpus"], c["client_cpus"]))
-    # A close call that stays open: the second server costs 1.6 times the first in every other round (a
-    # block of 60 requests each, the compare file's run), the same in the others. Its per-round log ratios are 0.47, 0,
-    # 0.47, 0 (the first round is discarded): the interval holds 1 and is far wider than 3% at 4 rounds
-    # whatever the machine's noise, so it goes on to max-repeat (4, under auto's least of 5).
-    c, p = run(["--ms 5", "--ms 5 --alternate 60"], "max-repeat = 4\nrequests = 60\ndiscard = 1")
+    # A close call that stays open: each server costs 1.6 times the other in every other round (a block of 60
+    # requests each, the compare file's run), in turn. Its per-round log ratios are 0.47, -0.47, 0.47, -0.47 (the first
+    # round is discarded): the interval holds 1 and is far wider than 3% at 4 rounds, so it goes on to max-repeat
+    # (4, under auto's least of 5). (With the second dear in every other round and the same in the others, 0.47,
+    # 0, 0.47, 0, a CPU hog beside it made the second 1.17-1.47 times slower in all four: slower, its true
+    # average, decided.) A busy machine may move each ratio by 0.4 and leave this open.
+    c, p = run(["--ms 5 --alternate 60 --costly-first", "--ms 5 --alternate 60"],
+               "max-repeat = 4\nrequests = 60\ndiscard = 1")
     w = c["workloads"][0]
     check(w["rounds"] == 4 and all(s["runs"] == 4 for s in w["servers"]) and c["discard"] == 1
           and "decided after" not in p.stdout and "max-repeat = 4 reached with verdicts still undecided" in p.stdout,
           "repeat auto: a close call goes on to max-repeat, the warm-up round left out (%s)" % w["rounds"])
-    slow = [s for s in w["servers"] if s["name"] == "s1"][0]
-    # It was "same" before verdicts could be undecided: an interval across 1 and wide is not the same.
-    check(slow["verdict"] == "undecided" and slow["ratio_ci"][0] < 1 < slow["ratio_ci"][1] and
-          "too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout,
+    # Which of the two is the best is the rounds' noise's to say (here s0 read 1.08x s1 over 4 rounds): the other's
+    # verdict is the open call. It was "same" before verdicts could be undecided: an interval across 1 and wide is
+    # not the same. (Or, when other processes took the CPUs in its rounds, no interval: the machine named.)
+    first = [s for s in w["servers"] if s["verdict"] == "best"]
+    first = first[0] if first else w["servers"][0]
+    slow = [s for s in w["servers"] if s is not first][0]
+    check(slow["verdict"] == "undecided" and
+          (slow["ratio_ci"] and slow["ratio_ci"][0] < 1 < slow["ratio_ci"][1] and
+           "too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout or
+           withheld(slow, slow, first) and "undecided: the machine was busy" in p.stdout),
           "repeat auto: the open call is undecided, its interval across 1, and says why (%s %s)"
           % (slow.get("ratio_ci"), slow.get("undecided_why")))
     # What it advises fits repeat = auto: never fewer rounds than the 5 it runs at least.
@@ -862,16 +933,23 @@ def diff_of_two_compares():
     jp = os.path.join(TMP, "cdiff.json")
     p = subprocess.run([RAFALE, "diff", "--json", jp, outs["before"], outs["after"]], capture_output=True, text=True,
                        timeout=60)
-    check(p.returncode == 3, "compare diff: the cell at twice the cost is worse, exit 3 (%d)\n%s" % (p.returncode,
-                                                                                                     p.stdout))
     with open(jp) as fh:
         cells = json.load(fh)
     rps = [f for f in cells[0]["diff"]["figures"] if f["figure"] == "rps"][0]
-    # 10 ms against 5 ms plus the same small overhead: a ratio just over 0.5. Rounds of 500 ms count whole requests,
-    # so three rounds may count the same and the interval be a point: the ratio inside it, not 0.52.
-    check(len(cells) == 1 and rps["verdict"] == "slower" and 0.48 < rps["ratio"] < 0.56 and
-          rps["ratio_ci"][0] <= rps["ratio"] <= rps["ratio_ci"][1], "compare diff: per round, throughput about halved (%s)"
-          % rps)
+    # Other processes took the CPUs in some rounds: the two compares ran one after the other, so such a neighbour
+    # moves the ratio itself and may widen the interval across 1 (undecided, not worse: exit 0).
+    busy = sum(len(busy_rounds(json.load(open(outs[t]))["compare"]["workloads"][0]["servers"][0])) for t in outs)
+    check(p.returncode == 3 or busy and p.returncode == 0 and rps["verdict"] == "undecided",
+          "compare diff: the cell at twice the cost is worse, exit 3 (%d; %d busy rounds)\n%s"
+          % (p.returncode, busy, p.stdout))
+    # 10 ms against 5 ms plus the same small overhead (up to 1 ms): a true ratio from 0.50 to 0.55, which the
+    # interval holds (a busy machine moves the ratio, not the truth: 0.44 with 0.21-0.91 is right). Rounds of
+    # 500 ms count whole requests, so three rounds may count the same and the interval be a point: the ratio
+    # inside it.
+    check(len(cells) == 1 and (rps["verdict"] == "slower" or busy and rps["verdict"] == "undecided") and
+          (rps["ratio_ci"] is None and busy or rps["ratio_ci"][0] <= 0.55 and rps["ratio_ci"][1] >= 0.50 and
+           rps["ratio_ci"][0] <= rps["ratio"] <= rps["ratio_ci"][1]),
+          "compare diff: per round, throughput about halved (%s; %d busy rounds)" % (rps, busy))
 
 
 @test

@@ -137,15 +137,41 @@ def shard_rate_interleaves():
     check(580 <= len(t) <= 620, "3 x 100 req/s for 2 s: %d requests at the server" % len(t))
     # Three bunched streams would put two gaps in three under 1 ms; a loaded
     # machine delays some arrivals (the sanitized build on 2 cores: 15%).
+    late = [json.load(open(p))["shard"]["late_s"] * 1000 if os.path.exists(p) else None for p in paths]
     check(2.5 <= med <= 4.2 and close < len(gaps) * 0.33,
-          "the server's inter-arrival times: median %.2f ms (3.33 expected), %d of %d under 1 ms"
-          % (med, close, len(gaps)))
+          "the server's inter-arrival times: median %.2f ms (3.33 expected), %d of %d under 1 ms (shards woke %s ms "
+          "late)" % (med, close, len(gaps), late))
     mj = os.path.join(TMP, "rate-merged.json")
     m = merge("--json", mj, *paths)
     if check(m.returncode == 0, "merge of rate shards: " + m.stderr):
         mg = json.load(open(mj))
         check(abs(mg["rate"]["target_rps"] - 300) < 0.01 and mg["summary"]["requests"] == len(t),
               "merged target rate 300 and count %s = the server's %d" % (mg["summary"]["requests"], len(t)))
+
+
+@test
+def shard_late_keeps_the_schedule():
+    # A shard that wakes after --start-at (here 0.4 s: the machine's wake-up delay writ large) keeps the common
+    # schedule: its measured phase begins at --start-at, so its requests stay in phase with the other shards', and
+    # the ones due while it slept go at once, each as late as it was. Before, its whole schedule began at its
+    # wake-up, out of phase by however late it woke (shard_rate_interleaves saw 2-3 ms of it under load).
+    srv = Serve()
+    at = time.time() - 0.4
+    jp = os.path.join(TMP, "late.json")
+    p = subprocess.run([RAFALE, "-q", "--shard", "1/2", "--start-at", "%.3f" % at, "-t", "1", "-c", "2", "-R", "200",
+                        "-d", "1s", "--json", jp, srv.url("/")], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    srv.stop()
+    if not check(p.returncode == 0 and os.path.exists(jp), "a late shard ran (%s %r)" % (p.returncode, p.stderr)):
+        return
+    j = json.load(open(jp))
+    late = j["shard"]["late_s"]
+    check(0.4 <= late < 1, "it says how late it began (%.3f s)" % late)
+    check(abs(j["start_unix_s"] - float("%.3f" % at)) < 0.001,
+          "its measured phase began at --start-at (%.3f), not at its wake-up (%.3f)" % (at, j["start_unix_s"]))
+    # 100 req/s for the shard over the 1 s from --start-at; the first due then, sent some 0.4 s later.
+    check(99 <= j["summary"]["requests"] <= 101 and j["latency"]["max_us"] >= 0.4e6 and accounted(j),
+          "the window's 100 requests, the first as late as the shard (%d, max %.0f ms)" %
+          (j["summary"]["requests"], j["latency"]["max_us"] / 1000))
 
 
 @test

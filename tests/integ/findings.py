@@ -164,12 +164,19 @@ def findings_queueing_own_time_from_cpu():
     # answers that found the queue empty are none but the first: the fifth fastest is about 25 ms, a fifth of the
     # mean (100 ms), and so no queue could be told from the answers alone. With --monitor the own time is the
     # CPU per answer, said so.
+    # Other processes on its CPU take what it cannot have: judged when they took under 15% (the rule reads the
+    # CPU per answer as its own time from 80% busy), else said and skipped.
     srv = FServer("cpuqueue", "--ms", "5")
-    r = rafale("-t", 1, "-c", 20, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    r, taken = pinned_apart(lambda pin: rafale("-t", 1, "-c", 20, "-d", "2s", "--monitor", srv.p.pid, srv.url(),
+                                               preexec=pin))
     srv.stop()
     j = r.j
     f = finding(j, "queueing")
-    check(f is not None, "own time from CPU: queueing found (%s)" % ids(j))
+    free = taken < 0.15
+    if not free:
+        print("  skip: other processes took %.0f%% of the server's CPU (%s)" % (100 * taken, ids(j)))
+    check(f is not None or not free, "own time from CPU: queueing found (%s; others took %.1f%% of its CPU)"
+          % (ids(j), 100 * taken))
     if f:
         ev = f["evidence"]
         cpu_us = j["server"]["cpu_us_per_request"]
@@ -279,17 +286,49 @@ def busy_machine(j):
     return True
 
 
+def cpu_ticks(cpu):
+    """(busy, all) clock ticks of one CPU so far, from /proc/stat."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu%d " % cpu):
+                v = [int(x) for x in line.split()[1:9]]
+                return sum(v) - v[3] - v[4], sum(v)
+    return 0, 0
+
+
+def pinned_apart(fn):
+    """Runs fn (a rafale run against a server pinned to the first CPU, as findings_server.py pins busy and
+    cpuqueue) with rafale on the other CPUs, so that it takes nothing from the server's. Returns its result and the
+    share of the server's CPU that other processes took meanwhile (its busy ticks beyond the server's own CPU time):
+    what the server could not have, however busy it was."""
+    cpus = sorted(os.sched_getaffinity(0))
+    before = cpu_ticks(cpus[0])
+    r = fn(lambda: os.sched_setaffinity(0, cpus[1:]) if len(cpus) > 1 else None)
+    after = cpu_ticks(cpus[0])
+    busy, total = after[0] - before[0], after[1] - before[1]
+    own = r.j["server"]["cpu_s"] * os.sysconf("SC_CLK_TCK") if r.j else 0
+    return r, max(0.0, busy - own) / total if total else 1.0
+
+
 @test
 @alone
 def findings_server_cpu_bound():
-    # 5 ms of CPU an answer: the round trip to rafale and back (the server idle) is then 2%, not 5% (at 2 ms the
-    # server read 0.88-0.95 busy, about the threshold of 0.9).
+    # 5 ms of CPU an answer, 4 requests pipelined on one connection: the next requests are always there, so rafale
+    # reading late (a busy machine) does not idle the server; with -c 1 and one at a time it did: at 5 ms the
+    # round trip to rafale and back idled it 2% of the time, and a run that read answers late (client_delay) found
+    # it under 90%. Other processes on its CPU take what it cannot have: it is judged when they took under 5%
+    # (the rule wants 90% busy), else said and skipped.
     srv = FServer("busy", "--ms", "5")
-    r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", srv.p.pid, srv.url())
+    r, taken = pinned_apart(lambda pin: rafale("-t", 1, "-c", 1, "--pipeline", 4, "-d", "2s", "--monitor", srv.p.pid,
+                                               srv.url(), preexec=pin))
     srv.stop()
     j = r.j
     f = finding(j, "server_cpu_bound")
-    check(f is not None and f["severity"] == "info" or busy_machine(j), "server cpu: found (%s)" % ids(j))
+    free = taken < 0.05
+    if not free:
+        print("  skip: other processes took %.0f%% of the server's CPU (%s)" % (100 * taken, ids(j)))
+    check(f is not None and f["severity"] == "info" or not free,
+          "server cpu: found (%s; others took %.1f%% of its CPU)" % (ids(j), 100 * taken))
     if f:
         check(f["evidence"]["cpus"] == 1 and f["evidence"]["busy"] >= 0.9, "server cpu: its one CPU busy (%s)"
               % f["evidence"])
@@ -303,11 +342,12 @@ def findings_server_cpu_bound():
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_port(port)
-            r = rafale("-t", 1, "-c", 1, "-d", "2s", "--monitor", sh.pid, "http://127.0.0.1:%d/" % port)
+            r, taken = pinned_apart(lambda pin: rafale("-t", 1, "-c", 1, "--pipeline", 4, "-d", "2s", "--monitor",
+                                                       sh.pid, "http://127.0.0.1:%d/" % port, preexec=pin))
             check(r.j["server"]["processes"] == 2 and r.j["server"]["cpus"] == 1 and
-                  (finding(r.j, "server_cpu_bound") is not None or busy_machine(r.j)),
-                  "server cpu: through a waiting shell, the server's 1 CPU (%s, %s)" %
-                  ({k: r.j["server"][k] for k in ("processes", "cpus", "cpu_s")}, ids(r.j)))
+                  (finding(r.j, "server_cpu_bound") is not None or taken >= 0.05),
+                  "server cpu: through a waiting shell, the server's 1 CPU (%s, %s; others took %.1f%% of it)" %
+                  ({k: r.j["server"][k] for k in ("processes", "cpus", "cpu_s")}, ids(r.j), 100 * taken))
         finally:
             for pid in subprocess.run(["pgrep", "-P", str(sh.pid)], capture_output=True, text=True).stdout.split():
                 os.kill(int(pid), signal.SIGKILL)
@@ -323,7 +363,9 @@ def findings_server_waiting():
     srv.stop()
     j = r.j
     f = finding(j, "server_waiting")
-    check(f is not None and f["severity"] == "warning", "server waiting: found (%s)" % ids(j))
+    # On a busy machine the server's idle time may have been a wait for a CPU: rafale says the machine instead.
+    check(f is not None and f["severity"] == "warning" or f is None and busy_machine(j),
+          "server waiting: found (%s)" % ids(j))
     if f:
         check(f["evidence"]["busy"] < 0.5 and f["evidence"]["latency_p50_us"] >= 20000,
               "server waiting: idle and slow (%s)" % f["evidence"])

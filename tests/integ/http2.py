@@ -40,9 +40,17 @@ def http2_modes():
           "h2 --requests-per-connection 10: 30 to 33 connections (%d)" % r.j["summary"]["connections_opened"])
     r = rafale("--http2", "-R", 400, "-d", "1s", "-c", 4, "--streams", 4, "-t", 1, srv.url("/delay/20"))
     j = r.j
-    check(abs(j["summary"]["started"] - 400) <= 4 and err_total(j) == 0, "h2 -R 400 for 1 s: 400 requests sent (%d)"
-          % j["summary"]["started"])
-    check(20000 <= j["latency"]["percentiles_us"]["50"] <= 25000, "h2 -R: latency of /delay/20 measured per stream")
+    # Sent when due while a stream is free; a server that falls behind (a loaded machine: 346 sent) holds them all,
+    # and the rest wait, counted as queued: the schedule's 400 either way.
+    check(abs(j["summary"]["started"] + j["rate"]["queued"] - 400) <= 4 and
+          (j["rate"]["queued"] > 0 or abs(j["summary"]["started"] - 400) <= 4) and err_total(j) == 0,
+          "h2 -R 400 for 1 s: 400 requests sent or queued (%d, %s)" % (j["summary"]["started"], j["rate"]))
+    # Each stream's own 20 ms: never under it, and from the send under two of them (streams answered in turn on a
+    # connection would take 40 ms, 60 ms... and the schedule, needing 8 at once of 16, would queue). A busy
+    # machine adds its delays to both sides' wake-ups: 5 ms over was too little to allow them.
+    check(20000 <= j["latency"]["percentiles_us"]["50"] and j["latency_uncorrected"]["percentiles_us"]["50"] < 40000,
+          "h2 -R: latency of /delay/20 measured per stream (p50 %s us, %s from the send)"
+          % (j["latency"]["percentiles_us"]["50"], j["latency_uncorrected"]["percentiles_us"]["50"]))
     # A due request takes any free stream: 1000 req/s of /delay/5 need 5 streams of one connection at once.
     r = rafale("--http2", "-R", 1000, "-d", "1s", "-c", 1, "--streams", 10, "-t", 1, srv.url("/delay/5"))
     j = r.j

@@ -1132,10 +1132,14 @@ def metrics_of_the_schedule_and_the_server():
     # Errors at -R 100 against a server that closes every connection at once: each point of the live chart is 100
     # a second, its rate taken over the time since the point before (over a whole second more, the points drifted
     # low). (Not a closed port: a run whose first connects are all refused stops at once.)
+    # An error falls in the second rafale saw it: a late rafale moves one from a second to the next (102 then 98),
+    # as many as the schedule's rate over its lateness (its send lag, which it measures): each point within that,
+    # their mean at the rate.
     port = free_port()
     bad = BadServer("closenow")
+    jp = os.path.join(TMP, "metrics-errors.json")
     run = subprocess.Popen([RAFALE, "-q", "-c", "2", "-t", "1", "-R", "100", "-d", "30s", "--metrics-listen",
-                            "127.0.0.1:%d" % port, bad.url()],
+                            "127.0.0.1:%d" % port, "--json", jp, bad.url()],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_port(port)
     time.sleep(4)
@@ -1145,8 +1149,10 @@ def metrics_of_the_schedule_and_the_server():
     bad.stop()
     rates = [float(x) for x in re.findall(r"<title>errors per second: time \(s\) [0-9.]+, requests ([0-9.]+)</title>",
                                           svg)]
-    check(len(rates) >= 3 and all(abs(r - 100) < 1.5 for r in rates[1:]),
-          "live page: errors per second at the schedule's rate (%s)" % rates)
+    late = json.load(open(jp))["send_lag"]["max_us"] / 1e6 if os.path.exists(jp) else 0
+    check(len(rates) >= 3 and abs(sum(rates[1:]) / len(rates[1:]) - 100) < 1.5 and
+          all(abs(r - 100) < 1.5 + 100 * late for r in rates[1:]),
+          "live page: errors per second at the schedule's rate (%s; rafale up to %.0f ms late)" % (rates, 1000 * late))
 
 
 @test
@@ -1251,7 +1257,9 @@ def metrics_of_a_server_that_goes():
         run.send_signal(signal.SIGINT)
         run.communicate(timeout=60)
         final = json.load(open(jp))["server"]["cpu_s"]
-        check(a > 0.3 and b >= a and final >= b - 0.01,
+        # (The new cgroup's own count over 0.6 s is a third of the 1.8 s before at the same pace: a reset shows
+        # whatever share of a CPU the machine gave the server.)
+        check(a > 0 and b >= a and final >= b - 0.01,
               "metrics: the CPU of a cgroup made again only grows (%.3f, then %.3f; final %.3f)" % (a, b, final))
     finally:
         fs.kill()

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -149,74 +150,100 @@ def log_and_json_agree():
     check(rc == 0 and "Latency" in out, "rafale report reads a result without latency_user (%s)" % err[:300])
 
 
-def waiting(pid):
-    """Whether every thread of pid sleeps (rafale's worker in epoll_wait, its request written), none runs."""
-    for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-            if f.read().rsplit(")", 1)[1].split()[0] == "R":
-                return False
+def stopped(pid):
+    """Whether every thread of pid is stopped (a group stop is done by each thread on its own way back to user
+    space, after the one the signal went to has begun it: not at once)."""
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("T", "t"):
+                    return False
+    except OSError:
+        return True  # gone
     return True
 
 
-def held_off(cmd, pin, cpu, stop_s=0.003):
-    """Runs cmd (rafale) held off its CPU for 3 ms each time it waits for an answer: stopped and continued, as
-    a neighbour that keeps the CPU would hold it, but without taking the CPU from anything else on a shared
-    machine (a spinning process is no match there: rafale waking up preempts it, and the machine's other work
-    delays rafale's reads about as often). Stopped only while it sleeps, after its write, so no request's start
-    is held up before its write; an answer that comes while it is held off is read late by the rest of the 3
-    ms. The thread that holds it runs on cpu (the server's). Returns (returncode, stderr)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=pin)
-    done = threading.Event()
+class HoldingServer:
+    """HTTP/1.1 on the one connection of rafale -c 1 that holds rafale off its CPU while each answer arrives:
+    SIGSTOP, until every thread of it has stopped, then the answer, then SIGCONT hold_s later (0: never held).
+    rafale's write of the request is done when the request is here, and the next is begun only after this answer
+    is read: no request's send is held up. For each answer, the wall clock just before and after its send and at
+    the SIGCONT: rafale may read it from then on, and not before."""
 
-    def hold():
-        os.sched_setaffinity(0, {cpu})  # this thread only
+    RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+
+    def __init__(self, hold_s):
+        self.hold_s = hold_s
+        self.pid = None
+        self.sends = []
+        self.started = threading.Event()
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        c, _ = self.sock.accept()
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.started.wait(30)
+        buf = b""
         try:
-            while not done.is_set():
-                t = time.monotonic() + 0.002
-                while not waiting(p.pid) and time.monotonic() < t:
-                    pass
-                try:
-                    os.kill(p.pid, signal.SIGSTOP)
-                    time.sleep(stop_s)
-                finally:
-                    os.kill(p.pid, signal.SIGCONT)
-                time.sleep(0.0002)  # it reads the answer and writes the next request
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                buf = buf[buf.index(b"\r\n\r\n") + 4:]
+                if self.hold_s:
+                    os.kill(self.pid, signal.SIGSTOP)
+                    until = time.monotonic() + 10
+                    while not stopped(self.pid) and time.monotonic() < until:
+                        time.sleep(0.0001)
+                before = time.time()
+                c.sendall(self.RESPONSE)
+                after = time.time()
+                if self.hold_s:
+                    time.sleep(self.hold_s)
+                    cont = time.time()
+                    os.kill(self.pid, signal.SIGCONT)
+                else:
+                    cont = after
+                self.sends.append((before, after, cont))
         except OSError:
             pass  # rafale is gone
-    t = threading.Thread(target=hold)
-    t.start()
-    try:
+        finally:
+            c.close()
+            self.sock.close()
+
+    def run(self, n, log):
+        """rafale -n n -c 1 against it, with --log: its JSON and its log's rows."""
+        jp = log + ".json"
+        p = subprocess.Popen([RAFALE, "-q", "-n", str(n), "-c", "1", "-t", "1", "--log", log, "--json", jp,
+                              "http://127.0.0.1:%d/" % self.port], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+        self.pid = p.pid
+        self.started.set()
         err = p.communicate(timeout=60)[1]
-    finally:
-        done.set()
-        t.join()
-    return p.returncode, err
+        self.thread.join(10)
+        check(p.returncode == 0 and os.path.exists(jp), "rafale ran (%s)" % err[:300])
+        if p.returncode != 0 or not os.path.exists(jp):
+            return None, []
+        lines = [json.loads(l) for l in open(log)]
+        return json.load(open(jp)), [(lines[0]["start_unix_s"], r) for r in lines[1:]]
 
 
 @test
-@alone
 def busy_client_cpu_reads_late():
-    """rafale kept off its CPU while its answers arrive (held_off), against a server that answers after 1 ms:
-    the kernel-stamped median stays where the quiet run had it (the server's 1 ms) while latency_user and
-    client_delay grow by the time rafale was held off, and the client_delay finding says so; a quiet run is as
-    its figure says. On a machine shared with other work the figures move from run to run (a quiet run may read
-    some answers milliseconds late), so each claim is a ratio within a run, or against the quiet run with room."""
-    if len(os.sched_getaffinity(0)) < 2:
-        print("  skipped: needs two CPUs (the server on one, rafale on the other)")
-        return
-    cpus = sorted(os.sched_getaffinity(0))
-    srv = Serve()
-    os.sched_setaffinity(srv.p.pid, {cpus[0]})
-    pin = lambda: os.sched_setaffinity(0, {cpus[1]})  # noqa: E731
-    url = srv.url("/delay/1")
-    quiet = rafale("-n", 300, "-c", 1, "-t", 1, url, preexec=pin)
-    jb = os.path.join(TMP, "busy.json")
-    rc, err = held_off([RAFALE, "-q", "-n", "300", "-c", "1", "-t", "1", "--json", jb, url], pin, cpus[0])
-    srv.stop()
-    check(rc == 0 and os.path.exists(jb), "busy: rafale ran (%s)" % err[:300])
-    if quiet.j is None or not os.path.exists(jb):
-        return
-    q, b = quiet.j, json.load(open(jb))
+    """rafale held off its CPU while each answer arrives (HoldingServer: stopped, the answer sent, continued 2 ms
+    later): the kernel-stamped arrival of every answer lies in the server's send and before rafale could run again,
+    its as-read time after it, and the client_delay finding says so; a run not held is as its figure says. Each
+    claim is of a request against the server's own clock: no machine's speed or load decides it (the hold by a
+    thread that stopped rafale whenever it seemed to wait had the stop land after rafale read an answer and before
+    it wrote the next request, 4 to 35 of 300 here: a send held up, in that request's latency from its start, the
+    kernel median x1.87 against a quiet run on a quiet machine)."""
     ids = lambda j: [f["id"] for f in j.get("findings", [])]  # noqa: E731
     pc = lambda j, k, p: j[k]["percentiles_us"][p]  # noqa: E731
 
@@ -224,27 +251,32 @@ def busy_client_cpu_reads_late():
         """The share of answers read 1 ms or more after they arrived (the finding's rule), from the histogram."""
         h = j["client_delay"]
         return sum(n for ub, n in h["histogram"] if ub > 1000) / max(1, h["count"])
+    quiet_srv, held_srv = HoldingServer(0), HoldingServer(0.002)
+    q, _ = quiet_srv.run(300, os.path.join(TMP, "quiet.jsonl"))
+    b, rows = held_srv.run(300, os.path.join(TMP, "held.jsonl"))
+    if q is None or b is None:
+        return
     # The quiet run may not be quiet on a shared machine: its finding must agree with its figure.
     agree = lambda j: late_share(j) >= 0.009 if "client_delay" in ids(j) else late_share(j) <= 0.011  # noqa: E731
     check(agree(q),
           "quiet: the client_delay finding as its figure says (%s; %.2f%% late)" % (ids(q), 100 * late_share(q)))
-    check("client_delay" in ids(b) and late_share(b) >= 0.5 and late_share(b) >= 3 * late_share(q),
-          "busy: the client_delay finding fires (%s; %.1f%% read 1 ms late, quiet %.1f%%)" %
-          (ids(b), 100 * late_share(b), 100 * late_share(q)))
-    # Within each run: held off, rafale reads its answers about 2 ms after the kernel had them, so the as-read
-    # median is at least twice the kernel's and the client's delay at least the kernel-stamped median; quiet,
-    # the as-read median is the kernel's plus a wake-up.
-    check(pc(b, "latency_user", "50") >= 2 * pc(b, "latency", "50") and
-          pc(b, "client_delay", "50") >= pc(b, "latency", "50"),
-          "busy: as read p50 %s µs, kernel's %s; client delay p50 %s µs" %
-          (pc(b, "latency_user", "50"), pc(b, "latency", "50"), pc(b, "client_delay", "50")))
-    check(pc(q, "latency_user", "50") < 1.5 * pc(q, "latency", "50"),
-          "quiet: as read p50 %s µs, kernel's %s" % (pc(q, "latency_user", "50"), pc(q, "latency", "50")))
-    # Against the quiet run: the kernel-stamped median stays (the server's 1 ms, within a quarter) while the
-    # as-read median grows at least twice as much.
-    rk = pc(b, "latency", "50") / pc(q, "latency", "50")
-    ru = pc(b, "latency_user", "50") / pc(q, "latency_user", "50")
-    check(0.8 <= rk <= 1.25 and ru >= 2 * rk,
-          "busy against quiet: kernel median x%.2f (%s -> %s µs), as read median x%.2f (%s -> %s µs)" %
-          (rk, pc(q, "latency", "50"), pc(b, "latency", "50"), ru, pc(q, "latency_user", "50"),
-           pc(b, "latency_user", "50")))
+    sends = held_srv.sends
+    check(len(rows) == len(sends) == 300 and b["latency"]["stamped_kernel"] == 300,
+          "held: 300 answers, each sent once and kernel-stamped (%d, %d, %s)"
+          % (len(rows), len(sends), b["latency"]["stamped_kernel"]))
+    # --log: the start in whole µs from start_unix_s (µs), total_us (kernel) and user_total_us (as read) after it.
+    kern = [t0 + (r["t_us"] + r["total_us"]) / 1e6 for t0, r in rows]
+    read = [t0 + (r["t_us"] + r["user_total_us"]) / 1e6 for t0, r in rows]
+    eps = 5e-6
+    inside = sum(1 for k, (a, z, _) in zip(kern, sends) if a - eps <= k <= z + eps)
+    before_cont = sum(1 for k, (_, _, c) in zip(kern, sends) if k < c)
+    after_cont = sum(1 for u, (_, _, c) in zip(read, sends) if u >= c - eps)
+    check(before_cont == len(sends) and inside >= 0.99 * len(sends),
+          "held: each answer stamped as it arrived, in the server's send (%d of %d) and before rafale ran again "
+          "(%d)" % (inside, len(sends), before_cont))
+    check(after_cont == len(sends), "held: each read only once rafale ran again (%d of %d)" % (after_cont, len(sends)))
+    check("client_delay" in ids(b) and late_share(b) >= 0.9 and
+          pc(b, "latency_user", "50") >= pc(b, "latency", "50") + 1500 and pc(b, "client_delay", "50") >= 1500,
+          "held: the client_delay finding fires (%s; %.1f%% read 1 ms late; as read p50 %s µs, kernel's %s, "
+          "client delay p50 %s)" % (ids(b), 100 * late_share(b), pc(b, "latency_user", "50"), pc(b, "latency", "50"),
+                                    pc(b, "client_delay", "50")))
