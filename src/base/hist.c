@@ -269,6 +269,30 @@ void hist_percentiles(const struct hist *h, const double *p, int n, double *out)
     }
 }
 
+double hist_count_le(const struct hist *h, double v)
+{
+    double n = 0;
+    uint32_t i;
+    if (h->total == 0 || v < (double)h->min)
+        return 0;
+    if (v >= (double)h->max)
+        return (double)h->total;
+    for (i = 0; i < h->nbuckets; i++) {
+        uint64_t lo, hi;
+        if (h->counts[i] == 0)
+            continue;
+        hist_bucket_range(h, h->base + i, &lo, &hi);
+        if ((double)hi <= v + 1) { /* [lo, hi) of integers: all at or under v */
+            n += (double)h->counts[i];
+            continue;
+        }
+        if ((double)lo <= v)
+            n += (double)h->counts[i] * (v + 1 - (double)lo) / (double)(hi - lo);
+        break;
+    }
+    return n;
+}
+
 double hist_mean(const struct hist *h)
 {
     return h->total ? h->sum / (double)h->total : 0;
