@@ -60,6 +60,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "batch.h"
 #include "check.h"
 #include "config.h"
 #include "cookie.h"
@@ -467,11 +468,16 @@ struct worker {
     struct tls_ticket *tickets; /* a TLS session ticket per endpoint, for resumption */
     uint64_t rng;          /* --order random, {{rand}}, {{uuid}}: seeded by --seed */
     /* Timeline: this worker's current second, merged into the shared one as
-     * it ends. */
+     * it ends; and its current tick (batch.h), added to the second and to
+     * the batches as it ends. */
     uint32_t tl_sec;
     uint64_t tl_end;       /* end of that second, ns */
     uint64_t tl_req, tl_err;
     struct hist tl_h;      /* TL_SUB_BITS precision: within 3% */
+    uint64_t tick_end;     /* end of the current tick, ns */
+    uint64_t tick_req, tick_err;
+    struct hist tick_h;    /* what ended in it, TL_SUB_BITS */
+    struct batches batches;
     uint32_t open;         /* sockets open now */
     /* reach.c: connections waiting to connect again; whether one was ever
      * up; since when connects failed with none up (0: one came up since),

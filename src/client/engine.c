@@ -183,6 +183,7 @@ static void *worker_main(void *arg)
 
     w->t_last = pl->t_measure;
     w->tl_end = pl->t_measure + NS_PER_S;
+    w->tick_end = pl->t_measure + BATCH_TICK_NS;
     if (pl->ramped == 2)
         w->nactive = conns_due(w, pl->t0);
     for (i = 0; i < w->nactive; i++)
@@ -310,6 +311,8 @@ static void worker_free(struct worker *w)
             stats_fini(&w->per_stage[i]);
     free(w->per_stage);
     hist_fini(&w->tl_h);
+    hist_fini(&w->tick_h);
+    batches_fini(&w->batches);
     hist_fini(&w->ends);
     if (w->tickets)
         for (i = 0; i < w->plan->nendpoints; i++)
@@ -390,6 +393,8 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
+    hist_init_bits(&w->tick_h, TL_SUB_BITS);
+    batches_init(&w->batches, TL_SUB_BITS); /* out of memory: no interval, the run goes on */
     hist_init(&w->ends);
     if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_target == NULL ||
         stats_init(&w->st) != 0)
@@ -713,6 +718,7 @@ void engine_result_free(struct engine_result *res)
         for (i = 0; i < res->nseconds; i++)
             hist_fini(&res->tl_hist[i]);
     free(res->tl_hist);
+    batches_fini(&res->batches);
     free(res->shards);
     if (res->per_stage)
         for (i = 0; i < res->nstages; i++)

@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch.h"
 #include "config.h"
+#include "interval.h"
 #include "engine_figs.h"
 #include "fairness.h"
 #include "check.h"
@@ -45,6 +47,19 @@ struct engine_check {
     char text[CHECK_TEXT_MAX + 1];
     uint64_t passed, failed;
     char first_failure[CHECK_SEEN_MAX + 1]; /* what the first failing response had */
+};
+
+/* The 95% intervals of a run's figures from its own batches of time
+ * (interval.h), the percentiles in the reports' order (report.h): filled
+ * after the run (report_ci), read back from a saved result. A bound NaN:
+ * the run cannot say (too few batches, too few samples past a percentile). */
+#define RUN_CI_NPCTS 6
+struct run_ci {
+    uint32_t batches;           /* batches they rest on (before merging neighbours), 0: none */
+    double batch_s;             /* the length of one */
+    struct interval rps;        /* answers per second */
+    struct interval mean;       /* latency (total, corrected), ns */
+    struct interval pct[RUN_CI_NPCTS];
 };
 
 struct engine_result {
@@ -91,6 +106,8 @@ struct engine_result {
     double start_unix_s;        /* wall clock when the measured phase began */
     struct shard_info shard;    /* --shard: this process's place (shard.count 0 otherwise) */
     struct hist *tl_hist;       /* --shard: each second's latency histogram (nseconds), for an exact merge */
+    struct batches batches;     /* the run in batches of time, for its intervals (none in a result read back) */
+    struct run_ci ci;
     struct shard_info *shards;  /* a merged result: one per shard */
     uint32_t nshards;
 };

@@ -1,6 +1,7 @@
 /* merge.c - see merge.h. */
 #include "merge.h"
 #include "err.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -335,7 +336,9 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
     }
     if (check_shards(in, names, n, err, errlen) != 0)
         goto out;
-    if ((rc = merge_into(in, n, out, err, errlen)) != 0) {
+    if ((rc = merge_into(in, n, out, err, errlen)) == 0)
+        report_ci(&out->res); /* from the merged seconds: the shards' batches are not saved */
+    else {
         engine_result_free(&out->res);
         monitor_result_free(&out->server);
         config_free(&out->cfg);

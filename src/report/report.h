@@ -92,6 +92,11 @@ static inline int report_is_other(const struct config *cfg, uint32_t i)
 /* The method URL i is sent with. */
 const char *report_method(const struct config *cfg, uint32_t i);
 
+/* The run's 95% intervals (r->ci) from its batches of time, or from a
+ * merged result's per-second histograms; without enough of either, the
+ * figures alone (NaN bounds). */
+void report_ci(struct engine_result *r);
+
 /* The percentiles every report shows, in order. */
 extern const double report_pcts[];
 extern const char *const report_pct_names[];

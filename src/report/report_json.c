@@ -75,12 +75,36 @@ static void jhist(FILE *f, const char *key, const struct hist *h, const char *in
     fprintf(f, "}");
 }
 
+/* An interval as [lo, hi] after key (a side the run cannot give: null),
+ * in the figure's unit divided by div. */
+static void jci(FILE *f, const char *key, const struct interval *iv, double div)
+{
+    fprintf(f, "%s[%s, %s]", key, REPORT_JNUM("%.3f", iv->lo / div), REPORT_JNUM("%.3f", iv->hi / div));
+}
+
+/* The latency's intervals, members of its object, in us. */
+static void jci_latency(FILE *f, const struct run_ci *ci, const char *ind)
+{
+    int k;
+    if (ci == NULL || ci->batches == 0)
+        return;
+    fprintf(f, ",\n%s  ", ind);
+    jci(f, "\"mean_ci_us\": ", &ci->mean, 1000);
+    fprintf(f, ", \"percentiles_ci_us\": {");
+    for (k = 0; k < REPORT_NPCTS; k++) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", report_pct_names[k]);
+        jci(f, "", &ci->pct[k], 1000);
+    }
+    fprintf(f, "}");
+}
+
 /* What the totals' or a URL's counters are written with. */
 struct jstats_of {
     const struct stats *s;
     uint64_t in_flight;
     double oldest_s, elapsed;   /* oldest_s < 0: not told */
     const char *protocol;
+    const struct run_ci *ci;    /* the run's intervals (the totals'), or NULL */
 };
 
 /* A header compression's saving: 1 - wire / decoded (0 with nothing decoded). */
@@ -111,6 +135,8 @@ static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d,
     case COUNTERS_D_rps:
         fprintf(f, "%s\"rps\": %s", sep,
                 REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0));
+        if (x->ci && x->ci->batches)
+            jci(f, ", \"rps_ci\": ", &x->ci->rps, 1);
         return 1;
     case COUNTERS_D_connections_per_request:
         fprintf(f, "%s\"connections_per_request\": %s", sep,
@@ -191,9 +217,9 @@ static int jcounted(const struct stats *s, enum counters_in in)
 
 /* The parts shared by the totals and each URL. */
 static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double oldest_s, double elapsed,
-                   const char *protocol, const char *ind)
+                   const char *protocol, const struct run_ci *ci, const char *ind)
 {
-    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol };
+    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol, ci };
     int i, first = 1, h3 = strcmp(protocol, "h3") == 0;
     fprintf(f, "%s\"summary\": {", ind);
     jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
@@ -212,8 +238,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     fprintf(f, "},\n");
     for (i = 0; i < H__COUNT; i++) {
         jhist_open(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind);
-        if (i == H_LATENCY)
+        if (i == H_LATENCY) {
             jcounters(f, &x, COUNTERS_IN_LATENCY, 0);
+            jci_latency(f, ci, ind);
+        }
         fprintf(f, "},\n");
     }
     fprintf(f, "%s\"tls\": {", ind);
@@ -522,7 +550,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct engine_resu
             /* The targets past ENGINE_TARGET_FIGS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->ntargets - ENGINE_TARGET_FIGS);
-            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
+            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", NULL, "     ");
             fprintf(f, "}");
             continue;
         }
@@ -535,7 +563,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct engine_resu
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "     ");
+        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", NULL, "     ");
         fprintf(f, "}");
     }
 }
@@ -603,7 +631,12 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
                 REPORT_JNUM("%.3f", r->target_rate),
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1", "  ");
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, cfg->http3 ? "h3" : cfg->http2 ? "h2" : "http/1.1",
+           &r->ci, "  ");
+    if (r->ci.batches)
+        fprintf(f, ",\n  \"intervals\": {\"level\": 0.95, \"batches\": %u, \"batch_s\": %s, \"covers\": \"this run's "
+                   "sampling (batch means), not the drift between runs\"}",
+                r->ci.batches, REPORT_JNUM("%.6f", r->ci.batch_s));
     jerror_details(f, &r->total, cfg->http3);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);

@@ -476,6 +476,63 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
     ref->known = !c->failed;
 }
 
+/* An interval [low, high] of key in o into iv (times mul): a side may be
+ * null (open), low <= est <= high. Absent: NaN both. */
+static void load_ci(struct jc *c, json_t *o, const char *key, double mul, struct interval *iv)
+{
+    json_t *a = json_object_get(o, key), *lo, *hi;
+    iv->lo = iv->hi = NAN;
+    if (a == NULL)
+        return;
+    lo = json_array_get(a, 0);
+    hi = json_array_get(a, 1);
+    if (!json_is_array(a) || json_array_size(a) != 2 || !(json_is_null(lo) || json_is_number(lo)) ||
+        !(json_is_null(hi) || json_is_number(hi))) {
+        jread_fail(c, key, "wants [low, high], each a number or null");
+        return;
+    }
+    if (json_is_number(lo))
+        iv->lo = json_number_value(lo) * mul;
+    if (json_is_number(hi))
+        iv->hi = json_number_value(hi) * mul;
+    if (!(isnan(iv->lo) || (iv->lo >= 0 && iv->lo <= 1e15)) || !(isnan(iv->hi) || (iv->hi >= 0 && iv->hi <= 1e15)) ||
+        (!isnan(iv->lo) && !isnan(iv->hi) && iv->lo > iv->hi))
+        jread_fail(c, key, "wants [low, high] with 0 <= low <= high");
+}
+
+/* "intervals" and the figures' intervals beside them (summary.rps_ci,
+ * latency.mean_ci_us and percentiles_ci_us): absent from results saved
+ * before them, which have none. */
+static void load_intervals(struct jc *c, json_t *root, struct engine_result *r)
+{
+    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, "latency"), *pc;
+    size_t at;
+    int k;
+    memset(&r->ci, 0, sizeof(r->ci));
+    r->ci.rps.est = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
+    r->ci.mean.est = hist_mean(&r->total.h[H_LATENCY]);
+    r->ci.rps.lo = r->ci.rps.hi = r->ci.mean.lo = r->ci.mean.hi = NAN;
+    for (k = 0; k < RUN_CI_NPCTS; k++) {
+        r->ci.pct[k].est = hist_percentile(&r->total.h[H_LATENCY], report_pcts[k]);
+        r->ci.pct[k].lo = r->ci.pct[k].hi = NAN;
+    }
+    if (iv == NULL)
+        return;
+    at = jread_enter(c, "intervals");
+    r->ci.batches = (uint32_t)jread_num(c, iv, "batches", 1, 1e9, 1);
+    r->ci.batch_s = jread_num(c, iv, "batch_s", 0, MAX_SECONDS, 1);
+    jread_leave(c, at);
+    at = jread_enter(c, "summary");
+    load_ci(c, json_object_get(root, "summary"), "rps_ci", 1, &r->ci.rps);
+    jread_leave(c, at);
+    at = jread_enter(c, "latency");
+    load_ci(c, lat, "mean_ci_us", 1e3, &r->ci.mean);
+    pc = json_object_get(lat, "percentiles_ci_us");
+    for (k = 0; pc && k < RUN_CI_NPCTS; k++)
+        load_ci(c, pc, report_pct_names[k], 1e3, &r->ci.pct[k]);
+    jread_leave(c, at);
+}
+
 /* "checks" and "skipped_by_variable". */
 static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t ntargets)
 {
@@ -633,6 +690,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
         jread_leave(c, at);
     }
     r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    load_intervals(c, root, r);
     load_client_side(c, root, r);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {

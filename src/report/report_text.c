@@ -152,6 +152,34 @@ static void lat_row(FILE *f, const char *name, const struct hist *h)
     fprintf(f, " %8s\n", units_fmt_ns(b, sizeof(b), (double)h->max));
 }
 
+/* The total's 95% interval, a side a row under its figure (mean and the
+ * percentiles): "?" where the run cannot give it. */
+static void ci_row(FILE *f, const char *name, const struct run_ci *ci, int hi)
+{
+    char b[32];
+    int i;
+    fprintf(f, "  %-8s %8s", name, "");
+    fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hi ? ci->mean.hi : ci->mean.lo));
+    fprintf(f, " %8s", "");
+    for (i = 0; i < REPORT_NPCTS; i++) {
+        double v = hi ? ci->pct[i].hi : ci->pct[i].lo;
+        fprintf(f, " %8s", isnan(v) ? "?" : units_fmt_ns(b, sizeof(b), v));
+    }
+    fputc('\n', f);
+}
+
+static void ci_rows(FILE *f, const struct engine_result *r)
+{
+    char b[32];
+    if (r->ci.batches == 0 || r->total.h[H_LATENCY].total == 0)
+        return;
+    ci_row(f, "95% low", &r->ci, 0);
+    ci_row(f, "95% high", &r->ci, 1);
+    fprintf(f, "  (95%% low, high: the interval from this run's own %u batches of %s: its sampling, not the drift\n"
+               "   between runs; ?: too few samples to bound it)\n",
+            r->ci.batches, units_fmt_ns(b, sizeof(b), r->ci.batch_s * 1e9));
+}
+
 /* Ten log-spaced bins between the fastest and the slowest request. */
 static void text_histogram(FILE *f, const struct hist *h)
 {
@@ -562,7 +590,10 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
             fprintf(f, " (%llu of them due and never sent)", (unsigned long long)s->censored_unsent);
         fputc('\n', f);
     }
-    fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
+    fprintf(f, "Throughput    %.1f req/s", (double)s->completed / el);
+    if (!isnan(r->ci.rps.lo))
+        fprintf(f, " (95%%: %.1f-%.1f)", r->ci.rps.lo, r->ci.rps.hi);
+    fprintf(f, ", %s/s received, %s/s sent\n",
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_recv / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
     if (cfg->warmup_ns && s->conns_warmup)
@@ -623,6 +654,7 @@ static void latency_block(FILE *f, const struct engine_result *r)
     if (s->h[H_TRANSFER].total)
         lat_row(f, "transfer", &s->h[H_TRANSFER]);
     lat_row(f, "total", &s->h[H_LATENCY]);
+    ci_rows(f, r);
     if (s->h[H_CLIENT_DELAY].total) {
         lat_row(f, "as read", &s->h[H_LATENCY_USER]);
         lat_row(f, "cl.delay", &s->h[H_CLIENT_DELAY]);

@@ -3,6 +3,7 @@
 #include "observed.h"
 #include "cli.h"
 #include "machine.h"
+#include "report.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -33,8 +34,10 @@ int observed_run(const struct observed_in *in, struct observed *out, char *err, 
     rc = engine_run(in->share ? in->share : in->cfg, in->stop, in->progress, in->arg, &out->res, err, errlen);
     if (!in->no_netstat)
         netstat_end(&out->net);
-    if (rc == 0)
+    if (rc == 0) {
         machine_read(&out->res.env, RAFALE_VERSION);
+        report_ci(&out->res);
+    }
     if (out0 >= 0 && file_size(in->server_log) >= out0)
         out->output_bytes = file_size(in->server_log) - out0; /* its stdout and stderr during the run */
     if (out->mon) {

@@ -167,7 +167,7 @@ static void answer(struct sh2 *h, struct sstream *st)
         serve_reply(h->env.s, h->env.rng, st->path.p, st->path.len, &st->rp);
     if (st->rp.kind == B_DELAY) {
         st->delayed = 1;
-        st->due = h->now + (uint64_t)st->rp.delay_ms * 1000000u;
+        st->due = h->now + (uint64_t)st->rp.delay_us * 1000u;
         return;
     }
     submit(h, st);
@@ -342,10 +342,10 @@ void serve_h2_tick(struct sh2 *h, uint64_t now)
     h->now = now;
     for (st = h->active; st; st = st->next)
         if (st->delayed && st->due <= now) {
-            uint32_t ms = st->rp.delay_ms;
+            uint32_t us = st->rp.delay_us;
             int close = st->rp.close;
             st->delayed = 0;
-            serve_reply_delayed(&st->rp, ms);
+            serve_reply_delayed(&st->rp, us);
             st->rp.close = (uint8_t)close;
             submit(h, st);
         }

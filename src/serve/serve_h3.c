@@ -218,7 +218,7 @@ static void answer(struct sh3_conn *c, struct sh3_stream *st)
         serve_reply(t->s, &t->rng, st->path.p, st->path.len, &st->rp);
     if (st->rp.kind == B_DELAY) {
         st->delayed = 1;
-        st->due = c->now + (uint64_t)st->rp.delay_ms * 1000000u;
+        st->due = c->now + (uint64_t)st->rp.delay_us * 1000u;
         keep_alive(c, 1);
         return;
     }
@@ -563,10 +563,10 @@ void serve_h3_tick(struct sh3_conn *c, uint64_t now)
     c->now = now;
     for (st = c->active; st; st = st->next)
         if (st->delayed && st->due <= now) {
-            uint32_t ms = st->rp.delay_ms;
+            uint32_t us = st->rp.delay_us;
             int close = st->rp.close;
             st->delayed = 0;
-            serve_reply_delayed(&st->rp, ms);
+            serve_reply_delayed(&st->rp, us);
             st->rp.close = (uint8_t)close;
             submit(c, st);
         }
