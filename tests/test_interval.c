@@ -146,6 +146,12 @@ static void open_sides_and_too_few(void)
     CHECK(fabs(iv.est - 53) < 1e-9 && isnan(iv.lo));
     interval_ratio(y, n, 10, &iv);
     CHECK(fabs(iv.est - 54.5) < 1e-9 && iv.lo < 54.5 && iv.hi > 54.5);
+    /* One batch holds every answer: a symmetric interval would go below 0
+     * (a saved result was refused for it); a throughput never does. */
+    for (i = 0; i < 10; i++)
+        y[i] = i == 9 ? 100 : 0;
+    interval_ratio(y, n, 10, &iv);
+    CHECK(fabs(iv.est - 10) < 1e-9 && iv.lo == 0 && iv.hi > 10);
     hist_fini(&all);
     for (i = 0; i < 10; i++)
         hist_fini(&b[i]);

@@ -114,7 +114,9 @@ int interval_ratio(const double *y, const double *n, uint32_t k, struct interval
     out->batches = m;
     if (rc == 0 && m > 0) {
         double half = interval_t975((int)m - 1) * se;
-        out->lo = est - half;
+        /* Every figure here is a ratio of sums of counts and times: never
+         * below 0, whatever a symmetric interval says. */
+        out->lo = est - half > 0 ? est - half : 0;
         out->hi = est + half;
     }
     return rc;

@@ -46,8 +46,8 @@ struct interval {
 /* The 97.5% quantile of Student's t with df degrees of freedom (NaN below 1). */
 double interval_t975(int df);
 
-/* The ratio sum(y) / sum(n) over k batches, its interval from the batches'
- * spread (see above). y and n are not changed. Returns 0, or an errno value
+/* The ratio sum(y) / sum(n) over k batches (y, n >= 0), its interval from
+ * the batches' spread (see above), never below 0. y and n are not changed. Returns 0, or an errno value
  * (no memory: no interval, est still set). */
 int interval_ratio(const double *y, const double *n, uint32_t k, struct interval *out);
 
