@@ -1,5 +1,6 @@
 /* interval.c - 95% intervals from a run's own batches (interval.h). */
 #include "interval.h"
+#include "batch.h"
 
 #include <errno.h>
 #include <math.h>
@@ -191,4 +192,76 @@ void interval_of_ratio(const struct interval *now, const struct interval *base, 
         out->lo = exp(b - a - sqrt(pow(b - log(now->lo), 2) + pow(log(base->hi) - a, 2)));
     if (now->hi > 0 && base->lo > 0)
         out->hi = exp(b - a + sqrt(pow(log(now->hi) - b, 2) + pow(a - log(base->lo), 2)));
+}
+
+/* The batches the run covered: a thread's last tick may close one past the
+ * last answer (empty, no time of the run). */
+static uint32_t covered(const struct batches *b, double elapsed_s)
+{
+    double k;
+    if (b->b == NULL || b->len_ns == 0 || !(elapsed_s > 0))
+        return 0;
+    k = ceil(elapsed_s * 1e9 / (double)b->len_ns);
+    return k < (double)b->n ? (uint32_t)k : b->n;
+}
+
+int interval_of_run(const struct batches *b, const struct hist *all, double elapsed_s, enum interval_fig which,
+                    double p, struct interval *out)
+{
+    uint32_t i, k = covered(b, elapsed_s);
+    double len_s = (double)b->len_ns / 1e9, *y, *n;
+    struct hist sum, *h = NULL;
+    int rc = 0, own = all == NULL;
+    out->est = out->lo = out->hi = NAN;
+    out->batches = 0;
+    if (k == 0)
+        return 0;
+    if (own) {
+        if (hist_init_bits(&sum, b->b[0].h.sub_bits) != 0)
+            return ENOMEM;
+        for (i = 0; i < k && rc == 0; i++)
+            rc = hist_merge(&sum, &b->b[i].h);
+        all = &sum;
+    }
+    y = malloc(2 * (size_t)k * sizeof(*y));
+    if (rc != 0 || y == NULL) {
+        rc = ENOMEM;
+        goto out;
+    }
+    n = y + k;
+    switch (which) {
+    case INTERVAL_RPS:
+        for (i = 0; i < k; i++) {
+            y[i] = (double)b->b[i].answers;
+            n[i] = len_s;
+        }
+        n[k - 1] = elapsed_s - (k - 1) * len_s; /* the last ends with the run */
+        if (n[k - 1] <= 0)
+            k--;
+        rc = interval_ratio(y, n, k, out);
+        break;
+    case INTERVAL_MEAN:
+        for (i = 0; i < k; i++) {
+            y[i] = b->b[i].h.sum;
+            n[i] = (double)b->b[i].h.total;
+        }
+        rc = interval_ratio(y, n, k, out);
+        break;
+    case INTERVAL_PCT:
+        /* Read through: the batches keep their buckets. */
+        if ((h = malloc(k * sizeof(*h))) == NULL) {
+            rc = ENOMEM;
+            break;
+        }
+        for (i = 0; i < k; i++)
+            h[i] = b->b[i].h;
+        rc = interval_percentile(all, h, k, p, out);
+        break;
+    }
+out:
+    free(h);
+    free(y);
+    if (own)
+        hist_fini(&sum);
+    return rc;
 }

@@ -185,6 +185,11 @@ struct plan {
     struct engine_live *live;
     pthread_mutex_t live_mu;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
+    /* The run's batches of time (batch.h): each worker adds its ticks under
+     * batch_mu (64 times a second); the watch reads them for --precision. */
+    pthread_mutex_t batch_mu;
+    struct batches batches;
+    atomic_int precise;  /* --precision: the goal was reached (live.c), the workers stop */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
     struct reach *reach; /* the first contact (reach.c), shared by the workers */
     /* --stages: the rate (or connections) over time, from t_measure. */
@@ -477,7 +482,6 @@ struct worker {
     uint64_t tick_end;     /* end of the current tick, ns */
     uint64_t tick_req, tick_err;
     struct hist tick_h;    /* what ended in it, TL_SUB_BITS */
-    struct batches batches;
     uint32_t open;         /* sockets open now */
     /* reach.c: connections waiting to connect again; whether one was ever
      * up; since when connects failed with none up (0: one came up since),

@@ -133,11 +133,6 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
     hist_init(&res->ends);
     for (i = 0; i < res->ntargets; i++)
         stats_init(&res->per_target[i]);
-    /* The batches: taken from the first worker, the others added in. */
-    res->batches = ws[0].batches;
-    memset(&ws[0].batches, 0, sizeof(ws[0].batches));
-    for (t = 1; t < nt; t++)
-        batches_merge(&res->batches, &ws[t].batches); /* out of memory: none, no interval */
     for (t = 0; t < nt; t++) {
         stats_merge(&res->total, &ws[t].st);
         hist_merge(&res->ends, &ws[t].ends);

@@ -108,6 +108,7 @@ struct engine_result {
     struct hist *tl_hist;       /* --shard: each second's latency histogram (nseconds), for an exact merge */
     struct batches batches;     /* the run in batches of time, for its intervals (none in a result read back) */
     struct run_ci ci;
+    double precise_at_s;        /* --precision: when its goal was met and the run stopped, 0: it was not */
     struct shard_info *shards;  /* a merged result: one per shard */
     uint32_t nshards;
 };

@@ -258,8 +258,12 @@ static void live_merge(struct worker *w)
  * answer than before. */
 static void tick_close(struct worker *w)
 {
-    if (w->batches.b && (w->tick_req || w->tick_err || w->tick_h.total))
-        batches_add(&w->batches, w->tick_end - BATCH_TICK_NS - w->plan->t_measure, &w->tick_h, w->tick_req);
+    if (w->tick_req || w->tick_err || w->tick_h.total) {
+        struct plan *pl = (struct plan *)w->plan;
+        pthread_mutex_lock(&pl->batch_mu);
+        batches_add(&pl->batches, w->tick_end - BATCH_TICK_NS - pl->t_measure, &w->tick_h, w->tick_req);
+        pthread_mutex_unlock(&pl->batch_mu);
+    }
     if (w->tick_h.total) {
         hist_merge(&w->tl_h, &w->tick_h); /* out of memory: the timeline's second lacks it */
         hist_reset(&w->tick_h);

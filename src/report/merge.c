@@ -93,9 +93,8 @@ static int merge_timeline(struct loaded_run *in, int n, double t0, struct engine
     for (s = 0; s < len; s++) {
         r->timeline[s].p50_ns = hist_percentile(&h[s], 50);
         r->timeline[s].p99_ns = hist_percentile(&h[s], 99);
-        hist_fini(&h[s]);
     }
-    free(h);
+    r->tl_hist = h; /* for the intervals (report_ci), then let go */
     return 0;
 }
 
@@ -336,9 +335,14 @@ int merge_shards(json_t **roots, const char **names, int n, struct loaded_run *o
     }
     if (check_shards(in, names, n, err, errlen) != 0)
         goto out;
-    if ((rc = merge_into(in, n, out, err, errlen)) == 0)
+    if ((rc = merge_into(in, n, out, err, errlen)) == 0) {
+        uint32_t i;
         report_ci(&out->res); /* from the merged seconds: the shards' batches are not saved */
-    else {
+        for (i = 0; out->res.tl_hist && i < out->res.nseconds; i++)
+            hist_fini(&out->res.tl_hist[i]);
+        free(out->res.tl_hist);
+        out->res.tl_hist = NULL;
+    } else {
         engine_result_free(&out->res);
         monitor_result_free(&out->server);
         config_free(&out->cfg);

@@ -96,6 +96,9 @@ const char *report_method(const struct config *cfg, uint32_t i);
  * merged result's per-second histograms; without enough of either, the
  * figures alone (NaN bounds). */
 void report_ci(struct engine_result *r);
+/* The interval of goal g's figure among ci's. */
+const struct interval *report_ci_of(const struct run_ci *ci, const struct precision_goal *g);
+
 
 /* The percentiles every report shows, in order. */
 extern const double report_pcts[];

@@ -7,87 +7,76 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The percentiles every report shows, and gives an interval for. */
+const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
+const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
+
 _Static_assert(RUN_CI_NPCTS == REPORT_NPCTS, "an interval for every percentile the reports show");
 
-static void none(struct run_ci *ci, const struct engine_result *r)
+/* Each figure from the batches b (NULL: none, the figures alone). */
+static void fill(struct run_ci *ci, const struct engine_result *r, const struct batches *b)
 {
+    const struct hist *all = &r->total.h[H_LATENCY];
     uint32_t i;
     memset(ci, 0, sizeof(*ci));
-    ci->rps.est = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
-    ci->mean.est = hist_mean(&r->total.h[H_LATENCY]);
     ci->rps.lo = ci->rps.hi = ci->mean.lo = ci->mean.hi = NAN;
-    for (i = 0; i < RUN_CI_NPCTS; i++) {
-        ci->pct[i].est = hist_percentile(&r->total.h[H_LATENCY], report_pcts[i]);
+    for (i = 0; i < RUN_CI_NPCTS; i++)
         ci->pct[i].lo = ci->pct[i].hi = NAN;
+    if (b) {
+        interval_of_run(b, all, r->elapsed_s, INTERVAL_RPS, 0, &ci->rps);
+        interval_of_run(b, all, r->elapsed_s, INTERVAL_MEAN, 0, &ci->mean);
+        for (i = 0; i < RUN_CI_NPCTS; i++)
+            interval_of_run(b, all, r->elapsed_s, INTERVAL_PCT, report_pcts[i], &ci->pct[i]);
+        ci->batches = ci->rps.batches ? ci->rps.batches : ci->mean.batches;
+        if (ci->batches) {
+            ci->batches = b->n;
+            ci->batch_s = (double)b->len_ns / 1e9;
+        }
     }
+    /* The estimates are the reports' own figures, whatever the batches sum to. */
+    ci->rps.est = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
+    ci->mean.est = hist_mean(all);
+    for (i = 0; i < RUN_CI_NPCTS; i++)
+        ci->pct[i].est = hist_percentile(all, report_pcts[i]);
 }
 
-/* From k batches of len_s each (the last ending at the run's end): their
- * histograms and answers. */
-static void from_batches(struct run_ci *ci, const struct engine_result *r, const struct hist *h, const uint64_t *answers,
-                         uint32_t k, double len_s)
+const struct interval *report_ci_of(const struct run_ci *ci, const struct precision_goal *g)
 {
-    double *y = malloc(4 * (size_t)k * sizeof(*y)), *d, *s, *n;
-    uint32_t i;
-    if (y == NULL)
-        return;
-    d = y + k;
-    s = d + k;
-    n = s + k;
-    for (i = 0; i < k; i++) {
-        y[i] = (double)answers[i];
-        d[i] = len_s;
-        s[i] = h[i].sum;
-        n[i] = (double)h[i].total;
-    }
-    /* The last batch ends with the run. */
-    d[k - 1] = r->elapsed_s - (k - 1) * len_s;
-    if (d[k - 1] > 0)
-        interval_ratio(y, d, k, &ci->rps);
-    interval_ratio(s, n, k, &ci->mean);
+    int i;
+    if (g->fig == INTERVAL_RPS)
+        return &ci->rps;
+    if (g->fig == INTERVAL_MEAN)
+        return &ci->mean;
     for (i = 0; i < RUN_CI_NPCTS; i++)
-        interval_percentile(&r->total.h[H_LATENCY], h, k, report_pcts[i], &ci->pct[i]);
-    ci->batches = k;
-    ci->batch_s = len_s;
-    free(y);
+        if (report_pcts[i] == g->pct)
+            return &ci->pct[i];
+    return &ci->rps; /* the goals name the reported percentiles alone (precision.c) */
 }
 
 void report_ci(struct engine_result *r)
 {
-    const struct batches *b = &r->batches;
-    struct run_ci ci;
-    uint32_t i, k = 0;
-    none(&ci, r);
-    if (b->b && b->len_ns) {
-        /* The batches the run covered (a thread's last tick may close one
-         * past the last answer: empty). */
-        k = (uint32_t)ceil(r->elapsed_s * 1e9 / (double)b->len_ns);
-        if (k > b->n)
-            k = b->n;
+    struct batches secs;
+    uint32_t i;
+    if (r->batches.b) {
+        fill(&r->ci, r, &r->batches);
+        return;
     }
-    if (k >= INTERVAL_MIN_BATCHES) {
-        struct hist *h = malloc(k * sizeof(*h));
-        uint64_t *a = malloc(k * sizeof(*a));
-        if (h && a) {
-            for (i = 0; i < k; i++) {
-                h[i] = b->b[i].h; /* read through: the store keeps its buckets */
-                a[i] = b->b[i].answers;
-            }
-            from_batches(&ci, r, h, a, k, (double)b->len_ns / 1e9);
-        }
-        free(h);
-        free(a);
-    } else if (r->tl_hist && r->timeline && r->nseconds >= INTERVAL_MIN_BATCHES) {
-        /* Shards merged: their seconds. */
-        uint64_t *a = malloc(r->nseconds * sizeof(*a));
-        if (a) {
-            for (i = 0; i < r->nseconds; i++)
-                a[i] = r->timeline[i].requests;
-            from_batches(&ci, r, r->tl_hist, a, r->nseconds, 1.0);
-        }
-        free(a);
+    if (!r->tl_hist || !r->timeline || r->nseconds == 0) {
+        fill(&r->ci, r, NULL);
+        return;
     }
-    /* The estimates are the reports' own figures, whatever the batches sum to. */
-    ci.rps.est = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
-    r->ci = ci;
+    /* Shards merged: their seconds, as batches a second long. */
+    memset(&secs, 0, sizeof(secs));
+    secs.len_ns = 1000000000ULL;
+    secs.n = r->nseconds;
+    if ((secs.b = calloc(r->nseconds, sizeof(*secs.b))) == NULL) {
+        fill(&r->ci, r, NULL);
+        return;
+    }
+    for (i = 0; i < r->nseconds; i++) {
+        secs.b[i].h = r->tl_hist[i]; /* read through */
+        secs.b[i].answers = r->timeline[i].requests;
+    }
+    fill(&r->ci, r, &secs);
+    free(secs.b);
 }

@@ -98,6 +98,27 @@ static void jci_latency(FILE *f, const struct run_ci *ci, const char *ind)
     fprintf(f, "}");
 }
 
+/* --precision: its goal (each figure's half-width asked, relative), the
+ * widths the run's intervals came to (null: unbounded), whether the goal
+ * was met and when the run stopped for it (null: it ran to its end). */
+static void jprecision(FILE *f, const struct precision *p, const struct engine_result *r)
+{
+    int i, met = 1;
+    if (p->n == 0)
+        return;
+    fprintf(f, ",\n  \"precision\": {\"goal\": {");
+    for (i = 0; i < p->n; i++)
+        fprintf(f, "%s\"%s\": %s", i ? ", " : "", p->g[i].name, REPORT_JNUM("%.4f", p->g[i].rel));
+    fprintf(f, "}, \"widths\": {");
+    for (i = 0; i < p->n; i++) {
+        double w = precision_width(report_ci_of(&r->ci, &p->g[i]));
+        met &= w <= p->g[i].rel;
+        fprintf(f, "%s\"%s\": %s", i ? ", " : "", p->g[i].name, REPORT_JNUM("%.4f", w));
+    }
+    fprintf(f, "}, \"reached\": %s, \"stopped_at_s\": %s}", met ? "true" : "false",
+            r->precise_at_s > 0 ? REPORT_JNUM("%.3f", r->precise_at_s) : "null");
+}
+
 /* What the totals' or a URL's counters are written with. */
 struct jstats_of {
     const struct stats *s;
@@ -637,6 +658,7 @@ int report_json(FILE *f, const struct config *cfg, const struct engine_result *r
         fprintf(f, ",\n  \"intervals\": {\"level\": 0.95, \"batches\": %u, \"batch_s\": %s, \"covers\": \"this run's "
                    "sampling (batch means), not the drift between runs\"}",
                 r->ci.batches, REPORT_JNUM("%.6f", r->ci.batch_s));
+    jprecision(f, &cfg->precision, r);
     jerror_details(f, &r->total, cfg->http3);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);

@@ -533,6 +533,38 @@ static void load_intervals(struct jc *c, json_t *root, struct engine_result *r)
     jread_leave(c, at);
 }
 
+/* "precision": the goal back into the configuration (as --precision
+ * would give it), and when the run stopped for it. */
+static void load_precision(struct jc *c, json_t *root, struct config *cfg, struct engine_result *r)
+{
+    json_t *p = jread_obj(c, root, "precision", 0), *goal, *v;
+    const char *name;
+    char spec[256] = "", why[160];
+    size_t at, n = 0;
+    if (p == NULL)
+        return;
+    at = jread_enter(c, "precision");
+    if ((goal = jread_obj(c, p, "goal", 1)) != NULL)
+        json_object_foreach(goal, name, v) {
+            int k;
+            if (!json_is_number(v) || !(json_number_value(v) > 0 && json_number_value(v) < 1)) {
+                jread_fail(c, name, "wants a share between 0 and 1");
+                break;
+            }
+            k = snprintf(spec + n, sizeof(spec) - n, "%s%s:%.4f%%", n ? "," : "", name, json_number_value(v) * 100);
+            if (k < 0 || (size_t)k >= sizeof(spec) - n) {
+                jread_fail(c, name, "too many goals");
+                break;
+            }
+            n += (size_t)k;
+        }
+    if (!c->failed && n && precision_parse(spec, &cfg->precision, why, sizeof(why)) != 0)
+        jread_fail(c, "goal", "%s", why);
+    if (json_is_number(json_object_get(p, "stopped_at_s")))
+        r->precise_at_s = jread_num(c, p, "stopped_at_s", 0, MAX_SECONDS, 0);
+    jread_leave(c, at);
+}
+
 /* "checks" and "skipped_by_variable". */
 static void load_checks(struct jc *c, json_t *root, struct engine_result *r, uint32_t ntargets)
 {
@@ -691,6 +723,7 @@ int report_load_run(struct jc *c, json_t *root, struct loaded_run *run)
     }
     r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
     load_intervals(c, root, r);
+    load_precision(c, root, conf, r);
     load_client_side(c, root, r);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {

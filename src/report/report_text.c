@@ -7,8 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
-const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
 /* s as a terminal may show it (text_scrub: a name or a check from a file),
  * into buf. */
@@ -150,6 +148,30 @@ static void lat_row(FILE *f, const char *name, const struct hist *h)
     for (i = 0; i < REPORT_NPCTS; i++)
         fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), v[i]));
     fprintf(f, " %8s\n", units_fmt_ns(b, sizeof(b), (double)h->max));
+}
+
+/* --precision's line: reached or not, when, and how wide each figure's
+ * interval came out against its goal. Nothing without --precision. */
+static void precision_line(FILE *f, const struct config *cfg, const struct engine_result *r)
+{
+    const struct precision *p = &cfg->precision;
+    int i, met = 1;
+    if (p->n == 0)
+        return;
+    for (i = 0; i < p->n; i++)
+        met &= precision_width(report_ci_of(&r->ci, &p->g[i])) <= p->g[i].rel;
+    if (r->precise_at_s > 0)
+        fprintf(f, "Precision     reached at %.1fs, the run stopped there:", r->precise_at_s);
+    else
+        fprintf(f, "Precision     %s in %.1fs:", met ? "reached at the end" : "not reached", r->elapsed_s);
+    for (i = 0; i < p->n; i++) {
+        double w = precision_width(report_ci_of(&r->ci, &p->g[i]));
+        if (isinf(w))
+            fprintf(f, "%s %s unbounded (goal %g%%)", i ? "," : "", p->g[i].name, p->g[i].rel * 100);
+        else
+            fprintf(f, "%s %s +-%.1f%% (goal %g%%)", i ? "," : "", p->g[i].name, w * 100, p->g[i].rel * 100);
+    }
+    fputc('\n', f);
 }
 
 /* The total's 95% interval, a side a row under its figure (mean and the
@@ -580,6 +602,7 @@ static void summary_block(FILE *f, const struct config *cfg, const struct engine
     fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
             r->elapsed_s);
+    precision_line(f, cfg, r);
     if (s->censored) {
         /* They waited at least that long: dropping them would hide the
          * slowest answers (or the ones that never came). */
