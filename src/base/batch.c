@@ -77,24 +77,3 @@ int batches_add(struct batches *s, uint64_t at, const struct hist *h, uint64_t a
     s->b[i].answers += answers;
     return 0;
 }
-
-int batches_merge(struct batches *dst, struct batches *src)
-{
-    uint32_t i;
-    if (dst->b == NULL || src->b == NULL)
-        return drop(dst, ENOMEM);
-    while (dst->len_ns < src->len_ns)
-        if (fold(dst) != 0)
-            return drop(dst, ENOMEM);
-    while (src->len_ns < dst->len_ns)
-        if (fold(src) != 0)
-            return drop(dst, ENOMEM);
-    for (i = 0; i < src->n; i++) {
-        if (src->b[i].h.total && hist_merge(&dst->b[i].h, &src->b[i].h) != 0)
-            return drop(dst, ENOMEM);
-        dst->b[i].answers += src->b[i].answers;
-    }
-    if (src->n > dst->n)
-        dst->n = src->n;
-    return 0;
-}

@@ -1,5 +1,5 @@
-/* batch.h - a run's batches of time, for the
- * intervals of the run's figures (interval.h).
+/* batch.h - a run's batches of time, for the intervals of its figures
+ * (interval.h).
  *
  * A worker records each answer into the histogram of its current tick, as
  * it always did into its second's (one record per answer, nothing more);
@@ -7,8 +7,8 @@
  * starts a tick long and doubles whenever the store is full (neighbour
  * batches merged pair by pair), so a run of any length keeps between
  * BATCH_MAX / 2 and BATCH_MAX batches in bounded memory: a few hundred KiB
- * a thread. Batch i of every thread covers the same time of the measured
- * phase: the threads' stores are added batch by batch after join. */
+ * in all. Batch i covers the same time for every thread: the threads add
+ * their ticks into one store, under a lock, 64 times a second each. */
 #ifndef RAFALE_BATCH_H
 #define RAFALE_BATCH_H
 
@@ -40,8 +40,5 @@ void batches_fini(struct batches *s);
  * phase: its histogram and its answers. Returns 0 or an errno value (then
  * the store is dropped: no interval rather than a wrong one). */
 int batches_add(struct batches *s, uint64_t at, const struct hist *h, uint64_t answers);
-/* Adds src into dst batch by batch, the finer of the two folded to the
- * other's length first (src may be folded). Returns 0 or an errno value. */
-int batches_merge(struct batches *dst, struct batches *src);
 
 #endif
