@@ -3,12 +3,12 @@
  *
  * A worker records each answer into the histogram of its current tick, as
  * it always did into its second's (one record per answer, nothing more);
- * 64 ticks a second, each tick is added to the batch it falls in. A batch
+ * 32 ticks a second, each tick is added to the batch it falls in. A batch
  * starts a tick long and doubles whenever the store is full (neighbour
  * batches merged pair by pair), so a run of any length keeps between
  * BATCH_MAX / 2 and BATCH_MAX batches in bounded memory: a few hundred KiB
  * in all. Batch i covers the same time for every thread: the threads add
- * their ticks into one store, under a lock, 64 times a second each. */
+ * their ticks into one store, under a lock, 32 times a second each. */
 #ifndef RAFALE_BATCH_H
 #define RAFALE_BATCH_H
 
@@ -17,7 +17,7 @@
 #include "clock.h"
 #include "hist.h"
 
-#define BATCH_TICK_NS (NS_PER_S / 64)
+#define BATCH_TICK_NS (NS_PER_S / 32)
 #define BATCH_MAX 128
 
 struct batch {

@@ -86,6 +86,8 @@ double hist_mean(const struct hist *h);
 /* The values at or under v (a count: within a bucket, its share by linear
  * interpolation); 0 when empty. */
 double hist_count_le(const struct hist *h, double v);
+/* The same for n values in increasing order, into out, in one walk. */
+void hist_counts_le(const struct hist *h, const double *v, int n, double *out);
 double hist_stdev(const struct hist *h);
 
 /* Buckets held in memory (for memory checks). */

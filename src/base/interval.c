@@ -132,27 +132,14 @@ static void bucket_around(const struct hist *h, double v, double *lo, double *hi
     *hi = (double)bhi;
 }
 
-int interval_percentile(const struct hist *all, const struct hist *b, uint32_t k, double p, struct interval *out)
+/* Percentile p's interval from the batches' counts at or under its
+ * estimate (out->est set): Woodruff's. */
+static int woodruff(const struct hist *all, const double *y, const double *n, uint32_t k, double p,
+                    struct interval *out)
 {
-    double *y, *n, f, se, est, blo, bhi, t, floor_se, flo, fhi, total = (double)all->total;
-    uint32_t i, m;
-    int rc;
-    out->est = hist_percentile(all, p);
-    out->lo = out->hi = NAN;
-    out->batches = 0;
-    if (all->total == 0 || p <= 0 || p >= 100 || k < INTERVAL_MIN_BATCHES)
-        return 0;
-    y = malloc(2 * (size_t)k * sizeof(*y));
-    if (y == NULL)
-        return ENOMEM;
-    n = y + k;
-    /* Each batch's answers at or under the estimate: the CDF there. */
-    for (i = 0; i < k; i++) {
-        y[i] = hist_count_le(&b[i], out->est);
-        n[i] = (double)b[i].total;
-    }
-    rc = ratio(y, n, k, &est, &se, &m);
-    free(y);
+    double f, se, est, blo, bhi, t, floor_se, flo, fhi, total = (double)all->total;
+    uint32_t m;
+    int rc = ratio(y, n, k, &est, &se, &m);
     if (rc != 0 || m == 0)
         return rc;
     /* Never narrower than independent answers would give. */
@@ -176,6 +163,47 @@ int interval_percentile(const struct hist *all, const struct hist *b, uint32_t k
     if (!isnan(out->hi) && out->hi < bhi)
         out->hi = bhi;
     return 0;
+}
+
+int interval_percentiles(const struct hist *all, const struct hist *b, uint32_t k, const double *p, int np,
+                         struct interval *out)
+{
+    double *y, *n, *cdf, est[INTERVAL_MAX_PCTS];
+    uint32_t i;
+    int j, rc = 0;
+    if (np > INTERVAL_MAX_PCTS)
+        return EINVAL;
+    hist_percentiles(all, p, np, est);
+    for (j = 0; j < np; j++) {
+        out[j].est = est[j];
+        out[j].lo = out[j].hi = NAN;
+        out[j].batches = 0;
+    }
+    if (all->total == 0 || k < INTERVAL_MIN_BATCHES)
+        return 0;
+    y = malloc(((size_t)np + 1) * k * sizeof(*y) + (size_t)np * sizeof(*y));
+    if (y == NULL)
+        return ENOMEM;
+    n = y + (size_t)np * k;
+    cdf = n + k;
+    /* Each batch's answers at or under each estimate, in one walk of the
+     * batch: the CDF there. */
+    for (i = 0; i < k; i++) {
+        hist_counts_le(&b[i], est, np, cdf);
+        for (j = 0; j < np; j++)
+            y[(size_t)j * k + i] = cdf[j];
+        n[i] = (double)b[i].total;
+    }
+    for (j = 0; j < np && rc == 0; j++)
+        if (p[j] > 0 && p[j] < 100)
+            rc = woodruff(all, y + (size_t)j * k, n, k, p[j], &out[j]);
+    free(y);
+    return rc;
+}
+
+int interval_percentile(const struct hist *all, const struct hist *b, uint32_t k, double p, struct interval *out)
+{
+    return interval_percentiles(all, b, k, &p, 1, out);
 }
 
 void interval_of_ratio(const struct interval *now, const struct interval *base, struct interval *out)
@@ -206,14 +234,16 @@ static uint32_t covered(const struct batches *b, double elapsed_s)
 }
 
 int interval_of_run(const struct batches *b, const struct hist *all, double elapsed_s, enum interval_fig which,
-                    double p, struct interval *out)
+                    const double *p, int np, struct interval *out)
 {
     uint32_t i, k = covered(b, elapsed_s);
     double len_s = (double)b->len_ns / 1e9, *y, *n;
     struct hist sum, *h = NULL;
     int rc = 0, own = all == NULL;
-    out->est = out->lo = out->hi = NAN;
-    out->batches = 0;
+    for (i = 0; i < (uint32_t)(which == INTERVAL_PCT ? np : 1); i++) {
+        out[i].est = out[i].lo = out[i].hi = NAN;
+        out[i].batches = 0;
+    }
     if (k == 0)
         return 0;
     if (own) {
@@ -255,7 +285,7 @@ int interval_of_run(const struct batches *b, const struct hist *all, double elap
         }
         for (i = 0; i < k; i++)
             h[i] = b->b[i].h;
-        rc = interval_percentile(all, h, k, p, out);
+        rc = interval_percentiles(all, h, k, p, np, out);
         break;
     }
 out:

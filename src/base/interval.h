@@ -55,18 +55,24 @@ int interval_ratio(const double *y, const double *n, uint32_t k, struct interval
  * interval from the k batch histograms b (each batch's answers, their sum
  * all's). Returns 0 or an errno value. */
 int interval_percentile(const struct hist *all, const struct hist *b, uint32_t k, double p, struct interval *out);
+/* The same for np percentiles p[] in increasing order (INTERVAL_MAX_PCTS at
+ * most), into out[], each batch walked once. */
+#define INTERVAL_MAX_PCTS 16
+int interval_percentiles(const struct hist *all, const struct hist *b, uint32_t k, const double *p, int np,
+                         struct interval *out);
 
 /* The figures of a run an interval is given for. */
 enum interval_fig { INTERVAL_RPS, INTERVAL_MEAN, INTERVAL_PCT };
 
 /* A run's figure and its interval from its batches (batch.h): which
- * INTERVAL_RPS (answers per second), INTERVAL_MEAN or INTERVAL_PCT
- * (percentile p) of the latency (ns); all: the run's whole latency
- * histogram, or NULL for the batches' sum; elapsed_s: the measured time,
- * where the last batch ends. Returns 0 or an errno value. */
+ * INTERVAL_RPS (answers per second) or INTERVAL_MEAN into out[0], or
+ * INTERVAL_PCT, the np percentiles p[] (increasing) of the latency (ns)
+ * into out[]; all: the run's whole latency histogram, or NULL for the
+ * batches' sum; elapsed_s: the measured time, where the last batch ends.
+ * Returns 0 or an errno value. */
 struct batches;
 int interval_of_run(const struct batches *b, const struct hist *all, double elapsed_s, enum interval_fig which,
-                    double p, struct interval *out);
+                    const double *p, int np, struct interval *out);
 
 /* The interval of a ratio of two figures (now / base), from each one's
  * interval, as MOVER (the method of variance estimates recovery) combines

@@ -186,7 +186,7 @@ struct plan {
     pthread_mutex_t live_mu;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
     /* The run's batches of time (batch.h): each worker adds its ticks under
-     * batch_mu (64 times a second); the watch reads them for --precision. */
+     * batch_mu (32 times a second); the watch reads them for --precision. */
     pthread_mutex_t batch_mu;
     struct batches batches;
     atomic_int precise;  /* --precision: the goal was reached (live.c), the workers stop */

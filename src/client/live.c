@@ -93,7 +93,7 @@ static int precision_met(struct plan *pl)
     pthread_mutex_lock(&pl->batch_mu);
     for (i = 0; i < p->n && met; i++) {
         struct interval iv;
-        if (interval_of_run(&pl->batches, NULL, el, p->g[i].fig, p->g[i].pct, &iv) != 0 || iv.batches == 0 ||
+        if (interval_of_run(&pl->batches, NULL, el, p->g[i].fig, &p->g[i].pct, 1, &iv) != 0 || iv.batches == 0 ||
             pl->batches.n < 16 || precision_width(&iv) > p->g[i].rel)
             met = 0;
     }

@@ -254,7 +254,7 @@ static void live_merge(struct worker *w)
 }
 
 /* The tick that ended (or the last, partial one) into its second and the
- * batches: a merge of a few hundred buckets 64 times a second, no more per
+ * batches: a merge of a few hundred buckets 32 times a second, no more per
  * answer than before. */
 static void tick_close(struct worker *w)
 {

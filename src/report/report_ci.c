@@ -23,10 +23,9 @@ static void fill(struct run_ci *ci, const struct engine_result *r, const struct 
     for (i = 0; i < RUN_CI_NPCTS; i++)
         ci->pct[i].lo = ci->pct[i].hi = NAN;
     if (b) {
-        interval_of_run(b, all, r->elapsed_s, INTERVAL_RPS, 0, &ci->rps);
-        interval_of_run(b, all, r->elapsed_s, INTERVAL_MEAN, 0, &ci->mean);
-        for (i = 0; i < RUN_CI_NPCTS; i++)
-            interval_of_run(b, all, r->elapsed_s, INTERVAL_PCT, report_pcts[i], &ci->pct[i]);
+        interval_of_run(b, all, r->elapsed_s, INTERVAL_RPS, NULL, 0, &ci->rps);
+        interval_of_run(b, all, r->elapsed_s, INTERVAL_MEAN, NULL, 0, &ci->mean);
+        interval_of_run(b, all, r->elapsed_s, INTERVAL_PCT, report_pcts, RUN_CI_NPCTS, ci->pct);
         ci->batches = ci->rps.batches ? ci->rps.batches : ci->mean.batches;
         if (ci->batches) {
             ci->batches = b->n;

@@ -102,8 +102,23 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
     if (!c->failed && sum != total)
         jread_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
+        struct hist_iter it;
+        uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0, first = 1;
+        /* The extremes lie in the first and the last bucket: every count
+         * of a histogram lies between them (hist.c reads its band so). */
+        for (hist_iter_init(&it, h); hist_iter_next(&it);) {
+            if (first) {
+                lo0 = it.lo;
+                hi0 = it.hi;
+                first = 0;
+            }
+            lo1 = it.lo;
+            hi1 = it.hi;
+        }
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
+        if (h->min < lo0 || h->min >= hi0 || h->max < lo1 || h->max >= hi1)
+            jread_fail(c, "min_us", "%.3f and max_us %.3f are not in the first and last buckets", mn, mx);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }

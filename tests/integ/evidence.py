@@ -79,3 +79,34 @@ def precision_stops_when_reached():
         q = subprocess.run([RAFALE, "--precision", spec, "http://127.0.0.1:1/"], capture_output=True, text=True)
         check(q.returncode == 2 and q.stderr.startswith("rafale: --precision") and len(q.stderr.splitlines()) == 1,
               "precision: '%s' refused in one line (%r)" % (spec, q.stderr))
+
+
+@test
+@alone
+def intervals_cover_a_known_law():
+    """Coverage against a known law: rafale serve's /delay/exp/5 answers after an exponential draw of mean 5 ms,
+    so a run's p50 is 5 ms ln 2 and its p99 5 ms ln 100, plus the path's own delay (estimated from the pooled mean,
+    whose law is 5 ms). Over 40 short runs an honest 95% interval holds the truth about 38 times; 34 is asked.
+    Alone: other tests' load would be drift between runs, which no run's interval covers (nor should)."""
+    if SANITIZED:
+        print("  (in the plain build alone: the same code, twice the time)")
+        return
+    srv = Serve()
+    runs = []
+    for i in range(40):
+        r = rafale("-c", 20, "-t", 1, "-d", "500ms", srv.url("/delay/exp/5"))
+        if r.j is not None and "percentiles_ci_us" in r.j["latency"]:
+            runs.append(r.j)
+    srv.stop()
+    check(len(runs) == 40, "coverage: 40 runs with intervals (%d)" % len(runs))
+    n = sum(j["latency"]["count"] for j in runs)
+    offset = sum(j["latency"]["mean_us"] * j["latency"]["count"] for j in runs) / n - 5000
+    check(0 < offset < 1000, "coverage: the path's own delay beside the law (%.0f us)" % offset)
+    held = {}
+    for name, q in (("50", 0.5), ("99", 0.99)):
+        truth = -5000 * math.log(1 - q) + offset
+        held[name] = sum(1 for j in runs if holds(j["latency"]["percentiles_ci_us"][name], truth))
+        check(held[name] >= 34, "coverage: p%s's interval held %.0f us in %d of %d runs" % (name, truth, held[name],
+                                                                                        len(runs)))
+    print("  coverage: p50 held %d/%d, p99 %d/%d (offset %.0f us)" % (held["50"], len(runs), held["99"], len(runs),
+                                                                       offset))
