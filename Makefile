@@ -221,13 +221,13 @@ build/fuzz_http_req: fuzz/fuzz_http_req.c src/serve/http_req.c src/serve/http_re
 H2FUZZ_SRC = src/serve/serve_h2.c src/serve/serve_stream.c src/serve/serve_reply.c src/base/buf.c src/base/status.c \
              src/base/err.c
 build/fuzz_serve_h2: fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) src/serve/serve_h2.h src/serve/serve_int.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) -lnghttp2
+	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h2.c $(H2FUZZ_SRC) -lnghttp2 -lm
 
 # serve's HTTP/3 side (nghttp3's frames and QPACK, and its answers), when built with HTTP/3.
 H3FUZZ_SRC = src/serve/serve_h3.c src/serve/serve_stream.c src/serve/serve_reply.c src/base/buf.c src/base/http3_write.c \
              src/base/status.c src/base/err.c
 build/fuzz_serve_h3: fuzz/fuzz_serve_h3.c fuzz/serve_h3_offline.h $(H3FUZZ_SRC) src/serve/serve_h3_int.h src/serve/serve_int.h | build
-	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h3.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG))
+	$(FUZZ_CC) -o $@ fuzz/fuzz_serve_h3.c $(H3FUZZ_SRC) $(shell pkg-config --libs $(H3PKG)) -lm
 
 TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config.c proto.c url.c buf.c net.c slo.c status.c units.c stats.c hist.c \
              check.c jpath.c request.c http_parse.c text.c)

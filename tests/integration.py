@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
 AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "compare", "distributed", "findings", "wire", "build",
-         "layout"]
+         "evidence", "layout"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 
 

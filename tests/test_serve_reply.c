@@ -4,12 +4,14 @@
 #include "serve_int.h"
 #include "t.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct reply answer_of(const char *target, size_t n)
 {
     static struct serve s;
-    uint32_t rng = 1;
+    static uint32_t rng = 1; /* one generator over the calls, as a thread has */
     struct reply rp;
     s.cfg.redirect_to = "http://example.com";
     serve_reply(&s, &rng, target, n, &rp);
@@ -44,7 +46,21 @@ static void routes(void)
     rp = answer_of("/status/99", 10);
     CHECK(rp.status == 400);
     rp = answer_of("/delay/20", 9);
-    CHECK(rp.kind == B_DELAY && rp.delay_ms == 20);
+    CHECK(rp.kind == B_DELAY && rp.delay_us == 20000);
+    {
+        /* /delay/exp/5: exponential draws of mean 5 ms, in us. */
+        double sum = 0;
+        int i, below = 0;
+        for (i = 0; i < 20000; i++) {
+            rp = answer_of("/delay/exp/5", 12);
+            sum += rp.delay_us;
+            below += rp.delay_us < 3466; /* the law's median, 5 ms ln 2 */
+        }
+        CHECKF(fabs(sum / 20000 - 5000) < 150, "mean %.0f us", sum / 20000);
+        CHECKF(abs(below - 10000) < 400, "%d of 20000 below the median", below);
+    }
+    rp = answer_of("/delay/exp/x", 12);
+    CHECK(rp.status == 400);
     rp = answer_of("/redirect?to=/x&y=1", 19);
     CHECK(rp.status == 302 && rp.loclen == 2 && memcmp(rp.location, "/x", 2) == 0);
     rp = answer_of("/redirect", 9);

@@ -361,8 +361,10 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         return -1;
     if (cfg->nstages && finish_stages(cfg, err, errlen) != 0)
         return -1;
+    /* --precision ends the run when its goal is met: 60 s at most unless
+     * -d or -n says otherwise (every run is bounded). */
     if (cfg->requests == 0 && cfg->duration_ns == 0)
-        cfg->duration_ns = 10 * 1000000000ULL;
+        cfg->duration_ns = (cfg->precision.n ? 60 : 10) * 1000000000ULL;
     if (cfg->requests && cfg->requests < cfg->connections) {
         if (cfg->connections_given && notes)
             snprintf(notes, noteslen, "-n %llu is below -c %u: using %llu connections",

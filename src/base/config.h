@@ -9,6 +9,7 @@
 
 #include "net.h"
 #include "proto.h"
+#include "precision.h"
 #include "slo.h"
 #include "status.h"
 #include "tls.h"
@@ -134,6 +135,7 @@ struct config {
     int monitor_pid;             /* --monitor PID: the server's process tree, 0 when none */
     const char *monitor_cgroup;  /* --monitor-cgroup PATH: every process of a cgroup v2 */
     struct slo slo;              /* --slo goals, slo.n == 0 when none */
+    struct precision precision;  /* --precision goals, precision.n == 0 when none */
     int sweep;                   /* rafale sweep */
     double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;

@@ -122,10 +122,31 @@ void hist_fini(struct hist *h)
     h->nbuckets = h->base = h->fast = 0;
 }
 
+/* The held buckets [*lo, *hi) that can hold anything: those of the exact
+ * extremes and between (every count lies there: hist_record, _merge and
+ * _record_n keep min and max, and a result read back is checked so). */
+static void used_band(const struct hist *h, uint32_t *lo, uint32_t *hi)
+{
+    *lo = 0;
+    *hi = h->nbuckets;
+    if (h->total && h->min >= 1 && h->min <= h->max && h->max < HIST_MAX_NS) {
+        uint32_t a = hist_bucket_of(h->sub_bits, h->min), z = hist_bucket_of(h->sub_bits, h->max) + 1;
+        if (a > h->base && a - h->base < *hi)
+            *lo = a - h->base;
+        if (z > h->base + *lo && z - h->base < *hi)
+            *hi = z - h->base;
+    }
+}
+
 void hist_reset(struct hist *h)
 {
-    if (h->nbuckets)
-        memset(h->counts, 0, h->nbuckets * sizeof(uint64_t));
+    /* The band that was used alone: a tick's histogram is reset 32 times a
+     * second, its band grown long ago may span hundreds of buckets. */
+    if (h->nbuckets && h->total) {
+        uint32_t lo, hi;
+        used_band(h, &lo, &hi);
+        memset(h->counts + lo, 0, (hi - lo) * sizeof(uint64_t));
+    }
     h->total = 0;
     h->min = UINT64_MAX;
     h->max = 0;
@@ -173,7 +194,9 @@ int hist_merge(struct hist *dst, const struct hist *src)
     uint32_t lo = 0, hi = src->nbuckets, i;
     if (src->total == 0)
         return 0;
-    /* The band src really used, then room for it in dst. */
+    /* The band src really used (its exact extremes' buckets: no walk over
+     * the empty ends of a band grown long ago), then room for it in dst. */
+    used_band(src, &lo, &hi);
     while (lo < hi && src->counts[lo] == 0)
         lo++;
     while (hi > lo && src->counts[hi - 1] == 0)
@@ -267,6 +290,40 @@ void hist_percentiles(const struct hist *h, const double *p, int n, double *out)
             seen += h->counts[i++];
         out[k] = i < h->nbuckets ? bucket_value(h, i) : (double)h->max;
     }
+}
+
+void hist_counts_le(const struct hist *h, const double *v, int n, double *out)
+{
+    double seen = 0;
+    uint32_t i, lo, hi;
+    int k = 0;
+    used_band(h, &lo, &hi);
+    /* Below the least value, none; from the greatest on, all. */
+    for (; k < n && (h->total == 0 || v[k] < (double)h->min); k++)
+        out[k] = 0;
+    for (i = lo; i < hi && k < n; i++) {
+        uint64_t blo, bhi;
+        if (h->counts[i] == 0)
+            continue;
+        hist_bucket_range(h, h->base + i, &blo, &bhi);
+        /* [blo, bhi) of integers: the values of this bucket at or under v
+         * (its share, linearly), for each v that falls in it. */
+        while (k < n && v[k] + 1 < (double)bhi) {
+            out[k] = seen + ((double)blo <= v[k] ? (double)h->counts[i] * (v[k] + 1 - (double)blo) / (double)(bhi - blo)
+                                                 : 0);
+            k++;
+        }
+        seen += (double)h->counts[i];
+    }
+    for (; k < n; k++)
+        out[k] = v[k] >= (double)h->max ? (double)h->total : seen;
+}
+
+double hist_count_le(const struct hist *h, double v)
+{
+    double out;
+    hist_counts_le(h, &v, 1, &out);
+    return out;
 }
 
 double hist_mean(const struct hist *h)

@@ -83,6 +83,11 @@ double hist_percentile(const struct hist *h, double p);
 /* The same for n percentiles in increasing order, in one walk. */
 void hist_percentiles(const struct hist *h, const double *p, int n, double *out);
 double hist_mean(const struct hist *h);
+/* The values at or under v (a count: within a bucket, its share by linear
+ * interpolation); 0 when empty. */
+double hist_count_le(const struct hist *h, double v);
+/* The same for n values in increasing order, into out, in one walk. */
+void hist_counts_le(const struct hist *h, const double *v, int n, double *out);
 double hist_stdev(const struct hist *h);
 
 /* Buckets held in memory (for memory checks). */

@@ -65,6 +65,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "batch.h"
 #include "check.h"
 #include "config.h"
 #include "cookie.h"
@@ -191,6 +192,11 @@ struct plan {
     struct engine_live *live;
     pthread_mutex_t live_mu;
     struct timeline *tl; /* shared (it has its own lock): each worker merges its seconds into it */
+    /* The run's batches of time (batch.h): each worker adds its ticks under
+     * batch_mu (32 times a second); the watch reads them for --precision. */
+    pthread_mutex_t batch_mu;
+    struct batches batches;
+    atomic_int precise;  /* --precision: the goal was reached (live.c), the workers stop */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
     struct reach *reach; /* the first contact (reach.c), shared by the workers */
     /* --stages: the rate (or connections) over time, from t_measure. */
@@ -474,11 +480,15 @@ struct worker {
     struct tls_ticket *tickets; /* a TLS session ticket per endpoint, for resumption */
     uint64_t rng;          /* --order random, {{rand}}, {{uuid}}: seeded by --seed */
     /* Timeline: this worker's current second, merged into the shared one as
-     * it ends. */
+     * it ends; and its current tick (batch.h), added to the second and to
+     * the batches as it ends. */
     uint32_t tl_sec;
     uint64_t tl_end;       /* end of that second, ns */
     uint64_t tl_req, tl_err;
     struct hist tl_h;      /* TL_SUB_BITS precision: within 3% */
+    uint64_t tick_end;     /* end of the current tick, ns */
+    uint64_t tick_req, tick_err;
+    struct hist tick_h;    /* what ended in it, TL_SUB_BITS */
     uint32_t open;         /* sockets open now */
     /* reach.c: connections waiting to connect again; whether one was ever
      * up; since when connects failed with none up (0: one came up since),

@@ -184,6 +184,7 @@ static void *worker_main(void *arg)
 
     w->t_last = pl->t_measure;
     w->tl_end = pl->t_measure + NS_PER_S;
+    w->tick_end = pl->t_measure + BATCH_TICK_NS;
     if (pl->ramped == 2)
         w->nactive = conns_due(w, pl->t0);
     for (i = 0; i < w->nactive; i++)
@@ -226,7 +227,8 @@ static void *worker_main(void *arg)
         if (w->ended + w->st.skipped >= w->budget || (w->parked && w->parked >= w->nactive))
             break;
         if (atomic_load_explicit(pl->stop, memory_order_relaxed) || atomic_load_explicit(pl->failed, memory_order_relaxed) ||
-            atomic_load_explicit(&((struct plan *)pl)->aborted, memory_order_relaxed)) {
+            atomic_load_explicit(&((struct plan *)pl)->aborted, memory_order_relaxed) ||
+            atomic_load_explicit(&((struct plan *)pl)->precise, memory_order_relaxed)) {
             w->t_last = clock_ns();
             break;
         }
@@ -311,6 +313,7 @@ static void worker_free(struct worker *w)
             stats_fini(&w->per_stage[i]);
     free(w->per_stage);
     hist_fini(&w->tl_h);
+    hist_fini(&w->tick_h);
     hist_fini(&w->ends);
     if (w->tickets)
         for (i = 0; i < w->plan->nendpoints; i++)
@@ -382,6 +385,7 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         return -1;
     tcpinfo_sum_init(&w->tcp);
     hist_init_bits(&w->tl_h, TL_SUB_BITS);
+    hist_init_bits(&w->tick_h, TL_SUB_BITS);
     hist_init(&w->ends);
     if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_target == NULL ||
         stats_init(&w->st) != 0)
@@ -568,11 +572,13 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
 
     memset(res, 0, sizeof(*res));
     memset(&pl, 0, sizeof(pl));
+    pthread_mutex_init(&pl.batch_mu, NULL);
     shcfg = *cfg_all; /* the caller's share already (shard_apply): computed once */
     if (nt > cfg->connections)
         nt = cfg->connections;
     if (timeline_init(&tl, nt) != 0) {
         err_set(err, errlen, NULL, "cannot set up the timeline");
+        pthread_mutex_destroy(&pl.batch_mu);
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
@@ -607,6 +613,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     pl.stop = stop;
     pl.nthreads = nt;
     pl.tl = &tl;
+    batches_init(&pl.batches, TL_SUB_BITS); /* out of memory: no interval, the run goes on */
     pl.failed = &failed;
     if (cfg->nstages) {
         ramp_init(&pl.ramp, cfg->stage_start, cfg->stage_dur, cfg->stage_val, cfg->nstages);
@@ -660,7 +667,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
         started_threads++;
     }
-    if ((progress || cfg->abort_on_fail || cfg->metrics_listen) && started_threads == nt)
+    if ((progress || cfg->abort_on_fail || cfg->metrics_listen || cfg->precision.n) && started_threads == nt)
         live_watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
@@ -685,8 +692,11 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         err_set(err, errlen, NULL, "out of memory for the checks");
         rc = -1;
     }
-    if (rc == 0)
+    if (rc == 0) {
         collect_finish(cfg, &pl, ws, nt, stop, cpu_seconds() - cpu0, res);
+        res->batches = pl.batches; /* taken over */
+        memset(&pl.batches, 0, sizeof(pl.batches));
+    }
     else
         figures_free(res); /* what was merged before the failure */
 workers:
@@ -705,6 +715,8 @@ out:
         reqlog_close(&lg, &a, &b, &e);
     }
     free(ws);
+    batches_fini(&pl.batches);
+    pthread_mutex_destroy(&pl.batch_mu);
     free_plan(&pl);
     timeline_fini(&tl);
     if (hold >= 0)

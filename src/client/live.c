@@ -77,6 +77,30 @@ static int slo_lost(struct plan *pl, struct worker *ws, uint32_t nt, struct stat
     return 0;
 }
 
+/* --precision: 1 when every goal's interval is within its width on the
+ * batches so far (a second of them at least, and 16 batches: an interval
+ * of a few short batches can be narrow by chance). */
+static int precision_met(struct plan *pl)
+{
+    const struct precision *p = &pl->cfg->precision;
+    uint64_t now = clock_ns();
+    double el;
+    int i, met = 1;
+    if (now < pl->t_measure + NS_PER_S)
+        return 0;
+    /* The ticks closed so far: the one under way is in no batch yet. */
+    el = (double)((now - pl->t_measure) / BATCH_TICK_NS * BATCH_TICK_NS) / 1e9;
+    pthread_mutex_lock(&pl->batch_mu);
+    for (i = 0; i < p->n && met; i++) {
+        struct interval iv;
+        if (interval_of_run(&pl->batches, NULL, el, p->g[i].fig, &p->g[i].pct, 1, &iv) != 0 || iv.batches == 0 ||
+            pl->batches.n < 16 || precision_width(&iv) > p->g[i].rel)
+            met = 0;
+    }
+    pthread_mutex_unlock(&pl->batch_mu);
+    return met;
+}
+
 /* --metrics-listen: the figures so far, copied for the caller's callback. */
 static void live_snapshot(struct plan *pl, struct worker *ws, uint32_t nt, struct engine_live *out)
 {
@@ -148,6 +172,10 @@ void live_watch(struct plan *pl, struct worker *ws, uint32_t nt, engine_progress
                 progress(&p, arg);
             }
             break;
+        }
+        if (pl->cfg->precision.n && !atomic_load(&pl->precise) && precision_met(pl)) {
+            res->precise_at_s = (double)(clock_ns() - pl->t_measure) / 1e9;
+            atomic_store(&pl->precise, 1);
         }
         if (judge && !atomic_load(&pl->aborted) && clock_ns() >= next_judge) {
             next_judge = clock_ns() + NS_PER_S;

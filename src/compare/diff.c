@@ -66,20 +66,30 @@ static void log_interval(struct diff_figure *f, double mb, double vb, int nb, do
         f->ci[0] = f->ci[1] = NAN;
 }
 
-/* compare's decision (verdict_decide) with the threshold as the band. */
-static void judge(struct diff_figure *f, double thr)
+/* compare's decision (verdict_decide) with the threshold as the band; a
+ * side left open (NaN) by a run that cannot bound it is taken as open, so
+ * an interval clear of the band on its other side still decides. self:
+ * the same run twice; own: the intervals are the runs' own. */
+static void judge(struct diff_figure *f, double thr, int self, int own)
 {
-    double worse[2];
+    double worse[2], ci[2];
     int v;
     f->why = "";
-    if (!(f->base > 0 && f->now > 0 && isfinite(f->ratio)) || isnan(f->ci[0]) || isnan(f->ci[1])) {
-        f->verdict = DIFF_UNDECIDED;
-        f->why = "too few samples: 3 or more of each";
+    if (self && f->base > 0) {
+        f->verdict = DIFF_SAME;
+        f->why = "the same run: the same samples";
         return;
     }
+    if (!(f->base > 0 && f->now > 0 && isfinite(f->ratio)) || (isnan(f->ci[0]) && isnan(f->ci[1]))) {
+        f->verdict = DIFF_UNDECIDED;
+        f->why = own ? "too few samples: a run this short bounds no interval" : "too few samples: 3 or more of each";
+        return;
+    }
+    ci[0] = isnan(f->ci[0]) ? 0 : f->ci[0];
+    ci[1] = isnan(f->ci[1]) ? INFINITY : f->ci[1];
     /* Oriented so that > 1 is worse. */
-    worse[0] = f->higher_better ? 1 / f->ci[1] : f->ci[0];
-    worse[1] = f->higher_better ? 1 / f->ci[0] : f->ci[1];
+    worse[0] = f->higher_better ? 1 / ci[1] : ci[0];
+    worse[1] = f->higher_better ? 1 / ci[0] : ci[1];
     v = verdict_decide(worse, thr);
     if (v == VERDICT_SAME) {
         f->verdict = DIFF_SAME;
@@ -90,9 +100,38 @@ static void judge(struct diff_figure *f, double thr)
         f->verdict = DIFF_FASTER;
     } else {
         f->verdict = DIFF_UNDECIDED;
-        f->why = "too noisy: the interval holds no change and is wider than the threshold; longer runs or more "
-                 "rounds";
+        f->why = isnan(f->ci[0]) || isnan(f->ci[1])
+                     ? "too few samples past this percentile to bound it; longer runs"
+                     : "too noisy: the interval holds no change and is wider than the threshold; longer runs or more "
+                       "rounds";
     }
+}
+
+/* A figure of a run and its interval from the run's own batches (r->ci):
+ * which -1 throughput, -2 the mean, else the percentile of that index of
+ * report_pcts; latencies in us. Returns 0 when the run has no interval
+ * (saved before they were, or too short). */
+static int run_figure(const struct run_figures *r, int which, struct interval *out)
+{
+    const struct interval *iv = which == -1 ? &r->ci.rps : which == -2 ? &r->ci.mean : &r->ci.pct[which];
+    double div = which == -1 ? 1 : 1e3;
+    out->est = which == -1 ? (r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0)
+               : which == -2 ? hist_mean(&r->total.h[H_LATENCY]) / 1e3
+                             : hist_percentile(&r->total.h[H_LATENCY], report_pcts[which]) / 1e3;
+    out->lo = iv->lo / div;
+    out->hi = iv->hi / div;
+    out->batches = iv->batches;
+    return r->ci.batches > 0;
+}
+
+/* Both runs are one (a file diffed with itself, or two copies): their
+ * samples are the same, there is no change to estimate. */
+static int same_run(const struct run_figures *a, const struct run_figures *b)
+{
+    const struct hist *x = &a->total.h[H_LATENCY], *y = &b->total.h[H_LATENCY];
+    return a->start_unix_s == b->start_unix_s && a->elapsed_s == b->elapsed_s &&
+           a->total.completed == b->total.completed && x->total == y->total && x->sum == y->sum &&
+           x->min == y->min && x->max == y->max;
 }
 
 void diff_results(const struct run_figures *base, const struct run_figures *now, double threshold,
@@ -100,33 +139,43 @@ void diff_results(const struct run_figures *base, const struct run_figures *now,
 {
     static const struct {
         const char *name, *key;
-        double q;
+        int which; /* run_figure's */
         int higher_better;
-    } figs[] = { { "req/s", "rps", 0, 1 }, { "p50", "p50_us", 50, 0 }, { "p99", "p99_us", 99, 0 } };
+    } figs[] = { { "req/s", "rps", -1, 1 },    { "mean", "mean_us", -2, 0 }, { "p50", "p50_us", 0, 0 },
+                 { "p90", "p90_us", 2, 0 },    { "p99", "p99_us", 4, 0 } };
+    int self = same_run(base, now);
     size_t i;
 
     memset(out, 0, sizeof(*out));
     out->threshold = threshold;
     for (i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
         struct diff_figure *f = &out->f[out->n++];
-        double mb, vb, mn, vn;
-        int nb = log_seconds(base, (int)i, &mb, &vb), nn = log_seconds(now, (int)i, &mn, &vn);
+        struct interval b, n, r;
+        int has = run_figure(base, figs[i].which, &b) & run_figure(now, figs[i].which, &n);
         f->name = figs[i].name;
         f->key = figs[i].key;
         f->higher_better = figs[i].higher_better;
-        if (i == 0) {
-            f->base = base->elapsed_s > 0 ? (double)base->total.completed / base->elapsed_s : 0;
-            f->now = now->elapsed_s > 0 ? (double)now->total.completed / now->elapsed_s : 0;
-        } else {
-            f->base = hist_percentile(&base->total.h[H_LATENCY], figs[i].q) / 1e3;
-            f->now = hist_percentile(&now->total.h[H_LATENCY], figs[i].q) / 1e3;
-        }
+        f->base = b.est;
+        f->now = n.est;
         f->ratio = f->base > 0 ? f->now / f->base : 0;
-        /* The seconds' geometric means, and a t-interval on their logs: the
-         * run's own swings, not only its sampling, widen it. The seconds'
-         * percentiles are kept within 3% (timeline.h): no finer than that. */
-        log_interval(f, mb, vb, nb, mn, vn, nn, i > 0 ? DIFF_TL_RESOLUTION : 0);
-        judge(f, threshold);
+        f->ci[0] = f->ci[1] = NAN;
+        if (self && f->base > 0) {
+            f->ci[0] = f->ci[1] = 1;
+        } else if (has) {
+            /* Each run's own interval, combined (MOVER): an open side
+             * leaves the ratio's open on that side, which still decides
+             * when the other side clears the band. */
+            interval_of_ratio(&n, &b, &r);
+            f->ci[0] = r.lo;
+            f->ci[1] = r.hi;
+        } else if (figs[i].which != -2 && figs[i].which != 2) {
+            /* A result saved before intervals were: its seconds. */
+            int w = figs[i].which == -1 ? 0 : figs[i].which == 0 ? 1 : 2;
+            double mb, vb, mn, vn;
+            int nb = log_seconds(base, w, &mb, &vb), nn = log_seconds(now, w, &mn, &vn);
+            log_interval(f, mb, vb, nb, mn, vn, nn, w > 0 ? DIFF_TL_RESOLUTION : 0);
+        }
+        judge(f, threshold, self, has);
     }
     for (i = 0; i < (size_t)out->n; i++) {
         out->worse += out->f[i].verdict == DIFF_SLOWER;
@@ -173,7 +222,7 @@ void diff_windows(const double *const base[3], int nb, const double *const now[3
         /* Rounds that count the same whole requests make a point, not an
          * interval: a round's count is known to its step. */
         log_interval(f, mb, vb, kb, mn, vn, kn, i == 0 ? resolution : 0);
-        judge(f, threshold);
+        judge(f, threshold, 0, 0);
         out->worse += f->verdict == DIFF_SLOWER;
         out->undecided += f->verdict == DIFF_UNDECIDED;
     }
@@ -213,7 +262,7 @@ void diff_print(FILE *f, const struct diff_result *d, const char *base_name, con
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
         char c[32], lo[32], hi[32], iv[64];
-        if (isnan(x->ci[0]))
+        if (isnan(x->ci[0]) && isnan(x->ci[1]))
             snprintf(iv, sizeof(iv), "(too few samples)");
         else
             snprintf(iv, sizeof(iv), "(%s .. %s)", pct_str(lo, sizeof(lo), x->ci[0]), pct_str(hi, sizeof(hi), x->ci[1]));
@@ -260,9 +309,9 @@ int diff_json(FILE *f, const struct diff_result *d, const char *base_name, const
         const struct diff_figure *x = &d->f[i];
         fprintf(f, "%s\n  {\"figure\": \"%s\", \"base\": %s, \"new\": %s, \"ratio\": %s, \"ratio_ci\": ", i ? "," : "",
                 x->key, REPORT_JNUM("%.3f", x->base), REPORT_JNUM("%.3f", x->now), REPORT_JNUM("%.6f", x->ratio));
-        if (isnan(x->ci[0]) || isnan(x->ci[1]))
+        if (isnan(x->ci[0]) && isnan(x->ci[1]))
             fprintf(f, "null");
-        else
+        else /* a side the runs cannot bound: null */
             fprintf(f, "[%s, %s]", REPORT_JNUM("%.6f", x->ci[0]), REPORT_JNUM("%.6f", x->ci[1]));
         fprintf(f, ", \"verdict\": \"%s\"}", diff_verdict_name(x->verdict));
     }
@@ -287,7 +336,7 @@ int diff_html(FILE *f, const struct diff_result *d, const char *base_name, const
         char c[32], lo[32], hi[32];
         html_printf(f, "<tr><td>%s</td><td>%.1f</td><td>%.1f</td><td>%s</td><td>", x->name, x->base, x->now,
                     pct_str(c, sizeof(c), x->ratio));
-        if (isnan(x->ci[0]))
+        if (isnan(x->ci[0]) && isnan(x->ci[1]))
             html_printf(f, "too few samples");
         else
             html_printf(f, "%s .. %s", pct_str(lo, sizeof(lo), x->ci[0]), pct_str(hi, sizeof(hi), x->ci[1]));

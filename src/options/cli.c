@@ -49,7 +49,7 @@ static void serve_usage(void)
 {
     fputs("Usage: rafale serve [options]\n", stdout);
     opt_help(stdout, OPT_SERVE);
-    fputs("Routes: /  /redirect[?to=URL]  /bytes/N  /chunked/N  /delay/MS  /status/CODE  /close  /json  /random\n"
+    fputs("Routes: /  /redirect[?to=URL]  /bytes/N  /chunked/N  /delay/MS  /delay/exp/MS  /status/CODE  /close  /json  /random\n"
           "The first line on stdout is 'listening on ADDR:PORT'. SIGINT/SIGTERM stop it and\n"
           "print the connections and requests it served on stderr.\n",
           stdout);

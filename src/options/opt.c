@@ -210,6 +210,9 @@ static const struct opt_def table[] = {
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "goals the run must meet, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL,
       0, 0, 0, 0, I_SLO, NULL },
+    { "precision", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "GOAL",
+      "run until the 95% intervals of req/s, p50 and p99 are within +-P% (5%), or of the\nfigures named ('p99:5%,rps:2%'), "
+      "then stop; -d (default 60s then) or -n ends it first", NULL, 0, 0, 0, 0, I_PRECISION, NULL },
     { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
       "a file name", 0, 0, RUN(out[OUT_LOG]), 0, 0, NULL },

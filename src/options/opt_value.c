@@ -7,6 +7,7 @@
 #include "serve_config.h"
 #include "check.h"
 #include "err.h"
+#include "precision.h"
 #include "shard.h"
 #include "buf.h"
 #include "units.h"
@@ -402,6 +403,8 @@ static int set_request(int id, struct config *cfg, const char *v, const char *sh
         return 0;
     case I_SLO:
         return slo_parse(v, &cfg->slo, err, errlen);
+    case I_PRECISION:
+        return precision_parse(v, &cfg->precision, err, errlen);
     case I_EXPECT:
         if (status_set_parse(v, &cfg->expect, why, sizeof(why)) != 0)
             return err_set(err, errlen, NULL, "%s wants %s, not '%s'", shown, why, v);

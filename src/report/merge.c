@@ -1,6 +1,7 @@
 /* merge.c - see merge.h. */
 #include "merge.h"
 #include "err.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,9 +93,8 @@ static int merge_timeline(struct run_result *in, int n, double t0, struct run_fi
     for (s = 0; s < len; s++) {
         r->timeline[s].p50_ns = hist_percentile(&h[s], 50);
         r->timeline[s].p99_ns = hist_percentile(&h[s], 99);
-        hist_fini(&h[s]);
     }
-    free(h);
+    r->tl_hist = h; /* for the intervals (report_ci), then let go */
     return 0;
 }
 
@@ -335,7 +335,14 @@ int merge_shards(json_t **roots, const char **names, int n, struct run_result *o
     }
     if (check_shards(in, names, n, err, errlen) != 0)
         goto out;
-    if ((rc = merge_into(in, n, out, err, errlen)) != 0)
+    if ((rc = merge_into(in, n, out, err, errlen)) == 0) {
+        uint32_t i;
+        report_ci(&out->fig); /* from the merged seconds: the shards' batches are not saved */
+        for (i = 0; out->fig.tl_hist && i < out->fig.nseconds; i++)
+            hist_fini(&out->fig.tl_hist[i]);
+        free(out->fig.tl_hist);
+        out->fig.tl_hist = NULL;
+    } else
         result_free(out);
 out:
     for (k = 0; k < n; k++)

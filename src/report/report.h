@@ -86,6 +86,14 @@ static inline int report_is_other(const struct config *cfg, uint32_t i)
 /* The method URL i is sent with. */
 const char *report_method(const struct config *cfg, uint32_t i);
 
+/* The run's 95% intervals (r->ci) from its batches of time, or from a
+ * merged result's per-second histograms; without enough of either, the
+ * figures alone (NaN bounds). */
+void report_ci(struct run_figures *r);
+/* The interval of goal g's figure among ci's. */
+const struct interval *report_ci_of(const struct run_ci *ci, const struct precision_goal *g);
+
+
 /* The percentiles every report shows, in order. */
 extern const double report_pcts[];
 extern const char *const report_pct_names[];

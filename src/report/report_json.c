@@ -75,12 +75,57 @@ static void jhist(FILE *f, const char *key, const struct hist *h, const char *in
     fprintf(f, "}");
 }
 
+/* An interval as [lo, hi] after key (a side the run cannot give: null),
+ * in the figure's unit divided by div. */
+static void jci(FILE *f, const char *key, const struct interval *iv, double div)
+{
+    fprintf(f, "%s[%s, %s]", key, REPORT_JNUM("%.3f", iv->lo / div), REPORT_JNUM("%.3f", iv->hi / div));
+}
+
+/* The latency's intervals, members of its object, in us. */
+static void jci_latency(FILE *f, const struct run_ci *ci, const char *ind)
+{
+    int k;
+    if (ci == NULL || ci->batches == 0)
+        return;
+    fprintf(f, ",\n%s  ", ind);
+    jci(f, "\"mean_ci_us\": ", &ci->mean, 1000);
+    fprintf(f, ", \"percentiles_ci_us\": {");
+    for (k = 0; k < REPORT_NPCTS; k++) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", report_pct_names[k]);
+        jci(f, "", &ci->pct[k], 1000);
+    }
+    fprintf(f, "}");
+}
+
+/* --precision: its goal (each figure's half-width asked, relative), the
+ * widths the run's intervals came to (null: unbounded), whether the goal
+ * was met and when the run stopped for it (null: it ran to its end). */
+static void jprecision(FILE *f, const struct precision *p, const struct run_figures *r)
+{
+    int i, met = 1;
+    if (p->n == 0)
+        return;
+    fprintf(f, ",\n  \"precision\": {\"goal\": {");
+    for (i = 0; i < p->n; i++)
+        fprintf(f, "%s\"%s\": %s", i ? ", " : "", p->g[i].name, REPORT_JNUM("%.4f", p->g[i].rel));
+    fprintf(f, "}, \"widths\": {");
+    for (i = 0; i < p->n; i++) {
+        double w = precision_width(report_ci_of(&r->ci, &p->g[i]));
+        met &= w <= p->g[i].rel;
+        fprintf(f, "%s\"%s\": %s", i ? ", " : "", p->g[i].name, REPORT_JNUM("%.4f", w));
+    }
+    fprintf(f, "}, \"reached\": %s, \"stopped_at_s\": %s}", met ? "true" : "false",
+            r->precise_at_s > 0 ? REPORT_JNUM("%.3f", r->precise_at_s) : "null");
+}
+
 /* What the totals' or a URL's counters are written with. */
 struct jstats_of {
     const struct stats *s;
     uint64_t in_flight;
     double oldest_s, elapsed;   /* oldest_s < 0: not told */
     const char *protocol;
+    const struct run_ci *ci;    /* the run's intervals (the totals'), or NULL */
 };
 
 /* A header compression's saving: 1 - wire / decoded (0 with nothing decoded). */
@@ -111,6 +156,8 @@ static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d,
     case COUNTERS_D_rps:
         fprintf(f, "%s\"rps\": %s", sep,
                 REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0));
+        if (x->ci && x->ci->batches)
+            jci(f, ", \"rps_ci\": ", &x->ci->rps, 1);
         return 1;
     case COUNTERS_D_connections_per_request:
         fprintf(f, "%s\"connections_per_request\": %s", sep,
@@ -191,9 +238,9 @@ static int jcounted(const struct stats *s, enum counters_in in)
 
 /* The parts shared by the totals and each URL. */
 static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double oldest_s, double elapsed,
-                   const char *protocol, const char *ind)
+                   const char *protocol, const struct run_ci *ci, const char *ind)
 {
-    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol };
+    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol, ci };
     int i, first = 1, h3 = strcmp(protocol, "h3") == 0;
     fprintf(f, "%s\"summary\": {", ind);
     jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
@@ -212,8 +259,10 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     fprintf(f, "},\n");
     for (i = 0; i < H__COUNT; i++) {
         jhist_open(f, stats_hist_name((enum hist_kind)i), &s->h[i], ind);
-        if (i == H_LATENCY)
+        if (i == H_LATENCY) {
             jcounters(f, &x, COUNTERS_IN_LATENCY, 0);
+            jci_latency(f, ci, ind);
+        }
         fprintf(f, "},\n");
     }
     fprintf(f, "%s\"tls\": {", ind);
@@ -522,7 +571,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
             /* The targets past FIGURES_TARGETS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->ntargets - FIGURES_TARGETS);
-            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, "     ");
+            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, NULL, "     ");
             fprintf(f, "}");
             continue;
         }
@@ -535,7 +584,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, "     ");
+        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, NULL, "     ");
         fprintf(f, "}");
     }
 }
@@ -607,7 +656,13 @@ int report_json(FILE *f, const struct run_result *res)
                 REPORT_JNUM("%.3f", r->target_rate),
                 REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
                 (unsigned long long)r->queued, r->extra_connections);
-    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg)->name, "  ");
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg)->name,
+           &r->ci, "  ");
+    if (r->ci.batches)
+        fprintf(f, ",\n  \"intervals\": {\"level\": 0.95, \"batches\": %u, \"batch_s\": %s, \"covers\": \"this run's "
+                   "sampling (batch means), not the drift between runs\"}",
+                r->ci.batches, REPORT_JNUM("%.6f", r->ci.batch_s));
+    jprecision(f, &cfg->precision, r);
     jerror_details(f, &r->total, config_proto(cfg)->quic);
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);

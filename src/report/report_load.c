@@ -102,8 +102,23 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
     if (!c->failed && sum != total)
         jread_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
+        struct hist_iter it;
+        uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0, first = 1;
+        /* The extremes lie in the first and the last bucket: every count
+         * of a histogram lies between them (hist.c reads its band so). */
+        for (hist_iter_init(&it, h); hist_iter_next(&it);) {
+            if (first) {
+                lo0 = it.lo;
+                hi0 = it.hi;
+                first = 0;
+            }
+            lo1 = it.lo;
+            hi1 = it.hi;
+        }
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
+        if (h->min < lo0 || h->min >= hi0 || h->max < lo1 || h->max >= hi1)
+            jread_fail(c, "min_us", "%.3f and max_us %.3f are not in the first and last buckets", mn, mx);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
@@ -476,6 +491,95 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
     ref->known = !c->failed;
 }
 
+/* An interval [low, high] of key in o into iv (times mul): a side may be
+ * null (open), low <= est <= high. Absent: NaN both. */
+static void load_ci(struct jc *c, json_t *o, const char *key, double mul, struct interval *iv)
+{
+    json_t *a = json_object_get(o, key), *lo, *hi;
+    iv->lo = iv->hi = NAN;
+    if (a == NULL)
+        return;
+    lo = json_array_get(a, 0);
+    hi = json_array_get(a, 1);
+    if (!json_is_array(a) || json_array_size(a) != 2 || !(json_is_null(lo) || json_is_number(lo)) ||
+        !(json_is_null(hi) || json_is_number(hi))) {
+        jread_fail(c, key, "wants [low, high], each a number or null");
+        return;
+    }
+    if (json_is_number(lo))
+        iv->lo = json_number_value(lo) * mul;
+    if (json_is_number(hi))
+        iv->hi = json_number_value(hi) * mul;
+    if (!(isnan(iv->lo) || (iv->lo >= 0 && iv->lo <= 1e15)) || !(isnan(iv->hi) || (iv->hi >= 0 && iv->hi <= 1e15)) ||
+        (!isnan(iv->lo) && !isnan(iv->hi) && iv->lo > iv->hi))
+        jread_fail(c, key, "wants [low, high] with 0 <= low <= high");
+}
+
+/* "intervals" and the figures' intervals beside them (summary.rps_ci,
+ * latency.mean_ci_us and percentiles_ci_us): absent from results saved
+ * before them, which have none. */
+static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
+{
+    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, "latency"), *pc;
+    size_t at;
+    int k;
+    memset(&r->ci, 0, sizeof(r->ci));
+    r->ci.rps.est = r->elapsed_s > 0 ? (double)r->total.completed / r->elapsed_s : 0;
+    r->ci.mean.est = hist_mean(&r->total.h[H_LATENCY]);
+    r->ci.rps.lo = r->ci.rps.hi = r->ci.mean.lo = r->ci.mean.hi = NAN;
+    for (k = 0; k < RUN_CI_NPCTS; k++) {
+        r->ci.pct[k].est = hist_percentile(&r->total.h[H_LATENCY], report_pcts[k]);
+        r->ci.pct[k].lo = r->ci.pct[k].hi = NAN;
+    }
+    if (iv == NULL)
+        return;
+    at = jread_enter(c, "intervals");
+    r->ci.batches = (uint32_t)jread_num(c, iv, "batches", 1, 1e9, 1);
+    r->ci.batch_s = jread_num(c, iv, "batch_s", 0, MAX_SECONDS, 1);
+    jread_leave(c, at);
+    at = jread_enter(c, "summary");
+    load_ci(c, json_object_get(root, "summary"), "rps_ci", 1, &r->ci.rps);
+    jread_leave(c, at);
+    at = jread_enter(c, "latency");
+    load_ci(c, lat, "mean_ci_us", 1e3, &r->ci.mean);
+    pc = json_object_get(lat, "percentiles_ci_us");
+    for (k = 0; pc && k < RUN_CI_NPCTS; k++)
+        load_ci(c, pc, report_pct_names[k], 1e3, &r->ci.pct[k]);
+    jread_leave(c, at);
+}
+
+/* "precision": the goal back into the configuration (as --precision
+ * would give it), and when the run stopped for it. */
+static void load_precision(struct jc *c, json_t *root, struct config *cfg, struct run_figures *r)
+{
+    json_t *p = jread_obj(c, root, "precision", 0), *goal, *v;
+    const char *name;
+    char spec[256] = "", why[160];
+    size_t at, n = 0;
+    if (p == NULL)
+        return;
+    at = jread_enter(c, "precision");
+    if ((goal = jread_obj(c, p, "goal", 1)) != NULL)
+        json_object_foreach(goal, name, v) {
+            int k;
+            if (!json_is_number(v) || !(json_number_value(v) > 0 && json_number_value(v) < 1)) {
+                jread_fail(c, name, "wants a share between 0 and 1");
+                break;
+            }
+            k = snprintf(spec + n, sizeof(spec) - n, "%s%s:%.4f%%", n ? "," : "", name, json_number_value(v) * 100);
+            if (k < 0 || (size_t)k >= sizeof(spec) - n) {
+                jread_fail(c, name, "too many goals");
+                break;
+            }
+            n += (size_t)k;
+        }
+    if (!c->failed && n && precision_parse(spec, &cfg->precision, why, sizeof(why)) != 0)
+        jread_fail(c, "goal", "%s", why);
+    if (json_is_number(json_object_get(p, "stopped_at_s")))
+        r->precise_at_s = jread_num(c, p, "stopped_at_s", 0, MAX_SECONDS, 0);
+    jread_leave(c, at);
+}
+
 /* "checks" and "skipped_by_variable". */
 static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint32_t ntargets)
 {
@@ -637,6 +741,8 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
         jread_leave(c, at);
     }
     r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    load_intervals(c, root, r);
+    load_precision(c, root, conf, r);
     load_client_side(c, root, run);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {

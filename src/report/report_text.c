@@ -7,8 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-const double report_pcts[REPORT_NPCTS] = { 50, 75, 90, 95, 99, 99.9 };
-const char *const report_pct_names[REPORT_NPCTS] = { "50", "75", "90", "95", "99", "99.9" };
 
 /* s as a terminal may show it (text_scrub: a name or a check from a file),
  * into buf. */
@@ -150,6 +148,58 @@ static void lat_row(FILE *f, const char *name, const struct hist *h)
     for (i = 0; i < REPORT_NPCTS; i++)
         fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), v[i]));
     fprintf(f, " %8s\n", units_fmt_ns(b, sizeof(b), (double)h->max));
+}
+
+/* --precision's line: reached or not, when, and how wide each figure's
+ * interval came out against its goal. Nothing without --precision. */
+static void precision_line(FILE *f, const struct config *cfg, const struct run_figures *r)
+{
+    const struct precision *p = &cfg->precision;
+    int i, met = 1;
+    if (p->n == 0)
+        return;
+    for (i = 0; i < p->n; i++)
+        met &= precision_width(report_ci_of(&r->ci, &p->g[i])) <= p->g[i].rel;
+    if (r->precise_at_s > 0)
+        fprintf(f, "Precision     reached at %.1fs, the run stopped there:", r->precise_at_s);
+    else
+        fprintf(f, "Precision     %s in %.1fs:", met ? "reached at the end" : "not reached", r->elapsed_s);
+    for (i = 0; i < p->n; i++) {
+        double w = precision_width(report_ci_of(&r->ci, &p->g[i]));
+        if (isinf(w))
+            fprintf(f, "%s %s unbounded (goal %g%%)", i ? "," : "", p->g[i].name, p->g[i].rel * 100);
+        else
+            fprintf(f, "%s %s +-%.1f%% (goal %g%%)", i ? "," : "", p->g[i].name, w * 100, p->g[i].rel * 100);
+    }
+    fputc('\n', f);
+}
+
+/* The total's 95% interval, a side a row under its figure (mean and the
+ * percentiles): "?" where the run cannot give it. */
+static void ci_row(FILE *f, const char *name, const struct run_ci *ci, int hi)
+{
+    char b[32];
+    int i;
+    fprintf(f, "  %-8s %8s", name, "");
+    fprintf(f, " %8s", units_fmt_ns(b, sizeof(b), hi ? ci->mean.hi : ci->mean.lo));
+    fprintf(f, " %8s", "");
+    for (i = 0; i < REPORT_NPCTS; i++) {
+        double v = hi ? ci->pct[i].hi : ci->pct[i].lo;
+        fprintf(f, " %8s", isnan(v) ? "?" : units_fmt_ns(b, sizeof(b), v));
+    }
+    fputc('\n', f);
+}
+
+static void ci_rows(FILE *f, const struct run_figures *r)
+{
+    char b[32];
+    if (r->ci.batches == 0 || r->total.h[H_LATENCY].total == 0)
+        return;
+    ci_row(f, "95% low", &r->ci, 0);
+    ci_row(f, "95% high", &r->ci, 1);
+    fprintf(f, "  (95%% low, high: the interval from this run's own %u batches of %s: its sampling, not the drift\n"
+               "   between runs; ?: too few samples to bound it)\n",
+            r->ci.batches, units_fmt_ns(b, sizeof(b), r->ci.batch_s * 1e9));
 }
 
 /* Ten log-spaced bins between the fastest and the slowest request. */
@@ -554,6 +604,7 @@ static void summary_block(FILE *f, const struct config *cfg, const struct run_fi
     fprintf(f, "Requests      %llu completed, %llu errors, %llu in flight at the end, in %.2fs\n",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)r->in_flight,
             r->elapsed_s);
+    precision_line(f, cfg, r);
     if (s->censored) {
         /* They waited at least that long: dropping them would hide the
          * slowest answers (or the ones that never came). */
@@ -564,7 +615,10 @@ static void summary_block(FILE *f, const struct config *cfg, const struct run_fi
             fprintf(f, " (%llu of them due and never sent)", (unsigned long long)s->censored_unsent);
         fputc('\n', f);
     }
-    fprintf(f, "Throughput    %.1f req/s, %s/s received, %s/s sent\n", (double)s->completed / el,
+    fprintf(f, "Throughput    %.1f req/s", (double)s->completed / el);
+    if (!isnan(r->ci.rps.lo))
+        fprintf(f, " (95%%: %.1f-%.1f)", r->ci.rps.lo, r->ci.rps.hi);
+    fprintf(f, ", %s/s received, %s/s sent\n",
             units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received / el),
             units_fmt_bytes(b2, sizeof(b2), (double)s->bytes_sent / el));
     if (cfg->warmup_ns && s->conns_warmup)
@@ -625,6 +679,7 @@ static void latency_block(FILE *f, const struct run_figures *r)
     if (s->h[H_TRANSFER].total)
         lat_row(f, "transfer", &s->h[H_TRANSFER]);
     lat_row(f, "total", &s->h[H_LATENCY]);
+    ci_rows(f, r);
     if (s->h[H_CLIENT_DELAY].total) {
         lat_row(f, "as read", &s->h[H_LATENCY_USER]);
         lat_row(f, "cl.delay", &s->h[H_CLIENT_DELAY]);

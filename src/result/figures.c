@@ -21,6 +21,7 @@ void figures_free(struct run_figures *f)
         for (i = 0; i < f->nseconds; i++)
             hist_fini(&f->tl_hist[i]);
     free(f->tl_hist);
+    batches_fini(&f->batches);
     free(f->shards);
     if (f->per_stage)
         for (i = 0; i < f->nstages; i++)

@@ -9,8 +9,10 @@
 
 #include <stdint.h>
 
+#include "batch.h"
 #include "check.h"
 #include "hist.h"
+#include "interval.h"
 #include "stats.h"
 #include "tcpinfo.h"
 
@@ -76,6 +78,19 @@ struct run_check {
     char first_failure[CHECK_SEEN_MAX + 1]; /* what the first failing response had */
 };
 
+/* The 95% intervals of a run's figures from its own batches of time
+ * (interval.h), the percentiles in the reports' order (report.h): filled
+ * after the run (report_ci), read back from a saved result. A bound NaN:
+ * the run cannot say (too few batches, too few samples past a percentile). */
+#define RUN_CI_NPCTS 6
+struct run_ci {
+    uint32_t batches;           /* batches they rest on (before merging neighbours), 0: none */
+    double batch_s;             /* the length of one */
+    struct interval rps;        /* answers per second */
+    struct interval mean;       /* latency (total, corrected), ns */
+    struct interval pct[RUN_CI_NPCTS];
+};
+
 struct run_figures {
     struct stats total;
     struct run_check *checks;   /* every target's, in target order */
@@ -117,6 +132,9 @@ struct run_figures {
     double start_unix_s;        /* wall clock when the measured phase began */
     struct shard_info shard;    /* --shard: this process's place (shard.count 0 otherwise) */
     struct hist *tl_hist;       /* --shard: each second's latency histogram (nseconds), for an exact merge */
+    struct batches batches;     /* the run in batches of time, for its intervals (none in a result read back) */
+    struct run_ci ci;
+    double precise_at_s;        /* --precision: when its goal was met and the run stopped, 0: it was not */
     struct shard_info *shards;  /* a merged result: one per shard */
     uint32_t nshards;
 };

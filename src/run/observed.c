@@ -3,6 +3,7 @@
 #include "observed.h"
 #include "findings.h"
 #include "machine.h"
+#include "report.h"
 #include "version.h"
 
 #include <string.h>
@@ -37,8 +38,10 @@ int observed_run(const struct observed_in *in, struct run_result *out, char *err
     rc = engine_run(in->share ? in->share : in->cfg, in->stop, in->progress, in->arg, &out->fig, err, errlen);
     if (!in->no_netstat)
         netstat_end(&out->net);
-    if (rc == 0)
+    if (rc == 0) {
         machine_read(&out->env, RAFALE_VERSION);
+        report_ci(&out->fig);
+    }
     if (out0 >= 0 && file_size(in->server_log) >= out0)
         out->server_output_bytes = file_size(in->server_log) - out0; /* its stdout and stderr during the run */
     if (in->watching)

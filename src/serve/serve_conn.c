@@ -543,7 +543,7 @@ void serve_conn_on_timer(struct timer *tm, uint64_t now)
     if (c->waiting) {
         struct req r = { .minor = c->d_minor, .keep = c->d_keep, .head = c->d_head };
         struct reply rp;
-        serve_reply_delayed(&rp, c->d_ms);
+        serve_reply_delayed(&rp, c->d_us);
         c->waiting = 0;
         if (serve_h1_emit(c, &r, &rp) != 0 || !r.keep)
             c->closing = 1;

@@ -42,7 +42,7 @@ struct sconn {
     struct sh2 *h2;      /* HTTP/2 (h2c preface, or ALPN h2), or NULL */
     const struct io_ops *ops;
     void *io_ctx;
-    uint32_t d_ms;
+    uint32_t d_us;
     uint64_t skip;       /* bytes of a request body still to discard */
     uint64_t gen_left;   /* bytes of the generated body still to produce */
     uint64_t gen_off;    /* produced so far */

@@ -158,8 +158,8 @@ int serve_h1_emit(struct sconn *c, struct req *r, const struct reply *rp)
         c->d_head = (uint8_t)r->head;
         c->d_keep = (uint8_t)r->keep;
         c->d_minor = (uint8_t)r->minor;
-        c->d_ms = rp->delay_ms;
-        if (loop_timer_set(&t->loop, &c->timer, clock_ns() + (uint64_t)rp->delay_ms * NS_PER_MS) != 0)
+        c->d_us = rp->delay_us;
+        if (loop_timer_set(&t->loop, &c->timer, clock_ns() + (uint64_t)rp->delay_us * 1000u) != 0)
             return -1;
         return 1;
     case B_TEXT:

@@ -50,7 +50,7 @@ enum reply_kind {
     B_TEXT,         /* text/blen: made for this reply */
     B_GEN_BYTES,    /* gen_len pattern bytes, generated as they are sent */
     B_GEN_CHUNKED,  /* the same without a length (HTTP/1.1: chunked) */
-    B_DELAY,        /* no answer yet: serve_reply_delayed() after delay_ms */
+    B_DELAY,        /* no answer yet: serve_reply_delayed() after delay_us */
 };
 
 struct reply {
@@ -61,7 +61,7 @@ struct reply {
     const char *body;
     size_t blen;
     uint64_t gen_len;
-    uint32_t delay_ms;
+    uint32_t delay_us;
     uint8_t kind;                /* enum reply_kind */
     uint8_t close;               /* /close: end the connection after it */
     char text[64];
@@ -71,8 +71,8 @@ struct reply {
  * Pointers in rp point into the target, the server or static text; rng is
  * the calling thread's. Returns 0. */
 int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t tlen, struct reply *rp);
-/* The answer to a /delay request once its time has come. */
-void serve_reply_delayed(struct reply *rp, uint32_t ms);
+/* The answer to a /delay request once its time (us) has come. */
+void serve_reply_delayed(struct reply *rp, uint32_t us);
 
 static inline int reply_text(struct reply *rp, int status, const char *text)
 {

@@ -6,6 +6,7 @@
 #include "http_lex.h"
 #include "status.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,11 +81,25 @@ int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t
         rp->gen_len = n;
         return 0;
     }
+    if (prefix(path, plen, "/delay/exp/", &rest, &rlen)) {
+        /* A known law for a known truth: exponential with that mean, so a
+         * run's percentiles can be held against -mean ln(1 - q) (the
+         * intervals' coverage test). Drawn from the thread's generator, in
+         * us, cut at the longest delay. */
+        double u, d;
+        if (lex_number(rest, rlen, SERVE_MAX_DELAY_MS, &n) != 0)
+            return reply_text(rp, 400, "bad mean delay (0..600000 ms)\n");
+        u = ((double)xorshift(rng) + 0.5) / 4294967296.0;
+        d = -(double)n * 1000.0 * log(u);
+        rp->kind = B_DELAY;
+        rp->delay_us = d < SERVE_MAX_DELAY_MS * 1000.0 ? (uint32_t)d : SERVE_MAX_DELAY_MS * 1000u;
+        return 0;
+    }
     if (prefix(path, plen, "/delay/", &rest, &rlen)) {
         if (lex_number(rest, rlen, SERVE_MAX_DELAY_MS, &n) != 0)
             return reply_text(rp, 400, "bad delay (0..600000 ms)\n");
         rp->kind = B_DELAY;
-        rp->delay_ms = (uint32_t)n;
+        rp->delay_us = (uint32_t)n * 1000u;
         return 0;
     }
     if (prefix(path, plen, "/status/", &rest, &rlen)) {
@@ -112,11 +127,14 @@ int serve_reply(const struct serve *s, uint32_t *rng, const char *target, size_t
     return reply_text(rp, 404, "Not Found\n");
 }
 
-void serve_reply_delayed(struct reply *rp, uint32_t ms)
+void serve_reply_delayed(struct reply *rp, uint32_t us)
 {
     memset(rp, 0, sizeof(*rp));
     rp->status = 200;
     rp->ctype = "text/plain";
     rp->kind = B_TEXT;
-    rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "delayed %u ms\n", ms);
+    if (us % 1000 == 0)
+        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "delayed %u ms\n", us / 1000);
+    else
+        rp->blen = (size_t)snprintf(rp->text, sizeof(rp->text), "delayed %u us\n", us);
 }

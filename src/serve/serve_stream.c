@@ -99,7 +99,7 @@ int serve_stream_reply(struct serve_stream *st, const struct serve *s, uint32_t 
     if (st->rp.kind != B_DELAY)
         return 0;
     st->delayed = 1;
-    st->due = now + (uint64_t)st->rp.delay_ms * 1000000u;
+    st->due = now + (uint64_t)st->rp.delay_us * 1000u;
     return 1;
 }
 
@@ -128,10 +128,10 @@ void serve_stream_tick(struct serve_streams *l, uint64_t now, void (*submit)(voi
     struct serve_stream *st;
     for (st = l->active; st; st = st->next)
         if (st->delayed && st->due <= now) {
-            uint32_t ms = st->rp.delay_ms;
+            uint32_t us = st->rp.delay_us;
             int close = st->rp.close;
             st->delayed = 0;
-            serve_reply_delayed(&st->rp, ms);
+            serve_reply_delayed(&st->rp, us);
             st->rp.close = (uint8_t)close;
             submit(ctx, st);
         }
