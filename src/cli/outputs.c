@@ -115,7 +115,7 @@ int outputs_ready(const char *const out[OUT__COUNT], int dirs_made, char *err, s
         for (j = k + 1; out[k] && j < OUT__COUNT; j++)
             if (out[j] && outputs_same(out[k], out[j]))
                 return err_set(err, errlen, NULL, "%s and %s name the same file '%s': one would replace the other",
-                               outputs[k].opt, outputs[j].opt, out[j]);
+                               outputs[k].opt, outputs[j].opt, out[k]);
     return 0;
 }
 

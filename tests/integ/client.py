@@ -1453,7 +1453,7 @@ def outputs_checked_before_the_load():
         os.symlink(old, link)
     for args, needle in (
             (["-d", "10m", "--json", old, "--html", old], "rafale: --json and --html name the same file '%s'" % old),
-            (["-d", "10m", "--log", old, "--csv", link], "rafale: --csv and --log name the same file '%s'" % old),
+            (["-d", "10m", "--log", old, "--csv", link], "rafale: --log and --csv name the same file '%s'" % old),
             (["compare", "--json", old, "--html", old, plan], "--json and --html name the same file"),
             (["report", "--html", old, old], "--html would replace '%s', a result it reads" % old),
             (["merge", "--json", link, old], "--json would replace '%s', a result it reads" % old),

@@ -76,14 +76,14 @@ def layout_includes_everywhere():
     check(rc == 0 and out.endswith(" 0 failed\n"), "layout: the tree as it is passes (%s)" % out[-1500:])
     where = layout_tree("planted")
     plant(where, "src/compare/alike.h", "asked. Private to\n * src/compare/. */", "asked. */")
-    plant(where, "src/report/html.c", '#include "html.h"\n', '#include "html.h"\n#include "http3.h"\n')
+    plant(where, "src/run/observed.c", '#include "observed.h"\n', '#include "observed.h"\n#include "http3.h"\n')
     plant(where, "src/client/engine.h", '#define RAFALE_ENGINE_H\n', '#define RAFALE_ENGINE_H\n#include "client.h"\n')
     plant(where, "src/options/opt_int.h", "private to src/options/:", "private to src/base/:")
     plant(where, "tests/test_units.c", '#include "t.h"\n',
           '#include "t.h"\n#include "../fuzz/serve_h3_offline.h"\n#include "nowhere.h"\n')
     plant(where, "tests/test_text.c", '#include "t.h"\n', '#include "t.h"\n#include "serve_int.h"\n')
     plant(where, "fuzz/fuzz_cookie.c", '#include "cookie.h"\n', '#include "cookie.h"\n#include "serve_int.h"\n')
-    plant(where, "bench/floor.c", '#include "floor.h"\n', '#include "floor.h"\n#include "hist.h"\n')
+    plant(where, "bench/floor.c", '#include "floor.h"\n', '#include "floor.h"\n#include "serve.h"\n')
     plant(where, "src/report/svg.c", '#include "svg.h"\n', '#include "svg.h"\n#include "../serve/serve.h"\n')
     plant(where, "src/base/buf.c", '#include "buf.h"\n', '#include "buf.h"\n#include "../../tests/t.h"\n')
     with open(os.path.join(where, "fuzz", "fuzz_stray.c"), "w") as fh:
@@ -91,7 +91,7 @@ def layout_includes_everywhere():
     bites(where, [
         ("a header included only inside its folder, unmarked",
          "src/compare/alike.h is included only inside src/compare/"),
-        ("a private header included by another folder", "src/report/html.c:"),
+        ("a private header included by another folder", "src/run/observed.c:"),
         ("a private header included by another folder", 'includes http3.h, private to src/client'),
         ("a public header including a private one", "src/client/engine.h is not private but includes client.h"),
         ("a mark naming another folder", "src/options/opt_int.h says it is private to src/base/"),
@@ -104,7 +104,7 @@ def layout_includes_everywhere():
         ("a fuzz harness, not of serve, reading serve's private header",
          "includes serve_int.h, private to src/serve (fuzz/fuzz_cookie.c is not a white-box test"),
         ("bench/floor.c reading src/, which its rule does not let it see",
-         "includes hist.h of src/base, which bench/floor.c does not see (make build/floor: no -Isrc/)"),
+         "includes serve.h of src/serve, which bench/floor.c does not see (make build/floor: -Isrc/base)"),
         ("an include by a path around INC_*",
          "includes ../serve/serve.h of src/serve, which src/report does not see (INC_report)"),
         ("a fuzz harness no rule compiles", "fuzz/fuzz_stray.c is compiled by no rule of the Makefile"),
@@ -149,11 +149,11 @@ def layout_maps_current():
         fh.write("int planted(void);\n")
     plant(where, "README.md", "| `rxstamp.c`, `rxstamp.h` |", "| `rxstamp.h`, `gone.c` |")
     plant(where, "README.md", "src/cli → src/compare → src/run → src/report", "src/cli → src/compare → src/report")
+    plant(where, "README.md", "    src/run → src/client → src/result", "    src/compare → src/client → src/result")
     plant(where, "README.md", "    src/cli, src/options → src/serve → src/base", "    src/serve → src/options → src/base")
-    plant(where, "Makefile", "#   base <- client, serve, observe, options <- report <- run <- compare <- cli",
-          "#   base <- client, serve, observe, options <- run <- report <- compare <- cli")
-    plant(where, "Makefile", "report/ (every report of a run, findings, merge), run/ (one observed run:",
-          "report/ (every report of a run, findings, merge), (one observed run:")
+    plant(where, "Makefile", "#   base <- serve, observe, options <- result <- client, report <- run <- compare <- cli",
+          "#   base <- serve, observe, options <- result <- client, run <- report <- compare <- cli")
+    plant(where, "Makefile", "# merge), run/ (one observed run:", "# merge), (one observed run:")
     bites(where, [
         ("a file of src/ missing from README's table", "README's Layout table does not name src/base/rxstamp.c"),
         ("a new file missing from README's table", "README's Layout table does not name src/client/planted.c"),
