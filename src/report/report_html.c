@@ -182,6 +182,45 @@ static void problems_block(FILE *f, const struct config *cfg, const struct stats
     html_printf(f, "</div>\n");
 }
 
+/* The total latency's 95% intervals (report_ci) as two rows under it, a
+ * side the run cannot bound shown "?", and as whiskers on the figures'
+ * bars. Nothing for a run without them (saved before they were). */
+static void ci_tr(FILE *f, const char *name, const struct run_ci *ci, int high)
+{
+    char b[32];
+    int i;
+    html_printf(f, "<tr><td>%s</td><td></td><td>%s</td>", name,
+                isnan(high ? ci->mean.hi : ci->mean.lo) ? "?"
+                : units_fmt_ns(b, sizeof(b), high ? ci->mean.hi : ci->mean.lo));
+    for (i = 0; i < REPORT_NPCTS && i < RUN_CI_NPCTS; i++) {
+        double v = high ? ci->pct[i].hi : ci->pct[i].lo;
+        html_printf(f, "<td>%s</td>", isnan(v) ? "?" : units_fmt_ns(b, sizeof(b), v));
+    }
+    html_printf(f, "<td></td></tr>\n");
+}
+
+static void ci_chart(FILE *f, const struct run_figures *r)
+{
+    enum { N = 1 + RUN_CI_NPCTS };
+    const char *groups[N], *series[1] = { "total" };
+    char names[N][16];
+    double v[N], lo[N], hi[N];
+    struct svg_bar_style st = { LATENCY_LOG, NULL, NULL, NULL, 0 };
+    int i;
+    for (i = 0; i < N; i++) {
+        const struct interval *iv = i == 0 ? &r->ci.mean : &r->ci.pct[i - 1];
+        snprintf(names[i], sizeof(names[i]), i == 0 ? "mean" : "p%s", i == 0 ? "" : report_pct_names[i - 1]);
+        groups[i] = names[i];
+        v[i] = (i == 0 ? hist_mean(&r->total.h[H_LATENCY]) : hist_percentile(&r->total.h[H_LATENCY],
+                                                                            report_pcts[i - 1])) / 1e6;
+        lo[i] = iv->lo / 1e6; /* NaN stays NaN: no whisker */
+        hi[i] = iv->hi / 1e6;
+    }
+    st.log_label = svg_log_wanted(v, N) ? LATENCY_LOG : NULL;
+    svg_bar_chart(f, "Latency and its 95% intervals (this run's sampling)", "latency (ms)", groups, N, series, 1, v,
+                  lo, hi, &st);
+}
+
 static void lat_tr(FILE *f, const char *name, const struct hist *h)
 {
     char b[32];
@@ -379,11 +418,13 @@ int report_html(FILE *f, const struct run_result *res)
 
     html_printf(f, "<h2>Summary</h2>\n<table><tr><th>requests</th><th>errors</th><th>bad status</th>"
                "<th>in flight at the end</th><th>elapsed</th><th>req/s</th><th>received</th></tr>\n");
-    html_printf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu (%.2f%%)</td><td>%llu</td><td>%.2f s</td><td>%.1f</td>"
-                   "<td>%s/s</td></tr></table>\n",
+    html_printf(f, "<tr><td>%llu</td><td>%llu</td><td>%llu (%.2f%%)</td><td>%llu</td><td>%.2f s</td><td>%.1f",
             (unsigned long long)s->completed, (unsigned long long)stats_errors(s), (unsigned long long)s->bad_status,
             s->completed ? 100.0 * (double)s->bad_status / (double)s->completed : 0.0, (unsigned long long)r->in_flight,
-            r->elapsed_s, (double)s->completed / el, units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received / el));
+            r->elapsed_s, (double)s->completed / el);
+    if (r->ci.batches && !isnan(r->ci.rps.lo) && !isnan(r->ci.rps.hi))
+        html_printf(f, " (95%%: %.1f\xe2\x80\x93%.1f)", r->ci.rps.lo, r->ci.rps.hi);
+    html_printf(f, "</td><td>%s/s</td></tr></table>\n", units_fmt_bytes(b1, sizeof(b1), (double)s->bytes_received / el));
     if (server)
         report_html_server(f, res);
 
@@ -396,13 +437,23 @@ int report_html(FILE *f, const struct run_result *res)
     lat_tr(f, "ttfb", &s->h[H_TTFB]);
     lat_tr(f, "transfer", &s->h[H_TRANSFER]);
     lat_tr(f, "total", &s->h[H_LATENCY]);
+    if (r->ci.batches && s->h[H_LATENCY].total) {
+        ci_tr(f, "95% low", &r->ci, 0);
+        ci_tr(f, "95% high", &r->ci, 1);
+    }
     if (cfg->rate > 0)
         lat_tr(f, "uncorrected", &s->h[H_LATENCY_UNC]);
     /* Empty (not drawn) unless the kernel stamped the answers. */
     lat_tr(f, "total as read", s->h[H_CLIENT_DELAY].total ? &s->h[H_LATENCY_USER] : &s->h[H_CLIENT_DELAY]);
     lat_tr(f, "client delay", &s->h[H_CLIENT_DELAY]);
     html_printf(f, "</table>\n");
+    if (r->ci.batches && s->h[H_LATENCY].total)
+        html_printf(f, "<p>95%% low, high: the interval from this run's own %u batches of %s: its sampling, not the "
+                       "drift between runs; ?: too few samples to bound it.</p>\n", r->ci.batches,
+                    units_fmt_ns(b1, sizeof(b1), r->ci.batch_s * 1e9));
     percentile_chart(f, s, cfg->rate > 0);
+    if (r->ci.batches && s->h[H_LATENCY].total)
+        ci_chart(f, r);
     timeline_charts(f, r);
     if (server)
         memory_chart(f, server);

@@ -13,9 +13,11 @@ def holds(ci, v):
 @test
 def intervals_beside_every_figure():
     """Throughput, the mean and each reported percentile carry a 95% interval from the run's own batches: in the
-    JSON beside the figure, in the text on their rows, read back by rafale report; merged shards too."""
+    JSON beside the figure, in the text on their rows, on the HTML page as rows and whiskers, read back by rafale
+    report; merged shards too."""
     srv = Serve()
-    r = rafale("-c", 16, "-t", 1, "-d", "2s", srv.url("/delay/5"))
+    page = os.path.join(TMP, "iv.html")
+    r = rafale("-c", 16, "-t", 1, "-d", "2s", "--html", page, srv.url("/delay/5"))
     j = r.j
     lat = j["latency"]
     check(j["intervals"]["batches"] >= 64 and j["intervals"]["level"] == 0.95 and
@@ -34,6 +36,15 @@ def intervals_beside_every_figure():
     rows = [l for l in r.out.splitlines() if l.startswith("  95% low") or l.startswith("  95% high")]
     check(len(rows) == 2 and re.search(r"Throughput    [0-9.]+ req/s \(95%: [0-9.]+-[0-9.]+\)", r.out),
           "intervals: the text's rows and throughput (%s)" % rows)
+    # The page: the same rows, req/s with its interval, the figures' bars with their intervals as whiskers (one for
+    # each figure bounded both ways).
+    with open(page) as fh:
+        html = fh.read()
+    bounded = sum(1 for v in [lat["mean_ci_us"]] + [lat["percentiles_ci_us"][p] for p in PCTS] if None not in v)
+    check("<td>95% low</td>" in html and "<td>95% high</td>" in html and
+          re.search(r"[0-9.]+ \(95%: [0-9.]+\u2013[0-9.]+\)", html) and
+          "Latency and its 95% intervals" in html and html.count('class="whisker"') == bounded,
+          "intervals: the page's rows, req/s and %d whiskers (%d)" % (bounded, html.count('class="whisker"')))
     jp = os.path.join(TMP, "iv.json")
     shutil.copy(os.path.join(TMP, "out.json"), jp)
     p = subprocess.run([RAFALE, "report", jp], capture_output=True, text=True, timeout=60)
