@@ -198,6 +198,17 @@ int interval_percentiles(const struct hist *all, const struct hist *b, uint32_t 
         if (p[j] > 0 && p[j] < 100)
             rc = woodruff(all, y + (size_t)j * k, n, k, p[j], &out[j]);
     free(y);
+    /* In order: the true p75 lies under the true p90, so p75's upper bound
+     * is at most p90's, and p90's lower bound at least p75's. Each computed
+     * alone, a run whose slow answers came in a few batches had p75's
+     * reach past p90's. Both stay around their estimates, which are in
+     * order. */
+    for (j = np - 2; j >= 0; j--)
+        if (!isnan(out[j + 1].hi) && (isnan(out[j].hi) || out[j].hi > out[j + 1].hi))
+            out[j].hi = out[j + 1].hi;
+    for (j = 1; j < np; j++)
+        if (!isnan(out[j - 1].lo) && (isnan(out[j].lo) || out[j].lo < out[j - 1].lo))
+            out[j].lo = out[j - 1].lo;
     return rc;
 }
 

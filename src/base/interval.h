@@ -56,7 +56,8 @@ int interval_ratio(const double *y, const double *n, uint32_t k, struct interval
  * all's). Returns 0 or an errno value. */
 int interval_percentile(const struct hist *all, const struct hist *b, uint32_t k, double p, struct interval *out);
 /* The same for np percentiles p[] in increasing order (INTERVAL_MAX_PCTS at
- * most), into out[], each batch walked once. */
+ * most), into out[], each batch walked once; their bounds kept in the same
+ * order (no upper bound above a higher percentile's). */
 #define INTERVAL_MAX_PCTS 16
 int interval_percentiles(const struct hist *all, const struct hist *b, uint32_t k, const double *p, int np,
                          struct interval *out);
