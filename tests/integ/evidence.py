@@ -98,18 +98,29 @@ def intervals_cover_a_known_law():
     """Coverage against a known law: rafale serve's /delay/exp/5 answers after an exponential draw of mean 5 ms,
     so a run's p50 is 5 ms ln 2 and its p99 5 ms ln 100, plus the path's own delay (estimated from the pooled mean,
     whose law is 5 ms). Over 40 short runs an honest 95% interval holds the truth about 38 times; 34 is asked.
-    Alone: other tests' load would be drift between runs, which no run's interval covers (nor should)."""
+    Alone: other tests' load would be drift between runs, which no run's interval covers (nor should); a run during
+    which other processes took the CPUs anyway (noise, the server watched so its CPU is not counted) is left out,
+    and with fewer than 30 quiet runs nothing is judged (a machine at load 8 held p50 in 24 of 40)."""
     if SANITIZED:
         print("  (in the plain build alone: the same code, twice the time)")
         return
     srv = Serve()
-    runs = []
+    runs, busy = [], 0
     for i in range(40):
-        r = rafale("-c", 20, "-t", 1, "-d", "500ms", srv.url("/delay/exp/5"))
-        if r.j is not None and "percentiles_ci_us" in r.j["latency"]:
-            runs.append(r.j)
+        # --monitor: the server's CPU is its own, not other processes' (noise.foreign_cpu_pct).
+        r = rafale("-c", 20, "-t", 1, "-d", "500ms", "--monitor", srv.p.pid, srv.url("/delay/exp/5"))
+        if r.j is None or "percentiles_ci_us" not in r.j["latency"]:
+            continue
+        n = r.j.get("noise") or {}
+        if (n.get("foreign_cpu_pct") or 0) + (n.get("steal_pct") or 0) > 10:
+            busy += 1  # other processes shifted this run's path delay: the truth is not known for it
+            continue
+        runs.append(r.j)
     srv.stop()
-    check(len(runs) == 40, "coverage: 40 runs with intervals (%d)" % len(runs))
+    check(len(runs) + busy == 40, "coverage: 40 runs with intervals (%d, %d of them busy)" % (len(runs) + busy, busy))
+    if len(runs) < 30:
+        print("  coverage: not judged: other processes took the CPUs in %d of 40 runs" % busy)
+        return
     n = sum(j["latency"]["count"] for j in runs)
     offset = sum(j["latency"]["mean_us"] * j["latency"]["count"] for j in runs) / n - 5000
     check(0 < offset < 1000, "coverage: the path's own delay beside the law (%.0f us)" % offset)
@@ -117,7 +128,8 @@ def intervals_cover_a_known_law():
     for name, q in (("50", 0.5), ("99", 0.99)):
         truth = -5000 * math.log(1 - q) + offset
         held[name] = sum(1 for j in runs if holds(j["latency"]["percentiles_ci_us"][name], truth))
-        check(held[name] >= 34, "coverage: p%s's interval held %.0f us in %d of %d runs" % (name, truth, held[name],
-                                                                                        len(runs)))
+        # An honest 95% interval holds it about 0.95 n times; 0.85 n is asked (34 of 40).
+        check(held[name] >= 0.85 * len(runs), "coverage: p%s's interval held %.0f us in %d of %d runs"
+              % (name, truth, held[name], len(runs)))
     print("  coverage: p50 held %d/%d, p99 %d/%d (offset %.0f us)" % (held["50"], len(runs), held["99"], len(runs),
                                                                        offset))
