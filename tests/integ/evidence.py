@@ -100,7 +100,8 @@ def intervals_cover_a_known_law():
     whose law is 5 ms). Over 40 short runs an honest 95% interval holds the truth about 38 times; 34 is asked.
     Alone: other tests' load would be drift between runs, which no run's interval covers (nor should); a run during
     which other processes took the CPUs anyway (noise, the server watched so its CPU is not counted) is left out,
-    and with fewer than 30 quiet runs nothing is judged (a machine at load 8 held p50 in 24 of 40)."""
+    and with fewer than 30 quiet runs nothing is judged (a machine at load 8 held p50 in 24 of 40). Back-to-back
+    runs' intervals overlap."""
     if SANITIZED:
         print("  (in the plain build alone: the same code, twice the time)")
         return
@@ -131,5 +132,18 @@ def intervals_cover_a_known_law():
         # An honest 95% interval holds it about 0.95 n times; 0.85 n is asked (34 of 40).
         check(held[name] >= 0.85 * len(runs), "coverage: p%s's interval held %.0f us in %d of %d runs"
               % (name, truth, held[name], len(runs)))
+    # Back-to-back runs of one server overlap: two 95% intervals of the same figure miss each other far more rarely
+    # than either misses it (under 1 time in 100 for independent runs).
+    def overlap(a, b):
+        return (a[0] is None or b[1] is None or a[0] <= b[1]) and (b[0] is None or a[1] is None or b[0] <= a[1])
+    pairs = list(zip(runs, runs[1:]))
+    for name in ("50", "99"):
+        n_ov = sum(1 for a, b in pairs if overlap(a["latency"]["percentiles_ci_us"][name],
+                                                  b["latency"]["percentiles_ci_us"][name]))
+        check(n_ov >= 0.9 * len(pairs), "coverage: back-to-back runs' p%s intervals overlap in %d of %d pairs"
+              % (name, n_ov, len(pairs)))
+    n_ov = sum(1 for a, b in pairs if overlap(a["summary"]["rps_ci"], b["summary"]["rps_ci"]))
+    check(n_ov >= 0.9 * len(pairs), "coverage: back-to-back runs' req/s intervals overlap in %d of %d pairs"
+          % (n_ov, len(pairs)))
     print("  coverage: p50 held %d/%d, p99 %d/%d (offset %.0f us)" % (held["50"], len(runs), held["99"], len(runs),
                                                                        offset))
