@@ -58,7 +58,10 @@ OBJ      = $(SRC:src/%.c=build/%.o)
 LIBOBJ   = $(filter-out build/cli/main.o,$(OBJ))
 ASANOBJ  = $(SRC:src/%.c=build/asan/%.o)
 ASANLIB  = $(filter-out build/asan/cli/main.o,$(ASANOBJ))
-UNITS    = $(patsubst tests/test_%.c,%,$(if $(filter yes,$(HTTP3)),$(wildcard tests/test_*.c),$(filter-out $(wildcard tests/test_*h3*.c tests/test_*http3*.c),$(wildcard tests/test_*.c))))
+# The unit tests mirror src/: tests/FOLDER/test_MODULE.c, built as
+# build/tests/FOLDER/test_MODULE (and under build/asan/).
+UNITSRC  = $(wildcard tests/*/test_*.c)
+UNITS    = $(patsubst tests/%.c,%,$(if $(filter yes,$(HTTP3)),$(UNITSRC),$(filter-out $(wildcard tests/*/test_*h3*.c tests/*/test_*http3*.c),$(UNITSRC))))
 INC_base   = -Isrc/base
 INC_result = -Isrc/base -Isrc/observe -Isrc/result
 INC_client = -Isrc/base -Isrc/result -Isrc/client
@@ -94,17 +97,19 @@ build/asan/base/machine.o: WARN += -DRAFALE_BUILD='"$(CC) $(SAN)"'
 build/asan/rafale: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(LDLIBS)
 
-build/test_%: tests/test_%.c tests/t.h $(LIBOBJ)
+build/tests/%: tests/%.c tests/t.h $(LIBOBJ)
+	@mkdir -p $(@D)
 	$(CC) $(WARN) $(INC_cli) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
-build/asan/test_%: tests/test_%.c tests/t.h $(ASANLIB)
+build/asan/tests/%: tests/%.c tests/t.h $(ASANLIB)
+	@mkdir -p $(@D)
 	$(CC) $(WARN) $(INC_cli) $(SAN) -o $@ $< $(ASANLIB) $(LDLIBS)
 
-build/int/test_http_parse: tests/test_http_parse.c tests/t.h src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build/int
-	$(INTSAN) $(INC_base) -o $@ tests/test_http_parse.c src/base/http_parse.c
+build/int/test_http_parse: tests/base/test_http_parse.c tests/t.h src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build/int
+	$(INTSAN) $(INC_base) -o $@ tests/base/test_http_parse.c src/base/http_parse.c
 
-build/int/test_http_req: tests/test_http_req.c tests/t.h src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build/int
-	$(INTSAN) $(INC_serve) -o $@ tests/test_http_req.c src/serve/http_req.c
+build/int/test_http_req: tests/serve/test_http_req.c tests/t.h src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build/int
+	$(INTSAN) $(INC_serve) -o $@ tests/serve/test_http_req.c src/serve/http_req.c
 
 # rafale-mpi: the same sources with the MPI glue (src/cli/mpi_glue.c) compiled
 # in by mpicc; the plain rafale never links MPI. `make mpi` installs MPICH.
@@ -137,7 +142,7 @@ build/.deps: scripts/deps.sh
 	@sh scripts/deps.sh
 	@mkdir -p build && touch $@
 
-units: $(UNITS:%=build/test_%) $(UNITS:%=build/asan/test_%) build/int/test_http_parse build/int/test_http_req
+units: $(UNITS:%=build/tests/%) $(UNITS:%=build/asan/tests/%) build/int/test_http_parse build/int/test_http_req
 
 # The edit loop: the unit tests (plain, sanitized, integer-checked) and the
 # layout, in seconds.
@@ -153,9 +158,9 @@ test: deps rafale build/asan/rafale units rafale-mpi
 # merge, diff, CSV, HdrHistogram), written again by this build: only when
 # an output is meant to change (saved_runs_report_the_same and
 # test_saved_runs hold them byte for byte; commit the diff it makes).
-saved-expected: rafale build/test_saved_runs
+saved-expected: rafale build/tests/report/test_saved_runs
 	python3 tests/integ/saved_runs.py --write ./rafale
-	./build/test_saved_runs --write
+	./build/tests/report/test_saved_runs --write
 
 # The man page's option lists from the option table (rafale --man-options),
 # the text under each heading kept (scripts/man.py; a test checks them).

@@ -1,6 +1,6 @@
 /* serve_h3_offline.h - serve's HTTP/3 session without a socket or a
  * handshake, for the fuzzer (fuzz_serve_h3.c) and the QPACK unit test
- * (tests/test_serve_h3_qpack.c): ngtcp2's server connection is made but
+ * (tests/serve/test_serve_h3_qpack.c): ngtcp2's server connection is made but
  * never connected, so what serve_h3.c asks of it about streams is refused
  * as for a stream it does not know. Its control stream is 3, its QPACK
  * streams 7 and 11; the client's are 2, 6 and 10. */

@@ -13,8 +13,8 @@
 #     what it includes, each file that includes it includes, judged so;
 #  2. a header is private to its folder when its opening comment says
 #     "private to src/FOLDER/". It is included only inside its folder, or by
-#     the white-box test of a module M of that folder: tests/test_M.c,
-#     tests/test_M_PART.c, fuzz/fuzz_M.c, fuzz/fuzz_M_PART.c where
+#     the white-box test of a module M of that folder: tests/FOLDER/test_M.c,
+#     tests/FOLDER/test_M_PART.c, fuzz/fuzz_M.c, fuzz/fuzz_M_PART.c where
 #     src/FOLDER/M.c exists (test_serve_h3_qpack.c, through
 #     fuzz/serve_h3_offline.h, is serve_h3's); bench/ has none. A header
 #     that no file outside its folder reads (white-box tests aside; read
@@ -37,7 +37,9 @@
 #     README's Layout section names every folder in its graph, in the same
 #     way, and in its table of folders, and every file of src/ under its
 #     folder's row, and no file that is gone; src/client/client.h's file map
-#     names every file of src/client/.
+#     names every file of src/client/; the unit tests mirror src/: each is
+#     tests/FOLDER/test_NAME.c for a folder of src/, and when NAME is a
+#     module (or its part, test_M_PART) it is a module of src/FOLDER.
 # Ends with "layout: N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
 objs=$(ls build/asan/*/*.o 2>/dev/null)
@@ -151,7 +153,7 @@ src_h = sorted(glob.glob("src/*/*.h"))
 holder = collections.defaultdict(list)
 for p in src_h:
     holder[os.path.basename(p)].append(folder(p))
-harness = sorted(p for d in ("tests", "fuzz", "bench") for p in glob.glob(d + "/*.c"))
+harness = sorted(p for d in ("tests", "fuzz", "bench") for p in glob.glob(d + "/**/*.c", recursive=True))
 
 # A unit: a file as one build reads it (its -I folders, and where they come
 # from). A src/ file is read with its folder's INC_*; a harness .c with each
@@ -163,8 +165,8 @@ for targets, prereqs, recipe in rules:
         continue
     inc = ipaths(" ".join(recipe))
     for tok in expand(prereqs + " " + " ".join(recipe)).split():
-        if re.fullmatch(r"(tests|fuzz|bench)/[\w%.-]+\.c", tok):
-            for p in sorted(glob.glob(tok.replace("%", "*"))):
+        if re.fullmatch(r"(tests|fuzz|bench)/[\w%./-]+\.c", tok):
+            for p in sorted(glob.glob(tok.replace("%", "**/*"), recursive=True)):
                 if all(b[0] != inc for b in built[p]):
                     flags = " ".join("-Isrc/" + f for f in inc) or "no -Isrc/"
                     built[p].append((inc, "make %s: %s" % (targets[0], flags)))
@@ -467,6 +469,14 @@ for p in sorted(glob.glob("src/client/*.[ch]")):
 for n in sorted(mapped):
     if not os.path.exists("src/client/" + n):
         fail("src/client/client.h's file map names %s, which is not in src/client/" % n)
+# The unit tests mirror src/: a newcomer finds a module's test beside where
+# it lives (tests/FOLDER/test_M.c for src/FOLDER/M.c).
+for p in sorted(glob.glob("tests/**/*.c", recursive=True)):
+    parts = p.split("/")
+    if len(parts) != 3 or parts[1] not in folders or not parts[2].startswith("test_"):
+        fail("%s is not tests/FOLDER/test_NAME.c for a folder of src/: the unit tests mirror src/" % p)
+    elif whitebox(p) not in (None, parts[1]):
+        fail("%s tests a module of src/%s: it belongs in tests/%s/" % (p, whitebox(p), whitebox(p)))
 section(bad_before)
 print("layout: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -4,10 +4,11 @@ against small misbehaving servers, checking rafale's JSON against what the
 servers themselves counted. Only 127.0.0.1 / ::1 are ever contacted, and
 every load run is bounded by -n or -d and by a subprocess timeout.
 
-The tests live by area in tests/integ/ (client, serve, http2, http3,
-workloads, report, compare, distributed, findings, wire, build: make
-itself, and layout: make layout's rules bite); tests/integ/common.py holds
-the servers and helpers they share.
+The tests live by area in tests/integ/AREA.py (client, serve, http2,
+http3, workloads, report, monitor, metrics: --metrics-listen, log: --log,
+diff, calibrate, compare, distributed, findings, wire, completion, deb:
+make deb, build: make itself, evidence, and layout: make layout's rules
+bite); tests/integ/common.py holds the servers and helpers they share.
 
 Tests run in a pool of processes: each test is forked from this runner with
 a temporary directory, a process group and a leftover mark of its own, its
@@ -43,8 +44,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
-AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "compare", "distributed", "findings", "wire", "build",
-         "evidence", "layout"]
+AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "monitor", "metrics", "log", "diff", "calibrate",
+         "compare", "distributed", "findings", "wire", "completion", "deb", "build", "evidence", "layout"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 
 

@@ -7,7 +7,8 @@
 #   tests/run.sh            everything (make test)
 #   tests/run.sh --unit     the unit tests and the layout check (make unit)
 #   T=NAME tests/run.sh     the unit programs and integration tests whose
-#                           name holds NAME (make test T=NAME)
+#                           name holds NAME (a unit program's path does:
+#                           build/tests/FOLDER/test_MODULE; make test T=NAME)
 #   JOBS=N                  the integration pool's width (default CPUs + 2)
 cd "$(dirname "$0")/.." || exit 1
 pass=0
@@ -36,7 +37,7 @@ run() { # $@: command
 
 unit_only=0
 [ "$1" = "--unit" ] && unit_only=1
-for t in build/test_* build/asan/test_* build/int/test_*; do
+for t in build/tests/*/test_* build/asan/tests/*/test_* build/int/test_*; do
     [ -x "$t" ] || continue
     case "$t" in *"$T"*) run "$t" ;; esac
 done

@@ -5,7 +5,7 @@
  * past a stated threshold with a minimum sample: a false alarm is worse
  * than none, and every rule has a test on a healthy server where it must
  * stay silent (tests/integ/findings.py) and unit tests at its edges
- * (tests/test_findings.c). */
+ * (tests/report/test_findings.c). */
 #include "findings.h"
 #include "findings_int.h"
 

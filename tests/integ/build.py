@@ -53,13 +53,14 @@ int http3_client(void) { return ngtcp2_version(0) != NULL && nghttp3_version(0) 
     "src/serve/http_req.h": "int http_req(int x);\n",
     "src/serve/http_req.c": '#include "http_req.h"\nint http_req(int x) { return x; }\n',
     "tests/t.h": "#include <stdio.h>\n",
-    "tests/test_http_parse.c": '#include "t.h"\n#include "http_parse.h"\n'
-                               'int main(void) { printf("test_http_parse: 1 passed, %d failed\\n", http_parse(0)); }\n',
-    "tests/test_http_req.c": '#include "t.h"\n#include "http_req.h"\n'
-                             'int main(void) { printf("test_http_req: 1 passed, %d failed\\n", http_req(0)); }\n',
-    "tests/test_http3_frames.c": '#include "t.h"\nint http3_client(void);\n'
-                                 'int main(void) { printf("test_http3_frames: 1 passed, %d failed\\n", '
-                                 '!http3_client()); }\n',
+    "tests/base/test_http_parse.c": '#include "../t.h"\n#include "http_parse.h"\n'
+                                    'int main(void) { printf("test_http_parse: 1 passed, %d failed\\n", '
+                                    'http_parse(0)); }\n',
+    "tests/serve/test_http_req.c": '#include "../t.h"\n#include "http_req.h"\n'
+                                   'int main(void) { printf("test_http_req: 1 passed, %d failed\\n", http_req(0)); }\n',
+    "tests/client/test_http3_frames.c": '#include "../t.h"\nint http3_client(void);\n'
+                                        'int main(void) { printf("test_http3_frames: 1 passed, %d failed\\n", '
+                                        '!http3_client()); }\n',
 }
 
 
@@ -84,7 +85,7 @@ rmdir %(s)s/running
     write(os.path.join(where, "scripts", "demo.sh"), "#!/bin/sh\ncd \"$(dirname \"$0\")/..\" && ./rafale\n", 0o755)
     write(os.path.join(where, "tests", "run.sh"), """#!/bin/sh
 cd "$(dirname "$0")/.." || exit 1
-for t in build/test_* build/asan/test_* build/int/test_*; do "$t" || exit 1; done
+for t in build/tests/*/test_* build/asan/tests/*/test_* build/int/test_*; do "$t" || exit 1; done
 """, 0o755)
     if not os.path.exists(bins):
         os.makedirs(bins)

@@ -2,7 +2,6 @@
 from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
 import glob
 
-
 @test
 def compare_servers():
     ports = [free_port() for _ in range(4)]
@@ -147,79 +146,6 @@ def compare_exit_status_and_failed_output():
     outs = {f["name"]: f["output"] for f in j["failed"]} if j else {}
     check(len(outs.get("long", "")) == 4096 and outs.get("chatty", "").count("\n") == 8,
           "compare: the JSON keeps the last 4 KiB of output (%s)" % {k: len(v) for k, v in outs.items()})
-
-
-@test
-def monitor_pss_of_a_prefork_server():
-    port = free_port()
-    p = subprocess.Popen([sys.executable, PREFORK, "--port", str(port), "--mb", "48", "--workers", "4"],
-                         start_new_session=True)
-    try:
-        check(wait_port(port), "the prefork test server listens")
-        r = rafale("-n", 4000, "-c", 4, "--monitor", p.pid, "http://127.0.0.1:%d/" % port)
-        # Ground truth, read now: the block is written once at start and never again.
-        pids = proc_tree(p.pid)
-        pss = sum(smaps(q, "Pss") for q in pids)
-        rss = sum(smaps(q, "Rss") for q in pids)
-    finally:
-        os.killpg(p.pid, signal.SIGTERM)
-        p.wait(timeout=10)
-    s = r.j["server"]
-    check(len(pids) == 5 and s["has_pss"] is True, "--monitor: a master and 4 workers (%s)" % pids)
-    check(abs(s["pss_peak_bytes"] - pss) < 0.15 * pss,
-          "--monitor: PSS summed %d within 15%% of smaps_rollup's own sum %d" % (s["pss_peak_bytes"], pss))
-    check(s["rss_peak_bytes"] > 3 * s["pss_peak_bytes"] and abs(s["rss_peak_bytes"] - rss) < 0.15 * rss,
-          "--monitor: summed RSS (%d) is several times PSS (%d)" % (s["rss_peak_bytes"], s["pss_peak_bytes"]))
-    check(s["pss_peak_bytes"] >= 48 << 20 and s["uss_peak_bytes"] < s["pss_peak_bytes"] / 2,
-          "--monitor: the 48 MiB block counted once, and it is not private to anyone")
-    if os.geteuid() == 0:
-        # As if alone: the block once, and the interpreter's shared pages whole, so never under the kernel's PSS.
-        check(s["has_alone"] is True and s["alone_peak_bytes"] >= s["pss_peak_bytes"] >= 48 << 20 and
-              s["alone_peak_bytes"] < s["rss_peak_bytes"] / 3 and "alone each" in r.out,
-              "--monitor: as if alone, apart from PSS (%s)" %
-              {k: s[k] for k in ("alone_peak_bytes", "pss_peak_bytes", "rss_peak_bytes")})
-    tree = s["tree"]
-    check(len(tree) == 5 and {e["ppid"] for e in tree if e["pid"] != p.pid} == {p.pid} and
-          all(e["pss_peak_bytes"] > 0 and e["rss_peak_bytes"] >= 48 << 20 for e in tree),
-          "--monitor: one entry per process with its own PSS and RSS (%s)" % tree)
-    check(sum(e["cpu_s"] for e in tree) > 0 and s["cpu_s"] > 0, "--monitor: CPU per process")
-    rows = [l.split() for l in r.out.splitlines() if "prefork_server.py" in l]
-    check(sorted(row[0] for row in rows) == ["1", "4"] and "PSS" in r.out and "RSS summed" in r.out,
-          "--monitor: the text groups the master and the 4 workers (%s)" % rows)
-    check(s["memory_timeline"] and s["memory_timeline"][0]["pss_bytes"] > 0, "--monitor: memory over time")
-
-
-@test
-def monitor_a_cgroup():
-    _, cg = scratch_cgroup("rafale-it", "--monitor-cgroup")
-    if cg is None:
-        return
-    port = free_port()
-    # The server joins the cgroup before it starts, then leaves its parent's tree (setsid, daemonized).
-    p = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs && exec %s %s --port %d --daemonize --workers 3" %
-                          (cg, sys.executable, PREFORK, port)])
-    p.wait(timeout=10)
-    try:
-        check(wait_port(port), "the daemon listens")
-        r = rafale("-n", 3000, "-c", 3, "--monitor-cgroup", cg, "http://127.0.0.1:%d/" % port)
-        s = r.j["server"]
-        check(s["cgroup"] == cg and s["processes"] == 4 and s["cpu_exact"] is True and s["cpu_s"] > 0 and
-              s["pss_peak_bytes"] > 0, "--monitor-cgroup: every process of the cgroup, exact CPU (%s)" %
-              {k: s[k] for k in ("processes", "cpu_s", "cpu_exact")})
-        check("cgroup " + cg in r.out, "--monitor-cgroup: in the text report")
-        bad = rafale("-n", 10, "--monitor-cgroup", "/nonexistent", "http://127.0.0.1:%d/" % port, expect_json=False)
-        check(bad.rc == 2 and "is not a readable cgroup v2 directory" in bad.err, "--monitor-cgroup: a bad path")
-    finally:
-        for pid in open(os.path.join(cg, "cgroup.procs")).read().split():
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-        for _ in range(100):
-            if not open(os.path.join(cg, "cgroup.procs")).read().strip():
-                break
-            time.sleep(0.02)
-        os.rmdir(cg)
 
 
 @test

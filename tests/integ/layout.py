@@ -68,7 +68,8 @@ def layout_includes_everywhere():
     serve_h3_int.h, http3.h, opt_int.h), one that nothing outside its folder includes must say so, a white-box test or
     fuzz harness of a module may read its folder's (through a fuzz/ header too), fuzz/ and bench/ only what their
     Makefile rules let them see, src/ only src/, and an include it cannot place fails (before, all of fuzz/ and
-    bench/ went unread and an unplaced include passed)."""
+    bench/ went unread and an unplaced include passed). The unit tests mirror src/ (tests/FOLDER/test_M.c for
+    src/FOLDER/M.c): one loose in tests/, under no folder of src/, or in another folder than its module's fails."""
     if not ready():
         return
     where = layout_tree("clean")
@@ -79,15 +80,20 @@ def layout_includes_everywhere():
     plant(where, "src/run/observed.c", '#include "observed.h"\n', '#include "observed.h"\n#include "http3.h"\n')
     plant(where, "src/client/engine.h", '#define RAFALE_ENGINE_H\n', '#define RAFALE_ENGINE_H\n#include "client.h"\n')
     plant(where, "src/options/opt_int.h", "private to src/options/:", "private to src/base/:")
-    plant(where, "tests/test_units.c", '#include "t.h"\n',
-          '#include "t.h"\n#include "../fuzz/serve_h3_offline.h"\n#include "nowhere.h"\n')
-    plant(where, "tests/test_text.c", '#include "t.h"\n', '#include "t.h"\n#include "serve_int.h"\n')
+    plant(where, "tests/base/test_units.c", '#include "../t.h"\n',
+          '#include "../t.h"\n#include "../../fuzz/serve_h3_offline.h"\n#include "nowhere.h"\n')
+    plant(where, "tests/base/test_text.c", '#include "../t.h"\n', '#include "../t.h"\n#include "serve_int.h"\n')
     plant(where, "fuzz/fuzz_cookie.c", '#include "cookie.h"\n', '#include "cookie.h"\n#include "serve_int.h"\n')
     plant(where, "bench/floor.c", '#include "floor.h"\n', '#include "floor.h"\n#include "serve.h"\n')
     plant(where, "src/report/svg.c", '#include "svg.h"\n', '#include "svg.h"\n#include "../serve/serve.h"\n')
     plant(where, "src/base/buf.c", '#include "buf.h"\n', '#include "buf.h"\n#include "../../tests/t.h"\n')
     with open(os.path.join(where, "fuzz", "fuzz_stray.c"), "w") as fh:
         fh.write("int fuzz_stray(void);\n")
+    # The unit tests mirror src/: none loose in tests/, none of a module in another folder's.
+    for stray in ("tests/test_loose.c", "tests/base/test_cookie.c", "tests/nowhere/test_x.c"):
+        os.makedirs(os.path.dirname(os.path.join(where, stray)), exist_ok=True)
+        with open(os.path.join(where, stray), "w") as fh:
+            fh.write("int main(void);\n")
     bites(where, [
         ("a header included only inside its folder, unmarked",
          "src/compare/alike.h is included only inside src/compare/"),
@@ -96,11 +102,11 @@ def layout_includes_everywhere():
         ("a public header including a private one", "src/client/engine.h is not private but includes client.h"),
         ("a mark naming another folder", "src/options/opt_int.h says it is private to src/base/"),
         ("a test reading a private header through a fuzz/ header",
-         "fuzz/serve_h3_offline.h:10 includes serve_h3_int.h, private to src/serve (tests/test_units.c is not"),
-        ("an include nowhere", "tests/test_units.c:"),
+         "fuzz/serve_h3_offline.h:10 includes serve_h3_int.h, private to src/serve (tests/base/test_units.c is not"),
+        ("an include nowhere", "tests/base/test_units.c:"),
         ("an include nowhere", "includes nowhere.h, which is nowhere the compiler looks"),
         ("a test, not of serve, reading serve's private header",
-         "includes serve_int.h, private to src/serve (tests/test_text.c is not a white-box test"),
+         "includes serve_int.h, private to src/serve (tests/base/test_text.c is not a white-box test"),
         ("a fuzz harness, not of serve, reading serve's private header",
          "includes serve_int.h, private to src/serve (fuzz/fuzz_cookie.c is not a white-box test"),
         ("bench/floor.c reading src/, which its rule does not let it see",
@@ -108,6 +114,10 @@ def layout_includes_everywhere():
         ("an include by a path around INC_*",
          "includes ../serve/serve.h of src/serve, which src/report does not see (INC_report)"),
         ("a fuzz harness no rule compiles", "fuzz/fuzz_stray.c is compiled by no rule of the Makefile"),
+        ("a unit test loose in tests/", "tests/test_loose.c is not tests/FOLDER/test_NAME.c"),
+        ("a unit test under a folder src/ has not", "tests/nowhere/test_x.c is not tests/FOLDER/test_NAME.c"),
+        ("a unit test of a module of another folder",
+         "tests/base/test_cookie.c tests a module of src/client: it belongs in tests/client/"),
         ("a file of src/ reading one outside it", "includes tests/t.h, which is no file of src/"),
     ])
 

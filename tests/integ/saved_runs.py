@@ -4,7 +4,7 @@ code that should change no output (a refactor) must leave them all the same; a c
 writes them again, on purpose, and the diff shows what changed:
 
     make saved-expected       (python3 tests/integ/saved_runs.py --write ./rafale, and the CSV and HdrHistogram
-                               files of build/test_saved_runs --write)
+                               files of build/tests/report/test_saved_runs --write)
 
 The test is saved_runs_report_the_same (tests/integ/report.py)."""
 import gzip

@@ -790,7 +790,13 @@ def json_answer(body, extra=b""):
 
 
 @test
-def api_defects_found_by_review():
+def api_edges_timeouts_skips_redirects_sizes_parking():
+    """An API run at its edges: a pipelined request still times out under --think; rate mode's skipped requests
+    go on over every connection and -n ends; a refused redirect's bytes are not the next answer's; after interim
+    answers (103) the final one is checked; --abort-on-fail does not judge before the first answer; a body's size
+    is known past --max-body (chunked, HEAD: 0), not past a head longer than what is kept; --order random parks
+    no connection by chance; long JSON strings and numbers compare; connections with nothing they can send end
+    the run and it says so; --slo checks with no --check is refused."""
     # --think with requests still out (pipelining) kept the request timeout's timer: a stalled answer hung the run.
     srv = ScriptServer(lambda p, n: json_answer(b"{}") if n == 1 else None)
     r = rafale("-c", 1, "-n", 4, "--pipeline", 2, "--think", "50ms", "--timeout", "1s", srv.url("/a"), timeout=30)

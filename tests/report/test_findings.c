@@ -1,0 +1,1152 @@
+/* The findings' rules on synthetic results: each fires past its threshold
+ * with its evidence, stays silent just short of it, and a healthy result
+ * gives none. */
+#include "config.h"
+#include "findings.h"
+#include "../t.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define MS 1000000ULL
+
+struct fx {
+    struct config cfg;
+    struct run_figures r;
+    struct monitor_result m;
+    struct netstat_obs net;
+    struct machine_noise noise;
+    struct findings fs;
+};
+
+/* A healthy closed-loop keep-alive run: 10 connections, 2 s, 20 000
+ * answers of 1 ms sent whole, rafale at 30% of its 2 threads. */
+static void healthy(struct fx *x)
+{
+    uint64_t i;
+    memset(x, 0, sizeof(*x));
+    config_defaults(&x->cfg);
+    x->cfg.connections = 10;
+    x->cfg.threads = 2;
+    stats_init(&x->r.total);
+    x->r.elapsed_s = 2.0;
+    x->r.client_cpu_s = 1.2;
+    x->r.total.completed = x->r.total.started = 20000;
+    x->r.total.conns_opened = 10;
+    x->r.total.bytes_received = 20000 * 150;
+    for (i = 0; i < 20000; i++) {
+        hist_record(&x->r.total.h[H_LATENCY], 1 * MS + i % 100 * 1000);
+        hist_record(&x->r.total.h[H_TTFB], 1 * MS + i % 100 * 1000);
+        hist_record(&x->r.total.h[H_TRANSFER], 0);
+    }
+    for (i = 0; i < 10; i++)
+        hist_record(&x->r.total.h[H_CONNECT], 100000);
+    x->r.conns.clients = 10;
+    x->r.conns.req_min = 1990;
+    x->r.conns.req_median = 2000;
+    x->r.conns.req_max = 2010;
+    x->r.conns.wait_limit_s = 1.0;
+    x->r.conns.longest_wait_s = 0.002;
+    tcpinfo_sum_init(&x->r.tcp);
+    x->net.local = 1;
+    x->net.before.ok = x->net.after.ok = 1;
+    x->net.somaxconn = 4096;
+    x->net.port_lo = 32768;
+    x->net.port_hi = 60999;
+    x->net.time_wait = 3;
+    x->net.nofile = 1024;
+    x->net.client_cpus = 2;
+    x->net.backlog_known = 1;
+    x->net.backlog = 511;
+    snprintf(x->net.addr, sizeof(x->net.addr), "127.0.0.1:8080");
+}
+
+/* x as a run's result (a copy of its pieces: x keeps what they hold), the
+ * server's output out_bytes (-1 unknown). */
+static const struct run_result *as_result(const struct fx *x, int with_server, int64_t out_bytes)
+{
+    static struct run_result in; /* 20 KiB of findings: off the stack */
+    result_init(&in);
+    in.cfg = &x->cfg;
+    in.fig = x->r;
+    in.server = x->m;
+    in.has_server = with_server;
+    in.net = x->net;
+    in.has_net = 1;
+    in.server_output_bytes = out_bytes;
+    in.noise = x->noise;
+    return &in;
+}
+
+static void eval(struct fx *x, int with_server)
+{
+    findings_eval(as_result(x, with_server, -1), &x->fs);
+}
+
+static void done(struct fx *x)
+{
+    stats_fini(&x->r.total);
+    hist_fini(&x->r.ends);
+    config_free(&x->cfg);
+}
+
+static int has(const struct fx *x, enum finding_id id)
+{
+    return findings_get(&x->fs, id) != NULL;
+}
+
+static void healthy_is_silent(void)
+{
+    struct fx x;
+    healthy(&x);
+    eval(&x, 0);
+    CHECKF(x.fs.n == 0, "%d findings, the first %s", x.fs.n, x.fs.n ? x.fs.f[0].id : "");
+    /* With the server watched: at 40% of 2 CPUs it is neither bound nor waiting. */
+    x.m.cpus = 2;
+    x.m.threads = 4;
+    x.m.cpu_s = 1.6;
+    eval(&x, 1);
+    CHECK(x.fs.n == 0);
+    done(&x);
+}
+
+static void starved(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.conns.starved = 9;
+    x.r.conns.starved_wait_s = 2.0;
+    x.r.conns.req_min = 0;
+    x.r.conns.req_median = 0;
+    x.r.conns.req_max = 20000;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_STARVED_CONNECTIONS)) != NULL && f->warning);
+    CHECK(findings_ev(f, "starved", -1) == 9 && findings_ev(f, "connections", -1) == 10);
+    CHECK(findings_ev(f, "wait_s", -1) == 2.0 && findings_ev(f, "requests_max", -1) == 20000);
+    CHECK(f && strstr(f->advice, "fewer connections at once") != NULL);
+    /* One connection alone cannot be starved by others. */
+    x.r.conns.clients = 1;
+    x.r.conns.starved = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_STARVED_CONNECTIONS));
+    done(&x);
+}
+
+static void listen_overflow(void)
+{
+    struct fx x;
+    const struct finding *f;
+    int i;
+    healthy(&x);
+    x.cfg.keepalive = 0;
+    x.net.after.listen_overflows = 672;
+    x.net.after.listen_drops = 672;
+    x.net.after.syn_retrans = 94;
+    /* Counters grew but none of our connects waited: another process's. */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_LISTEN_QUEUE_OVERFLOW) && !has(&x, FINDING_SYN_RETRANSMITS));
+    for (i = 0; i < 94; i++)
+        hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + (uint64_t)i * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && f->warning);
+    CHECK(findings_ev(f, "listen_overflows", -1) == 672 && findings_ev(f, "syn_retransmits", -1) == 94);
+    CHECK(findings_ev(f, "backlog", -1) == 511 && findings_ev(f, "somaxconn", -1) == 4096);
+    CHECK(findings_ev(f, "slow_connects", -1) == 94);
+    CHECK(f && strstr(f->advice, "511") != NULL && strstr(f->advice, "127.0.0.1:8080") != NULL);
+    CHECK(f && strstr(f->advice, "a new connection per request") != NULL);
+    CHECK(!has(&x, FINDING_SYN_RETRANSMITS)); /* the overflow explains them */
+    /* The advice fits the run's mode: keep-alive connects once per connection, and --close is not what it ran. */
+    x.cfg.keepalive = 1;
+    eval(&x, 0);
+    CHECKF((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && strstr(f->advice, "--close") == NULL &&
+               strstr(f->advice, "per request") == NULL && strstr(f->advice, "10 connections") != NULL,
+           "%s", f ? f->advice : "no finding");
+    x.net.backlog_known = 0;
+    eval(&x, 0);
+    CHECKF((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL &&
+               strstr(f->advice, "10 connections") != NULL,
+           "%s", f ? f->advice : "no finding");
+    x.net.backlog_known = 1;
+    x.cfg.keepalive = 0;
+    /* A remote server: the host's queue is not its queue. */
+    x.net.local = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_LISTEN_QUEUE_OVERFLOW));
+    CHECK((f = findings_get(&x.fs, FINDING_SYN_RETRANSMITS)) != NULL && findings_ev(f, "slow_connects", -1) == 94);
+    /* Below the minimum: 2 slow connects. */
+    done(&x);
+    healthy(&x);
+    x.net.local = 0;
+    x.net.after.syn_retrans = 2;
+    hist_record(&x.r.total.h[H_CONNECT], 1000 * MS);
+    hist_record(&x.r.total.h[H_CONNECT], 3000 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_SYN_RETRANSMITS));
+    hist_record(&x.r.total.h[H_CONNECT], 1000 * MS);
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_SYN_RETRANSMITS));
+    /* Our SYNs were never sent again (the counter says 0): not SYN loss. */
+    x.net.after.syn_retrans = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_SYN_RETRANSMITS));
+    done(&x);
+}
+
+/* n transfers at gap ns, the rest at 0. */
+static void transfers(struct fx *x, uint64_t n, uint64_t gap)
+{
+    uint64_t i;
+    hist_reset(&x->r.total.h[H_TRANSFER]);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x->r.total.h[H_TRANSFER], i < n ? gap : 0);
+}
+
+static void nagle(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    transfers(&x, 10001, 43 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_NAGLE_DELAYED_ACK)) != NULL && f->warning);
+    CHECK(findings_ev(f, "median_gap_us", 0) > 40000 && findings_ev(f, "median_gap_us", 0) < 46000);
+    CHECK(findings_ev(f, "bytes_per_request", 0) == 150);
+    /* Half exactly is not most. */
+    transfers(&x, 9999, 43 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
+    /* 200 ms elsewhere. */
+    transfers(&x, 15000, 200 * MS);
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_NAGLE_DELAYED_ACK));
+    /* A large body takes its time on the wire. */
+    x.r.total.bytes_received = 20000ULL * 100000;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
+    x.r.total.bytes_received = 20000 * 150;
+    /* 100 ms is no delayed-ACK timer. */
+    transfers(&x, 15000, 100 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NAGLE_DELAYED_ACK));
+    done(&x);
+}
+
+/* A closed loop of conns connections at rps for 2 s, every answer after
+ * lat ns but the first nmin, after min ns (those that found the queue
+ * empty, or outliers). */
+static void closed_loop_n(struct fx *x, uint32_t conns, double rps, uint64_t lat, uint64_t min, uint64_t nmin)
+{
+    uint64_t i, n = (uint64_t)(rps * 2);
+    x->cfg.connections = conns;
+    x->r.total.completed = n;
+    x->r.total.bad_status = 0;
+    hist_reset(&x->r.total.h[H_TTFB]);
+    hist_reset(&x->r.total.h[H_LATENCY]);
+    for (i = 0; i < n; i++) {
+        hist_record(&x->r.total.h[H_TTFB], i < nmin ? min : lat);
+        hist_record(&x->r.total.h[H_LATENCY], i < nmin ? min : lat);
+    }
+    transfers(x, 0, 0);
+}
+
+/* The same, 8 workers answering the first 8 at once. */
+static void closed_loop(struct fx *x, uint32_t conns, double rps, uint64_t lat, uint64_t min)
+{
+    closed_loop_n(x, conns, rps, lat, min, 8);
+}
+
+static void queueing(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && f->warning);
+    CHECK(findings_ev(f, "connections", 0) == 200 && findings_ev(f, "service_us", 0) == 35000);
+    CHECK(findings_ev(f, "wait_s", 0) > 1.04 && findings_ev(f, "wait_s", 0) < 1.05);
+    /* A target answered fast beside slow ones: a mix, not a queue. */
+    {
+        struct stats u[2];
+        uint64_t i;
+        stats_init(&u[0]);
+        stats_init(&u[1]);
+        u[0].completed = 20;
+        u[1].completed = 364;
+        for (i = 0; i < 20; i++)
+            hist_record(&u[0].h[H_TTFB], 15000);
+        for (i = 0; i < 364; i++)
+            hist_record(&u[1].h[H_TTFB], 1040 * MS);
+        x.r.per_target = u;
+        x.r.ntargets = 2;
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_QUEUEING)); /* 20 of 384: over 5% */
+        u[0].completed = 19;
+        x.r.total.completed = 383;
+        eval(&x, 0);
+        CHECK(has(&x, FINDING_QUEUEING)); /* under 5%: too few to speak */
+        x.r.per_target = NULL;
+        x.r.ntargets = 0;
+        stats_fini(&u[0]);
+        stats_fini(&u[1]);
+    }
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    /* Latency far from connections / throughput: not a closed queue. */
+    closed_loop(&x, 200, 192, 600 * MS, 35 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    /* Under 5x the fastest answer. */
+    closed_loop(&x, 200, 192, 1040 * MS, 250 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    /* Short in itself (a fast server at many connections). */
+    closed_loop(&x, 50, 50000 / 0.009, 9 * MS, 100000);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    /* Too few connections, or a constant rate: no closed queue. */
+    closed_loop(&x, 7, 7 / 1.04, 1040 * MS, 35 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    x.cfg.rate = 192;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.cfg.rate = 0;
+    /* The server's own time is its fifth fastest good answer: five fast
+     * answers are a queue's first, four are outliers. */
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_us", 0) == 35000);
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 4);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    /* 5% of the answers fast (a cache in front of slow pages): p5 is
+     * not above the own time, no queue; a few less, and p5 waits too. */
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 20);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 19);
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_QUEUEING));
+    /* An answer outside --expect (or one that failed a check) may be one
+     * of the fast ones and did no work: it does not count. */
+    closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
+    x.r.total.bad_status = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.r.total.bad_status = 0;
+    x.r.total.checks_failed = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.r.total.checks_failed = 0;
+    /* 50 ms of work for every connection at once (no queue) and an instant
+     * 503 now and then: the 503 is no measure of the server's time. */
+    closed_loop_n(&x, 10, 10 / 0.05, 50 * MS, 44000, 1);
+    x.r.total.bad_status = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    /* Too few good answers to read a time from: silent. */
+    closed_loop(&x, 200, 192, 1040 * MS, 35 * MS);
+    x.r.total.bad_status = x.r.total.completed - 99;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.r.total.bad_status = x.r.total.completed + 1; /* never more bad than answers, but do not wrap */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    done(&x);
+}
+
+/* With --monitor and the server's CPUs busy, its own time is its CPU per
+ * answer: aiohttp at 400 connections, 300 req/s, 3.3 ms of CPU each, its
+ * first answers already 19.3 ms (the event loop interleaves them all). */
+static void queueing_own_time(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    closed_loop(&x, 400, 300, 1333 * MS, 19300 * 1000);
+    x.m.cpus = 2;
+    x.m.threads = 1;
+    x.m.cpu_s = 600 * 0.0033; /* 99% of its one thread */
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_from_cpu", -1) == 1);
+    CHECK(findings_ev(f, "service_us", 0) > 3299 && findings_ev(f, "service_us", 0) < 3301);
+    CHECK(f && strstr(f->summary, "3.30ms (its CPU per answer, from the monitor: its CPUs were 99% busy)") != NULL);
+    /* Without the monitor: its fifth fastest answer, said so. */
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_from_cpu", -1) == 0);
+    CHECK(findings_ev(f, "service_us", 0) > 19000 && findings_ev(f, "service_us", 0) < 19600);
+    CHECK(f && strstr(f->summary, "(its fifth fastest good answer)") != NULL);
+    /* One busy CPU, 20 connections, 5 ms of CPU each: answers at 5, 10,
+     * ... ms, the fifth at 25 ms, the mean 100 ms: under 5 times the fifth
+     * fastest, over 5 times the CPU. */
+    closed_loop_n(&x, 20, 200, 100 * MS, 25 * MS, 5);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.m.cpu_s = 400 * 0.005;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_us", 0) > 4999.9 &&
+          findings_ev(f, "service_us", 0) < 5000.1);
+    /* Its CPUs 79% busy: it waits on something besides, its CPU time is not
+     * its own time (a thread per connection sleeping 50 ms, 0.1 ms of CPU). */
+    x.m.cpu_s = 0.79 * 2;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) == NULL);
+    x.m.cpu_s = 0.8 * 2;
+    eval(&x, 1);
+    CHECK(has(&x, FINDING_QUEUEING));
+    closed_loop_n(&x, 10, 10 / 0.05, 50 * MS, 50 * MS, 5);
+    x.m.threads = 11;
+    x.m.cpu_s = 400 * 0.0001;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WAITING)) != NULL);
+    done(&x);
+}
+
+/* A full accept queue does not hide the queue in the server: with aiohttp's
+ * backlog of 128 at 400 connections both hold, and a larger backlog alone
+ * keeps the wait. */
+static void overflow_and_queueing(void)
+{
+    struct fx x;
+    const struct finding *f;
+    int i;
+    healthy(&x);
+    closed_loop(&x, 400, 300, 1333 * MS, 19 * MS);
+    x.net.backlog = 128;
+    x.net.after.listen_overflows = 300;
+    x.net.after.syn_retrans = 272;
+    for (i = 0; i < 272; i++)
+        hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + (uint64_t)i * MS);
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_LISTEN_QUEUE_OVERFLOW) && has(&x, FINDING_QUEUEING));
+    CHECK((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL &&
+          strstr(f->advice, "see queueing: a larger backlog only moves the wait into the server") != NULL);
+    /* The overflow alone: its advice as before. */
+    closed_loop(&x, 400, 300, 500 * MS, 19 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_LISTEN_QUEUE_OVERFLOW)) != NULL && !has(&x, FINDING_QUEUEING));
+    CHECK(f && strstr(f->advice, "see queueing") == NULL);
+    done(&x);
+}
+
+/* client_delay: a VM's wake-ups (35 µs on every answer, as a quiet run
+ * here) say nothing; 1% of the answers read 2 ms late does, and
+ * client_cpu_bound cites the delay. */
+static void client_delay(void)
+{
+    struct fx x;
+    const struct finding *f;
+    uint64_t i;
+    healthy(&x);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x.r.total.h[H_CLIENT_DELAY], 35000 + i % 50 * 1000);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
+    for (i = 0; i < 190; i++)
+        hist_record(&x.r.total.h[H_CLIENT_DELAY], 2 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_CLIENT_DELAY)); /* 0.95%: short of 1% */
+    for (i = 0; i < 20; i++)
+        hist_record(&x.r.total.h[H_CLIENT_DELAY], 2 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_DELAY)) != NULL && findings_ev(f, "late_share", 0) > 0.01 &&
+          strstr(f->summary, "late") != NULL);
+    x.cfg.rate = 500; /* at a constant rate the load does not wait for the reads */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
+    x.cfg.rate = 0;
+    /* rafale's late reads silence none of the server's findings (they did
+     * when client_delay came before the server's rules): idle both sides,
+     * 50 ms answers, 2% of them read 6 ms late. */
+    x.r.client_cpu_s = 1.2;
+    x.net.client_cpus = 2;
+    x.m.cpus = 2;
+    x.m.threads = 8;
+    closed_loop(&x, 4, 4 / 0.05, 50 * MS, 49 * MS);
+    x.m.cpu_s = 0.2;
+    for (i = 0; i < 500; i++)
+        hist_record(&x.r.total.h[H_CLIENT_DELAY], 6 * MS);
+    eval(&x, 1);
+    CHECK(has(&x, FINDING_CLIENT_DELAY) && has(&x, FINDING_SERVER_WAITING));
+    /* Other processes took the CPUs: noisy_neighbour names the cause and
+     * tells the late reads, no second finding. */
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 40;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_CLIENT_DELAY) && (f = findings_get(&x.fs, FINDING_NOISY_NEIGHBOUR)) != NULL &&
+          findings_ev(f, "client_late_share", 0) > 0.01 && strstr(f->summary, "client_delay") != NULL);
+    x.noise.known = 0;
+    x.r.client_cpu_s = 0.95 * 2.0 * 2;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "client_delay_p99_ms", 0) > 0 &&
+          strstr(f->summary, "client_delay") != NULL);
+    done(&x);
+    /* A slow server (1 s answers): 2 ms is under a tenth of them. */
+    healthy(&x);
+    hist_reset(&x.r.total.h[H_LATENCY]);
+    for (i = 0; i < 20000; i++) {
+        hist_record(&x.r.total.h[H_LATENCY], 1000 * MS);
+        hist_record(&x.r.total.h[H_CLIENT_DELAY], i % 10 == 0 ? 2 * MS : 35000);
+    }
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
+    done(&x);
+}
+
+static void cpu(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.client_cpu_s = 0.9 * 2.0 * 2;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "threads", 0) == 2);
+    x.r.client_cpu_s = 0.89 * 2.0 * 2;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_CLIENT_CPU_BOUND));
+    /* Two threads on one CPU: one CPU's worth is all they had. */
+    x.net.client_cpus = 1;
+    x.r.client_cpu_s = 1.9;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "threads", 0) == 1);
+    /* Merged shards: CPU summed over two shards of 1 thread, each 47% busy. */
+    {
+        struct shard_info sh[2];
+        memset(sh, 0, sizeof(sh));
+        sh[0].threads = sh[1].threads = 1;
+        sh[0].elapsed_s = sh[1].elapsed_s = 2.0;
+        sh[0].client_cpu_s = sh[1].client_cpu_s = 0.94;
+        x.r.shards = sh;
+        x.r.nshards = 2;
+        x.cfg.threads = 1;
+        x.r.client_cpu_s = 1.88;
+        x.net.client_cpus = 0;
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_CLIENT_CPU_BOUND));
+        sh[1].client_cpu_s = 1.9;
+        eval(&x, 0);
+        CHECK((f = findings_get(&x.fs, FINDING_CLIENT_CPU_BOUND)) != NULL && findings_ev(f, "cpu_s", 0) == 1.9);
+        x.r.shards = NULL;
+        x.r.nshards = 0;
+        x.cfg.threads = 2;
+    }
+    x.net.client_cpus = 2;
+    x.r.client_cpu_s = 1.2;
+    /* The server: 1 thread at 95% of one CPU, on a 2-CPU machine. */
+    x.m.cpus = 2;
+    x.m.threads = 1;
+    x.m.cpu_s = 1.9;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_CPU_BOUND)) != NULL && !f->warning && findings_ev(f, "cpus", 0) == 1);
+    x.m.threads = 8;
+    eval(&x, 1);
+    /* 1 ms answers: nothing to explain */
+    CHECK(!has(&x, FINDING_SERVER_CPU_BOUND) && !has(&x, FINDING_SERVER_WAITING));
+    /* Idle both sides with 50 ms answers: it waits on something. */
+    closed_loop(&x, 4, 4 / 0.05, 50 * MS, 49 * MS);
+    x.m.cpu_s = 0.2;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WAITING)) != NULL && f->warning && findings_ev(f, "busy", 1) < 0.5);
+    /* Other processes took the CPUs: its idle time may have been a wait for
+     * one (a server of 5 ms of CPU an answer read 18% busy beside a hog):
+     * noisy_neighbour, no guess of locks or I/O. */
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 11;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WAITING) && has(&x, FINDING_NOISY_NEIGHBOUR));
+    x.noise.foreign_cpu_pct = 9;
+    eval(&x, 1);
+    CHECK(has(&x, FINDING_SERVER_WAITING) && !has(&x, FINDING_NOISY_NEIGHBOUR));
+    x.noise.known = 0;
+    x.cfg.rate = 80; /* at a constant rate both sides idle is the point */
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WAITING));
+    x.cfg.rate = 0;
+    x.m.cpu_s = 2.0 * 8 * 0.5;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WAITING));
+    done(&x);
+}
+
+static void writes(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    findings_eval(as_result(&x, 1, 20000 * 118), &x.fs);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 118);
+    x.m.has_io = 1;
+    x.m.write_bytes = 19 * 20000;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
+    x.m.write_bytes = 20 * 20000;
+    eval(&x, 1);
+    CHECK(has(&x, FINDING_SERVER_WRITES));
+    done(&x);
+}
+
+/* wchar: every byte passed to write() and the like; the answers are in it
+ * when the server writes its sockets that way, and taken out. */
+static void writes_wchar(void)
+{
+    struct fx x;
+    const struct finding *f;
+    struct url u;
+    healthy(&x); /* 20 000 answers of 150 B */
+    x.m.has_io = x.m.has_wchar = 1;
+    /* Logging to a pipe, the answers by send(): write_bytes 0, wchar the log. */
+    x.m.wchar = 20000 * 90;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
+    CHECK(findings_ev(f, "answers_in_wchar", -1) == 0 && strstr(f->summary, "send()") != NULL);
+    /* Nothing reached storage nor was captured: a pipe, a socket (mod_wsgi's daemon socket), a terminal,
+     * which wchar does not tell apart. No guess of logging. */
+    CHECKF(f && !strstr(f->summary, "logging") && strstr(f->summary, "does not tell") &&
+               !strstr(f->advice, "turn it off"), "%s / %s", f ? f->summary : "", f ? f->advice : "");
+    /* The same bytes reaching storage: files, logging. */
+    x.m.write_bytes = 20000 * 90;
+    eval(&x, 1);
+    CHECKF((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && strstr(f->summary, "(logging?)") &&
+               findings_ev(f, "write_bytes", -1) == 20000 * 90, "%s", f ? f->summary : "");
+    /* A little of them (a tenth): the rest is not known to be logging. */
+    x.m.write_bytes = 20000 * 9;
+    eval(&x, 1);
+    CHECKF((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && !strstr(f->summary, "logging?"), "%s",
+           f ? f->summary : "");
+    x.m.write_bytes = 0;
+    /* Answers by write() and nothing else, or by send() and nothing else. */
+    x.m.wchar = 20000 * 150;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
+    /* Answers by writev, wchar read a moment before the last of them (nginx: 2% under): silent. */
+    x.m.wchar = 20000 * 147;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
+    x.m.wchar = 0;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
+    /* Answers by write() and a log beside them: 19 B a request is under the threshold, 20 is not. */
+    x.m.wchar = 20000 * (150 + 19);
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
+    x.m.wchar = 20000 * (150 + 20);
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 20);
+    CHECK(findings_ev(f, "answers_in_wchar", -1) == 1);
+    /* Over TLS the socket writes hold records and handshakes too: 10 full
+     * handshakes of 8 KiB and 2 records of 29 B an answer are not logging. */
+    memset(&u, 0, sizeof(u));
+    u.tls = 1;
+    x.cfg.urls = &u;
+    x.cfg.ntargets = 1;
+    x.r.total.tls_full = 10;
+    x.m.wchar = 20000 * (150 + 58) + 10 * 8192;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WRITES));
+    x.m.wchar = 20000 * (150 + 64 + 100) + 10 * 16384;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) > 99 &&
+          findings_ev(f, "bytes_per_request", 0) < 100); /* less 64 B per 16 KiB record */
+    x.cfg.urls = NULL;
+    x.cfg.ntargets = 0;
+    /* compare captured the same log that wchar counts: once, not twice. */
+    {
+        x.m.wchar = 20000 * 90;
+        findings_eval(as_result(&x, 1, 20000 * 90), &x.fs);
+        CHECK((f = findings_get(&x.fs, FINDING_SERVER_WRITES)) != NULL && findings_ev(f, "bytes_per_request", 0) == 90);
+        CHECKF(f && strstr(f->summary, "(logging?)"), "%s", f ? f->summary : ""); /* its output, as compare saw it */
+    }
+    done(&x);
+}
+
+/* The monitor's points (the least processes and threads in each second)
+ * and the timeline's seconds: npoints points at 1 s, 2 s, ... after one at 0. */
+static void pool(struct fx *x, struct monitor_point *pt, const uint32_t *threads, uint32_t npoints,
+                 struct tl_second *tl, const uint64_t *req, uint32_t nsec)
+{
+    uint32_t i;
+    memset(pt, 0, npoints * sizeof(*pt));
+    memset(tl, 0, nsec * sizeof(*tl));
+    for (i = 0; i < npoints; i++) {
+        pt[i].t_s = i;
+        pt[i].processes = 1;
+        pt[i].threads = threads[i];
+    }
+    for (i = 0; i < nsec; i++)
+        tl[i].completed = req[i];
+    x->m.series = pt;
+    x->m.npoints = npoints;
+    x->r.timeline = tl;
+    x->r.nseconds = nsec;
+    x->r.elapsed_s = nsec;
+}
+
+static void scaling(void)
+{
+    struct fx x;
+    const struct finding *f;
+    struct monitor_point pt[5];
+    struct tl_second tl[4];
+    /* A pool of 1 worker growing to 8 (threads 3 to 10): 125 req/s, then 400. */
+    const uint32_t grows[5] = { 3, 3, 6, 9, 10 };
+    const uint64_t follows[4] = { 125, 300, 400, 400 };
+    const uint64_t flat[4] = { 390, 400, 400, 400 };
+    /* A thread per connection: made as they open, before the first sample. */
+    const uint32_t at_once[5] = { 1, 17, 17, 17, 17 };
+    const uint32_t few[5] = { 1, 1, 2, 2, 2 };
+    healthy(&x);
+    x.m.cpus = 2;
+    x.m.threads = 10;
+    x.m.cpu_s = 0.4;
+    pool(&x, pt, grows, 5, tl, follows, 4);
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_SERVER_SCALING)) != NULL && f->warning);
+    CHECK(findings_ev(f, "threads_start", 0) == 3 && findings_ev(f, "threads_peak", 0) == 10);
+    /* Seconds 0 and 1 had 3 and 6 (under 2/3 of 10), 2 and 3 had 9 and 10. */
+    CHECK(findings_ev(f, "rps_small", 0) == 212.5 && findings_ev(f, "rps_grown", 0) == 400);
+    CHECK(f && strstr(f->advice, "--warmup") != NULL && strstr(f->summary, "from 3 to 10 threads") != NULL);
+    /* Throughput did not follow: the pool was not the limit. */
+    pool(&x, pt, grows, 5, tl, flat, 4);
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
+    /* 1.3 times is the edge (390). */
+    {
+        const uint64_t edge[4] = { 300, 300, 391, 391 }, under[4] = { 300, 300, 389, 389 };
+        pool(&x, pt, grows, 5, tl, edge, 4);
+        eval(&x, 1);
+        CHECK(has(&x, FINDING_SERVER_SCALING));
+        pool(&x, pt, grows, 5, tl, under, 4);
+        eval(&x, 1);
+        CHECK(!has(&x, FINDING_SERVER_SCALING));
+    }
+    /* Grown before the first sample of the run, or by one thread. */
+    pool(&x, pt, at_once, 5, tl, follows, 4);
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
+    pool(&x, pt, few, 5, tl, follows, 4);
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
+    /* The last second cut short is not compared: 0.5 s of it, 200 answers. */
+    {
+        const uint32_t late[5] = { 3, 3, 3, 3, 10 };
+        const uint64_t cut[4] = { 125, 125, 125, 200 };
+        pool(&x, pt, late, 5, tl, cut, 4);
+        x.r.elapsed_s = 3.5;
+        eval(&x, 1);
+        CHECK(!has(&x, FINDING_SERVER_SCALING));
+    }
+    /* Processes too (a prefork pool): 6 to 27. */
+    {
+        const uint32_t same[5] = { 30, 30, 30, 30, 30 };
+        const uint64_t apache[4] = { 2532, 8573, 8600, 8500 };
+        uint32_t i;
+        pool(&x, pt, same, 5, tl, apache, 4);
+        for (i = 0; i < 5; i++)
+            pt[i].processes = i < 2 ? 6 : 27;
+        eval(&x, 1);
+        CHECK((f = findings_get(&x.fs, FINDING_SERVER_SCALING)) != NULL && findings_ev(f, "processes_start", 0) == 6 &&
+              findings_ev(f, "processes_peak", 0) == 27 && findings_ev(f, "rps_small", 0) == 2532);
+    }
+    /* No monitor points (an older result): silent. */
+    x.m.series = NULL;
+    x.m.npoints = 0;
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_SCALING));
+    x.r.timeline = NULL;
+    x.r.nseconds = 0;
+    done(&x);
+}
+
+static void keepalive_limit(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.conns.server_ended = 200;
+    x.r.conns.ended_mode = 100;
+    x.r.conns.ended_mode_count = 190;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_KEEPALIVE_LIMIT)) != NULL &&
+          findings_ev(f, "requests_per_connection", 0) == 100);
+    CHECK(f && f->warning); /* 1% of requests paid a new connection */
+    x.r.conns.ended_mode_count = 159; /* under 80% at the same count */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_KEEPALIVE_LIMIT));
+    x.r.conns.ended_mode_count = 190;
+    {
+        /* Two targets, the second answering "Connection: close": it closes. */
+        struct stats u[2];
+        stats_init(&u[0]);
+        stats_init(&u[1]);
+        u[0].completed = u[1].completed = 10000;
+        u[1].closes[CLOSE_HEADER] = 200;
+        x.r.total.closes[CLOSE_HEADER] = 200;
+        x.r.per_target = u;
+        x.r.ntargets = 2;
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_KEEPALIVE_LIMIT));
+        u[0].closes[CLOSE_HEADER] = 100; /* both close alike: the server's limit */
+        u[1].closes[CLOSE_HEADER] = 100;
+        eval(&x, 0);
+        CHECK(has(&x, FINDING_KEEPALIVE_LIMIT));
+        x.r.per_target = NULL;
+        x.r.ntargets = 0;
+        stats_fini(&u[0]);
+        stats_fini(&u[1]);
+    }
+    x.r.conns.ended_mode = 1; /* a server that never keeps alive says so elsewhere */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_KEEPALIVE_LIMIT));
+    done(&x);
+}
+
+static void ports_and_files(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.total.errors[ERR_ADDR_UNAVAILABLE] = 40;
+    x.net.time_wait = 28000;
+    x.r.total.errors[ERR_CONNECT_OTHER] = 5;
+    x.r.total.err_errno[ERR_CONNECT_OTHER] = EMFILE;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_PORTS_EXHAUSTED)) != NULL && findings_ev(f, "time_wait", 0) == 28000);
+    CHECK(f && strstr(f->advice, "32768-60999") != NULL);
+    CHECK((f = findings_get(&x.fs, FINDING_FD_LIMIT)) != NULL && findings_ev(f, "nofile", 0) == 1024);
+    x.r.total.err_errno[ERR_CONNECT_OTHER] = ECONNABORTED;
+    x.r.total.errors[ERR_ADDR_UNAVAILABLE] = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_FD_LIMIT) && !has(&x, FINDING_PORTS_EXHAUSTED));
+    done(&x);
+}
+
+static void packet_loss(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.r.tcp.sampled = 10;
+    x.r.tcp.segs_out = 10000;
+    x.r.tcp.retrans = 51;
+    x.r.tcp.rtt_sum_us = 10 * 800;
+    x.r.tcp.min_rtt_us = 400;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_PACKET_LOSS)) != NULL && findings_ev(f, "rtt_us", 0) == 800);
+    x.net.after.listen_overflows = 3; /* a full accept queue here drops segments too */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_PACKET_LOSS));
+    x.net.after.listen_overflows = 0;
+    x.r.tcp.retrans = 50; /* 0.5% exactly is not above */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_PACKET_LOSS));
+    x.r.tcp.retrans = 500;
+    x.r.tcp.segs_out = 999; /* too few segments to say */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_PACKET_LOSS));
+    done(&x);
+}
+
+static void noisy(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 9.5;
+    x.noise.steal_pct = 0.4;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NOISY_NEIGHBOUR)); /* 9.9% is not above 10% */
+    x.noise.steal_pct = 0.6;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_NOISY_NEIGHBOUR)) != NULL && findings_ev(f, "foreign_cpu_pct", 0) == 9.5);
+    x.noise.known = 0; /* not measured: nothing said */
+    x.noise.foreign_cpu_pct = 80;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NOISY_NEIGHBOUR));
+    done(&x);
+}
+
+static void warnings_first(void)
+{
+    struct fx x;
+    healthy(&x);
+    x.m.cpus = 1;
+    x.m.threads = 1;
+    x.m.cpu_s = 1.95;
+    x.r.conns.starved = 3;
+    x.r.conns.starved_wait_s = 2;
+    eval(&x, 1);
+    CHECK(x.fs.n == 2 && x.fs.f[0].warning && !x.fs.f[1].warning);
+    CHECK(strcmp(x.fs.f[0].id, "starved_connections") == 0 && strcmp(x.fs.f[1].id, "server_cpu_bound") == 0);
+    done(&x);
+}
+
+/* The table: a rule per row, its JSON id kept (a contract), the order they
+ * run in, and room for every one of them in a run's findings. */
+static void the_table(void)
+{
+    static const char *json[] = { "listen_queue_overflow", "syn_retransmits", "starved_connections",
+                                  "nagle_delayed_ack", "queueing", "client_cpu_bound", "server_cpu_bound",
+                                  "server_waiting", "server_writes", "server_scaling", "keepalive_limit",
+                                  "ports_exhausted", "fd_limit", "packet_loss", "stragglers", "timeout_storm",
+                                  "noisy_neighbour", "client_delay" };
+    struct findings fs;
+    int i;
+    CHECK(FINDING_COUNT == (int)(sizeof(json) / sizeof(json[0])) && FINDINGS_MAX >= FINDING_COUNT);
+    memset(&fs, 0, sizeof(fs));
+    for (i = 0; i < FINDING_COUNT && i < (int)(sizeof(json) / sizeof(json[0])); i++) {
+        CHECKF(strcmp(findings_name((enum finding_id)i), json[i]) == 0, "%d: %s", i, findings_name((enum finding_id)i));
+        snprintf(fs.f[fs.n++].id, sizeof(fs.f[0].id), "%s", json[i]);
+    }
+    for (i = 0; i < FINDING_COUNT; i++)
+        CHECK(findings_get(&fs, (enum finding_id)i) == &fs.f[i] && findings_named(&fs, json[i]) == &fs.f[i]);
+    CHECK(findings_named(&fs, "a_rule_of_a_later_rafale") == NULL);
+}
+
+/* The healthy run bounded by -n 20000 instead: its ends spread evenly. */
+static void counted(struct fx *x)
+{
+    uint64_t i;
+    healthy(x);
+    x->cfg.requests = 20000;
+    x->cfg.duration_ns = 0;
+    hist_init(&x->r.ends);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x->r.ends, 100 * i * 1000);
+}
+
+/* 20 000 requests: `bulk` of them in the first 0.3 s, the rest at 1-2 s. */
+static void tail_of(struct fx *x, uint64_t bulk)
+{
+    uint64_t i;
+    hist_reset(&x->r.ends);
+    for (i = 0; i < 20000; i++)
+        hist_record(&x->r.ends, i < bulk ? 1000 + i * 300 * MS / bulk : 1000 * MS + (i - bulk) * 1000 * MS / (20000 - bulk));
+}
+
+static void stragglers(void)
+{
+    struct fx x;
+    const struct finding *f;
+    uint64_t i;
+    counted(&x);
+    eval(&x, 0);
+    CHECKF(x.fs.n == 0, "healthy -n run: %d findings, the first %s", x.fs.n, x.fs.n ? x.fs.f[0].id : "");
+    /* 99.5% in the first 0.3 s, the last 100 over 1-2 s: three connects at the SYN retry step. */
+    tail_of(&x, 19900);
+    for (i = 0; i < 3; i++)
+        hist_record(&x.r.total.h[H_CONNECT], 1000 * MS + i * MS);
+    x.net.after.syn_retrans = 3;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_STRAGGLERS)) != NULL && f->warning);
+    CHECK(findings_ev(f, "tail_requests", -1) == 100 && findings_ev(f, "requests", -1) == 20000);
+    CHECKF(findings_ev(f, "bulk_s", -1) > 0.29 && findings_ev(f, "bulk_s", -1) < 0.31, "bulk %g",
+           findings_ev(f, "bulk_s", -1));
+    CHECKF(findings_ev(f, "steady_rps", -1) > 19900 / 0.31 && findings_ev(f, "steady_rps", -1) < 19900 / 0.29, "%g",
+           findings_ev(f, "steady_rps", -1));
+    CHECK(findings_ev(f, "rps", -1) == 10000 && findings_ev(f, "slow_connects", -1) == 3);
+    CHECK(findings_ev(f, "syn_retransmits", -1) == 3 && findings_ev(f, "timeouts", -1) == 0);
+    CHECK(f && strstr(f->summary, "SYN retry") && strstr(f->advice, "backlog"));
+    /* Just short: 94.9% in the first half. */
+    tail_of(&x, 18980);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_STRAGGLERS));
+    tail_of(&x, 19000);
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_STRAGGLERS));
+    /* Not where the run's end is no request's: a duration, an interrupted run, requests left in flight. */
+    x.cfg.duration_ns = 2000 * MS;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_STRAGGLERS));
+    x.cfg.duration_ns = 0;
+    x.r.in_flight = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_STRAGGLERS));
+    x.r.in_flight = 0;
+    /* Fewer than 20 rounds of the connections: a few latencies long. */
+    x.cfg.connections = 1001;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_STRAGGLERS));
+    x.cfg.connections = 1000;
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_STRAGGLERS));
+    /* The cause: timeouts. */
+    hist_reset(&x.r.total.h[H_CONNECT]);
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 100;
+    x.r.total.completed = 19900;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_STRAGGLERS)) != NULL && findings_ev(f, "timeouts", -1) == 100);
+    CHECK(f && strstr(f->advice, "--timeout") && !strstr(f->advice, "backlog"));
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 0;
+    x.r.total.completed = 20000;
+    /* Read back (no ends kept): the timeline, by whole seconds. The issue's nginx with somaxconn 4:
+     * 14 838, 5 091, 62, 5, 4 a second over 4.27 s. */
+    hist_reset(&x.r.ends);
+    {
+        struct tl_second sec[5] = { { .completed = 14838 }, { .completed = 5091 }, { .completed = 62 },
+                                    { .completed = 5 }, { .completed = 4 } };
+        x.r.timeline = sec;
+        x.r.nseconds = 5;
+        x.r.elapsed_s = 4.27;
+        eval(&x, 0);
+        CHECK((f = findings_get(&x.fs, FINDING_STRAGGLERS)) != NULL);
+        CHECK(findings_ev(f, "tail_requests", -1) == 71 && findings_ev(f, "bulk_s", -1) == 2);
+        CHECK(findings_ev(f, "steady_rps", -1) == 19929 / 2.0);
+        /* 94.9% in the first two seconds: silent. */
+        sec[1].completed = 4143;
+        sec[2].completed = 1010;
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_STRAGGLERS));
+        x.r.timeline = NULL;
+        x.r.nseconds = 0;
+    }
+    done(&x);
+}
+
+/* 10 connections kept alive, 20 000 requests: 300 timed out waiting for
+ * the answer, 50 while connecting, each connection opened again. */
+static void storm_of(struct fx *x)
+{
+    uint64_t i;
+    healthy(x);
+    x->r.total.completed = 19650;
+    x->r.total.errors[ERR_TIMEOUT_ANSWER] = 300;
+    x->r.total.errors[ERR_TIMEOUT_CONNECT] = 50;
+    x->r.total.conns_opened = 10 + 300;
+    for (i = 0; i < 300; i++)
+        hist_record(&x->r.total.h[H_CONNECT], i % 2 ? 100000 : 1000 * MS + i * 1000);
+    x->net.after.syn_retrans = 150;
+}
+
+static void timeout_storm(void)
+{
+    struct fx x;
+    const struct finding *f;
+    storm_of(&x);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_TIMEOUT_STORM)) != NULL && f->warning);
+    CHECK(findings_ev(f, "timeouts", -1) == 350 && findings_ev(f, "timeouts_connect", -1) == 50);
+    CHECK(findings_ev(f, "timeouts_answer", -1) == 300 && findings_ev(f, "reconnects", -1) == 350);
+    CHECK(findings_ev(f, "connections", -1) == 10 && findings_ev(f, "connections_opened", -1) == 310);
+    CHECK(findings_ev(f, "slow_connects", -1) == 150 && findings_ev(f, "syn_retransmits", -1) == 150);
+    CHECK(findings_ev(f, "timeout_s", -1) == 10);
+    CHECK(f && strstr(f->advice, "raise --timeout") && strstr(f->advice, "lower -c"));
+    done(&x);
+    /* Timeouts of a slow server, no full queue: no SYN retry, no connect timed out, no overflow. */
+    storm_of(&x);
+    hist_reset(&x.r.total.h[H_CONNECT]);
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 0;
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 350;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
+    /* The host's overflow counters alone do not: they are every listener's. */
+    x.net.after.listen_overflows = 40;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
+    /* Three connects timed out: the queue was full for ours. */
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 3;
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_TIMEOUT_STORM)) != NULL && findings_ev(f, "listen_overflows", -1) == 40);
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 2;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
+    done(&x);
+    /* The timeouts did not reconnect: 2 connects beyond -c (opened or timed out). */
+    storm_of(&x);
+    x.r.total.conns_opened = 0;
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 12;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
+    x.r.total.conns_opened = 1;
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_TIMEOUT_STORM));
+    /* --close: every request opens a connection anyway. */
+    x.cfg.keepalive = 0;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
+    done(&x);
+    /* Under 1% of the requests. */
+    storm_of(&x);
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 140;
+    x.r.total.errors[ERR_TIMEOUT_CONNECT] = 50;
+    x.r.total.completed = 20000 - 190;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_TIMEOUT_STORM));
+    x.r.total.errors[ERR_TIMEOUT_ANSWER] = 150;
+    x.r.total.completed = 20000 - 200;
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_TIMEOUT_STORM));
+    done(&x);
+}
+
+/* The requests in flight of a connection are its streams, over HTTP/3 as
+ * over HTTP/2 (before, an HTTP/3 run counted one a connection): Little's
+ * law for queueing, the rounds for stragglers. */
+static void depth_of_streams(void)
+{
+    struct fx x;
+    const struct finding *f;
+    int h3;
+    for (h3 = 0; h3 < 2; h3++) {
+        const char *what = h3 ? "h3" : "h2";
+        healthy(&x);
+        x.cfg.proto_asked[PROTO_HTTP2] = !h3;
+        x.cfg.proto_asked[PROTO_HTTP3] = h3;
+        x.cfg.streams = 10;
+        /* 20 connections x 10 streams at 192/s: 1.04 s each, a queue. */
+        closed_loop(&x, 20, 192, 1040 * MS, 35 * MS);
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "wait_s", 0) > 1.04 &&
+                   findings_ev(f, "wait_s", 0) < 1.05 && findings_ev(f, "requests_per_connection", 0) == 10,
+               "%s: 200 in flight / 192 per s", what);
+        CHECKF(f && strstr(f->summary, "20 connections x 10 streams / 192.0 req/s") != NULL, "%s: %s", what,
+               f ? f->summary : "");
+        /* 0.104 s each is 20 / 192 s, not 200 / 192 s: no queue Little's law sees. */
+        closed_loop(&x, 20, 192, 104 * MS, 4 * MS);
+        eval(&x, 0);
+        CHECKF(!has(&x, FINDING_QUEUEING), "%s: 0.104 s at 200 in flight", what);
+        done(&x);
+        /* Stragglers need 20 rounds of what is in flight: 101 x 10 is 1010, 20 000 ends are fewer than 20 rounds. */
+        counted(&x);
+        x.cfg.proto_asked[PROTO_HTTP2] = !h3;
+        x.cfg.proto_asked[PROTO_HTTP3] = h3;
+        x.cfg.streams = 10;
+        x.cfg.connections = 101;
+        tail_of(&x, 19900);
+        eval(&x, 0);
+        CHECKF(!has(&x, FINDING_STRAGGLERS), "%s: 101 x 10 in flight", what);
+        x.cfg.streams = 9;
+        eval(&x, 0);
+        CHECKF(has(&x, FINDING_STRAGGLERS), "%s: 101 x 9 in flight", what);
+        done(&x);
+    }
+}
+
+int main(void)
+{
+    T_RUN(healthy_is_silent);
+    T_RUN(starved);
+    T_RUN(listen_overflow);
+    T_RUN(nagle);
+    T_RUN(queueing);
+    T_RUN(queueing_own_time);
+    T_RUN(overflow_and_queueing);
+    T_RUN(cpu);
+    T_RUN(client_delay);
+    T_RUN(writes);
+    T_RUN(writes_wchar);
+    T_RUN(scaling);
+    T_RUN(keepalive_limit);
+    T_RUN(ports_and_files);
+    T_RUN(packet_loss);
+    T_RUN(noisy);
+    T_RUN(stragglers);
+    T_RUN(depth_of_streams);
+    T_RUN(timeout_storm);
+    T_RUN(warnings_first);
+    T_RUN(the_table);
+    T_END("test_findings");
+}
