@@ -8,7 +8,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
   slow     asyncio, every connection accepted, 4 requests served at once, 20 ms each: queueing
   busy     one connection at a time, 2 ms (or --ms N) of CPU per request, pinned to one CPU: CPU-bound
   ka100    a thread per connection, closes each keep-alive connection after 100 responses
-  log      a thread per connection, a log line per request to --log FILE (or stdout)
+  log      a thread per connection, a log line per request to --log FILE (or stdout), in one write() (--log-bytes
+           N: each line padded to N bytes); the answers by send()
   gateway  a thread per connection, each request passed on with write() over a unix socket to a thread that reads
            it (as mod_wsgi passes requests to its daemon processes): writes per request that are not logging
   sleep    a thread per connection, --ms N milliseconds per request (--alternate N: 1.6 times it in every
@@ -63,6 +64,7 @@ class Handler(socketserver.StreamRequestHandler):
     lock = None
     status = 302
     logf = None
+    log_bytes = 0
     served = 0
 
     def handle(self):
@@ -106,8 +108,11 @@ class Handler(socketserver.StreamRequestHandler):
                     continue
                 time.sleep(self.ms / 1000.0 * factor)
             if self.mode == "log":
-                self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
-                                % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
+                line = ('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"'
+                        % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
+                if self.log_bytes:
+                    line = line[:self.log_bytes - 1].ljust(self.log_bytes - 1)
+                self.logf.write(line + "\n")
                 self.logf.flush()
             if self.mode == "gateway":
                 with self.lock:
@@ -223,6 +228,7 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
     ap.add_argument("--log")
+    ap.add_argument("--log-bytes", type=int, default=0)
     ap.add_argument("--marker", default="")
     a = ap.parse_args()
     if a.mode == "slow":
@@ -249,6 +255,7 @@ def main():
     Handler.shed = a.shed
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
+    Handler.log_bytes = a.log_bytes
     if a.mode == "gateway":
         Handler.gateway, daemon = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         threading.Thread(target=lambda: [None for _ in iter(lambda: daemon.recv(65536), b"")], daemon=True).start()

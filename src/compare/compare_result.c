@@ -175,11 +175,17 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
 {
     const struct compare_cell *c = compare_cell_at(r, w, s);
     const struct config *cfg = &p->workloads[w].cfg;
-    int k, n = 0;
+    int k, n = 0, nci = 0;
     memset(vc, 0, sizeof(*vc));
     for (k = 0; k < c->nruns; k++) {
         const struct run_result *run = &c->runs[k];
+        const struct interval *ci = &run->fig.ci.rps;
         rps[k] = run_rps(run);
+        /* Its own interval, from its batches of time: what this round alone can tell. */
+        if (ci->batches && ci->est > 0 && isfinite(ci->lo) && isfinite(ci->hi) && ci->hi >= ci->lo) {
+            vc->own_ci += (ci->hi - ci->lo) / 2 / ci->est;
+            nci++;
+        }
         busy[k] = (unsigned char)findings_machine_busy(run);
         /* A duration-bound round counts whole requests, and connections in
          * step finish together: its count moves by c at once. A count-bound
@@ -192,6 +198,8 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     }
     if (n)
         vc->resolution /= n;
+    if (nci)
+        vc->own_ci /= nci;
     vc->rps = rps;
     vc->busy = busy;
     vc->nrounds = c->nruns;

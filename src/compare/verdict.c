@@ -125,6 +125,12 @@ static int rounds_for(double sd, double h)
     return 0;
 }
 
+/* The rounds' own intervals are wider than half the band. */
+static int own_short(double own_ci, double within)
+{
+    return own_ci > 0 && log1p(own_ci) > log1p(within) / 2;
+}
+
 void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out)
 {
     double l[VERDICT_MAX_ROUNDS], sorted[VERDICT_MAX_ROUNDS], mean, sd, half, olo, ohi, lo, hi, r, band, raw[2], h;
@@ -135,6 +141,7 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
     out->why = VWHY_NONE;
     out->spread = NAN;
     out->resolution = a->resolution + b->resolution;
+    out->own_ci = hypot(a->own_ci, b->own_ci);
     out->rounds_needed = 0;
     out->busy = 0;
     /* The quiet rounds first, the busy ones after them (l[k..k+nb)): the
@@ -200,10 +207,14 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
         out->why = VWHY_COARSE; /* the rounds agree; their counts are too coarse to say so */
         return;
     }
+    band = log1p(within);
+    if (own_short(out->own_ci, within)) {
+        out->why = VWHY_COARSE; /* each round alone is too short to tell half the band */
+        return;
+    }
     out->why = VWHY_NOISY;
     /* The half-width that would decide it, the easier way: inside the
      * band around the mean, or clear of 1. */
-    band = log1p(within);
     h = fmax(band - fabs(mean), fabs(mean)) - r;
     out->rounds_needed = rounds_for(sd, h);
     if (out->rounds_needed && out->rounds_needed <= k)
@@ -240,9 +251,14 @@ const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, co
                      v->n, VERDICT_MIN_ROUNDS, COMPARE_AUTO_LEAST);
         break;
     case VWHY_COARSE:
-        snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: longer "
-                       "rounds (duration)",
-                 v->resolution * 100, set->same_within * 100);
+        if (own_short(v->own_ci, set->same_within))
+            snprintf(b, n, "rounds too short: a round's own throughput interval is \xc2\xb1%.1f%% (both servers'), "
+                           "wider than half the \xc2\xb1%g%% band: longer rounds (duration)",
+                     v->own_ci * 100, set->same_within * 100);
+        else
+            snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: "
+                           "longer rounds (duration)",
+                     v->resolution * 100, set->same_within * 100);
         break;
     case VWHY_NOISY:
         u = snprintf(b, n, "too noisy: the rounds' ratios spread %.1f%% (sd over %d rounds), the interval "

@@ -22,7 +22,11 @@
  * as a ratio 1/(1+w) to 1+w): the whole interval inside the band is
  * "same"; else an interval clear of 1 is "slower" or "faster"; else
  * "undecided", with why (too few rounds, too noisy, rounds too short) and
- * what would decide it. Fewer than 3 paired rounds: no interval, undecided.
+ * what would decide it. Rounds are too short when their counts are too
+ * coarse (above), or when their own intervals (each run's, from its
+ * batches of time) are wider than half the band: a round alone then cannot
+ * tell a difference of half the band, and the rounds' ratios spread with
+ * it; longer rounds narrow them. Fewer than 3 paired rounds: no interval, undecided.
  * A round in which other processes took the machine's CPUs (the
  * noisy_neighbour rule, for either server's run) is not paired: such a
  * neighbour can slow one server and not the other within a round, a bias
@@ -60,6 +64,8 @@ struct verdict_pair {
     int why;                    /* enum verdict_why, for undecided */
     double spread;              /* sd of the rounds' log-ratios (~ relative spread) */
     double resolution;          /* what a round can resolve, relative (both servers' c / requests) */
+    double own_ci;              /* both servers' rounds' own throughput intervals, combined (root of the sum of
+                                 * squares of their half-widths, relative); 0 unknown */
     int rounds_needed;          /* noisy: about how many rounds would decide it; 0: more would not */
     int busy;                   /* rounds left out: other processes took the machine's CPUs in them */
 };
@@ -73,6 +79,10 @@ struct verdict_cell {
     int nrounds;
     int valid;
     double resolution;
+    /* The mean over its rounds of each one's own throughput interval
+     * (run_ci.rps, from the run's batches of time): its half-width,
+     * relative; 0 when they have none. */
+    double own_ci;
     const unsigned char *busy;  /* per round: 1 when other processes took the machine's CPUs (NULL: none) */
     /* Out. */
     double ratio;               /* time per request over the best's (>= 1 but for noise), 0 when invalid */

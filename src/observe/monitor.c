@@ -58,7 +58,7 @@ struct entry {
     uint64_t base_ticks, last_ticks;
     uint64_t rss_peak, pss_peak, uss_peak;
     uint64_t own_peak;       /* its share of pages among the server's processes (alone) */
-    uint64_t base_wbytes, last_wbytes, base_wchar, last_wchar;
+    uint64_t base_wbytes, last_wbytes, base_wchar, last_wchar, base_syscw, last_syscw;
     int io_seen;
     double first_seen_s;
     uint32_t round_seen;     /* last round it was seen in */
@@ -79,6 +79,7 @@ struct monitor {
     uint32_t ne;
     int32_t table[TABLE];    /* entry index + 1, 0 when free */
     uint32_t round;
+    uint32_t io_round;       /* the last round that read /proc/PID/io */
     uint64_t cg_cpu0;        /* usage_usec at the start, or 0 once the cgroup was made again */
     uint64_t cg_prev;        /* usage_usec last read */
     double cg_carried_s;     /* CPU counted in a cgroup of the same path that was removed */
@@ -353,16 +354,26 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
     return e;
 }
 
-/* /proc/PID/io write_bytes and wchar. Returns 0, or -1 when not readable. */
-static int read_wbytes(int pid, uint64_t *out, uint64_t *wchar)
+/* /proc/PID/io write_bytes, wchar and syscw. Returns 0, or -1 when not
+ * readable. */
+static int read_io(int pid, uint64_t *out, uint64_t *wchar, uint64_t *syscw)
 {
-    char buf[512], *p, *w;
+    char buf[512], *p, *w, *n;
     if (read_proc(pid, "io", buf, sizeof(buf)) <= 0 || (p = strstr(buf, "\nwrite_bytes: ")) == NULL ||
-        strncmp(buf, "rchar: ", 7) != 0 || (w = strstr(buf, "\nwchar: ")) == NULL)
+        strncmp(buf, "rchar: ", 7) != 0 || (w = strstr(buf, "\nwchar: ")) == NULL ||
+        (n = strstr(buf, "\nsyscw: ")) == NULL)
         return -1;
     *out = strtoull(p + 14, NULL, 10);
     *wchar = strtoull(w + 8, NULL, 10);
+    *syscw = strtoull(n + 8, NULL, 10);
     return 0;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The CPUs its processes may run on, as a count, or 0: the union of the
@@ -541,16 +552,31 @@ static void sample(struct monitor *m, int want_smaps)
         if (e == NULL)
             continue;
         if (want_smaps) {
-            uint64_t wb, wc;
-            if (read_wbytes(p->pid, &wb, &wc) == 0) {
+            uint64_t wb, wc, sc;
+            if (read_io(p->pid, &wb, &wc, &sc) == 0) {
+                double now = wall_now();
                 /* Seen first now: a baseline in the first round, else from 0. */
                 if (!e->io_seen) {
                     e->base_wbytes = m->round > 1 ? 0 : wb;
                     e->base_wchar = m->round > 1 ? 0 : wc;
+                    e->base_syscw = m->round > 1 ? 0 : sc;
                 }
                 e->io_seen = 1;
                 e->last_wbytes = wb;
                 e->last_wchar = wc;
+                e->last_syscw = sc;
+                /* When: the baseline's reads, and this round's (the last
+                 * round that reads is the end). */
+                if (m->round <= 1) {
+                    if (m->r.io_begin_s[0] == 0)
+                        m->r.io_begin_s[0] = now;
+                    m->r.io_begin_s[1] = now;
+                }
+                if (m->io_round != m->round) {
+                    m->io_round = m->round;
+                    m->r.io_end_s[0] = now;
+                }
+                m->r.io_end_s[1] = now;
             }
         }
         e->round_seen = m->round;
@@ -713,6 +739,9 @@ void monitor_stop(struct monitor *m, struct monitor_result *r)
         if (m->e[i].io_seen) {
             m->r.has_io = 1;
             m->r.has_wchar = 1;
+            m->r.has_syscw = 1;
+            if (m->e[i].last_syscw > m->e[i].base_syscw)
+                m->r.syscw += m->e[i].last_syscw - m->e[i].base_syscw;
             if (m->e[i].last_wbytes > m->e[i].base_wbytes)
                 m->r.write_bytes += m->e[i].last_wbytes - m->e[i].base_wbytes;
             if (m->e[i].last_wchar > m->e[i].base_wchar)

@@ -70,6 +70,14 @@ struct monitor_result {
      * sendmsg() are not counted. has_wchar: read (not in older results). */
     uint64_t wchar;
     int has_wchar;
+    /* The calls of the write() family (/proc/PID/io syscw: write, writev,
+     * pwrite, sendfile; not send(), sendmsg()), and when the reads that
+     * bound them were taken: the wall clock of the first and last process
+     * read for the baseline (io_begin_s) and for the last figures
+     * (io_end_s). has_syscw: read (not in older results). */
+    uint64_t syscw;
+    int has_syscw;
+    double io_begin_s[2], io_end_s[2];
     long long nr_throttled;   /* its cgroup's periods throttled by cpu.max while watched, -1 unknown */
     int gone;                 /* nothing was left to watch before the end */
     struct monitor_proc *procs;   /* every process seen, in order of first sight */

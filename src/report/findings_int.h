@@ -97,25 +97,43 @@
 #define WRITES_PER_REQUEST 20.0
 #define WRITES_MIN_BYTES (64 * 1024)
 #define WRITES_MIN_RESPONSES 100
-/* With wchar (every byte passed to write(), writev(), sendfile(): to
- * files, pipes, terminals, sockets), the answers are taken out: a server
- * writes its sockets through those calls (nginx, Apache, Go, Node; then
- * wchar holds every byte rafale received) or through send() and sendmsg()
- * (Python, Rust's std, haproxy; then none of them), one way for all its
- * answers. wchar at least the bytes received: the answers are in it, the
- * rest is other writes; less: they cannot all be, and wchar is taken
- * whole. Over TLS a server's socket writes hold more than the answers'
- * bytes rafale counts: a handshake's certificates and tickets, and each
- * record's header and tag (22-29 B; a head and a body may be two). */
-/* The monitor's wchar and rafale's bytes are read a moment apart (answers
- * in flight, the window's edges): nginx writing its answers by writev read
- * 2% under the bytes received, and the whole of it was taken for logging.
- * Within 10% under, the answers are in it; a log as large as 90% of the
- * answers, written beside send(), is then missed, not imagined. */
-#define WRITES_ANSWERS_IN 0.9
+/* wchar counts every byte passed to the write() family (write, writev,
+ * pwrite, sendfile: to files, pipes, terminals, sockets) and syscw its
+ * calls; send() and sendmsg() are in neither. A server writes its answers
+ * one way for all of them. Over TLS its socket writes hold more than the
+ * answers' bytes rafale counts: a handshake's certificates and tickets,
+ * and each record's header and tag (22-29 B; a head and a body may be
+ * two). */
 #define WRITES_TLS_HANDSHAKE_BYTES (16 * 1024)
 #define WRITES_TLS_ANSWER_BYTES 64.0
 #define WRITES_TLS_RECORD 16384.0
+/* The monitor reads /proc/PID/io at its first and last samples, not at the
+ * measured phase's edges: nginx answering by writev, 0.1 s runs after a
+ * 0.2 s warm-up, had 0.95, 0.89, 0.33 and 0 of its answers in the window
+ * (a loaded machine woke the monitor late), and the whole of wchar was
+ * taken for logging. The answers its window may hold or miss
+ * (edge_answers: the seconds off at each edge at the run's rate, and the
+ * requests in flight there) must be at most a tenth of the run's: then an
+ * answer's bytes, written or not, move the figure by a tenth of an answer
+ * at most, and below that volume wchar says nothing (write_bytes and a
+ * captured output still do: they hold no answers). At 20 000 req/s a
+ * tenth is 5 ms a side; a run of 1 s or more is off by 1-3% on an idle
+ * machine. */
+#define WRITES_EDGE_SHARE 0.1
+/* Beyond the edges, how far wchar may sit under the answers and still hold
+ * them (the last answers of a connection written as the reads are taken),
+ * and past them before the rest is more than answers. */
+#define WRITES_SLACK_SHARE 0.02
+/* Answers written by write() take a call each at least, and other writes
+ * (a log line, a request passed on) calls of their own: a log line a
+ * request beside them is about one more call a request. Bytes beyond the
+ * answers in fewer than one call per two requests are not beside them:
+ * the answers went by send() and those calls are the other writes (a
+ * server logging a line a request has about one call a request and a
+ * wchar far from its answers' size). A log written in large blocks
+ * beside answers by write() (nginx's access_log buffer=) looks the same:
+ * the summary says so. */
+#define WRITES_OWN_CALLS 0.5
 /* wchar does not say where the bytes went: a log file, a pipe, a socket
  * (mod_wsgi passing requests to its daemons, a proxy to its backends).
  * Logging is named only when as much as half of them is known to be a

@@ -76,45 +76,99 @@ static double tls_overhead(const struct ctx *c)
     return 0;
 }
 
+/* Answers the monitor's count of writes may hold that rafale's figures do
+ * not, or the reverse: its /proc/PID/io reads a moment off the measured
+ * phase's edges (late: measured answers missed; early, after a warm-up:
+ * warm-up answers counted; a loaded machine wakes the monitor late, and
+ * its first read comes after a walk of every process's pages) and the
+ * requests in flight at either edge. -1: the times are not known. */
+static double edge_answers(const struct ctx *c)
+{
+    const struct monitor_result *m = c->server;
+    double start = c->r->start_unix_s, end = start + elapsed(c), off = 0;
+    if (m->io_begin_s[0] <= 0 || m->io_end_s[0] <= 0 || start <= 0)
+        return -1;
+    if (m->io_begin_s[1] > start)
+        off += m->io_begin_s[1] - start;
+    if (c->in->cfg->warmup_ns > 0 && m->io_begin_s[0] < start)
+        off += start - m->io_begin_s[0];
+    if (m->io_end_s[0] < end)
+        off += end - m->io_end_s[0];
+    return off * rps(c) + (double)c->s->carried_in + (double)c->r->in_flight;
+}
+
+/* What the server wrote beside its answers, from wchar (bytes passed to
+ * the write() family) and syscw (its calls). A server writes its sockets
+ * with write()/writev() (nginx, Apache, Go, Node: wchar holds the answers)
+ * or with send() (Python, Rust's std, haproxy: it holds none of them), and
+ * /proc/PID/io does not say which. The bytes alone cannot tell them apart
+ * once the other writes are as large as the answers (a Python server
+ * logging 151 B a request beside 94 B answers read as 57 B of logging);
+ * the calls can: answers written by write() take at least a call each, so
+ * bytes beyond them must come in calls of their own. Sets *bytes, *calls
+ * (those writes) and *in (the answers are in wchar: 1, not: 0, taken as
+ * not because the calls say so: 2). Returns 0, or -1 when the window is
+ * too far off the measured phase to tell (WRITES_EDGE_SHARE). */
+static int beside_answers(const struct ctx *c, double *bytes, double *calls, int *in)
+{
+    const struct monitor_result *m = c->server;
+    /* The answers' bytes as rafale read them, and as the server may have
+     * written them (TLS: records and handshakes, at most). */
+    double n = (double)c->s->completed, ans = (double)c->s->bytes_received, ans_hi = ans + tls_overhead(c);
+    double w = (double)m->wchar, k = (double)m->syscw, edge = edge_answers(c), slack, more;
+    if (edge < 0 || edge > WRITES_EDGE_SHARE * n || n <= 0)
+        return -1;
+    /* The answers the window may hold or miss, in bytes: the room either way. */
+    slack = edge * ans_hi / n + WRITES_SLACK_SHARE * ans_hi;
+    more = w - ans_hi;
+    *in = w + slack >= ans;
+    if (*in && more > slack + WRITES_PER_REQUEST * n && k - n <= edge + WRITES_OWN_CALLS * n)
+        *in = 2; /* the bytes beyond the answers would have no calls of their own: send() and a line a request */
+    *bytes = *in == 1 ? (more - slack >= WRITES_PER_REQUEST * n ? more : 0) : w;
+    *calls = *in == 1 ? (k > n ? k - n : 0) : k;
+    return 0;
+}
+
 /* What the server wrote that is not an answer: logging to a file, a pipe
- * or a terminal, or passing requests on through a socket (wchar), else what
- * compare captured of its output and what reached storage (write_bytes: a
- * log file, not a pipe). Logging is named only when the bytes are known to
- * be files or its output (WRITES_LOGGED_SHARE). */
+ * or a terminal, or passing requests on through a socket (wchar and
+ * syscw), else what compare captured of its output and what reached
+ * storage (write_bytes: a log file, not a pipe). Logging is named only
+ * when the bytes are known to be files or its output
+ * (WRITES_LOGGED_SHARE). */
 void findings_server_writes(struct ctx *c)
 {
     const struct monitor_result *m = c->server;
-    double bytes = 0, per, recv = (double)c->s->bytes_received, wchar = 0, logged = 0;
+    double bytes = 0, calls = 0, per, wchar = 0, logged = 0, n = (double)c->s->completed;
     struct finding *f;
-    int known = 0, answers_in = 0, logging;
+    int known = 0, in = 0, by_calls, logging;
     if (m && m->has_io)
         logged += (double)m->write_bytes;
     if (c->in->server_output_bytes >= 0)
         logged += (double)c->in->server_output_bytes;
-    if (m && m->has_wchar) {
+    if (c->s->completed < WRITES_MIN_RESPONSES || elapsed(c) <= 0)
+        return;
+    if (m && m->has_wchar && m->has_syscw && beside_answers(c, &bytes, &calls, &in) == 0) {
         wchar = (double)m->wchar;
-        answers_in = wchar >= WRITES_ANSWERS_IN * recv && recv > 0;
-        bytes = answers_in ? wchar - recv - tls_overhead(c) : wchar;
-        if (bytes < 0)
-            bytes = 0;
-        known = 1;
+        known = 2;
     } else {
-        bytes = logged; /* storage and captured output: files and its terminal */
+        bytes = logged; /* storage and captured output: files and its terminal, no answers in them */
         known = (m && m->has_io) || c->in->server_output_bytes >= 0;
     }
-    if (!known || c->s->completed < WRITES_MIN_RESPONSES || bytes < WRITES_MIN_BYTES)
+    if (!known || bytes < WRITES_MIN_BYTES)
         return;
-    per = bytes / (double)c->s->completed;
-    if (per < WRITES_PER_REQUEST)
-        return;
-    if ((f = add(c)) == NULL)
+    per = bytes / n;
+    if (per < WRITES_PER_REQUEST || (f = add(c)) == NULL)
         return;
     logging = logged >= WRITES_LOGGED_SHARE * bytes;
-    if (m && m->has_wchar)
-        say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request besides its answers, to files, pipes, "
-            "its terminal or sockets%s: %.0f B written%s", per,
-            logging ? " (logging?)" : ", which /proc/PID/io does not tell apart", wchar,
-            answers_in ? ", less the bytes rafale received" : "; its answers went by send(), not counted there");
+    by_calls = in == 2;
+    if (known == 2)
+        say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request besides its answers, in %.2g write "
+            "call%s per request, to files, pipes, its terminal or sockets%s: %.0f B written%s", per, calls / n,
+            calls == n ? "" : "s", logging ? " (logging?)" : ", which /proc/PID/io does not tell apart", wchar,
+            in == 1   ? ", less the bytes rafale received"
+            : by_calls ? "; its answers went by send(), not counted there (or, written in these calls too, with the "
+                         "rest in large blocks, the writes beside them were smaller)"
+                       : "; its answers went by send(), not counted there");
     else
         say(f->summary, sizeof(f->summary), "the server wrote %.0f B per request to files or its terminal (logging?)",
             per);
@@ -127,9 +181,11 @@ void findings_server_writes(struct ctx *c)
             "workers or backends are part of its work");
     ev(f, "bytes_per_request", per);
     ev(f, "bytes", bytes);
-    if (m && m->has_wchar) {
+    if (known == 2) {
         ev(f, "wchar_bytes", wchar);
-        ev(f, "answers_in_wchar", answers_in);
+        ev(f, "answers_in_wchar", in == 1);
+        ev(f, "write_calls_per_request", calls / n);
+        ev(f, "bytes_per_write_call", calls > 0 ? bytes / calls : 0);
     }
     if (m && m->has_io)
         ev(f, "write_bytes", (double)m->write_bytes);

@@ -407,6 +407,9 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
         fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);
     if (m->has_wchar)
         fprintf(f, ", \"wchar_bytes\": %llu", (unsigned long long)m->wchar);
+    if (m->has_syscw)
+        fprintf(f, ", \"syscw\": %llu, \"io_read_unix_s\": [%.6f, %.6f, %.6f, %.6f]", (unsigned long long)m->syscw,
+                m->io_begin_s[0], m->io_begin_s[1], m->io_end_s[0], m->io_end_s[1]);
     fprintf(f, ",\n    \"tree\": [");
     for (i = 0; i < m->nprocs; i++) {
         const struct monitor_proc *p = &m->procs[i];

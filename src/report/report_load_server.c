@@ -30,6 +30,27 @@ static void from_pss_own(struct jc *c, struct monitor_result *m, json_t *sv)
     }
 }
 
+/* When the monitor read /proc/PID/io: four times, or none (older results). */
+static void io_reads(struct jc *c, struct monitor_result *m, json_t *a)
+{
+    size_t i;
+    if (a == NULL)
+        return;
+    if (json_array_size(a) != 4) {
+        jread_fail(c, "io_read_unix_s", "not four times");
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        json_t *v = json_array_get(a, i);
+        double t = json_is_number(v) ? json_number_value(v) : -1;
+        if (!(t >= 0 && t <= 1e11)) {
+            jread_fail(c, "io_read_unix_s", "not a time");
+            return;
+        }
+        *(i < 2 ? &m->io_begin_s[i] : &m->io_end_s[i - 2]) = t;
+    }
+}
+
 void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
 {
     json_t *tree = jread_arr(c, sv, "tree", 0), *mt = jread_arr(c, sv, "memory_timeline", 0), *e;
@@ -46,6 +67,9 @@ void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
     m->has_io = json_object_get(sv, "write_bytes") != NULL;
     m->wchar = jread_count(c, sv, "wchar_bytes", 0);
     m->has_wchar = json_object_get(sv, "wchar_bytes") != NULL;
+    m->syscw = jread_count(c, sv, "syscw", 0);
+    m->has_syscw = json_object_get(sv, "syscw") != NULL;
+    io_reads(c, m, jread_arr(c, sv, "io_read_unix_s", 0));
     m->cpu_exact = jread_bool(c, sv, "cpu_exact");
     m->has_pss = jread_bool(c, sv, "has_pss");
     m->pss_peak_bytes = jread_count(c, sv, "pss_peak_bytes", 0);

@@ -127,6 +127,41 @@ static void pairs(void)
     }
 }
 
+/* Rounds too short by their own intervals: each run's throughput interval
+ * (from its batches of time) wider than half the band, the rounds' ratios
+ * spreading with it: longer rounds, not a quieter machine. With narrow
+ * own intervals the same spread is the machine's: noisy. */
+static void own_intervals(void)
+{
+    double a[5] = { 100, 104, 97, 102, 99 }, b[5] = { 100, 100, 100, 100, 100 };
+    struct verdict_cell x = { .rps = a, .nrounds = 5, .valid = 1, .own_ci = 0.02 };
+    struct verdict_cell y = { .rps = b, .nrounds = 5, .valid = 1, .own_ci = 0.02 };
+    struct verdict_pair v;
+    char why[400];
+    verdict_pair(&x, &y, W, &v);
+    CHECKF(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_COARSE && fabs(v.own_ci - 0.0283) < 0.001, "%d %d %g",
+           v.verdict, v.why, v.own_ci);
+    verdict_why_text(why, sizeof(why), &v, plan(15, 5));
+    CHECKF(strstr(why, "rounds too short") && strstr(why, "own throughput interval is \xc2\xb1" "2.8%") &&
+               strstr(why, "longer rounds (duration)"), "%s", why);
+    /* Within half the band (1% each: 1.4% together, under 1.5%): noisy. */
+    x.own_ci = y.own_ci = 0.01;
+    verdict_pair(&x, &y, W, &v);
+    CHECKF(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_NOISY, "%d %d", v.verdict, v.why);
+    /* Unknown (older results): noisy, as before. */
+    x.own_ci = y.own_ci = 0;
+    verdict_pair(&x, &y, W, &v);
+    CHECK(v.why == VWHY_NOISY && v.own_ci == 0);
+    /* A decided pair stays decided whatever its rounds' own intervals. */
+    x.own_ci = y.own_ci = 0.05;
+    {
+        double c[5] = { 50, 51, 49, 50, 50 };
+        x.rps = c;
+        verdict_pair(&x, &y, W, &v);
+        CHECK(v.verdict == VERDICT_FASTER || v.verdict == VERDICT_SLOWER);
+    }
+}
+
 static void degenerate(void)
 {
     /* Rounds that count the same integers: every ratio exactly 1, a zero
@@ -237,6 +272,7 @@ int main(void)
     T_RUN(log_interval);
     T_RUN(decide);
     T_RUN(pairs);
+    T_RUN(own_intervals);
     T_RUN(degenerate);
     T_RUN(busy_rounds);
     T_RUN(ranks);

@@ -274,6 +274,51 @@ def findings_server_writes_to_a_socket():
               "socket: no guess of logging (%s / %s)" % (f["summary"], f["advice"]))
 
 
+@test
+def findings_server_writes_beside_send():
+    # A log line a request larger than the answers, the answers by send(): wchar holds more than the answers' bytes,
+    # and the bytes alone read as answers by write() and a log of the difference (151 B was told 57). One write call
+    # a request says the log is all of it.
+    srv = FServer("log", "--log", os.devnull, "--log-bytes", "151")
+    r = rafale("-t", 1, "-c", 4, "-n", 3000, "--monitor", srv.p.pid, srv.url())
+    srv.stop()
+    j = r.j
+    sv = j["server"]
+    check(abs(sv["syscw"] - 3000) <= 30 and abs(sv["wchar_bytes"] - 3000 * 151) <= 30 * 151,
+          "send: a write call of 151 B a request (%s calls, %s B)" % (sv.get("syscw"), sv.get("wchar_bytes")))
+    check(j["summary"]["bytes_received"] == 3000 * 94, "send: answers of 94 B (%s)" % j["summary"]["bytes_received"])
+    f = finding(j, "server_writes")
+    check(f is not None, "send: server_writes found (%s)" % ids(j))
+    if f:
+        ev = f["evidence"]
+        check(150 <= ev["bytes_per_request"] <= 152 and ev["answers_in_wchar"] == 0 and
+              0.99 <= ev["write_calls_per_request"] <= 1.01, "send: the log's 151 B a request (%s)" % ev)
+
+
+@test
+def findings_server_writes_nginx_silent():
+    # nginx answers by writev and logs nothing (access_log off): its writes are its answers, whole runs and short
+    # ones after a warm-up (0.1 s rounds, where the monitor's reads fell off the measured phase and its answers were
+    # taken for 296 B of logging a request).
+    ng = Nginx()
+    if not ng.ok:
+        print("  skip: no nginx")
+        return
+    try:
+        for args in (["-c", 16, "-d", "1s"], ["-c", 16, "-d", "0.1s", "--warmup", "0.2s"],
+                     ["-c", 16, "-d", "0.3s", "--warmup", "0.1s"]):
+            r = rafale("-t", 1, *args, "--monitor", ng.p.pid, ng.url())
+            j = r.j
+            check(j is not None and "syscw" in j["server"], "nginx %s: syscw read (%s)" % (args, j and j["server"]))
+            check(finding(j, "server_writes") is None, "nginx %s: no server_writes (%s)"
+                  % (args, [x for x in j["findings"] if x["id"] == "server_writes"]))
+            if args[-1] == "1s":
+                calls = j["server"]["syscw"] / j["summary"]["requests"]
+                check(0.9 <= calls <= 1.2, "nginx: a writev an answer (%.3f)" % calls)
+    finally:
+        ng.stop()
+
+
 def busy_machine(j):
     """Whether other processes took the machine's CPUs during the run, as rafale's noisy_neighbour says (checked):
     a server then cannot be judged busy on its own account, and rafale rightly says the machine instead."""
