@@ -48,7 +48,15 @@ def diff_is_a_regression_gate():
           figs["rps"]["ratio_ci"][1] and figs["rps"]["ratio"] < 0.7, "diff: throughput down, within its interval (%s)"
           % figs["rps"])
     check(figs["p50_us"]["verdict"] == "slower" and figs["p50_us"]["ratio"] > 1.5, "diff: p50 up (%s)" % figs["p50_us"])
-    check(figs["p99_us"]["verdict"] == "slower", "diff: p99 slower (%s)" % figs["p99_us"])
+    # p99 of 2-s runs rests on some 50 answers past it: a loaded machine, whose slow stretches correlate the
+    # answers, can leave a run's p99 unbounded on a side, and then undecided is the honest verdict; never faster
+    # or same.
+    def p99_open(name):
+        with open(runs[name]) as fh:
+            return None in json.load(fh)["latency"]["percentiles_ci_us"]["99"]
+    check(figs["p99_us"]["verdict"] == "slower" or
+          (figs["p99_us"]["verdict"] == "undecided" and (p99_open("a") or p99_open("slow"))),
+          "diff: p99 slower, or undecided with a run's p99 unbounded (%s)" % figs["p99_us"])
     p, back = figures(runs["slow"], runs["a"])
     check(p.returncode == 0 and back["p50_us"]["verdict"] == "faster" and back["rps"]["verdict"] == "faster",
           "diff: /delay/15 against /delay/5 is faster, exit 0 (%s)" % back)
