@@ -15,7 +15,8 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
            other block of N requests, counted over the whole server, the first block cheap (with --costly-first,
            dear): a cost that changes from run to run;
            --shed N: every Nth request, counted over the whole server, an instant 503 instead: a server
-           that sheds a little load)
+           that sheds a little load; --grow F: each answer's time grows by F times --ms for every second since
+           the server's first answer, a server that slows as it runs)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
            Location with a terminal's escape sequences in it; --c1: with C1 controls, UTF-8 encoded)
   stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
@@ -60,6 +61,8 @@ class Handler(socketserver.StreamRequestHandler):
     alternate = 0
     costly_first = 0
     shed = 0
+    grow = 0
+    began = 0
     lock = None
     status = 302
     logf = None
@@ -104,6 +107,10 @@ class Handler(socketserver.StreamRequestHandler):
                 if factor == 0:
                     self.connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
                     continue
+                if self.grow:
+                    with self.lock:
+                        Handler.began = Handler.began or time.monotonic()
+                    factor *= 1 + self.grow * (time.monotonic() - Handler.began)
                 time.sleep(self.ms / 1000.0 * factor)
             if self.mode == "log":
                 self.logf.write('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"\n'
@@ -219,6 +226,7 @@ def main():
     ap.add_argument("--c1", action="store_true",
                     help="redirect: a Location holding C1 controls (UTF-8 bytes: valid obs-text in a field)")
     ap.add_argument("--shed", type=int, default=0)
+    ap.add_argument("--grow", type=float, default=0)
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -247,6 +255,7 @@ def main():
     Handler.alternate = a.alternate
     Handler.costly_first = int(a.costly_first)
     Handler.shed = a.shed
+    Handler.grow = a.grow
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     if a.mode == "gateway":

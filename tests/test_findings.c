@@ -892,7 +892,7 @@ static void the_table(void)
                                   "nagle_delayed_ack", "queueing", "client_cpu_bound", "server_cpu_bound",
                                   "server_waiting", "server_writes", "server_scaling", "keepalive_limit",
                                   "ports_exhausted", "fd_limit", "packet_loss", "stragglers", "timeout_storm",
-                                  "noisy_neighbour", "client_delay" };
+                                  "noisy_neighbour", "not_steady", "client_delay" };
     struct findings fs;
     int i;
     CHECK(FINDING_COUNT == (int)(sizeof(json) / sizeof(json[0])) && FINDINGS_MAX >= FINDING_COUNT);
@@ -1125,6 +1125,196 @@ static void depth_of_streams(void)
     }
 }
 
+/* A small deterministic noise in [-1, 1]. */
+static double noise(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return ((*seed >> 8) % 20001) / 10000.0 - 1;
+}
+
+/* n whole seconds (and 0.5 s more), second i answering rps(i) at a median
+ * of p50_us(i), each figure with its own noise of `wobble` (0.05: 5%). */
+static void seconds(struct fx *x, struct tl_second *tl, uint32_t n, double (*rps)(uint32_t, uint32_t),
+                    double (*p50_us)(uint32_t, uint32_t), double wobble, uint32_t seed)
+{
+    uint32_t i;
+    memset(tl, 0, (n + 1) * sizeof(*tl));
+    for (i = 0; i < n; i++) {
+        tl[i].completed = (uint64_t)(rps(i, n) * (1 + wobble * noise(&seed)));
+        tl[i].p50_ns = p50_us(i, n) * 1e3 * (1 + wobble * noise(&seed));
+    }
+    tl[n].completed = 10;
+    tl[n].p50_ns = p50_us(n, n) * 1e3;
+    x->r.timeline = tl;
+    x->r.nseconds = n + 1;
+    x->r.elapsed_s = n + 0.5;
+}
+
+static double flat_rps(uint32_t i, uint32_t n)
+{
+    (void)i, (void)n;
+    return 10000;
+}
+
+static double flat_p50(uint32_t i, uint32_t n)
+{
+    (void)i, (void)n;
+    return 1000;
+}
+
+/* 30% fewer answers at the end than at the start, and their latency 1.43
+ * times (a closed loop: Little's law). */
+static double decline_rps(uint32_t i, uint32_t n)
+{
+    return 10000 * (1 - 0.3 * i / (n - 1));
+}
+
+static double decline_p50(uint32_t i, uint32_t n)
+{
+    return 1000 / (1 - 0.3 * i / (n - 1));
+}
+
+/* A warm-up: the first 8 seconds at half the throughput, twice the latency. */
+static double warm_rps(uint32_t i, uint32_t n)
+{
+    (void)n;
+    return i < 8 ? 5000 : 10000;
+}
+
+static double warm_p50(uint32_t i, uint32_t n)
+{
+    (void)n;
+    return i < 8 ? 2000 : 1000;
+}
+
+static void not_steady(void)
+{
+    struct fx x;
+    struct tl_second tl[61];
+    const struct finding *f;
+    uint32_t seed, fired = 0;
+    healthy(&x);
+    /* Steady and noisy (10% a second), 200 runs of 20 s: silent. */
+    for (seed = 1; seed <= 200; seed++) {
+        seconds(&x, tl, 20, flat_rps, flat_p50, 0.10, seed);
+        eval(&x, 0);
+        fired += has(&x, FINDING_NOT_STEADY);
+    }
+    CHECKF(fired == 0, "steady: %u of 200", fired);
+    /* A 30% decline over 20 s: found, with its slope, change and p. */
+    seconds(&x, tl, 20, decline_rps, decline_p50, 0.03, 5);
+    eval(&x, 0);
+    CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && f->warning, "%d findings", x.fs.n);
+    CHECK(findings_ev(f, "seconds", 0) == 20);
+    CHECKF(findings_ev(f, "rps_change_pct", 0) < -25 && findings_ev(f, "rps_change_pct", 0) > -35, "%g",
+           findings_ev(f, "rps_change_pct", 0));
+    /* -3000 / 19 = -158 req/s a second, within its interval. */
+    CHECKF(findings_ev(f, "rps_slope", 0) < -140 && findings_ev(f, "rps_slope", 0) > -175 &&
+               findings_ev(f, "rps_slope_lo", 0) <= findings_ev(f, "rps_slope", 0) &&
+               findings_ev(f, "rps_slope_hi", 0) >= findings_ev(f, "rps_slope", 0) &&
+               findings_ev(f, "rps_slope_hi", 0) < 0,
+           "%g [%g, %g]", findings_ev(f, "rps_slope", 0), findings_ev(f, "rps_slope_lo", 0),
+           findings_ev(f, "rps_slope_hi", 0));
+    CHECK(findings_ev(f, "rps_p", 1) < 0.001 && findings_ev(f, "p50_p", 1) < 0.001);
+    CHECK(findings_ev(f, "p50_change_pct", 0) > 30 && findings_ev(f, "p50_slope_us", 0) > 0);
+    CHECKF(f && strstr(f->summary, "throughput fell") && strstr(f->summary, "latency rose") &&
+               strstr(f->advice, "slows as it runs") && strstr(f->advice, "leak"),
+           "%s / %s", f ? f->summary : "", f ? f->advice : "");
+    CHECK(findings_ev(f, "settled_s", -1) == -1);
+    /* Too short: 9 whole seconds. */
+    seconds(&x, tl, 9, decline_rps, decline_p50, 0.03, 5);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NOT_STEADY));
+    /* 10% down only: sure, not large. */
+    {
+        uint32_t i;
+        seconds(&x, tl, 20, flat_rps, flat_p50, 0.0, 5);
+        for (i = 0; i < 20; i++)
+            tl[i].completed = 10000 - 50 * i;
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_NOT_STEADY));
+    }
+    /* A warm-up: 8 of 30 seconds at half. */
+    seconds(&x, tl, 30, warm_rps, warm_p50, 0.03, 9);
+    x.cfg.warmup_ns = 1000 * MS;
+    eval(&x, 0);
+    CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL, "warm-up: %d findings", x.fs.n);
+    CHECKF(findings_ev(f, "rps_change_pct", 0) > 80 && findings_ev(f, "settled_s", 0) == 8, "%g, settled %g",
+           findings_ev(f, "rps_change_pct", 0), findings_ev(f, "settled_s", 0));
+    CHECKF(f && strstr(f->advice, "first 8 s") && strstr(f->advice, "--warmup 9s"), "%s", f ? f->advice : "");
+    x.cfg.warmup_ns = 0;
+    /* The pool grew meanwhile (server_scaling): that is said instead. */
+    {
+        struct monitor_point pt[32];
+        uint32_t i;
+        memset(pt, 0, sizeof(pt));
+        for (i = 0; i < 32; i++) {
+            pt[i].t_s = i;
+            pt[i].processes = i < 9 ? 4 : 12;
+            pt[i].threads = 12;
+        }
+        x.m.series = pt;
+        x.m.npoints = 32;
+        x.m.cpus = 2;
+        x.m.threads = 12;
+        x.m.cpu_s = 1.2;
+        eval(&x, 1);
+        CHECK(has(&x, FINDING_SERVER_SCALING));
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "pool grew") &&
+                   strstr(f->advice, "server_scaling"), "%s", f ? f->advice : "");
+        x.m.series = NULL;
+        x.m.npoints = 0;
+    }
+    /* -R: the throughput is the schedule's; a steady latency is silent,
+     * whatever the answers per second did. */
+    x.cfg.rate = 10000;
+    fired = 0;
+    for (seed = 1; seed <= 100; seed++) {
+        seconds(&x, tl, 20, decline_rps, flat_p50, 0.10, seed);
+        eval(&x, 0);
+        fired += has(&x, FINDING_NOT_STEADY);
+    }
+    CHECKF(fired == 0, "-R steady latency: %u of 100", fired);
+    seconds(&x, tl, 20, flat_rps, decline_p50, 0.03, 5);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && findings_ev(f, "rps_p", -1) == -1 &&
+          findings_ev(f, "p50_change_pct", 0) > 30 && strstr(f->advice, "a rate above what it carries"));
+    /* A latency of 65 us that rose 40%: under 0.2 ms, the machine's. */
+    {
+        uint32_t i;
+        for (i = 0; i < 21; i++)
+            tl[i].p50_ns = 65000 + 1400.0 * i;
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_NOT_STEADY));
+    }
+    x.cfg.rate = 0;
+    /* A long run: 600 s in 60 points of 10 s. */
+    {
+        static struct tl_second lt[601];
+        seconds(&x, lt, 600, decline_rps, decline_p50, 0.05, 3);
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && findings_ev(f, "seconds", 0) == 600,
+               "%g", findings_ev(f, "seconds", 0));
+        CHECKF(findings_ev(f, "rps_slope", 0) < -4 && findings_ev(f, "rps_slope", 0) > -6, "%g",
+               findings_ev(f, "rps_slope", 0));
+    }
+    /* Other processes took the CPUs: noisy_neighbour says it instead. */
+    seconds(&x, tl, 20, decline_rps, decline_p50, 0.03, 5);
+    x.noise.known = 1;
+    x.noise.foreign_cpu_pct = 40;
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_NOISY_NEIGHBOUR) && !has(&x, FINDING_NOT_STEADY));
+    x.noise.known = 0;
+    /* --stages change the load on purpose. */
+    x.cfg.nstages = 2;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_NOT_STEADY));
+    x.cfg.nstages = 0;
+    x.r.timeline = NULL;
+    x.r.nseconds = 0;
+    done(&x);
+}
+
 int main(void)
 {
     T_RUN(healthy_is_silent);
@@ -1146,6 +1336,7 @@ int main(void)
     T_RUN(stragglers);
     T_RUN(depth_of_streams);
     T_RUN(timeout_storm);
+    T_RUN(not_steady);
     T_RUN(warnings_first);
     T_RUN(the_table);
     T_END("test_findings");

@@ -174,6 +174,35 @@
 #define STORM_SHARE 0.01
 #define STORM_MIN_RECONNECTS 3
 
+/* not_steady: the whole seconds of the measured phase (the warm-up is
+ * not in them) tested for a trend, Mann-Kendall with its variance widened
+ * for their own autocorrelation (trend.h), the throughput in a closed loop
+ * (at a constant rate the schedule sets it) and the median latency.
+ * Sure: p under 1%; a run is judged on two figures, and a wrong "your run
+ * drifts" costs more than a missed one. Large: 20% or more across the run
+ * (the larger of the Theil-Sen line's change from the first second to the
+ * last and the first and last thirds' medians, so a step counts as a
+ * slope does): the run's mean then misstates its first and last seconds
+ * by about 10% each, beyond a quiet machine's run-to-run spread (a few %)
+ * and the per-second percentiles' precision (3%), and well under the 30%
+ * a leaking server loses. At least 10 whole seconds (a default -d 10s
+ * run): with fewer, 1% needs nearly every second in order, and a trend and
+ * one chance order of a steady run are not told apart. A latency change
+ * of 0.2 ms or more: a wake-up on a busy virtual machine costs tens of µs,
+ * and a loopback p50 of 65 µs moved to 85 µs in a healthy run. The
+ * throughput only at 20 answers a second or more: at fewer, chance alone
+ * moves a second's count by 22% (Poisson). The change is the start's (a
+ * warm-up) when the middle third's median is within a quarter of the
+ * change from the last third's. */
+#define DRIFT_MIN_SECONDS 10
+#define DRIFT_P 0.01
+#define DRIFT_CHANGE 0.20
+#define DRIFT_MIN_P50_NS (0.2 * NS_MS)
+#define DRIFT_MIN_RPS 20.0
+#define DRIFT_START_SHARE 0.25
+/* The server's memory named as a cause when its RSS grew this much. */
+#define DRIFT_RSS_GROWTH 1.2
+
 struct ctx;
 
 /* A row's severity, struct finding's warning. */
@@ -295,5 +324,7 @@ void findings_server_cpu_bound(struct ctx *c);
 void findings_server_waiting(struct ctx *c);
 void findings_server_writes(struct ctx *c);
 void findings_server_scaling(struct ctx *c);
+/* not_steady (findings_steady.c). */
+void findings_not_steady(struct ctx *c);
 
 #endif

@@ -623,6 +623,49 @@ def findings_silent_when_healthy():
 
 
 @test
+def findings_not_steady():
+    # A server that slows as it runs: each answer takes 5 ms more by half for every 5 s it has served (a leak's
+    # shape). 10 s, the fewest whole seconds the rule judges: the throughput falls and the median latency rises.
+    srv = FServer("sleep", "--ms", "5", "--grow", "0.1")
+    r = rafale("-c", 4, "-d", "10s", srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "not_steady")
+    tl = [s for s in j["timeline"]][:10]
+    check(f is not None and f["severity"] == "warning", "slowing: found (%s, timeline %s)"
+          % (ids(j), [(s["requests"], s["p50_us"]) for s in tl]))
+    if f:
+        ev = f["evidence"]
+        first, last = tl[0]["p50_us"], tl[-1]["p50_us"]
+        check(ev["seconds"] == 10 and ev["p50_p"] < 0.01 and ev["p50_change_pct"] >= 20
+              and ev["p50_slope_lo_us"] > 0 and ev["p50_slope_lo_us"] <= ev["p50_slope_us"] <= ev["p50_slope_hi_us"],
+              "slowing: the latency's slope, its interval and change (%s)" % ev)
+        # The server adds 0.5 ms a second to each answer: the slope is about that, within the timeline's 3%.
+        check(300 <= ev["p50_slope_us"] <= 700 and last > 1.3 * first,
+              "slowing: about 0.5 ms a second, as the timeline shows (%s, %s to %s us)" % (ev, first, last))
+        check(ev.get("rps_change_pct", 0) < 0, "slowing: the throughput fell with it (%s)" % ev)
+        check("slows as it runs" in f["advice"] and "leak" in f["advice"], "slowing: the advice (%s)" % f["advice"])
+    # Healthy, 10 s each: rafale serve in a closed loop and at a rate, nginx at a rate. The machine's noise
+    # (noisy_neighbour) silences the rule: the other findings are not this test's.
+    srv = Serve(threads=1)
+    ng = Nginx()
+    try:
+        runs = [(srv, ("-c", 10, "-t", 1, "-d", "10s")), (srv, ("-c", 10, "-R", 2000, "-d", "10s"))]
+        if ng.ok:
+            runs.append((ng, ("-c", 10, "-R", 2000, "-d", "10s")))
+        for s, args in runs:
+            r = rafale(*(args + (s.url(),)))
+            tl = r.j and [(t["requests"], t["p50_us"]) for t in r.j["timeline"]]
+            check(r.j is not None and finding(r.j, "not_steady") is None,
+                  "healthy %s %s: not_steady silent (%s, timeline %s)"
+                  % ("nginx" if s is ng else "rafale serve", " ".join(map(str, args)), r.j and r.j.get("findings"),
+                     tl))
+    finally:
+        srv.stop()
+        ng.stop()
+
+
+@test
 def findings_off_and_read_back():
     srv = FServer("nagle")
     r = rafale("-c", 4, "-d", "1s", "--findings", "no", srv.url())
