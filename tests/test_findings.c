@@ -1240,19 +1240,28 @@ static double warm_p50(uint32_t i, uint32_t n)
     return i < 8 ? 2000 : 1000;
 }
 
+/* How many of `runs` noisy 20 s runs (seeds 1, 2, ...) of these figures fire not_steady. */
+static uint32_t drift_alarms(struct fx *x, struct tl_second *tl, uint32_t runs, double (*rps)(uint32_t, uint32_t),
+                             double (*p50_us)(uint32_t, uint32_t))
+{
+    uint32_t seed, fired = 0;
+    for (seed = 1; seed <= runs; seed++) {
+        seconds(x, tl, 20, rps, p50_us, 0.10, seed);
+        eval(x, 0);
+        fired += has(x, FINDING_NOT_STEADY);
+    }
+    return fired;
+}
+
 static void not_steady(void)
 {
     struct fx x;
     struct tl_second tl[61];
     const struct finding *f;
-    uint32_t seed, fired = 0;
+    uint32_t fired;
     healthy(&x);
     /* Steady and noisy (10% a second), 200 runs of 20 s: silent. */
-    for (seed = 1; seed <= 200; seed++) {
-        seconds(&x, tl, 20, flat_rps, flat_p50, 0.10, seed);
-        eval(&x, 0);
-        fired += has(&x, FINDING_NOT_STEADY);
-    }
+    fired = drift_alarms(&x, tl, 200, flat_rps, flat_p50);
     CHECKF(fired == 0, "steady: %u of 200", fired);
     /* A 30% decline over 20 s: found, with its slope, change and p. */
     seconds(&x, tl, 20, decline_rps, decline_p50, 0.03, 5);
@@ -1321,12 +1330,7 @@ static void not_steady(void)
     /* -R: the throughput is the schedule's; a steady latency is silent,
      * whatever the answers per second did. */
     x.cfg.rate = 10000;
-    fired = 0;
-    for (seed = 1; seed <= 100; seed++) {
-        seconds(&x, tl, 20, decline_rps, flat_p50, 0.10, seed);
-        eval(&x, 0);
-        fired += has(&x, FINDING_NOT_STEADY);
-    }
+    fired = drift_alarms(&x, tl, 100, decline_rps, flat_p50);
     CHECKF(fired == 0, "-R steady latency: %u of 100", fired);
     seconds(&x, tl, 20, flat_rps, decline_p50, 0.03, 5);
     eval(&x, 0);
