@@ -52,10 +52,12 @@ import subprocess, sys, collections, os, re, glob
 NARROW = {("options", "serve"): {"serve_config.h"}}
 # Modules in several files: each part is read as its module (the engine's
 # three jobs -- worker loop, live watch, collection after join -- share
-# struct run_figures; the findings' server rules share their context).
+# struct run_figures; the findings' server rules and not_steady share
+# their context).
 # A .c without a header of its own, whose functions its module's header
 # declares (compare.h, opt_int.h), is part of that module too.
-PARTS = {"report/findings_server": "report/findings", "client/collect": "client/engine", "client/live": "client/engine",
+PARTS = {"report/findings_server": "report/findings", "report/findings_steady": "report/findings",
+         "client/collect": "client/engine", "client/live": "client/engine",
          "compare/compare_result": "compare/compare", "compare/compare_file": "compare/compare",
          "options/opt_value": "options/opt",
          # HTTP/3's client: one module (private header http3.h) in the files

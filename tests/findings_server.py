@@ -16,7 +16,9 @@ usage: findings_server.py MODE --port N [--backlog N] [--log FILE] [--ms N] [--w
            other block of N requests, counted over the whole server, the first block cheap (with --costly-first,
            dear): a cost that changes from run to run;
            --shed N: every Nth request, counted over the whole server, an instant 503 instead: a server
-           that sheds a little load)
+           that sheds a little load; --grow F: each answer's time grows by F times --ms for every second since
+           the server's first answer, a server that slows as it runs; --slow-after N: only the answers after the
+           Nth, counted over the whole server, take --ms, the others none: a few slow requests at a run's end)
   redirect a thread per connection, --status N (302) with Location: /next and an empty body (--escape: a
            Location with a terminal's escape sequences in it; --c1: with C1 controls, UTF-8 encoded)
   stream   a thread per connection, a head, then one byte of an event stream every --ms N milliseconds, forever
@@ -61,6 +63,9 @@ class Handler(socketserver.StreamRequestHandler):
     alternate = 0
     costly_first = 0
     shed = 0
+    grow = 0
+    began = 0
+    slow_after = 0
     lock = None
     status = 302
     logf = None
@@ -97,6 +102,13 @@ class Handler(socketserver.StreamRequestHandler):
                 continue
             if self.mode == "sleep":
                 factor = 1
+                if self.slow_after:
+                    with self.lock:
+                        Handler.served += 1
+                        factor = 1 if Handler.served > self.slow_after else 0
+                    time.sleep(self.ms / 1000.0 * factor)
+                    self.connection.sendall(WHOLE)
+                    continue
                 if self.alternate or self.shed:
                     with self.lock:
                         factor = 1.6 if self.alternate and (Handler.served // self.alternate + self.costly_first) % 2 else 1
@@ -106,6 +118,10 @@ class Handler(socketserver.StreamRequestHandler):
                 if factor == 0:
                     self.connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
                     continue
+                if self.grow:
+                    with self.lock:
+                        Handler.began = Handler.began or time.monotonic()
+                    factor *= 1 + self.grow * (time.monotonic() - Handler.began)
                 time.sleep(self.ms / 1000.0 * factor)
             if self.mode == "log":
                 line = ('127.0.0.1 - - [%s] "GET / HTTP/1.1" 200 %d "-" "rafale"'
@@ -224,6 +240,8 @@ def main():
     ap.add_argument("--c1", action="store_true",
                     help="redirect: a Location holding C1 controls (UTF-8 bytes: valid obs-text in a field)")
     ap.add_argument("--shed", type=int, default=0)
+    ap.add_argument("--grow", type=float, default=0)
+    ap.add_argument("--slow-after", type=int, default=0)
     ap.add_argument("--ms", type=float, default=0)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--backlog", type=int, default=1024)
@@ -253,6 +271,8 @@ def main():
     Handler.alternate = a.alternate
     Handler.costly_first = int(a.costly_first)
     Handler.shed = a.shed
+    Handler.grow = a.grow
+    Handler.slow_after = a.slow_after
     Handler.lock = threading.Lock()
     Handler.logf = open(a.log, "a") if a.log else sys.stdout
     Handler.log_bytes = a.log_bytes

@@ -424,17 +424,21 @@ static void packet_loss(struct ctx *c)
         ev(f, "min_rtt_us", t->min_rtt_us);
 }
 
-/* Requests ended by t_s into the run and when the last of them ended (an
- * upper bound): from each request's end when kept, else from the whole
- * seconds of the timeline. */
+/* Requests ended by t_s into the run and when the last of them ended:
+ * from each request's end when kept (a bucket begun by t_s counted whole:
+ * the tail after t_s errs short), else from the whole seconds of the
+ * timeline. */
 static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
 {
     const struct run_figures *r = c->r;
+    struct hist_iter it;
     uint64_t n = 0;
     uint32_t i;
     *at_s = 0;
     if (r->ends.total) {
-        n = hist_within(&r->ends, 0, t_s * NS_S);
+        for (hist_iter_init(&it, &r->ends); hist_iter_next(&it);)
+            if ((double)it.lo <= t_s * NS_S)
+                n += it.count;
         *at_s = n ? hist_rank(&r->ends, n) / NS_S : 0;
         return n;
     }
@@ -445,19 +449,38 @@ static uint64_t ended_by(const struct ctx *c, double t_s, double *at_s)
     return n;
 }
 
+/* When the k-th request ended: from each request's end when kept, else the
+ * end of the timeline's second it ended in (later: the bulk's rate is then
+ * lower, and the rule errs toward silence); 0 when unknown. */
+static double end_of(const struct ctx *c, uint64_t k)
+{
+    const struct run_figures *r = c->r;
+    uint64_t n = 0;
+    uint32_t i;
+    if (r->ends.total)
+        return hist_rank(&r->ends, k) / NS_S;
+    for (i = 0; r->timeline && i < r->nseconds; i++) {
+        n += r->timeline[i].completed + r->timeline[i].errors;
+        if (n >= k)
+            return i + 1 < elapsed(c) ? i + 1 : elapsed(c);
+    }
+    return 0;
+}
+
 static uint64_t timeouts(const struct stats *s)
 {
     return s->errors[ERR_TIMEOUT_CONNECT] + s->errors[ERR_TIMEOUT_ANSWER];
 }
 
-/* A few requests at the end of a -n run set its length. */
+/* A few requests at the end of a -n run set its length: the bulk's rate
+ * would have ended the run well before its last request did. */
 static void stragglers(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
     const struct netstat_obs *n = c->net;
     uint64_t ended = c->s->completed + stats_errors(c->s), bulk, tail, slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
-    uint64_t tmo = timeouts(c->s);
-    double e = elapsed(c), bulk_s, conc = (double)cfg->connections * config_depth(cfg);
+    uint64_t tmo = timeouts(c->s), body;
+    double e = elapsed(c), bulk_s, body_s, steady_end, lost, conc = (double)cfg->connections * config_depth(cfg);
     int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
     struct finding *f;
     char te[32], tt[32], to[32], mx[32];
@@ -466,17 +489,29 @@ static void stragglers(struct ctx *c)
         (cfg->duration_ns && e * NS_S >= (double)cfg->duration_ns) || ended < STRAG_MIN_REQUESTS ||
         (cfg->rate <= 0 && (double)ended < STRAG_MIN_ROUNDS * conc))
         return;
-    bulk = ended_by(c, e / 2, &bulk_s);
-    if ((double)bulk < STRAG_BULK_SHARE * (double)ended || bulk_s <= 0 || (f = add(c)) == NULL)
+    /* The body's rate, and when it would have ended every request. */
+    body = (uint64_t)(STRAG_BULK_SHARE * (double)ended);
+    body_s = end_of(c, body);
+    if (body == 0 || body_s <= 0)
+        return;
+    steady_end = body_s * (double)ended / (double)body;
+    lost = e - steady_end;
+    if (lost < STRAG_LOST_SHARE * e || lost < STRAG_MIN_LOST_S)
+        return;
+    /* The tail: the requests that ended after that, and after one more
+     * round of what was in flight at the body's rate (the body's last
+     * round ends unevenly, a few requests after its mean). */
+    bulk = ended_by(c, steady_end + conc * body_s / (double)body, &bulk_s);
+    if (bulk == 0 || bulk >= ended || bulk_s <= 0 || (f = add(c)) == NULL)
         return;
     tail = ended - bulk;
     k = (size_t)snprintf(f->summary, sizeof(f->summary),
-                         "%llu of %llu requests (%.1f%%) took the last %s of this %s run: the other %llu were done in "
-                         "%s, at %.0f req/s, where the headline says %.0f req/s; ",
+                         "%llu of %llu requests (%.1f%%) took the last %s of this %s run, at %.1f req/s: the other "
+                         "%llu were done in %s, at %.0f req/s, where the headline says %.0f req/s; ",
                          (unsigned long long)tail, (unsigned long long)ended, 100.0 * (double)tail / (double)ended,
                          units_fmt_ns(tt, sizeof(tt), (e - bulk_s) * NS_S), units_fmt_ns(te, sizeof(te), e * NS_S),
-                         (unsigned long long)bulk, units_fmt_ns(to, sizeof(to), bulk_s * NS_S), (double)bulk / bulk_s,
-                         (double)ended / e);
+                         (double)tail / (e - bulk_s), (unsigned long long)bulk, units_fmt_ns(to, sizeof(to), bulk_s * NS_S),
+                         (double)bulk / bulk_s, (double)ended / e);
     if (k >= sizeof(f->summary))
         k = sizeof(f->summary) - 1;
     if (slow || tmo)
@@ -493,10 +528,12 @@ static void stragglers(struct ctx *c)
     ev(f, "requests", (double)ended);
     ev(f, "tail_requests", (double)tail);
     ev(f, "tail_s", e - bulk_s);
+    ev(f, "tail_rps", (double)tail / (e - bulk_s));
     ev(f, "elapsed_s", e);
     ev(f, "bulk_s", bulk_s);
     ev(f, "steady_rps", (double)bulk / bulk_s);
     ev(f, "rps", (double)ended / e);
+    ev(f, "lost_s", lost);
     ev(f, "slow_connects", (double)slow);
     ev(f, "timeouts", (double)tmo);
     if (syn >= 0)

@@ -4,7 +4,8 @@
  * meeting delayed ACKs, queueing read as latency, a CPU limit on either
  * side, logging, keep-alive limits, ports and files running out, packet
  * loss, a few slow requests setting a -n run's length (stragglers),
- * timeouts reconnecting into a full accept queue. Each finding carries the figures that earned it and one line of
+ * timeouts reconnecting into a full accept queue, figures that drift over the
+ * run (not_steady). Each finding carries the figures that earned it and one line of
  * advice; the rules are a table (findings_rules.h), each rule's threshold
  * and minimum sample is written beside it in findings_int.h, and a healthy
  * run must stay silent. What they find is a result's (struct findings,

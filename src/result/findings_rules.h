@@ -51,10 +51,15 @@
     X(PORTS_EXHAUSTED, "ports_exhausted", WARNING, ports_exhausted, 0)                                               \
     X(FD_LIMIT, "fd_limit", WARNING, fd_limit, 0)                                                                    \
     X(PACKET_LOSS, "packet_loss", WARNING, packet_loss, 0)                                                           \
-    X(STRAGGLERS, "stragglers", WARNING, stragglers, 0)                                                              \
-    X(TIMEOUT_STORM, "timeout_storm", WARNING, timeout_storm, 0)                                                     \
-    /* Other processes are the cause of rafale's late reads: it tells them. */                                       \
-    X(NOISY_NEIGHBOUR, "noisy_neighbour", WARNING, noisy_neighbour, FINDING_BIT(CLIENT_DELAY))                       \
+    /* A -n run's tail or a storm of timeouts moves the last seconds: they say why. */                               \
+    X(STRAGGLERS, "stragglers", WARNING, stragglers, FINDING_BIT(NOT_STEADY))                                        \
+    X(TIMEOUT_STORM, "timeout_storm", WARNING, timeout_storm, FINDING_BIT(NOT_STEADY))                               \
+    /* Other processes are the cause of rafale's late reads, and of figures                                          \
+     * that move with their work: it tells them. */                                                                  \
+    X(NOISY_NEIGHBOUR, "noisy_neighbour", WARNING, noisy_neighbour,                                                  \
+      FINDING_BIT(CLIENT_DELAY) | FINDING_BIT(NOT_STEADY))                                                           \
+    /* After server_scaling, which it names as the cause when it found a pool growing. */                            \
+    X(NOT_STEADY, "not_steady", WARNING, findings_not_steady, 0)                                                     \
     /* Last: after the server's rules, which a finding before them would                                             \
      * silence; rafale's own late reads say nothing of the server. */                                                \
     X(CLIENT_DELAY, "client_delay", WARNING, client_delay, 0)

@@ -779,9 +779,10 @@ def wait_port(port, timeout=10):
 class Nginx:
     """Debian's nginx on a free loopback port, answering "hello" to every path, over TLS (make_certs' certificate)
     with tls; HTTP/1.1 only (no http2: over TLS it refuses ALPN h2 with an alert). `ok` is False when nginx is not
-    installed or did not listen (make deps installs it): the caller checks it first."""
+    installed or did not listen (make deps installs it): the caller checks it first. backlog: its listen() backlog
+    (nginx's default is 511)."""
 
-    def __init__(self, tls=False):
+    def __init__(self, tls=False, backlog=None):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
         self.tls, self.p = tls, None
         self.ok = os.path.exists(exe)
@@ -796,8 +797,8 @@ class Nginx:
 events { worker_connections 1024; }
 http { access_log off; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
        uwsgi_temp_path %(r)s; scgi_temp_path %(r)s;
-       server { listen 127.0.0.1:%(p)d%(ssl)s; location / { return 200 "hello\\n"; } } }
-""" % dict(r=root, p=self.port, ssl="" if not tls else " ssl; ssl_certificate %s/srv.pem; ssl_certificate_key %s/srv.key"
+       server { listen 127.0.0.1:%(p)d%(bl)s%(ssl)s; location / { return 200 "hello\\n"; } } }
+""" % dict(r=root, p=self.port, bl=" backlog=%d" % backlog if backlog else "", ssl="" if not tls else " ssl; ssl_certificate %s/srv.pem; ssl_certificate_key %s/srv.key"
            % (d, d)))
         self.p = subprocess.Popen([exe, "-p", root, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.ok = wait_port(self.port)

@@ -584,8 +584,10 @@ def findings_stragglers():
           % (ids(j), j["timeline"]))
     if f:
         ev = f["evidence"]
-        check(1 <= ev["tail_requests"] <= 25 and ev["tail_requests"] == ev["slow_connects"],
-              "stragglers: the tail is the connects that waited for a SYN retry (%s)" % ev)
+        # The tail is every request that ended after the body's rate would have ended them all: the connects that
+        # waited for a SYN retry, and on a busy machine a few of the body's last that a stall held up.
+        check(1 <= ev["slow_connects"] <= ev["tail_requests"] <= 25,
+              "stragglers: the tail holds the connects that waited for a SYN retry (%s)" % ev)
         check(ev["elapsed_s"] >= 0.95 and ev["tail_s"] > ev["elapsed_s"] / 2 and ev["bulk_s"] < ev["elapsed_s"] / 2,
               "stragglers: the tail took the run's second half (%s)" % ev)
         check(abs(ev["rps"] - j["summary"]["rps"]) < 0.01 * ev["rps"] and ev["requests"] == 500,
@@ -595,6 +597,33 @@ def findings_stragglers():
         check(ev["syn_retransmits"] >= ev["slow_connects"] and ev["timeouts"] == 0, "stragglers: cause (%s)" % ev)
         check("SYN retry" in f["summary"] and "backlog" in f["advice"], "stragglers: the text names the cause")
     check(finding(j, "listen_queue_overflow") is not None, "stragglers: the overflow behind them is reported too")
+
+
+@test
+def findings_stragglers_past_half():
+    # A tail past the run's half: 2000 requests at 1000 a second, the server answering all but the last 20 at once
+    # and those in 800 ms. The body ends at 2 s, the tail at 2.8 s: 71% of the requests had ended in the first
+    # half, and a rule wanting 95% there said nothing (the nginx with a backlog of 4: 19 958 requests by 7 s,
+    # the last 42 in 3.45 s more, headline 1 915 req/s). Judged by the body's own rate, the run lost 0.8 s.
+    srv = FServer("sleep", "--ms", "800", "--slow-after", "1980")
+    # 64 connections on one thread: the slow 20 leave the others free, so no request waits behind them.
+    r = rafale("-t", 1, "-c", 64, "-R", 1000, "-n", 2000, srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "stragglers")
+    tl = [s["requests"] + s["errors"] for s in j["timeline"]]
+    check(f is not None and f["severity"] == "warning", "past half: stragglers found (%s, timeline %s)" % (ids(j), tl))
+    if f:
+        ev = f["evidence"]
+        check(ev["requests"] == 2000 and ev["tail_requests"] == 20, "past half: the 20 slow answers (%s)" % ev)
+        check(1.9 <= ev["bulk_s"] <= 2.2 and 0.7 <= ev["tail_s"] <= 1.0 and ev["tail_s"] < ev["elapsed_s"] / 2,
+              "past half: the body in 2 s, the tail in 0.8 s, under half the run (%s)" % ev)
+        check(ev["lost_s"] >= 0.2 * ev["elapsed_s"] and ev["tail_rps"] * 6 <= ev["steady_rps"],
+              "past half: 20%% of the run lost, the tail 6 times slower than the body or more (%s)" % ev)
+        check(abs(ev["rps"] - j["summary"]["rps"]) < 0.01 * ev["rps"] and abs(ev["steady_rps"] - 1980 / ev["bulk_s"])
+              < 0.01 * ev["steady_rps"], "past half: the headline and the body's rate (%s)" % ev)
+        check(ev["slow_connects"] == 0 and ev["timeouts"] == 0 and "no cause" in f["summary"],
+              "past half: no cause rafale sees (%s)" % f["summary"])
 
 
 @test
@@ -664,6 +693,49 @@ def findings_silent_when_healthy():
             check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
                   "healthy nginx -n 3000 --close: no stragglers (%s)" % ids(r.j))
     finally:
+        ng.stop()
+
+
+@test
+def findings_not_steady():
+    # A server that slows as it runs: each answer takes 5 ms more by half for every 5 s it has served (a leak's
+    # shape). 10 s, the fewest whole seconds the rule judges: the throughput falls and the median latency rises.
+    srv = FServer("sleep", "--ms", "5", "--grow", "0.1")
+    r = rafale("-c", 4, "-d", "10s", srv.url())
+    srv.stop()
+    j = r.j
+    f = finding(j, "not_steady")
+    tl = [s for s in j["timeline"]][:10]
+    check(f is not None and f["severity"] == "warning", "slowing: found (%s, timeline %s)"
+          % (ids(j), [(s["requests"], s["p50_us"]) for s in tl]))
+    if f:
+        ev = f["evidence"]
+        first, last = tl[0]["p50_us"], tl[-1]["p50_us"]
+        check(ev["seconds"] == 10 and ev["p50_p"] < 0.01 and ev["p50_change_pct"] >= 20
+              and ev["p50_slope_lo_us"] > 0 and ev["p50_slope_lo_us"] <= ev["p50_slope_us"] <= ev["p50_slope_hi_us"],
+              "slowing: the latency's slope, its interval and change (%s)" % ev)
+        # The server adds 0.5 ms a second to each answer: the slope is about that, within the timeline's 3%.
+        check(300 <= ev["p50_slope_us"] <= 700 and last > 1.3 * first,
+              "slowing: about 0.5 ms a second, as the timeline shows (%s, %s to %s us)" % (ev, first, last))
+        check(ev.get("rps_change_pct", 0) < 0, "slowing: the throughput fell with it (%s)" % ev)
+        check("slows as it runs" in f["advice"] and "leak" in f["advice"], "slowing: the advice (%s)" % f["advice"])
+    # Healthy, 10 s each: rafale serve in a closed loop and at a rate, nginx at a rate. The machine's noise
+    # (noisy_neighbour) silences the rule: the other findings are not this test's.
+    srv = Serve(threads=1)
+    ng = Nginx()
+    try:
+        runs = [(srv, ("-c", 10, "-t", 1, "-d", "10s")), (srv, ("-c", 10, "-R", 2000, "-d", "10s"))]
+        if ng.ok:
+            runs.append((ng, ("-c", 10, "-R", 2000, "-d", "10s")))
+        for s, args in runs:
+            r = rafale(*(args + (s.url(),)))
+            tl = r.j and [(t["requests"], t["p50_us"]) for t in r.j["timeline"]]
+            check(r.j is not None and finding(r.j, "not_steady") is None,
+                  "healthy %s %s: not_steady silent (%s, timeline %s)"
+                  % ("nginx" if s is ng else "rafale serve", " ".join(map(str, args)), r.j and r.j.get("findings"),
+                     tl))
+    finally:
+        srv.stop()
         ng.stop()
 
 

@@ -1,0 +1,189 @@
+/* findings_steady.c - not_steady: the run's figures moved one way while it
+ * was measured (a warm-up not over, a server that slows as it runs), so
+ * its means describe neither its start nor its end. The per-second
+ * throughput and median latency are tested for a trend (trend.h); it must
+ * be both sure and large (findings_int.h). */
+#include "findings_int.h"
+
+#include "trend.h"
+#include "units.h"
+
+#include <math.h>
+
+/* One figure's trend, and whether it passes the thresholds. */
+struct drift {
+    struct trend t;
+    int judged, fired;
+    double change;              /* over the run: +0.3 is 30% more at its end than at its start */
+    double from, to;            /* the values the change is between */
+};
+
+/* The change of t across the run: the larger of its line's (Theil-Sen,
+ * first second to last) and of its first and last thirds' medians (a step
+ * the line, a median of slopes, does not follow), in S's direction. */
+static void change_of(struct drift *d)
+{
+    const struct trend *t = &d->t;
+    double line = t->at_first > 0 ? t->at_last / t->at_first - 1 : 0;
+    double thirds = t->first > 0 ? t->last / t->first - 1 : 0;
+    if (line * t->s <= 0)
+        line = 0;
+    if (thirds * t->s <= 0)
+        thirds = 0;
+    if (fabs(line) >= fabs(thirds)) {
+        d->change = line;
+        d->from = t->at_first;
+        d->to = t->at_last;
+    } else {
+        d->change = thirds;
+        d->from = t->first;
+        d->to = t->last;
+    }
+}
+
+static void judge(struct drift *d, const double *x, const double *y, uint32_t n, double min_abs)
+{
+    d->judged = trend_test(x, y, n, &d->t) == 0;
+    if (!d->judged)
+        return;
+    change_of(d);
+    d->fired = d->t.p < DRIFT_P && fabs(d->change) >= DRIFT_CHANGE && fabs(d->to - d->from) >= min_abs;
+}
+
+/* "fell 31% (from 1000 to 690 req/s, -16 req/s a second, 95%: -19 to -13;
+ * p 0.0001)", scale: the unit's size (1 for req/s, NS_MS for ms). */
+static size_t tell(char *buf, size_t n, const char *what, const struct drift *d, double per_x, const char *unit,
+                   double scale)
+{
+    int k = snprintf(buf, n, "%s %s %.0f%% (from %.4g to %.4g %s; %+.3g %s a second, 95%%: %+.3g to %+.3g; "
+                     "Mann-Kendall p %.2g)", what, d->change > 0 ? "rose" : "fell", 100 * fabs(d->change),
+                     d->from / scale, d->to / scale, unit, d->t.slope * per_x / scale, unit,
+                     d->t.slope_lo * per_x / scale, d->t.slope_hi * per_x / scale, d->t.p);
+    return k < 0 ? 0 : (size_t)k >= n ? n - 1 : (size_t)k;
+}
+
+static void evidence(struct finding *f, const char *pre, const struct drift *d, double scale)
+{
+    char k[32];
+    snprintf(k, sizeof(k), "%s_slope%s", pre, scale == 1 ? "" : "_us");
+    ev(f, k, d->t.slope / scale);
+    snprintf(k, sizeof(k), "%s_slope_lo%s", pre, scale == 1 ? "" : "_us");
+    ev(f, k, d->t.slope_lo / scale);
+    snprintf(k, sizeof(k), "%s_slope_hi%s", pre, scale == 1 ? "" : "_us");
+    ev(f, k, d->t.slope_hi / scale);
+    snprintf(k, sizeof(k), "%s_change_pct", pre);
+    ev(f, k, 100 * d->change);
+    snprintf(k, sizeof(k), "%s_p", pre);
+    ev(f, k, d->t.p);
+}
+
+/* When a change at the start had settled: the first point within the
+ * tolerance of the last third's median, with the median of it and the two
+ * after it within too (one point of the old level is not its end). */
+static double settled_at(const struct drift *d, const double *x, const double *y, uint32_t n, double g)
+{
+    double tol = DRIFT_START_SHARE * fabs(d->t.last - d->t.first);
+    uint32_t i;
+    for (i = 0; i + 3 <= n; i++)
+        if (fabs(y[i] - d->t.last) <= tol && fabs(trend_median(y + i, 3) - d->t.last) <= tol)
+            return x[i] - g / 2;
+    return x[n - 1];
+}
+
+void findings_not_steady(struct ctx *c)
+{
+    const struct config *cfg = c->in->cfg;
+    const struct run_figures *r = c->r;
+    const struct monitor_result *m = c->server;
+    double x[TREND_MAX_POINTS], rps[TREND_MAX_POINTS], px[TREND_MAX_POINTS], p50[TREND_MAX_POINTS];
+    double p50s[TREND_MAX_POINTS], g, settled = -1;
+    struct drift dr = { 0 }, dl = { 0 };
+    const struct drift *lead;
+    const double *ly, *lx;
+    uint32_t full, per, n, np = 0, i, j;
+    struct finding *f;
+    size_t k;
+    int worse, start;
+    /* Stages change the load on purpose. */
+    if (cfg->nstages || r->timeline == NULL)
+        return;
+    /* Whole seconds only: the last one may be cut short. */
+    full = r->nseconds;
+    if (full && (double)full > elapsed(c))
+        full--;
+    if (full < DRIFT_MIN_SECONDS)
+        return;
+    /* A long run in at most TREND_MAX_POINTS groups of whole seconds. */
+    per = (full + TREND_MAX_POINTS - 1) / TREND_MAX_POINTS;
+    n = full / per;
+    g = per;
+    for (i = 0; i < n; i++) {
+        uint32_t with = 0;
+        double sum = 0;
+        for (j = 0; j < per; j++) {
+            const struct tl_second *s = &r->timeline[i * per + j];
+            sum += (double)s->completed;
+            if (s->completed)
+                p50s[with++] = s->p50_ns;
+        }
+        x[i] = i * g + g / 2;
+        rps[i] = sum / g;
+        if (with) {
+            px[np] = x[i];
+            p50[np++] = trend_median(p50s, with);
+        }
+    }
+    /* At a constant rate the schedule sets the throughput: latency only. */
+    if (cfg->rate <= 0 && trend_median(rps, n) >= DRIFT_MIN_RPS)
+        judge(&dr, x, rps, n, 0);
+    if (np >= DRIFT_MIN_SECONDS / per)
+        judge(&dl, px, p50, np, DRIFT_MIN_P50_NS);
+    if ((!dr.fired && !dl.fired) || (f = add(c)) == NULL)
+        return;
+    /* The shape is the larger change's. */
+    lead = dr.fired && (!dl.fired || fabs(dr.change) >= fabs(dl.change)) ? &dr : &dl;
+    ly = lead == &dr ? rps : p50;
+    lx = lead == &dr ? x : px;
+    worse = lead == &dr ? lead->change < 0 : lead->change > 0;
+    start = fabs(lead->t.mid - lead->t.last) <= DRIFT_START_SHARE * fabs(lead->t.last - lead->t.first);
+    k = 0;
+    if (dr.fired)
+        k = tell(f->summary, sizeof(f->summary), "throughput", &dr, 1, "req/s", 1);
+    if (dl.fired) {
+        if (k)
+            k += (size_t)snprintf(f->summary + k, sizeof(f->summary) - k, " and ");
+        if (k < sizeof(f->summary))
+            k += tell(f->summary + k, sizeof(f->summary) - k, "the median latency", &dl, 1, "ms", NS_MS);
+    }
+    if (k < sizeof(f->summary))
+        snprintf(f->summary + k, sizeof(f->summary) - k, " over %u whole seconds: the run's figures are its average, "
+                 "not a steady state", n * per);
+    if (c->found[FINDING_SERVER_SCALING]) {
+        say(f->advice, sizeof(f->advice), "the server's pool grew during the run (see server_scaling): the change "
+            "is its growth; warm up (--warmup) until it has grown, or set its size");
+    } else if (start) {
+        settled = settled_at(lead, lx, ly, lead == &dr ? n : np, g);
+        say(f->advice, sizeof(f->advice), "it changed in its first %.0f s and held after: a warm-up not over (caches, "
+            "a JIT, connections, a pool growing); warm up longer (--warmup %.0fs) or measure after it", settled,
+            ceil(settled + (double)cfg->warmup_ns / NS_S));
+    } else if (worse) {
+        char mem[96] = "";
+        if (m && m->npoints >= 2 && m->series[0].rss_bytes &&
+            m->series[m->npoints - 1].rss_bytes >= DRIFT_RSS_GROWTH * (double)m->series[0].rss_bytes)
+            snprintf(mem, sizeof(mem), " (its memory grew from %.0f to %.0f MiB)",
+                     (double)m->series[0].rss_bytes / 1048576.0, (double)m->series[m->npoints - 1].rss_bytes / 1048576.0);
+        say(f->advice, sizeof(f->advice), "the server slows as it runs: a leak%s, garbage collection, a queue that "
+            "grows%s, a pool still growing; run it longer to see whether it settles, and watch it (--monitor)", mem,
+            cfg->rate > 0 ? " (a rate above what it carries)" : "");
+    } else {
+        say(f->advice, sizeof(f->advice), "it sped up as it ran, past its start: still warming (caches, a JIT, a "
+            "pool growing); warm up longer (--warmup) or run longer");
+    }
+    ev(f, "seconds", n * per);
+    if (dr.judged)
+        evidence(f, "rps", &dr, 1);
+    if (dl.judged)
+        evidence(f, "p50", &dl, 1e3);
+    if (settled >= 0)
+        ev(f, "settled_s", settled);
+}
