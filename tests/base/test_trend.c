@@ -2,7 +2,7 @@
  * of a clean line, no trend in noise, a step found through the runs a line
  * would leave, and autocorrelated noise widened. */
 #include "trend.h"
-#include "t.h"
+#include "../t.h"
 
 #include <math.h>
 #include <stdint.h>
