@@ -10,6 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
+#include "report_keys.h"
 #include "jread.h"
 #include "err.h"
 #include "report.h"
@@ -24,36 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
-/* The histogram keeps whole nanoseconds and the writer prints microseconds
- * to 3 decimals: a latency is 0 or 1 ns and more. Less came from no run, and
- * its logarithm (diff's intervals) runs off towards infinity. */
-#define MIN_US 0.001
-/* A run's duration must hold its requests at a rate no run reaches: 10^9
- * a second, a request a nanosecond, is thousands of times what rafale does
- * on a core and far above many machines' merged shards; below it, a
- * duration like 5e-324 s would make the throughput infinite. */
-#define MAX_RPS 1e9
-
-/* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
-static double load_us(struct jc *c, json_t *o, const char *key, int required)
-{
-    double v = jread_num(c, o, key, 0, MAX_US, required);
-    if (!c->failed && v > 0 && v < MIN_US)
-        jread_fail(c, key, "%g us is below 1 ns, the least latency a run records", v);
-    return v;
-}
-
-/* A duration in seconds that can hold completed requests. */
-static double load_elapsed(struct jc *c, json_t *o, const char *key, uint64_t completed, int required)
-{
-    double v = jread_num(c, o, key, 0, MAX_SECONDS, required);
-    if (!c->failed && completed && v < (double)completed / MAX_RPS)
-        jread_fail(c, key, "%g s cannot hold %llu requests (more than %.0e a second)", v,
-                    (unsigned long long)completed, MAX_RPS);
-    return v;
-}
-
 /* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
  * adding up to "count"; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
@@ -66,10 +37,10 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         return;
     at = jread_enter(c, "%s", key);
     total = jread_count(c, o, "count", 1);
-    mn = load_us(c, o, "min_us", 0);
-    mx = load_us(c, o, "max_us", 0);
-    mean = load_us(c, o, "mean_us", 0);
-    sd = load_us(c, o, "stdev_us", 0);
+    mn = report_keys_us(c, o, "min_us", 0);
+    mx = report_keys_us(c, o, "max_us", 0);
+    mean = report_keys_us(c, o, "mean_us", 0);
+    sd = report_keys_us(c, o, "stdev_us", 0);
     list = jread_arr(c, o, "histogram", 1);
     if (c->failed) {
         jread_leave(c, at);
@@ -266,22 +237,11 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 /* A shard's place ("shard") or a merged result's entry ("shards"). */
 static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
 {
-    const char *host = jread_str(c, o, "host", 0);
-    sh->index = (uint32_t)jread_num(c, o, "index", 0, 100000, 1);
-    sh->count = (uint32_t)jread_num(c, o, "count", 1, 100000, 1);
+    report_keys_read(c, o, &report_keys_shard, sh);
     if (!c->failed && sh->index >= sh->count)
         jread_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
-    jread_copy(sh->host, sizeof(sh->host), host);
-    sh->start_unix_s = jread_num(c, o, "start_unix_s", 0, 1e11, 0);
-    sh->late_s = jread_num(c, o, "late_s", 0, MAX_SECONDS, 0);
-    sh->threads = (uint32_t)jread_num(c, o, "threads", 0, 1024, 0);
-    if (merged) {
-        sh->completed = jread_count(c, o, "requests", 1);
-        sh->errors = jread_count(c, o, "errors", 0);
-        sh->elapsed_s = load_elapsed(c, o, "elapsed_s", sh->completed, 0);
-        sh->p99_ns = load_us(c, o, "p99_us", 0) * 1e3;
-        sh->client_cpu_s = jread_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
-    }
+    if (merged)
+        report_keys_read(c, o, &report_keys_shard_run, sh);
 }
 
 /* One run result object (what --json writes). */
@@ -351,11 +311,7 @@ static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
         }
         json_array_foreach(tl, i, e) {
             at = jread_enter(c, "timeline[%zu]", i);
-            r->timeline[i].completed = jread_count(c, e, "requests", 1);
-            r->timeline[i].errors = jread_count(c, e, "errors", 0);
-            r->timeline[i].p50_ns = load_us(c, e, "p50_us", 0) * 1e3;
-            r->timeline[i].p99_ns = load_us(c, e, "p99_us", 0) * 1e3;
-            r->timeline[i].max_ns = load_us(c, e, "max_us", 0) * 1e3;
+            report_keys_read(c, e, &report_keys_second, &r->timeline[i]);
             if (r->tl_hist) {
                 load_hist(c, &r->tl_hist[i], e, "latency");
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].completed)
@@ -444,49 +400,11 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
     }
 }
 
-static void load_env(struct jc *c, json_t *cl, struct machine *m)
-{
-    json_t *pr = json_object_get(cl, "ip_local_port_range");
-    size_t at = jread_enter(c, "environment");
-    jread_copy(m->cpu_model, sizeof(m->cpu_model), jread_str(c, cl, "cpu_model", 0));
-    m->cpus_online = (int)jread_num(c, cl, "cpus_online", 1, 1e6, 1);
-    if (json_is_string(json_object_get(cl, "governor")))
-        jread_copy(m->governor, sizeof(m->governor), jread_str(c, cl, "governor", 0));
-    m->boost = json_is_boolean(json_object_get(cl, "boost")) ? json_is_true(json_object_get(cl, "boost")) : -1;
-    jread_copy(m->kernel, sizeof(m->kernel), jread_str(c, cl, "kernel", 0));
-    jread_copy(m->version, sizeof(m->version), jread_str(c, cl, "rafale_version", 0));
-    jread_copy(m->build, sizeof(m->build), jread_str(c, cl, "build", 0));
-    m->somaxconn = (long long)jread_num(c, cl, "somaxconn", -1, 1e12, 0);
-    m->port_lo = m->port_hi = -1;
-    if (json_is_array(pr) && json_array_size(pr) == 2 && json_is_integer(json_array_get(pr, 0)) &&
-        json_is_integer(json_array_get(pr, 1))) {
-        m->port_lo = json_integer_value(json_array_get(pr, 0));
-        m->port_hi = json_integer_value(json_array_get(pr, 1));
-    }
-    jread_leave(c, at);
-}
-
 void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
 {
-    size_t at = jread_enter(c, "calibration");
-    json_t *ci = json_object_get(o, "rps_ci"), *env;
+    size_t at = jread_enter(c, "%s", report_keys_ref.name);
     memset(ref, 0, sizeof(*ref));
-    ref->when_unix_s = jread_num(c, o, "when_unix_s", 0, 1e11, 1);
-    jread_copy(ref->workload, sizeof(ref->workload), jread_str(c, o, "workload", 1));
-    jread_copy(ref->pin, sizeof(ref->pin), jread_str(c, o, "pin", 0));
-    ref->rps = jread_num(c, o, "rps", 0, 1e12, 1);
-    ref->rps_ci[0] = ref->rps_ci[1] = NAN;
-    if (json_is_array(ci) && json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
-        json_is_number(json_array_get(ci, 1))) {
-        ref->rps_ci[0] = json_number_value(json_array_get(ci, 0));
-        ref->rps_ci[1] = json_number_value(json_array_get(ci, 1));
-        if (!(ref->rps_ci[0] >= 0 && ref->rps_ci[0] <= ref->rps_ci[1] && ref->rps_ci[1] <= 1e12))
-            jread_fail(c, "rps_ci", "wants [low, high] with 0 <= low <= high");
-    }
-    ref->p50_us = load_us(c, o, "p50_us", 0);
-    ref->p99_us = load_us(c, o, "p99_us", 0);
-    if ((env = jread_obj(c, o, "environment", 1)) != NULL)
-        load_env(c, env, &ref->m);
+    report_keys_read(c, o, &report_keys_ref, ref);
     jread_leave(c, at);
     ref->known = !c->failed;
 }
@@ -634,6 +552,20 @@ static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint3
     }
 }
 
+/* Member t->name of root, when there, into base through its table.
+ * Returns whether it was there. */
+static int load_obj(struct jc *c, json_t *root, const struct report_keys *t, void *base)
+{
+    json_t *o = jread_obj(c, root, t->name, 0);
+    size_t at;
+    if (o == NULL)
+        return 0;
+    at = jread_enter(c, "%s", t->name);
+    report_keys_read(c, o, t, base);
+    jread_leave(c, at);
+    return 1;
+}
+
 /* What a run says of its connections: "connections" (fairness), the
  * machine and its noise, the calibration, "tcp". */
 static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
@@ -641,28 +573,16 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
     struct run_figures *r = &run->fig;
     json_t *cl;
     size_t at;
-    if ((cl = jread_obj(c, root, "connections", 0)) != NULL) {
+    if (load_obj(c, root, &report_keys_conns, r)) {
         struct fairness_conns *cn = &r->conns;
-        at = jread_enter(c, "connections");
-        cn->clients = (uint32_t)jread_num(c, cl, "clients", 0, 4294967295.0, 0);
-        cn->req_min = jread_count(c, cl, "requests_min", 0);
-        cn->req_median = jread_count(c, cl, "requests_median", 0);
-        cn->req_max = jread_count(c, cl, "requests_max", 0);
-        cn->starved = (uint32_t)jread_num(c, cl, "starved", 0, cn->clients, 0);
-        cn->longest_wait_s = load_us(c, cl, "longest_wait_us", 0) / 1e6;
-        cn->starved_wait_s = load_us(c, cl, "starved_wait_us", 0) / 1e6;
-        cn->wait_limit_s = load_us(c, cl, "wait_limit_us", 0) / 1e6;
-        cn->server_ended = jread_count(c, cl, "server_ended", 0);
-        cn->ended_mode = jread_count(c, cl, "server_ended_mode", 0);
-        cn->ended_mode_count = jread_count(c, cl, "server_ended_mode_count", 0);
+        at = jread_enter(c, "%s", report_keys_conns.name);
         if (cn->req_min > cn->req_median || cn->req_median > cn->req_max)
             jread_fail(c, "requests_median", "not between requests_min and requests_max");
         if (cn->ended_mode_count > cn->server_ended)
             jread_fail(c, "server_ended_mode_count", "above server_ended");
         jread_leave(c, at);
     }
-    if ((cl = jread_obj(c, root, "environment", 0)) != NULL)
-        load_env(c, cl, &run->env);
+    load_obj(c, root, &report_keys_env, &run->env);
     if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
         report_load_ref(c, cl, &run->ref);
     run->noise.nr_throttled = -1;
@@ -678,22 +598,12 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
         jread_leave(c, at);
     }
     tcpinfo_sum_init(&r->tcp);
-    if ((cl = jread_obj(c, root, "tcp", 0)) != NULL) {
-        double mn;
-        at = jread_enter(c, "tcp");
-        r->tcp.sampled = jread_count(c, cl, "sampled", 0);
-        r->tcp.segs_out = jread_count(c, cl, "segments_out", 0);
-        r->tcp.retrans = jread_count(c, cl, "retransmits", 0);
-        r->tcp.rtt_sum_us = load_us(c, cl, "rtt_mean_us", 0) * (double)r->tcp.sampled;
-        mn = load_us(c, cl, "rtt_min_us", 0);
-        r->tcp.min_rtt_us = mn > 0 ? (uint32_t)mn : UINT32_MAX;
-        jread_leave(c, at);
-    }
+    load_obj(c, root, &report_keys_tcp, r);
 }
 
 int report_load_run(struct jc *c, json_t *root, struct run_result *run)
 {
-    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
+    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *rt;
     struct config *conf;
     struct run_figures *r = &run->fig;
     size_t i, at;
@@ -713,33 +623,17 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     if (load_per_url(c, pu, conf, r) != 0)
         return -1;
     load_checks(c, root, r, conf->ntargets);
-    if ((e = jread_obj(c, root, "aborted", 0)) != NULL) {
-        at = jread_enter(c, "aborted");
-        r->aborted = 1;
-        r->aborted_at_s = jread_num(c, e, "at_s", 0, MAX_SECONDS, 1);
-        jread_copy(r->aborted_why, sizeof(r->aborted_why), jread_str(c, e, "why", 1));
-        jread_leave(c, at);
-    }
-    if ((e = jread_obj(c, root, "gave_up", 0)) != NULL) {
-        at = jread_enter(c, "gave_up");
-        r->gave_up_s = jread_num(c, e, "after_s", 0, MAX_SECONDS, 1);
-        jread_copy(r->gave_up_why, sizeof(r->gave_up_why), jread_str(c, e, "why", 1));
-        jread_leave(c, at);
-    }
+    r->aborted = load_obj(c, root, &report_keys_aborted, r);
+    load_obj(c, root, &report_keys_gave_up, r);
     load_stats(c, &r->total, root, &r->in_flight);
     at = jread_enter(c, "summary");
-    r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
+    r->elapsed_s = report_keys_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
     jread_leave(c, at);
     r->interrupted = jread_bool(c, root, "interrupted");
-    cl = jread_obj(c, root, "client", 0);
-    r->all_connected_s = -1;
-    if (cl) {
-        at = jread_enter(c, "client");
-        r->client_cpu_s = jread_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
-        if (json_object_get(cl, "all_connected_s"))
-            r->all_connected_s = jread_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
-        jread_leave(c, at);
-    }
+    /* Absent (an older result): each member its default, all_connected_s
+     * not told. */
+    if (!load_obj(c, root, &report_keys_client, r))
+        report_keys_read(c, NULL, &report_keys_client, r);
     r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
     load_intervals(c, root, r);
     load_precision(c, root, conf, r);
@@ -764,14 +658,7 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
                 break;
         }
     }
-    rt = jread_obj(c, root, "rate", 0);
-    if (rt) {
-        at = jread_enter(c, "rate");
-        r->target_rate = jread_num(c, rt, "target_rps", 0, 1e8, 0);
-        r->queued = jread_count(c, rt, "queued", 0);
-        r->extra_connections = (uint32_t)jread_num(c, rt, "extra_connections", 0, 10000000, 0);
-        jread_leave(c, at);
-    }
+    load_obj(c, root, &report_keys_rate, r);
     sv = jread_obj(c, root, "server", 0);
     if (sv && !c->failed) {
         run->has_server = 1;
