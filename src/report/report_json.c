@@ -242,75 +242,72 @@ static double savings(uint64_t wire, uint64_t decoded)
     return decoded ? 1.0 - (double)wire / (double)decoded : 0.0;
 }
 
-/* A figure worked out from the counters (a D row of counters.h), after
+/* A figure worked out from the counters (D row r of counters.h), after
  * sep. Returns 0 when it has nothing to say here. */
-static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d, const char *sep)
+static int jderived(FILE *f, const struct jstats_of *x, const struct counters_row *r, const char *sep)
 {
     const struct stats *s = x->s;
     int i;
-    switch (d) {
+    if (r->derived == COUNTERS_D_in_flight_oldest_s && x->oldest_s < 0)
+        return 0;
+    fprintf(f, "%s\"%s\": ", sep, r->key);
+    switch ((enum counters_derived)r->derived) {
     case COUNTERS_D_protocol:
-        fprintf(f, "%s\"protocol\": \"%s\"", sep, x->protocol);
+        fprintf(f, "\"%s\"", x->protocol);
         return 1;
     case COUNTERS_D_errors:
-        fprintf(f, "%s\"errors\": %llu", sep, (unsigned long long)stats_errors(s));
+        fprintf(f, "%llu", (unsigned long long)stats_errors(s));
         return 1;
     case COUNTERS_D_in_flight:
-        fprintf(f, "%s\"in_flight\": %llu", sep, (unsigned long long)x->in_flight);
+        fprintf(f, "%llu", (unsigned long long)x->in_flight);
         return 1;
     case COUNTERS_D_elapsed_s:
-        fprintf(f, "%s\"elapsed_s\": %s", sep, REPORT_JNUM("%.9f", x->elapsed));
+        fputs(REPORT_JNUM("%.9f", x->elapsed), f);
         return 1;
     case COUNTERS_D_rps:
-        fprintf(f, "%s\"rps\": %s", sep,
-                REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0));
+        fputs(REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0), f);
         if (x->ci && x->ci->batches)
             jci(f, ", \"rps_ci\": ", &x->ci->rps, 1);
         return 1;
     case COUNTERS_D_connections_per_request:
-        fprintf(f, "%s\"connections_per_request\": %s", sep,
-                REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0));
+        fputs(REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0), f);
         return 1;
     case COUNTERS_D_server_closes:
-        fprintf(f, "%s\"server_closes\": %llu, \"server_close_reasons\": {", sep,
-                (unsigned long long)stats_server_closes(s));
+        fprintf(f, "%llu, \"server_close_reasons\": {", (unsigned long long)stats_server_closes(s));
         for (i = 0; i < CLOSE__COUNT; i++)
             fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
                     (unsigned long long)s->closes[i]);
         fprintf(f, "}");
         return 1;
     case COUNTERS_D_in_flight_oldest_s:
-        if (x->oldest_s < 0)
-            return 0;
-        fprintf(f, "%s\"in_flight_oldest_s\": %s", sep, REPORT_JNUM("%.6f", x->oldest_s));
+        fputs(REPORT_JNUM("%.6f", x->oldest_s), f);
         return 1;
     case COUNTERS_D_covers:
         /* latency.covers: the requests that ended in the measured window,
          * whenever begun (summary.carried_in of them in the warm-up);
          * latency.censored: samples of requests still waiting at its end,
          * at their age then (censored_unsent: never sent). */
-        fprintf(f, "%s\"covers\": \"ended in the window\"", sep);
+        fprintf(f, "\"ended in the window\"");
         return 1;
     case COUNTERS_D_header_space_savings:
         /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
-        fprintf(f, "%s\"header_space_savings\": %s", sep,
-                REPORT_JNUM("%.4f", savings(s->h2_hdr_wire, s->h2_hdr_decoded)));
+        fputs(REPORT_JNUM("%.4f", savings(s->h2_hdr_wire, s->h2_hdr_decoded)), f);
         return 1;
     case COUNTERS_D_qpack_space_savings:
         /* QPACK's, under the same key in "http3". */
-        fprintf(f, "%s\"header_space_savings\": %s", sep,
-                REPORT_JNUM("%.4f", savings(s->h3_hdr_wire, s->h3_hdr_decoded)));
+        fputs(REPORT_JNUM("%.4f", savings(s->h3_hdr_wire, s->h3_hdr_decoded)), f);
         return 1;
     case COUNTERS_D_smoothed_rtt_s:
-        fprintf(f, "%s\"smoothed_rtt_s\": %s", sep,
-                REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0));
+        fputs(REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0),
+              f);
         return 1;
     case COUNTERS_D_min_rtt_s:
-        fprintf(f, "%s\"min_rtt_s\": %s", sep, REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9));
+        fputs(REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9), f);
         return 1;
     default:
-        return 0;
+        break;
     }
+    return 1;
 }
 
 /* The members of object `in` from the counters' table, in its order;
@@ -324,7 +321,7 @@ static void jcounters(FILE *f, const struct jstats_of *x, enum counters_in in, i
         if (r->in != in)
             continue;
         if (r->derived != COUNTERS_D_NONE) {
-            if (jderived(f, x, (enum counters_derived)r->derived, sep))
+            if (jderived(f, x, r, sep))
                 first = 0;
             continue;
         }
@@ -350,7 +347,7 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
 {
     const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol, ci };
     int i, first = 1, h3 = strcmp(protocol, "h3") == 0;
-    fprintf(f, "%s\"summary\": {", ind);
+    fprintf(f, "%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_SUMMARY]);
     jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
     fprintf(f, "},\n");
     fprintf(f, "%s\"status\": {", ind);
@@ -373,24 +370,24 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
         }
         fprintf(f, "},\n");
     }
-    fprintf(f, "%s\"tls\": {", ind);
+    fprintf(f, "%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_TLS]);
     jcounters(f, &x, COUNTERS_IN_TLS, 1);
     fprintf(f, "}");
     /* Each protocol's figures under its own name: an HTTP/3 run's QPACK
      * and retries in "http3" (before, in "http2"), no "http2" beside them. */
     if (!h3 || jcounted(s, COUNTERS_IN_HTTP2)) {
-        fprintf(f, ",\n%s\"http2\": {", ind);
+        fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_HTTP2]);
         jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
         fprintf(f, "}");
     }
     if (h3 || jcounted(s, COUNTERS_IN_HTTP3)) {
-        fprintf(f, ",\n%s\"http3\": {", ind);
+        fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_HTTP3]);
         jcounters(f, &x, COUNTERS_IN_HTTP3, 1);
         fprintf(f, "}");
     }
     /* HTTP/3: QUIC's own figures (ngtcp2's), where QUIC ran. */
     if (s->quic_sent || s->quic_recv) {
-        fprintf(f, ",\n%s\"quic\": {", ind);
+        fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_QUIC]);
         jcounters(f, &x, COUNTERS_IN_QUIC, 1);
         fprintf(f, "}");
     }
@@ -407,7 +404,7 @@ static void jtimeline(FILE *f, const struct run_figures *r)
         if (r->tl_hist) {
             /* A shard's: the second's own histogram, so shards merge exactly. */
             fprintf(f, ",\n     ");
-            jhist(f, "latency", &r->tl_hist[i], "     ");
+            jhist(f, stats_hist_name(H_LATENCY), &r->tl_hist[i], "     ");
         }
         fprintf(f, "}");
     }
@@ -571,7 +568,7 @@ static void jstages(FILE *f, const struct config *cfg, const struct run_figures 
                 REPORT_JNUM("%.3f", i ? cfg->stage_val[i - 1] : cfg->stage_start),
                 REPORT_JNUM("%.3f", cfg->stage_val[i]), (unsigned long long)g->started,
                 (unsigned long long)g->completed, (unsigned long long)stats_errors(g));
-        jhist(f, "latency", &g->h[H_LATENCY], "");
+        jhist(f, stats_hist_name(H_LATENCY), &g->h[H_LATENCY], "");
         fprintf(f, "}");
         t0 += cfg->stage_dur[i];
     }

@@ -110,14 +110,18 @@ static void load_counters(struct jc *c, struct stats *s, json_t *o, enum counter
     }
 }
 
+/* The key of counters' object x (counters.h). */
+#define IN_KEY(x) stats_counters_in[COUNTERS_IN_##x]
+
 /* The counters, statuses, errors and histograms of the totals or one URL. */
 static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
-    json_t *sum = jread_obj(c, o, "summary", 1), *st = jread_obj(c, o, "status", 0), *er = jread_obj(c, o, "errors", 1), *v;
-    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, "tls", 0);
-    json_t *h2 = jread_obj(c, o, "http2", 0), *h3 = jread_obj(c, o, "http3", 0);
-    json_t *quic = jread_obj(c, o, "quic", 0);
-    const char *proto = sum ? jread_str(c, sum, "protocol", 0) : NULL, *h3key = "http3";
+    json_t *sum = jread_obj(c, o, IN_KEY(SUMMARY), 1), *st = jread_obj(c, o, "status", 0), *v;
+    json_t *er = jread_obj(c, o, "errors", 1);
+    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, IN_KEY(TLS), 0);
+    json_t *h2 = jread_obj(c, o, IN_KEY(HTTP2), 0), *h3 = jread_obj(c, o, IN_KEY(HTTP3), 0);
+    json_t *quic = jread_obj(c, o, IN_KEY(QUIC), 0);
+    const char *proto = sum ? jread_str(c, sum, STATS_DKEY(protocol), 0) : NULL, *h3key = IN_KEY(HTTP3);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -125,10 +129,10 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 
     if (c->failed)
         return;
-    at = jread_enter(c, "summary");
+    at = jread_enter(c, "%s", IN_KEY(SUMMARY));
     load_counters(c, s, sum, COUNTERS_IN_SUMMARY);
-    nerr = jread_count(c, sum, "errors", 1);
-    *in_flight = jread_count(c, sum, "in_flight", 0);
+    nerr = jread_count(c, sum, STATS_DKEY(errors), 1);
+    *in_flight = jread_count(c, sum, STATS_DKEY(in_flight), 0);
     if (s->checks_failed > s->checked)
         jread_fail(c, "checks_failed", "more than the checked responses");
     if (json_is_object(why)) {
@@ -138,7 +142,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         jread_leave(c, a2);
     } else {
         /* Results saved before the reasons were told apart. */
-        s->closes[CLOSE_HEADER] = jread_count(c, sum, "server_closes", 0);
+        s->closes[CLOSE_HEADER] = jread_count(c, sum, STATS_DKEY(server_closes), 0);
     }
     if (s->bad_status > s->completed)
         jread_fail(c, "unexpected_status", "more than the completed requests");
@@ -176,7 +180,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         jread_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
              (unsigned long long)(s->completed + nerr + *in_flight));
     if (tls) {
-        at = jread_enter(c, "tls");
+        at = jread_enter(c, "%s", IN_KEY(TLS));
         load_counters(c, s, tls, COUNTERS_IN_TLS);
         jread_leave(c, at);
     }
@@ -185,27 +189,27 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     if (h3 == NULL && h2 && proto && strcmp(proto, "h3") == 0) {
         h3 = h2;
         h2 = NULL;
-        h3key = "http2";
+        h3key = IN_KEY(HTTP2);
     }
     if (h2) {
-        at = jread_enter(c, "http2");
+        at = jread_enter(c, "%s", IN_KEY(HTTP2));
         load_counters(c, s, h2, COUNTERS_IN_HTTP2);
         jread_leave(c, at);
     }
     if (h3) {
-        at = jread_enter(c, h3key);
+        at = jread_enter(c, "%s", h3key);
         load_counters(c, s, h3, COUNTERS_IN_HTTP3);
         jread_leave(c, at);
     }
     if (quic) {
-        at = jread_enter(c, "quic");
+        at = jread_enter(c, "%s", IN_KEY(QUIC));
         load_counters(c, s, quic, COUNTERS_IN_QUIC);
         jread_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
-    if ((v = jread_obj(c, o, "latency", 0)) != NULL) {
-        at = jread_enter(c, "latency");
+    if ((v = jread_obj(c, o, IN_KEY(LATENCY), 0)) != NULL) {
+        at = jread_enter(c, "%s", IN_KEY(LATENCY));
         load_counters(c, s, v, COUNTERS_IN_LATENCY);
         if (s->censored_unsent > s->censored)
             jread_fail(c, "censored_unsent", "above censored");
@@ -303,7 +307,7 @@ static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
         if (r->timeline == NULL)
             return jread_fail(c, "", "out of memory");
         /* A shard's seconds come with their histograms; all or none. */
-        if (json_object_get(json_array_get(tl, 0), "latency")) {
+        if (json_object_get(json_array_get(tl, 0), stats_hist_name(H_LATENCY))) {
             if ((r->tl_hist = calloc(r->nseconds, sizeof(*r->tl_hist))) == NULL)
                 return jread_fail(c, "", "out of memory");
             for (i = 0; i < r->nseconds; i++)
@@ -313,9 +317,9 @@ static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
             at = jread_enter(c, "timeline[%zu]", i);
             report_keys_read(c, e, &report_keys_second, &r->timeline[i]);
             if (r->tl_hist) {
-                load_hist(c, &r->tl_hist[i], e, "latency");
+                load_hist(c, &r->tl_hist[i], e, stats_hist_name(H_LATENCY));
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].completed)
-                    jread_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
+                    jread_fail(c, stats_hist_name(H_LATENCY), "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
                          (unsigned long long)r->timeline[i].completed);
             }
             jread_leave(c, at);
@@ -344,7 +348,7 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
             g->started = jread_count(c, e, "sent", 1);
             g->completed = jread_count(c, e, "completed", 1);
             g->errors[ERR_TIMEOUT_ANSWER] = jread_count(c, e, "errors", 0); /* only their number is shown */
-            load_hist(c, &g->h[H_LATENCY], e, "latency");
+            load_hist(c, &g->h[H_LATENCY], e, stats_hist_name(H_LATENCY));
             jread_leave(c, at);
             if (c->failed)
                 break;
@@ -438,7 +442,7 @@ static void load_ci(struct jc *c, json_t *o, const char *key, double mul, struct
  * before them, which have none. */
 static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
 {
-    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, "latency"), *pc;
+    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, IN_KEY(LATENCY)), *pc;
     size_t at;
     int k;
     memset(&r->ci, 0, sizeof(r->ci));
@@ -455,10 +459,10 @@ static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
     r->ci.batches = (uint32_t)jread_num(c, iv, "batches", 1, 1e9, 1);
     r->ci.batch_s = jread_num(c, iv, "batch_s", 0, MAX_SECONDS, 1);
     jread_leave(c, at);
-    at = jread_enter(c, "summary");
-    load_ci(c, json_object_get(root, "summary"), "rps_ci", 1, &r->ci.rps);
+    at = jread_enter(c, "%s", IN_KEY(SUMMARY));
+    load_ci(c, json_object_get(root, IN_KEY(SUMMARY)), "rps_ci", 1, &r->ci.rps);
     jread_leave(c, at);
-    at = jread_enter(c, "latency");
+    at = jread_enter(c, "%s", IN_KEY(LATENCY));
     load_ci(c, lat, "mean_ci_us", 1e3, &r->ci.mean);
     pc = json_object_get(lat, "percentiles_ci_us");
     for (k = 0; pc && k < RUN_CI_NPCTS; k++)
@@ -609,9 +613,9 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     size_t i, at;
 
     result_init(run);
-    if (c->failed || !json_object_get(root, "summary")) {
+    if (c->failed || !json_object_get(root, IN_KEY(SUMMARY))) {
         if (!c->failed)
-            jread_fail(c, "summary", "missing");
+            jread_fail(c, IN_KEY(SUMMARY), "missing");
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
@@ -626,15 +630,15 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     r->aborted = load_obj(c, root, &report_keys_aborted, r);
     load_obj(c, root, &report_keys_gave_up, r);
     load_stats(c, &r->total, root, &r->in_flight);
-    at = jread_enter(c, "summary");
-    r->elapsed_s = report_keys_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
+    at = jread_enter(c, "%s", IN_KEY(SUMMARY));
+    r->elapsed_s = report_keys_elapsed(c, json_object_get(root, IN_KEY(SUMMARY)), STATS_DKEY(elapsed_s), r->total.completed, 1);
     jread_leave(c, at);
     r->interrupted = jread_bool(c, root, "interrupted");
     /* Absent (an older result): each member its default, all_connected_s
      * not told. */
     if (!load_obj(c, root, &report_keys_client, r))
         report_keys_read(c, NULL, &report_keys_client, r);
-    r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    r->in_flight_oldest_s = jread_num(c, json_object_get(root, IN_KEY(SUMMARY)), STATS_DKEY(in_flight_oldest_s), 0, MAX_SECONDS, 0);
     load_intervals(c, root, r);
     load_precision(c, root, conf, r);
     load_client_side(c, root, run);
