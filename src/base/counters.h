@@ -24,10 +24,10 @@
  *             not counted live (set after the run)
  *     help    what it counts: the metric's HELP, and the field's doc
  *
- *   D(in, name)
+ *   D(in, name, key)
  *     a figure the JSON writer works out from others at this place
- *     (report_json.c, COUNTERS_D_name), so that the rows keep each
- *     object's key order. */
+ *     (report_json.c, COUNTERS_D_name), under key, so that the rows keep
+ *     each object's key order and the reader finds it by the same key. */
 #ifndef RAFALE_COUNTERS_H
 #define RAFALE_COUNTERS_H
 
@@ -35,25 +35,25 @@
 #include <stdint.h>
 
 #define COUNTERS_TABLE(C, D)                                                                                          \
-    D(SUMMARY, protocol)                                                                                              \
+    D(SUMMARY, protocol, "protocol")                                                                                  \
     C(completed, SUMMARY, "requests", SUM, NULL, "Full responses received, whatever the status.")                     \
-    D(SUMMARY, errors)                                                                                                \
-    D(SUMMARY, in_flight)                                                                                             \
+    D(SUMMARY, errors, "errors")                                                                                      \
+    D(SUMMARY, in_flight, "in_flight")                                                                                \
     C(started, SUMMARY, "started", SUM, "requests_started",                                                           \
       "Requests begun in the measured window (a connect attempt for one counts).")                                    \
     C(carried_in, SUMMARY, "carried_in", SUM, "requests_carried_in",                                                  \
       "Requests begun in the warm-up and still outstanding when the measured window opened; they count where they "   \
       "end.")                                                                                                         \
-    D(SUMMARY, elapsed_s)                                                                                             \
-    D(SUMMARY, rps)                                                                                                   \
+    D(SUMMARY, elapsed_s, "elapsed_s")                                                                                \
+    D(SUMMARY, rps, "rps")                                                                                            \
     C(bad_status, SUMMARY, "unexpected_status", SUM, NULL,                                                            \
       "Responses with a status outside --expect (counted after the run).")                                            \
     C(conns_opened, SUMMARY, "connections_opened", SUM, "connections_opened",                                         \
       "Connections that completed the TCP handshake.")                                                                \
     C(conns_warmup, SUMMARY, "connections_opened_warmup", SUM, NULL,                                                  \
       "Connections that completed the TCP handshake during the warm-up (not in connections_opened).")                 \
-    D(SUMMARY, connections_per_request)                                                                               \
-    D(SUMMARY, server_closes)                                                                                         \
+    D(SUMMARY, connections_per_request, "connections_per_request")                                                    \
+    D(SUMMARY, server_closes, "server_closes")                                                                        \
     C(bytes_received, SUMMARY, "bytes_received", SUM, "received_bytes", "Bytes received.")                            \
     C(bytes_sent, SUMMARY, "bytes_sent", SUM, "sent_bytes", "Bytes sent.")                                            \
     C(redirects, SUMMARY, "redirects_followed", SUM, "redirects_followed", "Redirects followed (--follow).")          \
@@ -70,8 +70,8 @@
     C(failed_waiting, SUMMARY, "failed_waiting", SUM, "requests_failed_waiting",                                      \
       "Rate mode: requests due while every connection waited to connect again, ended at once with the error of the "  \
       "last connect (never sent: among the errors, in no latency figure).")                                          \
-    D(SUMMARY, in_flight_oldest_s)                                                                                    \
-    D(LATENCY, covers)                                                                                                \
+    D(SUMMARY, in_flight_oldest_s, "in_flight_oldest_s")                                                              \
+    D(LATENCY, covers, "covers")                                                                                      \
     C(censored, LATENCY, "censored", SUM, NULL,                                                                       \
       "Requests still outstanding when the run stopped (or, in the totals of a rate-mode run, due and never sent), "  \
       "in the latency histogram at their age then.")                                                                  \
@@ -86,14 +86,14 @@
       "HTTP/2: response header blocks as they came on the wire (HEADERS and CONTINUATION payloads).")                 \
     C(h2_hdr_decoded, HTTP2, "header_bytes_decoded", SUM, "http2_header_decoded_bytes",                               \
       "HTTP/2: response header blocks decoded (names and values).")                                                   \
-    D(HTTP2, header_space_savings)                                                                                    \
+    D(HTTP2, header_space_savings, "header_space_savings")                                                            \
     C(h2_retried, HTTP2, "retried", SUM, "http2_retried",                                                             \
       "HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM) and sent again.")                                \
     C(h3_hdr_wire, HTTP3, "header_bytes_wire", SUM, "http3_header_wire_bytes",                                        \
       "HTTP/3: response field sections as they came on the wire, QPACK-encoded (HEADERS frames' payloads).")          \
     C(h3_hdr_decoded, HTTP3, "header_bytes_decoded", SUM, "http3_header_decoded_bytes",                               \
       "HTTP/3: response field sections decoded (names and values).")                                                  \
-    D(HTTP3, qpack_space_savings)                                                                                     \
+    D(HTTP3, qpack_space_savings, "header_space_savings")                                                             \
     C(h3_retried, HTTP3, "retried", SUM, "http3_retried",                                                             \
       "HTTP/3: requests refused unprocessed (GOAWAY, H3_REQUEST_REJECTED) and sent again.")                           \
     C(quic_sent, QUIC, "packets_sent", SUM, NULL, "HTTP/3: QUIC datagrams sent.")                                     \
@@ -104,9 +104,9 @@
     C(quic_conns, QUIC, "connections", SUM, NULL, "HTTP/3: QUIC connections closed, whose RTT estimates are summed.") \
     C(quic_srtt_sum_ns, QUIC, "smoothed_rtt_sum_ns", SUM, NULL,                                                       \
       "HTTP/3: each closed connection's smoothed RTT, summed (over connections).")                                    \
-    D(QUIC, smoothed_rtt_s)                                                                                           \
+    D(QUIC, smoothed_rtt_s, "smoothed_rtt_s")                                                                         \
     C(quic_min_rtt_ns, QUIC, "min_rtt_ns", MIN, NULL, "HTTP/3: the least minimum RTT of the connections.")            \
-    D(QUIC, min_rtt_s)                                                                                                \
+    D(QUIC, min_rtt_s, "min_rtt_s")                                                                                   \
     C(quic_early, QUIC, "early_data_accepted", SUM, NULL,                                                             \
       "HTTP/3: connections whose requests went in 0-RTT and were taken (--http3-0rtt).")                              \
     C(quic_early_rejected, QUIC, "early_data_rejected", SUM, NULL,                                                    \
@@ -125,16 +125,16 @@ enum counters_merge { COUNTERS_SUM, COUNTERS_MAX, COUNTERS_MIN };
 
 /* A row's index in the table, COUNTERS_NROWS of them (the D rows too). */
 #define COUNTERS_ROW_C(field, in, key, merge, metric, help) COUNTERS_ROW_##field,
-#define COUNTERS_ROW_D(in, name) COUNTERS_ROWD_##name,
+#define COUNTERS_ROW_D(in, name, key) COUNTERS_ROWD_##name,
 enum { COUNTERS_TABLE(COUNTERS_ROW_C, COUNTERS_ROW_D) COUNTERS_NROWS };
 
 /* The D rows' figures, 0 for a counter. */
 #define COUNTERS_NO_C(field, in, key, merge, metric, help)
-#define COUNTERS_D_ENUM(in, name) COUNTERS_D_##name,
+#define COUNTERS_D_ENUM(in, name, key) COUNTERS_D_##name,
 enum counters_derived { COUNTERS_D_NONE, COUNTERS_TABLE(COUNTERS_NO_C, COUNTERS_D_ENUM) COUNTERS_D__COUNT };
 
 /* A row as data (stats.c holds them, stats_counters[]): the D rows have
- * their name as key, derived set, and no field. */
+ * derived set, and no field. */
 struct counters_row {
     const char *key, *metric, *help;
     size_t off;                  /* of the field in struct stats */

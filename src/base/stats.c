@@ -125,8 +125,10 @@ void stats_fini(struct stats *s)
 
 #define STATS_ROW_C(field, in, key, merge, metric, help)                                                             \
     { key, metric, help, offsetof(struct stats, field), COUNTERS_IN_##in, COUNTERS_##merge, COUNTERS_D_NONE },
-#define STATS_ROW_D(in, name) { #name, NULL, NULL, 0, COUNTERS_IN_##in, COUNTERS_SUM, COUNTERS_D_##name },
+#define STATS_ROW_D(in, name, key) { key, NULL, NULL, 0, COUNTERS_IN_##in, COUNTERS_SUM, COUNTERS_D_##name },
 const struct counters_row stats_counters[COUNTERS_NROWS] = { COUNTERS_TABLE(STATS_ROW_C, STATS_ROW_D) };
+/* In enum counters_in's order ("latency" is the latency histogram's object). */
+const char *const stats_counters_in[] = { "summary", "latency", "tls", "http2", "http3", "quic" };
 
 void stats_merge(struct stats *d, const struct stats *s)
 {

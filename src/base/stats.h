@@ -68,7 +68,7 @@ enum close_kind {
  * table does not hold: counts by kind, by status, by how the server
  * closed, the first errno and detail of each error kind, the histograms. */
 #define STATS_FIELD(field, in, key, merge, metric, help) uint64_t field;
-#define STATS_NO_D(in, name)
+#define STATS_NO_D(in, name, key)
 struct stats {
     COUNTERS_TABLE(STATS_FIELD, STATS_NO_D)
     uint64_t errors[ERR__COUNT];
@@ -87,6 +87,10 @@ struct stats {
 /* The counters' table as rows, COUNTERS_NROWS of them, and a row's field
  * in s (not for a D row). */
 extern const struct counters_row stats_counters[COUNTERS_NROWS];
+/* The key of D row name (counters.h), for the JSON reader. */
+#define STATS_DKEY(name) (stats_counters[COUNTERS_ROWD_##name].key)
+/* The key of the JSON object each enum counters_in is. */
+extern const char *const stats_counters_in[];
 static inline uint64_t *stats_counter(struct stats *s, const struct counters_row *r)
 {
     return (uint64_t *)(void *)((char *)s + r->off);

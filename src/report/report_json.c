@@ -1,6 +1,7 @@
 /* report_json.c - the whole result as JSON. The key names are a contract
  * (see the README): add keys, never rename them. */
 #include "report.h"
+#include "report_keys.h"
 #include "opt.h"
 #include "text.h"
 
@@ -45,6 +46,113 @@ const char *report_json_num(char *buf, const char *fmt, double v)
 static double us(double ns)
 {
     return ns / 1000.0;
+}
+
+/* An RK_FIG row's value (report_keys.h): base its table's struct, ctx the
+ * caller's. */
+static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void *ctx)
+{
+    const struct run_figures *r = base;
+    const struct tcpinfo_sum *t = &r->tcp;
+    const struct shard_info *sh = base;
+    const struct machine *m = base;
+    const struct machine_ref *ref = base;
+    uint64_t completed;
+    switch (fig) {
+    case RKF_OPENED:
+        fprintf(f, "%llu", (unsigned long long)r->total.conns_opened);
+        break;
+    case RKF_STARVED:
+        fprintf(f, "%u", r->conns.starved);
+        break;
+    case RKF_RTT_MEAN:
+        fputs(REPORT_JNUM("%.3f", t->sampled ? t->rtt_sum_us / (double)t->sampled : 0.0), f);
+        break;
+    case RKF_RTT_MIN:
+        fputs(REPORT_JNUM("%.3f", t->min_rtt_us == UINT32_MAX ? 0.0 : (double)t->min_rtt_us), f);
+        break;
+    case RKF_SENT_RPS:
+        fputs(REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0), f);
+        break;
+    case RKF_SHARD_ELAPSED:
+        fputs(REPORT_JNUM("%.6f", sh->elapsed_s), f);
+        break;
+    case RKF_SHARD_RPS:
+        fputs(REPORT_JNUM("%.3f", sh->elapsed_s > 0 ? (double)sh->completed / sh->elapsed_s : 0.0), f);
+        break;
+    case RKF_PORTS:
+        fprintf(f, "[%lld, %lld]", m->port_lo, m->port_hi);
+        break;
+    case RKF_REF_CI:
+        if (isnan(ref->rps_ci[0]) || isnan(ref->rps_ci[1]))
+            fprintf(f, "null");
+        else
+            fprintf(f, "[%s, %s]", REPORT_JNUM("%.1f", ref->rps_ci[0]), REPORT_JNUM("%.1f", ref->rps_ci[1]));
+        break;
+    case RKF_CPU_PER_REQUEST:
+        completed = *(const uint64_t *)ctx;
+        fputs(REPORT_JNUM("%.3f", completed ? ((const struct monitor_result *)base)->cpu_s * 1e6 / (double)completed
+                                            : 0.0), f);
+        break;
+    }
+}
+
+/* The members of table t from base, each after ", " but the first when
+ * first is set; ctx goes to its RK_FIG rows. */
+static void jkeys(FILE *f, const struct report_keys *t, const void *base, const void *ctx, int first)
+{
+    const char *b = base;
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        const struct report_key *k = &t->row[i];
+        const void *v = b + k->off;
+        if ((k->flags & RK_WHEN) && !*(const int *)(const void *)(b + k->when))
+            continue;
+        fprintf(f, "%s\"%s\": ", first ? "" : ", ", k->key);
+        first = 0;
+        switch ((enum report_key_type)k->type) {
+        case RK_COUNT:
+            fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)v);
+            break;
+        case RK_U32:
+            fprintf(f, "%u", *(const uint32_t *)v);
+            break;
+        case RK_INT:
+            fprintf(f, "%d", *(const int *)v);
+            break;
+        case RK_LL:
+            fprintf(f, "%lld", *(const long long *)v);
+            break;
+        case RK_NUM:
+            fputs(REPORT_JNUM(k->fmt, *(const double *)v), f);
+            break;
+        case RK_US:
+            fputs(REPORT_JNUM("%.3f", k->unit == RK_IN_S    ? *(const double *)v * 1e6
+                                      : k->unit == RK_IN_NS ? *(const double *)v / 1e3
+                                                            : *(const double *)v), f);
+            break;
+        case RK_BOOL:
+            fputs(*(const int *)v ? "true" : "false", f);
+            break;
+        case RK_TRI:
+            fputs(*(const int *)v < 0 ? "null" : *(const int *)v ? "true" : "false", f);
+            break;
+        case RK_STR:
+            if ((k->flags & RK_NULL_EMPTY) && *(const char *)v == '\0')
+                fputs("null", f);
+            else
+                report_json_str(f, v);
+            break;
+        case RK_OBJ:
+            fputc('{', f);
+            jkeys(f, k->sub, v, ctx, 1);
+            fputc('}', f);
+            break;
+        case RK_FIG:
+            jfig(f, (enum report_key_fig)k->fig, base, ctx);
+            break;
+        }
+    }
 }
 
 /* A histogram object, left open after its buckets for more members. */
@@ -134,75 +242,72 @@ static double savings(uint64_t wire, uint64_t decoded)
     return decoded ? 1.0 - (double)wire / (double)decoded : 0.0;
 }
 
-/* A figure worked out from the counters (a D row of counters.h), after
+/* A figure worked out from the counters (D row r of counters.h), after
  * sep. Returns 0 when it has nothing to say here. */
-static int jderived(FILE *f, const struct jstats_of *x, enum counters_derived d, const char *sep)
+static int jderived(FILE *f, const struct jstats_of *x, const struct counters_row *r, const char *sep)
 {
     const struct stats *s = x->s;
     int i;
-    switch (d) {
+    if (r->derived == COUNTERS_D_in_flight_oldest_s && x->oldest_s < 0)
+        return 0;
+    fprintf(f, "%s\"%s\": ", sep, r->key);
+    switch ((enum counters_derived)r->derived) {
     case COUNTERS_D_protocol:
-        fprintf(f, "%s\"protocol\": \"%s\"", sep, x->protocol);
+        fprintf(f, "\"%s\"", x->protocol);
         return 1;
     case COUNTERS_D_errors:
-        fprintf(f, "%s\"errors\": %llu", sep, (unsigned long long)stats_errors(s));
+        fprintf(f, "%llu", (unsigned long long)stats_errors(s));
         return 1;
     case COUNTERS_D_in_flight:
-        fprintf(f, "%s\"in_flight\": %llu", sep, (unsigned long long)x->in_flight);
+        fprintf(f, "%llu", (unsigned long long)x->in_flight);
         return 1;
     case COUNTERS_D_elapsed_s:
-        fprintf(f, "%s\"elapsed_s\": %s", sep, REPORT_JNUM("%.9f", x->elapsed));
+        fputs(REPORT_JNUM("%.9f", x->elapsed), f);
         return 1;
     case COUNTERS_D_rps:
-        fprintf(f, "%s\"rps\": %s", sep,
-                REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0));
+        fputs(REPORT_JNUM("%.3f", x->elapsed > 0 ? (double)s->completed / x->elapsed : 0.0), f);
         if (x->ci && x->ci->batches)
             jci(f, ", \"rps_ci\": ", &x->ci->rps, 1);
         return 1;
     case COUNTERS_D_connections_per_request:
-        fprintf(f, "%s\"connections_per_request\": %s", sep,
-                REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0));
+        fputs(REPORT_JNUM("%.4f", s->completed ? (double)s->conns_opened / (double)s->completed : 0.0), f);
         return 1;
     case COUNTERS_D_server_closes:
-        fprintf(f, "%s\"server_closes\": %llu, \"server_close_reasons\": {", sep,
-                (unsigned long long)stats_server_closes(s));
+        fprintf(f, "%llu, \"server_close_reasons\": {", (unsigned long long)stats_server_closes(s));
         for (i = 0; i < CLOSE__COUNT; i++)
             fprintf(f, "%s\"%s\": %llu", i ? ", " : "", stats_close_name((enum close_kind)i),
                     (unsigned long long)s->closes[i]);
         fprintf(f, "}");
         return 1;
     case COUNTERS_D_in_flight_oldest_s:
-        if (x->oldest_s < 0)
-            return 0;
-        fprintf(f, "%s\"in_flight_oldest_s\": %s", sep, REPORT_JNUM("%.6f", x->oldest_s));
+        fputs(REPORT_JNUM("%.6f", x->oldest_s), f);
         return 1;
     case COUNTERS_D_covers:
         /* latency.covers: the requests that ended in the measured window,
          * whenever begun (summary.carried_in of them in the warm-up);
          * latency.censored: samples of requests still waiting at its end,
          * at their age then (censored_unsent: never sent). */
-        fprintf(f, "%s\"covers\": \"ended in the window\"", sep);
+        fprintf(f, "\"ended in the window\"");
         return 1;
     case COUNTERS_D_header_space_savings:
         /* HPACK's saving as h2load's "space savings": 1 - wire / decoded. */
-        fprintf(f, "%s\"header_space_savings\": %s", sep,
-                REPORT_JNUM("%.4f", savings(s->h2_hdr_wire, s->h2_hdr_decoded)));
+        fputs(REPORT_JNUM("%.4f", savings(s->h2_hdr_wire, s->h2_hdr_decoded)), f);
         return 1;
     case COUNTERS_D_qpack_space_savings:
         /* QPACK's, under the same key in "http3". */
-        fprintf(f, "%s\"header_space_savings\": %s", sep,
-                REPORT_JNUM("%.4f", savings(s->h3_hdr_wire, s->h3_hdr_decoded)));
+        fputs(REPORT_JNUM("%.4f", savings(s->h3_hdr_wire, s->h3_hdr_decoded)), f);
         return 1;
     case COUNTERS_D_smoothed_rtt_s:
-        fprintf(f, "%s\"smoothed_rtt_s\": %s", sep,
-                REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0));
+        fputs(REPORT_JNUM("%.9f", s->quic_conns ? (double)s->quic_srtt_sum_ns / (double)s->quic_conns / 1e9 : 0.0),
+              f);
         return 1;
     case COUNTERS_D_min_rtt_s:
-        fprintf(f, "%s\"min_rtt_s\": %s", sep, REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9));
+        fputs(REPORT_JNUM("%.9f", (double)s->quic_min_rtt_ns / 1e9), f);
         return 1;
     default:
-        return 0;
+        break;
     }
+    return 1;
 }
 
 /* The members of object `in` from the counters' table, in its order;
@@ -216,7 +321,7 @@ static void jcounters(FILE *f, const struct jstats_of *x, enum counters_in in, i
         if (r->in != in)
             continue;
         if (r->derived != COUNTERS_D_NONE) {
-            if (jderived(f, x, (enum counters_derived)r->derived, sep))
+            if (jderived(f, x, r, sep))
                 first = 0;
             continue;
         }
@@ -242,7 +347,7 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
 {
     const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol, ci };
     int i, first = 1, h3 = strcmp(protocol, "h3") == 0;
-    fprintf(f, "%s\"summary\": {", ind);
+    fprintf(f, "%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_SUMMARY]);
     jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
     fprintf(f, "},\n");
     fprintf(f, "%s\"status\": {", ind);
@@ -265,24 +370,24 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
         }
         fprintf(f, "},\n");
     }
-    fprintf(f, "%s\"tls\": {", ind);
+    fprintf(f, "%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_TLS]);
     jcounters(f, &x, COUNTERS_IN_TLS, 1);
     fprintf(f, "}");
     /* Each protocol's figures under its own name: an HTTP/3 run's QPACK
      * and retries in "http3" (before, in "http2"), no "http2" beside them. */
     if (!h3 || jcounted(s, COUNTERS_IN_HTTP2)) {
-        fprintf(f, ",\n%s\"http2\": {", ind);
+        fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_HTTP2]);
         jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
         fprintf(f, "}");
     }
     if (h3 || jcounted(s, COUNTERS_IN_HTTP3)) {
-        fprintf(f, ",\n%s\"http3\": {", ind);
+        fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_HTTP3]);
         jcounters(f, &x, COUNTERS_IN_HTTP3, 1);
         fprintf(f, "}");
     }
     /* HTTP/3: QUIC's own figures (ngtcp2's), where QUIC ran. */
     if (s->quic_sent || s->quic_recv) {
-        fprintf(f, ",\n%s\"quic\": {", ind);
+        fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_QUIC]);
         jcounters(f, &x, COUNTERS_IN_QUIC, 1);
         fprintf(f, "}");
     }
@@ -294,16 +399,12 @@ static void jtimeline(FILE *f, const struct run_figures *r)
     fprintf(f, "  \"timeline\": [");
     for (i = 0; i < r->nseconds; i++) {
         const struct tl_second *s = &r->timeline[i];
-        fprintf(f,
-                "%s\n    {\"t_s\": %u, \"requests\": %llu, \"errors\": %llu, \"p50_us\": %s, \"p99_us\": %s, "
-                "\"max_us\": %s",
-                i ? "," : "", i, (unsigned long long)s->completed, (unsigned long long)s->errors,
-                REPORT_JNUM("%.3f", s->p50_ns / 1e3), REPORT_JNUM("%.3f", s->p99_ns / 1e3),
-                REPORT_JNUM("%.3f", s->max_ns / 1e3));
+        fprintf(f, "%s\n    {\"t_s\": %u", i ? "," : "", i);
+        jkeys(f, &report_keys_second, s, NULL, 0);
         if (r->tl_hist) {
             /* A shard's: the second's own histogram, so shards merge exactly. */
             fprintf(f, ",\n     ");
-            jhist(f, "latency", &r->tl_hist[i], "     ");
+            jhist(f, stats_hist_name(H_LATENCY), &r->tl_hist[i], "     ");
         }
         fprintf(f, "}");
     }
@@ -312,17 +413,10 @@ static void jtimeline(FILE *f, const struct run_figures *r)
 
 static void jshard(FILE *f, const struct shard_info *s, int merged)
 {
-    fprintf(f, "{\"index\": %u, \"count\": %u, \"host\": ", s->index, s->count);
-    report_json_str(f, s->host);
-    fprintf(f, ", \"start_unix_s\": %s, \"late_s\": %s, \"threads\": %u", REPORT_JNUM("%.6f", s->start_unix_s),
-            REPORT_JNUM("%.6f", s->late_s), s->threads);
+    fprintf(f, "{");
+    jkeys(f, &report_keys_shard, s, NULL, 1);
     if (merged)
-        fprintf(f,
-                ", \"requests\": %llu, \"errors\": %llu, \"elapsed_s\": %s, \"rps\": %s, \"p99_us\": %s, "
-                "\"client_cpu_s\": %s",
-                (unsigned long long)s->completed, (unsigned long long)s->errors, REPORT_JNUM("%.6f", s->elapsed_s),
-                REPORT_JNUM("%.3f", s->elapsed_s > 0 ? (double)s->completed / s->elapsed_s : 0.0),
-                REPORT_JNUM("%.3f", s->p99_ns / 1e3), REPORT_JNUM("%.6f", s->client_cpu_s));
+        jkeys(f, &report_keys_shard_run, s, NULL, 0);
     fprintf(f, "}");
 }
 
@@ -386,118 +480,39 @@ void report_json_config(FILE *f, const struct config *cfg)
 void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed)
 {
     uint32_t i;
-    fprintf(f, "{\"pid\": %d, \"cgroup\": ", m->pid);
-    report_json_str(f, m->cgroup);
-    fprintf(f,
-            ", \"cpu_s\": %s, \"cpu_exact\": %s, \"cpu_us_per_request\": %s, \"has_pss\": %s, "
-            "\"pss_peak_bytes\": %llu, \"pss_mean_bytes\": %llu, \"uss_peak_bytes\": %llu, \"rss_peak_bytes\": %llu, "
-            "\"rss_mean_bytes\": %llu, \"cgroup_memory_peak_bytes\": %llu, \"processes\": %u, \"threads\": %u, "
-            "\"samples\": %u, \"exited\": %s, \"cpus\": %s, \"has_alone\": %s, \"alone_peak_bytes\": %llu, "
-            "\"alone_mean_bytes\": %llu, \"pss_note\": ",
-            REPORT_JNUM("%.6f", m->cpu_s), m->cpu_exact ? "true" : "false",
-            REPORT_JNUM("%.3f", completed ? m->cpu_s * 1e6 / (double)completed : 0.0), m->has_pss ? "true" : "false",
-            (unsigned long long)m->pss_peak_bytes, (unsigned long long)m->pss_mean_bytes,
-            (unsigned long long)m->uss_peak_bytes, (unsigned long long)m->rss_peak_bytes,
-            (unsigned long long)m->rss_mean_bytes, (unsigned long long)m->cg_memory_peak_bytes, m->processes,
-            m->threads, m->samples, m->gone ? "true" : "false", REPORT_JNUM("%.3f", m->cpus),
-            m->has_alone ? "true" : "false", (unsigned long long)m->alone_peak_bytes,
-            (unsigned long long)m->alone_mean_bytes);
-    report_json_str(f, m->pss_note);
-    if (m->has_io)
-        fprintf(f, ", \"write_bytes\": %llu", (unsigned long long)m->write_bytes);
-    if (m->has_wchar)
-        fprintf(f, ", \"wchar_bytes\": %llu", (unsigned long long)m->wchar);
-    if (m->has_syscw)
-        fprintf(f, ", \"syscw\": %llu, \"io_read_unix_s\": [%.6f, %.6f, %.6f, %.6f]", (unsigned long long)m->syscw,
-                m->io_begin_s[0], m->io_begin_s[1], m->io_end_s[0], m->io_end_s[1]);
-    fprintf(f, ",\n    \"tree\": [");
+    fprintf(f, "{");
+    jkeys(f, &report_keys_server, m, &completed, 1);
+    if (m->has_syscw) /* when the monitor read /proc/PID/io (findings_server_writes) */
+        fprintf(f, ", \"io_read_unix_s\": [%.6f, %.6f, %.6f, %.6f]", m->io_begin_s[0], m->io_begin_s[1],
+                m->io_end_s[0], m->io_end_s[1]);
+    fprintf(f, ",\n    \"%s\": [", report_keys_proc.name);
     for (i = 0; i < m->nprocs; i++) {
-        const struct monitor_proc *p = &m->procs[i];
-        fprintf(f, "%s\n      {\"pid\": %d, \"ppid\": %d, \"command\": ", i ? "," : "", p->pid, p->ppid);
-        report_json_str(f, p->command);
-        fprintf(f,
-                ", \"cpu_s\": %s, \"rss_peak_bytes\": %llu, \"pss_peak_bytes\": %llu, \"uss_peak_bytes\": %llu, "
-                "\"alone_peak_bytes\": %llu, \"first_seen_s\": %s, \"exited\": %s}",
-                REPORT_JNUM("%.6f", p->cpu_s), (unsigned long long)p->rss_peak_bytes,
-                (unsigned long long)p->pss_peak_bytes, (unsigned long long)p->uss_peak_bytes,
-                (unsigned long long)p->alone_peak_bytes,
-                REPORT_JNUM("%.3f", p->first_seen_s), p->exited ? "true" : "false");
+        fprintf(f, "%s\n      {", i ? "," : "");
+        jkeys(f, &report_keys_proc, &m->procs[i], NULL, 1);
+        fprintf(f, "}");
     }
-    fprintf(f, "],\n    \"memory_timeline\": [");
-    for (i = 0; i < m->npoints; i++)
-        fprintf(f, "%s{\"t_s\": %s, \"pss_bytes\": %llu, \"alone_bytes\": %llu, \"rss_bytes\": %llu, "
-                   "\"processes\": %u, \"threads\": %u}",
-                i ? ", " : "", REPORT_JNUM("%.3f", m->series[i].t_s), (unsigned long long)m->series[i].pss_bytes,
-                (unsigned long long)m->series[i].alone_bytes, (unsigned long long)m->series[i].rss_bytes,
-                m->series[i].processes, m->series[i].threads);
+    fprintf(f, "],\n    \"%s\": [", report_keys_point.name);
+    for (i = 0; i < m->npoints; i++) {
+        fprintf(f, "%s{", i ? ", " : "");
+        jkeys(f, &report_keys_point, &m->series[i], NULL, 1);
+        fprintf(f, "}");
+    }
     fprintf(f, "]}");
 }
 
-/* The machine it ran on, as an object. */
-static void jenv_obj(FILE *f, const struct machine *m)
+/* A member of the result's object from its table: "name": {...}. */
+static void jobj(FILE *f, const struct report_keys *t, const void *base)
 {
-    fprintf(f, "{\"cpu_model\": ");
-    report_json_str(f, m->cpu_model);
-    fprintf(f, ", \"cpus_online\": %d, \"governor\": ", m->cpus_online);
-    if (m->governor[0])
-        report_json_str(f, m->governor);
-    else
-        fprintf(f, "null");
-    fprintf(f, ", \"boost\": %s, \"kernel\": ", m->boost < 0 ? "null" : m->boost ? "true" : "false");
-    report_json_str(f, m->kernel);
-    fprintf(f, ", \"rafale_version\": ");
-    report_json_str(f, m->version);
-    fprintf(f, ", \"build\": ");
-    report_json_str(f, m->build);
-    fprintf(f, ", \"somaxconn\": %lld, \"ip_local_port_range\": [%lld, %lld]}", m->somaxconn, m->port_lo, m->port_hi);
-}
-
-/* "environment": the machine it ran on. */
-static void jenv(FILE *f, const struct machine *m)
-{
-    fprintf(f, "  \"environment\": ");
-    jenv_obj(f, m);
-    fprintf(f, ",\n");
+    fprintf(f, "  \"%s\": {", t->name);
+    jkeys(f, t, base, NULL, 1);
+    fprintf(f, "},\n");
 }
 
 void report_json_ref(FILE *f, const struct machine_ref *ref)
 {
-    fprintf(f, "{\"when_unix_s\": %s, \"workload\": ", REPORT_JNUM("%.0f", ref->when_unix_s));
-    report_json_str(f, ref->workload);
-    fprintf(f, ", \"pin\": ");
-    report_json_str(f, ref->pin);
-    fprintf(f, ", \"rps\": %s, \"rps_ci\": ", REPORT_JNUM("%.1f", ref->rps));
-    if (isnan(ref->rps_ci[0]) || isnan(ref->rps_ci[1]))
-        fprintf(f, "null");
-    else
-        fprintf(f, "[%s, %s]", REPORT_JNUM("%.1f", ref->rps_ci[0]), REPORT_JNUM("%.1f", ref->rps_ci[1]));
-    fprintf(f, ", \"p50_us\": %s, \"p99_us\": %s, \"environment\": ", REPORT_JNUM("%.3f", ref->p50_us),
-            REPORT_JNUM("%.3f", ref->p99_us));
-    jenv_obj(f, &ref->m);
+    fprintf(f, "{");
+    jkeys(f, &report_keys_ref, ref, NULL, 1);
     fprintf(f, "}");
-}
-
-/* "connections" (fairness) and "tcp" (TCP_INFO of the closed ones). */
-static void jconns(FILE *f, const struct run_figures *r)
-{
-    const struct fairness_conns *c = &r->conns;
-    fprintf(f,
-            "  \"connections\": {\"opened\": %llu, \"clients\": %u, \"requests_min\": %llu, "
-            "\"requests_median\": %llu, \"requests_max\": %llu, \"starved\": %u, \"longest_wait_us\": %s, "
-            "\"starved_wait_us\": %s, \"wait_limit_us\": %s, \"server_ended\": %llu, "
-            "\"server_ended_mode\": %llu, \"server_ended_mode_count\": %llu},\n",
-            (unsigned long long)r->total.conns_opened, c->clients, (unsigned long long)c->req_min,
-            (unsigned long long)c->req_median, (unsigned long long)c->req_max, c->starved,
-            REPORT_JNUM("%.3f", c->longest_wait_s * 1e6), REPORT_JNUM("%.3f", c->starved_wait_s * 1e6),
-            REPORT_JNUM("%.3f", c->wait_limit_s * 1e6), (unsigned long long)c->server_ended,
-            (unsigned long long)c->ended_mode, (unsigned long long)c->ended_mode_count);
-    fprintf(f,
-            "  \"tcp\": {\"sampled\": %llu, \"segments_out\": %llu, \"retransmits\": %llu, "
-            "\"rtt_mean_us\": %s, \"rtt_min_us\": %s},\n",
-            (unsigned long long)r->tcp.sampled, (unsigned long long)r->tcp.segs_out,
-            (unsigned long long)r->tcp.retrans,
-            REPORT_JNUM("%.3f", r->tcp.sampled ? r->tcp.rtt_sum_us / (double)r->tcp.sampled : 0.0),
-            REPORT_JNUM("%.3f", r->tcp.min_rtt_us == UINT32_MAX ? 0.0 : (double)r->tcp.min_rtt_us));
 }
 
 /* "error_details": what each kind of error seen was, in words. */
@@ -556,7 +571,7 @@ static void jstages(FILE *f, const struct config *cfg, const struct run_figures 
                 REPORT_JNUM("%.3f", i ? cfg->stage_val[i - 1] : cfg->stage_start),
                 REPORT_JNUM("%.3f", cfg->stage_val[i]), (unsigned long long)g->started,
                 (unsigned long long)g->completed, (unsigned long long)stats_errors(g));
-        jhist(f, "latency", &g->h[H_LATENCY], "");
+        jhist(f, stats_hist_name(H_LATENCY), &g->h[H_LATENCY], "");
         fprintf(f, "}");
         t0 += cfg->stage_dur[i];
     }
@@ -607,16 +622,10 @@ int report_json(FILE *f, const struct run_result *res)
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(f, "  \"start_unix_s\": %s,\n", REPORT_JNUM("%.6f", r->start_unix_s));
-    if (r->aborted) {
-        fprintf(f, "  \"aborted\": {\"at_s\": %s, \"why\": ", REPORT_JNUM("%.3f", r->aborted_at_s));
-        report_json_str(f, r->aborted_why);
-        fprintf(f, "},\n");
-    }
-    if (r->gave_up_s > 0) {
-        fprintf(f, "  \"gave_up\": {\"after_s\": %s, \"why\": ", REPORT_JNUM("%.3f", r->gave_up_s));
-        report_json_str(f, r->gave_up_why);
-        fprintf(f, "},\n");
-    }
+    if (r->aborted)
+        jobj(f, &report_keys_aborted, r);
+    if (r->gave_up_s > 0)
+        jobj(f, &report_keys_gave_up, r);
     if (res->ref.known) {
         fprintf(f, "  \"calibration\": ");
         report_json_ref(f, &res->ref);
@@ -635,10 +644,9 @@ int report_json(FILE *f, const struct run_result *res)
         }
         fprintf(f, "\n  ],\n");
     }
-    fprintf(f, "  \"client\": {\"cpu_s\": %s, \"all_connected_s\": %s},\n", REPORT_JNUM("%.6f", r->client_cpu_s),
-            REPORT_JNUM("%.6f", r->all_connected_s));
+    jobj(f, &report_keys_client, r);
     if (res->env.cpus_online > 0)
-        jenv(f, &res->env);
+        jobj(f, &report_keys_env, &res->env);
     if (res->noise.known || res->noise.nr_throttled > 0) {
         /* What else ran on the machine meanwhile (null: not measured). */
         fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": %s, \"steal_pct\": %s",
@@ -648,17 +656,15 @@ int report_json(FILE *f, const struct run_result *res)
         fprintf(f, res->noise.nr_throttled >= 0 ? "%lld" : "null", res->noise.nr_throttled);
         fprintf(f, "},\n");
     }
-    jconns(f, r);
+    jobj(f, &report_keys_conns, r);   /* fairness */
+    jobj(f, &report_keys_tcp, r);     /* TCP_INFO of the closed connections */
     if (server) {
         fprintf(f, "  \"server\": ");
         report_json_server(f, server, r->total.completed);
         fprintf(f, ",\n");
     }
     if (r->target_rate > 0)
-        fprintf(f, "  \"rate\": {\"target_rps\": %s, \"sent_rps\": %s, \"queued\": %llu, \"extra_connections\": %u},\n",
-                REPORT_JNUM("%.3f", r->target_rate),
-                REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0),
-                (unsigned long long)r->queued, r->extra_connections);
+        jobj(f, &report_keys_rate, r);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg)->name,
            &r->ci, "  ");
     if (r->ci.batches)

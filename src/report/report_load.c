@@ -10,6 +10,7 @@
  * their totals, that the counters agree (started = completed + errors + in
  * flight). The first problem is reported as "FILE: field: what is wrong". */
 #include "report_load.h"
+#include "report_keys.h"
 #include "jread.h"
 #include "err.h"
 #include "report.h"
@@ -24,36 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
-/* The histogram keeps whole nanoseconds and the writer prints microseconds
- * to 3 decimals: a latency is 0 or 1 ns and more. Less came from no run, and
- * its logarithm (diff's intervals) runs off towards infinity. */
-#define MIN_US 0.001
-/* A run's duration must hold its requests at a rate no run reaches: 10^9
- * a second, a request a nanosecond, is thousands of times what rafale does
- * on a core and far above many machines' merged shards; below it, a
- * duration like 5e-324 s would make the throughput infinite. */
-#define MAX_RPS 1e9
-
-/* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
-static double load_us(struct jc *c, json_t *o, const char *key, int required)
-{
-    double v = jread_num(c, o, key, 0, MAX_US, required);
-    if (!c->failed && v > 0 && v < MIN_US)
-        jread_fail(c, key, "%g us is below 1 ns, the least latency a run records", v);
-    return v;
-}
-
-/* A duration in seconds that can hold completed requests. */
-static double load_elapsed(struct jc *c, json_t *o, const char *key, uint64_t completed, int required)
-{
-    double v = jread_num(c, o, key, 0, MAX_SECONDS, required);
-    if (!c->failed && completed && v < (double)completed / MAX_RPS)
-        jread_fail(c, key, "%g s cannot hold %llu requests (more than %.0e a second)", v,
-                    (unsigned long long)completed, MAX_RPS);
-    return v;
-}
-
 /* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
  * adding up to "count"; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
@@ -66,10 +37,10 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         return;
     at = jread_enter(c, "%s", key);
     total = jread_count(c, o, "count", 1);
-    mn = load_us(c, o, "min_us", 0);
-    mx = load_us(c, o, "max_us", 0);
-    mean = load_us(c, o, "mean_us", 0);
-    sd = load_us(c, o, "stdev_us", 0);
+    mn = report_keys_us(c, o, "min_us", 0);
+    mx = report_keys_us(c, o, "max_us", 0);
+    mean = report_keys_us(c, o, "mean_us", 0);
+    sd = report_keys_us(c, o, "stdev_us", 0);
     list = jread_arr(c, o, "histogram", 1);
     if (c->failed) {
         jread_leave(c, at);
@@ -139,14 +110,18 @@ static void load_counters(struct jc *c, struct stats *s, json_t *o, enum counter
     }
 }
 
+/* The key of counters' object x (counters.h). */
+#define IN_KEY(x) stats_counters_in[COUNTERS_IN_##x]
+
 /* The counters, statuses, errors and histograms of the totals or one URL. */
 static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_flight)
 {
-    json_t *sum = jread_obj(c, o, "summary", 1), *st = jread_obj(c, o, "status", 0), *er = jread_obj(c, o, "errors", 1), *v;
-    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, "tls", 0);
-    json_t *h2 = jread_obj(c, o, "http2", 0), *h3 = jread_obj(c, o, "http3", 0);
-    json_t *quic = jread_obj(c, o, "quic", 0);
-    const char *proto = sum ? jread_str(c, sum, "protocol", 0) : NULL, *h3key = "http3";
+    json_t *sum = jread_obj(c, o, IN_KEY(SUMMARY), 1), *st = jread_obj(c, o, "status", 0), *v;
+    json_t *er = jread_obj(c, o, "errors", 1);
+    json_t *why = sum ? json_object_get(sum, "server_close_reasons") : NULL, *tls = jread_obj(c, o, IN_KEY(TLS), 0);
+    json_t *h2 = jread_obj(c, o, IN_KEY(HTTP2), 0), *h3 = jread_obj(c, o, IN_KEY(HTTP3), 0);
+    json_t *quic = jread_obj(c, o, IN_KEY(QUIC), 0);
+    const char *proto = sum ? jread_str(c, sum, STATS_DKEY(protocol), 0) : NULL, *h3key = IN_KEY(HTTP3);
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -154,10 +129,10 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
 
     if (c->failed)
         return;
-    at = jread_enter(c, "summary");
+    at = jread_enter(c, "%s", IN_KEY(SUMMARY));
     load_counters(c, s, sum, COUNTERS_IN_SUMMARY);
-    nerr = jread_count(c, sum, "errors", 1);
-    *in_flight = jread_count(c, sum, "in_flight", 0);
+    nerr = jread_count(c, sum, STATS_DKEY(errors), 1);
+    *in_flight = jread_count(c, sum, STATS_DKEY(in_flight), 0);
     if (s->checks_failed > s->checked)
         jread_fail(c, "checks_failed", "more than the checked responses");
     if (json_is_object(why)) {
@@ -167,7 +142,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         jread_leave(c, a2);
     } else {
         /* Results saved before the reasons were told apart. */
-        s->closes[CLOSE_HEADER] = jread_count(c, sum, "server_closes", 0);
+        s->closes[CLOSE_HEADER] = jread_count(c, sum, STATS_DKEY(server_closes), 0);
     }
     if (s->bad_status > s->completed)
         jread_fail(c, "unexpected_status", "more than the completed requests");
@@ -205,7 +180,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
         jread_fail(c, "summary.started", "%llu is not completed + errors + in flight (%llu)", (unsigned long long)s->started,
              (unsigned long long)(s->completed + nerr + *in_flight));
     if (tls) {
-        at = jread_enter(c, "tls");
+        at = jread_enter(c, "%s", IN_KEY(TLS));
         load_counters(c, s, tls, COUNTERS_IN_TLS);
         jread_leave(c, at);
     }
@@ -214,27 +189,27 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     if (h3 == NULL && h2 && proto && strcmp(proto, "h3") == 0) {
         h3 = h2;
         h2 = NULL;
-        h3key = "http2";
+        h3key = IN_KEY(HTTP2);
     }
     if (h2) {
-        at = jread_enter(c, "http2");
+        at = jread_enter(c, "%s", IN_KEY(HTTP2));
         load_counters(c, s, h2, COUNTERS_IN_HTTP2);
         jread_leave(c, at);
     }
     if (h3) {
-        at = jread_enter(c, h3key);
+        at = jread_enter(c, "%s", h3key);
         load_counters(c, s, h3, COUNTERS_IN_HTTP3);
         jread_leave(c, at);
     }
     if (quic) {
-        at = jread_enter(c, "quic");
+        at = jread_enter(c, "%s", IN_KEY(QUIC));
         load_counters(c, s, quic, COUNTERS_IN_QUIC);
         jread_leave(c, at);
     }
     for (i = 0; i < H__COUNT; i++)
         load_hist(c, &s->h[i], o, stats_hist_name((enum hist_kind)i));
-    if ((v = jread_obj(c, o, "latency", 0)) != NULL) {
-        at = jread_enter(c, "latency");
+    if ((v = jread_obj(c, o, IN_KEY(LATENCY), 0)) != NULL) {
+        at = jread_enter(c, "%s", IN_KEY(LATENCY));
         load_counters(c, s, v, COUNTERS_IN_LATENCY);
         if (s->censored_unsent > s->censored)
             jread_fail(c, "censored_unsent", "above censored");
@@ -266,22 +241,11 @@ static int load_target(struct jc *c, struct config *cfg, uint32_t i, const char 
 /* A shard's place ("shard") or a merged result's entry ("shards"). */
 static void load_shard(struct jc *c, json_t *o, struct shard_info *sh, int merged)
 {
-    const char *host = jread_str(c, o, "host", 0);
-    sh->index = (uint32_t)jread_num(c, o, "index", 0, 100000, 1);
-    sh->count = (uint32_t)jread_num(c, o, "count", 1, 100000, 1);
+    report_keys_read(c, o, &report_keys_shard, sh);
     if (!c->failed && sh->index >= sh->count)
         jread_fail(c, "index", "%u is not below the count %u", sh->index, sh->count);
-    jread_copy(sh->host, sizeof(sh->host), host);
-    sh->start_unix_s = jread_num(c, o, "start_unix_s", 0, 1e11, 0);
-    sh->late_s = jread_num(c, o, "late_s", 0, MAX_SECONDS, 0);
-    sh->threads = (uint32_t)jread_num(c, o, "threads", 0, 1024, 0);
-    if (merged) {
-        sh->completed = jread_count(c, o, "requests", 1);
-        sh->errors = jread_count(c, o, "errors", 0);
-        sh->elapsed_s = load_elapsed(c, o, "elapsed_s", sh->completed, 0);
-        sh->p99_ns = load_us(c, o, "p99_us", 0) * 1e3;
-        sh->client_cpu_s = jread_num(c, o, "client_cpu_s", 0, MAX_SECONDS, 0);
-    }
+    if (merged)
+        report_keys_read(c, o, &report_keys_shard_run, sh);
 }
 
 /* One run result object (what --json writes). */
@@ -343,7 +307,7 @@ static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
         if (r->timeline == NULL)
             return jread_fail(c, "", "out of memory");
         /* A shard's seconds come with their histograms; all or none. */
-        if (json_object_get(json_array_get(tl, 0), "latency")) {
+        if (json_object_get(json_array_get(tl, 0), stats_hist_name(H_LATENCY))) {
             if ((r->tl_hist = calloc(r->nseconds, sizeof(*r->tl_hist))) == NULL)
                 return jread_fail(c, "", "out of memory");
             for (i = 0; i < r->nseconds; i++)
@@ -351,15 +315,11 @@ static int load_timeline(struct jc *c, json_t *tl, struct run_figures *r)
         }
         json_array_foreach(tl, i, e) {
             at = jread_enter(c, "timeline[%zu]", i);
-            r->timeline[i].completed = jread_count(c, e, "requests", 1);
-            r->timeline[i].errors = jread_count(c, e, "errors", 0);
-            r->timeline[i].p50_ns = load_us(c, e, "p50_us", 0) * 1e3;
-            r->timeline[i].p99_ns = load_us(c, e, "p99_us", 0) * 1e3;
-            r->timeline[i].max_ns = load_us(c, e, "max_us", 0) * 1e3;
+            report_keys_read(c, e, &report_keys_second, &r->timeline[i]);
             if (r->tl_hist) {
-                load_hist(c, &r->tl_hist[i], e, "latency");
+                load_hist(c, &r->tl_hist[i], e, stats_hist_name(H_LATENCY));
                 if (!c->failed && r->tl_hist[i].total != r->timeline[i].completed)
-                    jread_fail(c, "latency", "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
+                    jread_fail(c, stats_hist_name(H_LATENCY), "%llu values for %llu requests", (unsigned long long)r->tl_hist[i].total,
                          (unsigned long long)r->timeline[i].completed);
             }
             jread_leave(c, at);
@@ -388,7 +348,7 @@ static int load_stages(struct jc *c, json_t *tl, const struct config *conf, stru
             g->started = jread_count(c, e, "sent", 1);
             g->completed = jread_count(c, e, "completed", 1);
             g->errors[ERR_TIMEOUT_ANSWER] = jread_count(c, e, "errors", 0); /* only their number is shown */
-            load_hist(c, &g->h[H_LATENCY], e, "latency");
+            load_hist(c, &g->h[H_LATENCY], e, stats_hist_name(H_LATENCY));
             jread_leave(c, at);
             if (c->failed)
                 break;
@@ -444,49 +404,11 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
     }
 }
 
-static void load_env(struct jc *c, json_t *cl, struct machine *m)
-{
-    json_t *pr = json_object_get(cl, "ip_local_port_range");
-    size_t at = jread_enter(c, "environment");
-    jread_copy(m->cpu_model, sizeof(m->cpu_model), jread_str(c, cl, "cpu_model", 0));
-    m->cpus_online = (int)jread_num(c, cl, "cpus_online", 1, 1e6, 1);
-    if (json_is_string(json_object_get(cl, "governor")))
-        jread_copy(m->governor, sizeof(m->governor), jread_str(c, cl, "governor", 0));
-    m->boost = json_is_boolean(json_object_get(cl, "boost")) ? json_is_true(json_object_get(cl, "boost")) : -1;
-    jread_copy(m->kernel, sizeof(m->kernel), jread_str(c, cl, "kernel", 0));
-    jread_copy(m->version, sizeof(m->version), jread_str(c, cl, "rafale_version", 0));
-    jread_copy(m->build, sizeof(m->build), jread_str(c, cl, "build", 0));
-    m->somaxconn = (long long)jread_num(c, cl, "somaxconn", -1, 1e12, 0);
-    m->port_lo = m->port_hi = -1;
-    if (json_is_array(pr) && json_array_size(pr) == 2 && json_is_integer(json_array_get(pr, 0)) &&
-        json_is_integer(json_array_get(pr, 1))) {
-        m->port_lo = json_integer_value(json_array_get(pr, 0));
-        m->port_hi = json_integer_value(json_array_get(pr, 1));
-    }
-    jread_leave(c, at);
-}
-
 void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref)
 {
-    size_t at = jread_enter(c, "calibration");
-    json_t *ci = json_object_get(o, "rps_ci"), *env;
+    size_t at = jread_enter(c, "%s", report_keys_ref.name);
     memset(ref, 0, sizeof(*ref));
-    ref->when_unix_s = jread_num(c, o, "when_unix_s", 0, 1e11, 1);
-    jread_copy(ref->workload, sizeof(ref->workload), jread_str(c, o, "workload", 1));
-    jread_copy(ref->pin, sizeof(ref->pin), jread_str(c, o, "pin", 0));
-    ref->rps = jread_num(c, o, "rps", 0, 1e12, 1);
-    ref->rps_ci[0] = ref->rps_ci[1] = NAN;
-    if (json_is_array(ci) && json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) &&
-        json_is_number(json_array_get(ci, 1))) {
-        ref->rps_ci[0] = json_number_value(json_array_get(ci, 0));
-        ref->rps_ci[1] = json_number_value(json_array_get(ci, 1));
-        if (!(ref->rps_ci[0] >= 0 && ref->rps_ci[0] <= ref->rps_ci[1] && ref->rps_ci[1] <= 1e12))
-            jread_fail(c, "rps_ci", "wants [low, high] with 0 <= low <= high");
-    }
-    ref->p50_us = load_us(c, o, "p50_us", 0);
-    ref->p99_us = load_us(c, o, "p99_us", 0);
-    if ((env = jread_obj(c, o, "environment", 1)) != NULL)
-        load_env(c, env, &ref->m);
+    report_keys_read(c, o, &report_keys_ref, ref);
     jread_leave(c, at);
     ref->known = !c->failed;
 }
@@ -520,7 +442,7 @@ static void load_ci(struct jc *c, json_t *o, const char *key, double mul, struct
  * before them, which have none. */
 static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
 {
-    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, "latency"), *pc;
+    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, IN_KEY(LATENCY)), *pc;
     size_t at;
     int k;
     memset(&r->ci, 0, sizeof(r->ci));
@@ -537,10 +459,10 @@ static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
     r->ci.batches = (uint32_t)jread_num(c, iv, "batches", 1, 1e9, 1);
     r->ci.batch_s = jread_num(c, iv, "batch_s", 0, MAX_SECONDS, 1);
     jread_leave(c, at);
-    at = jread_enter(c, "summary");
-    load_ci(c, json_object_get(root, "summary"), "rps_ci", 1, &r->ci.rps);
+    at = jread_enter(c, "%s", IN_KEY(SUMMARY));
+    load_ci(c, json_object_get(root, IN_KEY(SUMMARY)), "rps_ci", 1, &r->ci.rps);
     jread_leave(c, at);
-    at = jread_enter(c, "latency");
+    at = jread_enter(c, "%s", IN_KEY(LATENCY));
     load_ci(c, lat, "mean_ci_us", 1e3, &r->ci.mean);
     pc = json_object_get(lat, "percentiles_ci_us");
     for (k = 0; pc && k < RUN_CI_NPCTS; k++)
@@ -634,6 +556,20 @@ static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint3
     }
 }
 
+/* Member t->name of root, when there, into base through its table.
+ * Returns whether it was there. */
+static int load_obj(struct jc *c, json_t *root, const struct report_keys *t, void *base)
+{
+    json_t *o = jread_obj(c, root, t->name, 0);
+    size_t at;
+    if (o == NULL)
+        return 0;
+    at = jread_enter(c, "%s", t->name);
+    report_keys_read(c, o, t, base);
+    jread_leave(c, at);
+    return 1;
+}
+
 /* What a run says of its connections: "connections" (fairness), the
  * machine and its noise, the calibration, "tcp". */
 static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
@@ -641,28 +577,16 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
     struct run_figures *r = &run->fig;
     json_t *cl;
     size_t at;
-    if ((cl = jread_obj(c, root, "connections", 0)) != NULL) {
+    if (load_obj(c, root, &report_keys_conns, r)) {
         struct fairness_conns *cn = &r->conns;
-        at = jread_enter(c, "connections");
-        cn->clients = (uint32_t)jread_num(c, cl, "clients", 0, 4294967295.0, 0);
-        cn->req_min = jread_count(c, cl, "requests_min", 0);
-        cn->req_median = jread_count(c, cl, "requests_median", 0);
-        cn->req_max = jread_count(c, cl, "requests_max", 0);
-        cn->starved = (uint32_t)jread_num(c, cl, "starved", 0, cn->clients, 0);
-        cn->longest_wait_s = load_us(c, cl, "longest_wait_us", 0) / 1e6;
-        cn->starved_wait_s = load_us(c, cl, "starved_wait_us", 0) / 1e6;
-        cn->wait_limit_s = load_us(c, cl, "wait_limit_us", 0) / 1e6;
-        cn->server_ended = jread_count(c, cl, "server_ended", 0);
-        cn->ended_mode = jread_count(c, cl, "server_ended_mode", 0);
-        cn->ended_mode_count = jread_count(c, cl, "server_ended_mode_count", 0);
+        at = jread_enter(c, "%s", report_keys_conns.name);
         if (cn->req_min > cn->req_median || cn->req_median > cn->req_max)
             jread_fail(c, "requests_median", "not between requests_min and requests_max");
         if (cn->ended_mode_count > cn->server_ended)
             jread_fail(c, "server_ended_mode_count", "above server_ended");
         jread_leave(c, at);
     }
-    if ((cl = jread_obj(c, root, "environment", 0)) != NULL)
-        load_env(c, cl, &run->env);
+    load_obj(c, root, &report_keys_env, &run->env);
     if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
         report_load_ref(c, cl, &run->ref);
     run->noise.nr_throttled = -1;
@@ -678,30 +602,20 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
         jread_leave(c, at);
     }
     tcpinfo_sum_init(&r->tcp);
-    if ((cl = jread_obj(c, root, "tcp", 0)) != NULL) {
-        double mn;
-        at = jread_enter(c, "tcp");
-        r->tcp.sampled = jread_count(c, cl, "sampled", 0);
-        r->tcp.segs_out = jread_count(c, cl, "segments_out", 0);
-        r->tcp.retrans = jread_count(c, cl, "retransmits", 0);
-        r->tcp.rtt_sum_us = load_us(c, cl, "rtt_mean_us", 0) * (double)r->tcp.sampled;
-        mn = load_us(c, cl, "rtt_min_us", 0);
-        r->tcp.min_rtt_us = mn > 0 ? (uint32_t)mn : UINT32_MAX;
-        jread_leave(c, at);
-    }
+    load_obj(c, root, &report_keys_tcp, r);
 }
 
 int report_load_run(struct jc *c, json_t *root, struct run_result *run)
 {
-    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *cl, *rt;
+    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *rt;
     struct config *conf;
     struct run_figures *r = &run->fig;
     size_t i, at;
 
     result_init(run);
-    if (c->failed || !json_object_get(root, "summary")) {
+    if (c->failed || !json_object_get(root, IN_KEY(SUMMARY))) {
         if (!c->failed)
-            jread_fail(c, "summary", "missing");
+            jread_fail(c, IN_KEY(SUMMARY), "missing");
         snprintf(c->err + strlen(c->err), c->errlen - strlen(c->err), " (not a rafale result, saved with --json)");
         return -1;
     }
@@ -713,34 +627,18 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     if (load_per_url(c, pu, conf, r) != 0)
         return -1;
     load_checks(c, root, r, conf->ntargets);
-    if ((e = jread_obj(c, root, "aborted", 0)) != NULL) {
-        at = jread_enter(c, "aborted");
-        r->aborted = 1;
-        r->aborted_at_s = jread_num(c, e, "at_s", 0, MAX_SECONDS, 1);
-        jread_copy(r->aborted_why, sizeof(r->aborted_why), jread_str(c, e, "why", 1));
-        jread_leave(c, at);
-    }
-    if ((e = jread_obj(c, root, "gave_up", 0)) != NULL) {
-        at = jread_enter(c, "gave_up");
-        r->gave_up_s = jread_num(c, e, "after_s", 0, MAX_SECONDS, 1);
-        jread_copy(r->gave_up_why, sizeof(r->gave_up_why), jread_str(c, e, "why", 1));
-        jread_leave(c, at);
-    }
+    r->aborted = load_obj(c, root, &report_keys_aborted, r);
+    load_obj(c, root, &report_keys_gave_up, r);
     load_stats(c, &r->total, root, &r->in_flight);
-    at = jread_enter(c, "summary");
-    r->elapsed_s = load_elapsed(c, json_object_get(root, "summary"), "elapsed_s", r->total.completed, 1);
+    at = jread_enter(c, "%s", IN_KEY(SUMMARY));
+    r->elapsed_s = report_keys_elapsed(c, json_object_get(root, IN_KEY(SUMMARY)), STATS_DKEY(elapsed_s), r->total.completed, 1);
     jread_leave(c, at);
     r->interrupted = jread_bool(c, root, "interrupted");
-    cl = jread_obj(c, root, "client", 0);
-    r->all_connected_s = -1;
-    if (cl) {
-        at = jread_enter(c, "client");
-        r->client_cpu_s = jread_num(c, cl, "cpu_s", 0, MAX_SECONDS, 0);
-        if (json_object_get(cl, "all_connected_s"))
-            r->all_connected_s = jread_num(c, cl, "all_connected_s", -1, MAX_SECONDS, 0);
-        jread_leave(c, at);
-    }
-    r->in_flight_oldest_s = jread_num(c, json_object_get(root, "summary"), "in_flight_oldest_s", 0, MAX_SECONDS, 0);
+    /* Absent (an older result): each member its default, all_connected_s
+     * not told. */
+    if (!load_obj(c, root, &report_keys_client, r))
+        report_keys_read(c, NULL, &report_keys_client, r);
+    r->in_flight_oldest_s = jread_num(c, json_object_get(root, IN_KEY(SUMMARY)), STATS_DKEY(in_flight_oldest_s), 0, MAX_SECONDS, 0);
     load_intervals(c, root, r);
     load_precision(c, root, conf, r);
     load_client_side(c, root, run);
@@ -764,14 +662,7 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
                 break;
         }
     }
-    rt = jread_obj(c, root, "rate", 0);
-    if (rt) {
-        at = jread_enter(c, "rate");
-        r->target_rate = jread_num(c, rt, "target_rps", 0, 1e8, 0);
-        r->queued = jread_count(c, rt, "queued", 0);
-        r->extra_connections = (uint32_t)jread_num(c, rt, "extra_connections", 0, 10000000, 0);
-        jread_leave(c, at);
-    }
+    load_obj(c, root, &report_keys_rate, r);
     sv = jread_obj(c, root, "server", 0);
     if (sv && !c->failed) {
         run->has_server = 1;

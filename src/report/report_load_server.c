@@ -3,6 +3,7 @@
  * each value checked as report_load.c does. */
 #include "report_load.h"
 #include "jread.h"
+#include "report_keys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,71 +54,30 @@ static void io_reads(struct jc *c, struct monitor_result *m, json_t *a)
 
 void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv)
 {
-    json_t *tree = jread_arr(c, sv, "tree", 0), *mt = jread_arr(c, sv, "memory_timeline", 0), *e;
-    size_t i, at = jread_enter(c, "server");
+    json_t *tree = jread_arr(c, sv, report_keys_proc.name, 0), *mt = jread_arr(c, sv, report_keys_point.name, 0), *e;
+    size_t i, at = jread_enter(c, "%s", report_keys_server.name);
 
-    m->pid = (int)jread_num(c, sv, "pid", 0, 2147483647.0, 0);
-    jread_copy(m->cgroup, sizeof(m->cgroup), jread_str(c, sv, "cgroup", 0));
-    jread_copy(m->pss_note, sizeof(m->pss_note), jread_str(c, sv, "pss_note", 0));
+    report_keys_read(c, sv, &report_keys_server, m);
     if (m->pss_note[0] == '\0')
         jread_copy(m->pss_note, sizeof(m->pss_note), "PSS not recorded");
-    m->cpu_s = jread_num(c, sv, "cpu_s", 0, MAX_SECONDS, 1);
-    m->cpus = jread_num(c, sv, "cpus", 0, 1e6, 0);
-    m->write_bytes = jread_count(c, sv, "write_bytes", 0);
-    m->has_io = json_object_get(sv, "write_bytes") != NULL;
-    m->wchar = jread_count(c, sv, "wchar_bytes", 0);
-    m->has_wchar = json_object_get(sv, "wchar_bytes") != NULL;
-    m->syscw = jread_count(c, sv, "syscw", 0);
-    m->has_syscw = json_object_get(sv, "syscw") != NULL;
     io_reads(c, m, jread_arr(c, sv, "io_read_unix_s", 0));
-    m->cpu_exact = jread_bool(c, sv, "cpu_exact");
-    m->has_pss = jread_bool(c, sv, "has_pss");
-    m->pss_peak_bytes = jread_count(c, sv, "pss_peak_bytes", 0);
-    m->pss_mean_bytes = jread_count(c, sv, "pss_mean_bytes", 0);
-    m->has_alone = jread_bool(c, sv, "has_alone");
-    m->alone_peak_bytes = jread_count(c, sv, "alone_peak_bytes", 0);
-    m->alone_mean_bytes = jread_count(c, sv, "alone_mean_bytes", 0);
-    m->uss_peak_bytes = jread_count(c, sv, "uss_peak_bytes", 0);
-    m->rss_peak_bytes = jread_count(c, sv, "rss_peak_bytes", 0);
-    m->rss_mean_bytes = jread_count(c, sv, "rss_mean_bytes", 0);
-    m->cg_memory_peak_bytes = jread_count(c, sv, "cgroup_memory_peak_bytes", 0);
-    m->processes = (uint32_t)jread_num(c, sv, "processes", 0, 4294967295.0, 0);
-    m->threads = (uint32_t)jread_num(c, sv, "threads", 0, 4294967295.0, 0);
-    m->samples = (uint32_t)jread_num(c, sv, "samples", 0, 4294967295.0, 0);
-    m->gone = jread_bool(c, sv, "exited");
     if (!c->failed && tree && json_array_size(tree) &&
         (m->procs = calloc(json_array_size(tree), sizeof(*m->procs))) != NULL) {
         json_array_foreach(tree, i, e) {
-            struct monitor_proc *p = &m->procs[m->nprocs++];
-            size_t a2 = jread_enter(c, "tree[%zu]", i);
+            size_t a2 = jread_enter(c, "%s[%zu]", report_keys_proc.name, i);
             if (!json_is_object(e)) {
                 jread_fail(c, "", "not an object");
                 break;
             }
-            p->pid = (int)jread_num(c, e, "pid", 0, 2147483647.0, 0);
-            p->ppid = (int)jread_num(c, e, "ppid", 0, 2147483647.0, 0);
-            jread_copy(p->command, sizeof(p->command), jread_str(c, e, "command", 0));
-            p->cpu_s = jread_num(c, e, "cpu_s", 0, MAX_SECONDS, 0);
-            p->rss_peak_bytes = jread_count(c, e, "rss_peak_bytes", 0);
-            p->pss_peak_bytes = jread_count(c, e, "pss_peak_bytes", 0);
-            p->alone_peak_bytes = jread_count(c, e, "alone_peak_bytes", 0);
-            p->uss_peak_bytes = jread_count(c, e, "uss_peak_bytes", 0);
-            p->first_seen_s = jread_num(c, e, "first_seen_s", 0, MAX_SECONDS, 0);
-            p->exited = jread_bool(c, e, "exited");
+            report_keys_read(c, e, &report_keys_proc, &m->procs[m->nprocs++]);
             jread_leave(c, a2);
         }
     }
     if (!c->failed && mt && json_array_size(mt) &&
         (m->series = calloc(json_array_size(mt), sizeof(*m->series))) != NULL) {
         json_array_foreach(mt, i, e) {
-            struct monitor_point *p = &m->series[m->npoints++];
-            size_t a2 = jread_enter(c, "memory_timeline[%zu]", i);
-            p->t_s = jread_num(c, e, "t_s", 0, MAX_SECONDS, 1);
-            p->pss_bytes = jread_count(c, e, "pss_bytes", 0);
-            p->alone_bytes = jread_count(c, e, "alone_bytes", 0);
-            p->rss_bytes = jread_count(c, e, "rss_bytes", 0);
-            p->processes = (uint32_t)jread_num(c, e, "processes", 0, 4294967295.0, 0);
-            p->threads = (uint32_t)jread_num(c, e, "threads", 0, 4294967295.0, 0);
+            size_t a2 = jread_enter(c, "%s[%zu]", report_keys_point.name, i);
+            report_keys_read(c, e, &report_keys_point, &m->series[m->npoints++]);
             jread_leave(c, a2);
         }
     }

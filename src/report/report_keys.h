@@ -1,0 +1,116 @@
+/* report_keys.h - the result JSON's plain objects as tables, private to
+ * src/report/: a row per member (its key, where its value lives, how it is
+ * written, the range it is read back in), so the writer (report_json.c)
+ * and the reader (report_keys_read, for report_load*.c) loop over the same
+ * rows and a key is typed once. The counters have theirs (counters.h); the
+ * objects with variable keys (status, errors, percentiles), the histograms
+ * and the arrays are still written by hand.
+ *
+ * Adding a member is a row of its table (report_keys.c); a figure worked
+ * out from others, or not one number, is an RK_FIG row: its case in
+ * report_json.c's writer and, when read back, in report_keys.c's reader.
+ * Its key is a contract (see the README): add keys, never rename one. */
+#ifndef RAFALE_REPORT_KEYS_H
+#define RAFALE_REPORT_KEYS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jread.h"
+
+#define MAX_US (3600.0 * 1e6 * 1.01)  /* latencies are clamped at 1 h */
+/* The histogram keeps whole nanoseconds and the writer prints microseconds
+ * to 3 decimals: a latency is 0 or 1 ns and more. Less came from no run, and
+ * its logarithm (diff's intervals) runs off towards infinity. */
+#define MIN_US 0.001
+/* A run's duration must hold its requests at a rate no run reaches: 10^9
+ * a second, a request a nanosecond, is thousands of times what rafale does
+ * on a core and far above many machines' merged shards; below it, a
+ * duration like 5e-324 s would make the throughput infinite. */
+#define MAX_RPS 1e9
+
+/* What a row's value is in its struct, and so how it is written and read. */
+enum report_key_type {
+    RK_COUNT, /* uint64_t, %llu; a whole number from 0 to 2^53 */
+    RK_U32,   /* uint32_t, %u; in [lo, hi] */
+    RK_INT,   /* int, %d; in [lo, hi] */
+    RK_LL,    /* long long, %lld; in [lo, hi] */
+    RK_NUM,   /* double, fmt; in [lo, hi] */
+    RK_US,    /* double in unit, written in us %.3f; 0, or 1 ns to the 1 h clamp */
+    RK_BOOL,  /* int, true or false */
+    RK_TRI,   /* int: 1 true, 0 false, -1 null (unknown) */
+    RK_STR,   /* char[size], a JSON string (RK_NULL_EMPTY: null when "") */
+    RK_OBJ,   /* a struct holding the rows of sub, an object */
+    RK_FIG    /* figure fig: written and read by its own code */
+};
+
+/* The RK_FIG rows' figures (their struct in brackets). */
+enum report_key_fig {
+    RKF_OPENED,          /* connections.opened: summary.connections_opened again, not read [run_figures] */
+    RKF_STARVED,         /* connections.starved: up to clients [run_figures] */
+    RKF_RTT_MEAN,        /* tcp.rtt_mean_us: rtt_sum_us / sampled [run_figures] */
+    RKF_RTT_MIN,         /* tcp.rtt_min_us: 0 for none [run_figures] */
+    RKF_SENT_RPS,        /* rate.sent_rps, not read [run_figures] */
+    RKF_SHARD_ELAPSED,   /* a shard's elapsed_s, which must hold its requests [shard_info] */
+    RKF_SHARD_RPS,       /* a shard's rps, not read [shard_info] */
+    RKF_PORTS,           /* environment.ip_local_port_range: [lo, hi] [machine] */
+    RKF_REF_CI,          /* calibration.rps_ci: [lo, hi] or null [machine_ref] */
+    RKF_CPU_PER_REQUEST  /* server.cpu_us_per_request, not read [monitor_result; ctx: completed] */
+};
+
+/* An RK_US value's unit in its struct. */
+enum report_key_unit { RK_IN_US, RK_IN_S, RK_IN_NS };
+
+/* Row flags. */
+#define RK_REQ 1        /* the reader wants it (absent is an error) */
+#define RK_NULL_EMPTY 2 /* RK_STR: "" is written null */
+#define RK_WHEN 4       /* written when the int at `when` is set; read: set it to whether the key is there */
+
+struct report_keys;
+struct report_key {
+    const char *key;
+    uint8_t type, unit, flags;
+    const char *fmt;  /* RK_NUM's */
+    size_t off, size; /* the value's place in the struct; RK_STR: its room */
+    double lo, hi;    /* RK_U32, RK_INT, RK_LL, RK_NUM: the reader's range */
+    double dflt;      /* RK_NUM: the value when the key is absent */
+    size_t when;      /* RK_WHEN: the int's place */
+    const struct report_keys *sub; /* RK_OBJ */
+    uint8_t fig;                   /* RK_FIG: enum report_key_fig */
+};
+
+/* A table: its object's key where one table makes it, and its rows in
+ * the order they are written. */
+struct report_keys {
+    const char *name;
+    const struct report_key *row;
+    size_t n;
+};
+
+/* The tables (report_keys.c). Their struct, in brackets. */
+extern const struct report_keys report_keys_client;    /* "client" [run_figures] */
+extern const struct report_keys report_keys_conns;     /* "connections" [run_figures] */
+extern const struct report_keys report_keys_tcp;       /* "tcp" [run_figures] */
+extern const struct report_keys report_keys_rate;      /* "rate" [run_figures] */
+extern const struct report_keys report_keys_aborted;   /* "aborted" [run_figures] */
+extern const struct report_keys report_keys_gave_up;   /* "gave_up" [run_figures] */
+extern const struct report_keys report_keys_second;    /* a "timeline" entry after t_s [tl_second] */
+extern const struct report_keys report_keys_shard;     /* "shard", a "shards" entry [shard_info] */
+extern const struct report_keys report_keys_shard_run; /* a "shards" entry's own figures after those [shard_info] */
+extern const struct report_keys report_keys_env;       /* "environment" [machine] */
+extern const struct report_keys report_keys_ref;       /* "calibration" [machine_ref] */
+extern const struct report_keys report_keys_server;    /* "server" up to its arrays [monitor_result] */
+extern const struct report_keys report_keys_proc;      /* a server's "tree" entry [monitor_proc] */
+extern const struct report_keys report_keys_point;     /* a server's "memory_timeline" entry [monitor_point] */
+
+/* Reads the members of t from o into base, each checked (the errors at the
+ * reader's place, which the caller enters). */
+void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void *base);
+
+/* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
+double report_keys_us(struct jc *c, json_t *o, const char *key, int required);
+/* A duration in seconds that can hold completed requests. */
+double report_keys_elapsed(struct jc *c, json_t *o, const char *key, uint64_t completed, int required);
+
+#endif
