@@ -474,6 +474,25 @@ void report_json_ref(FILE *f, const struct machine_ref *ref)
     fprintf(f, "}");
 }
 
+/* "probe": the idle probe before the load (only when one was made: a
+ * result without it stays as it was). */
+static void jprobe(FILE *f, const struct run_probe *p)
+{
+    uint32_t i;
+    if (p->ntargets == 0)
+        return;
+    fprintf(f, "  \"probe\": {\"requests\": %llu, \"answered\": %llu, \"failed\": %llu, \"bad\": %llu, "
+               "\"elapsed_s\": %s, \"latency_p50_us\": %s, \"latency_min_us\": %s, \"targets\": [",
+            (unsigned long long)p->sent, (unsigned long long)p->answered, (unsigned long long)p->failed,
+            (unsigned long long)p->bad, REPORT_JNUM("%.6f", p->elapsed_s), REPORT_JNUM("%.3f", us(p->p50_ns)),
+            REPORT_JNUM("%.3f", us(p->min_ns)));
+    for (i = 0; i < p->ntargets; i++)
+        fprintf(f, "%s{\"answered\": %llu, \"latency_p50_us\": %s, \"latency_min_us\": %s}", i ? ", " : "",
+                (unsigned long long)p->target[i].answered, REPORT_JNUM("%.3f", us(p->target[i].p50_ns)),
+                REPORT_JNUM("%.3f", us(p->target[i].min_ns)));
+    fprintf(f, "]},\n");
+}
+
 /* "connections" (fairness) and "tcp" (TCP_INFO of the closed ones). */
 static void jconns(FILE *f, const struct run_figures *r)
 {
@@ -651,6 +670,7 @@ int report_json(FILE *f, const struct run_result *res)
         report_json_server(f, server, r->total.completed);
         fprintf(f, ",\n");
     }
+    jprobe(f, &res->probe);
     if (r->target_rate > 0)
         fprintf(f, "  \"rate\": {\"target_rps\": %s, \"sent_rps\": %s, \"queued\": %llu, \"extra_connections\": %u},\n",
                 REPORT_JNUM("%.3f", r->target_rate),
