@@ -41,12 +41,14 @@
  *   reach.c     whether the run reaches its servers: the first contact (a
  *               run whose first connects all fail stops in one line), the
  *               wait before a connection connects again after a failed one
+ *   probe.c     the idle probe: before the load, a few of the run's
+ *               requests one at a time, a run of the engine of its own
  *
  * Calls go down, never round: engine -> conn, http1, http2, http3, plan,
  * plan_h2; http2, http3 -> mux; http1, http2, http3, mux -> conn, plan,
  * plan_h2, verify; everything ->
  * workq, record; record -> reqlog; engine, conn -> reach; engine -> live,
- * collect; collect -> fairness; engine -> reqlog; conn reaches its session
+ * collect; collect -> fairness; engine -> reqlog; probe -> engine; conn reaches its session
  * only through session_ops.
  *
  * A connection goes

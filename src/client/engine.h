@@ -45,4 +45,11 @@ int engine_run(const struct config *cfg, const atomic_int *stop, engine_progress
  * 0, or -1 with a one-line reason in err. */
 int engine_preflight(const struct config *cfg, int connect, char *err, size_t errlen);
 
+/* The idle probe (probe.c): whether cfg's run gets one (the whole run's
+ * config), and the probe itself: a few of the run's requests, one at a
+ * time on one connection, into out (out->ntargets 0 when nothing was
+ * measured: the server not reached, stopped). */
+int probe_wanted(const struct config *cfg);
+void probe_run(const struct config *cfg, const atomic_int *stop, struct run_probe *out);
+
 #endif

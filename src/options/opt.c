@@ -244,6 +244,9 @@ static const struct opt_def table[] = {
     { "findings", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "yes|no",
       "say why the numbers look as they do: starved connections, a full accept queue,\nNagle stalls, queueing, CPU "
       "limits, logging... (default yes)", "yes or no", 0, 0, 0, 0, I_FINDINGS, NULL },
+    { "no-probe", 0, K_FLAG, D_RUN, S_OUTPUT, LOADW, NULL,
+      "no idle probe: before a -d run's load, up to 8 of each target's requests (GET,\nHEAD, OPTIONS only) one at a "
+      "time on one connection, the server's own time", "yes or no", 0, 0, RUN(no_probe), 1, 0, NULL },
     { "calibrate", 0, K_CUSTOM, D_RUN, S_OUTPUT, OPT_RUN | OPT_WORKLOAD, "yes|no",
       "carry this machine's reference (rafale calibrate, measured first when this machine\nhas none stored) in "
       "the report and the JSON (default no)", "yes or no", 0, 0, 0, 0, I_CALIBRATE, NULL },

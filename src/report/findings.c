@@ -164,32 +164,68 @@ static void nagle(struct ctx *c)
     ev(f, "bytes_per_request", per);
 }
 
+/* The idle probe, when it measured every target of the run and none of
+ * its answers was bad (an instant 503 did no work). */
+static const struct run_probe *probed(const struct ctx *c)
+{
+    const struct run_probe *p = &c->in->probe;
+    return p->ntargets && p->ntargets == c->in->cfg->ntargets && p->answered >= QUEUE_PROBE_MIN_ANSWERS &&
+                   p->bad == 0 && p->p50_ns > 0
+               ? p
+               : NULL;
+}
+
 /* Closed loop: connections / throughput is the latency (Little's law), far
- * above the server's own time (its CPU per answer when its CPUs were busy,
- * else its fastest good answers): the time is spent waiting in a queue. */
+ * above the server's own time: the time is spent waiting in a queue. Its
+ * own time is measured when the idle probe ran (an answer alone, before the
+ * load), the monitor's CPU per answer under load its second witness when
+ * its CPUs were busy (the larger of the two is taken: a false alarm is
+ * worse than none); else the CPU per answer alone; else it is estimated
+ * from the fastest good answers, and said to be. */
 static void queueing(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
+    const struct run_probe *pr = probed(c);
     struct finding *f;
     /* The answers alone (first byte, then the rest): the samples recorded
      * at their age when the run stopped would pull the mean down. */
     const struct hist *fb = &c->s->h[H_TTFB];
     uint64_t bad = c->s->bad_status + c->s->checks_failed;
-    double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service;
+    double x = rps(c), little, mean = hist_mean(fb) + hist_mean(&c->s->h[H_TRANSFER]), service, cpu = 0;
     double p5 = hist_percentile(fb, 5), busy = findings_server_busy(c);
     int from_cpu;
     uint32_t i, depth = config_depth(cfg);
-    char l[32], sv[32], m[32], how[160], in[64];
+    char l[32], sv[32], m[32], al[32], own[240], in[64];
     if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return;
-    from_cpu = busy >= QUEUE_CPU_BUSY && c->server->cpu_s > 0;
-    if (from_cpu) {
-        service = c->server->cpu_s / (double)c->s->completed * NS_S;
-        say(how, sizeof(how), "its CPU per answer, from the monitor: its CPUs were %.0f%% busy", 100 * busy);
+    if (busy >= QUEUE_CPU_BUSY && c->server->cpu_s > 0)
+        cpu = c->server->cpu_s / (double)c->s->completed * NS_S;
+    if (pr) {
+        service = pr->p50_ns > cpu ? pr->p50_ns : cpu;
+        from_cpu = cpu > pr->p50_ns;
+        units_fmt_ns(al, sizeof(al), pr->p50_ns);
+        if (from_cpu)
+            say(own, sizeof(own), "its own time is at least %s, its CPU per answer under load (its CPUs were %.0f%% "
+                "busy); alone an answer took %s (the median of %llu, one at a time before the load)",
+                units_fmt_ns(sv, sizeof(sv), service), 100 * busy, al, (unsigned long long)pr->answered);
+        else if (cpu > 0)
+            say(own, sizeof(own), "alone an answer takes %s (the median of %llu, one at a time before the load); its "
+                "CPU per answer under load %s, its CPUs %.0f%% busy", al, (unsigned long long)pr->answered,
+                units_fmt_ns(sv, sizeof(sv), cpu), 100 * busy);
+        else
+            say(own, sizeof(own), "alone an answer takes %s (the median of %llu, one at a time before the load)", al,
+                (unsigned long long)pr->answered);
+    } else if (cpu > 0) {
+        service = cpu;
+        from_cpu = 1;
+        say(own, sizeof(own), "its own time is about %s (its CPU per answer, from the monitor: its CPUs were %.0f%% "
+            "busy)", units_fmt_ns(sv, sizeof(sv), service), 100 * busy);
     } else {
         service = hist_rank(fb, bad + QUEUE_SERVICE_RANK);
-        say(how, sizeof(how), "its fifth fastest good answer%s",
+        from_cpu = 0;
+        say(own, sizeof(own), "its own time is estimated at about %s (its fifth fastest good answer%s; not measured "
+            "alone)", units_fmt_ns(sv, sizeof(sv), service),
             c->server ? ": its CPUs were not busy enough for its CPU per answer to be its time" : "");
     }
     little = (double)cfg->connections * depth / x * NS_S;
@@ -198,8 +234,12 @@ static void queueing(struct ctx *c)
         return;
     for (i = 0; c->r->per_target && i < c->r->ntargets; i++) {
         const struct stats *u = &c->r->per_target[i];
+        /* Its own time alone when the probe measured it. */
+        double t = pr && i < pr->ntargets && pr->target[i].answered ? pr->target[i].p50_ns : service;
+        if (t < cpu)
+            t = cpu;
         if ((double)u->completed >= QUEUE_URL_SHARE * (double)c->s->completed &&
-            hist_percentile(&u->h[H_TTFB], 50) < QUEUE_URL_TIMES_SERVICE * service)
+            hist_percentile(&u->h[H_TTFB], 50) < QUEUE_URL_TIMES_SERVICE * t)
             return; /* a target answered fast: no queue in front of it */
     }
     if ((f = add(c)) == NULL)
@@ -212,9 +252,7 @@ static void queueing(struct ctx *c)
         say(in, sizeof(in), "%u connections", cfg->connections);
     say(f->summary, sizeof(f->summary),
         "most of this latency is waiting in the server's queue: %s / %.1f req/s = %s (Little's law; mean %s), while "
-        "its own time is about %s (%s)",
-        in, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean),
-        units_fmt_ns(sv, sizeof(sv), service), how);
+        "%s", in, x, units_fmt_ns(l, sizeof(l), little), units_fmt_ns(m, sizeof(m), mean), own);
     say(f->advice, sizeof(f->advice),
         "a closed loop keeps every connection waiting; use fewer connections, or -R / rafale sweep to measure latency "
         "at a load the server can carry");
@@ -225,6 +263,11 @@ static void queueing(struct ctx *c)
     ev(f, "latency_mean_us", mean / 1e3);
     ev(f, "service_us", service / 1e3);
     ev(f, "service_from_cpu", from_cpu);
+    ev(f, "service_estimated", pr == NULL && !from_cpu);
+    if (pr) {
+        ev(f, "alone_p50_us", pr->p50_ns / 1e3);
+        ev(f, "alone_answers", (double)pr->answered);
+    }
     if (c->found[FINDING_LISTEN_QUEUE_OVERFLOW]) {
         /* A full accept queue and a queue in the server are two queues: a
          * larger backlog lets more connections in to wait in the second. */

@@ -74,6 +74,10 @@
  * longer than its CPU time, which would understate its own time: the
  * fastest good answers tell it then. */
 #define QUEUE_CPU_BUSY 0.80
+/* The idle probe's answers (client/probe.c) are the server's own time,
+ * measured, when it has this many of every target's, none bad: its median
+ * is one answer's time with no other in the server. */
+#define QUEUE_PROBE_MIN_ANSWERS 3
 /* client_cpu_bound / server_cpu_bound: busy 90% of the CPUs one may use. */
 #define CPU_BOUND 0.90
 #define CPU_MIN_S 0.5                 /* runs shorter than this tell little */

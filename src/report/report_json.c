@@ -515,6 +515,25 @@ void report_json_ref(FILE *f, const struct machine_ref *ref)
     fprintf(f, "}");
 }
 
+/* "probe": the idle probe before the load (only when one was made: a
+ * result without it stays as it was). */
+static void jprobe(FILE *f, const struct run_probe *p)
+{
+    uint32_t i;
+    if (p->ntargets == 0)
+        return;
+    fprintf(f, "  \"probe\": {\"requests\": %llu, \"answered\": %llu, \"failed\": %llu, \"bad\": %llu, "
+               "\"elapsed_s\": %s, \"latency_p50_us\": %s, \"latency_min_us\": %s, \"targets\": [",
+            (unsigned long long)p->sent, (unsigned long long)p->answered, (unsigned long long)p->failed,
+            (unsigned long long)p->bad, REPORT_JNUM("%.6f", p->elapsed_s), REPORT_JNUM("%.3f", us(p->p50_ns)),
+            REPORT_JNUM("%.3f", us(p->min_ns)));
+    for (i = 0; i < p->ntargets; i++)
+        fprintf(f, "%s{\"answered\": %llu, \"latency_p50_us\": %s, \"latency_min_us\": %s}", i ? ", " : "",
+                (unsigned long long)p->target[i].answered, REPORT_JNUM("%.3f", us(p->target[i].p50_ns)),
+                REPORT_JNUM("%.3f", us(p->target[i].min_ns)));
+    fprintf(f, "]},\n");
+}
+
 /* "error_details": what each kind of error seen was, in words. */
 static void jerror_details(FILE *f, const struct stats *s, int quic)
 {
@@ -663,6 +682,7 @@ int report_json(FILE *f, const struct run_result *res)
         report_json_server(f, server, r->total.completed);
         fprintf(f, ",\n");
     }
+    jprobe(f, &res->probe);
     if (r->target_rate > 0)
         jobj(f, &report_keys_rate, r);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg)->name,

@@ -570,6 +570,41 @@ static int load_obj(struct jc *c, json_t *root, const struct report_keys *t, voi
     return 1;
 }
 
+/* "probe": the idle probe before the load; none in results saved before
+ * it, or when none was made. */
+static void load_probe(struct jc *c, json_t *root, struct run_probe *p)
+{
+    json_t *o = jread_obj(c, root, "probe", 0), *arr, *e;
+    size_t at, i;
+    if (o == NULL)
+        return;
+    at = jread_enter(c, "probe");
+    p->sent = jread_count(c, o, "requests", 1);
+    p->answered = jread_count(c, o, "answered", 1);
+    p->failed = jread_count(c, o, "failed", 0);
+    p->bad = jread_count(c, o, "bad", 0);
+    p->elapsed_s = jread_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
+    p->p50_ns = report_keys_us(c, o, "latency_p50_us", 1) * 1e3;
+    p->min_ns = report_keys_us(c, o, "latency_min_us", 0) * 1e3;
+    if ((arr = jread_arr(c, o, "targets", 1)) != NULL && !c->failed) {
+        if (json_array_size(arr) == 0 || json_array_size(arr) > PROBE_TARGETS) {
+            jread_fail(c, "targets", "1 to %d of them", PROBE_TARGETS);
+        } else {
+            json_array_foreach(arr, i, e) {
+                size_t at2 = jread_enter(c, "targets[%zu]", i);
+                p->target[i].answered = jread_count(c, e, "answered", 1);
+                p->target[i].p50_ns = report_keys_us(c, e, "latency_p50_us", 1) * 1e3;
+                p->target[i].min_ns = report_keys_us(c, e, "latency_min_us", 0) * 1e3;
+                jread_leave(c, at2);
+            }
+            p->ntargets = (uint32_t)json_array_size(arr);
+        }
+    }
+    if (!c->failed && p->answered + p->failed > p->sent)
+        jread_fail(c, "requests", "fewer than its answers and failures");
+    jread_leave(c, at);
+}
+
 /* What a run says of its connections: "connections" (fairness), the
  * machine and its noise, the calibration, "tcp". */
 static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
@@ -642,6 +677,7 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     load_intervals(c, root, r);
     load_precision(c, root, conf, r);
     load_client_side(c, root, run);
+    load_probe(c, root, &run->probe);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
         at = jread_enter(c, "shard");

@@ -527,7 +527,30 @@ void report_setup_line(FILE *f, const struct config *cfg)
     fprintf(f, ", timeout %s", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
 }
 
-static void setup_block(FILE *f, const struct config *cfg, const struct run_figures *r)
+/* The idle probe's line: what an answer takes alone, apart from the run. */
+static void probe_line(FILE *f, const struct run_probe *p)
+{
+    char b1[32], b2[32];
+    uint32_t i;
+    if (p->ntargets == 0)
+        return;
+    fprintf(f, "Alone, before the load: %llu request%s one at a time on one connection, not counted", (unsigned long long)p->sent,
+            p->sent == 1 ? "" : "s");
+    if (p->answered)
+        fprintf(f, ": p50 %s (min %s)", units_fmt_ns(b1, sizeof(b1), p->p50_ns), units_fmt_ns(b2, sizeof(b2), p->min_ns));
+    else
+        fprintf(f, ": none answered within %.0fms", p->elapsed_s * 1e3);
+    for (i = 0; p->answered && p->ntargets > 1 && i < p->ntargets; i++)
+        fprintf(f, "%s%s", i ? ", " : "; by target ",
+                p->target[i].answered ? units_fmt_ns(b1, sizeof(b1), p->target[i].p50_ns) : "none");
+    if (p->failed)
+        fprintf(f, "; %llu failed", (unsigned long long)p->failed);
+    if (p->bad)
+        fprintf(f, "; %llu bad answer%s", (unsigned long long)p->bad, p->bad == 1 ? "" : "s");
+    fprintf(f, ".\n");
+}
+
+static void setup_block(FILE *f, const struct config *cfg, const struct run_figures *r, const struct run_probe *p)
 {
     char b1[32], b2[32], b3[32];
     uint32_t i;
@@ -574,6 +597,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct run_figu
                 units_fmt_ns(b3, sizeof(b3), (double)cfg->warmup_ns), (unsigned long long)r->total.carried_in);
     else if (cfg->warmup_ns)
         fprintf(f, "Warm-up of %s not counted.\n", units_fmt_ns(b3, sizeof(b3), (double)cfg->warmup_ns));
+    probe_line(f, p);
     if (r->interrupted)
         fprintf(f, "Interrupted: the figures cover the run until the signal.\n");
     if (r->shard.count) {
@@ -785,7 +809,7 @@ int report_text(FILE *f, const struct run_result *res)
     const struct findings *fs = res->has_findings ? &res->found : NULL;
     const struct stats *s = &r->total;
 
-    setup_block(f, cfg, r);
+    setup_block(f, cfg, r, &res->probe);
     summary_block(f, cfg, r);
     if (r->target_rate > 0 && !cfg->nstages)
         rate_block(f, cfg, r);

@@ -139,6 +139,24 @@ struct run_figures {
     uint32_t nshards;
 };
 
+/* The idle probe (client/probe.c): before the load, a few of the run's own
+ * requests on one connection, one at a time, each target's unloaded
+ * latency; never in the run's figures. ntargets 0: none was made. */
+#define PROBE_TARGETS 4
+struct probe_target {
+    uint64_t answered;          /* answers (any status) */
+    double p50_ns, min_ns;      /* latency of its requests, 0 when none ended */
+};
+
+struct run_probe {
+    uint32_t ntargets;          /* targets probed, the run's first ones (all of them), 0: no probe */
+    uint64_t sent;              /* requests sent (answered, failed, or cut off by its time limit) */
+    uint64_t answered, failed, bad; /* answers, failures, answers of a status outside --expect or a failed check */
+    double elapsed_s;           /* its wall time, from its start to its end */
+    double p50_ns, min_ns;      /* latency of its requests, all targets */
+    struct probe_target target[PROBE_TARGETS];
+};
+
 /* Frees what f holds (NULL pointers and empty arrays are fine) and zeroes it. */
 void figures_free(struct run_figures *f);
 

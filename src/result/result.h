@@ -50,6 +50,7 @@ struct run_result {
     const struct config *cfg;
     struct config *own_cfg;
     struct run_figures fig;            /* what the engine measured */
+    struct run_probe probe;            /* the idle probe before it (probe.ntargets 0: none) */
     struct monitor_result server;      /* has_server: the server watched (--monitor, compare) */
     int has_server;
     struct netstat_obs net;            /* has_net: the host around the run (not in a result read back or merged) */

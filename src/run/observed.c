@@ -24,6 +24,10 @@ int observed_run(const struct observed_in *in, struct run_result *out, char *err
 
     result_init(out);
     out->cfg = in->cfg;
+    /* The idle probe first, alone: before the monitor and the host's
+     * counters, so that none of them holds its requests. */
+    if (probe_wanted(in->cfg))
+        probe_run(in->share ? in->share : in->cfg, in->stop, &out->probe);
     if ((in->monitor_pid > 0 || in->monitor_cgroup) &&
         monitor_start(in->monitor_pid, in->monitor_cgroup, in->cfg->warmup_ns, &mon, err, errlen) != 0) {
         mon = NULL;

@@ -144,6 +144,74 @@ def findings_queueing():
 
 
 @test
+def findings_queueing_measured_alone():
+    # A queue the fastest answers cannot show: 4 answers at once of 20 ms each (findings_server.py slow), 50
+    # connections, and a warm-up that leaves the queue full when the measured phase begins: its fastest answers
+    # wait too (about 50 / 4 x 20 ms), the old estimate of the server's own time. The idle probe measured it alone
+    # before the load: its 8 answers one at a time, about 20 ms.
+    srv = FServer("slow")
+    r = rafale("-c", 50, "-d", "2s", "--warmup", "1s", srv.url())
+    srv.stop()
+    j = r.j
+    p = j.get("probe")
+    check(p is not None and 3 <= p["answered"] <= p["requests"] <= 8 and p["failed"] == 0 and p["bad"] == 0 and
+          20000 <= p["latency_min_us"] <= p["latency_p50_us"] < 40000 and len(p["targets"]) == 1 and
+          p["elapsed_s"] < 0.3, "alone: the probe's answers took the server's 20 ms (%s)" % p)
+    f = finding(j, "queueing")
+    check(f is not None, "alone: queueing found (%s)" % ids(j))
+    if f and p:
+        ev = f["evidence"]
+        check(ev["service_estimated"] == 0 and ev["service_from_cpu"] == 0 and ev["alone_answers"] == p["answered"]
+              and abs(ev["alone_p50_us"] - p["latency_p50_us"]) < 1 and ev["service_us"] == ev["alone_p50_us"],
+              "alone: the own time is the probe's median (%s)" % ev)
+        check(ev["latency_mean_us"] >= 5 * ev["service_us"] and j["ttfb"]["min_us"] >= 3 * ev["service_us"],
+              "alone: even the fastest answer of the run waited (%s, min %s)" % (ev, j["ttfb"]["min_us"]))
+        check("while alone an answer takes %s (the median of %d, one at a time before the load)"
+              % (fmt_ms(p["latency_p50_us"]), p["answered"]) in f["summary"], "alone: said (%s)" % f["summary"])
+    check(finding(j, "server_waiting") is None, "alone: the queue explains the wait")
+    check(re.search(r"^Alone, before the load: %d requests? one at a time on one connection, not counted: p50 "
+                    % (p and p["requests"]), r.out, re.M), "alone: the text's line (%s)" % r.out[:600])
+
+
+def fmt_ms(us):
+    """A latency in µs as rafale's text prints one of some ms (units_fmt_ns: 3 significant digits)."""
+    ms = us / 1000
+    return "%.2fms" % ms if ms < 10 else "%.1fms" % ms if ms < 100 else "%.0fms" % ms
+
+
+@test
+def findings_probe_apart():
+    # The probe's requests are the run's own, counted apart: serve counts them and the run's, the run's figures
+    # hold none of them. -n says how many requests the server gets, --no-probe turns it off, a POST is not sent
+    # but by the run: none then. A healthy server stays silent with it.
+    srv = Serve()
+    r = rafale("-c", 4, "-t", 1, "-d", "1s", srv.url("/delay/5"))
+    conns, reqs = srv.stop()
+    j, p = r.j, r.j.get("probe")
+    s = j["summary"]
+    check(p is not None and p["requests"] == p["answered"] == 8 and p["failed"] == 0 and
+          5000 <= p["latency_min_us"] <= p["latency_p50_us"] < 8000,
+          "probe: 8 answers of /delay/5 alone, about 5 ms (%s)" % p)
+    check(p is not None and s["requests"] <= reqs - p["requests"] <= s["requests"] + s["in_flight"] and
+          conns == s["connections_opened"] + 1 and accounted(j),
+          "probe: serve counted the run's requests and the probe's 8, on one connection of its own (%s, %s; %s)"
+          % (conns, reqs, s))
+    check(j["latency"]["count"] == s["requests"] + j["latency"]["censored"] and s["started"] == s["requests"] +
+          s["errors"] + s["in_flight"], "probe: none of its requests in the run's figures")
+    check([i for i in ids(j, "warning") if i not in ("noisy_neighbour", "client_delay")] == [],
+          "probe: a healthy run stays silent (%s)" % ids(j))
+    for args in (("-n", 300), ("-d", "1s", "--no-probe"), ("-d", "1s", "-m", "POST", "-b", "x=1")):
+        srv = Serve()
+        r = rafale(*(("-c", 4, "-t", 1) + args + (srv.url(),)))
+        conns, reqs = srv.stop()
+        s = r.j["summary"]
+        check("probe" not in r.j and "Alone" not in r.out and s["requests"] <= reqs <= s["requests"] + s["in_flight"]
+              and conns == s["connections_opened"], "no probe with %s: serve counted the run's requests alone "
+              "(%s, %s; %s)" % (" ".join(map(str, args)), conns, reqs, s))
+    check(reqs >= 1 and s["requests"] > 0, "no probe: the POST run ran")
+
+
+@test
 def findings_queueing_not_a_fast_error():
     # A thread per connection, 50 ms of work each, all at once (no queue), and every 100th request an instant
     # 503: latency = connections / throughput as in any closed loop, and the fastest answer is an error that did
@@ -167,8 +235,10 @@ def findings_queueing_own_time_from_cpu():
     # Other processes on its CPU take what it cannot have: judged when they took under 15% (the rule reads the
     # CPU per answer as its own time from 80% busy), else said and skipped.
     srv = FServer("cpuqueue", "--ms", "5")
-    r, taken = pinned_apart(lambda pin: rafale("-t", 1, "-c", 20, "-d", "2s", "--monitor", srv.p.pid, srv.url(),
-                                               preexec=pin))
+    # --no-probe: the CPU per answer alone (as for a POST, which is not probed); with the probe it is the second
+    # witness (test_findings's queueing_alone).
+    r, taken = pinned_apart(lambda pin: rafale("-t", 1, "-c", 20, "-d", "2s", "--no-probe", "--monitor", srv.p.pid,
+                                               srv.url(), preexec=pin))
     srv.stop()
     j = r.j
     f = finding(j, "queueing")

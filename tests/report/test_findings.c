@@ -16,6 +16,7 @@ struct fx {
     struct monitor_result m;
     struct netstat_obs net;
     struct machine_noise noise;
+    struct run_probe probe;
     struct findings fs;
 };
 
@@ -75,6 +76,7 @@ static const struct run_result *as_result(const struct fx *x, int with_server, i
     in.has_net = 1;
     in.server_output_bytes = out_bytes;
     in.noise = x->noise;
+    in.probe = x->probe;
     return &in;
 }
 
@@ -377,7 +379,9 @@ static void queueing_own_time(void)
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_from_cpu", -1) == 0);
     CHECK(findings_ev(f, "service_us", 0) > 19000 && findings_ev(f, "service_us", 0) < 19600);
-    CHECK(f && strstr(f->summary, "(its fifth fastest good answer)") != NULL);
+    CHECK(findings_ev(f, "service_estimated", -1) == 1 && findings_ev(f, "alone_p50_us", -1) == -1);
+    CHECK(f && strstr(f->summary, "its own time is estimated at about 19.3") != NULL &&
+          strstr(f->summary, "(its fifth fastest good answer; not measured alone)") != NULL);
     /* One busy CPU, 20 connections, 5 ms of CPU each: answers at 5, 10,
      * ... ms, the fifth at 25 ms, the mean 100 ms: under 5 times the fifth
      * fastest, over 5 times the CPU. */
@@ -402,6 +406,117 @@ static void queueing_own_time(void)
     eval(&x, 1);
     CHECK(!has(&x, FINDING_QUEUEING));
     CHECK((f = findings_get(&x.fs, FINDING_SERVER_WAITING)) != NULL);
+    done(&x);
+}
+
+/* The idle probe measured every target alone: n answers, median p50 ns. */
+static void probe(struct fx *x, uint64_t n, double p50)
+{
+    static struct url u;
+    memset(&x->probe, 0, sizeof(x->probe));
+    x->cfg.urls = &u;
+    x->cfg.ntargets = x->probe.ntargets = 1;
+    x->probe.sent = x->probe.answered = x->probe.target[0].answered = n;
+    x->probe.p50_ns = x->probe.target[0].p50_ns = p50;
+    x->probe.min_ns = x->probe.target[0].min_ns = p50 * 0.95;
+}
+
+/* The server's own time measured alone, before the load: aiohttp at 400
+ * connections after a warm-up that left its queue full, its fastest
+ * answers 549 ms (the estimate, 5x them, is over the mean: silent), alone
+ * 5.4 ms. */
+static void queueing_alone(void)
+{
+    struct fx x;
+    const struct finding *f;
+    healthy(&x);
+    closed_loop(&x, 400, 300, 1333 * MS, 549 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    probe(&x, 8, 5.4 * MS);
+    eval(&x, 0);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_us", 0) == 5400 &&
+          findings_ev(f, "alone_p50_us", 0) == 5400 && findings_ev(f, "alone_answers", 0) == 8 &&
+          findings_ev(f, "service_estimated", -1) == 0 && findings_ev(f, "service_from_cpu", -1) == 0);
+    CHECKF(f && strstr(f->summary, "400 connections / 300.0 req/s = 1.33s (Little's law; mean 1.32s), while alone an "
+                       "answer takes 5.40ms (the median of 8, one at a time before the load)") != NULL,
+           "%s", f ? f->summary : "");
+    /* The monitor's CPU per answer is the second witness, the larger of the
+     * two the own time: 3.3 ms under the 5.4 ms alone, said beside it... */
+    x.m.cpus = 2;
+    x.m.threads = 1;
+    x.m.cpu_s = 600 * 0.0033;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_us", 0) == 5400 &&
+          findings_ev(f, "service_from_cpu", -1) == 0);
+    CHECKF(f && strstr(f->summary, "alone an answer takes 5.40ms (the median of 8, one at a time before the load); its "
+                       "CPU per answer under load 3.30ms, its CPUs 99% busy") != NULL, "%s", f ? f->summary : "");
+    /* ... 9 ms over it (each answer dearer under load): the own time. */
+    x.m.cpu_s = 600 * 0.009;
+    x.m.cpus = 4;
+    x.m.threads = 3;
+    eval(&x, 1);
+    CHECK((f = findings_get(&x.fs, FINDING_QUEUEING)) != NULL && findings_ev(f, "service_from_cpu", -1) == 1 &&
+          findings_ev(f, "service_us", 0) > 8999 && findings_ev(f, "service_us", 0) < 9001);
+    CHECKF(f && strstr(f->summary, "its own time is at least 9.00ms, its CPU per answer under load (its CPUs were 90% "
+                       "busy); alone an answer took 5.40ms") != NULL, "%s", f ? f->summary : "");
+    /* Alone as slow as under load: no queue (a thread per connection). */
+    probe(&x, 8, 400 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    /* A probe that cannot tell: too few answers, a bad one (an instant 503
+     * did no work), or not every target measured: the estimate again. */
+    probe(&x, 2, 5.4 * MS);
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    probe(&x, 3, 5.4 * MS);
+    eval(&x, 0);
+    CHECK(has(&x, FINDING_QUEUEING));
+    x.probe.bad = 1;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    probe(&x, 8, 5.4 * MS);
+    x.cfg.ntargets = 2;
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.cfg.ntargets = 1;
+    /* Each target against its own time alone: a fast one answered within 3
+     * times its own is no queue. */
+    {
+        struct stats u[2];
+        uint64_t i;
+        stats_init(&u[0]);
+        stats_init(&u[1]);
+        u[0].completed = 300;
+        u[1].completed = 300;
+        for (i = 0; i < 300; i++) {
+            hist_record(&u[0].h[H_TTFB], 1333 * MS);
+            hist_record(&u[1].h[H_TTFB], 100 * MS);
+        }
+        x.r.per_target = u;
+        x.r.ntargets = 2;
+        x.cfg.ntargets = x.probe.ntargets = 2;
+        x.probe.target[1].answered = 8;
+        x.probe.target[1].p50_ns = 40 * MS; /* 100 ms under load: 2.5 times it */
+        eval(&x, 0);
+        CHECK(!has(&x, FINDING_QUEUEING));
+        x.probe.target[1].p50_ns = 30 * MS; /* 3.3 times it */
+        eval(&x, 0);
+        CHECK(has(&x, FINDING_QUEUEING));
+        x.r.per_target = NULL;
+        x.r.ntargets = 0;
+        stats_fini(&u[0]);
+        stats_fini(&u[1]);
+    }
+    /* A healthy run with a probe: silent. */
+    x.cfg.urls = NULL;
+    done(&x);
+    healthy(&x);
+    probe(&x, 8, 1 * MS);
+    eval(&x, 0);
+    CHECKF(x.fs.n == 0, "%d findings, the first %s", x.fs.n, x.fs.n ? x.fs.f[0].id : "");
+    x.cfg.urls = NULL;
+    x.cfg.ntargets = 0;
     done(&x);
 }
 
@@ -1496,6 +1611,7 @@ int main(void)
     T_RUN(nagle);
     T_RUN(queueing);
     T_RUN(queueing_own_time);
+    T_RUN(queueing_alone);
     T_RUN(overflow_and_queueing);
     T_RUN(cpu);
     T_RUN(client_delay);
