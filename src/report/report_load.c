@@ -147,6 +147,7 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     json_t *h2 = jread_obj(c, o, "http2", 0), *h3 = jread_obj(c, o, "http3", 0);
     json_t *quic = jread_obj(c, o, "quic", 0);
     const char *proto = sum ? jread_str(c, sum, "protocol", 0) : NULL, *h3key = "http3";
+    const struct proto *row;
     const char *k;
     uint64_t errs = 0, nerr;
     size_t at;
@@ -211,7 +212,8 @@ static void load_stats(struct jc *c, struct stats *s, json_t *o, uint64_t *in_fl
     }
     /* A result saved before HTTP/3 had its own object holds an HTTP/3
      * run's QPACK figures and retries in "http2": they are HTTP/3's. */
-    if (h3 == NULL && h2 && proto && strcmp(proto, "h3") == 0) {
+    row = proto ? proto_named(proto) : NULL;
+    if (h3 == NULL && h2 && row && row->figures == COUNTERS_IN_HTTP3) {
         h3 = h2;
         h2 = NULL;
         h3key = "http2";

@@ -87,14 +87,15 @@ static void stages_block(FILE *f, const struct config *cfg, const struct run_fig
 
 /* HTTP/2 or HTTP/3: what header compression (HPACK, QPACK) saved, and
  * HTTP/2's requests sent again (HTTP/3's go under QUIC). */
-static void headers_line(FILE *f, const struct stats *s, int h3)
+static void headers_line(FILE *f, const struct stats *s, const struct proto *p)
 {
     char w[32], d[32];
+    int h3 = p->figures == COUNTERS_IN_HTTP3;
     uint64_t wire = h3 ? s->h3_hdr_wire : s->h2_hdr_wire, dec = h3 ? s->h3_hdr_decoded : s->h2_hdr_decoded;
-    fprintf(f, "\n%s response headers %s on the wire, %s decoded", h3 ? "HTTP/3       " : "HTTP/2       ",
+    fprintf(f, "\n%-13s response headers %s on the wire, %s decoded", p->label,
             units_fmt_bytes(w, sizeof(w), (double)wire), units_fmt_bytes(d, sizeof(d), (double)dec));
     if (dec)
-        fprintf(f, " (%s saved %.1f%%)", h3 ? "QPACK" : "HPACK", 100.0 * (1.0 - (double)wire / (double)dec));
+        fprintf(f, " (%s saved %.1f%%)", p->codec, 100.0 * (1.0 - (double)wire / (double)dec));
     if (s->h2_retried && !h3)
         fprintf(f, "\n              %llu times a request was refused unprocessed (GOAWAY or REFUSED_STREAM) and sent "
                    "again on another connection", (unsigned long long)s->h2_retried);
@@ -326,7 +327,7 @@ static void bad_status_line(FILE *f, const struct config *cfg, const struct stat
                            : "");
 }
 
-static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int quic)
+static void errors_block(FILE *f, const struct stats *s, uint64_t ended, const struct proto *p)
 {
     uint64_t n = stats_errors(s);
     int k;
@@ -349,7 +350,7 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended, int qui
             continue;
         const char *first = stats_err_first(s, (enum err_kind)k);
         fprintf(f, "  %-17s %8llu  %s", stats_err_name((enum err_kind)k), (unsigned long long)s->errors[k],
-                stats_err_explain((enum err_kind)k, quic));
+                stats_err_explain((enum err_kind)k, p));
         if (first)
             fprintf(f, " (first: %s)", first);
         fputc('\n', f);
@@ -510,8 +511,8 @@ void report_setup_line(FILE *f, const struct config *cfg)
                 config_depth(cfg) > 1 ? "s" : "");
     if (cfg->keepalive && cfg->requests_per_conn)
         fprintf(f, " (%llu requests per connection)", (unsigned long long)cfg->requests_per_conn);
-    if (cfg->pipeline > 1)
-        fprintf(f, ", pipelining %u", cfg->pipeline);
+    if (config_proto(cfg)->takes & TAKES_PIPELINE && config_depth(cfg) > 1)
+        fprintf(f, ", pipelining %u", config_depth(cfg));
     if (cfg->nstages)
         fprintf(f, ", %u stages of %s", cfg->nstages, cfg->stages_conns ? "connections" : "rate");
     else if (cfg->rate > 0)
@@ -636,7 +637,7 @@ static void summary_block(FILE *f, const struct config *cfg, const struct run_fi
         fprintf(f, "\nTLS           %llu handshakes: %llu full, %llu resumed", (unsigned long long)(s->tls_full + s->tls_resumed),
                 (unsigned long long)s->tls_full, (unsigned long long)s->tls_resumed);
     if (config_proto(cfg)->takes & TAKES_STREAMS)
-        headers_line(f, s, config_proto(cfg)->quic);
+        headers_line(f, s, config_proto(cfg));
     if (s->quic_sent || s->quic_recv)
         quic_line(f, s);
     if (cfg->follow || s->redirects || s->redirects_away) {
@@ -799,7 +800,7 @@ int report_text(FILE *f, const struct run_result *res)
     fputc('\n', f);
     status_line(f, s);
     bad_status_line(f, cfg, s);
-    errors_block(f, s, s->completed + stats_errors(s), config_proto(cfg)->quic);
+    errors_block(f, s, s->completed + stats_errors(s), config_proto(cfg));
     checks_block(f, cfg, r);
     if (cfg->out[OUT_LOG]) {
         fprintf(f, "\nLog           %llu lines to %s", (unsigned long long)r->log_written,
