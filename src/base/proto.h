@@ -4,7 +4,9 @@
  * row (takes), checked in one loop (config.c); the reports name the
  * protocol from its row; the client finds the session that speaks it
  * (session_ops) by the row's name. A new protocol is a row here, its
- * option (its flag is config.proto_asked[its row]), and its session. */
+ * option (its flag is config.proto_asked[its row], options/opt.c), and its
+ * session (a file of src/client/, named in engine.c's sessions[] and
+ * client.h). */
 #ifndef RAFALE_PROTO_H
 #define RAFALE_PROTO_H
 
