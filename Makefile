@@ -167,9 +167,12 @@ saved-expected: rafale build/tests/report/test_saved_runs
 man: rafale
 	@python3 scripts/man.py ./rafale rafale.1
 
-# The folders' rules the compiler cannot see (scripts/check_layout.sh).
+# The folders' rules the compiler cannot see (scripts/check_layout.sh), and
+# the sizes a reader can hold: files of 800 lines at most, functions of 120
+# (scripts/check_sizes.py).
 layout:
 	@sh scripts/check_layout.sh
+	@python3 scripts/check_sizes.py
 
 # .clang-format describes the style; clang-format 14 cannot keep the
 # hand-aligned trailing comments of the older code (10% of its lines would

@@ -44,6 +44,8 @@ done
 # The layout: no circle between modules (calls, used includes), includes
 # only of folders the Makefile lets one see, private headers kept home.
 [ -n "$T" ] || run sh scripts/check_layout.sh
+# The sizes: files of 800 lines at most, functions of 120.
+[ -n "$T" ] || run python3 scripts/check_sizes.py
 if [ $unit_only -eq 0 ] && [ -f tests/integration.py ]; then
     # Streamed as the tests end (a long pool shows progress); the closing line
     # is tallied from the copy.

@@ -4,9 +4,13 @@
  * row (takes), checked in one loop (config.c); the reports name the
  * protocol from its row; the client finds the session that speaks it
  * (session_ops) by the row's name. A new protocol is a row here, its
- * option (its flag is config.proto_asked[its row]), and its session. */
+ * option (its flag is config.proto_asked[its row], options/opt.c), and its
+ * session (a file of src/client/, named in engine.c's sessions[] and
+ * client.h). */
 #ifndef RAFALE_PROTO_H
 #define RAFALE_PROTO_H
+
+#include "counters.h"
 
 /* The rows; the first is the default. */
 enum proto_id { PROTO_HTTP1, PROTO_HTTP2, PROTO_HTTP3, PROTO__COUNT };
@@ -30,11 +34,18 @@ struct proto {
     const char *option;      /* the option that asks for it ("--http2"), NULL for the default */
     const char *advice;      /* to try when a server refuses its ALPN ("drop --http2") */
     const char *missing;     /* left out of this build: what it needs to be built; NULL when it is built */
+    const char *codec;       /* its header compression ("HPACK"), NULL for none */
+    const char *in_flight;   /* what its requests in flight on a connection are: "streams", "pipelined" */
+    const char *reset;       /* what a lost connection (ERR_RESET) means over it; NULL: TCP's (stats.c) */
     unsigned takes;          /* enum proto_takes */
+    unsigned char figures;   /* enum counters_in: the result's object of its own figures, written always */
     unsigned char quic;      /* over QUIC (UDP, its own TLS 1.3), not TCP and OpenSSL */
     unsigned char fields;    /* requests go as header fields (plan_h2.c), not as HTTP/1.1's bytes */
 };
 
 extern const struct proto proto_rows[PROTO__COUNT];
+
+/* The row whose name (a result's "protocol") is name, or NULL. */
+const struct proto *proto_named(const char *name);
 
 #endif

@@ -1,6 +1,8 @@
 /* stats.c - per-thread counters and their merge. */
 #include "stats.h"
 
+#include "proto.h"
+
 #include <string.h>
 
 static const char *const names[ERR__COUNT] = {
@@ -76,12 +78,10 @@ const char *stats_err_old_name(enum err_kind k)
     return k == ERR_TIMEOUT_CONNECT ? "connect_timeout" : k == ERR_TIMEOUT_ANSWER ? "timeout" : NULL;
 }
 
-const char *stats_err_explain(enum err_kind k, int quic)
+const char *stats_err_explain(enum err_kind k, const struct proto *p)
 {
-    /* Over QUIC, http3_quic.c's reset is the ICMP error a datagram met. */
-    if (quic && k == ERR_RESET)
-        return "the connection was lost while the request was in flight: an ICMP port unreachable came back "
-               "(nothing listens on the server's UDP port any more), or the socket failed otherwise";
+    if (k == ERR_RESET && p->reset)
+        return p->reset;
     return explain[k];
 }
 

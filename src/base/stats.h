@@ -127,9 +127,10 @@ const char *stats_err_name(enum err_kind k);
 /* The key results saved before a kind was renamed hold it under
  * ("timeout", "connect_timeout"), or NULL. */
 const char *stats_err_old_name(enum err_kind k);
-/* One plain-English line saying what the error kind means, over QUIC
- * (HTTP/3) when quic is set, else over TCP: a reset is not the same thing. */
-const char *stats_err_explain(enum err_kind k, int quic);
+/* One plain-English line saying what the error kind means over protocol
+ * p (proto.h): a reset over QUIC is not TCP's. */
+struct proto;
+const char *stats_err_explain(enum err_kind k, const struct proto *p);
 struct stats;
 /* What the first error of kind k was, in words (the detail it was given,
  * or its errno's), or NULL when it had neither. */

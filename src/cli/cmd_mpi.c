@@ -77,6 +77,65 @@ static int mpi_report(struct config *cfg, int size, char **jsons, size_t *lens, 
     return rc;
 }
 
+/* The command line, as every rank reads it: 0, 2 for a usage error (err
+ * says it), -1 when it asked for no run (--help, --version). */
+static int mpi_args(const struct cmd *all, int argc, char **argv, struct config *cfg, char *err, size_t errlen,
+                    char *notes, size_t nlen)
+{
+    if (argc > 1 && cmd_find(all, argv[1]) && !cmd_find(all, argv[1])->mpi) {
+        err_set(err, errlen, NULL, "rafale-mpi runs load tests; use rafale for '%s'", argv[1]);
+        return 2;
+    }
+    switch (cli_parse(argc, argv, 0, cfg, err, errlen, notes, nlen)) {
+    case CLI_HELP:
+        cmd_usage(stdout, all);
+        /* fall through */
+    case CLI_EXIT:
+        return -1;
+    case CLI_ERROR:
+        return 2;
+    case CLI_OK:
+        break;
+    }
+    if (cfg->shard_count) {
+        err_set(err, errlen, NULL, "--shard is MPI's to set under rafale-mpi (rank and size)");
+        return 2;
+    }
+    if (outputs_stdout(cfg->out, err, errlen) != 0)
+        return 2; /* every rank reads the same command line: a usage error, 2 on each */
+    return 0;
+}
+
+/* This rank's share of the run, checked before any load: 0, or -1 (err
+ * says why; the rank's exit status is 1). */
+static int mpi_share(const struct mpig *m, struct config *cfg, struct config *share, char *err, size_t errlen)
+{
+    uint64_t want = cmd_open_files(cfg);
+    cfg->shard_index = (uint32_t)m->rank;
+    cfg->shard_count = (uint32_t)m->size;
+    if (m->rank != 0) {
+        /* The server and the outputs are rank 0's. */
+        cfg->monitor_pid = 0;
+        cfg->monitor_cgroup = NULL;
+        cfg->out[OUT_JSON] = cfg->out[OUT_CSV] = cfg->out[OUT_HDR] = cfg->out[OUT_HTML] = NULL;
+    }
+    /* Rank 0's outputs, checked before any load. Its exit status is
+     * every rank's 1, as for a preflight that failed: mpiexec would
+     * merge a 2 on rank 0 and a 1 elsewhere into 3, an SLO's. */
+    if (outputs_ready(cfg->out, 0, err, errlen) != 0)
+        return -1;
+    if (net_raise_nofile(want) < want) {
+        err_set(err, errlen, NULL, "%u connections need %llu open files, more than the limit: raise it with "
+                "'ulimit -n %llu'", cfg->connections, (unsigned long long)want, (unsigned long long)want);
+        return -1;
+    }
+    /* A rank that cannot resolve or reach the server says so before
+     * anything is sent, rather than run on errors alone. */
+    if (shard_apply(cfg, share, err, errlen) != 0 || engine_preflight(share, 1, err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
 /* rafale-mpi ARGS under mpiexec (or srun): each rank one shard of the run;
  * rank 0 prints the one merged report and writes the one --json/--html. */
 int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv)
@@ -104,62 +163,15 @@ int cmd_mpi(const struct cmd *self, const struct cmd *all, int argc, char **argv
         (void)e;
     }
     memset(&cfg, 0, sizeof(cfg));
-    if (argc > 1 && cmd_find(all, argv[1]) && !cmd_find(all, argv[1])->mpi) {
-        err_set(err, sizeof(err), NULL, "rafale-mpi runs load tests; use rafale for '%s'", argv[1]);
-        ok = 0;
-        rc = 2;
-    } else {
-        switch (cli_parse(argc, argv, 0, &cfg, err, sizeof(err), notes, sizeof(notes))) {
-        case CLI_HELP:
-            cmd_usage(stdout, all);
-            /* fall through */
-        case CLI_EXIT:
-            config_free(&cfg);
-            mpig_end(&m);
-            return 0;
-        case CLI_ERROR:
-            ok = 0;
-            rc = 2;
-            break;
-        case CLI_OK:
-            if (cfg.shard_count) {
-                err_set(err, sizeof(err), NULL, "--shard is MPI's to set under rafale-mpi (rank and size)");
-                ok = 0;
-                rc = 2;
-            } else if (outputs_stdout(cfg.out, err, sizeof(err)) != 0) {
-                ok = 0; /* every rank reads the same command line: a usage error, 2 on each */
-                rc = 2;
-            }
-            break;
-        }
+    rc = mpi_args(all, argc, argv, &cfg, err, sizeof(err), notes, sizeof(notes));
+    if (rc < 0) {
+        config_free(&cfg);
+        mpig_end(&m);
+        return 0;
     }
-    if (ok) {
-        uint64_t want = cmd_open_files(&cfg);
-        cfg.shard_index = (uint32_t)m.rank;
-        cfg.shard_count = (uint32_t)m.size;
-        if (m.rank != 0) {
-            /* The server and the outputs are rank 0's. */
-            cfg.monitor_pid = 0;
-            cfg.monitor_cgroup = NULL;
-            cfg.out[OUT_JSON] = cfg.out[OUT_CSV] = cfg.out[OUT_HDR] = cfg.out[OUT_HTML] = NULL;
-        }
-        /* Rank 0's outputs, checked before any load. Its exit status is
-         * every rank's 1, as for a preflight that failed: mpiexec would
-         * merge a 2 on rank 0 and a 1 elsewhere into 3, an SLO's. */
-        if (outputs_ready(cfg.out, 0, err, sizeof(err)) != 0) {
-            ok = 0;
-        } else if (net_raise_nofile(want) < want) {
-            err_set(err, sizeof(err), NULL, "%u connections need %llu open files, more than the limit: raise it with "
-                    "'ulimit -n %llu'", cfg.connections, (unsigned long long)want, (unsigned long long)want);
-            ok = 0;
-        } else if (shard_apply(&cfg, &share, err, sizeof(err)) != 0 || engine_preflight(&share, 1, err, sizeof(err)) != 0) {
-            /* A rank that cannot resolve or reach the server says so
-             * before anything is sent, rather than run on errors alone. */
-            ok = 0;
-        }
-        if (!ok)
-            rc = 1;
-    }
+    ok = rc == 0 && mpi_share(&m, &cfg, &share, err, sizeof(err)) == 0;
+    if (!ok && rc == 0)
+        rc = 1;
     if (m.rank == 0 && ok && notes[0])
         fprintf(stderr, "rafale-mpi: %s\n", notes);
     start_at = cfg.start_at;

@@ -4,7 +4,7 @@
  * output at most may have it, and the text report then goes to stderr.
  * One way to open an output and to say why it could not be written. Every
  * command that writes files goes through it: a run and rafale-mpi (their
- * result's text report, SLO checks, files and the live page's last
+ * result's text report, SLO goals, files and the live page's last
  * state), sweep, compare, report, merge, diff, calibrate. A new output of
  * a run: its kind (config.h), its option (options/opt.c), its row here.
  * Private to src/cli/. */

@@ -555,6 +555,79 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
     return ws;
 }
 
+/* --start-at: every shard begins its measured phase at the same instant;
+ * the warm-up comes before it. Returns 0, or ENGINE_ESTOPPED when Ctrl-C
+ * came in the wait: the user gave up before any load. */
+static int wait_start(const struct config *cfg, const atomic_int *stop, struct run_figures *res, char *err,
+                      size_t errlen)
+{
+    res->shard.late_s = wait_until(cfg->start_at - (double)cfg->warmup_ns / 1e9, stop);
+    if (!atomic_load(stop))
+        return 0;
+    err_set(err, errlen, NULL, "interrupted while waiting for --start-at: nothing was sent");
+    return ENGINE_ESTOPPED;
+}
+
+/* The run's clock: its start, the measured phase after the warm-up, its
+ * deadline. */
+static void start_clock(const struct config *cfg, struct plan *pl, struct run_figures *res)
+{
+    pl->t0 = clock_ns();
+    res->start_unix_s = shard_now();
+    if (cfg->start_at > 0) {
+        /* The run begins at --start-at, not when this thread woke: a shard
+         * woken a few ms late (a loaded machine wakes a sleeper late)
+         * would send all its share that much out of phase with the other
+         * shards', its requests landing beside theirs; its first requests
+         * are as late as it was. More than a second late, it begins when
+         * it starts (the warning said so). */
+        double begin = cfg->start_at - (double)cfg->warmup_ns / 1e9, late = res->start_unix_s - begin;
+        if (late > 0 && late <= 1) {
+            pl->t0 -= (uint64_t)(late * 1e9);
+            res->start_unix_s = begin;
+        }
+    }
+    res->start_unix_s += (double)cfg->warmup_ns / 1e9;
+    if (pl->log)
+        reqlog_header(pl->log, res->start_unix_s);
+    pl->t_measure = pl->t0 + cfg->warmup_ns;
+    pl->t_deadline = cfg->duration_ns ? pl->t_measure + cfg->duration_ns : UINT64_MAX;
+}
+
+/* After the threads joined: the run's figures, or why there are none
+ * (ENGINE_EDOWN: the first connects all failed; -1). cpu0: the process's
+ * CPU time when the load began. */
+static int run_outcome(const struct config *cfg, struct plan *pl, struct worker *ws, uint32_t nt, uint32_t started,
+                       const atomic_int *stop, double cpu0, struct run_figures *res, char *err, size_t errlen)
+{
+    uint32_t t;
+    int rc = -1;
+
+    for (t = 0; t < started && !ws[t].err[0]; t++)
+        ;
+    /* The first connects all failed: no report of nothing, one line; a
+     * worker's own reason (a protocol mismatch seen by one of them) names
+     * the cause better than the last failure's. */
+    if (atomic_load(&pl->reach->said) && t == started) {
+        err_set(err, errlen, NULL, "%s", pl->reach->msg);
+        rc = ENGINE_EDOWN;
+    } else if (started == nt) {
+        rc = collect_merge(ws, nt, pl, res, err, errlen);
+    }
+    if (rc == 0 && collect_checks(pl, ws, nt, res) != 0) {
+        err_set(err, errlen, NULL, "out of memory for the checks");
+        rc = -1;
+    }
+    if (rc == 0) {
+        collect_finish(cfg, pl, ws, nt, stop, cpu_seconds() - cpu0, res);
+        res->batches = pl->batches; /* taken over */
+        memset(&pl->batches, 0, sizeof(pl->batches));
+    }
+    else
+        figures_free(res); /* what was merged before the failure */
+    return rc;
+}
+
 int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_progress_fn progress, void *arg,
                struct run_figures *res, char *err, size_t errlen)
 {
@@ -628,38 +701,10 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         goto out;
     }
 
-    if (cfg->start_at > 0) {
-        /* Every shard begins its measured phase at the same instant; the
-         * warm-up comes before it. */
-        res->shard.late_s = wait_until(cfg->start_at - (double)cfg->warmup_ns / 1e9, stop);
-        if (atomic_load(stop)) {
-            /* Ctrl-C in the wait: the user gave up before any load. */
-            err_set(err, errlen, NULL, "interrupted while waiting for --start-at: nothing was sent");
-            rc = ENGINE_ESTOPPED;
-            goto workers;
-        }
-    }
+    if (cfg->start_at > 0 && (rc = wait_start(cfg, stop, res, err, errlen)) != 0)
+        goto workers;
     cpu0 = cpu_seconds();
-    pl.t0 = clock_ns();
-    res->start_unix_s = shard_now();
-    if (cfg->start_at > 0) {
-        /* The run begins at --start-at, not when this thread woke: a shard
-         * woken a few ms late (a loaded machine wakes a sleeper late)
-         * would send all its share that much out of phase with the other
-         * shards', its requests landing beside theirs; its first requests
-         * are as late as it was. More than a second late, it begins when
-         * it starts (the warning said so). */
-        double begin = cfg->start_at - (double)cfg->warmup_ns / 1e9, late = res->start_unix_s - begin;
-        if (late > 0 && late <= 1) {
-            pl.t0 -= (uint64_t)(late * 1e9);
-            res->start_unix_s = begin;
-        }
-    }
-    res->start_unix_s += (double)cfg->warmup_ns / 1e9;
-    if (pl.log)
-        reqlog_header(pl.log, res->start_unix_s);
-    pl.t_measure = pl.t0 + cfg->warmup_ns;
-    pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
+    start_clock(cfg, &pl, res);
     for (t = 0; t < nt; t++) {
         if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
             err_set(err, errlen, NULL, "cannot start thread: %s", strerror(errno));
@@ -677,28 +722,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         res->log_failed = lfail;
     }
 
-    for (t = 0; t < started_threads && !ws[t].err[0]; t++)
-        ;
-    /* The first connects all failed: no report of nothing, one line; a
-     * worker's own reason (a protocol mismatch seen by one of them) names
-     * the cause better than the last failure's. */
-    if (atomic_load(&pl.reach->said) && t == started_threads) {
-        err_set(err, errlen, NULL, "%s", pl.reach->msg);
-        rc = ENGINE_EDOWN;
-    } else if (started_threads == nt) {
-        rc = collect_merge(ws, nt, &pl, res, err, errlen);
-    }
-    if (rc == 0 && collect_checks(&pl, ws, nt, res) != 0) {
-        err_set(err, errlen, NULL, "out of memory for the checks");
-        rc = -1;
-    }
-    if (rc == 0) {
-        collect_finish(cfg, &pl, ws, nt, stop, cpu_seconds() - cpu0, res);
-        res->batches = pl.batches; /* taken over */
-        memset(&pl.batches, 0, sizeof(pl.batches));
-    }
-    else
-        figures_free(res); /* what was merged before the failure */
+    rc = run_outcome(cfg, &pl, ws, nt, started_threads, stop, cpu0, res, err, errlen);
 workers:
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);

@@ -236,7 +236,7 @@ void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const cha
 {
     struct worker *w = c->w;
     struct reach *r = w->plan->reach;
-    int quic = config_proto(w->plan->cfg)->quic;
+    int quic = w->plan->proto->quic;
     /* A TLS handshake cut short without an alert or a certificate's fault
      * may be a server's hiccup on its first connection: the same
      * connection's second in a row says it, not the first. */

@@ -547,6 +547,43 @@ static void versions(struct compare_file *p)
     }
 }
 
+/* Server i's run of workload w in round rep; a server that failed, or is
+ * gone, is said and stopped now, not at the end. */
+static void server_round(const struct compare_file *p, int w, int i, struct srv *sv, int rep, const atomic_int *stop,
+                         compare_log_fn log, void *arg, struct compare_result *out)
+{
+    char how[100], line[1200];
+    if (one_run(p, w, i, sv, rep, stop, out, out->failure[i], CMP_WHY_MAX, line, sizeof(line)) != 0) {
+        out->failed[i] = 1;
+    } else if (log) {
+        log(line, arg);
+    }
+    if (sv->started && !child_alive(&sv->child, how, sizeof(how))) {
+        /* Gone: said first, before what its run met (a run
+         * whose first connects all failed stops at once). */
+        char met[CMP_WHY_MAX];
+        size_t at, n;
+        snprintf(met, sizeof(met), "%s", out->failed[i] ? out->failure[i] : "");
+        child_log_tail(sv->log, out->output[i], CMP_OUTPUT_MAX + 1);
+        snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
+        at = strlen(out->failure[i]);
+        if (met[0] && at + 3 < CMP_WHY_MAX) {
+            n = strlen(met) < CMP_WHY_MAX - at - 3 ? strlen(met) : CMP_WHY_MAX - at - 3;
+            memcpy(out->failure[i] + at, ": ", 2);
+            memcpy(out->failure[i] + at + 2, met, n);
+            out->failure[i][at + 2 + n] = '\0';
+        }
+        out->failed[i] = 1;
+    }
+    if (out->failed[i]) {
+        /* Whatever is left of it goes now, not at the end. */
+        if (sv->started)
+            child_stop(&sv->child, p->set.grace_ns);
+        snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
+        log_failure(log, arg, line, out->output[i]);
+    }
+}
+
 int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_fn log, void *arg, struct compare_result *out,
             char *err, size_t errlen)
 {
@@ -599,40 +636,9 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
     least = p->set.repeat < p->set.max_repeat ? p->set.repeat : p->set.max_repeat;
     for (rep = 0; rep < rounds && !atomic_load(stop); rep++) {
         for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
-            for (i = 0; i < p->nservers && !atomic_load(stop); i++) {
-                char how[100];
-                if (out->failed[i])
-                    continue;
-                if (one_run(p, w, i, &svs[i], rep, stop, out, out->failure[i], CMP_WHY_MAX, line, sizeof(line)) != 0) {
-                    out->failed[i] = 1;
-                } else if (log) {
-                    log(line, arg);
-                }
-                if (svs[i].started && !child_alive(&svs[i].child, how, sizeof(how))) {
-                    /* Gone: said first, before what its run met (a run
-                     * whose first connects all failed stops at once). */
-                    char met[CMP_WHY_MAX];
-                    size_t at, n;
-                    snprintf(met, sizeof(met), "%s", out->failed[i] ? out->failure[i] : "");
-                    child_log_tail(svs[i].log, out->output[i], CMP_OUTPUT_MAX + 1);
-                    snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
-                    at = strlen(out->failure[i]);
-                    if (met[0] && at + 3 < CMP_WHY_MAX) {
-                        n = strlen(met) < CMP_WHY_MAX - at - 3 ? strlen(met) : CMP_WHY_MAX - at - 3;
-                        memcpy(out->failure[i] + at, ": ", 2);
-                        memcpy(out->failure[i] + at + 2, met, n);
-                        out->failure[i][at + 2 + n] = '\0';
-                    }
-                    out->failed[i] = 1;
-                }
-                if (out->failed[i]) {
-                    /* Whatever is left of it goes now, not at the end. */
-                    if (svs[i].started)
-                        child_stop(&svs[i].child, p->set.grace_ns);
-                    snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
-                    log_failure(log, arg, line, out->output[i]);
-                }
-            }
+            for (i = 0; i < p->nservers && !atomic_load(stop); i++)
+                if (!out->failed[i])
+                    server_round(p, w, i, &svs[i], rep, stop, log, arg, out);
         }
         if (rep + 1 == p->set.discard) {
             drop_first_runs(out, p->set.discard);

@@ -122,7 +122,7 @@ struct compare_cell {
     struct verdict_pair vs_base; /* against the compare file's baseline (verdict VERDICT_INVALID: none) */
     int rank;                    /* shared only by servers whose verdict is same; 0 not ranked */
     struct slo slo;              /* the workload's --slo on every run merged (slo.n 0: none) */
-    int slo_failed;              /* checks that failed */
+    int slo_failed;              /* --slo goals that failed */
 };
 
 /* Servers answering a workload differently: a row per server and field

@@ -124,6 +124,56 @@ static const char *section_near(const char *name)
     return s.best;
 }
 
+/* A section's opening line, [KIND NAME] at s (line ln): a new section of
+ * ss. Returns 0, or what bad() returns. */
+static int section_open(struct sections *ss, char *s, const char *path, int ln, char *err, size_t errlen)
+{
+    char *end = strchr(s, ']'), *name;
+    enum sec_kind kind;
+    struct section *sec;
+    int rc;
+
+    if (end == NULL || end[1] != '\0')
+        return bad(err, errlen, path, ln, "a section is written [settings], [server NAME] or [workload NAME]");
+    *end = '\0';
+    name = trim(s + 1);
+    if (strcmp(name, "settings") == 0) {
+        kind = SEC_SETTINGS;
+        name = "settings";
+    } else if (strncmp(name, "server", 6) == 0 && isspace((unsigned char)name[6])) {
+        kind = SEC_SERVER;
+        name = trim(name + 6);
+    } else if (strncmp(name, "workload", 8) == 0 && isspace((unsigned char)name[8])) {
+        kind = SEC_WORKLOAD;
+        name = trim(name + 8);
+    } else {
+        const char *near = section_near(name), *rest = name + strcspn(name, " \t");
+        if (near)
+            return bad(err, errlen, path, ln, "unknown section [%s]: did you mean [%s%s]?", name, near,
+                       strcmp(near, "settings") == 0 ? "" : rest);
+        return bad(err, errlen, path, ln, "unknown section [%s] (use [settings], [server NAME], [workload NAME])",
+                   name);
+    }
+    if (kind != SEC_SETTINGS &&
+        (rc = check_name(path, ln, kind == SEC_SERVER ? "server" : "workload", name, err, errlen)) != 0)
+        return rc;
+    if (ss->n == ss->cap) {
+        int c = ss->cap ? ss->cap * 2 : 8;
+        struct section *n = realloc(ss->s, (size_t)c * sizeof(*n));
+        if (n == NULL)
+            return bad(err, errlen, path, ln, "out of memory");
+        ss->s = n;
+        ss->cap = c;
+    }
+    sec = &ss->s[ss->n++];
+    memset(sec, 0, sizeof(*sec));
+    sec->kind = kind;
+    sec->line = ln;
+    if ((sec->name = strdup(name)) == NULL)
+        return bad(err, errlen, path, ln, "out of memory");
+    return 0;
+}
+
 /* Reads the file into sections of key = value lines. */
 static int read_sections(const char *path, struct sections *ss, char *err, size_t errlen)
 {
@@ -164,54 +214,8 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
         if (*s == '\0' || *s == '#')
             continue;
         if (*s == '[') {
-            char *end = strchr(s, ']'), *name;
-            enum sec_kind kind;
-            if (end == NULL || end[1] != '\0') {
-                rc = bad(err, errlen, path, ln, "a section is written [settings], [server NAME] or [workload NAME]");
+            if ((rc = section_open(ss, s, path, ln, err, errlen)) != 0)
                 break;
-            }
-            *end = '\0';
-            name = trim(s + 1);
-            if (strcmp(name, "settings") == 0) {
-                kind = SEC_SETTINGS;
-                name = "settings";
-            } else if (strncmp(name, "server", 6) == 0 && isspace((unsigned char)name[6])) {
-                kind = SEC_SERVER;
-                name = trim(name + 6);
-            } else if (strncmp(name, "workload", 8) == 0 && isspace((unsigned char)name[8])) {
-                kind = SEC_WORKLOAD;
-                name = trim(name + 8);
-            } else {
-                const char *near = section_near(name), *rest = name + strcspn(name, " \t");
-                if (near)
-                    rc = bad(err, errlen, path, ln, "unknown section [%s]: did you mean [%s%s]?", name, near,
-                             strcmp(near, "settings") == 0 ? "" : rest);
-                else
-                    rc = bad(err, errlen, path, ln,
-                             "unknown section [%s] (use [settings], [server NAME], [workload NAME])", name);
-                break;
-            }
-            if (kind != SEC_SETTINGS &&
-                (rc = check_name(path, ln, kind == SEC_SERVER ? "server" : "workload", name, err, errlen)) != 0)
-                break;
-            if (ss->n == ss->cap) {
-                int c = ss->cap ? ss->cap * 2 : 8;
-                struct section *n = realloc(ss->s, (size_t)c * sizeof(*n));
-                if (n == NULL) {
-                    rc = bad(err, errlen, path, ln, "out of memory");
-                    break;
-                }
-                ss->s = n;
-                ss->cap = c;
-            }
-            sec = &ss->s[ss->n++];
-            memset(sec, 0, sizeof(*sec));
-            sec->kind = kind;
-            sec->line = ln;
-            if ((sec->name = strdup(name)) == NULL) {
-                rc = bad(err, errlen, path, ln, "out of memory");
-                break;
-            }
             continue;
         }
         eq = strchr(s, '=');

@@ -120,8 +120,8 @@ void report_compare_describe(char *b, size_t n, const struct compare_workload *w
     }
     if (config_proto(c)->takes & TAKES_STREAMS)
         ADD(", %s x %u stream%s", config_proto(c)->label, config_depth(c), config_depth(c) > 1 ? "s" : "");
-    else if (c->pipeline > 1)
-        ADD(", pipelining %u", c->pipeline);
+    else if (config_depth(c) > 1)
+        ADD(", pipelining %u", config_depth(c));
     if (c->rate > 0)
         ADD(", %.0f req/s", c->rate);
     if (c->requests)

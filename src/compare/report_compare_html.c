@@ -474,8 +474,8 @@ static void workloads_table(FILE *f, const struct compare_file *p)
         if (config_proto(c)->takes & TAKES_STREAMS)
             html_printf(f, ", %s &#215; %u stream%s", config_proto(c)->label, config_depth(c),
                         config_depth(c) > 1 ? "s" : "");
-        else if (c->pipeline > 1)
-            html_printf(f, ", pipelining %u", c->pipeline);
+        else if (config_depth(c) > 1)
+            html_printf(f, ", pipelining %u", config_depth(c));
         html_printf(f, "</td><td>");
         if (c->requests)
             html_printf(f, "%llu requests", (unsigned long long)c->requests);

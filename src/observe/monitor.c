@@ -25,6 +25,7 @@
 #include "cgroup.h"
 #include "clock.h"
 #include "pageshare.h"
+#include "pstat.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -42,15 +43,6 @@
 #define MAX_ENTRIES 4096     /* processes kept one by one; more still count in the sums */
 #define TABLE 8192           /* pid -> entry, open addressing (twice MAX_ENTRIES) */
 #define SMAPS_EVERY 10       /* rounds of 100 ms between two PSS reads */
-
-struct pstat {
-    int pid, ppid;
-    uint64_t ticks;          /* utime + stime */
-    uint64_t start;          /* starttime: tells a reused pid apart */
-    uint64_t rss_pages;
-    uint32_t threads;
-    char comm[32];
-};
 
 struct entry {
     int pid, ppid;
@@ -104,118 +96,6 @@ struct monitor {
     struct monitor_live live;
 };
 
-/* /proc/PID/name into buf, NUL-terminated, in one read (these files are
- * made whole at open). Returns the bytes read, or -1. */
-static ssize_t read_proc(int pid, const char *name, char *buf, size_t len)
-{
-    char path[64];
-    ssize_t n;
-    int fd;
-    snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = read(fd, buf, len - 1);
-    close(fd);
-    if (n < 0)
-        return -1;
-    buf[n] = '\0';
-    return n;
-}
-
-/* Parses /proc/PID/stat; the command name may hold spaces and parentheses. */
-static int read_stat(int pid, struct pstat *p)
-{
-    char buf[1024], *s, *open_paren;
-    unsigned long long ut, st, start;
-    long rss, threads;
-    int ppid;
-    ssize_t n;
-    size_t cl;
-
-    if ((n = read_proc(pid, "stat", buf, sizeof(buf))) <= 0)
-        return -1;
-    open_paren = strchr(buf, '(');
-    s = strrchr(buf, ')');
-    if (s == NULL || open_paren == NULL || s < open_paren)
-        return -1;
-    /* After ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt
-     * cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
-     * starttime vsize rss (proc(5)) */
-    if (sscanf(s + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %ld %*d %llu %*u %ld",
-               &ppid, &ut, &st, &threads, &start, &rss) != 6)
-        return -1;
-    p->pid = pid;
-    p->ppid = ppid;
-    p->ticks = ut + st;
-    p->start = start;
-    p->rss_pages = rss > 0 ? (uint64_t)rss : 0;
-    p->threads = threads > 0 ? (uint32_t)threads : 0;
-    cl = (size_t)(s - open_paren - 1);
-    if (cl >= sizeof(p->comm))
-        cl = sizeof(p->comm) - 1;
-    memcpy(p->comm, open_paren + 1, cl);
-    p->comm[cl] = '\0';
-    return 0;
-}
-
-/* The command line, arguments joined by spaces; the name in stat when it
- * has none (a zombie, a kernel thread). */
-static void read_command(const struct pstat *p, char *out, size_t len)
-{
-    char path[64];
-    ssize_t n = -1, i;
-    int fd;
-    snprintf(path, sizeof(path), "/proc/%d/cmdline", p->pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-        n = read(fd, out, len - 1);
-        close(fd);
-    }
-    if (n <= 0) {
-        snprintf(out, len, "[%s]", p->comm);
-        return;
-    }
-    while (n > 0 && out[n - 1] == '\0')
-        n--;
-    for (i = 0; i < n; i++)
-        if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
-            out[i] = ' ';
-    out[n] = '\0';
-}
-
-/* PSS, USS (Private_Clean + Private_Dirty) and RSS of one process, in
- * bytes. Returns 0, or an errno value. */
-static int read_smaps(int pid, uint64_t *pss, uint64_t *uss, uint64_t *rss)
-{
-    char path[64], buf[4096], *p;
-    int fd;
-    ssize_t n;
-    uint64_t pc = 0, pd = 0;
-
-    snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return errno;
-    n = read(fd, buf, sizeof(buf) - 1);
-    if (n < 0) {
-        int e = errno;
-        close(fd);
-        return e;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *pss = *uss = *rss = 0;
-    if ((p = strstr(buf, "\nRss:")) != NULL)
-        *rss = strtoull(p + 5, NULL, 10) * 1024;
-    if ((p = strstr(buf, "\nPss:")) == NULL)
-        return n == 0 ? ESRCH : EINVAL; /* empty for a zombie */
-    *pss = strtoull(p + 5, NULL, 10) * 1024;
-    if ((p = strstr(buf, "\nPrivate_Clean:")) != NULL)
-        pc = strtoull(p + 15, NULL, 10) * 1024;
-    if ((p = strstr(buf, "\nPrivate_Dirty:")) != NULL)
-        pd = strtoull(p + 15, NULL, 10) * 1024;
-    *uss = pc + pd;
-    return 0;
-}
-
 static int push_ps(struct monitor *m, const struct pstat *p)
 {
     if (m->nps == m->capps) {
@@ -238,7 +118,7 @@ static void list_cgroup(struct monitor *m)
     m->nps = 0;
     n = cgroup_pids(&m->cg, &pids);
     for (i = 0; i < n; i++)
-        if (read_stat(pids[i], &p) == 0)
+        if (pstat_read(pids[i], &p) == 0)
             push_ps(m, &p);
     free(pids);
 }
@@ -260,7 +140,7 @@ static void list_tree(struct monitor *m)
         return;
     while ((de = readdir(d)) != NULL) {
         struct pstat p;
-        if (!isdigit((unsigned char)de->d_name[0]) || read_stat(atoi(de->d_name), &p) != 0)
+        if (!isdigit((unsigned char)de->d_name[0]) || pstat_read(atoi(de->d_name), &p) != 0)
             continue;
         if (n == cap) {
             struct pstat *a;
@@ -349,24 +229,9 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
     e->base_ticks = m->round > 1 ? 0 : p->ticks;
     e->last_ticks = e->base_ticks;
     e->first_seen_s = (double)(clock_ns() - m->t0) / 1e9;
-    read_command(p, e->command, sizeof(e->command));
+    pstat_command(p, e->command, sizeof(e->command));
     m->table[h] = (int32_t)++m->ne;
     return e;
-}
-
-/* /proc/PID/io write_bytes, wchar and syscw. Returns 0, or -1 when not
- * readable. */
-static int read_io(int pid, uint64_t *out, uint64_t *wchar, uint64_t *syscw)
-{
-    char buf[512], *p, *w, *n;
-    if (read_proc(pid, "io", buf, sizeof(buf)) <= 0 || (p = strstr(buf, "\nwrite_bytes: ")) == NULL ||
-        strncmp(buf, "rchar: ", 7) != 0 || (w = strstr(buf, "\nwchar: ")) == NULL ||
-        (n = strstr(buf, "\nsyscw: ")) == NULL)
-        return -1;
-    *out = strtoull(p + 14, NULL, 10);
-    *wchar = strtoull(w + 8, NULL, 10);
-    *syscw = strtoull(n + 8, NULL, 10);
-    return 0;
 }
 
 static double wall_now(void)
@@ -534,7 +399,7 @@ static void sample(struct monitor *m, int want_smaps)
         rss += prss;
         if (want_smaps) {
             uint64_t a, b, c;
-            int r = read_smaps(p->pid, &a, &b, &c);
+            int r = pstat_smaps(p->pid, &a, &b, &c);
             if (r == 0) {
                 pss += a;
                 uss += b;
@@ -553,7 +418,7 @@ static void sample(struct monitor *m, int want_smaps)
             continue;
         if (want_smaps) {
             uint64_t wb, wc, sc;
-            if (read_io(p->pid, &wb, &wc, &sc) == 0) {
+            if (pstat_io(p->pid, &wb, &wc, &sc) == 0) {
                 double now = wall_now();
                 /* Seen first now: a baseline in the first round, else from 0. */
                 if (!e->io_seen) {
@@ -683,7 +548,7 @@ int monitor_start(int pid, const char *cgroup, uint64_t delay_ns, struct monitor
     struct monitor *m;
     struct pstat p;
 
-    if (cgroup == NULL && (pid <= 0 || read_stat(pid, &p) != 0)) {
+    if (cgroup == NULL && (pid <= 0 || pstat_read(pid, &p) != 0)) {
         err_set(err, errlen, NULL, "--monitor: no process %d", pid);
         return -1;
     }

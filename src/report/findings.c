@@ -247,7 +247,7 @@ static void queueing(struct ctx *c)
     /* What is in flight: a connection's streams (or pipelined requests) each. */
     if (depth > 1)
         say(in, sizeof(in), "%u connections x %u %s", cfg->connections, depth,
-            config_proto(cfg)->takes & TAKES_STREAMS ? "streams" : "pipelined");
+            config_proto(cfg)->in_flight);
     else
         say(in, sizeof(in), "%u connections", cfg->connections);
     say(f->summary, sizeof(f->summary),

@@ -490,7 +490,7 @@ int report_html(FILE *f, const struct run_result *res)
                 const char *first = stats_err_first(s, (enum err_kind)k);
                 html_printf(f, "<tr><td>%s</td><td>%llu</td><td style=\"text-align:left\">", stats_err_name((enum err_kind)k),
                         (unsigned long long)s->errors[k]);
-                html_text(f, stats_err_explain((enum err_kind)k, config_proto(cfg)->quic));
+                html_text(f, stats_err_explain((enum err_kind)k, config_proto(cfg)));
                 if (first) {
                     html_printf(f, " (first: ");
                     html_text(f, first);

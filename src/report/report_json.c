@@ -232,7 +232,7 @@ struct jstats_of {
     const struct stats *s;
     uint64_t in_flight;
     double oldest_s, elapsed;   /* oldest_s < 0: not told */
-    const char *protocol;
+    const struct proto *proto;
     const struct run_ci *ci;    /* the run's intervals (the totals'), or NULL */
 };
 
@@ -253,7 +253,7 @@ static int jderived(FILE *f, const struct jstats_of *x, const struct counters_ro
     fprintf(f, "%s\"%s\": ", sep, r->key);
     switch ((enum counters_derived)r->derived) {
     case COUNTERS_D_protocol:
-        fprintf(f, "\"%s\"", x->protocol);
+        fprintf(f, "\"%s\"", x->proto->name);
         return 1;
     case COUNTERS_D_errors:
         fprintf(f, "%llu", (unsigned long long)stats_errors(s));
@@ -343,10 +343,10 @@ static int jcounted(const struct stats *s, enum counters_in in)
 
 /* The parts shared by the totals and each URL. */
 static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double oldest_s, double elapsed,
-                   const char *protocol, const struct run_ci *ci, const char *ind)
+                   const struct proto *proto, const struct run_ci *ci, const char *ind)
 {
-    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, protocol, ci };
-    int i, first = 1, h3 = strcmp(protocol, "h3") == 0;
+    const struct jstats_of x = { s, in_flight, oldest_s, elapsed, proto, ci };
+    int i, first = 1;
     fprintf(f, "%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_SUMMARY]);
     jcounters(f, &x, COUNTERS_IN_SUMMARY, 1);
     fprintf(f, "},\n");
@@ -375,12 +375,12 @@ static void jstats(FILE *f, const struct stats *s, uint64_t in_flight, double ol
     fprintf(f, "}");
     /* Each protocol's figures under its own name: an HTTP/3 run's QPACK
      * and retries in "http3" (before, in "http2"), no "http2" beside them. */
-    if (!h3 || jcounted(s, COUNTERS_IN_HTTP2)) {
+    if (proto->figures == COUNTERS_IN_HTTP2 || jcounted(s, COUNTERS_IN_HTTP2)) {
         fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_HTTP2]);
         jcounters(f, &x, COUNTERS_IN_HTTP2, 1);
         fprintf(f, "}");
     }
-    if (h3 || jcounted(s, COUNTERS_IN_HTTP3)) {
+    if (proto->figures == COUNTERS_IN_HTTP3 || jcounted(s, COUNTERS_IN_HTTP3)) {
         fprintf(f, ",\n%s\"%s\": {", ind, stats_counters_in[COUNTERS_IN_HTTP3]);
         jcounters(f, &x, COUNTERS_IN_HTTP3, 1);
         fprintf(f, "}");
@@ -535,7 +535,7 @@ static void jprobe(FILE *f, const struct run_probe *p)
 }
 
 /* "error_details": what each kind of error seen was, in words. */
-static void jerror_details(FILE *f, const struct stats *s, int quic)
+static void jerror_details(FILE *f, const struct stats *s, const struct proto *proto)
 {
     int k, first = 1;
     const char *first_words;
@@ -545,7 +545,7 @@ static void jerror_details(FILE *f, const struct stats *s, int quic)
             continue;
         fprintf(f, "%s\"%s\": ", first ? "" : ", ", stats_err_name((enum err_kind)k));
         first_words = stats_err_first(s, (enum err_kind)k);
-        report_json_str(f, first_words ? first_words : stats_err_explain((enum err_kind)k, quic));
+        report_json_str(f, first_words ? first_words : stats_err_explain((enum err_kind)k, proto));
         first = 0;
     }
     fprintf(f, "},\n");
@@ -608,7 +608,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
             /* The targets past FIGURES_TARGETS, together. */
             fprintf(f, "null, \"method\": null, \"name\": null, \"other_targets\": %u,\n",
                     cfg->ntargets - FIGURES_TARGETS);
-            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, NULL, "     ");
+            jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg), NULL, "     ");
             fprintf(f, "}");
             continue;
         }
@@ -621,7 +621,7 @@ static void jper_url(FILE *f, const struct config *cfg, const struct run_figures
         else
             fprintf(f, "null");
         fprintf(f, ",\n");
-        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg)->name, NULL, "     ");
+        jstats(f, &r->per_target[i], r->target_in_flight[i], -1, r->elapsed_s, config_proto(cfg), NULL, "     ");
         fprintf(f, "}");
     }
 }
@@ -685,14 +685,14 @@ int report_json(FILE *f, const struct run_result *res)
     jprobe(f, &res->probe);
     if (r->target_rate > 0)
         jobj(f, &report_keys_rate, r);
-    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg)->name,
+    jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg),
            &r->ci, "  ");
     if (r->ci.batches)
         fprintf(f, ",\n  \"intervals\": {\"level\": 0.95, \"batches\": %u, \"batch_s\": %s, \"covers\": \"this run's "
                    "sampling (batch means), not the drift between runs\"}",
                 r->ci.batches, REPORT_JNUM("%.6f", r->ci.batch_s));
     jprecision(f, &cfg->precision, r);
-    jerror_details(f, &r->total, config_proto(cfg)->quic);
+    jerror_details(f, &r->total, config_proto(cfg));
     if (r->nvars)
         fprintf(f, "  \"parked_connections\": %u,\n", r->parked);
     if (cfg->out[OUT_LOG]) {

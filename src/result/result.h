@@ -61,7 +61,7 @@ struct run_result {
     struct machine_noise noise;        /* what else ran there meanwhile */
     struct findings found;             /* has_findings: what the rules said of it */
     int has_findings;
-    const struct slo *slo;             /* the SLO's checks evaluated on it, or NULL */
+    const struct slo *slo;             /* the SLO's goals judged on it, or NULL */
 };
 
 /* An empty result: nothing known (server_output_bytes -1). */

@@ -1,6 +1,7 @@
 /* A run's counters: threads' figures merged by each counter's rule (sum,
  * max, min), errors and statuses summed, the first error's detail kept;
  * unexpected statuses counted against --expect; every kind named. */
+#include "proto.h"
 #include "stats.h"
 #include "../t.h"
 
@@ -63,8 +64,8 @@ static void every_kind_named(void)
 {
     int k;
     for (k = 0; k < ERR__COUNT; k++)
-        CHECKF(stats_err_name(k) && stats_err_name(k)[0] && stats_err_explain(k, 0) && stats_err_explain(k, 0)[0],
-               "error kind %d", k);
+        CHECKF(stats_err_name(k) && stats_err_name(k)[0] && stats_err_explain(k, &proto_rows[PROTO_HTTP1]) &&
+                   stats_err_explain(k, &proto_rows[PROTO_HTTP1])[0], "error kind %d", k);
     for (k = 0; k < CLOSE__COUNT; k++)
         CHECKF(stats_close_name(k) && stats_close_name(k)[0] && stats_close_explain(k), "close kind %d", k);
     for (k = 0; k < H__COUNT; k++)
