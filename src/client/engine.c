@@ -641,17 +641,15 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     struct worker *ws = NULL;
     uint32_t t, nt = cfg_all->threads, started_threads = 0;
     double cpu0;
-    int rc = -1, hold = -1, i;
+    int rc = -1, hold = -1, i, batch_mu = 0;
 
     memset(res, 0, sizeof(*res));
     memset(&pl, 0, sizeof(pl));
-    pthread_mutex_init(&pl.batch_mu, NULL);
     shcfg = *cfg_all; /* the caller's share already (shard_apply): computed once */
     if (nt > cfg->connections)
         nt = cfg->connections;
     if (timeline_init(&tl, nt) != 0) {
         err_set(err, errlen, NULL, "cannot set up the timeline");
-        pthread_mutex_destroy(&pl.batch_mu);
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
@@ -669,6 +667,9 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         rc = ENGINE_EPLAN;
         goto out;
     }
+    /* After the plan is built: plan_build starts from a zeroed plan. */
+    pthread_mutex_init(&pl.batch_mu, NULL);
+    batch_mu = 1;
     if (cfg->out[OUT_LOG]) {
         if (reqlog_open(&lg, cfg, nt, err, errlen) != 0) {
             rc = ENGINE_EPLAN; /* before any load: the user's path */
@@ -740,7 +741,8 @@ out:
     }
     free(ws);
     batches_fini(&pl.batches);
-    pthread_mutex_destroy(&pl.batch_mu);
+    if (batch_mu)
+        pthread_mutex_destroy(&pl.batch_mu);
     free_plan(&pl);
     timeline_fini(&tl);
     if (hold >= 0)
