@@ -488,7 +488,8 @@ struct worker {
     uint64_t tl_end;       /* end of that second, ns */
     uint64_t tl_req, tl_err;
     struct hist tl_h;      /* TL_SUB_BITS precision: within 3% */
-    uint64_t tick_end;     /* end of the current tick, ns */
+    uint64_t tick_start, tick_end; /* the current tick, ns */
+    uint64_t tick_len;     /* its length: the batches' then, 1/32 s to 1 s (record.c) */
     uint64_t tick_req, tick_err;
     struct hist tick_h;    /* what ended in it, TL_SUB_BITS */
     uint32_t open;         /* sockets open now */

@@ -184,6 +184,8 @@ static void *worker_main(void *arg)
 
     w->t_last = pl->t_measure;
     w->tl_end = pl->t_measure + NS_PER_S;
+    w->tick_len = BATCH_TICK_NS;
+    w->tick_start = pl->t_measure;
     w->tick_end = pl->t_measure + BATCH_TICK_NS;
     if (pl->ramped == 2)
         w->nactive = conns_due(w, pl->t0);

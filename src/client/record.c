@@ -254,14 +254,18 @@ static void live_merge(struct worker *w)
 }
 
 /* The tick that ended (or the last, partial one) into its second and the
- * batches: a merge of a few hundred buckets 32 times a second, no more per
- * answer than before. */
+ * batches: a merge of a few hundred buckets, no more per answer than
+ * before. A tick is as long as a batch is now (1/32 s at first, doubling
+ * as the run goes on, at most a second, so a tick never spans two batches
+ * nor two seconds): a long run merges a few times a second, not 32. */
 static void tick_close(struct worker *w)
 {
     if (w->tick_req || w->tick_err || w->tick_h.total) {
         struct plan *pl = (struct plan *)w->plan;
         pthread_mutex_lock(&pl->batch_mu);
-        batches_add(&pl->batches, w->tick_end - BATCH_TICK_NS - pl->t_measure, &w->tick_h, w->tick_req);
+        batches_add(&pl->batches, w->tick_start - pl->t_measure, &w->tick_h, w->tick_req);
+        if (pl->batches.len_ns > w->tick_len)
+            w->tick_len = pl->batches.len_ns < NS_PER_S ? pl->batches.len_ns : NS_PER_S;
         pthread_mutex_unlock(&pl->batch_mu);
     }
     if (w->tick_h.total) {
@@ -279,8 +283,13 @@ void record_roll(struct worker *w, uint64_t now)
      * on an idle thread. One division-free compare on the per-request
      * path. */
     while (now >= w->tick_end) {
+        uint64_t k;
         tick_close(w);
-        w->tick_end += BATCH_TICK_NS;
+        /* The next tick ends on the grid of its length, from the start
+         * of the measured phase (a length just doubled: the next multiple). */
+        k = (w->tick_end - w->plan->t_measure) / w->tick_len + 1;
+        w->tick_start = w->tick_end;
+        w->tick_end = w->plan->t_measure + k * w->tick_len;
         if (w->tick_end <= w->tl_end)
             continue;
         if (w->live)
