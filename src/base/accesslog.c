@@ -607,3 +607,16 @@ size_t accesslog_pattern(const char *target, size_t n, char *out, size_t cap)
     out[k] = '\0';
     return k;
 }
+
+int accesslog_method_in(const char *list, const char *m)
+{
+    const char *p = list && list[0] ? list : ALOG_METHODS_DEFAULT;
+    size_t n = strlen(m);
+    while (*p) {
+        size_t k = strcspn(p, ",");
+        if (k == n && memcmp(p, m, n) == 0)
+            return 1;
+        p += k + (p[k] == ',');
+    }
+    return 0;
+}

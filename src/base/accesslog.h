@@ -55,6 +55,12 @@ int accesslog_parse(enum alog_format f, const char *line, size_t n, struct alog_
  * path's). Returns its length. */
 size_t accesslog_pattern(const char *target, size_t n, char *out, size_t cap);
 
+/* The methods rafale replay sends when --methods is not given: a log
+ * holds no bodies, and a replayed POST or DELETE changes the server. */
+#define ALOG_METHODS_DEFAULT "GET,HEAD,OPTIONS"
+/* Is method m in list (methods separated by commas; NULL: the default)? */
+int accesslog_method_in(const char *list, const char *m);
+
 /* Days since 1970-01-01 of a date of the proleptic Gregorian calendar. */
 int64_t accesslog_days(int64_t y, unsigned m, unsigned d);
 

@@ -34,6 +34,8 @@
  *   verify.c    a response's checks and extractions (# check:, # extract:)
  *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
+ *   replay.c    rafale replay's log: read by a thread of its own, its
+ *               requests handed to the workers in batches ahead of time
  *   sched.c     the constant-rate schedule (-R), with ramp.c its ramps
  *               (--stages) and backlog.c its backlog (schedule.h)
  *   timeline.c  the per-second timeline in bounded memory (timeline.h)
@@ -110,6 +112,7 @@ struct plan_target {
     uint8_t after;         /* AFTER_VERIFY | AFTER_THINK: what its answer sets off (0 for most) */
     uint64_t vars;         /* the variables its templates use, a bit each: not sent until they are set */
     uint64_t think_lo, think_hi; /* the pause after its answer (closed loop), ns */
+    size_t replay_rest;    /* rafale replay: where its request line's " HTTP/1.1" begins in req */
     /* --log: its name or URL, quoted for JSON and for CSV, and its method. */
     char *log_json, *log_csv, *log_method;
     size_t log_json_len, log_csv_len, log_method_len;
@@ -202,6 +205,7 @@ struct plan {
     /* --stages: the rate (or connections) over time, from t_measure. */
     struct ramp ramp;
     int ramped;          /* 1: rates, 2: connections */
+    struct replay *replay; /* rafale replay: the log's reader (replay.c), NULL otherwise */
 };
 
 /* Resolves the targets and builds each target's request. Returns 0, or -1 with
@@ -245,6 +249,7 @@ struct slot {
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
     uint8_t unsent;      /* rate mode: ended at its due time unsent, every connection waiting to connect again */
+    uint8_t head;        /* a HEAD request: its answer has no body (the target's method, or a replayed line's) */
     struct capture *capt; /* multiplexed, a target with checks: its response's fields and body (kept with
                            * the slot) */
     uint64_t bytes_in;   /* its response's bytes (--log) */
@@ -470,6 +475,12 @@ struct worker {
     struct sched sched;
     uint64_t scheduled;    /* measured requests put on the schedule */
     struct backlog backlog;
+    /* rafale replay: this worker's place in its ring of the log's batches
+     * (replay.c): the next entry to schedule (batch number, index), and the
+     * next to take, the one the oldest due request of the backlog is. */
+    uint32_t rp_sb, rp_si, rp_tb, rp_ti;
+    const struct replay_entry *rp_cur; /* taken last: its bytes stay until the next take */
+    const char *rp_path;
     /* HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM), to be
      * sent again before any new one; RFC 9113 §8.7 says it is safe. */
     struct slot *retry;
@@ -566,7 +577,7 @@ struct censored {
 
 static inline int rate_mode(const struct worker *w)
 {
-    return w->plan->cfg->rate > 0;
+    return config_open_loop(w->plan->cfg);
 }
 
 /* c was answered in the run's protocol: its address speaks it
@@ -744,6 +755,93 @@ int record_censor(struct worker *w);
 uint8_t record_stage(const struct worker *w, uint64_t t_due);
 /* c waits to connect again (its connect for a request of the target failed). */
 void record_backoff(struct conn *c, uint32_t target, uint64_t now);
+
+/* --- replay.c: rafale replay's log, read ahead by a thread of its own --- */
+
+/* A request of the log: when it is due (ns from the start of the run, the
+ * log's time over --speed), its target (its endpoint pattern's), its
+ * method (replay.methods) and its request-target (len bytes at off of its
+ * batch's bytes). */
+struct replay_entry {
+    uint64_t due;
+    uint32_t target, off, len;
+    uint8_t method, head;
+};
+
+#define REPLAY_BATCH 1024
+#define REPLAY_BYTES (128 * 1024)
+#define REPLAY_RING 8
+#define REPLAY_METHODS 16
+
+/* What the reader hands a worker: a thousand requests at a time, so the
+ * ring costs two atomic stores a batch, none a request. */
+struct replay_batch {
+    uint32_t n, used;    /* entries; bytes */
+    uint8_t last;        /* the log ends with it */
+    struct replay_entry e[REPLAY_BATCH];
+    char bytes[REPLAY_BYTES];
+};
+
+/* One producer (the reader), one consumer (its worker): batches head and
+ * on are free to fill, tail to head are the worker's. */
+struct replay_ring {
+    struct replay_batch *b[REPLAY_RING];
+    _Atomic uint32_t head, tail;
+    int held;            /* the reader's: it fills the batch at head */
+};
+
+struct replay_rec;
+struct replay {
+    pthread_t thread;
+    int started;
+    atomic_int quit;     /* the run is over: the reader stops */
+    atomic_int primed;   /* the first requests are in the rings (or the log ended): the run may start */
+    _Atomic uint64_t t0; /* the run's start (clock_ns), 0 before it */
+    struct replay_ring *rings;
+    uint32_t nrings;
+    const struct config *cfg;
+    struct replay_tally *tally;
+    int fd;
+    int format;          /* enum alog_format, settled by the first line */
+    double speed;
+    char methods[REPLAY_METHODS][16];  /* replayed (--methods) */
+    size_t method_len[REPLAY_METHODS];
+    uint32_t nmethods;
+    /* The targets by their name (an endpoint pattern): open addressing,
+     * index + 1, 0 empty; other: the target of the patterns without one. */
+    uint32_t *names, nnames, other;
+    /* The sorting window: lines in the log's order, sorted by time and
+     * handed on once the log is past them by the window. */
+    struct replay_rec *pend;
+    size_t npend, pend_cap, emit_at;
+    uint64_t seq;
+    int64_t max_t, last_t, base_t;
+    int have_base, whole;
+    /* The file's bytes: a buffer, lines cut from it. */
+    char *buf;
+    size_t blen, boff;
+    int eof;
+};
+
+/* Opens the log of cfg (replay_path) and starts its reader with a ring
+ * for each of nt workers. Returns 0, or -1 with the reason in err. */
+int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen);
+/* Waits until the first requests are read (or stop). */
+void replay_primed(const struct plan *pl, const atomic_int *stop);
+/* The run starts at t0: the reader reads ahead of it. */
+void replay_go(struct plan *pl, uint64_t t0);
+/* Stops the reader (the run is over) and frees it. */
+void replay_stop(struct plan *pl);
+/* The worker's next request to schedule: 1 with its due time (ns from the
+ * start), 0 none read yet, -1 the log's end. */
+int replay_peek(struct worker *w, uint64_t *due);
+/* The request peeked is on the schedule. */
+void replay_pass(struct worker *w);
+/* The oldest scheduled request not yet taken (w->rp_cur, w->rp_path),
+ * given to a connection; the batch before it goes back to the reader. */
+const struct replay_entry *replay_take(struct worker *w);
+/* s's request bytes, from the entry taken last, into buf. Returns their length. */
+size_t replay_request(const struct worker *w, const struct slot *s, char *buf);
 
 /* --- reach.c: whether the run reaches its servers --- */
 

@@ -92,11 +92,51 @@ static void dispatch(struct worker *w)
     }
 }
 
+/* rafale replay's schedule: the log's requests due by now join the
+ * backlog, keeping their due times (latency is measured from them, as
+ * -R's); the timer is set for the next one. A reader behind (none read
+ * yet) is looked at again in a millisecond; at the log's end, what was
+ * scheduled is the worker's budget. */
+static void replay_fire(struct worker *w, uint64_t now)
+{
+    const struct plan *pl = w->plan;
+    uint64_t due, next = now + NS_PER_MS;
+    int r;
+    while (!w->stopping && (r = replay_peek(w, &due)) != 0) {
+        if (r < 0 || pl->t0 + due >= pl->t_deadline) {
+            w->budget = w->scheduled;
+            next = 0;
+            break;
+        }
+        if (pl->t0 + due > now) {
+            next = pl->t0 + due;
+            break;
+        }
+        if (backlog_push(&w->backlog, pl->t0 + due) != 0) {
+            snprintf(w->err, sizeof(w->err), "out of memory for the backlog of due requests");
+            w->stopping = 1;
+            return;
+        }
+        replay_pass(w);
+        w->scheduled++;
+    }
+    dispatch(w);
+    if (next && !w->stopping && loop_timer_set(&w->loop, &w->sched_timer, next) != 0) {
+        snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
+        w->stopping = 1;
+    }
+}
+
 /* The schedule's timer: every request due by now joins the backlog. */
 static void sched_fire(struct timer *t, uint64_t now)
 {
     struct worker *w = container_of(t, struct worker, sched_timer);
     const struct plan *pl = w->plan;
+
+    if (pl->replay) {
+        replay_fire(w, now);
+        return;
+    }
 
     while (w->sched.next_due <= now && w->sched.next_due < pl->t_deadline && !w->stopping) {
         if (w->sched.next_due >= pl->t_measure) {
@@ -189,7 +229,11 @@ static void *worker_main(void *arg)
         w->nactive = conns_due(w, pl->t0);
     for (i = 0; i < w->nactive; i++)
         workq_enqueue(&w->conns[i]);
-    if (rate_mode(w)) {
+    if (pl->replay) {
+        loop_precise_timers();
+        if (loop_timer_set(&w->loop, &w->sched_timer, pl->t0) != 0)
+            snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
+    } else if (rate_mode(w)) {
         loop_precise_timers();
         sched_init(&w->sched, pl->t0, w->id, pl->nthreads, pl->cfg->rate, pl->cfg->poisson,
                    pl->ramped == 1 ? &pl->ramp : NULL);
@@ -627,6 +671,14 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
             worker_free(&ws[t]);
         goto out;
     }
+    if (cfg->replay_path) {
+        /* The log's first requests read before the clock starts. */
+        if (replay_start(&pl, nt, err, errlen) != 0) {
+            rc = ENGINE_EPLAN;
+            goto workers;
+        }
+        replay_primed(&pl, stop);
+    }
 
     if (cfg->start_at > 0) {
         /* Every shard begins its measured phase at the same instant; the
@@ -659,6 +711,8 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     if (pl.log)
         reqlog_header(pl.log, res->start_unix_s);
     pl.t_measure = pl.t0 + cfg->warmup_ns;
+    if (pl.replay)
+        replay_go(&pl, pl.t0);
     pl.t_deadline = cfg->duration_ns ? pl.t_measure + cfg->duration_ns : UINT64_MAX;
     for (t = 0; t < nt; t++) {
         if (pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]) != 0) {
@@ -671,6 +725,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         live_watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
+    replay_stop(&pl); /* its tally complete */
     if (pl.log) {
         int lfail = 0;
         reqlog_close(pl.log, &res->log_written, &res->log_dropped, &lfail);
@@ -703,6 +758,7 @@ workers:
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:
+    replay_stop(&pl);
     if (pl.live) {
         pthread_mutex_destroy(&pl.live_mu);
         free(pl.live);
