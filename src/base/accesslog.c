@@ -4,6 +4,7 @@
  * byte a request line cannot carry (RFC 9112 section 3: a request line is
  * method SP request-target SP version, ended by CRLF). */
 #include "accesslog.h"
+#include "http_lex.h"
 
 #include <string.h>
 
@@ -39,28 +40,6 @@ int64_t accesslog_days(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)doe - 719468;
 }
 
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int hexval(char c)
-{
-    if (is_digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* RFC 9110 section 5.6.2: tchar. */
-static int is_tchar(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit((char)c) ||
-           (c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL);
-}
 
 /* n digits at p as a number, or -1. */
 static int64_t digits(const char *p, const char *e, unsigned n)
@@ -70,7 +49,7 @@ static int64_t digits(const char *p, const char *e, unsigned n)
     if ((size_t)(e - p) < n)
         return -1;
     for (i = 0; i < n; i++) {
-        if (!is_digit(p[i]))
+        if (!lex_digit(p[i]))
             return -1;
         v = v * 10 + (p[i] - '0');
     }
@@ -151,7 +130,7 @@ static int iso_time(const char *p, const char *e, int64_t *t, int *whole)
     *whole = 1;
     if (p < e && *p == '.') {
         *whole = 0;
-        for (p++; p < e && is_digit(*p); p++)
+        for (p++; p < e && lex_digit(*p); p++)
             if (scale > 1) {
                 scale /= 10;
                 frac += (*p - '0') * scale;
@@ -170,7 +149,7 @@ static int epoch_time(const char *p, const char *e, int64_t *t, int *whole)
 {
     int64_t s = 0, frac = 0, scale = 1000000000LL;
     const char *b = p;
-    for (; p < e && is_digit(*p); p++) {
+    for (; p < e && lex_digit(*p); p++) {
         if (s > 7000000000LL)
             return -1; /* past 2191: no log's */
         s = s * 10 + (*p - '0');
@@ -180,7 +159,7 @@ static int epoch_time(const char *p, const char *e, int64_t *t, int *whole)
     *whole = 1;
     if (p < e && *p == '.') {
         *whole = 0;
-        for (p++; p < e && is_digit(*p); p++)
+        for (p++; p < e && lex_digit(*p); p++)
             if (scale > 1) {
                 scale /= 10;
                 frac += (*p - '0') * scale;
@@ -214,7 +193,7 @@ static int request_line(const char *p, size_t n, struct alog_req *r, char *targe
 {
     const char *e = p + n, *m = p, *sp, *t;
     size_t k;
-    while (p < e && is_tchar((unsigned char)*p))
+    while (p < e && lex_tchar(*p))
         p++;
     if (p == m || p >= e || *p != ' ' || (size_t)(p - m) >= ALOG_METHOD_MAX)
         return ALOG_BAD;
@@ -253,8 +232,8 @@ static int clf_parse(const char *p, const char *e, struct alog_req *r, char *tar
     for (p += 2; p < e && *p != '"'; p++) {
         char c = *p;
         if (c == '\\' && p + 1 < e) {
-            if (p[1] == 'x' && e - p >= 4 && hexval(p[2]) >= 0 && hexval(p[3]) >= 0) {
-                c = (char)(hexval(p[2]) * 16 + hexval(p[3]));
+            if (p[1] == 'x' && e - p >= 4 && lex_hexval(p[2]) >= 0 && lex_hexval(p[3]) >= 0) {
+                c = (char)(lex_hexval(p[2]) * 16 + lex_hexval(p[3]));
                 p += 3;
             } else if (p[1] == '"' || p[1] == '\\') {
                 c = *++p;
@@ -321,16 +300,16 @@ static int jstring(const char **pp, const char *e, char *out, size_t cap, size_t
             case 'r': tmp[0] = '\r'; break;
             case 't': tmp[0] = '\t'; break;
             case 'u':
-                if (e - p < 6 || hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0)
+                if (e - p < 6 || lex_hexval(p[2]) < 0 || lex_hexval(p[3]) < 0 || lex_hexval(p[4]) < 0 || lex_hexval(p[5]) < 0)
                     return ALOG_BAD;
-                cp = (unsigned long)(hexval(p[2]) << 12 | hexval(p[3]) << 8 | hexval(p[4]) << 4 | hexval(p[5]));
+                cp = (unsigned long)(lex_hexval(p[2]) << 12 | lex_hexval(p[3]) << 8 | lex_hexval(p[4]) << 4 | lex_hexval(p[5]));
                 p += 4;
                 if (cp >= 0xd800 && cp <= 0xdbff) {
                     unsigned long lo;
-                    if (e - p < 8 || p[2] != '\\' || p[3] != 'u' || hexval(p[4]) < 0 || hexval(p[5]) < 0 ||
-                        hexval(p[6]) < 0 || hexval(p[7]) < 0)
+                    if (e - p < 8 || p[2] != '\\' || p[3] != 'u' || lex_hexval(p[4]) < 0 || lex_hexval(p[5]) < 0 ||
+                        lex_hexval(p[6]) < 0 || lex_hexval(p[7]) < 0)
                         return ALOG_BAD;
-                    lo = (unsigned long)(hexval(p[4]) << 12 | hexval(p[5]) << 8 | hexval(p[6]) << 4 | hexval(p[7]));
+                    lo = (unsigned long)(lex_hexval(p[4]) << 12 | lex_hexval(p[5]) << 8 | lex_hexval(p[6]) << 4 | lex_hexval(p[7]));
                     if (lo < 0xdc00 || lo > 0xdfff)
                         return ALOG_BAD;
                     cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -404,7 +383,7 @@ static int jskip(const char **pp, const char *e)
             p++;
         } else {
             const char *b = p;
-            while (p < e && (is_digit(*p) || (*p >= 'a' && *p <= 'z') || *p == '-' || *p == '+' || *p == '.' ||
+            while (p < e && (lex_digit(*p) || (*p >= 'a' && *p <= 'z') || *p == '-' || *p == '+' || *p == '.' ||
                              *p == 'E'))
                 p++;
             if (p == b)
@@ -425,7 +404,7 @@ static int jtime(const char **pp, const char *e, struct alog_req *r)
         if (jstring(&p, e, buf, sizeof(buf), &n) != 0)
             return ALOG_BAD;
     } else {
-        while (p < e && (is_digit(*p) || *p == '.'))
+        while (p < e && (lex_digit(*p) || *p == '.'))
             p++;
         n = (size_t)(p - b);
         if (n == 0 || n > sizeof(buf))
@@ -534,7 +513,7 @@ static int json_parse(const char *p, const char *e, struct alog_req *r, char *ta
         if (mlen >= sizeof(method))
             return ALOG_BAD;
         for (i = 0; i < mlen; i++)
-            if (!is_tchar((unsigned char)method[i]))
+            if (!lex_tchar(method[i]))
                 return ALOG_BAD;
         memcpy(r->method, method, mlen);
         r->method[mlen] = '\0';
@@ -571,13 +550,13 @@ static int is_id(const char *s, size_t n)
         return 0;
     if (n == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-') {
         for (i = 0; i < n; i++)
-            if (i != 8 && i != 13 && i != 18 && i != 23 && hexval(s[i]) < 0)
+            if (i != 8 && i != 13 && i != 18 && i != 23 && lex_hexval(s[i]) < 0)
                 return 0;
         return 1;
     }
     for (i = 0; i < n; i++) {
-        digit += is_digit(s[i]);
-        hex += hexval(s[i]) >= 0;
+        digit += lex_digit(s[i]);
+        hex += lex_hexval(s[i]) >= 0;
     }
     return digit == n || (n >= 16 && hex == n && digit > 0);
 }
