@@ -111,6 +111,9 @@ build/int/test_http_parse: tests/base/test_http_parse.c tests/t.h src/base/http_
 build/int/test_http_req: tests/serve/test_http_req.c tests/t.h src/serve/http_req.c src/serve/http_req.h src/base/http_lex.h | build/int
 	$(INTSAN) $(INC_serve) -o $@ tests/serve/test_http_req.c src/serve/http_req.c
 
+build/int/test_accesslog: tests/base/test_accesslog.c tests/t.h src/base/accesslog.c src/base/accesslog.h | build/int
+	$(INTSAN) $(INC_base) -o $@ tests/base/test_accesslog.c src/base/accesslog.c
+
 # rafale-mpi: the same sources with the MPI glue (src/cli/mpi_glue.c) compiled
 # in by mpicc; the plain rafale never links MPI. `make mpi` installs MPICH.
 MPICC   ?= mpicc
@@ -142,7 +145,8 @@ build/.deps: scripts/deps.sh
 	@sh scripts/deps.sh
 	@mkdir -p build && touch $@
 
-units: $(UNITS:%=build/tests/%) $(UNITS:%=build/asan/tests/%) build/int/test_http_parse build/int/test_http_req
+units: $(UNITS:%=build/tests/%) $(UNITS:%=build/asan/tests/%) build/int/test_http_parse build/int/test_http_req \
+         build/int/test_accesslog
 
 # The edit loop: the unit tests (plain, sanitized, integer-checked) and the
 # layout, in seconds.
@@ -242,6 +246,9 @@ TGFUZZ_SRC = src/options/targets.c $(addprefix src/base/,err.c template.c config
 build/fuzz_targets: fuzz/fuzz_targets.c $(TGFUZZ_SRC) src/options/targets.h src/base/template.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_targets.c $(TGFUZZ_SRC)
 
+build/fuzz_accesslog: fuzz/fuzz_accesslog.c src/base/accesslog.c src/base/accesslog.h | build
+	$(FUZZ_CC) -o $@ fuzz/fuzz_accesslog.c src/base/accesslog.c
+
 build/fuzz_cookie: fuzz/fuzz_cookie.c src/client/cookie.c src/client/cookie.h | build
 	$(FUZZ_CC) -o $@ fuzz/fuzz_cookie.c src/client/cookie.c
 
@@ -253,14 +260,15 @@ build/fuzz_merge: fuzz/fuzz_merge.c $(MERGEFUZZ_SRC) | build
 fuzz:
 	@sh scripts/deps.sh clang
 	$(MAKE) build/fuzz_http_parse build/fuzz_http_req build/fuzz_serve_h2 build/fuzz_targets build/fuzz_cookie \
-	    build/fuzz_merge
+	    build/fuzz_merge build/fuzz_accesslog
 	mkdir -p build/fuzz-corpus build/fuzz-corpus-req build/fuzz-corpus-h2 build/fuzz-corpus-targets \
-	    build/fuzz-corpus-cookie build/fuzz-corpus-merge
+	    build/fuzz-corpus-cookie build/fuzz-corpus-merge build/fuzz-corpus-accesslog
 	./build/fuzz_http_parse -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus fuzz/corpus
 	./build/fuzz_http_req -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-req fuzz/corpus_req
 	./build/fuzz_serve_h2 -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h2 fuzz/corpus_h2
 	./build/fuzz_targets -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-targets fuzz/corpus_targets
 	./build/fuzz_cookie -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-cookie fuzz/corpus_cookie
+	./build/fuzz_accesslog -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-accesslog fuzz/corpus_accesslog
 	./build/fuzz_merge -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 build/fuzz-corpus-merge fuzz/corpus_merge
 	if [ "$(HTTP3)" = yes ]; then $(MAKE) build/fuzz_serve_h3 && mkdir -p build/fuzz-corpus-h3 && \
 	    ./build/fuzz_serve_h3 -max_total_time=$(FUZZ_SECONDS) build/fuzz-corpus-h3 fuzz/corpus_h3; fi

@@ -363,7 +363,7 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         return -1;
     /* --precision ends the run when its goal is met: 60 s at most unless
      * -d or -n says otherwise (every run is bounded). */
-    if (cfg->requests == 0 && cfg->duration_ns == 0)
+    if (cfg->requests == 0 && cfg->duration_ns == 0 && !cfg->replay_path) /* a replay: the log's end */
         cfg->duration_ns = (cfg->precision.n ? 60 : 10) * 1000000000ULL;
     if (cfg->requests && cfg->requests < cfg->connections) {
         if (cfg->connections_given && notes)
@@ -404,7 +404,7 @@ int config_finish(struct config *cfg, char *err, size_t errlen, char *notes, siz
         err_set(err, errlen, NULL, "--abort-on-fail stops a run when its SLO is lost: give --slo too");
         return -1;
     }
-    if (cfg->max_connections && cfg->rate <= 0) {
+    if (cfg->max_connections && !config_open_loop(cfg)) {
         err_set(err, errlen, NULL, "--max-connections goes with -R: a closed loop never falls behind a schedule");
         return -1;
     }

@@ -36,6 +36,25 @@ struct target {
     uint32_t line;               /* its request line; header k is on line + 1 + k (a blank or # line ends a target) */
 };
 
+/* rafale replay: what the log's reader saw (written by its thread alone,
+ * read once the run is over). A line is replayed, or skipped for one
+ * reason, counted; the first line of each reason is kept for its message. */
+#define REPLAY_SKIP_METHODS 8
+struct replay_tally {
+    uint64_t lines;              /* read, blank ones aside */
+    uint64_t replayed;           /* handed to the workers */
+    uint64_t bad, control, too_long, late; /* unparseable; a control byte in its target; a target too long;
+                                  * more than the sorting window out of order (sent at once) */
+    uint64_t bad_line, control_line, long_line; /* the first of each, 1-based */
+    /* Skipped for their method (not --methods), by method; the rest as one. */
+    char skip_method[REPLAY_SKIP_METHODS][16];
+    uint64_t skip_count[REPLAY_SKIP_METHODS];
+    uint32_t nskip;
+    uint64_t skip_other;
+    double span_s;               /* the log's time from its first request replayed to its last, in the log's seconds */
+    int read_error;              /* errno of a failed read, 0 none */
+};
+
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
 
 /* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
@@ -90,6 +109,14 @@ struct config {
     uint32_t nstages;
     int stages_conns;            /* the values are connections (closed loop) */
     double stage_start;          /* where the first stage starts from: -R / -c, or 0 */
+    /* rafale replay LOG URL: the log's requests at their logged times
+     * (src/client/replay.c). The schedule is the log's: open loop, as -R. */
+    const char *replay_path;     /* NULL: not a replay */
+    const char *replay_format;   /* --format: auto, combined, common or json */
+    double replay_speed;         /* --speed: the log's time divided by it (default 1) */
+    uint64_t replay_limit;       /* --limit N: its first N requests replayed (0: all) */
+    const char *replay_methods;  /* --methods: the methods replayed (default GET,HEAD,OPTIONS) */
+    struct replay_tally *replay_tally; /* the caller's, filled by the run */
     const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
     /* --shard I/N: this process is shard I (0-based) of N. -c, -n, -R,
      * --max-connections and the stage values stay the totals here; the
@@ -189,6 +216,12 @@ void config_free(struct config *cfg);
 /* The requests a connection keeps in flight: --streams over a protocol
  * that takes them (HTTP/2, HTTP/3), --pipeline with keep-alive, else 1. */
 uint32_t config_depth(const struct config *cfg);
+/* Open loop: requests go when they are due (-R, or the log's times of
+ * rafale replay), not when a connection is free. */
+static inline int config_open_loop(const struct config *cfg)
+{
+    return cfg->rate > 0 || cfg->replay_path != NULL;
+}
 /* The protocol cfg speaks: its option's row, or the default's (HTTP/1.1). */
 const struct proto *config_proto(const struct config *cfg);
 

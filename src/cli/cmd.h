@@ -61,6 +61,7 @@ unsigned long long cmd_open_files(const struct config *cfg);
 /* The bodies (cmd_*.c, completion.c). */
 int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv);
 int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **argv);
+int cmd_replay(const struct cmd *self, const struct cmd *all, int argc, char **argv);
 int cmd_serve(const struct cmd *self, const struct cmd *all, int argc, char **argv);
 int cmd_compare(const struct cmd *self, const struct cmd *all, int argc, char **argv);
 int cmd_report(const struct cmd *self, const struct cmd *all, int argc, char **argv);

@@ -1,7 +1,8 @@
-/* cmd_run.c - `rafale [options] URL...` and `rafale sweep`: the command
- * line into a run (or a sweep of runs), the run watched, its result
- * written. */
+/* cmd_run.c - `rafale [options] URL...`, `rafale sweep` and `rafale
+ * replay`: the command line into a run (or a sweep of runs, or a log's
+ * requests replayed), the run watched, its result written. */
 #include "cmd.h"
+#include "accesslog.h"
 #include "calibrate.h"
 #include "cli.h"
 #include "metrics.h"
@@ -43,14 +44,22 @@ static void progress_and_metrics(const struct engine_progress *p, void *arg)
 /* The command line of a run or a sweep into cfg (--help: the usage lines
  * of all, or the sweep's own help), the open-file limit raised for it, the
  * signals caught. Returns -1 to go on, or the exit status. */
-static int prepare(const struct cmd *self, const struct cmd *all, int argc, char **argv, int sweep, struct config *cfg)
+enum mode { M_RUN, M_SWEEP, M_REPLAY };
+
+static int prepare(const struct cmd *self, const struct cmd *all, int argc, char **argv, enum mode mode,
+                   struct config *cfg)
 {
     char err[512], notes[256];
     uint64_t limit;
+    enum cli_result r = mode == M_REPLAY ? cli_parse_replay(argc, argv, cfg, err, sizeof(err), notes, sizeof(notes))
+                                         : cli_parse(argc, argv, mode == M_SWEEP, cfg, err, sizeof(err), notes,
+                                                     sizeof(notes));
 
-    switch (cli_parse(argc, argv, sweep, cfg, err, sizeof(err), notes, sizeof(notes))) {
+    switch (r) {
     case CLI_HELP:
-        if (sweep) {
+        if (mode == M_REPLAY) {
+            cmd_help(stdout, self);
+        } else if (mode == M_SWEEP) {
             cmd_help(stdout, self);
             fputc('\n', stdout);
             cli_sweep_usage(stdout);
@@ -67,7 +76,7 @@ static int prepare(const struct cmd *self, const struct cmd *all, int argc, char
         config_free(cfg);
         return 0;
     case CLI_ERROR:
-        fprintf(stderr, "rafale: %s\n", err);
+        fprintf(stderr, "rafale%s: %s\n", mode == M_REPLAY ? " replay" : "", err);
         config_free(cfg);
         return 2;
     case CLI_OK:
@@ -110,7 +119,7 @@ int cmd_sweep(const struct cmd *self, const struct cmd *all, int argc, char **ar
     struct sweep_result sr;
     FILE *out;
     char err[512];
-    int rc = prepare(self, all, argc, argv, 1, &cfg);
+    int rc = prepare(self, all, argc, argv, M_SWEEP, &cfg);
 
     if (rc >= 0)
         return rc;
@@ -149,9 +158,45 @@ static void say_wait(const struct config *cfg)
             cfg->warmup_ns ? " (its warm-up begins then)" : "");
 }
 
-int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv)
+/* What the log's reader skipped, and why, after the report: the first line
+ * of each reason at FILE:LINE. */
+static void say_replay(const struct config *cfg)
 {
-    (void)self;
+    const struct replay_tally *t = cfg->replay_tally;
+    uint32_t i;
+    if (t == NULL)
+        return;
+    fprintf(stderr, "rafale replay: %llu requests of %llu lines replayed, %.3f s of the log in %.3f s (--speed %g)\n",
+            (unsigned long long)t->replayed, (unsigned long long)t->lines, t->span_s,
+            t->span_s / (cfg->replay_speed > 0 ? cfg->replay_speed : 1), cfg->replay_speed > 0 ? cfg->replay_speed : 1);
+    if (t->nskip) {
+        fprintf(stderr, "rafale replay: skipped for their method (not in --methods):");
+        for (i = 0; i < t->nskip; i++)
+            fprintf(stderr, "%s %llu %s", i ? "," : "", (unsigned long long)t->skip_count[i], t->skip_method[i]);
+        if (t->skip_other)
+            fprintf(stderr, ", %llu others", (unsigned long long)t->skip_other);
+        fputc('\n', stderr);
+    }
+    if (t->bad)
+        fprintf(stderr, "rafale replay: %llu unparseable lines skipped, the first at %s:%llu\n",
+                (unsigned long long)t->bad, cfg->replay_path, (unsigned long long)t->bad_line);
+    if (t->control)
+        fprintf(stderr,
+                "rafale replay: %llu lines skipped whose path holds a control byte or a space, the first at %s:%llu\n",
+                (unsigned long long)t->control, cfg->replay_path, (unsigned long long)t->control_line);
+    if (t->too_long)
+        fprintf(stderr, "rafale replay: %llu lines skipped whose path is longer than %d bytes, the first at %s:%llu\n",
+                (unsigned long long)t->too_long, ALOG_TARGET_MAX, cfg->replay_path, (unsigned long long)t->long_line);
+    if (t->late)
+        fprintf(stderr, "rafale replay: %llu lines more than 2 s out of order, sent at once\n",
+                (unsigned long long)t->late);
+    if (t->read_error)
+        fprintf(stderr, "rafale replay: %s: %s: the log was read up to there\n", cfg->replay_path,
+                strerror(t->read_error));
+}
+
+static int run_body(const struct cmd *self, const struct cmd *all, int argc, char **argv, enum mode mode)
+{
     static struct run_result res; /* 20 KiB of findings: off the stack */
     struct config cfg, share;
     struct progress prog;
@@ -159,7 +204,7 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     struct live_out live = { NULL, NULL, NULL };
     struct observed_in in = { 0 };
     char err[512];
-    int rc = prepare(self, all, argc, argv, 0, &cfg);
+    int rc = prepare(self, all, argc, argv, mode, &cfg);
 
     if (rc >= 0)
         return rc;
@@ -206,6 +251,7 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     if (rc != 0) {
         metrics_stop(live.m, stop_flag());
         fprintf(stderr, "rafale: %s\n", err);
+        say_replay(&cfg);
         config_free(&cfg);
         /* The plan is built before any load: a mistake in it (or in
          * --monitor) is the user's, exit 2; Ctrl-C before the load, 130; a
@@ -216,8 +262,19 @@ int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv
     /* With --json - (or another output on '-') it owns stdout and the text
      * report goes to stderr. */
     rc = outputs_finish(&cfg, &res, live.m);
+    say_replay(&cfg);
     metrics_stop(live.m, stop_flag());
     result_free(&res);
     config_free(&cfg);
     return rc;
+}
+
+int cmd_run(const struct cmd *self, const struct cmd *all, int argc, char **argv)
+{
+    return run_body(self, all, argc, argv, M_RUN);
+}
+
+int cmd_replay(const struct cmd *self, const struct cmd *all, int argc, char **argv)
+{
+    return run_body(self, all, argc, argv, M_REPLAY);
 }

@@ -12,6 +12,8 @@
 static const struct cmd cmds[] = {
     { "", cmd_run, "[options] URL...", "load-test one or more HTTP targets", 1, OPT_RUN, "URL", NULL },
     { "sweep", cmd_sweep, "sweep [options] URL", "the highest rate within an SLO", 0, OPT_SWEEP, "URL", NULL },
+    { "replay", cmd_replay, "replay [options] ACCESS_LOG URL", "a web server's access log replayed at its times", 0,
+      OPT_REPLAY, "access log", NULL },
     { "serve", cmd_serve, "serve [options]", "run the built-in target server", 0, OPT_SERVE, NULL, NULL },
     { "compare", cmd_compare, "compare [options] FILE", "several servers side by side", 0, OPT_COMPARE, "compare file",
       NULL },

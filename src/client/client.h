@@ -3,6 +3,7 @@
  *
  *   engine.c    worker threads, the rate schedule's timer, start and stop;
  *               it builds the plan and picks each connection's session;
+ *               worker.c a worker's state made and freed;
  *               engine.h what the rest of the program calls (the
  *               figures it fills: src/result/), engine_figs.h the live
  *               figures
@@ -34,11 +35,14 @@
  *   verify.c    a response's checks and extractions (# check:, # extract:)
  *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
+ *   replay.c    rafale replay's log: read by a thread of its own, its
+ *               requests handed to the workers in batches ahead of time
+ *               (replay.h)
  *   sched.c     the constant-rate schedule (-R), with ramp.c its ramps
  *               (--stages) and backlog.c its backlog (schedule.h)
  *   timeline.c  the per-second timeline in bounded memory (timeline.h)
  *   cookie.c    a connection's cookie jar, --cookies (cookie.h)
- *   reach.c     whether the run reaches its servers: the first contact (a
+ *   reach.c     (reach.h) whether the run reaches its servers: the first contact (a
  *               run whose first connects all fail stops in one line), the
  *               wait before a connection connects again after a failed one
  *   probe.c     the idle probe: before the load, a few of the run's
@@ -77,6 +81,7 @@
 #include "io.h"
 #include "loop.h"
 #include "net.h"
+#include "replay.h"
 #include "rxstamp.h"
 #include "schedule.h"
 #include "stats.h"
@@ -112,6 +117,7 @@ struct plan_target {
     uint8_t after;         /* AFTER_VERIFY | AFTER_THINK: what its answer sets off (0 for most) */
     uint64_t vars;         /* the variables its templates use, a bit each: not sent until they are set */
     uint64_t think_lo, think_hi; /* the pause after its answer (closed loop), ns */
+    size_t replay_rest;    /* rafale replay: where its request line's " HTTP/1.1" begins in req */
     /* --log: its name or URL, quoted for JSON and for CSV, and its method. */
     char *log_json, *log_csv, *log_method;
     size_t log_json_len, log_csv_len, log_method_len;
@@ -204,6 +210,7 @@ struct plan {
     /* --stages: the rate (or connections) over time, from t_measure. */
     struct ramp ramp;
     int ramped;          /* 1: rates, 2: connections */
+    struct replay *replay; /* rafale replay: the log's reader (replay.c), NULL otherwise */
 };
 
 /* Resolves the targets and builds each target's request. Returns 0, or -1 with
@@ -247,6 +254,7 @@ struct slot {
     uint8_t hops;        /* --follow: redirects followed so far */
     uint8_t jar_line;    /* HTTP/1.1: its last Cookie field is the jar's (--cookies), not the user's */
     uint8_t unsent;      /* rate mode: ended at its due time unsent, every connection waiting to connect again */
+    uint8_t head;        /* a HEAD request: its answer has no body (the target's method, or a replayed line's) */
     struct capture *capt; /* multiplexed, a target with checks: its response's fields and body (kept with
                            * the slot) */
     uint64_t bytes_in;   /* its response's bytes (--log) */
@@ -472,6 +480,12 @@ struct worker {
     struct sched sched;
     uint64_t scheduled;    /* measured requests put on the schedule */
     struct backlog backlog;
+    /* rafale replay: this worker's place in its ring of the log's batches
+     * (replay.c): the next entry to schedule (batch number, index), and the
+     * next to take, the one the oldest due request of the backlog is. */
+    uint32_t rp_sb, rp_si, rp_tb, rp_ti;
+    const struct replay_entry *rp_cur; /* taken last: its bytes stay until the next take */
+    const char *rp_path;
     /* HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM), to be
      * sent again before any new one; RFC 9113 §8.7 says it is safe. */
     struct slot *retry;
@@ -557,6 +571,14 @@ struct worker {
     uint64_t live_counted[COUNTERS_NROWS];
 };
 
+/* worker.c: a worker's state made, with nconns connections now and room
+ * for nmax (--max-connections), numbered from first_conn, budget its share
+ * of -n (0: none); 0, or -1 (memory, descriptors: worker_free undoes it).
+ * Its schedule's timer is the engine's to set. */
+int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t nmax,
+                uint32_t first_conn, uint64_t budget);
+void worker_free(struct worker *w);
+
 #define KA_MAX 4096
 #define TCPINFO_FIRST 64
 #define TCPINFO_EVERY 16
@@ -569,7 +591,7 @@ struct censored {
 
 static inline int rate_mode(const struct worker *w)
 {
-    return w->plan->cfg->rate > 0;
+    return config_open_loop(w->plan->cfg);
 }
 
 /* c was answered in the run's protocol: its address speaks it
@@ -748,46 +770,7 @@ uint8_t record_stage(const struct worker *w, uint64_t t_due);
 /* c waits to connect again (its connect for a request of the target failed). */
 void record_backoff(struct conn *c, uint32_t target, uint64_t now);
 
-/* --- reach.c: whether the run reaches its servers --- */
-
-/* What the workers share of it (the plan's). */
-struct reach {
-    atomic_int up;       /* a connection of the run was up */
-    atomic_uint nup;     /* connections up now, over every worker: -n gives up only with none */
-    atomic_int said;     /* the run stopped: msg says why (one writer: who set it) */
-    /* Per endpoint, until a connection of the run is up: 2 in use, 1 a
-     * connect to it failed, 0 no connection of -c goes there; and its
-     * connections' first connects under way. */
-    atomic_uchar *failed;
-    atomic_uint *trying;
-    char msg[400];
-};
-
-/* Before the workers start: the addresses their connections use. Returns
- * 0, or -1 when out of memory. */
-int reach_init(struct plan *pl, const struct worker *ws, uint32_t nt);
-void reach_fini(struct plan *pl);
-/* c begins to connect. */
-void reach_try(struct conn *c);
-/* c is up (TCP and TLS, or QUIC's handshake): its next failed connect waits
- * from the start again, and the run has made contact. */
-void reach_up(struct conn *c);
-/* c, up, closes: one connection up fewer in the run. */
-void reach_closed(struct conn *c);
-/* c's connect failed (it was in state was, it is idle now) with error k,
- * errno e or detail, after took ns, on a request of the target: it waits
- * before the next (when the failure was quick and not this host's), and
- * before any connection of the run was up, its address is marked (every
- * address marked, no connect under way: the run stops, pl->reach->msg says
- * where and why). */
-void reach_failed(struct conn *c, uint8_t was, enum err_kind k, int e, const char *detail, uint64_t took,
-                  uint32_t target, uint64_t now);
-/* c's timer ended its wait: it may connect again. */
-void reach_resume(struct conn *c);
-/* A run without a deadline (-n alone) whose connects have failed for
- * --timeout (w->t_down), none up meanwhile nor now: 1 (w->gave_up set), the
- * worker stops; reach_why says why (n bytes). */
-int reach_gave_up(struct worker *w, uint64_t now);
-void reach_why(const struct worker *w, char *why, size_t n);
+/* reach.c: whether the run reaches its servers (reach.h). */
+#include "reach.h"
 
 #endif

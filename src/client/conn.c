@@ -181,6 +181,11 @@ static uint32_t conn_request(struct conn *c, struct slot *s)
     struct tpl_ctx ctx;
     char *buf;
 
+    if (pl->replay) {
+        s->req = buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
+        s->req_len = replay_request(c->w, s, buf);
+        return 0;
+    }
     if (pt->req) {
         s->req = pt->req;
         s->req_len = pt->len;
@@ -260,7 +265,14 @@ static int conn_add(struct conn *c, uint64_t t_due, uint64_t now)
         s->t_due = t_due;
         s->t_sent = now;
         s->hops = 0;
-        s->target = w->vars ? target : next_target(c);
+        if (w->plan->replay) { /* the log's next request: its target, its method */
+            const struct replay_entry *e = replay_take(w);
+            s->target = e->target;
+            s->head = e->head;
+        } else {
+            s->target = w->vars ? target : next_target(c);
+            s->head = (uint8_t)w->plan->targets[s->target].head;
+        }
         s->measured = t_due >= w->plan->t_measure;
         s->retries = 0;
         s->kept = NULL;
@@ -290,7 +302,7 @@ void conn_unsent(struct conn *c, uint64_t due, uint64_t now)
     memset(&s, 0, sizeof(s));
     s.t_due = due;
     s.t_sent = now;
-    s.target = next_target(c);
+    s.target = w->plan->replay ? replay_take(w)->target : next_target(c);
     s.measured = due >= w->plan->t_measure;
     s.unsent = 1;
     record_start(c, &s, now);

@@ -92,11 +92,51 @@ static void dispatch(struct worker *w)
     }
 }
 
+/* rafale replay's schedule: the log's requests due by now join the
+ * backlog, keeping their due times (latency is measured from them, as
+ * -R's); the timer is set for the next one. A reader behind (none read
+ * yet) is looked at again in a millisecond; at the log's end, what was
+ * scheduled is the worker's budget. */
+static void replay_fire(struct worker *w, uint64_t now)
+{
+    const struct plan *pl = w->plan;
+    uint64_t due, next = now + NS_PER_MS;
+    int r;
+    while (!w->stopping && (r = replay_peek(w, &due)) != 0) {
+        if (r < 0 || pl->t0 + due >= pl->t_deadline) {
+            w->budget = w->scheduled;
+            next = 0;
+            break;
+        }
+        if (pl->t0 + due > now) {
+            next = pl->t0 + due;
+            break;
+        }
+        if (backlog_push(&w->backlog, pl->t0 + due) != 0) {
+            snprintf(w->err, sizeof(w->err), "out of memory for the backlog of due requests");
+            w->stopping = 1;
+            return;
+        }
+        replay_pass(w);
+        w->scheduled++;
+    }
+    dispatch(w);
+    if (next && !w->stopping && loop_timer_set(&w->loop, &w->sched_timer, next) != 0) {
+        snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
+        w->stopping = 1;
+    }
+}
+
 /* The schedule's timer: every request due by now joins the backlog. */
 static void sched_fire(struct timer *t, uint64_t now)
 {
     struct worker *w = container_of(t, struct worker, sched_timer);
     const struct plan *pl = w->plan;
+
+    if (pl->replay) {
+        replay_fire(w, now);
+        return;
+    }
 
     while (w->sched.next_due <= now && w->sched.next_due < pl->t_deadline && !w->stopping) {
         if (w->sched.next_due >= pl->t_measure) {
@@ -191,7 +231,11 @@ static void *worker_main(void *arg)
         w->nactive = conns_due(w, pl->t0);
     for (i = 0; i < w->nactive; i++)
         workq_enqueue(&w->conns[i]);
-    if (rate_mode(w)) {
+    if (pl->replay) {
+        loop_precise_timers();
+        if (loop_timer_set(&w->loop, &w->sched_timer, pl->t0) != 0)
+            snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");
+    } else if (rate_mode(w)) {
         loop_precise_timers();
         sched_init(&w->sched, pl->t0, w->id, pl->nthreads, pl->cfg->rate, pl->cfg->poisson,
                    pl->ramped == 1 ? &pl->ramp : NULL);
@@ -275,150 +319,6 @@ static void *worker_main(void *arg)
     reqlog_flush(w);
     atomic_store(&w->finished, 1);
     return NULL;
-}
-
-static void worker_free(struct worker *w)
-{
-    uint32_t i;
-    if (w->per_target) {
-        for (i = 0; i < figures_rows(w->plan->ntargets); i++)
-            stats_fini(&w->per_target[i]);
-    }
-    if (w->conns)
-        for (i = 0; i < w->nconns; i++) {
-            uint32_t k;
-            for (k = 0; w->conns[i].slots && k < w->conns[i].cap; k++)
-                if (w->conns[i].slots[k].capt) {
-                    free(w->conns[i].slots[k].capt->p);
-                    free(w->conns[i].slots[k].capt);
-                }
-            if (w->conns[i].slots != &w->conns[i].one)
-                free(w->conns[i].slots);
-            free(w->conns[i].tbuf);
-            conn_fini(&w->conns[i]);
-        }
-    for (i = 0; i < w->rlen; i++)
-        free(w->retry[(w->rhead + i) % w->rcap].kept);
-    free(w->retry);
-    free(w->cens);
-    free(w->ka_ended);
-    free(w->chk_pass);
-    free(w->chk_fail);
-    free(w->chk_seen_t);
-    free(w->chk_seen);
-    free(w->skipped_var);
-    free(w->live_status);
-    reqlog_worker_free(w);
-    free(w->per_target);
-    if (w->per_stage)
-        for (i = 0; i < w->plan->ramp.n; i++)
-            stats_fini(&w->per_stage[i]);
-    free(w->per_stage);
-    hist_fini(&w->tl_h);
-    hist_fini(&w->tick_h);
-    hist_fini(&w->ends);
-    if (w->tickets)
-        for (i = 0; i < w->plan->nendpoints; i++)
-            tls_ticket_free(&w->tickets[i]);
-    free(w->tickets);
-    stats_fini(&w->st);
-    free(w->conns);
-    free(w->q);
-    backlog_free(&w->backlog);
-    free(w->rbuf);
-    free(w->wbuf);
-    loop_fini(&w->loop);
-}
-
-/* A well-mixed nonzero seed from any number (splitmix64). */
-static uint64_t splitmix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return x ? x : 1;
-}
-
-static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t nconns, uint32_t nmax,
-                       uint32_t first_conn, uint64_t budget)
-{
-    const struct config *cfg = pl->cfg;
-    uint32_t i, depth = config_depth(cfg);
-
-    memset(w, 0, sizeof(*w));
-    w->plan = pl;
-    w->id = id;
-    w->loop.epfd = -1;
-    w->nconns = nmax > nconns ? nmax : nconns;
-    w->nactive = nconns;
-    w->budget = budget;
-    w->sched_timer.fn = sched_fire;
-    nconns = w->nconns;
-    if (loop_init(&w->loop, nconns < 1024 ? (int)nconns + 16 : 1024) != 0)
-        return -1;
-    w->conns = calloc(nconns, sizeof(*w->conns));
-    w->q = calloc(nconns, sizeof(uint32_t));
-    w->rbuf = malloc(IO_RBUF_SIZE);
-    /* The session writes through it; --follow rebuilds a redirect's request there. */
-    if ((pl->sess->wbuf || cfg->follow) &&
-        (w->wbuf = malloc(cfg->follow && pl->max_len > 64 * 1024 ? pl->max_len : 64 * 1024)) == NULL)
-        return -1;
-    w->per_target = calloc(figures_rows(pl->ntargets), sizeof(*w->per_target));
-    w->tickets = calloc(pl->nendpoints, sizeof(*w->tickets));
-    w->ka_ended = calloc(KA_MAX + 1, sizeof(*w->ka_ended));
-    w->chk_pass = calloc(pl->nchecks + 1, sizeof(*w->chk_pass));
-    w->chk_fail = calloc(pl->nchecks + 1, sizeof(*w->chk_fail));
-    w->chk_seen_t = calloc(pl->nchecks + 1, sizeof(*w->chk_seen_t));
-    w->chk_seen = calloc(pl->nchecks + 1, sizeof(*w->chk_seen));
-    w->skipped_var = calloc(TPL_MAX_VARS, sizeof(*w->skipped_var));
-    w->abort = (uint8_t)cfg->abort_on_fail;
-    w->logging = pl->log != NULL;
-    w->live = pl->live != NULL;
-    if (w->live && (w->live_status = calloc(STATUS_MAX, sizeof(*w->live_status))) == NULL)
-        return -1;
-    w->vars = pl->tset->nvars > 0;
-    for (i = 0; i < pl->ntargets; i++) {
-        w->capturing |= pl->targets[i].capture != 0;
-        w->afters |= pl->targets[i].after != 0;
-    }
-    if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
-        w->skipped_var == NULL || (pl->log && reqlog_worker_init(w) != 0))
-        return -1;
-    tcpinfo_sum_init(&w->tcp);
-    hist_init_bits(&w->tl_h, TL_SUB_BITS);
-    hist_init_bits(&w->tick_h, TL_SUB_BITS);
-    hist_init(&w->ends);
-    if (w->tickets == NULL || w->ka_ended == NULL || w->conns == NULL || w->q == NULL || w->rbuf == NULL || w->per_target == NULL ||
-        stats_init(&w->st) != 0)
-        return -1;
-    for (i = 0; i < figures_rows(pl->ntargets); i++)
-        if (stats_init(&w->per_target[i]) != 0)
-            return -1;
-    if (pl->ramped) {
-        if ((w->per_stage = calloc(pl->ramp.n, sizeof(*w->per_stage))) == NULL)
-            return -1;
-        for (i = 0; i < pl->ramp.n; i++)
-            if (stats_init(&w->per_stage[i]) != 0)
-                return -1;
-    }
-    /* --order random and the templates' generator: --seed repeats a run. */
-    w->rng = splitmix((cfg->seed_given ? cfg->seed : clock_ns()) + 0x9E3779B97F4A7C15ULL * (id + 1) +
-                      0xD1B54A32D192ED03ULL * cfg->shard_index); /* shards with one --seed draw apart */
-    for (i = 0; i < nconns; i++) {
-        struct slot *slots = depth > 1 ? calloc(depth, sizeof(struct slot)) : NULL;
-        char *tbuf = pl->templated ? malloc(depth * pl->max_len) : NULL;
-        if ((depth > 1 && slots == NULL) || (pl->templated && tbuf == NULL)) {
-            free(slots);
-            free(tbuf);
-            return -1;
-        }
-        /* Spread the starting target so each target gets its share from the start. */
-        if (conn_init(&w->conns[i], w, pl->sess, first_conn + i, (first_conn + i) % pl->nendpoints,
-                      (first_conn + i) / pl->nendpoints, (uint16_t)depth, slots, tbuf) != 0)
-            return -1;
-    }
-    return 0;
 }
 
 static double cpu_seconds(void)
@@ -552,6 +452,7 @@ static struct worker *make_workers(const struct config *cfg, const struct plan *
             free(ws);
             return NULL;
         }
+        ws[t].sched_timer.fn = sched_fire;
         first += ws[t].nconns;
     }
     return ws;
@@ -593,7 +494,36 @@ static void start_clock(const struct config *cfg, struct plan *pl, struct run_fi
     if (pl->log)
         reqlog_header(pl->log, res->start_unix_s);
     pl->t_measure = pl->t0 + cfg->warmup_ns;
+    if (pl->replay)
+        replay_go(pl, pl->t0);
     pl->t_deadline = cfg->duration_ns ? pl->t_measure + cfg->duration_ns : UINT64_MAX;
+}
+
+/* What a run adds to its plan beyond the requests: --log's writer, the
+ * live figures, the threads, the batches, --stages' ramp. Returns 0,
+ * ENGINE_EPLAN (the log's path) or -1 (memory). */
+static int run_parts(const struct config *cfg, struct plan *pl, struct reqlog *lg, uint32_t nt, char *err,
+                     size_t errlen)
+{
+    if (cfg->out[OUT_LOG]) {
+        if (reqlog_open(lg, cfg, nt, err, errlen) != 0)
+            return ENGINE_EPLAN; /* before any load: the user's path */
+        pl->log = lg;
+    }
+    if (cfg->metrics_listen) {
+        if ((pl->live = calloc(1, sizeof(*pl->live))) == NULL) {
+            err_set(err, errlen, NULL, "out of memory");
+            return -1;
+        }
+        pthread_mutex_init(&pl->live_mu, NULL);
+    }
+    pl->nthreads = nt;
+    batches_init(&pl->batches, TL_SUB_BITS); /* out of memory: no interval, the run goes on */
+    if (cfg->nstages) {
+        ramp_init(&pl->ramp, cfg->stage_start, cfg->stage_dur, cfg->stage_val, cfg->nstages);
+        pl->ramped = cfg->stages_conns ? 2 : 1;
+    }
+    return 0;
 }
 
 /* After the threads joined: the run's figures, or why there are none
@@ -672,29 +602,12 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
     /* After the plan is built: plan_build starts from a zeroed plan. */
     pthread_mutex_init(&pl.batch_mu, NULL);
     batch_mu = 1;
-    if (cfg->out[OUT_LOG]) {
-        if (reqlog_open(&lg, cfg, nt, err, errlen) != 0) {
-            rc = ENGINE_EPLAN; /* before any load: the user's path */
-            goto out;
-        }
-        pl.log = &lg;
-    }
-    if (cfg->metrics_listen) {
-        if ((pl.live = calloc(1, sizeof(*pl.live))) == NULL) {
-            err_set(err, errlen, NULL, "out of memory");
-            goto out;
-        }
-        pthread_mutex_init(&pl.live_mu, NULL);
-    }
     pl.stop = stop;
-    pl.nthreads = nt;
     pl.tl = &tl;
-    batches_init(&pl.batches, TL_SUB_BITS); /* out of memory: no interval, the run goes on */
     pl.failed = &failed;
-    if (cfg->nstages) {
-        ramp_init(&pl.ramp, cfg->stage_start, cfg->stage_dur, cfg->stage_val, cfg->nstages);
-        pl.ramped = cfg->stages_conns ? 2 : 1;
-    }
+    if ((rc = run_parts(cfg, &pl, &lg, nt, err, errlen)) != 0)
+        goto out;
+    rc = -1;
     if ((ws = make_workers(cfg, &pl, nt, err, errlen)) == NULL)
         goto out;
     if (reach_init(&pl, ws, nt) != 0) {
@@ -702,6 +615,14 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         for (t = 0; t < nt; t++)
             worker_free(&ws[t]);
         goto out;
+    }
+    if (cfg->replay_path) {
+        /* The log's first requests read before the clock starts. */
+        if (replay_start(&pl, nt, err, errlen) != 0) {
+            rc = ENGINE_EPLAN;
+            goto workers;
+        }
+        replay_primed(&pl, stop);
     }
 
     if (cfg->start_at > 0 && (rc = wait_start(cfg, stop, res, err, errlen)) != 0)
@@ -719,6 +640,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         live_watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
+    replay_stop(&pl); /* its tally complete */
     if (pl.log) {
         int lfail = 0;
         reqlog_close(pl.log, &res->log_written, &res->log_dropped, &lfail);
@@ -730,6 +652,7 @@ workers:
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:
+    replay_stop(&pl);
     if (pl.live) {
         pthread_mutex_destroy(&pl.live_mu);
         free(pl.live);

@@ -65,7 +65,7 @@ static void h1_added(struct conn *c, struct slot *s)
     struct h1 *h = c->ctx;
     /* The oldest request's response is the one parsed next. */
     if (c->count == 0) {
-        http_parse_reset(&h->hp, c->w->plan->targets[s->target].head);
+        http_parse_reset(&h->hp, s->head);
         h->got_first = 0;
     }
 }
@@ -228,7 +228,9 @@ static int h1_follow(struct conn *c)
     h->nsent = 0;
     h->woff = 0;
     h->got_first = 0;
-    http_parse_reset(hp, to_get ? 0 : pl->targets[s->target].head);
+    if (to_get)
+        s->head = 0;
+    http_parse_reset(hp, s->head);
     return 1;
 }
 
@@ -295,7 +297,7 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
         return -1;
     }
     if (c->count > 0) {
-        http_parse_reset(&h->hp, w->plan->targets[slot_at(c, 0)->target].head);
+        http_parse_reset(&h->hp, slot_at(c, 0)->head);
         h->got_first = 0;
         conn_arm(c);
     }

@@ -4,6 +4,7 @@
  * request with templates is compiled once and expanded per request into
  * the connection's buffer (plan_expand), with no allocation. */
 #include "client.h"
+#include "accesslog.h"
 #include "err.h"
 #include "request.h"
 #include "text.h"
@@ -391,6 +392,28 @@ static int log_labels(const struct config *cfg, struct plan *pl)
     return 0;
 }
 
+/* rafale replay: each request's line is the log's (its method and
+ * request-target, replay.c), the rest of its bytes its target's, built
+ * once: where that rest begins, and room for the longest line. */
+static int replay_plan(struct plan *pl, char *err, size_t errlen)
+{
+    uint32_t i;
+    if (pl->proto->fields)
+        return err_set(err, errlen, NULL, "rafale replay speaks HTTP/1.1 alone for now: drop %s", pl->proto->option);
+    for (i = 0; i < pl->ntargets; i++) {
+        struct plan_target *pt = &pl->targets[i];
+        const char *sp = pt->req ? memchr(pt->req, ' ', pt->len) : NULL;
+        sp = sp ? memchr(sp + 1, ' ', pt->len - (size_t)(sp + 1 - pt->req)) : NULL;
+        if (sp == NULL)
+            return err_set(err, errlen, NULL, "rafale replay: the requests cannot be templated (no {{...}}, --cookies)");
+        pt->replay_rest = (size_t)(sp - pt->req);
+        if (pt->len - pt->replay_rest + ALOG_METHOD_MAX + 1 + ALOG_TARGET_MAX > pl->max_len)
+            pl->max_len = pt->len - pt->replay_rest + ALOG_METHOD_MAX + 1 + ALOG_TARGET_MAX;
+    }
+    pl->templated = 1; /* a buffer per slot, where each request is written */
+    return 0;
+}
+
 int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errlen)
 {
     uint32_t i, j, endpoints_cap = 0;
@@ -472,6 +495,8 @@ int plan_build(const struct config *cfg, struct plan *pl, char *err, size_t errl
         }
         pl->templated = 1;
     }
+    if (cfg->replay_path && replay_plan(pl, err, errlen) != 0)
+        return -1;
     if (build_orders(cfg, pl, err, errlen) != 0)
         return -1;
     if (cfg->out[OUT_LOG] && log_labels(cfg, pl) != 0) {

@@ -5,6 +5,8 @@
 #include "serve_config.h"
 #include "err.h"
 #include "targets.h"
+#include "patterns.h"
+#include "accesslog.h"
 #include "version.h"
 
 #include <stdio.h>
@@ -140,6 +142,66 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
                 "--monitor and --monitor-cgroup do not go together: the cgroup already holds every process");
         return CLI_ERROR;
     }
+    return config_finish(cfg, err, errlen, notes, noteslen) == 0 ? CLI_OK : CLI_ERROR;
+}
+
+enum cli_result cli_parse_replay(int argc, char **argv, struct config *cfg, char *err, size_t errlen, char *notes,
+                                  size_t noteslen)
+{
+    struct opt_dst d = { cfg, NULL, NULL, NULL };
+    struct url u;
+    enum cli_result r;
+    const char *m;
+    int first;
+
+    config_defaults(cfg);
+    cfg->threads = 0; /* not given: one, which keeps up with 50 000 requests a second */
+    r = from_opt(opt_parse_argv(argc, argv, OPT_REPLAY, &d, &first, err, errlen), NULL);
+    if (r != CLI_OK)
+        return r;
+    if (argc - first != 2) {
+        err_set(err, errlen, NULL, "rafale replay wants an access log and a URL "
+                                   "(try: rafale replay access.log http://127.0.0.1:8080)");
+        return CLI_ERROR;
+    }
+    if (url_parse(argv[first + 1], &u, err, errlen) != 0)
+        return CLI_ERROR;
+    m = u.target;
+    if (strcmp(m, "/") != 0) {
+        err_set(err, errlen, NULL, "rafale replay: the URL gives the scheme, host and port (%s://%s:%u); "
+                "the paths are the log's, not '%s'", u.tls ? "https" : "http", u.host, u.port, m);
+        url_free(&u);
+        return CLI_ERROR;
+    }
+    url_free(&u);
+    cfg->replay_path = argv[first];
+    if (cfg->replay_methods) {
+        const char *p = cfg->replay_methods;
+        while (*p) {
+            size_t n = strcspn(p, ","), i;
+            for (i = 0; i < n && ((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-' || p[i] == '_'); i++)
+                ;
+            if (n == 0 || i < n || n >= ALOG_METHOD_MAX) {
+                err_set(err, errlen, NULL, "--methods wants methods in capitals separated by commas (GET,HEAD,POST), "
+                        "not '%s'", cfg->replay_methods);
+                return CLI_ERROR;
+            }
+            p += n + (p[n] == ',');
+        }
+    }
+    if ((cfg->replay_tally = config_own(cfg, calloc(1, sizeof(*cfg->replay_tally)))) == NULL) {
+        err_set(err, errlen, NULL, "out of memory");
+        return CLI_ERROR;
+    }
+    if (patterns_load(cfg, argv[first + 1], err, errlen) != 0)
+        return CLI_ERROR;
+    if (cfg->threads == 0)
+        cfg->threads = 1;
+    /* Connections open as the log's concurrency needs them, up to -c. */
+    cfg->max_connections = cfg->connections_given ? cfg->connections : 1024;
+    if (cfg->max_connections < cfg->threads)
+        cfg->max_connections = cfg->threads;
+    cfg->connections = cfg->threads;
     return config_finish(cfg, err, errlen, notes, noteslen) == 0 ? CLI_OK : CLI_ERROR;
 }
 

@@ -27,6 +27,11 @@ enum cli_result {
 enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen);
 
+/* Parses `rafale replay [options] ACCESS_LOG URL` (argv[0] being
+ * "replay"): the log's busiest endpoint patterns read as targets. */
+enum cli_result cli_parse_replay(int argc, char **argv, struct config *cfg, char *err, size_t errlen, char *notes,
+                                 size_t noteslen);
+
 /* Parses `rafale serve [options]` (argv[0] is "serve"). */
 enum cli_result cli_parse_serve(int argc, char **argv, struct serve_config *sc, char *err, size_t errlen);
 

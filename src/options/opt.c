@@ -35,7 +35,7 @@ enum kind {
 
 enum dst { D_RUN, D_SERVE, D_CMP, D_RES };
 
-enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_SHARD, S_OUTPUT, S_SWEEP, S_MISC };
+enum section { S_NONE, S_LOAD, S_RATE, S_TLS, S_HTTP2, S_WORKLOAD, S_REQUEST, S_SHARD, S_OUTPUT, S_SWEEP, S_REPLAY, S_MISC };
 
 struct opt_def {
     const char *name;
@@ -60,13 +60,13 @@ struct opt_def {
 #define RES(f) offsetof(struct result_args, f)
 
 /* Options of a run that a compare workload may set too. */
-#define LOADW (OPT_RUN | OPT_SWEEP | OPT_WORKLOAD)
-#define LOAD (OPT_RUN | OPT_SWEEP)
+#define LOADW (OPT_RUN | OPT_SWEEP | OPT_WORKLOAD | OPT_REPLAY)
+#define LOAD (OPT_RUN | OPT_SWEEP | OPT_REPLAY)
 
 
 static const struct opt_def table[] = {
     /* Load */
-    { "requests", 'n', K_U64, D_RUN, S_LOAD, LOADW, "N", "stop after N requests ended (completed or failed)",
+    { "requests", 'n', K_U64, D_RUN, S_LOAD, (LOADW & ~OPT_REPLAY), "N", "stop after N requests ended (completed or failed)",
       "a positive number of requests", 1, 1e15, RUN(requests), 0, 0, "requests" },
     { "duration", 'd', K_DUR, D_RUN, S_LOAD, LOADW, "D", "stop after D (10s, 1m, 500ms); default 10s without -n",
       "a duration such as 10s, 1m or 500ms", 1, 0, RUN(duration_ns), 0, 0, "duration_s" },
@@ -95,20 +95,20 @@ static const struct opt_def table[] = {
       "statuses that count as good answers (default 2xx,3xx); others are 'bad status'", NULL, 0, 0, 0, 0, I_EXPECT, NULL },
 
     /* Constant rate */
-    { "rate", 'R', K_RATE, D_RUN, S_RATE, LOADW, "R",
+    { "rate", 'R', K_RATE, D_RUN, S_RATE, (LOADW & ~OPT_REPLAY), "R",
       "send R requests per second in total, on a fixed schedule;\n"
       "latency counts from when each request was due",
       "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(rate), 0, 0, "rate" },
-    { "arrival", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "uniform|poisson", "spacing of the schedule (default uniform)",
+    { "arrival", 0, K_CUSTOM, D_RUN, S_RATE, (LOADW & ~OPT_REPLAY), "uniform|poisson", "spacing of the schedule (default uniform)",
       "uniform or poisson", 0, 0, 0, 0, I_ARRIVAL, NULL },
-    { "stages", 0, K_CUSTOM, D_RUN, S_RATE, LOADW, "LIST",
+    { "stages", 0, K_CUSTOM, D_RUN, S_RATE, (LOADW & ~OPT_REPLAY), "LIST",
       "load stages 'DUR:RATE,...' (e.g. 30s:1000,1m:1000,30s:0): the rate moves linearly\n"
       "to each RATE over its DUR, from -R (or 0); 'DUR:Nc' ramps connections instead",
       "stages such as 30s:1000,1m:1000 or 30s:200c, each rate 0 or from 0.001 to 100000000 per second",
       0, 0, 0, 0, I_STAGES, NULL },
-    { "warmup", 0, K_DUR, D_RUN, S_RATE, LOADW, "D", "send load for D before measuring",
+    { "warmup", 0, K_DUR, D_RUN, S_RATE, (LOADW & ~OPT_REPLAY), "D", "send load for D before measuring",
       "a duration such as 2s", 0, 0, RUN(warmup_ns), 0, 0, "warmup_s" },
-    { "max-connections", 0, K_U32, D_RUN, S_RATE, LOADW, "N", "open up to N connections when the schedule falls behind",
+    { "max-connections", 0, K_U32, D_RUN, S_RATE, (LOADW & ~OPT_REPLAY), "N", "open up to N connections when the schedule falls behind",
       "a number of connections", 1, 10000000, RUN(max_connections), 0, 0, NULL },
 
     /* TLS */
@@ -154,16 +154,16 @@ static const struct opt_def table[] = {
       14, 30, RUN(h2_window_bits), 0, 0, "h2_window_bits" },
 
     /* Workload */
-    { "targets", 0, K_TEXT, D_RUN, S_WORKLOAD, LOADW, "FILE",
+    { "targets", 0, K_TEXT, D_RUN, S_WORKLOAD, (LOADW & ~OPT_REPLAY), "FILE",
       "requests from FILE (- for stdin): METHOD URL, headers, @FILE or < TEXT bodies,\n{{seq}} {{rand A B}} {{uuid}} "
       "{{conn}} {{csv FILE COL}} {{env NAME}} values", "a file name", 0, 0, RUN(targets_path), 0, 0, NULL },
-    { "order", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "MODE",
+    { "order", 0, K_CUSTOM, D_RUN, S_WORKLOAD, (LOADW & ~OPT_REPLAY), "MODE",
       "sequential (default with --targets), random, or session (each connection\nwalks the targets in order)",
       "sequential, random or session", 0, 0, 0, 0, I_ORDER, NULL },
-    { "follow", 0, K_U32, D_RUN, S_WORKLOAD, LOADW, "N",
+    { "follow", 0, K_U32, D_RUN, S_WORKLOAD, (LOADW & ~OPT_REPLAY), "N",
       "follow up to N redirects on the same origin, the chain timed as one request", "a number of redirects from 0 to 20",
       0, 20, RUN(follow), 0, 0, "follow" },
-    { "cookies", 0, K_FLAG, D_RUN, S_WORKLOAD, LOADW, NULL,
+    { "cookies", 0, K_FLAG, D_RUN, S_WORKLOAD, (LOADW & ~OPT_REPLAY), NULL,
       "each connection keeps the cookies it is sent and sends them back (a user's session)", "yes or no", 0, 0,
       RUN(cookies), 1, 0, "cookies" },
     { "check", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "EXPR",
@@ -172,21 +172,21 @@ static const struct opt_def table[] = {
     { "max-body", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "SIZE",
       "bytes of a body kept for checks and # extract: (default 1M; longer fails its body checks)",
       "a size such as 64k or 1M", 0, 0, 0, 0, I_MAX_BODY, NULL },
-    { "think", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "D|D-D",
+    { "think", 0, K_CUSTOM, D_RUN, S_WORKLOAD, (LOADW & ~OPT_REPLAY), "D|D-D",
       "pause D (or a uniform D-D) after each answer before the connection's next request\n(closed loop; # think: per "
       "target)", "a duration or a range of them, such as 100ms or 1s-3s", 0, 0, 0, 0, I_THINK, NULL },
     { "seed", 0, K_CUSTOM, D_RUN, S_WORKLOAD, LOADW, "N", "seed of --order random and {{rand}}, {{uuid}}: a run repeats",
       "a number", 0, 0, 0, 0, I_SEED, NULL },
 
     /* Request */
-    { "method", 'm', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "M", "HTTP method (default GET, or POST with a body)",
+    { "method", 'm', K_CUSTOM, D_RUN, S_REQUEST, (LOADW & ~OPT_REPLAY), "M", "HTTP method (default GET, or POST with a body)",
       "an HTTP method such as GET or POST", 0, 0, 0, 0, I_METHOD, NULL },
     { "header", 'H', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "'N: v'", "add a header (repeatable)", "'Name: value'", 0, 0, 0,
       0, I_HEADER, NULL },
-    { "body", 'b', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "STRING", "request body", NULL, 0, 0, 0, 0, I_BODY, NULL },
-    { "body-file", 'p', K_CUSTOM, D_RUN, S_REQUEST, LOADW, "FILE", "request body from FILE (-p: as ab does)", NULL, 0,
+    { "body", 'b', K_CUSTOM, D_RUN, S_REQUEST, (LOADW & ~OPT_REPLAY), "STRING", "request body", NULL, 0, 0, 0, 0, I_BODY, NULL },
+    { "body-file", 'p', K_CUSTOM, D_RUN, S_REQUEST, (LOADW & ~OPT_REPLAY), "FILE", "request body from FILE (-p: as ab does)", NULL, 0,
       0, 0, 0, I_BODY_FILE, NULL },
-    { "content-type", 'T', K_FIELD, D_RUN, S_REQUEST, LOADW, "TYPE", "Content-Type of the body",
+    { "content-type", 'T', K_FIELD, D_RUN, S_REQUEST, (LOADW & ~OPT_REPLAY), "TYPE", "Content-Type of the body",
       "a media type (no CR, LF or other control byte)", 0, 0,
       RUN(content_type), 0, 0, NULL },
 
@@ -201,11 +201,11 @@ static const struct opt_def table[] = {
     /* Output */
     { "json", 0, K_TEXT, D_RUN, S_OUTPUT, LOAD, "FILE", "write all results as JSON (- for stdout)", "a file name", 0,
       0, RUN(out[OUT_JSON]), 0, 0, NULL },
-    { "csv", 'e', K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the percentile table in ab's -e format",
+    { "csv", 'e', K_TEXT, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "FILE", "write the percentile table in ab's -e format",
       "a file name", 0, 0, RUN(out[OUT_CSV]), 0, 0, NULL },
-    { "hdr", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "write the HdrHistogram percentile distribution (ms)",
+    { "hdr", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "FILE", "write the HdrHistogram percentile distribution (ms)",
       "a file name", 0, 0, RUN(out[OUT_HDR]), 0, 0, NULL },
-    { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE", "a self-contained HTML report with charts", "a file name",
+    { "html", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "FILE", "a self-contained HTML report with charts", "a file name",
       0, 0, RUN(out[OUT_HTML]), 0, 0, NULL },
     { "slo", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "SPEC",
       "goals the run must meet, e.g. 'p99<50ms,errors<0.1%,bad_status<1%,rps>1000';\nexit 3 when one fails", NULL,
@@ -213,20 +213,20 @@ static const struct opt_def table[] = {
     { "precision", 0, K_CUSTOM, D_RUN, S_LOAD, LOADW, "GOAL",
       "run until the 95% intervals of req/s, p50 and p99 are within +-P% (5%), or of the\nfigures named ('p99:5%,rps:2%'), "
       "then stop; -d (default 60s then) or -n ends it first", NULL, 0, 0, 0, 0, I_PRECISION, NULL },
-    { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "FILE",
+    { "log", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "FILE",
       "a line per ended request, as it ends (CSV when FILE ends in .csv, JSON Lines\notherwise; - for stdout)",
       "a file name", 0, 0, RUN(out[OUT_LOG]), 0, 0, NULL },
     { "timestamps", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "HOW",
       "kernel (default): an answer's times are when the kernel received it; user: when\nrafale read it (the client's "
       "own delay included)", "kernel or user", 0, 0, 0, 0, I_TIMESTAMPS, NULL },
-    { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "N", "--log: one request in N (default every one)",
+    { "log-sample", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "N", "--log: one request in N (default every one)",
       "a number from 1 to 1000000000", 1, 1000000000, RUN(log_sample), 0, 0, NULL },
-    { "metrics-listen", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "ADDR:PORT",
+    { "metrics-listen", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "ADDR:PORT",
       "during the run, answer GET /metrics (OpenMetrics, for Prometheus) and\n/snapshot.json there (loopback only, "
       "unless --metrics-public)", "an address and port such as 127.0.0.1:9464", 0, 0, RUN(metrics_listen), 0, 0, NULL },
-    { "metrics-public", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+    { "metrics-public", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, NULL,
       "let --metrics-listen take an address other than loopback", "yes or no", 0, 0, RUN(metrics_public), 1, 0, NULL },
-    { "metrics-linger", 0, K_DUR, D_RUN, S_OUTPUT, OPT_RUN, "D",
+    { "metrics-linger", 0, K_DUR, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "D",
       "after the run, --metrics-listen answers D more (the live page's final report, a last\nscrape; Ctrl-C ends it)",
       "a duration such as 15s", 0, 0, RUN(metrics_linger_ns), 0, 0, NULL },
     { "abort-on-fail", 0, K_FLAG, D_RUN, S_OUTPUT, LOADW, NULL,
@@ -235,10 +235,10 @@ static const struct opt_def table[] = {
     { "abort-after", 0, K_DUR, D_RUN, S_OUTPUT, LOADW, "D",
       "--abort-on-fail judges nothing before D into the measured phase (default 5s)", "a duration such as 5s", 0, 0,
       RUN(abort_after_ns), 0, 0, NULL },
-    { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN, "PID",
+    { "monitor", 0, K_U32, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "PID",
       "sample the server's process tree: CPU per request, memory (as if alone, PSS)", "a process id", 1, 2147483647.0,
       RUN(monitor_pid), 0, 0, NULL },
-    { "monitor-cgroup", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN, "PATH",
+    { "monitor-cgroup", 0, K_TEXT, D_RUN, S_OUTPUT, OPT_RUN | OPT_REPLAY, "PATH",
       "the same for every process of a cgroup v2 (e.g. a systemd service)", "a cgroup directory", 0, 0,
       RUN(monitor_cgroup), 0, 0, NULL },
     { "findings", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOADW, "yes|no",
@@ -260,6 +260,21 @@ static const struct opt_def table[] = {
       "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_start), 0, 0, NULL },
     { "max", 0, K_RATE, D_RUN, S_SWEEP, OPT_SWEEP, "R", "highest rate the sweep tries",
       "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_max), 0, 0, NULL },
+
+    /* rafale replay */
+    { "speed", 0, K_RATE, D_RUN, S_REPLAY, OPT_REPLAY, "X",
+      "the log's time runs X times faster (2: its requests in half the time; default 1)",
+      "a factor from 0.001 to 100000000", RATE_MIN, RATE_MAX, RUN(replay_speed), 0, 0, NULL },
+    { "format", 0, K_TEXT, D_RUN, S_REPLAY, OPT_REPLAY, "F",
+      "the log's format: combined, common (nginx, Apache) or json (JSON lines: msec or\ntime, request_method and "
+      "request_uri); default: told from its first line", "auto, combined, common or json", 0, 0, RUN(replay_format),
+      0, 0, NULL },
+    { "limit", 0, K_U64, D_RUN, S_REPLAY, OPT_REPLAY, "N", "replay the log's first N requests only",
+      "a positive number of requests", 1, 1e15, RUN(replay_limit), 0, 0, NULL },
+    { "methods", 0, K_TEXT, D_RUN, S_REPLAY, OPT_REPLAY, "LIST",
+      "the methods replayed (default GET,HEAD,OPTIONS: a log holds no bodies, and a\nreplayed POST or DELETE changes "
+      "the server); the others are skipped, counted", "methods separated by commas", 0, 0, RUN(replay_methods), 0, 0,
+      NULL },
 
     /* rafale compare: [settings] keys and command-line flags */
     { "repeat", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N|auto",
@@ -351,7 +366,8 @@ static const struct opt_def table[] = {
 
     /* Everywhere on the command line */
     { "help", 'h', K_CUSTOM, D_RUN, S_MISC,
-      OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE | OPT_REPORT | OPT_MERGE | OPT_DIFF | OPT_CALIBRATE | OPT_COMPLETION, NULL,
+      OPT_RUN | OPT_SWEEP | OPT_COMPARE | OPT_SERVE | OPT_REPORT | OPT_MERGE | OPT_DIFF | OPT_CALIBRATE | OPT_COMPLETION |
+          OPT_REPLAY, NULL,
       "this help", NULL, 0, 0, 0, 0, I_HELP, NULL },
     { "version", 'V', K_CUSTOM, D_RUN, S_MISC, OPT_RUN | OPT_SWEEP, NULL, "the version", NULL, 0, 0, 0, 0, I_VERSION, NULL },
 };
@@ -360,7 +376,7 @@ static const struct opt_def table[] = {
 
 static const char *const section_names[] = {
     [S_LOAD] = "Load", [S_RATE] = "Constant rate (open loop)", [S_TLS] = "TLS (https:// URLs)", [S_HTTP2] = "HTTP/2 and HTTP/3", [S_WORKLOAD] = "Workload",
-    [S_REQUEST] = "Request", [S_SHARD] = "Several machines (rafale merge joins the shards' --json)", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep",
+    [S_REQUEST] = "Request", [S_SHARD] = "Several machines (rafale merge joins the shards' --json)", [S_OUTPUT] = "Output", [S_SWEEP] = "Sweep", [S_REPLAY] = "Replay",
 };
 
 
@@ -513,7 +529,8 @@ static void unknown_long(const char *arg, unsigned where, char *err, size_t errl
 {
     const char *near;
     static const struct { unsigned where; const char *cmd; } cmds[] = {
-        { OPT_RUN, "rafale URL" }, { OPT_SWEEP, "rafale sweep" }, { OPT_COMPARE, "rafale compare" },
+        { OPT_RUN, "rafale URL" }, { OPT_SWEEP, "rafale sweep" }, { OPT_REPLAY, "rafale replay" },
+        { OPT_COMPARE, "rafale compare" },
         { OPT_SERVE, "rafale serve" }, { OPT_SETTINGS, "a compare file's [settings]" },
     };
     char name[64];
@@ -642,7 +659,7 @@ void opt_help(FILE *f, unsigned where)
                 continue;
             if (!any && s < S_MISC && section_names[s])
                 fprintf(f, "\n%s:\n", section_names[s]);
-            else if (!any && s == S_MISC && (where & (OPT_RUN | OPT_SWEEP)))
+            else if (!any && s == S_MISC && (where & (OPT_RUN | OPT_SWEEP | OPT_REPLAY)))
                 fputc('\n', f);
             any = 1;
             if (o->short_name)

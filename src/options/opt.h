@@ -25,6 +25,7 @@ enum {
     OPT_DIFF = 1 << 8,     /* rafale diff [options] BASE.json NEW.json */
     OPT_CALIBRATE = 1 << 9, /* rafale calibrate [options] */
     OPT_COMPLETION = 1 << 10, /* rafale completion SHELL */
+    OPT_REPLAY = 1 << 11,  /* rafale replay [options] ACCESS_LOG URL */
 };
 
 /* What report, merge, diff and calibrate take besides their files. */

@@ -210,6 +210,18 @@ int targets_add_url(struct config *cfg, const char *text, char *err, size_t errl
     return add_target(cfg, text, &u, &t, err, errlen);
 }
 
+int targets_add_named(struct config *cfg, const char *text, const char *name, char *err, size_t errlen)
+{
+    struct url u;
+    struct target t;
+    memset(&t, 0, sizeof(t));
+    if ((t.name = config_keep(cfg, name)) == NULL)
+        return err_set(err, errlen, NULL, "out of memory");
+    if (url_parse(text, &u, err, errlen) != 0)
+        return -1;
+    return add_target(cfg, text, &u, &t, err, errlen);
+}
+
 /* --- the file --- */
 
 struct tf {

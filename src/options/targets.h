@@ -37,6 +37,10 @@ int targets_parse(struct config *cfg, const char *text, size_t len, const char *
  * Returns 0, or -1 with a reason in err. */
 int targets_add_url(struct config *cfg, const char *text, char *err, size_t errlen);
 
+/* Appends a target on the URL named name (kept): rafale replay's, whose
+ * requests write their own request line. Returns 0, or -1 with a reason. */
+int targets_add_named(struct config *cfg, const char *text, const char *name, char *err, size_t errlen);
+
 /* Parses a URL that may hold templates in its path and query (never in its
  * scheme, host or port). Returns 0, or -1 with a reason in err. */
 int targets_parse_url(const char *text, struct url *u, char *err, size_t errlen);

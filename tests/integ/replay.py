@@ -1,0 +1,148 @@
+"""rafale replay: a recording server receives exactly the log's requests, in order, at the log's gaps; a
+second-stamped log's seconds spread; hostile lines skipped and said at FILE:LINE; unsafe methods skipped unless
+--methods names them."""
+import json
+import os
+import statistics
+
+import common
+from common import *
+
+T0 = 1700000000.0
+
+
+def log_file(name, lines):
+    path = os.path.join(TMP, name)
+    with open(path, "w", newline="") as f:
+        f.write("".join(l + "\n" for l in lines))
+    return path
+
+
+def json_line(t, method, uri):
+    return json.dumps({"msec": "%.3f" % t, "request_method": method, "request_uri": uri, "status": 200})
+
+
+def clf_line(sec, method, uri):
+    # 14/Nov/2023:22:13:20 +0000 is T0
+    return '127.0.0.1 - - [14/Nov/2023:22:13:%02d +0000] "%s %s HTTP/1.1" 200 2 "-" "curl/8"' % (20 + sec, method, uri)
+
+
+def replay(*args):
+    """rafale replay args, its JSON result: (rc, stderr, json or None)."""
+    jpath = os.path.join(TMP, "replay.json")
+    if os.path.exists(jpath):
+        os.unlink(jpath)
+    rc, out, err = run_raw(["replay", "-q", "--json", jpath] + list(args))
+    j = None
+    if os.path.exists(jpath):
+        with open(jpath) as f:
+            j = json.load(f)
+    return rc, err, j
+
+
+def gaps(times):
+    return [b - a for a, b in zip(times, times[1:])]
+
+
+@test
+def replay_sends_the_log_in_order_at_its_gaps():
+    # Gaps of 4 to 19 ms, paths of three patterns, a query kept as it was written.
+    t, lines, want = T0, [], []
+    for i in range(120):
+        uri = ["/users/%d" % i, "/items/%d/detail?x=%d" % (i * 7, i), "/"][i % 3]
+        lines.append(json_line(t, "GET" if i % 5 else "HEAD", uri))
+        want.append(("GET" if i % 5 else "HEAD", uri))
+        t += 0.004 + (i * 37 % 16) / 1000.0
+    path = log_file("ordered.log", lines)
+    rec = RecServer()
+    try:
+        rc, err, j = replay(path, rec.url(""), "-c", 1)
+        check(rc == 0, "rc %d: %s" % (rc, err))
+        got = [(r[1], r[2]) for r in rec.records]
+        check(got == want, "the server got the log's requests in its order: %s" % got[:5])
+        check(j["summary"]["requests"] == 120 and accounted(j), "120 requests accounted")
+        names = [u.get("name") for u in j["per_url"]]
+        check("/users/{id}" in names and "/items/{id}/detail" in names and "other" in names,
+              "a row per pattern: %s" % names)
+        log_gaps = gaps([float(json.loads(l)["msec"]) for l in lines])
+        off = [abs(a - b) for a, b in zip(gaps(rec.times), log_gaps)]
+        check(statistics.median(off) < 0.001, "the log's gaps kept within 1 ms (median %.2f ms)" %
+              (statistics.median(off) * 1000))
+        span1 = rec.times[-1] - rec.times[0]
+        rec.records.clear()
+        rec.times.clear()
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--speed", 2)
+        check(rc == 0 and len(rec.records) == 120, "--speed 2: all sent")
+        span2 = rec.times[-1] - rec.times[0]
+        check(abs(span2 - span1 / 2) < 0.1 * span1, "--speed 2 halves the span: %.3f s then %.3f s" % (span1, span2))
+    finally:
+        rec.stop()
+
+
+@test
+def replay_spreads_a_second_stamped_log():
+    # Two seconds of ten requests each: each second's spread over it, 100 ms apart (10 ms at --speed 10).
+    lines = [clf_line(s, "GET", "/p/%d" % (s * 10 + i)) for s in range(2) for i in range(10)]
+    path = log_file("combined.log", lines)
+    rec = RecServer()
+    try:
+        rc, err, j = replay(path, rec.url(""), "--speed", 10, "-c", 1)
+        check(rc == 0, "rc %d: %s" % (rc, err))
+        check([r[2] for r in rec.records] == ["/p/%d" % k for k in range(20)], "in the log's order")
+        g = statistics.median(gaps(rec.times))
+        check(0.008 < g < 0.012, "a second's requests 100 ms apart (10 ms at --speed 10): median %.1f ms" % (g * 1000))
+    finally:
+        rec.stop()
+
+
+@test
+def replay_skips_hostile_and_unsafe_lines():
+    lines = [
+        json_line(T0, "GET", "/a"),
+        "not a log line",
+        json_line(T0 + 0.01, "GET", "/b\r\nX-Injected: 1"),
+        json_line(T0 + 0.02, "POST", "/login"),
+        json_line(T0 + 0.03, "DELETE", "/users/1"),
+        json_line(T0 + 0.04, "GET", "/c d"),
+        json_line(T0 + 0.05, "GET", "/e"),
+    ]
+    path = log_file("hostile.log", lines)
+    rec = RecServer()
+    try:
+        rc, err, j = replay(path, rec.url(""), "-c", 1)
+        check(rc == 0, "rc %d: %s" % (rc, err))
+        check([(r[1], r[2]) for r in rec.records] == [("GET", "/a"), ("GET", "/e")], "only the safe lines sent: %s"
+              % rec.records)
+        check(all("x-injected" not in r[3] for r in rec.records), "nothing of a log became a header")
+        check("1 POST, 1 DELETE" in err, "the methods skipped said: " + err)
+        check("unparseable lines skipped, the first at %s:2" % path in err, "the bad line said at FILE:LINE: " + err)
+        check("2 lines skipped whose path holds a control byte or a space, the first at %s:3" % path in err,
+              "the CR/LF line said at FILE:LINE: " + err)
+        rec.records.clear()
+        rc, err, j = replay(path, rec.url(""), "--methods", "GET,POST", "-c", 1)
+        check(rc == 0 and [(r[1], r[2], r[4]) for r in rec.records] ==
+              [("GET", "/a", b""), ("POST", "/login", b""), ("GET", "/e", b"")], "--methods GET,POST: the POST sent, "
+              "without a body: %s" % rec.records)
+        check("1 DELETE" in err and "POST" not in err.split("method")[-1], "the DELETE still skipped: " + err)
+    finally:
+        rec.stop()
+
+
+@test
+def replay_limit_and_mistakes():
+    path = log_file("limit.log", [json_line(T0 + i * 0.002, "GET", "/x/%d" % i) for i in range(50)])
+    rec = RecServer()
+    try:
+        rc, err, j = replay(path, rec.url(""), "--limit", 7, "-c", 1)
+        check(rc == 0 and [r[2] for r in rec.records] == ["/x/%d" % i for i in range(7)], "--limit 7: the first 7: rc %d %s %s" % (rc, [r[2] for r in rec.records], err))
+        rc, out, err = run_raw(["replay", "/nonexistent.log", rec.url("")])
+        check(rc == 2 and one_line(err, "/nonexistent.log"), "a missing log: one line, exit 2: " + err)
+        rc, out, err = run_raw(["replay", path, rec.url("/base")])
+        check(rc == 2 and one_line(err, "the paths are the log's"), "a URL with a path refused: " + err)
+        rc, out, err = run_raw(["replay", "-R", "10", path, rec.url("")])
+        check(rc == 2 and one_line(err, "unknown option '-R'"), "-R refused: " + err)
+        rc, out, err = run_raw(["replay", "--methods", "get", path, rec.url("")])
+        check(rc == 2 and one_line(err, "--methods"), "a bad --methods refused: " + err)
+        check(len(rec.records) == 7, "no request sent by a refused command line")
+    finally:
+        rec.stop()
