@@ -6,7 +6,8 @@ every load run is bounded by -n or -d and by a subprocess timeout.
 
 The tests live by area in tests/integ/ (client, serve, http2, http3,
 workloads, report, compare, distributed, findings, wire, build: make
-itself, and layout: make layout's rules bite); tests/integ/common.py holds
+itself, layout: make layout's rules bite, evidence, and terminal: the
+views on a pseudo-terminal); tests/integ/common.py holds
 the servers and helpers they share.
 
 Tests run in a pool of processes: each test is forked from this runner with
@@ -44,7 +45,7 @@ sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
 AREAS = ["client", "serve", "http2", "http3", "workloads", "report", "compare", "distributed", "findings", "wire", "build",
-         "evidence", "layout"]
+         "evidence", "layout", "terminal"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 
 
