@@ -140,6 +140,7 @@ struct config {
     double sweep_start, sweep_max; /* --start, --max req/s */
     int quiet;
     int no_progress;
+    int brief;                   /* --brief: the report's headline lines only */
     int no_findings;             /* --findings no: no findings section, nor "findings" in the JSON */
     int calibrate;               /* --calibrate yes: the result carries this machine's reference */
 

@@ -249,6 +249,9 @@ static const struct opt_def table[] = {
       "the report and the JSON (default no)", "yes or no", 0, 0, 0, 0, I_CALIBRATE, NULL },
     { "quiet", 'q', K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, "no progress line on stderr", "yes or no", 0, 0, RUN(quiet),
       1, 0, NULL },
+    { "brief", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+      "a short report: requests, throughput, p50/p99, status codes, errors and the\nfindings' one-liners (for runs in a loop)",
+      "yes or no", 0, 0, RUN(brief), 1, 0, NULL },
     { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0, NULL },
     { "latency", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, NULL, NULL, NULL, 0, 0, 0, 0, I_LATENCY, NULL },
 

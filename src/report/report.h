@@ -14,6 +14,9 @@
 /* The text report: the server's block when it was watched, the findings'
  * when there are. */
 int report_text(FILE *f, const struct run_result *res);
+/* --brief: the headline lines only (requests, throughput, p50/p99, status
+ * codes, errors, the findings' one-liners), for runs in a loop. */
+int report_brief(FILE *f, const struct run_result *res);
 /* The whole result as JSON ("findings" when it has them, [] for none;
  * "slo" when evaluated), as `rafale report` and `merge` read it back. */
 int report_json(FILE *f, const struct run_result *res);

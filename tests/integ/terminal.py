@@ -72,3 +72,40 @@ def live_line_unknown_is_a_dash():
     check(not any(" 0ns" in l for l in lines), "never a 0ns (%r)" % lines)
     check(any("p50 –" not in l and ("ms " in l or "us " in l) for l in lines),
           "once a second has closed, latencies (%r)" % lines[-3:])
+
+
+@test
+def brief_report_headlines_only():
+    """--brief: the headline lines, the same figures as the full report's, under the same labels."""
+    srv = Serve()
+    r = rafale("-n", 400, "-c", 4, "-t", 1, srv.url(), srv.url("/status/404"))
+    full = r.out.splitlines()
+    b = rafale("--brief", "-n", 400, "-c", 4, "-t", 1, srv.url(), srv.url("/status/404"))
+    srv.stop()
+    lines = b.out.splitlines()
+    labels = [l[:14].strip() for l in lines]
+    # (On a loaded machine a finding may follow: client_delay, of this client's own delay.)
+    check(b.rc == 0 and labels[:6] == ["Requests", "Throughput", "Latency", "Status codes", "Bad status", "Errors"]
+          and set(labels[6:]) <= {"Findings", ""}, "--brief: six headline lines (%r)" % b.out)
+    check(lines[0] == "Requests      400 completed, 0 errors, 0 in flight at the end, in %.2fs"
+          % b.j["summary"]["elapsed_s"], "--brief: the requests line (%r)" % lines[0])
+    lat = b.j["latency"]["percentiles_us"]
+    check(lines[2].startswith("Latency       p50 ") and ", p99 " in lines[2] and ", max " in lines[2],
+          "--brief: p50, p99 and max (%r, %s)" % (lines[2], lat))
+    check(lines[3] == "Status codes  200: 200, 404: 200", "--brief: the status codes (%r)" % lines[3])
+    check([l for l in full if l.startswith("Status codes")] == [lines[3]], "the same status line as the full report")
+    check(not any(l.startswith(("Latency  ", "Connections", "Per URL")) for l in b.out.splitlines()[3:])
+          and "distribution" not in b.out, "--brief: no table, no legend, no histogram")
+    # Errors in one line, with their kinds; a finding in one line.
+    fs = FServer("ka100")
+    b = rafale("--brief", "-c", 10, "-n", 3000, fs.url())
+    fs.stop()
+    lines = b.out.splitlines()
+    f = [i for i, l in enumerate(lines) if l.startswith("Findings      [")]
+    check(f and all(l[14:].startswith(("[i] ", "[!] ")) for l in lines[f[0]:])
+          and any(l[14:].startswith("[i] keepalive_limit: the server closed ") for l in lines[f[0]:]),
+          "--brief: a finding's one-liner (%r)" % b.out)
+    check("->" not in b.out, "--brief: no advice lines (%r)" % b.out)
+    b = rafale("--brief", "-n", 20, "-c", 2, "--timeout", "50ms", BadServer("silent").url())
+    e = [l for l in b.out.splitlines() if l.startswith("Errors")]
+    check(e == ["Errors        20 (100.00% of requests ended): timeout_answer 20"], "--brief: errors in one line (%r)" % b.out)
