@@ -380,6 +380,10 @@ static int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uin
         w->capturing |= pl->targets[i].capture != 0;
         w->afters |= pl->targets[i].after != 0;
     }
+    w->verbose = pl->show != NULL;
+    w->showing = w->verbose;
+    w->capturing |= w->showing;
+    w->afters |= w->showing;
     if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
         w->skipped_var == NULL || (pl->log && reqlog_worker_init(w) != 0))
         return -1;
@@ -485,11 +489,14 @@ static int build_plan(const struct config *cfg, struct plan *pl, char *err, size
     if (i == sizeof(sessions) / sizeof(sessions[0]))
         return err_set(err, errlen, NULL, "%s: this rafale does not speak %s", pl->proto->option, pl->proto->label);
     pl->sess = sessions[i];
+    if (show_init(pl) != 0)
+        return err_set(err, errlen, NULL, "out of memory");
     return pl->sess->plan_init ? pl->sess->plan_init(pl, err, errlen) : 0;
 }
 
 static void free_plan(struct plan *pl)
 {
+    show_free(pl);
     reach_fini(pl);
     if (pl->sess && pl->sess->plan_free)
         pl->sess->plan_free(pl);

@@ -109,3 +109,66 @@ def brief_report_headlines_only():
     b = rafale("--brief", "-n", 20, "-c", 2, "--timeout", "50ms", BadServer("silent").url())
     e = [l for l in b.out.splitlines() if l.startswith("Errors")]
     check(e == ["Errors        20 (100.00% of requests ended): timeout_answer 20"], "--brief: errors in one line (%r)" % b.out)
+
+
+def exchange(err, url):
+    """-v's exchange of url in err: its lines, from its title to the blank line after it."""
+    lines = err.splitlines()
+    title = [i for i, l in enumerate(lines) if l.startswith("rafale: -v: the first exchange of %s " % url)]
+    if len(title) != 1:
+        return []
+    end = lines.index("", title[0]) if "" in lines[title[0]:] else len(lines)
+    return lines[title[0]:end]
+
+
+@test
+def verbose_shows_one_exchange_per_target():
+    """-v: each target's first exchange of the run (no request of its own), its request as sent and its response's
+    status, fields and body, in HTTP/1.1, HTTP/2 and HTTP/3; Authorization and cookies masked unless -vv; then the
+    first error of a kind and the first bad status, once each."""
+    from http3 import built_with_http3
+    srv = Serve()
+    url = srv.url("/json")
+    r = rafale("-v", "-n", 1, "-c", 1, "-H", "Authorization: Bearer s3cret", "-H", "Cookie: sid=abcdef", url)
+    conns, reqs = srv.stop()
+    x = exchange(r.err, url)
+    check(reqs == 1 and r.j["summary"]["requests"] == 1, "-v -n 1: one request, none more (%s)" % reqs)
+    check(x[:2] == ["rafale: -v: the first exchange of %s (HTTP/1.1)" % url, "> GET /json HTTP/1.1"]
+          and "> Host: %s" % srv.addr in x, "HTTP/1.1: the request line and its fields (%r)" % x)
+    check("> Authorization: <13 bytes>" in x and "> Cookie: <10 bytes>" in x and "s3cret" not in r.err
+          and "abcdef" not in r.err, "the secrets masked, their length said (%r)" % x)
+    check("< HTTP/1.1 200" in x and "< Content-Type: application/json" in x and
+          any(l.startswith('< {"message":"Hello, world"') for l in x), "HTTP/1.1: status line, fields, body (%r)" % x)
+    check("rafale: -v" not in r.out, "nothing of -v in the report")
+
+    srv = Serve()
+    url = srv.url("/json")
+    r = rafale("-vv", "--http2", "-n", 1, "-c", 1, "-m", "POST", "-b", "hi there", "-H", "Cookie: sid=abcdef", url)
+    srv.stop()
+    x = exchange(r.err, url)
+    check(x[:5] == ["rafale: -v: the first exchange of %s (HTTP/2)" % url, "> :method: POST", "> :scheme: http",
+                    "> :authority: %s" % srv.addr, "> :path: /json"], "HTTP/2: the pseudo-fields (%r)" % x)
+    check("> cookie: sid=abcdef" in x and "> hi there" in x, "-vv: the cookie shown; the request's body (%r)" % x)
+    check("< :status: 200" in x and "< content-type: application/json" in x and
+          any(l.startswith('< {"message":"Hello, world"') for l in x), "HTTP/2: :status, fields, body (%r)" % x)
+
+    if built_with_http3():
+        srv = Serve("--http3")
+        url = "https://%s/json" % srv.addr
+        r = rafale("-v", "--http3", "--insecure", "-n", 1, "-c", 1, url)
+        srv.stop()
+        x = exchange(r.err, url)
+        check(x[:5] == ["rafale: -v: the first exchange of %s (HTTP/3)" % url, "> :method: GET", "> :scheme: https",
+                        "> :authority: %s" % srv.addr, "> :path: /json"] and "< :status: 200" in x
+              and any(l.startswith("< content-type: ") for l in x), "HTTP/3: the pseudo-fields and the answer (%r)" % x)
+
+    # Two targets, one answering 404, one too slow: each exchange once, the 404's line once, the timeout's once.
+    srv = Serve()
+    a, b, c = srv.url("/"), srv.url("/status/404"), srv.url("/delay/300")
+    r = rafale("-v", "-n", 60, "-c", 3, "-t", 1, "--timeout", "100ms", a, b, c)
+    srv.stop()
+    check(exchange(r.err, a) and "< HTTP/1.1 404" in exchange(r.err, b), "an exchange per target answered (%r)" % r.err)
+    check(r.err.count("rafale: -v: the first 404 (outside --expect 2xx,3xx) answered %s" % b) == 1,
+          "the first bad status: one line (%r)" % r.err)
+    check(r.err.count("rafale: -v: the first timeout_answer error, of %s: " % c) == 1
+          and r.err.count("rafale: -v: the first exchange") == 2, "the first error of a kind: one line (%r)" % r.err)
