@@ -589,7 +589,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
-    if (cfg->abort_on_fail || cfg->metrics_listen)
+    if (cfg->abort_on_fail || cfg->metrics_listen || cfg->tui)
         timeline_keep_cumulative(&tl);
 
     /* The kernel's stamping on for the whole run, every connection's
@@ -610,7 +610,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         }
         pl.log = &lg;
     }
-    if (cfg->metrics_listen) {
+    if (cfg->metrics_listen || cfg->tui) { /* the live figures: the port's, the full-screen view's */
         if ((pl.live = calloc(1, sizeof(*pl.live))) == NULL) {
             err_set(err, errlen, NULL, "out of memory");
             goto out;

@@ -253,6 +253,9 @@ static const struct opt_def table[] = {
       "on stderr, each target's first exchange of the run (request and response heads, 1 KiB\nof "
       "bodies) and the first of each error kind and bad status; -vv: secrets shown too", NULL, 0, 0, 0, 0,
       I_VERBOSE, NULL },
+    { "tui", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+      "a full-screen live view on the terminal (progress, req/s, latency histogram, status\ncodes, errors; q stops); "
+      "not a terminal: the report alone", "yes or no", 0, 0, RUN(tui), 1, 0, NULL },
     { "brief", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
       "a short report: requests, throughput, p50/p99, status codes, errors and the\nfindings' one-liners (for runs in a loop)",
       "yes or no", 0, 0, RUN(brief), 1, 0, NULL },

@@ -14,6 +14,10 @@
 /* The text report: the server's block when it was watched, the findings'
  * when there are. */
 int report_text(FILE *f, const struct run_result *res);
+/* The latency distribution of h in nbins rows of log-spaced bins (up to
+ * 32), bars up to width '#' (up to 200), each row after in. Returns the
+ * rows written: 0 when h is empty or all its samples are one value. */
+int report_hist_rows(FILE *f, const struct hist *h, int nbins, int width, const char *in);
 /* --brief: the headline lines only (requests, throughput, p50/p99, status
  * codes, errors, the findings' one-liners), for runs in a loop. */
 int report_brief(FILE *f, const struct run_result *res);

@@ -10,9 +10,10 @@ import time
 from common import *  # noqa: F401,F403
 
 
-def on_pty(args, timeout=RUN_TIMEOUT, cols=100, rows=30, send=None, sig=None):
+def on_pty(args, timeout=RUN_TIMEOUT, cols=100, rows=30, send=None, sig=None, modes=None):
     """Runs rafale with stdin, stdout and stderr on a pseudo-terminal of cols x rows: (exit status, all it wrote, as
-    text). send: (seconds, bytes) typed at the terminal once that long has passed; sig: (seconds, signal) sent to it."""
+    text). send: (seconds, bytes) typed at the terminal once that long has passed; sig: (seconds, signal) sent to it;
+    modes: a list given the terminal's local modes (termios lflag) before the run and after it."""
     import fcntl
     import struct
     import termios
@@ -20,6 +21,8 @@ def on_pty(args, timeout=RUN_TIMEOUT, cols=100, rows=30, send=None, sig=None):
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     p = subprocess.Popen([RAFALE] + [str(a) for a in args], stdin=slave, stdout=slave, stderr=slave,
                          start_new_session=True, close_fds=True)
+    if modes is not None:
+        modes.append(termios.tcgetattr(master)[3])
     os.close(slave)
     out = b""
     t0 = time.monotonic()
@@ -55,8 +58,10 @@ def on_pty(args, timeout=RUN_TIMEOUT, cols=100, rows=30, send=None, sig=None):
                     break
                 out += d
             break
-    os.close(master)
     rc = p.wait(timeout=20)
+    if modes is not None:
+        modes.append(termios.tcgetattr(master)[3])
+    os.close(master)
     return rc, out.decode("utf-8", "replace")
 
 
@@ -172,3 +177,62 @@ def verbose_shows_one_exchange_per_target():
           "the first bad status: one line (%r)" % r.err)
     check(r.err.count("rafale: -v: the first timeout_answer error, of %s: " % c) == 1
           and r.err.count("rafale: -v: the first exchange") == 2, "the first error of a kind: one line (%r)" % r.err)
+
+
+ENTER, LEAVE = "\033[?1049h", "\033[?1049l"
+
+
+def frames(out):
+    """The --tui frames in out (each begins at the cursor's return home), and what follows the alternate screen."""
+    if ENTER not in out or LEAVE not in out:
+        return [], ""
+    screen, after = out.split(ENTER, 1)[1].split(LEAVE, 1)
+    return [f.replace("\033[K", "").replace("\033[J", "") for f in screen.split("\033[H")[1:]], after
+
+
+@test
+def tui_full_screen_and_back():
+    """--tui on a terminal: the alternate screen entered, frames with the progress against -d, req/s, the latency
+    histogram and the status codes, the screen left and the report after it; q stops the run as Ctrl-C does, and so
+    does SIGTERM, the terminal put back each time. Without a terminal: the report alone, not one escape byte."""
+    srv = Serve()
+    modes = []
+    rc, out = on_pty(["--tui", "-d", "3s", "-R", "400", "-c", 2, "-t", 1, srv.url(), srv.url("/status/404")],
+                     modes=modes)
+    fr, after = frames(out)
+    check(rc == 0 and out.startswith(ENTER) and len(fr) >= 8, "alternate screen, frames (%s, %d frames, %r)"
+          % (rc, len(fr), out[:300]))
+    last = fr[-1].splitlines() if fr else []
+    check(any(l.startswith("Progress   [") and "100%" in l and "of 3s" in l for l in last),
+          "the last frame: the progress at 100%% of 3s (%r)" % last)
+    mid = [f for f in fr if "Progress" in f and "s left" in f and " 0%" not in f]
+    check(mid and any(l.startswith("Progress   [#") and l.endswith("s left") for l in mid[0].splitlines()),
+          "a frame on the way: progress and the time left (%r)" % mid[:1])
+    check(any(l.startswith("Status     200: ") and ", 404: " in l for l in last), "status codes (%r)" % last)
+    check(sum(1 for l in last if " - " in l and "#" in l and "%" in l) >= 3, "the latency histogram (%r)" % last)
+    check(any(l.startswith("Req/s      ") for l in last) and any("(req/s, the last" in l for l in last),
+          "req/s and its sparkline (%r)" % last)
+    check(any(l.startswith("  %s " % srv.url("/status/404")) for l in last), "a row per target (%r)" % last)
+    check("\033" not in after and "Requests      " in after and "Status codes  200: " in after,
+          "the report after the screen is left, plain (%r)" % after[:300])
+    check(len(modes) == 2 and modes[0] == modes[1], "the terminal's modes put back (%s)" % modes)
+
+    # q: stops as Ctrl-C does (exit 130, a report of what ran).
+    rc, out = on_pty(["--tui", "-d", "20s", "-R", "200", "-c", 2, "-t", 1, srv.url()], send=(1.5, b"q"), timeout=15)
+    fr, after = frames(out)
+    check(rc == 130 and fr and "Requests      " in after, "q stops the run: exit 130, the report (%s, %r)"
+          % (rc, after[:400]))
+    # SIGTERM: the terminal put back as well.
+    modes = []
+    rc, out = on_pty(["--tui", "-d", "20s", "-R", "200", "-c", 2, "-t", 1, srv.url()], sig=(1.5, signal.SIGTERM),
+                     timeout=15, modes=modes)
+    fr, after = frames(out)
+    check(rc == 130 and fr and out.rstrip().count(LEAVE) == 1 and "Requests      " in after
+          and len(modes) == 2 and modes[0] == modes[1], "SIGTERM: screen left, modes back, the report (%s, %s, %r)"
+          % (rc, modes, after[:300]))
+    # Not a terminal: nothing but the report.
+    p = subprocess.run([RAFALE, "--tui", "-d", "6s", "-R", "100", "-c", "2", srv.url()], capture_output=True,
+                       timeout=RUN_TIMEOUT)
+    srv.stop()
+    check(p.returncode == 0 and b"\033" not in p.stdout + p.stderr and p.stderr == b""
+          and b"Requests      " in p.stdout, "not a terminal: the report alone, no escape byte (%r)" % p.stderr[:300])
