@@ -18,6 +18,9 @@ int report_text(FILE *f, const struct run_result *res);
  * 32), bars up to width '#' (up to 200), each row after in. Returns the
  * rows written: 0 when h is empty or all its samples are one value. */
 int report_hist_rows(FILE *f, const struct hist *h, int nbins, int width, const char *in);
+/* "N (P% of requests ended): kind n, kind n" of s's errors (plain words
+ * and digits: as they are in HTML too). */
+void report_errors_counts(FILE *f, const struct stats *s);
 /* --brief: the headline lines only (requests, throughput, p50/p99, status
  * codes, errors, the findings' one-liners), for runs in a loop. */
 int report_brief(FILE *f, const struct run_result *res);

@@ -841,6 +841,16 @@ int report_text(FILE *f, const struct run_result *res)
     return ferror(f) ? -1 : 0;
 }
 
+void report_errors_counts(FILE *f, const struct stats *s)
+{
+    uint64_t n = stats_errors(s), ended = s->completed + n;
+    int k, i;
+    fprintf(f, "%llu (%.2f%% of requests ended):", (unsigned long long)n, ended ? 100.0 * (double)n / (double)ended : 0.0);
+    for (k = 0, i = 0; k < ERR__COUNT; k++)
+        if (s->errors[k])
+            fprintf(f, "%s %s %llu", i++ ? "," : "", stats_err_name((enum err_kind)k), (unsigned long long)s->errors[k]);
+}
+
 /* A line of its own per headline, each under the label the full report
  * gives it, so a script reading one reads the other. */
 int report_brief(FILE *f, const struct run_result *res)
@@ -850,9 +860,9 @@ int report_brief(FILE *f, const struct run_result *res)
     const struct stats *s = &r->total;
     const struct hist *h = &s->h[H_LATENCY];
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
-    uint64_t n = stats_errors(s), ended = s->completed + n;
+    uint64_t n = stats_errors(s);
     char b1[32], b2[32], b3[32];
-    int k, i;
+    int i;
 
     if (r->aborted)
         fprintf(f, "Aborted       the SLO was lost %.1fs into the run: %s (--abort-on-fail)\n", r->aborted_at_s,
@@ -876,12 +886,8 @@ int report_brief(FILE *f, const struct run_result *res)
     if (n == 0) {
         fprintf(f, "Errors        none\n");
     } else {
-        fprintf(f, "Errors        %llu (%.2f%% of requests ended):", (unsigned long long)n,
-                ended ? 100.0 * (double)n / (double)ended : 0.0);
-        for (k = 0, i = 0; k < ERR__COUNT; k++)
-            if (s->errors[k])
-                fprintf(f, "%s %s %llu", i++ ? "," : "", stats_err_name((enum err_kind)k),
-                        (unsigned long long)s->errors[k]);
+        fputs("Errors        ", f);
+        report_errors_counts(f, s);
         fputc('\n', f);
     }
     if (res->has_findings)
