@@ -160,8 +160,8 @@ void tui_update(struct tui *t, const struct engine_progress *e)
     fprintf(o, "Req/s      %.0f now, %.0f average\033[K\n", now,
             e->elapsed_s > 0 ? (double)e->completed / e->elapsed_s : 0.0);
     sparkline(o, t, cols);
-    fprintf(o, "Latency    last second: p50 %s  p99 %s\033[K\n", ns_or_dash(a, sizeof(a), e->p50_ns),
-            ns_or_dash(b, sizeof(b), e->p99_ns));
+    fprintf(o, "Latency    last second: p50 %s  p90 %s  p99 %s\033[K\n", ns_or_dash(a, sizeof(a), e->p50_ns),
+            ns_or_dash(b, sizeof(b), e->p90_ns), ns_or_dash(c, sizeof(c), e->p99_ns));
     if (l && l->latency.total) {
         fprintf(o, "           the run:     p50 %s  p90 %s  p99 %s\033[K\n",
                 units_fmt_ns(a, sizeof(a), hist_percentile(&l->latency, 50)),

@@ -210,6 +210,9 @@ def tui_full_screen_and_back():
           "a frame on the way: progress and the time left (%r)" % mid[:1])
     check(any(l.startswith("Status     200: ") and ", 404: " in l for l in last), "status codes (%r)" % last)
     check(sum(1 for l in last if " - " in l and "#" in l and "%" in l) >= 3, "the latency histogram (%r)" % last)
+    check(any(l.startswith("Latency    last second: p50 ") and " p90 " in l and " p99 " in l and "–" not in l
+              for l in last), "the last second's p50, p90, p99 (%r)" % last)
+    check(any(l.startswith("           the run:     p50 ") for l in last), "the run's percentiles (%r)" % last)
     check(any(l.startswith("Req/s      ") for l in last) and any("(req/s, the last" in l for l in last),
           "req/s and its sparkline (%r)" % last)
     check(any(l.startswith("  %s " % srv.url("/status/404")) for l in last), "a row per target (%r)" % last)
