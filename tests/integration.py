@@ -5,10 +5,11 @@ servers themselves counted. Only 127.0.0.1 / ::1 are ever contacted, and
 every load run is bounded by -n or -d and by a subprocess timeout.
 
 The tests live by area in tests/integ/AREA.py (client, serve, http2,
-http3, workloads, report, monitor, metrics: --metrics-listen, log: --log,
-diff, calibrate, compare, distributed, findings, wire, completion, deb:
-make deb, build: make itself, evidence, and layout: make layout's rules
-bite); tests/integ/common.py holds the servers and helpers they share.
+http3, workloads, replay, report, monitor, metrics: --metrics-listen, log:
+--log, diff, calibrate, compare, distributed, findings, wire, completion,
+deb: make deb, build: make itself, evidence, layout: make layout's rules
+bite, and terminal: the views on a pseudo-terminal); tests/integ/common.py
+holds the servers and helpers they share.
 
 Tests run in a pool of processes: each test is forked from this runner with
 a temporary directory, a process group and a leftover mark of its own, its
@@ -45,7 +46,7 @@ sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
 AREAS = ["client", "serve", "http2", "http3", "workloads", "replay", "report", "monitor", "metrics", "log", "diff", "calibrate",
-         "compare", "distributed", "findings", "wire", "completion", "deb", "build", "evidence", "layout"]
+         "compare", "distributed", "findings", "wire", "completion", "deb", "build", "evidence", "layout", "terminal"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 
 

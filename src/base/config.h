@@ -168,6 +168,9 @@ struct config {
     int quiet;
     int no_progress;
     int no_probe;                /* --no-probe: no idle probe before the load (client/probe.c) */
+    int brief;                   /* --brief: the report's headline lines only */
+    int tui;                     /* --tui: the full-screen live view (on a terminal) */
+    int verbose;                 /* -v: 1, -vv: 2 (Authorization and cookies shown) */
     int no_findings;             /* --findings no: no findings section, nor "findings" in the JSON */
     int calibrate;               /* --calibrate yes: the result carries this machine's reference */
 

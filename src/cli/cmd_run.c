@@ -14,6 +14,7 @@
 #include "shard.h"
 #include "stop.h"
 #include "sweep.h"
+#include "tui.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +25,23 @@
 struct live_out {
     struct metrics *m;
     struct progress *prog;       /* NULL: --quiet */
+    struct tui *tui;             /* --tui on a terminal, or NULL */
     struct monitor *mon;         /* the server's monitor while the engine runs, NULL without --monitor */
 };
 
 static void progress_and_metrics(const struct engine_progress *p, void *arg)
 {
     struct live_out *o = arg;
-    if (p->live) {
+    if (p->live && o->m) {
         struct monitor_live server;
         struct monitor *mon = o->mon;
         if (mon)
             monitor_live(mon, &server);
         metrics_publish(o->m, p->live, mon ? &server : NULL);
     }
-    if (o->prog)
+    if (o->tui)
+        tui_update(o->tui, p);
+    else if (o->prog)
         progress_update(p, o->prog);
 }
 
@@ -200,8 +204,9 @@ static int run_body(const struct cmd *self, const struct cmd *all, int argc, cha
     static struct run_result res; /* 20 KiB of findings: off the stack */
     struct config cfg, share;
     struct progress prog;
+    struct tui tui;
     struct machine_ref ref = { 0 };
-    struct live_out live = { NULL, NULL, NULL };
+    struct live_out live = { NULL, NULL, NULL, NULL };
     struct observed_in in = { 0 };
     char err[512];
     int rc = prepare(self, all, argc, argv, mode, &cfg);
@@ -235,11 +240,21 @@ static int run_body(const struct cmd *self, const struct cmd *all, int argc, cha
     if (live.m && metrics_picked(live.m)) /* port 0: said even with -q, the only way to know it */
         fprintf(stderr, "rafale: metrics at http://%s/metrics\n", metrics_picked(live.m));
     live.prog = cfg.quiet ? NULL : &prog;
+    if (cfg.tui && !cfg.quiet && tui_start(&tui, stderr, &share) == 0) {
+        /* Its keys and a closed terminal stop the run; a second Ctrl-C
+         * does not kill it: the terminal is put back on every way out. */
+        live.tui = &tui;
+        stop_catch(0);
+        stop_catch_hangup();
+    } else if (cfg.tui) {
+        live.prog = NULL; /* not a terminal: the report alone, no escape byte */
+        cfg.tui = share.tui = 0;
+    }
     in.cfg = &cfg;
     in.share = &share;
     in.stop = stop_flag();
-    in.progress = cfg.metrics_listen ? progress_and_metrics : cfg.quiet ? NULL : progress_update;
-    in.arg = cfg.metrics_listen ? (void *)&live : &prog;
+    in.progress = cfg.metrics_listen || live.tui ? progress_and_metrics : live.prog ? progress_update : NULL;
+    in.arg = cfg.metrics_listen || live.tui ? (void *)&live : &prog;
     in.monitor_pid = (int)cfg.monitor_pid;
     in.monitor_cgroup = cfg.monitor_cgroup;
     in.monitor_required = 1;
@@ -247,6 +262,8 @@ static int run_body(const struct cmd *self, const struct cmd *all, int argc, cha
     in.findings = !cfg.no_findings;
     in.watching = &live.mon;
     rc = observed_run(&in, &res, err, sizeof(err));
+    if (live.tui)
+        tui_done(live.tui);
     progress_done(&prog);
     if (rc != 0) {
         metrics_stop(live.m, stop_flag());

@@ -144,13 +144,14 @@ void mpig_progress(const struct engine_progress *p, void *arg)
     sum = *p;
     sum.completed = sum.errors = 0;
     sum.open = 0;
+    sum.p50_ns = sum.p90_ns = sum.p99_ns = -1; /* not known until a rank knows it (a rank not heard from has 0) */
     for (i = 0; i < m->size; i++) {
         sum.completed += m->last[i].completed;
         sum.errors += m->last[i].errors;
         sum.open += m->last[i].open;
-        if (m->last[i].p50_ns > sum.p50_ns)
+        if (m->last[i].p50_ns > 0 && m->last[i].p50_ns > sum.p50_ns)
             sum.p50_ns = m->last[i].p50_ns;
-        if (m->last[i].p99_ns > sum.p99_ns)
+        if (m->last[i].p99_ns > 0 && m->last[i].p99_ns > sum.p99_ns)
             sum.p99_ns = m->last[i].p99_ns;
     }
     if (m->prog)

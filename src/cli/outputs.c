@@ -156,7 +156,10 @@ int outputs_finish(struct config *opts, struct run_result *res, struct metrics *
     FILE *text = outputs_text(opts->out);
     int rc = 0, i, k;
 
-    report_text(text, res);
+    if (opts->brief)
+        report_brief(text, res);
+    else
+        report_text(text, res);
     if (opts->slo.n) {
         slo_eval(&opts->slo, &r->total, r->elapsed_s);
         slo_print(text, &opts->slo);

@@ -16,6 +16,13 @@ void progress_init(struct progress *p, FILE *f, const struct config *cfg)
     p->last_print_s = 0; /* the first plain line after 5 s */
 }
 
+/* A latency of the live view, or an en dash while it is not known: a 0ns
+ * before the first second closes reads as a measurement. */
+static const char *latency(char *buf, size_t len, double ns)
+{
+    return ns < 0 ? "–" : units_fmt_ns(buf, len, ns);
+}
+
 void progress_update(const struct engine_progress *e, void *arg)
 {
     struct progress *p = arg;
@@ -46,8 +53,8 @@ void progress_update(const struct engine_progress *e, void *arg)
         snprintf(where, sizeof(where), "%.0fs / %.0fs", e->elapsed_s, total);
     }
     fprintf(p->f, "%s%s  %.0f req/s now, %.0f avg  p50 %s p99 %s  errors %llu  open %u%s",
-            p->tty ? "\r\033[K" : "", where, cur, avg, units_fmt_ns(p50, sizeof(p50), e->p50_ns),
-            units_fmt_ns(p99, sizeof(p99), e->p99_ns), (unsigned long long)e->errors, e->open, p->tty ? "" : "\n");
+            p->tty ? "\r\033[K" : "", where, cur, avg, latency(p50, sizeof(p50), e->p50_ns),
+            latency(p99, sizeof(p99), e->p99_ns), (unsigned long long)e->errors, e->open, p->tty ? "" : "\n");
     fflush(p->f);
     p->drawn = 1;
 }

@@ -29,3 +29,17 @@ void stop_catch(int reset)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
+
+void stop_now(void)
+{
+    atomic_store(&flag, 1);
+}
+
+void stop_catch_hangup(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGHUP, &sa, NULL);
+}

@@ -13,5 +13,10 @@ const atomic_int *stop_flag(void);
  * their stop is bounded (grace, then cgroup.kill) and must not be cut
  * short, or servers they started would be left running. */
 void stop_catch(int reset);
+/* --tui: q stops the run as Ctrl-C does. */
+void stop_now(void);
+/* --tui: a closed terminal (SIGHUP) stops the run as Ctrl-C does, so its
+ * view is left the same way. */
+void stop_catch_hangup(void);
 
 #endif

@@ -33,6 +33,8 @@
  *   record.c    every figure of a request that started or ended, totals
  *               and per target in one place, and the timeline
  *   verify.c    a response's checks and extractions (# check:, # extract:)
+ *   show.c      -v: each target's first exchange, the first error of each
+ *               kind and bad status, on stderr
  *   reqlog.c    --log: a line per ended request, handed to a writer thread
  *   fairness.c  after join: each connection's share of the answers
  *   replay.c    rafale replay's log: read by a thread of its own, its
@@ -50,7 +52,7 @@
  *
  * Calls go down, never round: engine -> conn, http1, http2, http3, plan,
  * plan_h2; http2, http3 -> mux; http1, http2, http3, mux -> conn, plan,
- * plan_h2, verify; everything ->
+ * plan_h2, verify, show; everything ->
  * workq, record; record -> reqlog; engine, conn -> reach; engine -> live,
  * collect; collect -> fairness; engine -> reqlog; probe -> engine; conn reaches its session
  * only through session_ops.
@@ -205,6 +207,7 @@ struct plan {
     pthread_mutex_t batch_mu;
     struct batches batches;
     atomic_int precise;  /* --precision: the goal was reached (live.c), the workers stop */
+    struct show *show;   /* -v (show.c), or NULL */
     atomic_int *failed;  /* set by a worker whose error ends the whole run (its err says why) */
     struct reach *reach; /* the first contact (reach.c), shared by the workers */
     /* --stages: the rate (or connections) over time, from t_measure. */
@@ -532,6 +535,10 @@ struct worker {
      * (plan_target.after), --abort-on-fail counts bad statuses, some request
      * needs a variable. */
     uint8_t capturing, afters, abort, vars, logging, live;
+    /* -v: capturing answers for show.c (until every target was shown), and
+     * its answers so far; show.c's first error and bad status. */
+    uint8_t showing, verbose;
+    uint32_t show_seen;
     /* --metrics-listen: this second's counts, added to plan.live as it ends. */
     uint64_t *live_status, live_err[ERR__COUNT], live_targets[ENGINE_LIVE_FIGS + 1];
     /* --log: this worker's buffers, the one it fills, its count for --log-sample. */
@@ -683,6 +690,17 @@ static inline int verify_missing(const struct conn *c, const struct plan_target 
 {
     return pt->vars && (c->vars == NULL || (pt->vars & ~c->vars->set) != 0);
 }
+
+/* show.c: -v. The plan's show when cfg->verbose (0, or -1 out of memory). */
+int show_init(struct plan *pl);
+void show_free(struct plan *pl);
+/* A response ended while w->showing: the first of its target is written
+ * (request, status, fields, body); minor: HTTP/1.<minor>, or -1
+ * multiplexed. cp: its capture, or NULL. */
+void show_exchange(struct conn *c, const struct slot *s, unsigned status, int minor, struct capture *cp);
+/* The first answer of a bad status, the first error of a kind: a line. */
+void show_status(struct worker *w, const struct slot *s, unsigned status);
+void show_error(struct worker *w, const struct slot *s, enum err_kind k, const char *detail);
 
 /* reqlog.c: --log. Opens the file and starts its writer (0, or -1 with err). */
 int reqlog_open(struct reqlog *lg, const struct config *cfg, uint32_t nthreads, char *err, size_t errlen);

@@ -387,11 +387,14 @@ static int build_plan(const struct config *cfg, struct plan *pl, char *err, size
     if (i == sizeof(sessions) / sizeof(sessions[0]))
         return err_set(err, errlen, NULL, "%s: this rafale does not speak %s", pl->proto->option, pl->proto->label);
     pl->sess = sessions[i];
+    if (show_init(pl) != 0)
+        return err_set(err, errlen, NULL, "out of memory");
     return pl->sess->plan_init ? pl->sess->plan_init(pl, err, errlen) : 0;
 }
 
 static void free_plan(struct plan *pl)
 {
+    show_free(pl);
     reach_fini(pl);
     if (pl->sess && pl->sess->plan_free)
         pl->sess->plan_free(pl);
@@ -510,7 +513,7 @@ static int run_parts(const struct config *cfg, struct plan *pl, struct reqlog *l
             return ENGINE_EPLAN; /* before any load: the user's path */
         pl->log = lg;
     }
-    if (cfg->metrics_listen) {
+    if (cfg->metrics_listen || cfg->tui) { /* the live figures: the port's, the full-screen view's */
         if ((pl->live = calloc(1, sizeof(*pl->live))) == NULL) {
             err_set(err, errlen, NULL, "out of memory");
             return -1;
@@ -585,7 +588,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         return -1;
     }
     tl.keep_hist = cfg->shard_count > 0;
-    if (cfg->abort_on_fail || cfg->metrics_listen)
+    if (cfg->abort_on_fail || cfg->metrics_listen || cfg->tui)
         timeline_keep_cumulative(&tl);
 
     /* The kernel's stamping on for the whole run, every connection's

@@ -15,7 +15,9 @@ struct engine_progress {
     double elapsed_s;           /* since the measured phase began; negative during warm-up */
     uint64_t completed, errors;
     uint32_t open;              /* connections open now */
-    double p50_ns, p99_ns;      /* over the last complete second, all threads */
+    double p50_ns, p99_ns;      /* over the last complete second, all threads; negative: not known yet
+                                 * (no second closed, or none answered in it) */
+    double p90_ns;              /* the same, with the live figures (--tui, --metrics-listen) only */
     const struct engine_live *live; /* --metrics-listen: the figures so far (NULL without) */
 };
 

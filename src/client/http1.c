@@ -271,8 +271,12 @@ static int h1_complete(struct conn *c, uint64_t now, int force_close)
     } else {
         if (w->afters) {
             uint8_t after = w->plan->targets[slot_at(c, 0)->target].after;
+            if (w->showing)
+                show_exchange(c, slot_at(c, 0), h->hp.status, h->hp.minor, &h->capt);
             if (after & AFTER_VERIFY)
                 verify_response(c, slot_at(c, 0), h->hp.status, &h->capt, now);
+            else
+                verify_reset(&h->capt); /* -v's, shown */
             if (after & AFTER_THINK)
                 conn_thought(c, slot_at(c, 0)->target, now);
         }
@@ -349,7 +353,10 @@ static int h1_read(struct conn *c, const char *buf, size_t n, uint64_t now)
         }
         /* Checks that read the head or body: the parser says where they are. */
         if (c->w->capturing)
-            h->hp.span = !stray && c->w->plan->targets[slot_at(c, 0)->target].capture ? h1_span : NULL;
+            h->hp.span = !stray && (c->w->plan->targets[slot_at(c, 0)->target].capture || c->w->showing) ? h1_span
+                                                                                                           : NULL;
+        else if (h->hp.span)
+            h->hp.span = NULL; /* -v's capture ended (show.c) */
         r = http_parse_feed(&h->hp, buf + off, n - off);
         if (stray) {
             /* The answers before them counted; these go to no request (never

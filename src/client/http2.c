@@ -50,9 +50,10 @@ static int h2_plan_init(struct plan *pl, char *err, size_t errlen)
         nghttp2_option_new(&hp->opt) != 0)
         return err_set(err, errlen, NULL, "out of memory");
     set_callbacks(hp->cb);
-    /* DATA is only looked at when some target's checks read bodies. */
+    /* DATA is only looked at when some target's checks read bodies, or -v
+     * shows the first (after which the callback returns at once). */
     for (i = 0; i < pl->ntargets; i++)
-        if (pl->targets[i].capture) {
+        if (pl->targets[i].capture || pl->show) {
             nghttp2_session_callbacks_set_on_data_chunk_recv_callback(hp->cb, on_data_chunk);
             break;
         }
@@ -207,7 +208,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     struct slot *s = stream_slot(c, id);
     (void)ng;
     (void)flags;
-    if (s && s->capt && c->w->plan->targets[s->target].capture)
+    if (s && s->capt && (c->w->plan->targets[s->target].capture || c->w->showing))
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }

@@ -128,7 +128,7 @@ static int on_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_t len
     if (s == NULL)
         return 0;
     record_frame_bytes(c->w, s, len, h3_of(c)->now);
-    if (s->capt && c->w->plan->targets[s->target].capture)
+    if (s->capt && (c->w->plan->targets[s->target].capture || c->w->showing))
         verify_keep(s->capt, c->w->plan, (const char *)data, len);
     return 0;
 }

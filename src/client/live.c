@@ -17,16 +17,19 @@
 static void sample_progress(const struct plan *pl, struct worker *ws, uint32_t nt, struct engine_progress *p)
 {
     struct tl_second last;
+    double p90;
     uint32_t t;
     memset(p, 0, sizeof(*p));
+    p->p50_ns = p->p90_ns = p->p99_ns = -1;
     p->elapsed_s = ((double)clock_ns() - (double)pl->t_measure) / 1e9;
     for (t = 0; t < nt; t++) {
         p->completed += atomic_load_explicit(&ws[t].pub_done, memory_order_relaxed);
         p->errors += atomic_load_explicit(&ws[t].pub_err, memory_order_relaxed);
         p->open += atomic_load_explicit(&ws[t].pub_open, memory_order_relaxed);
     }
-    if (timeline_latest(pl->tl, &last)) {
+    if (timeline_latest(pl->tl, &last, &p90) && last.completed) {
         p->p50_ns = last.p50_ns;
+        p->p90_ns = p90;
         p->p99_ns = last.p99_ns;
     }
 }

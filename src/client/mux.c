@@ -65,7 +65,7 @@ void mux_first(struct conn *c, struct slot *s, uint64_t now)
         return;
     s->got_first = 1;
     s->t_first = conn_arrival(c, now);
-    if (c->w->plan->targets[s->target].capture) {
+    if (c->w->plan->targets[s->target].capture || c->w->showing) {
         /* Once per slot, kept for its next streams. */
         if (s->capt == NULL)
             s->capt = calloc(1, sizeof(*s->capt));
@@ -79,7 +79,8 @@ void mux_field(struct conn *c, struct slot *s, const char *name, size_t nlen, co
     const struct plan *pl = c->w->plan;
     /* The fields as "name: value" lines (not the pseudo-fields, not
      * trailers after DATA): the head of what a check reads. */
-    if (!c->w->capturing || nlen == 0 || name[0] == ':' || s->capt == NULL || !pl->targets[s->target].capture ||
+    if (!c->w->capturing || nlen == 0 || name[0] == ':' || s->capt == NULL ||
+        !(pl->targets[s->target].capture || c->w->showing) ||
         s->capt->len != s->capt->head_len)
         return;
     verify_keep(s->capt, pl, name, nlen);
@@ -93,6 +94,8 @@ void mux_ended(struct conn *c, struct slot *s, uint64_t now)
 {
     uint8_t after = c->w->plan->targets[s->target].after;
     s->ended = 1;
+    if (c->w->showing)
+        show_exchange(c, s, s->status, -1, s->capt);
     if (after & AFTER_VERIFY)
         verify_response(c, s, s->status, s->capt, now);
     if (after & AFTER_THINK)

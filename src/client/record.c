@@ -365,6 +365,8 @@ void record_response(struct conn *c, struct slot *s, unsigned status, uint64_t t
     u->completed++;
     if (w->abort && !status_set_has(&w->plan->cfg->expect, status))
         w->live_bad++;
+    if (w->verbose && !status_set_has(&w->plan->cfg->expect, status))
+        show_status(w, s, status);
     if (w->live) {
         w->live_status[status]++;
         w->live_targets[s->target < ENGINE_LIVE_FIGS ? s->target : ENGINE_LIVE_FIGS]++;
@@ -461,6 +463,8 @@ void record_error(struct conn *c, struct slot *s, enum err_kind k, int e, const 
         c->t_wait = 0;
     note_error(&w->st, k, e, detail);
     note_error(u, k, e, detail);
+    if (w->verbose)
+        show_error(w, s, k, detail);
     if (w->logging)
         reqlog_line(w, c, s, 0, (int)k, now, now, now);
     if (w->live) {

@@ -77,6 +77,8 @@ static void settle(struct timeline *t, int all)
         t->done[o->sec].p50_ns = hist_percentile(&o->h, 50);
         t->done[o->sec].p99_ns = hist_percentile(&o->h, 99);
         t->done[o->sec].max_ns = o->h.total ? (double)o->h.max : 0;
+        if (t->keep_cum && o->sec + 1 == t->ndone)
+            t->latest_p90_ns = hist_percentile(&o->h, 90);
         if (t->keep_cum) {
             if (hist_merge(&t->cum, &o->h) != 0)
                 t->oom = 1;
@@ -149,12 +151,13 @@ void timeline_finish(struct timeline *t)
     pthread_mutex_unlock(&t->mu);
 }
 
-int timeline_latest(struct timeline *t, struct tl_second *out)
+int timeline_latest(struct timeline *t, struct tl_second *out, double *p90_ns)
 {
     int got = 0;
     pthread_mutex_lock(&t->mu);
     if (t->ndone) {
         *out = t->done[t->ndone - 1];
+        *p90_ns = t->keep_cum ? t->latest_p90_ns : -1;
         got = 1;
     }
     pthread_mutex_unlock(&t->mu);

@@ -34,6 +34,7 @@ struct timeline {
     int keep_cum;
     struct hist cum;
     uint64_t cum_req, cum_err;
+    double latest_p90_ns;       /* with cum (the live figures): the last done second's p90 */
 };
 
 /* Returns 0 or an errno value. */
@@ -49,8 +50,9 @@ void timeline_close(struct timeline *t, uint32_t sec, uint64_t completed, uint64
  * partial second). */
 void timeline_finish(struct timeline *t);
 
-/* The last complete second, for the live view; 0 when there is none yet. */
-int timeline_latest(struct timeline *t, struct tl_second *out);
+/* The last complete second, for the live view, and its p90 (negative
+ * unless the cumulative figures are kept); 0 when there is none yet. */
+int timeline_latest(struct timeline *t, struct tl_second *out, double *p90_ns);
 /* Sums the seconds done from now on (call before the run). */
 void timeline_keep_cumulative(struct timeline *t);
 /* The sum of the seconds done so far: their latency histogram (into out,

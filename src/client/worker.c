@@ -112,6 +112,10 @@ int worker_init(struct worker *w, const struct plan *pl, uint32_t id, uint32_t n
         w->capturing |= pl->targets[i].capture != 0;
         w->afters |= pl->targets[i].after != 0;
     }
+    w->verbose = pl->show != NULL;
+    w->showing = w->verbose;
+    w->capturing |= w->showing;
+    w->afters |= w->showing;
     if (w->chk_pass == NULL || w->chk_fail == NULL || w->chk_seen_t == NULL || w->chk_seen == NULL ||
         w->skipped_var == NULL || (pl->log && reqlog_worker_init(w) != 0))
         return -1;

@@ -252,6 +252,16 @@ static const struct opt_def table[] = {
       "the report and the JSON (default no)", "yes or no", 0, 0, 0, 0, I_CALIBRATE, NULL },
     { "quiet", 'q', K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, "no progress line on stderr", "yes or no", 0, 0, RUN(quiet),
       1, 0, NULL },
+    { "verbose", 'v', K_CUSTOM, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+      "on stderr, each target's first exchange of the run (request and response heads, 1 KiB\nof "
+      "bodies) and the first of each error kind and bad status; -vv: secrets shown too", NULL, 0, 0, 0, 0,
+      I_VERBOSE, NULL },
+    { "tui", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+      "a full-screen live view on the terminal (progress, req/s, latency histogram, status\ncodes, errors; q stops); "
+      "not a terminal: the report alone", "yes or no", 0, 0, RUN(tui), 1, 0, NULL },
+    { "brief", 0, K_FLAG, D_RUN, S_OUTPUT, OPT_RUN, NULL,
+      "a short report: requests, throughput, p50/p99, status codes, errors and the\nfindings' one-liners (for runs in a loop)",
+      "yes or no", 0, 0, RUN(brief), 1, 0, NULL },
     { "no-progress", 0, K_FLAG, D_RUN, S_OUTPUT, LOAD, NULL, NULL, "yes or no", 0, 0, RUN(no_progress), 1, 0, NULL },
     { "latency", 0, K_CUSTOM, D_RUN, S_OUTPUT, LOAD, NULL, NULL, NULL, 0, 0, 0, 0, I_LATENCY, NULL },
 

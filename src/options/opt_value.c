@@ -423,6 +423,10 @@ static int set_workload(int id, struct config *cfg, const char *v, const char *s
     switch (id) {
     case I_LATENCY:
         return 0; /* wrk's flag: the distribution is always printed */
+    case I_VERBOSE:
+        if (cfg->verbose < 2) /* -vv: the secrets too */
+            cfg->verbose++;
+        return 0;
     case I_CHECK: {
         struct check c;
         char why[300];

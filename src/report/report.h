@@ -14,6 +14,20 @@
 /* The text report: the server's block when it was watched, the findings'
  * when there are. */
 int report_text(FILE *f, const struct run_result *res);
+/* The latency distribution of h in nbins rows of log-spaced bins (up to
+ * 32), bars up to width '#' (up to 200), each row after in. Returns the
+ * rows written: 0 when h is empty or all its samples are one value. */
+int report_hist_rows(FILE *f, const struct hist *h, int nbins, int width, const char *in);
+/* The report's "Status codes" line, and its "Bad status" line when answers
+ * came outside --expect (report_text.c; the short report's too). */
+void report_status_line(FILE *f, const struct stats *s);
+void report_bad_status_line(FILE *f, const struct config *cfg, const struct stats *s);
+/* "N (P% of requests ended): kind n, kind n" of s's errors (plain words
+ * and digits: as they are in HTML too). */
+void report_errors_counts(FILE *f, const struct stats *s);
+/* --brief: the headline lines only (requests, throughput, p50/p99, status
+ * codes, errors, the findings' one-liners), for runs in a loop. */
+int report_brief(FILE *f, const struct run_result *res);
 /* The whole result as JSON ("findings" when it has them, [] for none;
  * "slo" when evaluated), as `rafale report` and `merge` read it back. */
 int report_json(FILE *f, const struct run_result *res);

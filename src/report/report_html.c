@@ -153,7 +153,7 @@ static void status_chart(FILE *f, const struct stats *s)
  * outside the expected statuses, and the requests that ended in errors. */
 static void problems_block(FILE *f, const struct config *cfg, const struct stats *s)
 {
-    uint64_t errors = stats_errors(s), ended = s->completed + errors;
+    uint64_t errors = stats_errors(s);
     int i, n = 0;
     if (s->bad_status == 0 && errors == 0)
         return;
@@ -171,12 +171,8 @@ static void problems_block(FILE *f, const struct config *cfg, const struct stats
         html_printf(f, "</p>\n");
     }
     if (errors) {
-        html_printf(f, "<p><b>Errors</b> %llu (%.2f%% of requests ended):", (unsigned long long)errors,
-                    ended ? 100.0 * (double)errors / (double)ended : 0.0);
-        for (i = 0, n = 0; i < ERR__COUNT; i++)
-            if (s->errors[i])
-                html_printf(f, "%s %s %llu", n++ ? "," : "", stats_err_name((enum err_kind)i),
-                            (unsigned long long)s->errors[i]);
+        html_printf(f, "<p><b>Errors</b> ");
+        report_errors_counts(f, s);
         html_printf(f, " (see Errors below).</p>\n");
     }
     html_printf(f, "</div>\n");

@@ -203,51 +203,64 @@ static void ci_rows(FILE *f, const struct run_figures *r)
 }
 
 /* Ten log-spaced bins between the fastest and the slowest request. */
-static void text_histogram(FILE *f, const struct hist *h)
+int report_hist_rows(FILE *f, const struct hist *h, int nbins, int width, const char *in)
 {
-    enum { NBINS = 10, WIDTH = 40 };
-    uint64_t bins[NBINS] = { 0 }, most = 0;
+    uint64_t bins[32] = { 0 }, most = 0;
     double lo = (double)h->min, hi = (double)h->max, step;
     struct hist_iter it;
     int b;
 
-    if (h->total == 0)
-        return;
+    if (nbins > 32)
+        nbins = 32;
+    if (width > 200)
+        width = 200;
+    if (h->total == 0 || nbins < 1)
+        return 0;
     if (lo < 1)
         lo = 1;
-    if (hi <= lo * 1.0001) {
-        char s[32];
-        fprintf(f, "\nLatency distribution: all %llu requests took %s\n", (unsigned long long)h->total,
-                units_fmt_ns(s, sizeof(s), hi));
-        return;
-    }
-    step = log(hi / lo) / NBINS;
+    if (hi <= lo * 1.0001)
+        return 0;
+    step = log(hi / lo) / nbins;
     for (hist_iter_init(&it, h); hist_iter_next(&it);) {
         double mid = ((double)it.lo + (double)it.hi) / 2;
         if (mid < lo)
             mid = lo;
         b = (int)(log(mid / lo) / step);
-        if (b >= NBINS)
-            b = NBINS - 1;
+        if (b >= nbins)
+            b = nbins - 1;
         if (b < 0)
             b = 0;
         bins[b] += it.count;
     }
-    for (b = 0; b < NBINS; b++)
+    for (b = 0; b < nbins; b++)
         if (bins[b] > most)
             most = bins[b];
-    fprintf(f, "\nLatency distribution (total)\n");
-    for (b = 0; b < NBINS; b++) {
-        char s1[32], s2[32], bar[WIDTH + 1];
-        int w = most ? (int)((double)bins[b] * WIDTH / (double)most + 0.5) : 0;
+    for (b = 0; b < nbins; b++) {
+        char s1[32], s2[32], bar[201];
+        int w = most ? (int)((double)bins[b] * width / (double)most + 0.5) : 0;
         if (w == 0 && bins[b] > 0)
             w = 1;
         memset(bar, '#', (size_t)w);
         bar[w] = '\0';
-        fprintf(f, "  %8s - %-8s %-*s %6.2f%%  %llu\n", units_fmt_ns(s1, sizeof(s1), lo * exp(step * b)),
-                units_fmt_ns(s2, sizeof(s2), lo * exp(step * (b + 1))), WIDTH, bar,
+        fprintf(f, "%s%8s - %-8s %-*s %6.2f%%  %llu\n", in, units_fmt_ns(s1, sizeof(s1), lo * exp(step * b)),
+                units_fmt_ns(s2, sizeof(s2), lo * exp(step * (b + 1))), width, bar,
                 100.0 * (double)bins[b] / (double)h->total, (unsigned long long)bins[b]);
     }
+    return nbins;
+}
+
+static void text_histogram(FILE *f, const struct hist *h)
+{
+    if (h->total == 0)
+        return;
+    if ((double)h->max <= ((double)h->min < 1 ? 1 : (double)h->min) * 1.0001) {
+        char s[32];
+        fprintf(f, "\nLatency distribution: all %llu requests took %s\n", (unsigned long long)h->total,
+                units_fmt_ns(s, sizeof(s), (double)h->max));
+        return;
+    }
+    fprintf(f, "\nLatency distribution (total)\n");
+    report_hist_rows(f, h, 10, 40, "  ");
 }
 
 /* Why the server ended keep-alive connections, when it did: a server that
@@ -297,7 +310,7 @@ static void closes_line(FILE *f, const struct config *cfg, const struct stats *s
                    "              so this measured new connections, not keep-alive");
 }
 
-static void status_line(FILE *f, const struct stats *s)
+void report_status_line(FILE *f, const struct stats *s)
 {
     int i, any = 0;
     fprintf(f, "Status codes");
@@ -310,7 +323,7 @@ static void status_line(FILE *f, const struct stats *s)
     fprintf(f, "%s\n", any ? "" : "  none");
 }
 
-static void bad_status_line(FILE *f, const struct config *cfg, const struct stats *s)
+void report_bad_status_line(FILE *f, const struct config *cfg, const struct stats *s)
 {
     unsigned i;
     int n = 0;
@@ -744,8 +757,8 @@ int report_text(FILE *f, const struct run_result *res)
         report_server_text(f, res, "");
     }
     fputc('\n', f);
-    status_line(f, s);
-    bad_status_line(f, cfg, s);
+    report_status_line(f, s);
+    report_bad_status_line(f, cfg, s);
     errors_block(f, s, s->completed + stats_errors(s), config_proto(cfg));
     checks_block(f, cfg, r);
     if (cfg->out[OUT_LOG]) {
@@ -774,3 +787,4 @@ int report_text(FILE *f, const struct run_result *res)
     }
     return ferror(f) ? -1 : 0;
 }
+

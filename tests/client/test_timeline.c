@@ -42,7 +42,8 @@ static void exact_union(void)
     CHECK(t.ndone == 3 && t.done[2].completed == 7 && t.nopen == 0);
     {
         struct tl_second last;
-        CHECK(timeline_latest(&t, &last) == 1 && last.completed == 7);
+        double p90 = 0;
+        CHECK(timeline_latest(&t, &last, &p90) == 1 && last.completed == 7 && p90 < 0); /* no live figures */
     }
     hist_fini(&a);
     hist_fini(&b);
@@ -75,9 +76,37 @@ static void a_day_at_16_threads(void)
     timeline_fini(&t);
 }
 
+/* The live figures (--tui, --metrics-listen): the last second's p90 is
+ * its union's, each time a second closes. */
+static void latest_p90(void)
+{
+    struct timeline t;
+    struct hist a, b;
+    struct tl_second last;
+    double p90 = 0;
+    uint64_t v;
+    CHECK(timeline_init(&t, 1) == 0);
+    timeline_keep_cumulative(&t);
+    hist_init_bits(&a, TL_SUB_BITS);
+    hist_init_bits(&b, TL_SUB_BITS);
+    for (v = 1; v <= 1000; v++)
+        hist_record(&a, v * 1000);
+    for (v = 1; v <= 10; v++)
+        hist_record(&b, v * 1000000);
+    CHECK(timeline_latest(&t, &last, &p90) == 0);
+    timeline_close(&t, 0, 1000, 0, &a);
+    CHECK(timeline_latest(&t, &last, &p90) == 1 && p90 == hist_percentile(&a, 90) && p90 > 850e3 && p90 < 950e3);
+    timeline_close(&t, 1, 10, 0, &b);
+    CHECK(timeline_latest(&t, &last, &p90) == 1 && p90 == hist_percentile(&b, 90) && p90 > 8e6 && p90 < 10e6);
+    hist_fini(&a);
+    hist_fini(&b);
+    timeline_fini(&t);
+}
+
 int main(void)
 {
     exact_union();
+    latest_p90();
     a_day_at_16_threads();
     T_END("test_timeline");
 }

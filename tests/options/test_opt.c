@@ -85,7 +85,7 @@ static void typo_suggested(void)
         /* Nothing near: no guess. */
         { "--bogus URL", OPT_RUN, "unknown option '--bogus' (see --help)" },
         { "--xyz URL", OPT_RUN, "unknown option '--xyz' (see --help)" },
-        { "--verbose URL", OPT_RUN, "unknown option '--verbose' (see --help)" },
+        { "--chatty URL", OPT_RUN, "unknown option '--chatty' (see --help)" },
         { "--connectionsconnections 5 URL", OPT_RUN, "unknown option '--connectionsconnections' (see --help)" },
         /* A flag given a value: said so, not that the flag is an option of
          * the command it was given to ('rafale URL'). */
