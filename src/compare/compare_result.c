@@ -167,6 +167,14 @@ static double run_rps(const struct run_result *run)
     return run->fig.elapsed_s > 0 ? (double)run->fig.total.completed / run->fig.elapsed_s : 0;
 }
 
+double compare_own_ci(const struct run_result *run)
+{
+    const struct interval *ci = &run->fig.ci.rps;
+    if (ci->batches && ci->est > 0 && isfinite(ci->lo) && isfinite(ci->hi) && ci->hi >= ci->lo)
+        return (ci->hi - ci->lo) / 2 / ci->est;
+    return NAN;
+}
+
 /* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps and
  * which were busy into busy (room for its runs each), and the step of its
  * rounds' counts. */
@@ -179,11 +187,11 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     memset(vc, 0, sizeof(*vc));
     for (k = 0; k < c->nruns; k++) {
         const struct run_result *run = &c->runs[k];
-        const struct interval *ci = &run->fig.ci.rps;
+        double own = compare_own_ci(run);
         rps[k] = run_rps(run);
         /* Its own interval, from its batches of time: what this round alone can tell. */
-        if (ci->batches && ci->est > 0 && isfinite(ci->lo) && isfinite(ci->hi) && ci->hi >= ci->lo) {
-            vc->own_ci += (ci->hi - ci->lo) / 2 / ci->est;
+        if (!isnan(own)) {
+            vc->own_ci += own;
             nci++;
         }
         busy[k] = (unsigned char)findings_machine_busy(run);

@@ -125,8 +125,7 @@ static int rounds_for(double sd, double h)
     return 0;
 }
 
-/* The rounds' own intervals are wider than half the band. */
-static int own_short(double own_ci, double within)
+int verdict_own_short(double own_ci, double within)
 {
     return own_ci > 0 && log1p(own_ci) > log1p(within) / 2;
 }
@@ -208,7 +207,7 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
         return;
     }
     band = log1p(within);
-    if (own_short(out->own_ci, within)) {
+    if (verdict_own_short(out->own_ci, within)) {
         out->why = VWHY_COARSE; /* each round alone is too short to tell half the band */
         return;
     }
@@ -251,7 +250,7 @@ const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, co
                      v->n, VERDICT_MIN_ROUNDS, COMPARE_AUTO_LEAST);
         break;
     case VWHY_COARSE:
-        if (own_short(v->own_ci, set->same_within))
+        if (verdict_own_short(v->own_ci, set->same_within))
             snprintf(b, n, "rounds too short: a round's own throughput interval is \xc2\xb1%.1f%% (both servers'), "
                            "wider than half the \xc2\xb1%g%% band: longer rounds (duration)",
                      v->own_ci * 100, set->same_within * 100);

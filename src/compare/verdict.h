@@ -104,6 +104,13 @@ double verdict_log_ci(const double *x, int n, double ci[2]);
  * VERDICT_SAME, _SLOWER, _FASTER or _UNDECIDED (NaN bounds: undecided). */
 int verdict_decide(const double ci[2], double within);
 
+/* Are rounds whose own throughput intervals are own_ci (two servers'
+ * together: the root of the sum of squares of their relative half-widths)
+ * too short for the band +-within? When own_ci is wider than half of it
+ * (on the log scale); 0 or NaN: unknown, not short. duration = auto sizes
+ * its rounds by this same rule. */
+int verdict_own_short(double own_ci, double within);
+
 /* a against b, paired by round (time per request of a over b's). */
 void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out);
 
