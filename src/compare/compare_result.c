@@ -214,6 +214,12 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];
 }
 
+/* What verdict_pair's duration_auto says of a workload. */
+static int duration_auto(const struct compare_workload *wl)
+{
+    return wl->duration_auto ? 1 + wl->auto_max : 0;
+}
+
 void compare_pair(const struct compare_file *p, const struct compare_result *r, int w, int a, int b, struct verdict_pair *out)
 {
     const struct compare_cell *ca = compare_cell_at(r, w, a), *cb = compare_cell_at(r, w, b);
@@ -229,6 +235,7 @@ void compare_pair(const struct compare_file *p, const struct compare_result *r, 
         if (va.valid && vb.valid)
             verdict_pair(&va, &vb, p->set.same_within, out);
     }
+    out->duration_auto = duration_auto(&p->workloads[w]);
     free(ra);
     free(rb);
     free(ba);
@@ -282,6 +289,7 @@ static void verdicts(const struct compare_file *p, struct compare_result *r, int
         if (p->baseline > 0 && p->baseline - 1 < r->nservers && s != p->baseline - 1 && vc[s].valid &&
             vc[p->baseline - 1].valid)
             verdict_pair(&vc[s], &vc[p->baseline - 1], p->set.same_within, &c->vs_base);
+        c->vs_best.duration_auto = c->vs_base.duration_auto = duration_auto(&p->workloads[w]);
     }
 out:
     for (s = 0; rps && s < r->nservers; s++)

@@ -220,6 +220,17 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
         out->rounds_needed = k + 1; /* the order statistics still disagree: one more at least */
 }
 
+/* "longer rounds (...)": what the compare file would change for longer
+ * rounds. Under duration = auto its probing rounds fit, these did not. */
+static const char *longer_rounds(const struct verdict_pair *v)
+{
+    if (v->duration_auto == 2)
+        return "longer rounds (max-duration: duration = auto reached it)";
+    if (v->duration_auto)
+        return "longer rounds (duration: these rounds are wider than duration = auto's probing rounds were)";
+    return "longer rounds (duration)";
+}
+
 /* "more rounds (...)": what the compare file would change to run about need
  * rounds. A fixed repeat is raised; repeat = auto runs COMPARE_AUTO_LEAST
  * at least and stops at max-repeat, so it is raised only when it held the
@@ -252,12 +263,11 @@ const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, co
     case VWHY_COARSE:
         if (verdict_own_short(v->own_ci, set->same_within))
             snprintf(b, n, "rounds too short: a round's own throughput interval is \xc2\xb1%.1f%% (both servers'), "
-                           "wider than half the \xc2\xb1%g%% band: longer rounds (duration)",
-                     v->own_ci * 100, set->same_within * 100);
+                           "wider than half the \xc2\xb1%g%% band: %s",
+                     v->own_ci * 100, set->same_within * 100, longer_rounds(v));
         else
-            snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: "
-                           "longer rounds (duration)",
-                     v->resolution * 100, set->same_within * 100);
+            snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: %s",
+                     v->resolution * 100, set->same_within * 100, longer_rounds(v));
         break;
     case VWHY_NOISY:
         u = snprintf(b, n, "too noisy: the rounds' ratios spread %.1f%% (sd over %d rounds), the interval "

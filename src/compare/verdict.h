@@ -68,6 +68,8 @@ struct verdict_pair {
                                  * squares of their half-widths, relative); 0 unknown */
     int rounds_needed;          /* noisy: about how many rounds would decide it; 0: more would not */
     int busy;                   /* rounds left out: other processes took the machine's CPUs in them */
+    int duration_auto;          /* set by compare, for the advice: duration = auto chose the rounds' length (1),
+                                 * max-duration reached (2); 0 a length given */
 };
 
 struct verdict_cell {

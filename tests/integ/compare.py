@@ -794,7 +794,8 @@ def compare_repeat_auto():
     check(c["repeat_auto"] is True and
           (slow["verdict"] == "slower" and w["rounds"] >= 5 and
            "every verdict decided after %d rounds" % w["rounds"] in p.stdout) or
-          (slow["verdict"] == "undecided" and w["rounds"] == 8 and "too noisy" in slow["undecided_why"]),
+          (slow["verdict"] == "undecided" and w["rounds"] == 8 and
+           ("too noisy" in slow["undecided_why"] or "rounds too short" in slow["undecided_why"])),
           "repeat auto: a clear difference is decided slower from 5 rounds, or too noisy at max-repeat (%s, %s %s)"
           % (w["rounds"], slow["verdict"], slow["undecided_why"]))
     check(sorted(s["verdict"] for s in w["servers"]) in (["best", "slower"], ["best", "undecided"]),
@@ -827,9 +828,13 @@ def compare_repeat_auto():
     first = [s for s in w["servers"] if s["verdict"] == "best"]
     first = first[0] if first else w["servers"][0]
     slow = [s for s in w["servers"] if s is not first][0]
+    # Why: too noisy; or, since rounds' own intervals count (issue 41), rounds too short: a round of 60 requests
+    # has its own throughput interval near ±25%, far wider than half the ±3% band, and that is told first.
     check(slow["verdict"] == "undecided" and
           (slow["ratio_ci"] and slow["ratio_ci"][0] < 1 < slow["ratio_ci"][1] and
-           "too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout or
+           ("too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout or
+            "rounds too short: a round's own throughput interval" in slow["undecided_why"] and
+            "undecided: rounds too short" in p.stdout) or
            withheld(slow, slow, first) and "undecided: the machine was busy" in p.stdout),
           "repeat auto: the open call is undecided, its interval across 1, and says why (%s %s)"
           % (slow.get("ratio_ci"), slow.get("undecided_why")))
