@@ -579,7 +579,8 @@ static void size_rounds(struct compare_file *p, int w, struct srv *svs, const at
             if (out->failed[i])
                 continue;
             server_run(p, w, i, &svs[i], label, stop, log, arg, out);
-            own[n++] = !out->failed[i] && c->nruns ? compare_own_ci(&c->runs[c->nruns - 1]) : NAN;
+            if (!out->failed[i]) /* one that failed is out of the compare, and of the sizing */
+                own[n++] = c->nruns ? compare_own_ci(&c->runs[c->nruns - 1]) : NAN;
         }
         for (i = 0; i < p->nservers; i++)
             drop_runs(compare_cell_at(out, w, i), INT_MAX);

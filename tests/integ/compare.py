@@ -1189,3 +1189,16 @@ def compare_duration_auto():
     again = subprocess.run([RAFALE, "report", jp], capture_output=True, text=True, timeout=60)
     check(again.returncode == 0 and "1.00s (duration = auto: max-duration reached" in again.stdout,
           "duration = auto: rafale report of the saved compare says so too")
+    # A server that dies during the probing rounds is out of the sizing too: the length is chosen on the others'
+    # intervals (before, its missing one read as "no interval" and pushed every probe on to max-duration).
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nsame-within = 20%%\nmax-duration = 1s\nduration = auto\n"
+                "[server a]\nstart = exec %(r)s serve --listen 127.0.0.1:%(p0)d -t 1\nurl = http://127.0.0.1:%(p0)d\n"
+                "[server crashes]\nstart = %(r)s serve --listen 127.0.0.1:%(p1)d -t 1 & sleep 0.8; kill -9 $!\n"
+                "url = http://127.0.0.1:%(p1)d\n[workload w]\npath = /\nconnections = 2\n"
+                % dict(r=RAFALE, p0=ports[0], p1=ports[1]))
+    p = subprocess.run([RAFALE, "compare", "--json", jp, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    c = json.load(open(jp))["compare"]
+    probes = c["workloads"][0]["duration_auto"]["probes"]
+    check([f["name"] for f in c["failed"]] == ["crashes"] and probes and probes[0]["own_ci"] is not None,
+          "duration = auto: a server gone during the probes is left out of the sizing (%s %s)" % (c["failed"], probes))
