@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "alike.h"
 #include "child.h"
+#include "duration_auto.h"
 #include "err.h"
 #include "targets.h"
 #include "verdict.h"
@@ -310,10 +311,12 @@ static int bring_up(const struct compare_file *p, int i, struct srv *sv, struct 
     return 0;
 }
 
-/* One run of workload w against server s. Returns 0, or -1 when the run
- * could not be made (the reason in why). */
-static int one_run(const struct compare_file *p, int w, int s, const struct srv *sv, int rep, const atomic_int *stop,
-                   struct compare_result *out, char *why, size_t whylen, char *line, size_t linelen)
+/* One run of workload w against server s, its log line headed by label
+ * ("run 3"). Returns 0, or -1 when the run could not be made (the reason
+ * in why). */
+static int one_run(const struct compare_file *p, int w, int s, const struct srv *sv, const char *label,
+                   const atomic_int *stop, struct compare_result *out, char *why, size_t whylen, char *line,
+                   size_t linelen)
 {
     const struct compare_workload *wl = &p->workloads[w];
     const struct compare_server *server = &p->servers[s];
@@ -370,7 +373,7 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
         err_set(why, whylen, NULL, "%s", err);
         return -1;
     }
-    snprintf(line, linelen, "  run %d: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", rep + 1, wl->name,
+    snprintf(line, linelen, "  %s: %-24s %-20s %10.1f req/s  p99 %8s  %llu errors%s", label, wl->name,
              server->name, res.fig.elapsed_s > 0 ? (double)res.fig.total.completed / res.fig.elapsed_s : 0,
              units_fmt_ns(p99, sizeof(p99), hist_percentile(&res.fig.total.h[H_LATENCY], 99)),
              (unsigned long long)stats_errors(&res.fig.total),
@@ -494,19 +497,131 @@ static void check_alike(const struct compare_file *p, int w, const atomic_int *s
     free(ans);
 }
 
+/* The first k runs of a cell go. */
+static void drop_runs(struct compare_cell *c, int k)
+{
+    int j, n = k < c->nruns ? k : c->nruns;
+    if (n == 0)
+        return; /* a failed server's cell has no runs, and no array */
+    for (j = 0; j < n; j++)
+        result_free(&c->runs[j]);
+    memmove(c->runs, c->runs + n, (size_t)(c->nruns - n) * sizeof(*c->runs));
+    c->nruns -= n;
+}
+
 /* The first k runs of every cell go: warm-up rounds (discard = k). */
 static void drop_first_runs(struct compare_result *r, int k)
 {
-    int i, j;
-    for (i = 0; i < r->nworkloads * r->nservers; i++) {
-        struct compare_cell *c = &r->cells[i];
-        int n = k < c->nruns ? k : c->nruns;
-        if (n == 0)
-            continue; /* a failed server's cell has no runs, and no array */
-        for (j = 0; j < n; j++)
-            result_free(&c->runs[j]);
-        memmove(c->runs, c->runs + n, (size_t)(c->nruns - n) * sizeof(*c->runs));
-        c->nruns -= n;
+    int i;
+    for (i = 0; i < r->nworkloads * r->nservers; i++)
+        drop_runs(&r->cells[i], k);
+}
+
+/* Server i's run of workload w (label: "run 3"), logged; a server that
+ * failed it, or is gone, is marked failed, said, and stopped at once. */
+static void server_run(const struct compare_file *p, int w, int i, struct srv *sv, const char *label,
+                       const atomic_int *stop, compare_log_fn log, void *arg, struct compare_result *out)
+{
+    char how[100], line[1200];
+    if (one_run(p, w, i, sv, label, stop, out, out->failure[i], CMP_WHY_MAX, line, sizeof(line)) != 0)
+        out->failed[i] = 1;
+    else if (log)
+        log(line, arg);
+    if (sv->started && !child_alive(&sv->child, how, sizeof(how))) {
+        /* Gone: said first, before what its run met (a run
+         * whose first connects all failed stops at once). */
+        char met[CMP_WHY_MAX];
+        size_t at, n;
+        snprintf(met, sizeof(met), "%s", out->failed[i] ? out->failure[i] : "");
+        child_log_tail(sv->log, out->output[i], CMP_OUTPUT_MAX + 1);
+        snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
+        at = strlen(out->failure[i]);
+        if (met[0] && at + 3 < CMP_WHY_MAX) {
+            n = strlen(met) < CMP_WHY_MAX - at - 3 ? strlen(met) : CMP_WHY_MAX - at - 3;
+            memcpy(out->failure[i] + at, ": ", 2);
+            memcpy(out->failure[i] + at + 2, met, n);
+            out->failure[i][at + 2 + n] = '\0';
+        }
+        out->failed[i] = 1;
+    }
+    if (out->failed[i]) {
+        /* Whatever is left of it goes now, not at the end. */
+        if (sv->started)
+            child_stop(&sv->child, p->set.grace_ns);
+        snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
+        log_failure(log, arg, line, out->output[i]);
+    }
+}
+
+/* duration = auto for workload w (duration_auto.h): probing rounds, every
+ * server at the same length, until their own intervals fit half the band
+ * or max-duration is reached; the length into the workload's cfg, each
+ * probe into its probes, and the probing runs left out. */
+static void size_rounds(struct compare_file *p, int w, struct srv *svs, const atomic_int *stop, compare_log_fn log,
+                        void *arg, struct compare_result *out)
+{
+    struct compare_workload *wl = &p->workloads[w];
+    double *own = calloc((size_t)p->nservers + 1, sizeof(double));
+    uint64_t d = duration_auto_first(p->set.max_duration_ns), next;
+    char line[600], dur[32], nx[32], band[32];
+    int i, n;
+    if (own == NULL)
+        return; /* the first length stands */
+    /* Half the band on the log scale, as the verdict takes it: ±1.5% of 3%. */
+    snprintf(band, sizeof(band), "\xc2\xb1%.1f%%", expm1(log1p(p->set.same_within) / 2) * 100);
+    while (!atomic_load(stop) && wl->nprobes < COMPARE_PROBES_MAX) {
+        struct compare_probe *pr = &wl->probes[wl->nprobes];
+        char label[48];
+        wl->cfg.duration_ns = d;
+        snprintf(label, sizeof(label), "probe %s", units_fmt_ns(dur, sizeof(dur), (double)d));
+        for (i = n = 0; i < p->nservers && !atomic_load(stop); i++) {
+            struct compare_cell *c = compare_cell_at(out, w, i);
+            if (out->failed[i])
+                continue;
+            server_run(p, w, i, &svs[i], label, stop, log, arg, out);
+            if (!out->failed[i]) /* one that failed is out of the compare, and of the sizing */
+                own[n++] = c->nruns ? compare_own_ci(&c->runs[c->nruns - 1]) : NAN;
+        }
+        for (i = 0; i < p->nservers; i++)
+            drop_runs(compare_cell_at(out, w, i), INT_MAX);
+        if (n == 0 || atomic_load(stop))
+            break; /* every server failed: nothing to size on */
+        pr->duration_ns = d;
+        pr->own_ci = duration_auto_widest(own, n);
+        wl->nprobes++;
+        next = duration_auto_next(d, pr->own_ci, p->set.same_within, p->set.max_duration_ns);
+        wl->auto_max = next == d;
+        if (next == 0 || next == d)
+            break;
+        if (log) {
+            if (isnan(pr->own_ci))
+                snprintf(line, sizeof(line), "  duration = auto: %s: rounds of %s gave a run no throughput "
+                         "interval: %s next", wl->name, dur, units_fmt_ns(nx, sizeof(nx), (double)next));
+            else
+                snprintf(line, sizeof(line), "  duration = auto: %s: rounds of %s: own throughput intervals "
+                         "\xc2\xb1%.1f%% (the two widest together), wider than %s (half the band): %s next",
+                         wl->name, dur, pr->own_ci * 100, band, units_fmt_ns(nx, sizeof(nx), (double)next));
+            log(line, arg);
+        }
+        d = next;
+    }
+    free(own);
+    wl->cfg.duration_ns = d;
+    if (log && wl->nprobes) {
+        const struct compare_probe *pr = &wl->probes[wl->nprobes - 1];
+        char ci[48];
+        units_fmt_ns(dur, sizeof(dur), (double)d);
+        if (isnan(pr->own_ci))
+            snprintf(ci, sizeof(ci), "no throughput interval");
+        else
+            snprintf(ci, sizeof(ci), "own throughput intervals \xc2\xb1%.1f%%", pr->own_ci * 100);
+        if (wl->auto_max)
+            snprintf(line, sizeof(line), "  duration = auto: %s: max-duration = %s reached with %s, wider than %s "
+                     "(half the band): rounds of %s (the probing rounds left out)", wl->name, dur, ci, band, dur);
+        else
+            snprintf(line, sizeof(line), "  duration = auto: %s: rounds of %s (%s, within %s, half the band; the "
+                     "probing rounds left out)", wl->name, dur, ci, band);
+        log(line, arg);
     }
 }
 
@@ -544,43 +659,6 @@ static void versions(struct compare_file *p)
         text_scrub(line, strlen(line), 1); /* printed on the terminal as it is */
         free(p->servers[i].version);
         p->servers[i].version = strdup(line);
-    }
-}
-
-/* Server i's run of workload w in round rep; a server that failed, or is
- * gone, is said and stopped now, not at the end. */
-static void server_round(const struct compare_file *p, int w, int i, struct srv *sv, int rep, const atomic_int *stop,
-                         compare_log_fn log, void *arg, struct compare_result *out)
-{
-    char how[100], line[1200];
-    if (one_run(p, w, i, sv, rep, stop, out, out->failure[i], CMP_WHY_MAX, line, sizeof(line)) != 0) {
-        out->failed[i] = 1;
-    } else if (log) {
-        log(line, arg);
-    }
-    if (sv->started && !child_alive(&sv->child, how, sizeof(how))) {
-        /* Gone: said first, before what its run met (a run
-         * whose first connects all failed stops at once). */
-        char met[CMP_WHY_MAX];
-        size_t at, n;
-        snprintf(met, sizeof(met), "%s", out->failed[i] ? out->failure[i] : "");
-        child_log_tail(sv->log, out->output[i], CMP_OUTPUT_MAX + 1);
-        snprintf(out->failure[i], CMP_WHY_MAX, "%s during the runs", how);
-        at = strlen(out->failure[i]);
-        if (met[0] && at + 3 < CMP_WHY_MAX) {
-            n = strlen(met) < CMP_WHY_MAX - at - 3 ? strlen(met) : CMP_WHY_MAX - at - 3;
-            memcpy(out->failure[i] + at, ": ", 2);
-            memcpy(out->failure[i] + at + 2, met, n);
-            out->failure[i][at + 2 + n] = '\0';
-        }
-        out->failed[i] = 1;
-    }
-    if (out->failed[i]) {
-        /* Whatever is left of it goes now, not at the end. */
-        if (sv->started)
-            child_stop(&sv->child, p->set.grace_ns);
-        snprintf(line, sizeof(line), "  %s failed: %s", p->servers[i].name, out->failure[i]);
-        log_failure(log, arg, line, out->output[i]);
     }
 }
 
@@ -634,12 +712,16 @@ int compare_rounds(struct compare_file *p, const atomic_int *stop, compare_log_f
     rounds = (p->set.repeat_auto ? p->set.max_repeat : p->set.repeat) + p->set.discard;
     /* repeat = auto: at least `repeat` rounds (5; fewer when max-repeat says so). */
     least = p->set.repeat < p->set.max_repeat ? p->set.repeat : p->set.max_repeat;
+    for (w = 0; w < p->nworkloads && !atomic_load(stop); w++)
+        if (p->workloads[w].duration_auto)
+            size_rounds(p, w, svs, stop, log, arg, out);
     for (rep = 0; rep < rounds && !atomic_load(stop); rep++) {
-        for (w = 0; w < p->nworkloads && !atomic_load(stop); w++) {
+        char label[32];
+        snprintf(label, sizeof(label), "run %d", rep + 1);
+        for (w = 0; w < p->nworkloads && !atomic_load(stop); w++)
             for (i = 0; i < p->nservers && !atomic_load(stop); i++)
                 if (!out->failed[i])
-                    server_round(p, w, i, &svs[i], rep, stop, log, arg, out);
-        }
+                    server_run(p, w, i, &svs[i], label, stop, log, arg, out);
         if (rep + 1 == p->set.discard) {
             drop_first_runs(out, p->set.discard);
             if (log)

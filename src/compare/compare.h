@@ -12,7 +12,7 @@
  *                         env = NAME=VALUE (repeatable), ready = /path,
  *                         ready-status = 2xx, version = COMMAND
  *   [workload NAME]       path = /, and any run option by its long name:
- *                         connections, requests, duration, close, rate,
+ *                         connections, requests, duration (or auto), close, rate,
  *                         method, header (repeatable), body, body-file,
  *                         content-type, expect, timeout, pipeline,
  *                         http2, streams, ...
@@ -50,10 +50,24 @@ struct compare_server {
     char *version;          /* that line, or NULL */
 };
 
+/* duration = auto: a round length tried, and what its runs showed. */
+struct compare_probe {
+    uint64_t duration_ns;
+    double own_ci;          /* the two widest of the servers' own throughput intervals together (duration_auto.h),
+                               relative; NaN: a run had none */
+};
+#define COMPARE_PROBES_MAX 40 /* from 100 ms, doubling: past 2^64 ns */
+
 struct compare_workload {
     char *name;
     char *path;             /* appended to each server's url */
     struct config cfg;      /* every run option; the URL is set per run */
+    /* duration = auto: cfg.duration_ns is what the probing rounds chose
+     * (compare_rounds), from COMPARE_AUTO_FIRST_NS up to max-duration. */
+    int duration_auto;
+    int auto_max;           /* max-duration reached, the intervals still wider */
+    struct compare_probe probes[COMPARE_PROBES_MAX];
+    int nprobes;
 };
 
 struct compare_file {
@@ -183,6 +197,9 @@ int compare_add_run(struct compare_cell *c, struct run_result *res);
 int compare_saved_init(struct compare_file *p, struct compare_result *r, const struct config *cfg, int n);
 int compare_saved_add(struct compare_file *p, struct compare_result *r, int k, const char *name, const char *url,
                   struct run_result *res);
+/* A run's own 95% interval of its throughput (from its batches of time):
+ * its half-width relative to the estimate, NaN when it has none. */
+double compare_own_ci(const struct run_result *run);
 /* Computes the summary of every cell from its runs. */
 void compare_summarize(const struct compare_file *p, struct compare_result *r);
 /* Server a against server b on workload w, paired by round (verdict.h);

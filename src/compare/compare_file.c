@@ -254,21 +254,34 @@ static int read_sections(const char *path, struct sections *ss, char *err, size_
 }
 
 /* One key of a workload (or a default in [settings]) through the option
- * table. Returns 0, 1 when the key is not a workload key, or -1. */
-static int workload_key(struct config *cfg, const struct kv *kv, const char *path, char *err, size_t errlen)
+ * table; duration also takes auto here (*dur_auto: 1 for auto, 0 for a
+ * length). Returns 0, 1 when the key is not a workload key, or -1. */
+static int workload_key(struct config *cfg, int *dur_auto, const struct kv *kv, const char *path, char *err,
+                        size_t errlen)
 {
     const struct opt_def *o = opt_find(kv->key, OPT_WORKLOAD);
     struct opt_dst d = { cfg, NULL, NULL, NULL };
     char why[400];
     if (o == NULL)
         return 1;
+    if (strcmp(kv->key, "duration") == 0) {
+        uint64_t ns;
+        if (strcmp(kv->value, "auto") == 0) {
+            *dur_auto = 1;
+            return 0;
+        }
+        if (units_parse_duration(kv->value, &ns) != 0 || ns == 0)
+            return bad(err, errlen, path, kv->line, "duration wants a duration such as 10s, 1m or 500ms, or auto, "
+                       "not '%s'", kv->value);
+        *dur_auto = 0;
+    }
     if (opt_set(o, &d, kv->value, kv->key, why, sizeof(why)) != 0)
         return bad(err, errlen, path, kv->line, "%s", why);
     return 0;
 }
 
-static int parse_settings(struct compare_file *p, struct config *defaults, const struct section *sec, const char *path,
-                          const struct kv **baseline, char *err, size_t errlen)
+static int parse_settings(struct compare_file *p, struct config *defaults, int *dur_auto, const struct section *sec,
+                          const char *path, const struct kv **baseline, char *err, size_t errlen)
 {
     int k;
     for (k = 0; k < sec->nkv; k++) {
@@ -291,7 +304,7 @@ static int parse_settings(struct compare_file *p, struct config *defaults, const
             *baseline = kv;
             continue;
         }
-        r = workload_key(defaults, kv, path, err, errlen);
+        r = workload_key(defaults, dur_auto, kv, path, err, errlen);
         if (r < 0)
             return -1;
         if (r > 0) {
@@ -404,13 +417,15 @@ static int parse_server(struct compare_server *sv, const struct section *sec, co
     return 0;
 }
 
-static int parse_workload(struct compare_workload *wl, const struct config *defaults, const struct compare_settings *over,
-                          const struct section *sec, const char *path, char *err, size_t errlen)
+static int parse_workload(struct compare_workload *wl, const struct config *defaults, int dur_auto,
+                          const struct compare_settings *over, const struct section *sec, const char *path, char *err,
+                          size_t errlen)
 {
     char why[400], notes[8];
     int k;
     if (config_copy(&wl->cfg, defaults) != 0)
         return bad(err, errlen, path, sec->line, "out of memory");
+    wl->duration_auto = dur_auto;
     for (k = 0; k < sec->nkv; k++) {
         const struct kv *kv = &sec->kv[k];
         int r;
@@ -421,7 +436,7 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
                 return bad(err, errlen, path, kv->line, "out of memory");
             continue;
         }
-        r = workload_key(&wl->cfg, kv, path, err, errlen);
+        r = workload_key(&wl->cfg, &wl->duration_auto, kv, path, err, errlen);
         if (r < 0)
             return -1;
         if (r > 0) {
@@ -443,6 +458,14 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
         return bad(err, errlen, path, sec->line, "out of memory");
     if (over && over->warmup_set) /* the command line's, over the file's */
         wl->cfg.warmup_ns = over->warmup_ns;
+    if (wl->duration_auto) {
+        /* Rounds sized in time: a count would end them first. */
+        if (wl->cfg.requests)
+            return bad(err, errlen, path, sec->line, "[workload %s]: duration = auto lengthens the rounds in time, "
+                       "requests = %llu ends them at a count: give one of the two", wl->name,
+                       (unsigned long long)wl->cfg.requests);
+        wl->cfg.duration_ns = COMPARE_AUTO_FIRST_NS; /* until compare_rounds chooses */
+    }
     /* Neither a count nor a duration: 5 s, not the 10 s of a plain run. */
     if (wl->cfg.requests == 0 && wl->cfg.duration_ns == 0)
         wl->cfg.duration_ns = 5 * 1000000000ULL;
@@ -567,6 +590,8 @@ static void override(struct compare_settings *set, const struct compare_settings
     }
     if (over->max_repeat)
         set->max_repeat = over->max_repeat;
+    if (over->max_duration_ns)
+        set->max_duration_ns = over->max_duration_ns;
     if (over->same_within > 0)
         set->same_within = over->same_within;
     if (over->discard)
@@ -591,7 +616,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
     struct sections ss;
     struct config defaults;
     const struct kv *baseline = NULL;
-    int i, j, rc = -1;
+    int i, j, rc = -1, dur_auto = 0;
 
     memset(p, 0, sizeof(*p));
     compare_settings_defaults(&p->set);
@@ -610,7 +635,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
         goto out;
     for (i = 0; i < ss.n; i++) {
         const struct section *sec = &ss.s[i];
-        if (sec->kind == SEC_SETTINGS && parse_settings(p, &defaults, sec, path, &baseline, err, errlen) != 0)
+        if (sec->kind == SEC_SETTINGS && parse_settings(p, &defaults, &dur_auto, sec, path, &baseline, err, errlen) != 0)
             goto out;
         if (sec->kind == SEC_SERVER)
             p->nservers++;
@@ -655,7 +680,7 @@ int compare_file_parse(const char *path, const struct compare_settings *over, st
                     goto out;
                 }
             if ((wl->name = strdup(sec->name)) == NULL ||
-                parse_workload(wl, &defaults, over, sec, path, err, errlen) != 0)
+                parse_workload(wl, &defaults, dur_auto, over, sec, path, err, errlen) != 0)
                 goto out;
         }
     }

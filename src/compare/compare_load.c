@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static void cpu_list(struct jc *c, json_t *o, const char *key, int *out, int *n)
@@ -68,6 +69,28 @@ static void load_alike(struct jc *c, json_t *wls, const struct compare_file *p, 
         }
         jread_leave(c, at);
     }
+}
+
+/* A workload's duration = auto: the probing rounds (its length is its
+ * config's duration). Absent or null: a length given. */
+static void load_duration_auto(struct jc *c, json_t *o, struct compare_workload *wl)
+{
+    json_t *probes;
+    size_t k, at;
+    if (!json_is_object(o))
+        return;
+    at = jread_enter(c, "duration_auto");
+    wl->duration_auto = 1;
+    wl->auto_max = jread_bool(c, o, "max_reached");
+    probes = jread_arr(c, o, "probes", 0);
+    for (k = 0; k < json_array_size(probes) && wl->nprobes < COMPARE_PROBES_MAX; k++) {
+        json_t *e = json_array_get(probes, k);
+        json_t *ci = json_object_get(e, "own_ci");
+        struct compare_probe *pr = &wl->probes[wl->nprobes++];
+        pr->duration_ns = jread_ns(c, e, "duration_s", 1);
+        pr->own_ci = json_is_number(ci) ? jread_num(c, e, "own_ci", 0, 1e6, 0) : NAN;
+    }
+    jread_leave(c, at);
 }
 
 /* Each workload's cells: a server's runs, each a run's saved result. */
@@ -141,6 +164,8 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
     /* Results from before same-within: the band they now read with. */
     if (json_object_get(cmp, "same_within"))
         p->set.same_within = jread_num(c, cmp, "same_within", 0.001, 0.5, 0);
+    if (json_object_get(cmp, "max_duration_s"))
+        p->set.max_duration_ns = jread_ns(c, cmp, "max_duration_s", 0);
     p->set.discard = (int)jread_num(c, cmp, "discard", 0, 100, 0);
     p->set.grace_ns = jread_ns(c, cmp, "grace_s", 0);
     p->set.ready_ns = jread_ns(c, cmp, "ready_timeout_s", 0);
@@ -190,6 +215,7 @@ static int load_compare(struct jc *c, json_t *cmp, struct loaded *out)
         wl->path = jread_dup(c, e, "path", "/");
         if (report_load_config(c, jread_obj(c, e, "config", 1), &wl->cfg) != 0)
             break;
+        load_duration_auto(c, jread_obj(c, e, "duration_auto", 0), wl);
         /* The workload itself has no URL: each server has its own. */
         free(wl->cfg.url_text);
         wl->cfg.url_text = NULL;

@@ -167,6 +167,14 @@ static double run_rps(const struct run_result *run)
     return run->fig.elapsed_s > 0 ? (double)run->fig.total.completed / run->fig.elapsed_s : 0;
 }
 
+double compare_own_ci(const struct run_result *run)
+{
+    const struct interval *ci = &run->fig.ci.rps;
+    if (ci->batches && ci->est > 0 && isfinite(ci->lo) && isfinite(ci->hi) && ci->hi >= ci->lo)
+        return (ci->hi - ci->lo) / 2 / ci->est;
+    return NAN;
+}
+
 /* Cell (w, s) as verdict.c takes it: its rounds' throughput into rps and
  * which were busy into busy (room for its runs each), and the step of its
  * rounds' counts. */
@@ -179,11 +187,11 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     memset(vc, 0, sizeof(*vc));
     for (k = 0; k < c->nruns; k++) {
         const struct run_result *run = &c->runs[k];
-        const struct interval *ci = &run->fig.ci.rps;
+        double own = compare_own_ci(run);
         rps[k] = run_rps(run);
         /* Its own interval, from its batches of time: what this round alone can tell. */
-        if (ci->batches && ci->est > 0 && isfinite(ci->lo) && isfinite(ci->hi) && ci->hi >= ci->lo) {
-            vc->own_ci += (ci->hi - ci->lo) / 2 / ci->est;
+        if (!isnan(own)) {
+            vc->own_ci += own;
             nci++;
         }
         busy[k] = (unsigned char)findings_machine_busy(run);
@@ -206,6 +214,12 @@ static void verdict_input(const struct compare_file *p, const struct compare_res
     vc->valid = c->nruns > 0 && !c->invalid && !r->failed[s];
 }
 
+/* What verdict_pair's duration_auto says of a workload. */
+static int duration_auto(const struct compare_workload *wl)
+{
+    return wl->duration_auto ? 1 + wl->auto_max : 0;
+}
+
 void compare_pair(const struct compare_file *p, const struct compare_result *r, int w, int a, int b, struct verdict_pair *out)
 {
     const struct compare_cell *ca = compare_cell_at(r, w, a), *cb = compare_cell_at(r, w, b);
@@ -221,6 +235,7 @@ void compare_pair(const struct compare_file *p, const struct compare_result *r, 
         if (va.valid && vb.valid)
             verdict_pair(&va, &vb, p->set.same_within, out);
     }
+    out->duration_auto = duration_auto(&p->workloads[w]);
     free(ra);
     free(rb);
     free(ba);
@@ -274,6 +289,7 @@ static void verdicts(const struct compare_file *p, struct compare_result *r, int
         if (p->baseline > 0 && p->baseline - 1 < r->nservers && s != p->baseline - 1 && vc[s].valid &&
             vc[p->baseline - 1].valid)
             verdict_pair(&vc[s], &vc[p->baseline - 1], p->set.same_within, &c->vs_base);
+        c->vs_best.duration_auto = c->vs_base.duration_auto = duration_auto(&p->workloads[w]);
     }
 out:
     for (s = 0; rps && s < r->nservers; s++)

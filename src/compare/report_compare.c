@@ -126,7 +126,10 @@ void report_compare_describe(char *b, size_t n, const struct compare_workload *w
         ADD(", %.0f req/s", c->rate);
     if (c->requests)
         ADD(", %llu requests", (unsigned long long)c->requests);
-    if (c->duration_ns && (!c->requests || c->duration_ns != 5000000000ULL))
+    if (wl->duration_auto)
+        ADD(", %s (duration = auto%s)", units_fmt_ns(d, sizeof(d), (double)c->duration_ns),
+            wl->auto_max ? ": max-duration reached, the rounds' own intervals still wider than half the band" : "");
+    else if (c->duration_ns && (!c->requests || c->duration_ns != 5000000000ULL))
         ADD(", %s", units_fmt_ns(d, sizeof(d), (double)c->duration_ns));
     if (c->nheaders)
         ADD(", %u header%s", c->nheaders, c->nheaders == 1 ? "" : "s");

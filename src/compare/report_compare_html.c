@@ -479,7 +479,10 @@ static void workloads_table(FILE *f, const struct compare_file *p)
         html_printf(f, "</td><td>");
         if (c->requests)
             html_printf(f, "%llu requests", (unsigned long long)c->requests);
-        if (c->duration_ns && (!c->requests || c->duration_ns != 5000000000ULL))
+        if (wl->duration_auto)
+            html_printf(f, "%s (duration = auto%s)", units_fmt_ns(a, sizeof(a), (double)c->duration_ns),
+                        wl->auto_max ? ": max-duration reached" : "");
+        else if (c->duration_ns && (!c->requests || c->duration_ns != 5000000000ULL))
             html_printf(f, "%s%s", c->requests ? ", at most " : "", units_fmt_ns(a, sizeof(a), (double)c->duration_ns));
         if (c->rate > 0)
             snprintf(b, sizeof(b), "%.0f", c->rate);

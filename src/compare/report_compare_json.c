@@ -89,6 +89,26 @@ static void json_alike(FILE *f, const struct compare_file *p, const struct compa
     }
 }
 
+/* duration = auto: the length chosen and the probing rounds that chose
+ * it (null without). */
+static void json_duration_auto(FILE *f, const struct compare_file *p, const struct compare_workload *wl)
+{
+    int k;
+    fprintf(f, ", \"duration_auto\": ");
+    if (!wl->duration_auto) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"duration_s\": %s, \"max_duration_s\": %s, \"max_reached\": %s, \"probes\": [",
+            REPORT_JNUM("%.3f", (double)wl->cfg.duration_ns / 1e9),
+            REPORT_JNUM("%.3f", (double)p->set.max_duration_ns / 1e9), wl->auto_max ? "true" : "false");
+    for (k = 0; k < wl->nprobes; k++)
+        fprintf(f, "%s{\"duration_s\": %s, \"own_ci\": %s}", k ? ", " : "",
+                REPORT_JNUM("%.3f", (double)wl->probes[k].duration_ns / 1e9),
+                REPORT_JNUM("%.5f", wl->probes[k].own_ci));
+    fputs("]}", f);
+}
+
 /* Every pair of servers (2 to CMP_MATRIX_MAX, as the text and HTML show
  * them): the first's time per request against the second's, as a verdict
  * (compare_pair: recomputed from the runs when the file is read back). */
@@ -233,8 +253,9 @@ int report_compare_json(FILE *f, const struct compare_file *p, const struct comp
 
     fprintf(f, "{\n\"tool\": \"rafale\",\n\"compare\": {\"plan\": ");
     jstr_or_null(f, p->file);
-    fprintf(f, ", \"repeat_auto\": %s, \"max_repeat\": %d, \"discard\": %d, \"same_within\": %s, \"baseline\": ",
-            p->set.repeat_auto ? "true" : "false", p->set.max_repeat, p->set.discard,
+    fprintf(f, ", \"repeat_auto\": %s, \"max_repeat\": %d, \"max_duration_s\": %s, \"discard\": %d, "
+               "\"same_within\": %s, \"baseline\": ", p->set.repeat_auto ? "true" : "false", p->set.max_repeat,
+            REPORT_JNUM("%.3f", (double)p->set.max_duration_ns / 1e9), p->set.discard,
             REPORT_JNUM("%.4f", p->set.same_within));
     jstr_or_null(f, p->baseline > 0 && p->baseline <= p->nservers ? p->servers[p->baseline - 1].name : NULL);
     fprintf(f, ", \"repeat\": %d, \"grace_s\": %s, \"ready_timeout_s\": %s, \"server_cpus\": ", p->set.repeat,
@@ -263,8 +284,10 @@ int report_compare_json(FILE *f, const struct compare_file *p, const struct comp
         fprintf(f, ", \"path\": ");
         report_json_str(f, wl->path);
         json_alike(f, p, r, w);
-        fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %s,\n  \"config\": ", wl->cfg.connections,
+        fprintf(f, ", \"connections\": %u, \"close\": %s, \"rate\": %s", wl->cfg.connections,
                 wl->cfg.keepalive ? "false" : "true", REPORT_JNUM("%.3f", wl->cfg.rate));
+        json_duration_auto(f, p, wl);
+        fprintf(f, ",\n  \"config\": ");
         report_json_config(f, &wl->cfg);
         json_pairwise(f, p, r, w);
         fprintf(f, ",\n  \"servers\": [");

@@ -125,8 +125,7 @@ static int rounds_for(double sd, double h)
     return 0;
 }
 
-/* The rounds' own intervals are wider than half the band. */
-static int own_short(double own_ci, double within)
+int verdict_own_short(double own_ci, double within)
 {
     return own_ci > 0 && log1p(own_ci) > log1p(within) / 2;
 }
@@ -139,6 +138,7 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
     out->ratio = 0;
     out->ci[0] = out->ci[1] = NAN;
     out->why = VWHY_NONE;
+    out->duration_auto = 0; /* the caller's to say, after (compare_result.c) */
     out->spread = NAN;
     out->resolution = a->resolution + b->resolution;
     out->own_ci = hypot(a->own_ci, b->own_ci);
@@ -208,7 +208,7 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
         return;
     }
     band = log1p(within);
-    if (own_short(out->own_ci, within)) {
+    if (verdict_own_short(out->own_ci, within)) {
         out->why = VWHY_COARSE; /* each round alone is too short to tell half the band */
         return;
     }
@@ -219,6 +219,17 @@ void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, do
     out->rounds_needed = rounds_for(sd, h);
     if (out->rounds_needed && out->rounds_needed <= k)
         out->rounds_needed = k + 1; /* the order statistics still disagree: one more at least */
+}
+
+/* "longer rounds (...)": what the compare file would change for longer
+ * rounds. Under duration = auto its probing rounds fit, these did not. */
+static const char *longer_rounds(const struct verdict_pair *v)
+{
+    if (v->duration_auto == 2)
+        return "longer rounds (max-duration: duration = auto reached it)";
+    if (v->duration_auto)
+        return "longer rounds (duration: these rounds are wider than duration = auto's probing rounds were)";
+    return "longer rounds (duration)";
 }
 
 /* "more rounds (...)": what the compare file would change to run about need
@@ -251,14 +262,13 @@ const char *verdict_why_text(char *b, size_t n, const struct verdict_pair *v, co
                      v->n, VERDICT_MIN_ROUNDS, COMPARE_AUTO_LEAST);
         break;
     case VWHY_COARSE:
-        if (own_short(v->own_ci, set->same_within))
+        if (verdict_own_short(v->own_ci, set->same_within))
             snprintf(b, n, "rounds too short: a round's own throughput interval is \xc2\xb1%.1f%% (both servers'), "
-                           "wider than half the \xc2\xb1%g%% band: longer rounds (duration)",
-                     v->own_ci * 100, set->same_within * 100);
+                           "wider than half the \xc2\xb1%g%% band: %s",
+                     v->own_ci * 100, set->same_within * 100, longer_rounds(v));
         else
-            snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: "
-                           "longer rounds (duration)",
-                     v->resolution * 100, set->same_within * 100);
+            snprintf(b, n, "rounds too short: their request counts move in steps of %.1f%%, the band is %g%%: %s",
+                     v->resolution * 100, set->same_within * 100, longer_rounds(v));
         break;
     case VWHY_NOISY:
         u = snprintf(b, n, "too noisy: the rounds' ratios spread %.1f%% (sd over %d rounds), the interval "

@@ -68,6 +68,8 @@ struct verdict_pair {
                                  * squares of their half-widths, relative); 0 unknown */
     int rounds_needed;          /* noisy: about how many rounds would decide it; 0: more would not */
     int busy;                   /* rounds left out: other processes took the machine's CPUs in them */
+    int duration_auto;          /* set by compare, for the advice: duration = auto chose the rounds' length (1),
+                                 * max-duration reached (2); 0 a length given */
 };
 
 struct verdict_cell {
@@ -103,6 +105,13 @@ double verdict_log_ci(const double *x, int n, double ci[2]);
 /* The decision over an interval of a ratio (> 1 worse) and a band +-within:
  * VERDICT_SAME, _SLOWER, _FASTER or _UNDECIDED (NaN bounds: undecided). */
 int verdict_decide(const double ci[2], double within);
+
+/* Are rounds whose own throughput intervals are own_ci (two servers'
+ * together: the root of the sum of squares of their relative half-widths)
+ * too short for the band +-within? When own_ci is wider than half of it
+ * (on the log scale); 0 or NaN: unknown, not short. duration = auto sizes
+ * its rounds by this same rule. */
+int verdict_own_short(double own_ci, double within);
 
 /* a against b, paired by round (time per request of a over b's). */
 void verdict_pair(const struct verdict_cell *a, const struct verdict_cell *b, double within, struct verdict_pair *out);

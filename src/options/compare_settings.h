@@ -24,12 +24,16 @@ enum compare_pin { PIN_DEFAULT, PIN_AUTO, PIN_NO, PIN_CHOSE };
 /* repeat = auto: the fewest rounds it runs (fewer only under a smaller
  * max-repeat). */
 #define COMPARE_AUTO_LEAST 5
+/* duration = auto: the first round length it tries (then twice as long, up
+ * to max-duration). */
+#define COMPARE_AUTO_FIRST_NS 500000000ULL
 
 struct compare_settings {
     int repeat;                  /* runs of each workload on each server (repeat = auto: at least this many,
                                     then the rounds run so far) */
     int repeat_auto;             /* repeat = auto (default): rounds until every verdict is decided, 5 to max_repeat */
     int max_repeat;              /* (default 15) */
+    uint64_t max_duration_ns;    /* duration = auto: the longest round it tries (default 10 s) */
     double same_within;          /* same-within: the equivalence band, a fraction (default 0.03) */
     int discard;                 /* first rounds left out as warm-up */
     uint64_t grace_ns;           /* SIGTERM, then this long before SIGKILL */
@@ -51,6 +55,7 @@ static inline void compare_settings_defaults(struct compare_settings *cs)
     cs->repeat = COMPARE_AUTO_LEAST;
     cs->repeat_auto = 1;
     cs->max_repeat = 15;
+    cs->max_duration_ns = 10 * 1000000000ULL;
     /* A difference under 3% either way is no difference worth a claim:
      * two copies of one server on two ports differ by 1%. */
     cs->same_within = 0.03;

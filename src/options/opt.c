@@ -294,6 +294,9 @@ static const struct opt_def table[] = {
     { "max-repeat", 0, K_U32, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N",
       "repeat = auto: at most N rounds (default 15)", "a number of rounds from 3 to 1000", 3, 1000, CMP(max_repeat), 0,
       0, NULL },
+    { "max-duration", 0, K_DUR, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "D",
+      "duration = auto: rounds of at most D (default 10s)", "a duration from 100ms such as 10s", 1e8, 0,
+      CMP(max_duration_ns), 0, 0, NULL },
     { "same-within", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "P%",
       "two servers are the same only when the whole interval of their ratio is within P%\n"
       "either way (default 3%)", "a percentage from 0.1% to 50% such as 3%", 0, 0, 0, 0, I_SAME_WITHIN, NULL },

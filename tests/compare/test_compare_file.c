@@ -195,7 +195,7 @@ static void errors_name_their_line(void)
     snprintf(plan, sizeof(plan), "%s[workload w]\nconnections = many\n", srv);
     check_error(plan, ":5: connections wants a number of connections from 1 to 10000000, not 'many'");
     snprintf(plan, sizeof(plan), "%s[workload w]\nduration = 10parsecs\n", srv);
-    check_error(plan, ":5: duration wants a duration such as 10s, 1m or 500ms, not '10parsecs'");
+    check_error(plan, ":5: duration wants a duration such as 10s, 1m or 500ms, or auto, not '10parsecs'");
     snprintf(plan, sizeof(plan), "[settings]\nconnections = 0\n%s[workload w]\n", srv);
     check_error(plan, ":2: connections wants");
     snprintf(plan, sizeof(plan), "%s[workload w]\nmethod = GE T\n", srv);
@@ -251,7 +251,7 @@ static void errors_name_their_line(void)
     check_error("[workloads w]\n", ":1: unknown section [workloads w]: did you mean [workload w]?");
     /* Nothing near: the keys listed, every [settings] key among them. */
     snprintf(plan, sizeof(plan), "[settings]\nflavour = mild\n%s[workload w]\n", srv);
-    check_error(plan, ":2: unknown key 'flavour' in [settings] (repeat, max-repeat, same-within, discard, grace, "
+    check_error(plan, ":2: unknown key 'flavour' in [settings] (repeat, max-repeat, max-duration, same-within, discard, grace, "
                       "ready-timeout, cgroups, same, pin, server-cpus, client-cpus, baseline, or the default of any "
                       "workload key)");
     check_error("[server a]\nflavour = mild\nurl = u\n[workload w]\n", ":2: unknown key 'flavour' in [server a] "
@@ -328,6 +328,47 @@ static void tls_keys_need_an_https_server(void)
     compare_file_free(&p);
 }
 
+/* duration = auto: a workload's, or every workload's from [settings]; a
+ * length given over it; refused beside requests; max-duration. */
+static void duration_auto(void)
+{
+    struct compare_file p;
+    struct compare_settings over;
+    const char *e;
+    write_plan("[settings]\nduration = auto\nmax-duration = 3s\n"
+               "[server a]\nstart = true\nurl = http://127.0.0.1:1\n"
+               "[workload one]\n"
+               "[workload given]\nduration = 2s\n"
+               "[workload own]\nduration = 1s\nduration = auto\n");
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0', "%s", e);
+    CHECK(p.set.max_duration_ns == 3000000000ULL);
+    CHECK(p.workloads[0].duration_auto && p.workloads[0].cfg.duration_ns == COMPARE_AUTO_FIRST_NS);
+    CHECK(!p.workloads[1].duration_auto && p.workloads[1].cfg.duration_ns == 2000000000ULL);
+    CHECK(p.workloads[2].duration_auto && p.workloads[2].nprobes == 0);
+    compare_file_free(&p);
+    /* The command line's max-duration over the file's; the default 10 s. */
+    memset(&over, 0, sizeof(over));
+    over.max_duration_ns = 1000000000ULL;
+    e = parse(&p, &over);
+    CHECK(e[0] == '\0' && p.set.max_duration_ns == 1000000000ULL);
+    compare_file_free(&p);
+    write_plan("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\nduration = 2s\n");
+    e = parse(&p, NULL);
+    CHECK(e[0] == '\0' && p.set.max_duration_ns == 10000000000ULL && !p.workloads[0].duration_auto);
+    compare_file_free(&p);
+    check_error("[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\nduration = often\n",
+                ":5: duration wants a duration such as 10s, 1m or 500ms, or auto, not 'often'");
+    check_error("[settings]\nduration = 0s\n[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\n",
+                ":2: duration wants a duration such as 10s, 1m or 500ms, or auto, not '0s'");
+    check_error("[settings]\nrequests = 500\n[server a]\nstart = true\nurl = http://127.0.0.1:1\n"
+                "[workload w]\nduration = auto\n",
+                ":6: [workload w]: duration = auto lengthens the rounds in time, requests = 500 ends them at a count: "
+                "give one of the two");
+    check_error("[settings]\nmax-duration = 50ms\n[server a]\nstart = true\nurl = http://127.0.0.1:1\n[workload w]\n",
+                ":2: max-duration wants a duration from 100ms such as 10s, not '50ms'");
+}
+
 int main(void)
 {
     snprintf(path, sizeof(path), "/tmp/rafale-plan-%d.conf", (int)getpid());
@@ -337,6 +378,7 @@ int main(void)
     pin_auto_splits_the_cpus();
     T_RUN(control_bytes_refused);
     T_RUN(tls_keys_need_an_https_server);
+    T_RUN(duration_auto);
     unlink(path);
     T_END("test_compare_file");
 }

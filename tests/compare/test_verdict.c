@@ -174,7 +174,16 @@ static void degenerate(void)
     CHECKF(v.verdict == VERDICT_UNDECIDED && v.why == VWHY_COARSE && v.ci[0] < 1 / 1.03 && v.ci[1] > 1.03, "%g %g",
            v.ci[0], v.ci[1]);
     verdict_why_text(why, sizeof(why), &v, plan(15, 5));
-    CHECKF(strstr(why, "rounds too short") && strstr(why, "longer rounds"), "%s", why);
+    CHECKF(strstr(why, "rounds too short") && strstr(why, "longer rounds (duration)"), "%s", why);
+    /* Under duration = auto the advice is its key: max-duration once it
+     * was reached, else a length given, its probes having fit. */
+    v.duration_auto = 2;
+    verdict_why_text(why, sizeof(why), &v, plan(15, 5));
+    CHECKF(strstr(why, "longer rounds (max-duration: duration = auto reached it)"), "%s", why);
+    v.duration_auto = 1;
+    verdict_why_text(why, sizeof(why), &v, plan(15, 5));
+    CHECKF(strstr(why, "longer rounds (duration: these rounds are wider than duration = auto's probing rounds were)"),
+           "%s", why);
     /* ... while with 10000 a round, it is the same. */
     pair_of(a, b, 5, 0.0008, &v);
     CHECK(v.verdict == VERDICT_SAME && v.ci[0] < 1 && v.ci[1] > 1);

@@ -794,7 +794,8 @@ def compare_repeat_auto():
     check(c["repeat_auto"] is True and
           (slow["verdict"] == "slower" and w["rounds"] >= 5 and
            "every verdict decided after %d rounds" % w["rounds"] in p.stdout) or
-          (slow["verdict"] == "undecided" and w["rounds"] == 8 and "too noisy" in slow["undecided_why"]),
+          (slow["verdict"] == "undecided" and w["rounds"] == 8 and
+           ("too noisy" in slow["undecided_why"] or "rounds too short" in slow["undecided_why"])),
           "repeat auto: a clear difference is decided slower from 5 rounds, or too noisy at max-repeat (%s, %s %s)"
           % (w["rounds"], slow["verdict"], slow["undecided_why"]))
     check(sorted(s["verdict"] for s in w["servers"]) in (["best", "slower"], ["best", "undecided"]),
@@ -827,9 +828,13 @@ def compare_repeat_auto():
     first = [s for s in w["servers"] if s["verdict"] == "best"]
     first = first[0] if first else w["servers"][0]
     slow = [s for s in w["servers"] if s is not first][0]
+    # Why: too noisy; or, since rounds' own intervals count (issue 41), rounds too short: a round of 60 requests
+    # has its own throughput interval near ±25%, far wider than half the ±3% band, and that is told first.
     check(slow["verdict"] == "undecided" and
           (slow["ratio_ci"] and slow["ratio_ci"][0] < 1 < slow["ratio_ci"][1] and
-           "too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout or
+           ("too noisy" in slow["undecided_why"] and "undecided: too noisy" in p.stdout or
+            "rounds too short: a round's own throughput interval" in slow["undecided_why"] and
+            "undecided: rounds too short" in p.stdout) or
            withheld(slow, slow, first) and "undecided: the machine was busy" in p.stdout),
           "repeat auto: the open call is undecided, its interval across 1, and says why (%s %s)"
           % (slow.get("ratio_ci"), slow.get("undecided_why")))
@@ -1130,3 +1135,70 @@ def compare_tls_key_needs_an_https_server():
     check(rc == 2 and one_line(err, "tls_http.conf: [workload w]: insecure is for https:// URLs and every [server] "
                                     "url is http://"), "compare: insecure with http:// servers (%s: %r)" % (rc, err))
     check("run 1" not in out, "compare: nothing ran")
+
+
+@test
+def compare_duration_auto():
+    """duration = auto: probing rounds from 0.5 s, twice as long each time up to max-duration, until the servers' own
+    throughput intervals (the two widest together) fit half the same-within band; the length chosen, or max-duration
+    reached, said in the text and the JSON; the probing runs left out of the figures."""
+    ports = [free_port() for _ in range(2)]
+    plan = os.path.join(TMP, "dauto.plan")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 3\nwarmup = 0s\nsame-within = 20%%\nmax-duration = 1s\nduration = auto\n"
+                "[server a]\nstart = exec %(r)s serve --listen 127.0.0.1:%(p0)d -t 1\nurl = http://127.0.0.1:%(p0)d\n"
+                "[server b]\nstart = exec %(r)s serve --listen 127.0.0.1:%(p1)d -t 1\nurl = http://127.0.0.1:%(p1)d\n"
+                # A steady rate: its rounds' intervals may fit at 0.5 s on a quiet machine, not on a loaded one.
+                "[workload steady]\npath = /\nconnections = 2\nrate = 400\n"
+                # One answer per 100 ms: about 5 a round of 0.5 s, 10 of 1 s; no such round can tell ±9.5%.
+                "[workload slow]\npath = /delay/100\nconnections = 1\n" % dict(r=RAFALE, p0=ports[0], p1=ports[1]))
+    jp = plan + ".json"
+    p = subprocess.run([RAFALE, "compare", "--json", jp, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    check(p.returncode == 0, "duration = auto: the compare ran (%s %r)" % (p.returncode, p.stderr[-300:]))
+    c = json.load(open(jp))["compare"]
+    half = math.log(1.2) / 2  # half the band, on the log scale the verdict judges it on
+    check(c["max_duration_s"] == 1.0, "duration = auto: max-duration in the JSON (%s)" % c["max_duration_s"])
+    for w in c["workloads"]:
+        a = w["duration_auto"] or {}
+        probes = a.get("probes", [])
+        lens = [q["duration_s"] for q in probes]
+        fits = [q["own_ci"] is not None and math.log1p(q["own_ci"]) <= half + 1e-5 for q in probes]
+        check(lens in ([0.5], [0.5, 1.0]) and not any(fits[:-1]),
+              "duration = auto: %s: from 0.5 s, doubled while too wide (%s)" % (w["name"], probes))
+        if a.get("max_reached"):
+            check(lens[-1] == 1.0 and not fits[-1] and a["duration_s"] == 1.0 and
+                  "duration = auto: %s: max-duration = 1.00s reached with" % w["name"] in p.stdout,
+                  "duration = auto: %s: max-duration reached, and said (%s)" % (w["name"], probes))
+        else:
+            check(fits[-1] and a["duration_s"] == lens[-1] and
+                  "duration = auto: %s: rounds of " % w["name"] in p.stdout,
+                  "duration = auto: %s: the first length that fits (%s)" % (w["name"], probes))
+        # Every measured round at the length chosen, on every server; the probing runs are not among them.
+        runs = [r for s in w["servers"] for r in s["run_results"]]
+        check(w["config"]["duration_s"] == a["duration_s"] and len(runs) == 6 and
+              all(s["runs"] == 3 for s in w["servers"]) and
+              all(abs(r["summary"]["elapsed_s"] - a["duration_s"]) < 0.05 for r in runs),
+              "duration = auto: %s: 3 rounds of %s s on each server (%s)" % (w["name"], a["duration_s"],
+                                                                           [s["runs"] for s in w["servers"]]))
+        check(p.stdout.count("probe 500.0ms: %s " % w["name"]) == 2,
+              "duration = auto: %s: each server probed alike" % w["name"])
+    slow = c["workloads"][1]["duration_auto"]
+    check(slow["max_reached"] is True and [q["duration_s"] for q in slow["probes"]] == [0.5, 1.0],
+          "duration = auto: 10 answers a second cannot fit ±9.5%%: max-duration reached (%s)" % slow)
+    check("1.00s (duration = auto: max-duration reached" in p.stdout, "duration = auto: the workload's line says so")
+    again = subprocess.run([RAFALE, "report", jp], capture_output=True, text=True, timeout=60)
+    check(again.returncode == 0 and "1.00s (duration = auto: max-duration reached" in again.stdout,
+          "duration = auto: rafale report of the saved compare says so too")
+    # A server that dies during the probing rounds is out of the sizing too: the length is chosen on the others'
+    # intervals (before, its missing one read as "no interval" and pushed every probe on to max-duration).
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 1\nwarmup = 0s\nsame-within = 20%%\nmax-duration = 1s\nduration = auto\n"
+                "[server a]\nstart = exec %(r)s serve --listen 127.0.0.1:%(p0)d -t 1\nurl = http://127.0.0.1:%(p0)d\n"
+                "[server crashes]\nstart = %(r)s serve --listen 127.0.0.1:%(p1)d -t 1 & sleep 0.8; kill -9 $!\n"
+                "url = http://127.0.0.1:%(p1)d\n[workload w]\npath = /\nconnections = 2\n"
+                % dict(r=RAFALE, p0=ports[0], p1=ports[1]))
+    p = subprocess.run([RAFALE, "compare", "--json", jp, plan], capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    c = json.load(open(jp))["compare"]
+    probes = c["workloads"][0]["duration_auto"]["probes"]
+    check([f["name"] for f in c["failed"]] == ["crashes"] and probes and probes[0]["own_ci"] is not None,
+          "duration = auto: a server gone during the probes is left out of the sizing (%s %s)" % (c["failed"], probes))
