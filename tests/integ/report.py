@@ -75,9 +75,12 @@ def html_report():
         ok = False
         print("  parse error:", e)
     check(ok, "--html: well-formed")
-    check(text.count("<svg") == 5 and "Latency by percentile" in text and "Throughput over time" in text and
+    # Six charts: the percentiles, the figures with their intervals (a run with batches), throughput and latency
+    # over time, the statuses, one per URL.
+    check(r.j.get("intervals") and text.count("<svg") == 6 and "Latency by percentile" in text and
+          "Latency and its 95% intervals" in text and "Throughput over time" in text and
           "Latency over time" in text and "Status codes and errors" in text and "Latency per URL" in text,
-          "--html: the five charts (one per URL: two URLs)")
+          "--html: the six charts (one per URL: two URLs; %d)" % text.count("<svg"))
     check("<script" not in text and " src=" not in text and "href=" not in text and "@import" not in text,
           "--html: self-contained, no script, nothing fetched")
     check("percentile" in text and "latency (ms" in text and "requests per second" in text, "--html: axis labels")
@@ -134,8 +137,9 @@ def per_target_tables_and_chart():
           ms(rows["fast"][3]) < ms(rows["m\u00e9dium"][3]) < ms(rows[url20][3]) and ms(rows[url20][3]) >= 20,
           "targets: each target's own p50, as in the JSON, slowest last (%s, %s)" % (rows, p50))
     text = open(html).read()
-    check(text.count("<svg") == 5 and "<h2>Per target</h2>" in text and "Latency per target" in text,
-          "targets: the HTML has the per-target table and chart")
+    check(text.count("<svg") == 5 + ("intervals" in r.j) and "<h2>Per target</h2>" in text and
+          "Latency per target" in text and ("Latency and its 95% intervals" in text) == ("intervals" in r.j),
+          "targets: the HTML has the per-target table and chart (%d charts)" % text.count("<svg"))
     chart = [x for x in re.findall(r"<svg.*?</svg>", text, re.S) if "Latency per target" in x]
     bars = re.findall(r'<rect class="bar"[^>]*height="([\d.]+)"[^>]*><title>(p50|p99): ([\d.]+)</title>', chart[0]) \
         if chart else []
