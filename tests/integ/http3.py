@@ -443,8 +443,10 @@ def http3_serve_too_many_streams():
     check(conns == 1 and reqs == 200, "serve counted one connection and 200 requests (%s, %s)" % (conns, reqs))
 
 
-def udp_ports_of(pid):
-    """The local UDP ports of process pid's sockets (from /proc/net/udp, by their inodes)."""
+def udp_ports_of(pid, remote=None):
+    """The local UDP ports of process pid's sockets (from /proc/net/udp, by their inodes); with remote, of those
+    connected to that port alone (a run also holds a loopback socket of its own, connected to itself, that keeps
+    the kernel's receive stamps on: rxstamp_hold)."""
     inodes = set()
     for fd in os.listdir("/proc/%d/fd" % pid):
         try:
@@ -455,7 +457,8 @@ def udp_ports_of(pid):
             inodes.add(link[8:-1])
     with open("/proc/net/udp") as f:
         rows = [line.split() for line in f.readlines()[1:]]
-    return [int(w[1].split(":")[1], 16) for w in rows if w[9] in inodes]
+    return [int(w[1].split(":")[1], 16) for w in rows
+            if w[9] in inodes and (remote is None or int(w[2].split(":")[1], 16) == remote)]
 
 
 def cpu_seconds(pid):
@@ -480,14 +483,14 @@ def vanish(base, observe=False):
     deadline = time.monotonic() + 20
     while cpu_seconds(p.pid) < 0.15 and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    ports = udp_ports_of(p.pid) if observe else []
+    ports = udp_ports_of(p.pid, int(base.rsplit(":", 1)[1].split("/")[0])) if observe else []
     p.kill()
     t0 = time.monotonic()
     p.wait(timeout=20)
     check(p.returncode == -signal.SIGKILL, "the client was killed mid-run (%s)" % p.returncode)
     if not observe:
         return None
-    check(len(ports) == 1, "the client had one UDP socket (%s)" % ports)
+    check(len(ports) == 1, "the client had one UDP socket to serve (%s)" % ports)
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", ports[0]))
     s.settimeout(0.02)
