@@ -128,8 +128,9 @@ class Handler(socketserver.StreamRequestHandler):
                         % (time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), len(BODY)))
                 if self.log_bytes:
                     line = line[:self.log_bytes - 1].ljust(self.log_bytes - 1)
-                self.logf.write(line + "\n")
-                self.logf.flush()
+                # One write() a line, as a logging server makes it: the file object's buffer, shared by the
+                # threads, joined two threads' lines in one call now and then (2924 calls for 3000 lines).
+                os.write(self.logf.fileno(), (line + "\n").encode())
             if self.mode == "gateway":
                 with self.lock:
                     os.write(Handler.gateway.fileno(), GATEWAY_REQUEST)
