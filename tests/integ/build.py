@@ -61,6 +61,10 @@ int http3_client(void) { return ngtcp2_version(0) != NULL && nghttp3_version(0) 
     "tests/client/test_http3_frames.c": '#include "../t.h"\nint http3_client(void);\n'
                                         'int main(void) { printf("test_http3_frames: 1 passed, %d failed\\n", '
                                         '!http3_client()); }\n',
+    "src/base/accesslog.h": "int accesslog(int x);\n",
+    "src/base/accesslog.c": '#include "accesslog.h"\nint accesslog(int x) { return x; }\n',
+    "tests/base/test_accesslog.c": '#include "../t.h"\n#include "accesslog.h"\n'
+                                   'int main(void) { printf("test_accesslog: 1 passed, %d failed\\n", accesslog(0)); }\n',
 }
 
 
