@@ -5,6 +5,7 @@
 
 #include "hist.h"
 #include "html.h"
+#include "interval.h"
 #include "report.h"
 #include "timeline.h"
 #include "verdict.h"
@@ -58,7 +59,7 @@ static void log_interval(struct diff_figure *f, double mb, double vb, int nb, do
     if (nb < VERDICT_MIN_ROUNDS || nn < VERDICT_MIN_ROUNDS || isnan(vb) || isnan(vn))
         return;
     se = sqrt(vb / nb + vn / nn);
-    t = verdict_t975((nb < nn ? nb : nn) - 1);
+    t = interval_t975((nb < nn ? nb : nn) - 1);
     f->ci[0] = exp(mn - mb - t * se) / (1 + resolution);
     f->ci[1] = exp(mn - mb + t * se) * (1 + resolution);
     /* Seconds that swing by many orders of magnitude: no interval. */

@@ -3,32 +3,13 @@
  * and why. */
 #include "verdict.h"
 #include "compare_settings.h"
+#include "interval.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define VERDICT_MAX_ROUNDS 1024
-
-double verdict_t975(int df)
-{
-    /* Student's t, 0.975 quantile, df 1..30; beyond, the normal's 1.96
-     * approached (40: 2.021, 60: 2.000, 120: 1.980). */
-    static const double t[31] = { 0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                  2.201,  2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-                                  2.074,  2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
-    if (df < 1)
-        return NAN;
-    if (df <= 30)
-        return t[df];
-    if (df <= 40)
-        return 2.021;
-    if (df <= 60)
-        return 2.000;
-    if (df <= 120)
-        return 1.980;
-    return 1.960;
-}
 
 /* Mean, sd and 95% t half-width of the n logs in l. */
 static void log_stats(const double *l, int n, double *mean, double *sd, double *half)
@@ -47,7 +28,7 @@ static void log_stats(const double *l, int n, double *mean, double *sd, double *
     for (i = 0; i < n; i++)
         ss += (l[i] - *mean) * (l[i] - *mean);
     *sd = sqrt(ss / (n - 1));
-    *half = verdict_t975(n - 1) * *sd / sqrt((double)n);
+    *half = interval_t975(n - 1) * *sd / sqrt((double)n);
 }
 
 double verdict_log_ci(const double *x, int n, double ci[2])
@@ -120,7 +101,7 @@ static int rounds_for(double sd, double h)
     if (!(sd > 0))
         return VERDICT_MIN_ROUNDS;
     for (n = VERDICT_MIN_ROUNDS; n <= 1000; n++)
-        if (verdict_t975(n - 1) * sd / sqrt((double)n) <= h)
+        if (interval_t975(n - 1) * sd / sqrt((double)n) <= h)
             return n;
     return 0;
 }

@@ -94,8 +94,6 @@ struct verdict_cell {
     int rank;                   /* 1 + the servers ahead; shared only with the same */
 };
 
-/* The 97.5% quantile of Student's t with df degrees of freedom. */
-double verdict_t975(int df);
 
 /* The geometric mean of the n values x > 0 (others skipped) and its 95%
  * interval into ci (NaN both when fewer than 2). Returns the mean, 0 when

@@ -2,6 +2,7 @@
  * round, ranks shared by the same within noise. */
 #include "compare_settings.h"
 #include "../t.h"
+#include "interval.h"
 #include "verdict.h"
 
 #include <math.h>
@@ -9,9 +10,9 @@
 
 static void quantiles(void)
 {
-    CHECK(fabs(verdict_t975(1) - 12.706) < 1e-9 && fabs(verdict_t975(2) - 4.303) < 1e-9);
-    CHECK(fabs(verdict_t975(9) - 2.262) < 1e-9 && verdict_t975(1000) == 1.96);
-    CHECK(isnan(verdict_t975(0)));
+    CHECK(fabs(interval_t975(1) - 12.706) < 1e-9 && fabs(interval_t975(2) - 4.303) < 1e-9);
+    CHECK(fabs(interval_t975(9) - 2.262) < 1e-9 && interval_t975(1000) == 1.96);
+    CHECK(isnan(interval_t975(0)));
 }
 
 static void log_interval(void)
