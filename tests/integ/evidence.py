@@ -86,10 +86,13 @@ def precision_stops_when_reached():
     r2 = rafale("-c", 16, "-t", 1, "-d", "20s", "--precision", "5%", srv.url("/delay/5"))
     p2 = r2.j["precision"]
     line = [l for l in r2.out.splitlines() if l.startswith("Precision ")]
-    check(r2.rc == 0 and line and p2["stopped_at_s"] and
-          (("reached at " in line[0]) == p2["reached"] == all(w <= 0.05 for w in p2["widths"].values())) and
-          (p2["reached"] or "met at %.1fs by the answers then, the run stopped there; with every answer:"
-           % p2["stopped_at_s"] in line[0]),
+    # (A loaded machine may not meet it in the 20 s at all: said "not reached", the same rule.)
+    check(r2.rc == 0 and line and
+          (("reached at " in line[0]) == p2["reached"] ==
+           all(w is not None and w <= 0.05 for w in p2["widths"].values())) and
+          (p2["reached"] or not p2["stopped_at_s"] or
+           "met at %.1fs by the answers then, the run stopped there; with every answer:" % p2["stopped_at_s"]
+           in line[0]) and (p2["stopped_at_s"] or "not reached in " in line[0]),
           "precision: reached only when the whole run's intervals meet it (%s, %s)" % (p2, line))
     # A goal the run cannot reach in its -d: it runs its length, says how far each figure got, exit 0.
     r = rafale("-c", 4, "-t", 1, "-d", "1500ms", "--precision", "p99.9:0.1%,rps:50%", srv.url("/delay/5"))
