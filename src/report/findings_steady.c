@@ -9,6 +9,7 @@
 #include "units.h"
 
 #include <math.h>
+#include <string.h>
 
 /* One figure's trend, and whether it passes the thresholds. */
 struct drift {
@@ -178,6 +179,15 @@ void findings_not_steady(struct ctx *c)
     } else {
         say(f->advice, sizeof(f->advice), "it sped up as it ran, past its start: still warming (caches, a JIT, a "
             "pool growing); warm up longer (--warmup) or run longer");
+    }
+    /* Without the machine's figures (a server on this host, not watched:
+     * its CPU is in the machine's), other processes may have moved the
+     * seconds as well: a healthy serve read 122 000 falling to 45 000
+     * req/s while a build started beside it. Said, not guessed away. */
+    if (!c->in->noise.known) {
+        size_t len = strlen(f->advice);
+        snprintf(f->advice + len, sizeof(f->advice) - len, "; or other processes took the CPUs as it went (not "
+                 "measured here: --monitor the server, and noisy_neighbour tells)");
     }
     ev(f, "seconds", n * per);
     if (dr.judged)
