@@ -20,6 +20,12 @@ def udp_port():
     return port
 
 
+def udp_bound(port):
+    """Whether a UDP socket of this host is bound to port (/proc/net/udp)."""
+    with open("/proc/net/udp") as f:
+        return any(int(line.split()[1].split(":")[1], 16) == port for line in f.readlines()[1:])
+
+
 class Gtls:
     """ngtcp2's example HTTP/3 server on a free UDP port, serving a folder; stop() returns the requests it began."""
 
@@ -34,8 +40,12 @@ class Gtls:
         self.p = subprocess.Popen(["gtlsserver", "--no-quic-dump", "--no-http-dump", "-d", self.www, "127.0.0.1",
                                    str(self.port), os.path.join(d, "srv.key"), os.path.join(d, "srv.pem")],
                                   stdout=self.log, stderr=subprocess.STDOUT)
-        time.sleep(0.3)
-        check(self.p.poll() is None, "gtlsserver started")
+        # Until its UDP port is bound (/proc/net/udp): a fixed 0.3 s was too little on a loaded machine, and a run
+        # whose first contact finds nothing there stops at once (exit 4, no result).
+        deadline = time.monotonic() + 10
+        while self.p.poll() is None and time.monotonic() < deadline and not udp_bound(self.port):
+            time.sleep(0.02)
+        check(self.p.poll() is None and udp_bound(self.port), "gtlsserver started, its port bound")
 
     def url(self, path="/index.html"):
         return "https://127.0.0.1:%d%s" % (self.port, path)
