@@ -80,6 +80,17 @@ static void bad_files_refused(void)
           "\n  \"summary\": {\"protocol\": \"http/1.1\", \"requests\": \"many\",", "requests" },
         { "\n  \"latency\": {\"count\": 150, \"min_us\": 1247.284", "\n  \"latency\": {\"count\": 150, \"min_us\": 100.0",
           "min_us" },
+        /* The keys issue 41 added, each refused when it cannot be: a probe of more answers than requests, an
+         * interval whose low is above its high, a precision goal that is not a share. */
+        { "\n  \"summary\": {\"protocol\"",
+          "\n  \"probe\": {\"requests\": 2, \"answered\": 5, \"failed\": 0, \"bad\": 0, \"elapsed_s\": 0.1, "
+          "\"latency_p50_us\": 5.0, \"latency_min_us\": 4.0, \"targets\": [{\"answered\": 5, \"latency_p50_us\": 5.0, "
+          "\"latency_min_us\": 4.0}]},\n  \"summary\": {\"protocol\"", "probe.requests" },
+        { "\n  \"summary\": {\"protocol\": \"http/1.1\", \"requests\": 150,",
+          "\n  \"intervals\": {\"batches\": 10, \"batch_s\": 0.1},\n  \"summary\": {\"rps_ci\": [9, 1], "
+          "\"protocol\": \"http/1.1\", \"requests\": 150,", "summary.rps_ci" },
+        { "\n  \"summary\": {\"protocol\"", "\n  \"precision\": {\"goal\": {\"p99\": 7}},\n  \"summary\": {\"protocol\"",
+          "precision.p99" },
     };
     char path[] = "/tmp/rafale-test-report-load-XXXXXX";
     int fd = mkstemp(path);
