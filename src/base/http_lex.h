@@ -67,21 +67,27 @@ static inline int lex_field_char(char c)
 }
 
 /* The end of a run of field characters starting at s[i] (n at most): eight
- * bytes at a time while none is a control character or DEL (a word with
- * one, HTAB included, is finished byte by byte). */
+ * bytes at a time while none is a control character or DEL; in the word
+ * that holds one, the bytes before the first are skipped at once (the
+ * flags are exact per byte), and from it on byte by byte (HTAB is one). */
 static inline size_t lex_field_run(const char *s, size_t i, size_t n)
 {
     const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL, highs = 0x8080808080808080ULL;
     while (i + 8 <= n) {
-        uint64_t x, lt, del;
+        uint64_t x, lt, del, stop;
         memcpy(&x, s + i, 8);
         /* Per byte, without carries from one byte into the next (no sum
          * passes 0xdf): high bit of lt clear where the byte is below 0x20;
          * high bit of del set where it is 0x7f. */
         lt = ((x & low7) + 0x6060606060606060ULL) | x;
         del = ((x & low7) + 0x0101010101010101ULL) & ~x;
-        if (((~lt) | del) & highs)
+        stop = ((~lt) | del) & highs;
+        if (stop) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            i += (size_t)__builtin_ctzll(stop) >> 3;
+#endif
             break;
+        }
         i += 8;
     }
     while (i < n && lex_field_char(s[i]))
