@@ -2,6 +2,13 @@
 # test (unit, integration, and the same under ASan+UBSan), `make demo` shows
 # a short benchmark of the built-in server.
 
+# As many jobs as CPUs unless the command line says (-j1 to read one
+# compiler's errors alone): `make demo` and `make test` on a fresh clone
+# build both builds at once rather than a file at a time.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 CC      ?= cc
 # -flto: the engine is split in files along its seams (conn, http1, record);
 # link-time optimization inlines across them again.
@@ -114,10 +121,12 @@ build/int/test_http_req: tests/serve/test_http_req.c tests/t.h src/serve/http_re
 build/int/test_accesslog: tests/base/test_accesslog.c tests/t.h src/base/accesslog.c src/base/accesslog.h | build/int
 	$(INTSAN) $(INC_base) -o $@ tests/base/test_accesslog.c src/base/accesslog.c
 
-# rafale-mpi: the same sources with the MPI glue (src/cli/mpi_glue.c) compiled
-# in by mpicc; the plain rafale never links MPI. `make mpi` installs MPICH.
+# rafale-mpi: the same objects but the three that -DRAFALE_MPI changes (the
+# MPI glue, its command and main), compiled by mpicc; the plain rafale never
+# links MPI. `make mpi` installs MPICH.
 MPICC   ?= mpicc
-MPIOBJ   = $(SRC:src/%.c=build/mpi/%.o)
+MPISRC   = $(filter src/cli/mpi_glue.c src/cli/cmd_mpi.c src/cli/main.c,$(SRC))
+MPIOBJ   = $(filter-out $(MPISRC:src/%.c=build/%.o),$(OBJ)) $(MPISRC:src/%.c=build/mpi/%.o)
 
 mpi:
 	@sh scripts/deps.sh mpich libmpich-dev
