@@ -794,7 +794,11 @@ def findings_not_steady():
         check(ev.get("rps_change_pct", 0) < 0, "slowing: the throughput fell with it (%s)" % ev)
         check("slows as it runs" in f["advice"] and "leak" in f["advice"], "slowing: the advice (%s)" % f["advice"])
     # Healthy, 10 s each: rafale serve in a closed loop and at a rate, nginx at a rate. The machine's noise
-    # (noisy_neighbour) silences the rule: the other findings are not this test's.
+    # (noisy_neighbour) silences the rule: the other findings are not this test's. In the plain build alone: the
+    # rule's code on a healthy run is the code the slowing run went through above under ASan, and these 30 s are
+    # about the statistics' false alarms, which ASan's slower binary does not change.
+    if SANITIZED:
+        return
     srv = Serve(threads=1)
     ng = Nginx()
     try:
