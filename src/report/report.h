@@ -82,6 +82,8 @@ uint64_t report_server_memory(const struct monitor_result *m, const char **label
 /* What the measure called label counts, in a line ("" for RSS). */
 const char *report_memory_meaning(const char *label);
 
+/* The idle probe's sentence into buf ("" when there was none). */
+const char *report_probe_text(const struct run_probe *p, char *buf, size_t n);
 /* How the reports name URL i: its "# name:", "METHOD URL" for a target of
  * its own, or the URL as typed; the row of the targets past
  * FIGURES_TARGETS is "(N other targets)". */

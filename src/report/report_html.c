@@ -393,7 +393,7 @@ int report_html(FILE *f, const struct run_result *res)
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i;
     int k;
-    char b1[32];
+    char b1[32], pb[1024];
 
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
                "<style>" STYLE "</style></head><body>\n");
@@ -407,6 +407,11 @@ int report_html(FILE *f, const struct run_result *res)
     if (cfg->rate > 0)
         html_printf(f, ", %.1f req/s (constant rate)", cfg->rate);
     html_printf(f, ", %s.</p>\n", cfg->method);
+    if (*report_probe_text(&res->probe, pb, sizeof(pb))) {
+        html_printf(f, "<p>");
+        html_text(f, pb);
+        html_printf(f, "</p>\n");
+    }
     if (r->interrupted)
         html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
     problems_block(f, cfg, s);

@@ -150,7 +150,8 @@ def findings_queueing_measured_alone():
     # wait too (about 50 / 4 x 20 ms), the old estimate of the server's own time. The idle probe measured it alone
     # before the load: its 8 answers one at a time, about 20 ms.
     srv = FServer("slow")
-    r = rafale("-c", 50, "-d", "2s", "--warmup", "1s", srv.url())
+    html = os.path.join(TMP, "probe.html")
+    r = rafale("-c", 50, "-d", "2s", "--warmup", "1s", "--html", html, srv.url())
     srv.stop()
     j = r.j
     p = j.get("probe")
@@ -171,6 +172,9 @@ def findings_queueing_measured_alone():
     check(finding(j, "server_waiting") is None, "alone: the queue explains the wait")
     check(re.search(r"^Alone, before the load: %d requests? one at a time on one connection, not counted: p50 "
                     % (p and p["requests"]), r.out, re.M), "alone: the text's line (%s)" % r.out[:600])
+    line = [l for l in r.out.splitlines() if l.startswith("Alone, before the load:")]
+    page = open(html).read() if os.path.exists(html) else ""
+    check(line and "<p>%s</p>" % line[0] in page, "alone: the HTML says the text's line (%s)" % line)
 
 
 def fmt_ms(us):
