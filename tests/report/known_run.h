@@ -20,7 +20,7 @@
 #define KNOWN_CMD "/usr/bin/srv --name=<script>alert(1)</script>"
 #define KNOWN_SUMMARY "the server said <i>\"busy\"</i> & closed"
 
-static void known_stats(struct stats *s)
+static inline void known_stats(struct stats *s)
 {
     uint64_t v;
     stats_init(s);
@@ -39,7 +39,7 @@ static void known_stats(struct stats *s)
 
 /* res: the known run, its configuration in *cfg (config_free it, then
  * result_free res with res->cfg cleared). */
-static int known_run(struct run_result *res, struct config *cfg)
+static inline int known_run(struct run_result *res, struct config *cfg)
 {
     char err[256];
     struct finding *f;
@@ -93,7 +93,7 @@ static int known_run(struct run_result *res, struct config *cfg)
     return 0;
 }
 
-static void known_free(struct run_result *res, struct config *cfg)
+static inline void known_free(struct run_result *res, struct config *cfg)
 {
     res->cfg = NULL;
     result_free(res);
@@ -101,7 +101,7 @@ static void known_free(struct run_result *res, struct config *cfg)
 }
 
 /* What fn wrote of res, as a string (free it). */
-static char *known_written(int (*fn)(FILE *, const struct run_result *), const struct run_result *res, int *rc)
+static inline char *known_written(int (*fn)(FILE *, const struct run_result *), const struct run_result *res, int *rc)
 {
     char *text = NULL;
     size_t len;
