@@ -112,4 +112,13 @@ static inline char *known_written(int (*fn)(FILE *, const struct run_result *), 
     return text;
 }
 
+/* The known run made and written by fn: its text (free it), NULL when the
+ * run could not be made; fn's return in *rc. */
+static inline char *known_report(int (*fn)(FILE *, const struct run_result *), struct run_result *res,
+                                 struct config *cfg, int *rc)
+{
+    *rc = -1;
+    return known_run(res, cfg) == 0 ? known_written(fn, res, rc) : NULL;
+}
+
 #endif

@@ -105,30 +105,58 @@ static json_t *saved(const struct run_result *r)
     return j;
 }
 
+/* A run of two shards: each one's result and its saved JSON, and the
+ * whole run's totals and seconds. */
+struct run2 {
+    struct run_result sh[2];
+    json_t *saved[2];
+    struct stats one;
+    struct hist sec[SECONDS + 1];
+};
+
+/* Shard 1 with threads of its own (still one workload). */
+static void run2_make(struct run2 *r, uint32_t threads1)
+{
+    uint32_t s, k;
+    stats_init(&r->one);
+    for (s = 0; s <= SECONDS; s++)
+        hist_init_bits(&r->sec[s], TL_SUB_BITS);
+    for (k = 0; k < 2; k++) {
+        shard(&r->sh[k], k, k ? threads1 : 2, &r->one, r->sec);
+        r->saved[k] = saved(&r->sh[k]);
+    }
+}
+
+static void run2_free(struct run2 *r)
+{
+    uint32_t s, k;
+    for (k = 0; k < 2; k++) {
+        json_decref(r->saved[k]);
+        r->sh[k].cfg = NULL; /* the test's */
+        result_free(&r->sh[k]);
+    }
+    stats_fini(&r->one);
+    for (s = 0; s <= SECONDS; s++)
+        hist_fini(&r->sec[s]);
+}
+
 static void two_shards_are_one_run(void)
 {
-    struct run_result a, b, m;
-    struct stats one;
-    struct hist one_sec[SECONDS + 1];
-    json_t *roots[2];
+    static struct run2 run;
+    struct run_result m, *a = &run.sh[0], *b = &run.sh[1];
+    const struct hist *one_sec = run.sec;
     const char *names[2] = { "a.json", "b.json" };
     char err[512] = "";
     uint32_t s;
     int k, same = 1;
-    stats_init(&one);
-    for (s = 0; s <= SECONDS; s++)
-        hist_init_bits(&one_sec[s], TL_SUB_BITS);
-    shard(&a, 0, 2, &one, one_sec);
-    shard(&b, 1, 3, &one, one_sec); /* another thread count: still one workload */
-    roots[0] = saved(&a);
-    roots[1] = saved(&b);
-    CHECKF(merge_shards(roots, names, 2, &m, err, sizeof(err)) == 0, "%s", err);
+    run2_make(&run, 3);
+    CHECKF(merge_shards(run.saved, names, 2, &m, err, sizeof(err)) == 0, "%s", err);
     {
         const struct stats *t = &m.fig.total;
-        const struct hist *h = &t->h[H_LATENCY], *w = &one.h[H_LATENCY];
-        CHECK(t->completed == a.fig.total.completed + b.fig.total.completed && t->completed == 141 + 231);
-        CHECK(t->started == one.started && stats_errors(t) == 2 && t->errors[ERR_RESET] == 2);
-        CHECK(t->status[200] == one.status[200] && t->status[503] == 5 && t->bad_status == 5);
+        const struct hist *h = &t->h[H_LATENCY], *w = &run.one.h[H_LATENCY];
+        CHECK(t->completed == a->fig.total.completed + b->fig.total.completed && t->completed == 141 + 231);
+        CHECK(t->started == run.one.started && stats_errors(t) == 2 && t->errors[ERR_RESET] == 2);
+        CHECK(t->status[200] == run.one.status[200] && t->status[503] == 5 && t->bad_status == 5);
         CHECK(t->bytes_received == 1000 * t->completed && t->conns_opened == 7);
         CHECK(h->total == w->total && h->min == w->min && h->max == w->max && h->max >= 40000000);
         for (k = 1; k <= 999; k++)
@@ -163,7 +191,7 @@ static void two_shards_are_one_run(void)
     /* In the order given or not: the same. */
     {
         struct run_result m2;
-        json_t *rev[2] = { roots[1], roots[0] };
+        json_t *rev[2] = { run.saved[1], run.saved[0] };
         const char *rn[2] = { "b.json", "a.json" };
         CHECK(merge_shards(rev, rn, 2, &m2, err, sizeof(err)) == 0);
         CHECK(m2.fig.total.completed == m.fig.total.completed && m2.fig.elapsed_s == 3.75 &&
@@ -171,14 +199,7 @@ static void two_shards_are_one_run(void)
         result_free(&m2);
     }
     result_free(&m);
-    json_decref(roots[0]);
-    json_decref(roots[1]);
-    a.cfg = b.cfg = NULL;
-    result_free(&a);
-    result_free(&b);
-    stats_fini(&one);
-    for (s = 0; s <= SECONDS; s++)
-        hist_fini(&one_sec[s]);
+    run2_free(&run);
 }
 
 /* merge_shards' message for roots (names "a.json", "b.json", ...). */
@@ -198,19 +219,12 @@ static const char *refusal(json_t **roots, int n)
 
 static void refused(void)
 {
-    struct run_result a, b;
-    struct stats one;
-    struct hist sec[SECONDS + 1];
+    static struct run2 run;
     json_t *ja, *jb, *r[3];
     const char *e;
-    uint32_t s;
-    stats_init(&one);
-    for (s = 0; s <= SECONDS; s++)
-        hist_init_bits(&sec[s], TL_SUB_BITS);
-    shard(&a, 0, 2, &one, sec);
-    shard(&b, 1, 2, &one, sec);
-    ja = saved(&a);
-    jb = saved(&b);
+    run2_make(&run, 2);
+    ja = run.saved[0];
+    jb = run.saved[1];
 
     r[0] = ja, r[1] = ja;
     e = refusal(r, 2);
@@ -265,14 +279,7 @@ static void refused(void)
         CHECKF(strcmp(e, "b.json is one of 3 shards, a.json one of 2: not the same run") == 0, "'%s'", e);
         json_decref(other);
     }
-    json_decref(ja);
-    json_decref(jb);
-    a.cfg = b.cfg = NULL;
-    result_free(&a);
-    result_free(&b);
-    stats_fini(&one);
-    for (s = 0; s <= SECONDS; s++)
-        hist_fini(&sec[s]);
+    run2_free(&run);
 }
 
 static void config_diff(void)

@@ -16,9 +16,8 @@ static void known_brief(void)
     struct config cfg;
     char *t;
     int rc;
-    CHECK(known_run(&res, &cfg) == 0);
-    t = known_written(report_brief, &res, &rc);
-    CHECK(rc == 0);
+    t = known_report(report_brief, &res, &cfg, &rc);
+    CHECK(t && rc == 0);
     CHECKF(strcmp(t, "Requests      1000 completed, 2 errors, 0 in flight at the end, in 2.00s\n"
                      "Throughput    500.0 req/s\n"
                      "Latency       p50 50us, p99 99us, max 100us\n" BRIEF_REST

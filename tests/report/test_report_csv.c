@@ -26,21 +26,21 @@ static char *csv_of(const uint64_t *us, int n, size_t *len)
     return text;
 }
 
-/* 100 samples of 1..100 us: percentile p is the p-th sample, p us. */
-static void hundred_samples(void)
+/* n samples (100 or 1000), 1..100 us n / 100 times each, in any order:
+ * row p is the sample of rank p% of n, p us (row 0 the least, 1 us). */
+static void samples(int n)
 {
-    uint64_t us[100];
+    uint64_t us[1000];
     char want[4096], *got;
     size_t len, at;
     int i;
-    for (i = 0; i < 100; i++)
-        us[i] = (uint64_t)(100 - i); /* in any order */
+    for (i = 0; i < n; i++)
+        us[i] = (uint64_t)(n == 100 ? 100 - i : i % 100 + 1);
     at = (size_t)snprintf(want, sizeof(want), "Percentage served,Time in ms\n0,0.001\n");
     for (i = 1; i <= 100; i++)
         at += (size_t)snprintf(want + at, sizeof(want) - at, "%d,%d.%03d\n", i, i / 1000, i % 1000);
-    got = csv_of(us, 100, &len);
-    CHECK(len == strlen(want));
-    CHECK(strcmp(got, want) == 0);
+    got = csv_of(us, n, &len);
+    CHECKF(len == strlen(want) && strcmp(got, want) == 0, "%d samples", n);
     if (strcmp(got, want) != 0) {
         char *g = got, *w = want;
         while (*g && *g == *w)
@@ -52,21 +52,14 @@ static void hundred_samples(void)
     free(got);
 }
 
-/* 1000 samples, 1..100 us ten times each: percentile p is ceil(p) us. */
+static void hundred_samples(void)
+{
+    samples(100);
+}
+
 static void thousand_samples(void)
 {
-    uint64_t us[1000];
-    char want[4096], *got;
-    size_t len, at;
-    int i;
-    for (i = 0; i < 1000; i++)
-        us[i] = (uint64_t)(i % 100 + 1);
-    at = (size_t)snprintf(want, sizeof(want), "Percentage served,Time in ms\n");
-    for (i = 0; i <= 100; i++)
-        at += (size_t)snprintf(want + at, sizeof(want) - at, "%d,0.%03d\n", i, i ? i : 1);
-    got = csv_of(us, 1000, &len);
-    CHECK(strcmp(got, want) == 0);
-    free(got);
+    samples(1000);
 }
 
 /* One sample: every row is it; none: every row 0. */

@@ -24,9 +24,8 @@ static void known_page(void)
     char *t;
     size_t n;
     int rc;
-    CHECK(known_run(&res, &cfg) == 0);
-    t = known_written(report_html, &res, &rc);
-    CHECK(rc == 0 && t != NULL);
+    t = known_report(report_html, &res, &cfg, &rc);
+    CHECK(t && rc == 0);
     n = strlen(t);
     CHECK(strncmp(t, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>",
                   88) == 0);

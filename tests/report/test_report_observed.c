@@ -129,7 +129,7 @@ static void reference(void)
     struct machine_ref ref;
     char *t = NULL;
     size_t len;
-    FILE *f = open_memstream(&t, &len);
+    FILE *f;
     memset(&ref, 0, sizeof(ref));
     ref.known = 1;
     ref.when_unix_s = 1700000000; /* 2023-11-14 22:13:20 UTC */
@@ -140,6 +140,7 @@ static void reference(void)
     snprintf(ref.pin, sizeof(ref.pin), "rafale serve on CPU 0");
     snprintf(ref.m.kernel, sizeof(ref.m.kernel), "Linux 6.1");
     ref.m.cpus_online = 1;
+    f = open_memstream(&t, &len);
     report_ref_text(f, &ref, "  ");
     ref.rps_ci[0] = NAN;
     report_ref_text(f, &ref, "");

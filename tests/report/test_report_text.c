@@ -22,13 +22,11 @@ static int has_line(const char *text, const char *line)
 
 static void known_lines(void)
 {
-    struct run_result res;
     struct config cfg;
-    char *t;
+    struct run_result res;
     int rc;
-    CHECK(known_run(&res, &cfg) == 0);
-    t = known_written(report_text, &res, &rc);
-    CHECK(rc == 0 && t);
+    char *t = known_report(report_text, &res, &cfg, &rc);
+    CHECK(t && rc == 0);
     {
         static const char head[] = "rafale: 4 connections on 2 threads, keep-alive, 1000 requests, GET, timeout 10.00s\n"
                                    "  " KNOWN_URL "\n\n";
