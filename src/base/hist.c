@@ -235,10 +235,15 @@ static double bucket_value(const struct hist *h, uint32_t i)
 }
 
 /* The rank (1-based) of the sample at percentile p, 0 < p < 100: the
- * smallest value with at least p% of samples at or below it. */
+ * smallest value with at least p% of samples at or below it. p is a
+ * decimal (7, 99.9) a double holds only nearly, so p / 100 * total lands
+ * a hair above a whole rank (7 / 100.0 * 100 is 7.000000000000001, 99.9 /
+ * 100.0 * 5000 is 4995.000000000001) and ceil took the next sample: the
+ * hair (relative, far below a sample in any run) is taken off first. */
 static uint64_t rank_of(const struct hist *h, double p)
 {
-    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->total);
+    double x = p / 100.0 * (double)h->total;
+    uint64_t rank = (uint64_t)ceil(x - x * 1e-12);
     return rank ? rank : 1;
 }
 

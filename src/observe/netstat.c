@@ -19,9 +19,7 @@
 
 #define TCP_LISTEN_STATE 10 /* include/net/tcp_states.h */
 
-/* In a "Name: k1 k2 ...\nName: v1 v2 ..." file (netstat, snmp), the value
- * of key in the section prefix. Returns 0, or -1 when absent. */
-static int proc_pair(const char *path, const char *prefix, const char *key, uint64_t *out)
+int netstat_pair(const char *path, const char *prefix, const char *key, uint64_t *out)
 {
     char names[8192], vals[8192];
     FILE *f = fopen(path, "r");
@@ -53,13 +51,13 @@ static int proc_pair(const char *path, const char *prefix, const char *key, uint
 int netstat_read(struct netstat_counters *c)
 {
     memset(c, 0, sizeof(*c));
-    if (proc_pair("/proc/net/netstat", "TcpExt:", "ListenOverflows", &c->listen_overflows) != 0 ||
-        proc_pair("/proc/net/netstat", "TcpExt:", "ListenDrops", &c->listen_drops) != 0 ||
-        proc_pair("/proc/net/snmp", "Tcp:", "OutSegs", &c->out_segs) != 0 ||
-        proc_pair("/proc/net/snmp", "Tcp:", "RetransSegs", &c->retrans_segs) != 0)
+    if (netstat_pair("/proc/net/netstat", "TcpExt:", "ListenOverflows", &c->listen_overflows) != 0 ||
+        netstat_pair("/proc/net/netstat", "TcpExt:", "ListenDrops", &c->listen_drops) != 0 ||
+        netstat_pair("/proc/net/snmp", "Tcp:", "OutSegs", &c->out_segs) != 0 ||
+        netstat_pair("/proc/net/snmp", "Tcp:", "RetransSegs", &c->retrans_segs) != 0)
         return -1;
     /* TCPSynRetrans came with Linux 4.x; without it the rest still holds. */
-    proc_pair("/proc/net/netstat", "TcpExt:", "TCPSynRetrans", &c->syn_retrans);
+    netstat_pair("/proc/net/netstat", "TcpExt:", "TCPSynRetrans", &c->syn_retrans);
     c->ok = 1;
     return 0;
 }

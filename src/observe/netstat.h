@@ -49,5 +49,9 @@ void netstat_noise(const struct netstat_obs *o, double client_cpu_s, double elap
                    const struct monitor_result *server, struct machine_noise *out);
 /* Reads the counters now. Returns 0, or -1 (c->ok 0) when unreadable. */
 int netstat_read(struct netstat_counters *c);
+/* In a "Name: k1 k2 ...\nName: v1 v2 ..." file (/proc/net/netstat, snmp),
+ * the value of key in the section prefix ("TcpExt:"). Returns 0, or -1
+ * when absent. */
+int netstat_pair(const char *path, const char *prefix, const char *key, uint64_t *out);
 
 #endif

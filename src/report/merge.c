@@ -112,11 +112,12 @@ static int check_shards(struct run_result *in, const char **names, int n, char *
         const struct run_figures *x = &in[k].fig;
         uint64_t req = 0, errs = 0;
         uint32_t i;
-        /* Stopped once past the totals: a sum of tampered counts could
-         * wrap 64 bits back onto them. */
-        for (i = 0; i < x->nseconds && req <= x->total.completed && errs <= stats_errors(&x->total); i++) {
-            req += x->timeline[i].completed;
-            errs += x->timeline[i].errors;
+        /* Summed to the end (the message says what the timeline counts),
+         * held at 2^64 - 1: a sum of tampered counts could wrap 64 bits
+         * back onto the totals. */
+        for (i = 0; i < x->nseconds; i++) {
+            req = x->timeline[i].completed > UINT64_MAX - req ? UINT64_MAX : req + x->timeline[i].completed;
+            errs = x->timeline[i].errors > UINT64_MAX - errs ? UINT64_MAX : errs + x->timeline[i].errors;
         }
         if (x->nseconds && (req != x->total.completed || errs != stats_errors(&x->total))) {
             err_set(err, errlen, NULL,

@@ -245,8 +245,8 @@ void report_html_server(FILE *f, const struct run_result *res)
     } else {
         html_printf(f, "pid %d and its children", m->pid);
     }
-    html_printf(f, "</h3>\n<p>%u process%s, %u threads at most. CPU %.2f s", m->processes, m->processes == 1 ? "" : "es",
-            m->threads, m->cpu_s);
+    html_printf(f, "</h3>\n<p>%u process%s, %u thread%s at most. CPU %.2f s", m->processes, m->processes == 1 ? "" : "es",
+                m->threads, m->threads == 1 ? "" : "s", m->cpu_s);
     if (completed)
         html_printf(f, ", %s per request", units_fmt_ns(a, sizeof(a), m->cpu_s * 1e9 / (double)completed));
     if (m->has_pss) {

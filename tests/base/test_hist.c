@@ -207,11 +207,39 @@ static void empty_and_fini(void)
     hist_fini(&b); /* safe twice */
 }
 
+/* The percentile's rank is exact for a decimal p: 7% of 100 samples is
+ * the 7th, 99.9% of 5000 the 4995th (p / 100.0 * total lands a hair
+ * above: the next sample was taken). Values below 256 ns are kept exactly. */
+static void exact_ranks(void)
+{
+    struct hist h;
+    double ps[2] = { 7, 99.9 }, got[2];
+    uint64_t v;
+    int bad = 0, p;
+    CHECK(hist_init(&h) == 0);
+    for (v = 1; v <= 100; v++)
+        hist_record(&h, v);
+    for (p = 1; p < 100; p++)
+        bad += hist_percentile(&h, p) != (double)p;
+    CHECKF(bad == 0 && hist_percentile(&h, 7) == 7 && hist_percentile(&h, 55) == 55, "%d wrong, p7 %.0f", bad,
+           hist_percentile(&h, 7));
+    hist_percentiles(&h, ps, 2, got);
+    CHECK(got[0] == 7 && got[1] == 100);
+    hist_reset(&h);
+    hist_record_n(&h, 100, 4995);
+    hist_record_n(&h, 200, 5);
+    CHECKF(hist_percentile(&h, 99.9) == 100, "p99.9 %.0f", hist_percentile(&h, 99.9));
+    hist_percentiles(&h, ps, 2, got);
+    CHECK(got[1] == 100);
+    hist_fini(&h);
+}
+
 /* The percentile as the walk from the bottom through the iterator finds it. */
 static double walked(const struct hist *h, double p)
 {
     struct hist_iter it;
-    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->total), seen = 0;
+    double x = p / 100.0 * (double)h->total;
+    uint64_t rank = (uint64_t)ceil(x - x * 1e-12), seen = 0; /* as hist.c's rank_of */
     if (rank == 0)
         rank = 1;
     for (hist_iter_init(&it, h); hist_iter_next(&it);)
@@ -265,6 +293,7 @@ int main(void)
     T_RUN(held_band);
     T_RUN(clamped);
     T_RUN(walks_agree);
+    T_RUN(exact_ranks);
     T_RUN(coarse);
     T_RUN(hdr_output);
     T_RUN(empty_and_fini);

@@ -1041,7 +1041,8 @@ def union_hist(hists):
 def pct_in_bucket(hist_list, total, p, value):
     """value lies in the bucket where the p-th percentile of hist_list falls (rafale reports a bucket's
     midpoint, clamped to min and max): above the previous non-empty bucket's bound, at most this one's."""
-    rank = max(1, math.ceil(p / 100.0 * total))
+    x = p / 100.0 * total
+    rank = max(1, math.ceil(x - x * 1e-12))  # as hist.c's rank_of: 99.9% of 5000 is the 4995th
     seen, prev = 0, 0.0
     for ub, n in hist_list:
         seen += n
