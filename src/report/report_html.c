@@ -383,6 +383,17 @@ static void per_url_block(FILE *f, const struct config *cfg, const struct run_fi
     free(v);
 }
 
+/* The idle probe's sentence, as the text says it. */
+static void probe_block(FILE *f, const struct run_probe *p)
+{
+    char b[1024];
+    if (*report_probe_text(p, b, sizeof(b))) {
+        html_printf(f, "<p>");
+        html_text(f, b);
+        html_printf(f, "</p>\n");
+    }
+}
+
 int report_html(FILE *f, const struct run_result *res)
 {
     const struct config *cfg = res->cfg;
@@ -393,7 +404,7 @@ int report_html(FILE *f, const struct run_result *res)
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
     uint32_t i;
     int k;
-    char b1[32], pb[1024];
+    char b1[32];
 
     html_printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>rafale report</title>"
                "<style>" STYLE "</style></head><body>\n");
@@ -407,11 +418,7 @@ int report_html(FILE *f, const struct run_result *res)
     if (cfg->rate > 0)
         html_printf(f, ", %.1f req/s (constant rate)", cfg->rate);
     html_printf(f, ", %s.</p>\n", cfg->method);
-    if (*report_probe_text(&res->probe, pb, sizeof(pb))) {
-        html_printf(f, "<p>");
-        html_text(f, pb);
-        html_printf(f, "</p>\n");
-    }
+    probe_block(f, &res->probe);
     if (r->interrupted)
         html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
     problems_block(f, cfg, s);
