@@ -24,6 +24,21 @@ static const char *t_case = "main";
 /* Runs one named test function. */
 #define T_RUN(fn) do { t_case = #fn; fn(); t_case = "main"; } while (0)
 
+/* A fresh folder for a test's files, /tmp/rafale-test-NAME-XXXXXX, into
+ * dir; t_rmdir removes it with all it holds. Returns 0 or -1. */
+static inline int t_mkdir(char dir[64], const char *name)
+{
+    snprintf(dir, 64, "/tmp/rafale-test-%s-XXXXXX", name);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static inline void t_rmdir(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 #define T_END(name) do { \
         printf("%s: %d passed, %d failed\n", name, t_pass, t_fail); \
         return t_fail ? 1 : 0; \

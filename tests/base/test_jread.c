@@ -192,7 +192,8 @@ static void copies_and_defaults(void)
 static void strings_scrubbed_for_a_terminal(void)
 {
     json_t *j = doc("{\"a\": \"red \\u001b[31mtext\\u0007\", \"l\": [\"ok\\tand\\nlines\", {\"b\": \"\\u009bx\"}],"
-                    " \"n\": 5}"), *deep, *at;
+                    " \"n\": 5}"),
+           *deep, *at;
     int i;
     if (j == NULL)
         return;

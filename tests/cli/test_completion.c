@@ -128,13 +128,15 @@ static void fish(void)
     CHECK(strstr(t, "complete -c rafale -f -n '__fish_use_subcommand' -a 'serve diff completion'\n") != NULL);
     CHECK(strstr(t, "complete -c rafale -f -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n") != NULL);
     /* The run's options outside every subcommand; a file, words, a value. */
-    CHECK(line_of(t, "complete -c rafale -n 'not __fish_seen_subcommand_from serve diff completion' -l connections -s c -x",
-                  l, sizeof(l)) != NULL);
+    CHECK(line_of(
+              t, "complete -c rafale -n 'not __fish_seen_subcommand_from serve diff completion' -l connections -s c -x",
+              l, sizeof(l)) != NULL);
     CHECK(line_of(t, "complete -c rafale -n 'not __fish_seen_subcommand_from serve diff completion' -l json -r -F", l,
                   sizeof(l)) != NULL);
     CHECK(line_of(t, "complete -c rafale -n '__fish_seen_subcommand_from serve' -l listen", l, sizeof(l)) != NULL);
-    CHECK(line_of(t, "complete -c rafale -n 'not __fish_seen_subcommand_from serve diff completion' -l arrival -x -a "
-                     "'uniform poisson'",
+    CHECK(line_of(t,
+                  "complete -c rafale -n 'not __fish_seen_subcommand_from serve diff completion' -l arrival -x -a "
+                  "'uniform poisson'",
                   l, sizeof(l)) != NULL);
     free(t);
 }

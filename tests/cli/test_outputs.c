@@ -171,15 +171,12 @@ static void written_and_said(void)
 
 int main(void)
 {
-    char cmd[128];
-    snprintf(dir, sizeof(dir), "/tmp/rafale-test-outputs-XXXXXX");
-    if (mkdtemp(dir) == NULL)
+    if (t_mkdir(dir, "outputs") != 0)
         return 1;
     T_RUN(the_dash_rule);
     T_RUN(writable_before_the_work);
     T_RUN(one_file_two_outputs_refused);
     T_RUN(written_and_said);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
+    t_rmdir(dir);
     T_END("outputs");
 }

@@ -125,8 +125,9 @@ static void differences_named_first_first(void)
     struct alike_answer found, moved, other, bigger, interim;
     char what[32];
     CHECK(fetch("HTTP/1.1 302 Found\r\nLocation: /login\r\nContent-Length: 0\r\n\r\n", 0, ALL, SEC, &found, NULL) == 0);
-    CHECK(fetch("HTTP/1.1 303 See Other\r\nLocation: /login\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello",
-                0, ALL, SEC, &moved, NULL) == 0);
+    CHECK(
+        fetch("HTTP/1.1 303 See Other\r\nLocation: /login\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello",
+              0, ALL, SEC, &moved, NULL) == 0);
     CHECK(fetch("HTTP/1.1 302 Found\r\nLocation:   /signin  \r\nContent-Length: 0\r\n\r\n", 0, ALL, SEC, &other,
                 NULL) == 0);
     CHECK(found.status == 302 && strcmp(found.location, "/login") == 0 && strcmp(other.location, "/signin") == 0);
@@ -134,8 +135,8 @@ static void differences_named_first_first(void)
     CHECK(alike_same(&found, &other, ALL, what, sizeof(what)) == 0 && strcmp(what, "location") == 0);
     /* Fields not asked are not compared. */
     CHECK(alike_same(&found, &other, ALIKE_STATUS, what, sizeof(what)) == 1);
-    CHECK(fetch("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\nhello!", 0, ALL, SEC,
-                &bigger, NULL) == 0);
+    CHECK(fetch("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\nhello!", 0, ALL, SEC, &bigger,
+                NULL) == 0);
     CHECK(fetch("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 6\r\n\r\nhello!", 0, ALL, SEC, &other,
                 NULL) == 0);
     CHECK(alike_same(&bigger, &other, ALL, what, sizeof(what)) == 0 && strcmp(what, "type") == 0);

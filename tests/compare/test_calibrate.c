@@ -107,23 +107,19 @@ static void the_stored_reference_used(void)
     CHECKF(calibrate_save(path, &r, err, sizeof(err)) == 0, "%s", err);
     CHECKF(calibrate_get(&stop, log_line, said, &got, err, sizeof(err)) == 0, "%s", err);
     CHECK(got.known && got.rps == 123456.5 && got.p99_us == 480.5);
-    CHECKF(strstr(said, "calibrate: this machine's reference from ") == said && strstr(said, path) != NULL, "%s",
-           said);
+    CHECKF(strstr(said, "calibrate: this machine's reference from ") == said && strstr(said, path) != NULL, "%s", said);
     unlink(path);
     unsetenv("XDG_CACHE_HOME");
 }
 
 int main(void)
 {
-    char cmd[128];
-    snprintf(dir, sizeof(dir), "/tmp/rafale-test-calibrate-XXXXXX");
-    if (mkdtemp(dir) == NULL)
+    if (t_mkdir(dir, "calibrate") != 0)
         return 1;
     T_RUN(where_it_is_kept);
     T_RUN(saved_and_read_back);
     T_RUN(bad_files_refused);
     T_RUN(the_stored_reference_used);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
+    t_rmdir(dir);
     T_END("calibrate");
 }

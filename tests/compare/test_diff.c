@@ -34,8 +34,7 @@ static void a_clear_win_and_a_clear_loss(void)
     CHECK(strcmp(d.f[0].name, "req/s") == 0 && strcmp(d.f[0].key, "rps") == 0 && d.f[0].higher_better);
     CHECK(strcmp(d.f[1].key, "p50_us") == 0 && !d.f[1].higher_better && strcmp(d.f[2].key, "p99_us") == 0);
     /* The rounds' geometric means, their ratio inside its interval. */
-    CHECKF(fabs(d.f[0].base - 999.9667) < 0.01 && fabs(d.f[0].ratio - 1.5) < 0.001, "%g %g", d.f[0].base,
-           d.f[0].ratio);
+    CHECKF(fabs(d.f[0].base - 999.9667) < 0.01 && fabs(d.f[0].ratio - 1.5) < 0.001, "%g %g", d.f[0].base, d.f[0].ratio);
     CHECK(d.f[0].ci[0] < d.f[0].ratio && d.f[0].ratio < d.f[0].ci[1] && d.f[0].ci[0] > 1.4 && d.f[0].ci[1] < 1.6);
     CHECK(d.f[0].verdict == DIFF_FASTER && d.f[1].verdict == DIFF_FASTER && d.f[2].verdict == DIFF_SLOWER);
     CHECK(d.worse == 1 && d.undecided == 0);
@@ -49,8 +48,8 @@ static void no_change_is_the_same(void)
     int i;
     windows(&base, 3, &now, 3, 0, &d);
     for (i = 0; i < 3; i++)
-        CHECKF(d.f[i].verdict == DIFF_SAME && strcmp(d.f[i].why, "within the threshold") == 0, "%s: %s",
-               d.f[i].name, diff_verdict_name(d.f[i].verdict));
+        CHECKF(d.f[i].verdict == DIFF_SAME && strcmp(d.f[i].why, "within the threshold") == 0, "%s: %s", d.f[i].name,
+               diff_verdict_name(d.f[i].verdict));
     CHECK(d.worse == 0 && d.undecided == 0);
     /* Rounds that count the same requests (resolution 0 then): identical
      * rounds are a point; a coarse count widens throughput's interval past

@@ -37,8 +37,16 @@ static enum cli_result run(const char *line, int sweep, struct config *cfg)
 /* A mistake: CLI_ERROR and err, one line, holding want. */
 static void refused(enum cli_result r, const char *line, const char *want)
 {
-    CHECKF(r == CLI_ERROR && strstr(err, want) != NULL && strchr(err, '\n') == NULL, "%s: got %d '%s', want '%s'",
-           line, r, err, want);
+    CHECKF(r == CLI_ERROR && strstr(err, want) != NULL && strchr(err, '\n') == NULL, "%s: got %d '%s', want '%s'", line,
+           r, err, want);
+}
+
+/* A run's (or sweep's) command line refused with want; its config freed. */
+static void run_refused(const char *line, int sweep, const char *want)
+{
+    struct config c;
+    refused(run(line, sweep, &c), line, want);
+    config_free(&c);
 }
 
 static void a_run(void)
@@ -52,15 +60,11 @@ static void a_run(void)
     CHECKF(run("rafale -c 10 -n 3 http://127.0.0.1:8080/", 0, &c) == CLI_OK, "%s", err);
     CHECK(c.connections == 3 && strstr(notes, "using 3 connections") != NULL);
     config_free(&c);
-    refused(run("rafale -c 10", 0, &c), "no URL", "no URL given (try: rafale -c 10 -d 5s http://127.0.0.1:8080/)");
-    config_free(&c);
-    refused(run("rafale ftp://127.0.0.1/", 0, &c), "ftp", "ftp://127.0.0.1/");
-    config_free(&c);
-    refused(run("rafale -c 0 http://127.0.0.1/", 0, &c), "-c 0", "-c wants a number of connections");
-    config_free(&c);
-    refused(run("rafale --monitor 1 --monitor-cgroup /sys/fs/cgroup http://127.0.0.1/", 0, &c), "monitor",
-            "--monitor and --monitor-cgroup do not go together");
-    config_free(&c);
+    run_refused("rafale -c 10", 0, "no URL given (try: rafale -c 10 -d 5s http://127.0.0.1:8080/)");
+    run_refused("rafale ftp://127.0.0.1/", 0, "ftp://127.0.0.1/");
+    run_refused("rafale -c 0 http://127.0.0.1/", 0, "-c wants a number of connections");
+    run_refused("rafale --monitor 1 --monitor-cgroup /sys/fs/cgroup http://127.0.0.1/", 0,
+                "--monitor and --monitor-cgroup do not go together");
     CHECK(run("rafale --help", 0, &c) == CLI_HELP);
     config_free(&c);
 }
@@ -76,16 +80,11 @@ static void a_sweep(void)
     CHECKF(run("sweep --slo p99<50ms --start 500 --max 800 -d 2s http://127.0.0.1:8080/", 1, &c) == CLI_OK, "%s", err);
     CHECK(c.sweep_start == 500 && c.sweep_max == 800 && c.duration_ns == 2000000000ULL);
     config_free(&c);
-    refused(run("sweep http://127.0.0.1:8080/", 1, &c), "no slo", "rafale sweep needs --slo");
-    config_free(&c);
-    refused(run("sweep --slo p99<50ms -n 100 http://127.0.0.1:8080/", 1, &c), "sweep -n",
-            "rafale sweep chooses the rates itself: drop -R, -n and --stages");
-    config_free(&c);
-    refused(run("sweep --slo p99<50ms -R 100 http://127.0.0.1:8080/", 1, &c), "sweep -R", "drop -R");
-    config_free(&c);
-    refused(run("sweep --slo p99<50ms --start 500 --max 100 http://127.0.0.1:8080/", 1, &c), "max below",
-            "--max is below --start");
-    config_free(&c);
+    run_refused("sweep http://127.0.0.1:8080/", 1, "rafale sweep needs --slo");
+    run_refused("sweep --slo p99<50ms -n 100 http://127.0.0.1:8080/", 1,
+                "rafale sweep chooses the rates itself: drop -R, -n and --stages");
+    run_refused("sweep --slo p99<50ms -R 100 http://127.0.0.1:8080/", 1, "drop -R");
+    run_refused("sweep --slo p99<50ms --start 500 --max 100 http://127.0.0.1:8080/", 1, "--max is below --start");
 }
 
 static enum cli_result replay(const char *line, struct config *cfg)
@@ -94,6 +93,16 @@ static enum cli_result replay(const char *line, struct config *cfg)
     int argc = split(line, argv);
     err[0] = '\0';
     return cli_parse_replay(argc, argv, cfg, err, sizeof(err), notes, sizeof(notes));
+}
+
+/* A replay's command line (fmt with the log's path) refused with want. */
+static void replay_refused(const char *fmt, const char *path, const char *want)
+{
+    struct config c;
+    char line[256];
+    snprintf(line, sizeof(line), fmt, path);
+    refused(replay(line, &c), line, want);
+    config_free(&c);
 }
 
 static void a_replay(void)
@@ -121,28 +130,18 @@ static void a_replay(void)
     CHECK(c.threads == 2 && c.connections == 2 && c.max_connections == 50 && strcmp(c.replay_methods, "GET,POST") == 0);
     config_free(&c);
 
-    refused(replay("replay http://127.0.0.1:8080", &c), "one operand",
-            "rafale replay wants an access log and a URL (try: rafale replay access.log http://127.0.0.1:8080)");
-    config_free(&c);
-    snprintf(line, sizeof(line), "replay %s http://127.0.0.1:8080/api", path);
-    refused(replay(line, &c), "a path",
-            "rafale replay: the URL gives the scheme, host and port (http://127.0.0.1:8080); the paths are the "
-            "log's, not '/api'");
-    config_free(&c);
-    snprintf(line, sizeof(line), "replay --methods get %s http://127.0.0.1:8080", path);
-    refused(replay(line, &c), "lower case",
-            "--methods wants methods in capitals separated by commas (GET,HEAD,POST), not 'get'");
-    config_free(&c);
-    snprintf(line, sizeof(line), "replay --methods GET,,POST %s http://127.0.0.1:8080", path);
-    refused(replay(line, &c), "empty method", "not 'GET,,POST'");
-    config_free(&c);
-    snprintf(line, sizeof(line), "replay --methods ABCDEFGHIJKLMNOPQRSTUVWXYZ %s http://127.0.0.1:8080", path);
-    refused(replay(line, &c), "long method", "--methods wants methods in capitals");
-    config_free(&c);
+    replay_refused("replay http://127.0.0.1:8080", "",
+                   "rafale replay wants an access log and a URL (try: rafale replay access.log http://127.0.0.1:8080)");
+    replay_refused("replay %s http://127.0.0.1:8080/api", path,
+                   "rafale replay: the URL gives the scheme, host and port (http://127.0.0.1:8080); the paths are the "
+                   "log's, not '/api'");
+    replay_refused("replay --methods get %s http://127.0.0.1:8080", path,
+                   "--methods wants methods in capitals separated by commas (GET,HEAD,POST), not 'get'");
+    replay_refused("replay --methods GET,,POST %s http://127.0.0.1:8080", path, "not 'GET,,POST'");
+    replay_refused("replay --methods ABCDEFGHIJKLMNOPQRSTUVWXYZ %s http://127.0.0.1:8080", path,
+                   "--methods wants methods in capitals");
     unlink(path);
-    snprintf(line, sizeof(line), "replay %s http://127.0.0.1:8080", path);
-    refused(replay(line, &c), "no log", "No such file or directory");
-    config_free(&c);
+    replay_refused("replay %s http://127.0.0.1:8080", path, "No such file or directory");
 }
 
 static enum cli_result serve(const char *line, struct serve_config *sc)
@@ -190,15 +189,14 @@ static void subcommands_on_saved_results(void)
     int argc, first;
     memset(&a, 0, sizeof(a));
     argc = split("diff --threshold 10% --json d.json base.json new.json", argv);
-    CHECKF(cli_parse_args(argc, argv, OPT_DIFF, "diff BASE NEW", 2, &a, &first, err, sizeof(err)) == CLI_OK, "%s",
-           err);
+    CHECKF(cli_parse_args(argc, argv, OPT_DIFF, "diff BASE NEW", 2, &a, &first, err, sizeof(err)) == CLI_OK, "%s", err);
     CHECK(first == 5 && a.threshold == 0.1 && strcmp(a.out[OUT_JSON], "d.json") == 0);
     /* An unknown option, said with the synopsis and the nearest one. */
     memset(&a, 0, sizeof(a));
     argc = split("report --hmtl r.html x.json", argv);
-    refused(cli_parse_args(argc, argv, OPT_REPORT, "report [--html F] RESULT.json...", -1, &a, &first, err,
-                           sizeof(err)),
-            "near", "unknown option '--hmtl': did you mean --html? (rafale report [--html F] RESULT.json...)");
+    refused(
+        cli_parse_args(argc, argv, OPT_REPORT, "report [--html F] RESULT.json...", -1, &a, &first, err, sizeof(err)),
+        "near", "unknown option '--hmtl': did you mean --html? (rafale report [--html F] RESULT.json...)");
     argc = split("report --zzzzzz x.json", argv);
     refused(cli_parse_args(argc, argv, OPT_REPORT, "report", -1, &a, &first, err, sizeof(err)), "far",
             "unknown option '--zzzzzz' (rafale report)");

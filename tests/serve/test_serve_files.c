@@ -106,13 +106,10 @@ static void nothing_to_serve_refused(void)
 
 int main(void)
 {
-    char cmd[128];
-    snprintf(dir, sizeof(dir), "/tmp/rafale-test-files-XXXXXX");
-    if (mkdtemp(dir) == NULL)
+    if (t_mkdir(dir, "files") != 0)
         return 1;
     T_RUN(a_directory_read);
     T_RUN(nothing_to_serve_refused);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
+    t_rmdir(dir);
     T_END("serve_files");
 }

@@ -131,8 +131,8 @@ static void ready_made_hello(void)
     CHECK(!eof && is_open() && th.requests == 1);
     /* The ready-made answer is logged as the others are. */
     fflush(srv.log);
-    CHECKF(strstr(logtext, "127.0.0.1:4321 - - [01/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 200 ") == logtext,
-           "%s", logtext);
+    CHECKF(strstr(logtext, "127.0.0.1:4321 - - [01/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 200 ") == logtext, "%s",
+           logtext);
     teardown();
 }
 
@@ -200,7 +200,8 @@ static void http10_and_close(void)
      * reset eats the answer. */
     connect_one();
     a = exchange("GET /close HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\n\r\n", NULL, &eof);
-    CHECKF(strstr(a, "Connection: close\r\n") && strstr(a, "Hello, world\n") && eof && strstr(a + 1, "HTTP/1.1") == NULL,
+    CHECKF(strstr(a, "Connection: close\r\n") && strstr(a, "Hello, world\n") && eof &&
+               strstr(a + 1, "HTTP/1.1") == NULL,
            "%s", a);
     CHECK(is_open() && conn.draining && th.requests == 3);
     close(peer);
