@@ -110,25 +110,6 @@ static void one_file_two_outputs_refused(void)
     CHECK(!outputs_same(a, in_dir(c, "r.out.json")));
 }
 
-/* Runs fn with stderr going to a file; what it said into said. */
-static int said_on_stderr(int (*fn)(void *), void *arg, char *said, size_t n)
-{
-    char path[160];
-    int keep = dup(2), fd = open(in_dir(path, "stderr"), O_RDWR | O_CREAT | O_TRUNC, 0644), rc;
-    ssize_t k;
-    fflush(stderr);
-    dup2(fd, 2);
-    rc = fn(arg);
-    fflush(stderr);
-    dup2(keep, 2);
-    close(keep);
-    k = pread(fd, said, n - 1, 0);
-    said[k > 0 ? k : 0] = '\0';
-    close(fd);
-    unlink(path);
-    return rc;
-}
-
 static const char **hdr_out;
 static struct run_result *hdr_res;
 
@@ -151,7 +132,7 @@ static void written_and_said(void)
     out[OUT_HDR] = in_dir(a, "lat.hdr");
     hdr_out = out;
     hdr_res = &res;
-    CHECK(said_on_stderr(write_hdr, NULL, said, sizeof(said)) == 0 && said[0] == '\0');
+    CHECK(t_stderr(write_hdr, NULL, said, sizeof(said)) == 0 && said[0] == '\0');
     f = fopen(a, "r");
     CHECK(f != NULL);
     n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
@@ -162,7 +143,7 @@ static void written_and_said(void)
     unlink(a);
     /* A file that cannot be opened: said, in one line, with who. */
     out[OUT_HDR] = in_dir(a, "nope/lat.hdr");
-    CHECK(said_on_stderr(write_hdr, NULL, said, sizeof(said)) == -1);
+    CHECK(t_stderr(write_hdr, NULL, said, sizeof(said)) == -1);
     CHECKF(strstr(said, "rafale: cannot write HdrHistogram percentiles to '") == said &&
                strstr(said, "': No such file or directory\n") != NULL && strchr(said, '\n') == said + strlen(said) - 1,
            "%s", said);
