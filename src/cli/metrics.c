@@ -450,8 +450,10 @@ static void serve_one(struct metrics *m, struct pending *q, size_t hl)
  * when answered (q->out NULL: no memory). */
 static int take(struct metrics *m, struct pending *q)
 {
-    const char *why;
-    int status;
+    /* (http_req_parse sets both when it refuses; set here too for gcc's
+     * -flto, which cannot always tell.) */
+    const char *why = "bad request";
+    int status = 400;
     /* (a body is not read: its length does not matter) */
     ssize_t hl = http_req_parse(q->req, q->n, UINT64_MAX, &q->hr, &status, &why);
     if (hl >= 0)

@@ -91,6 +91,20 @@ static int writable(const char *path, const char *opt, int dirs_made, char *err,
     return err_set(err, errlen, NULL, "%s: cannot write '%s': %s", opt, path, strerror(errno));
 }
 
+/* Whether two paths of files not there yet name one place: the same last
+ * name in the same directory ("r.json", "./r.json", "d/../r.json"). */
+static int same_place(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    char da[4096], db[4096];
+    struct stat xa, xb;
+    if (strcmp(sa ? sa + 1 : a, sb ? sb + 1 : b) != 0)
+        return 0;
+    snprintf(da, sizeof(da), "%.*s", sa ? (int)(sa - a) + 1 : 1, sa ? a : ".");
+    snprintf(db, sizeof(db), "%.*s", sb ? (int)(sb - b) + 1 : 1, sb ? b : ".");
+    return stat(da, &xa) == 0 && stat(db, &xb) == 0 && xa.st_dev == xb.st_dev && xa.st_ino == xb.st_ino;
+}
+
 int outputs_same(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -99,7 +113,8 @@ int outputs_same(const char *a, const char *b)
      * take both (/dev/null). */
     if (on_stdout(a) || on_stdout(b) || (ha && !S_ISREG(sa.st_mode)))
         return 0;
-    return strcmp(a, b) == 0 || (ha && hb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+    return strcmp(a, b) == 0 || (ha && hb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) ||
+           (!ha && !hb && same_place(a, b));
 }
 
 int outputs_ready(const char *const out[OUT__COUNT], int dirs_made, char *err, size_t errlen)

@@ -31,7 +31,7 @@
 
 #define ALIKE_MAX (8u << 20)   /* read at most 8 MiB of an answer */
 
-#define FNV_BASIS 1469598103934665603ULL
+#define FNV_BASIS 0xcbf29ce484222325ULL /* 14695981039346656037 */
 
 static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
 {

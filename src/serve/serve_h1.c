@@ -211,9 +211,11 @@ size_t serve_h1_handle(struct sconn *c, const char *data, size_t len)
 
     while (used < len && serve_h1_may_take(c)) {
         struct req r;
-        const char *why;
+        /* (http_req_parse sets both when it refuses; set here too for
+         * gcc's -flto, which cannot always tell.) */
+        const char *why = "bad request";
         size_t before;
-        int status, rc;
+        int status = 400, rc;
         ssize_t n;
 
         if (c->skip) {
