@@ -285,6 +285,16 @@ static const struct opt_def table[] = {
       "the methods replayed (default GET,HEAD,OPTIONS: a log holds no bodies, and a\nreplayed POST or DELETE changes "
       "the server); the others are skipped, counted", "methods separated by commas", 0, 0, RUN(replay_methods), 0, 0,
       NULL },
+    { "from", 0, K_CUSTOM, D_RUN, S_REPLAY, OPT_REPLAY, "T",
+      "replay from T on: 2026-11-24T10:15:00 (UTC unless a zone follows), the log's own\nstamp, or +90s (after its "
+      "first request); the requests before it are dropped, not waited for", "a time such as 2026-11-24T10:15:00, "
+      "24/Nov/2026:10:15:00 +0000, 1700000000.5 or +90s", 0, 0, 0, 0, I_FROM, NULL },
+    { "to", 0, K_CUSTOM, D_RUN, S_REPLAY, OPT_REPLAY, "T", "replay up to T (not included), written as --from's",
+      "a time such as 2026-11-24T10:20:00, 24/Nov/2026:10:20:00 +0000, 1700000300 or +5m", 0, 0, 0, 0, I_TO, NULL },
+    { "loop", 0, K_FLAG, D_RUN, S_REPLAY, OPT_REPLAY, NULL, "at the log's end (or --to), again from its start, its "
+      "times going on; ended by -d\nor --limit", "yes or no", 0, 0, RUN(replay_loop), 1, 0, NULL },
+    { "pattern", 0, K_CUSTOM, D_RUN, S_REPLAY, OPT_REPLAY, "REGEX=NAME", "a row NAME for the paths REGEX matches "
+      "(POSIX extended; repeatable), tried before\nthe automatic patterns", "REGEX=NAME", 0, 0, 0, 0, I_PATTERN, NULL },
 
     /* rafale compare: [settings] keys and command-line flags */
     { "repeat", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N|auto",

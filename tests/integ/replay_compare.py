@@ -1,0 +1,124 @@
+"""rafale replay's window (--from, --to), --loop, the user's own patterns (--pattern REGEX=NAME), and a log
+replayed as a compare workload (replay = FILE)."""
+import json
+import os
+import statistics
+
+import common
+from common import *
+
+T0 = 1700000000.0  # 2023-11-14T22:13:20Z
+
+
+def log_file(name, lines):
+    path = os.path.join(TMP, name)
+    with open(path, "w", newline="") as f:
+        f.write("".join(l + "\n" for l in lines))
+    return path
+
+
+def json_line(t, method, uri):
+    return json.dumps({"msec": "%.3f" % t, "request_method": method, "request_uri": uri, "status": 200})
+
+
+def replay(*args):
+    """rafale replay args, its JSON result: (rc, stderr, json or None)."""
+    jpath = os.path.join(TMP, "replay.json")
+    if os.path.exists(jpath):
+        os.unlink(jpath)
+    rc, out, err = run_raw(["replay", "-q", "--json", jpath] + [str(a) for a in args])
+    j = None
+    if os.path.exists(jpath):
+        with open(jpath) as f:
+            j = json.load(f)
+    return rc, err, j
+
+
+@test
+def replay_window_from_to():
+    # 60 requests 50 ms apart over 3 s; the window [T0 + 2 s, T0 + 2.5 s) holds requests 40 to 49.
+    path = log_file("window.log", [json_line(T0 + i * 0.05, "GET", "/w/%d" % i) for i in range(60)])
+    want = ["/w/%d" % i for i in range(40, 50)]
+    rec = RecServer()
+    try:
+        for frm, to in (("2023-11-14T22:13:22", "2023-11-14T22:13:22.5Z"),  # ISO 8601: UTC unless a zone follows
+                        ("[14/Nov/2023:23:13:22 +0100]", "1700000002.5"),   # the combined stamp; epoch seconds
+                        ("+2s", "+2500ms")):                                 # offsets from the first request
+            rec.records.clear()
+            rc, err, j = replay(path, rec.url(""), "-c", 1, "--from", frm, "--to", to)
+            check(rc == 0, "rc %d: %s" % (rc, err))
+            got = [r[2] for r in rec.records]
+            check(got == want, "--from %s --to %s: exactly the window's requests: %s" % (frm, to, got))
+            check(j is not None and j["summary"]["requests"] == 10 and accounted(j), "10 requests accounted")
+            check("40 requests before --from dropped" in err, "the requests dropped said: " + err)
+            # The 2 s before --from are not waited for: the window's 0.45 s (its first request due at once) and
+            # the run's start, far from the 2.45 s a wait would take.
+            check(j is not None and j["summary"]["elapsed_s"] < 1.5,
+                  "the first request of the window goes at once: the run took %.2f s" %
+                  (j["summary"]["elapsed_s"] if j else -1))
+        rc, out, err = run_raw(["replay", "--from", "yesterday", path, rec.url("")])
+        check(rc == 2 and one_line(err, "--from wants a time"), "a bad --from: one line, exit 2: " + err)
+        rc, out, err = run_raw(["replay", "--from", "+3s", "--to", "+2s", path, rec.url("")])
+        check(rc == 2 and one_line(err, "--to is not after --from"), "an empty window refused: " + err)
+        rec.records.clear()
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--from", "2024-01-01T00:00:00")
+        check(rc == 0 and rec.records == [] and "60 requests before --from dropped" in err,
+              "a window after the log: nothing sent, rc %d: %s" % (rc, err))
+    finally:
+        rec.stop()
+
+
+@test
+def replay_loop():
+    # Five requests 20 ms apart: a pass spans 80 ms, the next begins a mean gap (20 ms) after it.
+    path = log_file("loop.log", [json_line(T0 + i * 0.02, "GET", "/l/%d" % i) for i in range(5)])
+    rec = RecServer()
+    try:
+        rc, out, err = run_raw(["replay", "--loop", path, rec.url("")])
+        check(rc == 2 and one_line(err, "--loop") and "-d or --limit" in err, "--loop alone refused: " + err)
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--loop", "--limit", 12)
+        check(rc == 0, "rc %d: %s" % (rc, err))
+        got = [r[2] for r in rec.records]
+        check(got == ["/l/%d" % (i % 5) for i in range(12)], "--limit 12: the log twice and two more: %s" % got)
+        g = gaps(rec.times)
+        check(abs(statistics.median(g) - 0.02) < 0.005, "20 ms apart: median %.1f ms" % (statistics.median(g) * 1e3))
+        check(0.01 < g[4] < 0.04 and 0.01 < g[9] < 0.04, "the next pass 20 ms after the last: %.1f, %.1f ms" %
+              (g[4] * 1e3, g[9] * 1e3))
+        check("3 passes" in err, "the passes said: " + err)
+        rec.records.clear()
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--loop", "-d", "500ms")
+        n = len(rec.records)
+        check(rc == 0 and 23 <= n <= 26, "-d 500ms: the log looped for 500 ms, 25 requests due: rc %d, %d sent: %s"
+              % (rc, n, err))
+        check(j is not None and accounted(j) and j["summary"]["requests"] == n, "every request accounted")
+    finally:
+        rec.stop()
+
+
+def gaps(times):
+    return [b - a for a, b in zip(times, times[1:])]
+
+
+@test
+def replay_user_patterns():
+    uris = ["/api/v1/users/1", "/api/v2/users/2", "/static/a.css", "/api/v1/users/3?x=1", "/static/b.js",
+            "/x/1", "/x/2", "/y"]
+    path = log_file("patterns.log", [json_line(T0 + i * 0.002, "GET", u) for i, u in enumerate(uris)])
+    rec = RecServer()
+    try:
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--pattern", "^/api/v[0-9]+/users/=users",
+                            "--pattern", r"\.(css|js)$=static")
+        check(rc == 0, "rc %d: %s" % (rc, err))
+        rows = {u.get("name"): u["summary"]["requests"] for u in j["per_url"]} if j else {}
+        check(rows.get("users") == 3 and rows.get("static") == 2,
+              "the user's rows, named, with their requests (the query aside): %s" % rows)
+        check(rows.get("/x/{id}") == 2 and sum(rows.values()) == 8,
+              "the automatic patterns for the rest: %s" % rows)
+        names = [u.get("name") for u in j["per_url"]] if j else []
+        check(names[:2] == ["users", "static"], "the user's rows first: %s" % names)
+        for bad, needle in (("(=x", "not an extended regex"), ("^/api", "REGEX=NAME")):
+            rc, out, err = run_raw(["replay", "--pattern", bad, path, rec.url("")])
+            check(rc == 2 and one_line(err, "--pattern") and needle in err,
+                  "--pattern %s refused in one line, exit 2: %s" % (bad, err))
+    finally:
+        rec.stop()
