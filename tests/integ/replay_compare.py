@@ -3,6 +3,8 @@ replayed as a compare workload (replay = FILE)."""
 import json
 import os
 import statistics
+import subprocess
+import sys
 
 import common
 from common import *
@@ -122,3 +124,41 @@ def replay_user_patterns():
                   "--pattern %s refused in one line, exit 2: %s" % (bad, err))
     finally:
         rec.stop()
+
+
+@test
+def compare_replay_workload():
+    # One log, 200 requests 2.5 ms apart (400 req/s for 0.5 s), replayed on two servers at most 2 connections
+    # each: rafale serve keeps up; a server of 10 ms a request (200 req/s at 2 connections) cannot, so its
+    # round lasts about twice as long and its throughput is about half: slower, decided.
+    path = log_file("compare.log", [json_line(T0 + i * 0.0025, "GET", "/bytes/%d" % (i % 50 + 1)) for i in range(200)])
+    ports = [free_port() for _ in range(2)]
+    plan = os.path.join(TMP, "replay.conf")
+    with open(plan, "w") as f:
+        f.write("[settings]\nrepeat = 3\nready-timeout = 5s\n\n"
+                "[server fast]\nstart = exec %s serve --listen 127.0.0.1:%d -t 1\nurl = http://127.0.0.1:%d\n\n"
+                "[server slow]\nstart = exec %s %s sleep --ms 10 --port %d\nurl = http://127.0.0.1:%d\n\n"
+                "[workload log]\nreplay = compare.log\nconnections = 2\npattern = ^/bytes/=items\n"
+                % (RAFALE, ports[0], ports[0], sys.executable, FSERVER, ports[1], ports[1]))
+    jpath = os.path.join(TMP, "replay-compare.json")
+    p = subprocess.run([RAFALE, "compare", "--json", jpath, plan], capture_output=True, text=True, timeout=180)
+    check(p.returncode == 0, "compare runs: rc %d %s %s" % (p.returncode, p.stderr[-600:], p.stdout[-1500:]))
+    if not os.path.exists(jpath):
+        return
+    w = json.load(open(jpath))["compare"]["workloads"][0]
+    cells = {c["name"]: c for c in w["servers"]}
+    fast, slow = cells["fast"], cells["slow"]
+    check(fast["runs"] == 3 and slow["runs"] == 3, "3 rounds on each server: %s %s" % (fast["runs"], slow["runs"]))
+    for c in (fast, slow):
+        check(all(r["summary"]["requests"] == 200 for r in c["run_results"]),
+              "%s: each round replays the whole log, 200 requests: %s" %
+              (c["name"], [r["summary"]["requests"] for r in c["run_results"]]))
+        check(all([u.get("name") for u in r["per_url"]][0] == "items" for r in c["run_results"]),
+              "%s: the log's own pattern names its row" % c["name"])
+    check(fast["rps_median"] > 1.6 * slow["rps_median"],
+          "the fast server keeps the log's pace, the slow one falls behind: %.0f and %.0f req/s" %
+          (fast["rps_median"], slow["rps_median"]))
+    busy = "the machine was busy" in (slow.get("undecided_why") or "")
+    check(slow["verdict"] == "slower" or (busy and slow["verdict"] == "undecided"),
+          "the verdict is decided: slower (%s, %s)" % (slow["verdict"], slow.get("undecided_why")))
+    check("replay compare.log" in p.stdout, "the workload said as a replay: " + p.stdout[:600])
