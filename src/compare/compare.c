@@ -334,20 +334,15 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
     err_set(text, sizeof(text), NULL, "%.*s%s", (int)(bl && server->url[bl - 1] == '/' ? bl - 1 : bl), server->url, wl->path);
     memset(&own, 0, sizeof(own));
     memset(&u, 0, sizeof(u));
-    if (wl->cfg.replay_path) {
-        /* The log's requests, their patterns the targets, on this server. */
-        if (compare_replay_config(&wl->cfg, server->url, &own, err, sizeof(err)) != 0) {
-            config_free(&own);
-            err_set(why, whylen, NULL, "%s", err);
-            return -1;
-        }
-        cfg = own;
-        if (cell->url == NULL)
-            cell->url = strdup(server->url);
-    } else if (wl->cfg.targets_path) {
-        /* The workload's targets, their paths on this server. */
-        if (config_copy(&own, &wl->cfg) != 0 ||
-            targets_load(&own, wl->cfg.targets_path, server->url, err, sizeof(err)) != 0) {
+    if (own_targets) {
+        /* The workload's targets (a replay's: its log's patterns), their paths on this server. */
+        if (wl->cfg.replay_path)
+            rc = compare_replay_config(&wl->cfg, server->url, &own, err, sizeof(err));
+        else if ((rc = config_copy(&own, &wl->cfg)) == 0)
+            rc = targets_load(&own, wl->cfg.targets_path, server->url, err, sizeof(err));
+        else
+            err_set(err, sizeof(err), NULL, "out of memory");
+        if (rc != 0) {
             config_free(&own);
             err_set(why, whylen, NULL, "%s", err);
             return -1;

@@ -9,31 +9,8 @@ import sys
 import common
 from common import *
 
-T0 = 1700000000.0  # 2023-11-14T22:13:20Z
-
-
-def log_file(name, lines):
-    path = os.path.join(TMP, name)
-    with open(path, "w", newline="") as f:
-        f.write("".join(l + "\n" for l in lines))
-    return path
-
-
-def json_line(t, method, uri):
-    return json.dumps({"msec": "%.3f" % t, "request_method": method, "request_uri": uri, "status": 200})
-
-
-def replay(*args):
-    """rafale replay args, its JSON result: (rc, stderr, json or None)."""
-    jpath = os.path.join(TMP, "replay.json")
-    if os.path.exists(jpath):
-        os.unlink(jpath)
-    rc, out, err = run_raw(["replay", "-q", "--json", jpath] + [str(a) for a in args])
-    j = None
-    if os.path.exists(jpath):
-        with open(jpath) as f:
-            j = json.load(f)
-    return rc, err, j
+# The log's helpers of the replay area: T0 is 2023-11-14T22:13:20Z.
+from replay import T0, gaps, json_line, log_file, replay
 
 
 @test
@@ -95,10 +72,6 @@ def replay_loop():
         check(j is not None and accounted(j) and j["summary"]["requests"] == n, "every request accounted")
     finally:
         rec.stop()
-
-
-def gaps(times):
-    return [b - a for a, b in zip(times, times[1:])]
 
 
 @test
