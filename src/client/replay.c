@@ -534,8 +534,7 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen)
             h = (h + 1) & (rp->nnames - 1);
         rp->names[h] = i + 1;
     }
-    if ((k = target_of(rp, "other", 5)) != rp->other || strcmp(target_name(cfg, k), "other") == 0)
-        rp->other = k; /* a --pattern's NAME other: its row takes the others too */
+    rp->other = target_of(rp, "other", 5); /* a --pattern named other is the last target no more */
     if (compile_users(rp, err, errlen) != 0)
         return -1;
     if ((rp->fd = open(cfg->replay_path, O_RDONLY | O_CLOEXEC)) < 0)

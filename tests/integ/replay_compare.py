@@ -91,6 +91,12 @@ def replay_user_patterns():
               "the automatic patterns for the rest: %s" % rows)
         names = [u.get("name") for u in j["per_url"]] if j else []
         check(names[:2] == ["users", "static"], "the user's rows first: %s" % names)
+        # A pattern named other: one row other, the user's paths in it (not the last target: the others too).
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--pattern", "^/x/=other")
+        names = [u.get("name") for u in j["per_url"]] if j else []
+        rows = {u.get("name"): u["summary"]["requests"] for u in j["per_url"]} if j else {}
+        check(rc == 0 and names.count("other") == 1 and rows.get("other") == 2 and sum(rows.values()) == 8,
+              "--pattern ...=other: one row other, holding its paths: %s" % rows)
         for bad, needle in (("(=x", "not an extended regex"), ("^/api", "REGEX=NAME")):
             rc, out, err = run_raw(["replay", "--pattern", bad, path, rec.url("")])
             check(rc == 2 and one_line(err, "--pattern") and needle in err,
