@@ -288,7 +288,7 @@ static const struct opt_def table[] = {
       NULL },
     { "from", 0, K_CUSTOM, D_RUN, S_REPLAY, REPLAYW, "T",
       "replay from T on: 2026-11-24T10:15:00 (UTC unless a zone follows), the log's own\nstamp, or +90s (after its "
-      "first request); the requests before it are dropped, not waited for", "a time such as 2026-11-24T10:15:00, "
+      "first request); the requests before it are dropped,\nnot waited for", "a time such as 2026-11-24T10:15:00, "
       "24/Nov/2026:10:15:00 +0000, 1700000000.5 or +90s", 0, 0, 0, 0, I_FROM, NULL },
     { "to", 0, K_CUSTOM, D_RUN, S_REPLAY, REPLAYW, "T", "replay up to T (not included), written as --from's",
       "a time such as 2026-11-24T10:20:00, 24/Nov/2026:10:20:00 +0000, 1700000300 or +5m", 0, 0, 0, 0, I_TO, NULL },
