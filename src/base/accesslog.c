@@ -6,6 +6,8 @@
 #include "accesslog.h"
 #include "http_lex.h"
 
+#include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const names[] = { [ALOG_AUTO] = "auto", [ALOG_COMBINED] = "combined", [ALOG_COMMON] = "common",
@@ -597,5 +599,46 @@ int accesslog_method_in(const char *list, const char *m)
             return 1;
         p += k + (p[k] == ',');
     }
+    return 0;
+}
+
+/* --- what the user writes --- */
+
+int accesslog_time(const char *s, int64_t *t)
+{
+    size_t n = strlen(s);
+    int whole;
+    if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+        s++;
+        n -= 2;
+    }
+    if (iso_time(s, s + n, t, &whole) == 0 || epoch_time(s, s + n, t, &whole) == 0)
+        return 0;
+    /* clf_time reads its zone and no further: nothing may follow it. */
+    return n == 26 && clf_time(s, s + n, t) == 0 ? 0 : -1;
+}
+
+int accesslog_user_pattern(const char *spec, regex_t *re, char *name, size_t cap, char *why, size_t whylen)
+{
+    const char *eq = strrchr(spec, '=');
+    char rx[1024];
+    int rc;
+    if (eq == NULL || eq == spec || eq[1] == '\0') {
+        snprintf(why, whylen, "wants REGEX=NAME (^/api/v[0-9]+/users=users)");
+        return -1;
+    }
+    if ((size_t)(eq - spec) >= sizeof(rx) || strlen(eq + 1) >= cap) {
+        snprintf(why, whylen, "too long: at most %zu bytes of regex, %zu of name", sizeof(rx) - 1, cap - 1);
+        return -1;
+    }
+    memcpy(rx, spec, (size_t)(eq - spec));
+    rx[eq - spec] = '\0';
+    if ((rc = regcomp(re, rx, REG_EXTENDED | REG_NOSUB)) != 0) {
+        char msg[200];
+        regerror(rc, re, msg, sizeof(msg));
+        snprintf(why, whylen, "'%s' is not an extended regex: %s", rx, msg);
+        return -1;
+    }
+    snprintf(name, cap, "%s", eq + 1);
     return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef RAFALE_ACCESSLOG_H
 #define RAFALE_ACCESSLOG_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,17 @@ size_t accesslog_pattern(const char *target, size_t n, char *out, size_t cap);
 #define ALOG_METHODS_DEFAULT "GET,HEAD,OPTIONS"
 /* Is method m in list (methods separated by commas; NULL: the default)? */
 int accesslog_method_in(const char *list, const char *m);
+
+/* A time the user wrote (--from, --to): ISO 8601 (2026-11-24T10:15:00,
+ * UTC unless a zone follows), a combined log's stamp (24/Nov/2026:10:15:00
+ * +0000, in brackets or not) or seconds since the epoch (1700000000.25).
+ * Returns 0 with ns since the epoch in *t, or -1. */
+int accesslog_time(const char *s, int64_t *t);
+
+/* --pattern REGEX=NAME (the name after the last '='): the regex compiled
+ * (POSIX extended, matched against a request-target's path) into re, the
+ * name into name (cap bytes). Returns 0, or -1 with why (nothing to free). */
+int accesslog_user_pattern(const char *spec, regex_t *re, char *name, size_t cap, char *why, size_t whylen);
 
 /* Days since 1970-01-01 of a date of the proleptic Gregorian calendar. */
 int64_t accesslog_days(int64_t y, unsigned m, unsigned d);

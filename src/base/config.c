@@ -111,6 +111,11 @@ int config_add_check(struct config *cfg, const char *expr)
     return add_kept(cfg, &cfg->check_exprs, &cfg->ncheck_exprs, expr);
 }
 
+int config_add_pattern(struct config *cfg, const char *spec)
+{
+    return add_kept(cfg, &cfg->replay_patterns, &cfg->nreplay_patterns, spec);
+}
+
 /* Re-points a borrowed string of src at a copy kept by dst. */
 static int rekeep(struct config *dst, const char **field)
 {
@@ -140,12 +145,16 @@ int config_copy(struct config *dst, const struct config *src)
     dst->nheaders = 0;
     dst->check_exprs = NULL;
     dst->ncheck_exprs = 0;
+    dst->replay_patterns = NULL;
+    dst->nreplay_patterns = 0;
     dst->body = NULL;
     dst->sources = NULL;
     for (i = 0; i < src->nheaders; i++)
         rc |= config_add_header(dst, src->headers[i]);
     for (i = 0; i < src->ncheck_exprs; i++)
         rc |= config_add_check(dst, src->check_exprs[i]);
+    for (i = 0; i < src->nreplay_patterns; i++)
+        rc |= config_add_pattern(dst, src->replay_patterns[i]);
     if (src->body) {
         dst->body = malloc(src->body_len ? src->body_len : 1);
         if (dst->body)
@@ -466,6 +475,7 @@ void config_free(struct config *cfg)
     free(cfg->tindex);
     free(cfg->headers);
     free(cfg->check_exprs);
+    free(cfg->replay_patterns);
     free(cfg->body);
     free(cfg->sources);
     for (i = 0; i < cfg->nowned; i++)

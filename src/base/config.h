@@ -52,7 +52,16 @@ struct replay_tally {
     uint32_t nskip;
     uint64_t skip_other;
     double span_s;               /* the log's time from its first request replayed to its last, in the log's seconds */
+    uint64_t before;             /* before --from: read and dropped */
+    uint32_t passes;             /* --loop: the passes begun over the log */
     int read_error;              /* errno of a failed read, 0 none */
+};
+
+/* --from / --to: a time of the log (ns since the epoch), or with offset
+ * one from the log's first request (+90s); set 0: not given. */
+struct replay_when {
+    int64_t ns;
+    int set, offset;
 };
 
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
@@ -117,6 +126,10 @@ struct config {
     uint64_t replay_limit;       /* --limit N: its first N requests replayed (0: all) */
     const char *replay_methods;  /* --methods: the methods replayed (default GET,HEAD,OPTIONS) */
     struct replay_tally *replay_tally; /* the caller's, filled by the run */
+    struct replay_when replay_from, replay_to; /* the window of the log replayed: [from, to) */
+    int replay_loop;             /* --loop: at the log's end, again from its start */
+    const char **replay_patterns; /* --pattern REGEX=NAME, tried before the automatic grouping (kept) */
+    uint32_t nreplay_patterns;
     const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
     /* --shard I/N: this process is shard I (0-based) of N. -c, -n, -R,
      * --max-connections and the stage values stay the totals here; the
@@ -202,6 +215,8 @@ int config_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem);
 void *config_own(struct config *cfg, void *p);
 /* Appends a --check expression (kept). Returns 0 or -1 (memory). */
 int config_add_check(struct config *cfg, const char *expr);
+/* Appends a --pattern REGEX=NAME (kept). Returns 0 or -1. */
+int config_add_pattern(struct config *cfg, const char *spec);
 /* Appends a header line ("Name: value", kept). Returns 0 or -1 (memory). */
 int config_add_header(struct config *cfg, const char *h);
 /* A deep copy of src, which must have no URLs yet. Returns 0 or -1. */

@@ -173,6 +173,10 @@ static void say_replay(const struct config *cfg)
     fprintf(stderr, "rafale replay: %llu requests of %llu lines replayed, %.3f s of the log in %.3f s (--speed %g)\n",
             (unsigned long long)t->replayed, (unsigned long long)t->lines, t->span_s,
             t->span_s / (cfg->replay_speed > 0 ? cfg->replay_speed : 1), cfg->replay_speed > 0 ? cfg->replay_speed : 1);
+    if (t->passes > 1)
+        fprintf(stderr, "rafale replay: --loop: %u passes over the log begun\n", t->passes);
+    if (t->before)
+        fprintf(stderr, "rafale replay: %llu requests before --from dropped\n", (unsigned long long)t->before);
     if (t->nskip) {
         fprintf(stderr, "rafale replay: skipped for their method (not in --methods):");
         for (i = 0; i < t->nskip; i++)

@@ -40,7 +40,9 @@ static int safe(const char *m)
 int probe_wanted(const struct config *cfg)
 {
     uint32_t i, h;
-    if (cfg->no_probe || cfg->requests || cfg->duration_ns == 0 || cfg->rate > 0 || cfg->nstages || cfg->shard_count ||
+    /* A replay sends the log's requests alone: a probe's would be none of them. */
+    if (cfg->no_probe || cfg->requests || cfg->duration_ns == 0 || cfg->rate > 0 || cfg->replay_path || cfg->nstages ||
+        cfg->shard_count ||
         cfg->sweep ||
         cfg->start_at > 0 || cfg->cookies || cfg->ntargets == 0 || cfg->ntargets > PROBE_TARGETS)
         return 0;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,12 @@ struct replay_rec {
     uint32_t target, len;
     uint8_t method, head;
     char *path;
+};
+
+/* A --pattern REGEX=NAME: its regex, its target. */
+struct replay_user {
+    regex_t re;
+    uint32_t target;
 };
 
 static void pause_ns(uint64_t ns)
@@ -137,8 +144,9 @@ static int keep_pace(struct replay *rp, uint64_t due)
     }
 }
 
-/* A request, in the log's order, to its worker. Returns -1 when the run is
- * over or --limit is reached. */
+/* A request, in the log's order, to its worker (or dropped, before
+ * --from). Returns -1 when the run is over or --limit is reached, 1 past
+ * --to. */
 static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
 {
     struct replay_tally *ty = rp->tally;
@@ -147,10 +155,23 @@ static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
     struct replay_entry *e;
     uint64_t due;
     if (!rp->have_base) {
+        /* The window, once the log's first request says when it begins. */
+        const struct replay_when *from = &rp->cfg->replay_from, *to = &rp->cfg->replay_to;
         rp->have_base = 1;
-        rp->base_t = t;
+        rp->from_t = !from->set ? INT64_MIN : from->offset ? t + from->ns : from->ns;
+        rp->to_t = !to->set ? INT64_MAX : to->offset ? t + to->ns : to->ns;
+        rp->base_t = from->set ? rp->from_t : t;
     }
-    due = schedule_ns((double)(t - rp->base_t) / rp->speed);
+    if (t < rp->from_t) {
+        ty->before += ty->passes <= 1; /* read, dropped: not waited for */
+        return 0;
+    }
+    if (t >= rp->to_t)
+        return 1; /* the window's end: this pass is over */
+    if (rp->pass_n++ == 0)
+        rp->pass_first = t;
+    rp->pass_last = t;
+    due = schedule_ns((double)(t - rp->base_t + rp->loop_add) / rp->speed);
     if (keep_pace(rp, due) != 0 || (b = filling(rp, r)) == NULL)
         return -1;
     if (b->n == REPLAY_BATCH || REPLAY_BYTES - b->used < rec->len) {
@@ -167,7 +188,7 @@ static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
     e->len = rec->len;
     memcpy(b->bytes + b->used, rec->path, rec->len);
     b->used += rec->len;
-    ty->span_s = (double)(t - rp->base_t) / 1e9;
+    ty->span_s = (double)(t - rp->base_t + rp->loop_add) / 1e9;
     if (++ty->replayed == rp->cfg->replay_limit)
         return -1;
     return 0;
@@ -183,7 +204,8 @@ static int rec_cmp(const void *a, const void *b)
 
 /* The window sorted, and what the log is past by WINDOW_NS handed on (all
  * of it at the end). A second-stamped log's second goes whole, its
- * requests spread evenly over it. Returns -1 when the reader stops. */
+ * requests spread evenly over it. Returns -1 when the reader stops, 1 past
+ * --to. */
 static int flush(struct replay *rp, int final)
 {
     int64_t cut;
@@ -213,7 +235,7 @@ static int flush(struct replay *rp, int final)
         for (; k < rp->npend; k++)
             free(rp->pend[k].path);
         rp->npend = 0;
-        return -1;
+        return rc;
     }
     memmove(rp->pend, rp->pend + i, (rp->npend - i) * sizeof(*rp->pend));
     rp->npend -= i;
@@ -253,7 +275,25 @@ static void skip_method(struct replay_tally *ty, const char *m)
         ty->skip_other++;
 }
 
-/* One line (lineno, 1-based) into the window. Returns -1 when the reader stops. */
+/* The target of the first --pattern matching target's path, or UINT32_MAX. */
+static uint32_t user_target(const struct replay *rp, const char *target, size_t n)
+{
+    static __thread char path[ALOG_TARGET_MAX + 1];
+    size_t k;
+    uint32_t i;
+    if (rp->nuser == 0)
+        return UINT32_MAX;
+    for (k = 0; k < n && target[k] != '?' && target[k] != '#'; k++)
+        path[k] = target[k];
+    path[k] = '\0';
+    for (i = 0; i < rp->nuser; i++)
+        if (regexec(&rp->user[i].re, path, 0, NULL, 0) == 0)
+            return rp->user[i].target;
+    return UINT32_MAX;
+}
+
+/* One line (lineno, 1-based) into the window. Returns -1 when the reader
+ * stops, 1 past --to. */
 static int take_line(struct replay *rp, const char *line, size_t n, uint64_t lineno)
 {
     static __thread char target[ALOG_TARGET_MAX];
@@ -313,21 +353,26 @@ static int take_line(struct replay *rp, const char *line, size_t n, uint64_t lin
     rec->seq = rp->seq++;
     rec->method = (uint8_t)m;
     rec->head = strcmp(r.method, "HEAD") == 0;
-    plen = accesslog_pattern(target, r.target_len, pat, sizeof(pat));
-    rec->target = target_of(rp, pat, plen);
+    rec->target = user_target(rp, target, r.target_len);
+    if (rec->target == UINT32_MAX) {
+        plen = accesslog_pattern(target, r.target_len, pat, sizeof(pat));
+        rec->target = target_of(rp, pat, plen);
+    }
     rp->npend++;
     if (r.t_ns > rp->max_t)
         rp->max_t = r.t_ns;
     return rp->npend >= rp->emit_at ? flush(rp, 0) : 0;
 }
 
-static void *reader_main(void *arg)
+/* The log read once, from where the file is, to its end (or --to).
+ * Returns 0 at its end, 1 past --to, -1 when the reader stops. */
+static int read_pass(struct replay *rp)
 {
-    struct replay *rp = arg;
     uint64_t lineno = 0;
-    int skipping = 0, stop = 0;
+    int skipping = 0, rc = 0;
 
-    while (!stop && !atomic_load(&rp->quit)) {
+    rp->tally->passes++;
+    while (rc == 0 && !atomic_load(&rp->quit)) {
         char *nl;
         ssize_t k;
         if (rp->boff < rp->blen && (nl = memchr(rp->buf + rp->boff, '\n', rp->blen - rp->boff)) != NULL) {
@@ -336,13 +381,13 @@ static void *reader_main(void *arg)
             if (skipping) /* the end of a line longer than the buffer */
                 skipping = 0;
             else
-                stop = take_line(rp, rp->buf + rp->boff, n, lineno) != 0;
+                rc = take_line(rp, rp->buf + rp->boff, n, lineno);
             rp->boff += n + 1;
             continue;
         }
         if (rp->eof) {
             if (rp->boff < rp->blen && !skipping) /* a last line without its newline */
-                stop = take_line(rp, rp->buf + rp->boff, rp->blen - rp->boff, ++lineno) != 0;
+                rc = take_line(rp, rp->buf + rp->boff, rp->blen - rp->boff, ++lineno);
             break;
         }
         /* What is left of the buffer to its front, more read behind it. */
@@ -362,14 +407,45 @@ static void *reader_main(void *arg)
             continue;
         if (k < 0) {
             rp->tally->read_error = errno;
-            break;
+            return -1;
         }
         if (k == 0)
             rp->eof = 1;
         rp->blen += (size_t)k;
     }
-    if (!stop && !atomic_load(&rp->quit))
-        flush(rp, 1);
+    if (rc == 0 && atomic_load(&rp->quit))
+        return -1;
+    return rc == 0 ? flush(rp, 1) : rc;
+}
+
+/* --loop: the next pass from the file's start, its times after this
+ * one's: its span (from the replay's start) and the mean gap between its
+ * requests (a second for a pass of one). Returns 0, or -1 when there is
+ * no next pass (the pass held nothing, or the file cannot be read again). */
+static int again(struct replay *rp)
+{
+    int64_t gap = rp->pass_n > 1 ? (rp->pass_last - rp->pass_first) / (int64_t)(rp->pass_n - 1) : (int64_t)NS_PER_S;
+    int64_t period = rp->pass_last - rp->base_t + gap;
+    if (rp->pass_n == 0)
+        return -1;
+    if (lseek(rp->fd, 0, SEEK_SET) != 0) {
+        rp->tally->read_error = errno;
+        return -1;
+    }
+    rp->loop_add += period > (int64_t)NS_PER_MS ? period : (int64_t)NS_PER_MS;
+    rp->pass_n = 0;
+    rp->blen = rp->boff = 0;
+    rp->eof = 0;
+    rp->max_t = rp->last_t = INT64_MIN;
+    rp->emit_at = 4096;
+    return 0;
+}
+
+static void *reader_main(void *arg)
+{
+    struct replay *rp = arg;
+    while (read_pass(rp) >= 0 && rp->cfg->replay_loop && !atomic_load(&rp->quit) && again(rp) == 0)
+        ;
     publish_all(rp, 1);
     atomic_store(&rp->primed, 1);
     return NULL;
@@ -393,6 +469,24 @@ static int set_methods(struct replay *rp, const char *list, char *err, size_t er
         rp->methods[rp->nmethods][n] = '\0';
         rp->method_len[rp->nmethods++] = n;
         p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* The --pattern regexes, each with its target (its NAME's). */
+static int compile_users(struct replay *rp, char *err, size_t errlen)
+{
+    const struct config *cfg = rp->cfg;
+    if (cfg->nreplay_patterns == 0)
+        return 0;
+    if ((rp->user = calloc(cfg->nreplay_patterns, sizeof(*rp->user))) == NULL)
+        return err_set(err, errlen, NULL, "out of memory");
+    for (; rp->nuser < cfg->nreplay_patterns; rp->nuser++) {
+        struct replay_user *u = &rp->user[rp->nuser];
+        char name[256], why[300];
+        if (accesslog_user_pattern(cfg->replay_patterns[rp->nuser], &u->re, name, sizeof(name), why, sizeof(why)))
+            return err_set(err, errlen, NULL, "--pattern '%s': %s", cfg->replay_patterns[rp->nuser], why);
+        u->target = target_of(rp, name, strlen(name));
     }
     return 0;
 }
@@ -440,6 +534,9 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen)
             h = (h + 1) & (rp->nnames - 1);
         rp->names[h] = i + 1;
     }
+    rp->other = target_of(rp, "other", 5); /* a --pattern named other is the last target no more */
+    if (compile_users(rp, err, errlen) != 0)
+        return -1;
     if ((rp->fd = open(cfg->replay_path, O_RDONLY | O_CLOEXEC)) < 0)
         return err_set(err, errlen, NULL, "%s: %s", cfg->replay_path, strerror(errno));
     posix_fadvise(rp->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -477,6 +574,9 @@ void replay_stop(struct plan *pl)
             free(rp->rings[i].b[k]);
     free(rp->rings);
     free(rp->names);
+    for (i = 0; i < rp->nuser; i++)
+        regfree(&rp->user[i].re);
+    free(rp->user);
     free(rp->buf);
     if (rp->fd >= 0)
         close(rp->fd);

@@ -48,6 +48,7 @@ struct replay_ring {
 };
 
 struct replay_rec;
+struct replay_user;
 struct replay {
     pthread_t thread;
     int started;
@@ -67,6 +68,13 @@ struct replay {
     /* The targets by their name (an endpoint pattern): open addressing,
      * index + 1, 0 empty; other: the target of the patterns without one. */
     uint32_t *names, nnames, other;
+    struct replay_user *user;  /* --pattern, tried first */
+    uint32_t nuser;
+    /* The window (--from, --to) in the log's time, settled by its first
+     * request; --loop: the log's time added to a pass (the passes before
+     * it), and what the pass holds so far. */
+    int64_t from_t, to_t, loop_add, pass_first, pass_last;
+    uint64_t pass_n;
     /* The sorting window: lines in the log's order, sorted by time and
      * handed on once the log is past them by the window. */
     struct replay_rec *pend;

@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "alike.h"
 #include "child.h"
+#include "compare_replay.h"
 #include "duration_auto.h"
 #include "err.h"
 #include "targets.h"
@@ -328,15 +329,20 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
     char text[2048], err[512], p99[32];
     const char *ut[1];
     size_t bl = strlen(server->url);
-    int rc;
+    int rc, own_targets = wl->cfg.targets_path || wl->cfg.replay_path;
 
     err_set(text, sizeof(text), NULL, "%.*s%s", (int)(bl && server->url[bl - 1] == '/' ? bl - 1 : bl), server->url, wl->path);
     memset(&own, 0, sizeof(own));
     memset(&u, 0, sizeof(u));
-    if (wl->cfg.targets_path) {
-        /* The workload's targets, their paths on this server. */
-        if (config_copy(&own, &wl->cfg) != 0 ||
-            targets_load(&own, wl->cfg.targets_path, server->url, err, sizeof(err)) != 0) {
+    if (own_targets) {
+        /* The workload's targets (a replay's: its log's patterns), their paths on this server. */
+        if (wl->cfg.replay_path)
+            rc = compare_replay_config(&wl->cfg, server->url, &own, err, sizeof(err));
+        else if ((rc = config_copy(&own, &wl->cfg)) == 0)
+            rc = targets_load(&own, wl->cfg.targets_path, server->url, err, sizeof(err));
+        else
+            err_set(err, sizeof(err), NULL, "out of memory");
+        if (rc != 0) {
             config_free(&own);
             err_set(why, whylen, NULL, "%s", err);
             return -1;
@@ -381,14 +387,14 @@ static int one_run(const struct compare_file *p, int w, int s, const struct srv 
     /* The run keeps its targets (its results are per target); the
      * others' configuration is the workload's, on the cell's url. */
     res.cfg = NULL;
-    if (wl->cfg.targets_path) {
+    if (own_targets) {
         if ((res.own_cfg = malloc(sizeof(*res.own_cfg))) != NULL)
             *res.own_cfg = own;
         else
             config_free(&own);
         res.cfg = res.own_cfg;
     }
-    if ((wl->cfg.targets_path && res.cfg == NULL) || compare_add_run(cell, &res) != 0) {
+    if ((own_targets && res.cfg == NULL) || compare_add_run(cell, &res) != 0) {
         result_free(&res);
         err_set(why, whylen, NULL, "out of memory");
         return -1;
@@ -430,8 +436,9 @@ static void check_alike(const struct compare_file *p, int w, const atomic_int *s
     int s, ref = -1, k, ncut = 0;
     if (ans == NULL)
         return;
-    if (want == 0 || wl->cfg.targets_path) {
-        snprintf(al->note, sizeof(al->note), "%s", want ? "a targets file: not checked" : "same = no");
+    if (want == 0 || wl->cfg.targets_path || wl->cfg.replay_path) {
+        snprintf(al->note, sizeof(al->note), "%s",
+                 !want ? "same = no" : wl->cfg.replay_path ? "a replay: not checked" : "a targets file: not checked");
         free(ans);
         return;
     }

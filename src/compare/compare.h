@@ -15,7 +15,8 @@
  *                         connections, requests, duration (or auto), close, rate,
  *                         method, header (repeatable), body, body-file,
  *                         content-type, expect, timeout, pipeline,
- *                         http2, streams, ...
+ *                         http2, streams, ...; or replay = FILE (an access
+ *                         log, compare_replay.c) with the keys of a replay
  *
  * A line whose first non-blank character is '#' is a comment; '#' anywhere
  * else is part of the value. */

@@ -2,6 +2,7 @@
  * option table's (opt.c), so it is checked exactly as a command line is
  * and a bad value gets the flag's own words, with FILE:LINE in front. */
 #include "compare.h"
+#include "compare_replay.h"
 #include "proc.h"
 #include "err.h"
 #include "targets.h"
@@ -417,6 +418,18 @@ static int parse_server(struct compare_server *sv, const struct section *sec, co
     return 0;
 }
 
+/* A file the workload names (*field), taken beside the compare file when
+ * relative. Returns 0 or -1 (memory). */
+static int beside(struct config *cfg, const char *file, const char **field)
+{
+    const char *slash = strrchr(file, '/');
+    char full[4096];
+    if ((*field)[0] == '/' || slash == NULL || strcmp(*field, "-") == 0)
+        return 0;
+    snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - file), file, *field);
+    return (*field = config_keep(cfg, full)) ? 0 : -1;
+}
+
 static int parse_workload(struct compare_workload *wl, const struct config *defaults, int dur_auto,
                           const struct compare_settings *over, const struct section *sec, const char *path, char *err,
                           size_t errlen)
@@ -436,6 +449,12 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
                 return bad(err, errlen, path, kv->line, "out of memory");
             continue;
         }
+        if (strcmp(kv->key, "replay") == 0) {
+            if ((wl->cfg.replay_path = config_keep(&wl->cfg, kv->value)) == NULL ||
+                beside(&wl->cfg, path, &wl->cfg.replay_path) != 0)
+                return bad(err, errlen, path, kv->line, "out of memory");
+            continue;
+        }
         r = workload_key(&wl->cfg, &wl->duration_auto, kv, path, err, errlen);
         if (r < 0)
             return -1;
@@ -444,11 +463,12 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
             suggest_init(&s, kv->key);
             opt_suggest(&s, OPT_WORKLOAD);
             suggest_offer(&s, "path");
+            suggest_offer(&s, "replay");
             if (s.best)
                 return bad(err, errlen, path, kv->line, "unknown key '%s' in [workload %s]: did you mean %s?",
                            kv->key, wl->name, s.best);
             return bad(err, errlen, path, kv->line,
-                       "unknown key '%s' in [workload %s] (path, or a run option by its long name: connections, "
+                       "unknown key '%s' in [workload %s] (path, replay, or a run option by its long name: connections, "
                        "requests, duration, close, rate, method, header, body, body-file, content-type, expect, "
                        "timeout, ...; see rafale --help)",
                        kv->key, wl->name);
@@ -456,8 +476,20 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
     }
     if (wl->path == NULL && keep_str(&wl->path, "/") != 0)
         return bad(err, errlen, path, sec->line, "out of memory");
+    for (k = 0; k < sec->nkv; k++) {
+        const char *misfit = compare_replay_misfit(sec->kv[k].key, wl->cfg.replay_path != NULL);
+        if (misfit)
+            return bad(err, errlen, path, sec->kv[k].line, "%s %s", sec->kv[k].key, misfit);
+    }
     if (over && over->warmup_set) /* the command line's, over the file's */
         wl->cfg.warmup_ns = over->warmup_ns;
+    if (wl->cfg.replay_path) {
+        /* The log's end ends a round: no duration of 5 s by default. */
+        if (config_finish(&wl->cfg, why, sizeof(why), notes, sizeof(notes)) != 0 ||
+            compare_replay_check(&wl->cfg, wl->duration_auto, why, sizeof(why)) != 0)
+            return bad(err, errlen, path, sec->line, "[workload %s]: %s", wl->name, why);
+        return 0;
+    }
     if (wl->duration_auto) {
         /* Rounds sized in time: a count would end them first. */
         if (wl->cfg.requests)
@@ -475,15 +507,8 @@ static int parse_workload(struct compare_workload *wl, const struct config *defa
         /* Relative to the compare file; read now, so a mistake stops the compare
          * before any server starts (paths go to each server's url). */
         struct config check;
-        const char *slash = strrchr(path, '/');
-        char full[4096];
         int rc;
-        if (wl->cfg.targets_path[0] != '/' && slash && strcmp(wl->cfg.targets_path, "-") != 0) {
-            snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, wl->cfg.targets_path);
-            if ((wl->cfg.targets_path = config_keep(&wl->cfg, full)) == NULL)
-                return bad(err, errlen, path, sec->line, "out of memory");
-        }
-        if (config_copy(&check, &wl->cfg) != 0)
+        if (beside(&wl->cfg, path, &wl->cfg.targets_path) != 0 || config_copy(&check, &wl->cfg) != 0)
             return bad(err, errlen, path, sec->line, "out of memory");
         rc = targets_load(&check, wl->cfg.targets_path, "http://127.0.0.1:1", why, sizeof(why));
         config_free(&check);

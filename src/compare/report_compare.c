@@ -110,7 +110,13 @@ void report_compare_describe(char *b, size_t n, const struct compare_workload *w
     char d[32];
     size_t u = 0;
 #define ADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
-    if (c->targets_path) {
+    if (c->replay_path) {
+        const char *slash = strrchr(c->replay_path, '/');
+        ADD("replay %s at speed %g, up to %u connections", slash ? slash + 1 : c->replay_path,
+            c->replay_speed > 0 ? c->replay_speed : 1, c->connections_given ? c->connections : 1024);
+        if (c->replay_limit)
+            ADD(", its first %llu requests", (unsigned long long)c->replay_limit);
+    } else if (c->targets_path) {
         const char *slash = strrchr(c->targets_path, '/');
         ADD("targets %s, %u connections, %s", slash ? slash + 1 : c->targets_path, c->connections,
             c->keepalive ? "keep-alive" : "a new connection per request");

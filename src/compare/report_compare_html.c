@@ -455,7 +455,10 @@ static void workloads_table(FILE *f, const struct compare_file *p)
         html_printf(f, "<tr><td>");
         html_text(f, wl->name);
         html_printf(f, "</td><td class=\"l\"><code>");
-        if (c->targets_path) {
+        if (c->replay_path) {
+            html_printf(f, "replay ");
+            html_text(f, c->replay_path);
+        } else if (c->targets_path) {
             html_printf(f, "targets ");
             html_text(f, c->targets_path);
         } else {

@@ -145,13 +145,45 @@ enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, 
     return config_finish(cfg, err, errlen, notes, noteslen) == 0 ? CLI_OK : CLI_ERROR;
 }
 
+int cli_replay_setup(struct config *cfg, const char *url, char *err, size_t errlen)
+{
+    const struct replay_when *from = &cfg->replay_from, *to = &cfg->replay_to;
+    const char *p = cfg->replay_methods;
+    while (p && *p) {
+        size_t n = strcspn(p, ","), i;
+        for (i = 0; i < n && ((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-' || p[i] == '_'); i++)
+            ;
+        if (n == 0 || i < n || n >= ALOG_METHOD_MAX)
+            return err_set(err, errlen, NULL, "--methods wants methods in capitals separated by commas "
+                           "(GET,HEAD,POST), not '%s'", cfg->replay_methods);
+        p += n + (p[n] == ',');
+    }
+    /* Two times of the log, or two offsets, can be told apart now; a time
+     * and an offset only once the log's first request is read. */
+    if (from->set && to->set && from->offset == to->offset && to->ns <= from->ns)
+        return err_set(err, errlen, NULL, "--to is not after --from: the window holds nothing");
+    if (cfg->replay_loop && cfg->duration_ns == 0 && cfg->replay_limit == 0)
+        return err_set(err, errlen, NULL, "--loop replays the log again and again: give -d or --limit to end it");
+    if ((cfg->replay_tally = config_own(cfg, calloc(1, sizeof(*cfg->replay_tally)))) == NULL)
+        return err_set(err, errlen, NULL, "out of memory");
+    if (patterns_load(cfg, url, err, errlen) != 0)
+        return -1;
+    if (cfg->threads == 0)
+        cfg->threads = 1;
+    /* Connections open as the log's concurrency needs them, up to -c. */
+    cfg->max_connections = cfg->connections_given ? cfg->connections : 1024;
+    if (cfg->max_connections < cfg->threads)
+        cfg->max_connections = cfg->threads;
+    cfg->connections = cfg->threads;
+    return 0;
+}
+
 enum cli_result cli_parse_replay(int argc, char **argv, struct config *cfg, char *err, size_t errlen, char *notes,
                                   size_t noteslen)
 {
     struct opt_dst d = { cfg, NULL, NULL, NULL };
     struct url u;
     enum cli_result r;
-    const char *m;
     int first;
 
     config_defaults(cfg);
@@ -166,42 +198,16 @@ enum cli_result cli_parse_replay(int argc, char **argv, struct config *cfg, char
     }
     if (url_parse(argv[first + 1], &u, err, errlen) != 0)
         return CLI_ERROR;
-    m = u.target;
-    if (strcmp(m, "/") != 0) {
+    if (strcmp(u.target, "/") != 0) {
         err_set(err, errlen, NULL, "rafale replay: the URL gives the scheme, host and port (%s://%s:%u); "
-                "the paths are the log's, not '%s'", u.tls ? "https" : "http", u.host, u.port, m);
+                "the paths are the log's, not '%s'", u.tls ? "https" : "http", u.host, u.port, u.target);
         url_free(&u);
         return CLI_ERROR;
     }
     url_free(&u);
     cfg->replay_path = argv[first];
-    if (cfg->replay_methods) {
-        const char *p = cfg->replay_methods;
-        while (*p) {
-            size_t n = strcspn(p, ","), i;
-            for (i = 0; i < n && ((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-' || p[i] == '_'); i++)
-                ;
-            if (n == 0 || i < n || n >= ALOG_METHOD_MAX) {
-                err_set(err, errlen, NULL, "--methods wants methods in capitals separated by commas (GET,HEAD,POST), "
-                        "not '%s'", cfg->replay_methods);
-                return CLI_ERROR;
-            }
-            p += n + (p[n] == ',');
-        }
-    }
-    if ((cfg->replay_tally = config_own(cfg, calloc(1, sizeof(*cfg->replay_tally)))) == NULL) {
-        err_set(err, errlen, NULL, "out of memory");
+    if (cli_replay_setup(cfg, argv[first + 1], err, errlen) != 0)
         return CLI_ERROR;
-    }
-    if (patterns_load(cfg, argv[first + 1], err, errlen) != 0)
-        return CLI_ERROR;
-    if (cfg->threads == 0)
-        cfg->threads = 1;
-    /* Connections open as the log's concurrency needs them, up to -c. */
-    cfg->max_connections = cfg->connections_given ? cfg->connections : 1024;
-    if (cfg->max_connections < cfg->threads)
-        cfg->max_connections = cfg->threads;
-    cfg->connections = cfg->threads;
     return config_finish(cfg, err, errlen, notes, noteslen) == 0 ? CLI_OK : CLI_ERROR;
 }
 

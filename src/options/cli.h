@@ -27,6 +27,11 @@ enum cli_result {
 enum cli_result cli_parse(int argc, char **argv, int sweep, struct config *cfg, char *err, size_t errlen,
                           char *notes, size_t noteslen);
 
+/* A replay's config (replay_path set) made ready to run on url: its
+ * options checked, its targets the log's patterns, its connections opened
+ * as needed. Also a compare's replay workload, on each server's url.
+ * Returns 0, or -1 with why in err. */
+int cli_replay_setup(struct config *cfg, const char *url, char *err, size_t errlen);
 /* Parses `rafale replay [options] ACCESS_LOG URL` (argv[0] being
  * "replay"): the log's busiest endpoint patterns read as targets. */
 enum cli_result cli_parse_replay(int argc, char **argv, struct config *cfg, char *err, size_t errlen, char *notes,

@@ -62,6 +62,7 @@ struct opt_def {
 /* Options of a run that a compare workload may set too. */
 #define LOADW (OPT_RUN | OPT_SWEEP | OPT_WORKLOAD | OPT_REPLAY)
 #define LOAD (OPT_RUN | OPT_SWEEP | OPT_REPLAY)
+#define REPLAYW (OPT_REPLAY | OPT_WORKLOAD) /* a compare workload's with replay = FILE */
 
 
 static const struct opt_def table[] = {
@@ -272,19 +273,29 @@ static const struct opt_def table[] = {
       "a rate from 0.001 to 100000000 per second", RATE_MIN, RATE_MAX, RUN(sweep_max), 0, 0, NULL },
 
     /* rafale replay */
-    { "speed", 0, K_RATE, D_RUN, S_REPLAY, OPT_REPLAY, "X",
+    { "speed", 0, K_RATE, D_RUN, S_REPLAY, REPLAYW, "X",
       "the log's time runs X times faster (2: its requests in half the time; default 1)",
       "a factor from 0.001 to 100000000", RATE_MIN, RATE_MAX, RUN(replay_speed), 0, 0, NULL },
-    { "format", 0, K_TEXT, D_RUN, S_REPLAY, OPT_REPLAY, "F",
+    { "format", 0, K_TEXT, D_RUN, S_REPLAY, REPLAYW, "F",
       "the log's format: combined, common (nginx, Apache) or json (JSON lines: msec or\ntime, request_method and "
       "request_uri); default: told from its first line", "auto, combined, common or json", 0, 0, RUN(replay_format),
       0, 0, NULL },
-    { "limit", 0, K_U64, D_RUN, S_REPLAY, OPT_REPLAY, "N", "replay the log's first N requests only",
+    { "limit", 0, K_U64, D_RUN, S_REPLAY, REPLAYW, "N", "replay the log's first N requests only",
       "a positive number of requests", 1, 1e15, RUN(replay_limit), 0, 0, NULL },
-    { "methods", 0, K_TEXT, D_RUN, S_REPLAY, OPT_REPLAY, "LIST",
+    { "methods", 0, K_TEXT, D_RUN, S_REPLAY, REPLAYW, "LIST",
       "the methods replayed (default GET,HEAD,OPTIONS: a log holds no bodies, and a\nreplayed POST or DELETE changes "
       "the server); the others are skipped, counted", "methods separated by commas", 0, 0, RUN(replay_methods), 0, 0,
       NULL },
+    { "from", 0, K_CUSTOM, D_RUN, S_REPLAY, REPLAYW, "T",
+      "replay from T on: 2026-11-24T10:15:00 (UTC unless a zone follows), the log's own\nstamp, or +90s (after its "
+      "first request); the requests before it are dropped,\nnot waited for", "a time such as 2026-11-24T10:15:00, "
+      "24/Nov/2026:10:15:00 +0000, 1700000000.5 or +90s", 0, 0, 0, 0, I_FROM, NULL },
+    { "to", 0, K_CUSTOM, D_RUN, S_REPLAY, REPLAYW, "T", "replay up to T (not included), written as --from's",
+      "a time such as 2026-11-24T10:20:00, 24/Nov/2026:10:20:00 +0000, 1700000300 or +5m", 0, 0, 0, 0, I_TO, NULL },
+    { "loop", 0, K_FLAG, D_RUN, S_REPLAY, REPLAYW, NULL, "at the log's end (or --to), again from its start, its "
+      "times going on; ended by -d\nor --limit", "yes or no", 0, 0, RUN(replay_loop), 1, 0, NULL },
+    { "pattern", 0, K_CUSTOM, D_RUN, S_REPLAY, REPLAYW, "REGEX=NAME", "a row NAME for the paths REGEX matches "
+      "(POSIX extended; repeatable), tried before\nthe automatic patterns", "REGEX=NAME", 0, 0, 0, 0, I_PATTERN, NULL },
 
     /* rafale compare: [settings] keys and command-line flags */
     { "repeat", 0, K_CUSTOM, D_CMP, S_MISC, OPT_SETTINGS | OPT_COMPARE, "N|auto",

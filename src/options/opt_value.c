@@ -3,6 +3,7 @@
  * addresses, curl's host maps, pass phrases, stages, CPU lists, compare's
  * settings. opt.c's table names each by its id (opt_int.h). */
 #include "opt_int.h"
+#include "accesslog.h"
 #include "compare_settings.h"
 #include "serve_config.h"
 #include "check.h"
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +518,33 @@ static int set_workload(int id, struct config *cfg, const char *v, const char *s
     return 1;
 }
 
+/* rafale replay's window and patterns. Returns 0, -1 with why in err, 1
+ * for a value it does not take, or 2 for another's id. */
+static int set_replay(int id, struct config *cfg, const char *v, const char *shown, char *err, size_t errlen)
+{
+    struct replay_when *w = id == I_FROM ? &cfg->replay_from : &cfg->replay_to;
+    uint64_t ns;
+    if (id == I_PATTERN) {
+        regex_t re;
+        char name[256], why[300];
+        if (accesslog_user_pattern(v, &re, name, sizeof(name), why, sizeof(why)) != 0)
+            return err_set(err, errlen, NULL, "%s '%s': %s", shown, v, why);
+        regfree(&re);
+        return config_add_pattern(cfg, v) == 0 ? 0 : err_set(err, errlen, NULL, "out of memory");
+    }
+    if (id != I_FROM && id != I_TO)
+        return 2;
+    memset(w, 0, sizeof(*w));
+    if (v[0] == '+' && units_parse_duration(v + 1, &ns) == 0 && ns <= INT64_MAX / 2) {
+        w->ns = (int64_t)ns;
+        w->offset = 1;
+    } else if (v[0] == '+' || accesslog_time(v, &w->ns) != 0) {
+        return 1;
+    }
+    w->set = 1;
+    return 0;
+}
+
 /* A compare's settings. Returns 0, -1 with why in err, 1 for a value it
  * does not take (said with the option's `wants`), or 2 for another's id. */
 static int set_compare(int id, struct compare_settings *set, const char *v)
@@ -606,6 +635,8 @@ int opt_value_set(int id, const char *wants, const struct opt_dst *d, const char
         rc = set_compare(id, d->cmp, v);
     if (rc == 2 && d->run && (rc = set_request(id, d->run, v, shown, err, errlen)) == 2)
         rc = set_workload(id, d->run, v, shown, err, errlen);
+    if (rc == 2 && d->run)
+        rc = set_replay(id, d->run, v, shown, err, errlen);
     if (rc == 2)
         return err_set(err, errlen, NULL, "%s cannot be set here", shown);
     if (rc == 1)

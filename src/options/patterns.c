@@ -1,7 +1,8 @@
 /* patterns.c - rafale replay's targets: the endpoint patterns of its log
  * (accesslog_pattern), the busiest of its first lines a target each, so
  * each has its own row and charts in every report; the rest one "other"
- * target. Each replayed request keeps its own method and request-target
+ * target. The user's own (--pattern REGEX=NAME) come first, and the paths
+ * they match are not counted for the automatic ones. Each replayed request keeps its own method and request-target
  * (client/replay.c writes its request line); a target gives the rest of
  * its bytes (Host, -H) and its row. */
 #include "patterns.h"
@@ -10,6 +11,7 @@
 #include "targets.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +32,30 @@ static int busiest(const void *a, const void *b)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* The user's patterns, compiled. */
+struct users {
+    regex_t re[PATTERNS_USER_MAX];
+    char name[PATTERNS_USER_MAX][PATTERN_NAME_MAX];
+    uint32_t n;
+};
+
+/* Does one of the user's patterns match target's path? */
+static int user_match(const struct users *u, const char *target, size_t n)
+{
+    char path[ALOG_TARGET_MAX + 1];
+    uint32_t i;
+    n = strcspn(target, "?#") < n ? strcspn(target, "?#") : n;
+    memcpy(path, target, n);
+    path[n] = '\0';
+    for (i = 0; i < u->n; i++)
+        if (regexec(&u->re[i], path, 0, NULL, 0) == 0)
+            return 1;
+    return 0;
+}
+
 /* Counts the patterns of the log's first lines into k (n kinds). */
-static int scan(const struct config *cfg, struct kind *k, uint32_t *n, char *err, size_t errlen)
+static int scan(const struct config *cfg, const struct users *u, struct kind *k, uint32_t *n, char *err,
+                size_t errlen)
 {
     static char line[65536], target[ALOG_TARGET_MAX];
     enum alog_format f = ALOG_AUTO;
@@ -58,7 +82,7 @@ static int scan(const struct config *cfg, struct kind *k, uint32_t *n, char *err
         if (f == ALOG_AUTO && strspn(line, " \t\r\n") != len)
             f = accesslog_detect(line, len);
         if (accesslog_parse(f, line, len - (len > 0 && line[len - 1] == '\n'), &r, target) != ALOG_OK ||
-            !accesslog_method_in(cfg->replay_methods, r.method))
+            !accesslog_method_in(cfg->replay_methods, r.method) || user_match(u, target, r.target_len))
             continue;
         plen = accesslog_pattern(target, r.target_len, pat, sizeof(pat));
         for (i = 0; i < *n && (strlen(k[i].name) != plen || memcmp(k[i].name, pat, plen) != 0); i++)
@@ -75,21 +99,54 @@ static int scan(const struct config *cfg, struct kind *k, uint32_t *n, char *err
     return 0;
 }
 
+/* Is name one of the targets of cfg already? */
+static int named(const struct config *cfg, const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < cfg->ntargets; i++)
+        if (cfg->targets[i].name && strcmp(cfg->targets[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
 int patterns_load(struct config *cfg, const char *url, char *err, size_t errlen)
 {
     struct kind *k = calloc(SCAN_KINDS, sizeof(*k));
+    struct users *u = calloc(1, sizeof(*u));
     uint32_t n = 0, i;
     int rc = -1;
-    if (k == NULL)
+    if (k == NULL || u == NULL) {
+        free(k);
+        free(u);
         return err_set(err, errlen, NULL, "out of memory");
-    if (scan(cfg, k, &n, err, errlen) != 0)
+    }
+    if (cfg->nreplay_patterns > PATTERNS_USER_MAX) {
+        err_set(err, errlen, NULL, "--pattern: at most %d", PATTERNS_USER_MAX);
+        goto out;
+    }
+    for (; u->n < cfg->nreplay_patterns; u->n++) {
+        char why[300];
+        if (accesslog_user_pattern(cfg->replay_patterns[u->n], &u->re[u->n], u->name[u->n], PATTERN_NAME_MAX, why,
+                                   sizeof(why)) != 0) {
+            err_set(err, errlen, NULL, "--pattern '%s': %s", cfg->replay_patterns[u->n], why);
+            goto out;
+        }
+        if (!named(cfg, u->name[u->n]) && targets_add_named(cfg, url, u->name[u->n], err, errlen) != 0) {
+            u->n++;
+            goto out;
+        }
+    }
+    if (scan(cfg, u, k, &n, err, errlen) != 0)
         goto out;
     qsort(k, n, sizeof(*k), busiest);
     for (i = 0; i < n && i < PATTERNS_MAX; i++)
-        if (targets_add_named(cfg, url, k[i].name, err, errlen) != 0)
+        if (!named(cfg, k[i].name) && targets_add_named(cfg, url, k[i].name, err, errlen) != 0)
             goto out;
-    rc = targets_add_named(cfg, url, PATTERN_OTHER, err, errlen);
+    rc = named(cfg, PATTERN_OTHER) ? 0 : targets_add_named(cfg, url, PATTERN_OTHER, err, errlen);
 out:
+    for (i = 0; i < u->n; i++)
+        regfree(&u->re[i]);
+    free(u);
     free(k);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #define PATTERNS_MAX 12        /* patterns with a row of their own */
+#define PATTERNS_USER_MAX 64   /* --pattern REGEX=NAME, at most */
 #define PATTERN_NAME_MAX 256
 #define PATTERN_OTHER "other"  /* the target of every other pattern */
 

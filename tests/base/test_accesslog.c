@@ -208,6 +208,32 @@ static void formats(void)
     CHECK(accesslog_days(1970, 1, 1) == 0 && accesslog_days(2000, 3, 1) == 11017);
 }
 
+/* --from and --to: ISO 8601, the combined stamp, epoch seconds; nothing else. */
+static void user_times(void)
+{
+    const int64_t t0 = 1700000000LL * 1000000000LL; /* 2023-11-14T22:13:20Z */
+    int64_t t;
+    regex_t re;
+    char name[16], why[200];
+    CHECK(accesslog_time("2023-11-14T22:13:20", &t) == 0 && t == t0);
+    CHECK(accesslog_time("2023-11-14T23:13:20.5+01:00", &t) == 0 && t == t0 + 500000000);
+    CHECK(accesslog_time("14/Nov/2023:22:13:20 +0000", &t) == 0 && t == t0);
+    CHECK(accesslog_time("[14/Nov/2023:21:13:20 -0100]", &t) == 0 && t == t0);
+    CHECK(accesslog_time("1700000000.25", &t) == 0 && t == t0 + 250000000);
+    CHECK(accesslog_time("14/Nov/2023:22:13:20 +0000x", &t) == -1);
+    CHECK(accesslog_time("yesterday", &t) == -1 && accesslog_time("", &t) == -1 && accesslog_time("[]", &t) == -1);
+    CHECK(accesslog_time("2023-13-14T22:13:20", &t) == -1);
+    /* --pattern REGEX=NAME: the name after the last '='. */
+    CHECK(accesslog_user_pattern("^/a=b/=rows", &re, name, sizeof(name), why, sizeof(why)) == 0 &&
+          strcmp(name, "rows") == 0 && regexec(&re, "/a=b/1", 0, NULL, 0) == 0 && regexec(&re, "/a", 0, NULL, 0) != 0);
+    regfree(&re);
+    CHECK(accesslog_user_pattern("(=x", &re, name, sizeof(name), why, sizeof(why)) == -1 && strstr(why, "regex"));
+    CHECK(accesslog_user_pattern("^/a", &re, name, sizeof(name), why, sizeof(why)) == -1);
+    CHECK(accesslog_user_pattern("^/a=", &re, name, sizeof(name), why, sizeof(why)) == -1);
+    CHECK(accesslog_user_pattern("=x", &re, name, sizeof(name), why, sizeof(why)) == -1);
+    CHECK(accesslog_user_pattern("^/a=a-name-much-too-long", &re, name, sizeof(name), why, sizeof(why)) == -1);
+}
+
 int main(void)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -223,5 +249,6 @@ int main(void)
     T_RUN(prefixes);
     T_RUN(patterns);
     T_RUN(formats);
+    T_RUN(user_times);
     T_END("test_accesslog");
 }

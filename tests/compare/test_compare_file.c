@@ -187,6 +187,9 @@ static void errors_name_their_line(void)
         { "[settings]\nrepaet = 3\n", "", ":2: unknown key 'repaet' in [settings]: did you mean repeat?" },
         { "[settings]\nbaseilne = a\n", "", ":2: unknown key 'baseilne' in [settings]: did you mean baseline?" },
         { "[settings]\ntimout = 1s\n", "", ":2: unknown key 'timout' in [settings]: did you mean timeout?" },
+        { "", "replya = a.log\n", ":5: unknown key 'replya' in [workload w]: did you mean replay?" },
+        { "", "speeed = 2\n", ":5: unknown key 'speeed' in [workload w]: did you mean speed?" },
+        { "[settings]\nlimt = 9\n", "", ":2: unknown key 'limt' in [settings]: did you mean limit?" },
     };
     const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
     char plan[512];
@@ -369,6 +372,46 @@ static void duration_auto(void)
                 ":2: max-duration wants a duration from 100ms such as 10s, not '50ms'");
 }
 
+/* replay = FILE: beside the compare file, with the keys of a replay and no
+ * other; its log read before any server starts. */
+static void replay_workload(void)
+{
+    const char *srv = "[server a]\nstart = true\nurl = http://127.0.0.1:1\n";
+    char log[80], plan[512];
+    const char *e;
+    struct compare_file p;
+    FILE *f;
+    snprintf(log, sizeof(log), "%s.log", path);
+    f = fopen(log, "w");
+    fputs("{\"msec\": \"1700000000.000\", \"request_method\": \"GET\", \"request_uri\": \"/a/1\"}\n", f);
+    fclose(f);
+    write_plan("%s[workload r]\nreplay = %s\nspeed = 2\nlimit = 10\nmethods = GET,HEAD\nfrom = +1s\n"
+               "connections = 8\npattern = ^/a/=a\n", srv, strrchr(log, '/') + 1);
+    e = parse(&p, NULL);
+    CHECKF(e[0] == '\0', "%s", e);
+    CHECK(p.nworkloads == 1 && strcmp(p.workloads[0].cfg.replay_path, log) == 0);
+    CHECK(p.workloads[0].cfg.replay_speed == 2 && p.workloads[0].cfg.replay_limit == 10 &&
+          p.workloads[0].cfg.replay_from.set && p.workloads[0].cfg.nreplay_patterns == 1);
+    /* No 5 s by default (the log's end ends a round), no warm-up (all of the log measured). */
+    CHECK(p.workloads[0].cfg.duration_ns == 0 && p.workloads[0].cfg.warmup_ns == 0);
+    compare_file_free(&p);
+    snprintf(plan, sizeof(plan), "%s[workload w]\nreplay = %s\npath = /x\n", srv, log);
+    check_error(plan, ":6: path does not go with replay = FILE");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nrate = 10\nreplay = %s\n", srv, log);
+    check_error(plan, ":5: rate does not go with replay = FILE");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nspeed = 2\n", srv);
+    check_error(plan, ":5: speed goes with replay = FILE alone");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nreplay = /nonexistent.log\n", srv);
+    check_error(plan, ":4: [workload w]: /nonexistent.log: No such file");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nreplay = %s\nloop = yes\n", srv, log);
+    check_error(plan, ":4: [workload w]: --loop replays the log again and again: give -d or --limit");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nreplay = %s\nduration = auto\n", srv, log);
+    check_error(plan, ":4: [workload w]: duration = auto lengthens the rounds");
+    snprintf(plan, sizeof(plan), "%s[workload w]\nreplay = %s\npattern = (=x\n", srv, log);
+    check_error(plan, ":6: pattern '(=x': '(' is not an extended regex");
+    unlink(log);
+}
+
 int main(void)
 {
     snprintf(path, sizeof(path), "/tmp/rafale-plan-%d.conf", (int)getpid());
@@ -379,6 +422,7 @@ int main(void)
     T_RUN(control_bytes_refused);
     T_RUN(tls_keys_need_an_https_server);
     T_RUN(duration_auto);
+    T_RUN(replay_workload);
     unlink(path);
     T_END("test_compare_file");
 }
