@@ -536,6 +536,8 @@ size_t replay_request(const struct worker *w, const struct slot *s, char *buf)
     buf[ml] = ' ';
     memcpy(buf + ml + 1, w->rp_path, e->len);
     o = ml + 1 + e->len;
+    if (w->plan->proto->fields)
+        return o; /* :method and :path (replay_fields), the rest the target's fields */
     memcpy(buf + o, pt->req + pt->replay_rest, pt->len - pt->replay_rest);
     return o + pt->len - pt->replay_rest;
 }

@@ -2,6 +2,7 @@
 second-stamped log's seconds spread; hostile lines skipped and said at FILE:LINE; unsafe methods skipped unless
 --methods names them."""
 import json
+import re
 import os
 import statistics
 
@@ -146,3 +147,61 @@ def replay_limit_and_mistakes():
         check(len(rec.records) == 7, "no request sent by a refused command line")
     finally:
         rec.stop()
+
+
+def served(path):
+    """rafale serve's --access-log: [(method, path, protocol)] of each request it answered."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            m = re.search(r'"(\S+) (\S+) (HTTP/[0-9.]+)"', line)
+            if m:
+                out.append(m.groups())
+    return out
+
+
+def mixed_log(name, n):
+    """n requests 2 ms apart, GET and HEAD, three patterns, queries: the log's file and its (method, path) list."""
+    lines, want = [], []
+    for i in range(n):
+        uri = ["/users/%d" % i, "/items/%d/detail?x=%d&y=z" % (i * 7, i), "/"][i % 3]
+        method = "HEAD" if i % 4 == 0 else "GET"
+        lines.append(json_line(T0 + i * 0.002, method, uri))
+        want.append((method, uri))
+    return log_file(name, lines), want
+
+
+@test
+def replay_over_http2_and_http3():
+    """A replay over HTTP/2 (h2c and h2 over TLS) and HTTP/3: the server answers exactly the log's requests, each
+    with the log's method and path, over the protocol asked for; --streams as for a run."""
+    path, want = mixed_log("multiplexed.log", 90)
+    cases = [("h2c", ["--http2", "-c", 1, "--streams", 1], "HTTP/2.0", False),
+             ("h2c streams", ["--http2", "-c", 2, "--streams", 8], "HTTP/2.0", False),
+             ("h2", ["--http2", "--insecure", "-c", 2, "--streams", 4], "HTTP/2.0", True)]
+    if built_with_http3():
+        cases.append(("h3", ["--http3", "--insecure", "-c", 2, "--streams", 4], "HTTP/3", True))
+    for name, args, proto, tls in cases:
+        alog = os.path.join(TMP, "served-%s.log" % name.replace(" ", "-"))
+        if os.path.exists(alog):
+            os.unlink(alog)
+        d = make_certs()
+        tls_args = ["--tls-cert", os.path.join(d, "srv.pem"), "--tls-key", os.path.join(d, "srv.key"), "--http3"]
+        srv = Serve("--access-log", alog, *(tls_args if tls else []))
+        base = ("https://%s" if tls else "http://%s") % srv.addr
+        rc, err, j = replay(path, base, "-t", 1, *args)
+        srv.stop()
+        got = served(alog)
+        check(rc == 0, "%s: rc %d: %s" % (name, rc, err))
+        check(all(p == proto for _, _, p in got), "%s: every request over %s: %s" % (name, proto, got[:3]))
+        reqs = [(m, u) for m, u, _ in got]
+        check(sorted(reqs) == sorted(want), "%s: the server got exactly the log's requests: %d of %d, first %s" %
+              (name, len(reqs), len(want), reqs[:4]))
+        if name == "h2c":
+            check(reqs == want, "h2c over one stream: in the log's order")
+        check(j["summary"]["requests"] == 90 and accounted(j), "%s: 90 requests accounted" % name)
+
+
+def built_with_http3():
+    rc, out, err = run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])
+    return "built without HTTP/3" not in err
