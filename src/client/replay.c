@@ -137,8 +137,9 @@ static int keep_pace(struct replay *rp, uint64_t due)
     }
 }
 
-/* A request, in the log's order, to its worker. Returns -1 when the run is
- * over or --limit is reached. */
+/* A request, in the log's order, to its worker; with --shard i/n, the
+ * log's requests i, i + n, ... only, at their times. Returns -1 when the
+ * run is over or --limit is reached. */
 static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
 {
     struct replay_tally *ty = rp->tally;
@@ -146,10 +147,14 @@ static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
     struct replay_batch *b;
     struct replay_entry *e;
     uint64_t due;
+    uint64_t k = rp->nth++;
+    int last = k + 1 == rp->cfg->replay_limit; /* --limit counts the log's requests, whatever the shard */
     if (!rp->have_base) {
         rp->have_base = 1;
-        rp->base_t = t;
+        rp->base_t = t; /* the log's first request, every shard's start */
     }
+    if (rp->cfg->shard_count && k % rp->cfg->shard_count != rp->cfg->shard_index)
+        return last ? -1 : 0; /* another shard's */
     due = schedule_ns((double)(t - rp->base_t) / rp->speed);
     if (keep_pace(rp, due) != 0 || (b = filling(rp, r)) == NULL)
         return -1;
@@ -168,9 +173,8 @@ static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
     memcpy(b->bytes + b->used, rec->path, rec->len);
     b->used += rec->len;
     ty->span_s = (double)(t - rp->base_t) / 1e9;
-    if (++ty->replayed == rp->cfg->replay_limit)
-        return -1;
-    return 0;
+    ty->replayed++;
+    return last ? -1 : 0;
 }
 
 static int rec_cmp(const void *a, const void *b)

@@ -73,6 +73,7 @@ struct replay {
     struct replay_rec *pend;
     size_t npend, pend_cap, emit_at;
     uint64_t seq;
+    uint64_t nth;        /* the log's requests handed on, in order: every shard's */
     int64_t max_t, last_t, base_t;
     int have_base, whole;
     /* The file's bytes: a buffer, lines cut from it. */

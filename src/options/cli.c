@@ -197,11 +197,12 @@ enum cli_result cli_parse_replay(int argc, char **argv, struct config *cfg, char
         return CLI_ERROR;
     if (cfg->threads == 0)
         cfg->threads = 1;
-    /* Connections open as the log's concurrency needs them, up to -c. */
+    /* Connections open as the log's concurrency needs them, up to -c
+     * (all shards': shard_apply splits it); one a thread to begin with. */
     cfg->max_connections = cfg->connections_given ? cfg->connections : 1024;
-    if (cfg->max_connections < cfg->threads)
-        cfg->max_connections = cfg->threads;
-    cfg->connections = cfg->threads;
+    cfg->connections = cfg->threads * (cfg->shard_count ? cfg->shard_count : 1);
+    if (cfg->max_connections < cfg->connections)
+        cfg->max_connections = cfg->connections;
     return config_finish(cfg, err, errlen, notes, noteslen) == 0 ? CLI_OK : CLI_ERROR;
 }
 

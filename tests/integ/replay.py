@@ -205,3 +205,82 @@ def replay_over_http2_and_http3():
 def built_with_http3():
     rc, out, err = run_raw(["-q", "--http3", "-n", 1, "https://127.0.0.1:1/"])
     return "built without HTTP/3" not in err
+
+
+@test
+def replay_over_threads():
+    """-t 2 and -t 3: each worker its ring of the log's requests, its share of the connections; every request of the
+    log sent once, none lost or doubled, all accounted."""
+    path, want = mixed_log("threads.log", 301)
+    rec = RecServer()
+    try:
+        for t, c in ((2, 2), (3, 3), (3, 7), (2, 1)):
+            rec.records.clear()
+            rc, err, j = replay(path, rec.url(""), "-t", t, "-c", c)
+            got = [(r[1], r[2]) for r in rec.records]
+            check(rc == 0, "-t %d -c %d: rc %d: %s" % (t, c, rc, err))
+            check(sorted(got) == sorted(want), "-t %d -c %d: the server got each of the log's requests once: %d of %d"
+                  % (t, c, len(got), len(want)))
+            check(j["summary"]["requests"] == 301 and accounted(j), "-t %d -c %d: 301 requests accounted (%s)" %
+                  (t, c, j["summary"]["requests"]))
+    finally:
+        rec.stop()
+    # Many batches a ring (1024 requests each, 8 a ring): 12 000 requests 50 us apart over 3 threads.
+    big = log_file("threads-big.log", [json_line(T0 + i * 0.00005, "GET", "/b/%d" % i) for i in range(12000)])
+    srv = Serve()
+    rc, err, j = replay(big, srv.url(""), "-t", 3, "-c", 6)
+    conns, reqs = srv.stop()
+    check(rc == 0 and reqs == 12000 and j["summary"]["requests"] == 12000 and accounted(j),
+          "-t 3, 12 000 requests: each served once (%s served, %s in the report): %s" %
+          (reqs, j and j["summary"]["requests"], err))
+
+
+def replay_shards(n, path, url, tag, *args):
+    """n shards of one replay started together (--shard i/n, a common --start-at): their JSON paths and results."""
+    at = time.time() + 1.0
+    procs, paths = [], []
+    for i in range(n):
+        jp = os.path.join(TMP, "%s-%d.json" % (tag, i))
+        if os.path.exists(jp):
+            os.unlink(jp)
+        paths.append(jp)
+        procs.append(subprocess.Popen([RAFALE, "replay", "-q", "--shard", "%d/%d" % (i, n), "--start-at", "%.3f" % at,
+                                       "--json", jp] + [str(a) for a in args] + [path, url],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=RUN_TIMEOUT) + (p.returncode,) for p in procs]
+    for o, e, rc in outs:
+        check("runtime error" not in e and "Sanitizer" not in e, "a shard ran clean:\n" + e[:3000])
+    return paths, outs
+
+
+@test
+def replay_shards_cover_the_log_once():
+    """--shard i/n: shard i replays requests i, i+n, ... of the log at their times; three shards together send each
+    request once, and rafale merge of their --json counts the log's requests."""
+    path, want = mixed_log("shards.log", 200)
+    rec = RecServer()
+    try:
+        paths, outs = replay_shards(3, path, rec.url(""), "rshard", "-c", 3)
+        check(all(rc == 0 for _, _, rc in outs), "the shards ran: %s" % [(rc, e) for _, e, rc in outs])
+        got = [(r[1], r[2]) for r in rec.records]
+        check(sorted(got) == sorted(want), "the shards together sent each request once: %d of %d" %
+              (len(got), len(want)))
+        for i, jp in enumerate(paths):
+            with open(jp) as f:
+                j = json.load(f)
+            share = len(range(i, 200, 3))
+            check(j["summary"]["requests"] == share and accounted(j), "shard %d/3: its %d requests (%s)" %
+                  (i, share, j["summary"]["requests"]))
+        m = merge("--json", os.path.join(TMP, "rshard-merged.json"), *paths)
+        check(m.returncode == 0, "merge: %s" % m.stderr)
+        with open(os.path.join(TMP, "rshard-merged.json")) as f:
+            mj = json.load(f)
+        check(mj["summary"]["requests"] == 200 and accounted(mj), "merged: the log's 200 requests (%s)" %
+              mj["summary"]["requests"])
+        # Each request at its own time: shard 1's first request is the log's second, 2 ms after the start.
+        rec.records.clear()
+        rc, err, j = replay(path, rec.url(""), "--shard", "1/3", "--limit", 10, "-c", 1)
+        check(rc == 0 and [r[2] for r in rec.records] == [u for _, u in want[1:10:3]],
+              "--shard 1/3 --limit 10: requests 1, 4, 7 of the log's first 10: %s %s" % (rec.records, err))
+    finally:
+        rec.stop()
