@@ -284,3 +284,20 @@ def replay_shards_cover_the_log_once():
               "--shard 1/3 --limit 10: requests 1, 4, 7 of the log's first 10: %s %s" % (rec.records, err))
     finally:
         rec.stop()
+
+
+@test
+def replay_healthy_server_no_finding():
+    """A replay is open loop, as -R: the findings that judge a closed loop (queueing, server_waiting, client_delay,
+    the throughput's drift) stay silent on a healthy rafale serve, as they do for a healthy -R run
+    (findings_silent_when_healthy). The rules' own cases are test_findings's (a replay beside each -R case)."""
+    lines = [json_line(T0 + i * 0.0005, "GET", ["/", "/json", "/users/%d" % i][i % 3]) for i in range(4000)]
+    path = log_file("healthy.log", lines)
+    srv = Serve(threads=2)
+    try:
+        rc, err, j = replay(path, srv.url(""), "-c", 10, "--monitor", srv.p.pid)
+        check(rc == 0 and j["summary"]["requests"] == 4000 and accounted(j), "4000 requests: rc %d %s" % (rc, err))
+        found = [f for f in j["findings"] if f["id"] != "noisy_neighbour"]
+        check(found == [], "a healthy replay: no finding (the machine's noise aside): %s" % found)
+    finally:
+        srv.stop()
