@@ -53,6 +53,7 @@ struct replay_tally {
     uint64_t skip_other;
     double span_s;               /* the log's time from its first request replayed to its last, in the log's seconds */
     int read_error;              /* errno of a failed read, 0 none */
+    char format[12];             /* the log's format: --format's, or told from its first line ("": no line) */
 };
 
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };

@@ -275,6 +275,7 @@ static int take_line(struct replay *rp, const char *line, size_t n, uint64_t lin
         if (k == n)
             return 0;
         rp->format = accesslog_detect(line, n);
+        snprintf(rp->tally->format, sizeof(rp->tally->format), "%s", accesslog_format_name((enum alog_format)rp->format));
     }
     rc = accesslog_parse((enum alog_format)rp->format, line, n, &r, target);
     if (rc == ALOG_BLANK)
@@ -421,6 +422,8 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen)
     if (cfg->replay_format && accesslog_format_parse(cfg->replay_format, &f) != 0)
         return err_set(err, errlen, NULL, "--format wants auto, combined, common or json, not '%s'", cfg->replay_format);
     rp->format = f;
+    if (f != ALOG_AUTO)
+        snprintf(rp->tally->format, sizeof(rp->tally->format), "%s", accesslog_format_name(f));
     if (set_methods(rp, cfg->replay_methods, err, errlen) != 0)
         return -1;
     for (rp->nnames = 16; rp->nnames < 2 * cfg->ntargets; rp->nnames *= 2)

@@ -407,6 +407,7 @@ int report_html(FILE *f, const struct run_result *res)
     if (cfg->rate > 0)
         html_printf(f, ", %.1f req/s (constant rate)", cfg->rate);
     html_printf(f, ", %s.</p>\n", cfg->method);
+    report_replay_html(f, cfg);
     if (r->interrupted)
         html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
     problems_block(f, cfg, s);

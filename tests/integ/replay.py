@@ -277,6 +277,8 @@ def replay_shards_cover_the_log_once():
             mj = json.load(f)
         check(mj["summary"]["requests"] == 200 and accounted(mj), "merged: the log's 200 requests (%s)" %
               mj["summary"]["requests"])
+        check(mj["replay"]["replayed"] == 200 and mj["replay"]["lines"] == 200, "merged: the shards replayed the "
+              "log's 200 lines (%s)" % mj["replay"])
         # Each request at its own time: shard 1's first request is the log's second, 2 ms after the start.
         rec.records.clear()
         rc, err, j = replay(path, rec.url(""), "--shard", "1/3", "--limit", 10, "-c", 1)
@@ -299,5 +301,57 @@ def replay_healthy_server_no_finding():
         check(rc == 0 and j["summary"]["requests"] == 4000 and accounted(j), "4000 requests: rc %d %s" % (rc, err))
         found = [f for f in j["findings"] if f["id"] != "noisy_neighbour"]
         check(found == [], "a healthy replay: no finding (the machine's noise aside): %s" % found)
+    finally:
+        srv.stop()
+
+
+@test
+def replay_recorded_in_the_result():
+    """The run's JSON records the replay: config.replay (the log, --speed, the format named or told, --limit,
+    --methods) and a "replay" object (lines, replayed, skipped by method and by reason with the first line of each);
+    rafale report reads them back, and the text and HTML reports say the skipped counts, as stderr does."""
+    lines = [json_line(T0 + i * 0.002, "GET", "/r/%d" % i) for i in range(40)]
+    lines[3] = "not a log line"
+    lines[5] = json_line(T0 + 0.010, "POST", "/login")
+    lines[6] = json_line(T0 + 0.012, "DELETE", "/r/1")
+    lines[7] = json_line(T0 + 0.014, "GET", "/b\r\nX-Injected: 1")
+    lines[8] = json_line(T0 + 0.016, "GET", "/" + "a" * 9000)
+    path = log_file("recorded.log", lines)
+    srv = Serve()
+    try:
+        html = os.path.join(TMP, "recorded.html")
+        rc, err, j = replay(path, srv.url(""), "-c", 1, "--speed", 2, "--limit", 30, "--methods", "GET,HEAD",
+                            "--html", html)
+        check(rc == 0, "rc %d: %s" % (rc, err))
+        check(j["config"]["replay"] == {"log": path, "speed": 2, "format": "json", "limit": 30, "methods": "GET,HEAD"},
+              "config.replay: %s" % j["config"]["replay"])
+        # Every line of so short a log is read (the sorting window reads ahead); the 30th request is the 35th line.
+        want = {"lines": 40, "replayed": 30, "skipped_methods": {"POST": 1, "DELETE": 1}, "skipped_other_methods": 0,
+                "unparseable": 1, "unparseable_first_line": 4, "control": 1, "control_first_line": 8,
+                "too_long": 1, "too_long_first_line": 9, "out_of_order": 0, "read_errno": 0}
+        got = dict(j["replay"])
+        span = got.pop("log_span_s")
+        check(got == want and abs(span - 0.068) < 1e-6, "the replay object: %s" % j["replay"])
+        said = ["30 requests of 40 lines replayed, 0.068 s of the log in 0.034 s (--speed 2)", "skipped for their method (not in --methods): 1 POST, 1 DELETE",
+                "1 unparseable lines skipped, the first at %s:4" % path,
+                "1 lines skipped whose path holds a control byte or a space, the first at %s:8" % path,
+                "1 lines skipped whose path is longer than 8192 bytes, the first at %s:9" % path]
+        check(all(s in err for s in said), "stderr says it: " + err)
+        rc, out, rerr = run_raw(["report", os.path.join(TMP, "replay.json")])
+        check(rc == 0 and "Replay of %s (json):" % path in out and all(s in out for s in said),
+              "rafale report of the saved replay says it: %s%s" % (out[:1500], rerr))
+        html2 = os.path.join(TMP, "recorded2.html")
+        rc, out, rerr = run_raw(["report", "--html", html2, os.path.join(TMP, "replay.json")])
+        for h in (html, html2):
+            with open(h) as f:
+                page = f.read()
+            check("Replay of " in page and all(s in page for s in said[:2] + ["1 unparseable lines skipped"]),
+                  "the HTML report (%s) says it" % h)
+        # Told from its first line: a combined log, no --format.
+        clf = log_file("recorded-clf.log", [clf_line(0, "GET", "/c/%d" % i) for i in range(3)])
+        rc, err, j = replay(clf, srv.url(""), "--speed", 100)
+        check(rc == 0 and j["config"]["replay"]["format"] == "combined" and j["config"]["replay"]["limit"] is None and
+              j["config"]["replay"]["methods"] == "GET,HEAD,OPTIONS" and j["replay"]["replayed"] == 3,
+              "the format told from the log: %s %s" % (j and j["config"]["replay"], err))
     finally:
         srv.stop()
