@@ -235,24 +235,6 @@ def replay_over_threads():
           (reqs, j and j["summary"]["requests"], err))
 
 
-def replay_shards(n, path, url, tag, *args):
-    """n shards of one replay started together (--shard i/n, a common --start-at): their JSON paths and results."""
-    at = time.time() + 1.0
-    procs, paths = [], []
-    for i in range(n):
-        jp = os.path.join(TMP, "%s-%d.json" % (tag, i))
-        if os.path.exists(jp):
-            os.unlink(jp)
-        paths.append(jp)
-        procs.append(subprocess.Popen([RAFALE, "replay", "-q", "--shard", "%d/%d" % (i, n), "--start-at", "%.3f" % at,
-                                       "--json", jp] + [str(a) for a in args] + [path, url],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outs = [p.communicate(timeout=RUN_TIMEOUT) + (p.returncode,) for p in procs]
-    for o, e, rc in outs:
-        check("runtime error" not in e and "Sanitizer" not in e, "a shard ran clean:\n" + e[:3000])
-    return paths, outs
-
-
 @test
 def replay_shards_cover_the_log_once():
     """--shard i/n: shard i replays requests i, i+n, ... of the log at their times; three shards together send each
@@ -260,8 +242,8 @@ def replay_shards_cover_the_log_once():
     path, want = mixed_log("shards.log", 200)
     rec = RecServer()
     try:
-        paths, outs = replay_shards(3, path, rec.url(""), "rshard", "-c", 3)
-        check(all(rc == 0 for _, _, rc in outs), "the shards ran: %s" % [(rc, e) for _, e, rc in outs])
+        paths, outs = run_shards(3, ["-c", 3], None, "rshard", extra=lambda i: [path, rec.url("")], cmd=("replay",))
+        check(all(rc == 0 for rc, _, _ in outs), "the shards ran: %s" % [(rc, e) for rc, _, e in outs])
         got = [(r[1], r[2]) for r in rec.records]
         check(sorted(got) == sorted(want), "the shards together sent each request once: %d of %d" %
               (len(got), len(want)))
