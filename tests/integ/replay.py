@@ -337,3 +337,37 @@ def replay_recorded_in_the_result():
               "the format told from the log: %s %s" % (j and j["config"]["replay"], err))
     finally:
         srv.stop()
+
+
+@test
+def replay_over_http2_streams_sent_again():
+    """Streams a server refuses (nginx's GOAWAY after keepalive_requests 5, with 8 streams in flight) go again on
+    another connection, each with its own line of the log: nginx logs each of the log's 100 paths once. Before,
+    a replayed request sent again took the log's line handed out last: 100 requests, 65 paths."""
+    exe = shutil.which("nginx") or "/usr/sbin/nginx"
+    check(os.path.exists(exe), "nginx is installed (make deps installs it)")
+    root = tempfile.mkdtemp(prefix="rafale-nginx-", dir=TMP)
+    port = free_port()
+    with open(os.path.join(root, "nginx.conf"), "w") as fh:
+        fh.write("""daemon off; master_process off; worker_processes 1; pid %(r)s/nginx.pid; error_log %(r)s/error.log;
+events { worker_connections 1024; }
+http { access_log %(r)s/access.log; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
+       uwsgi_temp_path %(r)s; scgi_temp_path %(r)s; keepalive_requests 5;
+       server { listen 127.0.0.1:%(p)d http2; location / { return 200 "hello\\n"; } } }
+""" % dict(r=root, p=port))
+    p = subprocess.Popen([exe, "-p", root, "-c", os.path.join(root, "nginx.conf")], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    try:
+        check(wait_port(port), "nginx listens")
+        # Bursts of 20 requests at once, 50 ms apart.
+        path = log_file("bursts.log", [json_line(T0 + (i // 20) * 0.05, "GET", "/b/%d" % i) for i in range(100)])
+        rc, err, j = replay(path, "http://127.0.0.1:%d" % port, "--http2", "-c", 1, "--streams", 8)
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+    with open(os.path.join(root, "access.log")) as f:
+        paths = [l.split()[6] for l in f if l.strip()]
+    check(rc == 0 and j["summary"]["requests"] == 100 and accounted(j), "100 requests answered: %s" % err)
+    check(j["http2"]["retried"] > 0, "some streams were refused and sent again (%s)" % j["http2"]["retried"])
+    check(sorted(paths) == sorted("/b/%d" % i for i in range(100)), "nginx logged each of the log's paths once: "
+          "%d lines, %d paths" % (len(paths), len(set(paths))))
