@@ -55,6 +55,7 @@ struct replay_tally {
     uint64_t before;             /* before --from: read and dropped */
     uint32_t passes;             /* --loop: the passes begun over the log */
     int read_error;              /* errno of a failed read, 0 none */
+    char format[12];             /* the log's format: --format's, or told from its first line ("": no line) */
 };
 
 /* --from / --to: a time of the log (ns since the epoch), or with offset

@@ -2,7 +2,6 @@
  * replay`: the command line into a run (or a sweep of runs, or a log's
  * requests replayed), the run watched, its result written. */
 #include "cmd.h"
-#include "accesslog.h"
 #include "calibrate.h"
 #include "cli.h"
 #include "metrics.h"
@@ -11,6 +10,7 @@
 #include "observed.h"
 #include "outputs.h"
 #include "progress.h"
+#include "report.h"
 #include "shard.h"
 #include "stop.h"
 #include "sweep.h"
@@ -162,45 +162,17 @@ static void say_wait(const struct config *cfg)
             cfg->warmup_ns ? " (its warm-up begins then)" : "");
 }
 
+static void say_line(FILE *f, const char *line)
+{
+    fprintf(f, "rafale replay: %s\n", line);
+}
+
 /* What the log's reader skipped, and why, after the report: the first line
  * of each reason at FILE:LINE. */
 static void say_replay(const struct config *cfg)
 {
-    const struct replay_tally *t = cfg->replay_tally;
-    uint32_t i;
-    if (t == NULL)
-        return;
-    fprintf(stderr, "rafale replay: %llu requests of %llu lines replayed, %.3f s of the log in %.3f s (--speed %g)\n",
-            (unsigned long long)t->replayed, (unsigned long long)t->lines, t->span_s,
-            t->span_s / (cfg->replay_speed > 0 ? cfg->replay_speed : 1), cfg->replay_speed > 0 ? cfg->replay_speed : 1);
-    if (t->passes > 1)
-        fprintf(stderr, "rafale replay: --loop: %u passes over the log begun\n", t->passes);
-    if (t->before)
-        fprintf(stderr, "rafale replay: %llu requests before --from dropped\n", (unsigned long long)t->before);
-    if (t->nskip) {
-        fprintf(stderr, "rafale replay: skipped for their method (not in --methods):");
-        for (i = 0; i < t->nskip; i++)
-            fprintf(stderr, "%s %llu %s", i ? "," : "", (unsigned long long)t->skip_count[i], t->skip_method[i]);
-        if (t->skip_other)
-            fprintf(stderr, ", %llu others", (unsigned long long)t->skip_other);
-        fputc('\n', stderr);
-    }
-    if (t->bad)
-        fprintf(stderr, "rafale replay: %llu unparseable lines skipped, the first at %s:%llu\n",
-                (unsigned long long)t->bad, cfg->replay_path, (unsigned long long)t->bad_line);
-    if (t->control)
-        fprintf(stderr,
-                "rafale replay: %llu lines skipped whose path holds a control byte or a space, the first at %s:%llu\n",
-                (unsigned long long)t->control, cfg->replay_path, (unsigned long long)t->control_line);
-    if (t->too_long)
-        fprintf(stderr, "rafale replay: %llu lines skipped whose path is longer than %d bytes, the first at %s:%llu\n",
-                (unsigned long long)t->too_long, ALOG_TARGET_MAX, cfg->replay_path, (unsigned long long)t->long_line);
-    if (t->late)
-        fprintf(stderr, "rafale replay: %llu lines more than 2 s out of order, sent at once\n",
-                (unsigned long long)t->late);
-    if (t->read_error)
-        fprintf(stderr, "rafale replay: %s: %s: the log was read up to there\n", cfg->replay_path,
-                strerror(t->read_error));
+    if (cfg->replay_tally)
+        report_replay_lines(cfg, say_line, stderr);
 }
 
 static int run_body(const struct cmd *self, const struct cmd *all, int argc, char **argv, enum mode mode)

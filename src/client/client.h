@@ -654,6 +654,8 @@ void mux_timeouts(struct conn *c, uint64_t now, void (*drop)(struct conn *c, str
 /* plan_h2.c: the plan's requests as HTTP/2 header fields. */
 #define H2_MAX_FIELDS 64    /* of a templated request */
 #define H2_MAX_VALUE 8192   /* a templated field value's longest expansion */
+#define H2_METHOD 0         /* where request_fields puts :method and :path */
+#define H2_PATH 3
 /* Builds every target's fields (and their templates). Returns 0, or -1 with
  * the reason (FILE:LINE for a targets file's request) in err. */
 int plan_h2_build(struct plan *pl, char *err, size_t errlen);
@@ -664,8 +666,7 @@ size_t plan_h2_expand(const struct plan *pl, uint32_t target, struct tpl_ctx *ct
 /* A request's fields for nghttp2, into out (nghttp2_nv[H2_MAX_FIELDS + 1]):
  * the target's, its templated values from req (expanded), and the jar's
  * cookies for it (written in buf). Returns how many. */
-size_t plan_h2_fields(const struct plan *pl, uint32_t target, const char *req, const struct jar *jar, char *buf,
-                      void *out);
+size_t plan_h2_fields(const struct plan *pl, const struct slot *s, const struct jar *jar, char *buf, void *out);
 
 /* The largest body of a target's request: where its field values begin. */
 static inline size_t plan_h2_body_room(const struct plan_target *pt)

@@ -181,22 +181,22 @@ static uint32_t conn_request(struct conn *c, struct slot *s)
     struct tpl_ctx ctx;
     char *buf;
 
-    if (pl->replay) {
-        s->req = buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
-        s->req_len = replay_request(c->w, s, buf);
-        return 0;
-    }
-    if (pt->req) {
+    if (pt->req && !pl->replay) {
         s->req = pt->req;
         s->req_len = pt->len;
         return 0;
     }
     buf = c->tbuf + (size_t)(s - c->slots) * pl->max_len;
-    if (s->kept) {
+    if (s->kept) { /* sent again as it was (its req_len kept) */
         memcpy(buf, s->kept, pl->max_len);
         free(s->kept);
         s->kept = NULL;
         s->req = buf;
+        return 0;
+    }
+    if (pl->replay) {
+        s->req = buf;
+        s->req_len = replay_request(c->w, s, buf);
         return 0;
     }
     template_ctx_start(&ctx, c->number, &c->w->rng);

@@ -154,11 +154,12 @@ static void submit(struct conn *c, struct slot *s)
     s->body_off = 0;
     prd.source.ptr = NULL;
     prd.read_callback = body_read;
-    if (pt->h2val || (c->jar && c->jar->n && pt->h2nnv <= H2_MAX_FIELDS)) {
-        /* Templated field values, expanded with the request (conn.c), and
-         * the connection's cookies: nghttp2 copies them. */
+    if (pt->h2val || pl->replay || (c->jar && c->jar->n && pt->h2nnv <= H2_MAX_FIELDS)) {
+        /* Templated field values, expanded with the request (conn.c), a
+         * replayed request's method and path, and the connection's
+         * cookies: nghttp2 copies them. */
         nghttp2_nv nv[H2_MAX_FIELDS + 1];
-        size_t n = plan_h2_fields(pl, s->target, s->req, c->jar, c->w->wbuf, nv);
+        size_t n = plan_h2_fields(pl, s, c->jar, c->w->wbuf, nv);
         id = nghttp2_submit_request(h2_of(c)->ng, NULL, nv, n, pt->has_body ? &prd : NULL, s);
     } else {
         id = nghttp2_submit_request(h2_of(c)->ng, NULL, pt->h2nv, pt->h2nnv, pt->has_body ? &prd : NULL, s);

@@ -433,7 +433,7 @@ static void submit(struct conn *c, struct slot *s)
     const nghttp2_nv *f = pt->h2nv;
     const char *v = pt->h2val ? s->req + plan_h2_body_room(pt) : NULL;
     const char *path = pl->cfg->urls[s->target].target;
-    size_t k, n = pt->h2nnv, ck;
+    size_t k, n = pt->h2nnv, ck, plen = strlen(path);
     int64_t id;
     int r;
 
@@ -461,7 +461,15 @@ static void submit(struct conn *c, struct slot *s)
             v += 2 + nv[k].valuelen;
         }
     }
-    if (c->jar && (ck = cookie_header(c->jar, path, strlen(path), pt->tls, time(NULL), c->w->wbuf + H3_BATCH * H3_SLOT)) >
+    if (pl->replay) {
+        /* The log's method and path (nghttp3 copies them). */
+        const char *m;
+        replay_fields(s->req, s->req_len, &m, &nv[H2_METHOD].valuelen, &path, &plen);
+        nv[H2_METHOD].value = (uint8_t *)m;
+        nv[H2_PATH].value = (uint8_t *)path;
+        nv[H2_PATH].valuelen = plen;
+    }
+    if (c->jar && (ck = cookie_header(c->jar, path, plen, pt->tls, time(NULL), c->w->wbuf + H3_BATCH * H3_SLOT)) >
                       0) {
         nv[n].name = (uint8_t *)"cookie";
         nv[n].namelen = 6;

@@ -50,10 +50,12 @@ int mux_retry(struct conn *c, struct slot *s, int progress)
     again.busy = 0;
     again.stream = 0;
     again.kept = NULL;
-    /* A templated request goes again as it was ({{seq}} once). */
-    if (pl->targets[s->target].req == NULL && (again.kept = malloc(pl->max_len)) != NULL)
+    /* A templated or replayed request goes again as it was ({{seq}} once,
+     * the log's line it was given). */
+    int own = pl->targets[s->target].req == NULL || pl->replay;
+    if (own && (again.kept = malloc(pl->max_len)) != NULL)
         memcpy(again.kept, s->req, pl->max_len);
-    if ((pl->targets[s->target].req != NULL || again.kept) && workq_retry(w, &again) == 0)
+    if ((!own || again.kept) && workq_retry(w, &again) == 0)
         return 1;
     free(again.kept);
     return 0;

@@ -394,12 +394,12 @@ static int log_labels(const struct config *cfg, struct plan *pl)
 
 /* rafale replay: each request's line is the log's (its method and
  * request-target, replay.c), the rest of its bytes its target's, built
- * once: where that rest begins, and room for the longest line. */
+ * once: where that rest begins, and room for the longest line. HTTP/2 and
+ * HTTP/3 take the slot's method and path as :method and :path, the rest
+ * of the fields the target's (replay_fields). */
 static int replay_plan(struct plan *pl, char *err, size_t errlen)
 {
     uint32_t i;
-    if (pl->proto->fields)
-        return err_set(err, errlen, NULL, "rafale replay speaks HTTP/1.1 alone for now: drop %s", pl->proto->option);
     for (i = 0; i < pl->ntargets; i++) {
         struct plan_target *pt = &pl->targets[i];
         const char *sp = pt->req ? memchr(pt->req, ' ', pt->len) : NULL;

@@ -61,6 +61,11 @@ int plan_h2_build(struct plan *pl, char *err, size_t errlen)
         memcpy(&nv[n], &rf, sizeof(rf)); /* kept to be freed */
         pt->h2nv = nv;
         pt->h2nnv = (size_t)n;
+        if (cfg->replay_path && n > H2_MAX_FIELDS) {
+            /* Each request's :method and :path are its own: sent as a templated one's. */
+            err_set(err, errlen, NULL, "rafale replay: more than %d header fields in a request", H2_MAX_FIELDS);
+            goto fail;
+        }
         if (pt->req != NULL || !any_template(rf, n))
             continue; /* built once (a templated body alone needs no field of its own) */
         /* Templated: each value that holds one gets its template. Too many
@@ -151,13 +156,12 @@ size_t plan_h2_expand(const struct plan *pl, uint32_t target, struct tpl_ctx *ct
     return blen;
 }
 
-size_t plan_h2_fields(const struct plan *pl, uint32_t target, const char *req, const struct jar *jar, char *buf,
-                      void *out)
+size_t plan_h2_fields(const struct plan *pl, const struct slot *s, const struct jar *jar, char *buf, void *out)
 {
-    const struct plan_target *pt = &pl->targets[target];
-    const char *v = req + plan_h2_body_room(pt), *path = pl->cfg->urls[target].target;
+    const struct plan_target *pt = &pl->targets[s->target];
+    const char *v = s->req + plan_h2_body_room(pt), *path = pl->cfg->urls[s->target].target;
     nghttp2_nv *nv = out;
-    size_t k, n = pt->h2nnv, ck;
+    size_t k, n = pt->h2nnv, ck, plen = strlen(path);
     for (k = 0; k < pt->h2nnv; k++) {
         nv[k] = ((const nghttp2_nv *)pt->h2nv)[k];
         if (pt->h2val == NULL || pt->h2val[k].nparts == 0)
@@ -167,7 +171,16 @@ size_t plan_h2_fields(const struct plan *pl, uint32_t target, const char *req, c
         nv[k].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
         v += 2 + nv[k].valuelen;
     }
-    if (jar && (ck = cookie_header(jar, path, strlen(path), pt->tls, time(NULL), buf)) > 0 && n <= H2_MAX_FIELDS) {
+    if (pl->cfg->replay_path) {
+        /* The log's method and path; nghttp2 copies them. */
+        const char *m;
+        replay_fields(s->req, s->req_len, &m, &nv[H2_METHOD].valuelen, &path, &plen);
+        nv[H2_METHOD].value = (uint8_t *)m;
+        nv[H2_PATH].value = (uint8_t *)path;
+        nv[H2_PATH].valuelen = plen;
+        nv[H2_METHOD].flags = nv[H2_PATH].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
+    }
+    if (jar && (ck = cookie_header(jar, path, plen, pt->tls, time(NULL), buf)) > 0 && n <= H2_MAX_FIELDS) {
         nv[n].name = (uint8_t *)"cookie";
         nv[n].namelen = 6;
         nv[n].value = (uint8_t *)buf;

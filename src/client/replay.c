@@ -145,22 +145,24 @@ static int keep_pace(struct replay *rp, uint64_t due)
 }
 
 /* A request, in the log's order, to its worker (or dropped, before
- * --from). Returns -1 when the run is over or --limit is reached, 1 past
- * --to. */
+ * --from); with --shard i/n, the window's requests i, i + n, ... only, at
+ * their times. Returns -1 when the run is over or --limit is reached, 1
+ * past --to. */
 static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
 {
     struct replay_tally *ty = rp->tally;
     struct replay_ring *r = &rp->rings[ty->replayed % rp->nrings];
     struct replay_batch *b;
     struct replay_entry *e;
-    uint64_t due;
+    uint64_t due, k;
+    int last;
     if (!rp->have_base) {
         /* The window, once the log's first request says when it begins. */
         const struct replay_when *from = &rp->cfg->replay_from, *to = &rp->cfg->replay_to;
         rp->have_base = 1;
         rp->from_t = !from->set ? INT64_MIN : from->offset ? t + from->ns : from->ns;
         rp->to_t = !to->set ? INT64_MAX : to->offset ? t + to->ns : to->ns;
-        rp->base_t = from->set ? rp->from_t : t;
+        rp->base_t = from->set ? rp->from_t : t; /* every shard's start */
     }
     if (t < rp->from_t) {
         ty->before += ty->passes <= 1; /* read, dropped: not waited for */
@@ -171,6 +173,10 @@ static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
     if (rp->pass_n++ == 0)
         rp->pass_first = t;
     rp->pass_last = t;
+    k = rp->nth++;
+    last = k + 1 == rp->cfg->replay_limit; /* --limit counts the log's requests, whatever the shard */
+    if (rp->cfg->shard_count && k % rp->cfg->shard_count != rp->cfg->shard_index)
+        return last ? -1 : 0; /* another shard's */
     due = schedule_ns((double)(t - rp->base_t + rp->loop_add) / rp->speed);
     if (keep_pace(rp, due) != 0 || (b = filling(rp, r)) == NULL)
         return -1;
@@ -189,9 +195,8 @@ static int emit(struct replay *rp, const struct replay_rec *rec, int64_t t)
     memcpy(b->bytes + b->used, rec->path, rec->len);
     b->used += rec->len;
     ty->span_s = (double)(t - rp->base_t + rp->loop_add) / 1e9;
-    if (++ty->replayed == rp->cfg->replay_limit)
-        return -1;
-    return 0;
+    ty->replayed++;
+    return last ? -1 : 0;
 }
 
 static int rec_cmp(const void *a, const void *b)
@@ -311,6 +316,7 @@ static int take_line(struct replay *rp, const char *line, size_t n, uint64_t lin
         if (k == n)
             return 0;
         rp->format = accesslog_detect(line, n);
+        snprintf(rp->tally->format, sizeof(rp->tally->format), "%s", accesslog_format_name((enum alog_format)rp->format));
     }
     rc = accesslog_parse((enum alog_format)rp->format, line, n, &r, target);
     if (rc == ALOG_BLANK)
@@ -511,6 +517,8 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen)
     if (cfg->replay_format && accesslog_format_parse(cfg->replay_format, &f) != 0)
         return err_set(err, errlen, NULL, "--format wants auto, combined, common or json, not '%s'", cfg->replay_format);
     rp->format = f;
+    if (f != ALOG_AUTO)
+        snprintf(rp->tally->format, sizeof(rp->tally->format), "%s", accesslog_format_name(f));
     if (set_methods(rp, cfg->replay_methods, err, errlen) != 0)
         return -1;
     for (rp->nnames = 16; rp->nnames < 2 * cfg->ntargets; rp->nnames *= 2)
@@ -636,6 +644,8 @@ size_t replay_request(const struct worker *w, const struct slot *s, char *buf)
     buf[ml] = ' ';
     memcpy(buf + ml + 1, w->rp_path, e->len);
     o = ml + 1 + e->len;
+    if (w->plan->proto->fields)
+        return o; /* :method and :path (replay_fields), the rest the target's fields */
     memcpy(buf + o, pt->req + pt->replay_rest, pt->len - pt->replay_rest);
     return o + pt->len - pt->replay_rest;
 }

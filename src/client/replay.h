@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct config;
 struct plan;
@@ -80,6 +81,7 @@ struct replay {
     struct replay_rec *pend;
     size_t npend, pend_cap, emit_at;
     uint64_t seq;
+    uint64_t nth;        /* the log's requests handed on, in order: every shard's */
     int64_t max_t, last_t, base_t;
     int have_base, whole;
     /* The file's bytes: a buffer, lines cut from it. */
@@ -105,7 +107,20 @@ void replay_pass(struct worker *w);
 /* The oldest scheduled request not yet taken (w->rp_cur, w->rp_path),
  * given to a connection; the batch before it goes back to the reader. */
 const struct replay_entry *replay_take(struct worker *w);
-/* s's request bytes, from the entry taken last, into buf. Returns their length. */
+/* s's request bytes, from the entry taken last, into buf: its request
+ * line and its target's rest (HTTP/1.1), or "METHOD PATH" (HTTP/2 and
+ * HTTP/3, read by replay_fields). Returns their length. */
 size_t replay_request(const struct worker *w, const struct slot *s, char *buf);
+/* A multiplexed replayed request's :method and :path, from its bytes
+ * (replay_request's req, len): split at the space (a log's path has none). */
+static inline void replay_fields(const char *req, size_t len, const char **m, size_t *mlen, const char **path,
+                                 size_t *plen)
+{
+    const char *sp = memchr(req, ' ', len);
+    *m = req;
+    *mlen = (size_t)(sp - req);
+    *path = sp + 1;
+    *plen = len - *mlen - 1;
+}
 
 #endif

@@ -170,11 +170,12 @@ int cli_replay_setup(struct config *cfg, const char *url, char *err, size_t errl
         return -1;
     if (cfg->threads == 0)
         cfg->threads = 1;
-    /* Connections open as the log's concurrency needs them, up to -c. */
+    /* Connections open as the log's concurrency needs them, up to -c
+     * (all shards': shard_apply splits it); one a thread to begin with. */
     cfg->max_connections = cfg->connections_given ? cfg->connections : 1024;
-    if (cfg->max_connections < cfg->threads)
-        cfg->max_connections = cfg->threads;
-    cfg->connections = cfg->threads;
+    cfg->connections = cfg->threads * (cfg->shard_count ? cfg->shard_count : 1);
+    if (cfg->max_connections < cfg->connections)
+        cfg->max_connections = cfg->connections;
     return 0;
 }
 

@@ -192,10 +192,10 @@ static const struct opt_def table[] = {
       RUN(content_type), 0, 0, NULL },
 
     /* Shards */
-    { "shard", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN, "I/N|auto",
+    { "shard", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN | OPT_REPLAY, "I/N|auto",
       "be shard I of N (0-based): -c, -n, -R are totals, split; auto: from MPI, Slurm\nor a Kubernetes Indexed Job",
       "I/N with 0 <= I < N (such as 0/3), or auto", 0, 0, 0, 0, I_SHARD, NULL },
-    { "start-at", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN, "TIME",
+    { "start-at", 0, K_CUSTOM, D_RUN, S_SHARD, OPT_RUN | OPT_REPLAY, "TIME",
       "begin the measured phase at TIME (Unix seconds or 2026-12-01T10:00:00Z),\nwarm-up before it",
       "Unix seconds or an ISO 8601 UTC time such as 2026-12-01T10:00:00Z", 0, 0, 0, 0, I_START_AT, NULL },
 

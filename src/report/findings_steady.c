@@ -134,8 +134,9 @@ void findings_not_steady(struct ctx *c)
             p50[np++] = trend_median(p50s, with);
         }
     }
-    /* At a constant rate the schedule sets the throughput: latency only. */
-    if (cfg->rate <= 0 && trend_median(rps, n) >= DRIFT_MIN_RPS)
+    /* Open loop the schedule sets the throughput (-R's, or the log's,
+     * which rises and falls as its traffic did): latency only. */
+    if (!config_open_loop(cfg) && trend_median(rps, n) >= DRIFT_MIN_RPS)
         judge(&dr, x, rps, n, 0);
     if (np >= DRIFT_MIN_SECONDS / per)
         judge(&dl, px, p50, np, DRIFT_MIN_P50_NS);
@@ -175,7 +176,7 @@ void findings_not_steady(struct ctx *c)
                      (double)m->series[0].rss_bytes / 1048576.0, (double)m->series[m->npoints - 1].rss_bytes / 1048576.0);
         say(f->advice, sizeof(f->advice), "the server slows as it runs: a leak%s, garbage collection, a queue that "
             "grows%s, a pool still growing; run it longer to see whether it settles, and watch it (--monitor)", mem,
-            cfg->rate > 0 ? " (a rate above what it carries)" : "");
+            config_open_loop(cfg) ? " (a rate above what it carries)" : "");
     } else {
         say(f->advice, sizeof(f->advice), "it sped up as it ran, past its start: still warming (caches, a JIT, a "
             "pool growing); warm up longer (--warmup) or run longer");

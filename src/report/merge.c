@@ -188,6 +188,14 @@ static int merge_into(struct run_result *in, int n, struct run_result *out, char
     /* The workload is the first shard's (the totals: every shard holds them). */
     out->cfg = out->own_cfg = in[0].own_cfg;
     in[0].own_cfg = NULL;
+    if (out->own_cfg->replay_tally)
+        /* A replay's shards each read the whole log and sent their share of it. */
+        for (k = 1; k < n; k++)
+            if (in[k].cfg->replay_tally) {
+                out->own_cfg->replay_tally->replayed += in[k].cfg->replay_tally->replayed;
+                if (in[k].cfg->replay_tally->span_s > out->own_cfg->replay_tally->span_s)
+                    out->own_cfg->replay_tally->span_s = in[k].cfg->replay_tally->span_s;
+            }
     if (stats_init(&r->total) != 0)
         goto oom;
     r->ntargets = in[0].fig.ntargets;

@@ -36,6 +36,15 @@ int report_json(FILE *f, const struct run_result *res);
 void report_findings_text(FILE *f, const struct findings *fs, const char *in);
 /* The findings as a JSON array (without its key). */
 void report_json_findings(FILE *f, const struct findings *fs, const char *ind);
+/* rafale replay (report_replay.c): its settings in the "config" object
+ * (", \"replay\": {...}"); what it read of its log, a line each given to
+ * out (the requests replayed, then the lines skipped by reason, the first
+ * of each at FILE:LINE), and those lines in the text and HTML reports
+ * (nothing for a run). */
+void report_replay_config_json(FILE *f, const struct config *cfg);
+void report_replay_lines(const struct config *cfg, void (*out)(FILE *f, const char *line), FILE *f);
+void report_replay_text(FILE *f, const struct config *cfg);
+void report_replay_html(FILE *f, const struct config *cfg);
 /* The "config" object of a result, as report_json writes it. */
 void report_json_config(FILE *f, const struct config *cfg);
 /* The "server" object of a result; completed: the run's responses. */

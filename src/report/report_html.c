@@ -419,6 +419,7 @@ int report_html(FILE *f, const struct run_result *res)
         html_printf(f, ", %.1f req/s (constant rate)", cfg->rate);
     html_printf(f, ", %s.</p>\n", cfg->method);
     probe_block(f, &res->probe);
+    report_replay_html(f, cfg);
     if (r->interrupted)
         html_printf(f, "<p class=\"fail\">Interrupted: the figures cover the run until the signal.</p>\n");
     problems_block(f, cfg, s);
@@ -449,7 +450,7 @@ int report_html(FILE *f, const struct run_result *res)
         ci_tr(f, "95% low", &r->ci, 0);
         ci_tr(f, "95% high", &r->ci, 1);
     }
-    if (cfg->rate > 0)
+    if (config_open_loop(cfg))
         lat_tr(f, "uncorrected", &s->h[H_LATENCY_UNC]);
     /* Empty (not drawn) unless the kernel stamped the answers. */
     lat_tr(f, "total as read", s->h[H_CLIENT_DELAY].total ? &s->h[H_LATENCY_USER] : &s->h[H_CLIENT_DELAY]);
@@ -459,7 +460,7 @@ int report_html(FILE *f, const struct run_result *res)
         html_printf(f, "<p>95%% low, high: the interval from this run's own %u batches of %s: its sampling, not the "
                        "drift between runs; ?: too few samples to bound it.</p>\n", r->ci.batches,
                     units_fmt_ns(b1, sizeof(b1), r->ci.batch_s * 1e9));
-    percentile_chart(f, s, cfg->rate > 0);
+    percentile_chart(f, s, config_open_loop(cfg));
     if (r->ci.batches && s->h[H_LATENCY].total)
         ci_chart(f, r);
     timeline_charts(f, r);

@@ -3,45 +3,9 @@
 #include "report.h"
 #include "report_keys.h"
 #include "opt.h"
-#include "text.h"
 
 #include <math.h>
 #include <string.h>
-
-void report_json_str(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t left = strlen(s);
-    fputc('"', f);
-    while (*p) {
-        size_t n;
-        if (*p == '"' || *p == '\\') {
-            fprintf(f, "\\%c", *p);
-            n = 1;
-        } else if (*p < 0x20 || *p == 0x7f) {
-            fprintf(f, "\\u%04x", *p);
-            n = 1;
-        } else if ((n = text_utf8_len((const char *)p, left)) == 0) {
-            /* JSON is UTF-8 (RFC 8259 §8.1): a byte that is not (a Latin-1
-             * name, a server's bytes) becomes U+FFFD. */
-            fputs(TEXT_REPLACEMENT, f);
-            n = 1;
-        } else {
-            fwrite(p, 1, n, f);
-        }
-        p += n;
-        left -= n;
-    }
-    fputc('"', f);
-}
-
-const char *report_json_num(char *buf, const char *fmt, double v)
-{
-    if (!isfinite(v))
-        return "null";
-    snprintf(buf, REPORT_JNUM_MAX, fmt, v);
-    return buf;
-}
 
 static double us(double ns)
 {
@@ -57,7 +21,9 @@ static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void 
     const struct shard_info *sh = base;
     const struct machine *m = base;
     const struct machine_ref *ref = base;
+    const struct replay_tally *rt = base;
     uint64_t completed;
+    uint32_t i;
     switch (fig) {
     case RKF_OPENED:
         fprintf(f, "%llu", (unsigned long long)r->total.conns_opened);
@@ -88,6 +54,15 @@ static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void 
             fprintf(f, "null");
         else
             fprintf(f, "[%s, %s]", REPORT_JNUM("%.1f", ref->rps_ci[0]), REPORT_JNUM("%.1f", ref->rps_ci[1]));
+        break;
+    case RKF_SKIPPED_METHODS:
+        fprintf(f, "{");
+        for (i = 0; i < rt->nskip; i++) {
+            fprintf(f, "%s", i ? ", " : "");
+            report_json_str(f, rt->skip_method[i]);
+            fprintf(f, ": %llu", (unsigned long long)rt->skip_count[i]);
+        }
+        fprintf(f, "}");
         break;
     case RKF_CPU_PER_REQUEST:
         completed = *(const uint64_t *)ctx;
@@ -474,6 +449,8 @@ void report_json_config(FILE *f, const struct config *cfg)
         fprintf(f, ", \"content_type\": ");
         report_json_str(f, cfg->content_type);
     }
+    if (cfg->replay_path)
+        report_replay_config_json(f, cfg);
     fprintf(f, "}");
 }
 
@@ -683,6 +660,8 @@ int report_json(FILE *f, const struct run_result *res)
         fprintf(f, ",\n");
     }
     jprobe(f, &res->probe);
+    if (cfg->replay_tally)
+        jobj(f, &report_keys_replay, cfg->replay_tally);
     if (r->target_rate > 0)
         jobj(f, &report_keys_rate, r);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg),

@@ -2,6 +2,7 @@
  * report_keys.h) and the checked reader's loop over them; the writer's is
  * report_json.c's. A key is typed here once, for both. */
 #include "report_keys.h"
+#include "config.h"
 #include "figures.h"
 #include "machine.h"
 #include "monitor.h"
@@ -27,6 +28,27 @@
 #define OBJ(st, field, k, T, t, fl) { .key = k, .type = RK_OBJ, .flags = fl, AT(st, field, struct T), .sub = &t }
 #define FIG(k, f) { .key = k, .type = RK_FIG, .fig = f }
 #define TABLE(var, name, rows) const struct report_keys var = { name, rows, sizeof(rows) / sizeof(rows[0]) }
+
+/* rafale replay's log: its lines replayed or skipped, by reason (the
+ * first line of each, 1-based: FILE:LINE with config.replay.log). */
+static const struct report_key replay_rows[] = {
+    COUNT(replay_tally, lines, "lines", RK_REQ),
+    COUNT(replay_tally, replayed, "replayed", RK_REQ),
+    COUNT(replay_tally, before, "before_from", 0),
+    U32(replay_tally, passes, "passes", 0, 4294967295.0, 0),
+    FIG("skipped_methods", RKF_SKIPPED_METHODS),
+    COUNT(replay_tally, skip_other, "skipped_other_methods", 0),
+    COUNT(replay_tally, bad, "unparseable", 0),
+    COUNT(replay_tally, bad_line, "unparseable_first_line", 0),
+    COUNT(replay_tally, control, "control", 0),
+    COUNT(replay_tally, control_line, "control_first_line", 0),
+    COUNT(replay_tally, too_long, "too_long", 0),
+    COUNT(replay_tally, long_line, "too_long_first_line", 0),
+    COUNT(replay_tally, late, "out_of_order", 0),
+    NUM(replay_tally, span_s, "log_span_s", "%.6f", 0, MAX_SECONDS, 0),
+    INT(replay_tally, read_error, "read_errno", 0, 4095, 0),
+};
+TABLE(report_keys_replay, "replay", replay_rows);
 
 /* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
 double report_keys_us(struct jc *c, json_t *o, const char *key, int required)
@@ -222,6 +244,34 @@ static double us_to(const struct report_key *k, double us)
     return k->unit == RK_IN_S ? us / 1e6 : k->unit == RK_IN_NS ? us * 1e3 : us;
 }
 
+/* replay.skipped_methods: {"POST": n, ...}, each a method (a token, as
+ * rafale writes them); past the tally's room, counted as the others. */
+static void read_methods(struct jc *c, json_t *a, const char *key, struct replay_tally *t)
+{
+    const char *m;
+    json_t *v;
+    if (a == NULL)
+        return;
+    if (!json_is_object(a)) {
+        jread_fail(c, key, "not an object");
+        return;
+    }
+    json_object_foreach(a, m, v) {
+        size_t n = strspn(m, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_");
+        uint64_t k = jread_count(c, a, m, 1);
+        if (n == 0 || m[n] || n >= sizeof(t->skip_method[0])) {
+            jread_fail(c, key, "'%.40s' is not a method", m);
+            return;
+        }
+        if (t->nskip == REPLAY_SKIP_METHODS) {
+            t->skip_other += k;
+            continue;
+        }
+        memcpy(t->skip_method[t->nskip], m, n + 1);
+        t->skip_count[t->nskip++] = k;
+    }
+}
+
 /* The RK_FIG rows read back (the others are not). */
 static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_fig fig, void *base)
 {
@@ -264,6 +314,9 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
             if (!(ref->rps_ci[0] >= 0 && ref->rps_ci[0] <= ref->rps_ci[1] && ref->rps_ci[1] <= 1e12))
                 jread_fail(c, key, "wants [low, high] with 0 <= low <= high");
         }
+        break;
+    case RKF_SKIPPED_METHODS:
+        read_methods(c, a, key, base);
         break;
     default:
         break; /* worked out from others: nothing to read */

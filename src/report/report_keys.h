@@ -56,7 +56,8 @@ enum report_key_fig {
     RKF_SHARD_RPS,       /* a shard's rps, not read [shard_info] */
     RKF_PORTS,           /* environment.ip_local_port_range: [lo, hi] [machine] */
     RKF_REF_CI,          /* calibration.rps_ci: [lo, hi] or null [machine_ref] */
-    RKF_CPU_PER_REQUEST  /* server.cpu_us_per_request, not read [monitor_result; ctx: completed] */
+    RKF_CPU_PER_REQUEST, /* server.cpu_us_per_request, not read [monitor_result; ctx: completed] */
+    RKF_SKIPPED_METHODS  /* replay.skipped_methods: {"POST": n, ...} [replay_tally] */
 };
 
 /* An RK_US value's unit in its struct. */
@@ -103,6 +104,7 @@ extern const struct report_keys report_keys_ref;       /* "calibration" [machine
 extern const struct report_keys report_keys_server;    /* "server" up to its arrays [monitor_result] */
 extern const struct report_keys report_keys_proc;      /* a server's "tree" entry [monitor_proc] */
 extern const struct report_keys report_keys_point;     /* a server's "memory_timeline" entry [monitor_point] */
+extern const struct report_keys report_keys_replay;    /* "replay": what rafale replay read of its log [replay_tally] */
 
 /* Reads the members of t from o into base, each checked (the errors at the
  * reader's place, which the caller enters). */

@@ -678,6 +678,8 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     load_precision(c, root, conf, r);
     load_client_side(c, root, run);
     load_probe(c, root, &run->probe);
+    if (conf->replay_tally)
+        load_obj(c, root, &report_keys_replay, conf->replay_tally);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
     if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
         at = jread_enter(c, "shard");

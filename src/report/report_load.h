@@ -34,6 +34,9 @@ void report_load_ref(struct jc *c, json_t *o, struct machine_ref *ref);
  * compare's runs and workloads). Return 0, or -1 (the reason in c). */
 int report_load_run(struct jc *c, json_t *root, struct run_result *run);
 int report_load_config(struct jc *c, json_t *o, struct config *cfg);
+/* A config's "replay" (rafale replay's settings) into cfg, a tally for
+ * the result's "replay" made (report_replay.c). Returns 0, or -1. */
+int report_replay_load_config(struct jc *c, json_t *o, struct config *cfg);
 /* A "server" object (--monitor's figures) into m (report_load_server.c). */
 void report_load_server(struct jc *c, struct monitor_result *m, json_t *sv);
 

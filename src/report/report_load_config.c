@@ -133,6 +133,7 @@ int report_load_config(struct jc *c, json_t *o, struct config *cfg)
                 goto oom;
     }
     load_stages(c, o, cfg);
+    report_replay_load_config(c, o, cfg);
 out:
     jread_leave(c, at);
     return c->failed ? -1 : 0;

@@ -511,6 +511,7 @@ static void setup_block(FILE *f, const struct config *cfg, const struct run_figu
         else
             fprintf(f, "  %s\n", cfg->url_text[i]);
     }
+    report_replay_text(f, cfg);
     if (cfg->targets_path)
         fprintf(f, "Targets from %s, %s order%s.\n", cfg->targets_path,
                 cfg->order_mode == ORDER_RANDOM ? "random" : cfg->order_mode == ORDER_SESSION ? "session" : "sequential",

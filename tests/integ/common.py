@@ -995,9 +995,9 @@ def one_line(err, needle):
     return len(lines) == 1 and needle in lines[0]
 
 
-def run_shards(n, args, url, tag, start_in=1.0, extra=lambda i: []):
+def run_shards(n, args, url, tag, start_in=1.0, extra=lambda i: [], cmd=()):
     """Starts n shards of one run together (--shard i/n, a common --start-at); returns their JSON paths and
-    processes' results (rc, stdout, stderr)."""
+    processes' results (rc, stdout, stderr). cmd: a command before the options (("replay",))."""
     at = time.time() + start_in
     procs, paths = [], []
     for i in range(n):
@@ -1005,8 +1005,9 @@ def run_shards(n, args, url, tag, start_in=1.0, extra=lambda i: []):
         if os.path.exists(jp):
             os.unlink(jp)
         paths.append(jp)
-        procs.append(subprocess.Popen([RAFALE, "-q", "--shard", "%d/%d" % (i, n), "--start-at", "%.3f" % at,
-                                       "--json", jp] + [str(a) for a in args] + extra(i) + ([url] if url else []),
+        procs.append(subprocess.Popen([RAFALE] + list(cmd) + ["-q", "--shard", "%d/%d" % (i, n),
+                                                              "--start-at", "%.3f" % at, "--json", jp] +
+                                      [str(a) for a in args] + extra(i) + ([url] if url else []),
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     outs = []
     for p in procs:

@@ -315,6 +315,10 @@ static void queueing(void)
     eval(&x, 0);
     CHECK(!has(&x, FINDING_QUEUEING));
     x.cfg.rate = 0;
+    x.cfg.replay_path = "access.log"; /* rafale replay: open loop, as -R */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_QUEUEING));
+    x.cfg.replay_path = NULL;
     /* The server's own time is its fifth fastest good answer: five fast
      * answers are a queue's first, four are outliers. */
     closed_loop_n(&x, 200, 192, 1040 * MS, 35 * MS, 5);
@@ -573,6 +577,10 @@ static void client_delay(void)
     eval(&x, 0);
     CHECK(!has(&x, FINDING_CLIENT_DELAY));
     x.cfg.rate = 0;
+    x.cfg.replay_path = "access.log"; /* nor at a log's times */
+    eval(&x, 0);
+    CHECK(!has(&x, FINDING_CLIENT_DELAY));
+    x.cfg.replay_path = NULL;
     /* rafale's late reads silence none of the server's findings (they did
      * when client_delay came before the server's rules): idle both sides,
      * 50 ms answers, 2% of them read 6 ms late. */
@@ -680,6 +688,10 @@ static void cpu(void)
     eval(&x, 1);
     CHECK(!has(&x, FINDING_SERVER_WAITING));
     x.cfg.rate = 0;
+    x.cfg.replay_path = "access.log"; /* as at a log's times */
+    eval(&x, 1);
+    CHECK(!has(&x, FINDING_SERVER_WAITING));
+    x.cfg.replay_path = NULL;
     x.m.cpu_s = 2.0 * 8 * 0.5;
     eval(&x, 1);
     CHECK(!has(&x, FINDING_SERVER_WAITING));
@@ -1576,6 +1588,13 @@ static void not_steady(void)
     x.cfg.rate = 10000;
     fired = drift_alarms(&x, tl, 100, decline_rps, flat_p50);
     CHECKF(fired == 0, "-R steady latency: %u of 100", fired);
+    /* rafale replay: the log's traffic rises and falls as it did. */
+    x.cfg.rate = 0;
+    x.cfg.replay_path = "access.log";
+    fired = drift_alarms(&x, tl, 100, decline_rps, flat_p50);
+    CHECKF(fired == 0, "replay, steady latency: %u of 100", fired);
+    x.cfg.replay_path = NULL;
+    x.cfg.rate = 10000;
     seconds(&x, tl, 20, flat_rps, decline_p50, 0.03, 5);
     eval(&x, 0);
     CHECK((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && findings_ev(f, "rps_p", -1) == -1 &&

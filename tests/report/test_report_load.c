@@ -91,6 +91,16 @@ static void bad_files_refused(void)
           "\"protocol\": \"http/1.1\", \"requests\": 150,", "summary.rps_ci" },
         { "\n  \"summary\": {\"protocol\"", "\n  \"precision\": {\"goal\": {\"p99\": 7}},\n  \"summary\": {\"protocol\"",
           "precision.p99" },
+        /* rafale replay's: a format it does not read, methods that are not, a skipped "method" that is not. */
+        { "\"config\": {\"urls\"", "\"config\": {\"replay\": {\"log\": \"a.log\", \"format\": \"xml\"}, \"urls\"",
+          "config.replay.format" },
+        { "\"config\": {\"urls\"", "\"config\": {\"replay\": {\"log\": \"a.log\", \"methods\": \"GET\\r\\n\"}, \"urls\"",
+          "config.replay.methods" },
+        { "\"config\": {\"urls\"", "\"config\": {\"replay\": {\"log\": \"a.log\", \"speed\": 0}, \"urls\"",
+          "config.replay.speed" },
+        { "\"config\": {\"urls\"",
+          "\"replay\": {\"lines\": 3, \"replayed\": 1, \"skipped_methods\": {\"PO ST\": 2}},\n  \"config\": "
+          "{\"replay\": {\"log\": \"a.log\"}, \"urls\"", "replay.skipped_methods" },
     };
     char path[] = "/tmp/rafale-test-report-load-XXXXXX";
     int fd = mkstemp(path);
@@ -105,6 +115,19 @@ static void bad_files_refused(void)
         CHECKF(edited(path, cases[i].old, cases[i].new) == 0, "case %zu: the edit is there once", i);
         CHECKF(load(path, &r, err, sizeof(err)) == -1 && strstr(err, path) && strstr(err, cases[i].want) &&
                !strchr(err, '\n'), "case %zu: '%s'", i, err);
+        result_free(&r);
+    }
+    {
+        /* A saved replay read back: its settings and its tally, for the reports (and the findings: open loop). */
+        struct run_result r;
+        char err[512] = "";
+        CHECK(edited(path, "\"config\": {\"urls\"",
+                     "\"config\": {\"replay\": {\"log\": \"a.log\", \"speed\": 2, \"format\": \"json\", \"limit\": "
+                     "null, \"methods\": \"GET,HEAD\"}, \"urls\"") == 0);
+        CHECKF(load(path, &r, err, sizeof(err)) == 0, "%s", err);
+        CHECK(r.cfg && r.cfg->replay_path && strcmp(r.cfg->replay_path, "a.log") == 0 && r.cfg->replay_speed == 2 &&
+              r.cfg->replay_limit == 0 && strcmp(r.cfg->replay_methods, "GET,HEAD") == 0 && r.cfg->replay_tally &&
+              strcmp(r.cfg->replay_tally->format, "json") == 0 && config_open_loop(r.cfg));
         result_free(&r);
     }
     unlink(path);
