@@ -55,6 +55,16 @@ struct replay_tally {
     int read_error;              /* errno of a failed read, 0 none */
 };
 
+/* rafale replay: a log that is not a file (a pipe, a FIFO: <(zcat
+ * access.log.gz)) is read once. The patterns' scan keeps what it read of
+ * it, and the descriptor; the reader takes both and goes on from there. */
+#define REPLAY_HEAD_MAX (1024 * 1024)
+struct replay_head {
+    int fd;                      /* -1 once the reader took it */
+    size_t len;
+    char bytes[REPLAY_HEAD_MAX];
+};
+
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
 
 /* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
@@ -117,6 +127,7 @@ struct config {
     uint64_t replay_limit;       /* --limit N: its first N requests replayed (0: all) */
     const char *replay_methods;  /* --methods: the methods replayed (default GET,HEAD,OPTIONS) */
     struct replay_tally *replay_tally; /* the caller's, filled by the run */
+    struct replay_head *replay_head;   /* owned; NULL: the log is a file, opened again by the reader */
     const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
     /* --shard I/N: this process is shard I (0-based) of N. -c, -n, -R,
      * --max-connections and the stage values stay the totals here; the
