@@ -437,7 +437,7 @@ int report_html(FILE *f, const struct run_result *res)
         ci_tr(f, "95% low", &r->ci, 0);
         ci_tr(f, "95% high", &r->ci, 1);
     }
-    if (cfg->rate > 0)
+    if (r->target_rate > 0 || s->h[H_LAG].total) /* open loop: -R, or a replayed log's times */
         lat_tr(f, "uncorrected", &s->h[H_LATENCY_UNC]);
     /* Empty (not drawn) unless the kernel stamped the answers. */
     lat_tr(f, "total as read", s->h[H_CLIENT_DELAY].total ? &s->h[H_LATENCY_USER] : &s->h[H_CLIENT_DELAY]);
@@ -447,7 +447,7 @@ int report_html(FILE *f, const struct run_result *res)
         html_printf(f, "<p>95%% low, high: the interval from this run's own %u batches of %s: its sampling, not the "
                        "drift between runs; ?: too few samples to bound it.</p>\n", r->ci.batches,
                     units_fmt_ns(b1, sizeof(b1), r->ci.batch_s * 1e9));
-    percentile_chart(f, s, cfg->rate > 0);
+    percentile_chart(f, s, r->target_rate > 0 || s->h[H_LAG].total);
     if (r->ci.batches && s->h[H_LATENCY].total)
         ci_chart(f, r);
     timeline_charts(f, r);

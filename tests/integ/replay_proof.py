@@ -1,17 +1,126 @@
-"""rafale replay's evidence (issue 43): a log far larger than memory streams through a FIFO in bounded memory,
-every line counted."""
+"""rafale replay's evidence (issue 43): a server's stall shows in the corrected latency of the requests due during
+it; a log far larger than memory streams through a FIFO in bounded memory, every line counted."""
 import json
 import os
+import re
+import selectors
+import socket
 import threading
+import time
 
 import common
 from common import *
 
 T0 = 1700000000.0
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 
 def json_line(t, method, uri):
     return json.dumps({"msec": "%.3f" % t, "request_method": method, "request_uri": uri, "status": 200})
+
+
+class StallServer:
+    """An HTTP/1.1 server on one thread (every connection waits on it, as on a process stopped by a GC pause or a
+    lock): it answers at once, except that on its `at`-th request it stalls `stall` seconds before answering."""
+
+    def __init__(self, at, stall):
+        self.at, self.stall = at, stall
+        self.count = 0
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1024)
+        self.sock.setblocking(False)
+        self.port = self.sock.getsockname()[1]
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.sock, selectors.EVENT_READ)
+        self.stopping = False
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def url(self, path=""):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def loop(self):
+        bufs = {}
+        while not self.stopping:
+            for key, _ in self.sel.select(0.05):
+                s = key.fileobj
+                if s is self.sock:
+                    try:
+                        c, _ = self.sock.accept()
+                    except OSError:
+                        continue
+                    c.setblocking(False)
+                    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    bufs[c] = b""
+                    self.sel.register(c, selectors.EVENT_READ)
+                    continue
+                try:
+                    d = s.recv(65536)
+                except OSError:
+                    d = b""
+                if not d:
+                    self.sel.unregister(s)
+                    s.close()
+                    del bufs[s]
+                    continue
+                bufs[s] += d
+                while b"\r\n\r\n" in bufs[s]:
+                    bufs[s] = bufs[s].split(b"\r\n\r\n", 1)[1]
+                    self.count += 1
+                    if self.count == self.at:
+                        time.sleep(self.stall)
+                    s.setblocking(True)
+                    s.sendall(OK)
+                    s.setblocking(False)
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(timeout=5)
+        self.sock.close()
+
+
+def at_least(hist, us):
+    """How many of a JSON histogram's latencies ([upper bound in us, count] pairs) are at least us."""
+    return sum(n for upper, n in hist if upper >= us)
+
+
+@test
+def replay_stall_shows_in_corrected_latency():
+    # 400 requests 2 ms apart (0.8 s of log); the server stalls 300 ms on its 100th. The requests due during the
+    # stall wait for it: their latency, counted from their due time, runs from 300 ms down, whatever this
+    # machine's speed (a slower one only adds to it). On one connection, those requests go out late, after the
+    # stall: the uncorrected figure, from their sending, hides it (coordinated omission), and the send lag says why.
+    path = os.path.join(TMP, "steady.log")
+    with open(path, "w") as f:
+        f.write("".join(json_line(T0 + i * 0.002, "GET", "/s/%d" % i) + "\n" for i in range(400)))
+    for conns in (["-c", 1], []):
+        srv = StallServer(at=100, stall=0.3)
+        try:
+            jpath = os.path.join(TMP, "stall.json")
+            rc, out, err = run_raw(["replay", "--json", jpath] + conns + [path, srv.url()])
+            check(rc == 0 and srv.count == 400, "%s: rc %d, the server answered 400 (%d): %s" % (conns, rc, srv.count,
+                                                                                                 err))
+            with open(jpath) as f:
+                j = json.load(f)
+        finally:
+            srv.stop()
+        lat, unc, lag = j["latency"], j["latency_uncorrected"], j["send_lag"]
+        p99, p99u = lat["percentiles_us"]["99"], unc["percentiles_us"]["99"]
+        check(j["summary"]["requests"] == 400 and accounted(j) and lat["count"] == 400 and unc["count"] == 400,
+              "%s: 400 requests in both figures (%d, %d)" % (conns, lat["count"], unc["count"]))
+        check(p99 >= 250e3 and lat["max_us"] >= 290e3, "%s: the corrected p99 and max show the 300 ms stall: "
+              "p99 %.1f ms, max %.1f ms" % (conns, p99 / 1e3, lat["max_us"] / 1e3))
+        # Due 2 ms apart, the requests due in the stall's first 150 ms waited 150 ms or more: 76 of them.
+        late = at_least(lat["histogram"], 150e3)
+        check(70 <= late <= 400, "%s: the requests due during the stall waited for it: %d of at least 150 ms"
+              % (conns, late))
+        check(re.search(r"\n  uncorr\. .*\n", out) and re.search(r"\nSend lag      p50 .*, max .* behind", out),
+              "%s: the uncorrected figure and the send lag shown beside: %s" % (conns, out))
+        if conns:
+            check(lag["max_us"] >= 250e3 and p99u < p99, "-c 1: the requests due during the stall were sent after "
+                  "it (send lag max %.1f ms): uncorrected p99 %.1f ms, corrected %.1f ms"
+                  % (lag["max_us"] / 1e3, p99u / 1e3, p99 / 1e3))
 
 
 def fifo_writer(fifo, total, gets, said):
