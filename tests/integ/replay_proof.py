@@ -1,10 +1,13 @@
 """rafale replay's evidence (issue 43): a server's stall shows in the corrected latency of the requests due during
-it; a log far larger than memory streams through a FIFO in bounded memory, every line counted."""
+it; a log far larger than memory streams through a FIFO in bounded memory, every line counted; a log written by
+Debian's nginx, in combined and in a $msec JSON format, replayed against the same nginx comes back as the same
+request lines, in the same order, at the same gaps."""
 import json
 import os
 import re
 import selectors
 import socket
+import statistics
 import threading
 import time
 
@@ -186,3 +189,89 @@ def replay_streams_a_huge_log_in_bounded_memory():
     bound = (160 if SANITIZED else 64) << 20
     check(usage.ru_maxrss * 1024 < bound, "peak memory %.1f MiB, under %d MiB" % (usage.ru_maxrss / 1024,
                                                                                    bound >> 20))
+
+
+# The JSON format of the README's example: nginx's $msec, the request's method and target, its status.
+NGINX_JSON = ('{"msec":"$msec","request_method":"$request_method","request_uri":"$request_uri",'
+              '"status":"$status"}')
+
+
+def nginx_requests(path, fmt, n):
+    """The (time, method, target) of each line of an nginx access log in fmt, once it holds n lines (nginx writes a
+    request's line after its answer), or 10 s have passed."""
+    until = time.monotonic() + 10
+    while time.monotonic() < until:
+        with open(path) as f:
+            lines = f.readlines()
+        if len(lines) >= n:
+            break
+        time.sleep(0.01)
+    out = []
+    for line in lines:
+        if fmt == "combined":
+            m = re.search(r'\[(\d+/\w+/\d+:\d+:\d+:\d+ [+-]\d+)\] "(\S+) (\S+) HTTP/1\.1"', line)
+            t = time.mktime(time.strptime(m.group(1)[:20], "%d/%b/%Y:%H:%M:%S"))
+            out.append((t, m.group(2), m.group(3)))
+        else:
+            d = json.loads(line)
+            out.append((float(d["msec"]), d["request_method"], d["request_uri"]))
+    return out
+
+
+# The load's mix: a GET of an id, a HEAD, a query, the root.
+MIX = "GET {u}/users/{{seq}}\n\nHEAD {u}/static/app.js\n\nGET {u}/items?page={{rand 1 5}}&sort=name\n\nGET {u}/\n"
+
+
+@test
+def replay_nginx_log_back_to_nginx():
+    N = 300
+    # A load through Debian's nginx logs its requests; replayed against the same nginx (its log moved aside first),
+    # nginx logs the same request lines, in the same order (one connection: sent one after another), at the same
+    # gaps. A $msec log keeps each gap to the millisecond: each log rounds its stamps to one, so two gaps differ by
+    # up to 2 ms from the stamps alone. A combined log's stamps are seconds: its seconds' span is kept.
+    for fmt in ("json", "combined"):
+        ng = Nginx(log="combined" if fmt == "combined" else NGINX_JSON)
+        check(ng.ok, "nginx is installed and listens (make deps installs it)")
+        if not ng.ok:
+            return
+        try:
+            # 1.5 s of load at 200 req/s, then the log as nginx wrote it, then emptied for the replay.
+            r = rafale("--targets", targets_file("mix.targets", MIX.replace("{u}", ng.url(""))), "-R", 200, "-n", N,
+                       "-c", 4)
+            check(r.rc == 0 and r.j["summary"]["requests"] == N, "%s: the load ran: %s" % (fmt, r.err))
+            logged = nginx_requests(ng.log, fmt, N)
+            check(len(logged) == N, "%s: nginx logged the %d requests (%d)" % (fmt, N, len(logged)))
+            saved = os.path.join(TMP, "access.%s" % fmt)
+            os.rename(ng.log, saved)
+            os.kill(ng.p.pid, signal.SIGUSR1)  # nginx reopens its log: a new file for the replay
+            until = time.monotonic() + 10
+            while not os.path.exists(ng.log) and time.monotonic() < until:
+                time.sleep(0.01)
+            jpath = os.path.join(TMP, "replay.json")
+            rc, out, err = run_raw(["replay", "-q", "--json", jpath, "-c", 1, saved, ng.url("")])
+            replayed = nginx_requests(ng.log, fmt, N)
+        finally:
+            ng.stop()
+        with open(jpath) as f:
+            j = json.load(f)
+        check(rc == 0 and j["summary"]["requests"] == N and j["summary"]["errors"] == 0 and
+              "rafale replay: %d requests of %d lines replayed" % (N, N) in err,
+              "%s: the %d lines replayed, all answered: rc %d, %s" % (fmt, N, rc, err))
+        check([x[1:] for x in replayed] == [x[1:] for x in logged],
+              "%s: nginx's second log holds the first's request lines in its order: %s / %s"
+              % (fmt, replayed[:3], logged[:3]))
+        check({x[1] for x in logged} == {"GET", "HEAD"}, "%s: GET and HEAD logged" % fmt)
+        span1, span2 = logged[-1][0] - logged[0][0], replayed[-1][0] - replayed[0][0]
+        if fmt == "json":
+            off = [abs(a - b) for a, b in zip(gaps([x[0] for x in replayed]), gaps([x[0] for x in logged]))]
+            check(statistics.median(off) <= 0.002, "json: the gaps kept: median difference %.2f ms"
+                  % (statistics.median(off) * 1e3))
+            check(abs(span2 - span1) < 0.05 * span1, "json: the span kept: %.3f s logged, %.3f s replayed"
+                  % (span1, span2))
+        else:
+            check(abs(span2 - span1) <= 1, "combined: the span kept to the second: %d s logged, %d s replayed"
+                  % (span1, span2))
+
+
+def gaps(times):
+    return [b - a for a, b in zip(times, times[1:])]
