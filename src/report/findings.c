@@ -196,7 +196,7 @@ static void queueing(struct ctx *c)
     int from_cpu;
     uint32_t i, depth = config_depth(cfg);
     char l[32], sv[32], m[32], al[32], own[240], in[64];
-    if (cfg->rate > 0 || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
+    if (config_open_loop(cfg) || cfg->nstages || cfg->connections < QUEUE_MIN_CONNS || bad >= c->s->completed ||
         c->s->completed - bad < QUEUE_MIN_RESPONSES || x <= 0)
         return;
     if (busy >= QUEUE_CPU_BUSY && c->server->cpu_s > 0)
@@ -283,10 +283,10 @@ static void queueing(struct ctx *c)
 static int client_late(const struct ctx *c, double *share, double *late_ns)
 {
     const struct hist *d = &c->s->h[H_CLIENT_DELAY];
-    /* At a constant rate the schedule sends on time whatever rafale reads
-     * late (a late send shows as lag and in the corrected latency): only a
-     * closed loop's load waits for its reads. */
-    if (d->total < CD_MIN_RESPONSES || c->in->cfg->rate > 0)
+    /* At a constant rate (or a replayed log's times) the schedule sends on
+     * time whatever rafale reads late (a late send shows as lag and in the
+     * corrected latency): only a closed loop's load waits for its reads. */
+    if (d->total < CD_MIN_RESPONSES || config_open_loop(c->in->cfg))
         return 0;
     *late_ns = hist_percentile(&c->s->h[H_LATENCY], 50) * CD_LATE_OF_P50;
     if (*late_ns < CD_LATE_NS)

@@ -48,10 +48,11 @@ void findings_server_waiting(struct ctx *c)
     double busy = findings_server_busy(c), p50 = hist_percentile(&c->s->h[H_LATENCY], 50);
     struct finding *f;
     char b[32];
-    /* At a constant rate both sides idle is the point: closed loop only. On
-     * a busy machine a server idle for its CPU may have been waiting for
-     * one: "it waits on something else" would be a guess. */
-    if (busy < 0 || c->in->cfg->rate > 0 || findings_machine_busy(c->in) || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
+    /* At a constant rate (or a log's times) both sides idle is the point:
+     * closed loop only. On a busy machine a server idle for its CPU may
+     * have been waiting for one: "it waits on something else" would be a
+     * guess. */
+    if (busy < 0 || config_open_loop(c->in->cfg) || findings_machine_busy(c->in) || busy >= WAIT_SERVER_MAX || p50 < WAIT_MIN_P50_NS ||
         c->s->completed < WAIT_MIN_RESPONSES || (f = add(c)) == NULL)
         return;
     say(f->summary, sizeof(f->summary), "neither side was busy (the server used %.0f%% of the %.4g CPU%s it may use) "

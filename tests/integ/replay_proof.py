@@ -275,3 +275,30 @@ def replay_nginx_log_back_to_nginx():
 
 def gaps(times):
     return [b - a for a, b in zip(times, times[1:])]
+
+
+@test
+def replay_healthy_declining_log_no_false_alarm():
+    # A log's traffic is not steady: its rate is the day's (here it falls from 1 500 to 150 requests a second over
+    # 11 s, as at night). Replayed against a healthy rafale serve, the throughput follows the log, as -R's follows
+    # its rate: the rules that judge a closed loop (the throughput's drift, rafale's late reads throttling the load,
+    # a queue behind the connections, both sides idle) must stay silent.
+    t, lines = T0, []
+    while t < T0 + 11:
+        lines.append(json_line(t, "GET", "/"))
+        t += 1.0 / (1500 - 1350 * (t - T0) / 11)
+    path = os.path.join(TMP, "declining.log")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    srv = Serve()
+    try:
+        jpath = os.path.join(TMP, "declining.json")
+        rc, out, err = run_raw(["replay", "-q", "--json", jpath, path, srv.url("")])
+    finally:
+        srv.stop()
+    with open(jpath) as f:
+        j = json.load(f)
+    check(rc == 0 and j["summary"]["requests"] == len(lines), "rc %d, %d requests: %s" % (rc, len(lines), err))
+    said = [x["id"] for x in j["findings"]]
+    check(not {"not_steady", "client_delay", "queueing", "server_waiting"} & set(said),
+          "no closed-loop rule on a replay: %s" % j["findings"])
