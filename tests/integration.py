@@ -45,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "integ"))
 import common  # noqa: E402
 
-AREAS = ["client", "serve", "http2", "http3", "workloads", "replay", "replay_compare", "report", "monitor", "metrics", "log", "diff", "calibrate",
+AREAS = ["client", "serve", "http2", "http3", "workloads", "replay", "replay_compare", "replay_proof", "report", "monitor", "metrics", "log", "diff", "calibrate",
          "compare", "distributed", "findings", "wire", "completion", "deb", "build", "evidence", "layout", "terminal"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
 

@@ -478,6 +478,8 @@ void config_free(struct config *cfg)
     free(cfg->replay_patterns);
     free(cfg->body);
     free(cfg->sources);
+    if (cfg->replay_head && cfg->replay_head->fd >= 0) /* a pipe the run never read */
+        close(cfg->replay_head->fd);
     for (i = 0; i < cfg->nowned; i++)
         free(cfg->owned[i]);
     free(cfg->owned);

@@ -65,6 +65,16 @@ struct replay_when {
     int set, offset;
 };
 
+/* rafale replay: a log that is not a file (a pipe, a FIFO: <(zcat
+ * access.log.gz)) is read once. The patterns' scan keeps what it read of
+ * it, and the descriptor; the reader takes both and goes on from there. */
+#define REPLAY_HEAD_MAX (1024 * 1024)
+struct replay_head {
+    int fd;                      /* -1 once the reader took it */
+    size_t len;
+    char bytes[REPLAY_HEAD_MAX];
+};
+
 enum order_mode { ORDER_DEFAULT, ORDER_SEQUENTIAL, ORDER_RANDOM, ORDER_SESSION };
 
 /* --connect-to HOST:PORT:HOST2:PORT2 and --resolve HOST:PORT:ADDR, as curl
@@ -131,6 +141,7 @@ struct config {
     int replay_loop;             /* --loop: at the log's end, again from its start */
     const char **replay_patterns; /* --pattern REGEX=NAME, tried before the automatic grouping (kept) */
     uint32_t nreplay_patterns;
+    struct replay_head *replay_head;   /* owned; NULL: the log is a file, opened again by the reader */
     const char *unix_socket;     /* --unix-socket PATH: every connection goes there */
     /* --shard I/N: this process is shard I (0-based) of N. -c, -n, -R,
      * --max-connections and the stage values stay the totals here; the

@@ -153,9 +153,10 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
             return -1;
         }
     }
-    if (cfg->rate <= 0) {
+    if (!config_open_loop(cfg)) {
         /* Closed loop: every request is sent when due, so the uncorrected
-         * histogram is the corrected one (record.c records it once). */
+         * histogram is the corrected one (record.c records it once). A
+         * replay is open loop: record.c recorded both. */
         for (i = 0; i < res->ntargets; i++)
             hist_merge(&res->per_target[i].h[H_LATENCY_UNC], &res->per_target[i].h[H_LATENCY]);
         hist_merge(&res->total.h[H_LATENCY_UNC], &res->total.h[H_LATENCY]);
@@ -165,7 +166,7 @@ int collect_merge(struct worker *ws, uint32_t nt, const struct plan *pl, struct 
      * censored are not answers), each sum a bound from above. */
     if (fairness_collect(ws, nt,
                        hist_percentile(&res->total.h[H_TTFB], 99) + hist_percentile(&res->total.h[H_TRANSFER], 99),
-                       (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, cfg->rate <= 0,
+                       (double)res->total.h[H_TTFB].max + (double)res->total.h[H_TRANSFER].max, !config_open_loop(cfg),
                        &res->conns) != 0) {
         err_set(err, errlen, NULL, "out of memory");
         return -1;

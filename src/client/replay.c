@@ -19,9 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READ_BUF (1024 * 1024)  /* a line longer than this is unparseable */
+#define READ_BUF (1024 * 1024)  /* a line longer than this is unparseable; a pipe's head fits in it */
 #define AHEAD_NS (100 * NS_PER_MS) /* requests are in the workers' rings this far ahead of their due time */
 #define WINDOW_NS (2 * NS_PER_S)   /* lines this far out of order are put back in order */
+
+_Static_assert(READ_BUF >= REPLAY_HEAD_MAX, "a pipe's head is the reader's first bytes");
 
 /* A line in the sorting window. */
 struct replay_rec {
@@ -545,7 +547,15 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen)
     rp->other = target_of(rp, "other", 5); /* a --pattern named other is the last target no more */
     if (compile_users(rp, err, errlen) != 0)
         return -1;
-    if ((rp->fd = open(cfg->replay_path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (cfg->replay_head) {
+        /* A pipe, read once: the reader goes on after what the patterns' scan read. */
+        if (cfg->replay_head->fd < 0)
+            return err_set(err, errlen, NULL, "%s: a pipe is read once, and it was", cfg->replay_path);
+        rp->fd = cfg->replay_head->fd;
+        cfg->replay_head->fd = -1;
+        memcpy(rp->buf, cfg->replay_head->bytes, cfg->replay_head->len);
+        rp->blen = cfg->replay_head->len;
+    } else if ((rp->fd = open(cfg->replay_path, O_RDONLY | O_CLOEXEC)) < 0)
         return err_set(err, errlen, NULL, "%s: %s", cfg->replay_path, strerror(errno));
     posix_fadvise(rp->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     if (pthread_create(&rp->thread, NULL, reader_main, rp) != 0)

@@ -12,9 +12,12 @@
 
 #include <errno.h>
 #include <regex.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SCAN_LINES 100000  /* lines read to find the busiest patterns */
 #define SCAN_KINDS 4096    /* distinct patterns counted; past them, "other" */
@@ -53,23 +56,63 @@ static int user_match(const struct users *u, const char *target, size_t n)
     return 0;
 }
 
+/* The log, opened once, as a stream to scan (*in; NULL: nothing to scan).
+ * A file is scanned from its start, and the reader opens it again. A pipe
+ * or a FIFO cannot be read twice: its first REPLAY_HEAD_MAX bytes are read
+ * into cfg->replay_head, their whole lines scanned, and they go to the
+ * reader with the descriptor. */
+static int open_log(struct config *cfg, FILE **in, char *err, size_t errlen)
+{
+    struct replay_head *h;
+    struct stat st;
+    const char *nl;
+    int fd = open(cfg->replay_path, O_RDONLY | O_CLOEXEC);
+    *in = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && (*in = fdopen(fd, "r")) == NULL)) {
+        err_set(err, errlen, NULL, "%s: %s", cfg->replay_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (*in)
+        return 0;
+    if ((h = config_own(cfg, malloc(sizeof(*h)))) == NULL) {
+        close(fd);
+        return err_set(err, errlen, NULL, "out of memory");
+    }
+    h->fd = fd;
+    h->len = 0;
+    cfg->replay_head = h;
+    while (h->len < REPLAY_HEAD_MAX) {
+        ssize_t k = read(fd, h->bytes + h->len, REPLAY_HEAD_MAX - h->len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return err_set(err, errlen, NULL, "%s: %s", cfg->replay_path, strerror(errno));
+        if (k == 0)
+            break;
+        h->len += (size_t)k;
+    }
+    if ((nl = memrchr(h->bytes, '\n', h->len)) != NULL && (*in = fmemopen(h->bytes, (size_t)(nl - h->bytes) + 1, "r")) == NULL)
+        return err_set(err, errlen, NULL, "out of memory");
+    return 0;
+}
+
 /* Counts the patterns of the log's first lines into k (n kinds). */
-static int scan(const struct config *cfg, const struct users *u, struct kind *k, uint32_t *n, char *err,
+static int scan(struct config *cfg, const struct users *u, struct kind *k, uint32_t *n, char *err,
                 size_t errlen)
 {
     static char line[65536], target[ALOG_TARGET_MAX];
     enum alog_format f = ALOG_AUTO;
-    FILE *in = fopen(cfg->replay_path, "r");
+    FILE *in;
     uint64_t lines = 0;
     int cut = 0;
-    if (in == NULL)
-        return err_set(err, errlen, NULL, "%s: %s", cfg->replay_path, strerror(errno));
-    if (cfg->replay_format && accesslog_format_parse(cfg->replay_format, &f) != 0) {
-        fclose(in);
+    if (cfg->replay_format && accesslog_format_parse(cfg->replay_format, &f) != 0)
         return err_set(err, errlen, NULL, "--format wants auto, combined, common or json, not '%s'",
                        cfg->replay_format);
-    }
-    while (lines < SCAN_LINES && fgets(line, sizeof(line), in)) {
+    if (open_log(cfg, &in, err, errlen) != 0)
+        return -1;
+    while (in && lines < SCAN_LINES && fgets(line, sizeof(line), in)) {
         size_t len = strlen(line), plen;
         struct alog_req r;
         char pat[PATTERN_NAME_MAX];
@@ -95,7 +138,8 @@ static int scan(const struct config *cfg, const struct users *u, struct kind *k,
         if (i < *n)
             k[i].count++;
     }
-    fclose(in);
+    if (in)
+        fclose(in);
     return 0;
 }
 

@@ -44,7 +44,7 @@ int report_brief(FILE *f, const struct run_result *res)
     if (h->total)
         fprintf(f, "Latency       p50 %s, p99 %s, max %s%s\n", units_fmt_ns(b1, sizeof(b1), hist_percentile(h, 50)),
                 units_fmt_ns(b2, sizeof(b2), hist_percentile(h, 99)), units_fmt_ns(b3, sizeof(b3), (double)h->max),
-                r->target_rate > 0 ? " (from when each request was due)" : "");
+                r->target_rate > 0 || r->total.h[H_LAG].total ? " (from when each request was due)" : "");
     else
         fprintf(f, "Latency       none: no answer\n");
     report_status_line(f, s);

@@ -376,20 +376,24 @@ static void errors_block(FILE *f, const struct stats *s, uint64_t ended, const s
 }
 
 /* Rate mode: target against achieved, how late the sender was, and why a
- * shortfall happened, so a slow server is not mistaken for a slow client. */
+ * shortfall happened, so a slow server is not mistaken for a slow client.
+ * A replay (no rate, the log's times): how late it sent only. */
 static void rate_block(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     const struct stats *s = &r->total;
     double el = r->elapsed_s > 0 ? r->elapsed_s : 1e-9;
-    double achieved = (double)stats_sent(s) / el, ratio = achieved / r->target_rate;
+    double achieved = (double)stats_sent(s) / el, ratio = r->target_rate > 0 ? achieved / r->target_rate : 1;
     double cpu_share = r->client_cpu_s / (el * cfg->threads);
     char l50[32], l99[32], lmax[32];
 
-    fprintf(f, "Rate          target %.1f req/s, sent %.1f req/s (%.1f%%)%s\n", r->target_rate, achieved, 100 * ratio,
-            cfg->poisson ? ", Poisson arrivals" : "");
+    if (r->target_rate > 0)
+        fprintf(f, "Rate          target %.1f req/s, sent %.1f req/s (%.1f%%)%s\n", r->target_rate, achieved, 100 * ratio,
+                cfg->poisson ? ", Poisson arrivals" : "");
     if (s->h[H_LAG].total)
         fprintf(f, "Send lag      p50 %s, p99 %s, max %s behind the schedule\n", units_fmt_ns(l50, sizeof(l50), hist_percentile(&s->h[H_LAG], 50)),
                 units_fmt_ns(l99, sizeof(l99), hist_percentile(&s->h[H_LAG], 99)), units_fmt_ns(lmax, sizeof(lmax), (double)s->h[H_LAG].max));
+    if (r->target_rate <= 0)
+        return;
     if (r->extra_connections)
         fprintf(f, "Extra         %u connections opened beyond -c %u because the schedule fell behind (--max-connections)\n",
                 r->extra_connections, cfg->connections);
@@ -636,7 +640,7 @@ static void latency_block(FILE *f, const struct run_figures *r)
         lat_row(f, "cl.delay", &s->h[H_CLIENT_DELAY]);
     }
     stamp_note(f, s);
-    if (r->target_rate > 0) {
+    if (r->target_rate > 0 || s->h[H_LAG].total) { /* open loop: -R, or a replayed log's times */
         lat_row(f, "uncorr.", &s->h[H_LATENCY_UNC]);
         fprintf(f, "  (total: from when each request was due on the schedule, so waiting for a free connection\n"
                    "   counts; uncorr.: from when it was actually sent, as closed-loop tools report it;\n"
@@ -738,7 +742,7 @@ int report_text(FILE *f, const struct run_result *res)
 
     setup_block(f, cfg, r, &res->probe);
     summary_block(f, cfg, r);
-    if (r->target_rate > 0 && !cfg->nstages)
+    if ((r->target_rate > 0 || s->h[H_LAG].total) && !cfg->nstages)
         rate_block(f, cfg, r);
     if (r->nstages)
         stages_block(f, cfg, r);

@@ -780,9 +780,10 @@ class Nginx:
     """Debian's nginx on a free loopback port, answering "hello" to every path, over TLS (make_certs' certificate)
     with tls; HTTP/1.1 only (no http2: over TLS it refuses ALPN h2 with an alert). `ok` is False when nginx is not
     installed or did not listen (make deps installs it): the caller checks it first. backlog: its listen() backlog
-    (nginx's default is 511)."""
+    (nginx's default is 511). log: its access log, written to self.log a line a request: "combined", or a
+    log_format's string (escape=json)."""
 
-    def __init__(self, tls=False, backlog=None):
+    def __init__(self, tls=False, backlog=None, log=None):
         exe = shutil.which("nginx") or "/usr/sbin/nginx"
         self.tls, self.p = tls, None
         self.ok = os.path.exists(exe)
@@ -791,14 +792,17 @@ class Nginx:
         root = tempfile.mkdtemp(prefix="rafale-nginx-", dir=TMP)
         self.port = free_port()
         conf = os.path.join(root, "nginx.conf")
+        self.log = os.path.join(root, "access.log") if log else None
+        logs = ("access_log off;" if not log else "access_log %s combined;" % self.log if log == "combined"
+                else "log_format mine escape=json '%s'; access_log %s mine;" % (log, self.log))
         d = make_certs() if tls else ""
         with open(conf, "w") as fh:
             fh.write("""daemon off; master_process off; worker_processes 1; pid %(r)s/nginx.pid; error_log %(r)s/error.log;
 events { worker_connections 1024; }
-http { access_log off; client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
+http { %(logs)s client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp_path %(r)s;
        uwsgi_temp_path %(r)s; scgi_temp_path %(r)s;
        server { listen 127.0.0.1:%(p)d%(bl)s%(ssl)s; location / { return 200 "hello\\n"; } } }
-""" % dict(r=root, p=self.port, bl=" backlog=%d" % backlog if backlog else "", ssl="" if not tls else " ssl; ssl_certificate %s/srv.pem; ssl_certificate_key %s/srv.key"
+""" % dict(r=root, p=self.port, logs=logs, bl=" backlog=%d" % backlog if backlog else "", ssl="" if not tls else " ssl; ssl_certificate %s/srv.pem; ssl_certificate_key %s/srv.key"
            % (d, d)))
         self.p = subprocess.Popen([exe, "-p", root, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.ok = wait_port(self.port)
