@@ -1,0 +1,184 @@
+/* fixture.h - a worker of the client, as the engine makes one, its
+ * connections to a listener of the test's on 127.0.0.1: the tests of
+ * src/client/'s modules drive it by hand (the session's read, the worker's
+ * loop one turn at a time) and play the server on the sockets they accept.
+ * Nothing waits on the clock but poll's bound, a hung test's end. */
+#ifndef RAFALE_TEST_CLIENT_FIXTURE_H
+#define RAFALE_TEST_CLIENT_FIXTURE_H
+
+#include "client.h"
+#include "clock.h"
+#include "targets.h"
+#include "../t.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Each test uses some of these. */
+#define FIX_FN static __attribute__((unused))
+
+#define FIX_WAIT_MS 2000 /* the longest a socket of the test is waited for */
+
+struct fix {
+    struct config cfg;
+    struct plan pl;
+    struct timeline tl;
+    struct worker w;
+    atomic_int stop, failed;
+    int lfd;             /* the listener */
+    char url[64];
+};
+
+/* A listener on 127.0.0.1, any port; its URL (path after it) into f->url. */
+FIX_FN void fix_listen(struct fix *f, const char *path)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t n = sizeof(a);
+    f->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(f->lfd >= 0 && bind(f->lfd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(f->lfd, 64) == 0 &&
+          getsockname(f->lfd, (struct sockaddr *)&a, &n) == 0);
+    snprintf(f->url, sizeof(f->url), "http://127.0.0.1:%u%s", ntohs(a.sin_port), path);
+}
+
+/* The run of cfg (tweak: its options, before config_finish) with nconns
+ * connections on one worker, -n budget (0: none), speaking sess; its clock
+ * starts now, no warm-up. */
+FIX_FN void fix_init(struct fix *f, const char *path, const struct session_ops *sess, uint32_t nconns,
+                     uint64_t budget, void (*tweak)(struct config *))
+{
+    char err[256], notes[256];
+    memset(f, 0, sizeof(*f));
+    fix_listen(f, path);
+    config_defaults(&f->cfg);
+    CHECKF(targets_add_url(&f->cfg, f->url, err, sizeof(err)) == 0, "%s", err);
+    f->cfg.connections = nconns;
+    f->cfg.requests = budget;
+    if (tweak)
+        tweak(&f->cfg);
+    CHECKF(config_finish(&f->cfg, err, sizeof(err), notes, sizeof(notes)) == 0, "%s", err);
+    CHECKF(plan_build(&f->cfg, &f->pl, err, sizeof(err)) == 0, "%s", err);
+    f->pl.sess = sess;
+    CHECK(show_init(&f->pl) == 0);
+    CHECKF(sess->plan_init == NULL || sess->plan_init(&f->pl, err, sizeof(err)) == 0, "%s", err);
+    pthread_mutex_init(&f->pl.batch_mu, NULL);
+    batches_init(&f->pl.batches, TL_SUB_BITS);
+    CHECK(timeline_init(&f->tl, 1) == 0);
+    f->pl.tl = &f->tl;
+    f->pl.stop = &f->stop;
+    f->pl.failed = &f->failed;
+    f->pl.nthreads = 1;
+    f->pl.t0 = f->pl.t_measure = clock_ns();
+    f->pl.t_deadline = UINT64_MAX;
+    CHECK(worker_init(&f->w, &f->pl, 0, nconns, nconns, 0, budget ? budget : UINT64_MAX) == 0);
+    CHECK(reach_init(&f->pl, &f->w, 1) == 0);
+    /* As the worker's loop begins (engine.c's worker_main). */
+    f->w.t_last = f->pl.t_measure;
+    f->w.tl_end = f->pl.t_measure + NS_PER_S;
+    f->w.tick_len = BATCH_TICK_NS;
+    f->w.tick_start = f->pl.t_measure;
+    f->w.tick_end = f->pl.t_measure + BATCH_TICK_NS;
+    f->w.carried = 1;
+}
+
+FIX_FN void fix_free(struct fix *f)
+{
+    uint32_t i;
+    for (i = 0; i < f->w.nconns; i++)
+        conn_close(&f->w.conns[i]);
+    worker_free(&f->w);
+    show_free(&f->pl);
+    reach_fini(&f->pl);
+    if (f->pl.sess->plan_free)
+        f->pl.sess->plan_free(&f->pl);
+    plan_free(&f->pl);
+    batches_fini(&f->pl.batches);
+    pthread_mutex_destroy(&f->pl.batch_mu);
+    timeline_fini(&f->tl);
+    config_free(&f->cfg);
+    close(f->lfd);
+}
+
+/* Waits for fd to be readable (FIX_WAIT_MS at most): 1 when it is. */
+FIX_FN int fix_readable(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, FIX_WAIT_MS) == 1;
+}
+
+/* The server's end of the next connection to the listener, or -1. */
+FIX_FN int fix_accept(struct fix *f)
+{
+    return fix_readable(f->lfd) ? accept(f->lfd, NULL, NULL) : -1;
+}
+
+/* Reads what came on the server's end fd until it holds the text want
+ * times, into buf (cap bytes, NUL-ended). Returns the bytes read. */
+FIX_FN size_t fix_recv(int fd, char *buf, size_t cap, const char *want, int times)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (;;) {
+        const char *p = buf;
+        int k = 0;
+        ssize_t r;
+        while ((p = strstr(p, want)) != NULL) {
+            k++;
+            p += strlen(want);
+        }
+        if (k >= times || n + 1 >= cap || !fix_readable(fd) || (r = read(fd, buf + n, cap - 1 - n)) <= 0)
+            return n;
+        n += (size_t)r;
+        buf[n] = '\0';
+    }
+}
+
+FIX_FN void fix_send(int fd, const char *s)
+{
+    CHECK(write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+}
+
+/* One turn of the worker's loop, then its work queue (engine.c's
+ * run_queue): connections given their next request while the budget
+ * lasts. Waits up to wait_ms for an event. */
+FIX_FN void fix_turn(struct fix *f, int wait_ms)
+{
+    struct worker *w = &f->w;
+    uint32_t n;
+    CHECK(loop_poll(&w->loop, (uint64_t)wait_ms * NS_PER_MS) >= 0);
+    for (n = w->qlen; n > 0; n--) {
+        struct conn *c = workq_dequeue(w);
+        uint64_t now = clock_ns();
+        if (c->state == C_IDLE && workq_may_start(w))
+            conn_take(c, now, now);
+        else if (c->state == C_OPEN && c->count < c->cap)
+            conn_fill(c, now);
+    }
+}
+
+/* Connection c opened, up and its requests written: its server end. */
+FIX_FN int fix_connect(struct fix *f, struct conn *c)
+{
+    int sfd, k;
+    uint64_t now = clock_ns();
+    conn_take(c, now, now);
+    sfd = fix_accept(f);
+    CHECK(sfd >= 0);
+    for (k = 0; k < 100 && c->state != C_OPEN; k++)
+        fix_turn(f, 10);
+    CHECK(c->state == C_OPEN);
+    return sfd;
+}
+
+/* The worker's counts that every test of a request's end reads. */
+#define FIX_STARTED(f) ((f)->w.st.started)
+#define FIX_DONE(f) ((f)->w.st.completed)
+#define FIX_ERRORS(f) (stats_errors(&(f)->w.st))
+
+#endif

@@ -1,0 +1,233 @@
+/* The HTTP/1.1 session (src/client/http1.c) under a real connection: the
+ * request's bytes as the server reads them, and the responses' framing as
+ * the session reads them back: Content-Length, chunked, a body that ends
+ * with the connection, pipelined answers in one read, any split of the
+ * bytes (every byte its own read too), and the answers that end the
+ * connection (Connection: close, malformed, unsolicited, a 408). */
+#include "fixture.h"
+
+static struct conn *first(struct fix *f)
+{
+    return &f->w.conns[0];
+}
+
+/* The session reads s, as it came in one read. */
+static int answer(struct conn *c, const char *s)
+{
+    return c->sess->read(c, s, strlen(s), clock_ns());
+}
+
+static void request_bytes(void)
+{
+    struct fix f;
+    struct conn *c;
+    char buf[1024], want[128];
+    int sfd;
+    fix_init(&f, "/x?y=1", &session_http1, 1, 1, NULL);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    /* The request, whole and once: the plan's bytes, on the wire as built. */
+    CHECK(fix_recv(sfd, buf, sizeof(buf), "\r\n\r\n", 1) == f.pl.targets[0].len);
+    CHECK(memcmp(buf, f.pl.targets[0].req, f.pl.targets[0].len) == 0);
+    snprintf(want, sizeof(want), "GET /x?y=1 HTTP/1.1\r\nHost: %s\r\n", f.url + 7);
+    *strchr(strstr(want, "Host: ") + 6, '/') = '\0';
+    strcat(want, "\r\n");
+    CHECKF(strncmp(buf, want, strlen(want)) == 0, "%s", buf);
+    CHECK(FIX_STARTED(&f) == 1 && f.w.st.bytes_sent == f.pl.targets[0].len && c->count == 1);
+    CHECK(f.w.st.conns_opened == 1 && f.w.connected == 1);
+    close(sfd);
+    fix_free(&f);
+}
+
+static void content_length_and_chunked(void)
+{
+    static const char cl[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+    static const char ch[] = "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3;x=y\r\n!!!\r\n0\r\n"
+                             "X-T: 1\r\n\r\n";
+    struct fix f;
+    struct conn *c;
+    int sfd;
+    uint64_t now;
+    fix_init(&f, "/", &session_http1, 1, 2, NULL);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    CHECK(answer(c, cl) == 1);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.status[200] == 1 && c->count == 0 && c->state == C_OPEN);
+    CHECK(f.w.st.bytes_received == sizeof(cl) - 1);
+    now = clock_ns();
+    conn_take(c, now, now);
+    CHECK(c->count == 1);
+    CHECK(answer(c, ch) == 1);
+    CHECK(FIX_DONE(&f) == 2 && f.w.st.status[201] == 1 && FIX_ERRORS(&f) == 0 && c->state == C_OPEN);
+    /* Kept open: the server ended nothing. */
+    CHECK(stats_server_closes(&f.w.st) == 0 && f.w.ended == 2);
+    close(sfd);
+    fix_free(&f);
+}
+
+/* Every split of an answer in two reads, and every byte a read of its own:
+ * the answer ends once, at its last byte, never before. */
+static void split_at_every_byte(void)
+{
+    static const char ch[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nwxyz\r\n0\r\n\r\n";
+    const size_t n = sizeof(ch) - 1;
+    struct fix f;
+    struct conn *c;
+    char drain[65536];
+    size_t k, i;
+    int sfd, early = 0, ends = 0;
+    fix_init(&f, "/", &session_http1, 1, 0, NULL);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    for (k = 1; k < n; k++) {
+        uint64_t now = clock_ns();
+        if (k > 1)
+            conn_take(c, now, now);
+        early += c->sess->read(c, ch, k, now) != 0;
+        ends += c->sess->read(c, ch + k, n - k, now) == 1;
+        if (k % 64 == 0)
+            fix_recv(sfd, drain, sizeof(drain), "\r\n\r\n", 64);
+    }
+    CHECK(early == 0 && ends == (int)n - 1);
+    for (i = 0; i < n; i++) {
+        uint64_t now = clock_ns();
+        if (i == 0)
+            conn_take(c, now, now);
+        ends += c->sess->read(c, ch + i, 1, now);
+    }
+    CHECK(ends == (int)n);
+    CHECK(FIX_DONE(&f) == n && f.w.st.status[200] == n && FIX_ERRORS(&f) == 0 && c->state == C_OPEN);
+    close(sfd);
+    fix_free(&f);
+}
+
+static void depth3(struct config *cfg)
+{
+    cfg->pipeline = 3;
+}
+
+/* Pipelined: three requests in one write, their answers in one read, each
+ * to its own request in order; then one and a half answers, and the rest. */
+static void pipelined_in_order(void)
+{
+    static const char three[] = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 404 Not Found\r\n"
+                                "Content-Length: 0\r\n\r\nHTTP/1.1 500 Oops\r\nContent-Length: 2\r\n\r\nbc";
+    static const char half[] = "HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nContent-";
+    struct fix f;
+    struct conn *c;
+    char buf[4096];
+    int sfd;
+    uint64_t now;
+    fix_init(&f, "/p", &session_http1, 1, 6, depth3);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    CHECK(c->cap == 3 && c->count == 3);
+    fix_recv(sfd, buf, sizeof(buf), "\r\n\r\n", 3);
+    CHECK(f.w.st.bytes_sent == 3 * f.pl.targets[0].len && strlen(buf) == 3 * f.pl.targets[0].len);
+    CHECK(answer(c, three) == 3);
+    CHECK(FIX_DONE(&f) == 3 && f.w.st.status[200] == 1 && f.w.st.status[404] == 1 && f.w.st.status[500] == 1);
+    CHECK(c->count == 0 && c->state == C_OPEN);
+    now = clock_ns();
+    conn_fill(c, now);
+    CHECK(c->count == 3);
+    CHECK(answer(c, half) == 1 && c->count == 2);
+    CHECK(answer(c, "Length: 3\r\n\r\nxyzHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") == 2);
+    CHECK(FIX_DONE(&f) == 6 && f.w.st.status[204] == 1 && f.w.st.status[200] == 3 && FIX_ERRORS(&f) == 0);
+    close(sfd);
+    fix_free(&f);
+}
+
+/* The server says Connection: close with two requests still unanswered:
+ * the first answer counts, the two others fail as closed early. */
+static void close_with_pipelined_unanswered(void)
+{
+    struct fix f;
+    struct conn *c;
+    int sfd;
+    fix_init(&f, "/", &session_http1, 1, 3, depth3);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    CHECK(c->count == 3);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") == -1);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.errors[ERR_CLOSED_EARLY] == 2 && FIX_ERRORS(&f) == 2);
+    CHECK(c->state == C_IDLE && c->count == 0 && c->fd == -1 && f.w.ended == 3);
+    close(sfd);
+    fix_free(&f);
+}
+
+/* Connection: close on the last request: it counts, the connection closes
+ * and is said closed by the server's header; a body without a length ends
+ * with the connection. */
+static void closes_counted(void)
+{
+    struct fix f;
+    struct conn *c;
+    int sfd;
+    fix_init(&f, "/", &session_http1, 1, 2, NULL);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok") == -1);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.closes[CLOSE_HEADER] == 1 && c->state == C_IDLE && c->queued == 1);
+    close(sfd);
+    sfd = fix_connect(&f, c);
+    CHECK(f.w.st.conns_opened == 2 && c->count == 1);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\n\r\nbody until the end") == 0 && c->count == 1);
+    c->sess->eof(c, clock_ns());
+    CHECK(FIX_DONE(&f) == 2 && f.w.st.closes[CLOSE_BODY_EOF] == 1 && FIX_ERRORS(&f) == 0 && c->state == C_IDLE);
+    close(sfd);
+    fix_free(&f);
+}
+
+/* Bytes nobody asked for go to no request: a 408 on an idle connection is
+ * the server's idle close, anything else unsolicited; both close it. */
+static void stray_answers(void)
+{
+    struct fix f;
+    struct conn *c;
+    int sfd;
+    fix_init(&f, "/", &session_http1, 1, 3, NULL);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 408 Request Timeout\r\n"
+                    "Connection: close\r\nContent-Length: 0\r\n\r\n") == -1);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.closes[CLOSE_IDLE_408] == 1 && f.w.st.status[408] == 0 && c->state == C_IDLE);
+    close(sfd);
+    sfd = fix_connect(&f, c);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") == 1 && c->count == 0);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") == -1);
+    CHECK(FIX_DONE(&f) == 2 && f.w.st.closes[CLOSE_UNSOLICITED] == 1 && f.w.st.status[200] == 2 && FIX_ERRORS(&f) == 0);
+    close(sfd);
+    fix_free(&f);
+}
+
+static void malformed_and_cut_short(void)
+{
+    struct fix f;
+    struct conn *c;
+    int sfd;
+    fix_init(&f, "/", &session_http1, 1, 2, NULL);
+    c = first(&f);
+    sfd = fix_connect(&f, c);
+    CHECK(answer(c, "HTTP/1.1 2x0 OK\r\n\r\n") == -1);
+    CHECK(f.w.st.errors[ERR_MALFORMED] == 1 && FIX_DONE(&f) == 0 && c->state == C_IDLE);
+    close(sfd);
+    sfd = fix_connect(&f, c);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort") == 0);
+    c->sess->eof(c, clock_ns());
+    CHECK(f.w.st.errors[ERR_CLOSED_EARLY] == 1 && FIX_DONE(&f) == 0 && f.w.ended == 2 && FIX_STARTED(&f) == 2);
+    close(sfd);
+    fix_free(&f);
+}
+
+int main(void)
+{
+    T_RUN(request_bytes);
+    T_RUN(content_length_and_chunked);
+    T_RUN(split_at_every_byte);
+    T_RUN(pipelined_in_order);
+    T_RUN(close_with_pipelined_unanswered);
+    T_RUN(closes_counted);
+    T_RUN(stray_answers);
+    T_RUN(malformed_and_cut_short);
+    T_END("test_http1");
+}
