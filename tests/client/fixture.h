@@ -145,8 +145,8 @@ FIX_FN void fix_send(int fd, const char *s)
 }
 
 /* One turn of the worker's loop, then its work queue (engine.c's
- * run_queue): connections given their next request while the budget
- * lasts. Waits up to wait_ms for an event. */
+ * run_queue): connections given the requests to send again, then their
+ * next ones while the budget lasts. Waits up to wait_ms for an event. */
 FIX_FN void fix_turn(struct fix *f, int wait_ms)
 {
     struct worker *w = &f->w;
@@ -155,7 +155,9 @@ FIX_FN void fix_turn(struct fix *f, int wait_ms)
     for (n = w->qlen; n > 0; n--) {
         struct conn *c = workq_dequeue(w);
         uint64_t now = clock_ns();
-        if (c->state == C_IDLE && workq_may_start(w))
+        if (c->state == C_IDLE && w->rlen)
+            conn_take(c, 0, now); /* a request refused unprocessed, sent again */
+        else if (c->state == C_IDLE && workq_may_start(w))
             conn_take(c, now, now);
         else if (c->state == C_OPEN && c->count < c->cap)
             conn_fill(c, now);

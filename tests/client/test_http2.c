@@ -1,0 +1,243 @@
+/* The HTTP/2 session (src/client/http2.c, http2_write.c) on a real
+ * connection, the server's end played by nghttp2's own server session:
+ * streams answered out of order each to its own request, a stream refused
+ * unprocessed sent again (RST_STREAM REFUSED_STREAM, a GOAWAY's streams
+ * above its last-stream-id, on a new connection), a stream reset counted,
+ * and an HTTP/1 answer to the preface ending the run in one line. */
+#include "fixture.h"
+
+#include <nghttp2/nghttp2.h>
+
+/* The test's server: an nghttp2 server session on the accepted socket. */
+struct srv {
+    nghttp2_session *ng;
+    int fd;
+    int32_t ids[16];     /* the streams whose request is whole, in order */
+    int nids;
+    char path[64];       /* the first request's :path */
+};
+
+static ssize_t srv_out(nghttp2_session *ng, const uint8_t *data, size_t len, int flags, void *ud)
+{
+    struct srv *s = ud;
+    (void)ng;
+    (void)flags;
+    return write(s->fd, data, len);
+}
+
+static int srv_frame(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+    struct srv *s = ud;
+    (void)ng;
+    if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) && (f->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
+        s->nids < 16)
+        s->ids[s->nids++] = f->hd.stream_id;
+    return 0;
+}
+
+static int srv_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name, size_t namelen,
+                      const uint8_t *value, size_t valuelen, uint8_t flags, void *ud)
+{
+    struct srv *s = ud;
+    (void)ng;
+    (void)f;
+    (void)flags;
+    if (namelen == 5 && memcmp(name, ":path", 5) == 0 && s->path[0] == '\0' && valuelen < sizeof(s->path))
+        memcpy(s->path, value, valuelen);
+    return 0;
+}
+
+static void srv_init(struct srv *s, int fd)
+{
+    nghttp2_session_callbacks *cb;
+    nghttp2_settings_entry iv = { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100 };
+    memset(s, 0, sizeof(*s));
+    s->fd = fd;
+    CHECK(fd >= 0 && nghttp2_session_callbacks_new(&cb) == 0);
+    nghttp2_session_callbacks_set_send_callback(cb, srv_out);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, srv_frame);
+    nghttp2_session_callbacks_set_on_header_callback(cb, srv_header);
+    CHECK(nghttp2_session_server_new(&s->ng, cb, s) == 0);
+    nghttp2_session_callbacks_del(cb);
+    CHECK(nghttp2_submit_settings(s->ng, NGHTTP2_FLAG_NONE, &iv, 1) == 0 && nghttp2_session_send(s->ng) == 0);
+}
+
+static void srv_free(struct srv *s)
+{
+    nghttp2_session_del(s->ng);
+    close(s->fd);
+}
+
+/* Reads until n requests are whole (each read waited for, FIX_WAIT_MS). */
+static void srv_until(struct srv *s, int n)
+{
+    uint8_t buf[16384];
+    ssize_t r;
+    while (s->nids < n && fix_readable(s->fd) && (r = read(s->fd, buf, sizeof(buf))) > 0)
+        CHECK(nghttp2_session_mem_recv(s->ng, buf, (size_t)r) == r && nghttp2_session_send(s->ng) == 0);
+    CHECK(s->nids >= n);
+}
+
+static ssize_t srv_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                        nghttp2_data_source *src, void *ud)
+{
+    size_t n = strlen(src->ptr);
+    (void)ng;
+    (void)id;
+    (void)ud;
+    CHECK(n <= len);
+    memcpy(buf, src->ptr, n);
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+/* Answers stream id with status (3 digits) and body (NULL: none). */
+static void srv_reply(struct srv *s, int32_t id, const char *status, const char *body)
+{
+    nghttp2_nv nv[] = { { (uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE },
+                        { (uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10, NGHTTP2_NV_FLAG_NONE } };
+    nghttp2_data_provider prd;
+    prd.source.ptr = (void *)body;
+    prd.read_callback = srv_body;
+    CHECK(nghttp2_submit_response(s->ng, id, nv, 2, body ? &prd : NULL) == 0 && nghttp2_session_send(s->ng) == 0);
+}
+
+static void srv_reset(struct srv *s, int32_t id, uint32_t code)
+{
+    CHECK(nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, id, code) == 0 && nghttp2_session_send(s->ng) == 0);
+}
+
+/* The client's loop turned until cond holds (or a hundred turns). */
+#define TURN_UNTIL(f, cond) do { int k_; for (k_ = 0; k_ < 100 && !(cond); k_++) fix_turn(f, 20); } while (0)
+
+static uint32_t streams;
+
+static void h2(struct config *cfg)
+{
+    cfg->proto_asked[PROTO_HTTP2] = 1;
+    cfg->streams = streams;
+}
+
+static void setup(struct fix *f, struct srv *s, uint32_t nstreams, uint64_t budget)
+{
+    streams = nstreams;
+    fix_init(f, "/h2?q=1", &session_http2, 1, budget, h2);
+    srv_init(s, fix_connect(f, &f->w.conns[0]));
+}
+
+static void answers_out_of_order(void)
+{
+    struct fix f;
+    struct srv s;
+    struct conn *c;
+    setup(&f, &s, 4, 4);
+    c = &f.w.conns[0];
+    CHECK(c->cap == 4 && c->count == 4);
+    srv_until(&s, 4);
+    CHECK(strcmp(s.path, "/h2?q=1") == 0);
+    CHECK(s.ids[0] == 1 && s.ids[3] == 7);
+    srv_reply(&s, s.ids[3], "503", NULL);
+    srv_reply(&s, s.ids[2], "404", "no");
+    srv_reply(&s, s.ids[1], "201", NULL);
+    srv_reply(&s, s.ids[0], "200", "hello");
+    TURN_UNTIL(&f, FIX_DONE(&f) == 4);
+    CHECK(FIX_DONE(&f) == 4 && FIX_STARTED(&f) == 4 && FIX_ERRORS(&f) == 0);
+    CHECK(f.w.st.status[200] == 1 && f.w.st.status[201] == 1 && f.w.st.status[404] == 1 && f.w.st.status[503] == 1);
+    CHECK(c->count == 0 && c->state == C_OPEN && f.w.ended == 4);
+    /* HPACK: the header blocks' bytes on the wire and decoded. */
+    CHECK(f.w.st.h2_hdr_wire > 0 && f.w.st.h2_hdr_decoded > f.w.st.h2_hdr_wire);
+    srv_free(&s);
+    fix_free(&f);
+}
+
+/* RFC 9113 §8.7: a stream refused unprocessed goes again, once counted as
+ * a retry, not as a new request nor an error. */
+static void refused_sent_again(void)
+{
+    struct fix f;
+    struct srv s;
+    setup(&f, &s, 2, 2);
+    srv_until(&s, 2);
+    srv_reply(&s, s.ids[0], "200", "ok");
+    srv_reset(&s, s.ids[1], NGHTTP2_REFUSED_STREAM);
+    TURN_UNTIL(&f, f.w.st.h2_retried == 1 && f.w.conns[0].count == 1);
+    CHECK(f.w.st.h2_retried == 1 && FIX_DONE(&f) == 1 && f.w.rlen == 0);
+    srv_until(&s, 3);
+    CHECK(s.ids[2] == 5);
+    srv_reply(&s, s.ids[2], "200", NULL);
+    TURN_UNTIL(&f, FIX_DONE(&f) == 2);
+    CHECK(FIX_DONE(&f) == 2 && FIX_STARTED(&f) == 2 && FIX_ERRORS(&f) == 0 && f.w.st.status[200] == 2);
+    srv_free(&s);
+    fix_free(&f);
+}
+
+/* A GOAWAY with last-stream-id 1 and streams 3 and 5 open: 1 is answered,
+ * 3 and 5 go again on a new connection. */
+static void goaway_sent_again(void)
+{
+    struct fix f;
+    struct srv s, s2;
+    struct conn *c;
+    setup(&f, &s, 3, 3);
+    c = &f.w.conns[0];
+    srv_until(&s, 3);
+    CHECK(nghttp2_submit_goaway(s.ng, NGHTTP2_FLAG_NONE, 1, NGHTTP2_NO_ERROR, NULL, 0) == 0);
+    srv_reply(&s, 1, "200", NULL);
+    TURN_UNTIL(&f, f.w.st.h2_retried == 2 && c->state != C_OPEN);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.h2_retried == 2 && FIX_ERRORS(&f) == 0);
+    srv_init(&s2, fix_accept(&f));
+    TURN_UNTIL(&f, c->state == C_OPEN && c->count == 2);
+    srv_until(&s2, 2);
+    srv_reply(&s2, s2.ids[0], "200", NULL);
+    srv_reply(&s2, s2.ids[1], "200", NULL);
+    TURN_UNTIL(&f, FIX_DONE(&f) == 3);
+    CHECK(FIX_DONE(&f) == 3 && FIX_STARTED(&f) == 3 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened == 2);
+    srv_free(&s2);
+    srv_free(&s);
+    fix_free(&f);
+}
+
+static void reset_counted(void)
+{
+    struct fix f;
+    struct srv s;
+    setup(&f, &s, 1, 1);
+    srv_until(&s, 1);
+    srv_reset(&s, s.ids[0], NGHTTP2_INTERNAL_ERROR);
+    TURN_UNTIL(&f, f.w.ended == 1);
+    CHECK(f.w.st.errors[ERR_H2_RST_STREAM] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0 && f.w.st.h2_retried == 0);
+    srv_free(&s);
+    fix_free(&f);
+}
+
+/* An HTTP/1.1 server answers the preface: the whole run stops, saying so
+ * in one line; its request ends as an h2 protocol error. */
+static void http1_answer_ends_the_run(void)
+{
+    struct fix f;
+    struct conn *c;
+    int sfd;
+    char buf[4096];
+    streams = 1;
+    fix_init(&f, "/", &session_http2, 1, 1, h2);
+    c = &f.w.conns[0];
+    sfd = fix_connect(&f, c);
+    fix_recv(sfd, buf, sizeof(buf), "PRI * HTTP/2.0", 1);
+    fix_send(sfd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+    TURN_UNTIL(&f, c->state == C_IDLE);
+    CHECK(atomic_load(&f.failed) == 1 && f.w.stopping == 1);
+    CHECKF(strstr(f.w.err, "does not speak HTTP/2 without TLS (h2c): it answered in HTTP/1.1") != NULL, "%s", f.w.err);
+    CHECK(f.w.st.errors[ERR_H2_PROTOCOL] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0);
+    close(sfd);
+    fix_free(&f);
+}
+
+int main(void)
+{
+    T_RUN(answers_out_of_order);
+    T_RUN(refused_sent_again);
+    T_RUN(goaway_sent_again);
+    T_RUN(reset_counted);
+    T_RUN(http1_answer_ends_the_run);
+    T_END("test_http2");
+}
