@@ -164,6 +164,9 @@ FIX_FN void fix_turn(struct fix *f, int wait_ms)
     }
 }
 
+/* The worker's loop turned until cond holds (a hundred turns at most). */
+#define FIX_UNTIL(f, cond) do { int k_; for (k_ = 0; k_ < 100 && !(cond); k_++) fix_turn(f, 20); } while (0)
+
 /* Connection c opened, up and its requests written: its server end. */
 FIX_FN int fix_connect(struct fix *f, struct conn *c)
 {

@@ -107,9 +107,6 @@ static void srv_reset(struct srv *s, int32_t id, uint32_t code)
     CHECK(nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, id, code) == 0 && nghttp2_session_send(s->ng) == 0);
 }
 
-/* The client's loop turned until cond holds (or a hundred turns). */
-#define TURN_UNTIL(f, cond) do { int k_; for (k_ = 0; k_ < 100 && !(cond); k_++) fix_turn(f, 20); } while (0)
-
 static uint32_t streams;
 
 static void h2(struct config *cfg)
@@ -140,7 +137,7 @@ static void answers_out_of_order(void)
     srv_reply(&s, s.ids[2], "404", "no");
     srv_reply(&s, s.ids[1], "201", NULL);
     srv_reply(&s, s.ids[0], "200", "hello");
-    TURN_UNTIL(&f, FIX_DONE(&f) == 4);
+    FIX_UNTIL(&f, FIX_DONE(&f) == 4);
     CHECK(FIX_DONE(&f) == 4 && FIX_STARTED(&f) == 4 && FIX_ERRORS(&f) == 0);
     CHECK(f.w.st.status[200] == 1 && f.w.st.status[201] == 1 && f.w.st.status[404] == 1 && f.w.st.status[503] == 1);
     CHECK(c->count == 0 && c->state == C_OPEN && f.w.ended == 4);
@@ -160,12 +157,12 @@ static void refused_sent_again(void)
     srv_until(&s, 2);
     srv_reply(&s, s.ids[0], "200", "ok");
     srv_reset(&s, s.ids[1], NGHTTP2_REFUSED_STREAM);
-    TURN_UNTIL(&f, f.w.st.h2_retried == 1 && f.w.conns[0].count == 1);
+    FIX_UNTIL(&f, f.w.st.h2_retried == 1 && f.w.conns[0].count == 1);
     CHECK(f.w.st.h2_retried == 1 && FIX_DONE(&f) == 1 && f.w.rlen == 0);
     srv_until(&s, 3);
     CHECK(s.ids[2] == 5);
     srv_reply(&s, s.ids[2], "200", NULL);
-    TURN_UNTIL(&f, FIX_DONE(&f) == 2);
+    FIX_UNTIL(&f, FIX_DONE(&f) == 2);
     CHECK(FIX_DONE(&f) == 2 && FIX_STARTED(&f) == 2 && FIX_ERRORS(&f) == 0 && f.w.st.status[200] == 2);
     srv_free(&s);
     fix_free(&f);
@@ -183,14 +180,14 @@ static void goaway_sent_again(void)
     srv_until(&s, 3);
     CHECK(nghttp2_submit_goaway(s.ng, NGHTTP2_FLAG_NONE, 1, NGHTTP2_NO_ERROR, NULL, 0) == 0);
     srv_reply(&s, 1, "200", NULL);
-    TURN_UNTIL(&f, f.w.st.h2_retried == 2 && c->state != C_OPEN);
+    FIX_UNTIL(&f, f.w.st.h2_retried == 2 && c->state != C_OPEN);
     CHECK(FIX_DONE(&f) == 1 && f.w.st.h2_retried == 2 && FIX_ERRORS(&f) == 0);
     srv_init(&s2, fix_accept(&f));
-    TURN_UNTIL(&f, c->state == C_OPEN && c->count == 2);
+    FIX_UNTIL(&f, c->state == C_OPEN && c->count == 2);
     srv_until(&s2, 2);
     srv_reply(&s2, s2.ids[0], "200", NULL);
     srv_reply(&s2, s2.ids[1], "200", NULL);
-    TURN_UNTIL(&f, FIX_DONE(&f) == 3);
+    FIX_UNTIL(&f, FIX_DONE(&f) == 3);
     CHECK(FIX_DONE(&f) == 3 && FIX_STARTED(&f) == 3 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened == 2);
     srv_free(&s2);
     srv_free(&s);
@@ -204,7 +201,7 @@ static void reset_counted(void)
     setup(&f, &s, 1, 1);
     srv_until(&s, 1);
     srv_reset(&s, s.ids[0], NGHTTP2_INTERNAL_ERROR);
-    TURN_UNTIL(&f, f.w.ended == 1);
+    FIX_UNTIL(&f, f.w.ended == 1);
     CHECK(f.w.st.errors[ERR_H2_RST_STREAM] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0 && f.w.st.h2_retried == 0);
     srv_free(&s);
     fix_free(&f);
@@ -224,7 +221,7 @@ static void http1_answer_ends_the_run(void)
     sfd = fix_connect(&f, c);
     fix_recv(sfd, buf, sizeof(buf), "PRI * HTTP/2.0", 1);
     fix_send(sfd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
-    TURN_UNTIL(&f, c->state == C_IDLE);
+    FIX_UNTIL(&f, c->state == C_IDLE);
     CHECK(atomic_load(&f.failed) == 1 && f.w.stopping == 1);
     CHECKF(strstr(f.w.err, "does not speak HTTP/2 without TLS (h2c): it answered in HTTP/1.1") != NULL, "%s", f.w.err);
     CHECK(f.w.st.errors[ERR_H2_PROTOCOL] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0);
