@@ -33,6 +33,7 @@ struct fix {
     struct worker w;
     atomic_int stop, failed;
     int lfd;             /* the listener */
+    int sfd;             /* the server's end of connection 0 (fix_start), or -1 */
     char url[64];
 };
 
@@ -55,6 +56,7 @@ FIX_FN void fix_init(struct fix *f, const char *path, const struct session_ops *
 {
     char err[256], notes[256];
     memset(f, 0, sizeof(*f));
+    f->sfd = -1;
     fix_listen(f, path);
     config_defaults(&f->cfg);
     CHECKF(targets_add_url(&f->cfg, f->url, err, sizeof(err)) == 0, "%s", err);
@@ -103,6 +105,8 @@ FIX_FN void fix_free(struct fix *f)
     timeline_fini(&f->tl);
     config_free(&f->cfg);
     close(f->lfd);
+    if (f->sfd >= 0)
+        close(f->sfd);
 }
 
 /* Waits for fd to be readable (FIX_WAIT_MS at most): 1 when it is. */
@@ -179,6 +183,31 @@ FIX_FN int fix_connect(struct fix *f, struct conn *c)
         fix_turn(f, 10);
     CHECK(c->state == C_OPEN);
     return sfd;
+}
+
+/* fix_init's run with one connection, connected: its server end in
+ * f->sfd (fix_free closes it). */
+FIX_FN struct conn *fix_start(struct fix *f, const char *path, const struct session_ops *sess, uint64_t budget,
+                              void (*tweak)(struct config *))
+{
+    fix_init(f, path, sess, 1, budget, tweak);
+    f->sfd = fix_connect(f, &f->w.conns[0]);
+    return &f->w.conns[0];
+}
+
+/* The server closes its end of connection 0. */
+FIX_FN void fix_hangup(struct fix *f)
+{
+    close(f->sfd);
+    f->sfd = -1;
+}
+
+/* The server hangs up connection 0, which connects again (its next
+ * request given by the test): its new server end in f->sfd. */
+FIX_FN void fix_redial(struct fix *f)
+{
+    fix_hangup(f);
+    f->sfd = fix_connect(f, &f->w.conns[0]);
 }
 
 /* The worker's counts that every test of a request's end reads. */

@@ -40,27 +40,24 @@ static void requests_per_connection(void)
 {
     struct fix f;
     struct conn *c;
-    int k, sfd;
-    fix_init(&f, "/", &session_http1, 1, 5, two_per_conn);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
+    int k;
+    c = fix_start(&f, "/", &session_http1, 5, two_per_conn);
     for (k = 0; k < 5; k++) {
         if (k == 2 || k == 4) {
-            CHECK(closed_by_client(sfd));
-            close(sfd);
+            CHECK(closed_by_client(f.sfd));
+            fix_hangup(&f);
             FIX_UNTIL(&f, c->state != C_IDLE);
-            sfd = fix_accept(&f);
-            CHECK(sfd >= 0);
+            f.sfd = fix_accept(&f);
+            CHECK(f.sfd >= 0);
             FIX_UNTIL(&f, c->state == C_OPEN);
         }
-        serve_one(&f, sfd, OK);
+        serve_one(&f, f.sfd, OK);
     }
     CHECK(FIX_DONE(&f) == 5 && FIX_STARTED(&f) == 5 && FIX_ERRORS(&f) == 0 && f.w.st.status[200] == 5);
     CHECK(f.w.st.conns_opened == 3 && f.w.connected == 1 && c->nreq == 1);
     /* Closed by the client, not by the server: no server close counted. */
     CHECK(stats_server_closes(&f.w.st) == 0);
     CHECK(f.w.open == 1 && c->state == C_OPEN);
-    close(sfd);
     fix_free(&f);
     CHECK(f.w.open == 0);
 }
@@ -71,12 +68,9 @@ static void idle_close_reconnects(void)
 {
     struct fix f;
     struct conn *c;
-    int sfd;
-    fix_init(&f, "/", &session_http1, 1, 1, NULL);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
-    serve_one(&f, sfd, OK);
-    close(sfd);
+    c = fix_start(&f, "/", &session_http1, 1, NULL);
+    serve_one(&f, f.sfd, OK);
+    fix_hangup(&f);
     FIX_UNTIL(&f, c->state == C_IDLE);
     CHECK(FIX_DONE(&f) == 1 && f.w.st.closes[CLOSE_IDLE] == 1 && FIX_ERRORS(&f) == 0 && f.w.open == 0);
     /* A second request (the budget grown by one, the connection queued
@@ -85,11 +79,10 @@ static void idle_close_reconnects(void)
     f.w.budget = 2;
     workq_enqueue(c);
     FIX_UNTIL(&f, c->state != C_IDLE);
-    sfd = fix_accept(&f);
+    f.sfd = fix_accept(&f);
     FIX_UNTIL(&f, c->state == C_OPEN);
-    serve_one(&f, sfd, OK);
+    serve_one(&f, f.sfd, OK);
     CHECK(FIX_DONE(&f) == 2 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened == 2 && FIX_STARTED(&f) == 2);
-    close(sfd);
     fix_free(&f);
 }
 
@@ -104,16 +97,13 @@ static void lost_connection_ends_each_once(void)
 {
     struct fix f;
     struct conn *c;
-    int sfd;
     struct linger lg = { 1, 0 };
-    fix_init(&f, "/", &session_http1, 1, 4, depth4);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
+    c = fix_start(&f, "/", &session_http1, 4, depth4);
     CHECK(c->count == 4 && f.w.open == 1);
-    CHECK(fix_recv(sfd, (char[4096]){ 0 }, 4096, "\r\n\r\n", 4) > 0);
-    fix_send(sfd, OK); /* the first answered */
-    CHECK(setsockopt(sfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == 0);
-    close(sfd); /* an RST: the others lost */
+    CHECK(fix_recv(f.sfd, (char[4096]){ 0 }, 4096, "\r\n\r\n", 4) > 0);
+    fix_send(f.sfd, OK); /* the first answered */
+    CHECK(setsockopt(f.sfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == 0);
+    fix_hangup(&f); /* an RST: the others lost */
     FIX_UNTIL(&f, c->state == C_IDLE);
     CHECK(FIX_DONE(&f) == 1 && FIX_ERRORS(&f) == 3 && f.w.st.errors[ERR_RESET] + f.w.st.errors[ERR_CLOSED_EARLY] == 3);
     CHECK(FIX_STARTED(&f) == 4 && f.w.ended == 4 && c->count == 0 && c->fd == -1 && f.w.open == 0);
@@ -126,17 +116,13 @@ static void answer_timeout(void)
 {
     struct fix f;
     struct conn *c;
-    int sfd;
-    fix_init(&f, "/", &session_http1, 1, 1, NULL);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
+    c = fix_start(&f, "/", &session_http1, 1, NULL);
     /* Before its deadline: re-armed, nothing ends. */
     c->timer.fn(&c->timer, c->slots[0].t_sent + f.cfg.timeout_ns - 1);
     CHECK(c->count == 1 && FIX_ERRORS(&f) == 0 && c->state == C_OPEN);
     c->timer.fn(&c->timer, c->slots[0].t_sent + f.cfg.timeout_ns);
     CHECK(f.w.st.errors[ERR_TIMEOUT_ANSWER] == 1 && FIX_ERRORS(&f) == 1 && c->state == C_IDLE && c->count == 0);
-    CHECK(closed_by_client(sfd));
-    close(sfd);
+    CHECK(closed_by_client(f.sfd));
     fix_free(&f);
 }
 
@@ -147,25 +133,18 @@ static void mismatch_before_and_after(void)
 {
     struct fix f;
     struct conn *c;
-    int sfd;
-    fix_init(&f, "/", &session_http1, 1, 2, NULL);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
-    serve_one(&f, sfd, OK);
+    c = fix_start(&f, "/", &session_http1, 2, NULL);
+    serve_one(&f, f.sfd, OK);
     CHECK(atomic_load(&f.pl.endpoints[0].spoke) == 1);
     conn_take(c, clock_ns(), clock_ns());
     conn_mismatch(c, ERR_MALFORMED, "a detail", "a line %d", 1);
     CHECK(atomic_load(&f.failed) == 0 && f.w.err[0] == '\0' && f.w.st.errors[ERR_MALFORMED] == 1 && c->state == C_IDLE);
-    close(sfd);
     fix_free(&f);
 
-    fix_init(&f, "/", &session_http1, 1, 1, NULL);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
+    c = fix_start(&f, "/", &session_http1, 1, NULL);
     conn_mismatch(c, ERR_MALFORMED, "a detail", "a line %d", 2);
     CHECK(atomic_load(&f.failed) == 1 && f.w.stopping == 1 && f.w.st.errors[ERR_MALFORMED] == 1);
     CHECKF(strncmp(f.w.err, "127.0.0.1:", 10) == 0 && strstr(f.w.err, " a line 2") != NULL, "%s", f.w.err);
-    close(sfd);
     fix_free(&f);
 }
 

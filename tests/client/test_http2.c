@@ -115,11 +115,14 @@ static void h2(struct config *cfg)
     cfg->streams = streams;
 }
 
+/* -n budget over one connection of nstreams streams, up, its requests
+ * (all of them) whole at the server. */
 static void setup(struct fix *f, struct srv *s, uint32_t nstreams, uint64_t budget)
 {
     streams = nstreams;
     fix_init(f, "/h2?q=1", &session_http2, 1, budget, h2);
     srv_init(s, fix_connect(f, &f->w.conns[0]));
+    srv_until(s, (int)budget);
 }
 
 static void answers_out_of_order(void)
@@ -130,7 +133,6 @@ static void answers_out_of_order(void)
     setup(&f, &s, 4, 4);
     c = &f.w.conns[0];
     CHECK(c->cap == 4 && c->count == 4);
-    srv_until(&s, 4);
     CHECK(strcmp(s.path, "/h2?q=1") == 0);
     CHECK(s.ids[0] == 1 && s.ids[3] == 7);
     srv_reply(&s, s.ids[3], "503", NULL);
@@ -154,7 +156,6 @@ static void refused_sent_again(void)
     struct fix f;
     struct srv s;
     setup(&f, &s, 2, 2);
-    srv_until(&s, 2);
     srv_reply(&s, s.ids[0], "200", "ok");
     srv_reset(&s, s.ids[1], NGHTTP2_REFUSED_STREAM);
     FIX_UNTIL(&f, f.w.st.h2_retried == 1 && f.w.conns[0].count == 1);
@@ -177,7 +178,6 @@ static void goaway_sent_again(void)
     struct conn *c;
     setup(&f, &s, 3, 3);
     c = &f.w.conns[0];
-    srv_until(&s, 3);
     CHECK(nghttp2_submit_goaway(s.ng, NGHTTP2_FLAG_NONE, 1, NGHTTP2_NO_ERROR, NULL, 0) == 0);
     srv_reply(&s, 1, "200", NULL);
     FIX_UNTIL(&f, f.w.st.h2_retried == 2 && c->state != C_OPEN);
@@ -199,7 +199,6 @@ static void reset_counted(void)
     struct fix f;
     struct srv s;
     setup(&f, &s, 1, 1);
-    srv_until(&s, 1);
     srv_reset(&s, s.ids[0], NGHTTP2_INTERNAL_ERROR);
     FIX_UNTIL(&f, f.w.ended == 1);
     CHECK(f.w.st.errors[ERR_H2_RST_STREAM] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0 && f.w.st.h2_retried == 0);
@@ -213,19 +212,15 @@ static void http1_answer_ends_the_run(void)
 {
     struct fix f;
     struct conn *c;
-    int sfd;
     char buf[4096];
     streams = 1;
-    fix_init(&f, "/", &session_http2, 1, 1, h2);
-    c = &f.w.conns[0];
-    sfd = fix_connect(&f, c);
-    fix_recv(sfd, buf, sizeof(buf), "PRI * HTTP/2.0", 1);
-    fix_send(sfd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+    c = fix_start(&f, "/", &session_http2, 1, h2);
+    fix_recv(f.sfd, buf, sizeof(buf), "PRI * HTTP/2.0", 1);
+    fix_send(f.sfd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
     FIX_UNTIL(&f, c->state == C_IDLE);
     CHECK(atomic_load(&f.failed) == 1 && f.w.stopping == 1);
     CHECKF(strstr(f.w.err, "does not speak HTTP/2 without TLS (h2c): it answered in HTTP/1.1") != NULL, "%s", f.w.err);
     CHECK(f.w.st.errors[ERR_H2_PROTOCOL] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0);
-    close(sfd);
     fix_free(&f);
 }
 

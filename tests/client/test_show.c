@@ -47,12 +47,10 @@ static void first_exchange(int v, size_t body_len, char *out, size_t n)
     struct fix f;
     struct conn *c;
     char *resp = malloc(body_len + 256);
-    int sfd, k, r;
+    int k, r;
     vlevel = v;
-    fix_init(&f, "/shown", &session_http1, 1, 2, verbose);
-    c = &f.w.conns[0];
+    c = fix_start(&f, "/shown", &session_http1, 2, verbose);
     CHECK(f.pl.show != NULL && f.w.showing && f.w.capturing);
-    sfd = fix_connect(&f, c);
     k = sprintf(resp, "HTTP/1.1 200 OK\r\nSet-Cookie: s=abc\r\nContent-Length: %zu\r\n\r\n", body_len + 5);
     memset(resp + k, 'a', body_len);
     memcpy(resp + k + body_len, "\x1b[2Jb", 5);
@@ -64,7 +62,6 @@ static void first_exchange(int v, size_t body_len, char *out, size_t n)
     show_end(out, n);
     CHECK(r == 2 && FIX_DONE(&f) == 2);
     CHECK(!f.w.showing && !f.w.capturing); /* every target shown: no capture any more */
-    close(sfd);
     free(resp);
     fix_free(&f);
 }

@@ -33,12 +33,9 @@ static void checks_counted(void)
     struct conn *c;
     struct worker *w;
     uint32_t k;
-    int sfd;
-    fix_init(&f, "/", &session_http1, 1, 0, six_checks);
-    c = &f.w.conns[0];
+    c = fix_start(&f, "/", &session_http1, 0, six_checks);
     w = &f.w;
     CHECK(f.pl.nchecks == NCHECKS && f.pl.targets[0].capture == (CAPTURE_HEAD | CAPTURE_BODY) && w->capturing);
-    sfd = fix_connect(&f, c);
     CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 31\r\n\r\n"
                     "{\"ok\": true, \"msg\": \"welcome\"}\n") == 1);
     /* Every check but the one that must fail passed. */
@@ -61,7 +58,6 @@ static void checks_counted(void)
     CHECK(answer(c, "HTTP/1.1 503 No\r\nContent-Length: 0\r\n\r\n") == 1);
     CHECK(w->chk_fail[0] == 2 && strcmp(w->chk_seen[0], "status 500") == 0);
     CHECK(w->chk_fail[4] == 0 && w->chk_pass[4] == 3); /* an empty body's size is 0 */
-    close(sfd);
     fix_free(&f);
 }
 
@@ -81,11 +77,8 @@ static void body_over_max_body(void)
     struct fix f;
     struct conn *c;
     struct worker *w;
-    int sfd;
-    fix_init(&f, "/", &session_http1, 1, 0, small_max_body);
-    c = &f.w.conns[0];
+    c = fix_start(&f, "/", &session_http1, 0, small_max_body);
     w = &f.w;
-    sfd = fix_connect(&f, c);
     /* 40 bytes of body */
     snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n%s", "{\"a\": 1, \"pad\": \"xxxxxxxxxxxxxxxx\"} tail");
     CHECK(strlen(resp) == 39 + 40);
@@ -96,7 +89,6 @@ static void body_over_max_body(void)
     CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\n{\"a\": \"tail\"}\n") == 1);
     CHECK(w->chk_pass[0] == 1 && w->chk_fail[1] == 1 && w->chk_pass[2] == 1);
     CHECK(w->st.checked == 2 && w->st.checks_failed == 2);
-    close(sfd);
     fix_free(&f);
 }
 
@@ -111,11 +103,8 @@ static void extractions(void)
 {
     struct fix f;
     struct conn *c;
-    int sfd;
-    fix_init(&f, "/", &session_http1, 1, 0, extract_token);
-    c = &f.w.conns[0];
+    c = fix_start(&f, "/", &session_http1, 0, extract_token);
     CHECK(f.pl.nextracts == 2 && f.pl.tset->nvars == 2 && f.pl.targets[0].after == AFTER_VERIFY);
-    sfd = fix_connect(&f, c);
     CHECK(answer(c, "HTTP/1.1 200 OK\r\nX-Sid:  s-9 \r\nContent-Length: 17\r\n\r\n{\"token\": \"abc\"}\n") == 1);
     CHECK(c->vars && c->vars->set == 3 && c->vars->len[f.pl.extract_var[0]] == 3 && c->vars->len[f.pl.extract_var[1]] == 3);
     CHECK(c->vars && memcmp(c->vars->val + (size_t)f.pl.extract_var[0] * TPL_VAR_MAX, "abc", 3) == 0 &&
@@ -124,7 +113,6 @@ static void extractions(void)
     CHECK(answer(c, "HTTP/1.1 200 OK\r\nX-Sid: t\r\nContent-Length: 2\r\n\r\n{}") == 1);
     CHECK(c->vars->set == 1ULL << f.pl.extract_var[1] && c->vars->len[f.pl.extract_var[1]] == 1);
     CHECK(f.w.st.checked == 0 && FIX_DONE(&f) == 2);
-    close(sfd);
     fix_free(&f);
 }
 
