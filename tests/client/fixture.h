@@ -116,6 +116,13 @@ FIX_FN int fix_readable(int fd)
     return poll(&p, 1, FIX_WAIT_MS) == 1;
 }
 
+/* Has fd something to read now (no wait)? */
+FIX_FN int fix_readable_now(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, 0) == 1;
+}
+
 /* The server's end of the next connection to the listener, or -1. */
 FIX_FN int fix_accept(struct fix *f)
 {
