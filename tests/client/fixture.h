@@ -31,6 +31,7 @@ struct fix {
     struct plan pl;
     struct timeline tl;
     struct worker w;
+    struct reqlog lg;    /* --log, when the config asks (fix_free closes it if the test did not) */
     atomic_int stop, failed;
     int lfd;             /* the listener */
     int sfd;             /* the server's end of connection 0 (fix_start), or -1 */
@@ -78,6 +79,10 @@ FIX_FN void fix_init(struct fix *f, const char *path, const struct session_ops *
     f->pl.nthreads = 1;
     f->pl.t0 = f->pl.t_measure = clock_ns();
     f->pl.t_deadline = UINT64_MAX;
+    if (f->cfg.out[OUT_LOG]) {
+        CHECKF(reqlog_open(&f->lg, &f->cfg, 1, err, sizeof(err)) == 0, "%s", err);
+        f->pl.log = &f->lg;
+    }
     CHECK(worker_init(&f->w, &f->pl, 0, nconns, nconns, 0, budget ? budget : UINT64_MAX) == 0);
     CHECK(reach_init(&f->pl, &f->w, 1) == 0);
     /* As the worker's loop begins (engine.c's worker_main). */
@@ -92,8 +97,12 @@ FIX_FN void fix_init(struct fix *f, const char *path, const struct session_ops *
 FIX_FN void fix_free(struct fix *f)
 {
     uint32_t i;
+    uint64_t written, dropped;
+    int failed;
     for (i = 0; i < f->w.nconns; i++)
         conn_close(&f->w.conns[i]);
+    if (f->lg.started)
+        reqlog_close(&f->lg, &written, &dropped, &failed);
     worker_free(&f->w);
     show_free(&f->pl);
     reach_fini(&f->pl);
