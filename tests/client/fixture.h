@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,111 @@ FIX_FN void fix_redial(struct fix *f)
 {
     fix_hangup(f);
     f->sfd = fix_connect(f, &f->w.conns[0]);
+}
+
+#define FIX_SRV_FDS 32
+
+/* A server thread of the test's, on the listener lfd, counting what it
+ * is sent: every third answer a 500, and with close_every, every
+ * close_every-th answer says Connection: close and closes. */
+struct fix_srv {
+    int lfd;
+    uint32_t close_every;
+    atomic_int stop;
+    /* Counted by its thread, read after join. */
+    uint64_t requests, s500, closes, accepted;
+    pthread_t th;
+};
+
+/* (the answers of fix_srv) */
+static const char fix_srv_ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+static const char fix_srv_bad[] = "HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n";
+static const char fix_srv_bye[] = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+
+/* Answers each whole request in buf (n bytes; what is left of a request
+ * cut in two moves to its start). Returns 0, or -1 once it closed fd. */
+FIX_FN int fix_srv_answer(struct fix_srv *s, int fd, char *buf, size_t *n)
+{
+    char *p = buf, *e;
+    while ((e = memmem(p, *n - (size_t)(p - buf), "\r\n\r\n", 4)) != NULL) {
+        const char *a = fix_srv_ok;
+        p = e + 4;
+        s->requests++;
+        if (s->close_every && s->requests % s->close_every == 0) {
+            s->closes++;
+            CHECK(write(fd, fix_srv_bye, sizeof(fix_srv_bye) - 1) == (ssize_t)sizeof(fix_srv_bye) - 1);
+            close(fd);
+            return -1;
+        }
+        if (s->requests % 3 == 0) {
+            a = fix_srv_bad;
+            s->s500++;
+        }
+        CHECK(write(fd, a, strlen(a)) == (ssize_t)strlen(a));
+    }
+    *n -= (size_t)(p - buf);
+    memmove(buf, p, *n);
+    return 0;
+}
+
+FIX_FN void *fix_srv_main(void *arg)
+{
+    struct fix_srv *s = arg;
+    struct pollfd p[FIX_SRV_FDS + 1];
+    static char bufs[FIX_SRV_FDS][8192];
+    size_t lens[FIX_SRV_FDS];
+    int n = 0, i;
+    p[0].fd = s->lfd;
+    p[0].events = POLLIN;
+    while (!atomic_load(&s->stop)) {
+        if (poll(p, (nfds_t)n + 1, 10) <= 0)
+            continue;
+        if ((p[0].revents & POLLIN) && n < FIX_SRV_FDS) {
+            p[n + 1].fd = accept(s->lfd, NULL, NULL);
+            p[n + 1].events = POLLIN;
+            p[n + 1].revents = 0;
+            lens[n] = 0;
+            if (p[n + 1].fd >= 0) {
+                n++;
+                s->accepted++;
+            }
+        }
+        for (i = 0; i < n; i++) {
+            ssize_t r;
+            if (!(p[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            r = read(p[i + 1].fd, bufs[i] + lens[i], sizeof(bufs[i]) - lens[i]);
+            if (r > 0) {
+                lens[i] += (size_t)r;
+                if (fix_srv_answer(s, p[i + 1].fd, bufs[i], &lens[i]) == 0)
+                    continue;
+            } else {
+                close(p[i + 1].fd);
+            }
+            /* Gone: the last one takes its place. */
+            p[i + 1] = p[n];
+            memcpy(bufs[i], bufs[n - 1], lens[n - 1]);
+            lens[i] = lens[n - 1];
+            n--;
+            i--;
+        }
+    }
+    for (i = 0; i < n; i++)
+        close(p[i + 1].fd);
+    return NULL;
+}
+
+/* The server's thread starts, and stops (joined: its counts are read after). */
+FIX_FN void fix_srv_start(struct fix_srv *s)
+{
+    atomic_store(&s->stop, 0);
+    CHECK(pthread_create(&s->th, NULL, fix_srv_main, s) == 0);
+}
+
+FIX_FN void fix_srv_stop(struct fix_srv *s)
+{
+    atomic_store(&s->stop, 1);
+    pthread_join(s->th, NULL);
 }
 
 /* The worker's counts that every test of a request's end reads. */

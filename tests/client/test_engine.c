@@ -7,100 +7,10 @@
 #include "engine.h"
 #include "fixture.h"
 
-#include <pthread.h>
-
-#define SRV_FDS 32
-
-/* The test's server: every third answer a 500, and with close_every, every
- * close_every-th answer says Connection: close and closes. */
-struct srv {
-    int lfd;
-    uint32_t close_every;
-    atomic_int stop;
-    /* Counted by its thread, read after join. */
-    uint64_t requests, s500, closes, accepted;
-    pthread_t th;
-};
-
-static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-static const char bad[] = "HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n";
-static const char bye[] = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
-
-/* Answers each whole request in buf (n bytes; what is left of a request
- * cut in two moves to its start). Returns 0, or -1 once it closed fd. */
-static int srv_answer(struct srv *s, int fd, char *buf, size_t *n)
-{
-    char *p = buf, *e;
-    while ((e = memmem(p, *n - (size_t)(p - buf), "\r\n\r\n", 4)) != NULL) {
-        const char *a = ok;
-        p = e + 4;
-        s->requests++;
-        if (s->close_every && s->requests % s->close_every == 0) {
-            s->closes++;
-            CHECK(write(fd, bye, sizeof(bye) - 1) == (ssize_t)sizeof(bye) - 1);
-            close(fd);
-            return -1;
-        }
-        if (s->requests % 3 == 0) {
-            a = bad;
-            s->s500++;
-        }
-        CHECK(write(fd, a, strlen(a)) == (ssize_t)strlen(a));
-    }
-    *n -= (size_t)(p - buf);
-    memmove(buf, p, *n);
-    return 0;
-}
-
-static void *srv_main(void *arg)
-{
-    struct srv *s = arg;
-    struct pollfd p[SRV_FDS + 1];
-    static char bufs[SRV_FDS][8192];
-    size_t lens[SRV_FDS];
-    int n = 0, i;
-    p[0].fd = s->lfd;
-    p[0].events = POLLIN;
-    while (!atomic_load(&s->stop)) {
-        if (poll(p, (nfds_t)n + 1, 10) <= 0)
-            continue;
-        if ((p[0].revents & POLLIN) && n < SRV_FDS) {
-            p[n + 1].fd = accept(s->lfd, NULL, NULL);
-            p[n + 1].events = POLLIN;
-            p[n + 1].revents = 0;
-            lens[n] = 0;
-            n += p[n + 1].fd >= 0;
-            s->accepted++;
-        }
-        for (i = 0; i < n; i++) {
-            ssize_t r;
-            if (!(p[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            r = read(p[i + 1].fd, bufs[i] + lens[i], sizeof(bufs[i]) - lens[i]);
-            if (r > 0) {
-                lens[i] += (size_t)r;
-                if (srv_answer(s, p[i + 1].fd, bufs[i], &lens[i]) == 0)
-                    continue;
-            } else {
-                close(p[i + 1].fd);
-            }
-            /* Gone: the last one takes its place. */
-            p[i + 1] = p[n];
-            memcpy(bufs[i], bufs[n - 1], lens[n - 1]);
-            lens[i] = lens[n - 1];
-            n--;
-            i--;
-        }
-    }
-    for (i = 0; i < n; i++)
-        close(p[i + 1].fd);
-    return NULL;
-}
-
 /* A run against the server: its listener, its config, its figures. */
 struct erun {
     struct fix f;        /* (its listener alone) */
-    struct srv s;
+    struct fix_srv s;
     struct config cfg;
     struct run_figures res;
     char err[256];
@@ -128,11 +38,9 @@ static int go(struct erun *e)
     char notes[256];
     int rc;
     CHECKF(config_finish(&e->cfg, e->err, sizeof(e->err), notes, sizeof(notes)) == 0, "%s", e->err);
-    atomic_store(&e->s.stop, 0);
-    CHECK(pthread_create(&e->s.th, NULL, srv_main, &e->s) == 0);
+    fix_srv_start(&e->s);
     rc = engine_run(&e->cfg, &stop, NULL, NULL, &e->res, e->err, sizeof(e->err));
-    atomic_store(&e->s.stop, 1);
-    pthread_join(e->s.th, NULL);
+    fix_srv_stop(&e->s);
     return rc;
 }
 
