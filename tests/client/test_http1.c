@@ -90,6 +90,39 @@ static void depth3(struct config *cfg)
     cfg->pipeline = 3;
 }
 
+static void head_method(struct config *cfg)
+{
+    cfg->method = "HEAD";
+    cfg->method_given = 1;
+    cfg->pipeline = 2;
+}
+
+/* Answers without a body whatever their Content-Length says (a HEAD's, a
+ * 204's, a 304's: RFC 9110 §6.4.1), and interim answers (100, 103) before
+ * the final one, which alone counts: one answer each. */
+static void bodiless_and_interim(void)
+{
+    struct fix f;
+    struct conn *c;
+    c = fix_start(&f, "/", &session_http1, 4, NULL);
+    CHECK(answer(c, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
+                    "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx") == 1);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.status[200] == 1 && f.w.st.status[100] == 0 && f.w.st.status[103] == 0);
+    conn_take(c, clock_ns(), clock_ns());
+    CHECK(answer(c, "HTTP/1.1 204 No Content\r\nContent-Length: 50\r\n\r\n") == 1);
+    conn_take(c, clock_ns(), clock_ns());
+    CHECK(answer(c, "HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n") == 1);
+    CHECK(FIX_DONE(&f) == 3 && f.w.st.status[204] == 1 && f.w.st.status[304] == 1 && c->state == C_OPEN);
+    fix_free(&f);
+
+    /* Two HEADs pipelined: each answer's length is not followed by a body. */
+    c = fix_start(&f, "/", &session_http1, 2, head_method);
+    CHECK(c->count == 2 && c->slots[0].head && c->slots[1].head);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n") == 2);
+    CHECK(FIX_DONE(&f) == 2 && FIX_ERRORS(&f) == 0 && c->count == 0 && c->state == C_OPEN);
+    fix_free(&f);
+}
+
 /* Pipelined: three requests in one write, their answers in one read, each
  * to its own request in order; then one and a half answers, and the rest. */
 static void pipelined_in_order(void)
@@ -209,6 +242,7 @@ int main(void)
     T_RUN(request_bytes);
     T_RUN(content_length_and_chunked);
     T_RUN(split_at_every_byte);
+    T_RUN(bodiless_and_interim);
     T_RUN(pipelined_in_order);
     T_RUN(connection_close);
     T_RUN(ended_by_the_connection);
