@@ -15,6 +15,9 @@ struct srv {
     int32_t ids[16];     /* the streams whose request is whole, in order */
     int nids;
     char path[64];       /* the first request's :path */
+    int32_t rst_id;      /* the client's last RST_STREAM: its stream and code */
+    uint32_t rst_code;
+    int goaway;          /* the client sent a GOAWAY */
 };
 
 static ssize_t srv_out(nghttp2_session *ng, const uint8_t *data, size_t len, int flags, void *ud)
@@ -32,6 +35,11 @@ static int srv_frame(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
     if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) && (f->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
         s->nids < 16)
         s->ids[s->nids++] = f->hd.stream_id;
+    if (f->hd.type == NGHTTP2_RST_STREAM) {
+        s->rst_id = f->hd.stream_id;
+        s->rst_code = f->rst_stream.error_code;
+    }
+    s->goaway |= f->hd.type == NGHTTP2_GOAWAY;
     return 0;
 }
 
@@ -68,13 +76,22 @@ static void srv_free(struct srv *s)
     close(s->fd);
 }
 
-/* Reads until n requests are whole (each read waited for, FIX_WAIT_MS). */
-static void srv_until(struct srv *s, int n)
+/* One read of what the client sent (waited for, FIX_WAIT_MS), taken in.
+ * Returns 0 at its end (or none came). */
+static int srv_pump(struct srv *s)
 {
     uint8_t buf[16384];
-    ssize_t r;
-    while (s->nids < n && fix_readable(s->fd) && (r = read(s->fd, buf, sizeof(buf))) > 0)
+    ssize_t r = fix_readable(s->fd) ? read(s->fd, buf, sizeof(buf)) : 0;
+    if (r > 0)
         CHECK(nghttp2_session_mem_recv(s->ng, buf, (size_t)r) == r && nghttp2_session_send(s->ng) == 0);
+    return r > 0;
+}
+
+/* Reads until n requests are whole. */
+static void srv_until(struct srv *s, int n)
+{
+    while (s->nids < n && srv_pump(s))
+        ;
     CHECK(s->nids >= n);
 }
 
@@ -206,6 +223,74 @@ static void reset_counted(void)
     fix_free(&f);
 }
 
+/* --timeout on a stream: reset with CANCEL (RFC 9113 §8.7), counted as a
+ * timeout, the connection kept with its other stream; with no SETTINGS from
+ * the server by then, the connection fails (§3.4). */
+static void stream_timeout(void)
+{
+    struct fix f;
+    struct srv s;
+    struct conn *c;
+    uint64_t t;
+    setup(&f, &s, 2, 2);
+    c = &f.w.conns[0];
+    /* The first answered; the second left to time out. */
+    srv_reply(&s, s.ids[0], "200", NULL);
+    FIX_UNTIL(&f, FIX_DONE(&f) == 1);
+    t = mux_oldest(c)->t_sent;
+    c->timer.fn(&c->timer, t + f.cfg.timeout_ns);
+    CHECK(f.w.st.errors[ERR_TIMEOUT_ANSWER] == 1 && FIX_ERRORS(&f) == 1 && c->count == 0 && c->state == C_OPEN);
+    while (s.rst_id == 0 && srv_pump(&s))
+        ;
+    CHECK(s.rst_id == s.ids[1] && s.rst_code == NGHTTP2_CANCEL);
+    srv_free(&s);
+    fix_free(&f);
+
+    streams = 1;
+    c = fix_start(&f, "/", &session_http2, 1, h2); /* the server says nothing */
+    CHECK(c->count == 1);
+    c->timer.fn(&c->timer, c->slots[0].t_sent + f.cfg.timeout_ns);
+    CHECK(f.w.st.errors[ERR_H2_PROTOCOL] == 1 && c->state == C_IDLE);
+    fix_free(&f);
+}
+
+static void two_per_conn(struct config *cfg)
+{
+    h2(cfg);
+    cfg->requests_per_conn = 2;
+}
+
+/* --requests-per-conn 2 with -n 3 over two streams: the first connection
+ * ends with a GOAWAY after its two (RFC 9113 §5.4.1), the third request on
+ * a second. */
+static void requests_per_connection(void)
+{
+    struct fix f;
+    struct srv s, s2;
+    struct conn *c;
+    streams = 2;
+    fix_init(&f, "/", &session_http2, 1, 3, two_per_conn);
+    c = &f.w.conns[0];
+    srv_init(&s, fix_connect(&f, c));
+    srv_until(&s, 2);
+    CHECK(c->count == 2 && c->nreq == 2);
+    srv_reply(&s, s.ids[0], "200", NULL);
+    srv_reply(&s, s.ids[1], "200", NULL);
+    FIX_UNTIL(&f, FIX_DONE(&f) == 2 && c->state != C_OPEN);
+    while (!s.goaway && srv_pump(&s))
+        ;
+    CHECK(s.goaway && s.nids == 2 && FIX_DONE(&f) == 2);
+    srv_init(&s2, fix_accept(&f));
+    FIX_UNTIL(&f, c->state == C_OPEN);
+    srv_until(&s2, 1);
+    srv_reply(&s2, s2.ids[0], "200", NULL);
+    FIX_UNTIL(&f, FIX_DONE(&f) == 3);
+    CHECK(FIX_DONE(&f) == 3 && FIX_STARTED(&f) == 3 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened == 2);
+    srv_free(&s2);
+    srv_free(&s);
+    fix_free(&f);
+}
+
 /* An HTTP/1.1 server answers the preface: the whole run stops, saying so
  * in one line; its request ends as an h2 protocol error. */
 static void http1_answer_ends_the_run(void)
@@ -230,6 +315,8 @@ int main(void)
     T_RUN(refused_sent_again);
     T_RUN(goaway_sent_again);
     T_RUN(reset_counted);
+    T_RUN(stream_timeout);
+    T_RUN(requests_per_connection);
     T_RUN(http1_answer_ends_the_run);
     T_END("test_http2");
 }
