@@ -223,6 +223,35 @@ static void reset_counted(void)
     fix_free(&f);
 }
 
+/* A server that processes nothing (GOAWAY, last-stream-id 0, on every
+ * connection): the request goes again three times, then ends as its
+ * h2_goaway error; one request started, one ended, four connections. */
+static void refused_for_good(void)
+{
+    struct fix f;
+    struct srv s;
+    struct conn *c;
+    int k;
+    streams = 1;
+    fix_init(&f, "/", &session_http2, 1, 1, h2);
+    c = &f.w.conns[0];
+    conn_take(c, clock_ns(), clock_ns());
+    for (k = 0; k < 4; k++) {
+        /* (After the first: the worker's turn sends it again, connecting.) */
+        srv_init(&s, fix_accept(&f));
+        FIX_UNTIL(&f, c->state == C_OPEN);
+        srv_until(&s, 1);
+        CHECK(nghttp2_submit_goaway(s.ng, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, NULL, 0) == 0 &&
+              nghttp2_session_send(s.ng) == 0);
+        FIX_UNTIL(&f, f.w.st.h2_retried == (uint64_t)k + 1 || f.w.ended == 1);
+        srv_free(&s);
+        CHECKF(f.w.st.h2_retried == (uint64_t)(k < 3 ? k + 1 : 3), "round %d", k);
+    }
+    CHECK(f.w.st.errors[ERR_H2_GOAWAY] == 1 && FIX_ERRORS(&f) == 1 && FIX_DONE(&f) == 0);
+    CHECK(FIX_STARTED(&f) == 1 && f.w.ended == 1 && f.w.st.conns_opened == 4);
+    fix_free(&f);
+}
+
 /* --timeout on a stream: reset with CANCEL (RFC 9113 §8.7), counted as a
  * timeout, the connection kept with its other stream; with no SETTINGS from
  * the server by then, the connection fails (§3.4). */
@@ -315,6 +344,7 @@ int main(void)
     T_RUN(refused_sent_again);
     T_RUN(goaway_sent_again);
     T_RUN(reset_counted);
+    T_RUN(refused_for_good);
     T_RUN(stream_timeout);
     T_RUN(requests_per_connection);
     T_RUN(http1_answer_ends_the_run);
