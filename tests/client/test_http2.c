@@ -320,6 +320,35 @@ static void requests_per_connection(void)
     fix_free(&f);
 }
 
+static void h2_checked(struct config *cfg)
+{
+    h2(cfg);
+    CHECK(config_add_check(cfg, "body contains \"hello\"") == 0);
+    CHECK(config_add_check(cfg, "header content-type == text/plain") == 0);
+    CHECK(config_add_check(cfg, "status == 200") == 0);
+}
+
+/* Checks on HTTP/2 answers: the fields as the session kept them, the body
+ * from its DATA frames; each stream's own. */
+static void checked(void)
+{
+    struct fix f;
+    struct srv s;
+    streams = 2;
+    fix_init(&f, "/", &session_http2, 1, 2, h2_checked);
+    srv_init(&s, fix_connect(&f, &f.w.conns[0]));
+    srv_until(&s, 2);
+    srv_reply(&s, s.ids[1], "404", "nope");
+    srv_reply(&s, s.ids[0], "200", "well hello there");
+    FIX_UNTIL(&f, FIX_DONE(&f) == 2);
+    CHECK(f.w.chk_pass[0] == 1 && f.w.chk_fail[0] == 1 && strstr(f.w.chk_seen[0], "nope") != NULL);
+    CHECK(f.w.chk_pass[1] == 2 && f.w.chk_fail[1] == 0);
+    CHECK(f.w.chk_pass[2] == 1 && f.w.chk_fail[2] == 1 && strcmp(f.w.chk_seen[2], "status 404") == 0);
+    CHECK(f.w.st.checked == 2 && f.w.st.checks_failed == 1 && FIX_DONE(&f) == 2);
+    srv_free(&s);
+    fix_free(&f);
+}
+
 /* An HTTP/1.1 server answers the preface: the whole run stops, saying so
  * in one line; its request ends as an h2 protocol error. */
 static void http1_answer_ends_the_run(void)
@@ -347,6 +376,7 @@ int main(void)
     T_RUN(refused_for_good);
     T_RUN(stream_timeout);
     T_RUN(requests_per_connection);
+    T_RUN(checked);
     T_RUN(http1_answer_ends_the_run);
     T_END("test_http2");
 }
