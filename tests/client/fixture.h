@@ -236,8 +236,9 @@ struct fix_srv {
     int lfd;
     uint32_t close_every;
     atomic_int stop;
-    /* Counted by its thread, read after join. */
-    uint64_t requests, s500, closes, accepted;
+    /* Counted by its thread, read after join (requests meanwhile too). */
+    _Atomic uint64_t requests;
+    uint64_t s500, closes, accepted;
     pthread_t th;
 };
 

@@ -14,7 +14,20 @@ struct erun {
     struct config cfg;
     struct run_figures res;
     char err[256];
+    atomic_int stop;     /* engine_run's stop, set once the server counted stop_after (0: never) */
+    uint64_t stop_after;
+    pthread_t stopper;
 };
+
+/* Ctrl-C, once the server has answered e->stop_after requests. */
+static void *stopper(void *arg)
+{
+    struct erun *e = arg;
+    while (atomic_load(&e->s.requests) < e->stop_after)
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    atomic_store(&e->stop, 1);
+    return NULL;
+}
 
 /* The server's URL: -n n, -c c, -t t (the test sets the rest). */
 static void setup(struct erun *e, uint64_t n, uint32_t c, uint32_t t)
@@ -34,12 +47,15 @@ static void setup(struct erun *e, uint64_t n, uint32_t c, uint32_t t)
  * engine_run's value. */
 static int go(struct erun *e)
 {
-    atomic_int stop = 0;
     char notes[256];
     int rc;
     CHECKF(config_finish(&e->cfg, e->err, sizeof(e->err), notes, sizeof(notes)) == 0, "%s", e->err);
     fix_srv_start(&e->s);
-    rc = engine_run(&e->cfg, &stop, NULL, NULL, &e->res, e->err, sizeof(e->err));
+    if (e->stop_after)
+        CHECK(pthread_create(&e->stopper, NULL, stopper, e) == 0);
+    rc = engine_run(&e->cfg, &e->stop, NULL, NULL, &e->res, e->err, sizeof(e->err));
+    if (e->stop_after)
+        pthread_join(e->stopper, NULL);
     fix_srv_stop(&e->s);
     return rc;
 }
@@ -105,6 +121,26 @@ static void runs_accounted(void)
     }
 }
 
+/* Stopped (Ctrl-C) in the middle of a -d run: a partial result in which
+ * every request the server got is answered or in flight, none lost. */
+static void interrupted(void)
+{
+    struct erun e;
+    uint64_t served;
+    setup(&e, 0, 4, 2);
+    e.cfg.duration_ns = 60 * NS_PER_S;
+    e.stop_after = 300;
+    CHECKF(go(&e) == 0, "%s", e.err);
+    served = atomic_load(&e.s.requests);
+    CHECK(e.res.interrupted && served >= 300 && stats_errors(&e.res.total) == 0 && e.res.in_flight <= 4);
+    CHECKF(e.res.total.completed <= served && served <= e.res.total.completed + e.res.in_flight &&
+           e.res.total.started == e.res.total.completed + e.res.in_flight,
+           "served %llu completed %llu in flight %llu", (unsigned long long)served,
+           (unsigned long long)e.res.total.completed, (unsigned long long)e.res.in_flight);
+    CHECK(e.res.total.status[200] + e.res.total.status[500] == e.res.total.completed);
+    end(&e, 0);
+}
+
 /* Nothing listens: the run stops at its first contact, in one line. */
 static void nothing_listens(void)
 {
@@ -121,6 +157,7 @@ static void nothing_listens(void)
 int main(void)
 {
     T_RUN(runs_accounted);
+    T_RUN(interrupted);
     T_RUN(nothing_listens);
     T_END("test_engine");
 }
