@@ -123,6 +123,36 @@ static void bodiless_and_interim(void)
     fix_free(&f);
 }
 
+static void cookies(struct config *cfg)
+{
+    cfg->cookies = 1;
+    CHECK(config_add_header(cfg, "Cookie: mine=1") == 0);
+}
+
+/* --cookies: what an answer's Set-Cookie fields set goes back on the
+ * connection's next requests, after the user's own Cookie field; one
+ * that expires it (the same name and Path) takes it out. */
+static void cookie_jar(void)
+{
+    struct fix f;
+    struct conn *c;
+    char buf[2048];
+    c = fix_start(&f, "/app/x", &session_http1, 3, cookies);
+    CHECK(fix_recv(f.sfd, buf, sizeof(buf), "\r\n\r\n", 1) > 0 && strstr(buf, "\r\nCookie: mine=1\r\n\r\n"));
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nSet-Cookie: sid=abc; Path=/\r\nSet-Cookie: pref=x\r\n"
+                    "Set-Cookie: other=1; Path=/elsewhere\r\nContent-Length: 0\r\n\r\n") == 1);
+    conn_take(c, clock_ns(), clock_ns());
+    CHECK(fix_recv(f.sfd, buf, sizeof(buf), "\r\n\r\n", 1) > 0);
+    /* pref's default Path is /app (RFC 6265 §5.1.4); other's is not this one. */
+    CHECKF(strstr(buf, "\r\nCookie: mine=1\r\nCookie: ") != NULL && strstr(buf, "sid=abc") && strstr(buf, "pref=x") &&
+           !strstr(buf, "other=1") && c->slots[c->head].jar_line == 1, "%s", buf);
+    CHECK(answer(c, "HTTP/1.1 200 OK\r\nSet-Cookie: sid=; Path=/; Max-Age=0\r\nContent-Length: 0\r\n\r\n") == 1);
+    conn_take(c, clock_ns(), clock_ns());
+    CHECK(fix_recv(f.sfd, buf, sizeof(buf), "\r\n\r\n", 1) > 0);
+    CHECKF(strstr(buf, "sid=") == NULL && strstr(buf, "pref=x") != NULL, "%s", buf);
+    fix_free(&f);
+}
+
 /* Pipelined: three requests in one write, their answers in one read, each
  * to its own request in order; then one and a half answers, and the rest. */
 static void pipelined_in_order(void)
@@ -243,6 +273,7 @@ int main(void)
     T_RUN(content_length_and_chunked);
     T_RUN(split_at_every_byte);
     T_RUN(bodiless_and_interim);
+    T_RUN(cookie_jar);
     T_RUN(pipelined_in_order);
     T_RUN(connection_close);
     T_RUN(ended_by_the_connection);
