@@ -133,13 +133,14 @@ static void h2(struct config *cfg)
 }
 
 /* -n budget over one connection of nstreams streams, up, its requests
- * (all of them) whole at the server. */
-static void setup(struct fix *f, struct srv *s, uint32_t nstreams, uint64_t budget)
+ * (all of them) whole at the server: its connection. */
+static struct conn *setup(struct fix *f, struct srv *s, uint32_t nstreams, uint64_t budget)
 {
     streams = nstreams;
     fix_init(f, "/h2?q=1", &session_http2, 1, budget, h2);
     srv_init(s, fix_connect(f, &f->w.conns[0]));
     srv_until(s, (int)budget);
+    return &f->w.conns[0];
 }
 
 static void answers_out_of_order(void)
@@ -147,8 +148,7 @@ static void answers_out_of_order(void)
     struct fix f;
     struct srv s;
     struct conn *c;
-    setup(&f, &s, 4, 4);
-    c = &f.w.conns[0];
+    c = setup(&f, &s, 4, 4);
     CHECK(c->cap == 4 && c->count == 4);
     CHECK(strcmp(s.path, "/h2?q=1") == 0);
     CHECK(s.ids[0] == 1 && s.ids[3] == 7);
@@ -186,27 +186,35 @@ static void refused_sent_again(void)
     fix_free(&f);
 }
 
+/* The run's last n requests (of 3) on its second connection, answered:
+ * all 3 done, none an error. */
+static void on_a_second_connection(struct fix *f, int n)
+{
+    struct srv s2;
+    int k;
+    srv_init(&s2, fix_accept(f));
+    FIX_UNTIL(f, f->w.conns[0].state == C_OPEN && f->w.conns[0].count == n);
+    srv_until(&s2, n);
+    for (k = 0; k < n; k++)
+        srv_reply(&s2, s2.ids[k], "200", NULL);
+    FIX_UNTIL(f, FIX_DONE(f) == 3);
+    CHECK(FIX_DONE(f) == 3 && FIX_STARTED(f) == 3 && FIX_ERRORS(f) == 0 && f->w.st.conns_opened == 2);
+    srv_free(&s2);
+}
+
 /* A GOAWAY with last-stream-id 1 and streams 3 and 5 open: 1 is answered,
  * 3 and 5 go again on a new connection. */
 static void goaway_sent_again(void)
 {
     struct fix f;
-    struct srv s, s2;
+    struct srv s;
     struct conn *c;
-    setup(&f, &s, 3, 3);
-    c = &f.w.conns[0];
+    c = setup(&f, &s, 3, 3);
     CHECK(nghttp2_submit_goaway(s.ng, NGHTTP2_FLAG_NONE, 1, NGHTTP2_NO_ERROR, NULL, 0) == 0);
     srv_reply(&s, 1, "200", NULL);
     FIX_UNTIL(&f, f.w.st.h2_retried == 2 && c->state != C_OPEN);
     CHECK(FIX_DONE(&f) == 1 && f.w.st.h2_retried == 2 && FIX_ERRORS(&f) == 0);
-    srv_init(&s2, fix_accept(&f));
-    FIX_UNTIL(&f, c->state == C_OPEN && c->count == 2);
-    srv_until(&s2, 2);
-    srv_reply(&s2, s2.ids[0], "200", NULL);
-    srv_reply(&s2, s2.ids[1], "200", NULL);
-    FIX_UNTIL(&f, FIX_DONE(&f) == 3);
-    CHECK(FIX_DONE(&f) == 3 && FIX_STARTED(&f) == 3 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened == 2);
-    srv_free(&s2);
+    on_a_second_connection(&f, 2);
     srv_free(&s);
     fix_free(&f);
 }
@@ -261,8 +269,7 @@ static void stream_timeout(void)
     struct srv s;
     struct conn *c;
     uint64_t t;
-    setup(&f, &s, 2, 2);
-    c = &f.w.conns[0];
+    c = setup(&f, &s, 2, 2);
     /* The first answered; the second left to time out. */
     srv_reply(&s, s.ids[0], "200", NULL);
     FIX_UNTIL(&f, FIX_DONE(&f) == 1);
@@ -295,7 +302,7 @@ static void two_per_conn(struct config *cfg)
 static void requests_per_connection(void)
 {
     struct fix f;
-    struct srv s, s2;
+    struct srv s;
     struct conn *c;
     streams = 2;
     fix_init(&f, "/", &session_http2, 1, 3, two_per_conn);
@@ -309,13 +316,7 @@ static void requests_per_connection(void)
     while (!s.goaway && srv_pump(&s))
         ;
     CHECK(s.goaway && s.nids == 2 && FIX_DONE(&f) == 2);
-    srv_init(&s2, fix_accept(&f));
-    FIX_UNTIL(&f, c->state == C_OPEN);
-    srv_until(&s2, 1);
-    srv_reply(&s2, s2.ids[0], "200", NULL);
-    FIX_UNTIL(&f, FIX_DONE(&f) == 3);
-    CHECK(FIX_DONE(&f) == 3 && FIX_STARTED(&f) == 3 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened == 2);
-    srv_free(&s2);
+    on_a_second_connection(&f, 1);
     srv_free(&s);
     fix_free(&f);
 }
