@@ -121,6 +121,22 @@ static void runs_accounted(void)
     }
 }
 
+/* --warmup: its requests are not the run's, but -n still ends exactly:
+ * those the window took in from the warm-up count among its n. */
+static void after_warmup(void)
+{
+    struct erun e;
+    setup(&e, 150, 3, 1);
+    e.cfg.warmup_ns = 30 * NS_PER_MS;
+    CHECKF(go(&e) == 0, "%s", e.err);
+    CHECK(e.res.total.started == 150 && e.res.total.completed == 150 && stats_errors(&e.res.total) == 0 &&
+          e.res.in_flight == 0 && e.res.total.carried_in <= 3);
+    /* The server saw the warm-up's answered requests besides. */
+    CHECK(atomic_load(&e.s.requests) >= 150 && e.res.total.conns_warmup + e.res.total.conns_opened == e.s.accepted);
+    CHECK(e.res.per_target[0].h[H_LATENCY].total == 150);
+    end(&e, 0);
+}
+
 /* Stopped (Ctrl-C) in the middle of a -d run: a partial result in which
  * every request the server got is answered or in flight, none lost. */
 static void interrupted(void)
@@ -157,6 +173,7 @@ static void nothing_listens(void)
 int main(void)
 {
     T_RUN(runs_accounted);
+    T_RUN(after_warmup);
     T_RUN(interrupted);
     T_RUN(nothing_listens);
     T_END("test_engine");
