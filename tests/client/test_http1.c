@@ -153,6 +153,40 @@ static void cookie_jar(void)
     fix_free(&f);
 }
 
+static void big_post(struct config *cfg)
+{
+    cfg->body_len = 8 << 20;
+    cfg->body = malloc(cfg->body_len);
+    memset(cfg->body, 'b', cfg->body_len);
+    cfg->has_body = 1;
+}
+
+/* An answer before the request was written whole (a 413 to a body the
+ * server will not read): it counts, and the connection, whose request
+ * stream is cut, is closed rather than used again. */
+static void answered_before_written(void)
+{
+    struct fix f;
+    struct conn *c;
+    c = fix_start(&f, "/upload", &session_http1, 2, big_post);
+    CHECK(f.w.st.bytes_sent < f.pl.targets[0].len && c->count == 1);
+    fix_send(f.sfd, "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n");
+    FIX_UNTIL(&f, FIX_DONE(&f) == 1);
+    CHECK(FIX_DONE(&f) == 1 && f.w.st.status[413] == 1 && FIX_ERRORS(&f) == 0 && f.w.st.conns_opened >= 1);
+    CHECK(FIX_STARTED(&f) <= 2 && f.w.ended == 1);
+    {
+        /* The server's end: what was written of the request, then its end. */
+        static char sink[1 << 16];
+        ssize_t r = 1;
+        size_t got = 0;
+        while (r > 0 && fix_readable(f.sfd))
+            if ((r = read(f.sfd, sink, sizeof(sink))) > 0)
+                got += (size_t)r;
+        CHECK(r == 0 && got < f.pl.targets[0].len);
+    }
+    fix_free(&f);
+}
+
 /* Pipelined: three requests in one write, their answers in one read, each
  * to its own request in order; then one and a half answers, and the rest. */
 static void pipelined_in_order(void)
@@ -274,6 +308,7 @@ int main(void)
     T_RUN(split_at_every_byte);
     T_RUN(bodiless_and_interim);
     T_RUN(cookie_jar);
+    T_RUN(answered_before_written);
     T_RUN(pipelined_in_order);
     T_RUN(connection_close);
     T_RUN(ended_by_the_connection);
