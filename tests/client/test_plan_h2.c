@@ -59,6 +59,17 @@ static int is(const nghttp2_nv *nv, size_t n, const char *name, const char *want
     return v && len == strlen(want) && memcmp(v, want, len) == 0;
 }
 
+/* Target 0's fields for a request whose templated body and values are req
+ * (the slot a session would hand over). */
+static size_t fields_of(const struct plan *pl, const char *req, const struct jar *jar, char *buf, nghttp2_nv *nv)
+{
+    struct slot s;
+    memset(&s, 0, sizeof(s));
+    s.target = 0;
+    s.req = req;
+    return plan_h2_fields(pl, &s, jar, buf, nv);
+}
+
 static void templated_values(void)
 {
     static const char *const headers[] = { "X-Id: n-{{seq}}", "X-Plain: p", NULL };
@@ -83,7 +94,7 @@ static void templated_values(void)
         /* The body, then the values: one {{seq}} per request, the same in each. */
         snprintf(want, sizeof(want), "{\"n\": %d}", k);
         CHECKF(blen == strlen(want) && memcmp(out, want, blen) == 0, "%.*s", (int)blen, out);
-        n = plan_h2_fields(&pl, 0, out, NULL, cookies, nv);
+        n = fields_of(&pl, out, NULL, cookies, nv);
         CHECK(n == nbase);
         snprintf(want, sizeof(want), "/item/%d", k);
         CHECK(is(nv, n, ":path", want) && is(nv, n, ":method", "POST") && is(nv, n, "x-plain", "p"));
@@ -98,7 +109,7 @@ static void templated_values(void)
     cookie_set(&jar, "t=2; Path=/item", 15, "/", 1, time(NULL));
     template_ctx_start(&ctx, 0, &rng);
     plan_h2_expand(&pl, 0, &ctx, out);
-    n = plan_h2_fields(&pl, 0, out, &jar, cookies, nv);
+    n = fields_of(&pl, out, &jar, cookies, nv);
     CHECK(n == nbase + 1 && (is(nv, n, "cookie", "s=1; t=2") || is(nv, n, "cookie", "t=2; s=1")));
     free(out);
     done(&cfg, &pl);
