@@ -642,3 +642,11 @@ int accesslog_user_pattern(const char *spec, regex_t *re, char *name, size_t cap
     snprintf(name, cap, "%s", eq + 1);
     return 0;
 }
+
+void accesslog_path(const char *target, size_t n, char *out)
+{
+    size_t k;
+    for (k = 0; k < n && k < ALOG_TARGET_MAX && target[k] != '?' && target[k] != '#'; k++)
+        out[k] = target[k];
+    out[k] = '\0';
+}

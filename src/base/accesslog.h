@@ -55,6 +55,10 @@ int accesslog_parse(enum alog_format f, const char *line, size_t n, struct alog_
  * UUID or a long hex id as {id}, the query dropped (folded into its
  * path's). Returns its length. */
 size_t accesslog_pattern(const char *target, size_t n, char *out, size_t cap);
+/* The path of a request-target of n bytes (not NUL terminated), its query
+ * and fragment left out, into out (ALOG_TARGET_MAX + 1 bytes, NUL
+ * terminated): what a --pattern's regular expression is matched with. */
+void accesslog_path(const char *target, size_t n, char *out);
 
 /* The methods rafale replay sends when --methods is not given: a log
  * holds no bodies, and a replayed POST or DELETE changes the server. */

@@ -286,13 +286,10 @@ static void skip_method(struct replay_tally *ty, const char *m)
 static uint32_t user_target(const struct replay *rp, const char *target, size_t n)
 {
     static __thread char path[ALOG_TARGET_MAX + 1];
-    size_t k;
     uint32_t i;
     if (rp->nuser == 0)
         return UINT32_MAX;
-    for (k = 0; k < n && target[k] != '?' && target[k] != '#'; k++)
-        path[k] = target[k];
-    path[k] = '\0';
+    accesslog_path(target, n, path);
     for (i = 0; i < rp->nuser; i++)
         if (regexec(&rp->user[i].re, path, 0, NULL, 0) == 0)
             return rp->user[i].target;

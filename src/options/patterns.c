@@ -47,9 +47,7 @@ static int user_match(const struct users *u, const char *target, size_t n)
 {
     char path[ALOG_TARGET_MAX + 1];
     uint32_t i;
-    n = strcspn(target, "?#") < n ? strcspn(target, "?#") : n;
-    memcpy(path, target, n);
-    path[n] = '\0';
+    accesslog_path(target, n, path);
     for (i = 0; i < u->n; i++)
         if (regexec(&u->re[i], path, 0, NULL, 0) == 0)
             return 1;

@@ -198,6 +198,25 @@ static void patterns(void)
     CHECK(accesslog_pattern("//////////", 10, small, sizeof(small)) == 7);
 }
 
+/* A --pattern's path: the target's bytes up to its query or fragment, read
+ * no further than its length (a target is not NUL terminated: a long one
+ * fills its buffer). */
+static void paths(void)
+{
+    static char big[ALOG_TARGET_MAX];
+    char out[ALOG_TARGET_MAX + 1];
+    accesslog_path(guarded("/a/b?x=1", 8), 8, out);
+    CHECK(strcmp(out, "/a/b") == 0);
+    accesslog_path(guarded("/a#f", 4), 4, out);
+    CHECK(strcmp(out, "/a") == 0);
+    accesslog_path(guarded("/users/42", 9), 9, out);
+    CHECK(strcmp(out, "/users/42") == 0);
+    memset(big, 'a', sizeof(big));
+    big[0] = '/';
+    accesslog_path(guarded(big, sizeof(big)), sizeof(big), out);
+    CHECK(strlen(out) == ALOG_TARGET_MAX && out[0] == '/' && out[ALOG_TARGET_MAX - 1] == 'a');
+}
+
 static void formats(void)
 {
     enum alog_format f;
@@ -248,6 +267,7 @@ int main(void)
     T_RUN(json);
     T_RUN(prefixes);
     T_RUN(patterns);
+    T_RUN(paths);
     T_RUN(formats);
     T_RUN(user_times);
     T_END("test_accesslog");

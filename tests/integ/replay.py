@@ -305,10 +305,12 @@ def replay_recorded_in_the_result():
         rc, err, j = replay(path, srv.url(""), "-c", 1, "--speed", 2, "--limit", 30, "--methods", "GET,HEAD",
                             "--html", html)
         check(rc == 0, "rc %d: %s" % (rc, err))
-        check(j["config"]["replay"] == {"log": path, "speed": 2, "format": "json", "limit": 30, "methods": "GET,HEAD"},
+        check(j["config"]["replay"] == {"log": path, "speed": 2, "format": "json", "limit": 30, "methods": "GET,HEAD",
+                                        "loop": False},
               "config.replay: %s" % j["config"]["replay"])
         # Every line of so short a log is read (the sorting window reads ahead); the 30th request is the 35th line.
-        want = {"lines": 40, "replayed": 30, "skipped_methods": {"POST": 1, "DELETE": 1}, "skipped_other_methods": 0,
+        want = {"lines": 40, "replayed": 30, "before_from": 0, "passes": 1, "skipped_methods": {"POST": 1, "DELETE": 1},
+                "skipped_other_methods": 0,
                 "unparseable": 1, "unparseable_first_line": 4, "control": 1, "control_first_line": 8,
                 "too_long": 1, "too_long_first_line": 9, "out_of_order": 0, "read_errno": 0}
         got = dict(j["replay"])
