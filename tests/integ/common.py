@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import tempfile
@@ -348,7 +349,9 @@ class RecServer(BadServer):
 
     def __init__(self, unix_path=None):
         self.records = []
-        self.times = []  # time.monotonic() of each request's arrival
+        # Each request's arrival as the kernel stamped its first segment (SO_TIMESTAMPNS, wall clock): a gap
+        # between two requests is the client's, not this Python thread's wake-up on a loaded machine.
+        self.times = []
         if unix_path:
             self.mode = "rec"
             self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -363,16 +366,40 @@ class RecServer(BadServer):
         else:
             BadServer.__init__(self, "rec")
 
+    SO_TIMESTAMPNS = 35  # Linux's (asm-generic/socket.h); Python's socket module does not name it
+
+    def next_stamped(self, c, buf, stamp):
+        """next_head, and the kernel's stamp of the segment that brought the head's first byte (stamp: that of
+        buf's bytes, read already)."""
+        while b"\r\n\r\n" not in buf:
+            d, anc, _, _ = c.recvmsg(65536, socket.CMSG_SPACE(16))
+            if not d:
+                return None
+            if not buf:
+                stamp = time.time()
+                for level, kind, data in anc:
+                    if level == socket.SOL_SOCKET and kind == self.SO_TIMESTAMPNS and len(data) >= 16:
+                        sec, nsec = struct.unpack("qq", data[:16])
+                        stamp = sec + nsec / 1e9
+            buf += d
+        head, rest = buf.split(b"\r\n\r\n", 1)
+        return head, rest, stamp
+
     def handle(self, c):
         with self.lock:
             conn_id = self.accepted
-        buf = b""
+        buf, stamp = b"", None
+        try:
+            c.setsockopt(socket.SOL_SOCKET, self.SO_TIMESTAMPNS, 1)
+        except OSError:
+            pass
         try:
             while True:
-                got = self.next_head(c, buf)
+                got = self.next_stamped(c, buf, stamp)
                 if got is None:
                     return
-                head, buf = got
+                head, buf, arrived = got
+                stamp = arrived
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
                 headers = {}
@@ -396,7 +423,7 @@ class RecServer(BadServer):
                 with self.lock:
                     self.requests += 1
                     self.records.append((conn_id, method, path, headers, body))
-                    self.times.append(time.monotonic())
+                    self.times.append(arrived)
                 extra, status = b"", b"200 OK"
                 if path.startswith("/login"):
                     extra = b"Set-Cookie: sid=c%d; Path=/; Max-Age=3600\r\nSet-Cookie: theme=dark\r\n" % conn_id
