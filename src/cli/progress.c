@@ -50,7 +50,10 @@ void progress_update(const struct engine_progress *e, void *arg)
         snprintf(where, sizeof(where), "[%s] %3.0f%%", bar, 100 * frac);
     } else {
         double total = (double)cfg->duration_ns / 1e9;
-        snprintf(where, sizeof(where), "%.0fs / %.0fs", e->elapsed_s, total);
+        if (total > 0)
+            snprintf(where, sizeof(where), "%.0fs / %.0fs", e->elapsed_s, total);
+        else /* a replay: the log's end ends it */
+            snprintf(where, sizeof(where), "%.0fs", e->elapsed_s);
     }
     fprintf(p->f, "%s%s  %.0f req/s now, %.0f avg  p50 %s p99 %s  errors %llu  open %u%s",
             p->tty ? "\r\033[K" : "", where, cur, avg, latency(p50, sizeof(p50), e->p50_ns),

@@ -27,7 +27,8 @@ void report_replay_config_json(FILE *f, const struct config *cfg)
         fprintf(f, ", \"limit\": null");
     fprintf(f, ", \"methods\": ");
     report_json_str(f, cfg->replay_methods ? cfg->replay_methods : ALOG_METHODS_DEFAULT);
-    fprintf(f, ", \"loop\": %s}", cfg->replay_loop ? "true" : "false");
+    /* Connections open as the log's concurrency needs them, up to this. */
+    fprintf(f, ", \"loop\": %s, \"max_connections\": %u}", cfg->replay_loop ? "true" : "false", cfg->max_connections);
 }
 
 int report_replay_load_config(struct jc *c, json_t *o, struct config *cfg)
@@ -45,6 +46,7 @@ int report_replay_load_config(struct jc *c, json_t *o, struct config *cfg)
     cfg->replay_speed = jread_num(c, r, "speed", 0.001, 1e8, 0);
     cfg->replay_limit = jread_count(c, r, "limit", 0);
     cfg->replay_loop = jread_bool(c, r, "loop");
+    cfg->max_connections = (uint32_t)jread_num(c, r, "max_connections", 0, 10000000, 0);
     if (!c->failed && fmt && accesslog_format_parse(fmt, &af) != 0)
         jread_fail(c, "format", "'%.40s' is not auto, combined, common or json", fmt);
     if (!c->failed && m && (m[0] == '\0' || m[strspn(m, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_,")]))

@@ -448,9 +448,14 @@ void report_setup_line(FILE *f, const struct config *cfg)
     char b1[32], b2[32];
     uint32_t i;
 
-    fprintf(f, "%u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
-            cfg->threads, cfg->threads == 1 ? "" : "s",
-            !cfg->keepalive ? "a new connection per request" : "keep-alive");
+    if (cfg->replay_path) /* connections open as the log's concurrency needs them */
+        fprintf(f, "up to %u connection%s on %u thread%s, %s", cfg->max_connections,
+                cfg->max_connections == 1 ? "" : "s", cfg->threads, cfg->threads == 1 ? "" : "s",
+                !cfg->keepalive ? "a new connection per request" : "keep-alive");
+    else
+        fprintf(f, "%u connection%s on %u thread%s, %s", cfg->connections, cfg->connections == 1 ? "" : "s",
+                cfg->threads, cfg->threads == 1 ? "" : "s",
+                !cfg->keepalive ? "a new connection per request" : "keep-alive");
     if (config_proto(cfg)->takes & TAKES_STREAMS)
         fprintf(f, ", %s (%u stream%s per connection)", config_proto(cfg)->title, config_depth(cfg),
                 config_depth(cfg) > 1 ? "s" : "");
@@ -468,7 +473,7 @@ void report_setup_line(FILE *f, const struct config *cfg)
         fprintf(f, ", %s at most", units_fmt_ns(b1, sizeof(b1), (double)cfg->duration_ns));
     for (i = 0; i < cfg->ntargets && cfg->targets && cfg->targets[i].own; i++)
         ;
-    if (i < cfg->ntargets) /* some URL is sent with the run's method */
+    if (i < cfg->ntargets && !cfg->replay_path) /* some URL is sent with the run's method (a replay: the log's) */
         fprintf(f, ", %s", cfg->method);
     fprintf(f, ", timeout %s", units_fmt_ns(b2, sizeof(b2), (double)cfg->timeout_ns));
 }
@@ -506,7 +511,16 @@ static void setup_block(FILE *f, const struct config *cfg, const struct run_figu
                     own ? ", # think: of its own on some targets" : "");
         }
     }
-    for (i = 0; i < cfg->ntargets; i++) {
+    if (cfg->replay_path && cfg->ntargets) { /* one URL, the log's paths in rows */
+        fprintf(f, "  %s: the log's paths, in %u row%s (", cfg->url_text[0], cfg->ntargets, cfg->ntargets == 1 ? "" : "s");
+        for (i = 0; i < cfg->ntargets; i++) {
+            char nb[1200];
+            const char *name = cfg->targets ? cfg->targets[i].name : NULL;
+            fprintf(f, "%s%s", i ? ", " : "", name ? shown(name, nb, sizeof(nb)) : "?");
+        }
+        fprintf(f, ")\n");
+    }
+    for (i = 0; i < cfg->ntargets && !cfg->replay_path; i++) {
         const struct target *t = cfg->targets ? &cfg->targets[i] : NULL;
         char nb[1200];
         if (t && t->own)

@@ -49,6 +49,24 @@ static void a_log_every_five_seconds(void)
     free(text);
 }
 
+/* A replay has no -d nor -n: the log's end ends it, and the line says the
+ * time gone alone (it said "5s / 0s"). */
+static void no_end_but_the_log(void)
+{
+    struct config cfg;
+    struct progress p;
+    struct engine_progress e;
+    FILE *f = open_memstream(&text, &len);
+    config_defaults(&cfg);
+    progress_init(&p, f, &cfg);
+    e = at(5, 20000, 0, 1500000);
+    progress_update(&e, &p);
+    progress_done(&p);
+    fclose(f);
+    CHECKF(strcmp(text, "5s  4000 req/s now, 4000 avg  p50 1.50ms p99 6.00ms  errors 0  open 10\n") == 0, "%s", text);
+    free(text);
+}
+
 static void a_terminal_line_in_place(void)
 {
     struct config cfg;
@@ -94,6 +112,7 @@ static void nothing_drawn_nothing_cleared(void)
 int main(void)
 {
     T_RUN(a_log_every_five_seconds);
+    T_RUN(no_end_but_the_log);
     T_RUN(a_terminal_line_in_place);
     T_RUN(nothing_drawn_nothing_cleared);
     T_END("progress");

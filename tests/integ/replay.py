@@ -306,7 +306,7 @@ def replay_recorded_in_the_result():
                             "--html", html)
         check(rc == 0, "rc %d: %s" % (rc, err))
         check(j["config"]["replay"] == {"log": path, "speed": 2, "format": "json", "limit": 30, "methods": "GET,HEAD",
-                                        "loop": False},
+                                        "loop": False, "max_connections": 1},
               "config.replay: %s" % j["config"]["replay"])
         # Every line of so short a log is read (the sorting window reads ahead); the 30th request is the 35th line.
         want = {"lines": 40, "replayed": 30, "before_from": 0, "passes": 1, "skipped_methods": {"POST": 1, "DELETE": 1},
@@ -324,6 +324,11 @@ def replay_recorded_in_the_result():
         rc, out, rerr = run_raw(["report", os.path.join(TMP, "replay.json")])
         check(rc == 0 and "Replay of %s (json):" % path in out and all(s in out for s in said),
               "rafale report of the saved replay says it: %s%s" % (out[:1500], rerr))
+        # Its setup: connections up to -c, the URL once with the log's paths in their rows, no method of its own
+        # (it said "1 connection", the URL once per row and GET).
+        head = out.splitlines()[:2]
+        check(len(head) == 2 and head[0].startswith("rafale: up to 1 connection on 1 thread, keep-alive, timeout ") and
+              head[1] == "  %s: the log's paths, in 2 rows (/r/{id}, other)" % srv.url(""), "the setup lines: %s" % head)
         html2 = os.path.join(TMP, "recorded2.html")
         rc, out, rerr = run_raw(["report", "--html", html2, os.path.join(TMP, "replay.json")])
         for h in (html, html2):
