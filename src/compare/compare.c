@@ -182,7 +182,7 @@ int compare_exit_status(const struct compare_result *r)
 /* A failed server's line for the live log, then its last output lines. */
 static void log_failure(compare_log_fn log, void *arg, const char *line, const char *output)
 {
-    char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4], l[CMP_OUTPUT_COLS + 16];
+    char lines[CMP_OUTPUT_LINES][CMP_OUTPUT_COLS + 4], l[CMP_OUTPUT_COLS + 4 + 8];
     int n, k;
     if (log == NULL)
         return;
@@ -191,7 +191,7 @@ static void log_failure(compare_log_fn log, void *arg, const char *line, const c
     if (n)
         log("    last output:", arg);
     for (k = 0; k < n; k++) {
-        snprintf(l, sizeof(l), "      %s", lines[k]);
+        snprintf(l, sizeof(l), "      %.*s", (int)sizeof(lines[k]) - 1, lines[k]);
         log(l, arg);
     }
 }

@@ -262,7 +262,7 @@ void diff_print(FILE *f, const struct diff_result *d, const char *base_name, con
     fprintf(f, "  %-8s %14s %14s %9s   %-21s %s\n", "figure", "base", "new", "change", "95% interval", "verdict");
     for (i = 0; i < d->n; i++) {
         const struct diff_figure *x = &d->f[i];
-        char c[32], lo[32], hi[32], iv[64];
+        char c[32], lo[32], hi[32], iv[2 * 32 + 8];
         if (isnan(x->ci[0]) && isnan(x->ci[1]))
             snprintf(iv, sizeof(iv), "(too few samples)");
         else

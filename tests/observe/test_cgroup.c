@@ -23,7 +23,8 @@ static void put(const char *dir, const char *file, const char *text)
 {
     char path[600];
     FILE *f;
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+        return;
     f = fopen(path, "w");
     if (f) {
         fputs(text, f);
