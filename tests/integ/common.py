@@ -817,6 +817,14 @@ class Nginx:
         if not self.ok:
             return
         root = tempfile.mkdtemp(prefix="rafale-nginx-", dir=TMP)
+        # A free port can be taken by another test between free_port() and nginx's bind: nginx then exits
+        # ("Address already in use"), and it starts again on another port, at most three times.
+        for _ in range(3):
+            if self.start(exe, root, tls, backlog, log):
+                return
+
+    def start(self, exe, root, tls, backlog, log):
+        """nginx on a new free port: True once it listens, False when it exited first or did not listen in 10 s."""
         self.port = free_port()
         conf = os.path.join(root, "nginx.conf")
         self.log = os.path.join(root, "access.log") if log else None
@@ -832,7 +840,17 @@ http { %(logs)s client_body_temp_path %(r)s; proxy_temp_path %(r)s; fastcgi_temp
 """ % dict(r=root, p=self.port, logs=logs, bl=" backlog=%d" % backlog if backlog else "", ssl="" if not tls else " ssl; ssl_certificate %s/srv.pem; ssl_certificate_key %s/srv.key"
            % (d, d)))
         self.p = subprocess.Popen([exe, "-p", root, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.ok = wait_port(self.port)
+        until = time.monotonic() + 10
+        self.ok = False
+        while not self.ok and self.p.poll() is None and time.monotonic() < until:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                self.ok = True
+            except OSError:
+                time.sleep(0.05)
+        if not self.ok:
+            self.stop()
+        return self.ok
 
     def url(self, path="/"):
         return "%s://127.0.0.1:%d%s" % ("https" if self.tls else "http", self.port, path)
