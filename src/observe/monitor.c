@@ -380,6 +380,43 @@ static void live_update(struct monitor *m, uint64_t rss, uint64_t pss, uint64_t 
     pthread_mutex_unlock(&m->live_mu);
 }
 
+/* A process's write counters (/proc/PID/io), and when they were read. The
+ * read happened between before and now: a loaded machine may stop the
+ * monitor between the two for milliseconds. The phase's edges take the
+ * side that counts the fewest answers in the window: the end read at its
+ * earliest, the baseline read at its latest (and at its earliest after a
+ * warm-up). */
+static void io_read(struct monitor *m, struct entry *e, pid_t pid)
+{
+    uint64_t wb, wc, sc;
+    double before = wall_now(), now;
+    if (pstat_io(pid, &wb, &wc, &sc) != 0)
+        return;
+    now = wall_now();
+    /* Seen first now: a baseline in the first round, else from 0. */
+    if (!e->io_seen) {
+        e->base_wbytes = m->round > 1 ? 0 : wb;
+        e->base_wchar = m->round > 1 ? 0 : wc;
+        e->base_syscw = m->round > 1 ? 0 : sc;
+    }
+    e->io_seen = 1;
+    e->last_wbytes = wb;
+    e->last_wchar = wc;
+    e->last_syscw = sc;
+    /* When: the baseline's reads, and this round's (the last round that
+     * reads is the end). */
+    if (m->round <= 1) {
+        if (m->r.io_begin_s[0] == 0)
+            m->r.io_begin_s[0] = before;
+        m->r.io_begin_s[1] = now;
+    }
+    if (m->io_round != m->round) {
+        m->io_round = m->round;
+        m->r.io_end_s[0] = before;
+    }
+    m->r.io_end_s[1] = now;
+}
+
 static void sample(struct monitor *m, int want_smaps)
 {
     uint64_t rss = 0, pss = 0, uss = 0, own = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -416,34 +453,8 @@ static void sample(struct monitor *m, int want_smaps)
         }
         if (e == NULL)
             continue;
-        if (want_smaps) {
-            uint64_t wb, wc, sc;
-            if (pstat_io(p->pid, &wb, &wc, &sc) == 0) {
-                double now = wall_now();
-                /* Seen first now: a baseline in the first round, else from 0. */
-                if (!e->io_seen) {
-                    e->base_wbytes = m->round > 1 ? 0 : wb;
-                    e->base_wchar = m->round > 1 ? 0 : wc;
-                    e->base_syscw = m->round > 1 ? 0 : sc;
-                }
-                e->io_seen = 1;
-                e->last_wbytes = wb;
-                e->last_wchar = wc;
-                e->last_syscw = sc;
-                /* When: the baseline's reads, and this round's (the last
-                 * round that reads is the end). */
-                if (m->round <= 1) {
-                    if (m->r.io_begin_s[0] == 0)
-                        m->r.io_begin_s[0] = now;
-                    m->r.io_begin_s[1] = now;
-                }
-                if (m->io_round != m->round) {
-                    m->io_round = m->round;
-                    m->r.io_end_s[0] = now;
-                }
-                m->r.io_end_s[1] = now;
-            }
-        }
+        if (want_smaps)
+            io_read(m, e, p->pid);
         e->round_seen = m->round;
         e->ppid = p->ppid;
         if (p->ticks > e->last_ticks)

@@ -74,7 +74,8 @@ struct monitor_result {
      * pwrite, sendfile; not send(), sendmsg()), and when the reads that
      * bound them were taken: the wall clock of the first and last process
      * read for the baseline (io_begin_s) and for the last figures
-     * (io_end_s). has_syscw: read (not in older results). */
+     * (io_end_s), the first of each taken before its read and the last
+     * after it. has_syscw: read (not in older results). */
     uint64_t syscw;
     int has_syscw;
     double io_begin_s[2], io_end_s[2];
