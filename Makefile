@@ -183,7 +183,7 @@ unit: units
 	@sh tests/run.sh --unit
 
 # Everything; `make test T=NAME` only the unit programs and integration tests
-# whose name holds NAME (both builds), JOBS=N the integration pool's width.
+# whose name holds NAME (both builds), JOBS=N at most N integration tests at once.
 test: deps rafale build/asan/rafale units rafale-mpi
 	@T='$(T)' JOBS='$(JOBS)' sh tests/run.sh
 

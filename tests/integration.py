@@ -14,22 +14,34 @@ holds the servers and helpers they share.
 Tests run in a pool of processes: each test is forked from this runner with
 a temporary directory, a process group and a leftover mark of its own, its
 output kept and printed whole if it fails. Most tests wait (on servers, on
-timeouts, on fixed-length runs), so the pool is a few workers larger than
-the CPUs. A test that measures CPU time or needs a CPU to itself is marked
-@alone: those run one at a time after the pool, with nothing beside them.
+timeouts, on fixed-length runs): measured, the pool's tests used a CPU a
+quarter of their time. So the pool is as wide as their CPU allows: each
+test's share of a CPU (its CPU time over its wall time, and the CPU time of
+what it ran and waited for) is kept in tests/integ/times from a full run,
+and tests start, longest first, while the running ones' shares add up to
+no more than the CPUs (a test not in the file counts a whole CPU), at most
+-j at once. A test that measures CPU time or needs a CPU to itself is
+marked @alone: those run one at a time after the pool, with nothing beside
+them, and in the plain build only: what they measure (time, CPU, a rate
+held) under ASan is the sanitizer's, and the code they go through runs
+under ASan in the pool (compare, diff, sweep, shards, -R, --warmup, the
+findings) and in the unit tests.
 The same test never runs in both builds at once (a test may name a network
 namespace or a cgroup after itself).
 
-usage: integration.py [-j N] [-k NAME] [--durations N] [--plain PATH]
-                      [--sanitized PATH] [PATH]
+usage: integration.py [-j N] [-k NAME] [--durations N] [--times FILE]
+                      [--plain PATH] [--sanitized PATH] [PATH]
 
   PATH / --plain PATH   the plain rafale build (default ./rafale unless
                         only --sanitized is given)
   --sanitized PATH      the ASan+UBSan build: its tests run in the same pool
-  -j N                  workers (default: CPUs + 2; $JOBS also sets it)
+  -j N                  at most N tests at once (default: 4 per CPU; $JOBS
+                        also sets it); -j 1 runs them one by one
   -k NAME               only the tests whose name holds NAME ($ONLY too;
                         $AREA=client,serve keeps those areas)
   --durations N         list the N slowest tests at the end (default 20)
+  --times FILE          write each test's wall and CPU seconds to FILE
+                        (tests/integ/times is such a file, from a full run)
 
 Ends with "integration: N passed, N failed".
 """
@@ -48,6 +60,7 @@ import common  # noqa: E402
 AREAS = ["client", "serve", "http2", "http3", "workloads", "replay", "replay_compare", "replay_proof", "report", "monitor", "metrics", "log", "diff", "calibrate",
          "compare", "distributed", "findings", "wire", "completion", "deb", "build", "evidence", "layout", "terminal"]
 TEST_TIMEOUT = 600  # seconds: a test still running then is a hang; its process group is killed
+TIMES = os.path.join(HERE, "integ", "times")
 
 
 def usage(msg):
@@ -56,13 +69,13 @@ def usage(msg):
 
 
 def parse(argv):
-    opt = {"jobs": int(os.environ.get("JOBS") or 0) or (len(os.sched_getaffinity(0)) + 2),
-           "only": os.environ.get("ONLY", ""), "durations": 20, "plain": None, "sanitized": None}
+    opt = {"jobs": int(os.environ.get("JOBS") or 0) or 4 * len(os.sched_getaffinity(0)),
+           "only": os.environ.get("ONLY", ""), "durations": 20, "plain": None, "sanitized": None, "times": None}
     i = 0
     while i < len(argv):
         a = argv[i]
         val = argv[i + 1] if i + 1 < len(argv) else None
-        if a in ("-j", "-k", "--durations", "--plain", "--sanitized"):
+        if a in ("-j", "-k", "--durations", "--plain", "--sanitized", "--times"):
             if val is None:
                 usage("%s needs a value" % a)
             if a == "-j" or a == "--durations":
@@ -70,7 +83,7 @@ def parse(argv):
                     usage("%s: a positive number, not %r" % (a, val))
                 opt["jobs" if a == "-j" else "durations"] = int(val)
             else:
-                opt[{"-k": "only", "--plain": "plain", "--sanitized": "sanitized"}[a]] = val
+                opt[{"-k": "only", "--plain": "plain", "--sanitized": "sanitized", "--times": "times"}[a]] = val
             i += 2
         elif a.startswith("-"):
             usage("unknown option %s" % a)
@@ -130,9 +143,34 @@ class Job:
         self.name = t.__name__ + (" [sanitized]" if mode == "sanitized" else "")
         self.out = None
         self.pid = None
-        self.t0 = self.t1 = 0.0
+        self.t0 = self.t1 = self.cpu = 0.0
         self.passed = self.failed = 0
         self.text = ""
+        self.wall, self.share = 0.0, 1.0  # from the times file: how long it ran, its share of a CPU
+
+
+def load_times(jobs):
+    """Each job's wall time and share of a CPU from the last full run's file, when it is there."""
+    known = {}
+    try:
+        with open(TIMES) as fh:
+            for line in fh:
+                f = line.rstrip("\n").split(" ", 2)
+                if len(f) == 3 and not line.startswith("#"):
+                    known[f[2]] = (float(f[0]), float(f[1]))
+    except (OSError, ValueError):
+        return
+    for j in jobs:
+        if j.name in known:
+            wall, cpu = known[j.name]
+            j.wall, j.share = wall, min(1.0, cpu / max(wall, 0.1))
+
+
+def save_times(jobs, path):
+    with open(path, "w") as fh:
+        fh.write("# wall_s cpu_s test: integration.py --times, from a full run (its shares schedule the pool)\n")
+        for j in sorted(jobs, key=lambda j: j.name):
+            fh.write("%.1f %.1f %s\n" % (j.t1 - j.t0, j.cpu, j.name))
 
 
 def start(job, modules):
@@ -183,24 +221,28 @@ def alive(pgid):
         return False
 
 
-def run_pool(jobs, width, modules):
-    """Runs jobs, at most width at once, never one test in both builds at once."""
-    pending, running = list(jobs), {}
+def run_pool(jobs, width, modules, cpus):
+    """Runs jobs, longest first, at most width at once and their shares within cpus, never one test in both
+    builds at once."""
+    pending, running = sorted(jobs, key=lambda j: -j.wall), {}
     while pending or running:
         busy = {j.t for j in running.values()}
+        load = sum(j.share for j in running.values())
         while len(running) < width:
-            nxt = next((j for j in pending if j.t not in busy), None)
+            nxt = next((j for j in pending if j.t not in busy and (not running or load + j.share <= cpus)), None)
             if nxt is None:
                 break
             pending.remove(nxt)
             start(nxt, modules)
             running[nxt.pid] = nxt
             busy.add(nxt.t)
-        pid, status = os.waitpid(-1, os.WNOHANG)
+            load += nxt.share
+        pid, status, use = os.wait4(-1, os.WNOHANG)
         if pid == 0:
             time.sleep(0.02)  # polled: a timed wait for a child has no simpler portable form
         job = running.pop(pid, None)
         if job is not None:
+            job.cpu = use.ru_utime + use.ru_stime  # the test's and what it ran and waited for
             finish(job, status)
         now = time.monotonic()
         for j in list(running.values()):
@@ -218,13 +260,16 @@ def main():
     for _, b in modes:
         if not os.access(b, os.X_OK):
             usage("%s: not an executable" % b)
-    jobs = [Job(t, m, b) for t in tests for m, b in modes]
+    jobs = [Job(t, m, b) for t in tests for m, b in modes if m == "plain" or not getattr(t, "alone", False)
+            or len(modes) == 1]
     pool = [j for j in jobs if not getattr(j.t, "alone", False)]
     alone = [j for j in jobs if getattr(j.t, "alone", False)]
+    load_times(jobs)
+    cpus = len(os.sched_getaffinity(0))
     t0 = time.monotonic()
     try:
-        run_pool(pool, opt["jobs"], modules)
-        run_pool(alone, 1, modules)
+        run_pool(pool, opt["jobs"], modules, cpus)
+        run_pool(alone, 1, modules, cpus)
     except KeyboardInterrupt:
         # The tests are in process groups of their own: Ctrl-C reached only this runner. Passed on, so that what
         # they run (compare and its servers) stops as it would; what is left after 5 s is killed.
@@ -246,7 +291,10 @@ def main():
     if opt["durations"] and jobs:
         print("\nslowest tests (of %d, %d at once, %.0f s in all):" % (len(jobs), opt["jobs"], wall))
         for j in sorted(jobs, key=lambda j: j.t1 - j.t0, reverse=True)[:opt["durations"]]:
-            print("  %6.1fs  %s%s" % (j.t1 - j.t0, j.name, " (alone)" if getattr(j.t, "alone", False) else ""))
+            print("  %6.1fs %6.1fs cpu  %s%s" % (j.t1 - j.t0, j.cpu, j.name,
+                                               " (alone)" if getattr(j.t, "alone", False) else ""))
+    if opt["times"]:
+        save_times(jobs, opt["times"])
     passed = sum(j.passed for j in jobs)
     failed = sum(j.failed for j in jobs)
     if not jobs:

@@ -9,7 +9,8 @@
 #   T=NAME tests/run.sh     the unit programs and integration tests whose
 #                           name holds NAME (a unit program's path does:
 #                           build/tests/FOLDER/test_MODULE; make test T=NAME)
-#   JOBS=N                  the integration pool's width (default CPUs + 2)
+#   JOBS=N                  at most N integration tests at once (default 4 per
+#                           CPU, while their CPU shares fit the CPUs)
 cd "$(dirname "$0")/.." || exit 1
 pass=0
 fail=0
