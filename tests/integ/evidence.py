@@ -75,18 +75,21 @@ def precision_stops_when_reached():
     srv = Serve()
     r = rafale("-c", 16, "-t", 1, "-d", "20s", "--precision", "p50:5%", srv.url("/delay/5"))
     p = r.j["precision"]
-    check(r.rc == 0 and p["reached"] is True and p["goal"] == {"p50": 0.05} and p["widths"]["p50"] <= 0.05 and
-          1 <= p["stopped_at_s"] < 10 and r.j["summary"]["elapsed_s"] < 10,
+    check(r.rc == 0 and p["goal"] == {"p50": 0.05} and 1 <= p["stopped_at_s"] < 10 and r.j["summary"]["elapsed_s"] < 10
+          and p["reached"] == (p["widths"]["p50"] <= 0.05),
           "precision: p50 within 5%%, stopped then (%s, %s s)" % (p, r.j["summary"]["elapsed_s"]))
-    check(re.search(r"Precision     reached at [0-9.]+s, the run stopped there: p50 \+-[0-9.]+% \(goal 5%\)", r.out),
-          "precision: said in the text (%s)" % r.out[:500])
+    # Reached, as on a quiet machine; or met by the batches the watch judged and not by every answer, which a loaded
+    # machine's last answers (a stall in the last tick) did once: 5.44% at the stop, said as such.
+    said = (r"Precision     reached at [0-9.]+s, the run stopped there: p50 \+-[0-9.]+% \(goal 5%\)" if p["reached"] else
+            r"Precision     met at [0-9.]+s by the answers then, the run stopped there; with every answer: p50 \+-")
+    check(re.search(said, r.out), "precision: said in the text (%s)" % r.out[:500])
     # The watch judges the batches closed so far; the report takes every answer (the last partial tick's, those in
     # flight at the stop): reached only when those meet the goal too, else said as met at the stop. (A serve run
     # at --precision 5% read "reached at 7.8s" beside p99 +-5.7%.)
-    r2 = rafale("-c", 16, "-t", 1, "-d", "20s", "--precision", "5%", srv.url("/delay/5"))
+    r2 = rafale("-c", 16, "-t", 1, "-d", "10s", "--precision", "5%", srv.url("/delay/5"))
     p2 = r2.j["precision"]
     line = [l for l in r2.out.splitlines() if l.startswith("Precision ")]
-    # (A loaded machine may not meet it in the 20 s at all: said "not reached", the same rule.)
+    # (A loaded machine may not meet it in the 10 s at all: said "not reached", the same rule.)
     check(r2.rc == 0 and line and
           (("reached at " in line[0]) == p2["reached"] ==
            all(w is not None and w <= 0.05 for w in p2["widths"].values())) and

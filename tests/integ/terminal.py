@@ -19,10 +19,10 @@ def on_pty(args, timeout=RUN_TIMEOUT, cols=100, rows=30, send=None, sig=None, mo
     import termios
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    if modes is not None:  # before rafale starts: read after, a loaded machine gave it time to set its own
+        modes.append(termios.tcgetattr(master)[3])
     p = subprocess.Popen([RAFALE] + [str(a) for a in args], stdin=slave, stdout=slave, stderr=slave,
                          start_new_session=True, close_fds=True)
-    if modes is not None:
-        modes.append(termios.tcgetattr(master)[3])
     os.close(slave)
     out = b""
     t0 = time.monotonic()
