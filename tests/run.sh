@@ -25,23 +25,39 @@ tally() { # $1: output of a test program
 }
 run() { # $@: command
     out=$("$@" 2>&1)
-    rc=$?
+    show $? "$*"
+}
+show() { # $1: exit status, $2: the command; $out: its output
+    rc=$1
     # Every failure line, then the summary line.
     printf '%s\n' "$out" | grep -E 'FAIL|CHECK|Sanitizer|runtime error' | head -n 60
     printf '%s\n' "$out" | tail -n 1
     tally "$out"
     if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -qE '[1-9][0-9]* failed'; then
-        echo "FAILED (exit $rc): $*"
+        echo "FAILED (exit $rc): $2"
         fail=$((fail + 1))
     fi
 }
 
 unit_only=0
 [ "$1" = "--unit" ] && unit_only=1
-for t in build/tests/*/test_* build/asan/tests/*/test_* build/int/test_*; do
+# The unit programs, as many at once as CPUs (each is one process that
+# waits on nothing), their outputs shown in this order once all are done.
+units=$(for t in build/tests/*/test_* build/asan/tests/*/test_* build/int/test_*; do
     [ -x "$t" ] || continue
-    case "$t" in *"$T"*) run "$t" ;; esac
-done
+    case "$t" in *.d) continue ;; *"$T"*) echo "$t" ;; esac
+done)
+if [ -n "$units" ]; then
+    dir=$(mktemp -d)
+    printf '%s\n' $units | xargs -P "$(nproc)" -I{} sh -c \
+        'n=$(printf %s "$1" | tr / _); "$1" >"$2/$n" 2>&1; echo $? >"$2/$n.rc"' _ {} "$dir"
+    for t in $units; do
+        n=$(printf %s "$t" | tr / _)
+        out=$(cat "$dir/$n")
+        show "$(cat "$dir/$n.rc" 2>/dev/null || echo 1)" "$t"
+    done
+    rm -rf "$dir"
+fi
 # The layout: no circle between modules (calls, used includes), includes
 # only of folders the Makefile lets one see, private headers kept home.
 [ -n "$T" ] || run sh scripts/check_layout.sh

@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *expand(const char *src, struct tpl_set *set, uint64_t conn, uint64_t *rng, struct tpl_ctx *ctx)
 {
     struct tpl t;
     char err[256], *out;
     size_t n;
-    if (template_compile(src, strlen(src), TPL_BODY, set, "/tmp", &t, err, sizeof(err)) != 0)
+    if (template_compile(src, strlen(src), TPL_BODY, set, ".", &t, err, sizeof(err)) != 0)
         return NULL;
     out = malloc(t.max_len + 1);
     template_ctx_start(ctx, conn, rng);
@@ -62,7 +63,7 @@ static void csv_rows_in_order(void)
     struct tpl_set set;
     struct tpl_ctx ctx;
     uint64_t rng = 1;
-    FILE *f = fopen("/tmp/rafale-test-template.csv", "w");
+    FILE *f = fopen("rafale-test-template.csv", "w");
     char *a;
     int i;
     fputs("id,name,note\r\n1,alice,\"a, b\"\r\n2,bob,\"say \"\"hi\"\"\"\r\n\r\n3,carol,x\n", f);
@@ -78,7 +79,7 @@ static void csv_rows_in_order(void)
     }
     CHECK(set.ncsv == 1 && set.csv[0].nrows == 3 && set.csv[0].ncols == 3); /* read once, blank line skipped */
     template_set_free(&set);
-    remove("/tmp/rafale-test-template.csv");
+    remove("rafale-test-template.csv");
 }
 
 /* Bounds at the ends of int64: every value within them, no signed overflow
@@ -126,22 +127,22 @@ static void values_that_would_smuggle(void)
     struct tpl_set set;
     struct tpl t;
     char err[256];
-    FILE *f = fopen("/tmp/rafale-test-inject.csv", "w");
-    const char *head = "GET /u/{{csv /tmp/rafale-test-inject.csv path}} HTTP/1.1\r\nX-A: {{csv /tmp/rafale-test-inject.csv hdr}}"
+    FILE *f = fopen("rafale-test-inject.csv", "w");
+    const char *head = "GET /u/{{csv rafale-test-inject.csv path}} HTTP/1.1\r\nX-A: {{csv rafale-test-inject.csv hdr}}"
                        "\r\n";
     fputs("path,hdr,body,sp\n"
           "a,ok,\"x\r\nGET /smuggled HTTP/1.1\",has space\n", f);
     fclose(f);
     memset(&set, 0, sizeof(set));
     /* A CR LF in a body is only data. */
-    CHECK(template_compile("{{csv /tmp/rafale-test-inject.csv body}}", 40, TPL_BODY, &set, NULL, &t, err, sizeof(err)) == 0);
+    CHECK(template_compile("{{csv rafale-test-inject.csv body}}", 35, TPL_BODY, &set, NULL, &t, err, sizeof(err)) == 0);
     template_free(&t);
-    CHECKF(template_compile("{{csv /tmp/rafale-test-inject.csv body}}", 40, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECKF(template_compile("{{csv rafale-test-inject.csv body}}", 35, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "data row 1 holds a CR") && strstr(err, "header field"), "%s", err);
-    CHECKF(template_compile("{{csv /tmp/rafale-test-inject.csv sp}}", 38, TPL_TARGET, &set, NULL, &t, err, sizeof(err)) == -1 &&
+    CHECKF(template_compile("{{csv rafale-test-inject.csv sp}}", 33, TPL_TARGET, &set, NULL, &t, err, sizeof(err)) == -1 &&
                strstr(err, "a space") && strstr(err, "request-target"), "%s", err);
     /* A space is fine in a header value. */
-    CHECK(template_compile("{{csv /tmp/rafale-test-inject.csv sp}}", 38, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == 0);
+    CHECK(template_compile("{{csv rafale-test-inject.csv sp}}", 33, TPL_FIELD, &set, NULL, &t, err, sizeof(err)) == 0);
     template_free(&t);
     /* A head: the request line's rule up to the first CRLF, a field's after. */
     CHECKF(template_compile(head, strlen(head), TPL_HEAD, &set, NULL, &t, err, sizeof(err)) == 0, "%s", err);
@@ -160,7 +161,7 @@ static void values_that_would_smuggle(void)
     CHECK(template_bad_byte("abc", 3, TPL_TARGET) == NULL && template_bad_byte("a\0c", 3, TPL_FIELD) != NULL &&
           template_bad_byte("a\rb", 3, TPL_BODY) == NULL);
     template_set_free(&set);
-    remove("/tmp/rafale-test-inject.csv");
+    remove("rafale-test-inject.csv");
 }
 
 static void mistakes_are_named(void)
@@ -193,10 +194,19 @@ static void mistakes_are_named(void)
 
 int main(void)
 {
+    /* The CSV files in a directory of this run's own: the plain and the
+     * sanitized programs run at once. */
+    char dir[] = "/tmp/rafale-test-template-XXXXXX";
+    if (mkdtemp(dir) == NULL || chdir(dir) != 0) {
+        perror(dir);
+        return 1;
+    }
     T_RUN(literal_seq_conn_rand);
     T_RUN(csv_rows_in_order);
     T_RUN(mistakes_are_named);
     T_RUN(rand_at_the_edges);
     T_RUN(values_that_would_smuggle);
+    if (chdir("/") == 0)
+        rmdir(dir);
     T_END("test_template");
 }
