@@ -146,7 +146,8 @@ class Job:
         self.t0 = self.t1 = self.cpu = 0.0
         self.passed = self.failed = 0
         self.text = ""
-        self.wall, self.share = 0.0, 1.0  # from the times file: how long it ran, its share of a CPU
+        # From the times file: how long it ran, its share of a CPU. A test not in it starts first, counted a CPU.
+        self.wall, self.share = float("inf"), 1.0
 
 
 def load_times(jobs):
