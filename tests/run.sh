@@ -67,7 +67,11 @@ if [ $unit_only -eq 0 ] && [ -f tests/integration.py ]; then
     # Streamed as the tests end (a long pool shows progress); the closing line
     # is tallied from the copy.
     log=$(mktemp)
-    { python3 tests/integration.py ${T:+-k "$T"} ${JOBS:+-j "$JOBS"} \
+    # A full run writes each test's times, for tests/integ/times (copied
+    # there now and then: its shares schedule the pool).
+    times=
+    [ -n "$T" ] || times="--times build/integ-times"
+    { python3 tests/integration.py ${T:+-k "$T"} ${JOBS:+-j "$JOBS"} $times \
         --plain ./rafale --sanitized ./build/asan/rafale 2>&1; echo "rc $?" >>"$log.rc"; } | tee "$log"
     rc=$(sed -n 's/^rc //p' "$log.rc")
     out=$(tail -n 1 "$log")
