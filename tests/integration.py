@@ -19,13 +19,14 @@ quarter of their time. So the pool is as wide as their CPU allows: each
 test's share of a CPU (its CPU time over its wall time, and the CPU time of
 what it ran and waited for) is kept in tests/integ/times from a full run,
 and tests start, longest first, while the running ones' shares add up to
-no more than the CPUs (a test not in the file counts a whole CPU), at most
--j at once. A test that measures CPU time or needs a CPU to itself is
-marked @alone: those run one at a time after the pool, with nothing beside
-them, and in the plain build only: what they measure (time, CPU, a rate
-held) under ASan is the sanitizer's, and the code they go through runs
-under ASan in the pool (compare, diff, sweep, shards, -R, --warmup, the
-findings) and in the unit tests.
+no more than the CPUs other processes leave (measured before the start: a
+CPU-bound process beside the suite leaves one of two), at most -j at once
+(a test not in the file counts a whole CPU). A test that measures CPU time
+or needs a CPU to itself is marked @alone: those run one at a time after
+the pool, with nothing beside them, and in the plain build only: what they
+measure (time, CPU, a rate held) under ASan is the sanitizer's, and the
+code they go through runs under ASan in the pool (compare, diff, sweep,
+shards, -R, --warmup, the findings) and in the unit tests.
 The same test never runs in both builds at once (a test may name a network
 namespace or a cgroup after itself).
 
@@ -222,6 +223,21 @@ def alive(pgid):
         return False
 
 
+def busy_cpus(seconds=0.5):
+    """How many CPUs other processes keep busy now, from /proc/stat over a moment (0 where it cannot be read)."""
+    def read():
+        with open("/proc/stat") as fh:
+            f = [int(x) for x in fh.readline().split()[1:]]
+        return sum(f[:3]) + sum(f[5:8]), sum(f[:8])  # user nice system, irq softirq steal; and all with idle iowait
+    try:
+        b0, t0 = read()
+        time.sleep(seconds)
+        b1, t1 = read()
+    except (OSError, ValueError):
+        return 0.0
+    return (os.cpu_count() or 1) * (b1 - b0) / max(1, t1 - t0)
+
+
 def run_pool(jobs, width, modules, cpus):
     """Runs jobs, longest first, at most width at once and their shares within cpus, never one test in both
     builds at once."""
@@ -266,7 +282,14 @@ def main():
     pool = [j for j in jobs if not getattr(j.t, "alone", False)]
     alone = [j for j in jobs if getattr(j.t, "alone", False)]
     load_times(jobs)
+    # The CPUs the pool may fill: those other processes leave (a build or a CPU-bound process beside the suite:
+    # its tests' shares then fit in what is left, and fewer run at once).
     cpus = len(os.sched_getaffinity(0))
+    other = busy_cpus() if len(pool) > 1 else 0.0
+    if other >= 0.5:
+        print("integration: other processes keep %.1f of %d CPUs busy: the pool fills %.1f" %
+              (other, cpus, max(1.0, cpus - other)), flush=True)
+    cpus = max(1.0, cpus - other)
     t0 = time.monotonic()
     try:
         run_pool(pool, opt["jobs"], modules, cpus)

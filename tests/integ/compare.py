@@ -315,7 +315,9 @@ def compare_interrupted():
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     out, err = interrupt_after(p, 0.7, first_line=True)
     bystander = serve_pids("sleep 97.%d" % port)
-    check(p.returncode == 130 and "interrupted" in out, "compare: two servers, interrupted while the first starts "
+    # "interrupted while waiting for it to answer", or, when the signal came before the wait began (a loaded
+    # machine, once), "Interrupted: the tables cover the runs made before the signal".
+    check(p.returncode == 130 and "interrupted" in out.lower(), "compare: two servers, interrupted while the first starts "
           "(exit %s, %r)" % (p.returncode, (out + err)[-300:]))
     check(bystander, "compare: a process of rafale's own group survives the cleanup")
     check(not serve_pids("sleep 96.%d" % port) and not serve_pids("sleep 98.%d" % port),

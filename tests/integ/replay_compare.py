@@ -69,7 +69,9 @@ def replay_loop():
         n = len(rec.records)
         check(rc == 0 and 23 <= n <= 26, "-d 500ms: the log looped for 500 ms, 25 requests due: rc %d, %d sent: %s"
               % (rc, n, err))
-        check(j is not None and accounted(j) and j["summary"]["requests"] == n, "every request accounted")
+        # The last may have reached the server and still be in flight at the end (a loaded machine, once).
+        check(j is not None and accounted(j) and j["summary"]["requests"] <= n <= j["summary"]["started"],
+              "every request accounted: %d at the server (%s)" % (n, j and j["summary"]))
     finally:
         rec.stop()
 
