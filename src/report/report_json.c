@@ -12,124 +12,6 @@ static double us(double ns)
     return ns / 1000.0;
 }
 
-/* An RK_FIG row's value (report_keys.h): base its table's struct, ctx the
- * caller's. */
-static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void *ctx)
-{
-    const struct run_figures *r = base;
-    const struct tcpinfo_sum *t = &r->tcp;
-    const struct shard_info *sh = base;
-    const struct machine *m = base;
-    const struct machine_ref *ref = base;
-    const struct replay_tally *rt = base;
-    uint64_t completed;
-    uint32_t i;
-    switch (fig) {
-    case RKF_OPENED:
-        fprintf(f, "%llu", (unsigned long long)r->total.conns_opened);
-        break;
-    case RKF_STARVED:
-        fprintf(f, "%u", r->conns.starved);
-        break;
-    case RKF_RTT_MEAN:
-        fputs(REPORT_JNUM("%.3f", t->sampled ? t->rtt_sum_us / (double)t->sampled : 0.0), f);
-        break;
-    case RKF_RTT_MIN:
-        fputs(REPORT_JNUM("%.3f", t->min_rtt_us == UINT32_MAX ? 0.0 : (double)t->min_rtt_us), f);
-        break;
-    case RKF_SENT_RPS:
-        fputs(REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0), f);
-        break;
-    case RKF_SHARD_ELAPSED:
-        fputs(REPORT_JNUM("%.6f", sh->elapsed_s), f);
-        break;
-    case RKF_SHARD_RPS:
-        fputs(REPORT_JNUM("%.3f", sh->elapsed_s > 0 ? (double)sh->completed / sh->elapsed_s : 0.0), f);
-        break;
-    case RKF_PORTS:
-        fprintf(f, "[%lld, %lld]", m->port_lo, m->port_hi);
-        break;
-    case RKF_REF_CI:
-        if (isnan(ref->rps_ci[0]) || isnan(ref->rps_ci[1]))
-            fprintf(f, "null");
-        else
-            fprintf(f, "[%s, %s]", REPORT_JNUM("%.1f", ref->rps_ci[0]), REPORT_JNUM("%.1f", ref->rps_ci[1]));
-        break;
-    case RKF_SKIPPED_METHODS:
-        fprintf(f, "{");
-        for (i = 0; i < rt->nskip; i++) {
-            fprintf(f, "%s", i ? ", " : "");
-            report_json_str(f, rt->skip_method[i]);
-            fprintf(f, ": %llu", (unsigned long long)rt->skip_count[i]);
-        }
-        fprintf(f, "}");
-        break;
-    case RKF_CPU_PER_REQUEST:
-        completed = *(const uint64_t *)ctx;
-        fputs(REPORT_JNUM("%.3f", completed ? ((const struct monitor_result *)base)->cpu_s * 1e6 / (double)completed
-                                            : 0.0), f);
-        break;
-    }
-}
-
-/* The members of table t from base, each after ", " but the first when
- * first is set; ctx goes to its RK_FIG rows. */
-static void jkeys(FILE *f, const struct report_keys *t, const void *base, const void *ctx, int first)
-{
-    const char *b = base;
-    size_t i;
-    for (i = 0; i < t->n; i++) {
-        const struct report_key *k = &t->row[i];
-        const void *v = b + k->off;
-        if ((k->flags & RK_WHEN) && !*(const int *)(const void *)(b + k->when))
-            continue;
-        fprintf(f, "%s\"%s\": ", first ? "" : ", ", k->key);
-        first = 0;
-        switch ((enum report_key_type)k->type) {
-        case RK_COUNT:
-            fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)v);
-            break;
-        case RK_U32:
-            fprintf(f, "%u", *(const uint32_t *)v);
-            break;
-        case RK_INT:
-            fprintf(f, "%d", *(const int *)v);
-            break;
-        case RK_LL:
-            fprintf(f, "%lld", *(const long long *)v);
-            break;
-        case RK_NUM:
-            fputs(REPORT_JNUM(k->fmt, *(const double *)v), f);
-            break;
-        case RK_US:
-            fputs(REPORT_JNUM("%.3f", k->unit == RK_IN_S    ? *(const double *)v * 1e6
-                                      : k->unit == RK_IN_NS ? *(const double *)v / 1e3
-                                                            : *(const double *)v), f);
-            break;
-        case RK_BOOL:
-            fputs(*(const int *)v ? "true" : "false", f);
-            break;
-        case RK_TRI:
-            fputs(*(const int *)v < 0 ? "null" : *(const int *)v ? "true" : "false", f);
-            break;
-        case RK_STR:
-            if ((k->flags & RK_NULL_EMPTY) && *(const char *)v == '\0')
-                fputs("null", f);
-            else
-                report_json_str(f, v);
-            break;
-        case RK_OBJ:
-            fputc('{', f);
-            jkeys(f, k->sub, v, ctx, 1);
-            fputc('}', f);
-            break;
-        case RK_FIG:
-            jfig(f, (enum report_key_fig)k->fig, base, ctx);
-            break;
-        }
-    }
-}
-
 /* A histogram object, left open after its buckets for more members. */
 static void jhist_open(FILE *f, const char *key, const struct hist *h, const char *ind)
 {
@@ -375,7 +257,7 @@ static void jtimeline(FILE *f, const struct run_figures *r)
     for (i = 0; i < r->nseconds; i++) {
         const struct tl_second *s = &r->timeline[i];
         fprintf(f, "%s\n    {\"t_s\": %u", i ? "," : "", i);
-        jkeys(f, &report_keys_second, s, NULL, 0);
+        report_json_keys(f, &report_keys_second, s, NULL, 0);
         if (r->tl_hist) {
             /* A shard's: the second's own histogram, so shards merge exactly. */
             fprintf(f, ",\n     ");
@@ -389,89 +271,37 @@ static void jtimeline(FILE *f, const struct run_figures *r)
 static void jshard(FILE *f, const struct shard_info *s, int merged)
 {
     fprintf(f, "{");
-    jkeys(f, &report_keys_shard, s, NULL, 1);
+    report_json_keys(f, &report_keys_shard, s, NULL, 1);
     if (merged)
-        jkeys(f, &report_keys_shard_run, s, NULL, 0);
+        report_json_keys(f, &report_keys_shard_run, s, NULL, 0);
     fprintf(f, "}");
 }
 
 void report_json_config(FILE *f, const struct config *cfg)
 {
-    uint32_t i;
-
-    fprintf(f, "{\"urls\": [");
-    for (i = 0; i < cfg->ntargets; i++) {
-        if (i)
-            fputs(", ", f);
-        report_json_str(f, cfg->url_text[i]);
-    }
-    fprintf(f, "], \"method\": ");
-    report_json_str(f, cfg->method);
-    /* connections, threads, keepalive, requests, durations, http2, ...:
-     * every option the table gives a JSON key. */
-    opt_json_write(f, cfg);
-    fprintf(f, ", \"body_bytes\": %zu, \"headers\": [", cfg->has_body ? cfg->body_len : (size_t)0);
-    for (i = 0; i < cfg->nheaders; i++) {
-        if (i)
-            fputs(", ", f);
-        report_json_str(f, cfg->headers[i]);
-    }
-    fprintf(f, "], \"arrival\": \"%s\", \"expect\": ", cfg->poisson ? "poisson" : "uniform");
-    report_json_str(f, cfg->expect.text);
-    fprintf(f, ", \"timestamps\": \"%s\"", cfg->user_timestamps ? "user" : "kernel");
-    fprintf(f, ", \"order\": \"%s\", \"targets\": ",
-            cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
-            : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");
-    if (cfg->targets_path)
-        report_json_str(f, cfg->targets_path);
-    else
-        fprintf(f, "null");
-    fprintf(f, ", \"think_s\": [%s, %s], \"max_body\": %llu, \"checks\": [",
-            REPORT_JNUM("%.6f", (double)cfg->think_lo_ns / 1e9), REPORT_JNUM("%.6f", (double)cfg->think_hi_ns / 1e9),
-            (unsigned long long)cfg->max_body);
-    for (i = 0; i < cfg->ncheck_exprs; i++) {
-        if (i)
-            fputs(", ", f);
-        report_json_str(f, cfg->check_exprs[i]);
-    }
-    fprintf(f, "]");
-    if (cfg->seed_given)
-        fprintf(f, ", \"seed\": %llu", (unsigned long long)cfg->seed);
-    if (cfg->nstages) {
-        fprintf(f, ", \"stages_of\": \"%s\", \"stage_start\": %s, \"stages\": [",
-                cfg->stages_conns ? "connections" : "rate", REPORT_JNUM("%.3f", cfg->stage_start));
-        for (i = 0; i < cfg->nstages; i++)
-            fprintf(f, "%s{\"duration_s\": %s, \"to\": %s}", i ? ", " : "",
-                    REPORT_JNUM("%.9f", (double)cfg->stage_dur[i] / 1e9), REPORT_JNUM("%.3f", cfg->stage_val[i]));
-        fprintf(f, "]");
-    }
-    if (cfg->content_type) {
-        fprintf(f, ", \"content_type\": ");
-        report_json_str(f, cfg->content_type);
-    }
-    if (cfg->replay_path)
-        report_replay_config_json(f, cfg);
-    fprintf(f, "}");
+    fputc('{', f);
+    report_json_keys(f, &report_keys_config, cfg, NULL, 1);
+    fputc('}', f);
 }
 
 void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed)
 {
     uint32_t i;
     fprintf(f, "{");
-    jkeys(f, &report_keys_server, m, &completed, 1);
+    report_json_keys(f, &report_keys_server, m, &completed, 1);
     if (m->has_syscw) /* when the monitor read /proc/PID/io (findings_server_writes) */
         fprintf(f, ", \"io_read_unix_s\": [%.6f, %.6f, %.6f, %.6f]", m->io_begin_s[0], m->io_begin_s[1],
                 m->io_end_s[0], m->io_end_s[1]);
     fprintf(f, ",\n    \"%s\": [", report_keys_proc.name);
     for (i = 0; i < m->nprocs; i++) {
         fprintf(f, "%s\n      {", i ? "," : "");
-        jkeys(f, &report_keys_proc, &m->procs[i], NULL, 1);
+        report_json_keys(f, &report_keys_proc, &m->procs[i], NULL, 1);
         fprintf(f, "}");
     }
     fprintf(f, "],\n    \"%s\": [", report_keys_point.name);
     for (i = 0; i < m->npoints; i++) {
         fprintf(f, "%s{", i ? ", " : "");
-        jkeys(f, &report_keys_point, &m->series[i], NULL, 1);
+        report_json_keys(f, &report_keys_point, &m->series[i], NULL, 1);
         fprintf(f, "}");
     }
     fprintf(f, "]}");
@@ -481,14 +311,14 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
 static void jobj(FILE *f, const struct report_keys *t, const void *base)
 {
     fprintf(f, "  \"%s\": {", t->name);
-    jkeys(f, t, base, NULL, 1);
+    report_json_keys(f, t, base, NULL, 1);
     fprintf(f, "},\n");
 }
 
 void report_json_ref(FILE *f, const struct machine_ref *ref)
 {
     fprintf(f, "{");
-    jkeys(f, &report_keys_ref, ref, NULL, 1);
+    report_json_keys(f, &report_keys_ref, ref, NULL, 1);
     fprintf(f, "}");
 }
 
@@ -613,7 +443,7 @@ int report_json(FILE *f, const struct run_result *res)
     uint32_t i;
     int k;
 
-    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"config\": ");
+    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"%s\": ", report_keys_config.name);
     report_json_config(f, cfg);
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");

@@ -27,6 +27,12 @@
       0 * sizeof(1 ? (char *)0 : ((struct st *)0)->field), .size = sizeof(((struct st *)0)->field) }
 #define OBJ(st, field, k, T, t, fl) { .key = k, .type = RK_OBJ, .flags = fl, AT(st, field, struct T), .sub = &t }
 #define FIG(k, f) { .key = k, .type = RK_FIG, .fig = f }
+#define NS(st, field, k, fm, fl) { .key = k, .type = RK_NS, .flags = fl, .fmt = fm, AT(st, field, uint64_t) }
+#define ENUM(st, field, k, w, a, o, fl)                                                                              \
+    { .key = k, .type = RK_ENUM, .flags = fl, AT(st, field, int), .words = w,                                        \
+      .nwords = sizeof(w) / sizeof(w[0]), .absent = a, .other = o }
+/* A row written only when the config's member `field` is set (RK_IF, RK_IF_PTR). */
+#define IF_CFG(fl, field) .flags = fl, .when = offsetof(struct config, field)
 #define TABLE(var, name, rows) const struct report_keys var = { name, rows, sizeof(rows) / sizeof(rows[0]) }
 
 /* rafale replay's log: its lines replayed or skipped, by reason (the
@@ -49,6 +55,46 @@ static const struct report_key replay_rows[] = {
     INT(replay_tally, read_error, "read_errno", 0, 4095, 0),
 };
 TABLE(report_keys_replay, "replay", replay_rows);
+
+/* The run's configuration: the options' table gives most of its keys
+ * (RKF_OPTIONS); the rest are here. The words are the options' values. */
+static const char *const arrival_words[] = { "uniform", "poisson" };
+static const char *const timestamps_words[] = { "kernel", "user" };
+static const char *const order_words[] = { "per-connection", "sequential", "random", "session" }; /* order_mode */
+static const char *const stages_of_words[] = { "rate", "connections" };
+
+static const struct report_key config_rows[] = {
+    FIG("urls", RKF_URLS),
+    FIG("method", RKF_METHOD),
+    { .type = RK_FIG, .flags = RK_MEMBERS, .fig = RKF_OPTIONS },
+    FIG("body_bytes", RKF_BODY),
+    FIG("headers", RKF_HEADERS),
+    ENUM(config, poisson, "arrival", arrival_words, 0, 0, 0),
+    FIG("expect", RKF_EXPECT),
+    /* Results saved before kernel timestamps were user time. */
+    ENUM(config, user_timestamps, "timestamps", timestamps_words, 1, 0, 0),
+    ENUM(config, order_mode, "order", order_words, ORDER_DEFAULT, ORDER_DEFAULT, 0),
+    FIG("targets", RKF_TARGETS),
+    FIG("think_s", RKF_THINK),
+    COUNT(config, max_body, "max_body", RK_KEEP),
+    FIG("checks", RKF_CHECKS),
+    { .key = "seed", .type = RK_COUNT, .flags = RK_WHEN | RK_KEEP, AT(config, seed, uint64_t),
+      .when = offsetof(struct config, seed_given) },
+    { .key = "stages_of", .type = RK_ENUM, IF_CFG(RK_IF, nstages), AT(config, stages_conns, int),
+      .words = stages_of_words, .nwords = 2 },
+    { .key = "stage_start", .type = RK_NUM, IF_CFG(RK_IF, nstages), .fmt = "%.3f", AT(config, stage_start, double),
+      .hi = 1e8 },
+    { .key = "stages", .type = RK_FIG, IF_CFG(RK_IF, nstages), .fig = RKF_STAGES },
+    { .key = "content_type", .type = RK_FIG, IF_CFG(RK_IF_PTR, content_type), .fig = RKF_CONTENT_TYPE },
+    { .type = RK_FIG, .flags = RK_MEMBERS, .fig = RKF_REPLAY },
+};
+TABLE(report_keys_config, "config", config_rows);
+
+static const struct report_key stage_rows[] = {
+    NS(report_stage, dur_ns, "duration_s", "%.9f", RK_REQ),
+    NUM(report_stage, to, "to", "%.3f", 0, 1e8, RK_REQ),
+};
+TABLE(report_keys_stage, NULL, stage_rows);
 
 /* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
 double report_keys_us(struct jc *c, json_t *o, const char *key, int required)
@@ -323,7 +369,27 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
     }
 }
 
+/* An RK_ENUM row: its word's index. */
+static int read_enum(struct jc *c, json_t *o, const struct report_key *k)
+{
+    const char *s = jread_str(c, o, k->key, k->flags & RK_REQ);
+    int i;
+    if (s == NULL)
+        return k->absent;
+    for (i = 0; i < k->nwords; i++)
+        if (strcmp(s, k->words[i]) == 0)
+            return i;
+    if (k->flags & RK_STRICT) /* two words, said last first */
+        jread_fail(c, k->key, "neither %s nor %s", k->words[1], k->words[0]);
+    return k->other;
+}
+
 void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void *base)
+{
+    report_keys_read_by(c, o, t, base, NULL);
+}
+
+void report_keys_read_by(struct jc *c, json_t *o, const struct report_keys *t, void *base, report_keys_fig_fn *fig)
 {
     char *b = base;
     size_t i;
@@ -331,10 +397,12 @@ void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void
         const struct report_key *k = &t->row[i];
         void *v = b + k->off;
         int req = k->flags & RK_REQ;
-        json_t *j = json_object_get(o, k->key), *sub;
+        json_t *j = k->key ? json_object_get(o, k->key) : NULL, *sub;
         size_t at;
         if (k->flags & RK_WHEN)
             *(int *)(void *)(b + k->when) = j != NULL;
+        if ((k->flags & RK_KEEP) && j == NULL)
+            continue;
         switch ((enum report_key_type)k->type) {
         case RK_COUNT:
             *(uint64_t *)v = jread_count(c, o, k->key, req);
@@ -370,8 +438,17 @@ void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void
                 jread_leave(c, at);
             }
             break;
+        case RK_NS:
+            *(uint64_t *)v = jread_ns(c, o, k->key, req);
+            break;
+        case RK_ENUM:
+            *(int *)v = read_enum(c, o, k);
+            break;
         case RK_FIG:
-            read_fig(c, o, k->key, (enum report_key_fig)k->fig, base);
+            if (fig)
+                fig(c, o, k, base);
+            else
+                read_fig(c, o, k->key, (enum report_key_fig)k->fig, base);
             break;
         }
     }

@@ -642,7 +642,7 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
 
 int report_load_run(struct jc *c, json_t *root, struct run_result *run)
 {
-    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *rt;
+    json_t *cfg = jread_obj(c, root, report_keys_config.name, 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *rt;
     struct config *conf;
     struct run_figures *r = &run->fig;
     size_t i, at;
