@@ -362,20 +362,10 @@ static void jerror_details(FILE *f, const struct stats *s, const struct proto *p
 static void jchecks(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint32_t i;
-    fprintf(f, "  \"checks\": [");
+    fprintf(f, "  \"%s\": [", report_keys_check.name);
     for (i = 0; i < r->nchecks; i++) {
-        const struct run_check *e = &r->checks[i];
-        char lb[600];
-        fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
-        report_json_str(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");
-        fprintf(f, ", \"target_index\": %u, \"check\": ", e->target);
-        report_json_str(f, e->text);
-        fprintf(f, ", \"passed\": %llu, \"failed\": %llu, \"first_failure\": ", (unsigned long long)e->passed,
-                (unsigned long long)e->failed);
-        if (e->failed)
-            report_json_str(f, e->first_failure);
-        else
-            fprintf(f, "null");
+        fprintf(f, "%s\n    {", i ? "," : "");
+        report_json_keys(f, &report_keys_check, &r->checks[i], cfg, 1);
         fprintf(f, "}");
     }
     fprintf(f, "\n  ],\n");
@@ -540,7 +530,7 @@ int report_json(FILE *f, const struct run_result *res)
         fprintf(f, "],\n");
     }
     if (fs) {
-        fprintf(f, "  \"findings\": ");
+        fprintf(f, "  \"%s\": ", report_keys_finding.name);
         report_json_findings(f, fs, "  ");
         fprintf(f, ",\n");
     }
@@ -551,29 +541,12 @@ int report_json(FILE *f, const struct run_result *res)
 
 void report_json_findings(FILE *f, const struct findings *fs, const char *ind)
 {
-    int i, k;
+    int i;
     fprintf(f, "[");
     for (i = 0; fs && i < fs->n; i++) {
-        const struct finding *x = &fs->f[i];
-        fprintf(f, "%s\n%s  {\"id\": ", i ? "," : "", ind);
-        report_json_str(f, x->id);
-        fprintf(f, ", \"severity\": \"%s\", \"summary\": ", x->warning ? "warning" : "info");
-        report_json_str(f, x->summary);
-        fprintf(f, ", \"evidence\": {");
-        for (k = 0; k < x->nev; k++) {
-            fprintf(f, "%s", k ? ", " : "");
-            report_json_str(f, x->ev[k].key);
-            /* Counts exactly, the rest to 6 significant digits. */
-            if (isfinite(x->ev[k].v) && fabs(x->ev[k].v) < 9007199254740992.0 &&
-                x->ev[k].v == (double)(int64_t)x->ev[k].v)
-                fprintf(f, ": %s", REPORT_JNUM("%.0f", x->ev[k].v));
-            else
-                fprintf(f, ": %s", REPORT_JNUM("%.6g", x->ev[k].v));
-        }
-        fprintf(f, "}, \"advice\": ");
-        report_json_str(f, x->advice);
+        fprintf(f, "%s\n%s  {", i ? "," : "", ind);
+        report_json_keys(f, &report_keys_finding, &fs->f[i], NULL, 1);
         fprintf(f, "}");
     }
     fprintf(f, "%s]", fs && fs->n ? "\n" : "");
-    (void)ind;
 }

@@ -20,6 +20,31 @@ static void jstrs(FILE *f, const char *const *s, uint32_t n)
     fputc(']', f);
 }
 
+/* A string, or null for none. */
+static void jstr_or_null(FILE *f, const char *s)
+{
+    if (s)
+        report_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
+/* A finding's evidence: counts exactly, the rest to 6 significant digits. */
+static void jevidence(FILE *f, const struct finding *x)
+{
+    int k;
+    fputc('{', f);
+    for (k = 0; k < x->nev; k++) {
+        fprintf(f, "%s", k ? ", " : "");
+        report_json_str(f, x->ev[k].key);
+        if (isfinite(x->ev[k].v) && fabs(x->ev[k].v) < 9007199254740992.0 && x->ev[k].v == (double)(int64_t)x->ev[k].v)
+            fprintf(f, ": %s", REPORT_JNUM("%.0f", x->ev[k].v));
+        else
+            fprintf(f, ": %s", REPORT_JNUM("%.6g", x->ev[k].v));
+    }
+    fputc('}', f);
+}
+
 /* A config's RK_FIG row (report_keys.h). */
 static void jfig_config(FILE *f, enum report_key_fig fig, const struct config *cfg)
 {
@@ -44,10 +69,7 @@ static void jfig_config(FILE *f, enum report_key_fig fig, const struct config *c
         report_json_str(f, cfg->expect.text);
         break;
     case RKF_TARGETS:
-        if (cfg->targets_path)
-            report_json_str(f, cfg->targets_path);
-        else
-            fprintf(f, "null");
+        jstr_or_null(f, cfg->targets_path);
         break;
     case RKF_THINK:
         fprintf(f, "[%s, %s]", REPORT_JNUM("%.6f", (double)cfg->think_lo_ns / 1e9),
@@ -88,6 +110,9 @@ static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void 
     const struct machine *m = base;
     const struct machine_ref *ref = base;
     const struct replay_tally *rt = base;
+    const struct run_check *ck = base;
+    const struct config *cfg = ctx;
+    char lb[600];
     uint64_t completed;
     uint32_t i;
     switch (fig) {
@@ -129,6 +154,18 @@ static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void 
             fprintf(f, ": %llu", (unsigned long long)rt->skip_count[i]);
         }
         fprintf(f, "}");
+        break;
+    case RKF_EVIDENCE:
+        jevidence(f, base);
+        break;
+    case RKF_CHECK_TARGET:
+        report_json_str(f, ck->target < cfg->ntargets ? report_label(cfg, ck->target, lb, sizeof(lb)) : "?");
+        break;
+    case RKF_CHECK_INDEX:
+        fprintf(f, "%u", ck->target);
+        break;
+    case RKF_FIRST_FAILURE:
+        jstr_or_null(f, ck->failed ? ck->first_failure : NULL);
         break;
     case RKF_CPU_PER_REQUEST:
         completed = *(const uint64_t *)ctx;

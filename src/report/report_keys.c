@@ -6,6 +6,7 @@
 #include "figures.h"
 #include "machine.h"
 #include "monitor.h"
+#include "result.h"
 
 #include <math.h>
 #include <string.h>
@@ -55,6 +56,28 @@ static const struct report_key replay_rows[] = {
     INT(replay_tally, read_error, "read_errno", 0, 4095, 0),
 };
 TABLE(report_keys_replay, "replay", replay_rows);
+
+/* What the findings said, and the checks (--check, # check:). */
+static const char *const severity_words[] = { "info", "warning" };
+
+static const struct report_key finding_rows[] = {
+    STR(finding, id, "id", RK_REQ),
+    ENUM(finding, warning, "severity", severity_words, 0, 0, RK_REQ | RK_STRICT),
+    STR(finding, summary, "summary", RK_REQ),
+    FIG("evidence", RKF_EVIDENCE),
+    STR(finding, advice, "advice", 0),
+};
+TABLE(report_keys_finding, "findings", finding_rows);
+
+static const struct report_key check_rows[] = {
+    FIG("target", RKF_CHECK_TARGET),
+    FIG("target_index", RKF_CHECK_INDEX),
+    STR(run_check, text, "check", RK_REQ),
+    COUNT(run_check, passed, "passed", RK_REQ),
+    COUNT(run_check, failed, "failed", RK_REQ),
+    FIG("first_failure", RKF_FIRST_FAILURE),
+};
+TABLE(report_keys_check, "checks", check_rows);
 
 /* The run's configuration: the options' table gives most of its keys
  * (RKF_OPTIONS); the rest are here. The words are the options' values. */
@@ -318,6 +341,28 @@ static void read_methods(struct jc *c, json_t *a, const char *key, struct replay
     }
 }
 
+/* A finding's evidence: each figure a finite number (null: one that
+ * could not be had, skipped), as many as it holds. */
+static void read_evidence(struct jc *c, json_t *o, const char *key, struct finding *f)
+{
+    json_t *ev = jread_obj(c, o, key, 0), *v;
+    const char *k;
+    if (ev == NULL)
+        return;
+    json_object_foreach(ev, k, v) {
+        if (f->nev == FINDING_EV_MAX)
+            break;
+        if (json_is_null(v))
+            continue;
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+            jread_fail(c, k, "not a number");
+            break;
+        }
+        jread_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
+        f->ev[f->nev++].v = json_number_value(v);
+    }
+}
+
 /* The RK_FIG rows read back (the others are not). */
 static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_fig fig, void *base)
 {
@@ -325,6 +370,7 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
     struct machine *m = base;
     struct machine_ref *ref = base;
     struct shard_info *sh = base;
+    struct run_check *ck = base;
     json_t *a = json_object_get(o, key);
     double mn;
     switch (fig) {
@@ -363,6 +409,16 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
         break;
     case RKF_SKIPPED_METHODS:
         read_methods(c, a, key, base);
+        break;
+    case RKF_EVIDENCE:
+        read_evidence(c, o, key, base);
+        break;
+    case RKF_CHECK_INDEX:
+        ck->target = (uint32_t)jread_num(c, o, key, 0, ck->target, 1);
+        break;
+    case RKF_FIRST_FAILURE:
+        if (json_is_string(a))
+            jread_copy(ck->first_failure, sizeof(ck->first_failure), jread_str(c, o, key, 0));
         break;
     default:
         break; /* worked out from others: nothing to read */

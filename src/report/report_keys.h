@@ -61,6 +61,10 @@ enum report_key_fig {
     RKF_REF_CI,          /* calibration.rps_ci: [lo, hi] or null [machine_ref] */
     RKF_CPU_PER_REQUEST, /* server.cpu_us_per_request, not read [monitor_result; ctx: completed] */
     RKF_SKIPPED_METHODS, /* replay.skipped_methods: {"POST": n, ...} [replay_tally] */
+    RKF_EVIDENCE,        /* a finding's {"figure": number, ...}, null ones skipped [finding] */
+    RKF_CHECK_TARGET,    /* a check's target, labelled, not read [run_check; ctx: config] */
+    RKF_CHECK_INDEX,     /* a check's target_index: read in [0, the target the caller left there] [run_check] */
+    RKF_FIRST_FAILURE,   /* what a failing check's first failure had, null when none failed [run_check] */
     /* The config's [config], read by report_load_config.c's report_load_config_fig. */
     RKF_URLS,            /* the URLs as typed, required */
     RKF_METHOD,          /* the run's method, a token, required */
@@ -132,6 +136,8 @@ extern const struct report_keys report_keys_server;    /* "server" up to its arr
 extern const struct report_keys report_keys_proc;      /* a server's "tree" entry [monitor_proc] */
 extern const struct report_keys report_keys_point;     /* a server's "memory_timeline" entry [monitor_point] */
 extern const struct report_keys report_keys_replay;    /* "replay": what rafale replay read of its log [replay_tally] */
+extern const struct report_keys report_keys_finding;   /* a "findings" entry [finding] */
+extern const struct report_keys report_keys_check;     /* a "checks" entry: a --check's passes and failures [run_check] */
 extern const struct report_keys report_keys_config;    /* "config": the run's configuration [config] */
 extern const struct report_keys report_keys_stage;     /* a "stages" entry of the config [report_stage] */
 

@@ -365,10 +365,8 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
     size_t i;
     memset(fs, 0, sizeof(*fs));
     json_array_foreach(arr, i, e) {
-        size_t at = jread_enter(c, "findings[%zu]", i);
+        size_t at = jread_enter(c, "%s[%zu]", report_keys_finding.name, i);
         struct finding *f;
-        json_t *ev = jread_obj(c, e, "evidence", 0), *v;
-        const char *k, *sev;
         if (!c->failed && !json_is_object(e))
             jread_fail(c, "", "not an object");
         if (c->failed || fs->n == FINDINGS_MAX) {
@@ -376,30 +374,11 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
             break;
         }
         f = &fs->f[fs->n++];
-        jread_copy(f->id, sizeof(f->id), jread_str(c, e, "id", 1));
-        sev = jread_str(c, e, "severity", 1);
-        if (sev && strcmp(sev, "warning") != 0 && strcmp(sev, "info") != 0)
-            jread_fail(c, "severity", "neither warning nor info");
-        f->warning = sev && strcmp(sev, "warning") == 0;
-        jread_copy(f->summary, sizeof(f->summary), jread_str(c, e, "summary", 1));
-        jread_copy(f->advice, sizeof(f->advice), jread_str(c, e, "advice", 0));
+        report_keys_read(c, e, &report_keys_finding, f);
         /* One line each in the text report, whatever the file holds. */
         text_scrub(f->id, strlen(f->id), 1);
         text_scrub(f->summary, strlen(f->summary), 1);
         text_scrub(f->advice, strlen(f->advice), 1);
-        if (ev)
-            json_object_foreach(ev, k, v) {
-                if (f->nev == FINDING_EV_MAX)
-                    break;
-                if (json_is_null(v))
-                    continue; /* a figure that could not be had */
-                if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-                    jread_fail(c, k, "not a number");
-                    break;
-                }
-                jread_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
-                f->ev[f->nev++].v = json_number_value(v);
-            }
         jread_leave(c, at);
     }
 }
@@ -505,34 +484,30 @@ static void load_precision(struct jc *c, json_t *root, struct config *cfg, struc
 /* "checks" and "skipped_by_variable". */
 static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint32_t ntargets)
 {
-    json_t *arr = jread_arr(c, root, "checks", 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
-    const char *k;
+    json_t *arr = jread_arr(c, root, report_keys_check.name, 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
+    const char *k, *ck = report_keys_check.name;
     size_t i, at;
     r->parked = (uint32_t)jread_num(c, root, "parked_connections", 0, 4294967295.0, 0);
     if (arr && json_array_size(arr)) {
         if (json_array_size(arr) > 100000) {
-            jread_fail(c, "checks", "more than 100000 checks");
+            jread_fail(c, ck, "more than 100000 checks");
             return;
         }
         if ((r->checks = calloc(json_array_size(arr), sizeof(*r->checks))) == NULL) {
-            jread_fail(c, "checks", "out of memory");
+            jread_fail(c, ck, "out of memory");
             return;
         }
         r->nchecks = (uint32_t)json_array_size(arr);
         for (i = 0; i < r->nchecks && !c->failed; i++) {
             json_t *e = json_array_get(arr, i);
             struct run_check *x = &r->checks[i];
-            at = jread_enter(c, "checks[%zu]", i);
+            at = jread_enter(c, "%s[%zu]", ck, i);
             if (!json_is_object(e)) {
                 jread_fail(c, "", "not an object");
                 break;
             }
-            x->target = (uint32_t)jread_num(c, e, "target_index", 0, ntargets ? ntargets - 1 : 0, 1);
-            jread_copy(x->text, sizeof(x->text), jread_str(c, e, "check", 1));
-            x->passed = jread_count(c, e, "passed", 1);
-            x->failed = jread_count(c, e, "failed", 1);
-            if (json_is_string(json_object_get(e, "first_failure")))
-                jread_copy(x->first_failure, sizeof(x->first_failure), jread_str(c, e, "first_failure", 0));
+            x->target = ntargets ? ntargets - 1 : 0; /* the highest target_index (RKF_CHECK_INDEX) */
+            report_keys_read(c, e, &report_keys_check, x);
             jread_leave(c, at);
         }
     }
@@ -706,7 +681,7 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
         run->has_server = 1;
         report_load_server(c, &run->server, sv);
     }
-    if ((rt = jread_arr(c, root, "findings", 0)) != NULL) {
+    if ((rt = jread_arr(c, root, report_keys_finding.name, 0)) != NULL) {
         load_findings(c, rt, &run->found);
         run->has_findings = 1;
     }
