@@ -322,25 +322,6 @@ void report_json_ref(FILE *f, const struct machine_ref *ref)
     fprintf(f, "}");
 }
 
-/* "probe": the idle probe before the load (only when one was made: a
- * result without it stays as it was). */
-static void jprobe(FILE *f, const struct run_probe *p)
-{
-    uint32_t i;
-    if (p->ntargets == 0)
-        return;
-    fprintf(f, "  \"probe\": {\"requests\": %llu, \"answered\": %llu, \"failed\": %llu, \"bad\": %llu, "
-               "\"elapsed_s\": %s, \"latency_p50_us\": %s, \"latency_min_us\": %s, \"targets\": [",
-            (unsigned long long)p->sent, (unsigned long long)p->answered, (unsigned long long)p->failed,
-            (unsigned long long)p->bad, REPORT_JNUM("%.6f", p->elapsed_s), REPORT_JNUM("%.3f", us(p->p50_ns)),
-            REPORT_JNUM("%.3f", us(p->min_ns)));
-    for (i = 0; i < p->ntargets; i++)
-        fprintf(f, "%s{\"answered\": %llu, \"latency_p50_us\": %s, \"latency_min_us\": %s}", i ? ", " : "",
-                (unsigned long long)p->target[i].answered, REPORT_JNUM("%.3f", us(p->target[i].p50_ns)),
-                REPORT_JNUM("%.3f", us(p->target[i].min_ns)));
-    fprintf(f, "]},\n");
-}
-
 /* "error_details": what each kind of error seen was, in words. */
 static void jerror_details(FILE *f, const struct stats *s, const struct proto *proto)
 {
@@ -443,12 +424,12 @@ int report_json(FILE *f, const struct run_result *res)
     if (r->gave_up_s > 0)
         jobj(f, &report_keys_gave_up, r);
     if (res->ref.known) {
-        fprintf(f, "  \"calibration\": ");
+        fprintf(f, "  \"%s\": ", report_keys_ref.name);
         report_json_ref(f, &res->ref);
         fprintf(f, ",\n");
     }
     if (r->shard.count) {
-        fprintf(f, "  \"shard\": ");
+        fprintf(f, "  \"%s\": ", report_keys_shard.name);
         jshard(f, &r->shard, 0);
         fprintf(f, ",\n");
     }
@@ -463,33 +444,28 @@ int report_json(FILE *f, const struct run_result *res)
     jobj(f, &report_keys_client, r);
     if (res->env.cpus_online > 0)
         jobj(f, &report_keys_env, &res->env);
-    if (res->noise.known || res->noise.nr_throttled > 0) {
-        /* What else ran on the machine meanwhile (null: not measured). */
-        fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": %s, \"steal_pct\": %s",
-                res->noise.known ? REPORT_JNUM("%.3f", res->noise.foreign_cpu_pct) : "null",
-                res->noise.known ? REPORT_JNUM("%.3f", res->noise.steal_pct) : "null");
-        fprintf(f, ", \"nr_throttled\": ");
-        fprintf(f, res->noise.nr_throttled >= 0 ? "%lld" : "null", res->noise.nr_throttled);
-        fprintf(f, "},\n");
-    }
+    if (res->noise.known || res->noise.nr_throttled > 0)
+        jobj(f, &report_keys_noise, &res->noise);
     jobj(f, &report_keys_conns, r);   /* fairness */
     jobj(f, &report_keys_tcp, r);     /* TCP_INFO of the closed connections */
     if (server) {
-        fprintf(f, "  \"server\": ");
+        fprintf(f, "  \"%s\": ", report_keys_server.name);
         report_json_server(f, server, r->total.completed);
         fprintf(f, ",\n");
     }
-    jprobe(f, &res->probe);
+    if (res->probe.ntargets) /* only when one was made: a result without it stays as it was */
+        jobj(f, &report_keys_probe, &res->probe);
     if (cfg->replay_tally)
         jobj(f, &report_keys_replay, cfg->replay_tally);
     if (r->target_rate > 0)
         jobj(f, &report_keys_rate, r);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg),
            &r->ci, "  ");
-    if (r->ci.batches)
-        fprintf(f, ",\n  \"intervals\": {\"level\": 0.95, \"batches\": %u, \"batch_s\": %s, \"covers\": \"this run's "
-                   "sampling (batch means), not the drift between runs\"}",
-                r->ci.batches, REPORT_JNUM("%.6f", r->ci.batch_s));
+    if (r->ci.batches) {
+        fprintf(f, ",\n  \"%s\": {", report_keys_ci.name);
+        report_json_keys(f, &report_keys_ci, &r->ci, NULL, 1);
+        fputc('}', f);
+    }
     jprecision(f, &cfg->precision, r);
     jerror_details(f, &r->total, config_proto(cfg));
     if (r->nvars)

@@ -111,6 +111,8 @@ static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void 
     const struct machine_ref *ref = base;
     const struct replay_tally *rt = base;
     const struct run_check *ck = base;
+    const struct run_probe *pr = base;
+    const struct machine_noise *no = base;
     const struct config *cfg = ctx;
     char lb[600];
     uint64_t completed;
@@ -157,6 +159,30 @@ static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void 
         break;
     case RKF_EVIDENCE:
         jevidence(f, base);
+        break;
+    case RKF_PROBE_TARGETS:
+        fputc('[', f);
+        for (i = 0; i < pr->ntargets; i++) {
+            fprintf(f, "%s{", i ? ", " : "");
+            report_json_keys(f, &report_keys_probe_target, &pr->target[i], NULL, 1);
+            fputc('}', f);
+        }
+        fputc(']', f);
+        break;
+    case RKF_LEVEL:
+        fputs("0.95", f);
+        break;
+    case RKF_CI_COVERS:
+        fputs("\"this run's sampling (batch means), not the drift between runs\"", f);
+        break;
+    case RKF_FOREIGN_CPU:
+        fputs(no->known ? REPORT_JNUM("%.3f", no->foreign_cpu_pct) : "null", f);
+        break;
+    case RKF_STEAL:
+        fputs(no->known ? REPORT_JNUM("%.3f", no->steal_pct) : "null", f);
+        break;
+    case RKF_THROTTLED:
+        fprintf(f, no->nr_throttled >= 0 ? "%lld" : "null", no->nr_throttled);
         break;
     case RKF_CHECK_TARGET:
         report_json_str(f, ck->target < cfg->ntargets ? report_label(cfg, ck->target, lb, sizeof(lb)) : "?");

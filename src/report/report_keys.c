@@ -57,6 +57,43 @@ static const struct report_key replay_rows[] = {
 };
 TABLE(report_keys_replay, "replay", replay_rows);
 
+/* The idle probe before the load (client/probe.c). */
+static const struct report_key probe_target_rows[] = {
+    COUNT(probe_target, answered, "answered", RK_REQ),
+    { .key = "latency_p50_us", .type = RK_US, .unit = RK_IN_NS, .flags = RK_REQ, AT(probe_target, p50_ns, double) },
+    US(probe_target, min_ns, "latency_min_us", RK_IN_NS),
+};
+TABLE(report_keys_probe_target, "targets", probe_target_rows);
+
+static const struct report_key probe_rows[] = {
+    COUNT(run_probe, sent, "requests", RK_REQ), /* first: the answers and failures are not more (report_load.c) */
+    COUNT(run_probe, answered, "answered", RK_REQ),
+    COUNT(run_probe, failed, "failed", 0),
+    COUNT(run_probe, bad, "bad", 0),
+    NUM(run_probe, elapsed_s, "elapsed_s", "%.6f", 0, MAX_SECONDS, 0),
+    { .key = "latency_p50_us", .type = RK_US, .unit = RK_IN_NS, .flags = RK_REQ, AT(run_probe, p50_ns, double) },
+    US(run_probe, min_ns, "latency_min_us", RK_IN_NS),
+    FIG("targets", RKF_PROBE_TARGETS),
+};
+TABLE(report_keys_probe, "probe", probe_rows);
+
+/* What the run's intervals rest on (the figures' own are beside them). */
+static const struct report_key ci_rows[] = {
+    FIG("level", RKF_LEVEL),
+    U32(run_ci, batches, "batches", 1, 1e9, RK_REQ),
+    NUM(run_ci, batch_s, "batch_s", "%.6f", 0, MAX_SECONDS, RK_REQ),
+    FIG("covers", RKF_CI_COVERS),
+};
+TABLE(report_keys_ci, "intervals", ci_rows);
+
+/* What else ran on the machine meanwhile (null: not measured). */
+static const struct report_key noise_rows[] = {
+    FIG("foreign_cpu_pct", RKF_FOREIGN_CPU),
+    FIG("steal_pct", RKF_STEAL),
+    FIG("nr_throttled", RKF_THROTTLED),
+};
+TABLE(report_keys_noise, "noise", noise_rows);
+
 /* What the findings said, and the checks (--check, # check:). */
 static const char *const severity_words[] = { "info", "warning" };
 
@@ -341,6 +378,25 @@ static void read_methods(struct jc *c, json_t *a, const char *key, struct replay
     }
 }
 
+/* The probe's targets: 1 to PROBE_TARGETS of them. */
+static void read_probe_targets(struct jc *c, json_t *o, const char *key, struct run_probe *p)
+{
+    json_t *arr = jread_arr(c, o, key, 1), *e;
+    size_t i;
+    if (arr == NULL || c->failed)
+        return;
+    if (json_array_size(arr) == 0 || json_array_size(arr) > PROBE_TARGETS) {
+        jread_fail(c, key, "1 to %d of them", PROBE_TARGETS);
+        return;
+    }
+    json_array_foreach(arr, i, e) {
+        size_t at = jread_enter(c, "%s[%zu]", key, i);
+        report_keys_read(c, e, &report_keys_probe_target, &p->target[i]);
+        jread_leave(c, at);
+    }
+    p->ntargets = (uint32_t)json_array_size(arr);
+}
+
 /* A finding's evidence: each figure a finite number (null: one that
  * could not be had, skipped), as many as it holds. */
 static void read_evidence(struct jc *c, json_t *o, const char *key, struct finding *f)
@@ -371,6 +427,7 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
     struct machine_ref *ref = base;
     struct shard_info *sh = base;
     struct run_check *ck = base;
+    struct machine_noise *no = base;
     json_t *a = json_object_get(o, key);
     double mn;
     switch (fig) {
@@ -412,6 +469,20 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
         break;
     case RKF_EVIDENCE:
         read_evidence(c, o, key, base);
+        break;
+    case RKF_PROBE_TARGETS:
+        read_probe_targets(c, o, key, base);
+        break;
+    case RKF_FOREIGN_CPU: /* its number says the noise was measured */
+        if ((no->known = json_is_number(a)) != 0)
+            no->foreign_cpu_pct = jread_num(c, o, key, 0, 100000, 0);
+        break;
+    case RKF_STEAL:
+        if (no->known)
+            no->steal_pct = jread_num(c, o, key, 0, 100000, 0);
+        break;
+    case RKF_THROTTLED:
+        no->nr_throttled = json_is_number(a) ? (long long)jread_num(c, o, key, 0, 1e15, 0) : -1;
         break;
     case RKF_CHECK_INDEX:
         ck->target = (uint32_t)jread_num(c, o, key, 0, ck->target, 1);

@@ -61,6 +61,12 @@ enum report_key_fig {
     RKF_REF_CI,          /* calibration.rps_ci: [lo, hi] or null [machine_ref] */
     RKF_CPU_PER_REQUEST, /* server.cpu_us_per_request, not read [monitor_result; ctx: completed] */
     RKF_SKIPPED_METHODS, /* replay.skipped_methods: {"POST": n, ...} [replay_tally] */
+    RKF_PROBE_TARGETS,   /* the probe's targets, report_keys_probe_target objects [run_probe] */
+    RKF_LEVEL,           /* intervals.level: 0.95, not read [run_ci] */
+    RKF_CI_COVERS,       /* intervals.covers: what they cover, in words, not read [run_ci] */
+    RKF_FOREIGN_CPU,     /* noise.foreign_cpu_pct, null when not measured; its number says it was [machine_noise] */
+    RKF_STEAL,           /* noise.steal_pct, null when not measured (read only when it was) [machine_noise] */
+    RKF_THROTTLED,       /* noise.nr_throttled, null (-1) when not read [machine_noise] */
     RKF_EVIDENCE,        /* a finding's {"figure": number, ...}, null ones skipped [finding] */
     RKF_CHECK_TARGET,    /* a check's target, labelled, not read [run_check; ctx: config] */
     RKF_CHECK_INDEX,     /* a check's target_index: read in [0, the target the caller left there] [run_check] */
@@ -136,6 +142,10 @@ extern const struct report_keys report_keys_server;    /* "server" up to its arr
 extern const struct report_keys report_keys_proc;      /* a server's "tree" entry [monitor_proc] */
 extern const struct report_keys report_keys_point;     /* a server's "memory_timeline" entry [monitor_point] */
 extern const struct report_keys report_keys_replay;    /* "replay": what rafale replay read of its log [replay_tally] */
+extern const struct report_keys report_keys_probe;     /* "probe": the idle probe before the load [run_probe] */
+extern const struct report_keys report_keys_probe_target; /* a probe's "targets" entry [probe_target] */
+extern const struct report_keys report_keys_ci;        /* "intervals": what the run's intervals rest on [run_ci] */
+extern const struct report_keys report_keys_noise;     /* "noise": what else ran on the machine [machine_noise] */
 extern const struct report_keys report_keys_finding;   /* a "findings" entry [finding] */
 extern const struct report_keys report_keys_check;     /* a "checks" entry: a --check's passes and failures [run_check] */
 extern const struct report_keys report_keys_config;    /* "config": the run's configuration [config] */

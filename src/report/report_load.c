@@ -421,7 +421,7 @@ static void load_ci(struct jc *c, json_t *o, const char *key, double mul, struct
  * before them, which have none. */
 static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
 {
-    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, IN_KEY(LATENCY)), *pc;
+    json_t *iv = jread_obj(c, root, report_keys_ci.name, 0), *lat = json_object_get(root, IN_KEY(LATENCY)), *pc;
     size_t at;
     int k;
     memset(&r->ci, 0, sizeof(r->ci));
@@ -434,9 +434,8 @@ static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
     }
     if (iv == NULL)
         return;
-    at = jread_enter(c, "intervals");
-    r->ci.batches = (uint32_t)jread_num(c, iv, "batches", 1, 1e9, 1);
-    r->ci.batch_s = jread_num(c, iv, "batch_s", 0, MAX_SECONDS, 1);
+    at = jread_enter(c, "%s", report_keys_ci.name);
+    report_keys_read(c, iv, &report_keys_ci, &r->ci);
     jread_leave(c, at);
     at = jread_enter(c, "%s", IN_KEY(SUMMARY));
     load_ci(c, json_object_get(root, IN_KEY(SUMMARY)), "rps_ci", 1, &r->ci.rps);
@@ -549,34 +548,12 @@ static int load_obj(struct jc *c, json_t *root, const struct report_keys *t, voi
  * it, or when none was made. */
 static void load_probe(struct jc *c, json_t *root, struct run_probe *p)
 {
-    json_t *o = jread_obj(c, root, "probe", 0), *arr, *e;
-    size_t at, i;
-    if (o == NULL)
+    size_t at;
+    if (!load_obj(c, root, &report_keys_probe, p))
         return;
-    at = jread_enter(c, "probe");
-    p->sent = jread_count(c, o, "requests", 1);
-    p->answered = jread_count(c, o, "answered", 1);
-    p->failed = jread_count(c, o, "failed", 0);
-    p->bad = jread_count(c, o, "bad", 0);
-    p->elapsed_s = jread_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
-    p->p50_ns = report_keys_us(c, o, "latency_p50_us", 1) * 1e3;
-    p->min_ns = report_keys_us(c, o, "latency_min_us", 0) * 1e3;
-    if ((arr = jread_arr(c, o, "targets", 1)) != NULL && !c->failed) {
-        if (json_array_size(arr) == 0 || json_array_size(arr) > PROBE_TARGETS) {
-            jread_fail(c, "targets", "1 to %d of them", PROBE_TARGETS);
-        } else {
-            json_array_foreach(arr, i, e) {
-                size_t at2 = jread_enter(c, "targets[%zu]", i);
-                p->target[i].answered = jread_count(c, e, "answered", 1);
-                p->target[i].p50_ns = report_keys_us(c, e, "latency_p50_us", 1) * 1e3;
-                p->target[i].min_ns = report_keys_us(c, e, "latency_min_us", 0) * 1e3;
-                jread_leave(c, at2);
-            }
-            p->ntargets = (uint32_t)json_array_size(arr);
-        }
-    }
+    at = jread_enter(c, "%s", report_keys_probe.name);
     if (!c->failed && p->answered + p->failed > p->sent)
-        jread_fail(c, "requests", "fewer than its answers and failures");
+        jread_fail(c, report_keys_probe.row[0].key, "fewer than its answers and failures");
     jread_leave(c, at);
 }
 
@@ -597,20 +574,10 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
         jread_leave(c, at);
     }
     load_obj(c, root, &report_keys_env, &run->env);
-    if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
+    if ((cl = jread_obj(c, root, report_keys_ref.name, 0)) != NULL)
         report_load_ref(c, cl, &run->ref);
     run->noise.nr_throttled = -1;
-    if ((cl = jread_obj(c, root, "noise", 0)) != NULL) {
-        at = jread_enter(c, "noise");
-        if (json_is_number(json_object_get(cl, "foreign_cpu_pct"))) {
-            run->noise.known = 1;
-            run->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
-            run->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
-        }
-        if (json_is_number(json_object_get(cl, "nr_throttled")))
-            run->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
-        jread_leave(c, at);
-    }
+    load_obj(c, root, &report_keys_noise, &run->noise);
     tcpinfo_sum_init(&r->tcp);
     load_obj(c, root, &report_keys_tcp, r);
 }
@@ -656,8 +623,8 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     if (conf->replay_tally)
         load_obj(c, root, &report_keys_replay, conf->replay_tally);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
-    if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
-        at = jread_enter(c, "shard");
+    if ((rt = jread_obj(c, root, report_keys_shard.name, 0)) != NULL) {
+        at = jread_enter(c, "%s", report_keys_shard.name);
         load_shard(c, rt, &r->shard, 0);
         jread_leave(c, at);
     }
@@ -676,7 +643,7 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
         }
     }
     load_obj(c, root, &report_keys_rate, r);
-    sv = jread_obj(c, root, "server", 0);
+    sv = jread_obj(c, root, report_keys_server.name, 0);
     if (sv && !c->failed) {
         run->has_server = 1;
         report_load_server(c, &run->server, sv);
