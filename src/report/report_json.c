@@ -17,10 +17,11 @@ static void jhist_open(FILE *f, const char *key, const struct hist *h, const cha
 {
     struct hist_iter it;
     int first = 1, k;
-    fprintf(f, "%s\"%s\": {\"count\": %llu, \"min_us\": %s, \"mean_us\": %s, \"stdev_us\": %s, \"max_us\": %s,\n", ind,
-            key, (unsigned long long)h->total, REPORT_JNUM("%.3f", h->total ? us((double)h->min) : 0.0),
-            REPORT_JNUM("%.3f", us(hist_mean(h))), REPORT_JNUM("%.3f", us(hist_stdev(h))),
-            REPORT_JNUM("%.3f", us((double)h->max)));
+    const struct report_hist_head head = { h->total, h->total ? us((double)h->min) : 0.0, us(hist_mean(h)),
+                                           us(hist_stdev(h)), us((double)h->max) };
+    fprintf(f, "%s\"%s\": {", ind, key);
+    report_json_keys(f, &report_keys_hist, &head, NULL, 1);
+    fprintf(f, ",\n");
     fprintf(f, "%s  \"percentiles_us\": {", ind);
     for (k = 0; k < REPORT_NPCTS; k++)
         fprintf(f, "%s\"%s\": %s", k ? ", " : "", report_pct_names[k],

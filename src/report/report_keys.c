@@ -57,6 +57,17 @@ static const struct report_key replay_rows[] = {
 };
 TABLE(report_keys_replay, "replay", replay_rows);
 
+/* A histogram's summary (its buckets follow by hand: report_json.c's
+ * jhist_open, report_load.c's load_hist). */
+static const struct report_key hist_rows[] = {
+    COUNT(report_hist_head, count, "count", RK_REQ),
+    US(report_hist_head, min_us, "min_us", RK_IN_US),
+    US(report_hist_head, mean_us, "mean_us", RK_IN_US),
+    US(report_hist_head, stdev_us, "stdev_us", RK_IN_US),
+    US(report_hist_head, max_us, "max_us", RK_IN_US),
+};
+TABLE(report_keys_hist, NULL, hist_rows);
+
 /* The idle probe before the load (client/probe.c). */
 static const struct report_key probe_target_rows[] = {
     COUNT(probe_target, answered, "answered", RK_REQ),

@@ -151,6 +151,16 @@ extern const struct report_keys report_keys_check;     /* a "checks" entry: a --
 extern const struct report_keys report_keys_config;    /* "config": the run's configuration [config] */
 extern const struct report_keys report_keys_stage;     /* a "stages" entry of the config [report_stage] */
 
+/* A histogram's summary before its percentiles and buckets (report_keys_hist,
+ * its rows in this order: RKH names them for the reader's messages). */
+struct report_hist_head {
+    uint64_t count;
+    double min_us, mean_us, stdev_us, max_us;
+};
+enum { RKH_COUNT, RKH_MIN, RKH_MEAN, RKH_STDEV, RKH_MAX };
+#define RKH(i) (report_keys_hist.row[i].key)
+extern const struct report_keys report_keys_hist; /* a histogram's count, min, mean, stdev, max [report_hist_head] */
+
 /* A stage of the config as its table reads and writes it. */
 struct report_stage {
     uint64_t dur_ns;

@@ -26,28 +26,30 @@
 #include <sys/stat.h>
 
 /* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
- * adding up to "count"; min <= max within the clamp. */
+ * adding up to the count; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
 {
     json_t *o = jread_obj(c, parent, key, 0), *list, *e;
     size_t i, at;
     double prev = 0, mean, sd, mn, mx;
     uint64_t total, sum = 0;
+    struct report_hist_head head;
     if (o == NULL)
         return;
     at = jread_enter(c, "%s", key);
-    total = jread_count(c, o, "count", 1);
-    mn = report_keys_us(c, o, "min_us", 0);
-    mx = report_keys_us(c, o, "max_us", 0);
-    mean = report_keys_us(c, o, "mean_us", 0);
-    sd = report_keys_us(c, o, "stdev_us", 0);
+    report_keys_read(c, o, &report_keys_hist, &head);
+    total = head.count;
+    mn = head.min_us;
+    mx = head.max_us;
+    mean = head.mean_us;
+    sd = head.stdev_us;
     list = jread_arr(c, o, "histogram", 1);
     if (c->failed) {
         jread_leave(c, at);
         return;
     }
     if (mn > mx)
-        jread_fail(c, "min_us", "above max_us");
+        jread_fail(c, RKH(RKH_MIN), "above %s", RKH(RKH_MAX));
     json_array_foreach(list, i, e) {
         double ub = json_number_value(json_array_get(e, 0)), n = json_number_value(json_array_get(e, 1));
         char idx[32];
@@ -71,7 +73,7 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         hist_record_n(h, ub * 1e3 >= 1 ? (uint64_t)(ub * 1e3) - 1 : 0, (uint64_t)n);
     }
     if (!c->failed && sum != total)
-        jread_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
+        jread_fail(c, RKH(RKH_COUNT), "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
         struct hist_iter it;
         uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0, first = 1;
@@ -89,7 +91,8 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
         if (h->min < lo0 || h->min >= hi0 || h->max < lo1 || h->max >= hi1)
-            jread_fail(c, "min_us", "%.3f and max_us %.3f are not in the first and last buckets", mn, mx);
+            jread_fail(c, RKH(RKH_MIN), "%.3f and %s %.3f are not in the first and last buckets", mn, RKH(RKH_MAX),
+                       mx);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
