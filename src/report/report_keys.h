@@ -1,14 +1,16 @@
 /* report_keys.h - the result JSON's plain objects as tables, private to
  * src/report/: a row per member (its key, where its value lives, how it is
- * written, the range it is read back in), so the writer (report_json.c)
- * and the reader (report_keys_read, for report_load*.c) loop over the same
- * rows and a key is typed once. The counters have theirs (counters.h); the
- * objects with variable keys (status, errors, percentiles), the histograms
- * and the arrays are still written by hand.
+ * written, the range it is read back in), so the writer (report_json_keys.c,
+ * for report_json.c) and the reader (report_keys_read, for report_load*.c)
+ * loop over the same rows and a key is typed once. The counters have
+ * theirs (counters.h); the objects with variable keys (status, errors,
+ * percentiles), a histogram's buckets, the per-URL and per-stage entries,
+ * precision and the result's own top level are still written by hand.
  *
  * Adding a member is a row of its table (report_keys.c); a figure worked
  * out from others, or not one number, is an RK_FIG row: its case in
- * report_json.c's writer and, when read back, in report_keys.c's reader.
+ * report_json_keys.c's writer and, when read back, in report_keys.c's
+ * reader (the config's: report_load_config.c's, by report_keys_read_by).
  * Its key is a contract (see the README): add keys, never rename one. */
 #ifndef RAFALE_REPORT_KEYS_H
 #define RAFALE_REPORT_KEYS_H
