@@ -12,133 +12,16 @@ static double us(double ns)
     return ns / 1000.0;
 }
 
-/* An RK_FIG row's value (report_keys.h): base its table's struct, ctx the
- * caller's. */
-static void jfig(FILE *f, enum report_key_fig fig, const void *base, const void *ctx)
-{
-    const struct run_figures *r = base;
-    const struct tcpinfo_sum *t = &r->tcp;
-    const struct shard_info *sh = base;
-    const struct machine *m = base;
-    const struct machine_ref *ref = base;
-    const struct replay_tally *rt = base;
-    uint64_t completed;
-    uint32_t i;
-    switch (fig) {
-    case RKF_OPENED:
-        fprintf(f, "%llu", (unsigned long long)r->total.conns_opened);
-        break;
-    case RKF_STARVED:
-        fprintf(f, "%u", r->conns.starved);
-        break;
-    case RKF_RTT_MEAN:
-        fputs(REPORT_JNUM("%.3f", t->sampled ? t->rtt_sum_us / (double)t->sampled : 0.0), f);
-        break;
-    case RKF_RTT_MIN:
-        fputs(REPORT_JNUM("%.3f", t->min_rtt_us == UINT32_MAX ? 0.0 : (double)t->min_rtt_us), f);
-        break;
-    case RKF_SENT_RPS:
-        fputs(REPORT_JNUM("%.3f", r->elapsed_s > 0 ? (double)stats_sent(&r->total) / r->elapsed_s : 0.0), f);
-        break;
-    case RKF_SHARD_ELAPSED:
-        fputs(REPORT_JNUM("%.6f", sh->elapsed_s), f);
-        break;
-    case RKF_SHARD_RPS:
-        fputs(REPORT_JNUM("%.3f", sh->elapsed_s > 0 ? (double)sh->completed / sh->elapsed_s : 0.0), f);
-        break;
-    case RKF_PORTS:
-        fprintf(f, "[%lld, %lld]", m->port_lo, m->port_hi);
-        break;
-    case RKF_REF_CI:
-        if (isnan(ref->rps_ci[0]) || isnan(ref->rps_ci[1]))
-            fprintf(f, "null");
-        else
-            fprintf(f, "[%s, %s]", REPORT_JNUM("%.1f", ref->rps_ci[0]), REPORT_JNUM("%.1f", ref->rps_ci[1]));
-        break;
-    case RKF_SKIPPED_METHODS:
-        fprintf(f, "{");
-        for (i = 0; i < rt->nskip; i++) {
-            fprintf(f, "%s", i ? ", " : "");
-            report_json_str(f, rt->skip_method[i]);
-            fprintf(f, ": %llu", (unsigned long long)rt->skip_count[i]);
-        }
-        fprintf(f, "}");
-        break;
-    case RKF_CPU_PER_REQUEST:
-        completed = *(const uint64_t *)ctx;
-        fputs(REPORT_JNUM("%.3f", completed ? ((const struct monitor_result *)base)->cpu_s * 1e6 / (double)completed
-                                            : 0.0), f);
-        break;
-    }
-}
-
-/* The members of table t from base, each after ", " but the first when
- * first is set; ctx goes to its RK_FIG rows. */
-static void jkeys(FILE *f, const struct report_keys *t, const void *base, const void *ctx, int first)
-{
-    const char *b = base;
-    size_t i;
-    for (i = 0; i < t->n; i++) {
-        const struct report_key *k = &t->row[i];
-        const void *v = b + k->off;
-        if ((k->flags & RK_WHEN) && !*(const int *)(const void *)(b + k->when))
-            continue;
-        fprintf(f, "%s\"%s\": ", first ? "" : ", ", k->key);
-        first = 0;
-        switch ((enum report_key_type)k->type) {
-        case RK_COUNT:
-            fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)v);
-            break;
-        case RK_U32:
-            fprintf(f, "%u", *(const uint32_t *)v);
-            break;
-        case RK_INT:
-            fprintf(f, "%d", *(const int *)v);
-            break;
-        case RK_LL:
-            fprintf(f, "%lld", *(const long long *)v);
-            break;
-        case RK_NUM:
-            fputs(REPORT_JNUM(k->fmt, *(const double *)v), f);
-            break;
-        case RK_US:
-            fputs(REPORT_JNUM("%.3f", k->unit == RK_IN_S    ? *(const double *)v * 1e6
-                                      : k->unit == RK_IN_NS ? *(const double *)v / 1e3
-                                                            : *(const double *)v), f);
-            break;
-        case RK_BOOL:
-            fputs(*(const int *)v ? "true" : "false", f);
-            break;
-        case RK_TRI:
-            fputs(*(const int *)v < 0 ? "null" : *(const int *)v ? "true" : "false", f);
-            break;
-        case RK_STR:
-            if ((k->flags & RK_NULL_EMPTY) && *(const char *)v == '\0')
-                fputs("null", f);
-            else
-                report_json_str(f, v);
-            break;
-        case RK_OBJ:
-            fputc('{', f);
-            jkeys(f, k->sub, v, ctx, 1);
-            fputc('}', f);
-            break;
-        case RK_FIG:
-            jfig(f, (enum report_key_fig)k->fig, base, ctx);
-            break;
-        }
-    }
-}
-
 /* A histogram object, left open after its buckets for more members. */
 static void jhist_open(FILE *f, const char *key, const struct hist *h, const char *ind)
 {
     struct hist_iter it;
     int first = 1, k;
-    fprintf(f, "%s\"%s\": {\"count\": %llu, \"min_us\": %s, \"mean_us\": %s, \"stdev_us\": %s, \"max_us\": %s,\n", ind,
-            key, (unsigned long long)h->total, REPORT_JNUM("%.3f", h->total ? us((double)h->min) : 0.0),
-            REPORT_JNUM("%.3f", us(hist_mean(h))), REPORT_JNUM("%.3f", us(hist_stdev(h))),
-            REPORT_JNUM("%.3f", us((double)h->max)));
+    const struct report_hist_head head = { h->total, h->total ? us((double)h->min) : 0.0, us(hist_mean(h)),
+                                           us(hist_stdev(h)), us((double)h->max) };
+    fprintf(f, "%s\"%s\": {", ind, key);
+    report_json_keys(f, &report_keys_hist, &head, NULL, 1);
+    fprintf(f, ",\n");
     fprintf(f, "%s  \"percentiles_us\": {", ind);
     for (k = 0; k < REPORT_NPCTS; k++)
         fprintf(f, "%s\"%s\": %s", k ? ", " : "", report_pct_names[k],
@@ -375,7 +258,7 @@ static void jtimeline(FILE *f, const struct run_figures *r)
     for (i = 0; i < r->nseconds; i++) {
         const struct tl_second *s = &r->timeline[i];
         fprintf(f, "%s\n    {\"t_s\": %u", i ? "," : "", i);
-        jkeys(f, &report_keys_second, s, NULL, 0);
+        report_json_keys(f, &report_keys_second, s, NULL, 0);
         if (r->tl_hist) {
             /* A shard's: the second's own histogram, so shards merge exactly. */
             fprintf(f, ",\n     ");
@@ -389,89 +272,37 @@ static void jtimeline(FILE *f, const struct run_figures *r)
 static void jshard(FILE *f, const struct shard_info *s, int merged)
 {
     fprintf(f, "{");
-    jkeys(f, &report_keys_shard, s, NULL, 1);
+    report_json_keys(f, &report_keys_shard, s, NULL, 1);
     if (merged)
-        jkeys(f, &report_keys_shard_run, s, NULL, 0);
+        report_json_keys(f, &report_keys_shard_run, s, NULL, 0);
     fprintf(f, "}");
 }
 
 void report_json_config(FILE *f, const struct config *cfg)
 {
-    uint32_t i;
-
-    fprintf(f, "{\"urls\": [");
-    for (i = 0; i < cfg->ntargets; i++) {
-        if (i)
-            fputs(", ", f);
-        report_json_str(f, cfg->url_text[i]);
-    }
-    fprintf(f, "], \"method\": ");
-    report_json_str(f, cfg->method);
-    /* connections, threads, keepalive, requests, durations, http2, ...:
-     * every option the table gives a JSON key. */
-    opt_json_write(f, cfg);
-    fprintf(f, ", \"body_bytes\": %zu, \"headers\": [", cfg->has_body ? cfg->body_len : (size_t)0);
-    for (i = 0; i < cfg->nheaders; i++) {
-        if (i)
-            fputs(", ", f);
-        report_json_str(f, cfg->headers[i]);
-    }
-    fprintf(f, "], \"arrival\": \"%s\", \"expect\": ", cfg->poisson ? "poisson" : "uniform");
-    report_json_str(f, cfg->expect.text);
-    fprintf(f, ", \"timestamps\": \"%s\"", cfg->user_timestamps ? "user" : "kernel");
-    fprintf(f, ", \"order\": \"%s\", \"targets\": ",
-            cfg->order_mode == ORDER_SEQUENTIAL ? "sequential" : cfg->order_mode == ORDER_RANDOM ? "random"
-            : cfg->order_mode == ORDER_SESSION ? "session" : "per-connection");
-    if (cfg->targets_path)
-        report_json_str(f, cfg->targets_path);
-    else
-        fprintf(f, "null");
-    fprintf(f, ", \"think_s\": [%s, %s], \"max_body\": %llu, \"checks\": [",
-            REPORT_JNUM("%.6f", (double)cfg->think_lo_ns / 1e9), REPORT_JNUM("%.6f", (double)cfg->think_hi_ns / 1e9),
-            (unsigned long long)cfg->max_body);
-    for (i = 0; i < cfg->ncheck_exprs; i++) {
-        if (i)
-            fputs(", ", f);
-        report_json_str(f, cfg->check_exprs[i]);
-    }
-    fprintf(f, "]");
-    if (cfg->seed_given)
-        fprintf(f, ", \"seed\": %llu", (unsigned long long)cfg->seed);
-    if (cfg->nstages) {
-        fprintf(f, ", \"stages_of\": \"%s\", \"stage_start\": %s, \"stages\": [",
-                cfg->stages_conns ? "connections" : "rate", REPORT_JNUM("%.3f", cfg->stage_start));
-        for (i = 0; i < cfg->nstages; i++)
-            fprintf(f, "%s{\"duration_s\": %s, \"to\": %s}", i ? ", " : "",
-                    REPORT_JNUM("%.9f", (double)cfg->stage_dur[i] / 1e9), REPORT_JNUM("%.3f", cfg->stage_val[i]));
-        fprintf(f, "]");
-    }
-    if (cfg->content_type) {
-        fprintf(f, ", \"content_type\": ");
-        report_json_str(f, cfg->content_type);
-    }
-    if (cfg->replay_path)
-        report_replay_config_json(f, cfg);
-    fprintf(f, "}");
+    fputc('{', f);
+    report_json_keys(f, &report_keys_config, cfg, NULL, 1);
+    fputc('}', f);
 }
 
 void report_json_server(FILE *f, const struct monitor_result *m, uint64_t completed)
 {
     uint32_t i;
     fprintf(f, "{");
-    jkeys(f, &report_keys_server, m, &completed, 1);
+    report_json_keys(f, &report_keys_server, m, &completed, 1);
     if (m->has_syscw) /* when the monitor read /proc/PID/io (findings_server_writes) */
         fprintf(f, ", \"io_read_unix_s\": [%.6f, %.6f, %.6f, %.6f]", m->io_begin_s[0], m->io_begin_s[1],
                 m->io_end_s[0], m->io_end_s[1]);
     fprintf(f, ",\n    \"%s\": [", report_keys_proc.name);
     for (i = 0; i < m->nprocs; i++) {
         fprintf(f, "%s\n      {", i ? "," : "");
-        jkeys(f, &report_keys_proc, &m->procs[i], NULL, 1);
+        report_json_keys(f, &report_keys_proc, &m->procs[i], NULL, 1);
         fprintf(f, "}");
     }
     fprintf(f, "],\n    \"%s\": [", report_keys_point.name);
     for (i = 0; i < m->npoints; i++) {
         fprintf(f, "%s{", i ? ", " : "");
-        jkeys(f, &report_keys_point, &m->series[i], NULL, 1);
+        report_json_keys(f, &report_keys_point, &m->series[i], NULL, 1);
         fprintf(f, "}");
     }
     fprintf(f, "]}");
@@ -481,34 +312,15 @@ void report_json_server(FILE *f, const struct monitor_result *m, uint64_t comple
 static void jobj(FILE *f, const struct report_keys *t, const void *base)
 {
     fprintf(f, "  \"%s\": {", t->name);
-    jkeys(f, t, base, NULL, 1);
+    report_json_keys(f, t, base, NULL, 1);
     fprintf(f, "},\n");
 }
 
 void report_json_ref(FILE *f, const struct machine_ref *ref)
 {
     fprintf(f, "{");
-    jkeys(f, &report_keys_ref, ref, NULL, 1);
+    report_json_keys(f, &report_keys_ref, ref, NULL, 1);
     fprintf(f, "}");
-}
-
-/* "probe": the idle probe before the load (only when one was made: a
- * result without it stays as it was). */
-static void jprobe(FILE *f, const struct run_probe *p)
-{
-    uint32_t i;
-    if (p->ntargets == 0)
-        return;
-    fprintf(f, "  \"probe\": {\"requests\": %llu, \"answered\": %llu, \"failed\": %llu, \"bad\": %llu, "
-               "\"elapsed_s\": %s, \"latency_p50_us\": %s, \"latency_min_us\": %s, \"targets\": [",
-            (unsigned long long)p->sent, (unsigned long long)p->answered, (unsigned long long)p->failed,
-            (unsigned long long)p->bad, REPORT_JNUM("%.6f", p->elapsed_s), REPORT_JNUM("%.3f", us(p->p50_ns)),
-            REPORT_JNUM("%.3f", us(p->min_ns)));
-    for (i = 0; i < p->ntargets; i++)
-        fprintf(f, "%s{\"answered\": %llu, \"latency_p50_us\": %s, \"latency_min_us\": %s}", i ? ", " : "",
-                (unsigned long long)p->target[i].answered, REPORT_JNUM("%.3f", us(p->target[i].p50_ns)),
-                REPORT_JNUM("%.3f", us(p->target[i].min_ns)));
-    fprintf(f, "]},\n");
 }
 
 /* "error_details": what each kind of error seen was, in words. */
@@ -532,20 +344,10 @@ static void jerror_details(FILE *f, const struct stats *s, const struct proto *p
 static void jchecks(FILE *f, const struct config *cfg, const struct run_figures *r)
 {
     uint32_t i;
-    fprintf(f, "  \"checks\": [");
+    fprintf(f, "  \"%s\": [", report_keys_check.name);
     for (i = 0; i < r->nchecks; i++) {
-        const struct run_check *e = &r->checks[i];
-        char lb[600];
-        fprintf(f, "%s\n    {\"target\": ", i ? "," : "");
-        report_json_str(f, e->target < cfg->ntargets ? report_label(cfg, e->target, lb, sizeof(lb)) : "?");
-        fprintf(f, ", \"target_index\": %u, \"check\": ", e->target);
-        report_json_str(f, e->text);
-        fprintf(f, ", \"passed\": %llu, \"failed\": %llu, \"first_failure\": ", (unsigned long long)e->passed,
-                (unsigned long long)e->failed);
-        if (e->failed)
-            report_json_str(f, e->first_failure);
-        else
-            fprintf(f, "null");
+        fprintf(f, "%s\n    {", i ? "," : "");
+        report_json_keys(f, &report_keys_check, &r->checks[i], cfg, 1);
         fprintf(f, "}");
     }
     fprintf(f, "\n  ],\n");
@@ -613,7 +415,7 @@ int report_json(FILE *f, const struct run_result *res)
     uint32_t i;
     int k;
 
-    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"config\": ");
+    fprintf(f, "{\n  \"tool\": \"rafale\",\n  \"%s\": ", report_keys_config.name);
     report_json_config(f, cfg);
     fprintf(f, ",\n");
     fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
@@ -623,12 +425,12 @@ int report_json(FILE *f, const struct run_result *res)
     if (r->gave_up_s > 0)
         jobj(f, &report_keys_gave_up, r);
     if (res->ref.known) {
-        fprintf(f, "  \"calibration\": ");
+        fprintf(f, "  \"%s\": ", report_keys_ref.name);
         report_json_ref(f, &res->ref);
         fprintf(f, ",\n");
     }
     if (r->shard.count) {
-        fprintf(f, "  \"shard\": ");
+        fprintf(f, "  \"%s\": ", report_keys_shard.name);
         jshard(f, &r->shard, 0);
         fprintf(f, ",\n");
     }
@@ -643,33 +445,28 @@ int report_json(FILE *f, const struct run_result *res)
     jobj(f, &report_keys_client, r);
     if (res->env.cpus_online > 0)
         jobj(f, &report_keys_env, &res->env);
-    if (res->noise.known || res->noise.nr_throttled > 0) {
-        /* What else ran on the machine meanwhile (null: not measured). */
-        fprintf(f, "  \"noise\": {\"foreign_cpu_pct\": %s, \"steal_pct\": %s",
-                res->noise.known ? REPORT_JNUM("%.3f", res->noise.foreign_cpu_pct) : "null",
-                res->noise.known ? REPORT_JNUM("%.3f", res->noise.steal_pct) : "null");
-        fprintf(f, ", \"nr_throttled\": ");
-        fprintf(f, res->noise.nr_throttled >= 0 ? "%lld" : "null", res->noise.nr_throttled);
-        fprintf(f, "},\n");
-    }
+    if (res->noise.known || res->noise.nr_throttled > 0)
+        jobj(f, &report_keys_noise, &res->noise);
     jobj(f, &report_keys_conns, r);   /* fairness */
     jobj(f, &report_keys_tcp, r);     /* TCP_INFO of the closed connections */
     if (server) {
-        fprintf(f, "  \"server\": ");
+        fprintf(f, "  \"%s\": ", report_keys_server.name);
         report_json_server(f, server, r->total.completed);
         fprintf(f, ",\n");
     }
-    jprobe(f, &res->probe);
+    if (res->probe.ntargets) /* only when one was made: a result without it stays as it was */
+        jobj(f, &report_keys_probe, &res->probe);
     if (cfg->replay_tally)
         jobj(f, &report_keys_replay, cfg->replay_tally);
     if (r->target_rate > 0)
         jobj(f, &report_keys_rate, r);
     jstats(f, &r->total, r->in_flight, r->in_flight_oldest_s, r->elapsed_s, config_proto(cfg),
            &r->ci, "  ");
-    if (r->ci.batches)
-        fprintf(f, ",\n  \"intervals\": {\"level\": 0.95, \"batches\": %u, \"batch_s\": %s, \"covers\": \"this run's "
-                   "sampling (batch means), not the drift between runs\"}",
-                r->ci.batches, REPORT_JNUM("%.6f", r->ci.batch_s));
+    if (r->ci.batches) {
+        fprintf(f, ",\n  \"%s\": {", report_keys_ci.name);
+        report_json_keys(f, &report_keys_ci, &r->ci, NULL, 1);
+        fputc('}', f);
+    }
     jprecision(f, &cfg->precision, r);
     jerror_details(f, &r->total, config_proto(cfg));
     if (r->nvars)
@@ -710,7 +507,7 @@ int report_json(FILE *f, const struct run_result *res)
         fprintf(f, "],\n");
     }
     if (fs) {
-        fprintf(f, "  \"findings\": ");
+        fprintf(f, "  \"%s\": ", report_keys_finding.name);
         report_json_findings(f, fs, "  ");
         fprintf(f, ",\n");
     }
@@ -721,29 +518,12 @@ int report_json(FILE *f, const struct run_result *res)
 
 void report_json_findings(FILE *f, const struct findings *fs, const char *ind)
 {
-    int i, k;
+    int i;
     fprintf(f, "[");
     for (i = 0; fs && i < fs->n; i++) {
-        const struct finding *x = &fs->f[i];
-        fprintf(f, "%s\n%s  {\"id\": ", i ? "," : "", ind);
-        report_json_str(f, x->id);
-        fprintf(f, ", \"severity\": \"%s\", \"summary\": ", x->warning ? "warning" : "info");
-        report_json_str(f, x->summary);
-        fprintf(f, ", \"evidence\": {");
-        for (k = 0; k < x->nev; k++) {
-            fprintf(f, "%s", k ? ", " : "");
-            report_json_str(f, x->ev[k].key);
-            /* Counts exactly, the rest to 6 significant digits. */
-            if (isfinite(x->ev[k].v) && fabs(x->ev[k].v) < 9007199254740992.0 &&
-                x->ev[k].v == (double)(int64_t)x->ev[k].v)
-                fprintf(f, ": %s", REPORT_JNUM("%.0f", x->ev[k].v));
-            else
-                fprintf(f, ": %s", REPORT_JNUM("%.6g", x->ev[k].v));
-        }
-        fprintf(f, "}, \"advice\": ");
-        report_json_str(f, x->advice);
+        fprintf(f, "%s\n%s  {", i ? "," : "", ind);
+        report_json_keys(f, &report_keys_finding, &fs->f[i], NULL, 1);
         fprintf(f, "}");
     }
     fprintf(f, "%s]", fs && fs->n ? "\n" : "");
-    (void)ind;
 }

@@ -6,6 +6,7 @@
 #include "figures.h"
 #include "machine.h"
 #include "monitor.h"
+#include "result.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,6 +28,12 @@
       0 * sizeof(1 ? (char *)0 : ((struct st *)0)->field), .size = sizeof(((struct st *)0)->field) }
 #define OBJ(st, field, k, T, t, fl) { .key = k, .type = RK_OBJ, .flags = fl, AT(st, field, struct T), .sub = &t }
 #define FIG(k, f) { .key = k, .type = RK_FIG, .fig = f }
+#define NS(st, field, k, fm, fl) { .key = k, .type = RK_NS, .flags = fl, .fmt = fm, AT(st, field, uint64_t) }
+#define ENUM(st, field, k, w, a, o, fl)                                                                              \
+    { .key = k, .type = RK_ENUM, .flags = fl, AT(st, field, int), .words = w,                                        \
+      .nwords = sizeof(w) / sizeof(w[0]), .absent = a, .other = o }
+/* A row written only when the config's member `field` is set (RK_IF, RK_IF_PTR). */
+#define IF_CFG(fl, field) .flags = fl, .when = offsetof(struct config, field)
 #define TABLE(var, name, rows) const struct report_keys var = { name, rows, sizeof(rows) / sizeof(rows[0]) }
 
 /* rafale replay's log: its lines replayed or skipped, by reason (the
@@ -49,6 +56,116 @@ static const struct report_key replay_rows[] = {
     INT(replay_tally, read_error, "read_errno", 0, 4095, 0),
 };
 TABLE(report_keys_replay, "replay", replay_rows);
+
+/* A histogram's summary (its buckets follow by hand: report_json.c's
+ * jhist_open, report_load.c's load_hist). */
+static const struct report_key hist_rows[] = {
+    COUNT(report_hist_head, count, "count", RK_REQ),
+    US(report_hist_head, min_us, "min_us", RK_IN_US),
+    US(report_hist_head, mean_us, "mean_us", RK_IN_US),
+    US(report_hist_head, stdev_us, "stdev_us", RK_IN_US),
+    US(report_hist_head, max_us, "max_us", RK_IN_US),
+};
+TABLE(report_keys_hist, NULL, hist_rows);
+
+/* The idle probe before the load (client/probe.c). */
+static const struct report_key probe_target_rows[] = {
+    COUNT(probe_target, answered, "answered", RK_REQ),
+    { .key = "latency_p50_us", .type = RK_US, .unit = RK_IN_NS, .flags = RK_REQ, AT(probe_target, p50_ns, double) },
+    US(probe_target, min_ns, "latency_min_us", RK_IN_NS),
+};
+TABLE(report_keys_probe_target, "targets", probe_target_rows);
+
+static const struct report_key probe_rows[] = {
+    COUNT(run_probe, sent, "requests", RK_REQ), /* first: the answers and failures are not more (report_load.c) */
+    COUNT(run_probe, answered, "answered", RK_REQ),
+    COUNT(run_probe, failed, "failed", 0),
+    COUNT(run_probe, bad, "bad", 0),
+    NUM(run_probe, elapsed_s, "elapsed_s", "%.6f", 0, MAX_SECONDS, 0),
+    { .key = "latency_p50_us", .type = RK_US, .unit = RK_IN_NS, .flags = RK_REQ, AT(run_probe, p50_ns, double) },
+    US(run_probe, min_ns, "latency_min_us", RK_IN_NS),
+    FIG("targets", RKF_PROBE_TARGETS),
+};
+TABLE(report_keys_probe, "probe", probe_rows);
+
+/* What the run's intervals rest on (the figures' own are beside them). */
+static const struct report_key ci_rows[] = {
+    FIG("level", RKF_LEVEL),
+    U32(run_ci, batches, "batches", 1, 1e9, RK_REQ),
+    NUM(run_ci, batch_s, "batch_s", "%.6f", 0, MAX_SECONDS, RK_REQ),
+    FIG("covers", RKF_CI_COVERS),
+};
+TABLE(report_keys_ci, "intervals", ci_rows);
+
+/* What else ran on the machine meanwhile (null: not measured). */
+static const struct report_key noise_rows[] = {
+    FIG("foreign_cpu_pct", RKF_FOREIGN_CPU),
+    FIG("steal_pct", RKF_STEAL),
+    FIG("nr_throttled", RKF_THROTTLED),
+};
+TABLE(report_keys_noise, "noise", noise_rows);
+
+/* What the findings said, and the checks (--check, # check:). */
+static const char *const severity_words[] = { "info", "warning" };
+
+static const struct report_key finding_rows[] = {
+    STR(finding, id, "id", RK_REQ),
+    ENUM(finding, warning, "severity", severity_words, 0, 0, RK_REQ | RK_STRICT),
+    STR(finding, summary, "summary", RK_REQ),
+    FIG("evidence", RKF_EVIDENCE),
+    STR(finding, advice, "advice", 0),
+};
+TABLE(report_keys_finding, "findings", finding_rows);
+
+static const struct report_key check_rows[] = {
+    FIG("target", RKF_CHECK_TARGET),
+    FIG("target_index", RKF_CHECK_INDEX),
+    STR(run_check, text, "check", RK_REQ),
+    COUNT(run_check, passed, "passed", RK_REQ),
+    COUNT(run_check, failed, "failed", RK_REQ),
+    FIG("first_failure", RKF_FIRST_FAILURE),
+};
+TABLE(report_keys_check, "checks", check_rows);
+
+/* The run's configuration: the options' table gives most of its keys
+ * (RKF_OPTIONS); the rest are here. The words are the options' values. */
+static const char *const arrival_words[] = { "uniform", "poisson" };
+static const char *const timestamps_words[] = { "kernel", "user" };
+static const char *const order_words[] = { "per-connection", "sequential", "random", "session" }; /* order_mode */
+static const char *const stages_of_words[] = { "rate", "connections" };
+
+static const struct report_key config_rows[] = {
+    FIG("urls", RKF_URLS),
+    FIG("method", RKF_METHOD),
+    { .type = RK_FIG, .flags = RK_MEMBERS, .fig = RKF_OPTIONS },
+    FIG("body_bytes", RKF_BODY),
+    FIG("headers", RKF_HEADERS),
+    ENUM(config, poisson, "arrival", arrival_words, 0, 0, 0),
+    FIG("expect", RKF_EXPECT),
+    /* Results saved before kernel timestamps were user time. */
+    ENUM(config, user_timestamps, "timestamps", timestamps_words, 1, 0, 0),
+    ENUM(config, order_mode, "order", order_words, ORDER_DEFAULT, ORDER_DEFAULT, 0),
+    FIG("targets", RKF_TARGETS),
+    FIG("think_s", RKF_THINK),
+    COUNT(config, max_body, "max_body", RK_KEEP),
+    FIG("checks", RKF_CHECKS),
+    { .key = "seed", .type = RK_COUNT, .flags = RK_WHEN | RK_KEEP, AT(config, seed, uint64_t),
+      .when = offsetof(struct config, seed_given) },
+    { .key = "stages_of", .type = RK_ENUM, IF_CFG(RK_IF, nstages), AT(config, stages_conns, int),
+      .words = stages_of_words, .nwords = 2 },
+    { .key = "stage_start", .type = RK_NUM, IF_CFG(RK_IF, nstages), .fmt = "%.3f", AT(config, stage_start, double),
+      .hi = 1e8 },
+    { .key = "stages", .type = RK_FIG, IF_CFG(RK_IF, nstages), .fig = RKF_STAGES },
+    { .key = "content_type", .type = RK_FIG, IF_CFG(RK_IF_PTR, content_type), .fig = RKF_CONTENT_TYPE },
+    { .type = RK_FIG, .flags = RK_MEMBERS, .fig = RKF_REPLAY },
+};
+TABLE(report_keys_config, "config", config_rows);
+
+static const struct report_key stage_rows[] = {
+    NS(report_stage, dur_ns, "duration_s", "%.9f", RK_REQ),
+    NUM(report_stage, to, "to", "%.3f", 0, 1e8, RK_REQ),
+};
+TABLE(report_keys_stage, NULL, stage_rows);
 
 /* A latency in microseconds: 0, or 1 ns to the 1 h clamp. */
 double report_keys_us(struct jc *c, json_t *o, const char *key, int required)
@@ -272,6 +389,47 @@ static void read_methods(struct jc *c, json_t *a, const char *key, struct replay
     }
 }
 
+/* The probe's targets: 1 to PROBE_TARGETS of them. */
+static void read_probe_targets(struct jc *c, json_t *o, const char *key, struct run_probe *p)
+{
+    json_t *arr = jread_arr(c, o, key, 1), *e;
+    size_t i;
+    if (arr == NULL || c->failed)
+        return;
+    if (json_array_size(arr) == 0 || json_array_size(arr) > PROBE_TARGETS) {
+        jread_fail(c, key, "1 to %d of them", PROBE_TARGETS);
+        return;
+    }
+    json_array_foreach(arr, i, e) {
+        size_t at = jread_enter(c, "%s[%zu]", key, i);
+        report_keys_read(c, e, &report_keys_probe_target, &p->target[i]);
+        jread_leave(c, at);
+    }
+    p->ntargets = (uint32_t)json_array_size(arr);
+}
+
+/* A finding's evidence: each figure a finite number (null: one that
+ * could not be had, skipped), as many as it holds. */
+static void read_evidence(struct jc *c, json_t *o, const char *key, struct finding *f)
+{
+    json_t *ev = jread_obj(c, o, key, 0), *v;
+    const char *k;
+    if (ev == NULL)
+        return;
+    json_object_foreach(ev, k, v) {
+        if (f->nev == FINDING_EV_MAX)
+            break;
+        if (json_is_null(v))
+            continue;
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+            jread_fail(c, k, "not a number");
+            break;
+        }
+        jread_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
+        f->ev[f->nev++].v = json_number_value(v);
+    }
+}
+
 /* The RK_FIG rows read back (the others are not). */
 static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_fig fig, void *base)
 {
@@ -279,6 +437,8 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
     struct machine *m = base;
     struct machine_ref *ref = base;
     struct shard_info *sh = base;
+    struct run_check *ck = base;
+    struct machine_noise *no = base;
     json_t *a = json_object_get(o, key);
     double mn;
     switch (fig) {
@@ -318,12 +478,56 @@ static void read_fig(struct jc *c, json_t *o, const char *key, enum report_key_f
     case RKF_SKIPPED_METHODS:
         read_methods(c, a, key, base);
         break;
+    case RKF_EVIDENCE:
+        read_evidence(c, o, key, base);
+        break;
+    case RKF_PROBE_TARGETS:
+        read_probe_targets(c, o, key, base);
+        break;
+    case RKF_FOREIGN_CPU: /* its number says the noise was measured */
+        if ((no->known = json_is_number(a)) != 0)
+            no->foreign_cpu_pct = jread_num(c, o, key, 0, 100000, 0);
+        break;
+    case RKF_STEAL:
+        if (no->known)
+            no->steal_pct = jread_num(c, o, key, 0, 100000, 0);
+        break;
+    case RKF_THROTTLED:
+        no->nr_throttled = json_is_number(a) ? (long long)jread_num(c, o, key, 0, 1e15, 0) : -1;
+        break;
+    case RKF_CHECK_INDEX:
+        ck->target = (uint32_t)jread_num(c, o, key, 0, ck->target, 1);
+        break;
+    case RKF_FIRST_FAILURE:
+        if (json_is_string(a))
+            jread_copy(ck->first_failure, sizeof(ck->first_failure), jread_str(c, o, key, 0));
+        break;
     default:
         break; /* worked out from others: nothing to read */
     }
 }
 
+/* An RK_ENUM row: its word's index. */
+static int read_enum(struct jc *c, json_t *o, const struct report_key *k)
+{
+    const char *s = jread_str(c, o, k->key, k->flags & RK_REQ);
+    int i;
+    if (s == NULL)
+        return k->absent;
+    for (i = 0; i < k->nwords; i++)
+        if (strcmp(s, k->words[i]) == 0)
+            return i;
+    if (k->flags & RK_STRICT) /* two words, said last first */
+        jread_fail(c, k->key, "neither %s nor %s", k->words[1], k->words[0]);
+    return k->other;
+}
+
 void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void *base)
+{
+    report_keys_read_by(c, o, t, base, NULL);
+}
+
+void report_keys_read_by(struct jc *c, json_t *o, const struct report_keys *t, void *base, report_keys_fig_fn *fig)
 {
     char *b = base;
     size_t i;
@@ -331,10 +535,12 @@ void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void
         const struct report_key *k = &t->row[i];
         void *v = b + k->off;
         int req = k->flags & RK_REQ;
-        json_t *j = json_object_get(o, k->key), *sub;
+        json_t *j = k->key ? json_object_get(o, k->key) : NULL, *sub;
         size_t at;
         if (k->flags & RK_WHEN)
             *(int *)(void *)(b + k->when) = j != NULL;
+        if ((k->flags & RK_KEEP) && j == NULL)
+            continue;
         switch ((enum report_key_type)k->type) {
         case RK_COUNT:
             *(uint64_t *)v = jread_count(c, o, k->key, req);
@@ -370,8 +576,17 @@ void report_keys_read(struct jc *c, json_t *o, const struct report_keys *t, void
                 jread_leave(c, at);
             }
             break;
+        case RK_NS:
+            *(uint64_t *)v = jread_ns(c, o, k->key, req);
+            break;
+        case RK_ENUM:
+            *(int *)v = read_enum(c, o, k);
+            break;
         case RK_FIG:
-            read_fig(c, o, k->key, (enum report_key_fig)k->fig, base);
+            if (fig)
+                fig(c, o, k, base);
+            else
+                read_fig(c, o, k->key, (enum report_key_fig)k->fig, base);
             break;
         }
     }

@@ -26,28 +26,30 @@
 #include <sys/stat.h>
 
 /* A histogram: [upper_bound_us, count] pairs, bounds increasing, counts
- * adding up to "count"; min <= max within the clamp. */
+ * adding up to the count; min <= max within the clamp. */
 static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *key)
 {
     json_t *o = jread_obj(c, parent, key, 0), *list, *e;
     size_t i, at;
     double prev = 0, mean, sd, mn, mx;
     uint64_t total, sum = 0;
+    struct report_hist_head head;
     if (o == NULL)
         return;
     at = jread_enter(c, "%s", key);
-    total = jread_count(c, o, "count", 1);
-    mn = report_keys_us(c, o, "min_us", 0);
-    mx = report_keys_us(c, o, "max_us", 0);
-    mean = report_keys_us(c, o, "mean_us", 0);
-    sd = report_keys_us(c, o, "stdev_us", 0);
+    report_keys_read(c, o, &report_keys_hist, &head);
+    total = head.count;
+    mn = head.min_us;
+    mx = head.max_us;
+    mean = head.mean_us;
+    sd = head.stdev_us;
     list = jread_arr(c, o, "histogram", 1);
     if (c->failed) {
         jread_leave(c, at);
         return;
     }
     if (mn > mx)
-        jread_fail(c, "min_us", "above max_us");
+        jread_fail(c, RKH(RKH_MIN), "above %s", RKH(RKH_MAX));
     json_array_foreach(list, i, e) {
         double ub = json_number_value(json_array_get(e, 0)), n = json_number_value(json_array_get(e, 1));
         char idx[32];
@@ -71,7 +73,7 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         hist_record_n(h, ub * 1e3 >= 1 ? (uint64_t)(ub * 1e3) - 1 : 0, (uint64_t)n);
     }
     if (!c->failed && sum != total)
-        jread_fail(c, "count", "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
+        jread_fail(c, RKH(RKH_COUNT), "%llu, but the buckets add up to %llu", (unsigned long long)total, (unsigned long long)sum);
     if (!c->failed && h->total) {
         struct hist_iter it;
         uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0, first = 1;
@@ -89,7 +91,8 @@ static void load_hist(struct jc *c, struct hist *h, json_t *parent, const char *
         h->min = (uint64_t)(mn * 1e3 + 0.5);
         h->max = (uint64_t)(mx * 1e3 + 0.5);
         if (h->min < lo0 || h->min >= hi0 || h->max < lo1 || h->max >= hi1)
-            jread_fail(c, "min_us", "%.3f and max_us %.3f are not in the first and last buckets", mn, mx);
+            jread_fail(c, RKH(RKH_MIN), "%.3f and %s %.3f are not in the first and last buckets", mn, RKH(RKH_MAX),
+                       mx);
         h->sum = mean * 1e3 * (double)h->total;
         h->sumsq = (double)h->total * (sd * sd * 1e6 + mean * mean * 1e6);
     }
@@ -365,10 +368,8 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
     size_t i;
     memset(fs, 0, sizeof(*fs));
     json_array_foreach(arr, i, e) {
-        size_t at = jread_enter(c, "findings[%zu]", i);
+        size_t at = jread_enter(c, "%s[%zu]", report_keys_finding.name, i);
         struct finding *f;
-        json_t *ev = jread_obj(c, e, "evidence", 0), *v;
-        const char *k, *sev;
         if (!c->failed && !json_is_object(e))
             jread_fail(c, "", "not an object");
         if (c->failed || fs->n == FINDINGS_MAX) {
@@ -376,30 +377,11 @@ static void load_findings(struct jc *c, json_t *arr, struct findings *fs)
             break;
         }
         f = &fs->f[fs->n++];
-        jread_copy(f->id, sizeof(f->id), jread_str(c, e, "id", 1));
-        sev = jread_str(c, e, "severity", 1);
-        if (sev && strcmp(sev, "warning") != 0 && strcmp(sev, "info") != 0)
-            jread_fail(c, "severity", "neither warning nor info");
-        f->warning = sev && strcmp(sev, "warning") == 0;
-        jread_copy(f->summary, sizeof(f->summary), jread_str(c, e, "summary", 1));
-        jread_copy(f->advice, sizeof(f->advice), jread_str(c, e, "advice", 0));
+        report_keys_read(c, e, &report_keys_finding, f);
         /* One line each in the text report, whatever the file holds. */
         text_scrub(f->id, strlen(f->id), 1);
         text_scrub(f->summary, strlen(f->summary), 1);
         text_scrub(f->advice, strlen(f->advice), 1);
-        if (ev)
-            json_object_foreach(ev, k, v) {
-                if (f->nev == FINDING_EV_MAX)
-                    break;
-                if (json_is_null(v))
-                    continue; /* a figure that could not be had */
-                if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-                    jread_fail(c, k, "not a number");
-                    break;
-                }
-                jread_copy(f->ev[f->nev].key, sizeof(f->ev[f->nev].key), k);
-                f->ev[f->nev++].v = json_number_value(v);
-            }
         jread_leave(c, at);
     }
 }
@@ -442,7 +424,7 @@ static void load_ci(struct jc *c, json_t *o, const char *key, double mul, struct
  * before them, which have none. */
 static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
 {
-    json_t *iv = jread_obj(c, root, "intervals", 0), *lat = json_object_get(root, IN_KEY(LATENCY)), *pc;
+    json_t *iv = jread_obj(c, root, report_keys_ci.name, 0), *lat = json_object_get(root, IN_KEY(LATENCY)), *pc;
     size_t at;
     int k;
     memset(&r->ci, 0, sizeof(r->ci));
@@ -455,9 +437,8 @@ static void load_intervals(struct jc *c, json_t *root, struct run_figures *r)
     }
     if (iv == NULL)
         return;
-    at = jread_enter(c, "intervals");
-    r->ci.batches = (uint32_t)jread_num(c, iv, "batches", 1, 1e9, 1);
-    r->ci.batch_s = jread_num(c, iv, "batch_s", 0, MAX_SECONDS, 1);
+    at = jread_enter(c, "%s", report_keys_ci.name);
+    report_keys_read(c, iv, &report_keys_ci, &r->ci);
     jread_leave(c, at);
     at = jread_enter(c, "%s", IN_KEY(SUMMARY));
     load_ci(c, json_object_get(root, IN_KEY(SUMMARY)), "rps_ci", 1, &r->ci.rps);
@@ -505,34 +486,30 @@ static void load_precision(struct jc *c, json_t *root, struct config *cfg, struc
 /* "checks" and "skipped_by_variable". */
 static void load_checks(struct jc *c, json_t *root, struct run_figures *r, uint32_t ntargets)
 {
-    json_t *arr = jread_arr(c, root, "checks", 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
-    const char *k;
+    json_t *arr = jread_arr(c, root, report_keys_check.name, 0), *sv = jread_obj(c, root, "skipped_by_variable", 0), *v;
+    const char *k, *ck = report_keys_check.name;
     size_t i, at;
     r->parked = (uint32_t)jread_num(c, root, "parked_connections", 0, 4294967295.0, 0);
     if (arr && json_array_size(arr)) {
         if (json_array_size(arr) > 100000) {
-            jread_fail(c, "checks", "more than 100000 checks");
+            jread_fail(c, ck, "more than 100000 checks");
             return;
         }
         if ((r->checks = calloc(json_array_size(arr), sizeof(*r->checks))) == NULL) {
-            jread_fail(c, "checks", "out of memory");
+            jread_fail(c, ck, "out of memory");
             return;
         }
         r->nchecks = (uint32_t)json_array_size(arr);
         for (i = 0; i < r->nchecks && !c->failed; i++) {
             json_t *e = json_array_get(arr, i);
             struct run_check *x = &r->checks[i];
-            at = jread_enter(c, "checks[%zu]", i);
+            at = jread_enter(c, "%s[%zu]", ck, i);
             if (!json_is_object(e)) {
                 jread_fail(c, "", "not an object");
                 break;
             }
-            x->target = (uint32_t)jread_num(c, e, "target_index", 0, ntargets ? ntargets - 1 : 0, 1);
-            jread_copy(x->text, sizeof(x->text), jread_str(c, e, "check", 1));
-            x->passed = jread_count(c, e, "passed", 1);
-            x->failed = jread_count(c, e, "failed", 1);
-            if (json_is_string(json_object_get(e, "first_failure")))
-                jread_copy(x->first_failure, sizeof(x->first_failure), jread_str(c, e, "first_failure", 0));
+            x->target = ntargets ? ntargets - 1 : 0; /* the highest target_index (RKF_CHECK_INDEX) */
+            report_keys_read(c, e, &report_keys_check, x);
             jread_leave(c, at);
         }
     }
@@ -574,34 +551,12 @@ static int load_obj(struct jc *c, json_t *root, const struct report_keys *t, voi
  * it, or when none was made. */
 static void load_probe(struct jc *c, json_t *root, struct run_probe *p)
 {
-    json_t *o = jread_obj(c, root, "probe", 0), *arr, *e;
-    size_t at, i;
-    if (o == NULL)
+    size_t at;
+    if (!load_obj(c, root, &report_keys_probe, p))
         return;
-    at = jread_enter(c, "probe");
-    p->sent = jread_count(c, o, "requests", 1);
-    p->answered = jread_count(c, o, "answered", 1);
-    p->failed = jread_count(c, o, "failed", 0);
-    p->bad = jread_count(c, o, "bad", 0);
-    p->elapsed_s = jread_num(c, o, "elapsed_s", 0, MAX_SECONDS, 0);
-    p->p50_ns = report_keys_us(c, o, "latency_p50_us", 1) * 1e3;
-    p->min_ns = report_keys_us(c, o, "latency_min_us", 0) * 1e3;
-    if ((arr = jread_arr(c, o, "targets", 1)) != NULL && !c->failed) {
-        if (json_array_size(arr) == 0 || json_array_size(arr) > PROBE_TARGETS) {
-            jread_fail(c, "targets", "1 to %d of them", PROBE_TARGETS);
-        } else {
-            json_array_foreach(arr, i, e) {
-                size_t at2 = jread_enter(c, "targets[%zu]", i);
-                p->target[i].answered = jread_count(c, e, "answered", 1);
-                p->target[i].p50_ns = report_keys_us(c, e, "latency_p50_us", 1) * 1e3;
-                p->target[i].min_ns = report_keys_us(c, e, "latency_min_us", 0) * 1e3;
-                jread_leave(c, at2);
-            }
-            p->ntargets = (uint32_t)json_array_size(arr);
-        }
-    }
+    at = jread_enter(c, "%s", report_keys_probe.name);
     if (!c->failed && p->answered + p->failed > p->sent)
-        jread_fail(c, "requests", "fewer than its answers and failures");
+        jread_fail(c, report_keys_probe.row[0].key, "fewer than its answers and failures");
     jread_leave(c, at);
 }
 
@@ -622,27 +577,17 @@ static void load_client_side(struct jc *c, json_t *root, struct run_result *run)
         jread_leave(c, at);
     }
     load_obj(c, root, &report_keys_env, &run->env);
-    if ((cl = jread_obj(c, root, "calibration", 0)) != NULL)
+    if ((cl = jread_obj(c, root, report_keys_ref.name, 0)) != NULL)
         report_load_ref(c, cl, &run->ref);
     run->noise.nr_throttled = -1;
-    if ((cl = jread_obj(c, root, "noise", 0)) != NULL) {
-        at = jread_enter(c, "noise");
-        if (json_is_number(json_object_get(cl, "foreign_cpu_pct"))) {
-            run->noise.known = 1;
-            run->noise.foreign_cpu_pct = jread_num(c, cl, "foreign_cpu_pct", 0, 100000, 0);
-            run->noise.steal_pct = jread_num(c, cl, "steal_pct", 0, 100000, 0);
-        }
-        if (json_is_number(json_object_get(cl, "nr_throttled")))
-            run->noise.nr_throttled = (long long)jread_num(c, cl, "nr_throttled", 0, 1e15, 0);
-        jread_leave(c, at);
-    }
+    load_obj(c, root, &report_keys_noise, &run->noise);
     tcpinfo_sum_init(&r->tcp);
     load_obj(c, root, &report_keys_tcp, r);
 }
 
 int report_load_run(struct jc *c, json_t *root, struct run_result *run)
 {
-    json_t *cfg = jread_obj(c, root, "config", 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *rt;
+    json_t *cfg = jread_obj(c, root, report_keys_config.name, 1), *pu = jread_arr(c, root, "per_url", 1), *e, *sv, *rt;
     struct config *conf;
     struct run_figures *r = &run->fig;
     size_t i, at;
@@ -681,8 +626,8 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
     if (conf->replay_tally)
         load_obj(c, root, &report_keys_replay, conf->replay_tally);
     r->start_unix_s = jread_num(c, root, "start_unix_s", 0, 1e11, 0);
-    if ((rt = jread_obj(c, root, "shard", 0)) != NULL) {
-        at = jread_enter(c, "shard");
+    if ((rt = jread_obj(c, root, report_keys_shard.name, 0)) != NULL) {
+        at = jread_enter(c, "%s", report_keys_shard.name);
         load_shard(c, rt, &r->shard, 0);
         jread_leave(c, at);
     }
@@ -701,12 +646,12 @@ int report_load_run(struct jc *c, json_t *root, struct run_result *run)
         }
     }
     load_obj(c, root, &report_keys_rate, r);
-    sv = jread_obj(c, root, "server", 0);
+    sv = jread_obj(c, root, report_keys_server.name, 0);
     if (sv && !c->failed) {
         run->has_server = 1;
         report_load_server(c, &run->server, sv);
     }
-    if ((rt = jread_arr(c, root, "findings", 0)) != NULL) {
+    if ((rt = jread_arr(c, root, report_keys_finding.name, 0)) != NULL) {
         load_findings(c, rt, &run->found);
         run->has_findings = 1;
     }

@@ -25,6 +25,7 @@ static const struct {
     { &report_keys_shard_run, sizeof(struct shard_info) }, { &report_keys_env, sizeof(struct machine) },
     { &report_keys_ref, sizeof(struct machine_ref) },     { &report_keys_server, sizeof(struct monitor_result) },
     { &report_keys_proc, sizeof(struct monitor_proc) },   { &report_keys_point, sizeof(struct monitor_point) },
+    { &report_keys_stage, sizeof(struct report_stage) },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -41,9 +42,9 @@ static size_t struct_size(const struct report_keys *t)
 static size_t value_size(const struct report_key *k)
 {
     switch ((enum report_key_type)k->type) {
-    case RK_COUNT: case RK_LL: case RK_NUM: case RK_US:
+    case RK_COUNT: case RK_LL: case RK_NUM: case RK_US: case RK_NS:
         return 8;
-    case RK_U32: case RK_INT: case RK_BOOL: case RK_TRI:
+    case RK_U32: case RK_INT: case RK_BOOL: case RK_TRI: case RK_ENUM:
         return 4;
     case RK_STR:
         return k->size;
@@ -161,6 +162,13 @@ static void fill(const struct report_keys *t, void *base, json_t *o)
         case RK_STR:
             s[k->size - 1 < sizeof(s) - 1 ? k->size - 1 : sizeof(s) - 1] = '\0';
             o ? json_object_set_new(o, k->key, json_string(s)) : (void)snprintf(v, k->size, "%s", s);
+            break;
+        case RK_NS: /* x s */
+            o ? json_object_set_new(o, k->key, json_real(x)) : (void)(*(uint64_t *)v = (uint64_t)(x * 1e9));
+            break;
+        case RK_ENUM:
+            o ? json_object_set_new(o, k->key, json_string(k->words[i % (size_t)k->nwords]))
+              : (void)(*(int *)v = (int)(i % (size_t)k->nwords));
             break;
         case RK_OBJ:
             if (o) {
