@@ -51,13 +51,14 @@ def http2_modes():
     check(20000 <= j["latency"]["percentiles_us"]["50"] and j["latency_uncorrected"]["percentiles_us"]["50"] < 40000,
           "h2 -R: latency of /delay/20 measured per stream (p50 %s us, %s from the send)"
           % (j["latency"]["percentiles_us"]["50"], j["latency_uncorrected"]["percentiles_us"]["50"]))
-    # A due request takes any free stream: 1000 req/s of /delay/5 need 5 streams of one connection at once.
-    r = rafale("--http2", "-R", 1000, "-d", "1s", "-c", 1, "--streams", 10, "-t", 1, srv.url("/delay/5"))
+    # A due request takes any free stream: 500 req/s of /delay/10 need 5 streams of one connection at once. (At
+    # 1000 req/s of /delay/5, ASan's rafale beside a CPU-bound process sent 951 of 1000.)
+    r = rafale("--http2", "-R", 500, "-d", "1s", "-c", 1, "--streams", 10, "-t", 1, srv.url("/delay/10"))
     j = r.j
-    check(abs(j["summary"]["started"] - 1000) <= 10 and j["rate"]["queued"] == 0 and
+    check(abs(j["summary"]["started"] - 500) <= 5 and j["rate"]["queued"] == 0 and
           j["summary"]["connections_opened"] == 1 and j["latency"]["percentiles_us"]["99"] < 50000,
-          "h2 -R 1000 on one connection of 10 streams: every request sent when due (%d started, p99 %.0f us)"
-          % (j["summary"]["started"], j["latency"]["percentiles_us"]["99"]))
+          "h2 -R 500 on one connection of 10 streams: every request sent when due (%d started, %d queued, p99 %.0f us)"
+          % (j["summary"]["started"], j["rate"]["queued"], j["latency"]["percentiles_us"]["99"]))
     body = os.path.join(TMP, "h2body")
     with open(body, "wb") as f:
         f.write(b"x" * 200000)

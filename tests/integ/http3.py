@@ -658,7 +658,7 @@ def http3_serve_handshake_flood():
     fw = OneWay(srv.port)
     fpath = os.path.join(TMP, "flood.json")
     flood = subprocess.Popen([RAFALE, "-q", "--http3", "--insecure", "-n", "3000", "-c", "50", "-t", "1",
-                              "--connect-timeout", "30ms", "--requests-per-connection", "1", "--json", fpath,
+                              "--connect-timeout", "60ms", "--requests-per-connection", "1", "--json", fpath,
                               "https://127.0.0.1:%d/" % fw.port],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(0.5)
@@ -668,6 +668,10 @@ def http3_serve_handshake_flood():
     fw.stop()
     after = rafale("--http3", "--insecure", "-n", 50, "-c", 2, "-t", 1, base + "/")
     conns, reqs = srv.stop()
+    # 60 ms to connect: the first handshake (answered) took over 30 ms under ASan beside a CPU-bound process, and
+    # a run whose first handshakes all fail stops at once (no JSON).
+    if not check(os.path.exists(fpath), "h3 handshake flood: its result (exit %s: %s)" % (flood.returncode, ferr[-300:])):
+        return
     f = json.load(open(fpath))
     # (The first connection's socket may come back on the same port for a later one: answered too.)
     answered = f["summary"]["requests"]
