@@ -361,7 +361,10 @@ def compare_page():
     check(len(tl) == 1 and tl[0].count('class="series"') == 3, "page: throughput over time, a line per server")
     if tl:
         pts = sum(len(m.split()) for m in re.findall(r'class="series"[^>]*points="([^"]*)"', tl[0]))
-        check(pts >= 3 * 3 and tl[0].count('<circle class="pt"') == pts and
+        # A point a second of each round: 9, but for a round that had no answer (beside a CPU-bound process, a
+        # starved Python server answered none in its 0.3 s under ASan once): no second, no point.
+        want = sum(len(r.get("timeline", [])) for c in cells.values() for r in c["run_results"])
+        check(pts == want >= 3 * 3 - 2 and tl[0].count('<circle class="pt"') == pts and
               "<title>fast1: seconds under load (rounds end to end) " in tl[0],
               "page: every point has its tooltip (%d points)" % pts)
     bad = svg_geometry_ok(html)
