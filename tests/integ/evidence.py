@@ -75,7 +75,9 @@ def precision_stops_when_reached():
     srv = Serve()
     r = rafale("-c", 16, "-t", 1, "-d", "20s", "--precision", "p50:5%", srv.url("/delay/5"))
     p = r.j["precision"]
-    check(r.rc == 0 and p["goal"] == {"p50": 0.05} and 1 <= p["stopped_at_s"] < 10 and r.j["summary"]["elapsed_s"] < 10
+    # Stopped before its 20 s: at about 2 s on a quiet machine, at 10.3 s once beside a CPU-bound process (its
+    # latencies spread by the other process's turns need more answers for the same width).
+    check(r.rc == 0 and p["goal"] == {"p50": 0.05} and 1 <= p["stopped_at_s"] < 19 and r.j["summary"]["elapsed_s"] < 19
           and p["reached"] == (p["widths"]["p50"] <= 0.05),
           "precision: p50 within 5%%, stopped then (%s, %s s)" % (p, r.j["summary"]["elapsed_s"]))
     # Reached, as on a quiet machine; or met by the batches the watch judged and not by every answer, which a loaded
