@@ -191,8 +191,13 @@ def report_from_saved_json():
     import re
     bars = [x for x in re.findall(r"<svg.*?</svg>", t, re.S) if "<title>Latency: " in x]
     heights = [float(h) for h in re.findall(r'<rect class="bar"[^>]*height="([\d.]+)"', bars[0])] if bars else []
-    check(bars and "latency (ms, log scale)" in bars[0] and heights and min(heights) > 0.1 * max(heights),
-          "report: the latency bars on a log axis, every bar visible (%s)" % heights)
+    # The axis's foot is a decade at or under half the smallest bar, so that bar stands at least log10(2) of a
+    # decade high: 260 px of plot over its decades (a tick line each, foot and top included). On a linear axis a
+    # 0.05-ms bar beside a 10-ms one would be 1 px.
+    decades = len(re.findall(r'<line [^>]*stroke="#eee"/>', bars[0])) - 1 if bars else 0
+    least = 260 * math.log10(2) / decades - 0.1 if decades > 0 else 1e9
+    check(bars and "latency (ms, log scale)" in bars[0] and heights and min(heights) >= least and least >= 10,
+          "report: the latency bars on a log axis, every bar visible (%s, %d decades)" % (heights, decades))
     bad = os.path.join(TMP, "bad.json")
     with open(bad, "w") as f:
         f.write('{"hello": 1}')
