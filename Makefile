@@ -121,13 +121,25 @@ build/asan/base/machine.o: WARN += -DRAFALE_BUILD='"$(CC) $(SAN)"'
 build/asan/rafale: $(ASANOBJ)
 	$(CC) $(SAN) -o $@ $(ASANOBJ) $(LDLIBS)
 
-build/tests/%: tests/%.c tests/t.h $(LIBOBJ)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) $(INC_cli) $(CFLAGS) -fno-lto -MMD -MP -MF $(@D)/.$(@F).d -o $@ $< $(LIBOBJ) $(LDLIBS)
+# The unit tests link the library as an archive, so each takes only the
+# objects it calls (its link 5 times faster than all of them), and their own
+# code is built at -O0 (3 times faster): the code under test is the library's,
+# built as rafale's is. About 60 CPU s less in a fresh build.
+build/librafale.a: $(LIBOBJ)
+	@rm -f $@
+	$(AR) rcs $@ $(LIBOBJ)
 
-build/asan/tests/%: tests/%.c tests/t.h $(ASANLIB)
+build/asan/librafale.a: $(ASANLIB)
+	@rm -f $@
+	$(AR) rcs $@ $(ASANLIB)
+
+build/tests/%: tests/%.c tests/t.h build/librafale.a
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(INC_cli) $(SAN) -MMD -MP -MF $(@D)/.$(@F).d -o $@ $< $(ASANLIB) $(LDLIBS)
+	$(CC) $(WARN) $(INC_cli) $(CFLAGS) -fno-lto -O0 -MMD -MP -MF $(@D)/.$(@F).d -o $@ $< build/librafale.a $(LDLIBS)
+
+build/asan/tests/%: tests/%.c tests/t.h build/asan/librafale.a
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(INC_cli) $(SAN) -O0 -MMD -MP -MF $(@D)/.$(@F).d -o $@ $< build/asan/librafale.a $(LDLIBS)
 
 build/int/test_http_parse: tests/base/test_http_parse.c tests/t.h src/base/http_parse.c src/base/http_parse.h src/base/http_lex.h | build/int
 	$(INTSAN) $(INC_base) -o $@ tests/base/test_http_parse.c src/base/http_parse.c
