@@ -51,11 +51,11 @@ if [ -n "$units" ]; then
     dir=$(mktemp -d)
     printf '%s\n' $units | xargs -P "$(nproc)" -I{} sh -c \
         'n=$(printf %s "$1" | tr / _); "$1" >"$2/$n" 2>&1; echo $? >"$2/$n.rc"' _ {} "$dir"
-    for t in $units; do
-        n=$(printf %s "$t" | tr / _)
-        out=$(cat "$dir/$n")
-        show "$(cat "$dir/$n.rc" 2>/dev/null || echo 1)" "$t"
-    done
+    python3 tests/units_report.py "$dir" $units >"$dir/report"
+    sed '$d' "$dir/report"
+    set -- $(tail -n 1 "$dir/report")
+    pass=$((pass + ${1:-0}))
+    fail=$((fail + ${2:-1}))
     rm -rf "$dir"
 fi
 # The layout: no circle between modules (calls, used includes), includes
