@@ -223,19 +223,29 @@ def alive(pgid):
         return False
 
 
-def busy_cpus(seconds=0.5):
-    """How many CPUs other processes keep busy now, from /proc/stat over a moment (0 where it cannot be read)."""
-    def read():
+def cpu_ticks():
+    """The machine's busy ticks (user nice system, irq softirq steal) and all of them (with idle iowait), from
+    /proc/stat; None where it cannot be read."""
+    try:
         with open("/proc/stat") as fh:
             f = [int(x) for x in fh.readline().split()[1:]]
-        return sum(f[:3]) + sum(f[5:8]), sum(f[:8])  # user nice system, irq softirq steal; and all with idle iowait
-    try:
-        b0, t0 = read()
-        time.sleep(seconds)
-        b1, t1 = read()
     except (OSError, ValueError):
+        return None
+    return sum(f[:3]) + sum(f[5:8]), sum(f[:8])
+
+
+def busy_between(a, b):
+    """How many CPUs were busy on average between two cpu_ticks() (0 where either is missing)."""
+    if a is None or b is None:
         return 0.0
-    return (os.cpu_count() or 1) * (b1 - b0) / max(1, t1 - t0)
+    return (os.cpu_count() or 1) * (b[0] - a[0]) / max(1, b[1] - a[1])
+
+
+def busy_cpus(seconds=0.5):
+    """How many CPUs other processes keep busy now, from /proc/stat over a moment (0 where it cannot be read)."""
+    a = cpu_ticks()
+    time.sleep(seconds)
+    return busy_between(a, cpu_ticks())
 
 
 def run_pool(jobs, width, modules, cpus):
@@ -292,7 +302,12 @@ def main():
     cpus = max(1.0, cpus - other)
     t0 = time.monotonic()
     try:
+        ticks, p0 = cpu_ticks(), time.monotonic()
         run_pool(pool, opt["jobs"], modules, cpus)
+        if len(pool) > 1:
+            # What it used of the machine (with any other process): the room left in it is wall time to take.
+            print("integration: the pool ran %.0f s, the machine's %d CPUs %.2f busy on average" %
+                  (time.monotonic() - p0, os.cpu_count() or 1, busy_between(ticks, cpu_ticks())), flush=True)
         run_pool(alone, 1, modules, cpus)
     except KeyboardInterrupt:
         # The tests are in process groups of their own: Ctrl-C reached only this runner. Passed on, so that what
