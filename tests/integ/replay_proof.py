@@ -247,8 +247,8 @@ def replay_nginx_log_back_to_nginx():
             until = time.monotonic() + 10
             while not os.path.exists(ng.log) and time.monotonic() < until:
                 time.sleep(0.01)
-            jpath = os.path.join(TMP, "replay.json")
-            rc, out, err = run_raw(["replay", "-q", "--json", jpath, "-c", 1, saved, ng.url("")])
+            jpath, sent_log = os.path.join(TMP, "replay.json"), os.path.join(TMP, "replay-%s.csv" % fmt)
+            rc, out, err = run_raw(["replay", "-q", "--json", jpath, "--log", sent_log, "-c", 1, saved, ng.url("")])
             replayed = nginx_requests(ng.log, fmt, N)
         finally:
             ng.stop()
@@ -263,9 +263,22 @@ def replay_nginx_log_back_to_nginx():
         check({x[1] for x in logged} == {"GET", "HEAD"}, "%s: GET and HEAD logged" % fmt)
         span1, span2 = logged[-1][0] - logged[0][0], replayed[-1][0] - replayed[0][0]
         if fmt == "json":
-            off = [abs(a - b) for a, b in zip(gaps([x[0] for x in replayed]), gaps([x[0] for x in logged]))]
-            check(statistics.median(off) <= 0.002, "json: the gaps kept: median difference %.2f ms"
-                  % (statistics.median(off) * 1e3))
+            # The gaps as rafale sent them (its --log: each request's start) and as nginx logged them again. nginx's
+            # $msec is when it writes its log line: beside a CPU-bound process its second log's gaps ran 3-12 ms,
+            # then 0, around the first log's steady 5 ms, one connection waiting on each late answer. Then the
+            # sender's own stamps say whether the gaps were kept.
+            with open(sent_log) as f:
+                rows = [l.split(",") for l in f if l[:1].isdigit() or l[:1] == "-"]
+            sent = sorted(int(x[0]) / 1e6 for x in rows)
+            want = gaps([x[0] for x in logged])
+            off = [abs(a - b) for a, b in zip(gaps([x[0] for x in replayed]), want)]
+            off_sent = [abs(a - b) for a, b in zip(gaps(sent), want)]
+            check(len(sent) == N and statistics.median(off_sent) <= 0.002,
+                  "json: the gaps kept as rafale sent them: median difference %.2f ms (%d sends)"
+                  % (statistics.median(off_sent) * 1e3 if off_sent else -1, len(sent)))
+            if statistics.median(off) > 0.002:
+                print("  json: nginx's second log moved its gaps (median difference %.2f ms): its stamps are when it "
+                      "logs, late on a busy machine" % (statistics.median(off) * 1e3))
             check(abs(span2 - span1) < 0.05 * span1, "json: the span kept: %.3f s logged, %.3f s replayed"
                   % (span1, span2))
         else:
