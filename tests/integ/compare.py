@@ -802,14 +802,22 @@ def compare_repeat_auto():
     # noise to be judged: noisy_neighbour wants 0.5 s.)
     c, p = run(["--ms 5", "--ms 10"], "max-repeat = 8\nduration = 300ms")
     w = c["workloads"][0]
-    slow = [s for s in w["servers"] if s["name"] == "s1"][0]
+    fast, slow = [[s for s in w["servers"] if s["name"] == n][0] for n in ("s0", "s1")]
+    # Undecided for a reason the machine gives: its noise, rounds too short for it, or other processes' CPU time.
+    honest = ("too noisy", "rounds too short", "the machine was busy")
+    # Or, with other processes in some rounds (ASan beside a CPU-bound process), the 10-ms server's geometric mean
+    # came out on top at max-repeat: it is then named best, as the highest figure always is, and the 5-ms one must
+    # be undecided against it, never slower: that would be a false verdict.
     check(c["repeat_auto"] is True and
           (slow["verdict"] == "slower" and w["rounds"] >= 5 and
-           "every verdict decided after %d rounds" % w["rounds"] in p.stdout) or
-          (slow["verdict"] == "undecided" and w["rounds"] == 8 and
-           ("too noisy" in slow["undecided_why"] or "rounds too short" in slow["undecided_why"])),
-          "repeat auto: a clear difference is decided slower from 5 rounds, or too noisy at max-repeat (%s, %s %s)"
-          % (w["rounds"], slow["verdict"], slow["undecided_why"]))
+           "every verdict decided after %d rounds" % w["rounds"] in p.stdout or
+           slow["verdict"] == "undecided" and w["rounds"] == 8 and
+           any(h in (slow["undecided_why"] or "") for h in honest) or
+           slow["verdict"] == "best" and fast["verdict"] == "undecided" and w["rounds"] == 8 and
+           any(h in (fast["undecided_why"] or "") for h in honest)),
+          "repeat auto: a clear difference is decided slower from 5 rounds, or undecided for a reason at max-repeat,"
+          " never the other way (%s: s0 %s %s, s1 %s %s)" % (w["rounds"], fast["verdict"], fast.get("undecided_why"),
+                                                             slow["verdict"], slow.get("undecided_why")))
     check(sorted(s["verdict"] for s in w["servers"]) in (["best", "slower"], ["best", "undecided"]),
           "repeat auto: its verdict, never same")
     again = subprocess.run([RAFALE, "report", os.path.join(TMP, "auto.plan.json")], capture_output=True, text=True,
