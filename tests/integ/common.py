@@ -907,11 +907,13 @@ def smaps(pid, key):
 
 
 def compare_plan(ports, rec, mark):
+    # ready-timeout: the 503 server waits it out; 3 s was too short for a Python prefork server to start beside two
+    # CPU-bound processes and the pool.
     return """# servers that misbehave the ways real ones do
 [settings]
 repeat = 1
 warmup = 0s
-ready-timeout = 3s
+ready-timeout = 6s
 grace = 1s
 connections = 2
 requests = 400
