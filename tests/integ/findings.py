@@ -913,10 +913,13 @@ def censored_uncorrected_never_below_an_answer():
     grows 18 ms per answer, so a request in flight at the stop is older since its due time than every answer
     (censored into the corrected histogram) but was sent under 20 ms before: at that age the uncorrected histogram
     showed a time no answer took (min 4.04 ms against /delay/5, its fastest answer 5.04 ms). Each histogram now
-    takes a waiting request only past its own slowest answer. Three runs: each leaves 2 requests in flight, each
-    censored 9 times in 10, so the condition is met with certainty."""
+    takes a waiting request only past its own slowest answer. Three runs, each leaving 2 requests in flight: the
+    connections send in step, a pair every 20 ms, and a pair in flight is censored when the stop comes more than
+    3 ms into its 20 (older than the pair answered just before). A quiet machine keeps that phase: 700 ms, a whole
+    number of pairs, stopped at 0-2 ms into one in all three runs once. So the runs stop 5, 10 and 15 ms into a
+    pair, less the same per-pair overhead: at most one falls in the 3 ms that are not censored."""
     srv = Serve()
-    runs = [rafale("-R", 1000, "-c", 2, "-t", 1, "-d", "700ms", srv.url("/delay/20")).j for _ in range(3)]
+    runs = [rafale("-R", 1000, "-c", 2, "-t", 1, "-d", "%dms" % d, srv.url("/delay/20")).j for d in (705, 710, 715)]
     srv.stop()
     for j in runs:
         unc, cor = j["latency_uncorrected"], j["latency"]
