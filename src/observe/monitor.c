@@ -55,6 +55,8 @@ struct entry {
     double first_seen_s;
     uint32_t round_seen;     /* last round it was seen in */
     char command[96];
+    char comm[32];           /* the name its command was read under */
+    int named;               /* command read from its cmdline, not "[comm]" */
 };
 
 struct monitor {
@@ -203,6 +205,17 @@ out:
     free(all);
 }
 
+/* e's command from p's cmdline. Read again when its name changed (it
+ * exec'd another program) or it had none yet: a process seen in the middle
+ * of its exec has an empty cmdline, and kept "[test_monitor]" for a sleep. */
+static void entry_name(struct entry *e, const struct pstat *p)
+{
+    if (e->named && strcmp(e->comm, p->comm) == 0)
+        return;
+    e->named = pstat_command(p, e->command, sizeof(e->command));
+    snprintf(e->comm, sizeof(e->comm), "%s", p->comm);
+}
+
 /* The entry of process p, made on first sight; NULL when the table is full. */
 static struct entry *entry_for(struct monitor *m, const struct pstat *p)
 {
@@ -213,8 +226,10 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
             break;
         e = &m->e[m->table[h] - 1];
         if (e->pid == p->pid) {
-            if (e->start == p->start)
+            if (e->start == p->start) {
+                entry_name(e, p);
                 return e;
+            }
             break; /* the pid was reused: a new process takes the slot */
         }
     }
@@ -229,7 +244,7 @@ static struct entry *entry_for(struct monitor *m, const struct pstat *p)
     e->base_ticks = m->round > 1 ? 0 : p->ticks;
     e->last_ticks = e->base_ticks;
     e->first_seen_s = (double)(clock_ns() - m->t0) / 1e9;
-    pstat_command(p, e->command, sizeof(e->command));
+    entry_name(e, p);
     m->table[h] = (int32_t)++m->ne;
     return e;
 }

@@ -66,8 +66,8 @@ int pstat_read(int pid, struct pstat *p)
 }
 
 /* The command line, arguments joined by spaces; the name in stat when it
- * has none (a zombie, a kernel thread). */
-void pstat_command(const struct pstat *p, char *out, size_t len)
+ * has none (a zombie, a kernel thread, in the middle of an exec). */
+int pstat_command(const struct pstat *p, char *out, size_t len)
 {
     char path[64];
     ssize_t n = -1, i;
@@ -79,7 +79,7 @@ void pstat_command(const struct pstat *p, char *out, size_t len)
     }
     if (n <= 0) {
         snprintf(out, len, "[%s]", p->comm);
-        return;
+        return 0;
     }
     while (n > 0 && out[n - 1] == '\0')
         n--;
@@ -87,6 +87,7 @@ void pstat_command(const struct pstat *p, char *out, size_t len)
         if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
             out[i] = ' ';
     out[n] = '\0';
+    return 1;
 }
 
 /* PSS, USS (Private_Clean + Private_Dirty) and RSS of one process, in

@@ -19,8 +19,9 @@ struct pstat {
 /* /proc/PID/stat into p; the command name may hold spaces and parentheses. */
 int pstat_read(int pid, struct pstat *p);
 /* p's command line, arguments joined by spaces, control bytes made spaces;
- * "[comm]" when it has none (a zombie, a kernel thread). */
-void pstat_command(const struct pstat *p, char *out, size_t len);
+ * "[comm]" when it has none (a zombie, a kernel thread, a process in the
+ * middle of its exec). Returns 1 when read from the command line, else 0. */
+int pstat_command(const struct pstat *p, char *out, size_t len);
 /* PSS, USS (Private_Clean + Private_Dirty) and RSS of pid, in bytes, from
  * smaps_rollup (Linux 4.14). Returns 0, or an errno value. */
 int pstat_smaps(int pid, uint64_t *pss, uint64_t *uss, uint64_t *rss);

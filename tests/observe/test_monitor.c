@@ -3,8 +3,8 @@
  * the wall's), touches 32 MiB and writes ten times 100 bytes, with a
  * `sleep` below it from the start and another born mid-run. Its figures:
  * CPU, memory peaks, processes and threads, writes counted exactly, each
- * process's command and parent; then one that exits before the end, a
- * stop before the warm-up ended, and the refusals. */
+ * process's command and parent; one named after its exec; then one that
+ * exits before the end, a stop before the warm-up ended, and the refusals. */
 #include "monitor.h"
 #include "../t.h"
 
@@ -217,9 +217,49 @@ static void refused(void)
     CHECKF(strcmp(err, "'/tmp' is not a readable cgroup v2 directory") == 0, "'%s'", err);
 }
 
+/* A process seen before it exec'd another program is named by what it
+ * runs at the end: once seen mid-exec (an empty cmdline) a sleep was
+ * "[test_monitor]" to the end of the run. */
+static void named_after_its_exec(void)
+{
+    static char *const sleep32[] = { "sleep", "32", NULL };
+    struct monitor *m;
+    struct monitor_result r;
+    struct monitor_live live = { 0 };
+    char err[256] = "";
+    int go[2], st, i;
+    pid_t c;
+    CHECK(pipe(go) == 0);
+    if ((c = fork()) == 0) {
+        char b;
+        close(go[1]);
+        if (read(go[0], &b, 1) == 1)
+            execvp(sleep32[0], sleep32);
+        _exit(127);
+    }
+    close(go[0]);
+    CHECKF(monitor_start(c, NULL, 0, &m, err, sizeof(err)) == 0, "%s", err);
+    /* Seen once as this program's copy, then it execs. */
+    for (i = 0; i < 5000 && !live.ok; i++) {
+        usleep(1000);
+        monitor_live(m, &live);
+    }
+    CHECK(live.ok && write(go[1], "g", 1) == 1);
+    for (i = 0; i < 1000 && !has_command(c, "sleep"); i++)
+        usleep(1000);
+    monitor_stop(m, &r); /* its last sample: after the exec */
+    CHECKF(r.nprocs == 1 && strcmp(r.procs[0].command, "sleep 32") == 0, "%u '%s'", r.nprocs,
+           r.nprocs ? r.procs[0].command : "");
+    monitor_result_free(&r);
+    kill(c, SIGKILL);
+    waitpid(c, &st, 0);
+    close(go[1]);
+}
+
 int main(void)
 {
     T_RUN(watch_a_tree);
+    T_RUN(named_after_its_exec);
     T_RUN(exits_before_the_end);
     T_RUN(stopped_before_the_delay);
     T_RUN(refused);

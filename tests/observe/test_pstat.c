@@ -36,12 +36,12 @@ static void command_of_self(void)
     struct pstat p;
     char cmd[256], tiny[8];
     CHECK(pstat_read(getpid(), &p) == 0);
-    pstat_command(&p, cmd, sizeof(cmd));
+    CHECK(pstat_command(&p, cmd, sizeof(cmd)) == 1);
     CHECKF(strstr(cmd, "test_pstat") != NULL && strchr(cmd, '\0') == cmd + strlen(cmd), "'%s'", cmd);
     pstat_command(&p, tiny, sizeof(tiny)); /* cut, still a string */
     CHECK(strlen(tiny) == sizeof(tiny) - 1);
     p.pid = 0x3fffffff; /* gone: its name from stat */
-    pstat_command(&p, cmd, sizeof(cmd));
+    CHECK(pstat_command(&p, cmd, sizeof(cmd)) == 0); /* unnamed: read again later (monitor.c) */
     CHECKF(strcmp(cmd, "[test_pstat]") == 0, "'%s'", cmd);
 }
 
