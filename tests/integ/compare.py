@@ -847,9 +847,13 @@ def compare_repeat_auto():
     c, p = run(["--ms 5 --alternate 60 --costly-first", "--ms 5 --alternate 60"],
                "max-repeat = 4\nrequests = 60\ndiscard = 1")
     w = c["workloads"][0]
+    # What a failure shows: each server's rounds (req/s) and the other processes' CPU share in each.
+    rounds = "; ".join("%s %s foreign %s%%" % (s["name"], s["rps"],
+                                               [round(r["noise"]["foreign_cpu_pct"]) for r in s["run_results"]])
+                       for s in w["servers"])
     check(w["rounds"] == 4 and all(s["runs"] == 4 for s in w["servers"]) and c["discard"] == 1
           and "decided after" not in p.stdout and "max-repeat = 4 reached with verdicts still undecided" in p.stdout,
-          "repeat auto: a close call goes on to max-repeat, the warm-up round left out (%s)" % w["rounds"])
+          "repeat auto: a close call goes on to max-repeat, the warm-up round left out (%s: %s)" % (w["rounds"], rounds))
     # Which of the two is the best is the rounds' noise's to say (here s0 read 1.08x s1 over 4 rounds): the other's
     # verdict is the open call. It was "same" before verdicts could be undecided: an interval across 1 and wide is
     # not the same. (Or, when other processes took the CPUs in its rounds, no interval: the machine named.)
@@ -864,8 +868,8 @@ def compare_repeat_auto():
             "rounds too short: a round's own throughput interval" in slow["undecided_why"] and
             "undecided: rounds too short" in p.stdout) or
            withheld(slow, slow, first) and "undecided: the machine was busy" in p.stdout),
-          "repeat auto: the open call is undecided, its interval across 1, and says why (%s %s)"
-          % (slow.get("ratio_ci"), slow.get("undecided_why")))
+          "repeat auto: the open call is undecided, its interval across 1, and says why (%s %s; %s)"
+          % (slow.get("ratio_ci"), slow.get("undecided_why"), rounds))
     # What it advises fits repeat = auto: never fewer rounds than the 5 it runs at least.
     why = slow.get("undecided_why") or ""
     check("about 4" not in why and all(int(x) >= 5 for x in re.findall(r"max-repeat = (\d+)", why)),
