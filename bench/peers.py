@@ -227,15 +227,18 @@ def run_floor_uring(url, conns, dur, close=False, depth=1, h2=False, plain=False
 
 TOOLS = {"rafale": run_rafale, "wrk": run_wrk, "ab": run_ab, "h2load": run_h2load, "floor": run_floor,
          "floor-stamped": lambda *a: run_floor(*a, stamped=True), "floor-uring": run_floor_uring,
-         "floor-uring-plain": lambda *a: run_floor_uring(*a, plain=True)}
+         "floor-uring-plain": lambda *a: run_floor_uring(*a, plain=True),
+         # Stamped in user space (clock_gettime after each read): to put beside the plain floor.
+         "rafale-user": lambda *a: run_rafale(*a, extra=["--timestamps", "user"])}
 
 # workload: (description, connections, close, pipeline depth or HTTP/2 streams, tools[, "tls" | "h2c" | "h2"])
 # HTTP/2 workloads are compared with h2load (wrk and ab do not speak it).
 WORKLOADS = {
     "keepalive-50": ("keep-alive, 50 connections", 50, False, 1,
-                     ["floor", "floor-stamped", "floor-uring", "floor-uring-plain", "rafale", "wrk", "ab", "h2load"]),
-    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["floor", "floor-stamped", "rafale", "wrk",
-                                                                            "ab"]),
+                     ["floor", "floor-stamped", "floor-uring", "floor-uring-plain", "rafale", "rafale-user", "wrk", "ab",
+                      "h2load"]),
+    "close-50": ("new connection per request, 50 concurrent", 50, True, 1, ["floor", "floor-stamped", "rafale",
+                                                                            "rafale-user", "wrk", "ab"]),
     "keepalive-10k": ("keep-alive, 10 000 connections", 10000, False, 1, ["floor", "floor-stamped", "rafale", "wrk",
                                                                           "h2load"]),
     "pipeline-16": ("keep-alive, 50 connections, 16 pipelined", 50, False, 16, ["rafale", "wrk", "h2load"]),
