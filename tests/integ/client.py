@@ -802,7 +802,7 @@ def first_contact_refused_stops_at_once():
     """Nothing listens on the port: the first connects of the run all refused, rafale stops within a second with
     one line naming the address and the cause, exit 4, whatever the mode. Before, `-d 5s` made 680 000 connect
     attempts at full speed for the whole 5 s, printed a latency table of requests in flight, exit 0."""
-    port = free_port()
+    port, held = closed_port()
     url = "http://127.0.0.1:%d/" % port
     want = "rafale: 127.0.0.1:%d: %s" % (port, REFUSED)
     for args in (["-d", "5s"], ["-d", "5s", "-c", 50, "-t", 2], ["-n", 50, "-c", 5], ["--close", "-d", "5s"],
@@ -812,6 +812,7 @@ def first_contact_refused_stops_at_once():
         check(r.rc == 4 and r.wall < 5 and one_line_only(r, want),
               "refused %s: one line, exit 4, within a second (rc %s, %.1f s, %r, %r)" % (args, r.rc, r.wall, r.err,
                                                                                       r.out[:200]))
+    held.close()
 
 
 @test
@@ -841,11 +842,12 @@ def first_contact_connect_timeout_stops():
 @test
 def first_contact_sweep_stops():
     """rafale sweep runs many steps: a server that is not up ends it at the first with the one line, exit 4."""
-    port = free_port()
+    port, held = closed_port()
     t0 = time.monotonic()
     p = subprocess.run([RAFALE, "sweep", "--slo", "p99<50ms", "--warmup", "0s", "-d", "2s",
                         "http://127.0.0.1:%d/" % port], capture_output=True, text=True, timeout=RUN_TIMEOUT)
     wall = time.monotonic() - t0
+    held.close()
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     check(p.returncode == 4 and wall < 2 and len(lines) == 1 and
           lines[0] == "rafale: 127.0.0.1:%d: %s" % (port, REFUSED),

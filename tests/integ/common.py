@@ -602,6 +602,15 @@ def free_port():
     return port
 
 
+def closed_port():
+    """A port where every connect is refused while the socket returned beside it stays open: bound and never
+    listening, no other test of the pool can take it (a port from free_port left free was once taken by another
+    test's server, which answered there)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1], s
+
+
 class Result:
     pass
 

@@ -4,7 +4,10 @@ import glob
 
 @test
 def compare_servers():
-    ports = [free_port() for _ in range(4)]
+    # Where nothing listens stays ours (closed_port): left free, another test in the pool once took it and
+    # answered there for "silent".
+    nothing, held = closed_port()
+    ports = [free_port(), free_port(), nothing, free_port()]
     plan = os.path.join(TMP, "plan.conf")
     with open(plan, "w") as f:
         f.write("""# rafale serve twice, and three broken servers
@@ -50,8 +53,11 @@ close = yes
     # Someone else's "sleep 30" on the machine is not ours to find.
     env = {k: v for k, v in os.environ.items() if k != "RAFALE_IT_MARK"}
     stranger = subprocess.Popen(["sleep", "30"], env=env)
-    p = subprocess.run([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], capture_output=True, text=True,
-                       timeout=RUN_TIMEOUT)
+    try:
+        p = subprocess.run([RAFALE, "compare", "--json", jpath, "--html", hpath, plan], capture_output=True, text=True,
+                           timeout=RUN_TIMEOUT)
+    finally:
+        held.close()
     check(p.returncode == 1, "compare: exit 1, three servers failed (%s %s)" % (p.returncode, p.stderr[-400:]))
     j = json.load(open(jpath))["compare"]
     hello = {s["name"]: s for s in j["workloads"][0]["servers"]}
