@@ -14,6 +14,10 @@
 cd "$(dirname "$0")/.." || exit 1
 pass=0
 fail=0
+# Every failure line, kept to be said again just before the total: a log
+# kept by its tail (CI's) still names what failed, a unit program too.
+recap=$(mktemp)
+trap 'rm -f "$recap"' EXIT
 tally() { # $1: output of a test program
     line=$(printf '%s\n' "$1" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
     p=$(printf '%s' "$line" | sed -E 's/.*[^0-9]([0-9]+) passed.*/\1/; s/^([0-9]+) passed.*/\1/')
@@ -30,11 +34,11 @@ run() { # $@: command
 show() { # $1: exit status, $2: the command; $out: its output
     rc=$1
     # Every failure line, then the summary line.
-    printf '%s\n' "$out" | grep -E 'FAIL|CHECK|Sanitizer|runtime error' | head -n 60
+    printf '%s\n' "$out" | grep -E 'FAIL|CHECK|Sanitizer|runtime error' | head -n 60 | tee -a "$recap"
     printf '%s\n' "$out" | tail -n 1
     tally "$out"
     if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -qE '[1-9][0-9]* failed'; then
-        echo "FAILED (exit $rc): $2"
+        echo "FAILED (exit $rc): $2" | tee -a "$recap"
         fail=$((fail + 1))
     fi
 }
@@ -53,6 +57,7 @@ if [ -n "$units" ]; then
         'n=$(printf %s "$1" | tr / _); "$1" >"$2/$n" 2>&1; echo $? >"$2/$n.rc"' _ {} "$dir"
     python3 tests/units_report.py "$dir" $units >"$dir/report"
     sed '$d' "$dir/report"
+    sed '$d' "$dir/report" | grep -E 'FAIL|CHECK|Sanitizer|runtime error' >>"$recap"
     set -- $(tail -n 1 "$dir/report")
     pass=$((pass + ${1:-0}))
     fail=$((fail + ${2:-1}))
@@ -74,10 +79,11 @@ if [ $unit_only -eq 0 ] && [ -f tests/integration.py ]; then
     { python3 tests/integration.py ${T:+-k "$T"} ${JOBS:+-j "$JOBS"} $times \
         --plain ./rafale --sanitized ./build/asan/rafale 2>&1; echo "rc $?" >>"$log.rc"; } | tee "$log"
     rc=$(sed -n 's/^rc //p' "$log.rc")
+    grep -E '^[^ ].* FAILED \(|^  FAIL: ' "$log" >>"$recap"
     out=$(tail -n 1 "$log")
     tally "$out"
     if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -qE '[1-9][0-9]* failed'; then
-        echo "FAILED (exit $rc): tests/integration.py"
+        echo "FAILED (exit $rc): tests/integration.py" | tee -a "$recap"
         fail=$((fail + 1))
     fi
     rm -f "$log" "$log.rc"
@@ -85,6 +91,10 @@ fi
 if [ $((pass + fail)) -eq 0 ]; then
     echo "no test's name holds '$T'"
     fail=1
+fi
+if [ -s "$recap" ]; then
+    echo "what failed, again:"
+    head -n 40 "$recap"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
