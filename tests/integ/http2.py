@@ -52,11 +52,14 @@ def http2_modes():
           "h2 -R: latency of /delay/20 measured per stream (p50 %s us, %s from the send)"
           % (j["latency"]["percentiles_us"]["50"], j["latency_uncorrected"]["percentiles_us"]["50"]))
     # A due request takes any free stream: 500 req/s of /delay/10 need 5 streams of one connection at once. (At
-    # 1000 req/s of /delay/5, ASan's rafale beside a CPU-bound process sent 951 of 1000.)
+    # 1000 req/s of /delay/5, ASan's rafale beside a CPU-bound process sent 951 of 1000.) Were they held to 4
+    # streams or fewer (400 answers a second), 100 more would wait each second: p99 near 250 ms by the end, and
+    # seconds on one. Under 200 ms leaves a sanitized serve on a slow machine its delays (p99 52 ms once, where
+    # 50 ms was asked).
     r = rafale("--http2", "-R", 500, "-d", "1s", "-c", 1, "--streams", 10, "-t", 1, srv.url("/delay/10"))
     j = r.j
     check(abs(j["summary"]["started"] - 500) <= 5 and j["rate"]["queued"] == 0 and
-          j["summary"]["connections_opened"] == 1 and j["latency"]["percentiles_us"]["99"] < 50000,
+          j["summary"]["connections_opened"] == 1 and j["latency"]["percentiles_us"]["99"] < 200000,
           "h2 -R 500 on one connection of 10 streams: every request sent when due (%d started, %d queued, p99 %.0f us)"
           % (j["summary"]["started"], j["rate"]["queued"], j["latency"]["percentiles_us"]["99"]))
     body = os.path.join(TMP, "h2body")
