@@ -148,9 +148,13 @@ uint64_t loop_next_deadline(const struct loop *l)
     return l->nheap ? l->heap[0]->when : UINT64_MAX;
 }
 
+/* The timers due by now, as many as were armed: one a callback sets again
+ * for a time already past runs at the next poll, not in this pass, so the
+ * caller's loop gets back to its own checks (a stop, a deadline) between. */
 static void run_timers(struct loop *l, uint64_t now)
 {
-    while (l->nheap && l->heap[0]->when <= now) {
+    uint32_t left = l->nheap;
+    while (left && l->nheap && l->heap[0]->when <= now) {
         struct timer *t = l->heap[0];
         if (t->want > t->when) {
             t->when = t->want;
@@ -158,6 +162,7 @@ static void run_timers(struct loop *l, uint64_t now)
             continue;
         }
         loop_timer_cancel(l, t);
+        left--;
         t->fn(t, now);
     }
 }

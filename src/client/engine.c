@@ -152,7 +152,9 @@ static void sched_fire(struct timer *t, uint64_t now)
         }
     }
     dispatch(w);
-    if (w->sched.next_due < pl->t_deadline &&
+    /* Stopping (the first connects all refused, say): nothing more is due.
+     * Set again, the timer was already past and spun in run_timers. */
+    if (!w->stopping && w->sched.next_due < pl->t_deadline &&
         (w->sched.next_due < pl->t_measure || w->scheduled + w->st.carried_in < w->budget) &&
         loop_timer_set(&w->loop, &w->sched_timer, w->sched.next_due) != 0) {
         snprintf(w->err, sizeof(w->err), "out of memory for the schedule's timer");

@@ -1,7 +1,8 @@
 /* The timer heap of the event loop: due timers fire in deadline order,
  * a deadline pushed later is re-armed lazily (it fires at the new time,
- * not the old), a cancelled timer never fires, an earlier deadline moves up.
- * Deadlines are in the past or an hour away: nothing waits on the clock. */
+ * not the old), a cancelled timer never fires, an earlier deadline moves up,
+ * one set again in the past runs once a poll. Deadlines are in the past or
+ * an hour away: nothing waits on the clock. */
 #include "clock.h"
 #include "loop.h"
 #include "../t.h"
@@ -95,10 +96,49 @@ static void many_timers(void)
     loop_fini(&l);
 }
 
+/* A timer its callback sets again for a time already past: once a pass,
+ * the rest at the next poll. It spun in one poll before (rate mode's
+ * schedule, stopping, set itself again at its past due time: a hang). */
+struct again {
+    struct timer t;
+    struct loop *l;
+    int n;
+};
+
+static void again_in_the_past(struct timer *t, uint64_t now)
+{
+    struct again *a = container_of(t, struct again, t);
+    if (++a->n < 1000)
+        loop_timer_set(a->l, t, now - 1);
+}
+
+static void set_again_in_the_past_once_a_pass(void)
+{
+    struct loop l;
+    struct again g;
+    struct named a = mk('a');
+    uint64_t now = clock_ns();
+    memset(&g, 0, sizeof(g));
+    g.t.fn = again_in_the_past;
+    g.l = &l;
+    CHECK(loop_init(&l, 16) == 0);
+    nfired = 0;
+    memset(fired, 0, sizeof(fired));
+    CHECK(loop_timer_set(&l, &g.t, now - 10) == 0 && loop_timer_set(&l, &a.t, now - 5) == 0);
+    loop_poll(&l, 0);
+    /* Two armed, two fired: itself and a, or itself twice and a next time. */
+    CHECKF(g.n <= 2 && g.n + nfired == 2, "%d times in one poll, a %d", g.n, nfired);
+    loop_poll(&l, 0);
+    CHECKF(g.n <= 4 && strcmp(fired, "a") == 0, "%d times in two polls, a fired %s", g.n, fired);
+    loop_timer_cancel(&l, &g.t);
+    loop_fini(&l);
+}
+
 int main(void)
 {
     T_RUN(fire_in_deadline_order);
     T_RUN(later_is_lazy_earlier_moves_up_cancel_never_fires);
     T_RUN(many_timers);
+    T_RUN(set_again_in_the_past_once_a_pass);
     T_END("test_loop");
 }

@@ -3,7 +3,7 @@
  * it was sent. Every request accounted for: the run's started, completed
  * and errors are the server's count, by status and by how the server ended
  * connections, closed loop and pipelined and -R; a run to a closed port
- * stops in one line. */
+ * stops in one line, at a rate too. */
 #include "engine.h"
 #include "fixture.h"
 
@@ -170,11 +170,32 @@ static void nothing_listens(void)
     end(&e, ENGINE_EDOWN);
 }
 
+/* Nothing listens, at a rate whose schedule is always due: the first
+ * refusal stops the worker, and the stop is seen. The schedule's timer,
+ * set again at its past due time while stopping, spun in one poll. */
+static void nothing_listens_at_a_rate(void)
+{
+    struct erun e;
+    int i;
+    for (i = 0; i < 20; i++) {
+        setup(&e, 0, 2, 1);
+        e.cfg.duration_ns = 2 * NS_PER_S;
+        e.cfg.rate = 1e6;
+        close(e.f.lfd);
+        e.f.lfd = e.s.lfd = -1;
+        CHECK(go(&e) == ENGINE_EDOWN);
+        end(&e, ENGINE_EDOWN);
+    }
+}
+
 int main(void)
 {
     T_RUN(runs_accounted);
     T_RUN(after_warmup);
     T_RUN(interrupted);
     T_RUN(nothing_listens);
+    /* (a hang here is a failure: the runner counts a program that ends without its counts) */
+    alarm(60);
+    T_RUN(nothing_listens_at_a_rate);
     T_END("test_engine");
 }
