@@ -386,16 +386,16 @@ def rate_is_held():
 
 
 @test
+@alone
 def rate_mode_delay_latency_and_lag():
+    # Alone: 5% of 20 ms is 1 ms, and in a pool whose CPUs were full the wake-ups of serve's timer and of the client
+    # added that (p50 21.04 ms in the plain build, 21.43 ms sanitized).
     srv = Serve()
     r = rafale("-R", 100, "-c", 10, "-d", "2s", srv.url("/delay/20"))
     srv.stop()
     j = r.j
     p50 = j["latency"]["percentiles_us"]["50"]
-    # Never under the server's 20 ms; over it by at most 5%, or 10% when client and serve both run sanitized (on a
-    # slow day their own work added 1.4 ms to the median, which is their time, not a rate-mode error).
-    top = 22000 if SANITIZED else 21000
-    check(20000 <= p50 <= top, "rate mode /delay/20: p50 from 20 ms to %d us (%.0f us)" % (top, p50))
+    check(20000 <= p50 <= 21000, "rate mode /delay/20: p50 within 5%% of 20 ms (%.0f us)" % p50)
     check(j["send_lag"]["count"] == j["summary"]["started"], "send lag recorded for every request")
     check(j["latency_uncorrected"]["count"] == j["latency"]["count"], "uncorrected latency alongside")
     check("Rate " in r.out and "Send lag" in r.out and "uncorr." in r.out, "text report shows rate, lag, both latencies")
