@@ -168,10 +168,13 @@ def shard_late_keeps_the_schedule():
     check(0.4 <= late < 1, "it says how late it began (%.3f s)" % late)
     check(abs(j["start_unix_s"] - float("%.3f" % at)) < 0.001,
           "its measured phase began at --start-at (%.3f), not at its wake-up (%.3f)" % (at, j["start_unix_s"]))
-    # 100 req/s for the shard over the 1 s from --start-at; the first due then, sent some 0.4 s later.
-    check(99 <= j["summary"]["requests"] <= 101 and j["latency"]["max_us"] >= 0.4e6 and accounted(j),
-          "the window's 100 requests, the first as late as the shard (%d, max %.0f ms)" %
-          (j["summary"]["requests"], j["latency"]["max_us"] / 1000))
+    # 100 req/s for the shard over the 1 s from --start-at; the first due then, sent some 0.4 s later. Counted as
+    # due (sent, and queued at the stop): on a busy machine the last was still in flight or waiting for one of the
+    # two connections when the window closed (98 answered, 1 in flight, 1 queued).
+    due = j["summary"]["started"] + j["rate"]["queued"]
+    check(99 <= due <= 101 and j["latency"]["max_us"] >= 0.4e6 and accounted(j),
+          "the window's 100 requests, the first as late as the shard (%d due: %d answered; max %.0f ms)" %
+          (due, j["summary"]["requests"], j["latency"]["max_us"] / 1000))
 
 
 @test
