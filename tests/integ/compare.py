@@ -518,9 +518,15 @@ def compare_verdicts_with_intervals():
             check(base and "slow undecided (the machine busy in %d of 3 rounds)" % (3 - quiet["fast1"]) in base[0] and
                   s["vs_baseline"]["verdict"] == "undecided",
                   "verdict: against a baseline with busy rounds, withheld (%s)" % base)
-        # Rows fast1, fast2, slow: slow is slower than both (when they have 3 quiet rounds), each fast one faster.
-        decided = [a for a in ("fast1", "fast2") if quiet[a] >= 3]
-        check(mat[3:] and mat[3].count("x slower") == len(decided) and mat[1].count("x faster") == (quiet["fast1"] >= 3),
+        # Rows fast1, fast2, slow: slow is slower than both (when they have 3 quiet rounds), each fast one faster. A
+        # pair may also be undecided for its rounds' own spread, when it says so: in a full pool one round's
+        # throughput interval was ±25% (rafale reading late), wider than the ±3% band allows.
+        short = {a for a in ("fast1", "fast2") if pairs.get(("slow", a), {}).get("verdict") == "undecided" and
+                 (pairs[("slow", a)]["undecided_why"] or "").startswith("rounds too short") and
+                 (pairs[(a, "slow")]["undecided_why"] or "").startswith("rounds too short")}
+        decided = [a for a in ("fast1", "fast2") if quiet[a] >= 3 and a not in short]
+        check(mat[3:] and mat[3].count("x slower") == len(decided) and
+              mat[1].count("x faster") == ("fast1" in decided) and mat[3].count("undecided") == 2 - len(decided),
               "verdict: the matrix of pairs (%s)" % mat)
         # The same matrix in the JSON, pair by pair, as the text says it.
         said_row = [float(x) for x in re.findall(r"(\d+\.\d\d)x slower", mat[3] if len(mat) == 4 else "")]
