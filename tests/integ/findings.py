@@ -193,8 +193,10 @@ def findings_probe_apart():
     conns, reqs = srv.stop()
     j, p = r.j, r.j.get("probe")
     s = j["summary"]
+    # serve's /delay/5 waits on a timer, so its answers come in about 5 ms: the fastest under 8 ms; the median under
+    # 15, since in a pool whose CPUs were full the timer's late wake-ups made it 8.9 ms (the fastest 5.3).
     check(p is not None and p["requests"] == p["answered"] == 8 and p["failed"] == 0 and
-          5000 <= p["latency_min_us"] <= p["latency_p50_us"] < 8000,
+          5000 <= p["latency_min_us"] < 8000 and p["latency_min_us"] <= p["latency_p50_us"] < 15000,
           "probe: 8 answers of /delay/5 alone, about 5 ms (%s)" % p)
     check(p is not None and s["requests"] <= reqs - p["requests"] <= s["requests"] + s["in_flight"] and
           conns == s["connections_opened"] + 1 and accounted(j),
