@@ -594,12 +594,24 @@ def interrupt_after(p, seconds, timeout=30, first_line=False):
 
 
 def free_port():
-    """A port with nothing listening on it."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A port with nothing bound to it, below the kernel's ephemeral range. A port the kernel hands out from that
+    range is free only for a moment: until the server meant for it binds it, any test's connect may take it as its
+    source port, and a closed client connection holds it in TIME_WAIT for a minute, so the bind fails (a findings
+    server failed to start so in a full pool, where other tests ran thousands of --close connections). Chosen at
+    random from os.urandom, which forked tests do not share."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low = int(f.read().split()[0])
+    first = max(1024, low - 16384)
+    while True:
+        port = first + int.from_bytes(os.urandom(4), "little") % (low - first)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            s.close()
+        return port
 
 
 def closed_port():
@@ -768,11 +780,18 @@ class FServer:
 
     def __init__(self, mode, *args):
         self.port = free_port()
+        err = tempfile.TemporaryFile("w+")
         self.p = subprocess.Popen([sys.executable, FSERVER, mode, "--port", str(self.port)] + list(args),
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                                  stdout=subprocess.PIPE, stderr=err, text=True)
         line = self.p.stdout.readline()
         if not line.startswith("listening on"):
-            raise RuntimeError("findings server %s did not start" % mode)
+            self.p.kill()
+            self.p.wait(timeout=10)
+            err.seek(0)
+            why = err.read().strip().splitlines()
+            raise RuntimeError("findings server %s did not start on port %d: %s"
+                               % (mode, self.port, why[-1] if why else "no error printed"))
+        err.close()
 
     def url(self, path="/"):
         return "http://127.0.0.1:%d%s" % (self.port, path)
