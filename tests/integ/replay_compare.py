@@ -1,6 +1,5 @@
 """rafale replay's window (--from, --to), --loop, the user's own patterns (--pattern REGEX=NAME), and a log
 replayed as a compare workload (replay = FILE)."""
-import csv
 import json
 import os
 import statistics
@@ -11,7 +10,7 @@ import common
 from common import *
 
 # The log's helpers of the replay area: T0 is 2023-11-14T22:13:20Z.
-from replay import T0, gaps, json_line, log_file, replay
+from replay import T0, gaps, json_line, log_file, replay, sent
 
 
 @test
@@ -67,14 +66,11 @@ def replay_loop():
         # the schedule (due_us), and a request whose one connection was free at its due time sent on time. The
         # recording server's arrivals also hold its own late answers: beside a CPU-bound process its first came
         # 87 ms late and held the next three back (arrival gaps 86.7, 0.9, 0.8, 0.3, 11.0, then 20 ms).
-        with open(sent_log) as f:
-            rows = sorted((int(r[13]), int(r[0]), int(r[6])) for r in csv.reader(l for l in f if l[:1].isdigit()))
-        due = [r[0] / 1e6 for r in rows]
+        due, free = sent(sent_log)
         periods = [due[i + 5] - due[i] for i in range(len(due) - 5)]
-        check(len(rows) == 12 and all(abs(x - 0.1) < 0.0001 for x in periods),
+        check(len(due) == 12 and all(abs(x - 0.1) < 0.0001 for x in periods),
               "the next pass 20 ms after the last: a pass every 100 ms as due (%s)"
               % ["%.2f" % (x * 1e3) for x in periods])
-        free = [(t - d) / 1e6 for (d, t, _), (pd, _, ptot) in zip(rows[1:], rows) if pd + ptot <= d]
         check(len(free) >= 6 and statistics.median(free) < 0.001,
               "a request whose connection was free left within 1 ms of its due time (median %.2f ms, %d of 11 free;"
               " arrival gaps %s)" % (statistics.median(free) * 1e3 if free else -1, len(free),
