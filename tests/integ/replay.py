@@ -57,16 +57,21 @@ def sent(path):
     return [r[0] / 1e6 for r in rows], free
 
 
-@test
-def replay_sends_the_log_in_order_at_its_gaps():
-    # Gaps of 4 to 19 ms, paths of three patterns, a query kept as it was written.
+def ordered_log():
+    """A log of 120 requests at gaps of 4 to 19 ms, paths of three patterns, a query kept as it was written: (its
+    path, its lines, the (method, path) pairs it asks)."""
     t, lines, want = T0, [], []
     for i in range(120):
         uri = ["/users/%d" % i, "/items/%d/detail?x=%d" % (i * 7, i), "/"][i % 3]
         lines.append(json_line(t, "GET" if i % 5 else "HEAD", uri))
         want.append(("GET" if i % 5 else "HEAD", uri))
         t += 0.004 + (i * 37 % 16) / 1000.0
-    path = log_file("ordered.log", lines)
+    return log_file("ordered.log", lines), lines, want
+
+
+@test
+def replay_sends_the_log_in_order_at_its_gaps():
+    path, lines, want = ordered_log()
     rec = RecServer()
     try:
         sent_log = os.path.join(TMP, "ordered-sent.csv")
@@ -79,18 +84,15 @@ def replay_sends_the_log_in_order_at_its_gaps():
         check("/users/{id}" in names and "/items/{id}/detail" in names and "other" in names,
               "a row per pattern: %s" % names)
         log_gaps = gaps([float(json.loads(l)["msec"]) for l in lines])
-        # Judged by rafale's own stamps (--log: each request's due time, start and total from its due time), in two
-        # parts: the schedule is the log's gaps, and a request whose connection was free when it fell due left on
-        # time. On one connection a late answer holds the next request back: that is the server's time, not the
-        # replay's (the recording server, in a pool whose CPUs were full, moved the median send gap 1.58 ms).
+        # The schedule, judged by rafale's own stamps (--log: each request's due time): the log's gaps. On one
+        # connection a late answer holds the next request back, which is the server's time, not the replay's (the
+        # recording server, in a pool whose CPUs were full, moved the median send gap 1.58 ms); whether rafale sends
+        # at the due time is measured alone, in replay_sends_at_the_due_time.
         due, free = sent(sent_log)
         sched = [abs(a - b) for a, b in zip(gaps(due), log_gaps)]
         check(len(due) == 120 and max(sched) < 0.0001,
               "the schedule keeps the log's gaps within 0.1 ms (worst %.3f ms, %d sends)"
               % (max(sched) * 1000 if sched else -1, len(due)))
-        check(len(free) >= 60 and statistics.median(free) < 0.001,
-              "a request whose connection was free left within 1 ms of its due time (median %.2f ms, %d of 119 free)"
-              % (statistics.median(free) * 1000 if free else -1, len(free)))
         recv = [abs(a - b) for a, b in zip(gaps(rec.times), log_gaps)]
         check(statistics.median(recv) < 0.005, "and as received, within 5 ms (median %.2f ms)"
               % (statistics.median(recv) * 1000))
@@ -106,6 +108,26 @@ def replay_sends_the_log_in_order_at_its_gaps():
 
 
 @test
+@alone
+def replay_sends_at_the_due_time():
+    """A request whose connection was free when it fell due leaves within 1 ms of its due time, by rafale's own stamps
+    (--log). It measures time, so alone: in the full pool the sanitized build's median was 1.68 ms in replay_loop, a
+    machine whose 2 CPUs were 1.87 busy waking it late; alone, 0.06-0.21 ms, beside three CPU-bound processes too."""
+    path, _, want = ordered_log()
+    rec = RecServer()
+    try:
+        sent_log = os.path.join(TMP, "due-sent.csv")
+        rc, err, j = replay(path, rec.url(""), "-c", 1, "--log", sent_log)
+        check(rc == 0 and len(rec.records) == 120, "rc %d, %d sent: %s" % (rc, len(rec.records), err))
+        due, free = sent(sent_log)
+        check(len(due) == 120 and len(free) >= 60 and statistics.median(free) < 0.001,
+              "a request whose connection was free left within 1 ms of its due time (median %.2f ms, %d of 119 free)"
+              % (statistics.median(free) * 1000 if free else -1, len(free)))
+    finally:
+        rec.stop()
+
+
+@test
 def replay_spreads_a_second_stamped_log():
     # Two seconds of ten requests each: each second's spread over it, 100 ms apart (10 ms at --speed 10).
     lines = [clf_line(s, "GET", "/p/%d" % (s * 10 + i)) for s in range(2) for i in range(10)]
@@ -116,14 +138,11 @@ def replay_spreads_a_second_stamped_log():
         rc, err, j = replay(path, rec.url(""), "--speed", 10, "-c", 1, "--log", sent_log)
         check(rc == 0, "rc %d: %s" % (rc, err))
         check([r[2] for r in rec.records] == ["/p/%d" % k for k in range(20)], "in the log's order")
-        # Judged by rafale's own stamps, as replay_sends_the_log_in_order_at_its_gaps is.
-        due, free = sent(sent_log)
+        # The schedule judged by rafale's own stamps, as in replay_sends_the_log_in_order_at_its_gaps.
+        due, _ = sent(sent_log)
         g = gaps(due)
         check(len(due) == 20 and all(abs(x - 0.01) < 0.0001 for x in g),
               "a second's requests 100 ms apart (10 ms at --speed 10) as due: %s" % ["%.2f" % (x * 1e3) for x in g])
-        check(len(free) >= 10 and statistics.median(free) < 0.001,
-              "a request whose connection was free left within 1 ms of its due time (median %.2f ms, %d of 19 free)"
-              % (statistics.median(free) * 1000 if free else -1, len(free)))
     finally:
         rec.stop()
 
