@@ -27,12 +27,21 @@ def intervals_beside_every_figure():
           "intervals: req/s within its interval (%s %s)" % (j["summary"]["rps"], j["summary"]["rps_ci"]))
     check(holds(lat["mean_ci_us"], lat["mean_us"]) and None not in lat["mean_ci_us"],
           "intervals: the mean within its interval (%s %s)" % (lat["mean_us"], lat["mean_ci_us"]))
-    check(all(holds(lat["percentiles_ci_us"][p], lat["percentiles_us"][p]) for p in PCTS) and
-          None not in lat["percentiles_ci_us"]["50"], "intervals: each percentile within its interval (%s)"
-          % lat["percentiles_ci_us"])
-    # A percentile's interval lies on the run's own samples: p50 of /delay/5 is 5 ms and some, bounded both ways.
+    # A percentile's interval lies on the run's own samples: p50 of /delay/5 is 5 ms and some, bounded both ways on
+    # a steady run. Batches that swing together widen it, honestly: in a pool whose 2 CPUs were 1.87 busy, stretches
+    # of answers at 5 ms and at 10.6 ms left p50's low side open ([None, 10649.6]). An open side is accepted when
+    # rafale names what disturbed the run; the interval must still hold the figure.
+    found = [f["id"] for f in j.get("findings", [])]
+    disturbed = [i for i in found if i in ("noisy_neighbour", "client_delay", "not_steady")]
     lo, hi = lat["percentiles_ci_us"]["50"]
-    check(5000 <= lo <= lat["percentiles_us"]["50"] <= hi, "intervals: p50 of /delay/5 (%s %s)" % (lo, hi))
+    check(all(holds(lat["percentiles_ci_us"][p], lat["percentiles_us"][p]) for p in PCTS) and
+          (disturbed or None not in (lo, hi)), "intervals: each percentile within its interval (%s; findings %s)"
+          % (lat["percentiles_ci_us"], found))
+    check((lo is None and disturbed or lo is not None and 5000 <= lo <= lat["percentiles_us"]["50"]) and
+          (hi is None and disturbed or hi is not None and lat["percentiles_us"]["50"] <= hi),
+          "intervals: p50 of /delay/5 (%s %s %s)" % (lo, lat["percentiles_us"]["50"], hi))
+    if disturbed and None in (lo, hi):
+        print("  intervals: p50's interval open on one side, the run disturbed (%s)" % disturbed)
     rows = [l for l in r.out.splitlines() if l.startswith("  95% low") or l.startswith("  95% high")]
     check(len(rows) == 2 and re.search(r"Throughput    [0-9.]+ req/s \(95%: [0-9.]+-[0-9.]+\)", r.out),
           "intervals: the text's rows and throughput (%s)" % rows)
