@@ -524,6 +524,9 @@ static void stragglers(struct ctx *c)
     uint64_t ended = c->s->completed + stats_errors(c->s), bulk, tail, slow = hist_above(&c->s->h[H_CONNECT], SYN_STEP_NS);
     uint64_t tmo = timeouts(c->s), body;
     double e = elapsed(c), bulk_s, body_s, steady_end, lost, conc = (double)cfg->connections * config_depth(cfg);
+    /* The latest rafale read an answer after the kernel had it: how long
+     * rafale itself was kept from its connections at most. */
+    double stall = (double)c->s->h[H_CLIENT_DELAY].max / NS_S;
     int64_t syn = net_ok(n) ? NET_DELTA(n, syn_retrans) : -1;
     struct finding *f;
     char te[32], tt[32], to[32], mx[32];
@@ -561,13 +564,19 @@ static void stragglers(struct ctx *c)
         say(f->summary + k, sizeof(f->summary) - k, "%llu connects waited for a SYN retry (1 s, 3 s ...)%s and %llu "
             "requests timed out", (unsigned long long)slow, syn > 0 ? ", this host sent SYNs again," : "",
             (unsigned long long)tmo);
+    else if (stall >= STRAG_STALL_OF_LOST * lost)
+        say(f->summary + k, sizeof(f->summary) - k, "rafale itself read an answer %s after it had arrived: a stall of "
+            "rafale's own (its CPU taken) that long is enough for this tail",
+            units_fmt_ns(mx, sizeof(mx), stall * NS_S));
     else
         say(f->summary + k, sizeof(f->summary) - k, "rafale saw no cause (no SYN retry, no timeout): the slowest "
             "answer took %s", units_fmt_ns(mx, sizeof(mx), (double)c->s->h[H_LATENCY].max));
     say(f->advice, sizeof(f->advice), "the headline is these few requests' length, not the server's rate: quote the "
         "rate before them, or measure a duration (-d), which slow requests cannot stretch%s",
         slow ? "; SYN retries mean a full accept queue: raise the listen() backlog and somaxconn, or use keep-alive"
-             : tmo ? "; each timeout lasts --timeout" : "");
+        : tmo                                   ? "; each timeout lasts --timeout"
+        : stall >= STRAG_STALL_OF_LOST * lost ? "; give rafale CPUs of its own (taskset) and keep busy processes off them"
+                                                : "");
     ev(f, "requests", (double)ended);
     ev(f, "tail_requests", (double)tail);
     ev(f, "tail_s", e - bulk_s);
@@ -579,6 +588,7 @@ static void stragglers(struct ctx *c)
     ev(f, "lost_s", lost);
     ev(f, "slow_connects", (double)slow);
     ev(f, "timeouts", (double)tmo);
+    ev(f, "client_stall_s", stall);
     if (syn >= 0)
         ev(f, "syn_retransmits", (double)syn);
 }

@@ -191,6 +191,8 @@
 #define STRAG_MIN_LOST_S 0.2
 #define STRAG_MIN_REQUESTS 500
 #define STRAG_MIN_ROUNDS 20
+/* rafale's own longest late read, of the time the tail lost, that names rafale as its cause. */
+#define STRAG_STALL_OF_LOST 0.5
 /* timeout_storm: timeouts whose connections were opened again into a full
  * accept queue (a timed-out request is still served; its reconnect queues
  * behind it, and --timeout counts the connect's wait too). At least 10
