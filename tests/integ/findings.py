@@ -735,6 +735,14 @@ def findings_timeout_storm():
           "slow server, no full queue: no storm (%s, %s)" % (r.j["errors"]["timeout_answer"], ids(r.j)))
 
 
+def machine_stragglers(j):
+    """{"stragglers"} when the tail was the machine's, as rafale said: its own late reads (client_delay) or other
+    processes (noisy_neighbour) named beside it. A run of 0.4 s in a pool whose 2 CPUs were 1.88 busy once lost its
+    last 0.2 s so; the finding is true (the headline is that tail's), but it says nothing of the server."""
+    found = set(ids(j))
+    return {"stragglers"} if "stragglers" in found and found & {"client_delay", "noisy_neighbour"} else set()
+
+
 @test
 def findings_silent_when_healthy():
     srv = Serve(threads=2)
@@ -755,8 +763,8 @@ def findings_silent_when_healthy():
     # shared CPUs), it also reads answers late, which client_delay says.
     for args in (("-c", 20, "-t", 2, "-d", "2s"), ("-c", 8, "-n", 3000, "--close")):
         r = rafale(*(args + (srv.url(),)))
-        check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
-              "healthy closed loop %s: only CPU findings (%s)" % (" ".join(map(str, args)), ids(r.j)))
+        check(r.j is not None and set(ids(r.j)) - machine_stragglers(r.j) <= {"client_cpu_bound", "client_delay"},
+              "healthy closed loop %s: only CPU findings (%s)" % (" ".join(map(str, args)), r.j and r.j["findings"]))
     srv.stop()
     ng = Nginx()
     check(ng.ok, "nginx is installed and listens (make deps installs it)")
@@ -769,8 +777,8 @@ def findings_silent_when_healthy():
                   "healthy nginx %s: no finding (%s)" % (" ".join(map(str, args)), r.j and r.j.get("findings")))
         if ng.ok:
             r = rafale("-c", 8, "-n", 3000, "--close", ng.url())
-            check(r.j is not None and set(ids(r.j)) <= {"client_cpu_bound", "client_delay"},
-                  "healthy nginx -n 3000 --close: no stragglers (%s)" % ids(r.j))
+            check(r.j is not None and set(ids(r.j)) - machine_stragglers(r.j) <= {"client_cpu_bound", "client_delay"},
+                  "healthy nginx -n 3000 --close: no stragglers (%s)" % (r.j and r.j["findings"]))
     finally:
         ng.stop()
 
