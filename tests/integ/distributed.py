@@ -2,6 +2,13 @@
 from common import *  # noqa: F401,F403 (the runner sets RAFALE first)
 
 
+def received(port):
+    """Whether a connection accepted on port has received bytes (ss's TCP_INFO of the server's sockets)."""
+    out = subprocess.run(["ss", "-Htin", "state", "established", "( sport = :%d )" % port], capture_output=True,
+                         text=True).stdout
+    return any(int(n) > 0 for n in re.findall(r"bytes_received:(\d+)", out))
+
+
 @test
 def shards_merge_exactly():
     srv = Serve(threads=2)
@@ -269,7 +276,12 @@ def mpi_run_is_one_report():
     jp = os.path.join(TMP, "mpi-int.json")
     proc = subprocess.Popen(["mpiexec", "-n", "3", mpi, "-q", "-t", "1", "-c", "6", "-d", "30s", "--json", jp,
                              srv.url("/")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    time.sleep(1.5)
+    # Interrupted once the load runs (the server has received requests), not at a fixed time: in a full pool the
+    # ranks were still waiting for --start-at 1.5 s in, and said rightly that nothing was sent.
+    until = time.monotonic() + 30
+    while time.monotonic() < until and proc.poll() is None and not received(srv.port):
+        time.sleep(0.05)
+    time.sleep(0.5)
     subprocess.run(["pkill", "-INT", "-x", "rafale-mpi"])
     out, err = proc.communicate(timeout=60)
     conns, reqs = srv.stop()
