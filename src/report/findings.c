@@ -531,6 +531,7 @@ static void stragglers(struct ctx *c)
     struct finding *f;
     char te[32], tt[32], to[32], mx[32];
     size_t k;
+    int own;
     if (cfg->requests == 0 || c->r->interrupted || c->r->aborted || c->r->gave_up_s > 0 || c->r->in_flight || e <= 0 ||
         (cfg->duration_ns && e * NS_S >= (double)cfg->duration_ns) || ended < STRAG_MIN_REQUESTS ||
         (!config_open_loop(cfg) && (double)ended < STRAG_MIN_ROUNDS * conc))
@@ -551,6 +552,7 @@ static void stragglers(struct ctx *c)
     if (bulk == 0 || bulk >= ended || bulk_s <= 0 || (f = add(c)) == NULL)
         return;
     tail = ended - bulk;
+    own = stall >= STRAG_STALL_OF_LOST * lost; /* rafale's own late read explains the tail */
     k = (size_t)snprintf(f->summary, sizeof(f->summary),
                          "%llu of %llu requests (%.1f%%) took the last %s of this %s run, at %.1f req/s: the other "
                          "%llu were done in %s, at %.0f req/s, where the headline says %.0f req/s; ",
@@ -564,7 +566,7 @@ static void stragglers(struct ctx *c)
         say(f->summary + k, sizeof(f->summary) - k, "%llu connects waited for a SYN retry (1 s, 3 s ...)%s and %llu "
             "requests timed out", (unsigned long long)slow, syn > 0 ? ", this host sent SYNs again," : "",
             (unsigned long long)tmo);
-    else if (stall >= STRAG_STALL_OF_LOST * lost)
+    else if (own)
         say(f->summary + k, sizeof(f->summary) - k, "rafale itself read an answer %s after it had arrived: a stall of "
             "rafale's own (its CPU taken) that long is enough for this tail",
             units_fmt_ns(mx, sizeof(mx), stall * NS_S));
@@ -575,8 +577,8 @@ static void stragglers(struct ctx *c)
         "rate before them, or measure a duration (-d), which slow requests cannot stretch%s",
         slow ? "; SYN retries mean a full accept queue: raise the listen() backlog and somaxconn, or use keep-alive"
         : tmo                                   ? "; each timeout lasts --timeout"
-        : stall >= STRAG_STALL_OF_LOST * lost ? "; give rafale CPUs of its own (taskset) and keep busy processes off them"
-                                                : "");
+        : own ? "; give rafale CPUs of its own (taskset) and keep busy processes off them"
+              : "");
     ev(f, "requests", (double)ended);
     ev(f, "tail_requests", (double)tail);
     ev(f, "tail_s", e - bulk_s);
