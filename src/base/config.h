@@ -42,7 +42,7 @@ struct target {
 #define REPLAY_SKIP_METHODS 8
 struct replay_tally {
     uint64_t lines;              /* read, blank ones aside */
-    uint64_t replayed;           /* handed to the workers */
+    uint64_t replayed;           /* came due in the run: each sent, or counted due and unsent */
     uint64_t bad, control, too_long, late; /* unparseable; a control byte in its target; a target too long;
                                   * more than the sorting window out of order (sent at once) */
     uint64_t bad_line, control_line, long_line; /* the first of each, 1-based */

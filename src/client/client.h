@@ -487,6 +487,7 @@ struct worker {
      * (replay.c): the next entry to schedule (batch number, index), and the
      * next to take, the one the oldest due request of the backlog is. */
     uint32_t rp_sb, rp_si, rp_tb, rp_ti;
+    uint64_t rp_due;     /* the last request scheduled: its due time (ns from the start) */
     const struct replay_entry *rp_cur; /* taken last: its bytes stay until the next take */
     const char *rp_path;
     /* HTTP/2: requests refused unprocessed (GOAWAY, REFUSED_STREAM), to be

@@ -118,6 +118,7 @@ static void replay_fire(struct worker *w, uint64_t now)
             return;
         }
         replay_pass(w);
+        w->rp_due = due;
         w->scheduled++;
     }
     dispatch(w);
@@ -645,7 +646,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
         live_watch(&pl, ws, nt, progress, arg, res);
     for (t = 0; t < started_threads; t++)
         pthread_join(ws[t].thread, NULL);
-    replay_stop(&pl); /* its tally complete */
+    replay_stop(&pl, ws, started_threads); /* its tally complete: what came due */
     if (pl.log) {
         int lfail = 0;
         reqlog_close(pl.log, &res->log_written, &res->log_dropped, &lfail);
@@ -654,10 +655,11 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
 
     rc = run_outcome(cfg, &pl, ws, nt, started_threads, stop, cpu0, res, err, errlen);
 workers:
+    replay_stop(&pl, ws, started_threads); /* a run stopped before it began: none came due */
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:
-    replay_stop(&pl);
+    replay_stop(&pl, NULL, 0);
     if (pl.live) {
         pthread_mutex_destroy(&pl.live_mu);
         free(pl.live);

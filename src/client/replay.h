@@ -97,8 +97,10 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen);
 void replay_primed(const struct plan *pl, const atomic_int *stop);
 /* The run starts at t0: the reader reads ahead of it. */
 void replay_go(struct plan *pl, uint64_t t0);
-/* Stops the reader (the run is over) and frees it. */
-void replay_stop(struct plan *pl);
+/* Stops the reader (the run is over) and frees it. With the workers (ws,
+ * nt, their threads over), its tally counts the requests that came due in
+ * the run: the reader hands them over ahead of their time. */
+void replay_stop(struct plan *pl, const struct worker *ws, uint32_t nt);
 /* The worker's next request to schedule: 1 with its due time (ns from the
  * start), 0 none read yet, -1 the log's end. */
 int replay_peek(struct worker *w, uint64_t *due);

@@ -46,7 +46,7 @@ static void start(struct fix *f)
 
 static void stop(struct fix *f)
 {
-    replay_stop(&f->pl);
+    replay_stop(&f->pl, NULL, 0);
     fix_free(f);
     unlink(path);
 }
@@ -103,9 +103,33 @@ static void limited(void)
     stop(&f);
 }
 
+/* Stopped with its worker, the tally holds what came due: the worker
+ * scheduled two of the three handed on (a -d run over before the third),
+ * the second due at 5 ms, half a second of the log over --speed 100. */
+static void came_due(void)
+{
+    struct fix f;
+    uint64_t d;
+    int k;
+    limit = 0;
+    start(&f);
+    for (k = 0; k < 3; k++) {
+        CHECK(replay_peek(&f.w, &d) == 1);
+        replay_pass(&f.w);
+    }
+    CHECK(replay_peek(&f.w, &d) == -1 && tally.replayed == 3 && tally.span_s == 1.0);
+    f.w.scheduled = 2;
+    f.w.rp_due = 5 * NS_PER_MS;
+    replay_stop(&f.pl, &f.w, 1);
+    CHECKF(tally.replayed == 2 && tally.span_s == 0.5, "%llu %g", (unsigned long long)tally.replayed, tally.span_s);
+    fix_free(&f);
+    unlink(path);
+}
+
 int main(void)
 {
     T_RUN(in_order);
     T_RUN(limited);
+    T_RUN(came_due);
     T_END("test_replay");
 }
