@@ -263,6 +263,9 @@ void collect_finish(const struct config *cfg, const struct plan *pl, const struc
         }
     res->target_rate = cfg->rate;
     res->client_cpu_s = cpu_s;
+    res->workers_cpu_s = 0;
+    for (t = 0; t < nt; t++)
+        res->workers_cpu_s += ws[t].cpu_s;
     res->shard.index = cfg->shard_index;
     res->shard.count = cfg->shard_count;
     res->shard.start_unix_s = res->start_unix_s;

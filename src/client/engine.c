@@ -320,6 +320,11 @@ static void *worker_main(void *arg)
         atomic_store(pl->failed, 1);
     record_last_second(w);
     reqlog_flush(w);
+    {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+            w->cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    }
     atomic_store(&w->finished, 1);
     return NULL;
 }

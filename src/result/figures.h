@@ -125,6 +125,8 @@ struct run_figures {
     uint32_t extra_connections; /* brought in by --max-connections when the schedule fell behind */
     double target_rate;         /* requests per second asked for */
     double client_cpu_s;        /* user+sys CPU rafale used during the run */
+    double workers_cpu_s;       /* of it, its load's threads' own (not the monitor's or a reader's); 0: not
+                                 * known (a result read back or merged) */
     struct tl_second *timeline; /* one entry per second of the measured phase */
     uint32_t nseconds;
     struct stats *per_stage;    /* --stages: nstages entries, by the stage each request was due in */

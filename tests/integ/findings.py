@@ -828,8 +828,13 @@ def findings_not_steady():
         for s, args in runs:
             r = rafale(*(args + (s.url(),)))
             tl = r.j and [(t["requests"], t["p50_us"]) for t in r.j["timeline"]]
-            check(r.j is not None and finding(r.j, "not_steady") is None,
-                  "healthy %s %s: not_steady silent (%s, timeline %s)"
+            # A fall rafale measures as its own pace may be told (its thread busy 98% while the throughput fell
+            # from 119 000 to 68 000 req/s, the median answer flat, on this virtual machine, alone): never the
+            # server's.
+            ns = r.j and finding(r.j, "not_steady")
+            check(r.j is not None and (ns is None or "rafale's pace fell" in ns["advice"] and
+                                       ns["evidence"].get("client_busy", 0) >= 0.9),
+                  "healthy %s %s: not_steady silent or rafale's own pace (%s, timeline %s)"
                   % ("nginx" if s is ng else "rafale serve", " ".join(map(str, args)), r.j and r.j.get("findings"),
                      tl))
     finally:
