@@ -482,7 +482,7 @@ struct worker {
     struct timer sched_timer;
     struct sched sched;
     uint64_t scheduled;    /* measured requests put on the schedule */
-    double cpu_s;          /* its thread's CPU, warm-up included: read as it ends */
+    double cpu_s;          /* its thread's CPU, warm-up included: read as its loop ends */
     struct backlog backlog;
     /* rafale replay: this worker's place in its ring of the log's batches
      * (replay.c): the next entry to schedule (batch number, index), and the

@@ -309,6 +309,12 @@ static void *worker_main(void *arg)
             break;
         }
     }
+    {
+        /* Its CPU over the run, before the teardown: the run's time ends here too. */
+        struct timespec ts;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+            w->cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    }
     w->stopping = 1;
     w->t_stop = clock_ns();
     if (w->t_stop > pl->t_deadline)
@@ -320,11 +326,6 @@ static void *worker_main(void *arg)
         atomic_store(pl->failed, 1);
     record_last_second(w);
     reqlog_flush(w);
-    {
-        struct timespec ts;
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-            w->cpu_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-    }
     atomic_store(&w->finished, 1);
     return NULL;
 }
@@ -660,7 +661,7 @@ int engine_run(const struct config *cfg_all, const atomic_int *stop, engine_prog
 
     rc = run_outcome(cfg, &pl, ws, nt, started_threads, stop, cpu0, res, err, errlen);
 workers:
-    replay_stop(&pl, ws, started_threads); /* a run stopped before it began: none came due */
+    replay_stop(&pl, ws, started_threads); /* stopped already, but where the run failed before its end */
     for (t = 0; t < nt; t++)
         worker_free(&ws[t]);
 out:

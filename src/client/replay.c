@@ -565,7 +565,7 @@ int replay_start(struct plan *pl, uint32_t nt, char *err, size_t errlen)
  * counted due and unsent, and the log's span theirs: the reader hands
  * requests on up to AHEAD_NS before they are due, so a run that -d or
  * Ctrl-C ends holds some that never came due (a 500-ms -d run of 25 due
- * requests counted 32). */
+ * requests counted 30 to 32). */
 static void settle(struct replay *rp, const struct worker *ws, uint32_t nt)
 {
     uint64_t n = 0, last = 0;

@@ -92,26 +92,35 @@ static double settled_at(const struct drift *d, const double *x, const double *y
 }
 
 /* A closed loop's fall in throughput that rafale's own pace explains, not
- * the server's: its load's threads were busy b of the run R (warm-up in;
- * their own CPU, not the monitor's), so they waited (1 - b) R at most. For
- * the last third's median to fall by f from the first third's at the same
- * work per request, half the last third's seconds, h, must each have
- * waited f of theirs: f h > (1 - b) R cannot be, and rafale's work per
- * request grew. With the server's median answer steady too: a healthy
- * serve on a virtual machine fell from 119 000 to 68 000 req/s in 10 s,
- * its thread 98% busy, p50 flat. Returns b, or 0 when it does not
- * explain the fall. */
-static double own_pace(const struct ctx *c, const struct drift *dr, const struct drift *dl, uint32_t n, double per)
+ * the server's answers: its load's threads were busy b of the run R
+ * (warm-up in; their own CPU, not the monitor's), so they waited on the
+ * server th (1 - b) R at most, all th together. For the last third's
+ * median to fall by f from the first third's at the same work per
+ * request, half the last third's seconds, h, must each have waited f of
+ * theirs in some thread: f h > th (1 - b) R cannot be, however the load
+ * is split, and rafale's CPU per request grew. Only where the server gave
+ * it no other work (no connection opened again, errors under 1%) and its
+ * median answer held (within half the rule's change): a healthy serve on
+ * a virtual machine fell from 119 000 to 68 000 req/s in 10 s, its thread
+ * 98% busy, p50 flat, and the advice said the server slows. Returns b (at
+ * most 1) and the most they waited (*wait, s), or 0. */
+static double own_pace(const struct ctx *c, const struct drift *dr, const struct drift *dl, uint32_t n, double per,
+                       double *wait)
 {
-    double th = c->r->shard.threads, run = elapsed(c) + (double)c->in->cfg->warmup_ns / NS_S, b, fall, h;
+    const struct config *cfg = c->in->cfg;
+    double th = c->r->shard.threads, run = elapsed(c) + (double)cfg->warmup_ns / NS_S, b, fall, h;
     uint32_t third = n / 3 ? n / 3 : 1;
-    if (!dr->fired || dr->change >= 0 || !dl->judged || dl->fired || c->r->nshards || th <= 0 || run <= 0 ||
-        c->r->workers_cpu_s <= 0 || dr->t.first <= 0)
+    if (!dr->fired || dr->change >= 0 || !dl->judged || dl->fired || fabs(dl->change) >= DRIFT_CHANGE / 2 ||
+        c->r->nshards || th <= 0 || run <= 0 || c->r->workers_cpu_s <= 0 || dr->t.first <= 0 ||
+        c->s->conns_opened > cfg->connections || 100 * stats_errors(c->s) > c->s->completed)
         return 0;
     b = c->r->workers_cpu_s / (th * run);
+    if (b > 1)
+        b = 1;
     fall = 1 - dr->t.last / dr->t.first;
     h = (double)((third + 1) / 2) * per;
-    return fall > 0 && fall * h > (1 - b) * run ? b : 0;
+    *wait = (1 - b) * run;
+    return fall > 0 && fall * h > th * *wait ? b : 0;
 }
 
 void findings_not_steady(struct ctx *c)
@@ -120,7 +129,7 @@ void findings_not_steady(struct ctx *c)
     const struct run_figures *r = c->r;
     const struct monitor_result *m = c->server;
     double x[TREND_MAX_POINTS], rps[TREND_MAX_POINTS], px[TREND_MAX_POINTS], p50[TREND_MAX_POINTS];
-    double p50s[TREND_MAX_POINTS], g, settled = -1, busy = 0;
+    double p50s[TREND_MAX_POINTS], g, settled = -1, busy = 0, wait = 0;
     struct drift dr = { 0 }, dl = { 0 };
     const struct drift *lead;
     const double *ly, *lx;
@@ -186,13 +195,13 @@ void findings_not_steady(struct ctx *c)
     if (c->found[FINDING_SERVER_SCALING]) {
         say(f->advice, sizeof(f->advice), "the server's pool grew during the run (see server_scaling): the change "
             "is its growth; warm up (--warmup) until it has grown, or set its size");
-    } else if ((busy = own_pace(c, &dr, &dl, n, g)) > 0) {
+    } else if ((busy = own_pace(c, &dr, &dl, n, g, &wait)) > 0) {
         uint32_t th = c->r->shard.threads;
-        say(f->advice, sizeof(f->advice), "rafale's pace fell, not the server's: its %u load thread%s %s busy %.0f%% "
-            "of the run, so waited on the server %.2f s at most, too little for this fall, and the median answer "
-            "held: rafale's work per request grew (the machine ran it slower: other VMs on its host, its clock; or "
-            "answers cost it more reads or connections); measure again on CPUs of its own", th, th == 1 ? "" : "s",
-            th == 1 ? "was" : "were", 100 * busy, (1 - busy) * (elapsed(c) + (double)cfg->warmup_ns / NS_S));
+        say(f->advice, sizeof(f->advice), "rafale's pace fell, not the server's answers: its %u load thread%s %s busy "
+            "%.0f%% of the run, so waited on the server %.2f s at most%s, too little for this fall, and the median "
+            "answer held: rafale's CPU per request grew (the machine ran it slower: other VMs on its host, its clock; "
+            "or answers cost it more reads); measure again on CPUs of its own", th, th == 1 ? "" : "s",
+            th == 1 ? "was" : "were", 100 * busy, th * wait, th == 1 ? "" : " in all");
     } else if (start) {
         settled = settled_at(lead, lx, ly, lead == &dr ? n : np, g);
         say(f->advice, sizeof(f->advice), "it changed in its first %.0f s and held after: a warm-up not over (caches, "

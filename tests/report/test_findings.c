@@ -6,6 +6,7 @@
 #include "../t.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #define MS 1000000ULL
@@ -1607,35 +1608,76 @@ static void not_steady(void)
            f ? f->advice : "");
     x.noise.known = 0;
     x.noise.foreign_cpu_pct = 0;
-    /* The throughput fell 30% while the median answer held, rafale's 2
-     * threads busy 98% of the run: they waited 0.41 s at most, where half
-     * the last third's seconds (3) down 23% needs 0.69 s. rafale's pace,
-     * whatever else was measured; at 95% (1.03 s) it could be the server's,
-     * and so could a latency that rose, or a result without the threads'
-     * own CPU (merged, read back). */
-    seconds(&x, tl, 20, decline_rps, flat_p50, 0.03, 5);
-    x.r.shard.threads = 2;
-    x.r.workers_cpu_s = 0.98 * 2 * 20.5;
-    eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "rafale's pace fell") &&
-               strstr(f->advice, "2 load threads were busy 98%") && strstr(f->advice, "0.41 s at most") &&
-               !strstr(f->advice, "slows as it runs") && !strstr(f->advice, "other processes") &&
-               findings_ev(f, "client_busy", 0) == 0.98,
-           "%s", f ? f->advice : "");
-    x.r.workers_cpu_s = 0.95 * 2 * 20.5;
-    eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs") &&
-               findings_ev(f, "client_busy", -1) == -1, "%s", f ? f->advice : "");
-    x.r.workers_cpu_s = 0.98 * 2 * 20.5;
-    seconds(&x, tl, 20, decline_rps, decline_p50, 0.03, 5);
-    eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"), "%s",
-           f ? f->advice : "");
-    seconds(&x, tl, 20, decline_rps, flat_p50, 0.03, 5);
-    x.r.workers_cpu_s = 0;
-    eval(&x, 0);
-    CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"), "%s",
-           f ? f->advice : "");
+    /* The throughput fell 30% while the median answer held, rafale's one
+     * load thread busy 98% of the run: it waited 0.41 s at most, where half
+     * the last third's seconds (3) down 23% need 0.69 s. rafale's pace,
+     * whatever else was measured. Not at 95% (1.03 s), nor with 2 threads
+     * at 98% (0.82 s in all: one may have waited it all); not where the
+     * server gave rafale more work (connections opened again, errors), nor
+     * with a latency that rose (by 15%, the rule silent on it, or more),
+     * nor without the threads' own CPU (merged, read back). */
+    {
+        static struct tl_second lt[601];
+        uint32_t i;
+        seconds(&x, tl, 20, decline_rps, flat_p50, 0.03, 5);
+        x.r.shard.threads = 1;
+        x.r.workers_cpu_s = 0.98 * 20.5;
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "rafale's pace fell") &&
+                   strstr(f->advice, "1 load thread was busy 98%") && strstr(f->advice, "0.41 s at most,") &&
+                   !strstr(f->advice, "slows as it runs") && !strstr(f->advice, "other processes") &&
+                   fabs(findings_ev(f, "client_busy", 0) - 0.98) < 1e-9,
+               "%s", f ? f->advice : "");
+        x.r.workers_cpu_s = 0.95 * 20.5;
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs") &&
+                   findings_ev(f, "client_busy", -1) == -1, "95%%: %s", f ? f->advice : "");
+        x.r.shard.threads = 2;
+        x.r.workers_cpu_s = 0.98 * 2 * 20.5;
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"),
+               "2 threads: %s", f ? f->advice : "");
+        x.r.shard.threads = 1;
+        x.r.workers_cpu_s = 1.02 * 20.5; /* a thread's clock a hair past the run's: 100%, no wait */
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "busy 100%") &&
+                   strstr(f->advice, "0.00 s at most") && findings_ev(f, "client_busy", 0) == 1,
+               "over 100%%: %s", f ? f->advice : "");
+        x.r.workers_cpu_s = 0.98 * 20.5;
+        x.r.total.conns_opened = 11;
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"),
+               "reconnected: %s", f ? f->advice : "");
+        x.r.total.conns_opened = 10;
+        x.r.total.errors[ERR_TIMEOUT_ANSWER] = 201; /* of 20 000 */
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"),
+               "errors: %s", f ? f->advice : "");
+        x.r.total.errors[ERR_TIMEOUT_ANSWER] = 0;
+        for (i = 0; i < 20; i++)
+            tl[i].p50_ns = 1e6 * (1 + 0.15 * i / 19);
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"),
+               "latency up 15%%: %s", f ? f->advice : "");
+        seconds(&x, tl, 20, decline_rps, decline_p50, 0.03, 5);
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"), "%s",
+               f ? f->advice : "");
+        seconds(&x, tl, 20, decline_rps, flat_p50, 0.03, 5);
+        x.r.workers_cpu_s = 0;
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"), "%s",
+               f ? f->advice : "");
+        /* 600 s in 60 points of 10 s, 99.9% busy: 0.6 s of waiting at most,
+         * 10 points of 10 s down 23% need 23 s. */
+        seconds(&x, lt, 600, decline_rps, flat_p50, 0.03, 3);
+        x.r.workers_cpu_s = 0.999 * 600.5;
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "rafale's pace fell") &&
+                   findings_ev(f, "seconds", 0) == 600, "600 s: %s", f ? f->advice : "");
+        x.r.workers_cpu_s = 0;
+        x.r.shard.threads = 0;
+    }
     /* Too short: 9 whole seconds. */
     seconds(&x, tl, 9, decline_rps, decline_p50, 0.03, 5);
     eval(&x, 0);
