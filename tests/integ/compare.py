@@ -353,13 +353,18 @@ def compare_page():
     with open(path + ".json") as fh:
         cells = {c["name"]: c for c in json.load(fh)["compare"]["workloads"][0]["servers"]}
     html = open(path + ".html").read()
-    # Three servers: throughput and p99 bars at the top, p50 and p99 in the workload's latency chart.
-    check(html.count('class="whisker"') == 12, "page: a whisker per bar with an interval (%d)" % html.count('class="whisker"'))
-    s = cells["slow"]
+    # Three servers: throughput and p99 bars at the top, p50 and p99 in the workload's latency chart: 12 whiskers,
+    # fewer where a server's rounds gave no interval (beside a CPU-bound process, the Python servers answered
+    # nothing in two of their three 0.3-s rounds: slow had one round, none).
+    want = sum((c["rps_ci"] is not None) + 2 * (c["p99_ci_us"] is not None) + (c["p50_ci_us"] is not None)
+               for c in cells.values())
+    check(html.count('class="whisker"') == want and want >= 4,
+          "page: a whisker per bar with an interval (%d, %d)" % (html.count('class="whisker"'), want))
+    s = cells["slow"] if cells["slow"]["rps_ci"] else next((c for c in cells.values() if c["rps_ci"]), cells["slow"])
     # The first "slow:" bar is throughput's. Its figures are short: 14.9k past 10 000, 1.2M past a million (a round
     # with almost no answers, as beside a CPU-bound process, widens the interval that far; 3e-05 below 0.001).
     num = r"([\d.]+(?:e[-+]\d+)?[kM]?)"
-    tip = re.search(r"<title>slow: %s \(95%% interval %s\u2013%s\)</title>" % (num, num, num), html)
+    tip = re.search(r"<title>%s: %s \(95%% interval %s\u2013%s\)</title>" % (s["name"], num, num, num), html)
 
     def short(t):
         return float(t.rstrip("kM")) * {"k": 1e3, "M": 1e6}.get(t[-1], 1)
@@ -367,7 +372,7 @@ def compare_page():
     # Three significant digits (14.9k): within 1%.
     check(tip and abs(short(tip.group(1)) / s["rps_median"] - 1) < 0.01 and
           abs(short(tip.group(2)) / s["rps_ci"][0] - 1) < 0.01 and abs(short(tip.group(3)) / s["rps_ci"][1] - 1) < 0.01,
-          "page: the bar's tooltip has its value and interval (%s, %s)" % (tip and tip.group(0), s["rps_ci"]))
+          "page: the bar's tooltip has its value and interval (%s: %s, %s)" % (s["name"], tip and tip.group(0), s["rps_ci"]))
     bars = len(re.findall(r'<rect class="bar"', html))
     check(bars > 0 and bars == len(re.findall(r'<rect class="bar"[^>]*><title>[^<]+</title></rect>', html)),
           "page: every bar has a tooltip")
@@ -378,7 +383,8 @@ def compare_page():
         # A point a second of each round: 9, but for a round that had no answer (beside a CPU-bound process, a
         # starved Python server answered none in its 0.3 s under ASan once): no second, no point.
         want = sum(len(r.get("timeline", [])) for c in cells.values() for r in c["run_results"])
-        check(pts == want >= 3 * 3 - 2 and tl[0].count('<circle class="pt"') == pts and
+        answered = sum(r["summary"]["requests"] > 0 for c in cells.values() for r in c["run_results"])
+        check(pts == want == answered >= 1 and tl[0].count('<circle class="pt"') == pts and
               "<title>fast1: seconds under load (rounds end to end) " in tl[0],
               "page: every point has its tooltip (%d points)" % pts)
     bad = svg_geometry_ok(html)

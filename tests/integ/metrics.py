@@ -142,7 +142,8 @@ def metrics_of_the_schedule_and_the_server():
     # low). (Not a closed port: a run whose first connects are all refused stops at once.)
     # An error falls in the second rafale saw it: a late rafale moves one from a second to the next (102 then 98),
     # as many as the schedule's rate over its lateness (its send lag, which it measures): each point within that,
-    # their mean at the rate.
+    # their mean at the rate within that spread over the points (the first point's lost come in after it: [83, 105,
+    # 105] with rafale 310 ms late, under ASan beside a CPU-bound process).
     port = free_port()
     bad = BadServer("closenow")
     jp = os.path.join(TMP, "metrics-errors.json")
@@ -158,7 +159,7 @@ def metrics_of_the_schedule_and_the_server():
     rates = [float(x) for x in re.findall(r"<title>errors per second: time \(s\) [0-9.]+, requests ([0-9.]+)</title>",
                                           svg)]
     late = json.load(open(jp))["send_lag"]["max_us"] / 1e6 if os.path.exists(jp) else 0
-    check(len(rates) >= 3 and abs(sum(rates[1:]) / len(rates[1:]) - 100) < 1.5 and
+    check(len(rates) >= 3 and abs(sum(rates[1:]) / len(rates[1:]) - 100) < 1.5 + 100 * late / len(rates[1:]) and
           all(abs(r - 100) < 1.5 + 100 * late for r in rates[1:]),
           "live page: errors per second at the schedule's rate (%s; rafale up to %.0f ms late)" % (rates, 1000 * late))
 
