@@ -123,6 +123,26 @@ static double own_pace(const struct ctx *c, const struct drift *dr, const struct
     return fall > 0 && fall * h > th * *wait ? b : 0;
 }
 
+/* The advice when rafale's pace fell (own_pace: busy, wait), or may have:
+ * its load CPU-bound (client_cpu_bound), the median answer steady, and the
+ * bound not sure of it (a healthy serve fell 23% in its last 3 s, rafale
+ * 97% busy, its median answer 34 to 36 us but for the last second's):
+ * then neither is blamed, as the figures cannot tell. */
+static void pace_advice(struct finding *f, const struct ctx *c, double busy, double wait)
+{
+    uint32_t th = c->r->shard.threads;
+    if (busy > 0)
+        say(f->advice, sizeof(f->advice), "rafale's pace fell, not the server's answers: its %u load thread%s %s busy "
+            "%.0f%% of the run, so waited on the server %.2f s at most%s, too little for this fall, and the median "
+            "answer held: rafale's CPU per request grew (the machine ran it slower: other VMs on its host, its clock; "
+            "or answers cost it more reads); measure again on CPUs of its own", th, th == 1 ? "" : "s",
+            th == 1 ? "was" : "were", 100 * busy, th * wait, th == 1 ? "" : " in all");
+    else
+        say(f->advice, sizeof(f->advice), "rafale's pace or the server's, these figures cannot tell: rafale was "
+            "CPU-bound (client_cpu_bound), so set this throughput as much as the server, and the median answer did "
+            "not rise; measure again with rafale on more or quieter CPUs (-t)");
+}
+
 void findings_not_steady(struct ctx *c)
 {
     const struct config *cfg = c->in->cfg;
@@ -195,13 +215,9 @@ void findings_not_steady(struct ctx *c)
     if (c->found[FINDING_SERVER_SCALING]) {
         say(f->advice, sizeof(f->advice), "the server's pool grew during the run (see server_scaling): the change "
             "is its growth; warm up (--warmup) until it has grown, or set its size");
-    } else if ((busy = own_pace(c, &dr, &dl, n, g, &wait)) > 0) {
-        uint32_t th = c->r->shard.threads;
-        say(f->advice, sizeof(f->advice), "rafale's pace fell, not the server's answers: its %u load thread%s %s busy "
-            "%.0f%% of the run, so waited on the server %.2f s at most%s, too little for this fall, and the median "
-            "answer held: rafale's CPU per request grew (the machine ran it slower: other VMs on its host, its clock; "
-            "or answers cost it more reads); measure again on CPUs of its own", th, th == 1 ? "" : "s",
-            th == 1 ? "was" : "were", 100 * busy, th * wait, th == 1 ? "" : " in all");
+    } else if ((busy = own_pace(c, &dr, &dl, n, g, &wait)) > 0 ||
+               (worse && lead == &dr && !dl.fired && c->found[FINDING_CLIENT_CPU_BOUND])) {
+        pace_advice(f, c, busy, wait);
     } else if (start) {
         settled = settled_at(lead, lx, ly, lead == &dr ? n : np, g);
         say(f->advice, sizeof(f->advice), "it changed in its first %.0f s and held after: a warm-up not over (caches, "

@@ -1675,6 +1675,23 @@ static void not_steady(void)
         eval(&x, 0);
         CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "rafale's pace fell") &&
                    findings_ev(f, "seconds", 0) == 600, "600 s: %s", f ? f->advice : "");
+        /* CPU-bound (client_cpu_bound: 95% of 2 threads), the bound not
+         * sure (95% of its one load thread): neither blamed. */
+        seconds(&x, tl, 20, decline_rps, flat_p50, 0.03, 5);
+        x.r.shard.threads = 1;
+        x.r.workers_cpu_s = 0.95 * 20.5;
+        x.r.client_cpu_s = 0.95 * 2 * 20.5;
+        eval(&x, 0);
+        CHECKF(has(&x, FINDING_CLIENT_CPU_BOUND) && (f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL &&
+                   strstr(f->advice, "these figures cannot tell") && !strstr(f->advice, "slows as it runs") &&
+                   findings_ev(f, "client_busy", -1) == -1,
+               "CPU-bound: %s", f ? f->advice : "");
+        /* A latency that rose with it is still the server's. */
+        seconds(&x, tl, 20, decline_rps, decline_p50, 0.03, 5);
+        eval(&x, 0);
+        CHECKF((f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL && strstr(f->advice, "slows as it runs"),
+               "CPU-bound, latency up: %s", f ? f->advice : "");
+        x.r.client_cpu_s = 1.2;
         x.r.workers_cpu_s = 0;
         x.r.shard.threads = 0;
     }
