@@ -257,3 +257,51 @@ def man_page_options_are_the_tables():
     if shutil.which("groff"):
         g = subprocess.run(["groff", "-man", "-ww", "-z", page], capture_output=True, text=True, timeout=60)
         check(g.returncode == 0 and g.stderr == "", "man page: groff reads it without a warning (%s)" % g.stderr[:300])
+
+
+@test
+def free_port_given_once_at_a_time():
+    """Two test processes that draw the same random numbers get different ports while both run, and a port comes
+    back once the process given it has ended. Two tests of the pool once drew the same port: compare found it held by
+    the other test's rafale --metrics-listen and stopped, as it should."""
+    import common as harness
+    seed = int.from_bytes(os.urandom(4), "little")
+    real, locks, given = os.urandom, harness.PORT_LOCKS, harness.PORTS_GIVEN
+
+    def draws():
+        k = [0]
+
+        def draw(n):
+            k[0] += 1
+            return ((seed + 7919 * k[0]) % 2 ** 32).to_bytes(4, "little")
+        return draw
+
+    def in_child():
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                os.write(w, str(free_port()).encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        with os.fdopen(r) as fh:
+            out = fh.read()
+        os.waitpid(pid, 0)
+        return int(out) if out else None
+
+    harness.PORT_LOCKS, harness.PORTS_GIVEN = os.path.join(TMP, "port-locks"), {}  # the pool's own locks aside
+    try:
+        os.urandom = draws()
+        mine = free_port()
+        os.urandom = draws()
+        other = in_child()
+        check(other is not None and other != mine, "the same draws in another process, while this one holds %d: %s"
+              % (mine, other))
+        os.urandom = draws()
+        again = free_port()
+        check(again == other, "after that process ended, its port %s comes back to the same draws (mine %d held): %d"
+              % (other, mine, again))
+    finally:
+        os.urandom, harness.PORT_LOCKS, harness.PORTS_GIVEN = real, locks, given

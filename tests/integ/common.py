@@ -1,6 +1,7 @@
 """Integration tests' common ground: the servers the tests start (rafale serve, broken and recording ones),
 running rafale, the checks and the counters. Test files by area (tests/integ/*.py) use it with
 `from common import *` once the runner (tests/integration.py) has set RAFALE and SANITIZED."""
+import fcntl
 import json
 import math
 import os
@@ -593,12 +594,35 @@ def interrupt_after(p, seconds, timeout=30, first_line=False):
         return "", ""
 
 
+# One file whose byte N is locked (fcntl, shared by every make test of this user) while a test process holds port N:
+# a port free_port gave stays its own until that process ends, when the kernel drops the lock.
+PORT_LOCKS = os.path.join(tempfile.gettempdir(), "rafale-it-ports-%d" % os.getuid())
+PORTS_GIVEN = {}  # pid -> (the lock file's descriptor, the ports given to that process)
+
+
+def port_take(port):
+    """Whether this process may have the port: no other test process holds it, and this one was not given it."""
+    pid = os.getpid()
+    if pid not in PORTS_GIVEN:  # a forked test: a descriptor of its own, never closed (closing any drops its locks)
+        PORTS_GIVEN[pid] = (os.open(PORT_LOCKS, os.O_RDWR | os.O_CREAT, 0o600), set())
+    fd, given = PORTS_GIVEN[pid]
+    if port in given:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, port)
+    except OSError:
+        return False
+    given.add(port)
+    return True
+
+
 def free_port():
-    """A port with nothing bound to it, below the kernel's ephemeral range. A port the kernel hands out from that
-    range is free only for a moment: until the server meant for it binds it, any test's connect may take it as its
-    source port, and a closed client connection holds it in TIME_WAIT for a minute, so the bind fails (a findings
-    server failed to start so in a full pool, where other tests ran thousands of --close connections). Chosen at
-    random from os.urandom, which forked tests do not share."""
+    """A port with nothing bound to it, below the kernel's ephemeral range, and given to no other test running. A
+    port the kernel hands out from that range is free only for a moment: until the server meant for it binds it, any
+    test's connect may take it as its source port, and a closed client connection holds it in TIME_WAIT for a minute,
+    so the bind fails (a findings server failed to start so in a full pool, where other tests ran thousands of --close
+    connections). Chosen at random from os.urandom, which forked tests do not share, and locked: two tests once drew
+    the same port (compare found it held by the other test's rafale --metrics-listen)."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         low = int(f.read().split()[0])
     first = max(1024, low - 16384)
@@ -611,7 +635,8 @@ def free_port():
             continue
         finally:
             s.close()
-        return port
+        if port_take(port):
+            return port
 
 
 def closed_port():
