@@ -831,7 +831,8 @@ def findings_not_steady():
             # A fall rafale measures as its own pace may be told (its thread busy 98% while the throughput fell
             # from 119 000 to 68 000 req/s, the median answer flat, on this virtual machine, alone): never the
             # server's.
-            # Or, rafale CPU-bound and the bound not sure (97% busy, a 23% fall in the last 3 s): neither blamed.
+            # Or, rafale CPU-bound and the bound not sure (97% busy, a 23% fall in the last 3 s; 93% busy, a 36%
+            # rise said to be the server still warming): neither blamed.
             ns = r.j and finding(r.j, "not_steady")
             check(r.j is not None and (ns is None or "rafale's pace fell" in ns["advice"] and
                                        ns["evidence"].get("client_busy", 0) >= 0.9 or
