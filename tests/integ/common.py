@@ -610,7 +610,7 @@ def port_take(port):
         return False
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, port)
-    except OSError:
+    except (BlockingIOError, PermissionError):  # EAGAIN, EACCES: another test holds it; any other error is raised
         return False
     given.add(port)
     return True
