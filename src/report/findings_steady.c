@@ -124,13 +124,12 @@ static double own_pace(const struct ctx *c, const struct drift *dr, const struct
 }
 
 /* The advice when rafale's pace fell (own_pace: busy, wait), or may have
- * moved: its load CPU-bound (client_cpu_bound), the median answer without
- * a trend, and the bound not sure of it (a healthy serve fell 23% in its
- * last 3 s, rafale 97% busy, its median answer 34 to 36 us but for the
- * last second's; another rose 36%, rafale 93% busy, and was said to be
+ * moved: its load CPU-bound (client_cpu_bound), the median answer's
+ * trend not fired, and the bound not sure of it (a healthy serve fell 23%
+ * in its last 3 s, rafale 97% busy, its median answer 34 to 36 us but for
+ * the last second's; another rose 36%, rafale 93% busy, and was said to be
  * still warming): then neither is blamed, as the figures cannot tell. A
- * rise that ended with the run's start is told as a warm-up, whose ever
- * it was. */
+ * rise over by the middle third is told as a warm-up, whoever's it was. */
 static void pace_advice(struct finding *f, const struct ctx *c, double busy, double wait)
 {
     uint32_t th = c->r->shard.threads;
@@ -142,8 +141,8 @@ static void pace_advice(struct finding *f, const struct ctx *c, double busy, dou
             th == 1 ? "was" : "were", 100 * busy, th * wait, th == 1 ? "" : " in all");
     else
         say(f->advice, sizeof(f->advice), "rafale's pace or the server's, these figures cannot tell: rafale was "
-            "CPU-bound (client_cpu_bound), so set this throughput as much as the server, and the median answer had "
-            "no sure trend; measure again with rafale on more or quieter CPUs (-t)");
+            "CPU-bound (client_cpu_bound), so set this throughput as much as the server, and the median answer "
+            "moved less than this rule counts; measure again with rafale on more or quieter CPUs (-t)");
 }
 
 void findings_not_steady(struct ctx *c)

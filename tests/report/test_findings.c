@@ -1545,6 +1545,11 @@ static double rise_rps(uint32_t i, uint32_t n)
     return 10000 * (1 + 0.36 * i / (n - 1));
 }
 
+static double rise_p50(uint32_t i, uint32_t n)
+{
+    return 1000 / (1 + 0.36 * i / (n - 1));
+}
+
 /* A warm-up: the first 8 seconds at half the throughput, twice the latency. */
 static double warm_rps(uint32_t i, uint32_t n)
 {
@@ -1713,11 +1718,26 @@ static void not_steady(void)
         x.r.client_cpu_s = 0.95 * 2 * 30.5;
         eval(&x, 0);
         CHECKF(has(&x, FINDING_CLIENT_CPU_BOUND) && (f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL &&
-                   strstr(f->advice, "first 8 s"),
-               "CPU-bound, a warm-up: %s", f ? f->advice : "");
+                   strstr(f->advice, "first 8 s") && findings_ev(f, "p50_p", 0) >= 0.01,
+               "CPU-bound, a warm-up: %s (p50 p %g)", f ? f->advice : "", f ? findings_ev(f, "p50_p", 0) : 0);
+        /* A rise whose answers grew surely faster with it is the server's. */
+        seconds(&x, tl, 20, rise_rps, rise_p50, 0.03, 5);
+        x.r.workers_cpu_s = 0.95 * 20.5;
+        x.r.client_cpu_s = 0.95 * 2 * 20.5;
+        eval(&x, 0);
+        CHECKF(has(&x, FINDING_CLIENT_CPU_BOUND) && (f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL &&
+                   findings_ev(f, "p50_p", 1) < 0.01 && strstr(f->advice, "still warming"),
+               "CPU-bound, a rise, latency down: %s", f ? f->advice : "");
         x.r.client_cpu_s = 1.2;
         x.r.workers_cpu_s = 0;
         x.r.shard.threads = 0;
+        /* Not CPU-bound, the same rise with the median answer flat is the
+         * server's warming. */
+        seconds(&x, tl, 20, rise_rps, flat_p50, 0.03, 5);
+        eval(&x, 0);
+        CHECKF(!has(&x, FINDING_CLIENT_CPU_BOUND) && (f = findings_get(&x.fs, FINDING_NOT_STEADY)) != NULL &&
+                   strstr(f->advice, "still warming"),
+               "a rise: %s", f ? f->advice : "");
     }
     /* Too short: 9 whole seconds. */
     seconds(&x, tl, 9, decline_rps, decline_p50, 0.03, 5);
