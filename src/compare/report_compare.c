@@ -240,7 +240,7 @@ void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p
 {
     size_t u = 0;
     char ci[48];
-    int s, k, best = -1;
+    int s, k, best = -1, decided = 1;
 #define VADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
     b[0] = '\0';
     for (s = 0; s < r->nservers; s++)
@@ -250,9 +250,21 @@ void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p
         VADD("no valid result.");
         return;
     }
+    /* "Fastest" is a claim: every other valid result decided slower than
+     * the best, or the same. One undecided (or decided faster, in rounds
+     * the best lacks) might be as fast, so the best is then only ahead
+     * by its figures (the geometric mean of its rounds), and the line
+     * says no more. */
+    for (s = 0; s < r->nservers; s++) {
+        const struct compare_cell *c = compare_cell_at(r, w, s);
+        if (s != best && c->nruns && !c->invalid && !r->failed[s] && c->verdict != VERDICT_SLOWER &&
+            c->verdict != VERDICT_SAME)
+            decided = 0;
+    }
     if (r->alike && r->alike[w].ndiff)
         VADD("(servers do not answer alike) ");
-    VADD("Fastest: %s (%.0f req/s)", p->servers[best].name, compare_cell_at(r, w, best)->rps_median);
+    VADD("%s: %s (%.0f req/s)", decided ? "Fastest" : "Ahead, not decided", p->servers[best].name,
+         compare_cell_at(r, w, best)->rps_median);
     warn_ids(b, n, &u, &compare_cell_at(r, w, best)->found);
     VADD(".");
     for (k = 0; k < 5; k++)

@@ -197,6 +197,57 @@ static void ratio_words(void)
     CHECK(strcmp(report_compare_ratio_text(b, sizeof(b), &c, 0), "best") == 0);
 }
 
+/* The verdict line says "Fastest" only when every other valid result was
+ * decided slower or the same: while one is undecided (or decided faster,
+ * in rounds the best lacks), the best is only ahead by its figures. */
+static void fastest_only_when_decided(void)
+{
+    struct config cfg = keepalive_cfg();
+    struct compare_file p;
+    struct compare_result r;
+    struct run_result a = run(1000, 1.0, 10, 0), b = run(900, 1.0, 10, 0), c = run(990, 1.0, 10, 0);
+    struct compare_cell *cb, *cc;
+    char line[1000];
+    CHECK(compare_saved_init(&p, &r, &cfg, 3) == 0);
+    CHECK(compare_saved_add(&p, &r, 0, "a", "u", &a) == 0 && compare_saved_add(&p, &r, 1, "b", "u", &b) == 0 &&
+          compare_saved_add(&p, &r, 2, "c", "u", &c) == 0);
+    compare_summarize(&p, &r);
+    /* The verdicts as rounds would decide them. */
+    compare_cell_at(&r, 0, 0)->verdict = VERDICT_BEST;
+    cb = compare_cell_at(&r, 0, 1);
+    cc = compare_cell_at(&r, 0, 2);
+    cb->verdict = cb->vs_best.verdict = VERDICT_SLOWER;
+    cb->vs_best.ratio = 1.11;
+    cb->vs_best.ci[0] = 1.08;
+    cb->vs_best.ci[1] = 1.14;
+    cc->verdict = cc->vs_best.verdict = VERDICT_SAME;
+    cc->ratio = 1.01;
+    cc->ratio_ci[0] = 0.99;
+    cc->ratio_ci[1] = 1.02;
+    report_compare_verdict_line(line, sizeof(line), &p, &r, 0);
+    CHECKF(strcmp(line, "Fastest: a (1000 req/s). c: same as a (0.99\xe2\x80\x93" "1.02). b 1.11x slower "
+                        "(1.08\xe2\x80\x93" "1.14).") == 0, "%s", line);
+    cc->verdict = cc->vs_best.verdict = VERDICT_UNDECIDED;
+    cc->ratio_ci[0] = 0.9;
+    cc->ratio_ci[1] = 1.2;
+    report_compare_verdict_line(line, sizeof(line), &p, &r, 0);
+    CHECKF(strncmp(line, "Ahead, not decided: a (1000 req/s). b 1.11x slower", 50) == 0 &&
+           strstr(line, "c: undecided against a, 1.01x") != NULL, "%s", line);
+    cc->verdict = cc->vs_best.verdict = VERDICT_FASTER;
+    cc->vs_best.ratio = 0.95;
+    cc->vs_best.ci[0] = 0.93;
+    cc->vs_best.ci[1] = 0.97;
+    report_compare_verdict_line(line, sizeof(line), &p, &r, 0);
+    CHECKF(strncmp(line, "Ahead, not decided: a ", 22) == 0 && strstr(line, "c 1.05x faster") != NULL, "%s", line);
+    /* A result that is not valid decides nothing either way. */
+    cc->invalid = 1;
+    report_compare_verdict_line(line, sizeof(line), &p, &r, 0);
+    CHECKF(strncmp(line, "Fastest: a (1000 req/s).", 24) == 0 && strstr(line, "c: not valid") != NULL, "%s", line);
+    compare_result_free(&r);
+    compare_file_free(&p);
+    config_free(&cfg);
+}
+
 /* A failed server's last output lines reach the terminal: its colours and
  * other escape sequences are kept from it, its UTF-8 kept. */
 static void output_lines_scrubbed(void)
@@ -218,6 +269,7 @@ int main(void)
     T_RUN(an_empty_cell_is_not_a_result);
     T_RUN(a_cell_keeps_every_finding_of_its_runs);
     T_RUN(ratio_words);
+    T_RUN(fastest_only_when_decided);
     T_RUN(output_lines_scrubbed);
     T_END("test_compare");
 }

@@ -484,7 +484,10 @@ def compare_verdicts_with_intervals():
     check(len(mat) == 4 and mat[0].split() == ["fast1", "fast2", "slow"] and mat[3].split()[0] == "slow" and
           mat[1].split()[1] == ".", "verdict: the matrix of pairs (%s)" % mat)
     pairs = {(q["server"], q["against"]): q for q in w.get("pairwise", [])}
-    line = [l for l in out.splitlines() if l.startswith("  hello: Fastest: fast")]
+    # "Fastest" only when nothing is undecided against it (the fast pair may be; slow too, on a busy machine).
+    ahead = any(c["verdict"] in ("undecided", "faster") for c in cells.values())
+    head = "  hello: %s: fast" % ("Ahead, not decided" if ahead else "Fastest")
+    line = [l for l in out.splitlines() if l.startswith(head)]
     base = [l for l in out.splitlines() if l.startswith("  against the baseline, fast1: ")]
     check(line and ("same as fast" in line[0] or "undecided against fast" in line[0]) and base and
           cells["fast2"]["vs_baseline"]["verdict"] in ("same", "undecided"),
@@ -580,7 +583,7 @@ def compare_checks_the_servers_answer_alike():
     check(w["alike"] == [{"field": "status", "server": "s0", "value": "302"},
                          {"field": "status", "server": "s1", "value": "303"}],
           "alike: 302 against 303 is a difference (%s)" % w["alike"])
-    check("[!] servers do not answer alike" in p.stdout and "(servers do not answer alike) Fastest" in p.stdout,
+    check("[!] servers do not answer alike" in p.stdout and "(servers do not answer alike) Ahead, not decided" in p.stdout,
           "alike: the text says so, in the verdict too")
     check(all(c["runs"] == 1 for c in w["servers"]), "alike: the runs happen anyway")
     w, p = run("", [302, 302])
