@@ -240,7 +240,7 @@ void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p
 {
     size_t u = 0;
     char ci[48];
-    int s, k, best = -1, decided = 1;
+    int s, k, best = -1, others = 0, undecided = 0, faster = 0;
 #define VADD(...) do { int w_ = snprintf(b + u, n > u ? n - u : 0, __VA_ARGS__); if (w_ > 0) u += (size_t)w_; } while (0)
     b[0] = '\0';
     for (s = 0; s < r->nservers; s++)
@@ -251,20 +251,27 @@ void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p
         return;
     }
     /* "Fastest" is a claim: every other valid result decided slower than
-     * the best, or the same. One undecided (or decided faster, in rounds
-     * the best lacks) might be as fast, so the best is then only ahead
-     * by its figures (the geometric mean of its rounds), and the line
-     * says no more. */
+     * the best (the reference the others are paired with), or the same.
+     * One undecided might be as fast or faster; one decided faster (rounds
+     * the best lacks or the machine took, left out of the pair) is; and
+     * with no other valid result nothing was compared. The line then
+     * names the reference and claims nothing. */
     for (s = 0; s < r->nservers; s++) {
         const struct compare_cell *c = compare_cell_at(r, w, s);
-        if (s != best && c->nruns && !c->invalid && !r->failed[s] && c->verdict != VERDICT_SLOWER &&
-            c->verdict != VERDICT_SAME)
-            decided = 0;
+        if (s == best || !c->nruns || c->invalid || r->failed[s])
+            continue;
+        others++;
+        undecided += c->verdict == VERDICT_UNDECIDED;
+        faster += c->verdict == VERDICT_FASTER;
     }
     if (r->alike && r->alike[w].ndiff)
         VADD("(servers do not answer alike) ");
-    VADD("%s: %s (%.0f req/s)", decided ? "Fastest" : "Ahead, not decided", p->servers[best].name,
-         compare_cell_at(r, w, best)->rps_median);
+    VADD("%s: %s (%.0f req/s)",
+         !others     ? "Only valid result"
+         : undecided ? "No fastest decided. Reference"
+         : faster    ? "Reference"
+                     : "Fastest",
+         p->servers[best].name, compare_cell_at(r, w, best)->rps_median);
     warn_ids(b, n, &u, &compare_cell_at(r, w, best)->found);
     VADD(".");
     for (k = 0; k < 5; k++)

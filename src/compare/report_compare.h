@@ -21,8 +21,10 @@ const char *report_compare_pair_text(char *b, size_t n, const struct verdict_pai
 int report_compare_why(char *b, size_t n, const struct compare_file *p, const struct compare_result *r, int w, int s);
 /* Workload w's verdict in a line: "Fastest: X (N req/s). Y 1.50x slower
  * (1.46–1.54). Z: same as X (0.98–1.03). W: not valid (...)." with each
- * server's first warning finding beside it; "Ahead, not decided: X" in place
- * of "Fastest: X" while another valid result is undecided against X. */
+ * server's first warning finding beside it. "Fastest" only when every
+ * other valid result is decided slower or the same: else "No fastest
+ * decided. Reference: X" (one undecided), "Reference: X" (one decided
+ * faster), "Only valid result: X" (no other). */
 void report_compare_verdict_line(char *b, size_t n, const struct compare_file *p, const struct compare_result *r, int w);
 /* "GET /, 50 connections, keep-alive, 10000 requests, ..." */
 void report_compare_describe(char *b, size_t n, const struct compare_workload *wl);

@@ -485,8 +485,9 @@ def compare_verdicts_with_intervals():
           mat[1].split()[1] == ".", "verdict: the matrix of pairs (%s)" % mat)
     pairs = {(q["server"], q["against"]): q for q in w.get("pairwise", [])}
     # "Fastest" only when nothing is undecided against it (the fast pair may be; slow too, on a busy machine).
-    ahead = any(c["verdict"] in ("undecided", "faster") for c in cells.values())
-    head = "  hello: %s: fast" % ("Ahead, not decided" if ahead else "Fastest")
+    verdicts_all = [c["verdict"] for c in cells.values()]
+    head = "  hello: %s: fast" % ("No fastest decided. Reference" if "undecided" in verdicts_all
+                                  else "Reference" if "faster" in verdicts_all else "Fastest")
     line = [l for l in out.splitlines() if l.startswith(head)]
     base = [l for l in out.splitlines() if l.startswith("  against the baseline, fast1: ")]
     check(line and ("same as fast" in line[0] or "undecided against fast" in line[0]) and base and
@@ -583,7 +584,8 @@ def compare_checks_the_servers_answer_alike():
     check(w["alike"] == [{"field": "status", "server": "s0", "value": "302"},
                          {"field": "status", "server": "s1", "value": "303"}],
           "alike: 302 against 303 is a difference (%s)" % w["alike"])
-    check("[!] servers do not answer alike" in p.stdout and "(servers do not answer alike) Ahead, not decided" in p.stdout,
+    check("[!] servers do not answer alike" in p.stdout and
+          "(servers do not answer alike) No fastest decided. Reference: s" in p.stdout,
           "alike: the text says so, in the verdict too")
     check(all(c["runs"] == 1 for c in w["servers"]), "alike: the runs happen anyway")
     w, p = run("", [302, 302])
