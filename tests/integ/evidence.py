@@ -100,13 +100,18 @@ def precision_stops_when_reached():
     r2 = rafale("-c", 16, "-t", 1, "-d", "10s", "--precision", "5%", srv.url("/delay/5"))
     p2 = r2.j["precision"]
     line = [l for l in r2.out.splitlines() if l.startswith("Precision ")]
-    # (A loaded machine may not meet it in the 10 s at all: said "not reached", the same rule.)
+    # A loaded machine may not meet it before the 10 s end: then the run goes on to it, and says "reached at the
+    # end" when every answer meets the goal there (rps +-3.9% beside a CPU-bound process, where the last tick the
+    # watch judged had not), else "not reached", the same rule.
+    if p2["stopped_at_s"]:
+        said = re.escape(("reached at %.1fs, the run stopped there:" if p2["reached"] else
+                          "met at %.1fs by the answers then, the run stopped there; with every answer:")
+                         % p2["stopped_at_s"])
+    else:
+        said = "%s in [0-9.]+s:" % ("reached at the end" if p2["reached"] else "not reached")
     check(r2.rc == 0 and line and
-          (("reached at " in line[0]) == p2["reached"] ==
-           all(w is not None and w <= 0.05 for w in p2["widths"].values())) and
-          (p2["reached"] or not p2["stopped_at_s"] or
-           "met at %.1fs by the answers then, the run stopped there; with every answer:" % p2["stopped_at_s"]
-           in line[0]) and (p2["stopped_at_s"] or "not reached in " in line[0]),
+          p2["reached"] == all(w is not None and w <= 0.05 for w in p2["widths"].values()) and
+          re.match("Precision     " + said, line[0]),
           "precision: reached only when the whole run's intervals meet it (%s, %s)" % (p2, line))
     # A goal the run cannot reach in its -d: it runs its length, says how far each figure got, exit 0.
     r = rafale("-c", 4, "-t", 1, "-d", "1500ms", "--precision", "p99.9:0.1%,rps:50%", srv.url("/delay/5"))
